@@ -1,0 +1,36 @@
+"""The one place that turns ``fast=`` into a kernel module."""
+
+from . import reference
+
+try:  # the compiled twin; its absence is reported when fast=True is asked for
+    from . import _kernels
+except ImportError as exc:  # pragma: no cover - exercised only on broken installs
+    _kernels = None
+    _IMPORT_ERROR = exc
+else:
+    _IMPORT_ERROR = None
+
+
+def kernels(fast):
+    """Return the kernel module: Cython if ``fast`` else the NumPy reference.
+
+    Parameters
+    ----------
+    fast : bool
+        Select :mod:`smallvis._kernels` (True) or :mod:`smallvis.reference`.
+
+    Returns
+    -------
+    module
+        A module exposing the twin kernel functions.
+    """
+    if not isinstance(fast, (bool, int)) or fast not in (True, False):
+        raise TypeError(f"fast must be True or False; got {fast!r}")
+    if not fast:
+        return reference
+    if _kernels is None:
+        raise ImportError(
+            "smallvis._kernels (the Cython fast path) is not built; reinstall "
+            f"smallvis with a C compiler available ({_IMPORT_ERROR})"
+        )
+    return _kernels

@@ -1,0 +1,575 @@
+# cython: language_level=3
+# cython: boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False, nonecheck=False, embedsignature=False
+"""Cython twins of :mod:`smallvis.reference`.
+
+Each public function here has the same name, the same ``inspect.signature``
+and the same meaning as its NumPy twin; see the reference docstrings for the
+formulas.  The kernels do no validation: the wrappers in :mod:`smallvis.api`
+guarantee shapes, dtypes, contiguity and index ranges before calling them.
+
+Exact gradients of the symmetric methods visit every unordered pair once, row
+by row: a row ``i`` computes the pair quantities for ``j > i`` into O(N)
+scratch vectors and adds the pair's contribution to ``i`` and, with the
+opposite sign, to ``j``.  No N x N array is allocated.  Rows are spread over
+threads in a fixed cyclic order and every thread accumulates into its own
+buffer; the buffers and the per-row partial sums are reduced serially in a
+fixed order.  The result is therefore deterministic for a given
+``n_threads``, and differs between thread counts only by the rounding of that
+final reduction (about 1e-15 relative).
+"""
+
+from cython.parallel cimport prange, threadid
+from libc.math cimport exp, log, log1p, fabs, floor, INFINITY
+from libc.stdint cimport int64_t
+
+cdef extern from *:
+    # Non-aliasing pointers let the C compiler vectorise the fused pair loops
+    # (GCC otherwise gives up on the many run-time alias checks).
+    ctypedef double* dptr "double * __restrict__"
+    ctypedef const double* cdptr "const double * __restrict__"
+
+import numpy as np
+
+__all__ = [
+    "perplexity_rows",
+    "asne_cost",
+    "asne_gradient",
+    "ssne_cost",
+    "ssne_gradient",
+    "tsne_cost",
+    "tsne_gradient",
+]
+
+
+# ---------------------------------------------------------------------------
+# shared row helpers
+# ---------------------------------------------------------------------------
+
+
+cdef inline void _sq_dist_row(const double* Yt, Py_ssize_t n, Py_ssize_t dim,
+                              Py_ssize_t i, Py_ssize_t start,
+                              double* d2) noexcept nogil:
+    """d2[j] = |y_i - y_j|^2 for start <= j < n; Yt is (dim, n) row-major."""
+    cdef Py_ssize_t d, j
+    cdef const double* yd
+    cdef double yi, diff
+    for j in range(start, n):
+        d2[j] = 0.0
+    for d in range(dim):
+        yd = Yt + d * n
+        yi = yd[i]
+        for j in range(start, n):
+            diff = yi - yd[j]
+            d2[j] += diff * diff
+
+
+cdef inline void _accumulate_pairs(const double* Yt, Py_ssize_t n,
+                                   Py_ssize_t dim, Py_ssize_t i,
+                                   Py_ssize_t start, const double* coef,
+                                   double* acc) noexcept nogil:
+    """acc_i += sum_j c_j (y_i - y_j); acc_j -= c_j (y_i - y_j), j in [start, n).
+
+    ``acc`` is (dim, n) row-major.
+    """
+    cdef Py_ssize_t d, j
+    cdef const double* yd
+    cdef double* ad
+    cdef double yi, f, s
+    for d in range(dim):
+        yd = Yt + d * n
+        ad = acc + d * n
+        yi = yd[i]
+        s = 0.0
+        for j in range(start, n):
+            f = coef[j] * (yi - yd[j])
+            s = s + f
+            ad[j] -= f
+        ad[i] += s
+
+
+cdef inline void _scatter_row(const int64_t* indptr, const int64_t* indices,
+                              const double* data, Py_ssize_t i,
+                              Py_ssize_t start, double* prow) noexcept nogil:
+    """prow[j] = P[i, j] for the stored entries of row i with j >= start."""
+    cdef int64_t k, j
+    for k in range(indptr[i], indptr[i + 1]):
+        j = indices[k]
+        if j >= start:
+            prow[j] += data[k]
+
+
+cdef inline void _clear_row(const int64_t* indptr, const int64_t* indices,
+                            Py_ssize_t i, double* prow) noexcept nogil:
+    cdef int64_t k
+    for k in range(indptr[i], indptr[i + 1]):
+        prow[indices[k]] = 0.0
+
+
+cdef inline double _plogp_sum(const double* data, int64_t nnz) noexcept nogil:
+    """sum of p log p over the stored positive entries."""
+    cdef int64_t k
+    cdef double s = 0.0
+    for k in range(nnz):
+        if data[k] > 0.0:
+            s += data[k] * log(data[k])
+    return s
+
+
+cdef inline double _p_sum(const double* data, int64_t nnz) noexcept nogil:
+    cdef int64_t k
+    cdef double s = 0.0
+    for k in range(nnz):
+        s += data[k]
+    return s
+
+
+cdef inline double _pair_sq_dist(const double* Yt, Py_ssize_t n,
+                                 Py_ssize_t dim, Py_ssize_t i,
+                                 Py_ssize_t j) noexcept nogil:
+    cdef Py_ssize_t d
+    cdef double diff, s = 0.0
+    for d in range(dim):
+        diff = Yt[d * n + i] - Yt[d * n + j]
+        s += diff * diff
+    return s
+
+
+def _scratch(Py_ssize_t n_threads, Py_ssize_t k, Py_ssize_t n):
+    return np.zeros((n_threads, k, n), dtype=np.float64)
+
+
+def _reduce_threads(acc):
+    """Sum per-thread (T, ..., n) buffers over T in a fixed order."""
+    out = acc[0].copy()
+    for t in range(1, acc.shape[0]):
+        out += acc[t]
+    return out
+
+
+# ---------------------------------------------------------------------------
+# input affinities
+# ---------------------------------------------------------------------------
+
+
+cdef double _row_entropy(const double* d2, Py_ssize_t m, double beta,
+                         double* p) noexcept nogil:
+    """Entropy (nats) of p_j ∝ exp(-beta d2_j); writes p. Shifted by min d2."""
+    cdef Py_ssize_t j
+    cdef double dmin = INFINITY, z = 0.0, s = 0.0, w
+    for j in range(m):
+        if d2[j] < dmin:
+            dmin = d2[j]
+    for j in range(m):
+        w = exp(-beta * (d2[j] - dmin))
+        p[j] = w
+        z += w
+        s += (d2[j] - dmin) * w
+    for j in range(m):
+        p[j] = p[j] / z
+    return log(z) + beta * s / z
+
+
+cdef void _nearest_fallback(const double* d2, Py_ssize_t m,
+                            Py_ssize_t n_nearest, double* p) noexcept nogil:
+    """Put 1/n_nearest on the n_nearest smallest d2 (ties: lowest index)."""
+    cdef Py_ssize_t j, r, best
+    for j in range(m):
+        p[j] = 0.0
+    for r in range(n_nearest):
+        best = -1
+        for j in range(m):
+            if p[j] == 0.0 and (best < 0 or d2[j] < d2[best]):
+                best = j
+        p[best] = 1.0 / n_nearest
+
+
+def perplexity_rows(D2, perplexity, tol, max_tries, P, beta):
+    """Calibrate Gaussian bandwidths row by row; see the reference twin."""
+    cdef const double[:, ::1] d2v = D2
+    cdef double[:, ::1] pv = P
+    cdef double[::1] bv = beta
+    cdef Py_ssize_t n = d2v.shape[0], m = d2v.shape[1], i, j
+    cdef double log_u = log(perplexity), ctol = tol
+    cdef Py_ssize_t tries, cmax = max_tries
+    cdef Py_ssize_t n_nearest = <Py_ssize_t>floor(perplexity)
+    cdef Py_ssize_t n_failed = 0
+    cdef double guess, b, lo, hi, H, mean0 = 0.0
+    if n_nearest < 1:
+        n_nearest = 1
+    for j in range(m):
+        mean0 += d2v[0, j]
+    mean0 /= m
+    guess = 0.5 * perplexity / mean0 if mean0 > 0 else 1.0
+    with nogil:
+        for i in range(n):
+            b = guess
+            lo = -INFINITY
+            hi = INFINITY
+            H = _row_entropy(&d2v[i, 0], m, b, &pv[i, 0])
+            tries = 0
+            while fabs(H - log_u) > ctol and tries < cmax:
+                if H > log_u:
+                    lo = b
+                    if hi == INFINITY:
+                        b = b * 2.0
+                    else:
+                        b = 0.5 * (b + hi)
+                else:
+                    hi = b
+                    if lo == -INFINITY:
+                        b = b * 0.5
+                    else:
+                        b = 0.5 * (b + lo)
+                H = _row_entropy(&d2v[i, 0], m, b, &pv[i, 0])
+                tries += 1
+            if fabs(H - log_u) > ctol:
+                n_failed += 1
+                _nearest_fallback(&d2v[i, 0], m, n_nearest, &pv[i, 0])
+                guess = 1.0
+            else:
+                guess = b
+            bv[i] = b
+    return n_failed
+
+
+# ---------------------------------------------------------------------------
+# tsne
+# ---------------------------------------------------------------------------
+
+
+def tsne_cost(indptr, indices, data, Y, n_threads):
+    """t-SNE cost KL(P||Q); see the reference twin."""
+    cdef const int64_t[::1] ip = indptr
+    cdef const int64_t[::1] ix = indices
+    cdef const double[::1] dv = data
+    cdef Py_ssize_t n = Y.shape[0], dim = Y.shape[1], i, j
+    cdef int nt = n_threads
+    Yt_arr = np.ascontiguousarray(Y.T)
+    cdef const double[:, ::1] Yt = Yt_arr
+    cdef double[:, :, ::1] sc = _scratch(nt, 1, n)
+    cdef double[::1] zrow = np.zeros(n)
+    cdef double[::1] lrow = np.zeros(n)
+    cdef double* d2
+    cdef double z, s
+    cdef int64_t k
+    cdef int64_t nnz = ip[n]
+    with nogil:
+        for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
+            d2 = &sc[threadid(), 0, 0]
+            _sq_dist_row(&Yt[0, 0], n, dim, i, i + 1, d2)
+            z = 0.0
+            for j in range(i + 1, n):
+                z = z + 1.0 / (1.0 + d2[j])
+            zrow[i] = z
+            s = 0.0
+            for k in range(ip[i], ip[i + 1]):
+                if dv[k] > 0.0:
+                    s = s + dv[k] * log1p(_pair_sq_dist(&Yt[0, 0], n, dim, i, ix[k]))
+            lrow[i] = s
+    cdef double Z = 0.0, attr = 0.0
+    for i in range(n):
+        Z += zrow[i]
+        attr += lrow[i]
+    Z *= 2.0
+    return _plogp_sum(&dv[0], nnz) + attr + _p_sum(&dv[0], nnz) * log(Z)
+
+
+cdef double _tsne_row_2d(cdptr x, cdptr y, Py_ssize_t n, Py_ssize_t i,
+                         cdptr prow, dptr ax, dptr ay, dptr rx,
+                         dptr ry) noexcept nogil:
+    """Fused t-SNE row for two output dimensions; returns sum_{j>i} w_ij.
+
+    Adds p_ij w_ij (y_i - y_j) to the attraction and w_ij^2 (y_i - y_j) to
+    the repulsion accumulators of i, and subtracts them from those of j.
+    """
+    cdef Py_ssize_t j
+    cdef double xi = x[i], yi = y[i], dx, dy, w, a, r
+    cdef double z = 0.0, sax = 0.0, say = 0.0, srx = 0.0, sry = 0.0
+    for j in range(i + 1, n):
+        dx = xi - x[j]
+        dy = yi - y[j]
+        w = 1.0 / (1.0 + dx * dx + dy * dy)
+        z += w
+        a = prow[j] * w
+        r = w * w
+        sax += a * dx
+        say += a * dy
+        srx += r * dx
+        sry += r * dy
+        ax[j] -= a * dx
+        ay[j] -= a * dy
+        rx[j] -= r * dx
+        ry[j] -= r * dy
+    ax[i] += sax
+    ay[i] += say
+    rx[i] += srx
+    ry[i] += sry
+    return z
+
+
+cdef double _tsne_row(const double* Yt, Py_ssize_t n, Py_ssize_t dim,
+                      Py_ssize_t i, const double* prow, double* d2,
+                      double* ca, double* cr, double* attr,
+                      double* rep) noexcept nogil:
+    """t-SNE row for any output dimension; returns sum_{j>i} w_ij."""
+    cdef Py_ssize_t j
+    cdef double z = 0.0, w
+    if dim == 2:
+        return _tsne_row_2d(Yt, Yt + n, n, i, prow, attr, attr + n, rep,
+                            rep + n)
+    _sq_dist_row(Yt, n, dim, i, i + 1, d2)
+    for j in range(i + 1, n):
+        w = 1.0 / (1.0 + d2[j])
+        z += w
+        ca[j] = prow[j] * w
+        cr[j] = w * w
+    _accumulate_pairs(Yt, n, dim, i, i + 1, ca, attr)
+    _accumulate_pairs(Yt, n, dim, i, i + 1, cr, rep)
+    return z
+
+
+def tsne_gradient(indptr, indices, data, Y, grad, n_threads):
+    """t-SNE gradient 4 sum_j (p_ij - q_ij) w_ij (y_i - y_j); see the reference."""
+    cdef const int64_t[::1] ip = indptr
+    cdef const int64_t[::1] ix = indices
+    cdef const double[::1] dv = data
+    cdef Py_ssize_t n = Y.shape[0], dim = Y.shape[1], i
+    cdef int nt = n_threads
+    Yt_arr = np.ascontiguousarray(Y.T)
+    cdef const double[:, ::1] Yt = Yt_arr
+    # per thread: d2, prow, attraction and repulsion coefficients
+    cdef double[:, :, ::1] sc = _scratch(nt, 4, n)
+    attr_arr = np.zeros((nt, dim, n))
+    rep_arr = np.zeros((nt, dim, n))
+    cdef double[:, :, ::1] attr = attr_arr
+    cdef double[:, :, ::1] rep = rep_arr
+    cdef double[::1] zrow = np.zeros(n)
+    cdef bint dense = ip[n] == n * n
+    cdef double *prow
+    cdef int t
+    with nogil:
+        for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
+            t = threadid()
+            if dense:
+                prow = &dv[i * n]
+            else:
+                prow = &sc[t, 1, 0]
+                _scatter_row(&ip[0], &ix[0], &dv[0], i, i + 1, prow)
+            zrow[i] = _tsne_row(&Yt[0, 0], n, dim, i, prow, &sc[t, 0, 0],
+                                &sc[t, 2, 0], &sc[t, 3, 0], &attr[t, 0, 0],
+                                &rep[t, 0, 0])
+            if not dense:
+                _clear_row(&ip[0], &ix[0], i, &sc[t, 1, 0])
+    cdef double Z = 0.0
+    for i in range(n):
+        Z += zrow[i]
+    Z *= 2.0
+    A = _reduce_threads(attr_arr)
+    R = _reduce_threads(rep_arr)
+    np.copyto(grad, (4.0 * (A - R / Z)).T)
+
+
+# ---------------------------------------------------------------------------
+# ssne
+# ---------------------------------------------------------------------------
+
+
+cdef double _global_min_sq_dist(const double* Yt, Py_ssize_t n, Py_ssize_t dim,
+                                int nt, double[:, :, ::1] sc,
+                                double[::1] mrow) noexcept nogil:
+    """Smallest squared distance over all pairs (computed row-parallel)."""
+    cdef Py_ssize_t i, j
+    cdef double* d2
+    cdef double m
+    for i in prange(n - 1, schedule="static", chunksize=1, num_threads=nt):
+        d2 = &sc[threadid(), 0, 0]
+        _sq_dist_row(Yt, n, dim, i, i + 1, d2)
+        m = INFINITY
+        for j in range(i + 1, n):
+            if d2[j] < m:
+                m = d2[j]
+        mrow[i] = m
+    m = INFINITY
+    for i in range(n - 1):
+        if mrow[i] < m:
+            m = mrow[i]
+    return m
+
+
+def ssne_cost(indptr, indices, data, Y, n_threads):
+    """Symmetric SNE cost KL(P||Q); see the reference twin."""
+    cdef const int64_t[::1] ip = indptr
+    cdef const int64_t[::1] ix = indices
+    cdef const double[::1] dv = data
+    cdef Py_ssize_t n = Y.shape[0], dim = Y.shape[1], i, j
+    cdef int nt = n_threads
+    Yt_arr = np.ascontiguousarray(Y.T)
+    cdef const double[:, ::1] Yt = Yt_arr
+    cdef double[:, :, ::1] sc = _scratch(nt, 1, n)
+    cdef double[::1] zrow = np.zeros(n)
+    cdef double[::1] lrow = np.zeros(n)
+    cdef double* d2
+    cdef double z, s, m
+    cdef int64_t k
+    cdef int64_t nnz = ip[n]
+    with nogil:
+        m = _global_min_sq_dist(&Yt[0, 0], n, dim, nt, sc, zrow)
+        for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
+            d2 = &sc[threadid(), 0, 0]
+            _sq_dist_row(&Yt[0, 0], n, dim, i, i + 1, d2)
+            z = 0.0
+            for j in range(i + 1, n):
+                z = z + exp(-(d2[j] - m))
+            zrow[i] = z
+            s = 0.0
+            for k in range(ip[i], ip[i + 1]):
+                if dv[k] > 0.0:
+                    s = s + dv[k] * _pair_sq_dist(&Yt[0, 0], n, dim, i, ix[k])
+            lrow[i] = s
+    cdef double Z = 0.0, attr = 0.0
+    for i in range(n):
+        Z += zrow[i]
+        attr += lrow[i]
+    Z *= 2.0
+    return _plogp_sum(&dv[0], nnz) + attr + _p_sum(&dv[0], nnz) * (log(Z) - m)
+
+
+def ssne_gradient(indptr, indices, data, Y, grad, n_threads):
+    """Symmetric SNE gradient 4 sum_j (p_ij - q_ij)(y_i - y_j); see the reference."""
+    cdef const int64_t[::1] ip = indptr
+    cdef const int64_t[::1] ix = indices
+    cdef const double[::1] dv = data
+    cdef Py_ssize_t n = Y.shape[0], dim = Y.shape[1], i, j
+    cdef int nt = n_threads
+    Yt_arr = np.ascontiguousarray(Y.T)
+    cdef const double[:, ::1] Yt = Yt_arr
+    cdef double[:, :, ::1] sc = _scratch(nt, 3, n)
+    attr_arr = np.zeros((nt, dim, n))
+    rep_arr = np.zeros((nt, dim, n))
+    cdef double[:, :, ::1] attr = attr_arr
+    cdef double[:, :, ::1] rep = rep_arr
+    cdef double[::1] zrow = np.zeros(n)
+    cdef double *d2
+    cdef double *prow
+    cdef double z, e, m
+    cdef int t
+    with nogil:
+        m = _global_min_sq_dist(&Yt[0, 0], n, dim, nt, sc, zrow)
+        for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
+            t = threadid()
+            d2 = &sc[t, 0, 0]
+            prow = &sc[t, 1, 0]
+            _sq_dist_row(&Yt[0, 0], n, dim, i, i + 1, d2)
+            _scatter_row(&ip[0], &ix[0], &dv[0], i, i + 1, prow)
+            z = 0.0
+            for j in range(i + 1, n):
+                e = exp(-(d2[j] - m))
+                z = z + e
+                d2[j] = e
+            zrow[i] = z
+            _accumulate_pairs(&Yt[0, 0], n, dim, i, i + 1, prow, &attr[t, 0, 0])
+            _accumulate_pairs(&Yt[0, 0], n, dim, i, i + 1, d2, &rep[t, 0, 0])
+            _clear_row(&ip[0], &ix[0], i, prow)
+    cdef double Z = 0.0
+    for i in range(n):
+        Z += zrow[i]
+    Z *= 2.0
+    A = _reduce_threads(attr_arr)
+    R = _reduce_threads(rep_arr)
+    np.copyto(grad, (4.0 * (A - R / Z)).T)
+
+
+# ---------------------------------------------------------------------------
+# asne
+# ---------------------------------------------------------------------------
+
+
+cdef inline double _asne_row_weights(const double* Yt, Py_ssize_t n,
+                                     Py_ssize_t dim, Py_ssize_t i,
+                                     double* d2, double* e,
+                                     double* m_out) noexcept nogil:
+    """Full row i: e_j = exp(-(d2_ij - m_i)), e_i = 0; returns sum_j e_j."""
+    cdef Py_ssize_t j
+    cdef double m = INFINITY, z = 0.0
+    _sq_dist_row(Yt, n, dim, i, 0, d2)
+    for j in range(n):
+        if j != i and d2[j] < m:
+            m = d2[j]
+    for j in range(n):
+        if j == i:
+            e[j] = 0.0
+        else:
+            e[j] = exp(-(d2[j] - m))
+            z += e[j]
+    m_out[0] = m
+    return z
+
+
+def asne_cost(indptr, indices, data, Y, n_threads):
+    """Asymmetric SNE cost sum_i KL(P_i||Q_i); see the reference twin."""
+    cdef const int64_t[::1] ip = indptr
+    cdef const int64_t[::1] ix = indices
+    cdef const double[::1] dv = data
+    cdef Py_ssize_t n = Y.shape[0], dim = Y.shape[1], i
+    cdef int nt = n_threads
+    Yt_arr = np.ascontiguousarray(Y.T)
+    cdef const double[:, ::1] Yt = Yt_arr
+    cdef double[:, :, ::1] sc = _scratch(nt, 2, n)
+    cdef double[::1] lrow = np.zeros(n)
+    cdef double z, s, m, logz
+    cdef int t
+    cdef int64_t k
+    with nogil:
+        for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
+            t = threadid()
+            if ip[i + 1] == ip[i]:
+                lrow[i] = 0.0
+                continue
+            m = 0.0
+            z = _asne_row_weights(&Yt[0, 0], n, dim, i, &sc[t, 0, 0],
+                                  &sc[t, 1, 0], &m)
+            logz = log(z) - m
+            s = 0.0
+            for k in range(ip[i], ip[i + 1]):
+                if dv[k] > 0.0:
+                    s = s + dv[k] * (log(dv[k]) + sc[t, 0, ix[k]] + logz)
+            lrow[i] = s
+    cdef double total = 0.0
+    for i in range(n):
+        total += lrow[i]
+    return total
+
+
+def asne_gradient(indptr, indices, data, Y, grad, n_threads):
+    """Asymmetric SNE gradient (seed 004); see the reference twin."""
+    cdef const int64_t[::1] ip = indptr
+    cdef const int64_t[::1] ix = indices
+    cdef const double[::1] dv = data
+    cdef Py_ssize_t n = Y.shape[0], dim = Y.shape[1], i, j
+    cdef int nt = n_threads
+    Yt_arr = np.ascontiguousarray(Y.T)
+    cdef const double[:, ::1] Yt = Yt_arr
+    cdef double[:, :, ::1] sc = _scratch(nt, 3, n)
+    acc_arr = np.zeros((nt, dim, n))
+    cdef double[:, :, ::1] acc = acc_arr
+    cdef double *d2
+    cdef double *e
+    cdef double *prow
+    cdef double z, m
+    cdef int t
+    with nogil:
+        for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
+            t = threadid()
+            d2 = &sc[t, 0, 0]
+            e = &sc[t, 1, 0]
+            prow = &sc[t, 2, 0]
+            m = 0.0
+            z = _asne_row_weights(&Yt[0, 0], n, dim, i, d2, e, &m)
+            _scatter_row(&ip[0], &ix[0], &dv[0], i, 0, prow)
+            for j in range(n):
+                e[j] = 2.0 * (prow[j] - e[j] / z)
+            e[i] = 0.0
+            _clear_row(&ip[0], &ix[0], i, prow)
+            _accumulate_pairs(&Yt[0, 0], n, dim, i, 0, e, &acc[t, 0, 0])
+    np.copyto(grad, _reduce_threads(acc_arr).T)

@@ -1,0 +1,201 @@
+"""Input checks shared by the public functions.
+
+Every check raises ``ValueError`` or ``TypeError`` with a message that names
+the argument and the allowed range.  The Cython kernels run without bounds
+checks, so everything they receive passes through here first.
+"""
+
+import numbers
+import os
+
+import numpy as np
+import scipy.sparse as sp
+
+
+def check_data(X, name="X", min_rows=2):
+    """Return ``X`` as a C-contiguous float64 2-D array, or raise.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Input data.
+    name : str, default="X"
+        Name used in error messages.
+    min_rows : int, default=2
+        Minimum number of rows.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_features)
+    """
+    if sp.issparse(X):
+        raise TypeError(
+            f"{name} is a scipy sparse matrix; smallvis needs a dense array "
+            f"(use {name}.toarray())"
+        )
+    arr = np.asarray(X)
+    if arr.dtype == object or arr.dtype.kind in "USVOM":
+        raise TypeError(
+            f"{name} must be numeric (integer or floating point); got dtype {arr.dtype}"
+        )
+    if arr.dtype.kind == "c":
+        raise TypeError(f"{name} must be real-valued; got complex dtype {arr.dtype}")
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be numeric; got dtype {arr.dtype}")
+    if arr.ndim != 2:
+        raise ValueError(
+            f"{name} must be a 2-D array of shape (n_samples, n_features); "
+            f"got {arr.ndim}-D array of shape {arr.shape}"
+        )
+    if arr.shape[0] < min_rows:
+        raise ValueError(
+            f"{name} must have at least {min_rows} rows (samples); got {arr.shape[0]}"
+        )
+    if arr.shape[1] < 1:
+        raise ValueError(f"{name} must have at least 1 column (feature); got 0")
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    if not np.all(np.isfinite(arr)):
+        bad = int(np.count_nonzero(~np.isfinite(arr)))
+        raise ValueError(f"{name} contains {bad} NaN or infinite value(s); all values must be finite")
+    return arr
+
+
+def check_number(value, name, *, low=None, high=None, low_open=False,
+                 high_open=False, integer=False):
+    """Return ``value`` as float (or int) if it lies in the allowed range.
+
+    Parameters
+    ----------
+    value : object
+        The value to check.
+    name : str
+        Argument name used in the message.
+    low, high : float or None
+        Bounds; None means unbounded.
+    low_open, high_open : bool
+        Whether the bound itself is excluded.
+    integer : bool
+        Require an integer.
+
+    Returns
+    -------
+    float or int
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        kind = "an integer" if integer else "a real number"
+        raise TypeError(f"{name} must be {kind}; got {value!r}")
+    if integer:
+        if isinstance(value, numbers.Integral):
+            value = int(value)
+        elif float(value).is_integer():
+            value = int(value)
+        else:
+            raise TypeError(f"{name} must be an integer; got {value!r}")
+    else:
+        value = float(value)
+        if not np.isfinite(value):
+            raise ValueError(f"{name} must be finite; got {value!r}")
+    too_low = low is not None and (value <= low if low_open else value < low)
+    too_high = high is not None and (value >= high if high_open else value > high)
+    if too_low or too_high:
+        lo = "(" if low_open else "["
+        hi = ")" if high_open else "]"
+        lo_s = "-inf" if low is None else f"{low:g}"
+        hi_s = "inf" if high is None else f"{high:g}"
+        raise ValueError(f"{name} must be in {lo}{lo_s}, {hi_s}{hi}; got {value!r}")
+    return value
+
+
+def check_threads(n_threads):
+    """Return a positive thread count; -1 means every available core."""
+    n_threads = check_number(n_threads, "n_threads", low=-1, integer=True)
+    if n_threads == 0:
+        raise ValueError("n_threads must be a positive integer or -1 (all cores); got 0")
+    if n_threads == -1:
+        return os.cpu_count() or 1
+    return n_threads
+
+
+def check_embedding(Y, n_samples, n_components, name="init"):
+    """Return a user-supplied embedding as a float64 C-contiguous copy."""
+    if sp.issparse(Y):
+        raise TypeError(f"{name} must be a dense array, not a sparse matrix")
+    arr = np.asarray(Y)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} array must be numeric; got dtype {arr.dtype}")
+    if arr.shape != (n_samples, n_components):
+        raise ValueError(
+            f"{name} array must have shape (n_samples, n_components) = "
+            f"({n_samples}, {n_components}); got {arr.shape}"
+        )
+    arr = np.array(arr, dtype=np.float64, order="C", copy=True)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} array contains NaN or infinite values")
+    return arr
+
+
+def check_random_state(random_state):
+    """Return a ``numpy.random.Generator`` from None, an int or a Generator."""
+    if random_state is None or isinstance(random_state, np.random.Generator):
+        return np.random.default_rng(random_state)
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        if random_state < 0:
+            raise ValueError(f"random_state must be a non-negative integer; got {random_state}")
+        return np.random.default_rng(int(random_state))
+    raise TypeError(
+        f"random_state must be None, a non-negative int or a numpy Generator; got {random_state!r}"
+    )
+
+
+def check_affinities(P, n_samples=None, *, symmetric=False, name="P"):
+    """Validate input affinities and return them as a canonical CSR matrix.
+
+    Parameters
+    ----------
+    P : ndarray or sparse matrix of shape (n_samples, n_samples)
+        Input affinities.
+    n_samples : int or None
+        Expected number of rows.
+    symmetric : bool
+        Require ``P == P.T`` (to relative 1e-10).
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+        Float64, sorted indices, no duplicates, no explicit zeros.
+    """
+    if sp.issparse(P):
+        C = sp.csr_matrix(P, dtype=np.float64, copy=True)
+    else:
+        arr = np.asarray(P)
+        if arr.dtype.kind not in "biuf":
+            raise TypeError(f"{name} must be a numeric array; got dtype {arr.dtype}")
+        if arr.ndim != 2:
+            raise ValueError(f"{name} must be a 2-D square matrix; got shape {arr.shape}")
+        C = sp.csr_matrix(arr.astype(np.float64))
+    if C.shape[0] != C.shape[1]:
+        raise ValueError(f"{name} must be square (n_samples, n_samples); got shape {C.shape}")
+    if n_samples is not None and C.shape[0] != n_samples:
+        raise ValueError(
+            f"{name} has {C.shape[0]} rows but Y has {n_samples}; they must match"
+        )
+    C.sum_duplicates()
+    C.sort_indices()
+    if not np.all(np.isfinite(C.data)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    if np.any(C.data < 0):
+        raise ValueError(f"{name} must be non-negative; found {int(np.sum(C.data < 0))} negative entries")
+    if np.any(C.diagonal() != 0):
+        raise ValueError(f"{name} must have a zero diagonal (p_ii = 0)")
+    C.eliminate_zeros()
+    if C.nnz == 0:
+        raise ValueError(f"{name} has no positive entries")
+    if symmetric:
+        asym = abs(C - C.T)
+        scale = C.data.max()
+        if asym.nnz and asym.max() > 1e-10 * scale:
+            raise ValueError(
+                f"{name} must be symmetric for this method; symmetrise it, "
+                "e.g. with (P + P.T) / 2"
+            )
+    return C

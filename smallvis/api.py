@@ -1,0 +1,316 @@
+"""Public API: ``embed``, ``affinities``, ``cost_and_gradient``, ``list_methods``."""
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import affinities as aff
+from ._backend import kernels as select_kernels
+from ._validation import (
+    check_affinities,
+    check_data,
+    check_number,
+    check_random_state,
+    check_threads,
+)
+from .init import initialize
+from .methods import METHODS, get_method
+from .optim import OptimizerSettings, optimize_exact
+
+@dataclass
+class EmbedResult:
+    """Everything a run produced.
+
+    Attributes
+    ----------
+    Y : ndarray of shape (n_samples, n_components)
+        Final coordinates.
+    cost : float
+        Cost at ``Y`` with the true (unexaggerated) ``P``.
+    itercosts : ndarray of shape (n_evaluations,)
+        Costs at the iterations in ``cost_iterations``.
+    cost_iterations : ndarray of shape (n_evaluations,)
+        Iteration numbers (1-based) at which the cost was evaluated.
+    P : ndarray or scipy.sparse matrix
+        The input affinities used.
+    n_iter : int
+        Number of iterations run.
+    elapsed : float
+        Wall-clock seconds for the whole call.
+    method : str
+    params : dict
+        Every setting that produced the result, defaults filled in.
+    optimizer : str
+        ``"exact"``.
+    timings : dict
+        Seconds spent in ``affinities``, ``init`` and ``optimize``.
+    stopped_early : bool
+        Whether ``tol`` or the callback ended the run before ``n_iter``.
+    """
+
+    Y: np.ndarray
+    cost: float
+    itercosts: np.ndarray
+    cost_iterations: np.ndarray
+    P: object
+    n_iter: int
+    elapsed: float
+    method: str
+    params: dict
+    optimizer: str = "exact"
+    timings: dict = field(default_factory=dict)
+    stopped_early: bool = False
+
+
+def list_methods():
+    """Names of the available methods, in registry order.
+
+    Returns
+    -------
+    list of str
+    """
+    return list(METHODS)
+
+
+def _method_params(method, perplexity, method_params, n_samples):
+    params = dict(method_params)
+    if perplexity is not None:
+        if "perplexity" not in method.affinity_params:
+            raise ValueError(f"method {method.name!r} does not take a perplexity")
+        params["perplexity"] = perplexity
+    return method.split_params(params, n_samples)
+
+
+def affinities(X, method="tsne", *, fast=False, **params):
+    """Input affinities ``P`` that ``method`` uses for the data ``X``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Input data.
+    method : str, default="tsne"
+        A name from :func:`list_methods`.
+    fast : bool, default=False
+        Use the Cython kernels instead of the NumPy reference.
+    **params
+        The method's affinity parameters (e.g. ``perplexity=30``).
+
+    Returns
+    -------
+    P : ndarray of shape (n_samples, n_samples)
+        For ``asne`` the conditional probabilities ``p_{j|i}`` (rows sum to 1);
+        otherwise the symmetric matrix-normalised ``p_ij`` (sums to 1).
+    """
+    m = get_method(method)
+    kern = select_kernels(fast)
+    X = check_data(X)
+    affinity_params, cost_params = m.split_params(params, X.shape[0])
+    if cost_params and set(params) & set(cost_params):
+        raise ValueError(
+            f"affinities() takes only affinity parameters of {m.name!r}: "
+            f"{', '.join(m.affinity_params)}"
+        )
+    return m.build_affinities(X, kern, **affinity_params)
+
+
+def _check_y(Y):
+    Y = check_data(Y, name="Y", min_rows=2)
+    return Y
+
+
+def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, **method_params):
+    """Exact cost and gradient of ``method`` at ``Y``.
+
+    Parameters
+    ----------
+    method : str
+        A name from :func:`list_methods`.
+    P : ndarray or scipy.sparse matrix of shape (n_samples, n_samples)
+        Input affinities, non-negative with a zero diagonal (symmetric for
+        every method except ``asne``).
+    Y : array-like of shape (n_samples, n_components)
+        Output coordinates.
+    fast : bool, default=False
+        Use the Cython kernels.
+    n_threads : int, default=1
+        Threads for the Cython kernels (-1: all cores).
+    **method_params
+        The method's cost parameters.
+
+    Returns
+    -------
+    cost : float
+    gradient : ndarray of shape (n_samples, n_components)
+    """
+    m = get_method(method)
+    kern = select_kernels(fast)
+    Y = _check_y(Y)
+    unknown = set(method_params) - set(m.cost_params)
+    if unknown:
+        valid = ", ".join(m.cost_params) or "none"
+        raise ValueError(
+            f"unknown parameter(s) {', '.join(map(repr, sorted(unknown)))} for the "
+            f"cost of {m.name!r}; valid: {valid}"
+        )
+    cost_params = {k: method_params.get(k, v) for k, v in m.cost_params.items()}
+    C = check_affinities(P, Y.shape[0], symmetric=m.symmetric)
+    triplet = aff.kernel_triplet(C)
+    n_threads = check_threads(n_threads)
+    args = tuple(cost_params.values())
+    grad = np.zeros_like(Y)
+    m.gradient_function(kern)(*triplet, Y, *args, grad, n_threads)
+    cost = m.cost_function(kern)(*triplet, Y, *args, n_threads)
+    return float(cost), grad
+
+
+def _learning_rate(method, learning_rate, n_samples, exaggeration):
+    if isinstance(learning_rate, str):
+        if learning_rate != "auto":
+            raise ValueError(f"learning_rate must be a positive number or 'auto'; got {learning_rate!r}")
+        return method.auto_learning_rate(n_samples, exaggeration)
+    return check_number(learning_rate, "learning_rate", low=0, low_open=True)
+
+
+def embed(X, method="tsne", *, fast=False, n_components=2, init="spca",
+          perplexity=None, learning_rate=None, n_iter=1000, exaggeration=None,
+          exaggeration_iter=250, momentum=0.5, final_momentum=0.8,
+          momentum_switch_iter=250, min_gain=0.01, tol=1e-7, cost_every=50,
+          random_state=None, n_threads=1, verbose=False, callback=None,
+          return_result=False, **method_params):
+    """Embed ``X`` in ``n_components`` dimensions with ``method``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Input data; finite, at least 2 rows.
+    method : str, default="tsne"
+        A name from :func:`list_methods`.
+    fast : bool, default=False
+        Cython kernels (True) or the NumPy reference (False); both give the
+        same numbers to rounding.
+    n_components : int, default=2
+        Output dimension.
+    init : {"spca", "pca", "random"} or ndarray, default="spca"
+        Initial coordinates, see :func:`smallvis.init.initialize`.
+    perplexity : float, optional
+        Perplexity for the methods that use it (default 30).
+    learning_rate : float or "auto", optional
+        Step size of the exact optimizer.  "auto" is
+        ``max(n_samples / exaggeration / 4, 50)`` for a ``P`` that sums to 1
+        (divided by ``n_samples`` for asne, whose ``P`` sums to N).
+        Default: "auto".
+    n_iter : int, default=1000
+        Number of iterations.
+    exaggeration : float, optional
+        Factor multiplying ``P`` for the first ``exaggeration_iter``
+        iterations.  Default: the method's (12 for t-SNE, 1 for asne and
+        ssne).  Use 1 to reproduce the R package smallvis.
+    exaggeration_iter : int, default=250
+    momentum, final_momentum : float, default=0.5, 0.8
+    momentum_switch_iter : int, default=250
+        The last iteration that uses ``momentum``.
+    min_gain : float, default=0.01
+    tol : float, default=1e-7
+        Stop when the relative cost change per iteration between two
+        evaluations falls below ``tol`` (0 disables).
+    cost_every : int, default=50
+        Evaluate (and record) the cost every ``cost_every`` iterations.
+    random_state : None, int or numpy.random.Generator
+        Seed for random initialisation.
+    n_threads : int, default=1
+        Threads for the Cython kernels (-1: all cores).  Results are
+        deterministic for a given ``n_threads``.
+    verbose : bool, default=False
+        Print progress (iteration, cost, elapsed, ETA) to stderr.
+    callback : callable, optional
+        ``callback(iteration, Y, cost)`` after every iteration; ``cost`` is
+        None unless it was evaluated.  Return True to stop.
+    return_result : bool, default=False
+        Return an :class:`EmbedResult` instead of the coordinates.
+    **method_params
+        Method parameters (see ``smallvis.METHODS[method]``).
+
+    Returns
+    -------
+    Y : ndarray of shape (n_samples, n_components), or EmbedResult
+    """
+    t0 = time.perf_counter()
+    m = get_method(method)
+    kern = select_kernels(fast)
+    X = check_data(X)
+    n = X.shape[0]
+    n_components = check_number(n_components, "n_components", low=1, integer=True)
+    n_iter = check_number(n_iter, "n_iter", low=0, integer=True)
+    n_threads = check_threads(n_threads)
+    cost_every = check_number(cost_every, "cost_every", low=1, integer=True)
+    affinity_params, cost_params = _method_params(m, perplexity, method_params, n)
+    if exaggeration is None:
+        exaggeration = m.optimizer_defaults.get("exaggeration", 1.0)
+    exaggeration = check_number(exaggeration, "exaggeration", low=0, low_open=True)
+    if learning_rate is None:
+        learning_rate = m.optimizer_defaults.get("learning_rate", "auto")
+    settings = OptimizerSettings(
+        learning_rate=_learning_rate(m, learning_rate, n, exaggeration),
+        n_iter=n_iter,
+        exaggeration=exaggeration,
+        exaggeration_iter=check_number(exaggeration_iter, "exaggeration_iter", low=0, integer=True),
+        momentum=check_number(momentum, "momentum", low=0, high=1),
+        final_momentum=check_number(final_momentum, "final_momentum", low=0, high=1),
+        momentum_switch_iter=check_number(momentum_switch_iter, "momentum_switch_iter", low=0, integer=True),
+        min_gain=check_number(min_gain, "min_gain", low=0),
+        tol=check_number(tol, "tol", low=0),
+        cost_every=cost_every,
+    )
+    if callback is not None and not callable(callback):
+        raise TypeError(f"callback must be callable; got {callback!r}")
+    rng = check_random_state(random_state)
+    Y = initialize(init, X, n_components, rng)
+
+    t1 = time.perf_counter()
+    P = m.build_affinities(X, kern, **affinity_params)
+    C = check_affinities(P, n, symmetric=m.symmetric)
+    t2 = time.perf_counter()
+
+    triplet = aff.kernel_triplet(C)
+    indptr, indices, data = triplet
+    exaggerated_data = data * settings.exaggeration
+    args = tuple(cost_params.values())
+    gradient_fn = m.gradient_function(kern)
+    cost_fn = m.cost_function(kern)
+
+    def gradient(Ycur, exaggerated, out):
+        gradient_fn(indptr, indices, exaggerated_data if exaggerated else data,
+                    Ycur, *args, out, n_threads)
+
+    def cost(Ycur):
+        return float(cost_fn(indptr, indices, data, Ycur, *args, n_threads))
+
+    if verbose:
+        import sys
+        print(f"smallvis: {m.name}, {n} points, exact optimizer, "
+              f"{'Cython' if fast else 'NumPy'} kernels, learning rate "
+              f"{settings.learning_rate:g}", file=sys.stderr, flush=True)
+    trace = optimize_exact(Y, gradient, cost, settings, callback=callback, verbose=verbose)
+    final_cost = trace.costs[-1] if trace.costs and trace.iterations[-1] == trace.n_iter else cost(Y)
+    t3 = time.perf_counter()
+    if not return_result:
+        return Y
+    params = dict(
+        fast=bool(fast), n_components=n_components,
+        init=init if isinstance(init, str) else "array", n_iter=n_iter,
+        random_state=random_state, n_threads=n_threads,
+        learning_rate=settings.learning_rate, exaggeration=settings.exaggeration,
+        exaggeration_iter=settings.exaggeration_iter, momentum=settings.momentum,
+        final_momentum=settings.final_momentum,
+        momentum_switch_iter=settings.momentum_switch_iter,
+        min_gain=settings.min_gain, tol=settings.tol, cost_every=cost_every,
+        **affinity_params, **cost_params,
+    )
+    return EmbedResult(
+        Y=Y, cost=float(final_cost), itercosts=np.asarray(trace.costs, dtype=float),
+        cost_iterations=np.asarray(trace.iterations, dtype=int), P=P,
+        n_iter=trace.n_iter, elapsed=t3 - t0, method=m.name, params=params,
+        timings={"init": t1 - t0, "affinities": t2 - t1, "optimize": t3 - t2},
+        stopped_early=trace.stopped_early,
+    )

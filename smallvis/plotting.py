@@ -1,0 +1,374 @@
+"""Plotting helpers for embeddings, built on matplotlib.
+
+``matplotlib.pyplot`` is imported inside the functions only, so importing
+this module neither requires matplotlib nor selects a backend.  For headless
+use (scripts, CI), select the Agg backend yourself, e.g. with
+``matplotlib.use("Agg")`` or the ``MPLBACKEND=Agg`` environment variable.
+"""
+
+import numbers
+
+import numpy as np
+
+__all__ = ["plot", "plot_every", "PlotEvery", "plot_costs", "save_plot"]
+
+_MAX_CATEGORIES = 20
+
+
+def _as_embedding(Y):
+    """Return `Y` as a float array of shape (n, 2) ready for scatter."""
+    try:
+        arr = np.asarray(Y, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"Y must be a numeric array: {exc}") from None
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2 or arr.shape[1] < 1:
+        raise ValueError(
+            f"Y must have shape (n_samples,) or (n_samples, n_components), "
+            f"got shape {arr.shape}"
+        )
+    if arr.shape[0] == 0:
+        raise ValueError("Y must contain at least one point")
+    if arr.shape[1] == 1:
+        return np.column_stack([arr[:, 0], np.zeros(arr.shape[0])])
+    return arr[:, :2]
+
+
+def _default_size(n):
+    """Marker area that keeps large plots readable."""
+    return float(np.clip(4000.0 / n, 1.0, 30.0))
+
+
+def _is_categorical(labels):
+    """Integer, boolean or string-like labels with few values are classes."""
+    if labels.dtype.kind in "biuUSO":
+        return np.unique(labels).size <= _MAX_CATEGORIES
+    return False
+
+
+def plot(Y, labels=None, ax=None, title=None, s=None, cmap=None,
+         legend="auto"):
+    """Scatter plot of an embedding.
+
+    The first two columns of `Y` are plotted.  A 1-D embedding (shape
+    ``(n,)`` or ``(n, 1)``) is plotted along the x axis with every y
+    coordinate set to zero.
+
+    Labels that are integers, booleans or strings with at most 20 distinct
+    values are treated as categories: each gets its own colour and, by
+    default, an entry in a legend.  Any other labels (floats, or integers with
+    many values) are treated as continuous and shown with a colour bar.
+
+    Parameters
+    ----------
+    Y : array-like of shape (n_samples, n_components) or (n_samples,)
+        Embedding coordinates.
+    labels : array-like of shape (n_samples,), default=None
+        Values used to colour the points.  None draws all points in one
+        colour.
+    ax : matplotlib.axes.Axes, default=None
+        Axes to draw into.  None creates a new figure and axes.
+    title : str, default=None
+        Axes title.
+    s : float or array-like of shape (n_samples,), default=None
+        Marker area in points^2.  None picks a size that decreases with the
+        number of points (between 1 and 30).
+    cmap : str or matplotlib.colors.Colormap, default=None
+        Colour map.  None uses ``"tab10"`` for up to 10 categories,
+        ``"tab20"`` for up to 20 and ``"viridis"`` for continuous labels.
+    legend : {"auto", True, False}, default="auto"
+        Whether to draw a legend for categorical labels.  ``"auto"`` and True
+        draw one whenever the labels are categorical; False never does.  The
+        colour bar for continuous labels is drawn unless `legend` is False.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn into.
+
+    Raises
+    ------
+    ValueError
+        If `Y` has the wrong shape, `labels` has the wrong length or `legend`
+        is not one of the accepted values.
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    if not (legend == "auto" or legend is True or legend is False):
+        raise ValueError(
+            f"legend must be 'auto', True or False, got {legend!r}"
+        )
+    XY = _as_embedding(Y)
+    n = XY.shape[0]
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 6))
+    if s is None:
+        s = _default_size(n)
+
+    if labels is None:
+        ax.scatter(XY[:, 0], XY[:, 1], s=s, c="C0", linewidths=0)
+    else:
+        labels = np.asarray(labels)
+        if labels.ndim != 1 or labels.shape[0] != n:
+            raise ValueError(
+                f"labels must be a 1-D array with one value per point "
+                f"({n}), got shape {labels.shape}"
+            )
+        if _is_categorical(labels):
+            classes, codes = np.unique(labels, return_inverse=True)
+            codes = codes.reshape(-1)
+            n_classes = classes.size
+            if cmap is None:
+                cmap = "tab10" if n_classes <= 10 else "tab20"
+            colormap = plt.get_cmap(cmap)
+            if n_classes <= colormap.N <= _MAX_CATEGORIES:
+                # small qualitative map (tab10, Set1, ...): one entry each
+                palette = colormap(np.arange(n_classes))
+            else:
+                # continuous map: evenly spaced colours
+                palette = colormap(np.linspace(0.0, 1.0, n_classes))
+            # one scatter call keeps the drawing order of the points
+            ax.scatter(XY[:, 0], XY[:, 1], s=s, c=palette[codes],
+                       linewidths=0)
+            if legend is not False:
+                handles = [
+                    Line2D([], [], linestyle="none", marker="o",
+                           markersize=6, markerfacecolor=palette[i],
+                           markeredgewidth=0, label=str(cls))
+                    for i, cls in enumerate(classes)
+                ]
+                ax.legend(handles=handles, loc="best", fontsize="small",
+                          frameon=False)
+        else:
+            try:
+                values = labels.astype(np.float64)
+            except (TypeError, ValueError):
+                raise ValueError(
+                    f"labels with more than {_MAX_CATEGORIES} distinct "
+                    f"values must be numeric (they are shown as a "
+                    f"continuous colour scale)"
+                ) from None
+            sc = ax.scatter(XY[:, 0], XY[:, 1], s=s, c=values,
+                            cmap=cmap or "viridis", linewidths=0)
+            if legend is not False:
+                ax.figure.colorbar(sc, ax=ax)
+
+    if title is not None:
+        ax.set_title(title)
+    ax.set_xticks([])
+    ax.set_yticks([])
+    return ax
+
+
+def plot_costs(itercosts, iterations=None, ax=None):
+    """Plot the cost of an optimisation against the iteration number.
+
+    Parameters
+    ----------
+    itercosts : mapping or array-like
+        Either a mapping ``{iteration: cost}``, an array of shape
+        ``(n_records, 2)`` whose columns are iteration and cost, or a 1-D
+        sequence of costs.  Entries whose cost is None or NaN (iterations
+        where the cost was not computed) are skipped.
+    iterations : array-like of shape (n_records,), default=None
+        Iteration numbers for a 1-D `itercosts`.  None numbers the entries
+        0, 1, 2, ...  Must be None if `itercosts` already holds iterations.
+    ax : matplotlib.axes.Axes, default=None
+        Axes to draw into.  None creates a new figure and axes.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn into.
+
+    Raises
+    ------
+    ValueError
+        If the shapes of `itercosts` and `iterations` do not fit.
+    """
+    import matplotlib.pyplot as plt
+
+    if hasattr(itercosts, "items"):
+        if iterations is not None:
+            raise ValueError(
+                "iterations must be None when itercosts is a mapping"
+            )
+        pairs = sorted(itercosts.items())
+        its = [it for it, _ in pairs]
+        costs = [c for _, c in pairs]
+    else:
+        # with a float dtype, None entries become NaN
+        arr = np.asarray(itercosts, dtype=np.float64)
+        if arr.ndim == 2 and arr.shape[1] == 2:
+            if iterations is not None:
+                raise ValueError(
+                    "iterations must be None when itercosts has an "
+                    "iteration column"
+                )
+            its, costs = arr[:, 0], arr[:, 1]
+        elif arr.ndim == 1:
+            costs = arr
+            its = np.arange(arr.size) if iterations is None else iterations
+        else:
+            raise ValueError(
+                f"itercosts must be a mapping, a 1-D sequence or an array of "
+                f"shape (n_records, 2), got shape {arr.shape}"
+            )
+    its = np.asarray(its, dtype=np.float64).reshape(-1)
+    costs = np.asarray(costs, dtype=np.float64).reshape(-1)
+    if its.shape != costs.shape:
+        raise ValueError(
+            f"iterations must have one entry per cost ({costs.size}), got "
+            f"{its.size}"
+        )
+    keep = np.isfinite(costs)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 4))
+    ax.plot(its[keep], costs[keep], marker=".")
+    ax.set_xlabel("iteration")
+    ax.set_ylabel("cost")
+    return ax
+
+
+class PlotEvery:
+    """Optimisation callback that draws the embedding every few iterations.
+
+    Create it with :func:`plot_every`.  The optimiser calls it as
+    ``callback(iteration, Y, cost)``; on iterations that are multiples of
+    `n` it draws `Y` with :func:`plot` (title: iteration and, when known, the
+    cost).  In a running IPython/Jupyter session the new figure replaces the
+    previous output via ``IPython.display.clear_output`` and ``display``;
+    elsewhere the figures are kept in :attr:`figures`.  The call always
+    returns None, so it never asks the optimiser to stop.
+
+    Parameters
+    ----------
+    n : int
+        Draw when ``iteration % n == 0``.
+    labels : array-like of shape (n_samples,), default=None
+        Labels to colour the points by, as in :func:`plot`.
+    display : {"auto", True, False}, default="auto"
+        ``"auto"`` displays in a notebook when IPython is importable and an
+        IPython shell is running, and otherwise keeps the figures.  True
+        always uses IPython's display; False always keeps the figures.
+    **plot_kwargs
+        Further keyword arguments for :func:`plot` (e.g. ``s``, ``cmap``).
+
+    Attributes
+    ----------
+    figures : list of matplotlib.figure.Figure
+        Figures drawn so far when not displaying in a notebook.  They are
+        closed in pyplot (so they do not pile up as open windows) but can
+        still be saved with ``fig.savefig``.
+    iterations : list of int
+        Iterations at which a plot was drawn.
+    """
+
+    def __init__(self, n, labels=None, display="auto", **plot_kwargs):
+        if isinstance(n, (bool, np.bool_)) or not isinstance(
+                n, numbers.Integral):
+            raise TypeError(f"n must be an integer, got {type(n).__name__}")
+        if n < 1:
+            raise ValueError(f"n must be >= 1, got {n}")
+        if not (display == "auto" or display is True or display is False):
+            raise ValueError(
+                f"display must be 'auto', True or False, got {display!r}"
+            )
+        self.n = int(n)
+        self.labels = labels
+        self.display = display
+        self.plot_kwargs = plot_kwargs
+        self.figures = []
+        self.iterations = []
+
+    def _use_ipython(self):
+        if self.display is False:
+            return False
+        try:
+            from IPython import get_ipython
+        except ImportError:
+            if self.display is True:
+                raise ImportError(
+                    "display=True needs IPython, which is not installed"
+                ) from None
+            return False
+        return self.display is True or get_ipython() is not None
+
+    def __call__(self, iteration, Y, cost=None):
+        if iteration % self.n != 0:
+            return None
+        import matplotlib.pyplot as plt
+
+        title = f"iteration {iteration}"
+        if cost is not None:
+            title += f", cost {float(cost):.4g}"
+        fig, ax = plt.subplots(figsize=(6, 6))
+        plot(Y, labels=self.labels, ax=ax, title=title, **self.plot_kwargs)
+        self.iterations.append(int(iteration))
+        if self._use_ipython():
+            from IPython.display import clear_output, display
+
+            clear_output(wait=True)
+            display(fig)
+            plt.close(fig)
+        else:
+            plt.close(fig)
+            self.figures.append(fig)
+        return None
+
+    def __repr__(self):
+        return f"PlotEvery(n={self.n})"
+
+
+def plot_every(n, labels=None, **kwargs):
+    """Make a callback that plots the embedding every `n` iterations.
+
+    Use as ``embed(..., callback=plot_every(50))``.  See :class:`PlotEvery`.
+
+    Parameters
+    ----------
+    n : int
+        Plot on iterations that are multiples of `n`.
+    labels : array-like of shape (n_samples,), default=None
+        Labels to colour the points by.
+    **kwargs
+        Passed to :class:`PlotEvery` (``display``) and on to :func:`plot`.
+
+    Returns
+    -------
+    PlotEvery
+        Callable ``callback(iteration, Y, cost)`` returning None.
+    """
+    return PlotEvery(n, labels=labels, **kwargs)
+
+
+def save_plot(Y, path, labels=None, title=None):
+    """Plot an embedding and write it to a PNG file.
+
+    Parameters
+    ----------
+    Y : array-like of shape (n_samples, n_components) or (n_samples,)
+        Embedding coordinates.
+    path : str or os.PathLike
+        Output file name; written as PNG whatever its extension.
+    labels : array-like of shape (n_samples,), default=None
+        Labels to colour the points by, as in :func:`plot`.
+    title : str, default=None
+        Plot title.
+
+    Returns
+    -------
+    str or os.PathLike
+        `path`, unchanged.
+    """
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 6))
+    try:
+        plot(Y, labels=labels, ax=ax, title=title)
+        fig.savefig(path, format="png", dpi=100, bbox_inches="tight")
+    finally:
+        plt.close(fig)
+    return path

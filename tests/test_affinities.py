@@ -1,0 +1,72 @@
+"""Perplexity calibration: known values and structure of P."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import smallvis
+from smallvis.affinities import conditional_perplexity
+from smallvis._backend import kernels
+
+
+def row_perplexity(P):
+    """exp(H) of each row, H in nats, computed independently of the kernels."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        H = -np.nansum(np.where(P > 0, P * np.log(P), 0.0), axis=1)
+    return np.exp(H)
+
+
+@pytest.mark.parametrize("perplexity", [5.0, 12.5, 30.0])
+def test_calibrated_rows_reach_target_perplexity(fast, perplexity):
+    X, _ = smallvis.datasets.load("iris")
+    X = X + 1e-3 * np.random.default_rng(0).normal(size=X.shape)  # no duplicate rows
+    P, beta = conditional_perplexity(X, perplexity, kernels(fast))
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=1e-12)
+    # |H - log u| <= 1e-5 nats  =>  perplexity within a factor exp(1e-5)
+    np.testing.assert_allclose(row_perplexity(P), perplexity, rtol=1.1e-5)
+    assert np.all(np.diag(P) == 0)
+    assert np.all(beta > 0)
+
+
+def test_gaussian_shape_of_rows():
+    """p_{j|i} is proportional to exp(-beta_i d_ij^2): check on one row."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 3))
+    P, beta = conditional_perplexity(X, 8.0, kernels(False))
+    d2 = ((X[0] - X) ** 2).sum(1)
+    w = np.exp(-beta[0] * d2)
+    w[0] = 0
+    np.testing.assert_allclose(P[0], w / w.sum(), rtol=1e-10)
+
+
+def test_joint_p_is_symmetric_and_normalised(fast):
+    X, _ = smallvis.datasets.load("iris")
+    P = smallvis.affinities(X, "tsne", fast=fast, perplexity=15)
+    np.testing.assert_allclose(P, P.T, rtol=0, atol=0)
+    assert P.sum() == pytest.approx(1.0, rel=1e-12)
+    C = smallvis.affinities(X, "asne", fast=fast, perplexity=15)
+    np.testing.assert_allclose(C.sum(axis=1), 1.0, rtol=1e-12)
+    np.testing.assert_allclose(P, (C + C.T) / C.sum() / 2, rtol=1e-12)
+
+
+def test_affinity_twins_agree():
+    X, _ = smallvis.datasets.load("s1k")
+    P0 = smallvis.affinities(X, "tsne", fast=False, perplexity=30)
+    P1 = smallvis.affinities(X, "tsne", fast=True, perplexity=30)
+    np.testing.assert_allclose(P1, P0, rtol=1e-9, atol=1e-18)
+
+
+def test_duplicate_rows_give_finite_affinities(fast):
+    X, _ = smallvis.datasets.load("iris")  # iris has duplicated rows
+    assert len(np.unique(X, axis=0)) < len(X)
+    P = smallvis.affinities(X, "tsne", fast=fast)
+    assert np.all(np.isfinite(P))
+
+
+def test_unreachable_perplexity_falls_back_with_warning(fast):
+    X = np.zeros((6, 2))  # all identical: every row has entropy log(5)
+    with pytest.warns(RuntimeWarning, match="did not converge for 6 of 6 rows"):
+        P, _ = conditional_perplexity(X, 2.0, kernels(fast))
+    np.testing.assert_allclose(P.sum(axis=1), 1.0)
+    assert np.all((P == 0) | (P == 0.5))

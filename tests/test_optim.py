@@ -1,0 +1,81 @@
+"""The exact optimizer: delta-bar-delta, exaggeration, stopping, callback."""
+
+import numpy as np
+import pytest
+
+import smallvis
+from smallvis.optim import OptimizerSettings, optimize_exact
+
+
+def quadratic_problem(target):
+    """Cost 0.5|Y - target|^2: a smooth bowl to check the update rule on."""
+    def gradient(Y, exaggerated, out):
+        out[...] = Y - target
+    def cost(Y):
+        return 0.5 * float(np.sum((Y - target) ** 2))
+    return gradient, cost
+
+
+def test_first_steps_follow_the_delta_bar_delta_rule():
+    target = np.array([[1.0, -2.0], [3.0, 0.5]])
+    gradient, cost = quadratic_problem(target)
+    Y = np.zeros((2, 2))
+    s = OptimizerSettings(learning_rate=0.1, n_iter=2, tol=0, cost_every=1, momentum=0.5)
+    seen = []
+    optimize_exact(Y, gradient, cost, s, callback=lambda it, Yc, c: seen.append(Yc.copy()))
+    # by hand: G1 = -target; sign(update=0)=0 != sign(G1) -> gains 1.2
+    # update1 = -0.1*1.2*G1 = 0.12*target; Y1 = centred(0.12 target)
+    centre = lambda A: A - A.mean(axis=0)
+    u1 = 0.12 * target
+    Y1 = centre(u1)
+    np.testing.assert_allclose(seen[0], Y1)
+    # G2 = Y1 - target; where sign(G2) == sign(u1) gains 1.2*0.8, else 1.4
+    G2 = Y1 - target
+    gains = np.where(np.sign(G2) == np.sign(u1), 0.96, 1.4)
+    u2 = 0.5 * u1 - 0.1 * gains * G2
+    np.testing.assert_allclose(seen[1], centre(Y1 + u2))
+
+
+def test_exaggeration_applies_to_the_first_iterations_only():
+    flags = []
+    def gradient(Y, exaggerated, out):
+        flags.append(exaggerated)
+        out[...] = 0.0
+    s = OptimizerSettings(learning_rate=1, n_iter=6, exaggeration=4, exaggeration_iter=3, tol=0)
+    optimize_exact(np.zeros((3, 2)), gradient, lambda Y: 0.0, s)
+    assert flags == [True, True, True, False, False, False]
+
+
+def test_reported_costs_use_true_p():
+    X, _ = smallvis.datasets.load("iris")
+    r = smallvis.embed(X, "tsne", fast=True, n_iter=100, cost_every=10, exaggeration=12,
+                       exaggeration_iter=100, return_result=True)
+    cost, _ = smallvis.cost_and_gradient("tsne", r.P, r.Y)
+    assert r.itercosts[-1] == pytest.approx(cost, rel=1e-12)
+
+
+def test_tolerance_stops_early_and_zero_tol_does_not():
+    X, _ = smallvis.datasets.load("iris")
+    early = smallvis.embed(X, "ssne", fast=True, n_iter=3000, tol=1e-5, return_result=True)
+    assert early.stopped_early and early.n_iter < 3000
+    full = smallvis.embed(X, "ssne", fast=True, n_iter=300, tol=0, return_result=True)
+    assert not full.stopped_early and full.n_iter == 300
+
+
+def test_callback_receives_every_iteration_and_can_stop():
+    X, _ = smallvis.datasets.load("iris")
+    calls = []
+    def cb(it, Y, cost):
+        calls.append((it, cost is not None))
+        return it == 30
+    r = smallvis.embed(X, "tsne", fast=True, n_iter=100, cost_every=10, callback=cb,
+                       return_result=True)
+    assert [c[0] for c in calls] == list(range(1, 31))
+    assert [it for it, has_cost in calls if has_cost] == [10, 20, 30]
+    assert r.n_iter == 30 and r.stopped_early
+
+
+def test_divergence_is_reported_not_returned_as_nan():
+    X, _ = smallvis.datasets.load("iris")
+    with pytest.raises(FloatingPointError, match="lower the learning_rate"):
+        smallvis.embed(X, "asne", fast=True, learning_rate=1e4, n_iter=200)

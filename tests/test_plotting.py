@@ -1,0 +1,137 @@
+"""Tests for smallvis.plotting (headless, Agg backend)."""
+
+import io
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from smallvis import plotting  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+@pytest.fixture
+def embedding():
+    rng = np.random.default_rng(0)
+    return rng.normal(size=(90, 2)), np.repeat([0, 1, 2], 30)
+
+
+def test_plot_categorical_labels_gets_legend(embedding):
+    Y, labels = embedding
+    ax = plotting.plot(Y, labels, title="test")
+    assert isinstance(ax, matplotlib.axes.Axes)
+    assert ax.get_title() == "test"
+    legend = ax.get_legend()
+    assert legend is not None
+    assert [t.get_text() for t in legend.get_texts()] == ["0", "1", "2"]
+    offsets = ax.collections[0].get_offsets()
+    np.testing.assert_allclose(offsets, Y)
+    # one colour per class
+    colours = ax.collections[0].get_facecolors()
+    assert len({tuple(c) for c in colours}) == 3
+
+
+def test_plot_string_labels_and_no_legend(embedding):
+    Y, labels = embedding
+    names = np.array(["a", "b", "c"])[labels]
+    ax = plotting.plot(Y, names)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == \
+        ["a", "b", "c"]
+    ax2 = plotting.plot(Y, names, legend=False)
+    assert ax2.get_legend() is None
+
+
+def test_plot_continuous_labels_gets_colorbar(embedding):
+    Y, _ = embedding
+    ax = plotting.plot(Y, Y[:, 0])
+    assert ax.get_legend() is None
+    assert len(ax.figure.axes) == 2  # the plot and its colour bar
+
+
+def test_plot_into_given_axes_without_labels(embedding):
+    Y, _ = embedding
+    fig, ax = plt.subplots()
+    assert plotting.plot(Y, ax=ax, s=5) is ax
+    assert ax.get_legend() is None
+    assert len(fig.axes) == 1
+
+
+def test_plot_uses_first_two_columns_and_1d():
+    Y3 = np.arange(30.0).reshape(10, 3)
+    ax = plotting.plot(Y3)
+    np.testing.assert_allclose(ax.collections[0].get_offsets(), Y3[:, :2])
+    ax = plotting.plot(np.arange(10.0))
+    offsets = np.asarray(ax.collections[0].get_offsets())
+    np.testing.assert_allclose(offsets[:, 0], np.arange(10.0))
+    np.testing.assert_allclose(offsets[:, 1], 0.0)
+
+
+def test_plot_bad_inputs(embedding):
+    Y, labels = embedding
+    with pytest.raises(ValueError, match="labels must be a 1-D array"):
+        plotting.plot(Y, labels[:10])
+    with pytest.raises(ValueError, match="Y must have shape"):
+        plotting.plot(np.zeros((2, 3, 4)))
+    with pytest.raises(ValueError, match="legend must be"):
+        plotting.plot(Y, labels, legend="yes")
+
+
+def test_save_plot_writes_png(tmp_path, embedding):
+    Y, labels = embedding
+    path = tmp_path / "embedding.png"
+    before = plt.get_fignums()
+    assert plotting.save_plot(Y, path, labels=labels, title="x") == path
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len(data) > 1000
+    assert plt.get_fignums() == before  # figure closed
+
+
+def test_plot_every_draws_at_multiples(embedding):
+    Y, labels = embedding
+    callback = plotting.plot_every(3, labels=labels)
+    results = [callback(it, Y + it, None if it % 2 else float(it))
+               for it in range(1, 11)]
+    assert results == [None] * 10
+    assert callback.iterations == [3, 6, 9]
+    assert len(callback.figures) == 3
+    titles = [fig.axes[0].get_title() for fig in callback.figures]
+    assert titles[0] == "iteration 3"
+    assert titles[1].startswith("iteration 6, cost 6")
+    # figures are not left open in pyplot
+    assert plt.get_fignums() == []
+    # but can still be saved
+    callback.figures[0].savefig(io.BytesIO(), format="png")
+
+
+def test_plot_every_validates_n():
+    with pytest.raises(ValueError, match="n must be >= 1"):
+        plotting.plot_every(0)
+    with pytest.raises(TypeError, match="n must be an integer"):
+        plotting.plot_every(2.5)
+
+
+def test_plot_costs_formats():
+    ax = plotting.plot_costs({50: 3.0, 100: 2.0, 150: None, 200: 1.5})
+    x, y = ax.lines[0].get_data()
+    np.testing.assert_allclose(x, [50, 100, 200])
+    np.testing.assert_allclose(y, [3.0, 2.0, 1.5])
+    assert ax.get_xlabel() == "iteration"
+
+    ax = plotting.plot_costs([3.0, 2.0, 1.0], iterations=[10, 20, 30])
+    np.testing.assert_allclose(ax.lines[0].get_data()[0], [10, 20, 30])
+
+    ax = plotting.plot_costs(np.array([[1, 5.0], [2, 4.0]]))
+    np.testing.assert_allclose(ax.lines[0].get_data()[1], [5.0, 4.0])
+
+    with pytest.raises(ValueError, match="iterations must have one entry"):
+        plotting.plot_costs([3.0, 2.0], iterations=[1, 2, 3])

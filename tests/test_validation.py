@@ -1,0 +1,160 @@
+"""Bad input gets a clear error naming the problem."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import smallvis
+
+from conftest import random_affinities
+
+IRIS = smallvis.datasets.load("iris")[0]
+
+
+@pytest.mark.parametrize("X,exc,match", [
+    (np.array([[0.0, np.nan], [1.0, 2.0], [3.0, 4.0]]), ValueError, "NaN or infinite"),
+    (np.array([[0.0, np.inf], [1.0, 2.0], [3.0, 4.0]]), ValueError, "NaN or infinite"),
+    (np.ones((1, 3)), ValueError, "at least 2 rows"),
+    (np.ones((0, 3)), ValueError, "at least 2 rows"),
+    (np.ones(5), ValueError, "2-D array"),
+    (np.ones((3, 3, 3)), ValueError, "2-D array"),
+    (np.array([["a", "b"], ["c", "d"]]), TypeError, "numeric"),
+    (np.array([[1, 2], [3, None]], dtype=object), TypeError, "numeric"),
+    (np.ones((4, 2), dtype=complex), TypeError, "complex"),
+    (sp.csr_matrix(np.eye(4)), TypeError, "sparse"),
+])
+def test_bad_X(X, exc, match):
+    with pytest.raises(exc, match=match):
+        smallvis.embed(X, n_iter=1)
+    with pytest.raises(exc, match=match):
+        smallvis.affinities(X)
+
+
+def test_perplexity_too_large_names_maximum():
+    X = IRIS[:20]
+    with pytest.raises(ValueError, match=r"at most n_samples - 1 = 19 for 20 samples; got 20"):
+        smallvis.embed(X, perplexity=20)
+    with pytest.raises(ValueError, match="at most n_samples - 1 = 19"):
+        smallvis.affinities(X, perplexity=25)
+
+
+@pytest.mark.parametrize("perplexity", [0, -3, 0.5])
+def test_perplexity_too_small(perplexity):
+    with pytest.raises(ValueError, match=r"perplexity must be in \[1, 149\]"):
+        smallvis.embed(IRIS, perplexity=perplexity)
+
+
+def test_init_array_wrong_shape():
+    with pytest.raises(ValueError, match=r"init array must have shape .* \(150, 2\); got \(150, 3\)"):
+        smallvis.embed(IRIS, init=np.zeros((150, 3)))
+    with pytest.raises(ValueError, match="NaN"):
+        smallvis.embed(IRIS, init=np.full((150, 2), np.nan))
+
+
+def test_unknown_init_name():
+    with pytest.raises(ValueError, match="init must be one of random, pca, spca"):
+        smallvis.embed(IRIS, init="spectral-ish")
+
+
+def test_unknown_method_lists_available():
+    with pytest.raises(ValueError, match=r"unknown method 'tsnee'; available methods: asne, ssne, tsne"):
+        smallvis.embed(IRIS, method="tsnee")
+    with pytest.raises(ValueError, match="unknown method"):
+        smallvis.cost_and_gradient("nope", np.zeros((2, 2)), np.zeros((2, 2)))
+
+
+def test_unknown_keyword_lists_valid_ones():
+    with pytest.raises(ValueError, match=r"unknown parameter\(s\) 'gamma' for method 'tsne'; valid method parameters: perplexity"):
+        smallvis.embed(IRIS, method="tsne", gamma=1)
+    with pytest.raises(ValueError, match=r"unknown parameter\(s\) 'perplexity' for the cost of 'tsne'"):
+        smallvis.cost_and_gradient("tsne", np.zeros((2, 2)), np.zeros((2, 2)), perplexity=3)
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(n_components=0), r"n_components must be in \[1, inf\]"),
+    (dict(learning_rate=0), r"learning_rate must be in \(0, inf\]"),
+    (dict(learning_rate=-5.0), r"learning_rate must be in \(0, inf\]"),
+    (dict(learning_rate="fast"), "learning_rate must be a positive number or 'auto'"),
+    (dict(n_iter=-1), r"n_iter must be in \[0, inf\]"),
+    (dict(exaggeration=0), r"exaggeration must be in \(0, inf\]"),
+    (dict(momentum=1.5), r"momentum must be in \[0, 1\]"),
+    (dict(n_threads=0), "n_threads must be a positive integer or -1"),
+    (dict(random_state=-1), "random_state must be a non-negative integer"),
+])
+def test_bad_optimizer_parameters(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        smallvis.embed(IRIS, **kwargs)
+
+
+def test_bad_parameter_types():
+    with pytest.raises(TypeError, match="n_iter must be an integer"):
+        smallvis.embed(IRIS, n_iter=2.5)
+    with pytest.raises(TypeError, match="random_state must be None"):
+        smallvis.embed(IRIS, random_state="seed")
+    with pytest.raises(TypeError, match="callback must be callable"):
+        smallvis.embed(IRIS, callback=3)
+    with pytest.raises(TypeError, match="fast must be True or False"):
+        smallvis.embed(IRIS, fast="yes")
+
+
+class TestCostAndGradientP:
+    Y = np.random.default_rng(0).normal(size=(6, 2))
+
+    def test_wrong_shape(self):
+        with pytest.raises(ValueError, match="must be square"):
+            smallvis.cost_and_gradient("tsne", np.zeros((6, 5)), self.Y)
+
+    def test_length_mismatch(self):
+        P = random_affinities(5, np.random.default_rng(1))
+        with pytest.raises(ValueError, match="P has 5 rows but Y has 6"):
+            smallvis.cost_and_gradient("tsne", P, self.Y)
+
+    def test_negative_entries(self):
+        P = random_affinities(6, np.random.default_rng(1))
+        P[0, 1] = P[1, 0] = -0.1
+        with pytest.raises(ValueError, match="non-negative; found 2 negative"):
+            smallvis.cost_and_gradient("tsne", P, self.Y)
+
+    def test_nonzero_diagonal(self):
+        P = random_affinities(6, np.random.default_rng(1)) + np.eye(6)
+        with pytest.raises(ValueError, match="zero diagonal"):
+            smallvis.cost_and_gradient("tsne", P, self.Y)
+
+    def test_asymmetric_for_symmetric_method(self):
+        P = random_affinities(6, np.random.default_rng(1), symmetric=False)
+        with pytest.raises(ValueError, match="must be symmetric"):
+            smallvis.cost_and_gradient("tsne", P, self.Y)
+        cost, grad = smallvis.cost_and_gradient("asne", P, self.Y)  # fine for asne
+        assert np.isfinite(cost) and np.all(np.isfinite(grad))
+
+    def test_nan_in_P_and_Y(self):
+        P = random_affinities(6, np.random.default_rng(1))
+        bad = P.copy()
+        bad[0, 1] = np.nan
+        with pytest.raises(ValueError, match="P contains NaN"):
+            smallvis.cost_and_gradient("tsne", bad, self.Y)
+        Y = self.Y.copy()
+        Y[2, 1] = np.inf
+        with pytest.raises(ValueError, match="Y contains 1 NaN or infinite"):
+            smallvis.cost_and_gradient("tsne", P, Y)
+
+    def test_sparse_p_is_accepted(self, fast):
+        P = random_affinities(6, np.random.default_rng(1), density=0.5)
+        dense = smallvis.cost_and_gradient("tsne", P, self.Y, fast=fast)
+        sparse = smallvis.cost_and_gradient("tsne", sp.csr_matrix(P), self.Y, fast=fast)
+        assert dense[0] == pytest.approx(sparse[0], rel=1e-12)
+        np.testing.assert_allclose(dense[1], sparse[1], rtol=1e-12)
+
+
+@pytest.mark.parametrize("method", ["asne", "ssne", "tsne"])
+def test_duplicate_rows_give_finite_output(method, fast):
+    X = np.vstack([IRIS[:30], IRIS[:30], IRIS[:5]])
+    r = smallvis.embed(X, method, fast=fast, n_iter=200, random_state=0, return_result=True)
+    assert np.all(np.isfinite(r.Y)) and np.isfinite(r.cost)
+
+
+def test_identical_rows_give_finite_output(fast):
+    X = np.ones((12, 3))
+    with pytest.warns(RuntimeWarning):
+        Y = smallvis.embed(X, "tsne", fast=fast, perplexity=3, n_iter=50, random_state=0)
+    assert np.all(np.isfinite(Y))
