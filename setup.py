@@ -67,7 +67,8 @@ extensions = [
     Extension(
         "smallvis._kernels",
         ["smallvis/_kernels.pyx"],
-        include_dirs=[np.get_include()],
+        include_dirs=[np.get_include(), "smallvis"],
+        depends=["smallvis/_pairloops.h"],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=compile_args + omp_compile,
         extra_link_args=omp_link,

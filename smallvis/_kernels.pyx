@@ -29,6 +29,13 @@ cdef extern from *:
     ctypedef double* dptr "double * __restrict__"
     ctypedef const double* cdptr "const double * __restrict__"
 
+cdef extern from "_pairloops.h" nogil:
+    # C loops compiled once per instruction set (see the header)
+    void smallvis_tsne_rows2_2d(const double* x, const double* y, Py_ssize_t n,
+                                Py_ssize_t i, const double* p0,
+                                const double* p1, double* ax, double* ay,
+                                double* rx, double* ry, double* z) noexcept
+
 import numpy as np
 
 __all__ = [
@@ -239,7 +246,11 @@ def perplexity_rows(D2, perplexity, tol, max_tries, P, beta):
 
 
 def tsne_cost(indptr, indices, data, Y, n_threads):
-    """t-SNE cost KL(P||Q); see the reference twin."""
+    """t-SNE cost KL(P||Q); see the reference twin.
+
+    With P symmetric (the wrappers require it) each unordered pair is visited
+    once: KL = 2 sum_{i<j, p>0} p_ij log(p_ij (1 + d_ij^2)) + (sum P) log Z.
+    """
     cdef const int64_t[::1] ip = indptr
     cdef const int64_t[::1] ix = indices
     cdef const double[::1] dv = data
@@ -250,10 +261,11 @@ def tsne_cost(indptr, indices, data, Y, n_threads):
     cdef double[:, :, ::1] sc = _scratch(nt, 1, n)
     cdef double[::1] zrow = np.zeros(n)
     cdef double[::1] lrow = np.zeros(n)
+    cdef bint dense = ip[n] == n * n
     cdef double* d2
-    cdef double z, s
+    cdef const double* prow
+    cdef double z, s, p
     cdef int64_t k
-    cdef int64_t nnz = ip[n]
     with nogil:
         for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
             d2 = &sc[threadid(), 0, 0]
@@ -263,70 +275,60 @@ def tsne_cost(indptr, indices, data, Y, n_threads):
                 z = z + 1.0 / (1.0 + d2[j])
             zrow[i] = z
             s = 0.0
-            for k in range(ip[i], ip[i + 1]):
-                if dv[k] > 0.0:
-                    s = s + dv[k] * log1p(_pair_sq_dist(&Yt[0, 0], n, dim, i, ix[k]))
+            if dense:
+                prow = &dv[i * n]
+                for j in range(i + 1, n):
+                    p = prow[j]
+                    if p > 0.0:
+                        s = s + p * log(p * (1.0 + d2[j]))
+            else:
+                for k in range(ip[i], ip[i + 1]):
+                    j = ix[k]
+                    p = dv[k]
+                    if j > i and p > 0.0:
+                        s = s + p * log(p * (1.0 + d2[j]))
             lrow[i] = s
-    cdef double Z = 0.0, attr = 0.0
+    cdef double Z = 0.0, total = 0.0
     for i in range(n):
         Z += zrow[i]
-        attr += lrow[i]
+        total += lrow[i]
     Z *= 2.0
-    return _plogp_sum(&dv[0], nnz) + attr + _p_sum(&dv[0], nnz) * log(Z)
+    cdef int64_t nnz = ip[n]
+    return 2.0 * total + _p_sum(&dv[0], nnz) * log(Z)
 
 
-cdef double _tsne_row_2d(cdptr x, cdptr y, Py_ssize_t n, Py_ssize_t i,
-                         cdptr prow, dptr ax, dptr ay, dptr rx,
-                         dptr ry) noexcept nogil:
-    """Fused t-SNE row for two output dimensions; returns sum_{j>i} w_ij.
-
-    Adds p_ij w_ij (y_i - y_j) to the attraction and w_ij^2 (y_i - y_j) to
-    the repulsion accumulators of i, and subtracts them from those of j.
-    """
-    cdef Py_ssize_t j
-    cdef double xi = x[i], yi = y[i], dx, dy, w, a, r
-    cdef double z = 0.0, sax = 0.0, say = 0.0, srx = 0.0, sry = 0.0
-    for j in range(i + 1, n):
-        dx = xi - x[j]
-        dy = yi - y[j]
-        w = 1.0 / (1.0 + dx * dx + dy * dy)
-        z += w
-        a = prow[j] * w
-        r = w * w
-        sax += a * dx
-        say += a * dy
-        srx += r * dx
-        sry += r * dy
-        ax[j] -= a * dx
-        ay[j] -= a * dy
-        rx[j] -= r * dx
-        ry[j] -= r * dy
-    ax[i] += sax
-    ay[i] += say
-    rx[i] += srx
-    ry[i] += sry
-    return z
+cdef void _tsne_pair(const double* Yt, Py_ssize_t n, Py_ssize_t dim,
+                     Py_ssize_t i, Py_ssize_t j, double p, double* attr,
+                     double* rep, double* zi) noexcept nogil:
+    """One unordered pair (i, j) of the t-SNE gradient."""
+    cdef Py_ssize_t d
+    cdef double w = 1.0 / (1.0 + _pair_sq_dist(Yt, n, dim, i, j))
+    cdef double a = p * w, r = w * w, diff
+    zi[0] += w
+    for d in range(dim):
+        diff = Yt[d * n + i] - Yt[d * n + j]
+        attr[d * n + i] += a * diff
+        attr[d * n + j] -= a * diff
+        rep[d * n + i] += r * diff
+        rep[d * n + j] -= r * diff
 
 
-cdef double _tsne_row(const double* Yt, Py_ssize_t n, Py_ssize_t dim,
-                      Py_ssize_t i, const double* prow, double* d2,
-                      double* ca, double* cr, double* attr,
-                      double* rep) noexcept nogil:
-    """t-SNE row for any output dimension; returns sum_{j>i} w_ij."""
+cdef void _tsne_row(const double* Yt, Py_ssize_t n, Py_ssize_t dim,
+                    Py_ssize_t i, Py_ssize_t start, const double* prow,
+                    double* d2, double* ca, double* cr, double* attr,
+                    double* rep, double* zi) noexcept nogil:
+    """t-SNE row i against columns j >= start, any output dimension."""
     cdef Py_ssize_t j
     cdef double z = 0.0, w
-    if dim == 2:
-        return _tsne_row_2d(Yt, Yt + n, n, i, prow, attr, attr + n, rep,
-                            rep + n)
-    _sq_dist_row(Yt, n, dim, i, i + 1, d2)
-    for j in range(i + 1, n):
+    _sq_dist_row(Yt, n, dim, i, start, d2)
+    for j in range(start, n):
         w = 1.0 / (1.0 + d2[j])
         z += w
         ca[j] = prow[j] * w
         cr[j] = w * w
-    _accumulate_pairs(Yt, n, dim, i, i + 1, ca, attr)
-    _accumulate_pairs(Yt, n, dim, i, i + 1, cr, rep)
-    return z
+    _accumulate_pairs(Yt, n, dim, i, start, ca, attr)
+    _accumulate_pairs(Yt, n, dim, i, start, cr, rep)
+    zi[0] += z
 
 
 def tsne_gradient(indptr, indices, data, Y, grad, n_threads):
@@ -334,40 +336,65 @@ def tsne_gradient(indptr, indices, data, Y, grad, n_threads):
     cdef const int64_t[::1] ip = indptr
     cdef const int64_t[::1] ix = indices
     cdef const double[::1] dv = data
-    cdef Py_ssize_t n = Y.shape[0], dim = Y.shape[1], i
+    cdef Py_ssize_t n = Y.shape[0], dim = Y.shape[1], b, i, i1
     cdef int nt = n_threads
     Yt_arr = np.ascontiguousarray(Y.T)
     cdef const double[:, ::1] Yt = Yt_arr
-    # per thread: d2, prow, attraction and repulsion coefficients
-    cdef double[:, :, ::1] sc = _scratch(nt, 4, n)
+    # per thread: d2, two P rows, attraction and repulsion coefficients
+    cdef double[:, :, ::1] sc = _scratch(nt, 5, n)
     attr_arr = np.zeros((nt, dim, n))
     rep_arr = np.zeros((nt, dim, n))
     cdef double[:, :, ::1] attr = attr_arr
     cdef double[:, :, ::1] rep = rep_arr
     cdef double[::1] zrow = np.zeros(n)
     cdef bint dense = ip[n] == n * n
-    cdef double *prow
+    cdef const double* p0
+    cdef const double* p1
+    cdef double* A
+    cdef double* R
     cdef int t
+    # rows are taken in pairs (i, i + 1): block b holds rows 2b and 2b + 1
     with nogil:
-        for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
+        for b in prange((n + 1) // 2, schedule="static", chunksize=1, num_threads=nt):
             t = threadid()
+            i = 2 * b
+            i1 = i + 1
+            A = &attr[t, 0, 0]
+            R = &rep[t, 0, 0]
             if dense:
-                prow = &dv[i * n]
+                p0 = &dv[i * n]
+                p1 = &dv[i1 * n] if i1 < n else p0
             else:
-                prow = &sc[t, 1, 0]
-                _scatter_row(&ip[0], &ix[0], &dv[0], i, i + 1, prow)
-            zrow[i] = _tsne_row(&Yt[0, 0], n, dim, i, prow, &sc[t, 0, 0],
-                                &sc[t, 2, 0], &sc[t, 3, 0], &attr[t, 0, 0],
-                                &rep[t, 0, 0])
+                _scatter_row(&ip[0], &ix[0], &dv[0], i, i + 1, &sc[t, 1, 0])
+                p0 = &sc[t, 1, 0]
+                p1 = &sc[t, 2, 0]
+                if i1 < n:
+                    _scatter_row(&ip[0], &ix[0], &dv[0], i1, i1 + 1, &sc[t, 2, 0])
+            if i1 >= n:
+                _tsne_row(&Yt[0, 0], n, dim, i, i + 1, p0, &sc[t, 0, 0],
+                          &sc[t, 3, 0], &sc[t, 4, 0], A, R, &zrow[i])
+            else:
+                # the pair inside the block, then both rows against j >= i + 2
+                _tsne_pair(&Yt[0, 0], n, dim, i, i1, p0[i1], A, R, &zrow[i])
+                if dim == 2:
+                    smallvis_tsne_rows2_2d(&Yt[0, 0], &Yt[1, 0], n, i, p0, p1,
+                                           A, A + n, R, R + n, &zrow[i])
+                else:
+                    _tsne_row(&Yt[0, 0], n, dim, i, i + 2, p0, &sc[t, 0, 0],
+                              &sc[t, 3, 0], &sc[t, 4, 0], A, R, &zrow[i])
+                    _tsne_row(&Yt[0, 0], n, dim, i1, i1 + 1, p1, &sc[t, 0, 0],
+                              &sc[t, 3, 0], &sc[t, 4, 0], A, R, &zrow[i1])
             if not dense:
                 _clear_row(&ip[0], &ix[0], i, &sc[t, 1, 0])
+                if i1 < n:
+                    _clear_row(&ip[0], &ix[0], i1, &sc[t, 2, 0])
     cdef double Z = 0.0
     for i in range(n):
         Z += zrow[i]
     Z *= 2.0
-    A = _reduce_threads(attr_arr)
-    R = _reduce_threads(rep_arr)
-    np.copyto(grad, (4.0 * (A - R / Z)).T)
+    A_arr = _reduce_threads(attr_arr)
+    R_arr = _reduce_threads(rep_arr)
+    np.copyto(grad, (4.0 * (A_arr - R_arr / Z)).T)
 
 
 # ---------------------------------------------------------------------------

@@ -148,54 +148,63 @@ def check_random_state(random_state):
 
 
 def check_affinities(P, n_samples=None, *, symmetric=False, name="P"):
-    """Validate input affinities and return them as a canonical CSR matrix.
+    """Validate input affinities for the kernels.
 
     Parameters
     ----------
     P : ndarray or sparse matrix of shape (n_samples, n_samples)
-        Input affinities.
+        Input affinities: finite, non-negative, zero diagonal, at least one
+        positive entry.
     n_samples : int or None
         Expected number of rows.
     symmetric : bool
-        Require ``P == P.T`` (to relative 1e-10).
+        Require ``P == P.T`` (to 1e-10 of the largest entry).
 
     Returns
     -------
-    scipy.sparse.csr_matrix
-        Float64, sorted indices, no duplicates, no explicit zeros.
+    ndarray or scipy.sparse.csr_matrix
+        A C-contiguous float64 array for dense input; for sparse input a
+        canonical CSR matrix (float64, sorted indices, no duplicates, no
+        explicit zeros).
     """
     if sp.issparse(P):
-        C = sp.csr_matrix(P, dtype=np.float64, copy=True)
+        M = sp.csr_matrix(P, dtype=np.float64, copy=True)
+        M.sum_duplicates()
+        M.sort_indices()
+        values = M.data
     else:
         arr = np.asarray(P)
         if arr.dtype.kind not in "biuf":
             raise TypeError(f"{name} must be a numeric array; got dtype {arr.dtype}")
         if arr.ndim != 2:
             raise ValueError(f"{name} must be a 2-D square matrix; got shape {arr.shape}")
-        C = sp.csr_matrix(arr.astype(np.float64))
-    if C.shape[0] != C.shape[1]:
-        raise ValueError(f"{name} must be square (n_samples, n_samples); got shape {C.shape}")
-    if n_samples is not None and C.shape[0] != n_samples:
+        M = np.ascontiguousarray(arr, dtype=np.float64)
+        values = M
+    if M.shape[0] != M.shape[1]:
+        raise ValueError(f"{name} must be square (n_samples, n_samples); got shape {M.shape}")
+    if n_samples is not None and M.shape[0] != n_samples:
         raise ValueError(
-            f"{name} has {C.shape[0]} rows but Y has {n_samples}; they must match"
+            f"{name} has {M.shape[0]} rows but Y has {n_samples}; they must match"
         )
-    C.sum_duplicates()
-    C.sort_indices()
-    if not np.all(np.isfinite(C.data)):
+    if not np.all(np.isfinite(values)):
         raise ValueError(f"{name} contains NaN or infinite values")
-    if np.any(C.data < 0):
-        raise ValueError(f"{name} must be non-negative; found {int(np.sum(C.data < 0))} negative entries")
-    if np.any(C.diagonal() != 0):
+    negative = int(np.count_nonzero(values < 0))
+    if negative:
+        raise ValueError(f"{name} must be non-negative; found {negative} negative entries")
+    if np.any(M.diagonal() != 0):
         raise ValueError(f"{name} must have a zero diagonal (p_ii = 0)")
-    C.eliminate_zeros()
-    if C.nnz == 0:
+    if sp.issparse(M):
+        M.eliminate_zeros()
+    largest = values.max() if values.size else 0.0
+    if not largest > 0:
         raise ValueError(f"{name} has no positive entries")
     if symmetric:
-        asym = abs(C - C.T)
-        scale = C.data.max()
-        if asym.nnz and asym.max() > 1e-10 * scale:
+        asym = abs(M - M.T)
+        worst = asym.max() if sp.issparse(asym) and asym.nnz else (
+            0.0 if sp.issparse(asym) else asym.max())
+        if worst > 1e-10 * largest:
             raise ValueError(
                 f"{name} must be symmetric for this method; symmetrise it, "
                 "e.g. with (P + P.T) / 2"
             )
-    return C
+    return M

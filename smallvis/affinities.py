@@ -91,23 +91,25 @@ def joint_perplexity(X, perplexity, kernels):
     return normalize(symmetrize(P))
 
 
-def kernel_triplet(C):
+def kernel_triplet(P):
     """CSR triplet ``(indptr, indices, data)`` in the layout kernels expect.
 
-    ``C`` must be canonical (see :func:`smallvis._validation.check_affinities`).
-    A matrix with at least half of its entries non-zero is passed in the full
-    layout: every row stores all ``n`` columns (zeros included), so ``data``
-    is the row-major dense matrix and kernels can read rows directly.
+    ``P`` is a validated dense array or canonical CSR matrix (see
+    :func:`smallvis._validation.check_affinities`).  A dense array, or a
+    sparse matrix with at least half of its entries stored, is passed in the
+    full layout: every row stores all ``n`` columns (zeros included), so
+    ``data`` is the row-major dense matrix and kernels can read rows directly.
     """
-    n = C.shape[0]
-    if C.nnz >= 0.5 * n * n:
-        data = np.ascontiguousarray(C.toarray().ravel())
-        indptr = np.arange(0, n * n + 1, n, dtype=np.int64)
-        indices = np.tile(np.arange(n, dtype=np.int64), n)
-        return indptr, indices, data
-    return (np.ascontiguousarray(C.indptr, dtype=np.int64),
-            np.ascontiguousarray(C.indices, dtype=np.int64),
-            np.ascontiguousarray(C.data, dtype=np.float64))
+    n = P.shape[0]
+    if sp.issparse(P) and P.nnz < 0.5 * n * n:
+        return (np.ascontiguousarray(P.indptr, dtype=np.int64),
+                np.ascontiguousarray(P.indices, dtype=np.int64),
+                np.ascontiguousarray(P.data, dtype=np.float64))
+    dense = P.toarray() if sp.issparse(P) else P
+    data = np.ascontiguousarray(dense, dtype=np.float64).reshape(-1)
+    indptr = np.arange(0, n * n + 1, n, dtype=np.int64)
+    indices = np.tile(np.arange(n, dtype=np.int64), n)
+    return indptr, indices, data
 
 
 def as_dense_or_sparse(P):
