@@ -55,7 +55,53 @@ def openmp_flags():
     return ["-fopenmp"], ["-fopenmp"]
 
 
+LIBMVEC_PROBE = r"""
+#include <math.h>
+double exp(double) __attribute__((simd("notinbranch")));
+double log(double) __attribute__((simd("notinbranch")));
+double log1p(double) __attribute__((simd("notinbranch")));
+double out[64], in[64];
+int main(void) {
+    int i;
+    for (i = 0; i < 64; i++) in[i] = i + 1.0;
+    for (i = 0; i < 64; i++) out[i] = exp(log(in[i])) + log1p(in[i]);
+    return out[3] > 0.0 ? 0 : 1;
+}
+"""
+
+
+def _compiles(source, flags, libs=()):
+    """Whether ``source`` compiles, links and runs with ``flags``."""
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(cc) is None:
+        return False
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "probe.c")
+        exe = os.path.join(tmp, "probe")
+        with open(src, "w") as fh:
+            fh.write(source)
+        try:
+            built = subprocess.run([cc, *flags, src, "-o", exe, *libs],
+                                   capture_output=True, timeout=60)
+            return built.returncode == 0 and subprocess.run(
+                [exe], capture_output=True, timeout=60).returncode == 0
+        except (OSError, subprocess.SubprocessError):
+            return False
+
+
+def libmvec_flags():
+    """Flags for glibc's vector maths (exp/log/log1p in SIMD loops), if present."""
+    if os.environ.get("SMALLVIS_NO_LIBMVEC") or sys.platform != "linux":
+        return [], [], []
+    flags = ["-O3", "-fno-math-errno", "-fno-trapping-math"]
+    if _compiles(LIBMVEC_PROBE, flags, ["-lmvec", "-lm"]):
+        return [("SMALLVIS_LIBMVEC", "1")], [], ["mvec", "m"]
+    print("smallvis: libmvec not found; exp/log loops stay scalar", file=sys.stderr)
+    return [], [], []
+
+
 omp_compile, omp_link = openmp_flags()
+mvec_macros, mvec_compile, mvec_libs = libmvec_flags()
 # -O3 plus the associativity flags lets GCC/Clang vectorise the floating-point
 # reductions of the pair loops.  They do not assume finite math, so NaN and inf
 # checks keep working.
@@ -69,8 +115,9 @@ extensions = [
         ["smallvis/_kernels.pyx"],
         include_dirs=[np.get_include(), "smallvis"],
         depends=["smallvis/_pairloops.h"],
-        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-        extra_compile_args=compile_args + omp_compile,
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")] + mvec_macros,
+        extra_compile_args=compile_args + omp_compile + mvec_compile,
+        libraries=mvec_libs,
         extra_link_args=omp_link,
     )
 ]

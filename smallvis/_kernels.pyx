@@ -31,15 +31,55 @@ cdef extern from *:
 
 cdef extern from "_pairloops.h" nogil:
     # C loops compiled once per instruction set (see the header)
+    double LOG_FLOOR "SMALLVIS_LOG_FLOOR"
     void smallvis_tsne_rows2_2d(const double* x, const double* y, Py_ssize_t n,
                                 Py_ssize_t i, const double* p0,
                                 const double* p1, double* ax, double* ay,
                                 double* rx, double* ry, double* z) noexcept
+    void smallvis_largevis_coef(const double* d2, const double* p,
+                                Py_ssize_t start, Py_ssize_t n, const double* q,
+                                double* coef) noexcept
+    void smallvis_largevis_exp_coef(const double* d2, const double* p,
+                                    Py_ssize_t start, Py_ssize_t n,
+                                    const double* q, double* coef) noexcept
+    void smallvis_umap_coef(const double* d2, const double* p,
+                            Py_ssize_t start, Py_ssize_t n, const double* q,
+                            double* coef) noexcept
+    void smallvis_tumap_coef(const double* d2, const double* p,
+                             Py_ssize_t start, Py_ssize_t n, const double* q,
+                             double* coef) noexcept
+    void smallvis_largevis_row_2d(const double* x, const double* y,
+                                  Py_ssize_t n, Py_ssize_t i, const double* p,
+                                  const double* q, double* gx,
+                                  double* gy) noexcept
+    void smallvis_largevis_exp_row_2d(const double* x, const double* y,
+                                      Py_ssize_t n, Py_ssize_t i,
+                                      const double* p, const double* q,
+                                      double* gx, double* gy) noexcept
+    void smallvis_umap_row_2d(const double* x, const double* y, Py_ssize_t n,
+                              Py_ssize_t i, const double* p, const double* q,
+                              double* gx, double* gy) noexcept
+    void smallvis_tumap_row_2d(const double* x, const double* y, Py_ssize_t n,
+                               Py_ssize_t i, const double* p, const double* q,
+                               double* gx, double* gy) noexcept
+    double smallvis_cauchy_repulsion_row(const double* d2, Py_ssize_t start,
+                                         Py_ssize_t n, double a,
+                                         double b) noexcept
+    double smallvis_exp_repulsion_row(const double* d2, Py_ssize_t start,
+                                      Py_ssize_t n) noexcept
 
 import numpy as np
 
 __all__ = [
     "perplexity_rows",
+    "largevis_cost",
+    "largevis_gradient",
+    "largevis_exp_cost",
+    "largevis_exp_gradient",
+    "umap_cost",
+    "umap_gradient",
+    "tumap_cost",
+    "tumap_gradient",
     "asne_cost",
     "asne_gradient",
     "ssne_cost",
@@ -600,3 +640,199 @@ def asne_gradient(indptr, indices, data, Y, grad, n_threads):
             _clear_row(&ip[0], &ix[0], i, prow)
             _accumulate_pairs(&Yt[0, 0], n, dim, i, 0, e, &acc[t, 0, 0])
     np.copyto(grad, _reduce_threads(acc_arr).T)
+
+
+# ---------------------------------------------------------------------------
+# un-normalised methods (largevis, umap, tumap): one engine, one small
+# "coefficient" and "cost" function per method (after uwot's gradient classes)
+# ---------------------------------------------------------------------------
+
+# coef(d2, p, start, n, params, coef): c_j with force 4 c_j (y_i - y_j)
+ctypedef void (*coef_fn)(const double*, const double*, Py_ssize_t, Py_ssize_t,
+                         const double*, double*) noexcept nogil
+# row_2d(x, y, n, i, p, params, gx, gy): the same, fused, for 2-D output
+ctypedef void (*row2d_fn)(const double*, const double*, Py_ssize_t,
+                          Py_ssize_t, const double*, const double*, double*,
+                          double*) noexcept nogil
+# repulsion(d2, start, n, params): sum_j of the all-pairs cost term
+ctypedef double (*repulsion_fn)(const double*, Py_ssize_t, Py_ssize_t,
+                                const double*) noexcept nogil
+# edge(p, d2, params): the cost term of a stored entry, beyond the repulsion
+ctypedef double (*edge_fn)(double, double, const double*) noexcept nogil
+
+
+cdef inline double _xlogx(double x) noexcept nogil:
+    return x * log(x) if x > 0.0 else 0.0
+
+
+cdef inline double _floored_log(double x) noexcept nogil:
+    return log(x if x > LOG_FLOOR else LOG_FLOOR)
+
+
+# params: largevis (gamma, eps, alpha); largevis_exp (gamma,);
+#         umap (a, b, eps); tumap (eps,)
+
+cdef double _largevis_repulsion(const double* d2, Py_ssize_t start,
+                                Py_ssize_t n, const double* q) noexcept nogil:
+    return q[0] * smallvis_cauchy_repulsion_row(d2, start, n, q[2], 1.0)
+
+
+cdef double _largevis_edge(double p, double d2, const double* q) noexcept nogil:
+    return p * log1p(q[2] * d2)
+
+
+cdef double _largevis_exp_repulsion(const double* d2, Py_ssize_t start,
+                                    Py_ssize_t n, const double* q) noexcept nogil:
+    return q[0] * smallvis_exp_repulsion_row(d2, start, n)
+
+
+cdef double _largevis_exp_edge(double p, double d2, const double* q) noexcept nogil:
+    return p * (d2 + log1p(exp(-d2)))
+
+
+cdef double _umap_repulsion(const double* d2, Py_ssize_t start, Py_ssize_t n,
+                            const double* q) noexcept nogil:
+    return smallvis_cauchy_repulsion_row(d2, start, n, q[0], q[1])
+
+
+cdef double _umap_edge(double v, double d2, const double* q) noexcept nogil:
+    cdef double u = q[0] * exp(q[1] * log(d2)) if d2 > 0.0 else 0.0
+    return _xlogx(v) + _xlogx(1.0 - v) + v * _floored_log(u)
+
+
+cdef double _tumap_repulsion(const double* d2, Py_ssize_t start, Py_ssize_t n,
+                             const double* q) noexcept nogil:
+    return smallvis_cauchy_repulsion_row(d2, start, n, 1.0, 1.0)
+
+
+cdef double _tumap_edge(double v, double d2, const double* q) noexcept nogil:
+    return _xlogx(v) + _xlogx(1.0 - v) + v * _floored_log(d2)
+
+
+cdef _coef_gradient(coef_fn coef, row2d_fn row_2d, params, indptr, indices,
+                    data, Y, grad, int nt):
+    """Gradient 4 sum_j c_ij (y_i - y_j) over unordered pairs (P symmetric)."""
+    cdef const int64_t[::1] ip = indptr
+    cdef const int64_t[::1] ix = indices
+    cdef const double[::1] dv = data
+    q_arr = np.zeros(3)
+    q_arr[:len(params)] = params
+    cdef double[::1] q = q_arr
+    cdef Py_ssize_t n = Y.shape[0], dim = Y.shape[1], i
+    Yt_arr = np.ascontiguousarray(Y.T)
+    cdef const double[:, ::1] Yt = Yt_arr
+    # per thread: d2, P row, coefficients
+    cdef double[:, :, ::1] sc = _scratch(nt, 3, n)
+    acc_arr = np.zeros((nt, dim, n))
+    cdef double[:, :, ::1] acc = acc_arr
+    cdef bint dense = ip[n] == n * n
+    cdef const double* prow
+    cdef int t
+    with nogil:
+        for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
+            t = threadid()
+            if dense:
+                prow = &dv[i * n]
+            else:
+                _scatter_row(&ip[0], &ix[0], &dv[0], i, i + 1, &sc[t, 1, 0])
+                prow = &sc[t, 1, 0]
+            if dim == 2:
+                row_2d(&Yt[0, 0], &Yt[1, 0], n, i, prow, &q[0], &acc[t, 0, 0],
+                       &acc[t, 1, 0])
+            else:
+                _sq_dist_row(&Yt[0, 0], n, dim, i, i + 1, &sc[t, 0, 0])
+                coef(&sc[t, 0, 0], prow, i + 1, n, &q[0], &sc[t, 2, 0])
+                _accumulate_pairs(&Yt[0, 0], n, dim, i, i + 1, &sc[t, 2, 0],
+                                  &acc[t, 0, 0])
+            if not dense:
+                _clear_row(&ip[0], &ix[0], i, &sc[t, 1, 0])
+    np.copyto(grad, (4.0 * _reduce_threads(acc_arr)).T)
+
+
+cdef double _pair_cost(repulsion_fn repulsion, edge_fn edge, params, indptr,
+                       indices, data, Y, int nt):
+    """2 * sum_{i<j} [repulsion(d2) + edge(p_ij, d2) for stored p_ij > 0]."""
+    cdef const int64_t[::1] ip = indptr
+    cdef const int64_t[::1] ix = indices
+    cdef const double[::1] dv = data
+    cdef double[::1] q = np.ascontiguousarray(params, dtype=np.float64)
+    cdef Py_ssize_t n = Y.shape[0], dim = Y.shape[1], i, j
+    Yt_arr = np.ascontiguousarray(Y.T)
+    cdef const double[:, ::1] Yt = Yt_arr
+    cdef double[:, :, ::1] sc = _scratch(nt, 1, n)
+    cdef double[::1] rrow = np.zeros(n)
+    cdef double[::1] erow = np.zeros(n)
+    cdef bint dense = ip[n] == n * n
+    cdef double* d2
+    cdef double s, p
+    cdef int64_t k
+    with nogil:
+        for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
+            d2 = &sc[threadid(), 0, 0]
+            _sq_dist_row(&Yt[0, 0], n, dim, i, i + 1, d2)
+            rrow[i] = repulsion(d2, i + 1, n, &q[0])
+            s = 0.0
+            if dense:
+                for j in range(i + 1, n):
+                    p = dv[i * n + j]
+                    if p > 0.0:
+                        s = s + edge(p, d2[j], &q[0])
+            else:
+                for k in range(ip[i], ip[i + 1]):
+                    j = ix[k]
+                    if j > i and dv[k] > 0.0:
+                        s = s + edge(dv[k], d2[j], &q[0])
+            erow[i] = s
+    cdef double total = 0.0
+    for i in range(n):
+        total += rrow[i] + erow[i]
+    return 2.0 * total
+
+
+def largevis_cost(indptr, indices, data, Y, gamma, eps, alpha, n_threads):
+    """LargeVis cost with w = 1 / (1 + alpha d^2); see the reference twin."""
+    return _pair_cost(_largevis_repulsion, _largevis_edge, (gamma, eps, alpha),
+                      indptr, indices, data, Y, n_threads)
+
+
+def largevis_gradient(indptr, indices, data, Y, gamma, eps, alpha, grad,
+                      n_threads):
+    """LargeVis gradient; see the reference twin."""
+    _coef_gradient(smallvis_largevis_coef, smallvis_largevis_row_2d, (gamma, eps, alpha), indptr, indices, data,
+                   Y, grad, n_threads)
+
+
+def largevis_exp_cost(indptr, indices, data, Y, gamma, n_threads):
+    """LargeVis cost with w = 1 / (1 + exp(d^2)); see the reference twin."""
+    return _pair_cost(_largevis_exp_repulsion, _largevis_exp_edge, (gamma,),
+                      indptr, indices, data, Y, n_threads)
+
+
+def largevis_exp_gradient(indptr, indices, data, Y, gamma, grad, n_threads):
+    """LargeVis gradient with the exponential weight; see the reference twin."""
+    _coef_gradient(smallvis_largevis_exp_coef, smallvis_largevis_exp_row_2d, (gamma,), indptr, indices, data, Y,
+                   grad, n_threads)
+
+
+def umap_cost(indptr, indices, data, Y, a, b, eps, n_threads):
+    """UMAP fuzzy cross-entropy; see the reference twin."""
+    return _pair_cost(_umap_repulsion, _umap_edge, (a, b, eps), indptr,
+                      indices, data, Y, n_threads)
+
+
+def umap_gradient(indptr, indices, data, Y, a, b, eps, grad, n_threads):
+    """UMAP gradient 4 sum_j b (v_ij - w_ij) / (d^2 + eps) (y_i - y_j)."""
+    _coef_gradient(smallvis_umap_coef, smallvis_umap_row_2d, (a, b, eps), indptr, indices, data, Y, grad,
+                   n_threads)
+
+
+def tumap_cost(indptr, indices, data, Y, eps, n_threads):
+    """t-UMAP cost (UMAP with a = b = 1); see the reference twin."""
+    return _pair_cost(_tumap_repulsion, _tumap_edge, (eps,), indptr, indices,
+                      data, Y, n_threads)
+
+
+def tumap_gradient(indptr, indices, data, Y, eps, grad, n_threads):
+    """t-UMAP gradient 4 sum_j (v - w) w / (1 - w + eps) (y_i - y_j)."""
+    _coef_gradient(smallvis_tumap_coef, smallvis_tumap_row_2d, (eps,), indptr, indices, data, Y, grad,
+                   n_threads)

@@ -11,7 +11,24 @@
 #ifndef SMALLVIS_PAIRLOOPS_H
 #define SMALLVIS_PAIRLOOPS_H
 
+#include <math.h>
 #include <stddef.h>
+
+/*
+ * Vector maths.  When the build found glibc's libmvec (setup.py probes for
+ * it and defines SMALLVIS_LIBMVEC), exp and log are declared with the simd
+ * attribute so that GCC's vectoriser calls their vector versions; otherwise
+ * they call the scalar libm functions.  Either way the result agrees with
+ * the NumPy reference to a few units in the last place.
+ */
+#if defined(SMALLVIS_LIBMVEC)
+double exp(double) __attribute__((simd("notinbranch")));
+double log(double) __attribute__((simd("notinbranch")));
+double log1p(double) __attribute__((simd("notinbranch")));
+#endif
+
+/* Smallest positive normal double: floors log() arguments (see reference). */
+#define SMALLVIS_LOG_FLOOR 2.2250738585072014e-308
 
 #if defined(__x86_64__) && defined(__linux__) && \
     ((defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8) || \
@@ -70,6 +87,136 @@ static void smallvis_tsne_rows2_2d(
     ry[i + 1] += sry1;
     z[0] += z0;
     z[1] += z1;
+}
+
+/*
+ * Per-pair gradient coefficients c(d2, p; q0, q1, q2) of the un-normalised
+ * methods: the pair (i, j) contributes 4 c (y_i - y_j) to the gradient of
+ * y_i.  Coincident points (d2 == 0) exert no force (the callers zero c).
+ */
+
+/* LargeVis, w = 1 / (1 + alpha d2): c = alpha p w - gamma w / (d2 + eps).
+ * q = (gamma, eps, alpha). */
+static inline double smallvis_largevis_c(double d, double p, double gamma,
+                                         double eps, double alpha)
+{
+    const double w = 1.0 / (1.0 + alpha * d);
+    return alpha * p * w - gamma * w / (d + eps);
+}
+
+/* LargeVis, w = 1 / (1 + exp(d2)): c = (1 - w) p - gamma w.  q = (gamma). */
+static inline double smallvis_largevis_exp_c(double d, double p, double gamma,
+                                             double unused1, double unused2)
+{
+    const double w = 1.0 / (1.0 + exp(d));
+    (void)unused1;
+    (void)unused2;
+    return (1.0 - w) * p - gamma * w;
+}
+
+/* UMAP, w = 1 / (1 + a d2^b): c = b (v - w) / (d2 + eps).  q = (a, b, eps). */
+static inline double smallvis_umap_c(double d, double p, double a, double b,
+                                     double eps)
+{
+    const double w = 1.0 / (1.0 + a * exp(b * log(d > 0.0 ? d : 1.0)));
+    return b * (p - w) / (d + eps);
+}
+
+/* t-UMAP, w = 1 / (1 + d2): c = (v - w) w / (1 - w + eps), 1 - w = d2 w.
+ * q = (eps). */
+static inline double smallvis_tumap_c(double d, double p, double eps,
+                                      double unused1, double unused2)
+{
+    const double w = 1.0 / (1.0 + d);
+    (void)unused1;
+    (void)unused2;
+    return (p - w) * w / (d * w + eps);
+}
+
+/* coef[j] = c(d2[j], p[j]) for start <= j < n (any output dimension). */
+#define SMALLVIS_COEF_ROW(name, c)                                            \
+    SMALLVIS_CLONES                                                           \
+    static void name(const double *__restrict__ d2,                           \
+                     const double *__restrict__ p, ptrdiff_t start,           \
+                     ptrdiff_t n, const double *__restrict__ q,               \
+                     double *__restrict__ coef)                               \
+    {                                                                         \
+        const double q0 = q[0], q1 = q[1], q2 = q[2];                         \
+        for (ptrdiff_t j = start; j < n; j++) {                               \
+            const double d = d2[j];                                           \
+            const double cj = c(d, p[j], q0, q1, q2);                         \
+            coef[j] = d > 0.0 ? cj : 0.0;                                     \
+        }                                                                     \
+    }
+
+/* Two output dimensions, fused: row i against j > i, gx/gy[i] += sum_j c dx,
+ * gx/gy[j] -= c dx (the caller multiplies by 4 at the end). */
+#define SMALLVIS_FORCE_ROW_2D(name, c)                                        \
+    SMALLVIS_CLONES                                                           \
+    static void name(const double *__restrict__ x,                            \
+                     const double *__restrict__ y, ptrdiff_t n, ptrdiff_t i,  \
+                     const double *__restrict__ p,                            \
+                     const double *__restrict__ q, double *__restrict__ gx,   \
+                     double *__restrict__ gy)                                 \
+    {                                                                         \
+        const double q0 = q[0], q1 = q[1], q2 = q[2];                         \
+        const double xi = x[i], yi = y[i];                                    \
+        double sx = 0.0, sy = 0.0;                                            \
+        for (ptrdiff_t j = i + 1; j < n; j++) {                               \
+            const double dx = xi - x[j], dy = yi - y[j];                      \
+            const double d = dx * dx + dy * dy;                               \
+            const double cj = c(d, p[j], q0, q1, q2);                         \
+            const double f = d > 0.0 ? cj : 0.0;                              \
+            sx += f * dx;                                                     \
+            sy += f * dy;                                                     \
+            gx[j] -= f * dx;                                                  \
+            gy[j] -= f * dy;                                                  \
+        }                                                                     \
+        gx[i] += sx;                                                          \
+        gy[i] += sy;                                                          \
+    }
+
+SMALLVIS_COEF_ROW(smallvis_largevis_coef, smallvis_largevis_c)
+SMALLVIS_COEF_ROW(smallvis_largevis_exp_coef, smallvis_largevis_exp_c)
+SMALLVIS_COEF_ROW(smallvis_umap_coef, smallvis_umap_c)
+SMALLVIS_COEF_ROW(smallvis_tumap_coef, smallvis_tumap_c)
+SMALLVIS_FORCE_ROW_2D(smallvis_largevis_row_2d, smallvis_largevis_c)
+SMALLVIS_FORCE_ROW_2D(smallvis_largevis_exp_row_2d, smallvis_largevis_exp_c)
+SMALLVIS_FORCE_ROW_2D(smallvis_umap_row_2d, smallvis_umap_c)
+SMALLVIS_FORCE_ROW_2D(smallvis_tumap_row_2d, smallvis_tumap_c)
+
+/*
+ * Repulsive cost terms summed over one row, columns start <= j < n:
+ * sum_j -log(1 - w_ij), with 1 - w written without cancellation and its
+ * log floored at SMALLVIS_LOG_FLOOR (coincident points).
+ */
+
+/* w = 1 / (1 + u), u = a d2^b (Cauchy: a = alpha, b = 1): 1 - w = u / (1 + u). */
+SMALLVIS_CLONES
+static double smallvis_cauchy_repulsion_row(
+    const double *__restrict__ d2, ptrdiff_t start, ptrdiff_t n, double a,
+    double b)
+{
+    double s = 0.0;
+    for (ptrdiff_t j = start; j < n; j++) {
+        const double d = d2[j];
+        const double u = d > 0.0 ? a * exp(b * log(d)) : 0.0;
+        const double floored = u > SMALLVIS_LOG_FLOOR ? u : SMALLVIS_LOG_FLOOR;
+        s += log1p(u) - log(floored);
+    }
+    return s;
+}
+
+/* w = 1 / (1 + exp(d2)): -log(1 - w) = log1p(exp(-d2)). */
+SMALLVIS_CLONES
+static double smallvis_exp_repulsion_row(
+    const double *__restrict__ d2, ptrdiff_t start, ptrdiff_t n)
+{
+    double s = 0.0;
+    for (ptrdiff_t j = start; j < n; j++) {
+        s += log1p(exp(-d2[j]));
+    }
+    return s;
 }
 
 #endif /* SMALLVIS_PAIRLOOPS_H */

@@ -23,10 +23,23 @@ ranges before calling any kernel.
 
 import numpy as np
 from scipy.sparse import csr_matrix
-from scipy.special import logsumexp
+from scipy.special import logsumexp, xlogy
+
+#: Smallest positive normal double: floors the argument of log(1 - w) when
+#: two output points coincide (w = 1), so costs stay finite (about 708 per
+#: coincident pair instead of +inf).  Not a parameter.
+LOG_FLOOR = np.finfo(np.float64).tiny
 
 __all__ = [
     "perplexity_rows",
+    "largevis_cost",
+    "largevis_gradient",
+    "largevis_exp_cost",
+    "largevis_exp_gradient",
+    "umap_cost",
+    "umap_gradient",
+    "tumap_cost",
+    "tumap_gradient",
     "asne_cost",
     "asne_gradient",
     "ssne_cost",
@@ -289,3 +302,176 @@ def tsne_gradient(indptr, indices, data, Y, grad, n_threads):
     W = _cauchy_weights(Y)
     Q = W / W.sum()
     grad[...] = _gradient_from_coefficients(4.0 * (P - Q) * W, Y)
+
+
+# ---------------------------------------------------------------------------
+# largevis, umap, tumap (seed 001): un-normalised output weights
+# ---------------------------------------------------------------------------
+#
+# For a weight written as w = 1 / (1 + u), 1 - w = u / (1 + u), so
+#     log w = -log1p(u),   log(1 - w) = log(u) - log1p(u),
+# which avoids the cancellation of computing 1 - w directly.  log(u) is
+# floored at log(LOG_FLOOR) where two output points coincide (u = 0).
+# Coincident points (d_ij = 0) exert no force: their direction is undefined.
+
+
+def _off_diagonal_sum(M):
+    """Sum of the entries of M off its diagonal."""
+    return float(M.sum() - np.trace(M))
+
+
+def _log_one_minus_w(U):
+    """log(1 - w) for w = 1 / (1 + U), floored where U = 0."""
+    return np.log(np.maximum(U, LOG_FLOOR)) - np.log1p(U)
+
+
+def _force_gradient(K, D2, Y):
+    """4 sum_j K_ij (y_i - y_j), with coincident pairs (and i = j) removed."""
+    K = np.where(D2 > 0, K, 0.0)
+    return 4.0 * _gradient_from_coefficients(K, Y)
+
+
+def largevis_cost(indptr, indices, data, Y, gamma, eps, alpha, n_threads):
+    r"""LargeVis cost (seed 001), the form smallvis minimises.
+
+    .. math::
+
+        C = -\sum_{i \ne j} p_{ij} \log w_{ij}
+            - \gamma \sum_{i \ne j} \log(1 - w_{ij}),
+        \qquad w_{ij} = \frac{1}{1 + \alpha \|y_i - y_j\|^2}.
+
+    ``alpha = 1`` is the Cauchy kernel of t-SNE.  ``eps`` regularises only
+    the gradient and is ignored here.
+    """
+    n = Y.shape[0]
+    P = _dense(indptr, indices, data, n)
+    U = alpha * _squared_distances(Y)
+    C = P * np.log1p(U) - gamma * _log_one_minus_w(U)
+    return _off_diagonal_sum(C)
+
+
+def largevis_gradient(indptr, indices, data, Y, gamma, eps, alpha, grad, n_threads):
+    r"""LargeVis gradient (seed 001, ``P`` symmetric).
+
+    .. math::
+
+        \frac{\partial C}{\partial y_i} = 4 \sum_j \left(
+            \alpha w_{ij} p_{ij} - \frac{\gamma w_{ij}}{d_{ij}^2 + \epsilon}
+        \right) (y_i - y_j).
+
+    Exact when ``eps = 0``; LargeVis uses ``eps = 0.1``.
+    """
+    n = Y.shape[0]
+    P = _dense(indptr, indices, data, n)
+    D2 = _squared_distances(Y)
+    W = 1.0 / (1.0 + alpha * D2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        K = alpha * W * P - gamma * W / (D2 + eps)
+    grad[...] = _force_gradient(K, D2, Y)
+
+
+def largevis_exp_cost(indptr, indices, data, Y, gamma, n_threads):
+    r"""LargeVis cost with the exponential weight of seed 001.
+
+    .. math::
+
+        C = -\sum_{i \ne j} p_{ij} \log w_{ij}
+            - \gamma \sum_{i \ne j} \log(1 - w_{ij}),
+        \qquad w_{ij} = \frac{1}{1 + \exp(\|y_i - y_j\|^2)}.
+
+    Computed stably as :math:`-\log w = d^2 + \log(1 + e^{-d^2})` and
+    :math:`-\log(1 - w) = \log(1 + e^{-d^2})`.
+    """
+    n = Y.shape[0]
+    P = _dense(indptr, indices, data, n)
+    D2 = _squared_distances(Y)
+    softplus_neg = np.log1p(np.exp(-D2))
+    C = P * (D2 + softplus_neg) + gamma * softplus_neg
+    return _off_diagonal_sum(C)
+
+
+def largevis_exp_gradient(indptr, indices, data, Y, gamma, grad, n_threads):
+    r"""LargeVis gradient with the exponential weight (seed 001).
+
+    .. math::
+
+        \frac{\partial C}{\partial y_i} = 4 \sum_j \left[
+            (1 - w_{ij}) p_{ij} - \gamma w_{ij} \right] (y_i - y_j).
+    """
+    n = Y.shape[0]
+    P = _dense(indptr, indices, data, n)
+    D2 = _squared_distances(Y)
+    W = 1.0 / (1.0 + np.exp(D2))
+    grad[...] = _force_gradient((1.0 - W) * P - gamma * W, D2, Y)
+
+
+def umap_cost(indptr, indices, data, Y, a, b, eps, n_threads):
+    r"""UMAP cost: the fuzzy-set cross-entropy of seeds 001 and 003.
+
+    .. math::
+
+        C = \sum_{i \ne j} \left[ v_{ij} \log \frac{v_{ij}}{w_{ij}}
+            + (1 - v_{ij}) \log \frac{1 - v_{ij}}{1 - w_{ij}} \right],
+        \qquad w_{ij} = \frac{1}{1 + a \|y_i - y_j\|^{2b}}.
+
+    The constant terms (in ``v`` only) are kept; ``0 log 0 = 0``.  ``eps``
+    regularises only the gradient and is ignored here.
+    """
+    n = Y.shape[0]
+    V = _dense(indptr, indices, data, n)
+    U = a * _squared_distances(Y) ** b
+    C = (xlogy(V, V) + xlogy(1.0 - V, 1.0 - V)
+         + V * np.log1p(U) - (1.0 - V) * _log_one_minus_w(U))
+    return _off_diagonal_sum(C)
+
+
+def umap_gradient(indptr, indices, data, Y, a, b, eps, grad, n_threads):
+    r"""UMAP gradient for the exact optimizer (seed 001, compact form).
+
+    .. math::
+
+        \frac{\partial C}{\partial y_i} = 4 \sum_j
+            \frac{b\,(v_{ij} - w_{ij})}{d_{ij}^2 + \epsilon} (y_i - y_j).
+
+    Exact when ``eps = 0``, where it equals the explicit form
+    :math:`4 \sum_j [a b d^{2(b-1)} w v - b (1 - v) w / d^2](y_i - y_j)`.
+    """
+    n = Y.shape[0]
+    V = _dense(indptr, indices, data, n)
+    D2 = _squared_distances(Y)
+    W = 1.0 / (1.0 + a * D2 ** b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        K = b * (V - W) / (D2 + eps)
+    grad[...] = _force_gradient(K, D2, Y)
+
+
+def tumap_cost(indptr, indices, data, Y, eps, n_threads):
+    r"""t-UMAP cost: :func:`umap_cost` with ``a = b = 1``.
+
+    .. math::
+
+        C = \sum_{i \ne j} \left[ v_{ij} \log \frac{v_{ij}}{w_{ij}}
+            + (1 - v_{ij}) \log \frac{1 - v_{ij}}{1 - w_{ij}} \right],
+        \qquad w_{ij} = \frac{1}{1 + \|y_i - y_j\|^2}.
+    """
+    return umap_cost(indptr, indices, data, Y, 1.0, 1.0, eps, n_threads)
+
+
+def tumap_gradient(indptr, indices, data, Y, eps, grad, n_threads):
+    r"""t-UMAP gradient for the exact optimizer (smallvis R's form).
+
+    .. math::
+
+        \frac{\partial C}{\partial y_i} = 4 \sum_j (v_{ij} - w_{ij})
+            \frac{w_{ij}}{1 - w_{ij} + \epsilon} (y_i - y_j),
+
+    with :math:`1 - w = d^2 w` computed without cancellation.  Exact when
+    ``eps = 0`` (then :math:`w / (1 - w) = 1 / d^2`).
+    """
+    n = Y.shape[0]
+    V = _dense(indptr, indices, data, n)
+    D2 = _squared_distances(Y)
+    W = 1.0 / (1.0 + D2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        K = (V - W) * W / (D2 * W + eps)
+    grad[...] = _force_gradient(K, D2, Y)
