@@ -23,7 +23,7 @@ ranges before calling any kernel.
 
 import numpy as np
 from scipy.sparse import csr_matrix
-from scipy.special import logsumexp, xlogy
+from scipy import special
 
 #: Smallest positive normal double: floors the argument of log(1 - w) when
 #: two output points coincide (w = 1), so costs stay finite (about 708 per
@@ -184,7 +184,7 @@ def _asne_log_q(Y):
     """Row-wise log q_{j|i} with a Gaussian kernel; the diagonal is -inf."""
     D2 = _squared_distances(Y)
     np.fill_diagonal(D2, np.inf)
-    return -D2 - logsumexp(-D2, axis=1, keepdims=True)
+    return -D2 - special.logsumexp(-D2, axis=1, keepdims=True)
 
 
 def asne_cost(indptr, indices, data, Y, n_threads):
@@ -228,7 +228,7 @@ def _ssne_log_q(Y):
     """Joint log q_ij with a Gaussian kernel; the diagonal is -inf."""
     D2 = _squared_distances(Y)
     np.fill_diagonal(D2, np.inf)
-    return -D2 - logsumexp(-D2)
+    return -D2 - special.logsumexp(-D2)
 
 
 def ssne_cost(indptr, indices, data, Y, n_threads):
@@ -420,7 +420,7 @@ def umap_cost(indptr, indices, data, Y, a, b, eps, n_threads):
     n = Y.shape[0]
     V = _dense(indptr, indices, data, n)
     U = a * _squared_distances(Y) ** b
-    C = (xlogy(V, V) + xlogy(1.0 - V, 1.0 - V)
+    C = (special.xlogy(V, V) + special.xlogy(1.0 - V, 1.0 - V)
          + V * np.log1p(U) - (1.0 - V) * _log_one_minus_w(U))
     return _off_diagonal_sum(C)
 
