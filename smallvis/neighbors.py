@@ -181,15 +181,27 @@ def _annoy(X, k, n_trees, search_k, seed, n_threads):
     for i in range(n):
         index.add_item(i, X[i])
     index.build(n_trees, n_jobs=n_threads)
-    indices = np.empty((n, k), dtype=np.int64)
-    distances = np.empty((n, k), dtype=np.float64)
+    m = k + 1
+    cand = np.full((n, m), -1, dtype=np.int64)
     for i in range(n):
-        found = index.get_nns_by_item(i, k + 1, search_k=search_k)
-        # Drop the point itself wherever it is (with duplicates it need not
-        # come first, and it may be missing); otherwise drop the farthest.
-        cand = np.array([j for j in found if j != i], dtype=np.int64)
-        if len(cand) < k:  # Annoy returned too few: brute force this row
-            cand = np.delete(np.arange(n, dtype=np.int64), i)
-        d2 = cdist(X[i:i + 1], X[cand], "sqeuclidean")[0]
-        indices[i], distances[i] = _select(d2, cand, k)
+        found = index.get_nns_by_item(i, m, search_k=search_k)
+        cand[i, :len(found)] = found
+    # Drop the point itself wherever it is (with duplicates it need not come
+    # first, and it may be missing; then the farthest candidate goes).
+    rows = np.arange(n, dtype=np.int64)[:, None]
+    invalid = (cand == rows) | (cand < 0)
+    safe = np.where(invalid, rows, cand)
+    d2 = np.zeros((n, m))
+    for c in range(X.shape[1]):  # summed in cdist's order: identical values
+        diff = X[safe, c] - X[:, c][:, None]
+        d2 += diff * diff
+    d2[invalid] = np.inf
+    order = np.lexsort((cand, _tie_key(d2)))[:, :k]
+    indices = np.take_along_axis(cand, order, 1)
+    distances = np.take_along_axis(d2, order, 1)
+    for i in np.flatnonzero(np.isinf(distances[:, -1])):
+        # Annoy returned fewer than k other points: brute force this row
+        others = np.delete(np.arange(n, dtype=np.int64), i)
+        row = cdist(X[i:i + 1], X[others], "sqeuclidean")[0]
+        indices[i], distances[i] = _select(row, others, k)
     return indices, _monotone_sqrt(distances)
