@@ -80,6 +80,7 @@ __all__ = [
     "umap_gradient",
     "tumap_cost",
     "tumap_gradient",
+    "smooth_knn_rows",
     "asne_cost",
     "asne_gradient",
     "ssne_cost",
@@ -278,6 +279,83 @@ def perplexity_rows(D2, perplexity, tol, max_tries, P, beta):
                 guess = b
             bv[i] = b
     return n_failed
+
+
+def smooth_knn_rows(distances, target, local_connectivity, tol, n_iter,
+                    min_scale, sigma, rho):
+    """UMAP's smoothed kNN distances (rho, sigma) per row; see the reference twin."""
+    cdef const double[:, ::1] dv = distances
+    cdef double[::1] sv = sigma
+    cdef double[::1] rv = rho
+    cdef Py_ssize_t n = dv.shape[0], k = dv.shape[1], i, j, m, c
+    cdef double ctarget = target, ctol = tol, lc = local_connectivity
+    cdef double cscale = min_scale
+    cdef Py_ssize_t it, cn_iter = n_iter, n_failed = 0
+    cdef Py_ssize_t whole = <Py_ssize_t>floor(lc)
+    cdef double frac = lc - whole
+    cdef double total = 0.0, row_sum, r, lo, hi, mid, s, x, z_prev, z, floor_
+    cdef bint converged
+    for i in range(n):
+        row_sum = 0.0
+        for j in range(k):
+            row_sum += dv[i, j]
+        total += row_sum
+    cdef double global_mean = total / (n * k)
+    with nogil:
+        for i in range(n):
+            # rho: the whole-th non-zero distance, interpolated towards the next
+            r = 0.0
+            m = 0            # number of non-zero distances seen so far
+            z_prev = 0.0     # the m-th non-zero distance
+            row_sum = 0.0
+            for j in range(k):
+                row_sum += dv[i, j]
+                if dv[i, j] > 0.0:
+                    m += 1
+                    z = dv[i, j]
+                    if whole > 0 and m == whole:
+                        r = z
+                    elif whole > 0 and m == whole + 1 and frac > 1e-5:
+                        r = r + frac * (z - r)
+                    elif whole == 0 and m == 1:
+                        r = frac * z
+                    z_prev = z
+            if m < lc:
+                r = z_prev   # fewer non-zero distances than asked: the largest (0 if none)
+            lo = 0.0
+            hi = INFINITY
+            mid = 1.0
+            converged = False
+            for it in range(cn_iter):
+                s = 0.0
+                for j in range(1, k):
+                    x = dv[i, j] - r
+                    if x > 0.0:
+                        s += exp(-x / mid)
+                    else:
+                        s += 1.0
+                if fabs(s - ctarget) < ctol:
+                    converged = True
+                    break
+                if s > ctarget:
+                    hi = mid
+                    mid = 0.5 * (lo + hi)
+                else:
+                    lo = mid
+                    if hi == INFINITY:
+                        mid = mid * 2.0
+                    else:
+                        mid = 0.5 * (lo + hi)
+            if not converged:
+                n_failed += 1
+            if r > 0.0:
+                floor_ = cscale * (row_sum / k)
+            else:
+                floor_ = cscale * global_mean
+            sv[i] = mid if mid > floor_ else floor_
+            rv[i] = r
+    return n_failed
+
 
 
 # ---------------------------------------------------------------------------

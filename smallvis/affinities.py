@@ -11,6 +11,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.spatial.distance import pdist, squareform
 
+from ._validation import check_number
+
 PERPLEXITY_TOL = 1e-5
 PERPLEXITY_MAX_TRIES = 50
 
@@ -115,3 +117,339 @@ def kernel_triplet(P):
 def as_dense_or_sparse(P):
     """Return ``P`` unchanged if sparse, else as a float64 ndarray."""
     return P if sp.issparse(P) else np.asarray(P, dtype=np.float64)
+
+
+# ---------------------------------------------------------------------------
+# sparse affinities from a k-nearest-neighbour graph
+# ---------------------------------------------------------------------------
+
+#: umap-learn's constants for the smoothed kNN distances.
+SMOOTH_K_TOL = 1e-5
+SMOOTH_K_N_ITER = 64
+MIN_K_DIST_SCALE = 1e-3
+
+
+def _check_int(value, name, low, high):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer; got {value!r}")
+    if not low <= value <= high:
+        raise ValueError(f"{name} must satisfy {low} <= {name} <= {high}; got {value}")
+    return int(value)
+
+
+def _knn(X, k, knn, knn_method, random_state, n_threads):
+    """The ``k`` nearest other points of each row, computed or precomputed.
+
+    ``knn`` is None or an ``(indices, distances)`` pair as returned by
+    :func:`smallvis.neighbors.nearest_neighbors` with at least ``k``
+    columns; its first ``k`` columns are used.
+    """
+    from .neighbors import nearest_neighbors
+
+    n = X.shape[0]
+    if knn is None:
+        return nearest_neighbors(X, k, method=knn_method, random_state=random_state,
+                                 n_threads=n_threads)
+    try:
+        indices, distances = knn
+    except (TypeError, ValueError):
+        raise TypeError("knn must be a pair (indices, distances) from nearest_neighbors") from None
+    indices = np.asarray(indices)
+    distances = np.asarray(distances, dtype=np.float64)
+    if indices.ndim != 2 or indices.shape != distances.shape or indices.shape[0] != n:
+        raise ValueError(
+            f"knn indices and distances must both have shape (n_samples={n}, n_neighbors); "
+            f"got {indices.shape} and {distances.shape}"
+        )
+    if indices.shape[1] < k:
+        raise ValueError(f"knn has {indices.shape[1]} neighbours per point; {k} are needed")
+    if indices.dtype.kind not in "iu" or indices.min() < 0 or indices.max() >= n:
+        raise ValueError(f"knn indices must be integers in [0, {n - 1}]")
+    if not np.all(np.isfinite(distances)) or distances.min() < 0:
+        raise ValueError("knn distances must be finite and non-negative")
+    if np.any(indices[:, :k] == np.arange(n)[:, None]):
+        raise ValueError("knn must not contain the point itself (see nearest_neighbors)")
+    return (np.ascontiguousarray(indices[:, :k], dtype=np.int64),
+            np.ascontiguousarray(distances[:, :k]))
+
+
+def _rows_to_csr(indices, values, n):
+    """CSR matrix with row ``i`` holding ``values[i]`` at columns ``indices[i]``."""
+    k = indices.shape[1]
+    C = sp.csr_matrix((values.ravel(), indices.ravel(),
+                       np.arange(0, n * k + 1, k, dtype=np.int64)), shape=(n, n))
+    C.sum_duplicates()
+    C.eliminate_zeros()
+    C.sort_indices()
+    return C
+
+
+def conditional_perplexity_knn(X, perplexity, kernels, *, n_neighbors=None, knn=None,
+                               knn_method="auto", random_state=None, n_threads=1,
+                               tol=PERPLEXITY_TOL, max_tries=PERPLEXITY_MAX_TRIES):
+    r"""Sparse conditional Gaussian affinities calibrated on a kNN graph.
+
+    The bandwidth search of :func:`conditional_perplexity` (the twin kernel
+    ``perplexity_rows``) run over each point's ``k`` nearest neighbours
+    instead of all other points; every other :math:`p_{j|i}` is 0.  With
+    ``k = n_samples - 1`` the result equals the dense one (to rounding).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Validated input data.
+    perplexity : float
+        Target perplexity, ``1 <= perplexity <= k``.
+    kernels : module
+        The kernel module.
+    n_neighbors : int, optional
+        ``k``.  Default ``min(floor(3 * perplexity), n_samples - 1)`` (guide
+        §3: calibrate over 3 x perplexity neighbours).
+    knn : (indices, distances), optional
+        Precomputed neighbours (point itself excluded, sorted), e.g. from
+        :func:`smallvis.neighbors.nearest_neighbors`; the first ``k`` columns
+        are used.  Default: computed with ``knn_method``.
+    knn_method : {"auto", "exact", "annoy"}, default="auto"
+    random_state : None, int or Generator
+        Seeds Annoy.
+    n_threads : int, default=1
+        Threads for building the Annoy index.
+    tol, max_tries
+        As :func:`conditional_perplexity`.
+
+    Returns
+    -------
+    P : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+        Rows sum to 1; at most ``k`` non-zeros per row.
+    beta : ndarray of shape (n_samples,)
+    """
+    n = X.shape[0]
+    if n_neighbors is None:
+        n_neighbors = min(int(np.floor(3.0 * perplexity)), n - 1)
+    n_neighbors = _check_int(n_neighbors, "n_neighbors", 1, n - 1)
+    if perplexity > n_neighbors:
+        raise ValueError(
+            f"perplexity must be at most n_neighbors = {n_neighbors}; got {perplexity}"
+        )
+    indices, distances = _knn(X, n_neighbors, knn, knn_method, random_state, n_threads)
+    D2 = np.ascontiguousarray(distances ** 2)
+    rows = np.zeros_like(D2)
+    beta = np.zeros(n)
+    n_failed = kernels.perplexity_rows(D2, float(perplexity), float(tol), int(max_tries),
+                                       rows, beta)
+    if n_failed:
+        warnings.warn(
+            f"perplexity calibration did not converge for {n_failed} of {n} rows; "
+            f"those rows put 1/{max(int(perplexity), 1)} on their "
+            f"{max(int(perplexity), 1)} nearest neighbours",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+    return _rows_to_csr(indices, rows, n), beta
+
+
+def joint_perplexity_knn(X, perplexity, kernels, **knn_params):
+    """Sparse symmetric, matrix-normalised perplexity affinities on a kNN graph.
+
+    ``(P + P^T) / 2`` of :func:`conditional_perplexity_knn`, divided by its
+    sum.  Keywords are passed on to :func:`conditional_perplexity_knn`.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+        Symmetric, sums to 1.
+    """
+    P, _ = conditional_perplexity_knn(X, perplexity, kernels, **knn_params)
+    J = normalize(symmetrize(P)).tocsr()
+    J.sort_indices()
+    return J
+
+
+def smooth_knn_distances(distances, kernels, *, local_connectivity=1.0, bandwidth=1.0):
+    r"""UMAP's :math:`\sigma_i` and :math:`\rho_i` from self-excluded kNN distances.
+
+    ``distances`` has the ``k - 1`` nearest *other* points of each row
+    (as :func:`smallvis.neighbors.nearest_neighbors` returns them); the
+    point itself is put back as a zero column 0, so ``k`` counts the point
+    as umap-learn's ``n_neighbors`` does, the target is
+    :math:`\log_2(k) \cdot \mathrm{bandwidth}`, and the floor
+    ``1e-3 * mean`` averages over all ``k`` columns including the zero (see
+    the twin kernel ``smooth_knn_rows``).
+
+    Returns
+    -------
+    sigma, rho : ndarray of shape (n_samples,)
+    n_failed : int
+        Rows whose sum missed the target by more than 1e-5.
+    """
+    n, m = distances.shape
+    with_self = np.zeros((n, m + 1))
+    with_self[:, 1:] = distances
+    sigma = np.zeros(n)
+    rho = np.zeros(n)
+    target = np.log2(m + 1) * bandwidth
+    n_failed = kernels.smooth_knn_rows(with_self, float(target), float(local_connectivity),
+                                       SMOOTH_K_TOL, SMOOTH_K_N_ITER, MIN_K_DIST_SCALE,
+                                       sigma, rho)
+    return sigma, rho, n_failed
+
+
+def fuzzy_memberships(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwidth=1.0,
+                      knn=None, knn_method="auto", random_state=None, n_threads=1):
+    r"""Directed UMAP membership strengths :math:`v_{j|i}` (before the union).
+
+    .. math::
+
+        v_{j|i} = \exp\!\left(-\frac{\max(0, d_{ij} - \rho_i)}{\sigma_i}\right)
+
+    for the ``n_neighbors - 1`` nearest other points ``j`` of ``i`` (UMAP's
+    ``n_neighbors`` counts the point itself); 0 elsewhere and on the
+    diagonal.  Parameters as :func:`umap_graph`.
+
+    Returns
+    -------
+    V : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+    sigma, rho : ndarray of shape (n_samples,)
+    """
+    n = X.shape[0]
+    n_neighbors = _check_int(n_neighbors, "n_neighbors", 2, n)
+    local_connectivity = check_number(local_connectivity, "local_connectivity", low=0)
+    bandwidth = check_number(bandwidth, "bandwidth", low=0, low_open=True)
+    indices, distances = _knn(X, n_neighbors - 1, knn, knn_method, random_state, n_threads)
+    sigma, rho, _ = smooth_knn_distances(distances, kernels,
+                                         local_connectivity=local_connectivity,
+                                         bandwidth=bandwidth)
+    # rows that miss the target (e.g. all neighbours at distance <= rho) are
+    # kept as umap-learn keeps them, silently: their sigma is the last
+    # bisection value, floored.
+    vals = np.exp(-np.maximum(distances - rho[:, None], 0.0) / sigma[:, None])
+    return _rows_to_csr(indices, vals, n), sigma, rho
+
+
+def umap_graph(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwidth=1.0,
+               set_op_mix_ratio=1.0, knn=None, knn_method="auto", random_state=None,
+               n_threads=1):
+    r"""UMAP's fuzzy simplicial set: the symmetric input graph ``V``.
+
+    Following umap-learn (guide §3): memberships :math:`v_{j|i}` from
+    :func:`fuzzy_memberships`, then the fuzzy union mixed with the
+    intersection,
+
+    .. math::
+
+        V = \mu \,(A + A^\top - A \circ A^\top) + (1 - \mu)\, A \circ A^\top,
+        \qquad A_{ij} = v_{j|i},\ \mu = \texttt{set\_op\_mix\_ratio}.
+
+    ``V`` is **not** normalised; entries lie in (0, 1].
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Validated input data.
+    n_neighbors : int
+        UMAP's neighbourhood size, **counting the point itself** (so
+        ``n_neighbors - 1`` other points), ``2 <= n_neighbors <= n_samples``.
+    kernels : module
+        The kernel module (runs ``smooth_knn_rows``).
+    local_connectivity : float, default=1.0
+        Number of nearest neighbours treated as fully connected (fractional
+        values interpolate), ``>= 0``.
+    bandwidth : float, default=1.0
+        Multiplies the target ``log2(n_neighbors)``; ``> 0``.
+    set_op_mix_ratio : float, default=1.0
+        1: pure fuzzy union; 0: pure fuzzy intersection.
+    knn : (indices, distances), optional
+        Precomputed self-excluded neighbours with at least
+        ``n_neighbors - 1`` columns.
+    knn_method, random_state, n_threads
+        Passed to :func:`smallvis.neighbors.nearest_neighbors`.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+        Symmetric, zero diagonal, sorted indices, no explicit zeros.
+    """
+    mix = check_number(set_op_mix_ratio, "set_op_mix_ratio", low=0, high=1)
+    A, _, _ = fuzzy_memberships(X, n_neighbors, kernels, local_connectivity=local_connectivity,
+                                bandwidth=bandwidth, knn=knn, knn_method=knn_method,
+                                random_state=random_state, n_threads=n_threads)
+    At = A.T.tocsr()
+    prod = A.multiply(At)
+    V = (mix * (A + At - prod) + (1.0 - mix) * prod).tocsr()
+    V.eliminate_zeros()
+    V.sort_indices()
+    return V
+
+
+def ncvis_graph(X, n_neighbors=15, *, knn=None, knn_method="auto", random_state=None,
+                n_threads=1):
+    r"""NCVis input affinities: the union-symmetrised kNN graph, normalised.
+
+    .. math::
+
+        v_{ij} = a_{ij} \lor a_{ji}, \qquad p_{ij} = v_{ij} / \textstyle\sum_{kl} v_{kl},
+
+    where :math:`a_{ij} = 1` when ``j`` is among the ``n_neighbors`` nearest
+    other points of ``i`` (the seed calls this graph "mutual" but defines it
+    with OR; guide §3).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Validated input data.
+    n_neighbors : int, default=15
+        Neighbours per point, the point itself not counted,
+        ``1 <= n_neighbors < n_samples``.
+    knn, knn_method, random_state, n_threads
+        As :func:`umap_graph`.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+        Symmetric, sums to 1, every non-zero equal to ``1 / nnz``.
+    """
+    n = X.shape[0]
+    n_neighbors = _check_int(n_neighbors, "n_neighbors", 1, n - 1)
+    indices, _ = _knn(X, n_neighbors, knn, knn_method, random_state, n_threads)
+    A = _rows_to_csr(indices, np.ones(indices.shape), n)
+    V = ((A + A.T) > 0).astype(np.float64).tocsr()
+    V.sort_indices()
+    return normalize(V).tocsr()
+
+
+def umap_ab(spread=1.0, min_dist=0.1):
+    r"""UMAP's output-kernel parameters ``a`` and ``b`` for ``spread`` and ``min_dist``.
+
+    Least-squares fit (:func:`scipy.optimize.curve_fit`, start ``a = b = 1``)
+    of :math:`1 / (1 + a x^{2b})` to the curve that is 1 for
+    :math:`x < \texttt{min\_dist}` and
+    :math:`\exp(-(x - \texttt{min\_dist}) / \texttt{spread})` beyond, on
+    300 evenly spaced points of :math:`[0, 3\,\texttt{spread}]` (guide §3, as
+    umap-learn).  ``(1, 0.1)`` gives about (1.577, 0.895), ``(1, 0.001)``
+    (the R smallvis default) about (1.929, 0.7915).
+
+    Parameters
+    ----------
+    spread : float, default=1.0
+        ``> 0``.
+    min_dist : float, default=0.1
+        ``0 <= min_dist <= spread``.
+
+    Returns
+    -------
+    a, b : float
+    """
+    from scipy.optimize import curve_fit
+
+    spread = check_number(spread, "spread", low=0, low_open=True)
+    min_dist = check_number(min_dist, "min_dist", low=0)
+    if min_dist > spread:
+        raise ValueError(f"min_dist must be at most spread = {spread}; got {min_dist}")
+
+    def curve(x, a, b):
+        return 1.0 / (1.0 + a * x ** (2.0 * b))
+
+    x = np.linspace(0.0, 3.0 * spread, 300)
+    y = np.where(x < min_dist, 1.0, np.exp(-(x - min_dist) / spread))
+    (a, b), _ = curve_fit(curve, x, y, p0=(1.0, 1.0))
+    return float(a), float(b)

@@ -3,13 +3,22 @@
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 
 from ._validation import check_embedding
 
 #: Standard deviation of the "random" and "spca" initialisations.
 SMALL_SD = 1e-4
 
-INIT_NAMES = ("random", "pca", "spca")
+INIT_NAMES = ("random", "pca", "spca", "spectral", "laplacian")
+
+#: Largest absolute coordinate of the "spectral" and "laplacian" layouts.
+SPECTRAL_SCALE = 10.0
+
+#: Inits that need the input affinities ``P``.
+GRAPH_INITS = ("spectral", "laplacian")
 
 
 def pca_scores(X, n_components):
@@ -39,20 +48,186 @@ def pca_scores(X, n_components):
     return scores
 
 
-def initialize(init, X, n_components, rng):
+def _scale_to_max(Y, scale=SPECTRAL_SCALE):
+    """Scale ``Y`` so its largest absolute coordinate is ``scale``."""
+    m = np.abs(Y).max()
+    return Y * (scale / m) if m > 0 else Y
+
+
+def _fix_signs(V):
+    """Flip each column so its largest-magnitude entry is positive."""
+    for c in range(V.shape[1]):
+        col = V[:, c]
+        if col[np.argmax(np.abs(col))] < 0:
+            V[:, c] = -col
+    return V
+
+
+def _graph(P, n):
+    """Symmetric, non-negative sparse weights from ``P`` with a zero diagonal."""
+    W = sp.csr_matrix(P, dtype=np.float64)
+    if W.shape != (n, n):
+        raise ValueError(f"P must have shape ({n}, {n}) for spectral initialisation; got {W.shape}")
+    W = 0.5 * (W + W.T)
+    W = W.tolil()
+    W.setdiag(0.0)
+    W = W.tocsr()
+    W.eliminate_zeros()
+    if W.nnz and W.data.min() < 0:
+        raise ValueError("P must be non-negative for spectral initialisation")
+    return W
+
+
+def spectral_layout(P, n_components, rng, *, random_walk=False):
+    r"""Laplacian eigenmap of the affinity graph ``P``.
+
+    With :math:`W = (P + P^\top)/2` (zero diagonal) and degrees
+    :math:`D = \mathrm{diag}(W \mathbf{1})`, the symmetric normalised
+    Laplacian is :math:`L = I - D^{-1/2} W D^{-1/2}`.  Its eigenvectors
+    :math:`u` for the smallest eigenvalues are those of
+    :math:`M = D^{-1/2} W D^{-1/2}` for the largest ones, which is what
+    :func:`scipy.sparse.linalg.eigsh` is asked for (``which="LA"``, faster
+    and more reliable than the smallest of ``L``).  The first eigenvector
+    (:math:`\propto D^{1/2}\mathbf{1}`, eigenvalue 0 of ``L``) is dropped
+    and the next ``n_components`` are returned:
+
+    * ``random_walk=False`` ("spectral", as umap-learn): the columns
+      :math:`u_2, \dots, u_{d+1}`;
+    * ``random_walk=True`` ("laplacian", Belkin and Niyogi's eigenmap): the
+      solutions of the generalised problem :math:`(D - W) v = \lambda D v`,
+      i.e. :math:`v = D^{-1/2} u`.
+
+    Signs are fixed (largest-magnitude entry of each column positive) and
+    the result is scaled so that its largest absolute coordinate is 10
+    (umap-learn's convention: the UMAP and t-UMAP kernels are designed for
+    unit-scale distances, and a box of side ~20 leaves room for clusters to
+    move apart without starting in the flat tail of the kernel).
+
+    The graph must be connected; the ARPACK start vector is drawn from
+    ``rng``, so the layout is reproducible for a given seed.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_components), or None if ARPACK did not
+    converge.
+    """
+    W = P
+    n = W.shape[0]
+    deg = np.asarray(W.sum(axis=1)).ravel()
+    d_inv_sqrt = 1.0 / np.sqrt(deg)
+    M = sp.diags(d_inv_sqrt) @ W @ sp.diags(d_inv_sqrt)
+    k = n_components + 1
+    if n <= max(2 * k + 1, 64):  # tiny graphs: dense and exact
+        vals, vecs = np.linalg.eigh(M.toarray())
+        order = np.argsort(vals)[::-1]
+    else:
+        v0 = rng.uniform(-1.0, 1.0, size=n)
+        try:
+            vals, vecs = eigsh(M, k=k, which="LA", v0=v0, tol=1e-8,
+                               ncv=min(n, max(2 * k + 1, 20)), maxiter=n * 5)
+        except ArpackNoConvergence:
+            return None
+        order = np.argsort(vals)[::-1]
+    U = vecs[:, order[1:k]]
+    if U.shape[1] < n_components:  # fewer eigenvectors than dimensions
+        U = np.hstack([U, np.zeros((n, n_components - U.shape[1]))])
+    if random_walk:
+        U = U * d_inv_sqrt[:, None]
+    return _scale_to_max(_fix_signs(np.ascontiguousarray(U)))
+
+
+def _graph_init(init, X, n_components, rng, P):
+    n = X.shape[0]
+    if P is None:
+        raise ValueError(
+            f"init={init!r} needs the input affinities: pass P (a (n_samples, "
+            f"n_samples) affinity matrix) to initialize()"
+        )
+    W = _graph(P, n)
+    n_comp, labels = connected_components(W, directed=False)
+    if n_comp > 1:
+        warnings.warn(
+            f"the affinity graph has {n_comp} connected components: init={init!r} lays "
+            f"out each component separately and places them by the PCA of the "
+            f"component means of X",
+            RuntimeWarning, stacklevel=4,
+        )
+        return _component_layout(init, X, n_components, rng, W, n_comp, labels)
+    Y = spectral_layout(W, n_components, rng, random_walk=(init == "laplacian"))
+    if Y is None:
+        warnings.warn(
+            f"the eigensolver did not converge: init={init!r} replaced by PCA scaled "
+            f"to a largest coordinate of {SPECTRAL_SCALE:g}",
+            RuntimeWarning, stacklevel=4,
+        )
+        return _pca_fallback(X, n_components, rng)
+    return Y
+
+
+def _component_layout(init, X, n_components, rng, W, n_comp, labels):
+    """Disconnected graph: one spectral layout per component, placed apart.
+
+    Component centres are the PCA scores of the component means of ``X``
+    (scaled to a largest coordinate of 1); each component's own layout is
+    shrunk to a box of half-side a quarter of the smallest distance between
+    centres, so components never overlap.  A component the eigensolver
+    cannot handle, or one of one or two points, uses its PCA scores
+    instead.  The whole is finally scaled to a largest coordinate of 10.
+    """
+    n = X.shape[0]
+    means = np.vstack([X[labels == c].mean(axis=0) for c in range(n_comp)])
+    centres = _scale_to_max(pca_scores(means, n_components), 1.0)
+    gaps = np.sqrt(((centres[:, None] - centres[None]) ** 2).sum(-1))
+    gaps = gaps[~np.eye(n_comp, dtype=bool)]
+    gaps = gaps[gaps > 0]
+    half = 0.25 * gaps.min() if gaps.size else 0.25
+    Y = np.zeros((n, n_components))
+    for c in range(n_comp):
+        members = np.flatnonzero(labels == c)
+        sub = None
+        if len(members) > 2:
+            sub = spectral_layout(W[members][:, members], n_components, rng,
+                                  random_walk=(init == "laplacian"))
+        if sub is None:
+            sub = pca_scores(X[members], n_components) if len(members) > 1 \
+                else np.zeros((1, n_components))
+        Y[members] = centres[c] + _scale_to_max(sub, half)
+    return _scale_to_max(Y)
+
+
+def _pca_fallback(X, n_components, rng):
+    scores = pca_scores(X, n_components)
+    if not np.any(scores):
+        return rng.normal(0.0, SMALL_SD, size=(X.shape[0], n_components))
+    return _scale_to_max(scores)
+
+
+def initialize(init, X, n_components, rng, P=None):
     """Return the initial embedding.
 
     Parameters
     ----------
-    init : {"random", "pca", "spca"} or ndarray of shape (n_samples, n_components)
+    init : {"random", "pca", "spca", "spectral", "laplacian"} or ndarray
+        of shape (n_samples, n_components)
         ``"random"``: Gaussian with standard deviation 1e-4.
         ``"pca"``: the first principal-component scores, unscaled.
         ``"spca"``: the PCA scores scaled so the first column has standard
         deviation 1e-4 (the t-SNE recommendation of Kobak and Berens).
+        ``"spectral"``: eigenvectors of the symmetric normalised Laplacian
+        of ``P`` (as umap-learn); ``"laplacian"``: the random-walk Laplacian
+        eigenmap of ``P`` (Belkin and Niyogi).  Both are scaled so that the
+        largest absolute coordinate is 10, see :func:`spectral_layout`.  If
+        the graph of ``P`` is disconnected they warn and lay out each
+        component separately, placed by the PCA of the component means of
+        ``X`` (see :func:`_component_layout`); if the eigensolver fails they
+        warn and use the PCA scores scaled the same way instead.
         An array is used as given (copied, not centred).
     X : ndarray of shape (n_samples, n_features)
     n_components : int
     rng : numpy.random.Generator
+    P : ndarray or sparse matrix of shape (n_samples, n_samples), optional
+        Input affinities; required by "spectral" and "laplacian" (made
+        symmetric as ``(P + P.T) / 2``), ignored otherwise.
 
     Returns
     -------
@@ -63,6 +238,8 @@ def initialize(init, X, n_components, rng):
         return check_embedding(init, n, n_components)
     if init not in INIT_NAMES:
         raise ValueError(f"init must be one of {', '.join(INIT_NAMES)} or an array; got {init!r}")
+    if init in GRAPH_INITS:
+        return _graph_init(init, X, n_components, rng, P)
     if init == "random":
         return rng.normal(0.0, SMALL_SD, size=(n, n_components))
     scores = pca_scores(X, n_components)

@@ -40,6 +40,7 @@ __all__ = [
     "umap_gradient",
     "tumap_cost",
     "tumap_gradient",
+    "smooth_knn_rows",
     "asne_cost",
     "asne_gradient",
     "ssne_cost",
@@ -173,6 +174,113 @@ def perplexity_rows(D2, perplexity, tol, max_tries, P, beta):
         P[i] = p
         beta[i] = b
     return n_failed
+
+
+def smooth_knn_rows(distances, target, local_connectivity, tol, n_iter,
+                    min_scale, sigma, rho):
+    r"""UMAP's smoothed kNN distances: :math:`\rho_i` and :math:`\sigma_i` per row.
+
+    Row ``i`` of ``distances`` holds the Euclidean distances from point ``i``
+    to its ``k`` nearest neighbours *counting the point itself*: column 0 is
+    the point (distance 0) and columns ``1..k-1`` are its ``k - 1`` nearest
+    other points in increasing order (umap-learn's layout).  Find
+
+    .. math::
+
+        \rho_i = \text{the } \ell\text{-th smallest non-zero } d_{ij}
+        \quad (\ell = \texttt{local\_connectivity}),
+        \qquad
+        \sum_{j=1}^{k-1} \exp\!\left(-\frac{\max(0, d_{ij} - \rho_i)}{\sigma_i}\right)
+        = \texttt{target}\;(= \log_2(k) \cdot \mathrm{bandwidth}).
+
+    For a fractional :math:`\ell = f + t` (``f`` integer, ``0 < t < 1``),
+    :math:`\rho_i = z_f + t (z_{f+1} - z_f)` where :math:`z_1 \le z_2 \le
+    \dots` are the non-zero distances (and :math:`z_0 = 0`); ``t`` is ignored
+    below 1e-5, as in umap-learn.  A row with fewer than :math:`\ell`
+    non-zero distances uses its largest one; a row with none has
+    :math:`\rho_i = 0`.
+
+    :math:`\sigma_i` is found by bisection as in umap-learn: start from
+    ``lo = 0``, ``hi = inf``, ``sigma = 1``; at each of at most ``n_iter``
+    steps evaluate the sum ``s``; stop if ``|s - target| < tol``; otherwise
+    ``hi = sigma`` when ``s > target`` (halve towards ``lo``), else
+    ``lo = sigma`` (double while ``hi`` is infinite).  Finally
+
+    .. math::
+
+        \sigma_i \leftarrow \max\left(\sigma_i,\;
+        \texttt{min\_scale} \cdot
+        \begin{cases}
+            \overline{d_{i\cdot}} & \rho_i > 0 \\
+            \overline{d_{\cdot\cdot}} & \rho_i = 0
+        \end{cases}\right)
+
+    where :math:`\overline{d_{i\cdot}}` is the mean of row ``i`` over all
+    ``k`` columns (the zero self distance included) and
+    :math:`\overline{d_{\cdot\cdot}}` the mean of the whole array.
+
+    Parameters
+    ----------
+    distances : ndarray of shape (n_samples, k)
+        Column 0: the point itself (0); columns 1..k-1 sorted increasing.
+    target : float
+        Target sum, ``log2(k) * bandwidth``.
+    local_connectivity : float
+        Number (possibly fractional) of neighbours assumed fully connected.
+    tol : float
+        Absolute tolerance on the sum (umap-learn: 1e-5).
+    n_iter : int
+        Maximum bisection steps (umap-learn: 64).
+    min_scale : float
+        Floor on sigma relative to the mean distance (umap-learn: 1e-3).
+    sigma : ndarray of shape (n_samples,)
+        Output: the bandwidths :math:`\sigma_i`.
+    rho : ndarray of shape (n_samples,)
+        Output: the distances :math:`\rho_i`.
+
+    Returns
+    -------
+    n_failed : int
+        Number of rows whose sum did not reach ``target`` within ``tol``.
+    """
+    n, k = distances.shape
+    global_mean = distances.mean()
+    whole = int(np.floor(local_connectivity))
+    frac = local_connectivity - whole
+    n_failed = 0
+    for i in range(n):
+        d = distances[i]
+        nonzero = d[d > 0.0]
+        r = 0.0
+        if len(nonzero) >= local_connectivity:
+            if whole > 0:
+                r = nonzero[whole - 1]
+                if frac > 1e-5 and whole < len(nonzero):
+                    r += frac * (nonzero[whole] - nonzero[whole - 1])
+            elif len(nonzero) > 0:
+                r = frac * nonzero[0]
+        elif len(nonzero) > 0:
+            r = nonzero.max()
+        lo, hi, mid = 0.0, np.inf, 1.0
+        converged = False
+        for _ in range(n_iter):
+            s = np.sum(np.exp(-np.maximum(d[1:] - r, 0.0) / mid))
+            if abs(s - target) < tol:
+                converged = True
+                break
+            if s > target:
+                hi = mid
+                mid = 0.5 * (lo + hi)
+            else:
+                lo = mid
+                mid = mid * 2.0 if hi == np.inf else 0.5 * (lo + hi)
+        if not converged:
+            n_failed += 1
+        floor = min_scale * (d.mean() if r > 0.0 else global_mean)
+        sigma[i] = max(mid, floor)
+        rho[i] = r
+    return n_failed
+
 
 
 # ---------------------------------------------------------------------------

@@ -132,3 +132,25 @@ def test_perplexity_fallback_twins_agree():
         beta = np.zeros(5)
         assert module.perplexity_rows(D2, 2.0, 1e-5, 50, P, beta) == 5
         np.testing.assert_array_equal(P, np.tile([0.5, 0.5, 0.0, 0.0], (5, 1)))
+
+
+@pytest.mark.parametrize("local_connectivity", [1.0, 0.5, 1.5, 3.0])
+def test_smooth_knn_rows_twins_agree(rng, local_connectivity):
+    X = rng.normal(size=(80, 4))
+    X[10] = X[11]  # a duplicate pair: one zero distance
+    X[20:25] = X[20]  # five identical points: all-zero rows at k = 5
+    D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+    for k in (5, 15):
+        order = np.argsort(D, axis=1, kind="stable")
+        dist = np.take_along_axis(D, order, 1)[:, :k].copy()
+        dist[:, 0] = 0.0  # column 0 is the point itself
+        dist = np.ascontiguousarray(np.sort(dist, axis=1))
+        outs = []
+        for module in (reference, _kernels):
+            sigma, rho = np.zeros(80), np.zeros(80)
+            failed = module.smooth_knn_rows(dist, np.log2(k), local_connectivity, 1e-5,
+                                            64, 1e-3, sigma, rho)
+            outs.append((failed, sigma, rho))
+        assert outs[0][0] == outs[1][0]
+        np.testing.assert_allclose(outs[1][1], outs[0][1], rtol=1e-10)
+        np.testing.assert_allclose(outs[1][2], outs[0][2], rtol=1e-12)

@@ -1,0 +1,207 @@
+"""Euclidean nearest neighbours: exact brute force or Annoy, one interface.
+
+:func:`nearest_neighbors` returns, for every row of ``X``, the indices and
+Euclidean (not squared) distances of its ``n_neighbors`` nearest *other*
+rows.  **The point itself is never included**, even when it has duplicates
+at distance 0: a duplicate is a real neighbour, the point is not.  Methods
+whose convention counts the point itself (UMAP's ``n_neighbors``) ask for one
+neighbour fewer and add the self column themselves (see
+:func:`smallvis.affinities.umap_graph`).
+
+Each row is sorted by increasing distance; equal distances are ordered by
+increasing index.  "Equal" means equal to about 1e-12 relative (squared
+distances are compared after rounding to a 40-bit mantissa), so that
+mathematically equal distances that differ in their last bits only through
+rounding (frequent on gridded data such as iris) also resolve by index.
+The distances are always recomputed in float64 from ``X``
+(Annoy works in float32), so the two backends report identical distances for
+the neighbours they agree on.
+
+Backends
+--------
+``"exact"``
+    Brute force over blocks of rows with :func:`scipy.spatial.distance.cdist`
+    (squared Euclidean, computed from differences, not from the expanded
+    ``|x|^2 + |y|^2 - 2 x.y`` form, so duplicates are at exactly 0).
+    O(N^2 d) time, O(block N) memory.  Deterministic: ties at the k-th
+    distance are resolved by index.
+``"annoy"``
+    Spotify's Annoy random-projection forest (``annoy.AnnoyIndex(d,
+    "euclidean")``).  Approximate; deterministic for a fixed
+    ``random_state`` (the forest is seeded with ``set_seed``).
+``"auto"``
+    ``"exact"`` for ``N <= EXACT_MAX_N`` (4096), ``"annoy"`` above.  Up to a
+    few thousand points brute force takes well under a second and is exact.
+"""
+
+import numpy as np
+from scipy.spatial.distance import cdist
+
+from ._validation import check_data, check_number, check_random_state, check_threads
+
+__all__ = ["nearest_neighbors", "NEIGHBOR_METHODS", "EXACT_MAX_N",
+           "ANNOY_DEFAULT_TREES"]
+
+#: Backends accepted by :func:`nearest_neighbors`.
+NEIGHBOR_METHODS = ("auto", "exact", "annoy")
+
+#: ``method="auto"`` uses exact search up to this many points.
+EXACT_MAX_N = 4096
+
+#: Default number of Annoy trees (the default of the R package uwot).
+ANNOY_DEFAULT_TREES = 50
+
+# Rows per cdist block of the exact search: the block's distance matrix has
+# _BLOCK_ELEMENTS / N rows, about 32 MB of float64.
+_BLOCK_ELEMENTS = 4_000_000
+
+
+def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
+                      search_k=None, random_state=None, n_threads=1):
+    """Indices and Euclidean distances of the nearest neighbours of each row.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Input data; finite, at least 2 rows.
+    n_neighbors : int
+        Number of neighbours per point, ``1 <= n_neighbors < n_samples``.
+        The point itself is not counted and not returned.
+    method : {"auto", "exact", "annoy"}, default="auto"
+        ``"auto"`` is ``"exact"`` when ``n_samples <= 4096`` and ``"annoy"``
+        otherwise.
+    n_trees : int, optional
+        Annoy only: number of trees.  Default 50 (as the R package uwot).
+        More trees give a better recall and a slower build.
+    search_k : int, optional
+        Annoy only: number of nodes inspected per query.  Default
+        ``2 * n_trees * (n_neighbors + 1)`` (uwot's rule, with the ``+ 1``
+        for the point itself, which is queried and dropped).
+    random_state : None, int or numpy.random.Generator
+        Annoy only: seeds the forest.  A fixed int gives identical results
+        on every call.  None draws a fresh seed.
+    n_threads : int, default=1
+        Annoy only: threads used to build the forest (-1: all cores).  The
+        queries and the exact search run on one thread.  Annoy's trees built
+        with several threads may differ from one-thread trees, so use one
+        thread for reproducible neighbours.
+
+    Returns
+    -------
+    indices : ndarray of shape (n_samples, n_neighbors), int64
+        Neighbour indices, nearest first, never the row itself.
+    distances : ndarray of shape (n_samples, n_neighbors), float64
+        Euclidean distances, non-decreasing along each row; equal distances
+        are ordered by increasing index.
+    """
+    X = check_data(X)
+    n = X.shape[0]
+    if isinstance(n_neighbors, bool) or not isinstance(n_neighbors, (int, np.integer)):
+        raise TypeError(f"n_neighbors must be an integer; got {n_neighbors!r}")
+    if not 1 <= n_neighbors < n:
+        raise ValueError(
+            f"n_neighbors must satisfy 1 <= n_neighbors < n_samples = {n}; got {n_neighbors}"
+        )
+    n_neighbors = int(n_neighbors)
+    if not isinstance(method, str) or method not in NEIGHBOR_METHODS:
+        raise ValueError(
+            f"method must be one of {', '.join(map(repr, NEIGHBOR_METHODS))}; got {method!r}"
+        )
+    if n_trees is not None:
+        n_trees = check_number(n_trees, "n_trees", low=1, integer=True)
+    if search_k is not None:
+        search_k = check_number(search_k, "search_k", low=1, integer=True)
+    n_threads = check_threads(n_threads)
+    rng = check_random_state(random_state)
+    if method == "auto":
+        method = "exact" if n <= EXACT_MAX_N else "annoy"
+    if method == "exact":
+        return _exact(X, n_neighbors)
+    if n_trees is None:
+        n_trees = ANNOY_DEFAULT_TREES
+    if search_k is None:
+        search_k = 2 * n_trees * (n_neighbors + 1)
+    seed = int(rng.integers(1, 2**31 - 1))
+    return _annoy(X, n_neighbors, n_trees, search_k, seed, n_threads)
+
+
+def _tie_key(d2):
+    """Squared distances snapped to a 40-bit mantissa, for ordering.
+
+    Distances that are mathematically equal (duplicates, or the many ties of
+    data on a grid such as iris) can differ in the last bits depending on
+    the order of the floating-point operations.  Ordering by these snapped
+    values makes such ties resolve by index, as exact ties do.
+    """
+    m, e = np.frexp(d2)
+    return np.ldexp(np.round(m * 2.0**40), e - 40)
+
+
+def _select(d2, cand, k):
+    """The ``k`` candidates with smallest (snapped ``d2``, index); sorted."""
+    order = np.lexsort((cand, _tie_key(d2)))[:k]
+    return cand[order], d2[order]
+
+
+def _exact(X, k):
+    n = X.shape[0]
+    indices = np.empty((n, k), dtype=np.int64)
+    distances = np.empty((n, k), dtype=np.float64)
+    block = max(1, _BLOCK_ELEMENTS // n)
+    for start in range(0, n, block):
+        stop = min(n, start + block)
+        D2 = cdist(X[start:stop], X, "sqeuclidean")
+        rows = np.arange(stop - start)
+        D2[rows, start + rows] = np.inf  # never the point itself
+        # k-th smallest value per row; every candidate at or (up to rounding)
+        # below it is kept, then sorted by (snapped distance, index).
+        kth = np.partition(D2, k - 1, axis=1)[:, k - 1]
+        limit = kth * (1.0 + 1e-9)
+        for r in range(stop - start):
+            cand = np.flatnonzero(D2[r] <= limit[r])
+            indices[start + r], distances[start + r] = _select(D2[r, cand], cand, k)
+    return indices, _monotone_sqrt(distances)
+
+
+def _monotone_sqrt(d2):
+    """sqrt of rows that are sorted up to rounding, made non-decreasing.
+
+    Within a group of snapped ties the raw values can decrease by an ulp;
+    the running maximum removes that (a change of at most ~1e-12 relative).
+    """
+    return np.sqrt(np.maximum.accumulate(d2, axis=1))
+
+
+def _annoy(X, k, n_trees, search_k, seed, n_threads):
+    from annoy import AnnoyIndex
+
+    n, dim = X.shape
+    index = AnnoyIndex(dim, "euclidean")
+    index.set_seed(seed)
+    for i in range(n):
+        index.add_item(i, X[i])
+    index.build(n_trees, n_jobs=n_threads)
+    m = k + 1
+    cand = np.full((n, m), -1, dtype=np.int64)
+    for i in range(n):
+        found = index.get_nns_by_item(i, m, search_k=search_k)
+        cand[i, :len(found)] = found
+    # Drop the point itself wherever it is (with duplicates it need not come
+    # first, and it may be missing; then the farthest candidate goes).
+    rows = np.arange(n, dtype=np.int64)[:, None]
+    invalid = (cand == rows) | (cand < 0)
+    safe = np.where(invalid, rows, cand)
+    d2 = np.zeros((n, m))
+    for c in range(X.shape[1]):  # summed in cdist's order: identical values
+        diff = X[safe, c] - X[:, c][:, None]
+        d2 += diff * diff
+    d2[invalid] = np.inf
+    order = np.lexsort((cand, _tie_key(d2)))[:, :k]
+    indices = np.take_along_axis(cand, order, 1)
+    distances = np.take_along_axis(d2, order, 1)
+    for i in np.flatnonzero(np.isinf(distances[:, -1])):
+        # Annoy returned fewer than k other points: brute force this row
+        others = np.delete(np.arange(n, dtype=np.int64), i)
+        row = cdist(X[i:i + 1], X[others], "sqeuclidean")[0]
+        indices[i], distances[i] = _select(row, others, k)
+    return indices, _monotone_sqrt(distances)

@@ -1,0 +1,116 @@
+"""Nearest neighbours: exact brute force and Annoy behind one interface."""
+
+import numpy as np
+import pytest
+from scipy.spatial.distance import cdist
+
+from smallvis import datasets
+from smallvis.neighbors import EXACT_MAX_N, nearest_neighbors
+
+
+def _brute(X, k):
+    """Independent check: full argsort of the distance matrix, self removed."""
+    D = cdist(X, X)
+    np.fill_diagonal(D, np.inf)
+    idx = np.argsort(D, axis=1, kind="stable")[:, :k]
+    return idx, np.take_along_axis(D, idx, 1)
+
+
+@pytest.mark.parametrize("name", ["iris", "s1k", "digits"])
+def test_annoy_recovers_exact_neighbours(name):
+    X, _ = datasets.load(name)
+    ie, de = nearest_neighbors(X, 15, method="exact")
+    ia, da = nearest_neighbors(X, 15, method="annoy", random_state=42)
+    recall = np.mean([len(set(a) & set(b)) for a, b in zip(ie, ia)]) / 15
+    assert recall >= 0.95
+    # the k-th distance is what matters for ties: Annoy never beats exact
+    assert np.all(da[:, -1] >= de[:, -1] - 1e-12)
+
+
+def test_exact_matches_an_independent_brute_force():
+    X = np.random.default_rng(3).normal(size=(300, 7))  # no ties
+    ie, de = nearest_neighbors(X, 12, method="exact")
+    ib, db = _brute(X, 12)
+    np.testing.assert_array_equal(ie, ib)
+    np.testing.assert_allclose(de, db, rtol=1e-12)
+    assert ie.dtype == np.int64 and de.dtype == np.float64
+
+
+def test_rows_sorted_without_self_and_ties_by_index():
+    X = np.array([[0.0], [1.0], [-1.0], [2.0], [-2.0]])
+    idx, dist = nearest_neighbors(X, 4, method="exact")
+    np.testing.assert_array_equal(idx[0], [1, 2, 3, 4])  # 1 and 2 tie: lower index first
+    np.testing.assert_allclose(dist[0], [1, 1, 2, 2])
+    for method in ("exact", "annoy"):
+        i, d = nearest_neighbors(datasets.load("iris")[0], 10, method=method, random_state=0)
+        assert not np.any(i == np.arange(150)[:, None])
+        assert np.all(np.diff(d, axis=1) >= 0)
+
+
+def test_rounding_ties_resolve_by_index():
+    """Iris distances equal on paper but not in floating point still tie."""
+    X = np.array([[5.1, 3.5], [5.4, 3.5], [4.8, 3.5]])  # both at 0.3 from row 0
+    d2 = cdist(X[:1], X[1:], "sqeuclidean")[0]
+    assert d2[0] > d2[1]  # in floating point row 1 is (very slightly) farther
+    idx, _ = nearest_neighbors(X, 2, method="exact")
+    np.testing.assert_array_equal(idx[0], [1, 2])
+
+
+@pytest.mark.parametrize("method", ["exact", "annoy"])
+def test_duplicates(method):
+    rng = np.random.default_rng(0)
+    base = rng.normal(size=(50, 4))
+    X = np.vstack([base, base[:10], base[:10]])  # rows 0..9 appear three times
+    idx, dist = nearest_neighbors(X, 5, method=method, random_state=1)
+    assert not np.any(idx == np.arange(len(X))[:, None])
+    for i in range(10):
+        copies = {i, 50 + i, 60 + i} - {i}
+        assert set(idx[i, :2]) == copies
+        np.testing.assert_array_equal(dist[i, :2], 0.0)
+    # the duplicate pairs come first, by index
+    np.testing.assert_array_equal(idx[50, :2], [0, 60])
+
+
+def test_annoy_is_deterministic_for_a_seed():
+    X, _ = datasets.load("s1k")
+    a = nearest_neighbors(X, 15, method="annoy", random_state=7)
+    b = nearest_neighbors(X, 15, method="annoy", random_state=7)
+    np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_array_equal(a[1], b[1])
+
+
+def test_auto_switches_at_the_documented_size():
+    assert EXACT_MAX_N == 4096
+    X, _ = datasets.load("iris")
+    np.testing.assert_array_equal(nearest_neighbors(X, 5)[0],
+                                  nearest_neighbors(X, 5, method="exact")[0])
+
+
+def test_every_other_point():
+    X = np.random.default_rng(1).normal(size=(6, 2))
+    idx, _ = nearest_neighbors(X, 5, method="exact")
+    for i in range(6):
+        assert sorted(idx[i]) == [j for j in range(6) if j != i]
+
+
+@pytest.mark.parametrize("kwargs, exc, match", [
+    (dict(n_neighbors=0), ValueError, "n_neighbors"),
+    (dict(n_neighbors=150), ValueError, "n_neighbors"),
+    (dict(n_neighbors=2.5), TypeError, "n_neighbors"),
+    (dict(n_neighbors=True), TypeError, "n_neighbors"),
+    (dict(n_neighbors=5, method="kdtree"), ValueError, "method"),
+    (dict(n_neighbors=5, method="annoy", n_trees=0), ValueError, "n_trees"),
+    (dict(n_neighbors=5, method="annoy", search_k=0), ValueError, "search_k"),
+    (dict(n_neighbors=5, random_state=-1), ValueError, "random_state"),
+])
+def test_bad_inputs(kwargs, exc, match):
+    X, _ = datasets.load("iris")
+    with pytest.raises(exc, match=match):
+        nearest_neighbors(X, **kwargs)
+
+
+def test_bad_data():
+    with pytest.raises(ValueError, match="NaN"):
+        nearest_neighbors(np.array([[0.0], [np.nan], [1.0]]), 1)
+    with pytest.raises(ValueError, match="at least 2 rows"):
+        nearest_neighbors(np.zeros((1, 3)), 1)
