@@ -147,7 +147,7 @@ def check_random_state(random_state):
     )
 
 
-def check_affinities(P, n_samples=None, *, symmetric=False, name="P"):
+def check_affinities(P, n_samples=None, *, symmetric=False, fuzzy=False, name="P"):
     """Validate input affinities for the kernels.
 
     Parameters
@@ -159,6 +159,8 @@ def check_affinities(P, n_samples=None, *, symmetric=False, name="P"):
         Expected number of rows.
     symmetric : bool
         Require ``P == P.T`` (to 1e-10 of the largest entry).
+    fuzzy : bool
+        Require entries at most 1 (fuzzy memberships, umap and tumap).
 
     Returns
     -------
@@ -191,6 +193,11 @@ def check_affinities(P, n_samples=None, *, symmetric=False, name="P"):
     negative = int(np.count_nonzero(values < 0))
     if negative:
         raise ValueError(f"{name} must be non-negative; found {negative} negative entries")
+    if fuzzy and values.size and values.max() > 1.0:
+        raise ValueError(
+            f"{name} holds fuzzy memberships for this method and must lie in [0, 1]; "
+            f"found a maximum of {values.max():g}"
+        )
     if np.any(M.diagonal() != 0):
         raise ValueError(f"{name} must have a zero diagonal (p_ii = 0)")
     if sp.issparse(M):

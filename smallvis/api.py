@@ -82,7 +82,7 @@ def _method_params(method, perplexity, method_params, n_samples):
     return method.split_params(params, n_samples)
 
 
-def affinities(X, method="tsne", *, fast=False, **params):
+def affinities(X, method="tsne", *, fast=False, random_state=None, n_threads=1, **params):
     """Input affinities ``P`` that ``method`` uses for the data ``X``.
 
     Parameters
@@ -93,25 +93,32 @@ def affinities(X, method="tsne", *, fast=False, **params):
         A name from :func:`list_methods`.
     fast : bool, default=False
         Use the Cython kernels instead of the NumPy reference.
+    random_state : None, int or numpy.random.Generator
+        Seeds the approximate nearest neighbours (Annoy), when used.
+    n_threads : int, default=1
+        Threads for building the Annoy index.
     **params
         The method's affinity parameters (e.g. ``perplexity=30``).
 
     Returns
     -------
-    P : ndarray of shape (n_samples, n_samples)
-        For ``asne`` the conditional probabilities ``p_{j|i}`` (rows sum to 1);
-        otherwise the symmetric matrix-normalised ``p_ij`` (sums to 1).
+    P : ndarray or scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+        asne: the conditional probabilities ``p_{j|i}`` (rows sum to 1).
+        ssne, tsne (dense up to 4096 points), largevis (sparse kNN): the
+        symmetric ``p_ij``, summing to 1.  umap, tumap: the fuzzy graph ``V``
+        (symmetric, entries in (0, 1], not normalised).
     """
     m = get_method(method)
     kern = select_kernels(fast)
     X = check_data(X)
-    affinity_params, cost_params = m.split_params(params, X.shape[0])
-    if cost_params and set(params) & set(cost_params):
+    if set(params) & set(m.cost_params):
         raise ValueError(
             f"affinities() takes only affinity parameters of {m.name!r}: "
             f"{', '.join(m.affinity_params)}"
         )
-    return m.build_affinities(X, kern, **affinity_params)
+    affinity_params, _ = m.split_params(params, X.shape[0])
+    return m.build_affinities(X, kern, check_random_state(random_state),
+                              check_threads(n_threads), **affinity_params)
 
 
 def _check_y(Y):
@@ -127,8 +134,8 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, **method_params)
     method : str
         A name from :func:`list_methods`.
     P : ndarray or scipy.sparse matrix of shape (n_samples, n_samples)
-        Input affinities, non-negative with a zero diagonal (symmetric for
-        every method except ``asne``).
+        Input affinities, non-negative with a zero diagonal; symmetric for
+        every method except ``asne``; at most 1 for ``umap`` and ``tumap``.
     Y : array-like of shape (n_samples, n_components)
         Output coordinates.
     fast : bool, default=False
@@ -154,13 +161,13 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, **method_params)
             f"cost of {m.name!r}; valid: {valid}"
         )
     cost_params = {k: method_params.get(k, v) for k, v in m.cost_params.items()}
-    C = check_affinities(P, Y.shape[0], symmetric=m.symmetric)
+    cost_fn, gradient_fn, args = m.cost_kernels(kern, cost_params)
+    C = check_affinities(P, Y.shape[0], symmetric=m.symmetric, fuzzy=m.fuzzy)
     triplet = aff.kernel_triplet(C)
     n_threads = check_threads(n_threads)
-    args = tuple(cost_params.values())
     grad = np.zeros_like(Y)
-    m.gradient_function(kern)(*triplet, Y, *args, grad, n_threads)
-    cost = m.cost_function(kern)(*triplet, Y, *args, n_threads)
+    gradient_fn(*triplet, Y, *args, grad, n_threads)
+    cost = cost_fn(*triplet, Y, *args, n_threads)
     return float(cost), grad
 
 
@@ -172,7 +179,7 @@ def _learning_rate(method, learning_rate, n_samples, exaggeration):
     return check_number(learning_rate, "learning_rate", low=0, low_open=True)
 
 
-def embed(X, method="tsne", *, fast=False, n_components=2, init="spca",
+def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
           perplexity=None, learning_rate=None, n_iter=1000, exaggeration=None,
           exaggeration_iter=250, momentum=0.5, final_momentum=0.8,
           momentum_switch_iter=250, min_gain=0.01, tol=1e-7, cost_every=50,
@@ -191,21 +198,22 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init="spca",
         same numbers to rounding.
     n_components : int, default=2
         Output dimension.
-    init : {"spca", "pca", "random", "spectral", "laplacian"} or ndarray, default="spca"
-        Initial coordinates, see :func:`smallvis.init.initialize`.
+    init : {"spca", "pca", "random", "spectral", "laplacian"} or ndarray, optional
+        Initial coordinates, see :func:`smallvis.init.initialize`.  Default:
+        the method's ("spectral" for umap and tumap, "spca" otherwise).
     perplexity : float, optional
         Perplexity for the methods that use it (default 30).
     learning_rate : float or "auto", optional
         Step size of the exact optimizer.  "auto" is
         ``max(n_samples / exaggeration / 4, 50)`` for a ``P`` that sums to 1
-        (divided by ``n_samples`` for asne, whose ``P`` sums to N).
-        Default: "auto".
+        (tsne, ssne, largevis; divided by ``n_samples`` for asne, whose ``P``
+        sums to N), and 0.03 for umap and tumap.  Default: "auto".
     n_iter : int, default=1000
         Number of iterations.
     exaggeration : float, optional
         Factor multiplying ``P`` for the first ``exaggeration_iter``
-        iterations.  Default: the method's (12 for t-SNE, 1 for asne and
-        ssne).  Use 1 to reproduce the R package smallvis.
+        iterations.  Default: the method's (12 for t-SNE, 1 for the others).
+        Use 1 to reproduce the R package smallvis.
     exaggeration_iter : int, default=250
     momentum, final_momentum : float, default=0.5, 0.8
     momentum_switch_iter : int, default=250
@@ -217,7 +225,7 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init="spca",
     cost_every : int, default=50
         Evaluate (and record) the cost every ``cost_every`` iterations.
     random_state : None, int or numpy.random.Generator
-        Seed for random initialisation.
+        Seed for random initialisation and approximate nearest neighbours.
     n_threads : int, default=1
         Threads for the Cython kernels (-1: all cores).  Results are
         deterministic for a given ``n_threads``.
@@ -265,20 +273,19 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init="spca",
     if callback is not None and not callable(callback):
         raise TypeError(f"callback must be callable; got {callback!r}")
     rng = check_random_state(random_state)
+    if init is None:
+        init = m.optimizer_defaults.get("init", "spca")
+    cost_fn, gradient_fn, args = m.cost_kernels(kern, cost_params)
 
     t1 = time.perf_counter()
-    P = m.build_affinities(X, kern, **affinity_params)
-    C = check_affinities(P, n, symmetric=m.symmetric)
+    P = m.build_affinities(X, kern, random_state, n_threads, **affinity_params)
+    C = check_affinities(P, n, symmetric=m.symmetric, fuzzy=m.fuzzy)
     t2 = time.perf_counter()
     Y = initialize(init, X, n_components, rng, P=C)  # graph inits need P
     t_init = time.perf_counter()
 
-    triplet = aff.kernel_triplet(C)
-    indptr, indices, data = triplet
+    indptr, indices, data = aff.kernel_triplet(C)
     exaggerated_data = data * settings.exaggeration
-    args = tuple(cost_params.values())
-    gradient_fn = m.gradient_function(kern)
-    cost_fn = m.cost_function(kern)
 
     def gradient(Ycur, exaggerated, out):
         gradient_fn(indptr, indices, exaggerated_data if exaggerated else data,

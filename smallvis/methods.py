@@ -6,11 +6,16 @@ kernels and one :class:`Method` entry here.
 """
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Callable, Mapping
 
 from . import affinities as aff
 from ._validation import check_number
+
+#: Up to this many points, t-SNE calibrates P over all other points (dense
+#: P); above it, over 3 x perplexity nearest neighbours (sparse P).
+DENSE_P_MAX_N = 4096
 
 
 @dataclass(frozen=True)
@@ -24,19 +29,24 @@ class Method:
     summary : str
         One line for ``list_methods`` and the CLI help.
     kernel : str
-        Prefix of the twin kernels: ``<kernel>_cost`` and ``<kernel>_gradient``.
+        Prefix of the twin kernels ``<kernel>_cost`` and ``<kernel>_gradient``.
     build_affinities : callable
-        ``build_affinities(X, kernels, **affinity_params) -> P``.
+        ``build_affinities(X, kernels, random_state, n_threads, **affinity_params) -> P``.
     affinity_params : mapping
         Affinity parameters and their defaults (e.g. ``perplexity``).
     cost_params : mapping
-        Cost parameters and their defaults, passed to the kernels positionally
-        after ``Y`` in this order.
+        Cost parameters and their defaults.
+    resolve_cost : callable or None
+        ``resolve_cost(cost_params) -> (kernel prefix, args)``: validates the
+        cost parameters and turns them into the kernels' positional
+        arguments.  Default: ``kernel`` and the values in declared order.
     symmetric : bool
         Whether the cost requires a symmetric ``P``.
+    fuzzy : bool
+        Whether ``P`` holds fuzzy memberships, which must lie in [0, 1].
     optimizer_defaults : mapping
-        Defaults for ``learning_rate`` and ``exaggeration`` of the exact
-        optimizer.
+        Defaults of ``embed`` for this method: ``learning_rate``,
+        ``exaggeration`` and ``init``.
     auto_learning_rate : callable
         ``auto_learning_rate(n_samples, exaggeration)``: the value of
         ``learning_rate="auto"``.
@@ -48,20 +58,27 @@ class Method:
     build_affinities: Callable
     affinity_params: Mapping = field(default_factory=dict)
     cost_params: Mapping = field(default_factory=dict)
+    resolve_cost: Callable = None
     symmetric: bool = True
+    fuzzy: bool = False
     optimizer_defaults: Mapping = field(default_factory=dict)
     auto_learning_rate: Callable = None
 
-    def cost_function(self, kernels):
-        """The ``<kernel>_cost`` function of a kernel module."""
-        return getattr(kernels, f"{self.kernel}_cost")
+    def cost_kernels(self, kernels, cost_params):
+        """The ``(cost, gradient, args)`` kernels of a kernel module.
 
-    def gradient_function(self, kernels):
-        """The ``<kernel>_gradient`` function of a kernel module."""
-        return getattr(kernels, f"{self.kernel}_gradient")
+        Both are called as ``cost(indptr, indices, data, Y, *args, n_threads)``
+        and ``gradient(indptr, indices, data, Y, *args, grad, n_threads)``.
+        """
+        if self.resolve_cost is None:
+            prefix, args = self.kernel, tuple(cost_params.values())
+        else:
+            prefix, args = self.resolve_cost(**cost_params)
+        return (getattr(kernels, f"{prefix}_cost"), getattr(kernels, f"{prefix}_gradient"),
+                args)
 
     def split_params(self, params, n_samples):
-        """Split user keywords into validated (affinity, cost) dicts.
+        """Split user keywords into (affinity, cost) dicts with defaults filled.
 
         Unknown keywords raise ``ValueError`` naming the valid ones.
         """
@@ -77,6 +94,8 @@ class Method:
         cost = {k: params.get(k, v) for k, v in self.cost_params.items()}
         if "perplexity" in affinity:
             affinity["perplexity"] = check_perplexity(affinity["perplexity"], n_samples)
+        if self.resolve_cost is not None:
+            self.resolve_cost(**cost)  # validate early, before any work
         return affinity, cost
 
 
@@ -84,8 +103,6 @@ def check_perplexity(perplexity, n_samples):
     """Perplexity must lie in ``[1, n_samples - 1]``."""
     if n_samples is None:
         return check_number(perplexity, "perplexity", low=1)
-    if n_samples - 1 < 1:
-        raise ValueError("perplexity needs at least 2 samples")
     if not isinstance(perplexity, bool) and isinstance(perplexity, (int, float)) \
             and perplexity > n_samples - 1:
         raise ValueError(
@@ -93,6 +110,11 @@ def check_perplexity(perplexity, n_samples):
             f"{n_samples} samples; got {perplexity}"
         )
     return check_number(perplexity, "perplexity", low=1, high=n_samples - 1)
+
+
+# ---------------------------------------------------------------------------
+# learning-rate rules
+# ---------------------------------------------------------------------------
 
 
 def joint_auto_learning_rate(n_samples, exaggeration):
@@ -108,14 +130,118 @@ def conditional_auto_learning_rate(n_samples, exaggeration):
     return joint_auto_learning_rate(n_samples, exaggeration) / n_samples
 
 
-def _conditional(X, kernels, perplexity):
+#: Exact UMAP-type costs repel every pair; with delta-bar-delta gains a step
+#: of 1 (R smallvis's usual choice) lets the layout blow up, 0.03 gave the
+#: lowest final costs on iris and s1k (benchmarks/README.md).
+FUZZY_LEARNING_RATE = 0.03
+
+
+def fuzzy_auto_learning_rate(n_samples, exaggeration):
+    """A fixed small step for the un-normalised umap and tumap costs."""
+    return FUZZY_LEARNING_RATE
+
+
+# ---------------------------------------------------------------------------
+# affinity builders
+# ---------------------------------------------------------------------------
+
+_KNN_DEFAULTS = {"knn_method": "auto", "knn": None}
+
+
+def _conditional(X, kernels, random_state, n_threads, perplexity):
     return aff.conditional_perplexity(X, perplexity, kernels)[0]
 
 
-def _joint(X, kernels, perplexity):
+def _joint(X, kernels, random_state, n_threads, perplexity):
     return aff.joint_perplexity(X, perplexity, kernels)
 
 
+def _tsne_affinities(X, kernels, random_state, n_threads, perplexity, n_neighbors,
+                     knn_method, knn):
+    if n_neighbors is None and knn is None and X.shape[0] <= DENSE_P_MAX_N:
+        return aff.joint_perplexity(X, perplexity, kernels)
+    return aff.joint_perplexity_knn(X, perplexity, kernels, n_neighbors=n_neighbors,
+                                    knn=knn, knn_method=knn_method,
+                                    random_state=random_state, n_threads=n_threads)
+
+
+def _largevis_affinities(X, kernels, random_state, n_threads, perplexity, n_neighbors,
+                         knn_method, knn):
+    return aff.joint_perplexity_knn(X, perplexity, kernels, n_neighbors=n_neighbors,
+                                    knn=knn, knn_method=knn_method,
+                                    random_state=random_state, n_threads=n_threads)
+
+
+def _umap_affinities(X, kernels, random_state, n_threads, n_neighbors, local_connectivity,
+                     bandwidth, set_op_mix_ratio, knn_method, knn):
+    n = X.shape[0]
+    if isinstance(n_neighbors, bool) or not isinstance(n_neighbors, int) \
+            or not 2 <= n_neighbors <= n:
+        raise ValueError(
+            f"n_neighbors (counting the point itself) must be an integer in "
+            f"[2, n_samples = {n}]; got {n_neighbors!r}"
+        )
+    return aff.umap_graph(X, n_neighbors, kernels, local_connectivity=local_connectivity,
+                          bandwidth=bandwidth, set_op_mix_ratio=set_op_mix_ratio, knn=knn,
+                          knn_method=knn_method, random_state=random_state,
+                          n_threads=n_threads)
+
+
+_UMAP_GRAPH_PARAMS = {"n_neighbors": 15, "local_connectivity": 1.0, "bandwidth": 1.0,
+                      "set_op_mix_ratio": 1.0, **_KNN_DEFAULTS}
+
+
+# ---------------------------------------------------------------------------
+# cost parameters -> kernel arguments
+# ---------------------------------------------------------------------------
+
+LARGEVIS_KERNELS = ("cauchy", "cauchy_alpha", "exp")
+
+
+def _largevis_cost(gamma, eps, kernel, alpha):
+    gamma = check_number(gamma, "gamma", low=0)
+    eps = check_number(eps, "eps", low=0)
+    alpha = check_number(alpha, "alpha", low=0, low_open=True)
+    if kernel not in LARGEVIS_KERNELS:
+        raise ValueError(f"kernel must be one of {', '.join(LARGEVIS_KERNELS)}; got {kernel!r}")
+    if kernel == "exp":
+        return "largevis_exp", (gamma,)
+    if kernel == "cauchy" and alpha != 1.0:
+        raise ValueError("alpha is used only with kernel='cauchy_alpha'")
+    return "largevis", (gamma, eps, alpha)
+
+
+@lru_cache(maxsize=32)
+def _fitted_ab(spread, min_dist):
+    return aff.umap_ab(spread, min_dist)
+
+
+def umap_output_kernel(a=None, b=None, spread=1.0, min_dist=0.1):
+    """UMAP's ``(a, b)``: given directly, or fitted to ``spread`` and ``min_dist``."""
+    if (a is None) != (b is None):
+        raise ValueError("give both a and b, or neither (then spread and min_dist set them)")
+    if a is not None:
+        return (check_number(a, "a", low=0, low_open=True),
+                check_number(b, "b", low=0, low_open=True))
+    spread = check_number(spread, "spread", low=0, low_open=True)
+    min_dist = check_number(min_dist, "min_dist", low=0)
+    if min_dist > spread:
+        raise ValueError(f"min_dist must be at most spread = {spread:g}; got {min_dist:g}")
+    return _fitted_ab(spread, min_dist)
+
+
+def _umap_cost(a, b, spread, min_dist, eps):
+    a, b = umap_output_kernel(a, b, spread, min_dist)
+    return "umap", (a, b, check_number(eps, "eps", low=0))
+
+
+def _tumap_cost(eps):
+    return "tumap", (check_number(eps, "eps", low=0),)
+
+
+# ---------------------------------------------------------------------------
+# the registry
+# ---------------------------------------------------------------------------
 
 METHODS = MappingProxyType({
     m.name: m
@@ -127,7 +253,7 @@ METHODS = MappingProxyType({
             build_affinities=_conditional,
             affinity_params={"perplexity": 30.0},
             symmetric=False,
-            optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0},
+            optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
             auto_learning_rate=conditional_auto_learning_rate,
         ),
         Method(
@@ -136,17 +262,54 @@ METHODS = MappingProxyType({
             kernel="ssne",
             build_affinities=_joint,
             affinity_params={"perplexity": 30.0},
-            optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0},
+            optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
             auto_learning_rate=joint_auto_learning_rate,
         ),
         Method(
             name="tsne",
             summary="t-SNE: joint Gaussian P, Student-t (Cauchy) Q, KL(P||Q)",
             kernel="tsne",
-            build_affinities=_joint,
-            affinity_params={"perplexity": 30.0},
-            optimizer_defaults={"learning_rate": "auto", "exaggeration": 12.0},
+            build_affinities=_tsne_affinities,
+            affinity_params={"perplexity": 30.0, "n_neighbors": None, **_KNN_DEFAULTS},
+            optimizer_defaults={"learning_rate": "auto", "exaggeration": 12.0, "init": "spca"},
             auto_learning_rate=joint_auto_learning_rate,
+        ),
+        Method(
+            name="largevis",
+            summary="LargeVis: kNN perplexity P, Cauchy weights, gamma-weighted repulsion (seed 001)",
+            kernel="largevis",
+            build_affinities=_largevis_affinities,
+            affinity_params={"perplexity": 50.0, "n_neighbors": None, **_KNN_DEFAULTS},
+            cost_params={"gamma": 1.0, "eps": 0.1, "kernel": "cauchy", "alpha": 1.0},
+            resolve_cost=_largevis_cost,
+            optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
+            auto_learning_rate=joint_auto_learning_rate,
+        ),
+        Method(
+            name="umap",
+            summary="UMAP: fuzzy kNN graph, 1/(1 + a d^2b) weights, fuzzy cross-entropy",
+            kernel="umap",
+            build_affinities=_umap_affinities,
+            affinity_params=_UMAP_GRAPH_PARAMS,
+            cost_params={"a": None, "b": None, "spread": 1.0, "min_dist": 0.1, "eps": 0.001},
+            resolve_cost=_umap_cost,
+            fuzzy=True,
+            optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0,
+                                "init": "spectral"},
+            auto_learning_rate=fuzzy_auto_learning_rate,
+        ),
+        Method(
+            name="tumap",
+            summary="t-UMAP: UMAP with a = b = 1 (Cauchy weights)",
+            kernel="tumap",
+            build_affinities=_umap_affinities,
+            affinity_params=_UMAP_GRAPH_PARAMS,
+            cost_params={"eps": 0.001},
+            resolve_cost=_tumap_cost,
+            fuzzy=True,
+            optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0,
+                                "init": "spectral"},
+            auto_learning_rate=fuzzy_auto_learning_rate,
         ),
     )
 })

@@ -44,3 +44,28 @@ def csr_triplet(P):
     from smallvis.affinities import kernel_triplet
 
     return kernel_triplet(check_affinities(sp.csr_matrix(P)))
+
+
+#: Cost-parameter settings exercised for every method.  ``eps`` (a
+#: regulariser of the repulsion) is 0 so that each gradient is the exact
+#: gradient of its cost; the twin tests add the defaults (eps > 0).
+EXACT_VARIANTS = {
+    "asne": [{}],
+    "ssne": [{}],
+    "tsne": [{}],
+    "largevis": [dict(eps=0.0), dict(eps=0.0, gamma=3.0, kernel="cauchy_alpha", alpha=0.5),
+                 dict(kernel="exp", gamma=0.5)],
+    "umap": [dict(eps=0.0), dict(eps=0.0, a=1.2, b=0.7), dict(eps=0.0, spread=1.0, min_dist=0.4)],
+    "tumap": [dict(eps=0.0)],
+}
+
+
+def method_affinities(method, n, rng, density=1.0):
+    """A P suited to ``method``: conditional for asne, memberships for umap."""
+    from smallvis.methods import METHODS
+
+    m = METHODS[method]
+    P = random_affinities(n, rng, symmetric=m.symmetric, density=density)
+    if m.fuzzy:
+        P = 0.95 * P / P.max()
+    return P

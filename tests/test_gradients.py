@@ -6,7 +6,7 @@ import pytest
 import smallvis
 from smallvis.methods import METHODS
 
-from conftest import random_affinities
+from conftest import EXACT_VARIANTS, method_affinities, random_affinities
 
 
 def central_differences(cost, Y, h=1e-5):
@@ -19,17 +19,20 @@ def central_differences(cost, Y, h=1e-5):
     return G
 
 
-@pytest.mark.parametrize("method", list(METHODS))
+def test_every_method_has_exact_variants():
+    assert set(EXACT_VARIANTS) == set(METHODS)
+
+
+@pytest.mark.parametrize("method,params", [(m, p) for m, ps in EXACT_VARIANTS.items() for p in ps])
 @pytest.mark.parametrize("n,dim,scale,density", [(12, 1, 1.0, 1.0), (15, 2, 0.5, 1.0),
                                                  (15, 2, 2.0, 0.3), (10, 3, 1.0, 0.6)])
-def test_gradient_matches_finite_differences(method, n, dim, scale, density, fast, rng):
-    m = METHODS[method]
-    P = random_affinities(n, rng, symmetric=m.symmetric, density=density)
+def test_gradient_matches_finite_differences(method, params, n, dim, scale, density, fast, rng):
+    P = method_affinities(method, n, rng, density=density)
     Y = rng.normal(scale=scale, size=(n, dim))
-    _, grad = smallvis.cost_and_gradient(method, P, Y, fast=fast)
+    _, grad = smallvis.cost_and_gradient(method, P, Y, fast=fast, **params)
 
     def cost(Yc):
-        return smallvis.cost_and_gradient(method, P, Yc, fast=fast)[0]
+        return smallvis.cost_and_gradient(method, P, Yc, fast=fast, **params)[0]
 
     fd = central_differences(cost, Y)
     assert np.abs(grad).max() > 1e-6

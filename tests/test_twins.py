@@ -9,7 +9,7 @@ import scipy.sparse as sp
 from smallvis import _kernels, reference
 from smallvis.methods import METHODS
 
-from conftest import csr_triplet, random_affinities
+from conftest import EXACT_VARIANTS, csr_triplet, method_affinities, random_affinities
 
 
 def public_functions(module):
@@ -35,46 +35,61 @@ def test_all_list_matches_public_functions():
     assert set(reference.__all__) == set(public_functions(reference))
 
 
+def variants(name):
+    """Default cost parameters plus the exact variants of a method."""
+    return [{}] + [v for v in EXACT_VARIANTS[name] if v]
+
+
+def kernel_pair(name, module, params):
+    m = METHODS[name]
+    cost_params = {k: params.get(k, v) for k, v in m.cost_params.items()}
+    return m.cost_kernels(module, cost_params)
+
+
 def test_every_registered_method_has_twin_kernels():
-    for m in METHODS.values():
-        for module in (_kernels, reference):
-            assert callable(m.cost_function(module))
-            assert callable(m.gradient_function(module))
+    for name in METHODS:
+        for params in variants(name):
+            for module in (_kernels, reference):
+                cost, gradient, _ = kernel_pair(name, module, params)
+                assert cost.__module__ == gradient.__module__ == module.__name__
 
 
 def _cases(rng):
-    """(method, P, Y) pairs: dense, sparse-pattern, 1 to 3 output dimensions."""
+    """(method, params, P, Y): dense and sparse P, 1 to 3 output dimensions."""
     cases = []
-    for name, m in METHODS.items():
-        for n, dim, density in [(9, 1, 1.0), (40, 2, 1.0), (40, 2, 0.15), (33, 3, 0.3)]:
-            P = random_affinities(n, rng, symmetric=m.symmetric, density=density)
-            Y = rng.normal(scale=rng.choice([0.01, 1.0, 3.0]), size=(n, dim))
-            cases.append((name, P, Y))
+    for name in METHODS:
+        for params in variants(name):
+            for n, dim, density in [(9, 1, 1.0), (40, 2, 1.0), (40, 2, 0.15), (33, 3, 0.3)]:
+                P = method_affinities(name, n, rng, density=density)
+                Y = rng.normal(scale=rng.choice([0.01, 1.0, 3.0]), size=(n, dim))
+                cases.append((name, params, P, Y))
     return cases
 
 
 @pytest.mark.parametrize("n_threads", [1, 2])
 def test_cost_and_gradient_twins_agree(rng, n_threads):
-    for name, P, Y in _cases(rng):
-        m = METHODS[name]
+    for name, params, P, Y in _cases(rng):
         triplet = csr_triplet(P)
+        cost_ref, grad_ref, args = kernel_pair(name, reference, params)
+        cost_fast, grad_fast, _ = kernel_pair(name, _kernels, params)
         g_ref = np.zeros_like(Y)
         g_fast = np.zeros_like(Y)
-        m.gradient_function(reference)(*triplet, Y, g_ref, 1)
-        m.gradient_function(_kernels)(*triplet, Y, g_fast, n_threads)
+        grad_ref(*triplet, Y, *args, g_ref, 1)
+        grad_fast(*triplet, Y, *args, g_fast, n_threads)
         scale = np.abs(g_ref).max()
         assert scale > 0
-        np.testing.assert_allclose(g_fast, g_ref, rtol=0, atol=1e-10 * scale, err_msg=name)
-        c_ref = m.cost_function(reference)(*triplet, Y, 1)
-        c_fast = m.cost_function(_kernels)(*triplet, Y, n_threads)
-        np.testing.assert_allclose(c_fast, c_ref, rtol=1e-10, err_msg=name)
+        msg = f"{name} {params}"
+        np.testing.assert_allclose(g_fast, g_ref, rtol=0, atol=1e-10 * scale, err_msg=msg)
+        c_ref = cost_ref(*triplet, Y, *args, 1)
+        c_fast = cost_fast(*triplet, Y, *args, n_threads)
+        np.testing.assert_allclose(c_fast, c_ref, rtol=1e-10, err_msg=msg)
 
 
 def test_dense_and_sparse_layouts_give_the_same_answer(rng):
     """The full (dense) layout and the CSR layout of the same P agree."""
     n = 30
-    for name, m in METHODS.items():
-        P = random_affinities(n, rng, symmetric=m.symmetric)
+    for name in METHODS:
+        P = method_affinities(name, n, rng)
         Y = rng.normal(size=(n, 2))
         full = csr_triplet(P)
         assert len(full[2]) == n * n  # dense input uses the full layout
@@ -82,12 +97,13 @@ def test_dense_and_sparse_layouts_give_the_same_answer(rng):
         C.sort_indices()
         sparse = (C.indptr.astype(np.int64), C.indices.astype(np.int64), C.data)
         for module in (reference, _kernels):
+            cost, gradient, args = kernel_pair(name, module, {})
             g1, g2 = np.zeros_like(Y), np.zeros_like(Y)
-            m.gradient_function(module)(*full, Y, g1, 1)
-            m.gradient_function(module)(*sparse, Y, g2, 1)
+            gradient(*full, Y, *args, g1, 1)
+            gradient(*sparse, Y, *args, g2, 1)
             np.testing.assert_allclose(g1, g2, rtol=1e-12, atol=1e-14, err_msg=name)
-            np.testing.assert_allclose(m.cost_function(module)(*full, Y, 1),
-                                       m.cost_function(module)(*sparse, Y, 1), rtol=1e-12)
+            np.testing.assert_allclose(cost(*full, Y, *args, 1), cost(*sparse, Y, *args, 1),
+                                       rtol=1e-12)
 
 
 def test_gradient_is_deterministic_and_thread_count_agrees(rng):
@@ -95,13 +111,13 @@ def test_gradient_is_deterministic_and_thread_count_agrees(rng):
     P = random_affinities(n, rng)
     Y = rng.normal(size=(n, 2))
     triplet = csr_triplet(P)
-    for name in ("tsne", "ssne", "asne"):
-        fn = METHODS[name].gradient_function(_kernels)
+    for name in METHODS:
+        _, fn, args = kernel_pair(name, _kernels, {})
         results = {}
         for threads in (1, 2, 3):
             a, b = np.zeros_like(Y), np.zeros_like(Y)
-            fn(*triplet, Y, a, threads)
-            fn(*triplet, Y, b, threads)
+            fn(*triplet, Y, *args, a, threads)
+            fn(*triplet, Y, *args, b, threads)
             np.testing.assert_array_equal(a, b)  # bit-for-bit for a given n_threads
             results[threads] = a
         scale = np.abs(results[1]).max()
