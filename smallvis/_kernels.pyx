@@ -67,6 +67,14 @@ cdef extern from "_pairloops.h" nogil:
                                          double b) noexcept
     double smallvis_exp_repulsion_row(const double* d2, Py_ssize_t start,
                                       Py_ssize_t n) noexcept
+    double smallvis_ncvis_coef(const double* d2, const double* p,
+                               const double* r, Py_ssize_t i, Py_ssize_t start,
+                               Py_ssize_t n, double e, double a, double b,
+                               double* coef) noexcept
+    double smallvis_ncvis_noise_row(const double* d2, const double* r,
+                                    Py_ssize_t i, Py_ssize_t start,
+                                    Py_ssize_t n, double e, double a,
+                                    double b) noexcept
 
 import numpy as np
 
@@ -80,6 +88,8 @@ __all__ = [
     "umap_gradient",
     "tumap_cost",
     "tumap_gradient",
+    "ncvis_cost",
+    "ncvis_gradient",
     "smooth_knn_rows",
     "asne_cost",
     "asne_gradient",
@@ -914,3 +924,93 @@ def tumap_gradient(indptr, indices, data, Y, eps, grad, n_threads):
     """t-UMAP gradient 4 sum_j (v - w) w / (1 - w + eps) (y_i - y_j)."""
     _coef_gradient(smallvis_tumap_coef, smallvis_tumap_row_2d, (eps,), indptr, indices, data, Y, grad,
                    n_threads)
+
+
+
+# ---------------------------------------------------------------------------
+# ncvis
+# ---------------------------------------------------------------------------
+
+
+def _ncvis_noise(indptr, data, Py_ssize_t n, double nu):
+    """nu p_n(i) = nu * (row sum of P) / (N - 1) for every point."""
+    rows = np.add.reduceat(data, indptr[:-1]) if len(data) else np.zeros(n)
+    rows[np.diff(indptr) == 0] = 0.0  # reduceat repeats a value for empty rows
+    return np.ascontiguousarray(nu * rows / (n - 1))
+
+
+def ncvis_cost(indptr, indices, data, Y, Q, nu, a, b, n_threads):
+    """NCVis cost -J(Y, Q); see the reference twin."""
+    cdef const int64_t[::1] ip = indptr
+    cdef const int64_t[::1] ix = indices
+    cdef const double[::1] dv = data
+    cdef Py_ssize_t n = Y.shape[0], dim = Y.shape[1], i, j
+    cdef int nt = n_threads
+    cdef double e = exp(-<double>Q), ca = a, cb = b
+    cdef double[::1] r = _ncvis_noise(indptr, data, n, nu)
+    Yt_arr = np.ascontiguousarray(Y.T)
+    cdef const double[:, ::1] Yt = Yt_arr
+    cdef double[:, :, ::1] sc = _scratch(nt, 1, n)
+    cdef double[::1] rrow = np.zeros(n)
+    cdef double[::1] erow = np.zeros(n)
+    cdef bint dense = ip[n] == n * n
+    cdef double* d2
+    cdef double s, p, q
+    cdef int64_t k
+    with nogil:
+        for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
+            d2 = &sc[threadid(), 0, 0]
+            _sq_dist_row(&Yt[0, 0], n, dim, i, i + 1, d2)
+            rrow[i] = smallvis_ncvis_noise_row(d2, &r[0], i, i + 1, n, e, ca, cb)
+            s = 0.0
+            for k in range(ip[i], ip[i + 1]):
+                j = ix[k]
+                p = dv[k]
+                if j > i and p > 0.0:
+                    q = e / (1.0 + ca * exp(cb * log(d2[j]))) if d2[j] > 0.0 else e
+                    s = s + p * (log1p(r[i] / q) + log1p(r[j] / q))
+            erow[i] = s
+    cdef double total = 0.0
+    for i in range(n):
+        total += rrow[i] + erow[i]
+    return total
+
+
+def ncvis_gradient(indptr, indices, data, Y, Q, nu, a, b, grad, n_threads):
+    """NCVis gradient in Y (into grad); returns the derivative in Q."""
+    cdef const int64_t[::1] ip = indptr
+    cdef const int64_t[::1] ix = indices
+    cdef const double[::1] dv = data
+    cdef Py_ssize_t n = Y.shape[0], dim = Y.shape[1], i
+    cdef int nt = n_threads
+    cdef double e = exp(-<double>Q), ca = a, cb = b
+    cdef double[::1] r = _ncvis_noise(indptr, data, n, nu)
+    Yt_arr = np.ascontiguousarray(Y.T)
+    cdef const double[:, ::1] Yt = Yt_arr
+    cdef double[:, :, ::1] sc = _scratch(nt, 3, n)
+    acc_arr = np.zeros((nt, dim, n))
+    cdef double[:, :, ::1] acc = acc_arr
+    cdef double[::1] qrow = np.zeros(n)
+    cdef bint dense = ip[n] == n * n
+    cdef const double* prow
+    cdef int t
+    with nogil:
+        for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
+            t = threadid()
+            if dense:
+                prow = &dv[i * n]
+            else:
+                _scatter_row(&ip[0], &ix[0], &dv[0], i, i + 1, &sc[t, 1, 0])
+                prow = &sc[t, 1, 0]
+            _sq_dist_row(&Yt[0, 0], n, dim, i, i + 1, &sc[t, 0, 0])
+            qrow[i] = smallvis_ncvis_coef(&sc[t, 0, 0], prow, &r[0], i, i + 1, n,
+                                          e, ca, cb, &sc[t, 2, 0])
+            _accumulate_pairs(&Yt[0, 0], n, dim, i, i + 1, &sc[t, 2, 0],
+                              &acc[t, 0, 0])
+            if not dense:
+                _clear_row(&ip[0], &ix[0], i, &sc[t, 1, 0])
+    np.copyto(grad, (4.0 * _reduce_threads(acc_arr)).T)
+    cdef double dq = 0.0
+    for i in range(n):
+        dq += qrow[i]
+    return dq

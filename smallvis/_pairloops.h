@@ -219,4 +219,60 @@ static double smallvis_exp_repulsion_row(
     return s;
 }
 
+/*
+ * NCVis (seed 000), row i against columns start <= j < n.  r holds
+ * nu p_n(k) for every point, e = exp(-Q), q = e / (1 + a d2^b).
+ * coef[j] = (G_ij + G_ji) / 2 with
+ *     G_ij = r_i / (q + r_i) (p_ij - q) a b d2^(b - 1) qhat,
+ * so the pair adds 4 coef (y_i - y_j) to the gradient of y_i.  Returns
+ * sum_j (p_ij - q) (r_i / (q + r_i) + r_j / (q + r_j)), the two ordered
+ * pairs' share of the derivative in Q.
+ */
+SMALLVIS_CLONES
+static double smallvis_ncvis_coef(
+    const double *__restrict__ d2, const double *__restrict__ p,
+    const double *__restrict__ r, ptrdiff_t i, ptrdiff_t start, ptrdiff_t n,
+    double e, double a, double b, double *__restrict__ coef)
+{
+    const double ri = r[i];
+    double s = 0.0;
+    for (ptrdiff_t j = start; j < n; j++) {
+        const double d = d2[j];
+        const double ld = log(d > 0.0 ? d : 1.0);
+        const double q_hat = 1.0 / (1.0 + a * exp(b * ld));
+        const double q = e * q_hat;
+        const double si = q + ri, sj = q + r[j];
+        const double wi = si > 0.0 ? ri / si : 0.0;
+        const double wj = sj > 0.0 ? r[j] / sj : 0.0;
+        const double diff = p[j] - q;
+        const double g = diff * a * b * exp((b - 1.0) * ld) * q_hat;
+        const double c = 0.5 * (wi + wj) * g;
+        coef[j] = d > 0.0 ? c : 0.0;
+        s += diff * (wi + wj);
+    }
+    return s;
+}
+
+/*
+ * NCVis noise term of -J for row i against columns start <= j < n:
+ * sum_j r_i log1p(q / r_i) + r_j log1p(q / r_j), terms with r = 0 being 0.
+ */
+SMALLVIS_CLONES
+static double smallvis_ncvis_noise_row(
+    const double *__restrict__ d2, const double *__restrict__ r, ptrdiff_t i,
+    ptrdiff_t start, ptrdiff_t n, double e, double a, double b)
+{
+    const double ri = r[i];
+    double s = 0.0;
+    for (ptrdiff_t j = start; j < n; j++) {
+        const double d = d2[j];
+        const double q = e / (1.0 + a * exp(b * log(d > 0.0 ? d : 1.0)));
+        const double qq = d > 0.0 ? q : e;
+        const double ti = ri > 0.0 ? ri * log1p(qq / (ri > 0.0 ? ri : 1.0)) : 0.0;
+        const double tj = r[j] > 0.0 ? r[j] * log1p(qq / (r[j] > 0.0 ? r[j] : 1.0)) : 0.0;
+        s += ti + tj;
+    }
+    return s;
+}
+
 #endif /* SMALLVIS_PAIRLOOPS_H */

@@ -47,6 +47,9 @@ class EmbedResult:
         Seconds spent in ``affinities``, ``init`` and ``optimize``.
     stopped_early : bool
         Whether ``tol`` or the callback ended the run before ``n_iter``.
+    learned : dict
+        Final values of the scalars learned with ``Y`` (``{"Q": ...}`` for
+        ncvis, empty otherwise).
     """
 
     Y: np.ndarray
@@ -61,6 +64,12 @@ class EmbedResult:
     optimizer: str = "exact"
     timings: dict = field(default_factory=dict)
     stopped_early: bool = False
+    learned: dict = field(default_factory=dict)
+
+    @property
+    def Q(self):
+        """NCVis's learned normalisation (None for other methods)."""
+        return self.learned.get("Q")
 
 
 def list_methods():
@@ -126,7 +135,8 @@ def _check_y(Y):
     return Y
 
 
-def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, **method_params):
+def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, return_learned=False,
+                      **method_params):
     """Exact cost and gradient of ``method`` at ``Y``.
 
     Parameters
@@ -142,13 +152,18 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, **method_params)
         Use the Cython kernels.
     n_threads : int, default=1
         Threads for the Cython kernels (-1: all cores).
+    return_learned : bool, default=False
+        Also return the derivatives in the method's learned scalars.
     **method_params
-        The method's cost parameters.
+        The method's cost parameters (for ncvis including ``Q``).
 
     Returns
     -------
     cost : float
     gradient : ndarray of shape (n_samples, n_components)
+    learned_gradient : dict
+        Only with ``return_learned=True``: ``{"Q": dcost/dQ}`` for ncvis,
+        empty otherwise.
     """
     m = get_method(method)
     kern = select_kernels(fast)
@@ -161,14 +176,17 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, **method_params)
             f"cost of {m.name!r}; valid: {valid}"
         )
     cost_params = {k: method_params.get(k, v) for k, v in m.cost_params.items()}
+    learned = tuple(check_number(cost_params[k], k) for k in m.learned)
     cost_fn, gradient_fn, args = m.cost_kernels(kern, cost_params)
     C = check_affinities(P, Y.shape[0], symmetric=m.symmetric, fuzzy=m.fuzzy)
     triplet = aff.kernel_triplet(C)
     n_threads = check_threads(n_threads)
     grad = np.zeros_like(Y)
-    gradient_fn(*triplet, Y, *args, grad, n_threads)
-    cost = cost_fn(*triplet, Y, *args, n_threads)
-    return float(cost), grad
+    d_learned = gradient_fn(*triplet, Y, *learned, *args, grad, n_threads)
+    cost = float(cost_fn(*triplet, Y, *learned, *args, n_threads))
+    if return_learned:
+        return cost, grad, {k: float(d_learned) for k in m.learned}
+    return cost, grad
 
 
 def _learning_rate(method, learning_rate, n_samples, exaggeration):
@@ -207,7 +225,7 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
         Step size of the exact optimizer.  "auto" is
         ``max(n_samples / exaggeration / 4, 50)`` for a ``P`` that sums to 1
         (tsne, ssne, largevis; divided by ``n_samples`` for asne, whose ``P``
-        sums to N), and 0.03 for umap and tumap.  Default: "auto".
+        sums to N), 0.03 for umap and tumap, 1 for ncvis.  Default: "auto".
     n_iter : int, default=1000
         Number of iterations.
     exaggeration : float, optional
@@ -286,21 +304,24 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
 
     indptr, indices, data = aff.kernel_triplet(C)
     exaggerated_data = data * settings.exaggeration
+    learned = np.array([cost_params[k] for k in m.learned], dtype=np.float64)
 
-    def gradient(Ycur, exaggerated, out):
-        gradient_fn(indptr, indices, exaggerated_data if exaggerated else data,
-                    Ycur, *args, out, n_threads)
+    def gradient(Ycur, lcur, exaggerated, out):
+        return gradient_fn(indptr, indices, exaggerated_data if exaggerated else data,
+                           Ycur, *lcur, *args, out, n_threads)
 
-    def cost(Ycur):
-        return float(cost_fn(indptr, indices, data, Ycur, *args, n_threads))
+    def cost(Ycur, lcur):
+        return float(cost_fn(indptr, indices, data, Ycur, *lcur, *args, n_threads))
 
     if verbose:
         import sys
         print(f"smallvis: {m.name}, {n} points, exact optimizer, "
               f"{'Cython' if fast else 'NumPy'} kernels, learning rate "
               f"{settings.learning_rate:g}", file=sys.stderr, flush=True)
-    trace = optimize_exact(Y, gradient, cost, settings, callback=callback, verbose=verbose)
-    final_cost = trace.costs[-1] if trace.costs and trace.iterations[-1] == trace.n_iter else cost(Y)
+    trace = optimize_exact(Y, gradient, cost, settings, learned=learned, callback=callback,
+                           verbose=verbose)
+    final_cost = (trace.costs[-1] if trace.costs and trace.iterations[-1] == trace.n_iter
+                  else cost(Y, learned))
     t3 = time.perf_counter()
     if not return_result:
         return Y
@@ -322,4 +343,5 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
         timings={"init": (t1 - t0) + (t_init - t2), "affinities": t2 - t1,
                  "optimize": t3 - t_init},
         stopped_early=trace.stopped_early,
+        learned={k: float(v) for k, v in zip(m.learned, learned)},
     )

@@ -50,6 +50,11 @@ class Method:
     auto_learning_rate : callable
         ``auto_learning_rate(n_samples, exaggeration)``: the value of
         ``learning_rate="auto"``.
+    learned : tuple of str
+        Cost parameters that the exact optimizer learns together with ``Y``
+        (NCVis's normalisation ``Q``); their values are the starting point.
+        The kernels take them right after ``Y``, and the gradient kernel
+        returns the derivative in them (one float).
     """
 
     name: str
@@ -63,17 +68,21 @@ class Method:
     fuzzy: bool = False
     optimizer_defaults: Mapping = field(default_factory=dict)
     auto_learning_rate: Callable = None
+    learned: tuple = ()
 
     def cost_kernels(self, kernels, cost_params):
         """The ``(cost, gradient, args)`` kernels of a kernel module.
 
-        Both are called as ``cost(indptr, indices, data, Y, *args, n_threads)``
-        and ``gradient(indptr, indices, data, Y, *args, grad, n_threads)``.
+        Both are called as ``cost(indptr, indices, data, Y, *learned, *args,
+        n_threads)`` and ``gradient(indptr, indices, data, Y, *learned, *args,
+        grad, n_threads)``, where ``learned`` are the values of
+        :attr:`learned` (usually none).
         """
+        fixed = {k: v for k, v in cost_params.items() if k not in self.learned}
         if self.resolve_cost is None:
-            prefix, args = self.kernel, tuple(cost_params.values())
+            prefix, args = self.kernel, tuple(fixed.values())
         else:
-            prefix, args = self.resolve_cost(**cost_params)
+            prefix, args = self.resolve_cost(**fixed)
         return (getattr(kernels, f"{prefix}_cost"), getattr(kernels, f"{prefix}_gradient"),
                 args)
 
@@ -94,8 +103,10 @@ class Method:
         cost = {k: params.get(k, v) for k, v in self.cost_params.items()}
         if "perplexity" in affinity:
             affinity["perplexity"] = check_perplexity(affinity["perplexity"], n_samples)
-        if self.resolve_cost is not None:
-            self.resolve_cost(**cost)  # validate early, before any work
+        for name in self.learned:
+            cost[name] = check_number(cost[name], name)
+        if self.resolve_cost is not None:  # validate early, before any work
+            self.resolve_cost(**{k: v for k, v in cost.items() if k not in self.learned})
         return affinity, cost
 
 
@@ -139,6 +150,11 @@ FUZZY_LEARNING_RATE = 0.03
 def fuzzy_auto_learning_rate(n_samples, exaggeration):
     """A fixed small step for the un-normalised umap and tumap costs."""
     return FUZZY_LEARNING_RATE
+
+
+def ncvis_auto_learning_rate(n_samples, exaggeration):
+    """1, NCVis's own step: it moves ``Q`` too, whose gradient is O(1)."""
+    return 1.0
 
 
 # ---------------------------------------------------------------------------
@@ -239,6 +255,17 @@ def _tumap_cost(eps):
     return "tumap", (check_number(eps, "eps", low=0),)
 
 
+def _ncvis_affinities(X, kernels, random_state, n_threads, n_neighbors, knn_method, knn):
+    return aff.ncvis_graph(X, n_neighbors, knn=knn, knn_method=knn_method,
+                           random_state=random_state, n_threads=n_threads)
+
+
+def _ncvis_cost(nu, a, b, spread, min_dist):
+    nu = check_number(nu, "nu", low=0, low_open=True)
+    a, b = umap_output_kernel(a, b, spread, min_dist)
+    return "ncvis", (nu, a, b)
+
+
 # ---------------------------------------------------------------------------
 # the registry
 # ---------------------------------------------------------------------------
@@ -310,6 +337,19 @@ METHODS = MappingProxyType({
             optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0,
                                 "init": "spectral"},
             auto_learning_rate=fuzzy_auto_learning_rate,
+        ),
+        Method(
+            name="ncvis",
+            summary="NCVis: noise-contrastive estimation with a learned normalisation Q (seed 000)",
+            kernel="ncvis",
+            build_affinities=_ncvis_affinities,
+            affinity_params={"n_neighbors": 15, **_KNN_DEFAULTS},
+            cost_params={"Q": 0.0, "nu": 5.0, "a": None, "b": None, "spread": 1.0,
+                         "min_dist": 0.4},
+            resolve_cost=_ncvis_cost,
+            learned=("Q",),
+            optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
+            auto_learning_rate=ncvis_auto_learning_rate,
         ),
     )
 })

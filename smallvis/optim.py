@@ -16,6 +16,10 @@ One iteration, numbered ``it = 1 .. n_iter`` as in the R package smallvis:
 6. ``callback(it, Y, cost)`` is called (``cost`` is None when it was not
    evaluated); a truthy return value stops the run.
 
+Learned scalars (NCVis's normalisation ``Q``) are optimised together with
+``Y``: they are extra coordinates with their own gains and update, under the
+same rule and learning rate, and are not re-centred.
+
 Learning-rate convention: gradients are the true gradients of the documented
 costs (including t-SNE's factor 4), so a learning rate of 200 here is the
 same as 200 in scikit-learn, openTSNE and smallvis.
@@ -65,18 +69,23 @@ def _progress(it, n_iter, cost, start):
           file=sys.stderr, flush=True)
 
 
-def optimize_exact(Y, gradient, cost, settings, *, callback=None, verbose=False):
-    """Run delta-bar-delta gradient descent in place on ``Y``.
+def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
+                   verbose=False):
+    """Run delta-bar-delta gradient descent in place on ``Y`` (and ``learned``).
 
     Parameters
     ----------
     Y : ndarray of shape (n_samples, n_components)
         Initial coordinates; updated in place.
     gradient : callable
-        ``gradient(Y, exaggerated, out)`` writes the gradient into ``out``.
+        ``gradient(Y, learned, exaggerated, out)`` writes the gradient in
+        ``Y`` into ``out`` and returns the gradient in ``learned`` (an array
+        like ``learned``, or None when there is nothing learned).
     cost : callable
-        ``cost(Y)`` returns the cost with the true ``P``.
+        ``cost(Y, learned)`` returns the cost with the true ``P``.
     settings : OptimizerSettings
+    learned : ndarray of shape (n_learned,) or None
+        Extra scalars optimised with ``Y``; updated in place.
     callback : callable or None
         ``callback(iteration, Y, cost)``; return True to stop.
     verbose : bool
@@ -89,31 +98,42 @@ def optimize_exact(Y, gradient, cost, settings, *, callback=None, verbose=False)
     """
     s = settings
     trace = OptimizerTrace()
-    update = np.zeros_like(Y)
-    gains = np.ones_like(Y)
-    G = np.empty_like(Y)
+    if learned is None:
+        learned = np.zeros(0)
+    # one flat parameter vector: Y's entries, then the learned scalars
+    theta = np.concatenate([Y.ravel(), learned])
+    Yv = theta[:Y.size].reshape(Y.shape)
+    Lv = theta[Y.size:]
+    update = np.zeros_like(theta)
+    gains = np.ones_like(theta)
+    G = np.empty_like(theta)
+    GY = G[:Y.size].reshape(Y.shape)
     start = time.perf_counter()
     previous_cost = None
     exaggerating = s.exaggeration != 1.0 and s.exaggeration_iter > 0
     tol_from = (s.exaggeration_iter if exaggerating else 0) + TOL_WAIT
     for it in range(1, s.n_iter + 1):
-        gradient(Y, exaggerating and it <= s.exaggeration_iter, G)
+        g_learned = gradient(Yv, Lv, exaggerating and it <= s.exaggeration_iter, GY)
+        if Lv.size:
+            G[Y.size:] = g_learned
         same_sign = np.sign(G) == np.sign(update)
         gains = np.where(same_sign, gains * 0.8, gains + 0.2)
         np.maximum(gains, s.min_gain, out=gains)
         mu = s.momentum if it <= s.momentum_switch_iter else s.final_momentum
         update *= mu
         update -= s.learning_rate * gains * G
-        Y += update
-        Y -= Y.mean(axis=0)
+        theta += update
+        Yv -= Yv.mean(axis=0)
+        Y[...] = Yv
+        learned[...] = Lv
         trace.n_iter = it
 
         current = None
         if it % s.cost_every == 0 or it == s.n_iter:
-            current = cost(Y)
+            current = cost(Y, learned)
             trace.iterations.append(it)
             trace.costs.append(current)
-            if not np.all(np.isfinite(Y)) or not np.isfinite(current):
+            if not np.all(np.isfinite(theta)) or not np.isfinite(current):
                 raise FloatingPointError(
                     f"the optimisation diverged at iteration {it} (cost {current}); "
                     "lower the learning_rate"

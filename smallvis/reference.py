@@ -40,6 +40,8 @@ __all__ = [
     "umap_gradient",
     "tumap_cost",
     "tumap_gradient",
+    "ncvis_cost",
+    "ncvis_gradient",
     "smooth_knn_rows",
     "asne_cost",
     "asne_gradient",
@@ -583,3 +585,65 @@ def tumap_gradient(indptr, indices, data, Y, eps, grad, n_threads):
     with np.errstate(divide="ignore", invalid="ignore"):
         K = (V - W) * W / (D2 * W + eps)
     grad[...] = _force_gradient(K, D2, Y)
+
+
+# ---------------------------------------------------------------------------
+# ncvis (seed 000): noise-contrastive estimation with a learned normalisation
+# ---------------------------------------------------------------------------
+
+
+def _ncvis_terms(indptr, indices, data, Y, Q, nu, a, b):
+    """Dense P, the model q_ij, the noise nu * p_n(i) and squared distances."""
+    n = Y.shape[0]
+    P = _dense(indptr, indices, data, n)
+    D2 = _squared_distances(Y)
+    q_hat = 1.0 / (1.0 + a * D2 ** b)
+    Qm = np.exp(-Q) * q_hat
+    noise = nu * P.sum(axis=1, keepdims=True) / (n - 1)  # nu p_n(i, j), any j
+    off = ~np.eye(n, dtype=bool)
+    return P, D2, q_hat, Qm, np.broadcast_to(noise, (n, n)), off
+
+
+def ncvis_cost(indptr, indices, data, Y, Q, nu, a, b, n_threads):
+    r"""NCVis cost :math:`-J(Y, Q)`, the negated NCE objective (seed 000).
+
+    .. math::
+
+        J = \sum_{i \ne j} p_{ij} \log \frac{q_{ij}}{q_{ij} + \nu p_n(i)}
+          + \nu \sum_{i \ne j} p_n(i) \log \frac{\nu p_n(i)}{q_{ij} + \nu p_n(i)},
+
+    with :math:`q_{ij} = e^{-Q} / (1 + a d_{ij}^{2b})` and the noise
+    distribution :math:`p_n(i) = \sum_k p_{ik} / (N - 1)`.
+    """
+    P, _, _, Qm, R, off = _ncvis_terms(indptr, indices, data, Y, Q, nu, a, b)
+    J = special.xlogy(P, Qm / (Qm + R)) + special.xlogy(R, R / (Qm + R))
+    return float(-J[off].sum())
+
+
+def ncvis_gradient(indptr, indices, data, Y, Q, nu, a, b, grad, n_threads):
+    r"""Gradient of the NCVis cost in ``Y`` (written to ``grad``) and in ``Q``.
+
+    With :math:`s_{ij} = q_{ij} + \nu p_n(i)` and
+    :math:`G_{ij} = \frac{\nu p_n(i)}{s_{ij}} (p_{ij} - q_{ij})\,
+    a b\, d_{ij}^{2(b-1)} \hat q_{ij}` (seed 000's derivatives of
+    :math:`J^+` and :math:`J^-`, summed over pairs):
+
+    .. math::
+
+        \frac{\partial (-J)}{\partial y_i} = 2 \sum_j (G_{ij} + G_{ji})(y_i - y_j),
+        \qquad
+        \frac{\partial (-J)}{\partial Q} = \sum_{i \ne j}
+            \frac{\nu p_n(i)}{s_{ij}} (p_{ij} - q_{ij}).
+
+    Returns
+    -------
+    float
+        The derivative in ``Q``.
+    """
+    P, D2, q_hat, Qm, R, off = _ncvis_terms(indptr, indices, data, Y, Q, nu, a, b)
+    weight = np.where(off, R / (Qm + R), 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        G = weight * (P - Qm) * a * b * D2 ** (b - 1.0) * q_hat
+    G = np.where(D2 > 0, G, 0.0)  # coincident points exert no force
+    grad[...] = _gradient_from_coefficients(2.0 * (G + G.T), Y)
+    return float(np.sum(weight * (P - Qm)))

@@ -57,6 +57,7 @@ EXACT_VARIANTS = {
                  dict(kernel="exp", gamma=0.5)],
     "umap": [dict(eps=0.0), dict(eps=0.0, a=1.2, b=0.7), dict(eps=0.0, spread=1.0, min_dist=0.4)],
     "tumap": [dict(eps=0.0)],
+    "ncvis": [dict(Q=0.0), dict(Q=4.0, nu=2.0, a=1.3, b=0.8), dict(Q=-1.0, min_dist=0.1)],
 }
 
 

@@ -28,6 +28,8 @@ RUNS = {
     ("umap", "s1k"): dict(n_iter=40, cost_every=10),
     ("tumap", "iris"): dict(n_iter=50, cost_every=10),
     ("tumap", "s1k"): dict(n_iter=40, cost_every=10),
+    ("ncvis", "iris"): dict(n_iter=150, cost_every=50),
+    ("ncvis", "s1k"): dict(n_iter=60, cost_every=20),
 }
 
 

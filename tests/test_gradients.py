@@ -39,6 +39,27 @@ def test_gradient_matches_finite_differences(method, params, n, dim, scale, dens
     np.testing.assert_allclose(grad, fd, rtol=0, atol=1e-6 * np.abs(grad).max())
 
 
+@pytest.mark.parametrize("params", EXACT_VARIANTS["ncvis"])
+def test_ncvis_derivative_in_q_matches_finite_differences(params, fast, rng):
+    n = 14
+    P = method_affinities("ncvis", n, rng, density=0.5)
+    Y = rng.normal(size=(n, 2))
+    _, _, learned = smallvis.cost_and_gradient("ncvis", P, Y, fast=fast, return_learned=True,
+                                               **params)
+    Q, h = params["Q"], 1e-5
+    rest = {k: v for k, v in params.items() if k != "Q"}
+    up = smallvis.cost_and_gradient("ncvis", P, Y, fast=fast, Q=Q + h, **rest)[0]
+    down = smallvis.cost_and_gradient("ncvis", P, Y, fast=fast, Q=Q - h, **rest)[0]
+    assert abs(learned["Q"]) > 1e-8
+    assert learned["Q"] == pytest.approx((up - down) / (2 * h), rel=1e-6)
+
+
+def test_learned_gradient_is_empty_for_other_methods(rng):
+    P = random_affinities(8, rng)
+    out = smallvis.cost_and_gradient("tsne", P, rng.normal(size=(8, 2)), return_learned=True)
+    assert len(out) == 3 and out[2] == {}
+
+
 def test_finite_difference_check_detects_a_wrong_gradient(rng):
     """Guard against a vacuous check: a halved gradient must fail it."""
     P = random_affinities(10, rng)

@@ -9,9 +9,9 @@ from smallvis.optim import OptimizerSettings, optimize_exact
 
 def quadratic_problem(target):
     """Cost 0.5|Y - target|^2: a smooth bowl to check the update rule on."""
-    def gradient(Y, exaggerated, out):
+    def gradient(Y, learned, exaggerated, out):
         out[...] = Y - target
-    def cost(Y):
+    def cost(Y, learned):
         return 0.5 * float(np.sum((Y - target) ** 2))
     return gradient, cost
 
@@ -38,11 +38,11 @@ def test_first_steps_follow_the_delta_bar_delta_rule():
 
 def test_exaggeration_applies_to_the_first_iterations_only():
     flags = []
-    def gradient(Y, exaggerated, out):
+    def gradient(Y, learned, exaggerated, out):
         flags.append(exaggerated)
         out[...] = 0.0
     s = OptimizerSettings(learning_rate=1, n_iter=6, exaggeration=4, exaggeration_iter=3, tol=0)
-    optimize_exact(np.zeros((3, 2)), gradient, lambda Y: 0.0, s)
+    optimize_exact(np.zeros((3, 2)), gradient, lambda Y, learned: 0.0, s)
     assert flags == [True, True, True, False, False, False]
 
 
