@@ -20,6 +20,18 @@ def squared_distances(X):
     return squareform(pdist(X, "sqeuclidean"))
 
 
+def power_of_two_exponent(X):
+    """Exponent ``e`` with ``max|X| = m 2**e``, ``0.5 <= m < 1`` (0 for X = 0).
+
+    Dividing by ``2**e`` (``np.ldexp(X, -e)``) is exact for every entry that
+    stays a normal number, so it changes no digit of the data.
+    """
+    top = float(np.max(np.abs(X))) if X.size else 0.0
+    if top == 0.0 or not np.isfinite(top):
+        return 0
+    return int(np.frexp(top)[1])
+
+
 def _off_diagonal(D):
     """(n, n) -> (n, n - 1): drop the diagonal of each row."""
     n = D.shape[0]
@@ -56,9 +68,25 @@ def conditional_perplexity(X, perplexity, kernels, *, tol=PERPLEXITY_TOL,
     P : ndarray of shape (n_samples, n_samples)
         Conditional probabilities, rows summing to 1, zero diagonal.
     beta : ndarray of shape (n_samples,)
-        Gaussian precisions :math:`\beta_i = 1 / (2\sigma_i^2)`.
+        Gaussian precisions :math:`\beta_i = 1 / (2\sigma_i^2)`, in units
+        of ``X`` to the power -2 (they may overflow to inf or underflow to 0
+        for data near the ends of the float64 range; ``P`` does not).
+
+    Notes
+    -----
+    Scale invariance: ``X`` is first divided by the power of two nearest
+    above ``max|X|``, so squared distances neither overflow (data of size
+    1e300) nor underflow (1e-300).  The calibrated ``P`` depends on ``X``
+    only through ``beta * d^2``, so scaling ``X`` by ``c`` leaves ``P``
+    unchanged in exact arithmetic with ``beta`` divided by ``c**2``.  With
+    this rescaling that holds in floating point too: ``P`` is bit-for-bit
+    identical for ``X`` and ``2**k * X``, and equal to rounding (about 1e-12
+    relative, the bisection tolerance permitting) for ``X``, ``1e150 * X`` and
+    ``1e-150 * X``.
     """
-    D2 = np.ascontiguousarray(_off_diagonal(squared_distances(X)))
+    e = power_of_two_exponent(X)
+    Xs = np.ldexp(X, -e) if e else X
+    D2 = np.ascontiguousarray(_off_diagonal(squared_distances(Xs)))
     n = D2.shape[0]
     rows = np.zeros_like(D2)
     beta = np.zeros(n)
@@ -72,6 +100,8 @@ def conditional_perplexity(X, perplexity, kernels, *, tol=PERPLEXITY_TOL,
             RuntimeWarning,
             stacklevel=3,
         )
+    with np.errstate(over="ignore", under="ignore"):
+        beta = np.ldexp(beta, -2 * e) if e else beta
     return _with_zero_diagonal(rows), beta
 
 
@@ -100,6 +130,7 @@ def kernel_triplet(C):
     is the row-major dense matrix and kernels can read rows directly.
     """
     n = C.shape[0]
+    _check_structure(C)
     if C.nnz >= 0.5 * n * n:
         data = np.ascontiguousarray(C.toarray().ravel())
         indptr = np.arange(0, n * n + 1, n, dtype=np.int64)
@@ -108,6 +139,29 @@ def kernel_triplet(C):
     return (np.ascontiguousarray(C.indptr, dtype=np.int64),
             np.ascontiguousarray(C.indices, dtype=np.int64),
             np.ascontiguousarray(C.data, dtype=np.float64))
+
+
+def _check_structure(C):
+    """Last guard before the unchecked kernels: every index in range.
+
+    :func:`smallvis._validation.check_affinities` already guarantees this;
+    the O(nnz) re-check costs far less than any kernel call and keeps an
+    inconsistent matrix from reading or writing outside the kernels' buffers.
+    """
+    n_rows, n_cols = C.shape
+    indptr, indices = np.asarray(C.indptr), np.asarray(C.indices)
+    ok = (
+        C.format == "csr" and n_rows == n_cols
+        and indptr.shape == (n_rows + 1,) and indptr[0] == 0
+        and indptr[-1] == len(indices) == len(C.data)
+        and bool(np.all(np.diff(indptr) >= 0))
+        and (len(indices) == 0 or (indices.min() >= 0 and indices.max() < n_cols))
+    )
+    if not ok:
+        raise ValueError(
+            "P has an inconsistent sparse structure (index out of [0, n_samples - 1] "
+            "or indptr not monotone); pass it through check_affinities"
+        )
 
 
 def as_dense_or_sparse(P):

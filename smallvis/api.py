@@ -9,7 +9,9 @@ from . import affinities as aff
 from ._backend import kernels as select_kernels
 from ._validation import (
     check_affinities,
+    check_coordinate_span,
     check_data,
+    check_dense_memory,
     check_number,
     check_random_state,
     check_threads,
@@ -105,6 +107,7 @@ def affinities(X, method="tsne", *, fast=False, **params):
     m = get_method(method)
     kern = select_kernels(fast)
     X = check_data(X)
+    check_dense_memory(kern, X.shape[0])
     affinity_params, cost_params = m.split_params(params, X.shape[0])
     if cost_params and set(params) & set(cost_params):
         raise ValueError(
@@ -116,7 +119,7 @@ def affinities(X, method="tsne", *, fast=False, **params):
 
 def _check_y(Y):
     Y = check_data(Y, name="Y", min_rows=2)
-    return Y
+    return check_coordinate_span(Y, "Y")
 
 
 def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, **method_params):
@@ -146,6 +149,7 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, **method_params)
     m = get_method(method)
     kern = select_kernels(fast)
     Y = _check_y(Y)
+    check_dense_memory(kern, Y.shape[0])
     unknown = set(method_params) - set(m.cost_params)
     if unknown:
         valid = ", ".join(m.cost_params) or "none"
@@ -160,8 +164,15 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, **method_params)
     args = tuple(cost_params.values())
     grad = np.zeros_like(Y)
     m.gradient_function(kern)(*triplet, Y, *args, grad, n_threads)
-    cost = m.cost_function(kern)(*triplet, Y, *args, n_threads)
-    return float(cost), grad
+    cost = float(m.cost_function(kern)(*triplet, Y, *args, n_threads))
+    if not (np.isfinite(cost) and np.all(np.isfinite(grad))):
+        raise ValueError(
+            f"the {m.name} cost or gradient overflows float64 for this P and Y "
+            f"(P sums to {C.data.sum():.3g}, Y spans up to "
+            f"{float(np.max(np.ptp(Y, axis=0))):.3g}); use P normalised as "
+            "smallvis.affinities returns it and coordinates of moderate size"
+        )
+    return cost, grad
 
 
 def _learning_rate(method, learning_rate, n_samples, exaggeration):
@@ -240,6 +251,7 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init="spca",
     kern = select_kernels(fast)
     X = check_data(X)
     n = X.shape[0]
+    check_dense_memory(kern, n)
     n_components = check_number(n_components, "n_components", low=1, integer=True)
     n_iter = check_number(n_iter, "n_iter", low=0, integer=True)
     n_threads = check_threads(n_threads)

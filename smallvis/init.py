@@ -59,6 +59,8 @@ def initialize(init, X, n_components, rng):
     ndarray of shape (n_samples, n_components)
     """
     n = X.shape[0]
+    if init is None:
+        raise TypeError(f"init must be one of {', '.join(INIT_NAMES)} or an array; got None")
     if not isinstance(init, str):
         return check_embedding(init, n, n_components)
     if init not in INIT_NAMES:

@@ -25,6 +25,18 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.special import logsumexp
 
+#: Largest memory (bytes) the NumPy path may plan for: 2 GiB.  The reference
+#: kernels build dense N x N matrices, so the wrappers in :mod:`smallvis.api`
+#: refuse sizes whose estimate ``DENSE_ARRAYS * N**2 * 8`` exceeds this
+#: (N above 4096) before allocating anything.  Raise it deliberately
+#: (``smallvis.reference.MAX_DENSE_BYTES = ...``) on a machine with more memory.
+MAX_DENSE_BYTES = 2 * 1024**3
+
+#: Dense N x N float64 arrays alive at the peak of an ``embed`` call on this
+#: path (measured with tracemalloc: the dense P, its CSR copy and kernel
+#: triplet, the exaggerated copy and up to 8 temporaries inside a kernel).
+DENSE_ARRAYS = 16
+
 __all__ = [
     "perplexity_rows",
     "asne_cost",
