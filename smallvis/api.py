@@ -17,7 +17,7 @@ from ._validation import (
     check_threads,
 )
 from .init import initialize
-from .methods import METHODS, get_method
+from .methods import METHODS, check_param_value, get_method
 from .optim import OptimizerSettings, optimize_exact
 
 @dataclass
@@ -157,14 +157,16 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, **method_params)
             f"unknown parameter(s) {', '.join(map(repr, sorted(unknown)))} for the "
             f"cost of {m.name!r}; valid: {valid}"
         )
-    cost_params = {k: method_params.get(k, v) for k, v in m.cost_params.items()}
+    cost_params = {k: check_param_value(k, method_params.get(k, v), v)
+                   for k, v in m.cost_params.items()}
     C = check_affinities(P, Y.shape[0], symmetric=m.symmetric)
     triplet = aff.kernel_triplet(C)
     n_threads = check_threads(n_threads)
     args = tuple(cost_params.values())
     grad = np.zeros_like(Y)
-    m.gradient_function(kern)(*triplet, Y, *args, grad, n_threads)
-    cost = float(m.cost_function(kern)(*triplet, Y, *args, n_threads))
+    with np.errstate(over="ignore", invalid="ignore"):  # checked just below
+        m.gradient_function(kern)(*triplet, Y, *args, grad, n_threads)
+        cost = float(m.cost_function(kern)(*triplet, Y, *args, n_threads))
     if not (np.isfinite(cost) and np.all(np.isfinite(grad))):
         raise ValueError(
             f"the {m.name} cost or gradient overflows float64 for this P and Y "
