@@ -268,6 +268,7 @@ def _sparse_to_csr(P, name):
     try:
         if fmt in ("csr", "csc", "bsr"):
             Q = P.copy()
+            _check_compressed(Q)
             Q.check_format(full_check=True)
         elif fmt == "coo":
             Q = P.copy()
@@ -312,3 +313,21 @@ def check_dense_memory(kernels, n_samples):
             f"{limit / 1024**3:.1f} GiB (n_samples <= {n_max}; "
             f"smallvis.reference.MAX_DENSE_BYTES); use fast=True"
         )
+
+
+def _check_compressed(Q):
+    """Index-range checks of a CSR/CSC/BSR matrix (scipy skips some when nnz=0)."""
+    block = Q.blocksize if Q.format == "bsr" else (1, 1)
+    n_rows, n_cols = Q.shape[0] // block[0], Q.shape[1] // block[1]
+    major, minor = (n_cols, n_rows) if Q.format == "csc" else (n_rows, n_cols)
+    indptr, indices = np.asarray(Q.indptr), np.asarray(Q.indices)
+    if indptr.ndim != 1 or indptr.shape[0] != major + 1:
+        raise ValueError(f"indptr must have length {major + 1}; got {indptr.shape}")
+    if indptr.dtype.kind not in "iu" or indices.dtype.kind not in "iu":
+        raise ValueError("indptr and indices must be integer arrays")
+    if indptr[0] != 0 or np.any(np.diff(indptr) < 0):
+        raise ValueError("indptr must start at 0 and be non-decreasing")
+    if indptr[-1] != indices.shape[0] or indptr[-1] > np.asarray(Q.data).shape[0]:
+        raise ValueError("indptr[-1] must equal the number of stored entries")
+    if indices.shape[0] and (indices.min() < 0 or indices.max() >= minor):
+        raise ValueError(f"indices must lie in [0, {minor - 1}]")

@@ -180,9 +180,14 @@ def perplexity_rows(D2, perplexity, tol, max_tries, P, beta):
 
 
 def _asne_log_q(Y):
-    """Row-wise log q_{j|i} with a Gaussian kernel; the diagonal is -inf."""
+    """Row-wise log q_{j|i} with a Gaussian kernel; the diagonal is -inf.
+
+    Each row's distances are shifted by their minimum first; q is unchanged
+    and log q keeps full precision when the distances are large.
+    """
     D2 = _squared_distances(Y)
     np.fill_diagonal(D2, np.inf)
+    D2 -= D2.min(axis=1, keepdims=True)
     return -D2 - logsumexp(-D2, axis=1, keepdims=True)
 
 
@@ -224,9 +229,13 @@ def asne_gradient(indptr, indices, data, Y, grad, n_threads):
 
 
 def _ssne_log_q(Y):
-    """Joint log q_ij with a Gaussian kernel; the diagonal is -inf."""
+    """Joint log q_ij with a Gaussian kernel; the diagonal is -inf.
+
+    Distances are shifted by their minimum first (q unchanged, log q exact).
+    """
     D2 = _squared_distances(Y)
     np.fill_diagonal(D2, np.inf)
+    D2 -= D2.min()
     return -D2 - logsumexp(-D2)
 
 
