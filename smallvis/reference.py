@@ -69,8 +69,16 @@ def _squared_distances(Y):
 
 
 def _gradient_from_coefficients(K, Y):
-    r"""Return :math:`\sum_j K_{ij} (y_i - y_j)` for every ``i``."""
-    return K.sum(axis=1)[:, None] * Y - K @ Y
+    r"""Return :math:`\sum_j K_{ij} (y_i - y_j)` for every ``i``.
+
+    The differences are formed first, as in the formula: the shortcut
+    ``K.sum(1) * Y - K @ Y`` cancels catastrophically when the embedding sits
+    far from the origin relative to its spread.
+    """
+    grad = np.empty_like(Y)
+    for d, column in enumerate(Y.T):
+        grad[:, d] = np.sum(K * (column[:, None] - column[None, :]), axis=1)
+    return grad
 
 
 def _xlogy_sum(P, log_Q):

@@ -511,3 +511,26 @@ def test_limit_is_a_module_constant(monkeypatch):
     # the Cython path keeps O(N) scratch and is not limited
     assert _finite(smallvis.embed(X, perplexity=5, n_iter=1, fast=True))
     assert _finite(smallvis.embed(X[:30], perplexity=5, n_iter=1, fast=False))
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("offset", [1e8, 1e68])
+def test_gradient_is_translation_invariant_far_from_the_origin(method, fast, offset):
+    """Costs and gradients depend on differences y_i - y_j only.
+
+    (Found by fuzzing: the NumPy reference used sum_j K_ij y_i - sum_j K_ij y_j,
+    which cancels catastrophically far from the origin.)
+    """
+    rng = np.random.default_rng(2)
+    n = 9
+    P = random_affinities(n, rng, symmetric=smallvis.METHODS[method].symmetric)
+    Y = rng.normal(size=(n, 2))
+    Y_far = Y + offset
+    c0, g0 = smallvis.cost_and_gradient(method, P, Y_far - offset, fast=fast)
+    c1, g1 = smallvis.cost_and_gradient(method, P, Y_far, fast=fast)
+    tol = 1e-15 * offset * 100  # the differences y_i - y_j themselves lose this much
+    assert c1 == pytest.approx(c0, rel=max(tol, 1e-12))
+    np.testing.assert_allclose(g1, g0, rtol=0, atol=max(tol, 1e-12) * np.abs(g0).max())
+    coincident = np.full((n, 1), offset)
+    _, g = smallvis.cost_and_gradient(method, P, coincident, fast=fast)
+    np.testing.assert_array_equal(g, 0.0)
