@@ -146,9 +146,13 @@ def check_number(value, name, *, low=None, high=None, low_open=False,
     return value
 
 
+#: Largest accepted ``n_threads``: every thread gets O(N) scratch buffers.
+MAX_THREADS = 1024
+
+
 def check_threads(n_threads):
     """Return a positive thread count; -1 means every available core."""
-    n_threads = check_number(n_threads, "n_threads", low=-1, integer=True)
+    n_threads = check_number(n_threads, "n_threads", low=-1, high=MAX_THREADS, integer=True)
     if n_threads == 0:
         raise ValueError("n_threads must be a positive integer or -1 (all cores); got 0")
     if n_threads == -1:

@@ -141,6 +141,21 @@ def test_bad_init_array(init, exc, match):
         smallvis.embed(JITTERED, perplexity=5, init=init, n_iter=1)
 
 
+@pytest.mark.parametrize("n_threads,exc,match", [
+    (10**6, ValueError, r"n_threads must be in \[-1, 1024\]"),
+    (-2, ValueError, r"n_threads must be in \[-1, 1024\]"),
+    (0, ValueError, "n_threads must be a positive integer or -1"),
+    (1.5, TypeError, "n_threads must be an integer"),
+    ("2", TypeError, "n_threads must be an integer"),
+])
+def test_bad_thread_counts(n_threads, exc, match):
+    P = random_affinities(6, np.random.default_rng(0))
+    with pytest.raises(exc, match=match):
+        smallvis.cost_and_gradient("tsne", P, np.zeros((6, 2)), fast=True, n_threads=n_threads)
+    with pytest.raises(exc, match=match):
+        smallvis.embed(JITTERED, perplexity=5, n_iter=1, fast=True, n_threads=n_threads)
+
+
 def test_init_as_list_and_int_array_are_accepted():
     Y0 = np.random.default_rng(0).integers(-3, 3, size=(40, 2))
     for init in (Y0, Y0.tolist()):
