@@ -288,9 +288,10 @@ def _sparse_to_csr(P, name):
                     f"row indices must lie in [0, {n_rows - 1}] and column indices "
                     f"in [0, {n_cols - 1}]"
                 )
-        else:  # lil, dok, dia: structure kept consistent by scipy itself
+        else:  # lil, dok, dia: converted by scipy, checked below
             Q = P
         C = sp.csr_matrix(Q, dtype=np.float64, copy=True)
+        _check_compressed(C)  # whatever the source format, before any scipy C++ op
     except ValueError as exc:
         raise ValueError(f"{name} is not a valid sparse matrix: {exc}") from None
     return C

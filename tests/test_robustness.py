@@ -186,6 +186,19 @@ class TestHostileP:
         with pytest.raises(ValueError, match="P is not a valid sparse matrix"):
             smallvis.cost_and_gradient("asne", C, self.Y, fast=fast)
 
+    def test_lil_with_out_of_range_column(self, fast):
+        L = sp.lil_matrix(self.P())
+        L.rows[0].append(40)  # behind scipy's back
+        L.data[0].append(0.1)
+        with pytest.raises(ValueError, match="P is not a valid sparse matrix"):
+            smallvis.cost_and_gradient("asne", L, self.Y, fast=fast)
+
+    def test_empty_csr_with_broken_indptr(self, fast):
+        C = sp.csr_matrix((self.n, self.n))
+        C.indptr[2] = 3  # scipy's own full check skips indptr when nnz == 0
+        with pytest.raises(ValueError, match="P is not a valid sparse matrix"):
+            smallvis.cost_and_gradient("asne", C, self.Y, fast=fast)
+
     def test_indptr_not_monotone(self, fast):
         C = sp.csr_matrix(self.P())
         C.indptr[3] = C.indptr[-1] + 5
