@@ -229,7 +229,8 @@ def check_affinities(P, n_samples=None, *, symmetric=False, name="P"):
         raise ValueError(f"{name} contains NaN or infinite values")
     if np.any(C.data < 0):
         raise ValueError(f"{name} must be non-negative; found {int(np.sum(C.data < 0))} negative entries")
-    total = np.sum(C.data)
+    with np.errstate(over="ignore"):
+        total = np.sum(C.data)
     if not np.isfinite(total):
         raise ValueError(
             f"{name} entries must have a finite sum (they normally sum to 1, or to "

@@ -145,6 +145,17 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, **method_params)
     -------
     cost : float
     gradient : ndarray of shape (n_samples, n_components)
+
+    Raises
+    ------
+    ValueError
+        Bad ``P`` (shape, structure, negative/non-finite entries, a sum that
+        overflows), ``Y`` whose coordinates span more than about 1e154 (squared
+        distances would overflow), a cost or gradient that is not finite in
+        float64 for this ``P`` and ``Y``, or, with ``fast=False``, more points
+        than the NumPy reference may hold (``smallvis.reference.MAX_DENSE_BYTES``).
+    TypeError
+        Non-numeric ``P`` or ``Y``, or a parameter of the wrong type.
     """
     m = get_method(method)
     kern = select_kernels(fast)
