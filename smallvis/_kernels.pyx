@@ -934,8 +934,8 @@ def tumap_gradient(indptr, indices, data, Y, eps, grad, n_threads):
 
 def _ncvis_noise(indptr, data, Py_ssize_t n, double nu):
     """nu p_n(i) = nu * (row sum of P) / (N - 1) for every point."""
-    rows = np.add.reduceat(data, indptr[:-1]) if len(data) else np.zeros(n)
-    rows[np.diff(indptr) == 0] = 0.0  # reduceat repeats a value for empty rows
+    owner = np.repeat(np.arange(n), np.diff(indptr))
+    rows = np.bincount(owner, weights=data, minlength=n)
     return np.ascontiguousarray(nu * rows / (n - 1))
 
 

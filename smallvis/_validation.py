@@ -12,6 +12,46 @@ import numpy as np
 import scipy.sparse as sp
 
 
+def _as_array(value, name):
+    """``np.asarray`` with a message naming the argument on failure."""
+    if isinstance(value, np.ma.MaskedArray):
+        raise TypeError(
+            f"{name} is a masked array; smallvis ignores masks, so fill or drop "
+            f"the masked values first (e.g. {name}.filled(...) or {name}.compressed())"
+        )
+    try:
+        return np.asarray(value)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(
+            f"{name} cannot be converted to a numeric array (ragged or mixed "
+            f"content?): {exc}"
+        ) from None
+
+
+#: Squared distances must stay below this (float64 max, about 1.8e308).
+MAX_SQUARED_DISTANCE = np.finfo(np.float64).max
+
+
+def check_coordinate_span(Y, name="Y"):
+    """Raise unless every squared distance between rows of ``Y`` is finite.
+
+    The largest squared distance is at most the sum over columns of the
+    squared column ranges; that bound must not overflow float64, i.e. the
+    coordinates must span less than about 1e154.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        span = np.ptp(Y, axis=0) if Y.shape[0] else np.zeros(1)
+        bound = float(np.sum(np.square(span)))
+    if not np.isfinite(bound) or bound >= MAX_SQUARED_DISTANCE:
+        raise ValueError(
+            f"{name} coordinates span too wide a range: squared distances between "
+            f"rows would overflow float64 (max {MAX_SQUARED_DISTANCE:.3g}); the sum "
+            f"over columns of (max - min)^2 must be finite, i.e. coordinates must "
+            f"span less than about 1e154"
+        )
+    return Y
+
+
 def check_data(X, name="X", min_rows=2):
     """Return ``X`` as a C-contiguous float64 2-D array, or raise.
 
@@ -33,7 +73,7 @@ def check_data(X, name="X", min_rows=2):
             f"{name} is a scipy sparse matrix; smallvis needs a dense array "
             f"(use {name}.toarray())"
         )
-    arr = np.asarray(X)
+    arr = _as_array(X, name)
     if arr.dtype == object or arr.dtype.kind in "USVOM":
         raise TypeError(
             f"{name} must be numeric (integer or floating point); got dtype {arr.dtype}"
@@ -106,9 +146,13 @@ def check_number(value, name, *, low=None, high=None, low_open=False,
     return value
 
 
+#: Largest accepted ``n_threads``: every thread gets O(N) scratch buffers.
+MAX_THREADS = 1024
+
+
 def check_threads(n_threads):
     """Return a positive thread count; -1 means every available core."""
-    n_threads = check_number(n_threads, "n_threads", low=-1, integer=True)
+    n_threads = check_number(n_threads, "n_threads", low=-1, high=MAX_THREADS, integer=True)
     if n_threads == 0:
         raise ValueError("n_threads must be a positive integer or -1 (all cores); got 0")
     if n_threads == -1:
@@ -120,7 +164,7 @@ def check_embedding(Y, n_samples, n_components, name="init"):
     """Return a user-supplied embedding as a float64 C-contiguous copy."""
     if sp.issparse(Y):
         raise TypeError(f"{name} must be a dense array, not a sparse matrix")
-    arr = np.asarray(Y)
+    arr = _as_array(Y, name)
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"{name} array must be numeric; got dtype {arr.dtype}")
     if arr.shape != (n_samples, n_components):
@@ -131,7 +175,7 @@ def check_embedding(Y, n_samples, n_components, name="init"):
     arr = np.array(arr, dtype=np.float64, order="C", copy=True)
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} array contains NaN or infinite values")
-    return arr
+    return check_coordinate_span(arr, f"{name} array")
 
 
 def check_random_state(random_state):
@@ -170,12 +214,12 @@ def check_affinities(P, n_samples=None, *, symmetric=False, fuzzy=False, name="P
         explicit zeros).
     """
     if sp.issparse(P):
-        M = sp.csr_matrix(P, dtype=np.float64, copy=True)
+        M = _sparse_to_csr(P, name)
         M.sum_duplicates()
         M.sort_indices()
         values = M.data
     else:
-        arr = np.asarray(P)
+        arr = _as_array(P, name)
         if arr.dtype.kind not in "biuf":
             raise TypeError(f"{name} must be a numeric array; got dtype {arr.dtype}")
         if arr.ndim != 2:
@@ -193,6 +237,13 @@ def check_affinities(P, n_samples=None, *, symmetric=False, fuzzy=False, name="P
     negative = int(np.count_nonzero(values < 0))
     if negative:
         raise ValueError(f"{name} must be non-negative; found {negative} negative entries")
+    with np.errstate(over="ignore"):
+        total = np.sum(values)
+    if not np.isfinite(total):
+        raise ValueError(
+            f"{name} entries must have a finite sum (they normally sum to 1, or to "
+            f"n_samples for asne); got a sum that overflows float64"
+        )
     if fuzzy and values.size and values.max() > 1.0:
         raise ValueError(
             f"{name} holds fuzzy memberships for this method and must lie in [0, 1]; "
@@ -215,3 +266,90 @@ def check_affinities(P, n_samples=None, *, symmetric=False, fuzzy=False, name="P
                 "e.g. with (P + P.T) / 2"
             )
     return M
+
+
+def _sparse_to_csr(P, name):
+    """Float64 CSR copy of a scipy sparse matrix whose structure is verified.
+
+    Scipy checks index ranges only on request, and a matrix whose ``indices``
+    were edited after construction (or a COO matrix built from out-of-range
+    coordinates) converts silently into a CSR matrix that indexes outside its
+    rows.  Such indices would reach the unchecked Cython kernels, so the
+    structure is verified here before any conversion.
+    """
+    if P.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D square matrix; got shape {P.shape}")
+    if P.dtype.kind not in "biuf":
+        raise TypeError(
+            f"{name} must have real numeric (bool, integer or float) entries; "
+            f"got dtype {P.dtype}"
+        )
+    n_rows, n_cols = P.shape
+    fmt = P.format
+    try:
+        if fmt in ("csr", "csc", "bsr"):
+            Q = P.copy()
+            _check_compressed(Q)
+            Q.check_format(full_check=True)
+        elif fmt == "coo":
+            Q = P.copy()
+            row, col = (np.asarray(a) for a in Q.coords)
+            nnz = len(np.asarray(Q.data))
+            if row.ndim != 1 or col.ndim != 1 or len(row) != nnz or len(col) != nnz:
+                raise ValueError("row, column and data arrays differ in length")
+            if row.dtype.kind not in "iu" or col.dtype.kind not in "iu":
+                raise ValueError("row and column indices must be integers")
+            if nnz and (row.min() < 0 or col.min() < 0
+                        or row.max() >= n_rows or col.max() >= n_cols):
+                raise ValueError(
+                    f"row indices must lie in [0, {n_rows - 1}] and column indices "
+                    f"in [0, {n_cols - 1}]"
+                )
+        else:  # lil, dok, dia: converted by scipy, checked below
+            Q = P
+        C = sp.csr_matrix(Q, dtype=np.float64, copy=True)
+        _check_compressed(C)  # whatever the source format, before any scipy C++ op
+    except ValueError as exc:
+        raise ValueError(f"{name} is not a valid sparse matrix: {exc}") from None
+    return C
+
+
+def check_dense_memory(kernels, n_samples):
+    """Refuse sizes whose dense N x N matrices would exhaust memory.
+
+    A kernel module that needs O(N^2) memory declares ``MAX_DENSE_BYTES``
+    and ``DENSE_ARRAYS`` (the NumPy reference does; the Cython kernels need
+    O(N) scratch and declare nothing).  The estimate is
+    ``DENSE_ARRAYS * n_samples**2 * 8`` bytes; nothing is allocated here.
+    """
+    limit = getattr(kernels, "MAX_DENSE_BYTES", None)
+    if limit is None:
+        return
+    need = int(kernels.DENSE_ARRAYS) * int(n_samples) ** 2 * 8
+    if need > limit:
+        n_max = int((limit / (8 * kernels.DENSE_ARRAYS)) ** 0.5)
+        raise ValueError(
+            f"n_samples = {n_samples} is too large for the NumPy reference path "
+            f"(fast=False): it needs O(N^2) memory, about {kernels.DENSE_ARRAYS} dense "
+            f"N x N float64 arrays = {need / 1024**3:.1f} GiB, above the limit of "
+            f"{limit / 1024**3:.1f} GiB (n_samples <= {n_max}; "
+            f"smallvis.reference.MAX_DENSE_BYTES); use fast=True"
+        )
+
+
+def _check_compressed(Q):
+    """Index-range checks of a CSR/CSC/BSR matrix (scipy skips some when nnz=0)."""
+    block = Q.blocksize if Q.format == "bsr" else (1, 1)
+    n_rows, n_cols = Q.shape[0] // block[0], Q.shape[1] // block[1]
+    major, minor = (n_cols, n_rows) if Q.format == "csc" else (n_rows, n_cols)
+    indptr, indices = np.asarray(Q.indptr), np.asarray(Q.indices)
+    if indptr.ndim != 1 or indptr.shape[0] != major + 1:
+        raise ValueError(f"indptr must have length {major + 1}; got {indptr.shape}")
+    if indptr.dtype.kind not in "iu" or indices.dtype.kind not in "iu":
+        raise ValueError("indptr and indices must be integer arrays")
+    if indptr[0] != 0 or np.any(np.diff(indptr) < 0):
+        raise ValueError("indptr must start at 0 and be non-decreasing")
+    if indptr[-1] != indices.shape[0] or indptr[-1] > np.asarray(Q.data).shape[0]:
+        raise ValueError("indptr[-1] must equal the number of stored entries")
+    if indices.shape[0] and (indices.min() < 0 or indices.max() >= minor):
+        raise ValueError(f"indices must lie in [0, {minor - 1}]")

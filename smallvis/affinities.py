@@ -16,10 +16,40 @@ from ._validation import check_number
 PERPLEXITY_TOL = 1e-5
 PERPLEXITY_MAX_TRIES = 50
 
+#: Dense calibration holds about six N x N float64 arrays at once; above this
+#: many bytes it is refused (use a kNN-calibrated method instead).
+MAX_DENSE_AFFINITY_BYTES = 8 * 1024**3
+DENSE_AFFINITY_ARRAYS = 6
+
+
+def check_dense_affinity_size(n_samples):
+    """Refuse a dense (all pairs) calibration that would exhaust memory."""
+    need = DENSE_AFFINITY_ARRAYS * 8 * n_samples ** 2
+    if need > MAX_DENSE_AFFINITY_BYTES:
+        n_max = int((MAX_DENSE_AFFINITY_BYTES / (8 * DENSE_AFFINITY_ARRAYS)) ** 0.5)
+        raise ValueError(
+            f"n_samples = {n_samples} is too large for a dense perplexity calibration: "
+            f"it needs O(N^2) memory, about {need / 1024**3:.1f} GiB (limit "
+            f"{MAX_DENSE_AFFINITY_BYTES / 1024**3:.0f} GiB, n_samples <= {n_max}); use tsne or "
+            "largevis, which calibrate over nearest neighbours at this size"
+        )
+
 
 def squared_distances(X):
     """Dense matrix of squared Euclidean distances between the rows of ``X``."""
     return squareform(pdist(X, "sqeuclidean"))
+
+
+def power_of_two_exponent(X):
+    """Exponent ``e`` with ``max|X| = m 2**e``, ``0.5 <= m < 1`` (0 for X = 0).
+
+    Dividing by ``2**e`` (``np.ldexp(X, -e)``) is exact for every entry that
+    stays a normal number, so it changes no digit of the data.
+    """
+    top = float(np.max(np.abs(X))) if X.size else 0.0
+    if top == 0.0 or not np.isfinite(top):
+        return 0
+    return int(np.frexp(top)[1])
 
 
 def _off_diagonal(D):
@@ -58,9 +88,26 @@ def conditional_perplexity(X, perplexity, kernels, *, tol=PERPLEXITY_TOL,
     P : ndarray of shape (n_samples, n_samples)
         Conditional probabilities, rows summing to 1, zero diagonal.
     beta : ndarray of shape (n_samples,)
-        Gaussian precisions :math:`\beta_i = 1 / (2\sigma_i^2)`.
+        Gaussian precisions :math:`\beta_i = 1 / (2\sigma_i^2)`, in units
+        of ``X`` to the power -2 (they may overflow to inf or underflow to 0
+        for data near the ends of the float64 range; ``P`` does not).
+
+    Notes
+    -----
+    Scale invariance: ``X`` is first divided by the power of two nearest
+    above ``max|X|``, so squared distances neither overflow (data of size
+    1e300) nor underflow (1e-300).  The calibrated ``P`` depends on ``X``
+    only through ``beta * d^2``, so scaling ``X`` by ``c`` leaves ``P``
+    unchanged in exact arithmetic with ``beta`` divided by ``c**2``.  With
+    this rescaling that holds in floating point too: ``P`` is bit-for-bit
+    identical for ``X`` and ``2**k * X``, and equal to rounding (about 1e-12
+    relative, the bisection tolerance permitting) for ``X``, ``1e150 * X`` and
+    ``1e-150 * X``.
     """
-    D2 = np.ascontiguousarray(_off_diagonal(squared_distances(X)))
+    e = power_of_two_exponent(X)
+    Xs = np.ldexp(X, -e) if e else X
+    check_dense_affinity_size(X.shape[0])
+    D2 = np.ascontiguousarray(_off_diagonal(squared_distances(Xs)))
     n = D2.shape[0]
     rows = np.zeros_like(D2)
     beta = np.zeros(n)
@@ -74,6 +121,8 @@ def conditional_perplexity(X, perplexity, kernels, *, tol=PERPLEXITY_TOL,
             RuntimeWarning,
             stacklevel=3,
         )
+    with np.errstate(over="ignore", under="ignore"):  # beta may leave the range
+        beta = np.ldexp(beta, -2 * e) if e else beta
     return _with_zero_diagonal(rows), beta
 
 
@@ -103,15 +152,40 @@ def kernel_triplet(P):
     ``data`` is the row-major dense matrix and kernels can read rows directly.
     """
     n = P.shape[0]
-    if sp.issparse(P) and P.nnz < 0.5 * n * n:
-        return (np.ascontiguousarray(P.indptr, dtype=np.int64),
-                np.ascontiguousarray(P.indices, dtype=np.int64),
-                np.ascontiguousarray(P.data, dtype=np.float64))
+    if sp.issparse(P):
+        _check_structure(P)
+        if P.nnz < 0.5 * n * n:
+            return (np.ascontiguousarray(P.indptr, dtype=np.int64),
+                    np.ascontiguousarray(P.indices, dtype=np.int64),
+                    np.ascontiguousarray(P.data, dtype=np.float64))
     dense = P.toarray() if sp.issparse(P) else P
     data = np.ascontiguousarray(dense, dtype=np.float64).reshape(-1)
     indptr = np.arange(0, n * n + 1, n, dtype=np.int64)
     indices = np.tile(np.arange(n, dtype=np.int64), n)
     return indptr, indices, data
+
+
+def _check_structure(C):
+    """Last guard before the unchecked kernels: every index in range.
+
+    :func:`smallvis._validation.check_affinities` already guarantees this;
+    the O(nnz) re-check costs far less than any kernel call and keeps an
+    inconsistent matrix from reading or writing outside the kernels' buffers.
+    """
+    n_rows, n_cols = C.shape
+    indptr, indices = np.asarray(C.indptr), np.asarray(C.indices)
+    ok = (
+        C.format == "csr" and n_rows == n_cols
+        and indptr.shape == (n_rows + 1,) and indptr[0] == 0
+        and indptr[-1] == len(indices) == len(C.data)
+        and bool(np.all(np.diff(indptr) >= 0))
+        and (len(indices) == 0 or (indices.min() >= 0 and indices.max() < n_cols))
+    )
+    if not ok:
+        raise ValueError(
+            "P has an inconsistent sparse structure (index out of [0, n_samples - 1] "
+            "or indptr not monotone); pass it through check_affinities"
+        )
 
 
 def as_dense_or_sparse(P):
@@ -232,11 +306,14 @@ def conditional_perplexity_knn(X, perplexity, kernels, *, n_neighbors=None, knn=
             f"perplexity must be at most n_neighbors = {n_neighbors}; got {perplexity}"
         )
     indices, distances = _knn(X, n_neighbors, knn, knn_method, random_state, n_threads)
-    D2 = np.ascontiguousarray(distances ** 2)
+    e = power_of_two_exponent(distances)  # P is scale-free; beta is scaled back
+    D2 = np.ascontiguousarray(np.ldexp(distances, -e) ** 2)
     rows = np.zeros_like(D2)
     beta = np.zeros(n)
     n_failed = kernels.perplexity_rows(D2, float(perplexity), float(tol), int(max_tries),
                                        rows, beta)
+    with np.errstate(over="ignore", under="ignore"):  # beta may leave the range
+        beta = np.ldexp(beta, -2 * e) if e else beta
     if n_failed:
         warnings.warn(
             f"perplexity calibration did not converge for {n_failed} of {n} rows; "
@@ -283,14 +360,20 @@ def smooth_knn_distances(distances, kernels, *, local_connectivity=1.0, bandwidt
         Rows whose sum missed the target by more than 1e-5.
     """
     n, m = distances.shape
+    # The search starts at sigma = 1 and doubles at most 64 times, so it is
+    # run on distances / 2**e (exact); rho and sigma scale back, and the
+    # memberships exp(-(d - rho) / sigma) do not change.
+    e = power_of_two_exponent(distances)
     with_self = np.zeros((n, m + 1))
-    with_self[:, 1:] = distances
+    with_self[:, 1:] = np.ldexp(distances, -e) if e else distances
     sigma = np.zeros(n)
     rho = np.zeros(n)
     target = np.log2(m + 1) * bandwidth
     n_failed = kernels.smooth_knn_rows(with_self, float(target), float(local_connectivity),
                                        SMOOTH_K_TOL, SMOOTH_K_N_ITER, MIN_K_DIST_SCALE,
                                        sigma, rho)
+    if e:
+        sigma, rho = np.ldexp(sigma, e), np.ldexp(rho, e)
     return sigma, rho, n_failed
 
 

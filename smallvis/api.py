@@ -9,13 +9,15 @@ from . import affinities as aff
 from ._backend import kernels as select_kernels
 from ._validation import (
     check_affinities,
+    check_coordinate_span,
     check_data,
+    check_dense_memory,
     check_number,
     check_random_state,
     check_threads,
 )
 from .init import initialize
-from .methods import METHODS, get_method
+from .methods import METHODS, check_param_value, get_method
 from .optim import OptimizerSettings, optimize_exact
 
 @dataclass
@@ -132,7 +134,7 @@ def affinities(X, method="tsne", *, fast=False, random_state=None, n_threads=1, 
 
 def _check_y(Y):
     Y = check_data(Y, name="Y", min_rows=2)
-    return Y
+    return check_coordinate_span(Y, "Y")
 
 
 def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, return_learned=False,
@@ -164,10 +166,22 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, return_learned=F
     learned_gradient : dict
         Only with ``return_learned=True``: ``{"Q": dcost/dQ}`` for ncvis,
         empty otherwise.
+
+    Raises
+    ------
+    ValueError
+        Bad ``P`` (shape, structure, negative/non-finite entries, a sum that
+        overflows), ``Y`` whose coordinates span more than about 1e154 (squared
+        distances would overflow), a cost or gradient that is not finite in
+        float64 for this ``P`` and ``Y``, or, with ``fast=False``, more points
+        than the NumPy reference may hold (``smallvis.reference.MAX_DENSE_BYTES``).
+    TypeError
+        Non-numeric ``P`` or ``Y``, or a parameter of the wrong type.
     """
     m = get_method(method)
     kern = select_kernels(fast)
     Y = _check_y(Y)
+    check_dense_memory(kern, Y.shape[0])
     unknown = set(method_params) - set(m.cost_params)
     if unknown:
         valid = ", ".join(m.cost_params) or "none"
@@ -175,15 +189,24 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, return_learned=F
             f"unknown parameter(s) {', '.join(map(repr, sorted(unknown)))} for the "
             f"cost of {m.name!r}; valid: {valid}"
         )
-    cost_params = {k: method_params.get(k, v) for k, v in m.cost_params.items()}
+    cost_params = {k: check_param_value(k, method_params.get(k, v), v)
+                   for k, v in m.cost_params.items()}
     learned = tuple(check_number(cost_params[k], k) for k in m.learned)
     cost_fn, gradient_fn, args = m.cost_kernels(kern, cost_params)
     C = check_affinities(P, Y.shape[0], symmetric=m.symmetric, fuzzy=m.fuzzy)
     triplet = aff.kernel_triplet(C)
     n_threads = check_threads(n_threads)
     grad = np.zeros_like(Y)
-    d_learned = gradient_fn(*triplet, Y, *learned, *args, grad, n_threads)
-    cost = float(cost_fn(*triplet, Y, *learned, *args, n_threads))
+    with np.errstate(over="ignore", invalid="ignore"):  # checked just below
+        d_learned = gradient_fn(*triplet, Y, *learned, *args, grad, n_threads)
+        cost = float(cost_fn(*triplet, Y, *learned, *args, n_threads))
+    if not (np.isfinite(cost) and np.all(np.isfinite(grad))):
+        raise ValueError(
+            f"the {m.name} cost or gradient overflows float64 for this P and Y "
+            f"(P sums to {float(np.sum(triplet[2])):.3g}, Y spans up to "
+            f"{float(np.max(np.ptp(Y, axis=0))):.3g}); use P normalised as "
+            "smallvis.affinities returns it and coordinates of moderate size"
+        )
     if return_learned:
         return cost, grad, {k: float(d_learned) for k in m.learned}
     return cost, grad
@@ -266,6 +289,7 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
     kern = select_kernels(fast)
     X = check_data(X)
     n = X.shape[0]
+    check_dense_memory(kern, n)
     n_components = check_number(n_components, "n_components", low=1, integer=True)
     n_iter = check_number(n_iter, "n_iter", low=0, integer=True)
     n_threads = check_threads(n_threads)

@@ -37,8 +37,12 @@ def load_input(source):
     if ext == ".npy":
         try:
             X = np.load(source, allow_pickle=False)
-        except (OSError, ValueError) as exc:
-            raise CLIError(f"cannot read {source!r} as a .npy array: {exc}") from None
+        except (OSError, ValueError, EOFError) as exc:  # EOFError: empty/truncated file
+            raise CLIError(f"cannot read {source!r} as a .npy array: "
+                           f"{exc or type(exc).__name__}") from None
+        if not isinstance(X, np.ndarray):  # an .npz archive under a .npy name
+            X.close()
+            raise CLIError(f"cannot read {source!r} as a .npy array: it is an .npz archive")
         return X, None
     if ext in (".csv", ".txt"):
         return _read_csv(source), None

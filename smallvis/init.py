@@ -7,7 +7,8 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 
-from ._validation import check_embedding
+from ._validation import check_coordinate_span, check_embedding
+from .affinities import power_of_two_exponent
 
 #: Standard deviation of the "random" and "spca" initialisations.
 SMALL_SD = 1e-4
@@ -234,6 +235,8 @@ def initialize(init, X, n_components, rng, P=None):
     ndarray of shape (n_samples, n_components)
     """
     n = X.shape[0]
+    if init is None:
+        raise TypeError(f"init must be one of {', '.join(INIT_NAMES)} or an array; got None")
     if not isinstance(init, str):
         return check_embedding(init, n, n_components)
     if init not in INIT_NAMES:
@@ -242,13 +245,18 @@ def initialize(init, X, n_components, rng, P=None):
         return _graph_init(init, X, n_components, rng, P)
     if init == "random":
         return rng.normal(0.0, SMALL_SD, size=(n, n_components))
-    scores = pca_scores(X, n_components)
+    # PCA of X / 2**e with max|X / 2**e| in [0.5, 1): exact for normal numbers
+    # and safe from overflow (data near 1e300) and underflow (near 1e-300) in
+    # the SVD and the standard deviation below; "pca" scales back to X's units.
+    e = power_of_two_exponent(X)
+    scores = pca_scores(np.ldexp(X, -e), n_components)
     if init == "pca":
+        scores = np.ldexp(scores, e)
         if not np.any(scores):
             warnings.warn("X has no variance: PCA initialisation replaced by random",
                           RuntimeWarning, stacklevel=3)
             return rng.normal(0.0, SMALL_SD, size=(n, n_components))
-        return scores
+        return check_coordinate_span(scores, "init='pca'")
     sd = scores[:, 0].std()
     if sd == 0:
         warnings.warn("X has no variance: scaled PCA initialisation replaced by random",

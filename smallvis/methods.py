@@ -5,6 +5,7 @@ tests all read :data:`METHODS`.  Adding a method means adding its twin
 kernels and one :class:`Method` entry here.
 """
 
+import numbers
 from dataclasses import dataclass, field
 from functools import lru_cache
 from types import MappingProxyType
@@ -99,8 +100,10 @@ class Method:
                 f"unknown parameter(s) {', '.join(map(repr, unknown))} for method "
                 f"{self.name!r}; valid method parameters: {valid}"
             )
-        affinity = {k: params.get(k, v) for k, v in self.affinity_params.items()}
-        cost = {k: params.get(k, v) for k, v in self.cost_params.items()}
+        affinity = {k: check_param_value(k, params.get(k, v), v)
+                    for k, v in self.affinity_params.items()}
+        cost = {k: check_param_value(k, params.get(k, v), v)
+                for k, v in self.cost_params.items()}
         if "perplexity" in affinity:
             affinity["perplexity"] = check_perplexity(affinity["perplexity"], n_samples)
         for name in self.learned:
@@ -108,6 +111,21 @@ class Method:
         if self.resolve_cost is not None:  # validate early, before any work
             self.resolve_cost(**{k: v for k, v in cost.items() if k not in self.learned})
         return affinity, cost
+
+
+def check_param_value(name, value, default):
+    """Generic check of a method parameter against the type of its default.
+
+    A parameter whose default is a real number must be a finite real number
+    (an integer if the default is one); the method-specific range checks
+    (e.g. :func:`check_perplexity`) come on top.  Other defaults are not
+    checked here.
+    """
+    if isinstance(default, numbers.Real) and not isinstance(default, bool):
+        if value is default:
+            return value
+        return check_number(value, name, integer=isinstance(default, numbers.Integral))
+    return value
 
 
 def check_perplexity(perplexity, n_samples):

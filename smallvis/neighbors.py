@@ -115,14 +115,22 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
     rng = check_random_state(random_state)
     if method == "auto":
         method = "exact" if n <= EXACT_MAX_N else "annoy"
+    # search on X / 2**e (exact for normal numbers) so squared distances of
+    # very large or very small data neither overflow nor underflow
+    from .affinities import power_of_two_exponent
+
+    e = power_of_two_exponent(X)
+    Xs = np.ldexp(X, -e) if e else X
     if method == "exact":
-        return _exact(X, n_neighbors)
-    if n_trees is None:
-        n_trees = ANNOY_DEFAULT_TREES
-    if search_k is None:
-        search_k = 2 * n_trees * (n_neighbors + 1)
-    seed = int(rng.integers(1, 2**31 - 1))
-    return _annoy(X, n_neighbors, n_trees, search_k, seed, n_threads)
+        indices, distances = _exact(Xs, n_neighbors)
+    else:
+        if n_trees is None:
+            n_trees = ANNOY_DEFAULT_TREES
+        if search_k is None:
+            search_k = 2 * n_trees * (n_neighbors + 1)
+        seed = int(rng.integers(1, 2**31 - 1))
+        indices, distances = _annoy(Xs, n_neighbors, n_trees, search_k, seed, n_threads)
+    return indices, (np.ldexp(distances, e) if e else distances)
 
 
 def _tie_key(d2):

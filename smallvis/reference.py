@@ -30,6 +30,18 @@ from scipy import special
 #: coincident pair instead of +inf).  Not a parameter.
 LOG_FLOOR = np.finfo(np.float64).tiny
 
+#: Largest memory (bytes) the NumPy path may plan for: 2 GiB.  The reference
+#: kernels build dense N x N matrices, so the wrappers in :mod:`smallvis.api`
+#: refuse sizes whose estimate ``DENSE_ARRAYS * N**2 * 8`` exceeds this
+#: (N above 4096) before allocating anything.  Raise it deliberately
+#: (``smallvis.reference.MAX_DENSE_BYTES = ...``) on a machine with more memory.
+MAX_DENSE_BYTES = 2 * 1024**3
+
+#: Dense N x N float64 arrays alive at the peak of an ``embed`` call on this
+#: path (measured with tracemalloc: the dense P, its CSR copy and kernel
+#: triplet, the exaggerated copy and up to 8 temporaries inside a kernel).
+DENSE_ARRAYS = 16
+
 __all__ = [
     "perplexity_rows",
     "largevis_cost",
@@ -73,8 +85,16 @@ def _squared_distances(Y):
 
 
 def _gradient_from_coefficients(K, Y):
-    r"""Return :math:`\sum_j K_{ij} (y_i - y_j)` for every ``i``."""
-    return K.sum(axis=1)[:, None] * Y - K @ Y
+    r"""Return :math:`\sum_j K_{ij} (y_i - y_j)` for every ``i``.
+
+    The differences are formed first, as in the formula: the shortcut
+    ``K.sum(1) * Y - K @ Y`` cancels catastrophically when the embedding sits
+    far from the origin relative to its spread.
+    """
+    grad = np.empty_like(Y)
+    for d, column in enumerate(Y.T):
+        grad[:, d] = np.sum(K * (column[:, None] - column[None, :]), axis=1)
+    return grad
 
 
 def _xlogy_sum(P, log_Q):
@@ -291,9 +311,14 @@ def smooth_knn_rows(distances, target, local_connectivity, tol, n_iter,
 
 
 def _asne_log_q(Y):
-    """Row-wise log q_{j|i} with a Gaussian kernel; the diagonal is -inf."""
+    """Row-wise log q_{j|i} with a Gaussian kernel; the diagonal is -inf.
+
+    Each row's distances are shifted by their minimum first; q is unchanged
+    and log q keeps full precision when the distances are large.
+    """
     D2 = _squared_distances(Y)
     np.fill_diagonal(D2, np.inf)
+    D2 -= D2.min(axis=1, keepdims=True)
     return -D2 - special.logsumexp(-D2, axis=1, keepdims=True)
 
 
@@ -335,9 +360,13 @@ def asne_gradient(indptr, indices, data, Y, grad, n_threads):
 
 
 def _ssne_log_q(Y):
-    """Joint log q_ij with a Gaussian kernel; the diagonal is -inf."""
+    """Joint log q_ij with a Gaussian kernel; the diagonal is -inf.
+
+    Distances are shifted by their minimum first (q unchanged, log q exact).
+    """
     D2 = _squared_distances(Y)
     np.fill_diagonal(D2, np.inf)
+    D2 -= D2.min()
     return -D2 - special.logsumexp(-D2)
 
 
