@@ -36,18 +36,18 @@ cdef extern from "_pairloops.h" nogil:
                                 Py_ssize_t i, const double* p0,
                                 const double* p1, double* ax, double* ay,
                                 double* rx, double* ry, double* z) noexcept
-    void smallvis_largevis_coef(const double* d2, const double* p,
-                                Py_ssize_t start, Py_ssize_t n, const double* q,
-                                double* coef) noexcept
-    void smallvis_largevis_exp_coef(const double* d2, const double* p,
-                                    Py_ssize_t start, Py_ssize_t n,
-                                    const double* q, double* coef) noexcept
-    void smallvis_umap_coef(const double* d2, const double* p,
-                            Py_ssize_t start, Py_ssize_t n, const double* q,
-                            double* coef) noexcept
-    void smallvis_tumap_coef(const double* d2, const double* p,
-                             Py_ssize_t start, Py_ssize_t n, const double* q,
-                             double* coef) noexcept
+    double smallvis_largevis_coef(const double* d2, const double* p,
+                                const double* aux, Py_ssize_t i, Py_ssize_t start,
+                                Py_ssize_t n, const double* q, double* coef) noexcept
+    double smallvis_largevis_exp_coef(const double* d2, const double* p,
+                                    const double* aux, Py_ssize_t i, Py_ssize_t start,
+                                    Py_ssize_t n, const double* q, double* coef) noexcept
+    double smallvis_umap_coef(const double* d2, const double* p,
+                            const double* aux, Py_ssize_t i, Py_ssize_t start,
+                            Py_ssize_t n, const double* q, double* coef) noexcept
+    double smallvis_tumap_coef(const double* d2, const double* p,
+                             const double* aux, Py_ssize_t i, Py_ssize_t start,
+                             Py_ssize_t n, const double* q, double* coef) noexcept
     void smallvis_largevis_row_2d(const double* x, const double* y,
                                   Py_ssize_t n, Py_ssize_t i, const double* p,
                                   const double* q, double* gx,
@@ -69,7 +69,7 @@ cdef extern from "_pairloops.h" nogil:
                                       Py_ssize_t n) noexcept
     double smallvis_ncvis_coef(const double* d2, const double* p,
                                const double* r, Py_ssize_t i, Py_ssize_t start,
-                               Py_ssize_t n, double e, double a, double b,
+                               Py_ssize_t n, const double* q,
                                double* coef) noexcept
     double smallvis_ncvis_noise_row(const double* d2, const double* r,
                                     Py_ssize_t i, Py_ssize_t start,
@@ -735,18 +735,25 @@ def asne_gradient(indptr, indices, data, Y, grad, n_threads):
 # "coefficient" and "cost" function per method (after uwot's gradient classes)
 # ---------------------------------------------------------------------------
 
-# coef(d2, p, start, n, params, coef): c_j with force 4 c_j (y_i - y_j)
-ctypedef void (*coef_fn)(const double*, const double*, Py_ssize_t, Py_ssize_t,
-                         const double*, double*) noexcept nogil
-# row_2d(x, y, n, i, p, params, gx, gy): the same, fused, for 2-D output
+# The per-method pieces take the row i, a per-point auxiliary array ``aux``
+# (NCVis's nu p_n; unused by the others) and the parameter vector q.
+#
+# coef(d2, p, aux, i, start, n, q, coef): c_j with force 4 c_j (y_i - y_j);
+# returns row i's term of the derivative in a learned scalar (else 0)
+ctypedef double (*coef_fn)(const double*, const double*, const double*,
+                           Py_ssize_t, Py_ssize_t, Py_ssize_t, const double*,
+                           double*) noexcept nogil
+# row_2d(x, y, n, i, p, q, gx, gy): the force part, fused, for 2-D output
 ctypedef void (*row2d_fn)(const double*, const double*, Py_ssize_t,
                           Py_ssize_t, const double*, const double*, double*,
                           double*) noexcept nogil
-# repulsion(d2, start, n, params): sum_j of the all-pairs cost term
-ctypedef double (*repulsion_fn)(const double*, Py_ssize_t, Py_ssize_t,
+# repulsion(d2, aux, i, start, n, q): sum over j of the all-pairs cost term
+ctypedef double (*repulsion_fn)(const double*, const double*, Py_ssize_t,
+                                Py_ssize_t, Py_ssize_t,
                                 const double*) noexcept nogil
-# edge(p, d2, params): the cost term of a stored entry, beyond the repulsion
-ctypedef double (*edge_fn)(double, double, const double*) noexcept nogil
+# edge(p, d2, aux, i, j, q): the cost term of a stored entry beyond it
+ctypedef double (*edge_fn)(double, double, const double*, Py_ssize_t,
+                           Py_ssize_t, const double*) noexcept nogil
 
 
 cdef inline double _xlogx(double x) noexcept nogil:
@@ -757,49 +764,78 @@ cdef inline double _floored_log(double x) noexcept nogil:
     return log(x if x > LOG_FLOOR else LOG_FLOOR)
 
 
-# params: largevis (gamma, eps, alpha); largevis_exp (gamma,);
-#         umap (a, b, eps); tumap (eps,)
+# q: largevis (gamma, eps, alpha); largevis_exp (gamma,); umap (a, b, eps);
+#    tumap (eps,); ncvis (exp(-Q), a, b)
 
-cdef double _largevis_repulsion(const double* d2, Py_ssize_t start,
-                                Py_ssize_t n, const double* q) noexcept nogil:
+cdef double _largevis_repulsion(const double* d2, const double* aux,
+                                Py_ssize_t i, Py_ssize_t start, Py_ssize_t n,
+                                const double* q) noexcept nogil:
     return q[0] * smallvis_cauchy_repulsion_row(d2, start, n, q[2], 1.0)
 
 
-cdef double _largevis_edge(double p, double d2, const double* q) noexcept nogil:
+cdef double _largevis_edge(double p, double d2, const double* aux,
+                           Py_ssize_t i, Py_ssize_t j,
+                           const double* q) noexcept nogil:
     return p * log1p(q[2] * d2)
 
 
-cdef double _largevis_exp_repulsion(const double* d2, Py_ssize_t start,
+cdef double _largevis_exp_repulsion(const double* d2, const double* aux,
+                                    Py_ssize_t i, Py_ssize_t start,
                                     Py_ssize_t n, const double* q) noexcept nogil:
     return q[0] * smallvis_exp_repulsion_row(d2, start, n)
 
 
-cdef double _largevis_exp_edge(double p, double d2, const double* q) noexcept nogil:
+cdef double _largevis_exp_edge(double p, double d2, const double* aux,
+                               Py_ssize_t i, Py_ssize_t j,
+                               const double* q) noexcept nogil:
     return p * (d2 + log1p(exp(-d2)))
 
 
-cdef double _umap_repulsion(const double* d2, Py_ssize_t start, Py_ssize_t n,
+cdef double _umap_repulsion(const double* d2, const double* aux, Py_ssize_t i,
+                            Py_ssize_t start, Py_ssize_t n,
                             const double* q) noexcept nogil:
     return smallvis_cauchy_repulsion_row(d2, start, n, q[0], q[1])
 
 
-cdef double _umap_edge(double v, double d2, const double* q) noexcept nogil:
+cdef double _umap_edge(double v, double d2, const double* aux, Py_ssize_t i,
+                       Py_ssize_t j, const double* q) noexcept nogil:
     cdef double u = q[0] * exp(q[1] * log(d2)) if d2 > 0.0 else 0.0
     return _xlogx(v) + _xlogx(1.0 - v) + v * _floored_log(u)
 
 
-cdef double _tumap_repulsion(const double* d2, Py_ssize_t start, Py_ssize_t n,
+cdef double _tumap_repulsion(const double* d2, const double* aux, Py_ssize_t i,
+                             Py_ssize_t start, Py_ssize_t n,
                              const double* q) noexcept nogil:
     return smallvis_cauchy_repulsion_row(d2, start, n, 1.0, 1.0)
 
 
-cdef double _tumap_edge(double v, double d2, const double* q) noexcept nogil:
+cdef double _tumap_edge(double v, double d2, const double* aux, Py_ssize_t i,
+                        Py_ssize_t j, const double* q) noexcept nogil:
     return _xlogx(v) + _xlogx(1.0 - v) + v * _floored_log(d2)
 
 
-cdef _coef_gradient(coef_fn coef, row2d_fn row_2d, params, indptr, indices,
-                    data, Y, grad, int nt):
-    """Gradient 4 sum_j c_ij (y_i - y_j) over unordered pairs (P symmetric)."""
+# NCVis's terms depend on the ordered pair (through nu p_n(i)); _pair_cost
+# counts each unordered pair twice, so these return the mean of (i, j), (j, i).
+
+cdef double _ncvis_repulsion(const double* d2, const double* r, Py_ssize_t i,
+                             Py_ssize_t start, Py_ssize_t n,
+                             const double* q) noexcept nogil:
+    return 0.5 * smallvis_ncvis_noise_row(d2, r, i, start, n, q[0], q[1], q[2])
+
+
+cdef double _ncvis_edge(double p, double d2, const double* r, Py_ssize_t i,
+                        Py_ssize_t j, const double* q) noexcept nogil:
+    cdef double m = q[0] / (1.0 + q[1] * exp(q[2] * log(d2))) if d2 > 0.0 else q[0]
+    return 0.5 * p * (log1p(r[i] / m) + log1p(r[j] / m))
+
+
+cdef double _coef_gradient(coef_fn coef, row2d_fn row_2d, params, indptr,
+                           indices, data, Y, grad, int nt, aux=None):
+    """Gradient 4 sum_j c_ij (y_i - y_j) over unordered pairs (P symmetric).
+
+    Writes ``grad``; returns the sum of the rows' learned-scalar terms.
+    ``row_2d`` may be NULL (no fused 2-D loop).
+    """
     cdef const int64_t[::1] ip = indptr
     cdef const int64_t[::1] ix = indices
     cdef const double[::1] dv = data
@@ -807,12 +843,14 @@ cdef _coef_gradient(coef_fn coef, row2d_fn row_2d, params, indptr, indices,
     q_arr[:len(params)] = params
     cdef double[::1] q = q_arr
     cdef Py_ssize_t n = Y.shape[0], dim = Y.shape[1], i
+    cdef const double[::1] av = np.zeros(n) if aux is None else aux
     Yt_arr = np.ascontiguousarray(Y.T)
     cdef const double[:, ::1] Yt = Yt_arr
     # per thread: d2, P row, coefficients
     cdef double[:, :, ::1] sc = _scratch(nt, 3, n)
     acc_arr = np.zeros((nt, dim, n))
     cdef double[:, :, ::1] acc = acc_arr
+    cdef double[::1] lrow = np.zeros(n)
     cdef bint dense = ip[n] == n * n
     cdef const double* prow
     cdef int t
@@ -824,27 +862,33 @@ cdef _coef_gradient(coef_fn coef, row2d_fn row_2d, params, indptr, indices,
             else:
                 _scatter_row(&ip[0], &ix[0], &dv[0], i, i + 1, &sc[t, 1, 0])
                 prow = &sc[t, 1, 0]
-            if dim == 2:
+            if dim == 2 and row_2d != NULL:
                 row_2d(&Yt[0, 0], &Yt[1, 0], n, i, prow, &q[0], &acc[t, 0, 0],
                        &acc[t, 1, 0])
             else:
                 _sq_dist_row(&Yt[0, 0], n, dim, i, i + 1, &sc[t, 0, 0])
-                coef(&sc[t, 0, 0], prow, i + 1, n, &q[0], &sc[t, 2, 0])
+                lrow[i] = coef(&sc[t, 0, 0], prow, &av[0], i, i + 1, n, &q[0],
+                               &sc[t, 2, 0])
                 _accumulate_pairs(&Yt[0, 0], n, dim, i, i + 1, &sc[t, 2, 0],
                                   &acc[t, 0, 0])
             if not dense:
                 _clear_row(&ip[0], &ix[0], i, &sc[t, 1, 0])
     np.copyto(grad, (4.0 * _reduce_threads(acc_arr)).T)
+    cdef double total = 0.0
+    for i in range(n):
+        total += lrow[i]
+    return total
 
 
 cdef double _pair_cost(repulsion_fn repulsion, edge_fn edge, params, indptr,
-                       indices, data, Y, int nt):
+                       indices, data, Y, int nt, aux=None):
     """2 * sum_{i<j} [repulsion(d2) + edge(p_ij, d2) for stored p_ij > 0]."""
     cdef const int64_t[::1] ip = indptr
     cdef const int64_t[::1] ix = indices
     cdef const double[::1] dv = data
     cdef double[::1] q = np.ascontiguousarray(params, dtype=np.float64)
     cdef Py_ssize_t n = Y.shape[0], dim = Y.shape[1], i, j
+    cdef const double[::1] av = np.zeros(n) if aux is None else aux
     Yt_arr = np.ascontiguousarray(Y.T)
     cdef const double[:, ::1] Yt = Yt_arr
     cdef double[:, :, ::1] sc = _scratch(nt, 1, n)
@@ -858,18 +902,18 @@ cdef double _pair_cost(repulsion_fn repulsion, edge_fn edge, params, indptr,
         for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
             d2 = &sc[threadid(), 0, 0]
             _sq_dist_row(&Yt[0, 0], n, dim, i, i + 1, d2)
-            rrow[i] = repulsion(d2, i + 1, n, &q[0])
+            rrow[i] = repulsion(d2, &av[0], i, i + 1, n, &q[0])
             s = 0.0
             if dense:
                 for j in range(i + 1, n):
                     p = dv[i * n + j]
                     if p > 0.0:
-                        s = s + edge(p, d2[j], &q[0])
+                        s = s + edge(p, d2[j], &av[0], i, j, &q[0])
             else:
                 for k in range(ip[i], ip[i + 1]):
                     j = ix[k]
                     if j > i and dv[k] > 0.0:
-                        s = s + edge(dv[k], d2[j], &q[0])
+                        s = s + edge(dv[k], d2[j], &av[0], i, j, &q[0])
             erow[i] = s
     cdef double total = 0.0
     for i in range(n):
@@ -941,76 +985,13 @@ def _ncvis_noise(indptr, data, Py_ssize_t n, double nu):
 
 def ncvis_cost(indptr, indices, data, Y, Q, nu, a, b, n_threads):
     """NCVis cost -J(Y, Q); see the reference twin."""
-    cdef const int64_t[::1] ip = indptr
-    cdef const int64_t[::1] ix = indices
-    cdef const double[::1] dv = data
-    cdef Py_ssize_t n = Y.shape[0], dim = Y.shape[1], i, j
-    cdef int nt = n_threads
-    cdef double e = exp(-<double>Q), ca = a, cb = b
-    cdef double[::1] r = _ncvis_noise(indptr, data, n, nu)
-    Yt_arr = np.ascontiguousarray(Y.T)
-    cdef const double[:, ::1] Yt = Yt_arr
-    cdef double[:, :, ::1] sc = _scratch(nt, 1, n)
-    cdef double[::1] rrow = np.zeros(n)
-    cdef double[::1] erow = np.zeros(n)
-    cdef bint dense = ip[n] == n * n
-    cdef double* d2
-    cdef double s, p, q
-    cdef int64_t k
-    with nogil:
-        for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
-            d2 = &sc[threadid(), 0, 0]
-            _sq_dist_row(&Yt[0, 0], n, dim, i, i + 1, d2)
-            rrow[i] = smallvis_ncvis_noise_row(d2, &r[0], i, i + 1, n, e, ca, cb)
-            s = 0.0
-            for k in range(ip[i], ip[i + 1]):
-                j = ix[k]
-                p = dv[k]
-                if j > i and p > 0.0:
-                    q = e / (1.0 + ca * exp(cb * log(d2[j]))) if d2[j] > 0.0 else e
-                    s = s + p * (log1p(r[i] / q) + log1p(r[j] / q))
-            erow[i] = s
-    cdef double total = 0.0
-    for i in range(n):
-        total += rrow[i] + erow[i]
-    return total
+    return _pair_cost(_ncvis_repulsion, _ncvis_edge, (exp(-<double>Q), a, b),
+                      indptr, indices, data, Y, n_threads,
+                      aux=_ncvis_noise(indptr, data, Y.shape[0], nu))
 
 
 def ncvis_gradient(indptr, indices, data, Y, Q, nu, a, b, grad, n_threads):
     """NCVis gradient in Y (into grad); returns the derivative in Q."""
-    cdef const int64_t[::1] ip = indptr
-    cdef const int64_t[::1] ix = indices
-    cdef const double[::1] dv = data
-    cdef Py_ssize_t n = Y.shape[0], dim = Y.shape[1], i
-    cdef int nt = n_threads
-    cdef double e = exp(-<double>Q), ca = a, cb = b
-    cdef double[::1] r = _ncvis_noise(indptr, data, n, nu)
-    Yt_arr = np.ascontiguousarray(Y.T)
-    cdef const double[:, ::1] Yt = Yt_arr
-    cdef double[:, :, ::1] sc = _scratch(nt, 3, n)
-    acc_arr = np.zeros((nt, dim, n))
-    cdef double[:, :, ::1] acc = acc_arr
-    cdef double[::1] qrow = np.zeros(n)
-    cdef bint dense = ip[n] == n * n
-    cdef const double* prow
-    cdef int t
-    with nogil:
-        for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
-            t = threadid()
-            if dense:
-                prow = &dv[i * n]
-            else:
-                _scatter_row(&ip[0], &ix[0], &dv[0], i, i + 1, &sc[t, 1, 0])
-                prow = &sc[t, 1, 0]
-            _sq_dist_row(&Yt[0, 0], n, dim, i, i + 1, &sc[t, 0, 0])
-            qrow[i] = smallvis_ncvis_coef(&sc[t, 0, 0], prow, &r[0], i, i + 1, n,
-                                          e, ca, cb, &sc[t, 2, 0])
-            _accumulate_pairs(&Yt[0, 0], n, dim, i, i + 1, &sc[t, 2, 0],
-                              &acc[t, 0, 0])
-            if not dense:
-                _clear_row(&ip[0], &ix[0], i, &sc[t, 1, 0])
-    np.copyto(grad, (4.0 * _reduce_threads(acc_arr)).T)
-    cdef double dq = 0.0
-    for i in range(n):
-        dq += qrow[i]
-    return dq
+    return _coef_gradient(smallvis_ncvis_coef, NULL, (exp(-<double>Q), a, b),
+                          indptr, indices, data, Y, grad, n_threads,
+                          aux=_ncvis_noise(indptr, data, Y.shape[0], nu))

@@ -133,20 +133,28 @@ static inline double smallvis_tumap_c(double d, double p, double eps,
     return (p - w) * w / (d * w + eps);
 }
 
-/* coef[j] = c(d2[j], p[j]) for start <= j < n (any output dimension). */
+/* coef[j] = c(d2[j], p[j]) for start <= j < n (any output dimension).
+ * The signature is shared with smallvis_ncvis_coef: ``aux`` and ``i`` are
+ * unused here, and the returned row term (of a learned scalar's
+ * derivative) is 0. */
 #define SMALLVIS_COEF_ROW(name, c)                                            \
     SMALLVIS_CLONES                                                           \
-    static void name(const double *__restrict__ d2,                           \
-                     const double *__restrict__ p, ptrdiff_t start,           \
-                     ptrdiff_t n, const double *__restrict__ q,               \
-                     double *__restrict__ coef)                               \
+    static double name(const double *__restrict__ d2,                         \
+                       const double *__restrict__ p,                          \
+                       const double *__restrict__ aux, ptrdiff_t i,           \
+                       ptrdiff_t start, ptrdiff_t n,                          \
+                       const double *__restrict__ q,                          \
+                       double *__restrict__ coef)                             \
     {                                                                         \
         const double q0 = q[0], q1 = q[1], q2 = q[2];                         \
+        (void)aux;                                                            \
+        (void)i;                                                              \
         for (ptrdiff_t j = start; j < n; j++) {                               \
             const double d = d2[j];                                           \
             const double cj = c(d, p[j], q0, q1, q2);                         \
             coef[j] = d > 0.0 ? cj : 0.0;                                     \
         }                                                                     \
+        return 0.0;                                                           \
     }
 
 /* Two output dimensions, fused: row i against j > i, gx/gy[i] += sum_j c dx,
@@ -220,8 +228,9 @@ static double smallvis_exp_repulsion_row(
 }
 
 /*
- * NCVis (seed 000), row i against columns start <= j < n.  r holds
- * nu p_n(k) for every point, e = exp(-Q), q = e / (1 + a d2^b).
+ * NCVis (seed 000), row i against columns start <= j < n.  r (``aux``)
+ * holds nu p_n(k) for every point; params = (e, a, b) with e = exp(-Q), and
+ * q = e / (1 + a d2^b).
  * coef[j] = (G_ij + G_ji) / 2 with
  *     G_ij = r_i / (q + r_i) (p_ij - q) a b d2^(b - 1) qhat,
  * so the pair adds 4 coef (y_i - y_j) to the gradient of y_i.  Returns
@@ -232,8 +241,9 @@ SMALLVIS_CLONES
 static double smallvis_ncvis_coef(
     const double *__restrict__ d2, const double *__restrict__ p,
     const double *__restrict__ r, ptrdiff_t i, ptrdiff_t start, ptrdiff_t n,
-    double e, double a, double b, double *__restrict__ coef)
+    const double *__restrict__ params, double *__restrict__ coef)
 {
+    const double e = params[0], a = params[1], b = params[2];
     const double ri = r[i];
     double s = 0.0;
     for (ptrdiff_t j = start; j < n; j++) {

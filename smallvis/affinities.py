@@ -66,6 +66,18 @@ def _with_zero_diagonal(R):
     return out
 
 
+def _warn_failed_rows(n_failed, n, perplexity):
+    """Say how many rows used the nearest-neighbour fallback, if any."""
+    if n_failed:
+        k = max(int(perplexity), 1)
+        warnings.warn(
+            f"perplexity calibration did not converge for {n_failed} of {n} rows; "
+            f"those rows put 1/{k} on their {k} nearest neighbours",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+
+
 def conditional_perplexity(X, perplexity, kernels, *, tol=PERPLEXITY_TOL,
                            max_tries=PERPLEXITY_MAX_TRIES):
     r"""Row-stochastic Gaussian affinities :math:`p_{j|i}` of a given perplexity.
@@ -113,14 +125,7 @@ def conditional_perplexity(X, perplexity, kernels, *, tol=PERPLEXITY_TOL,
     beta = np.zeros(n)
     n_failed = kernels.perplexity_rows(D2, float(perplexity), float(tol),
                                        int(max_tries), rows, beta)
-    if n_failed:
-        warnings.warn(
-            f"perplexity calibration did not converge for {n_failed} of {n} rows; "
-            f"those rows put 1/{max(int(perplexity), 1)} on their "
-            f"{max(int(perplexity), 1)} nearest neighbours",
-            RuntimeWarning,
-            stacklevel=3,
-        )
+    _warn_failed_rows(n_failed, n, perplexity)
     with np.errstate(over="ignore", under="ignore"):  # beta may leave the range
         beta = np.ldexp(beta, -2 * e) if e else beta
     return _with_zero_diagonal(rows), beta
@@ -314,14 +319,7 @@ def conditional_perplexity_knn(X, perplexity, kernels, *, n_neighbors=None, knn=
                                        rows, beta)
     with np.errstate(over="ignore", under="ignore"):  # beta may leave the range
         beta = np.ldexp(beta, -2 * e) if e else beta
-    if n_failed:
-        warnings.warn(
-            f"perplexity calibration did not converge for {n_failed} of {n} rows; "
-            f"those rows put 1/{max(int(perplexity), 1)} on their "
-            f"{max(int(perplexity), 1)} nearest neighbours",
-            RuntimeWarning,
-            stacklevel=3,
-        )
+    _warn_failed_rows(n_failed, n, perplexity)
     return _rows_to_csr(indices, rows, n), beta
 
 
