@@ -20,6 +20,7 @@ from .init import initialize
 from .methods import METHODS, check_param_value, get_method
 from .optim import OptimizerSettings, optimize_exact
 
+
 @dataclass
 class EmbedResult:
     """Everything a run produced.
