@@ -23,6 +23,7 @@ ranges before calling any kernel.
 
 import numpy as np
 from scipy.sparse import csr_matrix
+from scipy.spatial.distance import cdist
 from scipy import special
 
 #: Smallest positive normal double: floors the argument of log(1 - w) when
@@ -77,24 +78,26 @@ def _dense(indptr, indices, data, n):
 
 
 def _squared_distances(Y):
-    """Return the ``N x N`` matrix of squared Euclidean distances of ``Y``."""
-    D2 = np.zeros((Y.shape[0], Y.shape[0]))
-    for column in Y.T:
-        D2 += (column[:, None] - column[None, :]) ** 2
-    return D2
+    """Return the ``N x N`` matrix of squared Euclidean distances of ``Y``.
+
+    SciPy sums the squared coordinate differences directly (no ``|y|^2 - 2
+    y.y' + |y'|^2`` shortcut), so coincident points are at exactly 0.
+    """
+    return cdist(Y, Y, "sqeuclidean")
 
 
 def _gradient_from_coefficients(K, Y):
     r"""Return :math:`\sum_j K_{ij} (y_i - y_j)` for every ``i``.
 
-    The differences are formed first, as in the formula: the shortcut
-    ``K.sum(1) * Y - K @ Y`` cancels catastrophically when the embedding sits
-    far from the origin relative to its spread.
+    The sum is unchanged by a translation of ``Y``, so it is evaluated on
+    ``Yc = Y - y_0`` as ``K.sum(1) * Yc - K @ Yc``: one matrix-vector
+    product per dimension, and no catastrophic cancellation when the
+    embedding sits far from the origin relative to its spread (the
+    subtraction of a point of the layout is exact for nearby points, and
+    gives exactly zero for coincident ones).
     """
-    grad = np.empty_like(Y)
-    for d, column in enumerate(Y.T):
-        grad[:, d] = np.sum(K * (column[:, None] - column[None, :]), axis=1)
-    return grad
+    Yc = Y - Y[0]
+    return K.sum(axis=1)[:, None] * Yc - K @ Yc
 
 
 def _xlogy_sum(P, log_Q):
@@ -404,7 +407,9 @@ def ssne_gradient(indptr, indices, data, Y, grad, n_threads):
 
 def _cauchy_weights(Y):
     """Cauchy output weights w_ij = 1 / (1 + d_ij^2), zero on the diagonal."""
-    W = 1.0 / (1.0 + _squared_distances(Y))
+    W = _squared_distances(Y)
+    W += 1.0
+    np.reciprocal(W, out=W)
     np.fill_diagonal(W, 0.0)
     return W
 
@@ -439,8 +444,9 @@ def tsne_gradient(indptr, indices, data, Y, grad, n_threads):
     n = Y.shape[0]
     P = _dense(indptr, indices, data, n)
     W = _cauchy_weights(Y)
-    Q = W / W.sum()
-    grad[...] = _gradient_from_coefficients(4.0 * (P - Q) * W, Y)
+    K = P - W / W.sum()  # p_ij - q_ij
+    K *= W
+    grad[...] = 4.0 * _gradient_from_coefficients(K, Y)
 
 
 # ---------------------------------------------------------------------------
