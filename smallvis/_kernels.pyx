@@ -87,6 +87,10 @@ __all__ = [
     "ssne_gradient",
     "tsne_cost",
     "tsne_gradient",
+    "counter_random",
+    "counter_randint",
+    "counter_uniform",
+    "sgd_epochs",
 ]
 
 
@@ -914,3 +918,6 @@ def tumap_gradient(indptr, indices, data, Y, eps, grad, n_threads):
     """t-UMAP gradient 4 sum_j (v - w) w / (1 - w + eps) (y_i - y_j)."""
     _coef_gradient(smallvis_tumap_coef, smallvis_tumap_row_2d, (eps,), indptr, indices, data, Y, grad,
                    n_threads)
+
+
+include "_sgd_kernels.pxi"
