@@ -12,6 +12,7 @@ from typing import Callable, Mapping
 
 from . import affinities as aff
 from ._validation import check_number
+from .sgd import SgdSpec, largevis_n_epochs, umap_n_epochs
 
 #: Up to this many points, t-SNE calibrates P over all other points (dense
 #: P); above it, over 3 x perplexity nearest neighbours (sparse P).
@@ -50,6 +51,8 @@ class Method:
     auto_learning_rate : callable
         ``auto_learning_rate(n_samples, exaggeration)``: the value of
         ``learning_rate="auto"``.
+    sgd : SgdSpec or None
+        The method's stochastic form (``optimizer="sgd"``), or None.
     """
 
     name: str
@@ -63,6 +66,7 @@ class Method:
     fuzzy: bool = False
     optimizer_defaults: Mapping = field(default_factory=dict)
     auto_learning_rate: Callable = None
+    sgd: SgdSpec = None
 
     def cost_kernels(self, kernels, cost_params):
         """The ``(cost, gradient, args)`` kernels of a kernel module.
@@ -240,6 +244,36 @@ def _tumap_cost(eps):
 
 
 # ---------------------------------------------------------------------------
+# cost parameters -> the SGD coefficients' (a, b, gamma, eps)
+# ---------------------------------------------------------------------------
+
+#: umap-learn's repulsion strength (its ``repulsion_strength`` default).
+UMAP_SGD_GAMMA = 1.0
+
+
+def _umap_sgd_params(a, b, spread, min_dist, eps):
+    a, b = umap_output_kernel(a, b, spread, min_dist)
+    return a, b, UMAP_SGD_GAMMA, check_number(eps, "eps", low=0)
+
+
+def _tumap_sgd_params(eps):
+    return 1.0, 1.0, UMAP_SGD_GAMMA, check_number(eps, "eps", low=0)
+
+
+def _largevis_sgd_params(gamma, eps, kernel, alpha):
+    _largevis_cost(gamma, eps, kernel, alpha)
+    if kernel != "cauchy":
+        raise ValueError(f"optimizer='sgd' supports largevis with kernel='cauchy' only "
+                         f"(the LargeVis reference); got kernel={kernel!r}")
+    return 1.0, 1.0, float(gamma), float(eps)
+
+
+# umap-learn's optimize_layout_euclidean (guide section 3)
+_UMAP_SGD = dict(coefficient="umap", scheme="epochs_per_sample", noise="uniform",
+                 n_epochs=umap_n_epochs, n_negative=5, clip=4.0, learning_rate=1.0,
+                 init="spectral")
+
+# ---------------------------------------------------------------------------
 # the registry
 # ---------------------------------------------------------------------------
 
@@ -284,6 +318,12 @@ METHODS = MappingProxyType({
             resolve_cost=_largevis_cost,
             optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
             auto_learning_rate=joint_auto_learning_rate,
+            # the LargeVis reference code (LargeVis.cpp, visualize_thread)
+            sgd=SgdSpec(coefficient="cauchy", scheme="alias", noise="degree",
+                        n_epochs=largevis_n_epochs, kernel_params=_largevis_sgd_params,
+                        n_negative=5, clip=5.0, learning_rate=1.0, min_learning_rate=1e-4,
+                        move_negatives=True, defer_head=True, skip_tail=True,
+                        init="random", param_defaults={"gamma": 7.0}),
         ),
         Method(
             name="umap",
@@ -297,6 +337,7 @@ METHODS = MappingProxyType({
             optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0,
                                 "init": "spectral"},
             auto_learning_rate=fuzzy_auto_learning_rate,
+            sgd=SgdSpec(kernel_params=_umap_sgd_params, **_UMAP_SGD),
         ),
         Method(
             name="tumap",
@@ -310,6 +351,7 @@ METHODS = MappingProxyType({
             optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0,
                                 "init": "spectral"},
             auto_learning_rate=fuzzy_auto_learning_rate,
+            sgd=SgdSpec(kernel_params=_tumap_sgd_params, **_UMAP_SGD),
         ),
     )
 })
