@@ -21,6 +21,8 @@ The Python wrappers in :mod:`smallvis.api` validate shapes, dtypes and index
 ranges before calling any kernel.
 """
 
+import math
+
 import numpy as np
 from scipy.sparse import csr_matrix
 from scipy import special
@@ -692,6 +694,11 @@ def counter_uniform(seed, epochs, edges, draws, out):
     out[...] = _uniform(words)
 
 
+def _pow_pos(x, y):
+    """``x ** y`` for ``x > 0``, computed as ``exp(y log x)`` (as the Cython twin)."""
+    return math.exp(y * math.log(x))
+
+
 def _attract(coef, d2, params, q):
     """Attraction coefficient ``c`` (gradient ``c (y_i - y_j)``) and dJ/dQ.
 
@@ -702,7 +709,7 @@ def _attract(coef, d2, params, q):
         if d2 <= 0.0:
             return 0.0, 0.0
         a, b = params[0], params[1]
-        d2b = d2 ** b
+        d2b = _pow_pos(d2, b)
         return -2.0 * a * b * (d2b / d2) / (1.0 + a * d2b), 0.0
     return -2.0 / (1.0 + d2), 0.0                         # Cauchy: tumap, largevis
 
@@ -711,12 +718,13 @@ def _repel(coef, d2, params, q):
     """Repulsion coefficient of one negative sample and dJ/dQ."""
     a, b, gamma, eps = params[0], params[1], params[2], params[3]
     if coef == _COEF_UMAP:
-        return 2.0 * gamma * b / ((eps + d2) * (1.0 + a * d2 ** b)), 0.0
+        return 2.0 * gamma * b / ((eps + d2) * (1.0 + a * _pow_pos(d2, b))), 0.0
     return 2.0 * gamma / ((eps + d2) * (1.0 + d2)), 0.0   # Cauchy
 
 
 def _clip(x, bound):
-    return min(max(x, -bound), bound)
+    x = x if x > -bound else -bound
+    return x if x < bound else bound
 
 
 def _alias_draw(u_column, u_coin, prob, alias):
