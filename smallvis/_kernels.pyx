@@ -87,6 +87,7 @@ __all__ = [
     "ssne_gradient",
     "tsne_cost",
     "tsne_gradient",
+    "alias_table",
     "counter_random",
     "counter_randint",
     "counter_uniform",

@@ -64,6 +64,39 @@ def counter_uniform(seed, epochs, edges, draws, out):
         o[t] = _uniform(_absorb(_edge_key(s, ep[t], ed[t]), <uint64_t>dr[t]))
 
 
+def alias_table(scaled, prob, alias):
+    """Cython twin of :func:`smallvis.reference.alias_table` (same stack order)."""
+    cdef double[::1] sc = scaled, pr = prob
+    cdef int64_t[::1] al = alias
+    cdef Py_ssize_t n = sc.shape[0], i, n_small = 0, n_large = 0, s, g
+    cdef int64_t[::1] small = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] large = np.empty(n, dtype=np.int64)
+    with nogil:
+        for i in range(n):
+            pr[i] = 1.0
+            al[i] = i
+            if sc[i] < 1.0:
+                small[n_small] = i
+                n_small += 1
+            else:
+                large[n_large] = i
+                n_large += 1
+        while n_small > 0 and n_large > 0:
+            n_small -= 1
+            s = small[n_small]
+            n_large -= 1
+            g = large[n_large]
+            pr[s] = sc[s]
+            al[s] = g
+            sc[g] = (sc[g] + sc[s]) - 1.0
+            if sc[g] < 1.0:
+                small[n_small] = g
+                n_small += 1
+            else:
+                large[n_large] = g
+                n_large += 1
+
+
 cdef struct SgdLoop:
     # read-only inputs
     const int64_t* head

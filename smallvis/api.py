@@ -345,7 +345,7 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
               f"{sgd_learning_rate if spec is not None else settings.learning_rate:g}",
               file=sys.stderr, flush=True)
     if spec is not None:
-        problem = _sgd.prepare(spec, C, n_epochs, kernel_params, sgd_learning_rate)
+        problem = _sgd.prepare(spec, C, n_epochs, kernel_params, sgd_learning_rate, kern)
         seed = int(rng.integers(2 ** 63))
         trace = _sgd.optimize_sgd(Y, kern, problem, seed, n_threads=n_threads,
                                   callback=callback, verbose=verbose)

@@ -49,6 +49,7 @@ __all__ = [
     "ssne_gradient",
     "tsne_cost",
     "tsne_gradient",
+    "alias_table",
     "counter_random",
     "counter_randint",
     "counter_uniform",
@@ -725,6 +726,40 @@ def _repel(coef, d2, params, q):
 def _clip(x, bound):
     x = x if x > -bound else -bound
     return x if x < bound else bound
+
+
+def alias_table(scaled, prob, alias):
+    r"""Walker's alias table by Vose's construction, in place.
+
+    A column ``c`` drawn uniformly and a uniform :math:`u` give ``c`` if
+    :math:`u <` ``prob[c]``, else ``alias[c]``; then
+    :math:`P(i) = (\mathrm{prob}_i + \sum_{c:\,\mathrm{alias}_c = i}
+    (1 - \mathrm{prob}_c)) / n` equals the target probability of ``i``.
+
+    Parameters
+    ----------
+    scaled : ndarray of float64, shape (n,)
+        Target probabilities times ``n`` (mean 1); used as work space.
+    prob : ndarray of float64, shape (n,)
+        Receives the acceptance probabilities (1 for the columns that end
+        without an alias).
+    alias : ndarray of int64, shape (n,)
+        Receives the aliases (a column's own index when it has none).
+    """
+    n = len(scaled)
+    prob[:] = 1.0
+    alias[:] = np.arange(n)
+    small = [i for i in range(n) if scaled[i] < 1.0]   # stacks: last in, first out
+    large = [i for i in range(n) if scaled[i] >= 1.0]
+    while small and large:
+        s, g = small.pop(), large.pop()
+        prob[s] = scaled[s]
+        alias[s] = g
+        scaled[g] = (scaled[g] + scaled[s]) - 1.0
+        if scaled[g] < 1.0:
+            small.append(g)
+        else:
+            large.append(g)
 
 
 def _alias_draw(u_column, u_coin, prob, alias):

@@ -192,16 +192,19 @@ def check_n_epochs(n_epochs, spec, n_samples):
     return int(n_epochs)
 
 
-def alias_table(weights):
-    """Walker's alias table (Vose's construction) for sampling ``i ~ weights``.
+def alias_table(weights, kernels):
+    """Walker's alias table for sampling ``i`` in proportion to ``weights``.
 
     Draw a column ``c`` uniformly and a uniform ``u``: the sample is ``c`` if
-    ``u < prob[c]``, else ``alias[c]``.
+    ``u < prob[c]``, else ``alias[c]`` (construction: the twin kernel
+    ``alias_table``).
 
     Parameters
     ----------
     weights : ndarray of shape (n,)
-        Non-negative, with a positive sum.
+        Non-negative and finite, with a positive sum.
+    kernels : module
+        The kernel module.
 
     Returns
     -------
@@ -209,19 +212,15 @@ def alias_table(weights):
     alias : ndarray of int64, shape (n,)
     """
     w = np.asarray(weights, dtype=np.float64)
-    n = len(w)
-    scaled = w * (n / w.sum())
-    prob = np.ones(n)
-    alias = np.arange(n, dtype=np.int64)
-    small = [i for i in range(n) if scaled[i] < 1.0]
-    large = [i for i in range(n) if scaled[i] >= 1.0]
-    while small and large:
-        s, g = small.pop(), large.pop()
-        prob[s] = scaled[s]
-        alias[s] = g
-        scaled[g] = (scaled[g] + scaled[s]) - 1.0
-        (small if scaled[g] < 1.0 else large).append(g)
-    return prob, alias  # leftovers keep prob 1 (rounding)
+    if w.ndim != 1 or len(w) == 0 or not np.all(np.isfinite(w)) or np.any(w < 0) \
+            or w.sum() <= 0:
+        raise ValueError("alias-table weights must be finite, non-negative, with a "
+                         "positive sum")
+    scaled = np.ascontiguousarray(w * (len(w) / w.sum()))
+    prob = np.empty(len(w))
+    alias = np.empty(len(w), dtype=np.int64)
+    kernels.alias_table(scaled, prob, alias)
+    return prob, alias
 
 
 @dataclass
@@ -244,7 +243,7 @@ class SgdProblem:
     n_epochs: int
 
 
-def prepare(spec, P, n_epochs, kernel_params, learning_rate):
+def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels):
     """Edges, tables, schedule and state for running ``spec`` on ``P``.
 
     Parameters
@@ -257,6 +256,8 @@ def prepare(spec, P, n_epochs, kernel_params, learning_rate):
         ``(a, b, gamma, eps)``.
     learning_rate : float
         ``alpha_0``.
+    kernels : module
+        The kernel module (builds the alias tables).
 
     Returns
     -------
@@ -277,7 +278,7 @@ def prepare(spec, P, n_epochs, kernel_params, learning_rate):
         rows, cols, w = rows[strong], cols[strong], w[strong]
         edge_weight = w.max() / w
     elif spec.scheme == "alias":
-        edge_weight, edge_alias = alias_table(w)
+        edge_weight, edge_alias = alias_table(w, kernels)
     else:
         edge_weight = np.ones(len(w))
     if len(w) == 0:
@@ -287,7 +288,7 @@ def prepare(spec, P, n_epochs, kernel_params, learning_rate):
                          f"got {len(w)}")
     if spec.noise == "degree":
         degree = np.bincount(rows, weights=w, minlength=n)
-        noise_prob, noise_alias = alias_table(degree ** DEGREE_POWER)
+        noise_prob, noise_alias = alias_table(degree ** DEGREE_POWER, kernels)
     e = np.arange(n_epochs)
     alphas = learning_rate * np.maximum(1.0 - e / n_epochs, spec.min_learning_rate)
     a, b, gamma, eps = kernel_params

@@ -92,12 +92,25 @@ def test_random_draws_are_uniform():
     assert abs(unif.mean() - 0.5) < 0.005
 
 
-def test_alias_table_reproduces_the_distribution():
-    w = np.random.default_rng(2).random(40) ** 3
-    prob, alias = sgd.alias_table(w)
+@pytest.mark.parametrize("n", [1, 2, 40, 1000])
+def test_alias_table_twins_reproduce_the_distribution(n):
+    w = np.random.default_rng(n).random(n) ** 3
+    w[::7] = 0.0
+    if not w.any():
+        w[0] = 1.0
+    tables = [sgd.alias_table(w, mod) for mod in (reference, _kernels)]
+    np.testing.assert_array_equal(tables[0][0], tables[1][0])
+    np.testing.assert_array_equal(tables[0][1], tables[1][1])
+    prob, alias = tables[0]
     implied = prob.copy()
     np.add.at(implied, alias, 1.0 - prob)
-    np.testing.assert_allclose(implied / len(w), w / w.sum(), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(implied / n, w / w.sum(), rtol=1e-10, atol=1e-15)
+
+
+def test_alias_table_rejects_bad_weights():
+    for w in ([], [0.0, 0.0], [1.0, -1.0], [1.0, np.nan]):
+        with pytest.raises(ValueError, match="alias-table weights"):
+            sgd.alias_table(np.array(w), reference)
 
 
 # ---------------------------------------------------------------------------
@@ -116,7 +129,7 @@ def _problem(name, X, n_epochs, kernels=reference):
     rng = np.random.default_rng(0)
     Y0 = smallvis.init.initialize(m.sgd.init, X, 2, rng, P=P)
     prob = sgd.prepare(m.sgd, P, n_epochs, m.sgd.kernel_params(**cost_params),
-                       m.sgd.learning_rate)
+                       m.sgd.learning_rate, kernels)
     return prob, Y0
 
 
