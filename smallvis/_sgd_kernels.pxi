@@ -166,16 +166,19 @@ cdef inline double _sq_dist_rows(const double* yi, const double* yk,
     return d2
 
 
-cdef inline void _step(const SgdLoop* L, double* yi, double* yk, double c, double alpha,
+cdef inline void _step(const SgdLoop* L, dptr yi, dptr yk, double c, double alpha,
                        double* acc, bint move_other) noexcept nogil:
-    cdef int64_t d
-    cdef double g, s
-    for d in range(L.dim):
+    # Non-aliasing rows (i != k is guaranteed by the callers) and local copies
+    # of the settings: stores to Y then do not force reloads of L's fields.
+    cdef int64_t d, dim = L.dim
+    cdef double g, s, bound = L.clip
+    cdef bint clip_after = L.clip_after
+    for d in range(dim):
         g = c * (yi[d] - yk[d])
-        if L.clip_after:
-            s = _clip(alpha * g, L.clip)
+        if clip_after:
+            s = _clip(alpha * g, bound)
         else:
-            s = alpha * _clip(g, L.clip)
+            s = alpha * _clip(g, bound)
         if acc != NULL:
             acc[d] += s
         else:

@@ -37,6 +37,23 @@ Sampling schemes
     Every edge once per epoch, with a per-epoch number of uniform noise
     samples drawn from the points other than the head.
 
+Hooks for NCVis (not a method yet)
+----------------------------------
+The loop already carries what NCVis's SGD (seed 000) needs, so adding it is
+one coefficient pair in both twins plus a spec:
+
+* ``scheme="every_edge"`` with a per-epoch number of noise samples
+  (``n_noise``, one int per epoch: linspace(0, 1, E)^3 rescaled to 5E);
+* ``noise="uniform_others"`` (``j != i``, exact: draw in ``[0, N - 1)``
+  and skip ``i``); ``move_negatives=True``; ``clip_after_step=True``;
+* a learned scalar ``q`` (length-1 array, in and out) updated after every
+  positive and negative sample by ``q += alpha_q * dJ/dQ`` when
+  ``alpha_q = params[5] != 0``; each coefficient receives
+  ``q + q_offset[i]`` (``q_offset``: seed 000's ``log p_i^-`` per row for
+  ``correct_q=True``, or empty) and returns its ``dJ/dQ``;
+* the learning-rate schedule is an array (``alphas``), so NCVis's
+  ``alpha (1 - (e / E)^2)`` needs no kernel change.
+
 Randomness and threads
 ----------------------
 Every random draw is a pure function of ``(seed, epoch, edge or sample,
