@@ -134,22 +134,29 @@ cdef inline double _clip(double x, double bound) noexcept nogil:
     return x if x < bound else bound
 
 
-cdef inline double _attract(const SgdLoop* L, double d2, double q, double* dq) noexcept nogil:
+cdef struct Coef:
+    # a method's coefficient and its parameters, copied out of SgdLoop so that
+    # they stay in registers while Y is written
+    int kind
+    double a, b, gamma, eps
+
+
+cdef inline double _attract(const Coef* C, double d2, double q, double* dq) noexcept nogil:
     cdef double d2b
     dq[0] = 0.0
-    if L.coef == 0:                                     # umap
+    if C.kind == 0:                                     # umap
         if d2 <= 0.0:
             return 0.0
-        d2b = _pow_pos(d2, L.b)
-        return -2.0 * L.a * L.b * (d2b / d2) / (1.0 + L.a * d2b)
+        d2b = _pow_pos(d2, C.b)
+        return -2.0 * C.a * C.b * (d2b / d2) / (1.0 + C.a * d2b)
     return -2.0 / (1.0 + d2)                            # Cauchy: tumap, largevis
 
 
-cdef inline double _repel(const SgdLoop* L, double d2, double q, double* dq) noexcept nogil:
+cdef inline double _repel(const Coef* C, double d2, double q, double* dq) noexcept nogil:
     dq[0] = 0.0
-    if L.coef == 0:
-        return 2.0 * L.gamma * L.b / ((L.eps + d2) * (1.0 + L.a * _pow_pos(d2, L.b)))
-    return 2.0 * L.gamma / ((L.eps + d2) * (1.0 + d2))
+    if C.kind == 0:
+        return 2.0 * C.gamma * C.b / ((C.eps + d2) * (1.0 + C.a * _pow_pos(d2, C.b)))
+    return 2.0 * C.gamma / ((C.eps + d2) * (1.0 + d2))
 
 
 cdef inline double _sq_dist_rows(const double* yi, const double* yk,
@@ -204,12 +211,14 @@ cdef void _sgd_sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j, uin
     cdef double c, d2, dq, qi
     cdef int64_t p, k, d
     cdef double* head_acc = acc if L.defer_head else NULL
+    cdef Coef C
+    C.kind, C.a, C.b, C.gamma, C.eps = L.coef, L.a, L.b, L.gamma, L.eps
     if L.defer_head:
         for d in range(L.dim):
             acc[d] = 0.0
     qi = L.q[0] + (L.q_offset[i] if L.has_offset else 0.0)
     yk = L.Y + j * L.dim
-    c = _attract(L, _sq_dist_rows(yi, yk, L.dim), qi, &dq)
+    c = _attract(&C, _sq_dist_rows(yi, yk, L.dim), qi, &dq)
     _step(L, yi, yk, c, alpha, head_acc, True)
     if L.alpha_q != 0.0:
         L.q[0] += L.alpha_q * dq
@@ -231,7 +240,7 @@ cdef void _sgd_sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j, uin
         if d2 <= 0.0:
             continue
         qi = L.q[0] + (L.q_offset[i] if L.has_offset else 0.0)
-        c = _repel(L, d2, qi, &dq)
+        c = _repel(&C, d2, qi, &dq)
         _step(L, yi, yk, c, alpha, head_acc, L.move_negatives)
         if L.alpha_q != 0.0:
             L.q[0] += L.alpha_q * dq
