@@ -14,7 +14,7 @@ preservation (smallvis.metrics.knn_preservation) computed within a random
 subsample of 5,000 points (the neighbours of the subsample in X and in Y).
 
 Usage: python benchmarks/bench_sgd.py [--n 70000] [--repeats 1] [--skip-largevis]
-       [--largevis-epochs 1000 500]
+       [--skip-tumap] [--largevis-epochs 1000 500]
 """
 
 import argparse
@@ -50,6 +50,7 @@ def main():
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--n-epochs", type=int, default=200)
     parser.add_argument("--skip-largevis", action="store_true")
+    parser.add_argument("--skip-tumap", action="store_true")
     parser.add_argument("--largevis-epochs", type=int, nargs="*", default=[1000],
                         help="largevis runs (epochs of N samples; 1000 is its default "
                              "above 10,000 points); each timed once")
@@ -87,10 +88,11 @@ def main():
         record("umap-learn UMAP(n_jobs=1)",
                lambda: UMAP(n_jobs=1, n_epochs=args.n_epochs).fit_transform(X))
     record("smallvis umap (sgd, fast=True)", ours("umap"))
-    if UMAP is not None:
+    if UMAP is not None and not args.skip_tumap:
         record("umap-learn UMAP(n_jobs=1, a=1, b=1)",
                lambda: UMAP(n_jobs=1, n_epochs=args.n_epochs, a=1.0, b=1.0).fit_transform(X))
-    record("smallvis tumap (sgd, fast=True)", ours("tumap"))
+    if not args.skip_tumap:
+        record("smallvis tumap (sgd, fast=True)", ours("tumap"))
     if not args.skip_largevis:
         for epochs in args.largevis_epochs:
             record(f"smallvis largevis (sgd, {epochs} epochs)", ours("largevis", epochs), 1)
