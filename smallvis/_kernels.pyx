@@ -97,6 +97,11 @@ __all__ = [
     "ssne_gradient",
     "tsne_cost",
     "tsne_gradient",
+    "alias_table",
+    "counter_random",
+    "counter_randint",
+    "counter_uniform",
+    "sgd_epochs",
 ]
 
 
@@ -995,3 +1000,6 @@ def ncvis_gradient(indptr, indices, data, Y, Q, nu, a, b, grad, n_threads):
     return _coef_gradient(smallvis_ncvis_coef, NULL, (exp(-<double>Q), a, b),
                           indptr, indices, data, Y, grad, n_threads,
                           aux=_ncvis_noise(indptr, data, Y.shape[0], nu))
+
+
+include "_sgd_kernels.pxi"

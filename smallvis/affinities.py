@@ -216,7 +216,7 @@ def _check_int(value, name, low, high):
     return int(value)
 
 
-def _knn(X, k, knn, knn_method, random_state, n_threads):
+def _knn(X, k, knn, knn_method, random_state, n_threads, n_trees=None):
     """The ``k`` nearest other points of each row, computed or precomputed.
 
     ``knn`` is None or an ``(indices, distances)`` pair as returned by
@@ -228,7 +228,7 @@ def _knn(X, k, knn, knn_method, random_state, n_threads):
     n = X.shape[0]
     if knn is None:
         return nearest_neighbors(X, k, method=knn_method, random_state=random_state,
-                                 n_threads=n_threads)
+                                 n_threads=n_threads, n_trees=n_trees)
     try:
         indices, distances = knn
     except (TypeError, ValueError):
@@ -265,7 +265,7 @@ def _rows_to_csr(indices, values, n):
 
 def conditional_perplexity_knn(X, perplexity, kernels, *, n_neighbors=None, knn=None,
                                knn_method="auto", random_state=None, n_threads=1,
-                               tol=PERPLEXITY_TOL, max_tries=PERPLEXITY_MAX_TRIES):
+                               n_trees=None, tol=PERPLEXITY_TOL, max_tries=PERPLEXITY_MAX_TRIES):
     r"""Sparse conditional Gaussian affinities calibrated on a kNN graph.
 
     The bandwidth search of :func:`conditional_perplexity` (the twin kernel
@@ -289,6 +289,8 @@ def conditional_perplexity_knn(X, perplexity, kernels, *, n_neighbors=None, knn=
         :func:`smallvis.neighbors.nearest_neighbors`; the first ``k`` columns
         are used.  Default: computed with ``knn_method``.
     knn_method : {"auto", "exact", "annoy"}, default="auto"
+    n_trees : int, optional
+        Annoy trees (default: :data:`smallvis.neighbors.ANNOY_DEFAULT_TREES`).
     random_state : None, int or Generator
         Seeds Annoy.
     n_threads : int, default=1
@@ -310,7 +312,8 @@ def conditional_perplexity_knn(X, perplexity, kernels, *, n_neighbors=None, knn=
         raise ValueError(
             f"perplexity must be at most n_neighbors = {n_neighbors}; got {perplexity}"
         )
-    indices, distances = _knn(X, n_neighbors, knn, knn_method, random_state, n_threads)
+    indices, distances = _knn(X, n_neighbors, knn, knn_method, random_state, n_threads,
+                              n_trees)
     e = power_of_two_exponent(distances)  # P is scale-free; beta is scaled back
     D2 = np.ascontiguousarray(np.ldexp(distances, -e) ** 2)
     rows = np.zeros_like(D2)
@@ -376,7 +379,8 @@ def smooth_knn_distances(distances, kernels, *, local_connectivity=1.0, bandwidt
 
 
 def fuzzy_memberships(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwidth=1.0,
-                      knn=None, knn_method="auto", random_state=None, n_threads=1):
+                      knn=None, knn_method="auto", random_state=None, n_threads=1,
+                      n_trees=None):
     r"""Directed UMAP membership strengths :math:`v_{j|i}` (before the union).
 
     .. math::
@@ -396,7 +400,8 @@ def fuzzy_memberships(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwi
     n_neighbors = _check_int(n_neighbors, "n_neighbors", 2, n)
     local_connectivity = check_number(local_connectivity, "local_connectivity", low=0)
     bandwidth = check_number(bandwidth, "bandwidth", low=0, low_open=True)
-    indices, distances = _knn(X, n_neighbors - 1, knn, knn_method, random_state, n_threads)
+    indices, distances = _knn(X, n_neighbors - 1, knn, knn_method, random_state, n_threads,
+                              n_trees)
     sigma, rho, _ = smooth_knn_distances(distances, kernels,
                                          local_connectivity=local_connectivity,
                                          bandwidth=bandwidth)
@@ -409,7 +414,7 @@ def fuzzy_memberships(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwi
 
 def umap_graph(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwidth=1.0,
                set_op_mix_ratio=1.0, knn=None, knn_method="auto", random_state=None,
-               n_threads=1):
+               n_threads=1, n_trees=None):
     r"""UMAP's fuzzy simplicial set: the symmetric input graph ``V``.
 
     Following umap-learn (guide §3): memberships :math:`v_{j|i}` from
@@ -442,7 +447,7 @@ def umap_graph(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwidth=1.0
     knn : (indices, distances), optional
         Precomputed self-excluded neighbours with at least
         ``n_neighbors - 1`` columns.
-    knn_method, random_state, n_threads
+    knn_method, random_state, n_threads, n_trees
         Passed to :func:`smallvis.neighbors.nearest_neighbors`.
 
     Returns
@@ -453,7 +458,8 @@ def umap_graph(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwidth=1.0
     mix = check_number(set_op_mix_ratio, "set_op_mix_ratio", low=0, high=1)
     A, _, _ = fuzzy_memberships(X, n_neighbors, kernels, local_connectivity=local_connectivity,
                                 bandwidth=bandwidth, knn=knn, knn_method=knn_method,
-                                random_state=random_state, n_threads=n_threads)
+                                random_state=random_state, n_threads=n_threads,
+                                n_trees=n_trees)
     At = A.T.tocsr()
     prod = A.multiply(At)
     V = (mix * (A + At - prod) + (1.0 - mix) * prod).tocsr()
@@ -463,7 +469,7 @@ def umap_graph(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwidth=1.0
 
 
 def ncvis_graph(X, n_neighbors=15, *, knn=None, knn_method="auto", random_state=None,
-                n_threads=1):
+                n_threads=1, n_trees=None):
     r"""NCVis input affinities: the union-symmetrised kNN graph, normalised.
 
     .. math::
@@ -491,7 +497,7 @@ def ncvis_graph(X, n_neighbors=15, *, knn=None, knn_method="auto", random_state=
     """
     n = X.shape[0]
     n_neighbors = _check_int(n_neighbors, "n_neighbors", 1, n - 1)
-    indices, _ = _knn(X, n_neighbors, knn, knn_method, random_state, n_threads)
+    indices, _ = _knn(X, n_neighbors, knn, knn_method, random_state, n_threads, n_trees)
     A = _rows_to_csr(indices, np.ones(indices.shape), n)
     V = ((A + A.T) > 0).astype(np.float64).tocsr()
     V.sort_indices()

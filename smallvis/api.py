@@ -19,6 +19,7 @@ from ._validation import (
 from .init import initialize
 from .methods import METHODS, check_param_value, get_method
 from .optim import OptimizerSettings, optimize_exact
+from . import sgd as _sgd
 
 
 @dataclass
@@ -30,7 +31,10 @@ class EmbedResult:
     Y : ndarray of shape (n_samples, n_components)
         Final coordinates.
     cost : float
-        Cost at ``Y`` with the true (unexaggerated) ``P``.
+        Cost at ``Y`` with the true (unexaggerated) ``P``.  With the
+        stochastic optimizer: the exact cost of the final ``Y`` when
+        ``n_samples <= smallvis.sgd.SGD_COST_MAX_N`` (5000), else NaN (an
+        exact evaluation is O(N^2)).
     itercosts : ndarray of shape (n_evaluations,)
         Costs at the iterations in ``cost_iterations``.
     cost_iterations : ndarray of shape (n_evaluations,)
@@ -38,14 +42,15 @@ class EmbedResult:
     P : ndarray or scipy.sparse matrix
         The input affinities used.
     n_iter : int
-        Number of iterations run.
+        Number of iterations (exact) or epochs (sgd) run.
     elapsed : float
         Wall-clock seconds for the whole call.
     method : str
     params : dict
         Every setting that produced the result, defaults filled in.
     optimizer : str
-        ``"exact"``.
+        ``"exact"`` or ``"sgd"``: the optimizer that ran (``"auto"``
+        resolved).
     timings : dict
         Seconds spent in ``affinities``, ``init`` and ``optimize``.
     stopped_early : bool
@@ -222,7 +227,8 @@ def _learning_rate(method, learning_rate, n_samples, exaggeration):
 
 
 def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
-          perplexity=None, learning_rate=None, n_iter=1000, exaggeration=None,
+          perplexity=None, optimizer="auto", n_epochs=None,
+          learning_rate=None, n_iter=1000, exaggeration=None,
           exaggeration_iter=250, momentum=0.5, final_momentum=0.8,
           momentum_switch_iter=250, min_gain=0.01, tol=1e-7, cost_every=50,
           random_state=None, n_threads=1, verbose=False, callback=None,
@@ -245,8 +251,26 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
         the method's ("spectral" for umap and tumap, "spca" otherwise).
     perplexity : float, optional
         Perplexity for the methods that use it (default 30).
+    optimizer : {"auto", "exact", "sgd"}, default="auto"
+        "exact": full-gradient delta-bar-delta (:mod:`smallvis.optim`).
+        "sgd": edge and negative sampling (:mod:`smallvis.sgd`), for the
+        methods with a stochastic form (largevis, umap, tumap); asking for
+        it with another method is a ValueError.  "auto": "sgd" for those
+        methods when ``n_samples > 5000`` (``smallvis.sgd.AUTO_SGD_MIN_N``),
+        "exact" otherwise.  With "sgd" the method follows its reference
+        code's defaults (module docstring of :mod:`smallvis.sgd`): largevis
+        uses ``gamma=7`` and random N(0, 1e-4) initialisation, umap and
+        tumap spectral initialisation; ``n_iter``, ``exaggeration*``,
+        ``momentum*``, ``min_gain``, ``tol`` and ``cost_every`` are not used.
+    n_epochs : int, optional
+        Epochs of the stochastic optimizer; default: the method's (umap,
+        tumap: 500 up to 10,000 points, 200 above; largevis: 2000 epochs of
+        ``n_samples`` edge samples up to 10,000 points, 1000 above).
+        Ignored by the exact optimizer.
     learning_rate : float or "auto", optional
-        Step size of the exact optimizer.  "auto" is
+        Step size.  With the stochastic optimizer: the initial rate
+        ``alpha_0`` of the linear decay, default (and "auto") 1 as in
+        umap-learn and LargeVis.  With the exact optimizer, "auto" is
         ``max(n_samples / exaggeration / 4, 50)`` for a ``P`` that sums to 1
         (tsne, ssne, largevis; divided by ``n_samples`` for asne, whose ``P``
         sums to N), 0.03 for umap and tumap, 1 for ncvis.  Default: "auto".
@@ -269,13 +293,17 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
     random_state : None, int or numpy.random.Generator
         Seed for random initialisation and approximate nearest neighbours.
     n_threads : int, default=1
-        Threads for the Cython kernels (-1: all cores).  Results are
-        deterministic for a given ``n_threads``.
+        Threads for the Cython kernels (-1: all cores).  Exact optimizer:
+        results are deterministic for a given ``n_threads``.  Stochastic
+        optimizer: with one thread the same ``random_state`` gives the same
+        ``Y`` bit for bit; with more, threads update ``Y`` without locks
+        (Hogwild), so runs differ slightly (see :mod:`smallvis.sgd`).
     verbose : bool, default=False
         Print progress (iteration, cost, elapsed, ETA) to stderr.
     callback : callable, optional
-        ``callback(iteration, Y, cost)`` after every iteration; ``cost`` is
-        None unless it was evaluated.  Return True to stop.
+        ``callback(iteration, Y, cost)`` after every iteration (sgd: every
+        epoch); ``cost`` is None unless it was evaluated (always None with
+        sgd).  Return True to stop.
     return_result : bool, default=False
         Return an :class:`EmbedResult` instead of the coordinates.
     **method_params
@@ -295,11 +323,24 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
     n_iter = check_number(n_iter, "n_iter", low=0, integer=True)
     n_threads = check_threads(n_threads)
     cost_every = check_number(cost_every, "cost_every", low=1, integer=True)
+    optimizer = _sgd.choose_optimizer(m, optimizer, n)
+    spec = m.sgd if optimizer == "sgd" else None
+    if spec is not None:
+        method_params = {**spec.param_defaults, **method_params}
+        n_epochs = _sgd.check_n_epochs(n_epochs, spec, n)
+    elif n_epochs is not None:
+        n_epochs = _sgd.check_n_epochs(n_epochs, m.sgd, n)
     affinity_params, cost_params = _method_params(m, perplexity, method_params, n)
+    if spec is not None:
+        kernel_params = spec.kernel_params(**cost_params)
+        if learning_rate is None or learning_rate == "auto":
+            learning_rate = spec.learning_rate
+        sgd_learning_rate = check_number(learning_rate, "learning_rate", low=0,
+                                         low_open=True)
     if exaggeration is None:
         exaggeration = m.optimizer_defaults.get("exaggeration", 1.0)
     exaggeration = check_number(exaggeration, "exaggeration", low=0, low_open=True)
-    if learning_rate is None:
+    if learning_rate is None or spec is not None:
         learning_rate = m.optimizer_defaults.get("learning_rate", "auto")
     settings = OptimizerSettings(
         learning_rate=_learning_rate(m, learning_rate, n, exaggeration),
@@ -317,7 +358,7 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
         raise TypeError(f"callback must be callable; got {callback!r}")
     rng = check_random_state(random_state)
     if init is None:
-        init = m.optimizer_defaults.get("init", "spca")
+        init = spec.init if spec is not None else m.optimizer_defaults.get("init", "spca")
     cost_fn, gradient_fn, args = m.cost_kernels(kern, cost_params)
 
     t1 = time.perf_counter()
@@ -340,18 +381,31 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
 
     if verbose:
         import sys
-        print(f"smallvis: {m.name}, {n} points, exact optimizer, "
+        chosen = f"{optimizer} optimizer"
+        if spec is not None:
+            chosen += f", {n_epochs} epochs"
+        print(f"smallvis: {m.name}, {n} points, {chosen}, "
               f"{'Cython' if fast else 'NumPy'} kernels, learning rate "
-              f"{settings.learning_rate:g}", file=sys.stderr, flush=True)
-    trace = optimize_exact(Y, gradient, cost, settings, learned=learned, callback=callback,
-                           verbose=verbose)
-    final_cost = (trace.costs[-1] if trace.costs and trace.iterations[-1] == trace.n_iter
-                  else cost(Y, learned))
+              f"{sgd_learning_rate if spec is not None else settings.learning_rate:g}",
+              file=sys.stderr, flush=True)
+    if spec is not None:
+        problem = _sgd.prepare(spec, C, n_epochs, kernel_params, sgd_learning_rate, kern)
+        seed = int(rng.integers(2 ** 63))
+        trace = _sgd.optimize_sgd(Y, kern, problem, seed, n_threads=n_threads,
+                                  callback=callback, verbose=verbose)
+        final_cost = cost(Y, learned) if n <= _sgd.SGD_COST_MAX_N else float("nan")
+        n_run, costs, cost_its = trace.n_epochs, [], []
+    else:
+        trace = optimize_exact(Y, gradient, cost, settings, learned=learned,
+                               callback=callback, verbose=verbose)
+        final_cost = (trace.costs[-1] if trace.costs and trace.iterations[-1] == trace.n_iter
+                      else cost(Y, learned))
+        n_run, costs, cost_its = trace.n_iter, trace.costs, trace.iterations
     t3 = time.perf_counter()
     if not return_result:
         return Y
     params = dict(
-        fast=bool(fast), n_components=n_components,
+        fast=bool(fast), n_components=n_components, optimizer=optimizer,
         init=init if isinstance(init, str) else "array", n_iter=n_iter,
         random_state=random_state, n_threads=n_threads,
         learning_rate=settings.learning_rate, exaggeration=settings.exaggeration,
@@ -361,10 +415,16 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
         min_gain=settings.min_gain, tol=settings.tol, cost_every=cost_every,
         **affinity_params, **cost_params,
     )
+    if spec is not None:
+        params.update(n_epochs=n_epochs, learning_rate=sgd_learning_rate, seed=trace.seed)
+        for exact_only in ("n_iter", "exaggeration", "exaggeration_iter", "momentum",
+                           "final_momentum", "momentum_switch_iter", "min_gain", "tol",
+                           "cost_every"):
+            del params[exact_only]
     return EmbedResult(
-        Y=Y, cost=float(final_cost), itercosts=np.asarray(trace.costs, dtype=float),
-        cost_iterations=np.asarray(trace.iterations, dtype=int), P=P,
-        n_iter=trace.n_iter, elapsed=t3 - t0, method=m.name, params=params,
+        Y=Y, cost=float(final_cost), itercosts=np.asarray(costs, dtype=float),
+        cost_iterations=np.asarray(cost_its, dtype=int), P=P,
+        n_iter=n_run, elapsed=t3 - t0, method=m.name, params=params, optimizer=optimizer,
         timings={"init": (t1 - t0) + (t_init - t2), "affinities": t2 - t1,
                  "optimize": t3 - t_init},
         stopped_early=trace.stopped_early,

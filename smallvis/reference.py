@@ -21,6 +21,8 @@ The Python wrappers in :mod:`smallvis.api` validate shapes, dtypes and index
 ranges before calling any kernel.
 """
 
+import math
+
 import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.spatial.distance import cdist
@@ -62,6 +64,11 @@ __all__ = [
     "ssne_gradient",
     "tsne_cost",
     "tsne_gradient",
+    "alias_table",
+    "counter_random",
+    "counter_randint",
+    "counter_uniform",
+    "sgd_epochs",
 ]
 
 
@@ -682,3 +689,340 @@ def ncvis_gradient(indptr, indices, data, Y, Q, nu, a, b, grad, n_threads):
     G = np.where(D2 > 0, G, 0.0)  # coincident points exert no force
     grad[...] = _gradient_from_coefficients(2.0 * (G + G.T), Y)
     return float(np.sum(weight * (P - Qm)))
+
+
+# ---------------------------------------------------------------------------
+# stochastic optimizer: counter-based random numbers and the epoch loop
+# ---------------------------------------------------------------------------
+
+_MASK64 = 0xFFFFFFFFFFFFFFFF
+#: 2^64 / golden ratio, the increment of splitmix64.
+_GOLDEN = 0x9E3779B97F4A7C15
+#: Scales the top 53 bits of a 64-bit draw to a double in [0, 1).
+_TWO_POW_MINUS_53 = 1.0 / 9007199254740992.0
+
+# Codes shared with the Cython loop (see smallvis.sgd, which owns the names).
+_COEF_UMAP, _COEF_CAUCHY = 0, 1
+_SCHEME_EPOCHS_PER_SAMPLE, _SCHEME_ALIAS, _SCHEME_EVERY_EDGE = 0, 1, 2
+_NOISE_UNIFORM, _NOISE_UNIFORM_OTHERS, _NOISE_ALIAS = 0, 1, 2
+
+
+def _mix64(z):
+    """splitmix64's finaliser on uint64 arrays (wrapping arithmetic)."""
+    z = np.asarray(z, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def _absorb(h, x):
+    """One step of the key chain: ``mix64(h XOR (x + golden))``."""
+    with np.errstate(over="ignore"):
+        return _mix64(np.asarray(h, dtype=np.uint64)
+                      ^ (np.asarray(x).astype(np.uint64) + np.uint64(_GOLDEN)))
+
+
+def _edge_key(seed, epoch, edge):
+    """The draw-independent part of the key: absorb seed, epoch, edge."""
+    return _absorb(_absorb(_absorb(np.uint64(0), np.uint64(seed)), epoch), edge)
+
+
+def _randint(bits, n):
+    """Lemire's multiply-shift: ``floor(bits * n / 2**64)`` for ``n < 2**32``.
+
+    The 128-bit product is formed from 32-bit halves so that uint64
+    arithmetic suffices; the result is exact.
+    """
+    bits = np.asarray(bits, dtype=np.uint64)
+    n = np.uint64(n)
+    lo = bits & np.uint64(0xFFFFFFFF)
+    hi = bits >> np.uint64(32)
+    return ((hi * n + ((lo * n) >> np.uint64(32))) >> np.uint64(32)).astype(np.int64)
+
+
+def _uniform(bits):
+    """The top 53 bits as a double in [0, 1)."""
+    bits = np.asarray(bits, dtype=np.uint64)
+    return (bits >> np.uint64(11)).astype(np.float64) * _TWO_POW_MINUS_53
+
+
+def counter_random(seed, epochs, edges, draws, out):
+    r"""Counter-based random 64-bit words: a pure function of the key.
+
+    .. math::
+
+        h_0 = 0,\quad h_{k+1} = \mathrm{mix}(h_k \oplus (x_k + G)),\quad
+        (x_0, x_1, x_2, x_3) = (\text{seed}, \text{epoch}, \text{edge}, \text{draw}),
+
+    and the word is :math:`h_4`, where ``mix`` is the splitmix64 finaliser,
+    :math:`G` = 0x9E3779B97F4A7C15 and all arithmetic wraps modulo
+    :math:`2^{64}`.  No state is carried from one draw to the next, so a
+    draw does not depend on how many draws came before it, on the order of
+    the loop or on the thread that makes it.
+
+    Parameters
+    ----------
+    seed : int
+        In ``[0, 2**64)``.
+    epochs, edges, draws : ndarray of int64, same shape
+        The rest of each key (non-negative).
+    out : ndarray of uint64, same shape
+        Receives the words.
+    """
+    out[...] = _absorb(_edge_key(seed, epochs, edges), draws)
+
+
+def counter_randint(seed, epochs, edges, draws, n, out):
+    r"""Uniform integers in ``[0, n)`` from :func:`counter_random`.
+
+    Lemire's multiply-shift reduction of the word :math:`u`:
+    :math:`\lfloor u n / 2^{64} \rfloor` (``1 <= n < 2**32``).
+    """
+    words = np.empty(np.shape(out), dtype=np.uint64)
+    counter_random(seed, epochs, edges, draws, words)
+    out[...] = _randint(words, n)
+
+
+def counter_uniform(seed, epochs, edges, draws, out):
+    r"""Uniform doubles in ``[0, 1)`` from :func:`counter_random`.
+
+    :math:`\lfloor u / 2^{11} \rfloor \cdot 2^{-53}`: the top 53 bits of the word.
+    """
+    words = np.empty(np.shape(out), dtype=np.uint64)
+    counter_random(seed, epochs, edges, draws, words)
+    out[...] = _uniform(words)
+
+
+def _pow_pos(x, y):
+    """``x ** y`` for ``x > 0``, computed as ``exp(y log x)`` (as the Cython twin)."""
+    return math.exp(y * math.log(x))
+
+
+def _attract(coef, d2, params, q):
+    """Attraction coefficient ``c`` (gradient ``c (y_i - y_j)``) and dJ/dQ.
+
+    ``q`` is the learned scalar seen by this head (unused by umap and the
+    Cauchy coefficient, whose dJ/dQ is 0).
+    """
+    if coef == _COEF_UMAP:
+        if d2 <= 0.0:
+            return 0.0, 0.0
+        a, b = params[0], params[1]
+        d2b = _pow_pos(d2, b)
+        return -2.0 * a * b * (d2b / d2) / (1.0 + a * d2b), 0.0
+    return -2.0 / (1.0 + d2), 0.0                         # Cauchy: tumap, largevis
+
+
+def _repel(coef, d2, params, q):
+    """Repulsion coefficient of one negative sample and dJ/dQ."""
+    a, b, gamma, eps = params[0], params[1], params[2], params[3]
+    if coef == _COEF_UMAP:
+        return 2.0 * gamma * b / ((eps + d2) * (1.0 + a * _pow_pos(d2, b))), 0.0
+    return 2.0 * gamma / ((eps + d2) * (1.0 + d2)), 0.0   # Cauchy
+
+
+def _clip(x, bound):
+    x = x if x > -bound else -bound
+    return x if x < bound else bound
+
+
+def alias_table(scaled, prob, alias):
+    r"""Walker's alias table by Vose's construction, in place.
+
+    A column ``c`` drawn uniformly and a uniform :math:`u` give ``c`` if
+    :math:`u <` ``prob[c]``, else ``alias[c]``; then
+    :math:`P(i) = (\mathrm{prob}_i + \sum_{c:\,\mathrm{alias}_c = i}
+    (1 - \mathrm{prob}_c)) / n` equals the target probability of ``i``.
+
+    Parameters
+    ----------
+    scaled : ndarray of float64, shape (n,)
+        Target probabilities times ``n`` (mean 1); used as work space.
+    prob : ndarray of float64, shape (n,)
+        Receives the acceptance probabilities (1 for the columns that end
+        without an alias).
+    alias : ndarray of int64, shape (n,)
+        Receives the aliases (a column's own index when it has none).
+    """
+    n = len(scaled)
+    prob[:] = 1.0
+    alias[:] = np.arange(n)
+    small = [i for i in range(n) if scaled[i] < 1.0]   # stacks: last in, first out
+    large = [i for i in range(n) if scaled[i] >= 1.0]
+    while small and large:
+        s, g = small.pop(), large.pop()
+        prob[s] = scaled[s]
+        alias[s] = g
+        scaled[g] = (scaled[g] + scaled[s]) - 1.0
+        if scaled[g] < 1.0:
+            small.append(g)
+        else:
+            large.append(g)
+
+
+def _alias_draw(u_column, u_coin, prob, alias):
+    """Walker's alias method: one table entry and one biased coin."""
+    column = int(_randint(u_column, len(prob)))
+    return column if _uniform(u_coin) < prob[column] else int(alias[column])
+
+
+def sgd_epochs(head, tail, edge_weight, edge_alias, noise_prob, noise_alias, Y,
+               config, params, alphas, n_noise, state, q, q_offset, seed,
+               epoch_start, epoch_end, n_threads):
+    r"""Run epochs ``epoch_start .. epoch_end - 1`` of the SGD loop, in place on ``Y``.
+
+    One loop serves every stochastic method; the method enters only through
+    its attraction and repulsion coefficients (``config[0]``), its clip
+    bound and a few switches.  A positive sample is an edge ``(i, j)``
+    (``i = head``, ``j = tail``), at squared distance :math:`d^2`:
+
+    .. math::
+
+        g = \mathrm{clip}(c_a(d^2)\,(y_i - y_j)),\quad
+        y_i \leftarrow y_i + \alpha_e g,\quad y_j \leftarrow y_j - \alpha_e g,
+
+    then ``m`` negatives ``k`` each give
+    :math:`g = \mathrm{clip}(c_r(d^2_{ik})\,(y_i - y_k))`,
+    :math:`y_i \leftarrow y_i + \alpha_e g` (and, if negatives move,
+    :math:`y_k \leftarrow y_k - \alpha_e g`).  Coefficients (seed 003,
+    umap-learn; seed 001, LargeVis):
+
+    .. math::
+
+        c_a^{umap} = \frac{-2ab\,d^{2(b-1)}}{1 + a d^{2b}},\quad
+        c_r^{umap} = \frac{2\gamma b}{(\epsilon + d^2)(1 + a d^{2b})},\quad
+        c_a^{cauchy} = \frac{-2}{1 + d^2},\quad
+        c_r^{cauchy} = \frac{2\gamma}{(\epsilon + d^2)(1 + d^2)}.
+
+    A negative at distance 0 (e.g. the head itself) is skipped.
+
+    Parameters
+    ----------
+    head, tail : ndarray of int64, shape (n_edges,)
+        Directed edges.
+    edge_weight : ndarray of float64, shape (n_edges,)
+        Scheme 0: epochs per sample of each edge; scheme 1: alias-table
+        acceptance probability of each edge; scheme 2: unused.
+    edge_alias : ndarray of int64, shape (n_edges,)
+        Scheme 1: the alias of each edge; otherwise unused.
+    noise_prob, noise_alias : ndarray of float64 / int64, shape (n_samples,)
+        Alias table of the noise distribution (``config[2] == 2`` only).
+    Y : ndarray of float64, shape (n_samples, n_components)
+        Coordinates, updated in place.
+    config : ndarray of int64, shape (8,)
+        ``[coefficient, scheme, noise, move_negatives, clip_after_step,
+        defer_head, skip_tail, samples_per_epoch]``.  coefficient: 0 umap,
+        1 Cauchy.  scheme: 0 umap-learn's epochs-per-sample bookkeeping,
+        1 ``samples_per_epoch`` edges drawn from the alias table, 2 every
+        edge once per epoch.  noise: 0 uniform over all points, 1 uniform
+        over the points other than the head, 2 the alias table.
+        move_negatives: negatives move opposite to the head.
+        clip_after_step: clip :math:`\alpha_e c (y_i - y_k)` instead of
+        :math:`c (y_i - y_k)`.  defer_head: the head's moves are summed
+        and applied after its negatives (LargeVis).  skip_tail: a negative
+        equal to the positive's tail is skipped (LargeVis).
+    params : ndarray of float64, shape (6,)
+        ``[a, b, gamma, eps, clip, alpha_q]``.
+    alphas : ndarray of float64, shape (n_epochs,)
+        Learning rate of each epoch.
+    n_noise : ndarray of int64, shape (n_epochs,)
+        Negatives per positive sample in each epoch (scheme 0: the negative
+        sample rate).
+    state : ndarray of float64, shape (2, n_edges)
+        Scheme 0: the epoch of the next sample and of the next negative
+        sample of each edge; updated in place (so blocks of epochs continue
+        exactly where the previous block stopped).
+    q : ndarray of float64, shape (1,)
+        A learned scalar (NCVis's normalisation), updated in place after each
+        positive and negative sample as ``q += alpha_q * dJ/dQ`` when
+        ``alpha_q != 0``.  The umap and Cauchy coefficients ignore it.
+    q_offset : ndarray of float64, shape (n_samples,) or (0,)
+        Per-head correction added to ``q`` before a coefficient sees it
+        (seed 000's ``Q' = Q + log p_i^-``); empty: none.
+    seed : int
+        Key of the counter-based generator.
+    epoch_start, epoch_end : int
+        Epochs to run (0-based, ``epoch_end <= n_epochs``).
+    n_threads : int
+        Ignored here (one thread, the order of the loops below).
+
+    Notes
+    -----
+    Random draws are keyed ``(seed, epoch, e, d)``: ``e`` is the edge
+    (schemes 0 and 2) or the sample number within the epoch (scheme 1);
+    scheme 1 draws its edge with ``d = 0, 1`` and negative ``p`` with
+    ``d = 2 + 2p, 3 + 2p``; schemes 0 and 2 draw negative ``p`` with
+    ``d = 2p, 2p + 1``.
+    """
+    coef, scheme, noise, move_negatives, clip_after, defer_head, skip_tail, \
+        samples_per_epoch = (int(c) for c in config)
+    clip_bound, alpha_q = params[4], params[5]
+    n = Y.shape[0]
+    n_edges = len(head)
+
+    def step(i, k, c, alpha, acc, move_other):
+        """Move ``i`` along ``c (y_i - y_k)`` (or add to ``acc``), ``k`` the other way."""
+        for d in range(Y.shape[1]):
+            g = c * (Y[i, d] - Y[k, d])
+            s = _clip(alpha * g, clip_bound) if clip_after else alpha * _clip(g, clip_bound)
+            if acc is None:
+                Y[i, d] += s
+            else:
+                acc[d] += s
+            if move_other:
+                Y[k, d] -= s
+
+    def sample(epoch, i, j, key, first_draw, m):
+        """One positive edge (i, j) and its ``m`` negatives."""
+        alpha = alphas[epoch]
+        acc = np.zeros(Y.shape[1]) if defer_head else None
+        qi = q[0] + q_offset[i] if len(q_offset) else q[0]
+        c, dq = _attract(coef, float(np.sum((Y[i] - Y[j]) ** 2)), params, qi)
+        step(i, j, c, alpha, acc, True)
+        if alpha_q != 0.0:
+            q[0] += alpha_q * dq
+        words = _absorb(key, np.arange(first_draw, first_draw + 2 * m, dtype=np.int64))
+        for p in range(m):
+            if noise == _NOISE_ALIAS:
+                k = _alias_draw(words[2 * p], words[2 * p + 1], noise_prob, noise_alias)
+            elif noise == _NOISE_UNIFORM_OTHERS:
+                k = int(_randint(words[2 * p], n - 1))
+                k += k >= i
+            else:
+                k = int(_randint(words[2 * p], n))
+            if skip_tail and k == j:
+                continue
+            d2 = float(np.sum((Y[i] - Y[k]) ** 2))
+            if d2 <= 0.0:
+                continue
+            qi = q[0] + q_offset[i] if len(q_offset) else q[0]
+            c, dq = _repel(coef, d2, params, qi)
+            step(i, k, c, alpha, acc, move_negatives)
+            if alpha_q != 0.0:
+                q[0] += alpha_q * dq
+        if acc is not None:
+            Y[i] += acc
+
+    for epoch in range(epoch_start, epoch_end):
+        if scheme == _SCHEME_ALIAS:
+            keys = _edge_key(seed, epoch, np.arange(samples_per_epoch, dtype=np.int64))
+            for s in range(samples_per_epoch):
+                words = _absorb(keys[s], np.array([0, 1], dtype=np.int64))
+                e = _alias_draw(words[0], words[1], edge_weight, edge_alias)
+                sample(epoch, head[e], tail[e], keys[s], 2, int(n_noise[epoch]))
+            continue
+        keys = _edge_key(seed, epoch, np.arange(n_edges, dtype=np.int64))
+        for e in range(n_edges):
+            if scheme == _SCHEME_EVERY_EDGE:
+                sample(epoch, head[e], tail[e], keys[e], 0, int(n_noise[epoch]))
+                continue
+            # umap-learn: edge e is due every edge_weight[e] epochs; its
+            # negatives are due n_noise times as often.
+            if state[0, e] > epoch + 1:
+                continue
+            state[0, e] += edge_weight[e]
+            per_negative = edge_weight[e] / n_noise[epoch]
+            m = int((epoch + 1 - state[1, e]) / per_negative)
+            state[1, e] += m * per_negative
+            sample(epoch, head[e], tail[e], keys[e], 0, m)

@@ -1,0 +1,329 @@
+# Included by _kernels.pyx: the stochastic optimizer's twins of
+# smallvis.reference.counter_random, counter_randint, counter_uniform and
+# sgd_epochs.  See the reference docstrings for the maths; the arithmetic
+# here follows the reference operation by operation so that, with one
+# thread, both loops produce the same numbers.
+
+from libc.stdint cimport uint64_t
+from libc.stdlib cimport calloc, free
+
+cdef uint64_t _GOLDEN = 0x9E3779B97F4A7C15ULL
+cdef double _TWO_POW_MINUS_53 = 1.0 / 9007199254740992.0
+
+
+cdef inline uint64_t _mix64(uint64_t z) noexcept nogil:
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
+    return z ^ (z >> 31)
+
+
+cdef inline uint64_t _absorb(uint64_t h, uint64_t x) noexcept nogil:
+    return _mix64(h ^ (x + _GOLDEN))
+
+
+cdef inline uint64_t _edge_key(uint64_t seed, int64_t epoch, int64_t edge) noexcept nogil:
+    return _absorb(_absorb(_absorb(0, seed), <uint64_t>epoch), <uint64_t>edge)
+
+
+cdef inline int64_t _randint(uint64_t bits, uint64_t n) noexcept nogil:
+    # Lemire's multiply-shift from 32-bit halves, exact for n < 2**32
+    return <int64_t>((((bits >> 32) * n) + (((bits & 0xFFFFFFFFULL) * n) >> 32)) >> 32)
+
+
+cdef inline double _uniform(uint64_t bits) noexcept nogil:
+    return <double>(bits >> 11) * _TWO_POW_MINUS_53
+
+
+def counter_random(seed, epochs, edges, draws, out):
+    """Cython twin of :func:`smallvis.reference.counter_random`."""
+    cdef const int64_t[::1] ep = epochs, ed = edges, dr = draws
+    cdef uint64_t[::1] o = out
+    cdef uint64_t s = seed
+    cdef Py_ssize_t t
+    for t in range(o.shape[0]):
+        o[t] = _absorb(_edge_key(s, ep[t], ed[t]), <uint64_t>dr[t])
+
+
+def counter_randint(seed, epochs, edges, draws, n, out):
+    """Cython twin of :func:`smallvis.reference.counter_randint`."""
+    cdef const int64_t[::1] ep = epochs, ed = edges, dr = draws
+    cdef int64_t[::1] o = out
+    cdef uint64_t s = seed, nn = n
+    cdef Py_ssize_t t
+    for t in range(o.shape[0]):
+        o[t] = _randint(_absorb(_edge_key(s, ep[t], ed[t]), <uint64_t>dr[t]), nn)
+
+
+def counter_uniform(seed, epochs, edges, draws, out):
+    """Cython twin of :func:`smallvis.reference.counter_uniform`."""
+    cdef const int64_t[::1] ep = epochs, ed = edges, dr = draws
+    cdef double[::1] o = out
+    cdef uint64_t s = seed
+    cdef Py_ssize_t t
+    for t in range(o.shape[0]):
+        o[t] = _uniform(_absorb(_edge_key(s, ep[t], ed[t]), <uint64_t>dr[t]))
+
+
+def alias_table(scaled, prob, alias):
+    """Cython twin of :func:`smallvis.reference.alias_table` (same stack order)."""
+    cdef double[::1] sc = scaled, pr = prob
+    cdef int64_t[::1] al = alias
+    cdef Py_ssize_t n = sc.shape[0], i, n_small = 0, n_large = 0, s, g
+    cdef int64_t[::1] small = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] large = np.empty(n, dtype=np.int64)
+    with nogil:
+        for i in range(n):
+            pr[i] = 1.0
+            al[i] = i
+            if sc[i] < 1.0:
+                small[n_small] = i
+                n_small += 1
+            else:
+                large[n_large] = i
+                n_large += 1
+        while n_small > 0 and n_large > 0:
+            n_small -= 1
+            s = small[n_small]
+            n_large -= 1
+            g = large[n_large]
+            pr[s] = sc[s]
+            al[s] = g
+            sc[g] = (sc[g] + sc[s]) - 1.0
+            if sc[g] < 1.0:
+                small[n_small] = g
+                n_small += 1
+            else:
+                large[n_large] = g
+                n_large += 1
+
+
+cdef struct SgdLoop:
+    # read-only inputs
+    const int64_t* head
+    const int64_t* tail
+    const double* edge_weight
+    const int64_t* edge_alias
+    const double* noise_prob
+    const int64_t* noise_alias
+    const double* alphas
+    const int64_t* n_noise
+    const double* q_offset
+    # updated in place
+    double* Y
+    double* state
+    double* q
+    # sizes and switches
+    int64_t n, dim, n_edges, n_noise_table
+    int coef, scheme, noise, move_negatives, clip_after, defer_head, skip_tail
+    int has_offset
+    int64_t samples_per_epoch
+    uint64_t seed
+    # method parameters
+    double a, b, gamma, eps, clip, alpha_q
+
+
+cdef inline double _pow_pos(double x, double y) noexcept nogil:
+    # x**y for x > 0 as exp(y log x): about 30% faster than libm's pow, and
+    # the reference computes exactly the same (math.exp(y * math.log(x)))
+    return exp(y * log(x))
+
+
+cdef inline double _clip(double x, double bound) noexcept nogil:
+    # written as two selects so that the compiler emits maxsd/minsd (no branch)
+    x = x if x > -bound else -bound
+    return x if x < bound else bound
+
+
+cdef struct Coef:
+    # a method's coefficient and its parameters, copied out of SgdLoop so that
+    # they stay in registers while Y is written
+    int kind
+    double a, b, gamma, eps
+
+
+cdef inline double _attract(const Coef* C, double d2, double q, double* dq) noexcept nogil:
+    cdef double d2b
+    dq[0] = 0.0
+    if C.kind == 0:                                     # umap
+        if d2 <= 0.0:
+            return 0.0
+        d2b = _pow_pos(d2, C.b)
+        return -2.0 * C.a * C.b * (d2b / d2) / (1.0 + C.a * d2b)
+    return -2.0 / (1.0 + d2)                            # Cauchy: tumap, largevis
+
+
+cdef inline double _repel(const Coef* C, double d2, double q, double* dq) noexcept nogil:
+    dq[0] = 0.0
+    if C.kind == 0:
+        return 2.0 * C.gamma * C.b / ((C.eps + d2) * (1.0 + C.a * _pow_pos(d2, C.b)))
+    return 2.0 * C.gamma / ((C.eps + d2) * (1.0 + d2))
+
+
+cdef inline double _sq_dist_rows(const double* yi, const double* yk,
+                                 int64_t dim) noexcept nogil:
+    cdef double d2 = 0.0, diff, diff1
+    cdef int64_t d
+    if dim == 2:  # the common case, without the generic loop's overhead
+        diff = yi[0] - yk[0]
+        diff1 = yi[1] - yk[1]
+        return diff * diff + diff1 * diff1
+    for d in range(dim):
+        diff = yi[d] - yk[d]
+        d2 += diff * diff
+    return d2
+
+
+cdef inline void _step(const SgdLoop* L, dptr yi, dptr yk, double c, double alpha,
+                       double* acc, bint move_other) noexcept nogil:
+    # Non-aliasing rows (i != k is guaranteed by the callers) and local copies
+    # of the settings: stores to Y then do not force reloads of L's fields.
+    cdef int64_t d, dim = L.dim
+    cdef double g, s, bound = L.clip
+    cdef bint clip_after = L.clip_after
+    for d in range(dim):
+        g = c * (yi[d] - yk[d])
+        if clip_after:
+            s = _clip(alpha * g, bound)
+        else:
+            s = alpha * _clip(g, bound)
+        if acc != NULL:
+            acc[d] += s
+        else:
+            yi[d] += s
+        if move_other:
+            yk[d] -= s
+
+
+cdef inline int64_t _alias_draw(uint64_t u_column, uint64_t u_coin, const double* prob,
+                                const int64_t* alias, int64_t size) noexcept nogil:
+    cdef int64_t column = _randint(u_column, <uint64_t>size)
+    if _uniform(u_coin) < prob[column]:
+        return column
+    return alias[column]
+
+
+cdef void _sgd_sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j, uint64_t key,
+                      int64_t first_draw, int64_t m, double* acc) noexcept nogil:
+    """One positive edge (i, j) and its m negatives (reference: ``sample``)."""
+    cdef double alpha = L.alphas[epoch]
+    cdef double* yi = L.Y + i * L.dim
+    cdef double* yk
+    cdef double c, d2, dq, qi
+    cdef int64_t p, k, d
+    cdef double* head_acc = acc if L.defer_head else NULL
+    cdef Coef C
+    C.kind, C.a, C.b, C.gamma, C.eps = L.coef, L.a, L.b, L.gamma, L.eps
+    if L.defer_head:
+        for d in range(L.dim):
+            acc[d] = 0.0
+    qi = L.q[0] + (L.q_offset[i] if L.has_offset else 0.0)
+    yk = L.Y + j * L.dim
+    c = _attract(&C, _sq_dist_rows(yi, yk, L.dim), qi, &dq)
+    _step(L, yi, yk, c, alpha, head_acc, True)
+    if L.alpha_q != 0.0:
+        L.q[0] += L.alpha_q * dq
+    for p in range(m):
+        if L.noise == 2:
+            k = _alias_draw(_absorb(key, <uint64_t>(first_draw + 2 * p)),
+                            _absorb(key, <uint64_t>(first_draw + 2 * p + 1)),
+                            L.noise_prob, L.noise_alias, L.n_noise_table)
+        elif L.noise == 1:
+            k = _randint(_absorb(key, <uint64_t>(first_draw + 2 * p)), <uint64_t>(L.n - 1))
+            if k >= i:
+                k += 1
+        else:
+            k = _randint(_absorb(key, <uint64_t>(first_draw + 2 * p)), <uint64_t>L.n)
+        if L.skip_tail and k == j:
+            continue
+        yk = L.Y + k * L.dim
+        d2 = _sq_dist_rows(yi, yk, L.dim)
+        if d2 <= 0.0:
+            continue
+        qi = L.q[0] + (L.q_offset[i] if L.has_offset else 0.0)
+        c = _repel(&C, d2, qi, &dq)
+        _step(L, yi, yk, c, alpha, head_acc, L.move_negatives)
+        if L.alpha_q != 0.0:
+            L.q[0] += L.alpha_q * dq
+    if L.defer_head:
+        for d in range(L.dim):
+            yi[d] = yi[d] + acc[d]
+
+
+cdef void _sgd_item(const SgdLoop* L, int64_t epoch, int64_t e, double* acc) noexcept nogil:
+    """Item ``e`` of an epoch: an edge (schemes 0, 2) or a sample (scheme 1)."""
+    cdef uint64_t key
+    cdef int64_t edge, m
+    cdef double per_negative
+    if L.scheme == 0:
+        if L.state[e] > <double>(epoch + 1):
+            return  # not due: no key needed
+        L.state[e] += L.edge_weight[e]
+        per_negative = L.edge_weight[e] / <double>L.n_noise[epoch]
+        m = <int64_t>((<double>(epoch + 1) - L.state[L.n_edges + e]) / per_negative)
+        L.state[L.n_edges + e] += <double>m * per_negative
+        _sgd_sample(L, epoch, L.head[e], L.tail[e], _edge_key(L.seed, epoch, e), 0, m, acc)
+        return
+    key = _edge_key(L.seed, epoch, e)
+    if L.scheme == 1:
+        edge = _alias_draw(_absorb(key, 0), _absorb(key, 1), L.edge_weight, L.edge_alias,
+                           L.n_edges)
+        _sgd_sample(L, epoch, L.head[edge], L.tail[edge], key, 2, L.n_noise[epoch], acc)
+    else:
+        _sgd_sample(L, epoch, L.head[e], L.tail[e], key, 0, L.n_noise[epoch], acc)
+
+
+def sgd_epochs(head, tail, edge_weight, edge_alias, noise_prob, noise_alias, Y,
+               config, params, alphas, n_noise, state, q, q_offset, seed,
+               epoch_start, epoch_end, n_threads):
+    """Cython twin of :func:`smallvis.reference.sgd_epochs`.
+
+    One thread runs the items of an epoch in the reference's order.  With
+    ``n_threads > 1`` they are split over threads that update ``Y`` without
+    locks (Hogwild): the random draws are the same, the interleaving of
+    the updates is not.
+    """
+    cdef const int64_t[::1] h = head, t = tail, ea = edge_alias, na = noise_alias
+    cdef const int64_t[::1] cfg = config, nn = n_noise
+    cdef const double[::1] ew = edge_weight, npb = noise_prob, prm = params, al = alphas
+    cdef const double[::1] qo = q_offset
+    cdef double[:, ::1] y = Y, st = state
+    cdef double[::1] qq = q
+    cdef SgdLoop L
+    cdef int64_t epoch, e, n_items, tid
+    cdef int64_t first = epoch_start, last = epoch_end
+    cdef int nthreads = max(1, n_threads)
+    cdef double* acc = <double*>calloc(nthreads * max(1, y.shape[1]), sizeof(double))
+    if acc == NULL:
+        raise MemoryError()
+    L.head = &h[0] if h.shape[0] else NULL
+    L.tail = &t[0] if t.shape[0] else NULL
+    L.edge_weight = &ew[0] if ew.shape[0] else NULL
+    L.edge_alias = &ea[0] if ea.shape[0] else NULL
+    L.noise_prob = &npb[0] if npb.shape[0] else NULL
+    L.noise_alias = &na[0] if na.shape[0] else NULL
+    L.alphas = &al[0]
+    L.n_noise = &nn[0]
+    L.q_offset = &qo[0] if qo.shape[0] else NULL
+    L.Y = &y[0, 0]
+    L.state = &st[0, 0] if st.shape[1] else NULL
+    L.q = &qq[0]
+    L.n, L.dim, L.n_edges, L.n_noise_table = y.shape[0], y.shape[1], h.shape[0], npb.shape[0]
+    L.coef, L.scheme, L.noise = cfg[0], cfg[1], cfg[2]
+    L.move_negatives, L.clip_after, L.defer_head, L.skip_tail = cfg[3], cfg[4], cfg[5], cfg[6]
+    L.samples_per_epoch = cfg[7]
+    L.has_offset = qo.shape[0] > 0
+    L.seed = seed
+    L.a, L.b, L.gamma, L.eps, L.clip, L.alpha_q = prm[0], prm[1], prm[2], prm[3], prm[4], prm[5]
+    n_items = L.samples_per_epoch if L.scheme == 1 else L.n_edges
+    try:
+        with nogil:
+            for epoch in range(first, last):
+                if nthreads == 1:
+                    for e in range(n_items):
+                        _sgd_item(&L, epoch, e, acc)
+                else:
+                    for e in prange(n_items, num_threads=nthreads, schedule="static"):
+                        tid = threadid()
+                        _sgd_item(&L, epoch, e, acc + tid * L.dim)
+    finally:
+        free(acc)

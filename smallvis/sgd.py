@@ -1,0 +1,431 @@
+"""The stochastic optimizer: one edge- and negative-sampling engine for all methods.
+
+A method with a stochastic form carries an :class:`SgdSpec` in the registry
+(:data:`smallvis.methods.METHODS`).  The spec names the method's per-edge
+coefficient (``"umap"``: :math:`1/(1 + a d^{2b})`; ``"cauchy"``:
+:math:`1/(1 + d^2)`, used by tumap and largevis), its sampling scheme and
+its defaults; everything else (sampling, schedule, threads, randomness) is
+written once, in the twin kernels ``sgd_epochs`` of :mod:`smallvis.reference`
+(a readable per-edge loop) and :mod:`smallvis._kernels` (Cython).
+
+Sampling schemes
+----------------
+``"epochs_per_sample"`` (umap, tumap; umap-learn)
+    Edge ``(i, j)`` with membership ``w_ij`` is sampled every
+    ``w_max / w_ij`` epochs; edges with ``w_ij < w_max / n_epochs`` are
+    dropped.  Epoch ``e = 0, 1, ...`` samples the edges whose next sample is
+    due at or before ``e + 1`` (umap-learn compares with ``e`` and so skips
+    its first epoch entirely; here the strongest edges are sampled in every
+    one of the ``n_epochs`` epochs).  Each sample draws
+    ``negative_sample_rate = 5`` negatives on average (the same
+    bookkeeping), uniformly over all points; a negative equal to the head
+    is at distance 0 and skipped, as in umap-learn.  The tail moves
+    opposite to the head, negatives do not move, each gradient component is
+    clipped to ±4 before it is multiplied by the learning rate
+    ``alpha_e = alpha_0 (1 - e / n_epochs)``.
+``"alias"`` (largevis; the LargeVis reference code)
+    Each epoch draws ``n_samples`` edges in proportion to ``p_ij`` (Walker's
+    alias table), so that every point is, on average, the head of one
+    positive sample per epoch.  Each sample draws 5 negatives in proportion
+    to the weighted degree ``(sum_j p_ij)^0.75`` (a second alias table),
+    skipping a negative equal to the positive's tail.  The tail and the
+    negatives move at once (by the clipped step computed from the head's
+    old position); the head's steps are summed and applied after its
+    negatives.  Clip ±5 before the step; ``alpha_e = alpha_0 max(1 - e /
+    n_epochs, 1e-4)``.
+``"every_edge"`` (reserved for ncvis)
+    Every edge once per epoch, with a per-epoch number of uniform noise
+    samples drawn from the points other than the head.
+
+Hooks for NCVis (not a method yet)
+----------------------------------
+The loop already carries what NCVis's SGD (seed 000) needs, so adding it is
+one coefficient pair in both twins plus a spec:
+
+* ``scheme="every_edge"`` with a per-epoch number of noise samples
+  (``n_noise``, one int per epoch: linspace(0, 1, E)^3 rescaled to 5E);
+* ``noise="uniform_others"`` (``j != i``, exact: draw in ``[0, N - 1)``
+  and skip ``i``); ``move_negatives=True``; ``clip_after_step=True``;
+* a learned scalar ``q`` (length-1 array, in and out) updated after every
+  positive and negative sample by ``q += alpha_q * dJ/dQ`` when
+  ``alpha_q = params[5] != 0``; each coefficient receives
+  ``q + q_offset[i]`` (``q_offset``: seed 000's ``log p_i^-`` per row for
+  ``correct_q=True``, or empty) and returns its ``dJ/dQ``;
+* the learning-rate schedule is an array (``alphas``), so NCVis's
+  ``alpha (1 - (e / E)^2)`` needs no kernel change.
+
+Randomness and threads
+----------------------
+Every random draw is a pure function of ``(seed, epoch, edge or sample,
+draw index)`` (:func:`smallvis.reference.counter_random`, splitmix64 mixing;
+integers by Lemire's multiply-shift, doubles from the top 53 bits), computed
+identically by both kernels.  Hence:
+
+* the NumPy and Cython loops make the same draws and, with one thread, the
+  same floating-point operations in the same order: they agree to rounding
+  (bit for bit in practice);
+* with ``n_threads=1`` the same ``random_state`` gives the same ``Y``, bit
+  for bit, and running the epochs in blocks gives the same result as one
+  long run;
+* with ``n_threads > 1`` the edges of an epoch are split over threads that
+  update ``Y`` without locks ("Hogwild", as umap-learn, uwot and LargeVis
+  do).  The random draws are still the same, but the order in which updates
+  interleave is not, so ``Y`` differs from run to run by small amounts that
+  grow over the run.  The layout quality is the same; bitwise
+  reproducibility is guaranteed only with one thread.
+"""
+
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+import numpy as np
+import scipy.sparse as sp
+
+#: ``optimizer="auto"`` uses the exact optimizer up to this many points and
+#: the stochastic one above, for methods that have a stochastic form.
+AUTO_SGD_MIN_N = 5000
+
+#: With the stochastic optimizer the exact cost of the final ``Y`` (an
+#: O(N^2) evaluation) is reported only up to this many points; above, the
+#: result's ``cost`` is NaN.
+SGD_COST_MAX_N = 5000
+
+OPTIMIZERS = ("auto", "exact", "sgd")
+
+# Integer codes of the kernels (the twins read them from ``config``).
+COEFFICIENTS = {"umap": 0, "cauchy": 1}
+SCHEMES = {"epochs_per_sample": 0, "alias": 1, "every_edge": 2}
+NOISES = {"uniform": 0, "uniform_others": 1, "degree": 2}
+
+#: LargeVis's exponent of the weighted degree in the negative-sampling
+#: distribution (as word2vec).
+DEGREE_POWER = 0.75
+
+
+def umap_n_epochs(n_samples):
+    """umap-learn's default: 500 epochs up to 10,000 points, 200 above."""
+    return 500 if n_samples <= 10_000 else 200
+
+
+def largevis_n_epochs(n_samples):
+    """Default epochs of ``n_samples`` edge samples each for largevis.
+
+    2000 epochs up to 10,000 points and 1000 above, i.e. 2000 N (1000 N)
+    positive samples with 5 negatives each.  The LargeVis reference draws
+    about 1e9 samples below 10,000 points and ~10,000 N above; this default
+    is about 10 times less work and of the order of umap's default (whose
+    epochs sample about 5-6 N edges each): enough for the quality floor of
+    the test suite on digits (see benchmarks/bench_sgd.py).  More epochs
+    give tighter clusters.
+    """
+    return 2000 if n_samples <= 10_000 else 1000
+
+
+@dataclass(frozen=True)
+class SgdSpec:
+    """The stochastic form of a method (one entry of the registry).
+
+    Attributes
+    ----------
+    coefficient : {"umap", "cauchy"}
+        Per-edge attraction/repulsion coefficients (see
+        :func:`smallvis.reference.sgd_epochs`).
+    scheme : {"epochs_per_sample", "alias", "every_edge"}
+        How positive edges are sampled (module docstring).
+    noise : {"uniform", "uniform_others", "degree"}
+        Distribution of the negatives.
+    n_epochs : callable
+        ``n_epochs(n_samples)``: the default number of epochs.
+    kernel_params : callable
+        ``kernel_params(**cost_params) -> (a, b, gamma, eps)``: the
+        coefficient's parameters from the method's cost parameters; raises
+        ``ValueError`` for settings without a stochastic form.
+    n_negative : int
+        Negatives per positive sample.
+    clip : float
+        Bound of each clipped gradient (or step) component.
+    learning_rate : float
+        Initial learning rate ``alpha_0``.
+    min_learning_rate : float
+        Floor of the linear decay, as a fraction of ``alpha_0``.
+    move_negatives, defer_head, skip_tail, clip_after_step : bool
+        Switches of the loop (see ``sgd_epochs``).
+    init : str
+        Default initialisation.
+    param_defaults : mapping
+        Method parameters whose default differs under the stochastic
+        optimizer (e.g. largevis's ``gamma = 7``).
+    """
+
+    coefficient: str
+    scheme: str
+    noise: str
+    n_epochs: Callable
+    kernel_params: Callable
+    n_negative: int = 5
+    clip: float = 4.0
+    learning_rate: float = 1.0
+    min_learning_rate: float = 0.0
+    move_negatives: bool = False
+    defer_head: bool = False
+    skip_tail: bool = False
+    clip_after_step: bool = False
+    init: str = "spectral"
+    param_defaults: Mapping = field(default_factory=dict)
+
+
+def choose_optimizer(method, optimizer, n_samples):
+    """Resolve ``optimizer`` ("auto", "exact" or "sgd") for ``method``."""
+    if not isinstance(optimizer, str) or optimizer not in OPTIMIZERS:
+        raise ValueError(f"optimizer must be one of {', '.join(map(repr, OPTIMIZERS))}; "
+                         f"got {optimizer!r}")
+    if optimizer == "sgd" and method.sgd is None:
+        with_sgd = [name for name, m in _registry().items() if m.sgd is not None]
+        raise ValueError(
+            f"method {method.name!r} has no stochastic form; optimizer='sgd' is "
+            f"available for {', '.join(with_sgd)}"
+        )
+    if optimizer == "auto":
+        return "sgd" if method.sgd is not None and n_samples > AUTO_SGD_MIN_N else "exact"
+    return optimizer
+
+
+def _registry():
+    from .methods import METHODS
+    return METHODS
+
+
+def check_n_epochs(n_epochs, spec, n_samples):
+    """``n_epochs`` (None: the method's default) as a positive int."""
+    if n_epochs is None:
+        return int(spec.n_epochs(n_samples))
+    if isinstance(n_epochs, bool) or not isinstance(n_epochs, (int, np.integer)) \
+            or n_epochs < 1:
+        raise ValueError(f"n_epochs must be an integer >= 1 (or None for the method's "
+                         f"default); got {n_epochs!r}")
+    return int(n_epochs)
+
+
+def alias_table(weights, kernels):
+    """Walker's alias table for sampling ``i`` in proportion to ``weights``.
+
+    Draw a column ``c`` uniformly and a uniform ``u``: the sample is ``c`` if
+    ``u < prob[c]``, else ``alias[c]`` (construction: the twin kernel
+    ``alias_table``).
+
+    Parameters
+    ----------
+    weights : ndarray of shape (n,)
+        Non-negative and finite, with a positive sum.
+    kernels : module
+        The kernel module.
+
+    Returns
+    -------
+    prob : ndarray of float64, shape (n,)
+    alias : ndarray of int64, shape (n,)
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    if w.ndim != 1 or len(w) == 0 or not np.all(np.isfinite(w)) or np.any(w < 0) \
+            or w.sum() <= 0:
+        raise ValueError("alias-table weights must be finite, non-negative, with a "
+                         "positive sum")
+    scaled = np.ascontiguousarray(w * (len(w) / w.sum()))
+    prob = np.empty(len(w))
+    alias = np.empty(len(w), dtype=np.int64)
+    kernels.alias_table(scaled, prob, alias)
+    return prob, alias
+
+
+@dataclass
+class SgdProblem:
+    """Everything the kernel reads, built once by :func:`prepare`."""
+
+    head: np.ndarray
+    tail: np.ndarray
+    edge_weight: np.ndarray
+    edge_alias: np.ndarray
+    noise_prob: np.ndarray
+    noise_alias: np.ndarray
+    config: np.ndarray
+    params: np.ndarray
+    alphas: np.ndarray
+    n_noise: np.ndarray
+    state: np.ndarray
+    q: np.ndarray
+    q_offset: np.ndarray
+    n_epochs: int
+
+
+def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels):
+    """Edges, tables, schedule and state for running ``spec`` on ``P``.
+
+    Parameters
+    ----------
+    spec : SgdSpec
+    P : ndarray or sparse matrix of shape (n_samples, n_samples)
+        Validated affinities (symmetric, zero diagonal).
+    n_epochs : int
+    kernel_params : tuple
+        ``(a, b, gamma, eps)``.
+    learning_rate : float
+        ``alpha_0``.
+    kernels : module
+        The kernel module (builds the alias tables).
+
+    Returns
+    -------
+    SgdProblem
+    """
+    n = P.shape[0]
+    if n >= 2 ** 32:
+        raise ValueError(f"the stochastic optimizer supports fewer than 2**32 points; got {n}")
+    coo = sp.coo_matrix(P)
+    coo.sum_duplicates()
+    keep = coo.data > 0
+    rows, cols, w = coo.row[keep], coo.col[keep], coo.data[keep]
+    empty_f, empty_i = np.zeros(0), np.zeros(0, dtype=np.int64)
+    edge_alias, noise_prob, noise_alias = empty_i, empty_f, empty_i
+    if spec.scheme == "epochs_per_sample":
+        # umap-learn: drop edges too weak to be sampled once in n_epochs.
+        strong = w >= w.max() / n_epochs
+        rows, cols, w = rows[strong], cols[strong], w[strong]
+        edge_weight = w.max() / w
+    elif spec.scheme == "alias":
+        edge_weight, edge_alias = alias_table(w, kernels)
+    else:
+        edge_weight = np.ones(len(w))
+    if len(w) == 0:
+        raise ValueError("P has no positive off-diagonal entries: nothing to optimise")
+    if len(w) >= 2 ** 32:
+        raise ValueError(f"the stochastic optimizer supports fewer than 2**32 edges; "
+                         f"got {len(w)}")
+    if spec.noise == "degree":
+        degree = np.bincount(rows, weights=w, minlength=n)
+        noise_prob, noise_alias = alias_table(degree ** DEGREE_POWER, kernels)
+    e = np.arange(n_epochs)
+    alphas = learning_rate * np.maximum(1.0 - e / n_epochs, spec.min_learning_rate)
+    a, b, gamma, eps = kernel_params
+    config = np.array([COEFFICIENTS[spec.coefficient], SCHEMES[spec.scheme],
+                       NOISES[spec.noise], spec.move_negatives, spec.clip_after_step,
+                       spec.defer_head, spec.skip_tail, n], dtype=np.int64)
+    state = np.zeros((2, len(w)))
+    if spec.scheme == "epochs_per_sample":
+        state[0] = edge_weight
+        state[1] = edge_weight / spec.n_negative
+    return SgdProblem(
+        head=np.ascontiguousarray(rows, dtype=np.int64),
+        tail=np.ascontiguousarray(cols, dtype=np.int64),
+        edge_weight=np.ascontiguousarray(edge_weight, dtype=np.float64),
+        edge_alias=np.ascontiguousarray(edge_alias, dtype=np.int64),
+        noise_prob=noise_prob, noise_alias=noise_alias, config=config,
+        params=np.array([a, b, gamma, eps, spec.clip, 0.0]),
+        alphas=alphas, n_noise=np.full(n_epochs, spec.n_negative, dtype=np.int64),
+        state=state, q=np.zeros(1), q_offset=empty_f, n_epochs=n_epochs,
+    )
+
+
+def _check_problem(prob, Y):
+    """The kernels run without bounds checks: guarantee what they assume."""
+    n, dim = Y.shape
+    n_edges = len(prob.head)
+    if not (Y.dtype == np.float64 and Y.flags.c_contiguous and Y.flags.writeable):
+        raise ValueError("Y must be a writeable C-contiguous float64 array")
+    for name in ("head", "tail", "edge_alias", "noise_alias"):
+        arr = getattr(prob, name)
+        if arr.dtype != np.int64 or not arr.flags.c_contiguous:
+            raise ValueError(f"{name} must be C-contiguous int64")
+        if len(arr) and (arr.min() < 0 or arr.max() >= (n if name != "edge_alias" else n_edges)):
+            raise ValueError(f"{name} holds out-of-range indices")
+    if len(prob.tail) != n_edges or len(prob.edge_weight) != n_edges:
+        raise ValueError("head, tail and edge_weight must have the same length")
+    scheme, noise = prob.config[1], prob.config[2]
+    if scheme == SCHEMES["alias"] and len(prob.edge_alias) != n_edges:
+        raise ValueError("the alias scheme needs one alias per edge")
+    if noise == NOISES["degree"] and not (len(prob.noise_prob) == len(prob.noise_alias) == n):
+        raise ValueError("degree noise needs an alias table over the points")
+    if prob.state.shape != (2, n_edges) or not prob.state.flags.c_contiguous:
+        raise ValueError("state must be C-contiguous of shape (2, n_edges)")
+    if len(prob.alphas) != prob.n_epochs or len(prob.n_noise) != prob.n_epochs:
+        raise ValueError("alphas and n_noise need one entry per epoch")
+    if np.any(prob.n_noise < 0) or (scheme == SCHEMES["epochs_per_sample"]
+                                    and np.any(prob.n_noise < 1)):
+        raise ValueError("n_noise must be non-negative (positive for epochs_per_sample)")
+    if len(prob.q) != 1 or len(prob.q_offset) not in (0, n):
+        raise ValueError("q must have length 1 and q_offset length 0 or n_samples")
+    if noise == NOISES["uniform_others"] and n < 2:
+        raise ValueError("uniform_others noise needs at least 2 points")
+
+
+@dataclass
+class SgdTrace:
+    """What the stochastic optimizer recorded."""
+
+    n_epochs: int = 0
+    stopped_early: bool = False
+    seed: int = 0
+
+
+def _progress(epoch, n_epochs, start):
+    elapsed = time.perf_counter() - start
+    eta = elapsed / epoch * (n_epochs - epoch)
+    print(f"epoch {epoch:>6d}/{n_epochs}  elapsed {elapsed:7.2f}s  ETA {eta:7.2f}s",
+          file=sys.stderr, flush=True)
+
+
+def optimize_sgd(Y, kernels, prob, seed, *, n_threads=1, callback=None, verbose=False,
+                 n_blocks=10):
+    """Run the stochastic optimizer in place on ``Y``.
+
+    The epochs run in blocks (one epoch per block when ``callback`` is
+    given, else ``n_blocks`` blocks) so that progress can be reported; the
+    counter-based generator makes the blocks identical to one long run.
+
+    Parameters
+    ----------
+    Y : ndarray of shape (n_samples, n_components)
+        Initial coordinates, updated in place.
+    kernels : module
+        :mod:`smallvis.reference` or :mod:`smallvis._kernels`.
+    prob : SgdProblem
+        From :func:`prepare`.
+    seed : int
+        Key of the counter-based generator, in ``[0, 2**63)``.
+    n_threads : int, default=1
+    callback : callable, optional
+        ``callback(epoch, Y, None)`` after every epoch; return True to stop.
+    verbose : bool, default=False
+        A progress line (epoch, elapsed, ETA) per block.
+
+    Returns
+    -------
+    SgdTrace
+    """
+    _check_problem(prob, Y)
+    seed = int(seed)
+    if not 0 <= seed < 2 ** 64:
+        raise ValueError(f"seed must lie in [0, 2**64); got {seed}")
+    E = prob.n_epochs
+    block = 1 if callback is not None else max(1, math.ceil(E / n_blocks))
+    trace = SgdTrace(seed=seed)
+    start = time.perf_counter()
+    for e0 in range(0, E, block):
+        e1 = min(E, e0 + block)
+        kernels.sgd_epochs(prob.head, prob.tail, prob.edge_weight, prob.edge_alias,
+                           prob.noise_prob, prob.noise_alias, Y, prob.config, prob.params,
+                           prob.alphas, prob.n_noise, prob.state, prob.q, prob.q_offset,
+                           seed, e0, e1, n_threads)
+        trace.n_epochs = e1
+        if not np.all(np.isfinite(Y)):
+            raise FloatingPointError(f"the stochastic optimisation diverged by epoch {e1}; "
+                                     "lower the learning_rate")
+        if verbose and (callback is None or e1 % max(1, math.ceil(E / n_blocks)) == 0
+                        or e1 == E):
+            _progress(e1, E, start)
+        if callback is not None and callback(e1, Y, None):
+            trace.stopped_early = e1 < E
+            break
+    return trace
