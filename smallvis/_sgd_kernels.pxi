@@ -141,21 +141,46 @@ cdef struct Coef:
     double a, b, gamma, eps
 
 
+cdef inline double _ncvis_sample(const Coef* C, double d2, double q,
+                                 double* slope) noexcept nogil:
+    # NCVis: returns w' = e^{-Q'} q_hat / nu, writes 2 a b d^{2(b-1)} q_hat
+    # (0 for coincident points); C.gamma holds nu (see the reference twin)
+    cdef double d2b, q_hat
+    if d2 <= 0.0:
+        slope[0] = 0.0
+        return exp(-q) / C.gamma
+    d2b = _pow_pos(d2, C.b)
+    q_hat = 1.0 / (1.0 + C.a * d2b)
+    slope[0] = 2.0 * C.a * C.b * (d2b / d2) * q_hat
+    return exp(-q) * q_hat / C.gamma
+
+
 cdef inline double _attract(const Coef* C, double d2, double q, double* dq) noexcept nogil:
-    cdef double d2b
+    cdef double d2b, w, slope, w_plus
     dq[0] = 0.0
     if C.kind == 0:                                     # umap
         if d2 <= 0.0:
             return 0.0
         d2b = _pow_pos(d2, C.b)
         return -2.0 * C.a * C.b * (d2b / d2) / (1.0 + C.a * d2b)
+    if C.kind == 2:                                     # ncvis
+        w = _ncvis_sample(C, d2, q, &slope)
+        w_plus = 1.0 / (1.0 + w)
+        dq[0] = -w_plus
+        return -w_plus * slope
     return -2.0 / (1.0 + d2)                            # Cauchy: tumap, largevis
 
 
 cdef inline double _repel(const Coef* C, double d2, double q, double* dq) noexcept nogil:
+    cdef double w, slope, w_minus
     dq[0] = 0.0
     if C.kind == 0:
         return 2.0 * C.gamma * C.b / ((C.eps + d2) * (1.0 + C.a * _pow_pos(d2, C.b)))
+    if C.kind == 2:                                     # ncvis
+        w = _ncvis_sample(C, d2, q, &slope)
+        w_minus = w / (1.0 + w) if w < 1.0 else 1.0 / (1.0 + 1.0 / w)
+        dq[0] = w_minus
+        return w_minus * slope
     return 2.0 * C.gamma / ((C.eps + d2) * (1.0 + d2))
 
 

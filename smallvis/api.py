@@ -389,10 +389,13 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
               f"{sgd_learning_rate if spec is not None else settings.learning_rate:g}",
               file=sys.stderr, flush=True)
     if spec is not None:
-        problem = _sgd.prepare(spec, C, n_epochs, kernel_params, sgd_learning_rate, kern)
+        problem = _sgd.prepare(spec, C, n_epochs, kernel_params, sgd_learning_rate, kern,
+                               q0=learned[0] if learned.size else 0.0,
+                               correct_q=bool(cost_params.get("correct_q", False)))
         seed = int(rng.integers(2 ** 63))
         trace = _sgd.optimize_sgd(Y, kern, problem, seed, n_threads=n_threads,
                                   callback=callback, verbose=verbose)
+        learned[:] = problem.q[:learned.size]
         final_cost = cost(Y, learned) if n <= _sgd.SGD_COST_MAX_N else float("nan")
         n_run, costs, cost_its = trace.n_epochs, [], []
     else:

@@ -13,7 +13,10 @@ from .affinities import power_of_two_exponent
 #: Standard deviation of the "random" and "spca" initialisations.
 SMALL_SD = 1e-4
 
-INIT_NAMES = ("random", "pca", "spca", "spectral", "laplacian")
+INIT_NAMES = ("random", "pca", "spca", "spectral", "laplacian", "power")
+
+#: Power-iteration steps of the "power" initialisation (the NCVis reference).
+POWER_ITERATIONS = 20
 
 #: Largest absolute coordinate of the "spectral" and "laplacian" layouts.
 SPECTRAL_SCALE = 10.0
@@ -203,6 +206,40 @@ def _pca_fallback(X, n_components, rng):
     return _scale_to_max(scores)
 
 
+def power_iteration_layout(P, n_components, rng, n_iter=POWER_ITERATIONS):
+    r"""NCVis's start: power iteration on ``P`` with columns standardised.
+
+    From a standard-normal ``Y`` drawn with ``rng``, repeat ``n_iter`` times
+
+    .. math::
+
+        Y \leftarrow P Y, \qquad
+        Y_{:c} \leftarrow (Y_{:c} - \bar Y_{:c}) / \operatorname{sd}(Y_{:c}),
+
+    which turns the columns towards the leading eigenvectors of ``P`` while
+    keeping them centred, of unit spread and (in practice) distinct.
+
+    Parameters
+    ----------
+    P : ndarray or sparse matrix of shape (n_samples, n_samples)
+    n_components : int
+    rng : numpy.random.Generator
+    n_iter : int, default=20
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_components)
+    """
+    Y = rng.standard_normal((P.shape[0], n_components))
+    for _ in range(n_iter):
+        Y = np.asarray(P @ Y)
+        Y -= Y.mean(axis=0)
+        sd = Y.std(axis=0)
+        sd[sd == 0] = 1.0  # a column P wiped out stays at zero
+        Y /= sd
+    return np.ascontiguousarray(Y)
+
+
 def initialize(init, X, n_components, rng, P=None):
     """Return the initial embedding.
 
@@ -222,6 +259,8 @@ def initialize(init, X, n_components, rng, P=None):
         component separately, placed by the PCA of the component means of
         ``X`` (see :func:`_component_layout`); if the eigensolver fails they
         warn and use the PCA scores scaled the same way instead.
+        ``"power"``: 20 steps of power iteration on ``P`` with standardised
+        columns (the NCVis reference), see :func:`power_iteration_layout`.
         An array is used as given (copied, not centred).
     X : ndarray of shape (n_samples, n_features)
     n_components : int
@@ -243,6 +282,10 @@ def initialize(init, X, n_components, rng, P=None):
         raise ValueError(f"init must be one of {', '.join(INIT_NAMES)} or an array; got {init!r}")
     if init in GRAPH_INITS:
         return _graph_init(init, X, n_components, rng, P)
+    if init == "power":
+        if P is None:
+            raise ValueError("init='power' needs the input affinities: pass P to initialize()")
+        return power_iteration_layout(P, n_components, rng)
     if init == "random":
         return rng.normal(0.0, SMALL_SD, size=(n, n_components))
     # PCA of X / 2**e with max|X / 2**e| in [0.5, 1): exact for normal numbers

@@ -11,6 +11,8 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Callable, Mapping
 
+import numpy as np
+
 from . import affinities as aff
 from ._validation import check_number
 from .sgd import SgdSpec, largevis_n_epochs, umap_n_epochs
@@ -283,10 +285,23 @@ def _ncvis_affinities(X, kernels, random_state, n_threads, n_neighbors, knn_meth
                            random_state=random_state, n_threads=n_threads, n_trees=n_trees)
 
 
-def _ncvis_cost(nu, a, b, spread, min_dist):
+def _ncvis_cost(nu, a, b, spread, min_dist, correct_q):
     nu = check_number(nu, "nu", low=0, low_open=True)
     a, b = umap_output_kernel(a, b, spread, min_dist)
+    if not isinstance(correct_q, (bool, np.bool_)):
+        raise TypeError(f"correct_q must be True or False; got {correct_q!r}")
     return "ncvis", (nu, a, b)
+
+
+def _ncvis_sgd_params(Q, nu, a, b, spread, min_dist, correct_q):
+    """NCVis's loop takes (a, b, nu): nu travels in the gamma slot."""
+    _, (nu, a, b) = _ncvis_cost(nu, a, b, spread, min_dist, correct_q)
+    return a, b, nu, 0.0
+
+
+def ncvis_n_epochs(n_samples):
+    """The NCVis reference's default: 50 epochs."""
+    return 50
 
 
 # ---------------------------------------------------------------------------
@@ -412,11 +427,18 @@ METHODS = MappingProxyType({
             build_affinities=_ncvis_affinities,
             affinity_params={"n_neighbors": 15, **_KNN_DEFAULTS},
             cost_params={"Q": 0.0, "nu": 5.0, "a": None, "b": None, "spread": 1.0,
-                         "min_dist": 0.4},
+                         "min_dist": 0.4, "correct_q": False},
             resolve_cost=_ncvis_cost,
             learned=("Q",),
             optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
             auto_learning_rate=ncvis_auto_learning_rate,
+            # the NCVis reference code (seed 000; guide section 3)
+            sgd=SgdSpec(coefficient="ncvis", scheme="every_edge", noise="uniform_others",
+                        n_epochs=ncvis_n_epochs, kernel_params=_ncvis_sgd_params,
+                        n_negative=5, clip=4.0, learning_rate=1.0, move_negatives=True,
+                        clip_after_step=True, init="power", decay="quadratic",
+                        noise_schedule="cubic", q_learning_rate=1.0,
+                        param_defaults={"n_trees": SGD_ANNOY_TREES}),
         ),
     )
 })

@@ -702,7 +702,7 @@ _GOLDEN = 0x9E3779B97F4A7C15
 _TWO_POW_MINUS_53 = 1.0 / 9007199254740992.0
 
 # Codes shared with the Cython loop (see smallvis.sgd, which owns the names).
-_COEF_UMAP, _COEF_CAUCHY = 0, 1
+_COEF_UMAP, _COEF_CAUCHY, _COEF_NCVIS = 0, 1, 2
 _SCHEME_EPOCHS_PER_SAMPLE, _SCHEME_ALIAS, _SCHEME_EVERY_EDGE = 0, 1, 2
 _NOISE_UNIFORM, _NOISE_UNIFORM_OTHERS, _NOISE_ALIAS = 0, 1, 2
 
@@ -811,6 +811,12 @@ def _attract(coef, d2, params, q):
         a, b = params[0], params[1]
         d2b = _pow_pos(d2, b)
         return -2.0 * a * b * (d2b / d2) / (1.0 + a * d2b), 0.0
+    if coef == _COEF_NCVIS:
+        # seed 000: w+ = 1 / (1 + w'), dJ/dQ' = -w+, and z_i moves by
+        # alpha k+ (z_j - z_i) with k+ = 2 w+ q_hat a b d^{2(b-1)}
+        w, slope = _ncvis_sample(d2, params, q)
+        w_plus = 1.0 / (1.0 + w)
+        return -w_plus * slope, -w_plus
     return -2.0 / (1.0 + d2), 0.0                         # Cauchy: tumap, largevis
 
 
@@ -819,7 +825,26 @@ def _repel(coef, d2, params, q):
     a, b, gamma, eps = params[0], params[1], params[2], params[3]
     if coef == _COEF_UMAP:
         return 2.0 * gamma * b / ((eps + d2) * (1.0 + a * _pow_pos(d2, b))), 0.0
+    if coef == _COEF_NCVIS:
+        # seed 000: w- = -w' / (1 + w'), dJ/dQ' = -w- (written without overflow)
+        w, slope = _ncvis_sample(d2, params, q)
+        w_minus = w / (1.0 + w) if w < 1.0 else 1.0 / (1.0 + 1.0 / w)
+        return w_minus * slope, w_minus
     return 2.0 * gamma / ((eps + d2) * (1.0 + d2)), 0.0   # Cauchy
+
+
+def _ncvis_sample(d2, params, q):
+    """NCVis's ``w' = e^{-Q'} q_hat / nu`` and ``2 a b d^{2(b-1)} q_hat``.
+
+    ``params = (a, b, nu, ...)``; ``q`` is ``Q'``, the normalisation seen by
+    the head.  The slope is 0 for coincident points (no force).
+    """
+    a, b, nu = params[0], params[1], params[2]
+    if d2 <= 0.0:
+        return math.exp(-q) / nu, 0.0
+    d2b = _pow_pos(d2, b)
+    q_hat = 1.0 / (1.0 + a * d2b)
+    return math.exp(-q) * q_hat / nu, 2.0 * a * b * (d2b / d2) * q_hat
 
 
 def _clip(x, bound):

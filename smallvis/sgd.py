@@ -96,7 +96,7 @@ SGD_COST_MAX_N = 5000
 OPTIMIZERS = ("auto", "exact", "sgd")
 
 # Integer codes of the kernels (the twins read them from ``config``).
-COEFFICIENTS = {"umap": 0, "cauchy": 1}
+COEFFICIENTS = {"umap": 0, "cauchy": 1, "ncvis": 2}
 SCHEMES = {"epochs_per_sample": 0, "alias": 1, "every_edge": 2}
 NOISES = {"uniform": 0, "uniform_others": 1, "degree": 2}
 
@@ -158,6 +158,15 @@ class SgdSpec:
     param_defaults : mapping
         Method parameters whose default differs under the stochastic
         optimizer (e.g. largevis's ``gamma = 7``).
+    decay : {"linear", "quadratic"}
+        Learning-rate schedule: ``alpha_0 max(1 - e/E, min)`` or
+        ``alpha_0 (1 - (e/E)^2)`` (NCVis).
+    noise_schedule : {"constant", "cubic"}
+        Negatives per positive in each epoch: ``n_negative`` throughout, or
+        NCVis's ``linspace(0, 1, E)^3`` rescaled to ``n_negative * E`` in
+        all, rounded, at least 1.
+    q_learning_rate : float
+        Step of the learned normalisation (NCVis's ``alpha_Q``); 0: none.
     """
 
     coefficient: str
@@ -175,6 +184,26 @@ class SgdSpec:
     clip_after_step: bool = False
     init: str = "spectral"
     param_defaults: Mapping = field(default_factory=dict)
+    decay: str = "linear"
+    noise_schedule: str = "constant"
+    q_learning_rate: float = 0.0
+
+
+def noise_counts(n_epochs, n_negative, schedule):
+    """Negatives per positive sample in each epoch (see :class:`SgdSpec`)."""
+    if schedule == "constant" or n_epochs == 1:
+        return np.full(n_epochs, n_negative, dtype=np.int64)
+    ramp = np.linspace(0.0, 1.0, n_epochs) ** 3
+    counts = np.rint(ramp / ramp.sum() * n_negative * n_epochs)
+    return np.maximum(counts, 1).astype(np.int64)
+
+
+def learning_rates(n_epochs, learning_rate, decay, floor=0.0):
+    """The learning rate of each epoch (see :class:`SgdSpec`)."""
+    e = np.arange(n_epochs) / n_epochs
+    if decay == "quadratic":
+        return learning_rate * (1.0 - e ** 2)
+    return learning_rate * np.maximum(1.0 - e, floor)
 
 
 def choose_optimizer(method, optimizer, n_samples):
@@ -260,7 +289,8 @@ class SgdProblem:
     n_epochs: int
 
 
-def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels):
+def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels, *, q0=0.0,
+            correct_q=False):
     """Edges, tables, schedule and state for running ``spec`` on ``P``.
 
     Parameters
@@ -275,6 +305,11 @@ def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels):
         ``alpha_0``.
     kernels : module
         The kernel module (builds the alias tables).
+    q0 : float, default=0.0
+        Starting value of the learned normalisation (NCVis's ``Q``).
+    correct_q : bool, default=False
+        Add seed 000's per-row correction ``log p_i^-`` (``p_i^-`` the row
+        sum of ``P`` over ``N - 1``) to the normalisation a head sees.
 
     Returns
     -------
@@ -306,9 +341,14 @@ def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels):
     if spec.noise == "degree":
         degree = np.bincount(rows, weights=w, minlength=n)
         noise_prob, noise_alias = alias_table(degree ** DEGREE_POWER, kernels)
-    e = np.arange(n_epochs)
-    alphas = learning_rate * np.maximum(1.0 - e / n_epochs, spec.min_learning_rate)
+    alphas = learning_rates(n_epochs, learning_rate, spec.decay, spec.min_learning_rate)
     a, b, gamma, eps = kernel_params
+    q_offset = empty_f
+    if correct_q:
+        row_sums = np.bincount(rows, weights=w, minlength=n)
+        with np.errstate(divide="ignore"):
+            q_offset = np.log(row_sums / (n - 1))
+        q_offset[~np.isfinite(q_offset)] = 0.0  # isolated points: never heads
     config = np.array([COEFFICIENTS[spec.coefficient], SCHEMES[spec.scheme],
                        NOISES[spec.noise], spec.move_negatives, spec.clip_after_step,
                        spec.defer_head, spec.skip_tail, n], dtype=np.int64)
@@ -322,9 +362,10 @@ def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels):
         edge_weight=np.ascontiguousarray(edge_weight, dtype=np.float64),
         edge_alias=np.ascontiguousarray(edge_alias, dtype=np.int64),
         noise_prob=noise_prob, noise_alias=noise_alias, config=config,
-        params=np.array([a, b, gamma, eps, spec.clip, 0.0]),
-        alphas=alphas, n_noise=np.full(n_epochs, spec.n_negative, dtype=np.int64),
-        state=state, q=np.zeros(1), q_offset=empty_f, n_epochs=n_epochs,
+        params=np.array([a, b, gamma, eps, spec.clip, spec.q_learning_rate]),
+        alphas=alphas, n_noise=noise_counts(n_epochs, spec.n_negative, spec.noise_schedule),
+        state=state, q=np.array([float(q0)]),
+        q_offset=np.ascontiguousarray(q_offset, dtype=np.float64), n_epochs=n_epochs,
     )
 
 

@@ -24,7 +24,7 @@ def digits():
 
 
 def test_sgd_methods_are_registered():
-    assert set(SGD_METHODS) == {"largevis", "umap", "tumap"}
+    assert set(SGD_METHODS) == {"largevis", "umap", "tumap", "ncvis"}
 
 
 # ---------------------------------------------------------------------------
