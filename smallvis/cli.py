@@ -103,11 +103,18 @@ def build_parser():
     e.add_argument("--fast", action="store_true", help="use the Cython kernels")
     e.add_argument("--perplexity", type=float, default=None)
     e.add_argument("--n-components", type=int, default=2)
-    e.add_argument("--n-iter", type=int, default=1000)
+    e.add_argument("--optimizer", default="auto", choices=["auto", "exact", "sgd"],
+                   help="exact (full gradient) or sgd (edge sampling); auto: sgd above "
+                        "5000 points for methods that have it")
+    e.add_argument("--n-iter", type=int, default=1000, help="exact optimizer iterations")
+    e.add_argument("--n-epochs", type=int, default=None,
+                   help="sgd epochs (default: the method's)")
     e.add_argument("--learning-rate", default=None,
                    help="a positive number or 'auto' (default: the method's)")
     e.add_argument("--exaggeration", type=float, default=None)
-    e.add_argument("--init", default="spca", choices=["spca", "pca", "random"])
+    e.add_argument("--init", default=None,
+                   choices=["spca", "pca", "random", "spectral", "laplacian", "power"],
+                   help="initial layout (default: the method's)")
     e.add_argument("--random-state", type=int, default=None)
     e.add_argument("--threads", type=int, default=1, help="threads for --fast (-1: all)")
     e.add_argument("--out", default=None, help="write the coordinates to this CSV file")
@@ -131,6 +138,7 @@ def run_embed(args):
         X, method=args.method, fast=args.fast, n_components=args.n_components,
         init=args.init, perplexity=args.perplexity,
         learning_rate=_learning_rate(args.learning_rate), n_iter=args.n_iter,
+        optimizer=args.optimizer, n_epochs=args.n_epochs,
         exaggeration=args.exaggeration, random_state=args.random_state,
         n_threads=args.threads, verbose=not args.quiet, return_result=True,
     )

@@ -67,3 +67,13 @@ def test_console_script_runs(tmp_path):
     assert out.exists()
     bad = subprocess.run(cmd + ["embed", "missing.npy"], capture_output=True, text=True)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_sgd_optimizer_from_the_command_line(tmp_path, capsys):
+    out = tmp_path / "u.csv"
+    assert main(["embed", "iris", "--method", "umap", "--fast", "--optimizer", "sgd",
+                 "--n-epochs", "30", "--random-state", "0", "--out", str(out)]) == 0
+    assert np.loadtxt(out, delimiter=",", skiprows=1).shape == (150, 2)
+    assert "sgd optimizer, 30 epochs" in capsys.readouterr().err
+    assert main(["embed", "iris", "--method", "tsne", "--optimizer", "sgd", "--quiet"]) == 2
+    assert "no stochastic form" in capsys.readouterr().err
