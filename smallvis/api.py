@@ -248,7 +248,9 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
         Output dimension.
     init : {"spca", "pca", "random", "spectral", "laplacian"} or ndarray, optional
         Initial coordinates, see :func:`smallvis.init.initialize`.  Default:
-        the method's ("spectral" for umap and tumap, "spca" otherwise).
+        "spca" for the exact optimizer; with ``optimizer="sgd"`` the
+        reference code's ("spectral" for umap and tumap, "random" for
+        largevis, "power" for ncvis).
     perplexity : float, optional
         Perplexity for the methods that use it (default 30).
     optimizer : {"auto", "exact", "sgd"}, default="auto"
