@@ -67,6 +67,8 @@ cdef extern from "_pairloops.h" nogil:
                                          double b) noexcept
     double smallvis_exp_repulsion_row(const double* d2, Py_ssize_t start,
                                       Py_ssize_t n) noexcept
+    double smallvis_row_entropy(const double* d2, Py_ssize_t m, double beta,
+                                double* p, double* z) noexcept
     double smallvis_ncvis_coef(const double* d2, const double* p,
                                const double* r, Py_ssize_t i, Py_ssize_t start,
                                Py_ssize_t n, const double* q,
@@ -219,18 +221,11 @@ cdef double _row_entropy(const double* d2, Py_ssize_t m, double beta,
                          double* p) noexcept nogil:
     """Entropy (nats) of p_j ∝ exp(-beta d2_j); writes p. Shifted by min d2."""
     cdef Py_ssize_t j
-    cdef double dmin = INFINITY, z = 0.0, s = 0.0, w
-    for j in range(m):
-        if d2[j] < dmin:
-            dmin = d2[j]
-    for j in range(m):
-        w = exp(-beta * (d2[j] - dmin))
-        p[j] = w
-        z += w
-        s += (d2[j] - dmin) * w
+    cdef double z
+    cdef double H = smallvis_row_entropy(d2, m, beta, p, &z)
     for j in range(m):
         p[j] = p[j] / z
-    return log(z) + beta * s / z
+    return H
 
 
 cdef void _nearest_fallback(const double* d2, Py_ssize_t m,

@@ -285,4 +285,27 @@ static double smallvis_ncvis_noise_row(
     return s;
 }
 
+/*
+ * Perplexity calibration, one row and one trial precision beta: writes the
+ * unnormalised weights p_j = exp(-beta (d2_j - min d2)) and returns the
+ * entropy (nats) of their normalisation; *z receives their sum.
+ */
+SMALLVIS_CLONES
+static double smallvis_row_entropy(const double *__restrict__ d2, ptrdiff_t m,
+                                   double beta, double *__restrict__ p,
+                                   double *z_out)
+{
+    double dmin = INFINITY, z = 0.0, s = 0.0;
+    for (ptrdiff_t j = 0; j < m; j++)
+        dmin = d2[j] < dmin ? d2[j] : dmin;
+    for (ptrdiff_t j = 0; j < m; j++)
+        p[j] = exp(-beta * (d2[j] - dmin));
+    for (ptrdiff_t j = 0; j < m; j++) {
+        z += p[j];
+        s += (d2[j] - dmin) * p[j];
+    }
+    *z_out = z;
+    return log(z) + beta * s / z;
+}
+
 #endif /* SMALLVIS_PAIRLOOPS_H */

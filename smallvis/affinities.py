@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.spatial.distance import pdist, squareform
+from scipy.spatial.distance import cdist
 
 from ._validation import check_number
 
@@ -37,7 +37,7 @@ def check_dense_affinity_size(n_samples):
 
 def squared_distances(X):
     """Dense matrix of squared Euclidean distances between the rows of ``X``."""
-    return squareform(pdist(X, "sqeuclidean"))
+    return cdist(X, X, "sqeuclidean")
 
 
 def power_of_two_exponent(X):
@@ -53,16 +53,20 @@ def power_of_two_exponent(X):
 
 
 def _off_diagonal(D):
-    """(n, n) -> (n, n - 1): drop the diagonal of each row."""
+    """(n, n) -> (n, n - 1): drop the diagonal of each row (one copy).
+
+    Read row-major, the entries after ``D[0, 0]`` fall into ``n - 1`` runs
+    of ``n + 1`` whose last entry is the next diagonal element.
+    """
     n = D.shape[0]
-    return D[~np.eye(n, dtype=bool)].reshape(n, n - 1)
+    return D.reshape(-1)[1:].reshape(n - 1, n + 1)[:, :-1].reshape(n, n - 1)
 
 
 def _with_zero_diagonal(R):
     """(n, n - 1) -> (n, n): put a zero on the diagonal of each row."""
     n = R.shape[0]
     out = np.zeros((n, n))
-    out[~np.eye(n, dtype=bool)] = R.ravel()
+    out.reshape(-1)[1:].reshape(n - 1, n + 1)[:, :-1] = R.reshape(n - 1, n)
     return out
 
 
