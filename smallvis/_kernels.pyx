@@ -69,6 +69,9 @@ cdef extern from "_pairloops.h" nogil:
                                       Py_ssize_t n) noexcept
     double smallvis_row_entropy(const double* d2, Py_ssize_t m, double beta,
                                 double* p, double* z) noexcept
+    double smallvis_tsne_cost_row(const double* d2, const double* p,
+                                  Py_ssize_t start, Py_ssize_t n,
+                                  double* z) noexcept
     double smallvis_ncvis_coef(const double* d2, const double* p,
                                const double* r, Py_ssize_t i, Py_ssize_t start,
                                Py_ssize_t n, const double* q,
@@ -399,22 +402,18 @@ def tsne_cost(indptr, indices, data, Y, n_threads):
             d2 = &sc[threadid(), 0, 0]
             _sq_dist_row(&Yt[0, 0], n, dim, i, i + 1, d2)
             z = 0.0
-            for j in range(i + 1, n):
-                z = z + 1.0 / (1.0 + d2[j])
-            zrow[i] = z
             s = 0.0
             if dense:
-                prow = &dv[i * n]
-                for j in range(i + 1, n):
-                    p = prow[j]
-                    if p > 0.0:
-                        s = s + p * log(p * (1.0 + d2[j]))
+                s = smallvis_tsne_cost_row(d2, &dv[i * n], i + 1, n, &z)
             else:
+                for j in range(i + 1, n):
+                    z = z + 1.0 / (1.0 + d2[j])
                 for k in range(ip[i], ip[i + 1]):
                     j = ix[k]
                     p = dv[k]
                     if j > i and p > 0.0:
                         s = s + p * log(p * (1.0 + d2[j]))
+            zrow[i] = z
             lrow[i] = s
     cdef double Z = 0.0, total = 0.0
     for i in range(n):

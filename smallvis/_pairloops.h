@@ -286,6 +286,27 @@ static double smallvis_ncvis_noise_row(
 }
 
 /*
+ * t-SNE cost, row i against dense columns start <= j < n: returns
+ * sum_j p_j log(p_j (1 + d2_j)) over p_j > 0, and adds sum_j 1 / (1 + d2_j)
+ * to *z.
+ */
+SMALLVIS_CLONES
+static double smallvis_tsne_cost_row(const double *__restrict__ d2,
+                                     const double *__restrict__ p,
+                                     ptrdiff_t start, ptrdiff_t n, double *z)
+{
+    double s = 0.0, zi = 0.0;
+    for (ptrdiff_t j = start; j < n; j++) {
+        const double pj = p[j];
+        const double t = pj * log(pj > 0.0 ? pj * (1.0 + d2[j]) : 1.0);
+        s += t;
+        zi += 1.0 / (1.0 + d2[j]);
+    }
+    *z += zi;
+    return s;
+}
+
+/*
  * Perplexity calibration, one row and one trial precision beta: writes the
  * unnormalised weights p_j = exp(-beta (d2_j - min d2)) and returns the
  * entropy (nats) of their normalisation; *z receives their sum.

@@ -231,8 +231,15 @@ def _knn(X, k, knn, knn_method, random_state, n_threads, n_trees=None):
 
     n = X.shape[0]
     if knn is None:
-        return nearest_neighbors(X, k, method=knn_method, random_state=random_state,
-                                 n_threads=n_threads, n_trees=n_trees)
+        indices, distances = nearest_neighbors(X, k, method=knn_method,
+                                               random_state=random_state,
+                                               n_threads=n_threads, n_trees=n_trees)
+        if not np.all(np.isfinite(distances)):
+            raise ValueError(
+                "X spans too wide a range: distances between its rows overflow float64 "
+                "(more than about 1.8e308); rescale X"
+            )
+        return indices, distances
     try:
         indices, distances = knn
     except (TypeError, ValueError):
