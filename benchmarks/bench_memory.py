@@ -7,15 +7,16 @@ affinity step), and prints the child's peak RSS from ``getrusage``.  The
 baseline (Python + numpy + scipy + smallvis imported, data built) is
 subtracted in the last column.
 
-What to expect today: the Cython kernels keep O(N) scratch, so
-``cost_and_gradient`` with a sparse P grows linearly; ``embed`` still builds
-dense N x N distances and P for the perplexity calibration on both paths
-(the sparse kNN P path does not exist yet); the NumPy reference holds about
+What to expect: the Cython kernels keep O(N) scratch, so
+``cost_and_gradient`` with a sparse P grows linearly; ``embed`` with t-SNE
+calibrates P over all points (dense) up to 4096 points and over 3 x
+perplexity nearest neighbours (sparse) above, so at N = 20,000 the whole
+Cython exact run stays in a few hundred MiB; the NumPy reference holds about
 ``smallvis.reference.DENSE_ARRAYS`` dense N x N arrays and refuses N above
 the limit set by ``smallvis.reference.MAX_DENSE_BYTES`` (N > 4096 by
 default) before allocating anything.
 
-Usage: python benchmarks/bench_memory.py [--sizes 1000 2000 4000] [--n-iter 5]
+Usage: python benchmarks/bench_memory.py [--sizes 1000 2000 4000 8000 20000] [--n-iter 5]
 """
 
 import argparse
@@ -63,7 +64,7 @@ def measure(n, what, fast, n_iter):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 2000, 4000, 8000])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 2000, 4000, 8000, 20000])
     parser.add_argument("--n-iter", type=int, default=5)
     args = parser.parse_args()
     print(f"{'call':<36} {'N':>7} {'peak RSS MiB':>13} {'above base MiB':>15}  status")
