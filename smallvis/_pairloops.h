@@ -249,7 +249,7 @@ static double smallvis_ncvis_coef(
     for (ptrdiff_t j = start; j < n; j++) {
         const double d = d2[j];
         const double ld = log(d > 0.0 ? d : 1.0);
-        const double q_hat = 1.0 / (1.0 + a * exp(b * ld));
+        const double q_hat = d > 0.0 ? 1.0 / (1.0 + a * exp(b * ld)) : 1.0;
         const double q = e * q_hat;
         const double si = q + ri, sj = q + r[j];
         const double wi = si > 0.0 ? ri / si : 0.0;

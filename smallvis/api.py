@@ -248,7 +248,7 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
         Output dimension.
     init : {"spca", "pca", "random", "spectral", "laplacian"} or ndarray, optional
         Initial coordinates, see :func:`smallvis.init.initialize`.  Default:
-        "spca" for the exact optimizer; with ``optimizer="sgd"`` the
+        "spca" for the exact optimizer ("power" for ncvis); with ``optimizer="sgd"`` the
         reference code's ("spectral" for umap and tumap, "random" for
         largevis, "power" for ncvis).
     perplexity : float, optional

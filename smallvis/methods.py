@@ -428,7 +428,9 @@ METHODS = MappingProxyType({
                          "min_dist": 0.4, "correct_q": False},
             resolve_cost=_ncvis_cost,
             learned=("Q",),
-            optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
+            # from a 1e-4-sized start the exact run sits on a plateau that the
+            # tol test mistakes for convergence; NCVis's own start avoids it
+            optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "power"},
             auto_learning_rate=ncvis_auto_learning_rate,
             # the NCVis reference code (seed 000; guide section 3)
             sgd=SgdSpec(coefficient="ncvis", scheme="every_edge", noise="uniform_others",

@@ -176,3 +176,28 @@ def test_smooth_knn_rows_twins_agree(rng, local_connectivity):
         assert outs[0][0] == outs[1][0]
         np.testing.assert_allclose(outs[1][1], outs[0][1], rtol=1e-10)
         np.testing.assert_allclose(outs[1][2], outs[0][2], rtol=1e-12)
+
+
+def test_twins_agree_with_coincident_output_points(rng):
+    """Duplicated rows of Y (d = 0 pairs) take the special-cased branches."""
+    n = 24
+    for name in METHODS:
+        for params in variants(name):
+            P = method_affinities(name, n, rng, density=0.5)
+            Y = rng.normal(size=(n, 2))
+            Y[5] = Y[3]
+            Y[17] = Y[3]
+            Y[20] = Y[11]
+            triplet = csr_triplet(P)
+            out = []
+            for module in (reference, _kernels):
+                cost, gradient, args = kernel_pair(name, module, params)
+                g = np.zeros_like(Y)
+                learned = gradient(*triplet, Y, *args, g, 1)
+                out.append((cost(*triplet, Y, *args, 1), g, learned))
+            (c0, g0, l0), (c1, g1, l1) = out
+            msg = f"{name} {params}"
+            np.testing.assert_allclose(c1, c0, rtol=1e-10, err_msg=msg)
+            np.testing.assert_allclose(g1, g0, rtol=0, atol=1e-10 * np.abs(g0).max(), err_msg=msg)
+            if l0 is not None:
+                np.testing.assert_allclose(l1, l0, rtol=1e-10, err_msg=msg)
