@@ -197,11 +197,6 @@ def _check_structure(C):
         )
 
 
-def as_dense_or_sparse(P):
-    """Return ``P`` unchanged if sparse, else as a float64 ndarray."""
-    return P if sp.issparse(P) else np.asarray(P, dtype=np.float64)
-
-
 # ---------------------------------------------------------------------------
 # sparse affinities from a k-nearest-neighbour graph
 # ---------------------------------------------------------------------------
