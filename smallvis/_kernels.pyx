@@ -32,9 +32,10 @@ cdef extern from *:
 cdef extern from "_pairloops.h" nogil:
     # C loops compiled once per instruction set (see the header)
     double LOG_FLOOR "SMALLVIS_LOG_FLOOR"
-    void smallvis_tsne_rows2_2d(const double* x, const double* y, Py_ssize_t n,
+    void smallvis_tsne_rows4_2d(const double* x, const double* y, Py_ssize_t n,
                                 Py_ssize_t i, const double* p0,
-                                const double* p1, double* ax, double* ay,
+                                const double* p1, const double* p2,
+                                const double* p3, double* ax, double* ay,
                                 double* rx, double* ry, double* z) noexcept
     double smallvis_largevis_coef(const double* d2, const double* p,
                                 const double* aux, Py_ssize_t i, Py_ssize_t start,
@@ -463,58 +464,60 @@ def tsne_gradient(indptr, indices, data, Y, grad, n_threads):
     cdef const int64_t[::1] ip = indptr
     cdef const int64_t[::1] ix = indices
     cdef const double[::1] dv = data
-    cdef Py_ssize_t n = Y.shape[0], dim = Y.shape[1], b, i, i1
+    cdef Py_ssize_t n = Y.shape[0], dim = Y.shape[1], b, i, r, m
     cdef int nt = n_threads
     Yt_arr = np.ascontiguousarray(Y.T)
     cdef const double[:, ::1] Yt = Yt_arr
-    # per thread: d2, two P rows, attraction and repulsion coefficients
-    cdef double[:, :, ::1] sc = _scratch(nt, 5, n)
+    # per thread: d2, attraction and repulsion coefficients, four P rows
+    cdef double[:, :, ::1] sc = _scratch(nt, 7, n)
     attr_arr = np.zeros((nt, dim, n))
     rep_arr = np.zeros((nt, dim, n))
     cdef double[:, :, ::1] attr = attr_arr
     cdef double[:, :, ::1] rep = rep_arr
     cdef double[::1] zrow = np.zeros(n)
     cdef bint dense = ip[n] == n * n
-    cdef const double* p0
-    cdef const double* p1
+    cdef const double *p0
+    cdef const double *p1
+    cdef const double *p2
+    cdef const double *p3
     cdef double* A
     cdef double* R
     cdef int t
-    # rows are taken in pairs (i, i + 1): block b holds rows 2b and 2b + 1
+    # rows are taken four at a time: block b holds rows 4b .. 4b + 3.  Row
+    # i + r of a block reads its P row at &dv[(i + r) n] (dense layout) or
+    # from scratch row 3 + r of the thread (scattered from CSR).
     with nogil:
-        for b in prange((n + 1) // 2, schedule="static", chunksize=1, num_threads=nt):
+        for b in prange((n + 3) // 4, schedule="static", chunksize=1, num_threads=nt):
             t = threadid()
-            i = 2 * b
-            i1 = i + 1
+            i = 4 * b
+            m = n - i if n - i < 4 else 4
             A = &attr[t, 0, 0]
             R = &rep[t, 0, 0]
-            if dense:
-                p0 = &dv[i * n]
-                p1 = &dv[i1 * n] if i1 < n else p0
-            else:
-                _scatter_row(&ip[0], &ix[0], &dv[0], i, i + 1, &sc[t, 1, 0])
-                p0 = &sc[t, 1, 0]
-                p1 = &sc[t, 2, 0]
-                if i1 < n:
-                    _scatter_row(&ip[0], &ix[0], &dv[0], i1, i1 + 1, &sc[t, 2, 0])
-            if i1 >= n:
-                _tsne_row(&Yt[0, 0], n, dim, i, i + 1, p0, &sc[t, 0, 0],
-                          &sc[t, 3, 0], &sc[t, 4, 0], A, R, &zrow[i])
-            else:
-                # the pair inside the block, then both rows against j >= i + 2
-                _tsne_pair(&Yt[0, 0], n, dim, i, i1, p0[i1], A, R, &zrow[i])
-                if dim == 2:
-                    smallvis_tsne_rows2_2d(&Yt[0, 0], &Yt[1, 0], n, i, p0, p1,
-                                           A, A + n, R, R + n, &zrow[i])
-                else:
-                    _tsne_row(&Yt[0, 0], n, dim, i, i + 2, p0, &sc[t, 0, 0],
-                              &sc[t, 3, 0], &sc[t, 4, 0], A, R, &zrow[i])
-                    _tsne_row(&Yt[0, 0], n, dim, i1, i1 + 1, p1, &sc[t, 0, 0],
-                              &sc[t, 3, 0], &sc[t, 4, 0], A, R, &zrow[i1])
             if not dense:
-                _clear_row(&ip[0], &ix[0], i, &sc[t, 1, 0])
-                if i1 < n:
-                    _clear_row(&ip[0], &ix[0], i1, &sc[t, 2, 0])
+                for r in range(m):
+                    _scatter_row(&ip[0], &ix[0], &dv[0], i + r, i + r + 1, &sc[t, 3 + r, 0])
+            if dim == 2 and m == 4:
+                p0 = &dv[i * n] if dense else &sc[t, 3, 0]
+                p1 = &dv[(i + 1) * n] if dense else &sc[t, 4, 0]
+                p2 = &dv[(i + 2) * n] if dense else &sc[t, 5, 0]
+                p3 = &dv[(i + 3) * n] if dense else &sc[t, 6, 0]
+                # the six pairs inside the block, then all four rows against j >= i + 4
+                _tsne_pair(&Yt[0, 0], n, dim, i, i + 1, p0[i + 1], A, R, &zrow[i])
+                _tsne_pair(&Yt[0, 0], n, dim, i, i + 2, p0[i + 2], A, R, &zrow[i])
+                _tsne_pair(&Yt[0, 0], n, dim, i, i + 3, p0[i + 3], A, R, &zrow[i])
+                _tsne_pair(&Yt[0, 0], n, dim, i + 1, i + 2, p1[i + 2], A, R, &zrow[i + 1])
+                _tsne_pair(&Yt[0, 0], n, dim, i + 1, i + 3, p1[i + 3], A, R, &zrow[i + 1])
+                _tsne_pair(&Yt[0, 0], n, dim, i + 2, i + 3, p2[i + 3], A, R, &zrow[i + 2])
+                smallvis_tsne_rows4_2d(&Yt[0, 0], &Yt[1, 0], n, i, p0, p1, p2, p3,
+                                       A, A + n, R, R + n, &zrow[i])
+            else:
+                for r in range(m):
+                    p0 = &dv[(i + r) * n] if dense else &sc[t, 3 + r, 0]
+                    _tsne_row(&Yt[0, 0], n, dim, i + r, i + r + 1, p0, &sc[t, 0, 0],
+                              &sc[t, 1, 0], &sc[t, 2, 0], A, R, &zrow[i + r])
+            if not dense:
+                for r in range(m):
+                    _clear_row(&ip[0], &ix[0], i + r, &sc[t, 3 + r, 0])
     cdef double Z = 0.0
     for i in range(n):
         Z += zrow[i]

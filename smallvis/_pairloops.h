@@ -39,54 +39,50 @@ double log1p(double) __attribute__((simd("notinbranch")));
 #endif
 
 /*
- * t-SNE, two output dimensions, rows i and i + 1 against columns j >= i + 2.
+ * t-SNE, two output dimensions, rows i .. i + 3 against columns j >= i + 4.
  * For each pair: w = 1 / (1 + d^2); a = p w (attraction), r = w^2
- * (repulsion).  Row sums go to ax/ay/rx/ry[i], [i + 1]; the opposite
- * contribution is subtracted at j.  z[0], z[1] accumulate sum_j w.
+ * (repulsion).  Row sums go to ax/ay/rx/ry[i + r]; the opposite
+ * contributions are subtracted at j.  z[r] accumulates sum_j w.  Sharing
+ * each column between four rows quarters the loads and stores at j.
  */
 SMALLVIS_CLONES
-static void smallvis_tsne_rows2_2d(
+static void smallvis_tsne_rows4_2d(
     const double *__restrict__ x, const double *__restrict__ y, ptrdiff_t n,
     ptrdiff_t i, const double *__restrict__ p0, const double *__restrict__ p1,
+    const double *__restrict__ p2, const double *__restrict__ p3,
     double *__restrict__ ax, double *__restrict__ ay,
     double *__restrict__ rx, double *__restrict__ ry, double *z)
 {
     const double x0 = x[i], y0 = y[i], x1 = x[i + 1], y1 = y[i + 1];
-    double z0 = 0.0, z1 = 0.0;
-    double sax0 = 0.0, say0 = 0.0, srx0 = 0.0, sry0 = 0.0;
-    double sax1 = 0.0, say1 = 0.0, srx1 = 0.0, sry1 = 0.0;
-    for (ptrdiff_t j = i + 2; j < n; j++) {
-        const double dx0 = x0 - x[j], dy0 = y0 - y[j];
-        const double dx1 = x1 - x[j], dy1 = y1 - y[j];
+    const double x2 = x[i + 2], y2 = y[i + 2], x3 = x[i + 3], y3 = y[i + 3];
+    double z0 = 0.0, z1 = 0.0, z2 = 0.0, z3 = 0.0;
+    double sa0x = 0, sa0y = 0, sr0x = 0, sr0y = 0, sa1x = 0, sa1y = 0, sr1x = 0, sr1y = 0;
+    double sa2x = 0, sa2y = 0, sr2x = 0, sr2y = 0, sa3x = 0, sa3y = 0, sr3x = 0, sr3y = 0;
+    for (ptrdiff_t j = i + 4; j < n; j++) {
+        const double xj = x[j], yj = y[j];
+        const double dx0 = x0 - xj, dy0 = y0 - yj, dx1 = x1 - xj, dy1 = y1 - yj;
+        const double dx2 = x2 - xj, dy2 = y2 - yj, dx3 = x3 - xj, dy3 = y3 - yj;
         const double w0 = 1.0 / (1.0 + dx0 * dx0 + dy0 * dy0);
         const double w1 = 1.0 / (1.0 + dx1 * dx1 + dy1 * dy1);
-        const double a0 = p0[j] * w0, a1 = p1[j] * w1;
-        const double r0 = w0 * w0, r1 = w1 * w1;
-        z0 += w0;
-        z1 += w1;
-        sax0 += a0 * dx0;
-        say0 += a0 * dy0;
-        srx0 += r0 * dx0;
-        sry0 += r0 * dy0;
-        sax1 += a1 * dx1;
-        say1 += a1 * dy1;
-        srx1 += r1 * dx1;
-        sry1 += r1 * dy1;
-        ax[j] -= a0 * dx0 + a1 * dx1;
-        ay[j] -= a0 * dy0 + a1 * dy1;
-        rx[j] -= r0 * dx0 + r1 * dx1;
-        ry[j] -= r0 * dy0 + r1 * dy1;
+        const double w2 = 1.0 / (1.0 + dx2 * dx2 + dy2 * dy2);
+        const double w3 = 1.0 / (1.0 + dx3 * dx3 + dy3 * dy3);
+        const double a0 = p0[j] * w0, a1 = p1[j] * w1, a2 = p2[j] * w2, a3 = p3[j] * w3;
+        const double r0 = w0 * w0, r1 = w1 * w1, r2 = w2 * w2, r3 = w3 * w3;
+        z0 += w0; z1 += w1; z2 += w2; z3 += w3;
+        sa0x += a0 * dx0; sa0y += a0 * dy0; sr0x += r0 * dx0; sr0y += r0 * dy0;
+        sa1x += a1 * dx1; sa1y += a1 * dy1; sr1x += r1 * dx1; sr1y += r1 * dy1;
+        sa2x += a2 * dx2; sa2y += a2 * dy2; sr2x += r2 * dx2; sr2y += r2 * dy2;
+        sa3x += a3 * dx3; sa3y += a3 * dy3; sr3x += r3 * dx3; sr3y += r3 * dy3;
+        ax[j] -= a0 * dx0 + a1 * dx1 + a2 * dx2 + a3 * dx3;
+        ay[j] -= a0 * dy0 + a1 * dy1 + a2 * dy2 + a3 * dy3;
+        rx[j] -= r0 * dx0 + r1 * dx1 + r2 * dx2 + r3 * dx3;
+        ry[j] -= r0 * dy0 + r1 * dy1 + r2 * dy2 + r3 * dy3;
     }
-    ax[i] += sax0;
-    ay[i] += say0;
-    rx[i] += srx0;
-    ry[i] += sry0;
-    ax[i + 1] += sax1;
-    ay[i + 1] += say1;
-    rx[i + 1] += srx1;
-    ry[i + 1] += sry1;
-    z[0] += z0;
-    z[1] += z1;
+    ax[i] += sa0x; ay[i] += sa0y; rx[i] += sr0x; ry[i] += sr0y;
+    ax[i + 1] += sa1x; ay[i + 1] += sa1y; rx[i + 1] += sr1x; ry[i + 1] += sr1y;
+    ax[i + 2] += sa2x; ay[i + 2] += sa2y; rx[i + 2] += sr2x; ry[i + 2] += sr2y;
+    ax[i + 3] += sa3x; ay[i + 3] += sa3y; rx[i + 3] += sr3x; ry[i + 3] += sr3y;
+    z[0] += z0; z[1] += z1; z[2] += z2; z[3] += z3;
 }
 
 /*
