@@ -371,7 +371,8 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
     t_init = time.perf_counter()
 
     indptr, indices, data = aff.kernel_triplet(C)
-    exaggerated_data = data * settings.exaggeration
+    # a second copy of P only when the early iterations use it
+    exaggerated_data = data * settings.exaggeration if settings.exaggeration != 1.0 else data
     learned = np.array([cost_params[k] for k in m.learned], dtype=np.float64)
 
     def gradient(Ycur, lcur, exaggerated, out):

@@ -339,6 +339,15 @@ _UMAP_SGD = dict(coefficient="umap", scheme="epochs_per_sample", noise="uniform"
                  n_epochs=umap_n_epochs, n_negative=5, clip=4.0, learning_rate=1.0,
                  init="spectral", param_defaults={"n_trees": SGD_ANNOY_TREES})
 
+#: What umap and tumap share: the fuzzy graph, its validation and defaults.
+_FUZZY_METHOD = dict(
+    build_affinities=_umap_affinities,
+    affinity_params=_UMAP_GRAPH_PARAMS,
+    fuzzy=True,
+    optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
+    auto_learning_rate=fuzzy_auto_learning_rate,
+)
+
 # ---------------------------------------------------------------------------
 # the registry
 # ---------------------------------------------------------------------------
@@ -396,27 +405,19 @@ METHODS = MappingProxyType({
             name="umap",
             summary="UMAP: fuzzy kNN graph, 1/(1 + a d^2b) weights, fuzzy cross-entropy",
             kernel="umap",
-            build_affinities=_umap_affinities,
-            affinity_params=_UMAP_GRAPH_PARAMS,
             cost_params={"a": None, "b": None, "spread": 1.0, "min_dist": 0.1, "eps": 0.001},
             resolve_cost=_umap_cost,
-            fuzzy=True,
-            optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
-            auto_learning_rate=fuzzy_auto_learning_rate,
             sgd=SgdSpec(kernel_params=_umap_sgd_params, **_UMAP_SGD),
+            **_FUZZY_METHOD,
         ),
         Method(
             name="tumap",
             summary="t-UMAP: UMAP with a = b = 1 (Cauchy weights)",
             kernel="tumap",
-            build_affinities=_umap_affinities,
-            affinity_params=_UMAP_GRAPH_PARAMS,
             cost_params={"eps": 0.001},
             resolve_cost=_tumap_cost,
-            fuzzy=True,
-            optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
-            auto_learning_rate=fuzzy_auto_learning_rate,
             sgd=SgdSpec(kernel_params=_tumap_sgd_params, **_UMAP_SGD),
+            **_FUZZY_METHOD,
         ),
         Method(
             name="ncvis",
