@@ -68,11 +68,11 @@ cdef extern from "_pairloops.h" nogil:
                                          double b) noexcept
     double smallvis_exp_repulsion_row(const double* d2, Py_ssize_t start,
                                       Py_ssize_t n) noexcept
-    double smallvis_row_entropy(const double* d2, Py_ssize_t m, double beta,
-                                double* p, double* z) noexcept
+    double smallvis_row_entropy(const double* d2, Py_ssize_t m, double dmin,
+                                double beta, double* p, double* z) noexcept
     double smallvis_tsne_cost_row(const double* d2, const double* p,
                                   Py_ssize_t start, Py_ssize_t n,
-                                  double* z) noexcept
+                                  double* z, double* psum) noexcept
     double smallvis_ncvis_coef(const double* d2, const double* p,
                                const double* r, Py_ssize_t i, Py_ssize_t start,
                                Py_ssize_t n, const double* q,
@@ -221,17 +221,6 @@ def _reduce_threads(acc):
 # ---------------------------------------------------------------------------
 
 
-cdef double _row_entropy(const double* d2, Py_ssize_t m, double beta,
-                         double* p) noexcept nogil:
-    """Entropy (nats) of p_j ∝ exp(-beta d2_j); writes p. Shifted by min d2."""
-    cdef Py_ssize_t j
-    cdef double z
-    cdef double H = smallvis_row_entropy(d2, m, beta, p, &z)
-    for j in range(m):
-        p[j] = p[j] / z
-    return H
-
-
 cdef void _nearest_fallback(const double* d2, Py_ssize_t m,
                             Py_ssize_t n_nearest, double* p) noexcept nogil:
     """Put 1/n_nearest on the n_nearest smallest d2 (ties: lowest index)."""
@@ -256,7 +245,9 @@ def perplexity_rows(D2, perplexity, tol, max_tries, P, beta):
     cdef Py_ssize_t tries, cmax = max_tries
     cdef Py_ssize_t n_nearest = <Py_ssize_t>floor(perplexity)
     cdef Py_ssize_t n_failed = 0
-    cdef double guess, b, lo, hi, H, mean0 = 0.0
+    cdef double guess, b, lo, hi, H, z, dmin, mean0 = 0.0
+    cdef const double* d2
+    cdef double* p
     if n_nearest < 1:
         n_nearest = 1
     for j in range(m):
@@ -265,10 +256,16 @@ def perplexity_rows(D2, perplexity, tol, max_tries, P, beta):
     guess = 0.5 * perplexity / mean0 if mean0 > 0 else 1.0
     with nogil:
         for i in range(n):
+            d2 = &d2v[i, 0]
+            p = &pv[i, 0]
+            dmin = INFINITY
+            for j in range(m):
+                if d2[j] < dmin:
+                    dmin = d2[j]
             b = guess
             lo = -INFINITY
             hi = INFINITY
-            H = _row_entropy(&d2v[i, 0], m, b, &pv[i, 0])
+            H = smallvis_row_entropy(d2, m, dmin, b, p, &z)
             tries = 0
             while fabs(H - log_u) > ctol and tries < cmax:
                 if H > log_u:
@@ -283,13 +280,15 @@ def perplexity_rows(D2, perplexity, tol, max_tries, P, beta):
                         b = b * 0.5
                     else:
                         b = 0.5 * (b + lo)
-                H = _row_entropy(&d2v[i, 0], m, b, &pv[i, 0])
+                H = smallvis_row_entropy(d2, m, dmin, b, p, &z)
                 tries += 1
             if fabs(H - log_u) > ctol:
                 n_failed += 1
-                _nearest_fallback(&d2v[i, 0], m, n_nearest, &pv[i, 0])
+                _nearest_fallback(d2, m, n_nearest, p)
                 guess = 1.0
             else:
+                for j in range(m):
+                    p[j] = p[j] / z
                 guess = b
             bv[i] = b
     return n_failed
@@ -381,7 +380,9 @@ def tsne_cost(indptr, indices, data, Y, n_threads):
     """t-SNE cost KL(P||Q); see the reference twin.
 
     With P symmetric (the wrappers require it) each unordered pair is visited
-    once: KL = 2 sum_{i<j, p>0} p_ij log(p_ij (1 + d_ij^2)) + (sum P) log Z.
+    once: KL = 2 sum_{i<j, p>0} p_ij log(p_ij (1 + d_ij^2)) + (sum P) log Z,
+    and sum P is gathered from the same half of P (2 sum_{i<j} p_ij plus the
+    diagonal), so dense P is read once.
     """
     cdef const int64_t[::1] ip = indptr
     cdef const int64_t[::1] ix = indices
@@ -393,10 +394,10 @@ def tsne_cost(indptr, indices, data, Y, n_threads):
     cdef double[:, :, ::1] sc = _scratch(nt, 1, n)
     cdef double[::1] zrow = np.zeros(n)
     cdef double[::1] lrow = np.zeros(n)
+    cdef double[::1] prow_sum = np.zeros(n)
     cdef bint dense = ip[n] == n * n
     cdef double* d2
-    cdef const double* prow
-    cdef double z, s, p
+    cdef double z, s, p, ps
     cdef int64_t k
     with nogil:
         for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
@@ -404,25 +405,29 @@ def tsne_cost(indptr, indices, data, Y, n_threads):
             _sq_dist_row(&Yt[0, 0], n, dim, i, i + 1, d2)
             z = 0.0
             s = 0.0
+            ps = 0.0
             if dense:
-                s = smallvis_tsne_cost_row(d2, &dv[i * n], i + 1, n, &z)
+                s = smallvis_tsne_cost_row(d2, &dv[i * n], i + 1, n, &z, &ps)
+                ps = 2.0 * ps + dv[i * n + i]
             else:
                 for j in range(i + 1, n):
                     z = z + 1.0 / (1.0 + d2[j])
                 for k in range(ip[i], ip[i + 1]):
                     j = ix[k]
                     p = dv[k]
+                    ps = ps + p
                     if j > i and p > 0.0:
                         s = s + p * log(p * (1.0 + d2[j]))
             zrow[i] = z
             lrow[i] = s
-    cdef double Z = 0.0, total = 0.0
+            prow_sum[i] = ps
+    cdef double Z = 0.0, total = 0.0, P_sum = 0.0
     for i in range(n):
         Z += zrow[i]
         total += lrow[i]
+        P_sum += prow_sum[i]
     Z *= 2.0
-    cdef int64_t nnz = ip[n]
-    return 2.0 * total + _p_sum(&dv[0], nnz) * log(Z)
+    return 2.0 * total + P_sum * log(Z)
 
 
 cdef void _tsne_pair(const double* Yt, Py_ssize_t n, Py_ssize_t dim,

@@ -283,43 +283,48 @@ static double smallvis_ncvis_noise_row(
 
 /*
  * t-SNE cost, row i against dense columns start <= j < n: returns
- * sum_j p_j log(p_j (1 + d2_j)) over p_j > 0, and adds sum_j 1 / (1 + d2_j)
- * to *z.
+ * sum_j p_j log(p_j (1 + d2_j)) over p_j > 0, adds sum_j 1 / (1 + d2_j)
+ * to *z and sum_j p_j to *psum (so that the caller need not read P twice).
  */
 SMALLVIS_CLONES
 static double smallvis_tsne_cost_row(const double *__restrict__ d2,
                                      const double *__restrict__ p,
-                                     ptrdiff_t start, ptrdiff_t n, double *z)
+                                     ptrdiff_t start, ptrdiff_t n, double *z,
+                                     double *psum)
 {
-    double s = 0.0, zi = 0.0;
+    double s = 0.0, zi = 0.0, ps = 0.0;
     for (ptrdiff_t j = start; j < n; j++) {
         const double pj = p[j];
         const double t = pj * log(pj > 0.0 ? pj * (1.0 + d2[j]) : 1.0);
         s += t;
+        ps += pj;
         zi += 1.0 / (1.0 + d2[j]);
     }
     *z += zi;
+    *psum += ps;
     return s;
 }
 
 /*
  * Perplexity calibration, one row and one trial precision beta: writes the
- * unnormalised weights p_j = exp(-beta (d2_j - min d2)) and returns the
- * entropy (nats) of their normalisation; *z receives their sum.
+ * unnormalised weights p_j = exp(-beta (d2_j - dmin)), where dmin is the
+ * row's smallest d2, and returns the entropy (nats) of their normalisation;
+ * *z receives their sum.  One pass: the bisection calls this about 18 times
+ * a row, so the row is read once per call and the caller normalises p only
+ * after the last call.
  */
 SMALLVIS_CLONES
 static double smallvis_row_entropy(const double *__restrict__ d2, ptrdiff_t m,
-                                   double beta, double *__restrict__ p,
-                                   double *z_out)
+                                   double dmin, double beta,
+                                   double *__restrict__ p, double *z_out)
 {
-    double dmin = INFINITY, z = 0.0, s = 0.0;
-    for (ptrdiff_t j = 0; j < m; j++)
-        dmin = d2[j] < dmin ? d2[j] : dmin;
-    for (ptrdiff_t j = 0; j < m; j++)
-        p[j] = exp(-beta * (d2[j] - dmin));
+    double z = 0.0, s = 0.0;
     for (ptrdiff_t j = 0; j < m; j++) {
-        z += p[j];
-        s += (d2[j] - dmin) * p[j];
+        const double shifted = d2[j] - dmin;
+        const double w = exp(-beta * shifted);
+        p[j] = w;
+        z += w;
+        s += shifted * w;
     }
     *z_out = z;
     return log(z) + beta * s / z;

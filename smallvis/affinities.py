@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.spatial.distance import cdist
+from scipy.spatial.distance import pdist, squareform
 
 from ._validation import check_number
 
@@ -36,8 +36,12 @@ def check_dense_affinity_size(n_samples):
 
 
 def squared_distances(X):
-    """Dense matrix of squared Euclidean distances between the rows of ``X``."""
-    return cdist(X, X, "sqeuclidean")
+    """Dense matrix of squared Euclidean distances between the rows of ``X``.
+
+    Each unordered pair is computed once (``pdist``), so the matrix is exactly
+    symmetric and costs half of ``cdist(X, X)``.
+    """
+    return squareform(pdist(X, "sqeuclidean"), checks=False)
 
 
 def power_of_two_exponent(X):

@@ -69,6 +69,38 @@ def _progress(it, n_iter, cost, start):
           file=sys.stderr, flush=True)
 
 
+class _DeltaBarDelta:
+    """Steps 2 and 3 of the module docstring, in place on preallocated buffers.
+
+    ``step(G, learning_rate, mu)`` updates the gains from the signs of ``G``
+    and of the previous update, then returns the new update
+    ``mu * update - (learning_rate * gains) * G`` (an internal buffer).
+    """
+
+    def __init__(self, size, min_gain):
+        self.min_gain = min_gain
+        self.update = np.zeros(size)
+        self.gains = np.ones(size)
+        self._shrunk = np.empty(size)
+        self._sign_g = np.empty(size)
+        self._sign_u = np.empty(size)
+        self._same = np.empty(size, dtype=bool)
+
+    def __call__(self, G, learning_rate, mu):
+        gains, update = self.gains, self.update
+        np.equal(np.sign(G, out=self._sign_g), np.sign(update, out=self._sign_u),
+                 out=self._same)
+        np.multiply(gains, 0.8, out=self._shrunk)
+        gains += 0.2
+        np.copyto(gains, self._shrunk, where=self._same)
+        np.maximum(gains, self.min_gain, out=gains)
+        update *= mu
+        scaled = np.multiply(gains, learning_rate, out=self._shrunk)
+        scaled *= G
+        update -= scaled
+        return update
+
+
 def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
                    verbose=False):
     """Run delta-bar-delta gradient descent in place on ``Y`` (and ``learned``).
@@ -104,10 +136,10 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
     theta = np.concatenate([Y.ravel(), learned])
     Yv = theta[:Y.size].reshape(Y.shape)
     Lv = theta[Y.size:]
-    update = np.zeros_like(theta)
-    gains = np.ones_like(theta)
     G = np.empty_like(theta)
     GY = G[:Y.size].reshape(Y.shape)
+    step = _DeltaBarDelta(theta.size, s.min_gain)
+    ones = np.ones(Y.shape[0])
     start = time.perf_counter()
     previous_cost = None
     exaggerating = s.exaggeration != 1.0 and s.exaggeration_iter > 0
@@ -116,14 +148,12 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
         g_learned = gradient(Yv, Lv, exaggerating and it <= s.exaggeration_iter, GY)
         if Lv.size:
             G[Y.size:] = g_learned
-        same_sign = np.sign(G) == np.sign(update)
-        gains = np.where(same_sign, gains * 0.8, gains + 0.2)
-        np.maximum(gains, s.min_gain, out=gains)
         mu = s.momentum if it <= s.momentum_switch_iter else s.final_momentum
-        update *= mu
-        update -= s.learning_rate * gains * G
-        theta += update
-        Yv -= Yv.mean(axis=0)
+        theta += step(G, s.learning_rate, mu)
+        # re-centre column by column: (n, dim) broadcasting is slow in NumPy
+        centre = (ones @ Yv) / Y.shape[0]
+        for d in range(Y.shape[1]):
+            Yv[:, d] -= centre[d]
         Y[...] = Yv
         learned[...] = Lv
         trace.n_iter = it
