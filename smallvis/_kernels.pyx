@@ -73,6 +73,10 @@ cdef extern from "_pairloops.h" nogil:
     double smallvis_tsne_cost_row(const double* d2, const double* p,
                                   Py_ssize_t start, Py_ssize_t n,
                                   double* z, double* psum) noexcept
+    double smallvis_tsne_cost_row_2d(const double* x, const double* y,
+                                     Py_ssize_t i, const double* p,
+                                     Py_ssize_t start, Py_ssize_t n,
+                                     double* z, double* psum) noexcept
     double smallvis_ncvis_coef(const double* d2, const double* p,
                                const double* r, Py_ssize_t i, Py_ssize_t start,
                                Py_ssize_t n, const double* q,
@@ -208,12 +212,32 @@ def _scratch(Py_ssize_t n_threads, Py_ssize_t k, Py_ssize_t n):
     return np.zeros((n_threads, k, n), dtype=np.float64)
 
 
-def _reduce_threads(acc):
-    """Sum per-thread (T, ..., n) buffers over T in a fixed order."""
-    out = acc[0].copy()
-    for t in range(1, acc.shape[0]):
-        out += acc[t]
-    return out
+cdef void _combine_threads(const double[:, :, ::1] attr, const double[:, :, ::1] rep,
+                           double Z, double scale, double[:, :] grad) noexcept:
+    """grad[i, d] = scale (A[d, i] - R[d, i] / Z), A and R summed over threads in order.
+
+    ``rep`` may be empty (no repulsion term), and then ``Z`` is unused.
+    """
+    cdef Py_ssize_t nt = attr.shape[0], dim = attr.shape[1], n = attr.shape[2]
+    cdef Py_ssize_t i, d, t
+    cdef bint has_rep = rep.shape[0] > 0
+    cdef double a, r
+    with nogil:
+        for i in range(n):
+            for d in range(dim):
+                a = attr[0, d, i]
+                for t in range(1, nt):
+                    a = a + attr[t, d, i]
+                if has_rep:
+                    r = rep[0, d, i]
+                    for t in range(1, nt):
+                        r = r + rep[t, d, i]
+                    grad[i, d] = scale * (a - r / Z)
+                else:
+                    grad[i, d] = scale * a
+
+
+_NO_THREADS = np.zeros((0, 1, 1))
 
 
 # ---------------------------------------------------------------------------
@@ -401,11 +425,19 @@ def tsne_cost(indptr, indices, data, Y, n_threads):
     cdef int64_t k
     with nogil:
         for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
-            d2 = &sc[threadid(), 0, 0]
-            _sq_dist_row(&Yt[0, 0], n, dim, i, i + 1, d2)
             z = 0.0
             s = 0.0
             ps = 0.0
+            if dense and dim == 2:
+                s = smallvis_tsne_cost_row_2d(&Yt[0, 0], &Yt[1, 0], i, &dv[i * n],
+                                              i + 1, n, &z, &ps)
+                ps = 2.0 * ps + dv[i * n + i]
+                zrow[i] = z
+                lrow[i] = s
+                prow_sum[i] = ps
+                continue
+            d2 = &sc[threadid(), 0, 0]
+            _sq_dist_row(&Yt[0, 0], n, dim, i, i + 1, d2)
             if dense:
                 s = smallvis_tsne_cost_row(d2, &dv[i * n], i + 1, n, &z, &ps)
                 ps = 2.0 * ps + dv[i * n + i]
@@ -527,9 +559,7 @@ def tsne_gradient(indptr, indices, data, Y, grad, n_threads):
     for i in range(n):
         Z += zrow[i]
     Z *= 2.0
-    A_arr = _reduce_threads(attr_arr)
-    R_arr = _reduce_threads(rep_arr)
-    np.copyto(grad, (4.0 * (A_arr - R_arr / Z)).T)
+    _combine_threads(attr, rep, Z, 4.0, grad)
 
 
 # ---------------------------------------------------------------------------
@@ -637,9 +667,7 @@ def ssne_gradient(indptr, indices, data, Y, grad, n_threads):
     for i in range(n):
         Z += zrow[i]
     Z *= 2.0
-    A = _reduce_threads(attr_arr)
-    R = _reduce_threads(rep_arr)
-    np.copyto(grad, (4.0 * (A - R / Z)).T)
+    _combine_threads(attr, rep, Z, 4.0, grad)
 
 
 # ---------------------------------------------------------------------------
@@ -734,7 +762,7 @@ def asne_gradient(indptr, indices, data, Y, grad, n_threads):
             e[i] = 0.0
             _clear_row(&ip[0], &ix[0], i, prow)
             _accumulate_pairs(&Yt[0, 0], n, dim, i, 0, e, &acc[t, 0, 0])
-    np.copyto(grad, _reduce_threads(acc_arr).T)
+    _combine_threads(acc, _NO_THREADS, 1.0, 1.0, grad)
 
 
 # ---------------------------------------------------------------------------
@@ -880,7 +908,7 @@ cdef double _coef_gradient(coef_fn coef, row2d_fn row_2d, params, indptr,
                                   &acc[t, 0, 0])
             if not dense:
                 _clear_row(&ip[0], &ix[0], i, &sc[t, 1, 0])
-    np.copyto(grad, (4.0 * _reduce_threads(acc_arr)).T)
+    _combine_threads(acc, _NO_THREADS, 1.0, 4.0, grad)
     cdef double total = 0.0
     for i in range(n):
         total += lrow[i]

@@ -305,6 +305,31 @@ static double smallvis_tsne_cost_row(const double *__restrict__ d2,
     return s;
 }
 
+/* The same for two output dimensions, squared distances computed inline
+ * from the coordinate columns x and y (row i against start <= j < n). */
+SMALLVIS_CLONES
+static double smallvis_tsne_cost_row_2d(const double *__restrict__ x,
+                                        const double *__restrict__ y,
+                                        ptrdiff_t i,
+                                        const double *__restrict__ p,
+                                        ptrdiff_t start, ptrdiff_t n, double *z,
+                                        double *psum)
+{
+    const double xi = x[i], yi = y[i];
+    double s = 0.0, zi = 0.0, ps = 0.0;
+    for (ptrdiff_t j = start; j < n; j++) {
+        const double dx = xi - x[j], dy = yi - y[j];
+        const double e = 1.0 + (dx * dx + dy * dy);
+        const double pj = p[j];
+        s += pj * log(pj > 0.0 ? pj * e : 1.0);
+        ps += pj;
+        zi += 1.0 / e;
+    }
+    *z += zi;
+    *psum += ps;
+    return s;
+}
+
 /*
  * Perplexity calibration, one row and one trial precision beta: writes the
  * unnormalised weights p_j = exp(-beta (d2_j - dmin)), where dmin is the
