@@ -186,7 +186,40 @@ SMALLVIS_COEF_ROW(smallvis_umap_coef, smallvis_umap_c)
 SMALLVIS_COEF_ROW(smallvis_tumap_coef, smallvis_tumap_c)
 SMALLVIS_FORCE_ROW_2D(smallvis_largevis_row_2d, smallvis_largevis_c)
 SMALLVIS_FORCE_ROW_2D(smallvis_largevis_exp_row_2d, smallvis_largevis_exp_c)
-SMALLVIS_FORCE_ROW_2D(smallvis_umap_row_2d, smallvis_umap_c)
+SMALLVIS_CLONES
+static void smallvis_umap_row_2d(const double *__restrict__ x,
+                                 const double *__restrict__ y, ptrdiff_t n, ptrdiff_t i,
+                                 const double *__restrict__ p,
+                                 const double *__restrict__ q, double *__restrict__ gx,
+                                 double *__restrict__ gy)
+{
+    const double a = q[0], b = q[1], eps = q[2];
+    const double xi = x[i], yi = y[i];
+    double sx = 0.0, sy = 0.0;
+    double u[256];
+    for (ptrdiff_t j0 = i + 1; j0 < n; j0 += 256) {
+        const ptrdiff_t len = n - j0 < 256 ? n - j0 : 256;
+        for (ptrdiff_t t = 0; t < len; t++) {
+            const double dx = xi - x[j0 + t], dy = yi - y[j0 + t];
+            const double d = dx * dx + dy * dy;
+            u[t] = exp(b * log(d > 0.0 ? d : 1.0));
+        }
+        for (ptrdiff_t t = 0; t < len; t++) {
+            const ptrdiff_t j = j0 + t;
+            const double dx = xi - x[j], dy = yi - y[j];
+            const double d = dx * dx + dy * dy;
+            const double w = 1.0 / (1.0 + a * u[t]);
+            const double cj = b * (p[j] - w) / (d + eps);
+            const double f = d > 0.0 ? cj : 0.0;
+            sx += f * dx;
+            sy += f * dy;
+            gx[j] -= f * dx;
+            gy[j] -= f * dy;
+        }
+    }
+    gx[i] += sx;
+    gy[i] += sy;
+}
 SMALLVIS_FORCE_ROW_2D(smallvis_tumap_row_2d, smallvis_tumap_c)
 
 /*
