@@ -21,8 +21,12 @@ cdef inline uint64_t _absorb(uint64_t h, uint64_t x) noexcept nogil:
     return _mix64(h ^ (x + _GOLDEN))
 
 
+cdef inline uint64_t _epoch_key(uint64_t seed, int64_t epoch) noexcept nogil:
+    return _absorb(_absorb(0, seed), <uint64_t>epoch)
+
+
 cdef inline uint64_t _edge_key(uint64_t seed, int64_t epoch, int64_t edge) noexcept nogil:
-    return _absorb(_absorb(_absorb(0, seed), <uint64_t>epoch), <uint64_t>edge)
+    return _absorb(_epoch_key(seed, epoch), <uint64_t>edge)
 
 
 cdef inline int64_t _randint(uint64_t bits, uint64_t n) noexcept nogil:
@@ -118,6 +122,7 @@ cdef struct SgdLoop:
     int has_offset
     int64_t samples_per_epoch
     uint64_t seed
+    uint64_t epoch_key      # _epoch_key(seed, epoch) of the running epoch
     # method parameters
     double a, b, gamma, eps, clip, alpha_q
 
@@ -286,9 +291,10 @@ cdef void _sgd_item(const SgdLoop* L, int64_t epoch, int64_t e, double* acc) noe
         per_negative = L.edge_weight[e] / <double>L.n_noise[epoch]
         m = <int64_t>((<double>(epoch + 1) - L.state[L.n_edges + e]) / per_negative)
         L.state[L.n_edges + e] += <double>m * per_negative
-        _sgd_sample(L, epoch, L.head[e], L.tail[e], _edge_key(L.seed, epoch, e), 0, m, acc)
+        _sgd_sample(L, epoch, L.head[e], L.tail[e], _absorb(L.epoch_key, <uint64_t>e), 0, m,
+                    acc)
         return
-    key = _edge_key(L.seed, epoch, e)
+    key = _absorb(L.epoch_key, <uint64_t>e)
     if L.scheme == 1:
         edge = _alias_draw(_absorb(key, 0), _absorb(key, 1), L.edge_weight, L.edge_alias,
                            L.n_edges)
@@ -343,6 +349,7 @@ def sgd_epochs(head, tail, edge_weight, edge_alias, noise_prob, noise_alias, Y,
     try:
         with nogil:
             for epoch in range(first, last):
+                L.epoch_key = _epoch_key(L.seed, epoch)
                 if nthreads == 1:
                     for e in range(n_items):
                         _sgd_item(&L, epoch, e, acc)
