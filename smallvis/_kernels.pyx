@@ -81,6 +81,9 @@ cdef extern from "_pairloops.h" nogil:
                                const double* r, Py_ssize_t i, Py_ssize_t start,
                                Py_ssize_t n, const double* q,
                                double* coef) noexcept
+    double smallvis_tie_key(double d2) noexcept
+    void smallvis_sq_dists_to(const double* X, Py_ssize_t dim, const double* xi,
+                              const int64_t* cand, Py_ssize_t m, double* out) noexcept
     double smallvis_ncvis_noise_row(const double* d2, const double* r,
                                     Py_ssize_t i, Py_ssize_t start,
                                     Py_ssize_t n, double e, double a,
@@ -112,6 +115,7 @@ __all__ = [
     "counter_randint",
     "counter_uniform",
     "sgd_epochs",
+    "knn_refine",
 ]
 
 
@@ -1033,3 +1037,65 @@ def ncvis_gradient(indptr, indices, data, Y, Q, nu, a, b, grad, n_threads):
 
 
 include "_sgd_kernels.pxi"
+
+
+# ---------------------------------------------------------------------------
+# approximate nearest neighbours: refinement
+# ---------------------------------------------------------------------------
+
+
+def knn_refine(X, indices, sq_dist, out_indices, out_sq_dist):
+    """One neighbour-of-neighbour round; see the reference twin.
+
+    Candidates are deduplicated with a stamp per point (``stamp[c] == i``:
+    already seen for row i) and merged into the row's sorted list by
+    insertion, so a row costs O(k^2 dim) and no sort.
+    """
+    cdef const double[:, ::1] x = X
+    cdef const int64_t[:, ::1] nb = indices
+    cdef const double[:, ::1] d2 = sq_dist
+    cdef int64_t[:, ::1] oi = out_indices
+    cdef double[:, ::1] od = out_sq_dist
+    cdef Py_ssize_t n = x.shape[0], dim = x.shape[1], k = nb.shape[1]
+    cdef Py_ssize_t i, r, s, t, m
+    cdef int64_t j, c
+    cdef double key
+    cdef int64_t[::1] stamp = np.full(n, -1, dtype=np.int64)
+    cdef int64_t[::1] cand = np.empty(max(1, k * k), dtype=np.int64)
+    cdef double[::1] cd2 = np.empty(max(1, k * k))
+    cdef double[::1] keys = np.empty(max(1, k))
+    if n == 0 or k == 0:
+        return
+    with nogil:
+        for i in range(n):
+            stamp[i] = i
+            for r in range(k):
+                stamp[nb[i, r]] = i
+            m = 0
+            for r in range(k):
+                j = nb[i, r]
+                for s in range(k):
+                    c = nb[j, s]
+                    if stamp[c] != i:
+                        stamp[c] = i
+                        cand[m] = c
+                        m += 1
+            smallvis_sq_dists_to(&x[0, 0], dim, &x[i, 0], &cand[0], m, &cd2[0])
+            for r in range(k):
+                oi[i, r] = nb[i, r]
+                od[i, r] = d2[i, r]
+                keys[r] = smallvis_tie_key(d2[i, r])
+            for t in range(m):
+                key = smallvis_tie_key(cd2[t])
+                c = cand[t]
+                if key > keys[k - 1] or (key == keys[k - 1] and c > oi[i, k - 1]):
+                    continue
+                r = k - 1
+                while r > 0 and (key < keys[r - 1] or (key == keys[r - 1] and c < oi[i, r - 1])):
+                    keys[r] = keys[r - 1]
+                    oi[i, r] = oi[i, r - 1]
+                    od[i, r] = od[i, r - 1]
+                    r -= 1
+                keys[r] = key
+                oi[i, r] = c
+                od[i, r] = cd2[t]

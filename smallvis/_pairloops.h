@@ -13,6 +13,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * Vector maths.  When the build found glibc's libmvec (setup.py probes for
@@ -386,6 +387,76 @@ static double smallvis_row_entropy(const double *__restrict__ d2, ptrdiff_t m,
     }
     *z_out = z;
     return log(z) + beta * s / z;
+}
+
+/*
+ * Nearest-neighbour refinement.  These two must round exactly as the NumPy
+ * reference does, so re-association and fused multiply-adds are switched
+ * off for them (the module is compiled with -fassociative-math).
+ */
+#if defined(__clang__)
+#define SMALLVIS_STRICT_FP
+#define SMALLVIS_STRICT_FP_BODY _Pragma("clang fp reassociate(off)") \
+    _Pragma("clang fp contract(off)")
+#elif defined(__GNUC__)
+#define SMALLVIS_STRICT_FP \
+    __attribute__((optimize("no-associative-math", "fp-contract=off")))
+#define SMALLVIS_STRICT_FP_BODY
+#else
+#define SMALLVIS_STRICT_FP
+#define SMALLVIS_STRICT_FP_BODY
+#endif
+
+/* The squared distance snapped to a 40-bit mantissa (reference: _tie_key). */
+SMALLVIS_STRICT_FP
+static double smallvis_tie_key(double d2)
+{
+    SMALLVIS_STRICT_FP_BODY
+    int e;
+    const double m = frexp(d2, &e);
+    return ldexp(rint(m * 1099511627776.0), e - 40);
+}
+
+/*
+ * out[t] = sum_f (X[cand[t], f] - xi[f])^2 for t < m, X row-major with dim
+ * columns, summed over f in order without fused multiply-adds (as the
+ * reference's column loop).  Four candidates at a time, so that four
+ * independent sums keep the adder busy.
+ */
+SMALLVIS_STRICT_FP
+static void smallvis_sq_dists_to(const double *__restrict__ X, ptrdiff_t dim,
+                                 const double *__restrict__ xi,
+                                 const int64_t *__restrict__ cand, ptrdiff_t m,
+                                 double *__restrict__ out)
+{
+    SMALLVIS_STRICT_FP_BODY
+    ptrdiff_t t = 0;
+    for (; t + 4 <= m; t += 4) {
+        const double *a = X + cand[t] * dim, *b = X + cand[t + 1] * dim;
+        const double *c = X + cand[t + 2] * dim, *d = X + cand[t + 3] * dim;
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+        for (ptrdiff_t f = 0; f < dim; f++) {
+            const double x = xi[f];
+            const double e0 = a[f] - x, e1 = b[f] - x, e2 = c[f] - x, e3 = d[f] - x;
+            s0 += e0 * e0;
+            s1 += e1 * e1;
+            s2 += e2 * e2;
+            s3 += e3 * e3;
+        }
+        out[t] = s0;
+        out[t + 1] = s1;
+        out[t + 2] = s2;
+        out[t + 3] = s3;
+    }
+    for (; t < m; t++) {
+        const double *a = X + cand[t] * dim;
+        double s = 0.0;
+        for (ptrdiff_t f = 0; f < dim; f++) {
+            const double e = a[f] - xi[f];
+            s += e * e;
+        }
+        out[t] = s;
+    }
 }
 
 #endif /* SMALLVIS_PAIRLOOPS_H */

@@ -27,8 +27,14 @@ Backends
     distance are resolved by index.
 ``"annoy"``
     Spotify's Annoy random-projection forest (``annoy.AnnoyIndex(d,
-    "euclidean")``).  Approximate; deterministic for a fixed
-    ``random_state`` (the forest is seeded with ``set_seed``).
+    "euclidean")``), then ``n_refine`` rounds (default 2) of
+    neighbour-of-neighbour refinement, the local join of NN-descent
+    (:func:`smallvis._kernels.knn_refine`): each point's list becomes the
+    best ``k`` among its neighbours and their neighbours.  A round costs
+    about as much as a few trees and recovers most of what the forest
+    missed (benchmarks/bench_knn.py).  Approximate; deterministic for a
+    fixed ``random_state`` (the forest is seeded with ``set_seed``, and the
+    refinement has no randomness).
 ``"auto"``
     ``"exact"`` for ``N <= EXACT_MAX_N`` (4096), ``"annoy"`` above.  Up to a
     few thousand points brute force takes well under a second and is exact.
@@ -38,9 +44,10 @@ import numpy as np
 from scipy.spatial.distance import cdist
 
 from ._validation import check_data, check_number, check_random_state, check_threads
+from .reference import _tie_key
 
 __all__ = ["nearest_neighbors", "NEIGHBOR_METHODS", "EXACT_MAX_N",
-           "ANNOY_DEFAULT_TREES"]
+           "ANNOY_DEFAULT_TREES", "ANNOY_DEFAULT_REFINE"]
 
 #: Backends accepted by :func:`nearest_neighbors`.
 NEIGHBOR_METHODS = ("auto", "exact", "annoy")
@@ -51,13 +58,16 @@ EXACT_MAX_N = 4096
 #: Default number of Annoy trees (the default of the R package uwot).
 ANNOY_DEFAULT_TREES = 50
 
+#: Default rounds of neighbour-of-neighbour refinement after an Annoy search.
+ANNOY_DEFAULT_REFINE = 2
+
 # Rows per cdist block of the exact search: the block's distance matrix has
 # _BLOCK_ELEMENTS / N rows, about 32 MB of float64.
 _BLOCK_ELEMENTS = 4_000_000
 
 
 def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
-                      search_k=None, random_state=None, n_threads=1):
+                      search_k=None, n_refine=None, random_state=None, n_threads=1):
     """Indices and Euclidean distances of the nearest neighbours of each row.
 
     Parameters
@@ -77,6 +87,11 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
         Annoy only: number of nodes inspected per query.  Default
         ``2 * n_trees * (n_neighbors + 1)`` (uwot's rule, with the ``+ 1``
         for the point itself, which is queried and dropped).
+    n_refine : int, optional
+        Annoy only: rounds of neighbour-of-neighbour refinement after the
+        search (:func:`smallvis._kernels.knn_refine`, NN-descent's local
+        join).  Default ``ANNOY_DEFAULT_REFINE`` (2); 0 returns Annoy's
+        neighbours as they are.
     random_state : None, int or numpy.random.Generator
         Annoy only: seeds the forest.  A fixed int gives identical results
         on every call.  None draws a fresh seed.
@@ -111,6 +126,8 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
         n_trees = check_number(n_trees, "n_trees", low=1, integer=True)
     if search_k is not None:
         search_k = check_number(search_k, "search_k", low=1, integer=True)
+    if n_refine is not None:
+        n_refine = check_number(n_refine, "n_refine", low=0, integer=True)
     n_threads = check_threads(n_threads)
     rng = check_random_state(random_state)
     if method == "auto":
@@ -128,21 +145,13 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
             n_trees = ANNOY_DEFAULT_TREES
         if search_k is None:
             search_k = 2 * n_trees * (n_neighbors + 1)
+        if n_refine is None:
+            n_refine = ANNOY_DEFAULT_REFINE
         seed = int(rng.integers(1, 2**31 - 1))
-        indices, distances = _annoy(Xs, n_neighbors, n_trees, search_k, seed, n_threads)
+        indices, sq_dist = _annoy(Xs, n_neighbors, n_trees, search_k, seed, n_threads)
+        indices, sq_dist = _refine(Xs, indices, sq_dist, n_refine)
+        distances = _monotone_sqrt(sq_dist)
     return indices, (np.ldexp(distances, e) if e else distances)
-
-
-def _tie_key(d2):
-    """Squared distances snapped to a 40-bit mantissa, for ordering.
-
-    Distances that are mathematically equal (duplicates, or the many ties of
-    data on a grid such as iris) can differ in the last bits depending on
-    the order of the floating-point operations.  Ordering by these snapped
-    values makes such ties resolve by index, as exact ties do.
-    """
-    m, e = np.frexp(d2)
-    return np.ldexp(np.round(m * 2.0**40), e - 40)
 
 
 def _select(d2, cand, k):
@@ -212,4 +221,17 @@ def _annoy(X, k, n_trees, search_k, seed, n_threads):
         others = np.delete(np.arange(n, dtype=np.int64), i)
         row = cdist(X[i:i + 1], X[others], "sqeuclidean")[0]
         indices[i], distances[i] = _select(row, others, k)
-    return indices, _monotone_sqrt(distances)
+    return indices, distances
+
+
+def _refine(X, indices, sq_dist, n_rounds):
+    """``n_rounds`` of :func:`smallvis._kernels.knn_refine` (squared distances)."""
+    from . import _kernels
+
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    out_indices, out_sq_dist = np.empty_like(indices), np.empty_like(sq_dist)
+    for _ in range(n_rounds):
+        _kernels.knn_refine(X, indices, sq_dist, out_indices, out_sq_dist)
+        indices, out_indices = out_indices, indices
+        sq_dist, out_sq_dist = out_sq_dist, sq_dist
+    return indices, sq_dist
