@@ -4,8 +4,8 @@ Data (fixed seed 0): 20 Gaussian clusters in 50 dimensions, centres drawn
 from N(0, 3^2), unit isotropic spread, 1,000 points each.  Times
 ``smallvis.neighbors.nearest_neighbors`` with ``method="exact"`` and
 ``method="annoy"`` (default n_trees = 50, search_k = 2 * n_trees * (k + 1),
-random_state = 0, n_threads = 1) with its default two rounds of
-neighbour-of-neighbour refinement and without them (``n_refine=0``), and
+random_state = 0, n_threads = 1) with its default refinement (up to four
+rounds of neighbour-of-neighbour search) and without it (``n_refine=0``), and
 Annoy with the 10 trees that ``optimizer="sgd"`` uses; prints the median of
 the runs, the speed-ups and each approximate search's recall of the exact
 neighbour sets.
@@ -40,9 +40,9 @@ def main():
     rows, results = [], {}
     runs = {
         "exact": dict(method="exact"),
-        "annoy (50 trees, 2 refinement rounds)": dict(method="annoy"),
+        "annoy (50 trees, refined)": dict(method="annoy"),
         "annoy (50 trees, no refinement)": dict(method="annoy", n_refine=0),
-        "annoy (10 trees, 2 refinement rounds)": dict(method="annoy", n_trees=10),
+        "annoy (10 trees, refined)": dict(method="annoy", n_trees=10),
         "annoy (10 trees, no refinement)": dict(method="annoy", n_trees=10, n_refine=0),
     }
     for name, kwargs in runs.items():

@@ -21,7 +21,7 @@ final reduction (about 1e-15 relative).
 
 from cython.parallel cimport prange, threadid
 from libc.math cimport exp, log, log1p, fabs, floor, INFINITY
-from libc.stdint cimport int64_t
+from libc.stdint cimport int64_t, uint8_t
 
 cdef extern from *:
     # Non-aliasing pointers let the C compiler vectorise the fused pair loops
@@ -1044,22 +1044,27 @@ include "_sgd_kernels.pxi"
 # ---------------------------------------------------------------------------
 
 
-def knn_refine(X, indices, sq_dist, out_indices, out_sq_dist):
+def knn_refine(X, indices, sq_dist, changed, out_indices, out_sq_dist, out_changed):
     """One neighbour-of-neighbour round; see the reference twin.
 
     Candidates are deduplicated with a stamp per point (``stamp[c] == i``:
     already seen for row i) and merged into the row's sorted list by
-    insertion, so a row costs O(k^2 dim) and no sort.
+    insertion, so a row costs O(k^2 dim) and no sort.  A row that did not
+    change last round expands only its neighbours that did (the others'
+    lists were examined last round against the same k-th distance).
     """
     cdef const double[:, ::1] x = X
     cdef const int64_t[:, ::1] nb = indices
     cdef const double[:, ::1] d2 = sq_dist
+    cdef const uint8_t[::1] was = changed
     cdef int64_t[:, ::1] oi = out_indices
     cdef double[:, ::1] od = out_sq_dist
+    cdef uint8_t[::1] now = out_changed
     cdef Py_ssize_t n = x.shape[0], dim = x.shape[1], k = nb.shape[1]
     cdef Py_ssize_t i, r, s, t, m
     cdef int64_t j, c
     cdef double key
+    cdef bint expand_all
     cdef int64_t[::1] stamp = np.full(n, -1, dtype=np.int64)
     cdef int64_t[::1] cand = np.empty(max(1, k * k), dtype=np.int64)
     cdef double[::1] cd2 = np.empty(max(1, k * k))
@@ -1071,9 +1076,12 @@ def knn_refine(X, indices, sq_dist, out_indices, out_sq_dist):
             stamp[i] = i
             for r in range(k):
                 stamp[nb[i, r]] = i
+            expand_all = was[i] != 0
             m = 0
             for r in range(k):
                 j = nb[i, r]
+                if not expand_all and was[j] == 0:
+                    continue
                 for s in range(k):
                     c = nb[j, s]
                     if stamp[c] != i:
@@ -1085,11 +1093,13 @@ def knn_refine(X, indices, sq_dist, out_indices, out_sq_dist):
                 oi[i, r] = nb[i, r]
                 od[i, r] = d2[i, r]
                 keys[r] = smallvis_tie_key(d2[i, r])
+            now[i] = 0
             for t in range(m):
                 key = smallvis_tie_key(cd2[t])
                 c = cand[t]
                 if key > keys[k - 1] or (key == keys[k - 1] and c > oi[i, k - 1]):
                     continue
+                now[i] = 1
                 r = k - 1
                 while r > 0 and (key < keys[r - 1] or (key == keys[r - 1] and c < oi[i, r - 1])):
                     keys[r] = keys[r - 1]

@@ -28,6 +28,21 @@ double log(double) __attribute__((simd("notinbranch")));
 double log1p(double) __attribute__((simd("notinbranch")));
 #endif
 
+/*
+ * x**y for x > 0 in vector loops.  With glibc 2.35's vector exp2 and log2
+ * (setup.py defines SMALLVIS_LIBMVEC_EXP2) as exp2(y log2 x): on AVX-512
+ * they take about 0.86 ns an element against 1.24 ns for exp(y log x), with
+ * the same accuracy (the error of the exponent, |y log2 x| ulp, dominates
+ * either way).
+ */
+#if defined(SMALLVIS_LIBMVEC_EXP2)
+double exp2(double) __attribute__((simd("notinbranch")));
+double log2(double) __attribute__((simd("notinbranch")));
+#define SMALLVIS_POW_POS(x, y) exp2((y) * log2(x))
+#else
+#define SMALLVIS_POW_POS(x, y) exp((y) * log(x))
+#endif
+
 /* Smallest positive normal double: floors log() arguments (see reference). */
 #define SMALLVIS_LOG_FLOOR 2.2250738585072014e-308
 
@@ -115,7 +130,7 @@ static inline double smallvis_largevis_exp_c(double d, double p, double gamma,
 static inline double smallvis_umap_c(double d, double p, double a, double b,
                                      double eps)
 {
-    const double w = 1.0 / (1.0 + a * exp(b * log(d > 0.0 ? d : 1.0)));
+    const double w = 1.0 / (1.0 + a * SMALLVIS_POW_POS(d > 0.0 ? d : 1.0, b));
     return b * (p - w) / (d + eps);
 }
 
@@ -203,7 +218,7 @@ static void smallvis_umap_row_2d(const double *__restrict__ x,
         for (ptrdiff_t t = 0; t < len; t++) {
             const double dx = xi - x[j0 + t], dy = yi - y[j0 + t];
             const double d = dx * dx + dy * dy;
-            u[t] = exp(b * log(d > 0.0 ? d : 1.0));
+            u[t] = SMALLVIS_POW_POS(d > 0.0 ? d : 1.0, b);
         }
         for (ptrdiff_t t = 0; t < len; t++) {
             const ptrdiff_t j = j0 + t;
@@ -238,7 +253,7 @@ static double smallvis_cauchy_repulsion_row(
     double s = 0.0;
     for (ptrdiff_t j = start; j < n; j++) {
         const double d = d2[j];
-        const double u = d > 0.0 ? a * exp(b * log(d)) : 0.0;
+        const double u = d > 0.0 ? a * SMALLVIS_POW_POS(d, b) : 0.0;
         const double floored = u > SMALLVIS_LOG_FLOOR ? u : SMALLVIS_LOG_FLOOR;
         s += log1p(u) - log(floored);
     }
@@ -306,7 +321,7 @@ static double smallvis_ncvis_noise_row(
     double s = 0.0;
     for (ptrdiff_t j = start; j < n; j++) {
         const double d = d2[j];
-        const double q = e / (1.0 + a * exp(b * log(d > 0.0 ? d : 1.0)));
+        const double q = e / (1.0 + a * SMALLVIS_POW_POS(d > 0.0 ? d : 1.0, b));
         const double qq = d > 0.0 ? q : e;
         const double ti = ri > 0.0 ? ri * log1p(qq / (ri > 0.0 ? ri : 1.0)) : 0.0;
         const double tj = r[j] > 0.0 ? r[j] * log1p(qq / (r[j] > 0.0 ? r[j] : 1.0)) : 0.0;

@@ -73,9 +73,7 @@ def _graph(P, n):
     if W.shape != (n, n):
         raise ValueError(f"P must have shape ({n}, {n}) for spectral initialisation; got {W.shape}")
     W = 0.5 * (W + W.T)
-    W = W.tolil()
-    W.setdiag(0.0)
-    W = W.tocsr()
+    W = (W - sp.diags(W.diagonal())).tocsr()  # zero diagonal (setdiag goes via LIL: slow)
     W.eliminate_zeros()
     if W.nnz and W.data.min() < 0:
         raise ValueError("P must be non-negative for spectral initialisation")

@@ -27,7 +27,7 @@ Backends
     distance are resolved by index.
 ``"annoy"``
     Spotify's Annoy random-projection forest (``annoy.AnnoyIndex(d,
-    "euclidean")``), then ``n_refine`` rounds (default 2) of
+    "euclidean")``), then ``n_refine`` rounds (default 4) of
     neighbour-of-neighbour refinement, the local join of NN-descent
     (:func:`smallvis._kernels.knn_refine`): each point's list becomes the
     best ``k`` among its neighbours and their neighbours.  A round costs
@@ -58,8 +58,9 @@ EXACT_MAX_N = 4096
 #: Default number of Annoy trees (the default of the R package uwot).
 ANNOY_DEFAULT_TREES = 50
 
-#: Default rounds of neighbour-of-neighbour refinement after an Annoy search.
-ANNOY_DEFAULT_REFINE = 2
+#: Default rounds of neighbour-of-neighbour refinement after an Annoy search
+#: (at most: they stop when a round changes nothing).
+ANNOY_DEFAULT_REFINE = 4
 
 # Rows per cdist block of the exact search: the block's distance matrix has
 # _BLOCK_ELEMENTS / N rows, about 32 MB of float64.
@@ -90,8 +91,10 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
     n_refine : int, optional
         Annoy only: rounds of neighbour-of-neighbour refinement after the
         search (:func:`smallvis._kernels.knn_refine`, NN-descent's local
-        join).  Default ``ANNOY_DEFAULT_REFINE`` (2); 0 returns Annoy's
-        neighbours as they are.
+        join).  Default ``ANNOY_DEFAULT_REFINE`` (4); the rounds stop early
+        once a round changes nothing, and rounds after the first are cheap
+        (they only re-examine rows whose neighbourhood changed).  0 returns
+        Annoy's neighbours as they are.
     random_state : None, int or numpy.random.Generator
         Annoy only: seeds the forest.  A fixed int gives identical results
         on every call.  None draws a fresh seed.
@@ -199,10 +202,13 @@ def _annoy(X, k, n_trees, search_k, seed, n_threads):
         index.add_item(i, X[i])
     index.build(n_trees, n_jobs=n_threads)
     m = k + 1
-    cand = np.full((n, m), -1, dtype=np.int64)
-    for i in range(n):
-        found = index.get_nns_by_item(i, m, search_k=search_k)
-        cand[i, :len(found)] = found
+    found = [index.get_nns_by_item(i, m, search_k=search_k) for i in range(n)]
+    if all(len(row) == m for row in found):  # the usual case: one conversion
+        cand = np.array(found, dtype=np.int64).reshape(n, m)
+    else:
+        cand = np.full((n, m), -1, dtype=np.int64)
+        for i, row in enumerate(found):
+            cand[i, :len(row)] = row
     # Drop the point itself wherever it is (with duplicates it need not come
     # first, and it may be missing; then the farthest candidate goes).
     rows = np.arange(n, dtype=np.int64)[:, None]
@@ -229,9 +235,15 @@ def _refine(X, indices, sq_dist, n_rounds):
     from . import _kernels
 
     X = np.ascontiguousarray(X, dtype=np.float64)
+    changed = np.ones(X.shape[0], dtype=np.uint8)
     out_indices, out_sq_dist = np.empty_like(indices), np.empty_like(sq_dist)
+    out_changed = np.empty_like(changed)
     for _ in range(n_rounds):
-        _kernels.knn_refine(X, indices, sq_dist, out_indices, out_sq_dist)
+        _kernels.knn_refine(X, indices, sq_dist, changed, out_indices, out_sq_dist,
+                            out_changed)
         indices, out_indices = out_indices, indices
         sq_dist, out_sq_dist = out_sq_dist, sq_dist
+        changed, out_changed = out_changed, changed
+        if not changed.any():
+            break
     return indices, sq_dist

@@ -333,7 +333,7 @@ def smooth_knn_rows(distances, target, local_connectivity, tol, n_iter,
 # ---------------------------------------------------------------------------
 
 
-def knn_refine(X, indices, sq_dist, out_indices, out_sq_dist):
+def knn_refine(X, indices, sq_dist, changed, out_indices, out_sq_dist, out_changed):
     r"""One neighbour-of-neighbour round over a k-nearest-neighbour graph.
 
     Each point's new list is the best ``k`` among its current neighbours and
@@ -349,6 +349,13 @@ def knn_refine(X, indices, sq_dist, out_indices, out_sq_dist):
     is usually its neighbours' neighbour, so one round recovers most of what
     an approximate search (Annoy) missed.
 
+    ``changed`` says which rows changed in the previous round.  The Cython
+    twin uses it to skip work that cannot change the result: for a row
+    that did not change, the lists of its unchanged neighbours were all
+    examined last round against the same k-th distance.  This reference
+    examines every candidate, so the tests check that the skipping is
+    exact.
+
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features)
@@ -358,10 +365,15 @@ def knn_refine(X, indices, sq_dist, out_indices, out_sq_dist):
         sorted by (snapped squared distance, index).
     sq_dist : ndarray of shape (n_samples, k)
         Their squared distances.
+    changed : ndarray of shape (n_samples,), uint8
+        1 where the row changed in the previous round (all 1 for a first
+        round), else 0.
     out_indices : ndarray of shape (n_samples, k), int64
         Output: the new neighbours, in the same order.
     out_sq_dist : ndarray of shape (n_samples, k)
         Output: their squared distances.
+    out_changed : ndarray of shape (n_samples,), uint8
+        Output: 1 where the new row differs from the input row.
 
     Notes
     -----
@@ -385,6 +397,7 @@ def knn_refine(X, indices, sq_dist, out_indices, out_sq_dist):
         order = np.lexsort((idx, _tie_key(all_d2)))[:k]
         out_indices[i] = idx[order]
         out_sq_dist[i] = all_d2[order]
+        out_changed[i] = not np.array_equal(out_indices[i], own)
 
 
 # ---------------------------------------------------------------------------

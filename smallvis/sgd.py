@@ -318,10 +318,12 @@ def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels, *, q0=0.0,
     n = P.shape[0]
     if n >= 2 ** 32:
         raise ValueError(f"the stochastic optimizer supports fewer than 2**32 points; got {n}")
-    coo = sp.coo_matrix(P)
-    coo.sum_duplicates()
-    keep = coo.data > 0
-    rows, cols, w = coo.row[keep], coo.col[keep], coo.data[keep]
+    # the edges in row-major order, columns ascending
+    M = sp.csr_matrix(P)
+    M.sum_duplicates()  # sorts and merges; nothing to do for canonical CSR
+    rows = np.repeat(np.arange(n), np.diff(M.indptr))
+    keep = M.data > 0
+    rows, cols, w = rows[keep], M.indices[keep], M.data[keep]
     empty_f, empty_i = np.zeros(0), np.zeros(0, dtype=np.int64)
     edge_alias, noise_prob, noise_alias = empty_i, empty_f, empty_i
     if spec.scheme == "epochs_per_sample":

@@ -147,19 +147,45 @@ def _refine_inputs():
     return [rng.normal(size=(300, 7)), grid, dup, datasets.load("iris")[0]]
 
 
+def _refine_once(module, X, idx, d2, changed=None):
+    """(indices, sq_dist, changed) after one round of ``module.knn_refine``."""
+    if changed is None:
+        changed = np.ones(len(X), dtype=np.uint8)
+    out = (np.empty_like(idx), np.empty_like(d2), np.empty_like(changed))
+    module.knn_refine(X, idx, d2, changed, out[0], out[1], out[2])
+    return out
+
+
 @pytest.mark.parametrize("case", range(4))
 @pytest.mark.parametrize("k", [1, 5, 12])
-def test_knn_refine_twins_agree_bitwise(case, k):
+def test_knn_refine_twins_agree_bitwise_over_rounds(case, k):
+    """Round after round; from round 2 the Cython twin skips unchanged rows."""
     from smallvis import _kernels, reference
 
     X = _refine_inputs()[case]
     idx, d2 = _refine_input(X, k, seed=case)
-    fast = (np.empty_like(idx), np.empty_like(d2))
-    ref = (np.empty_like(idx), np.empty_like(d2))
-    _kernels.knn_refine(X, idx, d2, *fast)
-    reference.knn_refine(X, idx, d2, *ref)
-    np.testing.assert_array_equal(fast[0], ref[0])
-    np.testing.assert_array_equal(fast[1], ref[1])
+    changed = None
+    for _ in range(3):
+        fast = _refine_once(_kernels, X, idx, d2, changed)
+        ref = _refine_once(reference, X, idx, d2, changed)
+        for a, b in zip(fast, ref):
+            np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(fast[2], np.any(fast[0] != idx, axis=1))
+        idx, d2, changed = fast
+
+
+def test_knn_refine_skipping_is_exact():
+    """Claiming nothing changed must not change the result of a converged row."""
+    from smallvis import _kernels, reference
+
+    X = _refine_inputs()[0]
+    idx, d2 = _refine_input(X, 8, seed=3)
+    idx, d2, changed = _refine_once(_kernels, X, idx, d2)
+    assert changed.any() and not changed.all()
+    full = _refine_once(reference, X, idx, d2)  # every row expanded
+    skipped = _refine_once(_kernels, X, idx, d2, changed)
+    for a, b in zip(full[:2], skipped[:2]):
+        np.testing.assert_array_equal(a, b)
 
 
 @pytest.mark.parametrize("case", range(4))
@@ -170,8 +196,7 @@ def test_knn_refine_only_improves_and_keeps_the_package_order(case):
     X = _refine_inputs()[case]
     k = 6
     idx, d2 = _refine_input(X, k, seed=case)
-    new_idx, new_d2 = np.empty_like(idx), np.empty_like(d2)
-    _kernels.knn_refine(X, idx, d2, new_idx, new_d2)
+    new_idx, new_d2, _ = _refine_once(_kernels, X, idx, d2)
     n = len(X)
     assert not np.any(new_idx == np.arange(n)[:, None])
     assert all(len(set(row)) == k for row in new_idx)
@@ -190,10 +215,10 @@ def test_knn_refine_leaves_the_exact_graph_unchanged():
     X = np.random.default_rng(8).normal(size=(200, 5))
     idx, _ = nearest_neighbors(X, 10, method="exact")
     d2 = _column_sq_dist(X, idx)
-    out = (np.empty_like(idx), np.empty_like(d2))
-    _kernels.knn_refine(X, idx, d2, *out)
+    out = _refine_once(_kernels, X, idx, d2)
     np.testing.assert_array_equal(out[0], idx)
     np.testing.assert_array_equal(out[1], d2)
+    assert not out[2].any()
 
 
 def test_refinement_recovers_what_a_weak_forest_missed():
