@@ -120,3 +120,45 @@ for (name in names(runs)) {
   message(sprintf("%-8s eta=%g final cost=%.10g iter=%d", name, eta,
                   tail(res$itercosts, 1), res$iter))
 }
+
+# --- tie-free UMAP and t-UMAP runs ------------------------------------------
+# Iris has duplicate rows and many equal distances, and the kNN stub above
+# breaks ties through the rounding of |x|^2 + |y|^2 - 2 x.y, so its UMAP graph
+# can differ from any other implementation's at tied rows.  These runs use
+# iris plus a small jitter (no ties), so that the whole pipeline (kNN, graph,
+# optimisation) can be compared.
+set.seed(42)
+Xj <- X + matrix(rnorm(length(X), sd = 0.01), ncol = ncol(X))
+for (name in c("umap", "tumap")) {
+  run <- runs[[name]]
+  call_args <- c(common, run[c("method", "perplexity")], list(eta = run$eta))
+  call_args$X <- Xj
+  res <- do.call(smallvis, call_args)
+  passed <- call_args
+  passed$X <- "Xj: iris[, 1:4] + set.seed(42); rnorm(600, sd = 0.01) (see X field)"
+  passed$Y_init <- "Y0: set.seed(1337); matrix(rnorm(300, sd = 1e-2), ncol = 2) (see Y_init field)"
+  out <- list(
+    method = name,
+    r_args = passed,
+    method_defaults = method_defaults[[name]],
+    X = Xj,
+    Y_init = Y0,
+    P = unname(as.matrix(res$P)),
+    itercosts = list(iter = as.integer(names(res$itercosts)),
+                     cost = unname(res$itercosts)),
+    Y = res$Y,
+    iter = res$iter,
+    G2norm = res$G2norm,
+    eta_used = run$eta
+  )
+  if (name == "umap") {
+    ab <- find_ab_params(spread = 1, min_dist = 0.001)
+    out$a <- unname(ab[1])
+    out$b <- unname(ab[2])
+  }
+  jsonlite::write_json(out, file.path(out_dir, paste0(name, "_jitter.json")),
+                       digits = NA, auto_unbox = TRUE, matrix = "rowmajor",
+                       pretty = FALSE)
+  message(sprintf("%-8s (jittered) final cost=%.10g iter=%d", name,
+                  tail(res$itercosts, 1), res$iter))
+}
