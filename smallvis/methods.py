@@ -419,7 +419,11 @@ METHODS = MappingProxyType({
             kernel="tumap",
             cost_params={"eps": 0.001},
             resolve_cost=_tumap_cost,
-            sgd=SgdSpec(kernel_params=_tumap_sgd_params, **_UMAP_SGD),
+            # umap's loop with a = b = 1, written as the Cauchy coefficient:
+            # the same numbers as d^(2b) = exp(b log d^2) with b = 1, without
+            # the exp and log
+            sgd=SgdSpec(kernel_params=_tumap_sgd_params,
+                        **{**_UMAP_SGD, "coefficient": "cauchy"}),
             **_FUZZY_METHOD,
         ),
         Method(
