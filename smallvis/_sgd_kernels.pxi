@@ -4,6 +4,7 @@
 # here follows the reference operation by operation so that, with one
 # thread, both loops produce the same numbers.
 
+from libc.math cimport exp2, log2
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport calloc, free
 
@@ -128,9 +129,10 @@ cdef struct SgdLoop:
 
 
 cdef inline double _pow_pos(double x, double y) noexcept nogil:
-    # x**y for x > 0 as exp(y log x): about 30% faster than libm's pow, and
-    # the reference computes exactly the same (math.exp(y * math.log(x)))
-    return exp(y * log(x))
+    # x**y for x > 0 as exp2(y log2 x): a shorter dependency chain than libm's
+    # pow (or exp(y log x)), and the reference computes exactly the same
+    # (math.exp2(y * math.log2(x)), the same C functions)
+    return exp2(y * log2(x))
 
 
 cdef inline double _clip(double x, double bound) noexcept nogil:

@@ -880,8 +880,12 @@ def counter_uniform(seed, epochs, edges, draws, out):
 
 
 def _pow_pos(x, y):
-    """``x ** y`` for ``x > 0``, computed as ``exp(y log x)`` (as the Cython twin)."""
-    return math.exp(y * math.log(x))
+    """``x ** y`` for ``x > 0``, computed as ``2 ** (y log2 x)`` (as the Cython twin).
+
+    ``math.exp2`` and ``math.log2`` call the C library's ``exp2`` and
+    ``log2``, the functions the Cython twin calls, so both give the same bits.
+    """
+    return math.exp2(y * math.log2(x))
 
 
 def _attract(coef, d2, params, q):
