@@ -76,6 +76,32 @@ method_defaults <- list(
                local_connectivity = 1, bandwidth = 1, min_k_dist_scale = 1e-3)
 )
 
+# One fixture: the run's inputs, R's P, costs and final Y (see README.md).
+write_fixture <- function(name, res, X_used, passed, eta, file) {
+  passed$Y_init <- "Y0: set.seed(1337); matrix(rnorm(300, sd = 1e-2), ncol = 2) (see Y_init field)"
+  out <- list(
+    method = name,
+    r_args = passed,
+    method_defaults = method_defaults[[name]],
+    X = X_used,
+    Y_init = Y0,
+    P = unname(as.matrix(res$P)),
+    itercosts = list(iter = as.integer(names(res$itercosts)),
+                     cost = unname(res$itercosts)),
+    Y = res$Y,
+    iter = res$iter,
+    G2norm = res$G2norm,
+    eta_used = eta
+  )
+  if (name == "umap") {
+    ab <- find_ab_params(spread = 1, min_dist = 0.001)
+    out$a <- unname(ab[1])
+    out$b <- unname(ab[2])
+  }
+  jsonlite::write_json(out, file, digits = NA, auto_unbox = TRUE, matrix = "rowmajor",
+                       pretty = FALSE)
+}
+
 for (name in names(runs)) {
   run <- runs[[name]]
   eta <- run$eta
@@ -93,30 +119,7 @@ for (name in names(runs)) {
 
   passed <- call_args
   passed$X <- "as.matrix(datasets::iris[, 1:4]) (see X field)"
-  passed$Y_init <- "Y0: set.seed(1337); matrix(rnorm(300, sd = 1e-2), ncol = 2) (see Y_init field)"
-
-  out <- list(
-    method = name,
-    r_args = passed,
-    method_defaults = method_defaults[[name]],
-    X = X,
-    Y_init = Y0,
-    P = unname(as.matrix(res$P)),
-    itercosts = list(iter = as.integer(names(res$itercosts)),
-                     cost = unname(res$itercosts)),
-    Y = res$Y,
-    iter = res$iter,
-    G2norm = res$G2norm,
-    eta_used = eta
-  )
-  if (name == "umap") {
-    ab <- find_ab_params(spread = 1, min_dist = 0.001)
-    out$a <- unname(ab[1])
-    out$b <- unname(ab[2])
-  }
-  jsonlite::write_json(out, file.path(out_dir, paste0(name, ".json")),
-                       digits = NA, auto_unbox = TRUE, matrix = "rowmajor",
-                       pretty = FALSE)
+  write_fixture(name, res, X, passed, eta, file.path(out_dir, paste0(name, ".json")))
   message(sprintf("%-8s eta=%g final cost=%.10g iter=%d", name, eta,
                   tail(res$itercosts, 1), res$iter))
 }
@@ -136,29 +139,8 @@ for (name in c("umap", "tumap")) {
   res <- do.call(smallvis, call_args)
   passed <- call_args
   passed$X <- "Xj: iris[, 1:4] + set.seed(42); rnorm(600, sd = 0.01) (see X field)"
-  passed$Y_init <- "Y0: set.seed(1337); matrix(rnorm(300, sd = 1e-2), ncol = 2) (see Y_init field)"
-  out <- list(
-    method = name,
-    r_args = passed,
-    method_defaults = method_defaults[[name]],
-    X = Xj,
-    Y_init = Y0,
-    P = unname(as.matrix(res$P)),
-    itercosts = list(iter = as.integer(names(res$itercosts)),
-                     cost = unname(res$itercosts)),
-    Y = res$Y,
-    iter = res$iter,
-    G2norm = res$G2norm,
-    eta_used = run$eta
-  )
-  if (name == "umap") {
-    ab <- find_ab_params(spread = 1, min_dist = 0.001)
-    out$a <- unname(ab[1])
-    out$b <- unname(ab[2])
-  }
-  jsonlite::write_json(out, file.path(out_dir, paste0(name, "_jitter.json")),
-                       digits = NA, auto_unbox = TRUE, matrix = "rowmajor",
-                       pretty = FALSE)
+  write_fixture(name, res, Xj, passed, run$eta,
+                file.path(out_dir, paste0(name, "_jitter.json")))
   message(sprintf("%-8s (jittered) final cost=%.10g iter=%d", name,
                   tail(res$itercosts, 1), res$iter))
 }
