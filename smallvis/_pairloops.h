@@ -202,6 +202,11 @@ SMALLVIS_COEF_ROW(smallvis_umap_coef, smallvis_umap_c)
 SMALLVIS_COEF_ROW(smallvis_tumap_coef, smallvis_tumap_c)
 SMALLVIS_FORCE_ROW_2D(smallvis_largevis_row_2d, smallvis_largevis_c)
 SMALLVIS_FORCE_ROW_2D(smallvis_largevis_exp_row_2d, smallvis_largevis_exp_c)
+
+/* UMAP's fused 2-D row (smallvis_umap_c, as SMALLVIS_FORCE_ROW_2D), in two
+ * passes over blocks of 256 columns: first d^b into a stack buffer, then the
+ * forces.  A vector-maths call in the middle of the force loop would spill
+ * its accumulators on every call. */
 SMALLVIS_CLONES
 static void smallvis_umap_row_2d(const double *__restrict__ x,
                                  const double *__restrict__ y, ptrdiff_t n, ptrdiff_t i,
