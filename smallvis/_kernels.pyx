@@ -91,32 +91,11 @@ cdef extern from "_pairloops.h" nogil:
 
 import numpy as np
 
-__all__ = [
-    "perplexity_rows",
-    "largevis_cost",
-    "largevis_gradient",
-    "largevis_exp_cost",
-    "largevis_exp_gradient",
-    "umap_cost",
-    "umap_gradient",
-    "tumap_cost",
-    "tumap_gradient",
-    "ncvis_cost",
-    "ncvis_gradient",
-    "smooth_knn_rows",
-    "asne_cost",
-    "asne_gradient",
-    "ssne_cost",
-    "ssne_gradient",
-    "tsne_cost",
-    "tsne_gradient",
-    "alias_table",
-    "counter_random",
-    "counter_randint",
-    "counter_uniform",
-    "sgd_epochs",
-    "knn_refine",
-]
+# The twin contract: exactly the public names of the NumPy reference
+# (tests/test_twins.py checks that each is defined here, with its signature).
+from smallvis.reference import __all__ as _twin_names
+
+__all__ = list(_twin_names)
 
 
 # ---------------------------------------------------------------------------
@@ -436,16 +415,14 @@ def tsne_cost(indptr, indices, data, Y, n_threads):
                 s = smallvis_tsne_cost_row_2d(&Yt[0, 0], &Yt[1, 0], i, &dv[i * n],
                                               i + 1, n, &z, &ps)
                 ps = 2.0 * ps + dv[i * n + i]
-                zrow[i] = z
-                lrow[i] = s
-                prow_sum[i] = ps
-                continue
-            d2 = &sc[threadid(), 0, 0]
-            _sq_dist_row(&Yt[0, 0], n, dim, i, i + 1, d2)
-            if dense:
+            elif dense:
+                d2 = &sc[threadid(), 0, 0]
+                _sq_dist_row(&Yt[0, 0], n, dim, i, i + 1, d2)
                 s = smallvis_tsne_cost_row(d2, &dv[i * n], i + 1, n, &z, &ps)
                 ps = 2.0 * ps + dv[i * n + i]
             else:
+                d2 = &sc[threadid(), 0, 0]
+                _sq_dist_row(&Yt[0, 0], n, dim, i, i + 1, d2)
                 for j in range(i + 1, n):
                     z = z + 1.0 / (1.0 + d2[j])
                 for k in range(ip[i], ip[i + 1]):
