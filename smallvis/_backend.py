@@ -34,3 +34,8 @@ def kernels(fast):
             f"smallvis with a C compiler available ({_IMPORT_ERROR})"
         )
     return _kernels
+
+
+def is_fast(kernels):
+    """The ``fast`` flag that :func:`kernels` maps to the module ``kernels``."""
+    return kernels is not reference

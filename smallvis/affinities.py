@@ -11,7 +11,10 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.spatial.distance import pdist, squareform
 
+from ._backend import is_fast
+from ._numeric import power_of_two_exponent
 from ._validation import check_number
+from .neighbors import nearest_neighbors
 
 PERPLEXITY_TOL = 1e-5
 PERPLEXITY_MAX_TRIES = 50
@@ -42,18 +45,6 @@ def squared_distances(X):
     symmetric and costs half of ``cdist(X, X)``.
     """
     return squareform(pdist(X, "sqeuclidean"), checks=False)
-
-
-def power_of_two_exponent(X):
-    """Exponent ``e`` with ``max|X| = m 2**e``, ``0.5 <= m < 1`` (0 for X = 0).
-
-    Dividing by ``2**e`` (``np.ldexp(X, -e)``) is exact for every entry that
-    stays a normal number, so it changes no digit of the data.
-    """
-    top = float(np.max(np.abs(X))) if X.size else 0.0
-    if top == 0.0 or not np.isfinite(top):
-        return 0
-    return int(np.frexp(top)[1])
 
 
 def _off_diagonal(D):
@@ -219,20 +210,21 @@ def _check_int(value, name, low, high):
     return int(value)
 
 
-def _knn(X, k, knn, knn_method, random_state, n_threads, n_trees=None):
+def _knn(X, k, knn, knn_method, random_state, n_threads, n_trees=None, kernels=None):
     """The ``k`` nearest other points of each row, computed or precomputed.
 
     ``knn`` is None or an ``(indices, distances)`` pair as returned by
     :func:`smallvis.neighbors.nearest_neighbors` with at least ``k``
-    columns; its first ``k`` columns are used.
+    columns; its first ``k`` columns are used.  ``kernels`` (None: the NumPy
+    reference) runs the search's refinement.
     """
-    from .neighbors import nearest_neighbors
-
     n = X.shape[0]
     if knn is None:
+        fast = kernels is not None and is_fast(kernels)
         indices, distances = nearest_neighbors(X, k, method=knn_method,
                                                random_state=random_state,
-                                               n_threads=n_threads, n_trees=n_trees)
+                                               n_threads=n_threads, n_trees=n_trees,
+                                               fast=fast)
         if not np.all(np.isfinite(distances)):
             raise ValueError(
                 "X spans too wide a range: distances between its rows overflow float64 "
@@ -323,7 +315,7 @@ def conditional_perplexity_knn(X, perplexity, kernels, *, n_neighbors=None, knn=
             f"perplexity must be at most n_neighbors = {n_neighbors}; got {perplexity}"
         )
     indices, distances = _knn(X, n_neighbors, knn, knn_method, random_state, n_threads,
-                              n_trees)
+                              n_trees, kernels)
     e = power_of_two_exponent(distances)  # P is scale-free; beta is scaled back
     D2 = np.ascontiguousarray(np.ldexp(distances, -e) ** 2)
     rows = np.zeros_like(D2)
@@ -411,7 +403,7 @@ def fuzzy_memberships(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwi
     local_connectivity = check_number(local_connectivity, "local_connectivity", low=0)
     bandwidth = check_number(bandwidth, "bandwidth", low=0, low_open=True)
     indices, distances = _knn(X, n_neighbors - 1, knn, knn_method, random_state, n_threads,
-                              n_trees)
+                              n_trees, kernels)
     sigma, rho, _ = smooth_knn_distances(distances, kernels,
                                          local_connectivity=local_connectivity,
                                          bandwidth=bandwidth)
@@ -479,7 +471,7 @@ def umap_graph(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwidth=1.0
 
 
 def ncvis_graph(X, n_neighbors=15, *, knn=None, knn_method="auto", random_state=None,
-                n_threads=1, n_trees=None):
+                n_threads=1, n_trees=None, kernels=None):
     r"""NCVis input affinities: the union-symmetrised kNN graph, normalised.
 
     .. math::
@@ -497,8 +489,11 @@ def ncvis_graph(X, n_neighbors=15, *, knn=None, knn_method="auto", random_state=
     n_neighbors : int, default=15
         Neighbours per point, the point itself not counted,
         ``1 <= n_neighbors < n_samples``.
-    knn, knn_method, random_state, n_threads
+    knn, knn_method, random_state, n_threads, n_trees
         As :func:`umap_graph`.
+    kernels : module, optional
+        The kernel module for the neighbour search's refinement (default:
+        the NumPy reference).
 
     Returns
     -------
@@ -507,7 +502,8 @@ def ncvis_graph(X, n_neighbors=15, *, knn=None, knn_method="auto", random_state=
     """
     n = X.shape[0]
     n_neighbors = _check_int(n_neighbors, "n_neighbors", 1, n - 1)
-    indices, _ = _knn(X, n_neighbors, knn, knn_method, random_state, n_threads, n_trees)
+    indices, _ = _knn(X, n_neighbors, knn, knn_method, random_state, n_threads, n_trees,
+                      kernels)
     A = _rows_to_csr(indices, np.ones(indices.shape), n)
     V = ((A + A.T) > 0).astype(np.float64).tocsr()
     V.sort_indices()

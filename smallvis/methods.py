@@ -282,7 +282,8 @@ def _tumap_cost(eps):
 def _ncvis_affinities(X, kernels, random_state, n_threads, n_neighbors, knn_method, knn,
                       n_trees):
     return aff.ncvis_graph(X, n_neighbors, knn=knn, knn_method=knn_method,
-                           random_state=random_state, n_threads=n_threads, n_trees=n_trees)
+                           random_state=random_state, n_threads=n_threads, n_trees=n_trees,
+                           kernels=kernels)
 
 
 def _ncvis_cost(nu, a, b, spread, min_dist, correct_q):

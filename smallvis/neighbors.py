@@ -43,8 +43,9 @@ Backends
 import numpy as np
 from scipy.spatial.distance import cdist
 
+from ._backend import kernels as select_kernels
+from ._numeric import power_of_two_exponent, tie_key as _tie_key
 from ._validation import check_data, check_number, check_random_state, check_threads
-from .reference import _tie_key
 
 __all__ = ["nearest_neighbors", "NEIGHBOR_METHODS", "EXACT_MAX_N",
            "ANNOY_DEFAULT_TREES", "ANNOY_DEFAULT_REFINE"]
@@ -68,7 +69,8 @@ _BLOCK_ELEMENTS = 4_000_000
 
 
 def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
-                      search_k=None, n_refine=None, random_state=None, n_threads=1):
+                      search_k=None, n_refine=None, random_state=None, n_threads=1,
+                      fast=False):
     """Indices and Euclidean distances of the nearest neighbours of each row.
 
     Parameters
@@ -103,6 +105,10 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
         queries and the exact search run on one thread.  Annoy's trees built
         with several threads may differ from one-thread trees, so use one
         thread for reproducible neighbours.
+    fast : bool, default=False
+        Annoy only: run the refinement with the Cython kernel
+        (:mod:`smallvis._kernels`) instead of its NumPy twin in
+        :mod:`smallvis.reference`; both return the same neighbours.
 
     Returns
     -------
@@ -135,10 +141,9 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
     rng = check_random_state(random_state)
     if method == "auto":
         method = "exact" if n <= EXACT_MAX_N else "annoy"
+    kernels = select_kernels(fast)
     # search on X / 2**e (exact for normal numbers) so squared distances of
     # very large or very small data neither overflow nor underflow
-    from .affinities import power_of_two_exponent
-
     e = power_of_two_exponent(X)
     Xs = np.ldexp(X, -e) if e else X
     if method == "exact":
@@ -152,7 +157,7 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
             n_refine = ANNOY_DEFAULT_REFINE
         seed = int(rng.integers(1, 2**31 - 1))
         indices, sq_dist = _annoy(Xs, n_neighbors, n_trees, search_k, seed, n_threads)
-        indices, sq_dist = _refine(Xs, indices, sq_dist, n_refine)
+        indices, sq_dist = _refine(Xs, indices, sq_dist, n_refine, kernels)
         distances = _monotone_sqrt(sq_dist)
     return indices, (np.ldexp(distances, e) if e else distances)
 
@@ -230,17 +235,15 @@ def _annoy(X, k, n_trees, search_k, seed, n_threads):
     return indices, distances
 
 
-def _refine(X, indices, sq_dist, n_rounds):
-    """``n_rounds`` of :func:`smallvis._kernels.knn_refine` (squared distances)."""
-    from . import _kernels
-
+def _refine(X, indices, sq_dist, n_rounds, kernels):
+    """``n_rounds`` of the twin kernel ``knn_refine`` (squared distances)."""
     X = np.ascontiguousarray(X, dtype=np.float64)
     changed = np.ones(X.shape[0], dtype=np.uint8)
     out_indices, out_sq_dist = np.empty_like(indices), np.empty_like(sq_dist)
     out_changed = np.empty_like(changed)
     for _ in range(n_rounds):
-        _kernels.knn_refine(X, indices, sq_dist, changed, out_indices, out_sq_dist,
-                            out_changed)
+        kernels.knn_refine(X, indices, sq_dist, changed, out_indices, out_sq_dist,
+                           out_changed)
         indices, out_indices = out_indices, indices
         sq_dist, out_sq_dist = out_sq_dist, sq_dist
         changed, out_changed = out_changed, changed

@@ -28,6 +28,8 @@ from scipy.sparse import csr_matrix
 from scipy.spatial.distance import cdist
 from scipy import special
 
+from ._numeric import tie_key as _tie_key
+
 #: Smallest positive normal double: floors the argument of log(1 - w) when
 #: two output points coincide (w = 1), so costs stay finite (about 708 per
 #: coincident pair instead of +inf).  Not a parameter.
@@ -117,18 +119,6 @@ def _xlogy_sum(P, log_Q):
 # ---------------------------------------------------------------------------
 # input affinities
 # ---------------------------------------------------------------------------
-
-
-def _tie_key(d2):
-    """Squared distances snapped to a 40-bit mantissa, for ordering neighbours.
-
-    Distances that are mathematically equal (duplicates, or the many ties of
-    data on a grid such as iris) can differ in the last bits depending on
-    the order of the floating-point operations.  Ordering by these snapped
-    values makes such ties resolve by index, as exact ties do.
-    """
-    m, e = np.frexp(d2)
-    return np.ldexp(np.round(m * 2.0**40), e - 40)
 
 
 def _row_entropy(d2, beta):
@@ -380,7 +370,7 @@ def knn_refine(X, indices, sq_dist, changed, out_indices, out_sq_dist, out_chang
     Squared distances of new candidates are summed feature by feature in
     order, ``d2 += diff * diff``, the order of :mod:`smallvis.neighbors`, so
     a neighbour found here has exactly the distance the exact search reports.
-    Candidates are ordered by (:func:`_tie_key` of the squared distance,
+    Candidates are ordered by (:func:`smallvis._numeric.tie_key` of the squared distance,
     index), the order used for every neighbour list of the package.
     """
     k = indices.shape[1]

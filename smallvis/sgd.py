@@ -206,36 +206,23 @@ def learning_rates(n_epochs, learning_rate, decay, floor=0.0):
     return learning_rate * np.maximum(1.0 - e, floor)
 
 
-def choose_optimizer(method, optimizer, n_samples):
-    """Resolve ``optimizer`` ("auto", "exact" or "sgd") for ``method``."""
+def choose_optimizer(method, optimizer, n_samples, stochastic_methods=()):
+    """Resolve ``optimizer`` ("auto", "exact" or "sgd") for ``method``.
+
+    ``stochastic_methods`` names the methods that have a stochastic form,
+    for the error message (the engine does not read the registry).
+    """
     if not isinstance(optimizer, str) or optimizer not in OPTIMIZERS:
         raise ValueError(f"optimizer must be one of {', '.join(map(repr, OPTIMIZERS))}; "
                          f"got {optimizer!r}")
     if optimizer == "sgd" and method.sgd is None:
-        with_sgd = [name for name, m in _registry().items() if m.sgd is not None]
         raise ValueError(
             f"method {method.name!r} has no stochastic form; optimizer='sgd' is "
-            f"available for {', '.join(with_sgd)}"
+            f"available for {', '.join(stochastic_methods)}"
         )
     if optimizer == "auto":
         return "sgd" if method.sgd is not None and n_samples > AUTO_SGD_MIN_N else "exact"
     return optimizer
-
-
-def _registry():
-    from .methods import METHODS
-    return METHODS
-
-
-def check_n_epochs(n_epochs, spec, n_samples):
-    """``n_epochs`` (None: the method's default) as a positive int."""
-    if n_epochs is None:
-        return int(spec.n_epochs(n_samples))
-    if isinstance(n_epochs, bool) or not isinstance(n_epochs, (int, np.integer)) \
-            or n_epochs < 1:
-        raise ValueError(f"n_epochs must be an integer >= 1 (or None for the method's "
-                         f"default); got {n_epochs!r}")
-    return int(n_epochs)
 
 
 def alias_table(weights, kernels):

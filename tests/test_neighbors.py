@@ -191,7 +191,7 @@ def test_knn_refine_skipping_is_exact():
 @pytest.mark.parametrize("case", range(4))
 def test_knn_refine_only_improves_and_keeps_the_package_order(case):
     from smallvis import _kernels
-    from smallvis.reference import _tie_key
+    from smallvis._numeric import tie_key as _tie_key
 
     X = _refine_inputs()[case]
     k = 6
@@ -238,3 +238,29 @@ def test_refinement_recovers_what_a_weak_forest_missed():
     before, after = recall(0), recall(2)
     assert after > before + 0.1
     assert after >= 0.9
+
+
+def test_annoy_refinement_follows_fast(monkeypatch):
+    """fast=False runs no Cython (the refinement is a twin kernel); both agree."""
+    from smallvis import _kernels, reference
+
+    X = np.random.default_rng(3).normal(size=(300, 6))
+    calls = []
+
+    def spy(module):
+        original = module.knn_refine
+
+        def wrapped(*args):
+            calls.append(module.__name__)
+            return original(*args)
+        monkeypatch.setattr(module, "knn_refine", wrapped)
+
+    spy(_kernels)
+    spy(reference)
+    slow = nearest_neighbors(X, 8, method="annoy", n_trees=2, random_state=5, fast=False)
+    assert calls and set(calls) == {"smallvis.reference"}
+    calls.clear()
+    quick = nearest_neighbors(X, 8, method="annoy", n_trees=2, random_state=5, fast=True)
+    assert calls and set(calls) == {"smallvis._kernels"}
+    np.testing.assert_array_equal(slow[0], quick[0])
+    np.testing.assert_array_equal(slow[1], quick[1])

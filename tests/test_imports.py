@@ -1,0 +1,152 @@
+"""The package's import graph: no cycles, and layers in data-flow order.
+
+The imports are read from the source with :mod:`ast` (every ``import``
+statement, also those inside functions, since a deferred import is still a
+dependency), so the test needs no import side effects.  Cython sources are
+scanned for their ``smallvis`` imports by a regular expression.
+"""
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+PACKAGE = "smallvis"
+ROOT = Path(__file__).resolve().parent.parent / PACKAGE
+
+#: The layers, lowest first.  A module may import only from its own layer or
+#: below, so the list reads as the pipeline: helpers, kernels, kNN search,
+#: input affinities, the stages after it, the registry, the plans, the API.
+LAYERS = [
+    {"_numeric", "_validation"},
+    {"reference", "_kernels", "_backend"},
+    {"neighbors"},
+    {"affinities"},
+    {"init", "optim", "sgd", "metrics", "datasets"},
+    {"methods"},
+    {"plans"},
+    {"api", "plotting"},
+    {"cli", "__init__"},
+]
+
+
+def _module_name(path):
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__" and len(parts) > 1:
+        parts.pop()
+    return ".".join(parts)
+
+
+def _resolve(importer, level, module):
+    """Absolute dotted name of ``from <level dots><module> import ...``."""
+    if level == 0:
+        return module
+    package = [PACKAGE] + importer.split(".")
+    is_package = (ROOT / Path(*importer.split("."))).is_dir() or importer == "__init__"
+    if not is_package or importer == "__init__":
+        package = package[:-1]
+    base = package[:len(package) - (level - 1)]
+    return ".".join(base + ([module] if module else []))
+
+
+def _strip(name):
+    """``smallvis.x.y`` -> ``x.y`` (``__init__`` for the package); None outside."""
+    parts = name.split(".")
+    if parts[0] != PACKAGE:
+        return None
+    return ".".join(parts[1:]) or "__init__"
+
+
+def _targets(importer, tree, modules):
+    """Package modules imported anywhere in ``tree`` (names as in ``modules``)."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(_strip(alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = _resolve(importer, node.level, node.module)
+            for alias in node.names:
+                # "from smallvis import reference" imports a submodule;
+                # "from .methods import METHODS" imports the module itself
+                sub = _strip(f"{base}.{alias.name}")
+                found.add(sub if sub in modules else _strip(base))
+    return {name for name in found if name in modules and name != importer}
+
+
+def import_graph():
+    """``{module: set of package modules it imports}`` for every module."""
+    trees = {_module_name(path): ast.parse(path.read_text(encoding="utf-8"))
+             for path in sorted(ROOT.rglob("*.py"))}
+    modules = set(trees) | {"_kernels"}
+    graph = {name: _targets(name, tree, modules) for name, tree in trees.items()}
+    pyx = (ROOT / "_kernels.pyx").read_text(encoding="utf-8")
+    graph["_kernels"] = {
+        m for m in re.findall(rf"^\s*from {PACKAGE}\.(\w+) c?import", pyx, re.M)
+        if m in modules
+    }
+    return graph
+
+
+def find_cycle(graph):
+    """One import cycle as a list of modules, or None."""
+    state = {}
+
+    def visit(node, stack):
+        state[node] = "open"
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == "open":
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state:
+                cycle = visit(nxt, stack)
+                if cycle:
+                    return cycle
+        stack.pop()
+        state[node] = "done"
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            cycle = visit(node, [])
+            if cycle:
+                return cycle
+    return None
+
+
+def test_graph_sees_the_imports():
+    graph = import_graph()
+    assert "_backend" in graph["api"] and "reference" in graph["_backend"]
+    assert "reference" in graph["_kernels"]  # the twin list, from the .pyx
+    assert "methods" in graph["__init__"]
+
+
+def test_find_cycle_detects_a_cycle():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_no_import_cycles():
+    cycle = find_cycle(import_graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+def _layer(module):
+    top = module.split(".")[0]
+    for rank, layer in enumerate(LAYERS):
+        if top in layer:
+            return rank
+    pytest.fail(f"smallvis.{module} is in no layer of tests/test_imports.py::LAYERS; "
+                "add it where it belongs in the data flow")
+
+
+def test_layers_follow_the_data_flow():
+    graph = import_graph()
+    upward = sorted(
+        f"{src} imports {dst}"
+        for src, targets in graph.items()
+        for dst in targets
+        if src.split(".")[0] != dst.split(".")[0] and _layer(dst) > _layer(src)
+    )
+    assert not upward, "imports against the data flow: " + "; ".join(upward)
