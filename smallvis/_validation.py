@@ -115,26 +115,21 @@ def check_number(value, name, *, low=None, high=None, low_open=False,
     low_open, high_open : bool
         Whether the bound itself is excluded.
     integer : bool
-        Require an integer.
+        Require an integer: the same as :func:`check_integer` (with open
+        bounds moved in by one).
 
     Returns
     -------
     float or int
     """
+    if integer:  # kept for callers written before check_integer
+        return check_integer(value, name, low=None if low is None else low + low_open,
+                             high=None if high is None else high - high_open)
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        kind = "an integer" if integer else "a real number"
-        raise TypeError(f"{name} must be {kind}; got {value!r}")
-    if integer:
-        if isinstance(value, numbers.Integral):
-            value = int(value)
-        elif float(value).is_integer():
-            value = int(value)
-        else:
-            raise TypeError(f"{name} must be an integer; got {value!r}")
-    else:
-        value = float(value)
-        if not np.isfinite(value):
-            raise ValueError(f"{name} must be finite; got {value!r}")
+        raise TypeError(f"{name} must be a real number; got {value!r}")
+    value = float(value)
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be finite; got {value!r}")
     too_low = low is not None and (value <= low if low_open else value < low)
     too_high = high is not None and (value >= high if high_open else value > high)
     if too_low or too_high:
@@ -146,13 +141,48 @@ def check_number(value, name, *, low=None, high=None, low_open=False,
     return value
 
 
+def check_integer(value, name, low=None, high=None):
+    """Return ``value`` as an int in ``[low, high]``, or raise naming ``name``.
+
+    The one integer check of the package.  Accepted: Python and NumPy
+    integers, and real numbers with an integral value (``15.0``); rejected
+    with ``TypeError``: booleans, non-integral or non-finite numbers and
+    non-numbers.  A value out of range raises ``ValueError`` with the
+    interval, as :func:`check_number` words it.
+
+    Parameters
+    ----------
+    value : object
+        The value to check.
+    name : str
+        Argument name used in the message.
+    low, high : int or None
+        Inclusive bounds; None means unbounded.
+
+    Returns
+    -------
+    int
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be an integer; got {value!r}")
+    if not isinstance(value, numbers.Integral):
+        if not (np.isfinite(value) and float(value).is_integer()):
+            raise TypeError(f"{name} must be an integer; got {value!r}")
+    value = int(value)
+    if (low is not None and value < low) or (high is not None and value > high):
+        lo = "-inf" if low is None else low
+        hi = "inf" if high is None else high
+        raise ValueError(f"{name} must be in [{lo}, {hi}]; got {value}")
+    return value
+
+
 #: Largest accepted ``n_threads``: every thread gets O(N) scratch buffers.
 MAX_THREADS = 1024
 
 
 def check_threads(n_threads):
     """Return a positive thread count; -1 means every available core."""
-    n_threads = check_number(n_threads, "n_threads", low=-1, high=MAX_THREADS, integer=True)
+    n_threads = check_integer(n_threads, "n_threads", low=-1, high=MAX_THREADS)
     if n_threads == 0:
         raise ValueError("n_threads must be a positive integer or -1 (all cores); got 0")
     if n_threads == -1:

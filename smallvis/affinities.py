@@ -13,7 +13,7 @@ from scipy.spatial.distance import pdist, squareform
 
 from ._backend import is_fast
 from ._numeric import power_of_two_exponent
-from ._validation import check_number
+from ._validation import check_integer, check_number
 from .neighbors import nearest_neighbors
 
 PERPLEXITY_TOL = 1e-5
@@ -202,14 +202,6 @@ SMOOTH_K_N_ITER = 64
 MIN_K_DIST_SCALE = 1e-3
 
 
-def _check_int(value, name, low, high):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer; got {value!r}")
-    if not low <= value <= high:
-        raise ValueError(f"{name} must satisfy {low} <= {name} <= {high}; got {value}")
-    return int(value)
-
-
 def _knn(X, k, knn, knn_method, random_state, n_threads, n_trees=None, kernels=None):
     """The ``k`` nearest other points of each row, computed or precomputed.
 
@@ -309,7 +301,7 @@ def conditional_perplexity_knn(X, perplexity, kernels, *, n_neighbors=None, knn=
     n = X.shape[0]
     if n_neighbors is None:
         n_neighbors = min(int(np.floor(3.0 * perplexity)), n - 1)
-    n_neighbors = _check_int(n_neighbors, "n_neighbors", 1, n - 1)
+    n_neighbors = check_integer(n_neighbors, "n_neighbors", 1, n - 1)
     if perplexity > n_neighbors:
         raise ValueError(
             f"perplexity must be at most n_neighbors = {n_neighbors}; got {perplexity}"
@@ -399,7 +391,7 @@ def fuzzy_memberships(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwi
     sigma, rho : ndarray of shape (n_samples,)
     """
     n = X.shape[0]
-    n_neighbors = _check_int(n_neighbors, "n_neighbors", 2, n)
+    n_neighbors = check_integer(n_neighbors, "n_neighbors", 2, n)
     local_connectivity = check_number(local_connectivity, "local_connectivity", low=0)
     bandwidth = check_number(bandwidth, "bandwidth", low=0, low_open=True)
     indices, distances = _knn(X, n_neighbors - 1, knn, knn_method, random_state, n_threads,
@@ -501,7 +493,7 @@ def ncvis_graph(X, n_neighbors=15, *, knn=None, knn_method="auto", random_state=
         Symmetric, sums to 1, every non-zero equal to ``1 / nnz``.
     """
     n = X.shape[0]
-    n_neighbors = _check_int(n_neighbors, "n_neighbors", 1, n - 1)
+    n_neighbors = check_integer(n_neighbors, "n_neighbors", 1, n - 1)
     indices, _ = _knn(X, n_neighbors, knn, knn_method, random_state, n_threads, n_trees,
                       kernels)
     A = _rows_to_csr(indices, np.ones(indices.shape), n)

@@ -1,5 +1,6 @@
 """Public API: ``embed``, ``affinities``, ``cost_and_gradient``, ``list_methods``."""
 
+import sys
 import time
 from dataclasses import dataclass, field
 
@@ -12,14 +13,14 @@ from ._validation import (
     check_coordinate_span,
     check_data,
     check_dense_memory,
+    check_integer,
     check_number,
     check_random_state,
     check_threads,
 )
 from .init import initialize
 from .methods import METHODS, check_param_value, get_method
-from .optim import OptimizerSettings, optimize_exact
-from . import sgd as _sgd
+from .plans import Objective, make_plan, method_keywords
 
 
 @dataclass
@@ -90,15 +91,6 @@ def list_methods():
     return list(METHODS)
 
 
-def _method_params(method, perplexity, method_params, n_samples):
-    params = dict(method_params)
-    if perplexity is not None:
-        if "perplexity" not in method.affinity_params:
-            raise ValueError(f"method {method.name!r} does not take a perplexity")
-        params["perplexity"] = perplexity
-    return method.split_params(params, n_samples)
-
-
 def affinities(X, method="tsne", *, fast=False, random_state=None, n_threads=1, **params):
     """Input affinities ``P`` that ``method`` uses for the data ``X``.
 
@@ -123,7 +115,8 @@ def affinities(X, method="tsne", *, fast=False, random_state=None, n_threads=1, 
         asne: the conditional probabilities ``p_{j|i}`` (rows sum to 1).
         ssne, tsne (dense up to 4096 points), largevis (sparse kNN): the
         symmetric ``p_ij``, summing to 1.  umap, tumap: the fuzzy graph ``V``
-        (symmetric, entries in (0, 1], not normalised).
+        (symmetric, entries in (0, 1], not normalised).  ncvis: the union of
+        the kNN graphs, normalised to sum 1.
     """
     m = get_method(method)
     kern = select_kernels(fast)
@@ -218,14 +211,6 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, return_learned=F
     return cost, grad
 
 
-def _learning_rate(method, learning_rate, n_samples, exaggeration):
-    if isinstance(learning_rate, str):
-        if learning_rate != "auto":
-            raise ValueError(f"learning_rate must be a positive number or 'auto'; got {learning_rate!r}")
-        return method.auto_learning_rate(n_samples, exaggeration)
-    return check_number(learning_rate, "learning_rate", low=0, low_open=True)
-
-
 def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
           perplexity=None, optimizer="auto", n_epochs=None,
           learning_rate=None, n_iter=1000, exaggeration=None,
@@ -256,23 +241,26 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
     optimizer : {"auto", "exact", "sgd"}, default="auto"
         "exact": full-gradient delta-bar-delta (:mod:`smallvis.optim`).
         "sgd": edge and negative sampling (:mod:`smallvis.sgd`), for the
-        methods with a stochastic form (largevis, umap, tumap); asking for
-        it with another method is a ValueError.  "auto": "sgd" for those
+        methods with a stochastic form (largevis, umap, tumap, ncvis); asking
+        for it with another method is a ValueError.  "auto": "sgd" for those
         methods when ``n_samples > 5000`` (``smallvis.sgd.AUTO_SGD_MIN_N``),
         "exact" otherwise.  With "sgd" the method follows its reference
         code's defaults (module docstring of :mod:`smallvis.sgd`): largevis
         uses ``gamma=7`` and random N(0, 1e-4) initialisation, umap and
-        tumap spectral initialisation; ``n_iter``, ``exaggeration*``,
-        ``momentum*``, ``min_gain``, ``tol`` and ``cost_every`` are not used.
+        tumap spectral initialisation, ncvis its power-iteration start.
+        Each optimizer reads and validates only its own keywords
+        (:mod:`smallvis.plans`): with "sgd", ``n_iter``, ``exaggeration*``,
+        ``momentum*``, ``min_gain``, ``tol`` and ``cost_every`` are ignored.
     n_epochs : int, optional
         Epochs of the stochastic optimizer; default: the method's (umap,
         tumap: 500 up to 10,000 points, 200 above; largevis: 2000 epochs of
-        ``n_samples`` edge samples up to 10,000 points, 1000 above).
-        Ignored by the exact optimizer.
+        ``n_samples`` edge samples up to 10,000 points, 1000 above; ncvis:
+        50).  Ignored by the exact optimizer.
     learning_rate : float or "auto", optional
         Step size.  With the stochastic optimizer: the initial rate
-        ``alpha_0`` of the linear decay, default (and "auto") 1 as in
-        umap-learn and LargeVis.  With the exact optimizer, "auto" is
+        ``alpha_0`` of the decay (linear; quadratic for ncvis), default (and
+        "auto") the method's stochastic spec's, 1 as in umap-learn, LargeVis
+        and NCVis.  With the exact optimizer, "auto" is
         ``max(n_samples / exaggeration / 4, 50)`` for a ``P`` that sums to 1
         (tsne, ssne, largevis; divided by ``n_samples`` for asne, whose ``P``
         sums to N), 0.03 for umap and tumap, 1 for ncvis.  Default: "auto".
@@ -321,118 +309,46 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
     X = check_data(X)
     n = X.shape[0]
     check_dense_memory(kern, n)
-    n_components = check_number(n_components, "n_components", low=1, integer=True)
-    n_iter = check_number(n_iter, "n_iter", low=0, integer=True)
+    n_components = check_integer(n_components, "n_components", low=1)
     n_threads = check_threads(n_threads)
-    cost_every = check_number(cost_every, "cost_every", low=1, integer=True)
-    optimizer = _sgd.choose_optimizer(m, optimizer, n)
-    spec = m.sgd if optimizer == "sgd" else None
-    if spec is not None:
-        method_params = {**spec.param_defaults, **method_params}
-        n_epochs = _sgd.check_n_epochs(n_epochs, spec, n)
-    elif n_epochs is not None:
-        n_epochs = _sgd.check_n_epochs(n_epochs, m.sgd, n)
-    affinity_params, cost_params = _method_params(m, perplexity, method_params, n)
-    if spec is not None:
-        kernel_params = spec.kernel_params(**cost_params)
-        if learning_rate is None or learning_rate == "auto":
-            learning_rate = spec.learning_rate
-        sgd_learning_rate = check_number(learning_rate, "learning_rate", low=0,
-                                         low_open=True)
-    if exaggeration is None:
-        exaggeration = m.optimizer_defaults.get("exaggeration", 1.0)
-    exaggeration = check_number(exaggeration, "exaggeration", low=0, low_open=True)
-    if learning_rate is None or spec is not None:
-        learning_rate = m.optimizer_defaults.get("learning_rate", "auto")
-    settings = OptimizerSettings(
-        learning_rate=_learning_rate(m, learning_rate, n, exaggeration),
-        n_iter=n_iter,
-        exaggeration=exaggeration,
-        exaggeration_iter=check_number(exaggeration_iter, "exaggeration_iter", low=0, integer=True),
-        momentum=check_number(momentum, "momentum", low=0, high=1),
-        final_momentum=check_number(final_momentum, "final_momentum", low=0, high=1),
-        momentum_switch_iter=check_number(momentum_switch_iter, "momentum_switch_iter", low=0, integer=True),
-        min_gain=check_number(min_gain, "min_gain", low=0),
-        tol=check_number(tol, "tol", low=0),
-        cost_every=cost_every,
-    )
     if callback is not None and not callable(callback):
         raise TypeError(f"callback must be callable; got {callback!r}")
     rng = check_random_state(random_state)
-    if init is None:
-        init = spec.init if spec is not None else m.optimizer_defaults.get("init", "spca")
-    cost_fn, gradient_fn, args = m.cost_kernels(kern, cost_params)
+    plan = make_plan(
+        m, n, optimizer, method_keywords(m, perplexity, method_params), init=init,
+        learning_rate=learning_rate, n_epochs=n_epochs, n_iter=n_iter,
+        exaggeration=exaggeration, exaggeration_iter=exaggeration_iter,
+        momentum=momentum, final_momentum=final_momentum,
+        momentum_switch_iter=momentum_switch_iter, min_gain=min_gain, tol=tol,
+        cost_every=cost_every)
 
     t1 = time.perf_counter()
-    P = m.build_affinities(X, kern, random_state, n_threads, **affinity_params)
+    P = m.build_affinities(X, kern, random_state, n_threads, **plan.affinity_params)
     C = check_affinities(P, n, symmetric=m.symmetric, fuzzy=m.fuzzy)
     t2 = time.perf_counter()
-    Y = initialize(init, X, n_components, rng, P=C)  # graph inits need P
+    Y = initialize(plan.init, X, n_components, rng, P=C)  # graph inits need P
     t_init = time.perf_counter()
 
-    indptr, indices, data = aff.kernel_triplet(C)
-    # a second copy of P only when the early iterations use it
-    exaggerated_data = data * settings.exaggeration if settings.exaggeration != 1.0 else data
-    learned = np.array([cost_params[k] for k in m.learned], dtype=np.float64)
-
-    def gradient(Ycur, lcur, exaggerated, out):
-        return gradient_fn(indptr, indices, exaggerated_data if exaggerated else data,
-                           Ycur, *lcur, *args, out, n_threads)
-
-    def cost(Ycur, lcur):
-        return float(cost_fn(indptr, indices, data, Ycur, *lcur, *args, n_threads))
-
     if verbose:
-        import sys
-        chosen = f"{optimizer} optimizer"
-        if spec is not None:
-            chosen += f", {n_epochs} epochs"
-        print(f"smallvis: {m.name}, {n} points, {chosen}, "
+        print(f"smallvis: {m.name}, {n} points, {plan.describe()}, "
               f"{'Cython' if fast else 'NumPy'} kernels, learning rate "
-              f"{sgd_learning_rate if spec is not None else settings.learning_rate:g}",
-              file=sys.stderr, flush=True)
-    if spec is not None:
-        problem = _sgd.prepare(spec, C, n_epochs, kernel_params, sgd_learning_rate, kern,
-                               q0=learned[0] if learned.size else 0.0,
-                               correct_q=bool(cost_params.get("correct_q", False)))
-        seed = int(rng.integers(2 ** 63))
-        trace = _sgd.optimize_sgd(Y, kern, problem, seed, n_threads=n_threads,
-                                  callback=callback, verbose=verbose)
-        learned[:] = problem.q[:learned.size]
-        final_cost = cost(Y, learned) if n <= _sgd.SGD_COST_MAX_N else float("nan")
-        n_run, costs, cost_its = trace.n_epochs, [], []
-    else:
-        trace = optimize_exact(Y, gradient, cost, settings, learned=learned,
-                               callback=callback, verbose=verbose)
-        final_cost = (trace.costs[-1] if trace.costs and trace.iterations[-1] == trace.n_iter
-                      else cost(Y, learned))
-        n_run, costs, cost_its = trace.n_iter, trace.costs, trace.iterations
+              f"{plan.learning_rate:g}", file=sys.stderr, flush=True)
+    objective = Objective.build(m, kern, C, plan.cost_params, n_threads)
+    outcome = plan.run(Y, objective, P=C, kernels=kern, rng=rng, callback=callback,
+                       verbose=verbose)
     t3 = time.perf_counter()
     if not return_result:
         return Y
-    params = dict(
-        fast=bool(fast), n_components=n_components, optimizer=optimizer,
-        init=init if isinstance(init, str) else "array", n_iter=n_iter,
-        random_state=random_state, n_threads=n_threads,
-        learning_rate=settings.learning_rate, exaggeration=settings.exaggeration,
-        exaggeration_iter=settings.exaggeration_iter, momentum=settings.momentum,
-        final_momentum=settings.final_momentum,
-        momentum_switch_iter=settings.momentum_switch_iter,
-        min_gain=settings.min_gain, tol=settings.tol, cost_every=cost_every,
-        **affinity_params, **cost_params,
-    )
-    if spec is not None:
-        params.update(n_epochs=n_epochs, learning_rate=sgd_learning_rate, seed=trace.seed)
-        for exact_only in ("n_iter", "exaggeration", "exaggeration_iter", "momentum",
-                           "final_momentum", "momentum_switch_iter", "min_gain", "tol",
-                           "cost_every"):
-            del params[exact_only]
+    params = dict(fast=bool(fast), n_components=n_components, optimizer=plan.name,
+                  init=plan.init if isinstance(plan.init, str) else "array",
+                  random_state=random_state, n_threads=n_threads, **outcome.settings,
+                  **plan.affinity_params, **plan.cost_params)
     return EmbedResult(
-        Y=Y, cost=float(final_cost), itercosts=np.asarray(costs, dtype=float),
-        cost_iterations=np.asarray(cost_its, dtype=int), P=P,
-        n_iter=n_run, elapsed=t3 - t0, method=m.name, params=params, optimizer=optimizer,
-        timings={"init": (t1 - t0) + (t_init - t2), "affinities": t2 - t1,
-                 "optimize": t3 - t_init},
-        stopped_early=trace.stopped_early,
-        learned={k: float(v) for k, v in zip(m.learned, learned)},
+        Y=Y, cost=float(outcome.final_cost), itercosts=np.asarray(outcome.costs, dtype=float),
+        cost_iterations=np.asarray(outcome.cost_iterations, dtype=int), P=P,
+        n_iter=outcome.n_run, elapsed=t3 - t0, method=m.name, params=params,
+        optimizer=plan.name, timings={"init": (t1 - t0) + (t_init - t2),
+                                      "affinities": t2 - t1, "optimize": t3 - t_init},
+        stopped_early=outcome.stopped_early,
+        learned={k: float(v) for k, v in zip(m.learned, objective.learned)},
     )

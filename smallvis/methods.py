@@ -14,7 +14,7 @@ from typing import Callable, Mapping
 import numpy as np
 
 from . import affinities as aff
-from ._validation import check_number
+from ._validation import check_integer, check_number
 from .sgd import SgdSpec, largevis_n_epochs, umap_n_epochs
 
 #: Up to this many points, t-SNE calibrates P over all other points (dense
@@ -130,7 +130,9 @@ def check_param_value(name, value, default):
     if isinstance(default, numbers.Real) and not isinstance(default, bool):
         if value is default:
             return value
-        return check_number(value, name, integer=isinstance(default, numbers.Integral))
+        if isinstance(default, numbers.Integral):
+            return check_integer(value, name)
+        return check_number(value, name)
     return value
 
 
@@ -214,13 +216,6 @@ def _largevis_affinities(X, kernels, random_state, n_threads, perplexity, n_neig
 
 def _umap_affinities(X, kernels, random_state, n_threads, n_neighbors, local_connectivity,
                      bandwidth, set_op_mix_ratio, knn_method, knn, n_trees):
-    n = X.shape[0]
-    if isinstance(n_neighbors, bool) or not isinstance(n_neighbors, int) \
-            or not 2 <= n_neighbors <= n:
-        raise ValueError(
-            f"n_neighbors (counting the point itself) must be an integer in "
-            f"[2, n_samples = {n}]; got {n_neighbors!r}"
-        )
     return aff.umap_graph(X, n_neighbors, kernels, local_connectivity=local_connectivity,
                           bandwidth=bandwidth, set_op_mix_ratio=set_op_mix_ratio, knn=knn,
                           knn_method=knn_method, random_state=random_state,

@@ -7,11 +7,13 @@ stays at a few tens of megabytes and datasets of tens of thousands of points
 are fine.  Only NumPy and SciPy are used.
 """
 
-import numbers
+import math
 
 import numpy as np
 from scipy.spatial import cKDTree
 from scipy.spatial.distance import cdist
+
+from ._validation import check_integer
 
 __all__ = ["trustworthiness", "knn_preservation", "knn_accuracy"]
 
@@ -50,23 +52,10 @@ def _check_same_rows(A, B, name_a, name_b):
         )
 
 
-def _check_n_neighbors(n_neighbors, n_samples, upper=None, upper_text=None):
+def _check_n_neighbors(n_neighbors, n_samples, upper=None):
     """Check 1 <= n_neighbors < upper (default n_samples)."""
-    if isinstance(n_neighbors, (bool, np.bool_)) or not isinstance(
-            n_neighbors, numbers.Integral):
-        raise TypeError(
-            f"n_neighbors must be an integer, got "
-            f"{type(n_neighbors).__name__}"
-        )
-    n_neighbors = int(n_neighbors)
-    if upper is None:
-        upper, upper_text = n_samples, f"the number of samples ({n_samples})"
-    if not 1 <= n_neighbors < upper:
-        raise ValueError(
-            f"n_neighbors must satisfy 1 <= n_neighbors < {upper_text}, "
-            f"got {n_neighbors}"
-        )
-    return n_neighbors
+    upper = n_samples if upper is None else upper
+    return check_integer(n_neighbors, "n_neighbors", 1, math.ceil(upper) - 1)
 
 
 def _row_blocks(n_rows, n_cols):
@@ -156,10 +145,7 @@ def trustworthiness(X, Y, n_neighbors=15):
     Y = _check_data(Y, "Y")
     _check_same_rows(X, Y, "X", "Y")
     n = X.shape[0]
-    k = _check_n_neighbors(
-        n_neighbors, n, upper=n / 2.0,
-        upper_text=f"n_samples / 2 ({n / 2.0:g})",
-    )
+    k = _check_n_neighbors(n_neighbors, n, upper=n / 2.0)
     nn_y = _knn(Y, k)
     penalty = 0
     # A block holds rows x n distances plus a rows x k x n comparison.

@@ -45,7 +45,7 @@ from scipy.spatial.distance import cdist
 
 from ._backend import kernels as select_kernels
 from ._numeric import power_of_two_exponent, tie_key as _tie_key
-from ._validation import check_data, check_number, check_random_state, check_threads
+from ._validation import check_data, check_integer, check_random_state, check_threads
 
 __all__ = ["nearest_neighbors", "NEIGHBOR_METHODS", "EXACT_MAX_N",
            "ANNOY_DEFAULT_TREES", "ANNOY_DEFAULT_REFINE"]
@@ -120,23 +120,17 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
     """
     X = check_data(X)
     n = X.shape[0]
-    if isinstance(n_neighbors, bool) or not isinstance(n_neighbors, (int, np.integer)):
-        raise TypeError(f"n_neighbors must be an integer; got {n_neighbors!r}")
-    if not 1 <= n_neighbors < n:
-        raise ValueError(
-            f"n_neighbors must satisfy 1 <= n_neighbors < n_samples = {n}; got {n_neighbors}"
-        )
-    n_neighbors = int(n_neighbors)
+    n_neighbors = check_integer(n_neighbors, "n_neighbors", 1, n - 1)
     if not isinstance(method, str) or method not in NEIGHBOR_METHODS:
         raise ValueError(
             f"method must be one of {', '.join(map(repr, NEIGHBOR_METHODS))}; got {method!r}"
         )
     if n_trees is not None:
-        n_trees = check_number(n_trees, "n_trees", low=1, integer=True)
+        n_trees = check_integer(n_trees, "n_trees", low=1)
     if search_k is not None:
-        search_k = check_number(search_k, "search_k", low=1, integer=True)
+        search_k = check_integer(search_k, "search_k", low=1)
     if n_refine is not None:
-        n_refine = check_number(n_refine, "n_refine", low=0, integer=True)
+        n_refine = check_integer(n_refine, "n_refine", low=0)
     n_threads = check_threads(n_threads)
     rng = check_random_state(random_state)
     if method == "auto":

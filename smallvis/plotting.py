@@ -6,9 +6,9 @@ use (scripts, CI), select the Agg backend yourself, e.g. with
 ``matplotlib.use("Agg")`` or the ``MPLBACKEND=Agg`` environment variable.
 """
 
-import numbers
-
 import numpy as np
+
+from ._validation import check_integer
 
 __all__ = ["plot", "plot_every", "PlotEvery", "plot_costs", "save_plot"]
 
@@ -267,11 +267,7 @@ class PlotEvery:
     """
 
     def __init__(self, n, labels=None, display="auto", **plot_kwargs):
-        if isinstance(n, (bool, np.bool_)) or not isinstance(
-                n, numbers.Integral):
-            raise TypeError(f"n must be an integer, got {type(n).__name__}")
-        if n < 1:
-            raise ValueError(f"n must be >= 1, got {n}")
+        n = check_integer(n, "n", low=1)
         if not (display == "auto" or display is True or display is False):
             raise ValueError(
                 f"display must be 'auto', True or False, got {display!r}"

@@ -250,8 +250,7 @@ def test_verbose_progress_and_callback(iris, capsys):
     (dict(method="umap", optimizer="adam"), "optimizer must be one of"),
     (dict(method="tsne", optimizer="sgd"), "has no stochastic form"),
     (dict(method="asne", optimizer="sgd"), "has no stochastic form"),
-    (dict(method="umap", optimizer="sgd", n_epochs=0), "n_epochs must be an integer >= 1"),
-    (dict(method="umap", optimizer="sgd", n_epochs=2.5), "n_epochs must be an integer >= 1"),
+    (dict(method="umap", optimizer="sgd", n_epochs=0), r"n_epochs must be in \[1, inf\]"),
     (dict(method="umap", optimizer="sgd", learning_rate=-1.0), "learning_rate"),
     (dict(method="largevis", optimizer="sgd", kernel="exp"), "kernel='cauchy' only"),
 ])
@@ -259,3 +258,9 @@ def test_bad_inputs_raise_clear_errors(iris, kwargs, match):
     X, _ = iris
     with pytest.raises(ValueError, match=match):
         smallvis.embed(X, fast=True, **kwargs)
+
+
+def test_non_integer_n_epochs_is_a_type_error(iris):
+    # as every integer parameter (smallvis._validation.check_integer)
+    with pytest.raises(TypeError, match="n_epochs must be an integer"):
+        smallvis.embed(iris[0], "umap", fast=True, optimizer="sgd", n_epochs=2.5)

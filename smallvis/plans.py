@@ -1,0 +1,227 @@
+"""Run plans: what each optimizer needs, built from the method and the user's keywords.
+
+:func:`smallvis.embed` checks its input, builds ``P`` and the initial ``Y``,
+and hands them to a plan.  There is one plan per optimizer:
+
+* :class:`ExactPlan`, the full-gradient delta-bar-delta optimizer
+  (:mod:`smallvis.optim`): its :class:`~smallvis.optim.OptimizerSettings`,
+  with defaults from the method's ``optimizer_defaults`` and
+  ``auto_learning_rate`` in the registry;
+* :class:`SgdPlan`, the edge- and negative-sampling optimizer
+  (:mod:`smallvis.sgd`): the method's :class:`~smallvis.sgd.SgdSpec`, the
+  number of epochs and the initial learning rate.
+
+Each plan validates only the keywords it uses (the other optimizer's
+keywords are ignored) and reports the settings that ran in
+:attr:`RunOutcome.settings`.  Both evaluate the method's exact cost through
+one :class:`Objective`.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import sgd as _sgd
+from .affinities import kernel_triplet
+from ._validation import check_integer, check_number
+from .methods import METHODS
+from .optim import OptimizerSettings, optimize_exact
+
+
+@dataclass
+class Objective:
+    """The method's exact cost and gradient on one ``P``.
+
+    Attributes
+    ----------
+    triplet : tuple of ndarray
+        ``P`` as the kernels read it (:func:`smallvis.affinities.kernel_triplet`).
+    cost_fn, gradient_fn : callable
+        The twin kernels ``<prefix>_cost`` and ``<prefix>_gradient``.
+    args : tuple
+        Their method arguments (after ``Y`` and the learned scalars).
+    learned : ndarray of shape (n_learned,)
+        Current values of the learned scalars (NCVis's ``Q``), updated by
+        the optimizers.
+    n_threads : int
+    """
+
+    triplet: tuple
+    cost_fn: object
+    gradient_fn: object
+    args: tuple
+    learned: np.ndarray
+    n_threads: int
+
+    @classmethod
+    def build(cls, method, kernels, P, cost_params, n_threads):
+        """The objective of ``method`` for validated affinities ``P``."""
+        cost_fn, gradient_fn, args = method.cost_kernels(kernels, cost_params)
+        learned = np.array([cost_params[k] for k in method.learned], dtype=np.float64)
+        return cls(kernel_triplet(P), cost_fn, gradient_fn, args, learned, n_threads)
+
+    def cost(self, Y, learned):
+        """Cost at ``Y`` and ``learned`` with the true ``P``."""
+        return float(self.cost_fn(*self.triplet, Y, *learned, *self.args, self.n_threads))
+
+    def gradient(self, Y, learned, out, data=None):
+        """Gradient in ``Y`` into ``out``; ``data`` replaces ``P``'s values."""
+        indptr, indices, values = self.triplet
+        return self.gradient_fn(indptr, indices, values if data is None else data, Y,
+                                *learned, *self.args, out, self.n_threads)
+
+
+@dataclass
+class RunOutcome:
+    """What a plan's run produced (the optimizer-specific part of the result)."""
+
+    n_run: int
+    final_cost: float
+    costs: list
+    cost_iterations: list
+    stopped_early: bool
+    settings: dict = field(default_factory=dict)
+
+
+def method_keywords(method, perplexity, method_params, defaults=None):
+    """The user's method keywords, with ``perplexity`` and optimizer defaults merged."""
+    params = {**(defaults or {}), **method_params}
+    if perplexity is not None:
+        if "perplexity" not in method.affinity_params:
+            raise ValueError(f"method {method.name!r} does not take a perplexity")
+        params["perplexity"] = perplexity
+    return params
+
+
+@dataclass(frozen=True)
+class ExactPlan:
+    """The exact optimizer's run: settings, initialisation and method parameters."""
+
+    settings: OptimizerSettings
+    init: object
+    affinity_params: dict
+    cost_params: dict
+    name = "exact"
+
+    @classmethod
+    def build(cls, method, n_samples, keywords, *, init=None, learning_rate=None,
+              n_iter=1000, exaggeration=None, exaggeration_iter=250, momentum=0.5,
+              final_momentum=0.8, momentum_switch_iter=250, min_gain=0.01, tol=1e-7,
+              cost_every=50):
+        """Validate the exact optimizer's keywords; defaults from the registry."""
+        affinity_params, cost_params = method.split_params(keywords, n_samples)
+        defaults = method.optimizer_defaults
+        if exaggeration is None:
+            exaggeration = defaults.get("exaggeration", 1.0)
+        exaggeration = check_number(exaggeration, "exaggeration", low=0, low_open=True)
+        if learning_rate is None:
+            learning_rate = defaults.get("learning_rate", "auto")
+        if isinstance(learning_rate, str):
+            if learning_rate != "auto":
+                raise ValueError("learning_rate must be a positive number or 'auto'; "
+                                 f"got {learning_rate!r}")
+            learning_rate = method.auto_learning_rate(n_samples, exaggeration)
+        settings = OptimizerSettings(
+            learning_rate=check_number(learning_rate, "learning_rate", low=0, low_open=True),
+            n_iter=check_integer(n_iter, "n_iter", low=0),
+            exaggeration=exaggeration,
+            exaggeration_iter=check_integer(exaggeration_iter, "exaggeration_iter", low=0),
+            momentum=check_number(momentum, "momentum", low=0, high=1),
+            final_momentum=check_number(final_momentum, "final_momentum", low=0, high=1),
+            momentum_switch_iter=check_integer(momentum_switch_iter, "momentum_switch_iter",
+                                               low=0),
+            min_gain=check_number(min_gain, "min_gain", low=0),
+            tol=check_number(tol, "tol", low=0),
+            cost_every=check_integer(cost_every, "cost_every", low=1),
+        )
+        init = defaults.get("init", "spca") if init is None else init
+        return cls(settings, init, affinity_params, cost_params)
+
+    @property
+    def learning_rate(self):
+        return self.settings.learning_rate
+
+    def describe(self):
+        return "exact optimizer"
+
+    def run(self, Y, objective, *, P, kernels, rng, callback=None, verbose=False):
+        """Delta-bar-delta on ``Y`` (in place) and the learned scalars."""
+        s = self.settings
+        data = objective.triplet[2]
+        # a second copy of P only when the early iterations use it
+        exaggerated = data * s.exaggeration if s.exaggeration != 1.0 else data
+
+        def gradient(Ycur, lcur, exaggerating, out):
+            return objective.gradient(Ycur, lcur, out, exaggerated if exaggerating else data)
+
+        trace = optimize_exact(Y, gradient, objective.cost, s, learned=objective.learned,
+                               callback=callback, verbose=verbose)
+        final_cost = (trace.costs[-1] if trace.costs and trace.iterations[-1] == trace.n_iter
+                      else objective.cost(Y, objective.learned))
+        settings = {k: getattr(s, k) for k in (
+            "n_iter", "learning_rate", "exaggeration", "exaggeration_iter", "momentum",
+            "final_momentum", "momentum_switch_iter", "min_gain", "tol", "cost_every")}
+        return RunOutcome(trace.n_iter, final_cost, trace.costs, trace.iterations,
+                          trace.stopped_early, settings)
+
+
+@dataclass(frozen=True)
+class SgdPlan:
+    """The stochastic optimizer's run: the method's spec, epochs and step."""
+
+    spec: _sgd.SgdSpec
+    n_epochs: int
+    learning_rate: float
+    kernel_params: tuple
+    init: object
+    affinity_params: dict
+    cost_params: dict
+    name = "sgd"
+
+    @classmethod
+    def build(cls, method, n_samples, keywords, *, init=None, learning_rate=None,
+              n_epochs=None):
+        """Validate the stochastic optimizer's keywords; defaults from the spec."""
+        spec = method.sgd
+        affinity_params, cost_params = method.split_params(
+            {**spec.param_defaults, **keywords}, n_samples)
+        if n_epochs is None:
+            n_epochs = spec.n_epochs(n_samples)
+        n_epochs = check_integer(n_epochs, "n_epochs", low=1)
+        if learning_rate is None or learning_rate == "auto":
+            learning_rate = spec.learning_rate
+        learning_rate = check_number(learning_rate, "learning_rate", low=0, low_open=True)
+        return cls(spec, n_epochs, learning_rate, spec.kernel_params(**cost_params),
+                   spec.init if init is None else init, affinity_params, cost_params)
+
+    def describe(self):
+        return f"sgd optimizer, {self.n_epochs} epochs"
+
+    def run(self, Y, objective, *, P, kernels, rng, callback=None, verbose=False):
+        """Edge and negative sampling on ``Y`` (in place)."""
+        learned = objective.learned
+        problem = _sgd.prepare(self.spec, P, self.n_epochs, self.kernel_params,
+                               self.learning_rate, kernels,
+                               q0=learned[0] if learned.size else 0.0,
+                               correct_q=bool(self.cost_params.get("correct_q", False)))
+        seed = int(rng.integers(2 ** 63))
+        trace = _sgd.optimize_sgd(Y, kernels, problem, seed, n_threads=objective.n_threads,
+                                  callback=callback, verbose=verbose)
+        learned[:] = problem.q[:learned.size]
+        n = Y.shape[0]
+        final_cost = objective.cost(Y, learned) if n <= _sgd.SGD_COST_MAX_N else float("nan")
+        settings = {"n_epochs": self.n_epochs, "learning_rate": self.learning_rate,
+                    "seed": trace.seed}
+        return RunOutcome(trace.n_epochs, final_cost, [], [], trace.stopped_early, settings)
+
+
+def make_plan(method, n_samples, optimizer, keywords, *, init, learning_rate, n_epochs,
+              **exact_settings):
+    """The plan of the optimizer that ``optimizer`` ("auto", "exact", "sgd") selects."""
+    stochastic = [name for name, m in METHODS.items() if m.sgd is not None]
+    chosen = _sgd.choose_optimizer(method, optimizer, n_samples, stochastic)
+    if chosen == "sgd":
+        return SgdPlan.build(method, n_samples, keywords, init=init,
+                             learning_rate=learning_rate, n_epochs=n_epochs)
+    return ExactPlan.build(method, n_samples, keywords, init=init,
+                           learning_rate=learning_rate, **exact_settings)
