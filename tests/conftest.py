@@ -8,7 +8,16 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from smallvis import _kernels, reference
+import smallvis
+
+try:
+    from smallvis import _kernels, reference
+except ImportError as exc:  # e.g. `python -m pytest` on a checkout never built
+    raise ImportError(
+        f"the smallvis imported from {smallvis.__path__[0]} has no compiled "
+        "smallvis._kernels; for development install it editable, which builds "
+        "the extension in place: pip install -e \".[test]\" (see CONTRIBUTING.md)"
+    ) from exc
 
 
 @pytest.fixture(params=[False, True], ids=["numpy", "cython"])
