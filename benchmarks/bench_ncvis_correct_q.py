@@ -1,4 +1,4 @@
-"""NCVis's per-row correction of Q (seed 000) on data with and without hubs.
+"""NCVis's per-row correction of Q (docs/theory.md §4.5) on data with and without hubs.
 
 The NCVis reference learns one scalar for all heads, as if the noise
 probability p_i^- = (sum_k p_ik) / (N - 1) were the same for every row.  In a

@@ -713,7 +713,7 @@ def asne_cost(indptr, indices, data, Y, n_threads):
 
 
 def asne_gradient(indptr, indices, data, Y, grad, n_threads):
-    """Asymmetric SNE gradient (seed 004); see the reference twin."""
+    """Asymmetric SNE gradient (docs/theory.md §3.2); see the reference twin."""
     cdef const int64_t[::1] ip = indptr
     cdef const int64_t[::1] ix = indices
     cdef const double[::1] dv = data
@@ -747,7 +747,7 @@ def asne_gradient(indptr, indices, data, Y, grad, n_threads):
 
 
 # ---------------------------------------------------------------------------
-# un-normalised methods (largevis, umap, tumap): one engine, one small
+# un-normalised methods (largevis, umap, tumap, ncvis): one engine, one small
 # "coefficient" and "cost" function per method (after uwot's gradient classes)
 # ---------------------------------------------------------------------------
 

@@ -278,7 +278,7 @@ static double smallvis_exp_repulsion_row(
 }
 
 /*
- * NCVis (seed 000), row i against columns start <= j < n.  r (``aux``)
+ * NCVis (docs/theory.md §3.8), row i against columns start <= j < n.  r (``aux``)
  * holds nu p_n(k) for every point; params = (e, a, b) with e = exp(-Q), and
  * q = e / (1 + a d2^b).
  * coef[j] = (G_ij + G_ji) / 2 with

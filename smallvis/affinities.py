@@ -1,4 +1,4 @@
-"""Input affinities: perplexity-calibrated Gaussian P (guide §3).
+"""Input affinities: perplexity-calibrated Gaussian P, UMAP and NCVis graphs (docs/theory.md §2).
 
 The per-row bandwidth search is a twin kernel (``perplexity_rows``); the rest
 (distances, symmetrisation, normalisation) is plain NumPy/SciPy and shared by
@@ -276,8 +276,8 @@ def conditional_perplexity_knn(X, perplexity, kernels, *, n_neighbors=None, knn=
     kernels : module
         The kernel module.
     n_neighbors : int, optional
-        ``k``.  Default ``min(floor(3 * perplexity), n_samples - 1)`` (guide
-        §3: calibrate over 3 x perplexity neighbours).
+        ``k``.  Default ``min(floor(3 * perplexity), n_samples - 1)``
+        (LargeVis: calibrate over 3 x perplexity neighbours; docs/theory.md §2.1).
     knn : (indices, distances), optional
         Precomputed neighbours (point itself excluded, sorted), e.g. from
         :func:`smallvis.neighbors.nearest_neighbors`; the first ``k`` columns
@@ -411,7 +411,7 @@ def umap_graph(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwidth=1.0
                n_threads=1, n_trees=None):
     r"""UMAP's fuzzy simplicial set: the symmetric input graph ``V``.
 
-    Following umap-learn (guide §3): memberships :math:`v_{j|i}` from
+    Following umap-learn (docs/theory.md §2.2): memberships :math:`v_{j|i}` from
     :func:`fuzzy_memberships`, then the fuzzy union mixed with the
     intersection,
 
@@ -471,8 +471,8 @@ def ncvis_graph(X, n_neighbors=15, *, knn=None, knn_method="auto", random_state=
         v_{ij} = a_{ij} \lor a_{ji}, \qquad p_{ij} = v_{ij} / \textstyle\sum_{kl} v_{kl},
 
     where :math:`a_{ij} = 1` when ``j`` is among the ``n_neighbors`` nearest
-    other points of ``i`` (the seed calls this graph "mutual" but defines it
-    with OR; guide §3).
+    other points of ``i`` (the union of the kNN graphs, sometimes called
+    "mutual" although it is defined with OR; docs/theory.md §2.3).
 
     Parameters
     ----------
@@ -509,7 +509,7 @@ def umap_ab(spread=1.0, min_dist=0.1):
     of :math:`1 / (1 + a x^{2b})` to the curve that is 1 for
     :math:`x < \texttt{min\_dist}` and
     :math:`\exp(-(x - \texttt{min\_dist}) / \texttt{spread})` beyond, on
-    300 evenly spaced points of :math:`[0, 3\,\texttt{spread}]` (guide §3, as
+    300 evenly spaced points of :math:`[0, 3\,\texttt{spread}]` (docs/theory.md §2.4, as
     umap-learn).  ``(1, 0.1)`` gives about (1.577, 0.895), ``(1, 0.001)``
     (the R smallvis default) about (1.929, 0.7915).
 

@@ -231,45 +231,45 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
         same numbers to rounding.
     n_components : int, default=2
         Output dimension.
-    init : {"spca", "pca", "random", "spectral", "laplacian"} or ndarray, optional
+    init : {"spca", "pca", "random", "spectral", "laplacian", "power"} or ndarray, optional
         Initial coordinates, see :func:`smallvis.init.initialize`.  Default:
-        "spca" for the exact optimizer ("power" for ncvis); with ``optimizer="sgd"`` the
-        reference code's ("spectral" for umap and tumap, "random" for
-        largevis, "power" for ncvis).
+        the method's, read from the registry: ``optimizer_defaults["init"]``
+        for the exact optimizer, the reference code's ``sgd.init`` for the
+        stochastic one (e.g. ``smallvis.METHODS["umap"].sgd.init``).
     perplexity : float, optional
-        Perplexity for the methods that use it (default 30).
+        Perplexity for the methods that use it (default: the method's
+        ``affinity_params["perplexity"]``).
     optimizer : {"auto", "exact", "sgd"}, default="auto"
         "exact": full-gradient delta-bar-delta (:mod:`smallvis.optim`).
         "sgd": edge and negative sampling (:mod:`smallvis.sgd`), for the
-        methods with a stochastic form (largevis, umap, tumap, ncvis); asking
-        for it with another method is a ValueError.  "auto": "sgd" for those
-        methods when ``n_samples > 5000`` (``smallvis.sgd.AUTO_SGD_MIN_N``),
-        "exact" otherwise.  With "sgd" the method follows its reference
-        code's defaults (module docstring of :mod:`smallvis.sgd`): largevis
-        uses ``gamma=7`` and random N(0, 1e-4) initialisation, umap and
-        tumap spectral initialisation, ncvis its power-iteration start.
+        methods whose registry entry has a stochastic form (``sgd`` not
+        None); asking for it with another method is a ValueError.  "auto":
+        "sgd" for those methods when ``n_samples > 5000``
+        (``smallvis.sgd.AUTO_SGD_MIN_N``), "exact" otherwise.  With "sgd"
+        the method follows its reference code's defaults
+        (``METHODS[method].sgd``, including ``param_defaults`` such as
+        largevis's ``gamma``; module docstring of :mod:`smallvis.sgd`).
         Each optimizer reads and validates only its own keywords
         (:mod:`smallvis.plans`): with "sgd", ``n_iter``, ``exaggeration*``,
-        ``momentum*``, ``min_gain``, ``tol`` and ``cost_every`` are ignored.
+        ``momentum*``, ``min_gain``, ``tol`` and ``cost_every`` are ignored;
+        with "exact", ``n_epochs``.
     n_epochs : int, optional
-        Epochs of the stochastic optimizer; default: the method's (umap,
-        tumap: 500 up to 10,000 points, 200 above; largevis: 2000 epochs of
-        ``n_samples`` edge samples up to 10,000 points, 1000 above; ncvis:
-        50).  Ignored by the exact optimizer.
+        Epochs of the stochastic optimizer; default: the method's,
+        ``METHODS[method].sgd.n_epochs(n_samples)``.
     learning_rate : float or "auto", optional
         Step size.  With the stochastic optimizer: the initial rate
-        ``alpha_0`` of the decay (linear; quadratic for ncvis), default (and
-        "auto") the method's stochastic spec's, 1 as in umap-learn, LargeVis
-        and NCVis.  With the exact optimizer, "auto" is
-        ``max(n_samples / exaggeration / 4, 50)`` for a ``P`` that sums to 1
-        (tsne, ssne, largevis; divided by ``n_samples`` for asne, whose ``P``
-        sums to N), 0.03 for umap and tumap, 1 for ncvis.  Default: "auto".
+        ``alpha_0`` of the decay; default (and "auto") the reference code's,
+        ``METHODS[method].sgd.learning_rate``.  With the exact optimizer:
+        default ``optimizer_defaults["learning_rate"]``, and "auto" is
+        ``METHODS[method].auto_learning_rate(n_samples, exaggeration)``
+        (for a ``P`` that sums to 1, ``max(n_samples / exaggeration / 4,
+        50)``, as scikit-learn; docs/theory.md §5).
     n_iter : int, default=1000
-        Number of iterations.
+        Number of iterations of the exact optimizer.
     exaggeration : float, optional
         Factor multiplying ``P`` for the first ``exaggeration_iter``
-        iterations.  Default: the method's (12 for t-SNE, 1 for the others).
-        Use 1 to reproduce the R package smallvis.
+        iterations.  Default: the method's ``optimizer_defaults["exaggeration"]``
+        (12 for t-SNE).  Use 1 to reproduce the R package smallvis.
     exaggeration_iter : int, default=250
     momentum, final_momentum : float, default=0.5, 0.8
     momentum_switch_iter : int, default=250

@@ -168,8 +168,9 @@ def conditional_auto_learning_rate(n_samples, exaggeration):
 
 
 #: Exact UMAP-type costs repel every pair; with delta-bar-delta gains a step
-#: of 1 (R smallvis's usual choice) lets the layout blow up, 0.03 gave the
-#: lowest final costs on iris and s1k (benchmarks/README.md).
+#: of 1 (R smallvis's usual choice) lets the layout blow up, and so does 0.3.
+#: 0.03 gives the lowest final cost on iris and is within 3% of the best
+#: (0.1) on s1k (benchmarks/bench_fuzzy_learning_rate.py).
 FUZZY_LEARNING_RATE = 0.03
 
 
@@ -333,7 +334,7 @@ def _largevis_sgd_params(gamma, eps, kernel, alpha):
 #: and 86.2% for the 20 unrefined trees used before, in about half the time.
 SGD_ANNOY_TREES = 7
 
-# umap-learn's optimize_layout_euclidean (guide section 3)
+# umap-learn's optimize_layout_euclidean (docs/theory.md §4.2)
 _UMAP_SGD = dict(coefficient="umap", scheme="epochs_per_sample", noise="uniform",
                  n_epochs=umap_n_epochs, n_negative=5, clip=4.0, learning_rate=1.0,
                  init="spectral", param_defaults={"n_trees": SGD_ANNOY_TREES})
@@ -356,7 +357,7 @@ METHODS = MappingProxyType({
     for m in (
         Method(
             name="asne",
-            summary="asymmetric SNE: conditional Gaussian P and Q, KL per row (seed 004)",
+            summary="asymmetric SNE: conditional Gaussian P and Q, KL per row",
             kernel="asne",
             build_affinities=_conditional,
             affinity_params={"perplexity": 30.0},
@@ -384,7 +385,7 @@ METHODS = MappingProxyType({
         ),
         Method(
             name="largevis",
-            summary="LargeVis: kNN perplexity P, Cauchy weights, gamma-weighted repulsion (seed 001)",
+            summary="LargeVis: kNN perplexity P, Cauchy weights, gamma-weighted repulsion",
             kernel="largevis",
             build_affinities=_largevis_affinities,
             affinity_params={"perplexity": 50.0, "n_neighbors": None, **_KNN_DEFAULTS},
@@ -424,7 +425,7 @@ METHODS = MappingProxyType({
         ),
         Method(
             name="ncvis",
-            summary="NCVis: noise-contrastive estimation with a learned normalisation Q (seed 000)",
+            summary="NCVis: noise-contrastive estimation with a learned normalisation Q",
             kernel="ncvis",
             build_affinities=_ncvis_affinities,
             affinity_params={"n_neighbors": 15, **_KNN_DEFAULTS},
@@ -436,7 +437,7 @@ METHODS = MappingProxyType({
             # tol test mistakes for convergence; NCVis's own start avoids it
             optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "power"},
             auto_learning_rate=ncvis_auto_learning_rate,
-            # the NCVis reference code (seed 000; guide section 3)
+            # the NCVis reference code (docs/theory.md §4.4)
             sgd=SgdSpec(coefficient="ncvis", scheme="every_edge", noise="uniform_others",
                         n_epochs=ncvis_n_epochs, kernel_params=_ncvis_sgd_params,
                         n_negative=5, clip=4.0, learning_rate=1.0, move_negatives=True,

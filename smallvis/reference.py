@@ -10,7 +10,7 @@ Conventions shared by both modules
 * The input affinities ``P`` arrive as a CSR triplet ``(indptr, indices,
   data)`` of an ``N x N`` matrix with ``int64`` index arrays and ``float64``
   data.  Here the triplet is turned back into a dense matrix so that every
-  formula reads like the seed documents.
+  formula reads like its derivation in ``docs/theory.md``.
 * ``Y`` is a C-contiguous ``float64`` array of shape ``(N, n_components)``.
 * Sums run over ordered pairs ``i != j``; costs keep their constant terms.
 * ``*_gradient`` functions write into the caller's ``grad`` array and return
@@ -391,7 +391,7 @@ def knn_refine(X, indices, sq_dist, changed, out_indices, out_sq_dist, out_chang
 
 
 # ---------------------------------------------------------------------------
-# asne: asymmetric SNE (seed 004)
+# asne: asymmetric SNE (docs/theory.md §3.2)
 # ---------------------------------------------------------------------------
 
 
@@ -425,7 +425,7 @@ def asne_cost(indptr, indices, data, Y, n_threads):
 
 
 def asne_gradient(indptr, indices, data, Y, grad, n_threads):
-    r"""Gradient of asymmetric SNE (seed 004, final form).
+    r"""Gradient of asymmetric SNE (docs/theory.md §3.2).
 
     .. math::
 
@@ -440,7 +440,7 @@ def asne_gradient(indptr, indices, data, Y, grad, n_threads):
 
 
 # ---------------------------------------------------------------------------
-# ssne: symmetric SNE
+# ssne: symmetric SNE (docs/theory.md §3.3)
 # ---------------------------------------------------------------------------
 
 
@@ -483,7 +483,7 @@ def ssne_gradient(indptr, indices, data, Y, grad, n_threads):
 
 
 # ---------------------------------------------------------------------------
-# tsne: t-distributed SNE (seeds 003 and 001)
+# tsne: t-distributed SNE (docs/theory.md §3.4)
 # ---------------------------------------------------------------------------
 
 
@@ -532,7 +532,7 @@ def tsne_gradient(indptr, indices, data, Y, grad, n_threads):
 
 
 # ---------------------------------------------------------------------------
-# largevis, umap, tumap (seed 001): un-normalised output weights
+# largevis, umap, tumap (docs/theory.md §3.5-3.7): un-normalised output weights
 # ---------------------------------------------------------------------------
 #
 # For a weight written as w = 1 / (1 + u), 1 - w = u / (1 + u), so
@@ -559,7 +559,7 @@ def _force_gradient(K, D2, Y):
 
 
 def largevis_cost(indptr, indices, data, Y, gamma, eps, alpha, n_threads):
-    r"""LargeVis cost (seed 001), the form smallvis minimises.
+    r"""LargeVis cost (docs/theory.md §3.5), the form R smallvis minimises.
 
     .. math::
 
@@ -578,7 +578,7 @@ def largevis_cost(indptr, indices, data, Y, gamma, eps, alpha, n_threads):
 
 
 def largevis_gradient(indptr, indices, data, Y, gamma, eps, alpha, grad, n_threads):
-    r"""LargeVis gradient (seed 001, ``P`` symmetric).
+    r"""LargeVis gradient (docs/theory.md §3.5, ``P`` symmetric).
 
     .. math::
 
@@ -598,7 +598,7 @@ def largevis_gradient(indptr, indices, data, Y, gamma, eps, alpha, grad, n_threa
 
 
 def largevis_exp_cost(indptr, indices, data, Y, gamma, n_threads):
-    r"""LargeVis cost with the exponential weight of seed 001.
+    r"""LargeVis cost with the exponential weight (docs/theory.md §3.5).
 
     .. math::
 
@@ -618,7 +618,7 @@ def largevis_exp_cost(indptr, indices, data, Y, gamma, n_threads):
 
 
 def largevis_exp_gradient(indptr, indices, data, Y, gamma, grad, n_threads):
-    r"""LargeVis gradient with the exponential weight (seed 001).
+    r"""LargeVis gradient with the exponential weight (docs/theory.md §3.5).
 
     .. math::
 
@@ -633,7 +633,7 @@ def largevis_exp_gradient(indptr, indices, data, Y, gamma, grad, n_threads):
 
 
 def umap_cost(indptr, indices, data, Y, a, b, eps, n_threads):
-    r"""UMAP cost: the fuzzy-set cross-entropy of seeds 001 and 003.
+    r"""UMAP cost: the fuzzy-set cross-entropy (docs/theory.md §3.6).
 
     .. math::
 
@@ -653,7 +653,7 @@ def umap_cost(indptr, indices, data, Y, a, b, eps, n_threads):
 
 
 def umap_gradient(indptr, indices, data, Y, a, b, eps, grad, n_threads):
-    r"""UMAP gradient for the exact optimizer (seed 001, compact form).
+    r"""UMAP gradient for the exact optimizer (docs/theory.md §3.6, compact form).
 
     .. math::
 
@@ -685,7 +685,7 @@ def tumap_cost(indptr, indices, data, Y, eps, n_threads):
 
 
 def tumap_gradient(indptr, indices, data, Y, eps, grad, n_threads):
-    r"""t-UMAP gradient for the exact optimizer (smallvis R's form).
+    r"""t-UMAP gradient for the exact optimizer (R smallvis's form; docs/theory.md §3.7).
 
     .. math::
 
@@ -705,7 +705,7 @@ def tumap_gradient(indptr, indices, data, Y, eps, grad, n_threads):
 
 
 # ---------------------------------------------------------------------------
-# ncvis (seed 000): noise-contrastive estimation with a learned normalisation
+# ncvis (docs/theory.md §3.8): noise-contrastive estimation with a learned normalisation
 # ---------------------------------------------------------------------------
 
 
@@ -722,7 +722,7 @@ def _ncvis_terms(indptr, indices, data, Y, Q, nu, a, b):
 
 
 def ncvis_cost(indptr, indices, data, Y, Q, nu, a, b, n_threads):
-    r"""NCVis cost :math:`-J(Y, Q)`, the negated NCE objective (seed 000).
+    r"""NCVis cost :math:`-J(Y, Q)`, the negated NCE objective (docs/theory.md §3.8).
 
     .. math::
 
@@ -742,8 +742,7 @@ def ncvis_gradient(indptr, indices, data, Y, Q, nu, a, b, grad, n_threads):
 
     With :math:`s_{ij} = q_{ij} + \nu p_n(i)` and
     :math:`G_{ij} = \frac{\nu p_n(i)}{s_{ij}} (p_{ij} - q_{ij})\,
-    a b\, d_{ij}^{2(b-1)} \hat q_{ij}` (seed 000's derivatives of
-    :math:`J^+` and :math:`J^-`, summed over pairs):
+    a b\, d_{ij}^{2(b-1)} \hat q_{ij}` (docs/theory.md §3.8):
 
     .. math::
 

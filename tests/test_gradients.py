@@ -87,8 +87,8 @@ def test_tsne_gradient_matches_scikit_learn(rng):
         np.testing.assert_allclose(cost, kl, rtol=1e-6)
 
 
-def test_asne_gradient_equals_seed_three_term_form(rng):
-    """Seed 004: -grad = [I] + [II] + [III]; check the assembled terms."""
+def test_asne_gradient_equals_three_term_form(rng):
+    """docs/theory.md §3.2: -grad = [I] + [II] + [III]; check the assembled terms."""
     n = 8
     P = random_affinities(n, rng, symmetric=False)
     Y = rng.normal(size=(n, 2))

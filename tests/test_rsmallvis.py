@@ -12,7 +12,7 @@ What agrees and why not more:
   test_full_runs.py takes over.
 * ssne and asne: R clamps Q at machine epsilon before taking its log, which
   changes its reported cost once pairs move far apart; this package reports
-  the exact cost (the seed's formula).  Costs agree while no pair is clamped
+  the exact cost (docs/theory.md §3.2-3.3).  Costs agree while no pair is clamped
   and the final layouts and costs agree closely.
 """
 
