@@ -141,7 +141,7 @@ def check_number(value, name, *, low=None, high=None, low_open=False,
     return value
 
 
-def check_integer(value, name, low=None, high=None):
+def check_integer(value, name, low=None, high=None, *, why=None):
     """Return ``value`` as an int in ``[low, high]``, or raise naming ``name``.
 
     The one integer check of the package.  Accepted: Python and NumPy
@@ -158,6 +158,9 @@ def check_integer(value, name, low=None, high=None):
         Argument name used in the message.
     low, high : int or None
         Inclusive bounds; None means unbounded.
+    why : str, optional
+        Where the bounds come from, for the message (e.g. ``"below
+        n_samples / 2 = 75"``).
 
     Returns
     -------
@@ -172,7 +175,8 @@ def check_integer(value, name, low=None, high=None):
     if (low is not None and value < low) or (high is not None and value > high):
         lo = "-inf" if low is None else low
         hi = "inf" if high is None else high
-        raise ValueError(f"{name} must be in [{lo}, {hi}]; got {value}")
+        reason = f" ({why})" if why else ""
+        raise ValueError(f"{name} must be in [{lo}, {hi}]{reason}; got {value}")
     return value
 
 

@@ -52,10 +52,12 @@ def _check_same_rows(A, B, name_a, name_b):
         )
 
 
-def _check_n_neighbors(n_neighbors, n_samples, upper=None):
+def _check_n_neighbors(n_neighbors, n_samples, upper=None, upper_text=None):
     """Check 1 <= n_neighbors < upper (default n_samples)."""
-    upper = n_samples if upper is None else upper
-    return check_integer(n_neighbors, "n_neighbors", 1, math.ceil(upper) - 1)
+    if upper is None:
+        upper, upper_text = n_samples, f"below the number of samples, {n_samples}"
+    return check_integer(n_neighbors, "n_neighbors", 1, math.ceil(upper) - 1,
+                         why=upper_text)
 
 
 def _row_blocks(n_rows, n_cols):
@@ -145,7 +147,8 @@ def trustworthiness(X, Y, n_neighbors=15):
     Y = _check_data(Y, "Y")
     _check_same_rows(X, Y, "X", "Y")
     n = X.shape[0]
-    k = _check_n_neighbors(n_neighbors, n, upper=n / 2.0)
+    k = _check_n_neighbors(n_neighbors, n, upper=n / 2.0,
+                           upper_text=f"below n_samples / 2 = {n / 2.0:g}")
     nn_y = _knn(Y, k)
     penalty = 0
     # A block holds rows x n distances plus a rows x k x n comparison.

@@ -242,6 +242,7 @@ def test_refinement_recovers_what_a_weak_forest_missed():
 
 def test_annoy_refinement_follows_fast(monkeypatch):
     """fast=False runs no Cython (the refinement is a twin kernel); both agree."""
+    import smallvis
     from smallvis import _kernels, reference
 
     X = np.random.default_rng(3).normal(size=(300, 6))
@@ -257,6 +258,9 @@ def test_annoy_refinement_follows_fast(monkeypatch):
 
     spy(_kernels)
     spy(reference)
+    smallvis.affinities(X, "umap", fast=False, knn_method="annoy", n_trees=2, random_state=5)
+    assert calls and set(calls) == {"smallvis.reference"}  # through the method's graph
+    calls.clear()
     slow = nearest_neighbors(X, 8, method="annoy", n_trees=2, random_state=5, fast=False)
     assert calls and set(calls) == {"smallvis.reference"}
     calls.clear()
