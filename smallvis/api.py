@@ -18,7 +18,7 @@ from ._validation import (
 )
 from .init import initialize
 from .methods import METHODS, check_param_value, get_method
-from .optim import OptimizerSettings, optimize_exact
+from .optim import DivergenceError, OptimizerSettings, optimize_exact
 from . import sgd as _sgd
 
 
@@ -58,6 +58,10 @@ class EmbedResult:
     learned : dict
         Final values of the scalars learned with ``Y`` (``{"Q": ...}`` for
         ncvis, empty otherwise).
+    recoveries : list of dict
+        Exact optimizer: one entry per recovery from a diverging run
+        (``iteration``, ``restart``, ``reason``, new ``learning_rate``; see
+        :mod:`smallvis.optim`).  Empty when the run never diverged.
     """
 
     Y: np.ndarray
@@ -73,6 +77,7 @@ class EmbedResult:
     timings: dict = field(default_factory=dict)
     stopped_early: bool = False
     learned: dict = field(default_factory=dict)
+    recoveries: list = field(default_factory=list)
 
     @property
     def Q(self):
@@ -197,6 +202,7 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, return_learned=F
         )
     cost_params = {k: check_param_value(k, method_params.get(k, v), v)
                    for k, v in m.cost_params.items()}
+    cost_params = m.resolve_auto(cost_params, Y.shape[0])
     learned = tuple(check_number(cost_params[k], k) for k in m.learned)
     cost_fn, gradient_fn, args = m.cost_kernels(kern, cost_params)
     C = check_affinities(P, Y.shape[0], symmetric=m.symmetric, fuzzy=m.fuzzy)
@@ -328,7 +334,11 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
     optimizer = _sgd.choose_optimizer(m, optimizer, n)
     spec = m.sgd if optimizer == "sgd" else None
     if spec is not None:
-        method_params = {**spec.param_defaults, **method_params}
+        # "auto" keywords take the stochastic form's own default
+        method_params = {**spec.param_defaults,
+                         **{k: v for k, v in method_params.items()
+                            if not (k in spec.param_defaults and isinstance(v, str)
+                                    and v == "auto")}}
         n_epochs = _sgd.check_n_epochs(n_epochs, spec, n)
     elif n_epochs is not None:
         n_epochs = _sgd.check_n_epochs(n_epochs, m.sgd, n)
@@ -391,22 +401,25 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
               f"{'Cython' if fast else 'NumPy'} kernels, learning rate "
               f"{sgd_learning_rate if spec is not None else settings.learning_rate:g}",
               file=sys.stderr, flush=True)
-    if spec is not None:
-        problem = _sgd.prepare(spec, C, n_epochs, kernel_params, sgd_learning_rate, kern,
-                               q0=learned[0] if learned.size else 0.0,
-                               correct_q=bool(cost_params.get("correct_q", False)))
-        seed = int(rng.integers(2 ** 63))
-        trace = _sgd.optimize_sgd(Y, kern, problem, seed, n_threads=n_threads,
-                                  callback=callback, verbose=verbose)
-        learned[:] = problem.q[:learned.size]
-        final_cost = cost(Y, learned) if n <= _sgd.SGD_COST_MAX_N else float("nan")
-        n_run, costs, cost_its = trace.n_epochs, [], []
-    else:
-        trace = optimize_exact(Y, gradient, cost, settings, learned=learned,
-                               callback=callback, verbose=verbose)
-        final_cost = (trace.costs[-1] if trace.costs and trace.iterations[-1] == trace.n_iter
-                      else cost(Y, learned))
-        n_run, costs, cost_its = trace.n_iter, trace.costs, trace.iterations
+    try:
+        if spec is not None:
+            problem = _sgd.prepare(spec, C, n_epochs, kernel_params, sgd_learning_rate, kern,
+                                   q0=learned[0] if learned.size else 0.0,
+                                   correct_q=bool(cost_params.get("correct_q", False)))
+            seed = int(rng.integers(2 ** 63))
+            trace = _sgd.optimize_sgd(Y, kern, problem, seed, n_threads=n_threads,
+                                      callback=callback, verbose=verbose)
+            learned[:] = problem.q[:learned.size]
+            final_cost = cost(Y, learned) if n <= _sgd.SGD_COST_MAX_N else float("nan")
+            n_run, costs, cost_its = trace.n_epochs, [], []
+        else:
+            trace = optimize_exact(Y, gradient, cost, settings, learned=learned,
+                                   callback=callback, verbose=verbose)
+            final_cost = (trace.costs[-1] if trace.costs and trace.iterations[-1] == trace.n_iter
+                          else cost(Y, learned))
+            n_run, costs, cost_its = trace.n_iter, trace.costs, trace.iterations
+    except DivergenceError as exc:
+        raise DivergenceError(f"{m.name}: {exc}") from None
     t3 = time.perf_counter()
     if not return_result:
         return Y
@@ -435,4 +448,5 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
                  "optimize": t3 - t_init},
         stopped_early=trace.stopped_early,
         learned={k: float(v) for k, v in zip(m.learned, learned)},
+        recoveries=list(getattr(trace, "recoveries", [])),
     )
