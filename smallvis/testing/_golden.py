@@ -1,0 +1,4 @@
+def golden(m):
+    raise NotImplementedError
+def golden_methods():
+    return []
