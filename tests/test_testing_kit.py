@@ -189,7 +189,7 @@ def test_cost_in_bits_and_missing_constant_are_named():
     assert "self-consistent" in text
 
 
-def umap_explicit(P, Y, a, b, *, one_minus_v=True):
+def umap_explicit(P, Y, a, b, *, one_minus_v=True, repulsion_factor=1.0):
     """UMAP's exact cost and its explicit attraction/repulsion gradient."""
     D2 = ((Y[:, None, :] - Y[None, :, :]) ** 2).sum(-1)
     off = ~np.eye(len(Y), dtype=bool)
@@ -199,7 +199,7 @@ def umap_explicit(P, Y, a, b, *, one_minus_v=True):
         C = (np.where(P > 0, P * np.log(P / W), 0.0)
              + np.where(P < 1, (1 - P) * np.log((1 - P) / (1 - W)), 0.0))
     attract = a * b * D2s ** (b - 1) * W * P
-    repel = b * (1 - P if one_minus_v else 1.0) * W / D2s
+    repel = repulsion_factor * b * (1 - P if one_minus_v else 1.0) * W / D2s
     return float(C[off].sum()), _forces(4 * np.where(off, attract - repel, 0.0), Y)
 
 
@@ -211,6 +211,10 @@ def test_umap_repulsion_without_one_minus_v_is_named():
                          a=a, b=b, eps=0.0)
     text = "\n".join(bad.diagnoses)
     assert "without its (1 - v_ij) factor" in text
+    assert "does not vanish at v_ij = 1" in text
+    stronger = check_gradient("umap", lambda P, Y: umap_explicit(P, Y, a, b, repulsion_factor=2.0),
+                              a=a, b=b, eps=0.0)
+    assert "the repulsion differs" in "\n".join(stronger.diagnoses)
 
 
 def test_ncvis_objective_instead_of_cost_is_named():

@@ -70,7 +70,9 @@ def _scalar_fit(pairs):
 
 
 def _gradient_factor(good, m):
-    pairs = [(t.grad_user, t.grad_ref) for t in good if np.any(t.grad_ref)]
+    # each case weighs the same, whatever the size of its gradient
+    pairs = [(t.grad_user / np.linalg.norm(t.grad_ref), t.grad_ref / np.linalg.norm(t.grad_ref))
+             for t in good if np.any(t.grad_ref)]
     k, res = _scalar_fit(pairs)
     if k is None or res > FIT_TOL or abs(k - 1) <= 1e-6:
         return None, k
@@ -139,6 +141,41 @@ def _known_constant(trials, m):
     return values, "the constant terms sum [v log v + (1 - v) log(1 - v)] of the memberships"
 
 
+def _fuzzy_term_split(t, m, fn, sparse, call_user):
+    """UMAP-type costs: probe with memberships of 0 and 1 only.
+
+    Where v_ij = 1 the exact gradient is pure attraction (the repulsion has
+    a factor 1 - v_ij), where v_ij = 0 pure repulsion.  ``star``: point 0
+    has v = 1 with every other point (its gradient is attraction only);
+    ``pair``: only v_01 = 1 (points 2, 3, ... feel repulsion only).
+    """
+    from ..api import cost_and_gradient
+
+    n = t.case.n_samples
+    star = np.zeros((n, n))
+    star[0, 1:] = star[1:, 0] = 1.0
+    pair = np.zeros((n, n))
+    pair[0, 1] = pair[1, 0] = 1.0
+    errors = []
+    for P, rows in ((star, [0]), (pair, list(range(2, n)))):
+        g_user = call_user(fn, P, t.case.Y, t.learned, sparse)[1]
+        g_ref = cost_and_gradient(m.name, P, t.case.Y, **t.params)[1]
+        scale = max(np.linalg.norm(g_ref[rows], axis=1).max(), 1e-300)
+        errors.append(np.linalg.norm((g_user - g_ref)[rows], axis=1).max() / scale)
+    attraction_ok, repulsion_ok = (e <= 1e-6 for e in errors)
+    if attraction_ok and not repulsion_ok:
+        return ["your gradient agrees where v_ij = 1 (pure attraction) but not where v_ij = 0 "
+                "(pure repulsion): the repulsion differs"]
+    if repulsion_ok and not attraction_ok:
+        return ["your gradient agrees where v_ij = 0 (pure repulsion) but not where v_ij = 1, "
+                "where the exact gradient is pure attraction: either the attraction differs, or "
+                "your repulsion does not vanish at v_ij = 1 (its factor (1 - v_ij))"]
+    if not (attraction_ok or repulsion_ok):
+        return ["your gradient differs both where v_ij = 1 (pure attraction) and where "
+                "v_ij = 0 (pure repulsion)"]
+    return []
+
+
 def _term_split(trials, m, fn, sparse, call_user):
     """Attraction (linear in P) or repulsion (independent of P)?"""
     if m.learned:
@@ -148,6 +185,11 @@ def _term_split(trials, m, fn, sparse, call_user):
     if not candidates:
         return []
     t = candidates[0]
+    if m.fuzzy:
+        try:
+            return _fuzzy_term_split(t, m, fn, sparse, call_user)
+        except Exception:  # the user's function failed on the probe
+            return []
     rng = np.random.default_rng(5)
     perm = rng.permutation(t.case.n_samples)
     P2 = np.ascontiguousarray(t.case.P[np.ix_(perm, perm)])
