@@ -253,8 +253,8 @@ def check_affinities(method, fn, X, *, rtol=1e-10, **params):
                 f"the entropy of {int(np.sum(off > 10 * PERPLEXITY_TOL))} rows misses "
                 f"log(perplexity) by more than 1e-4 (worst row {int(np.argmax(off))}: "
                 f"perplexity {np.exp(H[np.argmax(off)]):.6g})")
-    if (sp.issparse(R) or m.name in ("umap", "tumap", "ncvis") or "n_neighbors" in params) \
-            and report.rows_out_of_tolerance:
+    knn_graph = m.name in ("umap", "tumap", "ncvis") or params.get("n_neighbors") is not None
+    if knn_graph and report.rows_out_of_tolerance:
         differ = np.flatnonzero(np.any((U > 0) != (R > 0), axis=1))
         if differ.size:
             report.diagnoses.append(
