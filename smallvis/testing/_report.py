@@ -114,13 +114,16 @@ class GradientReport:
             lines.append("  parameters: " + ", ".join(f"{k}={v!r}" for k, v in self.params.items()))
         width = max(len(c.name) for c in self.cases) if self.cases else 4
         lines.append(f"  {'case':<{width}}  {'N':>4} {'d':>2}  {'cost err':>8}  "
-                     f"{'grad err':>8}  {'worst':>5}  {'vs own FD':>9}  result")
+                     f"{'grad err':>8}  {'(abs)':>8}  {'worst':>5}  {'vs own FD':>9}  result")
         for c in self.cases:
             worst = str(c.worst_point) if c.worst_point >= 0 else "-"
             lines.append(
                 f"  {c.name:<{width}}  {c.n_samples:>4} {c.n_components:>2}  "
-                f"{_fmt(c.cost_error):>8}  {_fmt(c.gradient_max_rel_error):>8}  {worst:>5}  "
+                f"{_fmt(c.cost_error):>8}  {_fmt(c.gradient_max_rel_error):>8}  "
+                f"{_fmt(c.gradient_max_abs_error):>8}  {worst:>5}  "
                 f"{_fmt(c.fd_error):>9}  {'ok' if c.passed else 'FAIL: ' + c.problem}")
+        lines.append("  (cost err, grad err: relative; worst: the point with the largest gradient "
+                     "error; vs own FD: your gradient against finite differences of your cost)")
         if self.diagnoses:
             lines.append("Diagnosis:")
             lines.extend(f"  - {d}" for d in self.diagnoses)
