@@ -13,12 +13,14 @@ See :func:`list_methods` for the methods and ``METHODS`` for their parameters.
 from . import datasets, metrics
 from .api import EmbedResult, affinities, cost_and_gradient, embed, list_methods
 from .methods import METHODS
+from .optim import DivergenceError
 from .plotting import plot, plot_costs, plot_every
 
 __version__ = "0.1.0"
 
 __all__ = [
     "METHODS",
+    "DivergenceError",
     "EmbedResult",
     "affinities",
     "cost_and_gradient",

@@ -20,6 +20,7 @@ from ._validation import (
 )
 from .init import initialize
 from .methods import METHODS, check_param_value, get_method
+from .optim import DivergenceError
 from .plans import Objective, make_plan, method_keywords
 
 
@@ -59,6 +60,10 @@ class EmbedResult:
     learned : dict
         Final values of the scalars learned with ``Y`` (``{"Q": ...}`` for
         ncvis, empty otherwise).
+    recoveries : list of dict
+        Exact optimizer: one entry per recovery from a diverging run
+        (``iteration``, ``restart``, ``reason``, new ``learning_rate``; see
+        :mod:`smallvis.optim`).  Empty when the run never diverged.
     """
 
     Y: np.ndarray
@@ -74,6 +79,7 @@ class EmbedResult:
     timings: dict = field(default_factory=dict)
     stopped_early: bool = False
     learned: dict = field(default_factory=dict)
+    recoveries: list = field(default_factory=list)
 
     @property
     def Q(self):
@@ -190,6 +196,7 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, return_learned=F
         )
     cost_params = {k: check_param_value(k, method_params.get(k, v), v)
                    for k, v in m.cost_params.items()}
+    cost_params = m.resolve_auto(cost_params, Y.shape[0])
     learned = tuple(check_number(cost_params[k], k) for k in m.learned)
     cost_fn, gradient_fn, args = m.cost_kernels(kern, cost_params)
     C = check_affinities(P, Y.shape[0], symmetric=m.symmetric, fuzzy=m.fuzzy)
@@ -334,8 +341,11 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
               f"{'Cython' if fast else 'NumPy'} kernels, learning rate "
               f"{plan.learning_rate:g}", file=sys.stderr, flush=True)
     objective = Objective.build(m, kern, C, plan.cost_params, n_threads)
-    outcome = plan.run(Y, objective, P=C, kernels=kern, rng=rng, callback=callback,
-                       verbose=verbose)
+    try:
+        outcome = plan.run(Y, objective, P=C, kernels=kern, rng=rng, callback=callback,
+                           verbose=verbose)
+    except DivergenceError as exc:
+        raise DivergenceError(f"{m.name}: {exc}") from None
     t3 = time.perf_counter()
     if not return_result:
         return Y
@@ -351,4 +361,5 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
                                       "affinities": t2 - t1, "optimize": t3 - t_init},
         stopped_early=outcome.stopped_early,
         learned={k: float(v) for k, v in zip(m.learned, objective.learned)},
+        recoveries=outcome.recoveries,
     )

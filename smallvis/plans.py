@@ -81,6 +81,7 @@ class RunOutcome:
     cost_iterations: list
     stopped_early: bool
     settings: dict = field(default_factory=dict)
+    recoveries: list = field(default_factory=list)
 
 
 def method_keywords(method, perplexity, method_params, defaults=None):
@@ -162,7 +163,7 @@ class ExactPlan:
             "n_iter", "learning_rate", "exaggeration", "exaggeration_iter", "momentum",
             "final_momentum", "momentum_switch_iter", "min_gain", "tol", "cost_every")}
         return RunOutcome(trace.n_iter, final_cost, trace.costs, trace.iterations,
-                          trace.stopped_early, settings)
+                          trace.stopped_early, settings, list(trace.recoveries))
 
 
 @dataclass(frozen=True)
@@ -183,6 +184,9 @@ class SgdPlan:
               n_epochs=None):
         """Validate the stochastic optimizer's keywords; defaults from the spec."""
         spec = method.sgd
+        # "auto" keywords take the stochastic form's own default
+        keywords = {k: v for k, v in keywords.items()
+                    if not (k in spec.param_defaults and isinstance(v, str) and v == "auto")}
         affinity_params, cost_params = method.split_params(
             {**spec.param_defaults, **keywords}, n_samples)
         if n_epochs is None:

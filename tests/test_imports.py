@@ -27,7 +27,7 @@ LAYERS = [
     {"methods"},
     {"plans"},
     {"api", "plotting"},
-    {"cli", "__init__"},
+    {"cli", "testing", "__init__"},
 ]
 
 
