@@ -146,20 +146,22 @@ cdef struct Coef:
     # they stay in registers while Y is written
     int kind
     double a, b, gamma, eps
+    double nu               # negatives per positive in the running epoch (NCVis)
 
 
 cdef inline double _ncvis_sample(const Coef* C, double d2, double q,
                                  double* slope) noexcept nogil:
     # NCVis: returns w' = e^{-Q'} q_hat / nu, writes 2 a b d^{2(b-1)} q_hat
-    # (0 for coincident points); C.gamma holds nu (see the reference twin)
+    # (0 for coincident points); nu is the epoch's noise count (see the
+    # reference twin)
     cdef double d2b, q_hat
     if d2 <= 0.0:
         slope[0] = 0.0
-        return exp(-q) / C.gamma
+        return exp(-q) / C.nu
     d2b = _pow_pos(d2, C.b)
     q_hat = 1.0 / (1.0 + C.a * d2b)
     slope[0] = 2.0 * C.a * C.b * (d2b / d2) * q_hat
-    return exp(-q) * q_hat / C.gamma
+    return exp(-q) * q_hat / C.nu
 
 
 cdef inline double _attract(const Coef* C, double d2, double q, double* dq) noexcept nogil:
@@ -245,6 +247,7 @@ cdef void _sgd_sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j, uin
     cdef double* head_acc = acc if L.defer_head else NULL
     cdef Coef C
     C.kind, C.a, C.b, C.gamma, C.eps = L.coef, L.a, L.b, L.gamma, L.eps
+    C.nu = <double>L.n_noise[epoch]
     if L.defer_head:
         for d in range(L.dim):
             acc[d] = 0.0

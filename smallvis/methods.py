@@ -294,7 +294,8 @@ def _ncvis_cost(nu, a, b, spread, min_dist, correct_q):
 
 
 def _ncvis_sgd_params(Q, nu, a, b, spread, min_dist, correct_q):
-    """NCVis's loop takes (a, b, nu): nu travels in the gamma slot."""
+    """NCVis's loop takes (a, b, nu): nu, the mean number of negatives per
+    positive sample of the noise schedule, travels in the gamma slot."""
     _, (nu, a, b) = _ncvis_cost(nu, a, b, spread, min_dist, correct_q)
     return a, b, nu, 0.0
 

@@ -888,10 +888,11 @@ def _pow_pos(x, y):
     return math.exp2(y * math.log2(x))
 
 
-def _attract(coef, d2, params, q):
+def _attract(coef, d2, params, q, nu):
     """Attraction coefficient ``c`` (gradient ``c (y_i - y_j)``) and dJ/dQ.
 
-    ``q`` is the learned scalar seen by this head (unused by umap and the
+    ``q`` is the learned scalar seen by this head and ``nu`` the number of
+    negatives per positive sample in this epoch (both unused by umap and the
     Cauchy coefficient, whose dJ/dQ is 0).
     """
     if coef == _COEF_UMAP:
@@ -903,32 +904,35 @@ def _attract(coef, d2, params, q):
     if coef == _COEF_NCVIS:
         # seed 000: w+ = 1 / (1 + w'), dJ/dQ' = -w+, and z_i moves by
         # alpha k+ (z_j - z_i) with k+ = 2 w+ q_hat a b d^{2(b-1)}
-        w, slope = _ncvis_sample(d2, params, q)
+        w, slope = _ncvis_sample(d2, params, q, nu)
         w_plus = 1.0 / (1.0 + w)
         return -w_plus * slope, -w_plus
     return -2.0 / (1.0 + d2), 0.0                         # Cauchy: tumap, largevis
 
 
-def _repel(coef, d2, params, q):
+def _repel(coef, d2, params, q, nu):
     """Repulsion coefficient of one negative sample and dJ/dQ."""
     a, b, gamma, eps = params[0], params[1], params[2], params[3]
     if coef == _COEF_UMAP:
         return 2.0 * gamma * b / ((eps + d2) * (1.0 + a * _pow_pos(d2, b))), 0.0
     if coef == _COEF_NCVIS:
         # seed 000: w- = -w' / (1 + w'), dJ/dQ' = -w- (written without overflow)
-        w, slope = _ncvis_sample(d2, params, q)
+        w, slope = _ncvis_sample(d2, params, q, nu)
         w_minus = w / (1.0 + w) if w < 1.0 else 1.0 / (1.0 + 1.0 / w)
         return w_minus * slope, w_minus
     return 2.0 * gamma / ((eps + d2) * (1.0 + d2)), 0.0   # Cauchy
 
 
-def _ncvis_sample(d2, params, q):
+def _ncvis_sample(d2, params, q, nu):
     """NCVis's ``w' = e^{-Q'} q_hat / nu`` and ``2 a b d^{2(b-1)} q_hat``.
 
-    ``params = (a, b, nu, ...)``; ``q`` is ``Q'``, the normalisation seen by
-    the head.  The slope is 0 for coincident points (no force).
+    ``params = (a, b, ...)``; ``q`` is ``Q'``, the normalisation seen by the
+    head; ``nu`` is the noise ratio of the running epoch, the number of
+    negatives drawn per positive sample (as the NCVis reference code
+    divides by its current noise count).  The slope is 0 for coincident
+    points (no force).
     """
-    a, b, nu = params[0], params[1], params[2]
+    a, b = params[0], params[1]
     if d2 <= 0.0:
         return math.exp(-q) / nu, 0.0
     d2b = _pow_pos(d2, b)
@@ -1042,7 +1046,10 @@ def sgd_epochs(head, tail, edge_weight, edge_alias, noise_prob, noise_alias, Y,
         Learning rate of each epoch.
     n_noise : ndarray of int64, shape (n_epochs,)
         Negatives per positive sample in each epoch (scheme 0: the negative
-        sample rate).
+        sample rate).  NCVis's coefficient uses it as that epoch's noise
+        ratio :math:`\nu` in :math:`w' = e^{-Q'} \hat q / \nu`, so that the
+        expected update of the epoch is the exact NCE gradient at that
+        :math:`\nu`.
     state : ndarray of float64, shape (2, n_edges)
         Scheme 0: the epoch of the next sample and of the next negative
         sample of each edge; updated in place (so blocks of epochs continue
@@ -1092,7 +1099,8 @@ def sgd_epochs(head, tail, edge_weight, edge_alias, noise_prob, noise_alias, Y,
         alpha = alphas[epoch]
         acc = np.zeros(Y.shape[1]) if defer_head else None
         qi = q[0] + q_offset[i] if len(q_offset) else q[0]
-        c, dq = _attract(coef, float(np.sum((Y[i] - Y[j]) ** 2)), params, qi)
+        nu = float(n_noise[epoch])  # the epoch's noise ratio (NCVis's w')
+        c, dq = _attract(coef, float(np.sum((Y[i] - Y[j]) ** 2)), params, qi, nu)
         step(i, j, c, alpha, acc, True)
         if alpha_q != 0.0:
             q[0] += alpha_q * dq
@@ -1111,7 +1119,7 @@ def sgd_epochs(head, tail, edge_weight, edge_alias, noise_prob, noise_alias, Y,
             if d2 <= 0.0:
                 continue
             qi = q[0] + q_offset[i] if len(q_offset) else q[0]
-            c, dq = _repel(coef, d2, params, qi)
+            c, dq = _repel(coef, d2, params, qi, nu)
             step(i, k, c, alpha, acc, move_negatives)
             if alpha_q != 0.0:
                 q[0] += alpha_q * dq

@@ -190,9 +190,12 @@ class SgdSpec:
 
 
 def noise_counts(n_epochs, n_negative, schedule):
-    """Negatives per positive sample in each epoch (see :class:`SgdSpec`)."""
+    """Negatives per positive sample in each epoch (see :class:`SgdSpec`).
+
+    ``n_negative`` is the mean; a count is rounded and at least 1.
+    """
     if schedule == "constant" or n_epochs == 1:
-        return np.full(n_epochs, n_negative, dtype=np.int64)
+        return np.full(n_epochs, max(1, int(np.rint(n_negative))), dtype=np.int64)
     ramp = np.linspace(0.0, 1.0, n_epochs) ** 3
     counts = np.rint(ramp / ramp.sum() * n_negative * n_epochs)
     return np.maximum(counts, 1).astype(np.int64)
@@ -345,6 +348,9 @@ def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels, *, q0=0.0,
         noise_prob, noise_alias = alias_table(degree ** DEGREE_POWER, kernels)
     alphas = learning_rates(n_epochs, learning_rate, spec.decay, spec.min_learning_rate)
     a, b, gamma, eps = kernel_params
+    # NCVis's nu (in gamma's slot) is the mean of its noise schedule; each
+    # epoch's w' divides by that epoch's count (see sgd_epochs)
+    n_negative = gamma if spec.coefficient == "ncvis" else spec.n_negative
     q_offset = empty_f
     if correct_q:
         row_sums = np.bincount(rows, weights=w, minlength=n)
@@ -365,7 +371,7 @@ def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels, *, q0=0.0,
         edge_alias=np.ascontiguousarray(edge_alias, dtype=np.int64),
         noise_prob=noise_prob, noise_alias=noise_alias, config=config,
         params=np.array([a, b, gamma, eps, spec.clip, spec.q_learning_rate]),
-        alphas=alphas, n_noise=noise_counts(n_epochs, spec.n_negative, spec.noise_schedule),
+        alphas=alphas, n_noise=noise_counts(n_epochs, n_negative, spec.noise_schedule),
         state=state, q=np.array([float(q0)]),
         q_offset=np.ascontiguousarray(q_offset, dtype=np.float64), n_epochs=n_epochs,
     )

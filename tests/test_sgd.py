@@ -259,3 +259,118 @@ def test_bad_inputs_raise_clear_errors(iris, kwargs, match):
     X, _ = iris
     with pytest.raises(ValueError, match=match):
         smallvis.embed(X, fast=True, **kwargs)
+
+
+# ---------------------------------------------------------------------------
+# NCVis: the expected stochastic update is the exact NCE gradient
+# ---------------------------------------------------------------------------
+
+
+def _ncvis_graph(edges, n):
+    """P = V / sum(V) of an undirected graph given by its edges."""
+    V = np.zeros((n, n))
+    for i, j in edges:
+        V[i, j] = V[j, i] = 1.0
+    return V / V.sum()
+
+
+def _exact_ncvis_ascent(P, Y, Q, nu, a, b):
+    """-d(-J)/dY and -d(-J)/dQ of the exact kernels (the ascent direction of J)."""
+    import scipy.sparse as sp
+
+    M = sp.csr_matrix(P)
+    grad = np.zeros_like(Y)
+    dQ = reference.ncvis_gradient(M.indptr.astype(np.int64), M.indices.astype(np.int64),
+                                  M.data, Y, Q, nu, a, b, grad, 1)
+    return -grad, -dQ
+
+
+def _expected_sgd_ascent(P, Y, Q, nu, a, b, q_offset):
+    """One epoch's update per unit step, averaged over the noise draws, at fixed Y and Q.
+
+    Every edge (i, j) once as a positive sample; then nu negatives k, each
+    uniform over the n - 1 points other than i: the expectation is the sum
+    over k != i with weight nu / (n - 1).  Enumerated exactly with the
+    coefficients the loop calls.
+    """
+    n = len(Y)
+    params = np.array([a, b, 0.0, 0.0])
+    G, dQ = np.zeros_like(Y), 0.0
+    for i, j in zip(*np.nonzero(P)):
+        qi = Q + q_offset[i]
+        c, dq = reference._attract(reference._COEF_NCVIS, np.sum((Y[i] - Y[j]) ** 2),
+                                   params, qi, nu)
+        G[i] += c * (Y[i] - Y[j])
+        G[j] -= c * (Y[i] - Y[j])
+        dQ += dq
+        for k in range(n):
+            if k == i:
+                continue
+            c, dq = reference._repel(reference._COEF_NCVIS, np.sum((Y[i] - Y[k]) ** 2),
+                                     params, qi, nu)
+            G[i] += nu / (n - 1) * c * (Y[i] - Y[k])
+            G[k] -= nu / (n - 1) * c * (Y[i] - Y[k])
+            dQ += nu / (n - 1) * dq
+    return G, dQ
+
+
+@pytest.mark.parametrize("nu", [1.0, 5.0, 20.0])
+@pytest.mark.parametrize("correct_q", [False, True])
+def test_ncvis_expected_update_is_the_exact_nce_gradient(nu, correct_q):
+    """E[update] = |E| grad J at the epoch's nu (correct_q; or any regular graph).
+
+    The loop's w' = e^{-Q'} q_hat / nu is the exact q_ij / (nu p_i^-) when
+    Q' = Q + log p_i^-.  Without correct_q the loop uses Q' = Q for every
+    head, which is right only where p_i^- is the same for all rows: a
+    regular graph (a ring), compared with the exact gradient at
+    Q - log p^-.  With correct_q the graph is irregular (degrees 1 to 4).
+    """
+    rng = np.random.default_rng(8)
+    n = 7
+    if correct_q:
+        edges = [(0, 1), (0, 2), (0, 3), (0, 4), (4, 5), (5, 6), (2, 3)]
+    else:
+        edges = [(i, (i + 1) % n) for i in range(n)]
+    P = _ncvis_graph(edges, n)
+    Y = rng.normal(size=(n, 2))
+    a, b, Q = 0.8, 1.2, 3.0
+    log_pminus = np.log(P.sum(axis=1) / (n - 1))
+    offset = log_pminus if correct_q else np.zeros(n)
+    G, dQ = _expected_sgd_ascent(P, Y, Q, nu, a, b, offset)
+    Q_exact = Q if correct_q else Q - log_pminus[0]
+    G_exact, dQ_exact = _exact_ncvis_ascent(P, Y, Q_exact, nu, a, b)
+    n_edges = np.count_nonzero(P)  # each edge sampled once: p_ij = 1 / n_edges
+    np.testing.assert_allclose(G, n_edges * G_exact, rtol=1e-12, atol=1e-14)
+    assert dQ == pytest.approx(n_edges * dQ_exact, rel=1e-12)
+    assert abs(dQ) > 0.1  # Q is not already stationary: the check has teeth
+
+
+@pytest.mark.parametrize("kernels", [reference, _kernels], ids=["numpy", "cython"])
+@pytest.mark.parametrize("correct_q", [False, True])
+def test_ncvis_loop_uses_the_epochs_noise_count(kernels, correct_q):
+    """The loop's nu is n_noise[epoch]: one epoch, tiny steps, two points.
+
+    With two points every draw is determined (the only negative of i is the
+    other point), so a step of 1e-9 moves Y and Q by 1e-9 times the expected
+    update, which is the exact NCE gradient at that epoch's noise count.
+    """
+    P = _ncvis_graph([(0, 1)], 2)
+    Y0 = np.array([[0.3, -0.2], [-0.5, 0.9]])
+    a, b, Q, step = 0.8, 1.2, 1.5, 1e-9
+    spec = METHODS["ncvis"].sgd
+    for n_noise in (1, 7, 20):
+        prob = sgd.prepare(spec, P, 1, (a, b, 5.0, 0.0), step, kernels, q0=Q,
+                           correct_q=correct_q)
+        prob.n_noise[:] = n_noise
+        prob.params[5] = step  # alpha_Q
+        Y = Y0.copy()
+        kernels.sgd_epochs(prob.head, prob.tail, prob.edge_weight, prob.edge_alias,
+                           prob.noise_prob, prob.noise_alias, Y, prob.config, prob.params,
+                           prob.alphas, prob.n_noise, prob.state, prob.q, prob.q_offset,
+                           0, 0, 1, 1)
+        # p^- = 1/2 for both rows: without correct_q the loop's Q is the
+        # exact Q + log(1/2)
+        Q_exact = Q if correct_q else Q - np.log(0.5)
+        G_exact, dQ_exact = _exact_ncvis_ascent(P, Y0, Q_exact, float(n_noise), a, b)
+        np.testing.assert_allclose((Y - Y0) / step, 2 * G_exact, rtol=1e-5)
+        assert (prob.q[0] - Q) / step == pytest.approx(2 * dQ_exact, rel=1e-5)
