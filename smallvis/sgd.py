@@ -62,8 +62,9 @@ integers by Lemire's multiply-shift, doubles from the top 53 bits), computed
 identically by both kernels.  Hence:
 
 * the NumPy and Cython loops make the same draws and, with one thread, the
-  same floating-point operations in the same order: they agree to rounding
-  (bit for bit in practice);
+  same floating-point operations in the same order: they agree bit for bit
+  (the Cython loop is compiled without the flags that would let the
+  compiler regroup its arithmetic; see :mod:`smallvis._sgd_kernels`);
 * with ``n_threads=1`` the same ``random_state`` gives the same ``Y``, bit
   for bit, and running the epochs in blocks gives the same result as one
   long run;

@@ -118,7 +118,7 @@ def test_alias_table_rejects_bad_weights():
 # ---------------------------------------------------------------------------
 
 
-def _problem(name, X, n_epochs, kernels=reference):
+def _problem(name, X, n_epochs, kernels=reference, correct_q=False):
     """P, initial Y and the kernel inputs, as embed() builds them."""
     m = METHODS[name]
     params = {**m.sgd.param_defaults}
@@ -129,11 +129,11 @@ def _problem(name, X, n_epochs, kernels=reference):
     rng = np.random.default_rng(0)
     Y0 = smallvis.init.initialize(m.sgd.init, X, 2, rng, P=P)
     prob = sgd.prepare(m.sgd, P, n_epochs, m.sgd.kernel_params(**cost_params),
-                       m.sgd.learning_rate, kernels)
+                       m.sgd.learning_rate, kernels, correct_q=correct_q)
     return prob, Y0
 
 
-def _run(kernels, prob, Y0, seed, n_threads=1, blocks=None):
+def _run(kernels, prob, Y0, seed, n_threads=1, blocks=None, return_q=False):
     import copy
 
     prob = copy.deepcopy(prob)
@@ -144,20 +144,25 @@ def _run(kernels, prob, Y0, seed, n_threads=1, blocks=None):
                            prob.noise_prob, prob.noise_alias, Y, prob.config, prob.params,
                            prob.alphas, prob.n_noise, prob.state, prob.q, prob.q_offset,
                            seed, e0, e1, n_threads)
-    return Y
+    return (Y, prob.q[0]) if return_q else Y
 
 
 @pytest.mark.filterwarnings("ignore:the affinity graph")
-@pytest.mark.parametrize("name", SGD_METHODS)
-def test_epoch_loop_twins_agree_on_iris(iris, name):
+@pytest.mark.parametrize("name,correct_q", [(name, False) for name in SGD_METHODS]
+                         + [("ncvis", True)])
+def test_epoch_loop_twins_agree_bitwise_on_iris(iris, name, correct_q):
+    """One thread: the NumPy and Cython loops give the same Y (and Q), bit for bit."""
     X, _ = iris
-    prob, Y0 = _problem(name, X, 100)
-    Y_ref = _run(reference, prob, Y0, seed=2024)
-    Y_fast = _run(_kernels, prob, Y0, seed=2024)
+    prob, Y0 = _problem(name, X, 100, correct_q=correct_q)
+    Y_ref, q_ref = _run(reference, prob, Y0, seed=2024, return_q=True)
+    Y_fast, q_fast = _run(_kernels, prob, Y0, seed=2024, return_q=True)
     assert np.all(np.isfinite(Y_ref))
     moved = np.abs(Y_ref - Y0).max()
     assert moved > 0.1  # the layout did change over the run
-    np.testing.assert_allclose(Y_fast, Y_ref, rtol=0, atol=1e-10 * np.abs(Y_ref).max())
+    np.testing.assert_array_equal(Y_fast.view(np.uint64), Y_ref.view(np.uint64))
+    assert np.float64(q_fast).view(np.uint64) == np.float64(q_ref).view(np.uint64)
+    if name == "ncvis":
+        assert q_ref != 0.0  # Q was learned
 
 
 @pytest.mark.filterwarnings("ignore:the affinity graph")

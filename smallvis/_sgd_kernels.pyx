@@ -1,12 +1,36 @@
-# Included by _kernels.pyx: the stochastic optimizer's twins of
-# smallvis.reference.counter_random, counter_randint, counter_uniform and
-# sgd_epochs.  See the reference docstrings for the maths; the arithmetic
-# here follows the reference operation by operation so that, with one
-# thread, both loops produce the same numbers.
+# cython: language_level=3
+# cython: boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False, nonecheck=False, embedsignature=False
+"""The stochastic optimizer's Cython twins, re-exported by :mod:`smallvis._kernels`.
 
-from libc.math cimport exp2, log2
-from libc.stdint cimport uint64_t
+Twins of :func:`smallvis.reference.counter_random`, ``counter_randint``,
+``counter_uniform``, ``alias_table`` and ``sgd_epochs``; see the reference
+docstrings for the maths.  The arithmetic here follows the reference
+operation by operation, so that with one thread both loops produce the same
+numbers, bit for bit.
+
+That promise needs the C compiler to evaluate every expression as written.
+This module is therefore its own extension, built without the flags that let
+the compiler regroup floating-point arithmetic (setup.py): with
+``-fassociative-math`` GCC turned NCVis's ``alpha * (c * (y_i - y_k))`` and
+its products of four factors into other groupings, and the twins drifted
+apart by 1e-13 after 40 epochs; ``-ffp-contract=off`` keeps a platform with
+fused multiply-add (e.g. aarch64) from rounding ``a * b + c`` once instead of
+twice.  The exact-gradient kernels of :mod:`smallvis._kernels` keep those
+flags: their reductions need them to vectorise, and their twins agree to
+rounding, not bitwise.
+"""
+
+from cython.parallel cimport prange, threadid
+from libc.math cimport exp, exp2, log2
+from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport calloc, free
+
+import numpy as np
+
+cdef extern from *:
+    # rows of Y that never alias (i != k is guaranteed by the callers)
+    ctypedef double* dptr "double * __restrict__"
 
 cdef uint64_t _GOLDEN = 0x9E3779B97F4A7C15ULL
 cdef double _TWO_POW_MINUS_53 = 1.0 / 9007199254740992.0
