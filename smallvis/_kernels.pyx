@@ -1018,8 +1018,9 @@ def ncvis_gradient(indptr, indices, data, Y, Q, nu, a, b, grad, n_threads):
 # the reference bit for bit (see smallvis/_sgd_kernels.pyx); they belong to
 # this module's interface.
 from smallvis._sgd_kernels import (alias_table, counter_randint, counter_random,
-                                   counter_uniform, sgd_epochs)
-for _twin in (alias_table, counter_randint, counter_random, counter_uniform, sgd_epochs):
+                                   counter_uniform, sgd_coefficients, sgd_epochs)
+for _twin in (alias_table, counter_randint, counter_random, counter_uniform,
+              sgd_coefficients, sgd_epochs):
     _twin.__module__ = __name__
 del _twin
 

@@ -325,7 +325,8 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
     n_iter = check_number(n_iter, "n_iter", low=0, integer=True)
     n_threads = check_threads(n_threads)
     cost_every = check_number(cost_every, "cost_every", low=1, integer=True)
-    optimizer = _sgd.choose_optimizer(m, optimizer, n)
+    optimizer = _sgd.choose_optimizer(m, optimizer, n,
+                                      [k for k, v in METHODS.items() if v.sgd is not None])
     spec = m.sgd if optimizer == "sgd" else None
     if spec is not None:
         method_params = {**spec.param_defaults, **method_params}

@@ -294,10 +294,9 @@ def _ncvis_cost(nu, a, b, spread, min_dist, correct_q):
 
 
 def _ncvis_sgd_params(Q, nu, a, b, spread, min_dist, correct_q):
-    """NCVis's loop takes (a, b, nu): nu, the mean number of negatives per
-    positive sample of the noise schedule, travels in the gamma slot."""
+    """nu is the mean of the noise schedule; each epoch's update uses its own count."""
     _, (nu, a, b) = _ncvis_cost(nu, a, b, spread, min_dist, correct_q)
-    return a, b, nu, 0.0
+    return {"a": a, "b": b, "n_negative": nu}
 
 
 def ncvis_n_epochs(n_samples):
@@ -306,7 +305,7 @@ def ncvis_n_epochs(n_samples):
 
 
 # ---------------------------------------------------------------------------
-# cost parameters -> the SGD coefficients' (a, b, gamma, eps)
+# cost parameters -> the SGD coefficients' parameters
 # ---------------------------------------------------------------------------
 
 #: umap-learn's repulsion strength (its ``repulsion_strength`` default).
@@ -315,11 +314,11 @@ UMAP_SGD_GAMMA = 1.0
 
 def _umap_sgd_params(a, b, spread, min_dist, eps):
     a, b = umap_output_kernel(a, b, spread, min_dist)
-    return a, b, UMAP_SGD_GAMMA, check_number(eps, "eps", low=0)
+    return {"a": a, "b": b, "gamma": UMAP_SGD_GAMMA, "eps": check_number(eps, "eps", low=0)}
 
 
 def _tumap_sgd_params(eps):
-    return 1.0, 1.0, UMAP_SGD_GAMMA, check_number(eps, "eps", low=0)
+    return {"gamma": UMAP_SGD_GAMMA, "eps": check_number(eps, "eps", low=0)}
 
 
 def _largevis_sgd_params(gamma, eps, kernel, alpha):
@@ -327,7 +326,7 @@ def _largevis_sgd_params(gamma, eps, kernel, alpha):
     if kernel != "cauchy":
         raise ValueError(f"optimizer='sgd' supports largevis with kernel='cauchy' only "
                          f"(the LargeVis reference); got kernel={kernel!r}")
-    return 1.0, 1.0, float(gamma), float(eps)
+    return {"gamma": float(gamma), "eps": float(eps)}
 
 
 #: Annoy trees under optimizer="sgd" (large data).  Every Annoy search is
@@ -338,7 +337,7 @@ def _largevis_sgd_params(gamma, eps, kernel, alpha):
 #: and 86.2% for the 20 unrefined trees used before, in about half the time.
 SGD_ANNOY_TREES = 7
 
-# umap-learn's optimize_layout_euclidean (guide section 3)
+# umap-learn's optimize_layout_euclidean (McInnes et al. 2018)
 _UMAP_SGD = dict(coefficient="umap", scheme="epochs_per_sample", noise="uniform",
                  n_epochs=umap_n_epochs, n_negative=5, clip=4.0, learning_rate=1.0,
                  init="spectral", param_defaults={"n_trees": SGD_ANNOY_TREES})
@@ -441,7 +440,7 @@ METHODS = MappingProxyType({
             # tol test mistakes for convergence; NCVis's own start avoids it
             optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "power"},
             auto_learning_rate=ncvis_auto_learning_rate,
-            # the NCVis reference code (seed 000; guide section 3)
+            # the NCVis reference code (Artemenkov & Panov 2020)
             sgd=SgdSpec(coefficient="ncvis", scheme="every_edge", noise="uniform_others",
                         n_epochs=ncvis_n_epochs, kernel_params=_ncvis_sgd_params,
                         n_negative=5, clip=4.0, learning_rate=1.0, move_negatives=True,
