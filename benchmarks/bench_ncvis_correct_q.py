@@ -3,8 +3,8 @@
 The NCVis reference learns one scalar for all heads, as if the noise
 probability p_i^- = (sum_k p_ik) / (N - 1) were the same for every row.  In a
 kNN graph with hubs it is not: a hub's union-symmetrised row is far longer.
-``correct_q=True`` adds log p_i^- per head, so the learned scalar becomes the
-true normalisation Q.  For each dataset and setting this prints the spread of
+``correct_q=True`` adds log p_i^- per head, so the learned scalar estimates
+the normalisation Q.  For each dataset and setting this prints the spread of
 log p_i^-, the learned Q, the exact NCE cost -J of the final layout at that
 Q and at the best Q for the layout, 15-NN preservation, and the time.
 

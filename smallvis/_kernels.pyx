@@ -1013,7 +1013,16 @@ def ncvis_gradient(indptr, indices, data, Y, Q, nu, a, b, grad, n_threads):
                           aux=_ncvis_noise(indptr, data, Y.shape[0], nu))
 
 
-include "_sgd_kernels.pxi"
+# The stochastic optimizer's twins are compiled as their own extension,
+# without the flags that regroup floating-point arithmetic, so that they match
+# the reference bit for bit (see smallvis/_sgd_kernels.pyx); they belong to
+# this module's interface.
+from smallvis._sgd_kernels import (alias_table, counter_randint, counter_random,
+                                   counter_uniform, sgd_coefficients, sgd_epochs)
+for _twin in (alias_table, counter_randint, counter_random, counter_uniform,
+              sgd_coefficients, sgd_epochs):
+    _twin.__module__ = __name__
+del _twin
 
 
 # ---------------------------------------------------------------------------

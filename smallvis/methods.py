@@ -369,9 +369,9 @@ def _ncvis_cost(nu, a, b, spread, min_dist, correct_q):
 
 
 def _ncvis_sgd_params(Q, nu, a, b, spread, min_dist, correct_q):
-    """NCVis's loop takes (a, b, nu): nu travels in the gamma slot."""
+    """nu is the mean of the noise schedule; each epoch's update uses its own count."""
     _, (nu, a, b) = _ncvis_cost(nu, a, b, spread, min_dist, correct_q)
-    return a, b, nu, 0.0
+    return {"a": a, "b": b, "n_negative": nu}
 
 
 def ncvis_n_epochs(n_samples):
@@ -380,7 +380,7 @@ def ncvis_n_epochs(n_samples):
 
 
 # ---------------------------------------------------------------------------
-# cost parameters -> the SGD coefficients' (a, b, gamma, eps)
+# cost parameters -> the SGD coefficients' parameters
 # ---------------------------------------------------------------------------
 
 #: umap-learn's repulsion strength (its ``repulsion_strength`` default).
@@ -389,11 +389,11 @@ UMAP_SGD_GAMMA = 1.0
 
 def _umap_sgd_params(a, b, spread, min_dist, eps):
     a, b = umap_output_kernel(a, b, spread, min_dist)
-    return a, b, UMAP_SGD_GAMMA, check_number(eps, "eps", low=0)
+    return {"a": a, "b": b, "gamma": UMAP_SGD_GAMMA, "eps": check_number(eps, "eps", low=0)}
 
 
 def _tumap_sgd_params(eps):
-    return 1.0, 1.0, UMAP_SGD_GAMMA, check_number(eps, "eps", low=0)
+    return {"gamma": UMAP_SGD_GAMMA, "eps": check_number(eps, "eps", low=0)}
 
 
 def _largevis_sgd_params(gamma, eps, kernel, alpha):
@@ -401,7 +401,7 @@ def _largevis_sgd_params(gamma, eps, kernel, alpha):
     if kernel != "cauchy":
         raise ValueError(f"optimizer='sgd' supports largevis with kernel='cauchy' only "
                          f"(the LargeVis reference); got kernel={kernel!r}")
-    return 1.0, 1.0, float(gamma), float(eps)
+    return {"gamma": float(gamma), "eps": float(eps)}
 
 
 #: Annoy trees under optimizer="sgd" (large data).  Every Annoy search is

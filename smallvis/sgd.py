@@ -3,10 +3,13 @@
 A method with a stochastic form carries an :class:`SgdSpec` in the registry
 (:data:`smallvis.methods.METHODS`).  The spec names the method's per-edge
 coefficient (``"umap"``: :math:`1/(1 + a d^{2b})`; ``"cauchy"``:
-:math:`1/(1 + d^2)`, used by tumap and largevis), its sampling scheme and
-its defaults; everything else (sampling, schedule, threads, randomness) is
+:math:`1/(1 + d^2)`, used by tumap and largevis; ``"ncvis"``: the NCE
+coefficient with a learned normalisation), its sampling scheme and its
+defaults; everything else (sampling, schedule, threads, randomness) is
 written once, in the twin kernels ``sgd_epochs`` of :mod:`smallvis.reference`
-(a readable per-edge loop) and :mod:`smallvis._kernels` (Cython).
+(a readable per-edge loop) and :mod:`smallvis._kernels` (Cython).  The
+coefficients are small named functions in both twins
+(``smallvis.reference.SGD_COEFFICIENTS``; derivations in docs/theory.md).
 
 Sampling schemes
 ----------------
@@ -33,26 +36,28 @@ Sampling schemes
     old position); the head's steps are summed and applied after its
     negatives.  Clip ±5 before the step; ``alpha_e = alpha_0 max(1 - e /
     n_epochs, 1e-4)``.
-``"every_edge"`` (reserved for ncvis)
+``"every_edge"`` (ncvis; the NCVis reference code)
     Every edge once per epoch, with a per-epoch number of uniform noise
-    samples drawn from the points other than the head.
+    samples drawn from the points other than the head (below).
 
-Hooks for NCVis (not a method yet)
-----------------------------------
-The loop already carries what NCVis's SGD (seed 000) needs, so adding it is
-one coefficient pair in both twins plus a spec:
+The learned normalisation (NCVis)
+---------------------------------
+NCVis (Artemenkov & Panov 2020) uses the loop with ``scheme="every_edge"``,
+``noise="uniform_others"`` (``j != i``, exact: draw in ``[0, N - 1)`` and
+skip ``i``), moving negatives and the clip after the step, plus:
 
-* ``scheme="every_edge"`` with a per-epoch number of noise samples
-  (``n_noise``, one int per epoch: linspace(0, 1, E)^3 rescaled to 5E);
-* ``noise="uniform_others"`` (``j != i``, exact: draw in ``[0, N - 1)``
-  and skip ``i``); ``move_negatives=True``; ``clip_after_step=True``;
-* a learned scalar ``q`` (length-1 array, in and out) updated after every
-  positive and negative sample by ``q += alpha_q * dJ/dQ`` when
-  ``alpha_q = params[5] != 0``; each coefficient receives
-  ``q + q_offset[i]`` (``q_offset``: seed 000's ``log p_i^-`` per row for
-  ``correct_q=True``, or empty) and returns its ``dJ/dQ``;
-* the learning-rate schedule is an array (``alphas``), so NCVis's
-  ``alpha (1 - (e / E)^2)`` needs no kernel change.
+* a per-epoch number of noise samples (``n_noise``: linspace(0, 1, E)^3
+  rescaled to ``nu * E`` in all, rounded, at least 1 per epoch).  Each
+  update divides by its epoch's count, NCVis's ``w' = e^{-Q'} q_hat / nu``,
+  as the NCVis reference code does, so the expected update of an epoch is
+  the exact gradient of the NCE objective at that epoch's ``nu``
+  (``tests/test_sgd.py`` enumerates it);
+* a learned scalar ``q`` updated after every positive and negative sample
+  by ``q += q_learning_rate * dJ/dQ``; each coefficient receives
+  ``q + q_offset[i]``, where ``q_offset`` is the per-row ``log p_i^-`` of
+  ``correct_q=True`` (J. Melville's notes on NCVis; docs/theory.md) or
+  empty;
+* the learning rate ``alpha (1 - (e / E)^2)`` (an array, ``alphas``).
 
 Randomness and threads
 ----------------------
@@ -62,8 +67,9 @@ integers by Lemire's multiply-shift, doubles from the top 53 bits), computed
 identically by both kernels.  Hence:
 
 * the NumPy and Cython loops make the same draws and, with one thread, the
-  same floating-point operations in the same order: they agree to rounding
-  (bit for bit in practice);
+  same floating-point operations in the same order: they agree bit for bit
+  (the Cython loop is compiled without the flags that would let the
+  compiler regroup its arithmetic; see :mod:`smallvis._sgd_kernels`);
 * with ``n_threads=1`` the same ``random_state`` gives the same ``Y``, bit
   for bit, and running the epochs in blocks gives the same result as one
   long run;
@@ -85,6 +91,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .optim import DivergenceError
+from .reference import SGD_COEFFICIENTS, SGD_NOISES, SGD_SCHEMES
 
 #: ``optimizer="auto"`` uses the exact optimizer up to this many points and
 #: the stochastic one above, for methods that have a stochastic form.
@@ -96,11 +103,6 @@ AUTO_SGD_MIN_N = 5000
 SGD_COST_MAX_N = 5000
 
 OPTIMIZERS = ("auto", "exact", "sgd")
-
-# Integer codes of the kernels (the twins read them from ``config``).
-COEFFICIENTS = {"umap": 0, "cauchy": 1, "ncvis": 2}
-SCHEMES = {"epochs_per_sample": 0, "alias": 1, "every_edge": 2}
-NOISES = {"uniform": 0, "uniform_others": 1, "degree": 2}
 
 #: LargeVis's exponent of the weighted degree in the negative-sampling
 #: distribution (as word2vec).
@@ -132,8 +134,9 @@ class SgdSpec:
 
     Attributes
     ----------
-    coefficient : {"umap", "cauchy"}
-        Per-edge attraction/repulsion coefficients (see
+    coefficient : {"umap", "cauchy", "ncvis"}
+        Per-edge attraction/repulsion coefficients (a key of
+        ``smallvis.reference.SGD_COEFFICIENTS``; see
         :func:`smallvis.reference.sgd_epochs`).
     scheme : {"epochs_per_sample", "alias", "every_edge"}
         How positive edges are sampled (module docstring).
@@ -142,11 +145,13 @@ class SgdSpec:
     n_epochs : callable
         ``n_epochs(n_samples)``: the default number of epochs.
     kernel_params : callable
-        ``kernel_params(**cost_params) -> (a, b, gamma, eps)``: the
-        coefficient's parameters from the method's cost parameters; raises
-        ``ValueError`` for settings without a stochastic form.
+        ``kernel_params(**cost_params) -> dict``: the coefficient's
+        parameters from the method's cost parameters, among ``a``, ``b``
+        (default 1), ``gamma`` (default 1), ``eps`` (default 0) and
+        ``n_negative`` (default: the spec's); raises ``ValueError`` for
+        settings without a stochastic form.
     n_negative : int
-        Negatives per positive sample.
+        Negatives per positive sample (the mean of the noise schedule).
     clip : float
         Bound of each clipped gradient (or step) component.
     learning_rate : float
@@ -190,11 +195,22 @@ class SgdSpec:
     noise_schedule: str = "constant"
     q_learning_rate: float = 0.0
 
+    def __post_init__(self):
+        for name, value, allowed in (("coefficient", self.coefficient, SGD_COEFFICIENTS),
+                                     ("scheme", self.scheme, SGD_SCHEMES),
+                                     ("noise", self.noise, SGD_NOISES)):
+            if value not in allowed:
+                raise ValueError(f"SgdSpec {name} must be one of {', '.join(allowed)}; "
+                                 f"got {value!r}")
+
 
 def noise_counts(n_epochs, n_negative, schedule):
-    """Negatives per positive sample in each epoch (see :class:`SgdSpec`)."""
+    """Negatives per positive sample in each epoch (see :class:`SgdSpec`).
+
+    ``n_negative`` is the mean; a count is rounded and at least 1.
+    """
     if schedule == "constant" or n_epochs == 1:
-        return np.full(n_epochs, n_negative, dtype=np.int64)
+        return np.full(n_epochs, max(1, int(np.rint(n_negative))), dtype=np.int64)
     ramp = np.linspace(0.0, 1.0, n_epochs) ** 3
     counts = np.rint(ramp / ramp.sum() * n_negative * n_epochs)
     return np.maximum(counts, 1).astype(np.int64)
@@ -260,22 +276,42 @@ def alias_table(weights, kernels):
 
 @dataclass
 class SgdProblem:
-    """Everything the kernel reads, built once by :func:`prepare`."""
+    """Everything the kernel ``sgd_epochs`` reads, built once by :func:`prepare`.
 
+    The attributes are documented in :func:`smallvis.reference.sgd_epochs`;
+    ``state`` and ``q`` are updated in place by the runs.
+    """
+
+    # the edges and the noise distribution
     head: np.ndarray
     tail: np.ndarray
     edge_weight: np.ndarray
     edge_alias: np.ndarray
     noise_prob: np.ndarray
     noise_alias: np.ndarray
-    config: np.ndarray
-    params: np.ndarray
+    # the schedule
+    n_epochs: int
     alphas: np.ndarray
     n_noise: np.ndarray
+    # updated in place
     state: np.ndarray
     q: np.ndarray
     q_offset: np.ndarray
-    n_epochs: int
+    # the method: its coefficient, sampling and switches
+    coefficient: str
+    a: float
+    b: float
+    gamma: float
+    eps: float
+    scheme: str
+    noise: str
+    samples_per_epoch: int
+    clip: float
+    clip_after_step: bool
+    move_negatives: bool
+    defer_head: bool
+    skip_tail: bool
+    q_learning_rate: float
 
 
 def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels, *, q0=0.0,
@@ -288,8 +324,8 @@ def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels, *, q0=0.0,
     P : ndarray or sparse matrix of shape (n_samples, n_samples)
         Validated affinities (symmetric, zero diagonal).
     n_epochs : int
-    kernel_params : tuple
-        ``(a, b, gamma, eps)``.
+    kernel_params : mapping
+        The coefficient's parameters (see :class:`SgdSpec`).
     learning_rate : float
         ``alpha_0``.
     kernels : module
@@ -297,8 +333,9 @@ def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels, *, q0=0.0,
     q0 : float, default=0.0
         Starting value of the learned normalisation (NCVis's ``Q``).
     correct_q : bool, default=False
-        Add seed 000's per-row correction ``log p_i^-`` (``p_i^-`` the row
-        sum of ``P`` over ``N - 1``) to the normalisation a head sees.
+        Add the per-row correction ``log p_i^-`` (``p_i^-`` the row sum of
+        ``P`` over ``N - 1``) to the normalisation a head sees (module
+        docstring).
 
     Returns
     -------
@@ -332,31 +369,38 @@ def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels, *, q0=0.0,
     if spec.noise == "degree":
         degree = np.bincount(rows, weights=w, minlength=n)
         noise_prob, noise_alias = alias_table(degree ** DEGREE_POWER, kernels)
-    alphas = learning_rates(n_epochs, learning_rate, spec.decay, spec.min_learning_rate)
-    a, b, gamma, eps = kernel_params
+    params = {"a": 1.0, "b": 1.0, "gamma": 1.0, "eps": 0.0, "n_negative": spec.n_negative}
+    unknown = set(kernel_params) - set(params)
+    if unknown:
+        raise ValueError(f"unknown SGD kernel parameters: {', '.join(sorted(unknown))}")
+    params.update(kernel_params)
     q_offset = empty_f
     if correct_q:
         row_sums = np.bincount(rows, weights=w, minlength=n)
         with np.errstate(divide="ignore"):
             q_offset = np.log(row_sums / (n - 1))
         q_offset[~np.isfinite(q_offset)] = 0.0  # isolated points: never heads
-    config = np.array([COEFFICIENTS[spec.coefficient], SCHEMES[spec.scheme],
-                       NOISES[spec.noise], spec.move_negatives, spec.clip_after_step,
-                       spec.defer_head, spec.skip_tail, n], dtype=np.int64)
     state = np.zeros((2, len(w)))
     if spec.scheme == "epochs_per_sample":
         state[0] = edge_weight
-        state[1] = edge_weight / spec.n_negative
+        state[1] = edge_weight / params["n_negative"]
     return SgdProblem(
         head=np.ascontiguousarray(rows, dtype=np.int64),
         tail=np.ascontiguousarray(cols, dtype=np.int64),
         edge_weight=np.ascontiguousarray(edge_weight, dtype=np.float64),
         edge_alias=np.ascontiguousarray(edge_alias, dtype=np.int64),
-        noise_prob=noise_prob, noise_alias=noise_alias, config=config,
-        params=np.array([a, b, gamma, eps, spec.clip, spec.q_learning_rate]),
-        alphas=alphas, n_noise=noise_counts(n_epochs, spec.n_negative, spec.noise_schedule),
+        noise_prob=noise_prob, noise_alias=noise_alias,
+        n_epochs=n_epochs,
+        alphas=learning_rates(n_epochs, learning_rate, spec.decay, spec.min_learning_rate),
+        n_noise=noise_counts(n_epochs, params["n_negative"], spec.noise_schedule),
         state=state, q=np.array([float(q0)]),
-        q_offset=np.ascontiguousarray(q_offset, dtype=np.float64), n_epochs=n_epochs,
+        q_offset=np.ascontiguousarray(q_offset, dtype=np.float64),
+        coefficient=spec.coefficient, a=float(params["a"]), b=float(params["b"]),
+        gamma=float(params["gamma"]), eps=float(params["eps"]),
+        scheme=spec.scheme, noise=spec.noise, samples_per_epoch=n,
+        clip=float(spec.clip), clip_after_step=bool(spec.clip_after_step),
+        move_negatives=bool(spec.move_negatives), defer_head=bool(spec.defer_head),
+        skip_tail=bool(spec.skip_tail), q_learning_rate=float(spec.q_learning_rate),
     )
 
 
@@ -366,6 +410,10 @@ def _check_problem(prob, Y):
     n_edges = len(prob.head)
     if not (Y.dtype == np.float64 and Y.flags.c_contiguous and Y.flags.writeable):
         raise ValueError("Y must be a writeable C-contiguous float64 array")
+    if (prob.coefficient not in SGD_COEFFICIENTS or prob.scheme not in SGD_SCHEMES
+            or prob.noise not in SGD_NOISES):
+        raise ValueError(f"unknown coefficient, scheme or noise: {prob.coefficient!r}, "
+                         f"{prob.scheme!r}, {prob.noise!r}")
     for name in ("head", "tail", "edge_alias", "noise_alias"):
         arr = getattr(prob, name)
         if arr.dtype != np.int64 or not arr.flags.c_contiguous:
@@ -374,21 +422,21 @@ def _check_problem(prob, Y):
             raise ValueError(f"{name} holds out-of-range indices")
     if len(prob.tail) != n_edges or len(prob.edge_weight) != n_edges:
         raise ValueError("head, tail and edge_weight must have the same length")
-    scheme, noise = prob.config[1], prob.config[2]
-    if scheme == SCHEMES["alias"] and len(prob.edge_alias) != n_edges:
+    if prob.scheme == "alias" and (len(prob.edge_alias) != n_edges
+                                   or prob.samples_per_epoch < 0):
         raise ValueError("the alias scheme needs one alias per edge")
-    if noise == NOISES["degree"] and not (len(prob.noise_prob) == len(prob.noise_alias) == n):
+    if prob.noise == "degree" and not (len(prob.noise_prob) == len(prob.noise_alias) == n):
         raise ValueError("degree noise needs an alias table over the points")
     if prob.state.shape != (2, n_edges) or not prob.state.flags.c_contiguous:
         raise ValueError("state must be C-contiguous of shape (2, n_edges)")
     if len(prob.alphas) != prob.n_epochs or len(prob.n_noise) != prob.n_epochs:
         raise ValueError("alphas and n_noise need one entry per epoch")
-    if np.any(prob.n_noise < 0) or (scheme == SCHEMES["epochs_per_sample"]
+    if np.any(prob.n_noise < 0) or (prob.scheme == "epochs_per_sample"
                                     and np.any(prob.n_noise < 1)):
         raise ValueError("n_noise must be non-negative (positive for epochs_per_sample)")
     if len(prob.q) != 1 or len(prob.q_offset) not in (0, n):
         raise ValueError("q must have length 1 and q_offset length 0 or n_samples")
-    if noise == NOISES["uniform_others"] and n < 2:
+    if prob.noise == "uniform_others" and n < 2:
         raise ValueError("uniform_others noise needs at least 2 points")
 
 
@@ -446,10 +494,7 @@ def optimize_sgd(Y, kernels, prob, seed, *, n_threads=1, callback=None, verbose=
     start = time.perf_counter()
     for e0 in range(0, E, block):
         e1 = min(E, e0 + block)
-        kernels.sgd_epochs(prob.head, prob.tail, prob.edge_weight, prob.edge_alias,
-                           prob.noise_prob, prob.noise_alias, Y, prob.config, prob.params,
-                           prob.alphas, prob.n_noise, prob.state, prob.q, prob.q_offset,
-                           seed, e0, e1, n_threads)
+        kernels.sgd_epochs(prob, Y, seed, e0, e1, n_threads)
         trace.n_epochs = e1
         if not np.all(np.isfinite(Y)):
             raise DivergenceError(f"the stochastic optimisation diverged by epoch {e1} "

@@ -3,11 +3,18 @@
 import importlib.machinery
 
 import smallvis._kernels as kernels
+import smallvis._sgd_kernels as sgd_kernels
 
 
 def test_kernels_are_compiled_extension():
     suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
-    assert kernels.__file__.endswith(suffixes), kernels.__file__
+    for module in (kernels, sgd_kernels):
+        assert module.__file__.endswith(suffixes), module.__file__
+
+
+def test_sgd_twins_are_part_of_the_kernel_module():
+    assert kernels.sgd_epochs is sgd_kernels.sgd_epochs
+    assert kernels.sgd_epochs.__module__ == "smallvis._kernels"
 
 
 def test_fast_path_selects_the_extension():

@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent / PACKAGE
 #: input affinities, the stages after it, the registry, the plans, the API.
 LAYERS = [
     {"_numeric", "_validation"},
+    {"_sgd_reference", "_sgd_kernels"},
     {"reference", "_kernels", "_backend"},
     {"neighbors"},
     {"affinities"},

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import smallvis
-from smallvis import _kernels, datasets, reference, sgd
+from smallvis import _kernels, _sgd_reference, datasets, reference, sgd
 from smallvis.methods import METHODS
 from smallvis.metrics import knn_accuracy, knn_preservation
 
@@ -65,14 +65,14 @@ def test_rng_twins_agree_bitwise(seed):
 
 def test_splitmix64_known_value():
     # the first output of splitmix64 from state 0 (Vigna's reference code)
-    assert int(reference._absorb(0, 0)) == 0xE220A8397B1DCDAF
+    assert int(_sgd_reference._absorb(0, 0)) == 0xE220A8397B1DCDAF
 
 
 def test_lemire_reduction_is_exact():
     rng = np.random.default_rng(5)
     words = rng.integers(0, 2 ** 64, size=500, dtype=np.uint64)
     for n in (3, 150, 70_000, 2 ** 32 - 1):
-        got = reference._randint(words, n)
+        got = _sgd_reference._randint(words, n)
         expected = [(int(u) * n) >> 64 for u in words]  # Python big integers
         assert got.tolist() == expected
 
@@ -118,7 +118,7 @@ def test_alias_table_rejects_bad_weights():
 # ---------------------------------------------------------------------------
 
 
-def _problem(name, X, n_epochs, kernels=reference):
+def _problem(name, X, n_epochs, kernels=reference, correct_q=False):
     """P, initial Y and the kernel inputs, as embed() builds them."""
     m = METHODS[name]
     params = {**m.sgd.param_defaults}
@@ -129,35 +129,37 @@ def _problem(name, X, n_epochs, kernels=reference):
     rng = np.random.default_rng(0)
     Y0 = smallvis.init.initialize(m.sgd.init, X, 2, rng, P=P)
     prob = sgd.prepare(m.sgd, P, n_epochs, m.sgd.kernel_params(**cost_params),
-                       m.sgd.learning_rate, kernels)
+                       m.sgd.learning_rate, kernels, correct_q=correct_q)
     return prob, Y0
 
 
-def _run(kernels, prob, Y0, seed, n_threads=1, blocks=None):
+def _run(kernels, prob, Y0, seed, n_threads=1, blocks=None, return_q=False):
     import copy
 
     prob = copy.deepcopy(prob)
     Y = Y0.copy()
     cuts = [0] + list(blocks or []) + [prob.n_epochs]
     for e0, e1 in zip(cuts[:-1], cuts[1:]):
-        kernels.sgd_epochs(prob.head, prob.tail, prob.edge_weight, prob.edge_alias,
-                           prob.noise_prob, prob.noise_alias, Y, prob.config, prob.params,
-                           prob.alphas, prob.n_noise, prob.state, prob.q, prob.q_offset,
-                           seed, e0, e1, n_threads)
-    return Y
+        kernels.sgd_epochs(prob, Y, seed, e0, e1, n_threads)
+    return (Y, prob.q[0]) if return_q else Y
 
 
 @pytest.mark.filterwarnings("ignore:the affinity graph")
-@pytest.mark.parametrize("name", SGD_METHODS)
-def test_epoch_loop_twins_agree_on_iris(iris, name):
+@pytest.mark.parametrize("name,correct_q", [(name, False) for name in SGD_METHODS]
+                         + [("ncvis", True)])
+def test_epoch_loop_twins_agree_bitwise_on_iris(iris, name, correct_q):
+    """One thread: the NumPy and Cython loops give the same Y (and Q), bit for bit."""
     X, _ = iris
-    prob, Y0 = _problem(name, X, 100)
-    Y_ref = _run(reference, prob, Y0, seed=2024)
-    Y_fast = _run(_kernels, prob, Y0, seed=2024)
+    prob, Y0 = _problem(name, X, 100, correct_q=correct_q)
+    Y_ref, q_ref = _run(reference, prob, Y0, seed=2024, return_q=True)
+    Y_fast, q_fast = _run(_kernels, prob, Y0, seed=2024, return_q=True)
     assert np.all(np.isfinite(Y_ref))
     moved = np.abs(Y_ref - Y0).max()
     assert moved > 0.1  # the layout did change over the run
-    np.testing.assert_allclose(Y_fast, Y_ref, rtol=0, atol=1e-10 * np.abs(Y_ref).max())
+    np.testing.assert_array_equal(Y_fast.view(np.uint64), Y_ref.view(np.uint64))
+    assert np.float64(q_fast).view(np.uint64) == np.float64(q_ref).view(np.uint64)
+    if name == "ncvis":
+        assert q_ref != 0.0  # Q was learned
 
 
 @pytest.mark.filterwarnings("ignore:the affinity graph")
@@ -264,3 +266,230 @@ def test_non_integer_n_epochs_is_a_type_error(iris):
     # as every integer parameter (smallvis._validation.check_integer)
     with pytest.raises(TypeError, match="n_epochs must be an integer"):
         smallvis.embed(iris[0], "umap", fast=True, optimizer="sgd", n_epochs=2.5)
+# ---------------------------------------------------------------------------
+# NCVis: the expected stochastic update is the exact NCE gradient
+# ---------------------------------------------------------------------------
+
+
+def _ncvis_graph(edges, n):
+    """P = V / sum(V) of an undirected graph given by its edges."""
+    V = np.zeros((n, n))
+    for i, j in edges:
+        V[i, j] = V[j, i] = 1.0
+    return V / V.sum()
+
+
+def _exact_ncvis_ascent(P, Y, Q, nu, a, b):
+    """-d(-J)/dY and -d(-J)/dQ of the exact kernels (the ascent direction of J)."""
+    import scipy.sparse as sp
+
+    M = sp.csr_matrix(P)
+    grad = np.zeros_like(Y)
+    dQ = reference.ncvis_gradient(M.indptr.astype(np.int64), M.indices.astype(np.int64),
+                                  M.data, Y, Q, nu, a, b, grad, 1)
+    return -grad, -dQ
+
+
+def _coefficients(kernels, name, d2, q, nu, **params):
+    """(c_a, dJ/dQ_a, c_r, dJ/dQ_r) at the squared distances d2, from a twin."""
+    from types import SimpleNamespace
+
+    problem = SimpleNamespace(coefficient=name, **{"a": 1.0, "b": 1.0, "gamma": 1.0,
+                                                   "eps": 0.0, **params})
+    out = np.full((4, len(d2)), np.nan)
+    kernels.sgd_coefficients(problem, np.ascontiguousarray(d2, dtype=np.float64), q, nu, out)
+    return out
+
+
+def _expected_sgd_ascent(kernels, P, Y, Q, nu, a, b, q_offset):
+    """One epoch's update per unit step, averaged over the noise draws, at fixed Y and Q.
+
+    Every edge (i, j) once as a positive sample; then nu negatives k, each
+    uniform over the n - 1 points other than i: the expectation is the sum
+    over k != i with weight nu / (n - 1).  Enumerated exactly with the
+    coefficients the loop calls.
+    """
+    n = len(Y)
+    G, dQ = np.zeros_like(Y), 0.0
+    for i, j in zip(*np.nonzero(P)):
+        diff = Y[i] - Y
+        c_a, dq_a, c_r, dq_r = _coefficients(kernels, "ncvis", np.sum(diff ** 2, axis=1),
+                                             Q + q_offset[i], nu, a=a, b=b)
+        G[i] += c_a[j] * diff[j]
+        G[j] -= c_a[j] * diff[j]
+        dQ += dq_a[j]
+        for k in range(n):
+            if k == i:
+                continue
+            G[i] += nu / (n - 1) * c_r[k] * diff[k]
+            G[k] -= nu / (n - 1) * c_r[k] * diff[k]
+            dQ += nu / (n - 1) * dq_r[k]
+    return G, dQ
+
+
+@pytest.mark.parametrize("kernels", [reference, _kernels], ids=["numpy", "cython"])
+@pytest.mark.parametrize("nu", [1.0, 5.0, 20.0])
+@pytest.mark.parametrize("correct_q", [False, True])
+def test_ncvis_expected_update_is_the_exact_nce_gradient(kernels, nu, correct_q):
+    """E[update] = |E| grad J at the epoch's nu (correct_q; or any regular graph).
+
+    The loop's w' = e^{-Q'} q_hat / nu is the exact q_ij / (nu p_i^-) when
+    Q' = Q + log p_i^-.  Without correct_q the loop uses Q' = Q for every
+    head, which is right only where p_i^- is the same for all rows: a
+    regular graph (a ring), compared with the exact gradient at
+    Q - log p^-.  With correct_q the graph is irregular (degrees 1 to 4).
+    """
+    rng = np.random.default_rng(8)
+    n = 7
+    if correct_q:
+        edges = [(0, 1), (0, 2), (0, 3), (0, 4), (4, 5), (5, 6), (2, 3)]
+    else:
+        edges = [(i, (i + 1) % n) for i in range(n)]
+    P = _ncvis_graph(edges, n)
+    Y = rng.normal(size=(n, 2))
+    a, b, Q = 0.8, 1.2, 3.0
+    log_pminus = np.log(P.sum(axis=1) / (n - 1))
+    offset = log_pminus if correct_q else np.zeros(n)
+    G, dQ = _expected_sgd_ascent(kernels, P, Y, Q, nu, a, b, offset)
+    Q_exact = Q if correct_q else Q - log_pminus[0]
+    G_exact, dQ_exact = _exact_ncvis_ascent(P, Y, Q_exact, nu, a, b)
+    n_edges = np.count_nonzero(P)  # each edge sampled once: p_ij = 1 / n_edges
+    np.testing.assert_allclose(G, n_edges * G_exact, rtol=1e-12, atol=1e-14)
+    assert dQ == pytest.approx(n_edges * dQ_exact, rel=1e-12)
+    assert abs(dQ) > 0.1  # Q is not already stationary: the check has teeth
+
+
+@pytest.mark.parametrize("kernels", [reference, _kernels], ids=["numpy", "cython"])
+@pytest.mark.parametrize("correct_q", [False, True])
+def test_ncvis_loop_uses_the_epochs_noise_count(kernels, correct_q):
+    """The loop's nu is n_noise[epoch]: one epoch, tiny steps, two points.
+
+    With two points every draw is determined (the only negative of i is the
+    other point), so a step of 1e-9 moves Y and Q by 1e-9 times the expected
+    update, which is the exact NCE gradient at that epoch's noise count.
+    """
+    P = _ncvis_graph([(0, 1)], 2)
+    Y0 = np.array([[0.3, -0.2], [-0.5, 0.9]])
+    a, b, Q, step = 0.8, 1.2, 1.5, 1e-9
+    spec = METHODS["ncvis"].sgd
+    for n_noise in (1, 7, 20):
+        prob = sgd.prepare(spec, P, 1, {"a": a, "b": b}, step, kernels, q0=Q,
+                           correct_q=correct_q)
+        prob.n_noise[:] = n_noise
+        prob.q_learning_rate = step
+        Y = Y0.copy()
+        kernels.sgd_epochs(prob, Y, 0, 0, 1, 1)
+        # p^- = 1/2 for both rows: without correct_q the loop's Q is the
+        # exact Q + log(1/2)
+        Q_exact = Q if correct_q else Q - np.log(0.5)
+        G_exact, dQ_exact = _exact_ncvis_ascent(P, Y0, Q_exact, float(n_noise), a, b)
+        np.testing.assert_allclose((Y - Y0) / step, 2 * G_exact, rtol=1e-5)
+        assert (prob.q[0] - Q) / step == pytest.approx(2 * dQ_exact, rel=1e-5)
+
+
+# ---------------------------------------------------------------------------
+# every coefficient, scheme and noise name means the same in both twins
+# ---------------------------------------------------------------------------
+
+_D2 = np.array([0.0, 1e-300, 1e-12, 0.01, 0.5, 1.0, 3.0, 100.0, 1e8, 1e300])
+
+
+@pytest.mark.parametrize("name", list(reference.SGD_COEFFICIENTS))
+def test_every_coefficient_agrees_between_twins(name):
+    params = dict(a=1.3, b=0.8, gamma=2.0, eps=0.05)
+    for q in (-3.0, 0.0, 2.5):
+        for nu in (1.0, 7.0):
+            ref = _coefficients(reference, name, _D2, q, nu, **params)
+            fast = _coefficients(_kernels, name, _D2, q, nu, **params)
+            assert np.all(np.isfinite(ref[:, 1:])) and np.all(np.isfinite(ref[:2, 0]))
+            assert np.all(np.isnan(ref[2:, 0]))  # a negative at distance 0 is skipped
+            np.testing.assert_array_equal(fast, ref)
+            np.testing.assert_array_equal(fast[:, 1:].view(np.uint64),
+                                          ref[:, 1:].view(np.uint64))
+
+
+def test_coefficient_names_bind_distinct_functions():
+    params = dict(a=1.3, b=0.8, gamma=2.0, eps=0.05)
+    outs = [_coefficients(_kernels, name, _D2[3:8], 0.5, 3.0, **params)
+            for name in reference.SGD_COEFFICIENTS]
+    for i in range(len(outs)):
+        for j in range(i):
+            assert not np.allclose(outs[i], outs[j])
+
+
+@pytest.mark.parametrize("kernels", [reference, _kernels], ids=["numpy", "cython"])
+@pytest.mark.parametrize("a,b", [(1.0, 1.0), (1.577, 0.895), (0.7, 1.3)])
+def test_umap_and_cauchy_coefficients_are_derivatives_of_log_weights(kernels, a, b):
+    """c_a = 2 d log w / d d^2 and, at eps = 0, c_r = 2 gamma d log(1 - w) / d d^2."""
+    d2, gamma = np.array([0.05, 0.3, 1.0, 4.0, 30.0]), 1.7
+    h = 1e-5 * d2
+    log_w = lambda x: -np.log1p(a * x ** b)  # noqa: E731
+    log_1mw = lambda x: np.log(a * x ** b) + log_w(x)  # noqa: E731
+    c_a = (log_w(d2 + h) - log_w(d2 - h)) / h
+    c_r = gamma * (log_1mw(d2 + h) - log_1mw(d2 - h)) / h
+    names = ["umap", "cauchy"] if a == b == 1.0 else ["umap"]
+    for name in names:
+        out = _coefficients(kernels, name, d2, 0.0, 5.0, a=a, b=b, gamma=gamma, eps=0.0)
+        np.testing.assert_allclose(out[0], c_a, rtol=1e-7)
+        np.testing.assert_allclose(out[2], c_r, rtol=1e-7)
+        assert not out[1].any() and not out[3].any()  # no learned Q
+
+
+def _tiny_problem(coefficient, scheme, noise, kernels):
+    """A 12-point graph and a spec with every switch set, for the given names."""
+    rng = np.random.default_rng(len(coefficient) * 7 + len(scheme) + len(noise))
+    n = 12
+    W = rng.random((n, n)) * (rng.random((n, n)) < 0.4)
+    W = np.triu(W, 1)
+    W = W + W.T
+    W[0, 1] = W[1, 0] = 1.0  # no isolated pair structure needed, but never empty
+    spec = sgd.SgdSpec(coefficient=coefficient, scheme=scheme, noise=noise,
+                       n_epochs=lambda n: 4, kernel_params=None,
+                       move_negatives=rng.random() < 0.5, defer_head=rng.random() < 0.5,
+                       skip_tail=rng.random() < 0.5, clip_after_step=rng.random() < 0.5,
+                       q_learning_rate=0.3, noise_schedule="cubic", n_negative=3)
+    prob = sgd.prepare(spec, W / W.sum(), 4, {"a": 1.2, "b": 0.9, "gamma": 1.5,
+                                              "eps": 0.01}, 0.5, kernels, correct_q=True)
+    return prob, rng.normal(size=(n, 2))
+
+
+@pytest.mark.parametrize("coefficient", list(reference.SGD_COEFFICIENTS))
+@pytest.mark.parametrize("scheme", reference.SGD_SCHEMES)
+@pytest.mark.parametrize("noise", reference.SGD_NOISES)
+def test_every_scheme_and_noise_agrees_between_twins(coefficient, scheme, noise):
+    prob, Y0 = _tiny_problem(coefficient, scheme, noise, reference)
+    Y_ref, q_ref = _run(reference, prob, Y0, seed=5, return_q=True)
+    Y_fast, q_fast = _run(_kernels, prob, Y0, seed=5, return_q=True)
+    assert np.abs(Y_ref - Y0).max() > 1e-3
+    np.testing.assert_array_equal(Y_fast.view(np.uint64), Y_ref.view(np.uint64))
+    assert np.float64(q_fast).view(np.uint64) == np.float64(q_ref).view(np.uint64)
+
+
+@pytest.mark.parametrize("kernels", [reference, _kernels], ids=["numpy", "cython"])
+@pytest.mark.parametrize("field", ["coefficient", "scheme", "noise"])
+def test_unknown_names_are_refused_by_both_twins(kernels, field):
+    prob, Y = _tiny_problem("umap", "every_edge", "uniform", kernels)
+    setattr(prob, field, "bogus")
+    with pytest.raises(ValueError, match="bogus"):
+        kernels.sgd_epochs(prob, Y, 0, 0, 1, 1)
+    with pytest.raises(ValueError, match="bogus"):
+        sgd.optimize_sgd(Y, kernels, prob, 0)
+
+
+@pytest.mark.parametrize("field", ["coefficient", "scheme", "noise"])
+def test_sgd_spec_refuses_unknown_names(field):
+    kw = dict(coefficient="umap", scheme="alias", noise="degree", n_epochs=None,
+              kernel_params=None)
+    kw[field] = "bogus"
+    with pytest.raises(ValueError, match=f"SgdSpec {field} must be one of"):
+        sgd.SgdSpec(**kw)
+
+
+def test_sgd_engine_does_not_import_the_registry():
+    import ast
+    import inspect as _inspect
+
+    tree = ast.parse(_inspect.getsource(sgd))
+    imported = {node.module for node in ast.walk(tree)
+                if isinstance(node, ast.ImportFrom) and node.module}
+    assert "methods" not in imported and "api" not in imported, imported

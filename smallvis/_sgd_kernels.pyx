@@ -1,12 +1,36 @@
-# Included by _kernels.pyx: the stochastic optimizer's twins of
-# smallvis.reference.counter_random, counter_randint, counter_uniform and
-# sgd_epochs.  See the reference docstrings for the maths; the arithmetic
-# here follows the reference operation by operation so that, with one
-# thread, both loops produce the same numbers.
+# cython: language_level=3
+# cython: boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False, nonecheck=False, embedsignature=False
+"""The stochastic optimizer's Cython twins, re-exported by :mod:`smallvis._kernels`.
 
-from libc.math cimport exp2, log2
-from libc.stdint cimport uint64_t
+Twins of :func:`smallvis.reference.counter_random`, ``counter_randint``,
+``counter_uniform``, ``alias_table`` and ``sgd_epochs``; see the reference
+docstrings for the maths.  The arithmetic here follows the reference
+operation by operation, so that with one thread both loops produce the same
+numbers, bit for bit.
+
+That promise needs the C compiler to evaluate every expression as written.
+This module is therefore its own extension, built without the flags that let
+the compiler regroup floating-point arithmetic (setup.py): with
+``-fassociative-math`` GCC turned NCVis's ``alpha * (c * (y_i - y_k))`` and
+its products of four factors into other groupings, and the twins drifted
+apart by 1e-13 after 40 epochs; ``-ffp-contract=off`` keeps a platform with
+fused multiply-add (e.g. aarch64) from rounding ``a * b + c`` once instead of
+twice.  The exact-gradient kernels of :mod:`smallvis._kernels` keep those
+flags: their reductions need them to vectorise, and their twins agree to
+rounding, not bitwise.
+"""
+
+from cython.parallel cimport prange, threadid
+from libc.math cimport exp, exp2, log2, NAN
+from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport calloc, free
+
+import numpy as np
+
+cdef extern from *:
+    # rows of Y that never alias (i != k is guaranteed by the callers)
+    ctypedef double* dptr "double * __restrict__"
 
 cdef uint64_t _GOLDEN = 0x9E3779B97F4A7C15ULL
 cdef double _TWO_POW_MINUS_53 = 1.0 / 9007199254740992.0
@@ -102,6 +126,149 @@ def alias_table(scaled, prob, alias):
                 n_large += 1
 
 
+# ---------------------------------------------------------------------------
+# the per-method coefficients (reference: SGD_COEFFICIENTS; docs/theory.md)
+# ---------------------------------------------------------------------------
+
+
+cdef struct Coef:
+    # the parameters a coefficient reads; nu is the running epoch's noise count
+    double a, b, gamma, eps, nu
+
+
+# c (the head moves by alpha c (y_i - y_other)); writes dJ/dQ into dq
+ctypedef double (*coef_fn)(const Coef* k, double d2, double q, double* dq) noexcept nogil
+
+
+cdef inline double _pow_pos(double x, double y) noexcept nogil:
+    # x**y for x > 0 as exp2(y log2 x): a shorter dependency chain than libm's
+    # pow (or exp(y log x)), and the reference computes exactly the same
+    # (math.exp2(y * math.log2(x)), the same C functions)
+    return exp2(y * log2(x))
+
+
+cdef double _umap_attract(const Coef* k, double d2, double q, double* dq) noexcept nogil:
+    cdef double d2b
+    dq[0] = 0.0
+    if d2 <= 0.0:
+        return 0.0
+    d2b = _pow_pos(d2, k.b)
+    return -2.0 * k.a * k.b * (d2b / d2) / (1.0 + k.a * d2b)
+
+
+cdef double _umap_repel(const Coef* k, double d2, double q, double* dq) noexcept nogil:
+    dq[0] = 0.0
+    return 2.0 * k.gamma * k.b / ((k.eps + d2) * (1.0 + k.a * _pow_pos(d2, k.b)))
+
+
+cdef double _cauchy_attract(const Coef* k, double d2, double q, double* dq) noexcept nogil:
+    dq[0] = 0.0
+    return -2.0 / (1.0 + d2)
+
+
+cdef double _cauchy_repel(const Coef* k, double d2, double q, double* dq) noexcept nogil:
+    dq[0] = 0.0
+    return 2.0 * k.gamma / ((k.eps + d2) * (1.0 + d2))
+
+
+cdef inline double _ncvis_sample(const Coef* k, double d2, double q,
+                                 double* slope) noexcept nogil:
+    # returns w' = e^{-Q'} q_hat / nu, writes 2 a b d^{2(b-1)} q_hat (0 for
+    # coincident points)
+    cdef double d2b, q_hat
+    if d2 <= 0.0:
+        slope[0] = 0.0
+        return exp(-q) / k.nu
+    d2b = _pow_pos(d2, k.b)
+    q_hat = 1.0 / (1.0 + k.a * d2b)
+    slope[0] = 2.0 * k.a * k.b * (d2b / d2) * q_hat
+    return exp(-q) * q_hat / k.nu
+
+
+cdef double _ncvis_attract(const Coef* k, double d2, double q, double* dq) noexcept nogil:
+    cdef double slope
+    cdef double w_plus = 1.0 / (1.0 + _ncvis_sample(k, d2, q, &slope))
+    dq[0] = -w_plus
+    return -w_plus * slope
+
+
+cdef double _ncvis_repel(const Coef* k, double d2, double q, double* dq) noexcept nogil:
+    cdef double slope, w_minus
+    cdef double w = _ncvis_sample(k, d2, q, &slope)
+    w_minus = w / (1.0 + w) if w < 1.0 else 1.0 / (1.0 + 1.0 / w)
+    dq[0] = w_minus
+    return w_minus * slope
+
+
+cdef int _bind_coefficient(name, coef_fn* attract, coef_fn* repel) except -1:
+    """The C functions of a name of smallvis.reference.SGD_COEFFICIENTS."""
+    if name == "umap":
+        attract[0] = _umap_attract
+        repel[0] = _umap_repel
+    elif name == "cauchy":
+        attract[0] = _cauchy_attract
+        repel[0] = _cauchy_repel
+    elif name == "ncvis":
+        attract[0] = _ncvis_attract
+        repel[0] = _ncvis_repel
+    else:
+        raise ValueError(f"unknown SGD coefficient {name!r}")
+    return 0
+
+
+def sgd_coefficients(problem, d2, q, nu, out):
+    """Cython twin of :func:`smallvis.reference.sgd_coefficients`."""
+    cdef const double[::1] dd = d2
+    cdef double[:, ::1] o = out
+    cdef coef_fn attract, repel
+    cdef Coef k
+    cdef double qq = q, dq
+    cdef Py_ssize_t t
+    _bind_coefficient(problem.coefficient, &attract, &repel)
+    k.a, k.b, k.gamma, k.eps, k.nu = problem.a, problem.b, problem.gamma, problem.eps, nu
+    for t in range(dd.shape[0]):
+        o[0, t] = attract(&k, dd[t], qq, &dq)
+        o[1, t] = dq
+        if dd[t] > 0.0:
+            o[2, t] = repel(&k, dd[t], qq, &dq)
+            o[3, t] = dq
+        else:  # never evaluated by the loop
+            o[2, t] = o[3, t] = NAN
+
+
+# ---------------------------------------------------------------------------
+# the epoch loop
+# ---------------------------------------------------------------------------
+
+
+cdef enum Scheme:
+    EPOCHS_PER_SAMPLE, ALIAS, EVERY_EDGE
+
+
+cdef enum Noise:
+    UNIFORM, UNIFORM_OTHERS, DEGREE
+
+
+cdef int _scheme(name) except -1:
+    if name == "epochs_per_sample":
+        return EPOCHS_PER_SAMPLE
+    if name == "alias":
+        return ALIAS
+    if name == "every_edge":
+        return EVERY_EDGE
+    raise ValueError(f"unknown SGD scheme {name!r}")
+
+
+cdef int _noise(name) except -1:
+    if name == "uniform":
+        return UNIFORM
+    if name == "uniform_others":
+        return UNIFORM_OTHERS
+    if name == "degree":
+        return DEGREE
+    raise ValueError(f"unknown SGD noise {name!r}")
+
+
 cdef struct SgdLoop:
     # read-only inputs
     const int64_t* head
@@ -117,78 +284,23 @@ cdef struct SgdLoop:
     double* Y
     double* state
     double* q
-    # sizes and switches
-    int64_t n, dim, n_edges, n_noise_table
-    int coef, scheme, noise, move_negatives, clip_after, defer_head, skip_tail
-    int has_offset
-    int64_t samples_per_epoch
-    uint64_t seed
+    # the method
+    coef_fn attract
+    coef_fn repel
+    Coef coef               # coef.nu: the running epoch's n_noise
+    Scheme scheme
+    Noise noise
+    bint move_negatives, clip_after, defer_head, skip_tail, has_offset
+    double clip, alpha_q
+    # sizes
+    int64_t n, dim, n_edges, n_noise_table, samples_per_epoch
     uint64_t epoch_key      # _epoch_key(seed, epoch) of the running epoch
-    # method parameters
-    double a, b, gamma, eps, clip, alpha_q
-
-
-cdef inline double _pow_pos(double x, double y) noexcept nogil:
-    # x**y for x > 0 as exp2(y log2 x): a shorter dependency chain than libm's
-    # pow (or exp(y log x)), and the reference computes exactly the same
-    # (math.exp2(y * math.log2(x)), the same C functions)
-    return exp2(y * log2(x))
 
 
 cdef inline double _clip(double x, double bound) noexcept nogil:
     # written as two selects so that the compiler emits maxsd/minsd (no branch)
     x = x if x > -bound else -bound
     return x if x < bound else bound
-
-
-cdef struct Coef:
-    # a method's coefficient and its parameters, copied out of SgdLoop so that
-    # they stay in registers while Y is written
-    int kind
-    double a, b, gamma, eps
-
-
-cdef inline double _ncvis_sample(const Coef* C, double d2, double q,
-                                 double* slope) noexcept nogil:
-    # NCVis: returns w' = e^{-Q'} q_hat / nu, writes 2 a b d^{2(b-1)} q_hat
-    # (0 for coincident points); C.gamma holds nu (see the reference twin)
-    cdef double d2b, q_hat
-    if d2 <= 0.0:
-        slope[0] = 0.0
-        return exp(-q) / C.gamma
-    d2b = _pow_pos(d2, C.b)
-    q_hat = 1.0 / (1.0 + C.a * d2b)
-    slope[0] = 2.0 * C.a * C.b * (d2b / d2) * q_hat
-    return exp(-q) * q_hat / C.gamma
-
-
-cdef inline double _attract(const Coef* C, double d2, double q, double* dq) noexcept nogil:
-    cdef double d2b, w, slope, w_plus
-    dq[0] = 0.0
-    if C.kind == 0:                                     # umap
-        if d2 <= 0.0:
-            return 0.0
-        d2b = _pow_pos(d2, C.b)
-        return -2.0 * C.a * C.b * (d2b / d2) / (1.0 + C.a * d2b)
-    if C.kind == 2:                                     # ncvis
-        w = _ncvis_sample(C, d2, q, &slope)
-        w_plus = 1.0 / (1.0 + w)
-        dq[0] = -w_plus
-        return -w_plus * slope
-    return -2.0 / (1.0 + d2)                            # Cauchy: tumap, largevis
-
-
-cdef inline double _repel(const Coef* C, double d2, double q, double* dq) noexcept nogil:
-    cdef double w, slope, w_minus
-    dq[0] = 0.0
-    if C.kind == 0:
-        return 2.0 * C.gamma * C.b / ((C.eps + d2) * (1.0 + C.a * _pow_pos(d2, C.b)))
-    if C.kind == 2:                                     # ncvis
-        w = _ncvis_sample(C, d2, q, &slope)
-        w_minus = w / (1.0 + w) if w < 1.0 else 1.0 / (1.0 + 1.0 / w)
-        dq[0] = w_minus
-        return w_minus * slope
-    return 2.0 * C.gamma / ((C.eps + d2) * (1.0 + d2))
 
 
 cdef inline double _sq_dist_rows(const double* yi, const double* yk,
@@ -243,23 +355,24 @@ cdef void _sgd_sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j, uin
     cdef double c, d2, dq, qi
     cdef int64_t p, k, d
     cdef double* head_acc = acc if L.defer_head else NULL
-    cdef Coef C
-    C.kind, C.a, C.b, C.gamma, C.eps = L.coef, L.a, L.b, L.gamma, L.eps
+    # local copies: stores to Y then do not force reloads of L's fields
+    cdef coef_fn repel = L.repel
+    cdef Coef k_params = L.coef
     if L.defer_head:
         for d in range(L.dim):
             acc[d] = 0.0
     qi = L.q[0] + (L.q_offset[i] if L.has_offset else 0.0)
     yk = L.Y + j * L.dim
-    c = _attract(&C, _sq_dist_rows(yi, yk, L.dim), qi, &dq)
+    c = L.attract(&k_params, _sq_dist_rows(yi, yk, L.dim), qi, &dq)
     _step(L, yi, yk, c, alpha, head_acc, True)
     if L.alpha_q != 0.0:
         L.q[0] += L.alpha_q * dq
     for p in range(m):
-        if L.noise == 2:
+        if L.noise == DEGREE:
             k = _alias_draw(_absorb(key, <uint64_t>(first_draw + 2 * p)),
                             _absorb(key, <uint64_t>(first_draw + 2 * p + 1)),
                             L.noise_prob, L.noise_alias, L.n_noise_table)
-        elif L.noise == 1:
+        elif L.noise == UNIFORM_OTHERS:
             k = _randint(_absorb(key, <uint64_t>(first_draw + 2 * p)), <uint64_t>(L.n - 1))
             if k >= i:
                 k += 1
@@ -272,7 +385,7 @@ cdef void _sgd_sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j, uin
         if d2 <= 0.0:
             continue
         qi = L.q[0] + (L.q_offset[i] if L.has_offset else 0.0)
-        c = _repel(&C, d2, qi, &dq)
+        c = repel(&k_params, d2, qi, &dq)
         _step(L, yi, yk, c, alpha, head_acc, L.move_negatives)
         if L.alpha_q != 0.0:
             L.q[0] += L.alpha_q * dq
@@ -282,11 +395,11 @@ cdef void _sgd_sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j, uin
 
 
 cdef void _sgd_item(const SgdLoop* L, int64_t epoch, int64_t e, double* acc) noexcept nogil:
-    """Item ``e`` of an epoch: an edge (schemes 0, 2) or a sample (scheme 1)."""
+    """Item ``e`` of an epoch: an edge (epochs_per_sample, every_edge) or a sample (alias)."""
     cdef uint64_t key
     cdef int64_t edge, m
     cdef double per_negative
-    if L.scheme == 0:
+    if L.scheme == EPOCHS_PER_SAMPLE:
         if L.state[e] > <double>(epoch + 1):
             return  # not due: no key needed
         L.state[e] += L.edge_weight[e]
@@ -297,7 +410,7 @@ cdef void _sgd_item(const SgdLoop* L, int64_t epoch, int64_t e, double* acc) noe
                     acc)
         return
     key = _absorb(L.epoch_key, <uint64_t>e)
-    if L.scheme == 1:
+    if L.scheme == ALIAS:
         edge = _alias_draw(_absorb(key, 0), _absorb(key, 1), L.edge_weight, L.edge_alias,
                            L.n_edges)
         _sgd_sample(L, epoch, L.head[edge], L.tail[edge], key, 2, L.n_noise[epoch], acc)
@@ -305,9 +418,7 @@ cdef void _sgd_item(const SgdLoop* L, int64_t epoch, int64_t e, double* acc) noe
         _sgd_sample(L, epoch, L.head[e], L.tail[e], key, 0, L.n_noise[epoch], acc)
 
 
-def sgd_epochs(head, tail, edge_weight, edge_alias, noise_prob, noise_alias, Y,
-               config, params, alphas, n_noise, state, q, q_offset, seed,
-               epoch_start, epoch_end, n_threads):
+def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     """Cython twin of :func:`smallvis.reference.sgd_epochs`.
 
     One thread runs the items of an epoch in the reference's order.  With
@@ -315,19 +426,27 @@ def sgd_epochs(head, tail, edge_weight, edge_alias, noise_prob, noise_alias, Y,
     locks (Hogwild): the random draws are the same, the interleaving of
     the updates is not.
     """
-    cdef const int64_t[::1] h = head, t = tail, ea = edge_alias, na = noise_alias
-    cdef const int64_t[::1] cfg = config, nn = n_noise
-    cdef const double[::1] ew = edge_weight, npb = noise_prob, prm = params, al = alphas
-    cdef const double[::1] qo = q_offset
-    cdef double[:, ::1] y = Y, st = state
-    cdef double[::1] qq = q
+    cdef const int64_t[::1] h = problem.head, t = problem.tail, ea = problem.edge_alias
+    cdef const int64_t[::1] na = problem.noise_alias, nn = problem.n_noise
+    cdef const double[::1] ew = problem.edge_weight, npb = problem.noise_prob
+    cdef const double[::1] al = problem.alphas, qo = problem.q_offset
+    cdef double[:, ::1] y = Y, st = problem.state
+    cdef double[::1] qq = problem.q
     cdef SgdLoop L
     cdef int64_t epoch, e, n_items, tid
     cdef int64_t first = epoch_start, last = epoch_end
     cdef int nthreads = max(1, n_threads)
-    cdef double* acc = <double*>calloc(nthreads * max(1, y.shape[1]), sizeof(double))
-    if acc == NULL:
-        raise MemoryError()
+    cdef uint64_t key_seed = seed
+    cdef double* acc
+    pr = problem
+    _bind_coefficient(pr.coefficient, &L.attract, &L.repel)
+    L.scheme = <Scheme>_scheme(pr.scheme)
+    L.noise = <Noise>_noise(pr.noise)
+    L.coef.a, L.coef.b, L.coef.gamma, L.coef.eps = pr.a, pr.b, pr.gamma, pr.eps
+    L.move_negatives, L.clip_after = pr.move_negatives, pr.clip_after_step
+    L.defer_head, L.skip_tail = pr.defer_head, pr.skip_tail
+    L.clip, L.alpha_q = pr.clip, pr.q_learning_rate
+    L.samples_per_epoch = pr.samples_per_epoch
     L.head = &h[0] if h.shape[0] else NULL
     L.tail = &t[0] if t.shape[0] else NULL
     L.edge_weight = &ew[0] if ew.shape[0] else NULL
@@ -337,21 +456,20 @@ def sgd_epochs(head, tail, edge_weight, edge_alias, noise_prob, noise_alias, Y,
     L.alphas = &al[0]
     L.n_noise = &nn[0]
     L.q_offset = &qo[0] if qo.shape[0] else NULL
+    L.has_offset = qo.shape[0] > 0
     L.Y = &y[0, 0]
     L.state = &st[0, 0] if st.shape[1] else NULL
     L.q = &qq[0]
     L.n, L.dim, L.n_edges, L.n_noise_table = y.shape[0], y.shape[1], h.shape[0], npb.shape[0]
-    L.coef, L.scheme, L.noise = cfg[0], cfg[1], cfg[2]
-    L.move_negatives, L.clip_after, L.defer_head, L.skip_tail = cfg[3], cfg[4], cfg[5], cfg[6]
-    L.samples_per_epoch = cfg[7]
-    L.has_offset = qo.shape[0] > 0
-    L.seed = seed
-    L.a, L.b, L.gamma, L.eps, L.clip, L.alpha_q = prm[0], prm[1], prm[2], prm[3], prm[4], prm[5]
-    n_items = L.samples_per_epoch if L.scheme == 1 else L.n_edges
+    n_items = L.samples_per_epoch if L.scheme == ALIAS else L.n_edges
+    acc = <double*>calloc(nthreads * max(1, y.shape[1]), sizeof(double))
+    if acc == NULL:
+        raise MemoryError()
     try:
         with nogil:
             for epoch in range(first, last):
-                L.epoch_key = _epoch_key(L.seed, epoch)
+                L.epoch_key = _epoch_key(key_seed, epoch)
+                L.coef.nu = <double>L.n_noise[epoch]  # NCVis's noise ratio
                 if nthreads == 1:
                     for e in range(n_items):
                         _sgd_item(&L, epoch, e, acc)

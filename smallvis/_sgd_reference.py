@@ -1,0 +1,466 @@
+"""Readable NumPy twins of the stochastic optimizer's kernels.
+
+Re-exported by :mod:`smallvis.reference` (which lists them in its
+``__all__``): the counter-based random numbers, Walker's alias table, the
+per-method SGD coefficients and the epoch loop ``sgd_epochs``.  Their Cython
+twins are in ``smallvis/_sgd_kernels.pyx``; with one thread both loops
+perform the same floating-point operations in the same order and agree bit
+for bit.  Formulas: docs/theory.md ("SGD coefficients", "NCVis: noise ratio
+and learned normalisation").
+"""
+
+import math
+from collections import namedtuple
+
+import numpy as np
+
+
+_MASK64 = 0xFFFFFFFFFFFFFFFF
+#: 2^64 / golden ratio, the increment of splitmix64.
+_GOLDEN = 0x9E3779B97F4A7C15
+#: Scales the top 53 bits of a 64-bit draw to a double in [0, 1).
+_TWO_POW_MINUS_53 = 1.0 / 9007199254740992.0
+
+
+def _mix64(z):
+    """splitmix64's finaliser on uint64 arrays (wrapping arithmetic)."""
+    z = np.asarray(z, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def _absorb(h, x):
+    """One step of the key chain: ``mix64(h XOR (x + golden))``."""
+    with np.errstate(over="ignore"):
+        return _mix64(np.asarray(h, dtype=np.uint64)
+                      ^ (np.asarray(x).astype(np.uint64) + np.uint64(_GOLDEN)))
+
+
+def _edge_key(seed, epoch, edge):
+    """The draw-independent part of the key: absorb seed, epoch, edge."""
+    return _absorb(_absorb(_absorb(np.uint64(0), np.uint64(seed)), epoch), edge)
+
+
+def _randint(bits, n):
+    """Lemire's multiply-shift: ``floor(bits * n / 2**64)`` for ``n < 2**32``.
+
+    The 128-bit product is formed from 32-bit halves so that uint64
+    arithmetic suffices; the result is exact.
+    """
+    bits = np.asarray(bits, dtype=np.uint64)
+    n = np.uint64(n)
+    lo = bits & np.uint64(0xFFFFFFFF)
+    hi = bits >> np.uint64(32)
+    return ((hi * n + ((lo * n) >> np.uint64(32))) >> np.uint64(32)).astype(np.int64)
+
+
+def _uniform(bits):
+    """The top 53 bits as a double in [0, 1)."""
+    bits = np.asarray(bits, dtype=np.uint64)
+    return (bits >> np.uint64(11)).astype(np.float64) * _TWO_POW_MINUS_53
+
+
+def counter_random(seed, epochs, edges, draws, out):
+    r"""Counter-based random 64-bit words: a pure function of the key.
+
+    .. math::
+
+        h_0 = 0,\quad h_{k+1} = \mathrm{mix}(h_k \oplus (x_k + G)),\quad
+        (x_0, x_1, x_2, x_3) = (\text{seed}, \text{epoch}, \text{edge}, \text{draw}),
+
+    and the word is :math:`h_4`, where ``mix`` is the splitmix64 finaliser,
+    :math:`G` = 0x9E3779B97F4A7C15 and all arithmetic wraps modulo
+    :math:`2^{64}`.  No state is carried from one draw to the next, so a
+    draw does not depend on how many draws came before it, on the order of
+    the loop or on the thread that makes it.
+
+    Parameters
+    ----------
+    seed : int
+        In ``[0, 2**64)``.
+    epochs, edges, draws : ndarray of int64, same shape
+        The rest of each key (non-negative).
+    out : ndarray of uint64, same shape
+        Receives the words.
+    """
+    out[...] = _absorb(_edge_key(seed, epochs, edges), draws)
+
+
+def counter_randint(seed, epochs, edges, draws, n, out):
+    r"""Uniform integers in ``[0, n)`` from :func:`counter_random`.
+
+    Lemire's multiply-shift reduction of the word :math:`u`:
+    :math:`\lfloor u n / 2^{64} \rfloor` (``1 <= n < 2**32``).
+    """
+    words = np.empty(np.shape(out), dtype=np.uint64)
+    counter_random(seed, epochs, edges, draws, words)
+    out[...] = _randint(words, n)
+
+
+def counter_uniform(seed, epochs, edges, draws, out):
+    r"""Uniform doubles in ``[0, 1)`` from :func:`counter_random`.
+
+    :math:`\lfloor u / 2^{11} \rfloor \cdot 2^{-53}`: the top 53 bits of the word.
+    """
+    words = np.empty(np.shape(out), dtype=np.uint64)
+    counter_random(seed, epochs, edges, draws, words)
+    out[...] = _uniform(words)
+
+
+def _pow_pos(x, y):
+    """``x ** y`` for ``x > 0``, computed as ``2 ** (y log2 x)`` (as the Cython twin).
+
+    ``math.exp2`` and ``math.log2`` call the C library's ``exp2`` and
+    ``log2``, the functions the Cython twin calls, so both give the same bits.
+    """
+    return math.exp2(y * math.log2(x))
+
+
+# The per-method coefficients of the stochastic loop (docs/theory.md, "SGD
+# coefficients").  Each takes the coefficient parameters ``k`` (a, b, gamma,
+# eps and the epoch's nu), the squared distance and the learned scalar ``q``
+# seen by the head, and returns ``(c, dJ/dQ)``: the sample moves the head by
+# ``alpha c (y_i - y_other)``.  dJ/dQ is 0 for the methods without a learned Q.
+
+
+def _umap_attract(k, d2, q):
+    """umap-learn: :math:`-2ab d^{2(b-1)} / (1 + a d^{2b})` (McInnes et al. 2018)."""
+    if d2 <= 0.0:
+        return 0.0, 0.0
+    d2b = _pow_pos(d2, k.b)
+    return -2.0 * k.a * k.b * (d2b / d2) / (1.0 + k.a * d2b), 0.0
+
+
+def _umap_repel(k, d2, q):
+    """umap-learn: :math:`2 \\gamma b / ((\\epsilon + d^2)(1 + a d^{2b}))`."""
+    return 2.0 * k.gamma * k.b / ((k.eps + d2) * (1.0 + k.a * _pow_pos(d2, k.b))), 0.0
+
+
+def _cauchy_attract(k, d2, q):
+    """Cauchy weight (tumap; LargeVis, Tang et al. 2016): :math:`-2 / (1 + d^2)`."""
+    return -2.0 / (1.0 + d2), 0.0
+
+
+def _cauchy_repel(k, d2, q):
+    """Cauchy weight: :math:`2 \\gamma / ((\\epsilon + d^2)(1 + d^2))`."""
+    return 2.0 * k.gamma / ((k.eps + d2) * (1.0 + d2)), 0.0
+
+
+def _ncvis_sample(k, d2, q):
+    """NCVis's ``w' = e^{-Q'} q_hat / nu`` and the slope ``2 a b d^{2(b-1)} q_hat``.
+
+    ``q`` is ``Q'``, the normalisation seen by the head; ``k.nu`` is the
+    noise ratio of the running epoch, the number of negatives drawn per
+    positive sample (the NCVis reference code divides by its current noise
+    count).  The slope is 0 for coincident points (no force).
+    """
+    if d2 <= 0.0:
+        return math.exp(-q) / k.nu, 0.0
+    d2b = _pow_pos(d2, k.b)
+    q_hat = 1.0 / (1.0 + k.a * d2b)
+    return math.exp(-q) * q_hat / k.nu, 2.0 * k.a * k.b * (d2b / d2) * q_hat
+
+
+def _ncvis_attract(k, d2, q):
+    """NCVis (Artemenkov & Panov 2020): :math:`w^+ = 1 / (1 + w')`, dJ/dQ' = :math:`-w^+`.
+
+    The head moves by :math:`\\alpha k^+ (y_j - y_i)`, :math:`k^+ = 2 w^+ \\hat q
+    a b d^{2(b-1)}`.
+    """
+    w, slope = _ncvis_sample(k, d2, q)
+    w_plus = 1.0 / (1.0 + w)
+    return -w_plus * slope, -w_plus
+
+
+def _ncvis_repel(k, d2, q):
+    """NCVis: :math:`w^- = w' / (1 + w')` (written without overflow), dJ/dQ' = :math:`w^-`."""
+    w, slope = _ncvis_sample(k, d2, q)
+    w_minus = w / (1.0 + w) if w < 1.0 else 1.0 / (1.0 + 1.0 / w)
+    return w_minus * slope, w_minus
+
+
+#: The stochastic loop's coefficients by name: ``problem.coefficient`` of
+#: :func:`sgd_epochs` is one of these keys, in both twins (the Cython twin
+#: binds each name to its own C functions; a test checks that they agree).
+SGD_COEFFICIENTS = {
+    "umap": (_umap_attract, _umap_repel),
+    "cauchy": (_cauchy_attract, _cauchy_repel),
+    "ncvis": (_ncvis_attract, _ncvis_repel),
+}
+#: How positive samples are chosen (``problem.scheme``; see :func:`sgd_epochs`).
+SGD_SCHEMES = ("epochs_per_sample", "alias", "every_edge")
+#: How negatives are drawn (``problem.noise``; see :func:`sgd_epochs`).
+SGD_NOISES = ("uniform", "uniform_others", "degree")
+
+#: The parameters a coefficient reads; ``nu`` is set per epoch.
+_CoefficientParams = namedtuple("_CoefficientParams", "a b gamma eps nu")
+
+
+def _coefficient_functions(problem):
+    try:
+        return SGD_COEFFICIENTS[problem.coefficient]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown SGD coefficient {problem.coefficient!r}; expected one "
+                         f"of {', '.join(SGD_COEFFICIENTS)}") from None
+
+
+def sgd_coefficients(problem, d2, q, nu, out):
+    r"""The stochastic loop's coefficients of ``problem.coefficient``, at given distances.
+
+    For each squared distance ``d2[t]``, ``out[:, t]`` receives the
+    attraction coefficient :math:`c_a` of a positive sample and its
+    :math:`\partial J / \partial Q`, then the repulsion coefficient
+    :math:`c_r` of a negative sample and its :math:`\partial J / \partial Q`
+    (0 for methods without a learned Q): the sample moves the head by
+    :math:`\alpha c (y_i - y_k)`.  See :func:`sgd_epochs` for the formulas.
+
+    Parameters
+    ----------
+    problem : object
+        Reads ``coefficient``, ``a``, ``b``, ``gamma`` and ``eps`` (see
+        :func:`sgd_epochs`).
+    d2 : ndarray of float64, shape (n,)
+        Squared distances (non-negative).  The loop skips a negative at
+        distance 0, so the repulsion there is NaN.
+    q : float
+        The learned scalar seen by the head (NCVis's :math:`Q'`).
+    nu : float
+        Negatives per positive sample (NCVis's noise ratio).
+    out : ndarray of float64, shape (4, n)
+        Receives :math:`(c_a, \partial_Q J_a, c_r, \partial_Q J_r)` per distance.
+    """
+    attract, repel = _coefficient_functions(problem)
+    k = _CoefficientParams(problem.a, problem.b, problem.gamma, problem.eps, float(nu))
+    for t in range(len(d2)):
+        out[0, t], out[1, t] = attract(k, float(d2[t]), float(q))
+        out[2:, t] = repel(k, float(d2[t]), float(q)) if d2[t] > 0.0 else math.nan
+
+
+def _clip(x, bound):
+    x = x if x > -bound else -bound
+    return x if x < bound else bound
+
+
+def alias_table(scaled, prob, alias):
+    r"""Walker's alias table by Vose's construction, in place.
+
+    A column ``c`` drawn uniformly and a uniform :math:`u` give ``c`` if
+    :math:`u <` ``prob[c]``, else ``alias[c]``; then
+    :math:`P(i) = (\mathrm{prob}_i + \sum_{c:\,\mathrm{alias}_c = i}
+    (1 - \mathrm{prob}_c)) / n` equals the target probability of ``i``.
+
+    Parameters
+    ----------
+    scaled : ndarray of float64, shape (n,)
+        Target probabilities times ``n`` (mean 1); used as work space.
+    prob : ndarray of float64, shape (n,)
+        Receives the acceptance probabilities (1 for the columns that end
+        without an alias).
+    alias : ndarray of int64, shape (n,)
+        Receives the aliases (a column's own index when it has none).
+    """
+    n = len(scaled)
+    prob[:] = 1.0
+    alias[:] = np.arange(n)
+    small = [i for i in range(n) if scaled[i] < 1.0]   # stacks: last in, first out
+    large = [i for i in range(n) if scaled[i] >= 1.0]
+    while small and large:
+        s, g = small.pop(), large.pop()
+        prob[s] = scaled[s]
+        alias[s] = g
+        scaled[g] = (scaled[g] + scaled[s]) - 1.0
+        if scaled[g] < 1.0:
+            small.append(g)
+        else:
+            large.append(g)
+
+
+def _alias_draw(u_column, u_coin, prob, alias):
+    """Walker's alias method: one table entry and one biased coin."""
+    column = int(_randint(u_column, len(prob)))
+    return column if _uniform(u_coin) < prob[column] else int(alias[column])
+
+
+def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
+    r"""Run epochs ``epoch_start .. epoch_end - 1`` of the SGD loop, in place on ``Y``.
+
+    One loop serves every stochastic method; the method enters only through
+    its attraction and repulsion coefficients (``problem.coefficient``), its
+    clip bound and a few switches.  A positive sample is an edge ``(i, j)``
+    (``i = head``, ``j = tail``), at squared distance :math:`d^2`:
+
+    .. math::
+
+        g = \mathrm{clip}(c_a(d^2)\,(y_i - y_j)),\quad
+        y_i \leftarrow y_i + \alpha_e g,\quad y_j \leftarrow y_j - \alpha_e g,
+
+    then ``m`` negatives ``k`` each give
+    :math:`g = \mathrm{clip}(c_r(d^2_{ik})\,(y_i - y_k))`,
+    :math:`y_i \leftarrow y_i + \alpha_e g` (and, if negatives move,
+    :math:`y_k \leftarrow y_k - \alpha_e g`).  The coefficients
+    (``SGD_COEFFICIENTS``; derivations in docs/theory.md):
+
+    .. math::
+
+        c_a^{umap} = \frac{-2ab\,d^{2(b-1)}}{1 + a d^{2b}},\quad
+        c_r^{umap} = \frac{2\gamma b}{(\epsilon + d^2)(1 + a d^{2b})},\quad
+        c_a^{cauchy} = \frac{-2}{1 + d^2},\quad
+        c_r^{cauchy} = \frac{2\gamma}{(\epsilon + d^2)(1 + d^2)},
+
+    (umap-learn, McInnes et al. 2018; the Cauchy pair serves tumap and
+    LargeVis, Tang et al. 2016) and NCVis's (Artemenkov & Panov 2020), with
+    :math:`w' = e^{-Q'} \hat q / \nu`, :math:`\hat q = 1 / (1 + a d^{2b})`
+    and :math:`\nu` the epoch's ``n_noise``:
+
+    .. math::
+
+        c_a^{ncvis} = -\frac{2ab\,d^{2(b-1)} \hat q}{1 + w'},\quad
+        c_r^{ncvis} = \frac{w'}{1 + w'}\, 2ab\,d^{2(b-1)} \hat q,
+
+    whose :math:`\partial J / \partial Q'` are :math:`-1 / (1 + w')` and
+    :math:`w' / (1 + w')`.  A negative at distance 0 (e.g. the head itself)
+    is skipped.
+
+    Parameters
+    ----------
+    problem : object
+        The stochastic problem (:class:`smallvis.sgd.SgdProblem`), read by
+        attribute:
+
+        * ``head``, ``tail`` (int64, ``(n_edges,)``): directed edges.
+        * ``edge_weight`` (float64, ``(n_edges,)``): scheme
+          ``"epochs_per_sample"``: epochs per sample of each edge;
+          ``"alias"``: the alias-table acceptance probability of each edge;
+          ``"every_edge"``: unused.  ``edge_alias`` (int64): the alias of each
+          edge (scheme ``"alias"``).
+        * ``noise_prob``, ``noise_alias`` (float64 / int64, ``(n_samples,)``):
+          the noise distribution's alias table (noise ``"degree"``).
+        * ``alphas`` (float64, ``(n_epochs,)``): learning rate of each epoch.
+        * ``n_noise`` (int64, ``(n_epochs,)``): negatives per positive
+          sample in each epoch (scheme ``"epochs_per_sample"``: the negative
+          sample rate).  NCVis's coefficient uses it as the epoch's noise
+          ratio :math:`\nu`, so that the expected update of an epoch is the
+          exact NCE gradient at that :math:`\nu`.
+        * ``state`` (float64, ``(2, n_edges)``, updated): scheme
+          ``"epochs_per_sample"``: the epoch of the next sample and of the
+          next negative sample of each edge, so blocks of epochs continue
+          exactly where the previous block stopped.
+        * ``q`` (float64, ``(1,)``, updated): a learned scalar (NCVis's
+          normalisation), ``q += q_learning_rate * dJ/dQ`` after each
+          positive and negative sample when ``q_learning_rate != 0``.
+        * ``q_offset`` (float64, ``(n_samples,)`` or ``(0,)``): per-head
+          correction added to ``q`` before a coefficient sees it (NCVis's
+          :math:`Q' = Q + \log p_i^-`); empty: none.
+        * ``coefficient`` (a key of ``SGD_COEFFICIENTS``) and its
+          parameters ``a``, ``b``, ``gamma``, ``eps`` (floats).
+        * ``scheme``: ``"epochs_per_sample"`` (umap-learn's bookkeeping),
+          ``"alias"`` (``samples_per_epoch`` edges drawn from the alias
+          table) or ``"every_edge"`` (every edge once per epoch).
+        * ``noise``: ``"uniform"`` (all points), ``"uniform_others"`` (the
+          points other than the head) or ``"degree"`` (the alias table).
+        * ``clip`` (float): the bound of each clipped component;
+          ``clip_after_step`` (bool): clip :math:`\alpha_e c (y_i - y_k)`
+          instead of :math:`c (y_i - y_k)`.
+        * ``move_negatives`` (bool): negatives move opposite to the head;
+          ``defer_head`` (bool): the head's moves are summed and applied
+          after its negatives (LargeVis); ``skip_tail`` (bool): a negative
+          equal to the positive's tail is skipped (LargeVis).
+        * ``samples_per_epoch`` (int): positive samples per epoch of scheme
+          ``"alias"``.
+    Y : ndarray of float64, shape (n_samples, n_components)
+        Coordinates, updated in place.
+    seed : int
+        Key of the counter-based generator.
+    epoch_start, epoch_end : int
+        Epochs to run (0-based, ``epoch_end <= n_epochs``).
+    n_threads : int
+        Ignored here (one thread, the order of the loops below).
+
+    Notes
+    -----
+    Random draws are keyed ``(seed, epoch, e, d)``: ``e`` is the edge
+    (schemes ``"epochs_per_sample"`` and ``"every_edge"``) or the sample
+    number within the epoch (``"alias"``); ``"alias"`` draws its edge with
+    ``d = 0, 1`` and negative ``p`` with ``d = 2 + 2p, 3 + 2p``; the other
+    schemes draw negative ``p`` with ``d = 2p, 2p + 1``.
+    """
+    attract, repel = _coefficient_functions(problem)
+    if problem.scheme not in SGD_SCHEMES or problem.noise not in SGD_NOISES:
+        raise ValueError(f"unknown SGD scheme or noise: {problem.scheme!r}, {problem.noise!r}")
+    pr = problem
+    head, tail, q, q_offset = pr.head, pr.tail, pr.q, pr.q_offset
+    n = Y.shape[0]
+
+    def step(i, k, c, alpha, acc, move_other):
+        """Move ``i`` along ``c (y_i - y_k)`` (or add to ``acc``), ``k`` the other way."""
+        for d in range(Y.shape[1]):
+            g = c * (Y[i, d] - Y[k, d])
+            s = (_clip(alpha * g, pr.clip) if pr.clip_after_step
+                 else alpha * _clip(g, pr.clip))
+            if acc is None:
+                Y[i, d] += s
+            else:
+                acc[d] += s
+            if move_other:
+                Y[k, d] -= s
+
+    def sample(epoch, i, j, key, first_draw, m, k):
+        """One positive edge (i, j) and its ``m`` negatives."""
+        alpha = pr.alphas[epoch]
+        acc = np.zeros(Y.shape[1]) if pr.defer_head else None
+        qi = q[0] + q_offset[i] if len(q_offset) else q[0]
+        c, dq = attract(k, float(np.sum((Y[i] - Y[j]) ** 2)), qi)
+        step(i, j, c, alpha, acc, True)
+        if pr.q_learning_rate != 0.0:
+            q[0] += pr.q_learning_rate * dq
+        words = _absorb(key, np.arange(first_draw, first_draw + 2 * m, dtype=np.int64))
+        for p in range(m):
+            if pr.noise == "degree":
+                neg = _alias_draw(words[2 * p], words[2 * p + 1], pr.noise_prob,
+                                  pr.noise_alias)
+            elif pr.noise == "uniform_others":
+                neg = int(_randint(words[2 * p], n - 1))
+                neg += neg >= i
+            else:
+                neg = int(_randint(words[2 * p], n))
+            if pr.skip_tail and neg == j:
+                continue
+            d2 = float(np.sum((Y[i] - Y[neg]) ** 2))
+            if d2 <= 0.0:
+                continue
+            qi = q[0] + q_offset[i] if len(q_offset) else q[0]
+            c, dq = repel(k, d2, qi)
+            step(i, neg, c, alpha, acc, pr.move_negatives)
+            if pr.q_learning_rate != 0.0:
+                q[0] += pr.q_learning_rate * dq
+        if acc is not None:
+            Y[i] += acc
+
+    for epoch in range(epoch_start, epoch_end):
+        n_noise = int(pr.n_noise[epoch])
+        # the epoch's noise count is NCVis's nu
+        k = _CoefficientParams(pr.a, pr.b, pr.gamma, pr.eps, float(n_noise))
+        if pr.scheme == "alias":
+            keys = _edge_key(seed, epoch, np.arange(pr.samples_per_epoch, dtype=np.int64))
+            for s in range(pr.samples_per_epoch):
+                words = _absorb(keys[s], np.array([0, 1], dtype=np.int64))
+                e = _alias_draw(words[0], words[1], pr.edge_weight, pr.edge_alias)
+                sample(epoch, head[e], tail[e], keys[s], 2, n_noise, k)
+            continue
+        keys = _edge_key(seed, epoch, np.arange(len(head), dtype=np.int64))
+        for e in range(len(head)):
+            if pr.scheme == "every_edge":
+                sample(epoch, head[e], tail[e], keys[e], 0, n_noise, k)
+                continue
+            # umap-learn: edge e is due every edge_weight[e] epochs; its
+            # negatives are due n_noise times as often.
+            state = pr.state
+            if state[0, e] > epoch + 1:
+                continue
+            state[0, e] += pr.edge_weight[e]
+            per_negative = pr.edge_weight[e] / n_noise
+            m = int((epoch + 1 - state[1, e]) / per_negative)
+            state[1, e] += m * per_negative
+            sample(epoch, head[e], tail[e], keys[e], 0, m, k)
