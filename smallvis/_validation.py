@@ -7,6 +7,7 @@ checks, so everything they receive passes through here first.
 
 import numbers
 import os
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -151,12 +152,27 @@ MAX_THREADS = 1024
 
 
 def check_threads(n_threads):
-    """Return a positive thread count; -1 means every available core."""
+    """Return a positive thread count; -1 means every available core.
+
+    Above ``MAX_THREADS`` (1024) is an error.  A count above
+    ``os.cpu_count()`` is lowered to it with a ``RuntimeWarning``: extra
+    threads only add per-thread scratch memory (O(N) each) and contention.
+    Results of the exact optimizer depend on the thread count in the last
+    bits only (see :mod:`smallvis._kernels`).
+    """
     n_threads = check_number(n_threads, "n_threads", low=-1, high=MAX_THREADS, integer=True)
     if n_threads == 0:
         raise ValueError("n_threads must be a positive integer or -1 (all cores); got 0")
+    cores = os.cpu_count() or 1
     if n_threads == -1:
-        return os.cpu_count() or 1
+        return cores
+    if n_threads > cores:
+        warnings.warn(
+            f"n_threads = {n_threads} is more than the {cores} core(s) of this "
+            f"machine (os.cpu_count()); using n_threads = {cores}",
+            RuntimeWarning, stacklevel=3,
+        )
+        return cores
     return n_threads
 
 

@@ -13,9 +13,18 @@ increasing index.  "Equal" means equal to about 1e-12 relative (squared
 distances are compared after rounding to a 40-bit mantissa), so that
 mathematically equal distances that differ in their last bits only through
 rounding (frequent on gridded data such as iris) also resolve by index.
-The distances are always recomputed in float64 from ``X``
-(Annoy works in float32), so the two backends report identical distances for
-the neighbours they agree on.
+The distances are always recomputed in float64 (Annoy works in float32),
+so the two backends report identical distances for the neighbours they
+agree on.
+
+Where the data sit and what units they use does not matter: both backends
+work on ``X`` centred (column means subtracted, in float64) and divided by
+a power of two (exact), and scale the distances back.  So data far from the
+origin relative to their spread (projected coordinates in metres,
+timestamps) keep all their digits in Annoy's float32 index, and data of
+size 1e-300 or 1e300 neither underflow nor overflow when squared.  Up to
+rounding, the neighbours of ``c X + b`` are those of ``X`` for any scale
+``c`` and offset ``b`` (tests/test_metamorphic.py).
 
 Backends
 --------
@@ -27,7 +36,7 @@ Backends
     distance are resolved by index.
 ``"annoy"``
     Spotify's Annoy random-projection forest (``annoy.AnnoyIndex(d,
-    "euclidean")``), then ``n_refine`` rounds (default 4) of
+    "euclidean")``) built on the centred data, then ``n_refine`` rounds (default 4) of
     neighbour-of-neighbour refinement, the local join of NN-descent
     (:func:`smallvis._kernels.knn_refine`): each point's list becomes the
     best ``k`` among its neighbours and their neighbours.  A round costs
@@ -47,7 +56,8 @@ from ._validation import check_data, check_number, check_random_state, check_thr
 from .reference import _tie_key
 
 __all__ = ["nearest_neighbors", "NEIGHBOR_METHODS", "EXACT_MAX_N",
-           "ANNOY_DEFAULT_TREES", "ANNOY_DEFAULT_REFINE"]
+           "ANNOY_DEFAULT_TREES", "ANNOY_DEFAULT_REFINE", "ANNOY_MAX_TREES",
+           "ANNOY_MAX_SEARCH_K"]
 
 #: Backends accepted by :func:`nearest_neighbors`.
 NEIGHBOR_METHODS = ("auto", "exact", "annoy")
@@ -61,6 +71,16 @@ ANNOY_DEFAULT_TREES = 50
 #: Default rounds of neighbour-of-neighbour refinement after an Annoy search
 #: (at most: they stop when a round changes nothing).
 ANNOY_DEFAULT_REFINE = 4
+
+#: Most Annoy trees accepted (1000 trees on the 1797 digits take about 5 s;
+#: the recall gained beyond a few dozen trees is small, and method="exact"
+#: is exact).  Checked before anything is built.
+ANNOY_MAX_TREES = 1000
+
+#: Largest Annoy ``search_k`` accepted (Annoy takes a C int).  A value above
+#: ``n_trees * n_samples`` inspects the whole forest, as that value does, and
+#: is lowered to it.
+ANNOY_MAX_SEARCH_K = 2**31 - 1
 
 # Rows per cdist block of the exact search: the block's distance matrix has
 # _BLOCK_ELEMENTS / N rows, about 32 MB of float64.
@@ -82,12 +102,16 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
         ``"auto"`` is ``"exact"`` when ``n_samples <= 4096`` and ``"annoy"``
         otherwise.
     n_trees : int, optional
-        Annoy only: number of trees.  Default 50 (as the R package uwot).
-        More trees give a better recall and a slower build.
+        Annoy only: number of trees, ``1 <= n_trees <= ANNOY_MAX_TREES``
+        (1000).  Default 50 (as the R package uwot).  More trees give a
+        better recall and a slower build.
     search_k : int, optional
-        Annoy only: number of nodes inspected per query.  Default
-        ``2 * n_trees * (n_neighbors + 1)`` (uwot's rule, with the ``+ 1``
-        for the point itself, which is queried and dropped).
+        Annoy only: number of nodes inspected per query,
+        ``1 <= search_k <= ANNOY_MAX_SEARCH_K`` (2**31 - 1); values above
+        ``n_trees * n_samples`` (the whole forest) are lowered to it, which
+        changes nothing.  Default ``2 * n_trees * (n_neighbors + 1)``
+        (uwot's rule, with the ``+ 1`` for the point itself, which is
+        queried and dropped).
     n_refine : int, optional
         Annoy only: rounds of neighbour-of-neighbour refinement after the
         search (:func:`smallvis._kernels.knn_refine`, NN-descent's local
@@ -99,7 +123,8 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
         Annoy only: seeds the forest.  A fixed int gives identical results
         on every call.  None draws a fresh seed.
     n_threads : int, default=1
-        Annoy only: threads used to build the forest (-1: all cores).  The
+        Annoy only: threads used to build the forest (-1: all cores; more
+        than ``os.cpu_count()`` is lowered to it with a warning).  The
         queries and the exact search run on one thread.  Annoy's trees built
         with several threads may differ from one-thread trees, so use one
         thread for reproducible neighbours.
@@ -126,21 +151,18 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
             f"method must be one of {', '.join(map(repr, NEIGHBOR_METHODS))}; got {method!r}"
         )
     if n_trees is not None:
-        n_trees = check_number(n_trees, "n_trees", low=1, integer=True)
+        n_trees = check_number(n_trees, "n_trees", low=1, high=ANNOY_MAX_TREES,
+                               integer=True)
     if search_k is not None:
-        search_k = check_number(search_k, "search_k", low=1, integer=True)
+        search_k = check_number(search_k, "search_k", low=1, high=ANNOY_MAX_SEARCH_K,
+                                integer=True)
     if n_refine is not None:
         n_refine = check_number(n_refine, "n_refine", low=0, integer=True)
     n_threads = check_threads(n_threads)
     rng = check_random_state(random_state)
     if method == "auto":
         method = "exact" if n <= EXACT_MAX_N else "annoy"
-    # search on X / 2**e (exact for normal numbers) so squared distances of
-    # very large or very small data neither overflow nor underflow
-    from .affinities import power_of_two_exponent
-
-    e = power_of_two_exponent(X)
-    Xs = np.ldexp(X, -e) if e else X
+    Xs, e = _centred_unit(X)
     if method == "exact":
         indices, distances = _exact(Xs, n_neighbors)
     else:
@@ -148,6 +170,7 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
             n_trees = ANNOY_DEFAULT_TREES
         if search_k is None:
             search_k = 2 * n_trees * (n_neighbors + 1)
+        search_k = min(search_k, n_trees * n)
         if n_refine is None:
             n_refine = ANNOY_DEFAULT_REFINE
         seed = int(rng.integers(1, 2**31 - 1))
@@ -155,6 +178,26 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
         indices, sq_dist = _refine(Xs, indices, sq_dist, n_refine)
         distances = _monotone_sqrt(sq_dist)
     return indices, (np.ldexp(distances, e) if e else distances)
+
+
+def _centred_unit(X):
+    """``X`` centred and divided by powers of two, and the total exponent.
+
+    First ``X / 2**e1`` (exact) so that the mean cannot overflow, then the
+    column means are subtracted in float64, then the result is divided by
+    ``2**e2`` so that its largest entry lies in [0.5, 1): squared distances
+    then neither overflow nor underflow, and Annoy's float32 copy keeps the
+    digits that distinguish the points however far they sit from the
+    origin.  Distances computed from the result are multiplied by
+    ``2**(e1 + e2)`` to return to the units of ``X``.
+    """
+    from .affinities import power_of_two_exponent
+
+    e1 = power_of_two_exponent(X)
+    Xs = np.ldexp(X, -e1) if e1 else X
+    Xc = Xs - Xs.mean(axis=0)
+    e2 = power_of_two_exponent(Xc)
+    return np.ascontiguousarray(np.ldexp(Xc, -e2) if e2 else Xc), e1 + e2
 
 
 def _select(d2, cand, k):
