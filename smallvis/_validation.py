@@ -369,3 +369,30 @@ def _check_compressed(Q):
         raise ValueError("indptr[-1] must equal the number of stored entries")
     if indices.shape[0] and (indices.min() < 0 or indices.max() >= minor):
         raise ValueError(f"indices must lie in [0, {minor - 1}]")
+
+
+def check_callback(callback):
+    """Return ``callback`` wrapped so that it cannot leave garbage in ``Y``.
+
+    ``callback(iteration, Y, cost)`` receives the live coordinates (no copy,
+    so that a callback per iteration stays cheap).  If it writes NaN or an
+    infinite value into them, the wrapper raises ``ValueError`` at once,
+    naming the iteration, instead of letting the optimizer carry on with (or
+    return) non-finite coordinates.  None stays None.
+    """
+    if callback is None:
+        return None
+    if not callable(callback):
+        raise TypeError(f"callback must be callable; got {callback!r}")
+
+    def checked(iteration, Y, cost):
+        stop = callback(iteration, Y, cost)
+        if not np.all(np.isfinite(Y)):
+            raise ValueError(
+                f"callback left NaN or infinite values in Y after iteration "
+                f"{iteration}; a callback may read Y (or change it to finite "
+                f"values) but must not write NaN or inf into it"
+            )
+        return stop
+
+    return checked

@@ -11,7 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.spatial.distance import pdist, squareform
 
-from ._validation import check_number
+from ._validation import _as_array, check_number
 
 PERPLEXITY_TOL = 1e-5
 PERPLEXITY_MAX_TRIES = 50
@@ -226,9 +226,10 @@ def _knn(X, k, knn, knn_method, random_state, n_threads, n_trees=None):
     :func:`smallvis.neighbors.nearest_neighbors` with at least ``k``
     columns; its first ``k`` columns are used.
     """
-    from .neighbors import nearest_neighbors
+    from .neighbors import check_search_params, nearest_neighbors
 
     n = X.shape[0]
+    check_search_params(knn_method, n_trees, name="knn_method")
     if knn is None:
         indices, distances = nearest_neighbors(X, k, method=knn_method,
                                                random_state=random_state,
@@ -239,12 +240,38 @@ def _knn(X, k, knn, knn_method, random_state, n_threads, n_trees=None):
                 "(more than about 1.8e308); rescale X"
             )
         return indices, distances
+    return check_knn(knn, n, k)
+
+
+def check_knn(knn, n, k):
+    """Validate a precomputed ``knn = (indices, distances)``; its first ``k`` columns.
+
+    Refused (``TypeError`` or ``ValueError`` naming ``knn``): anything but a
+    pair of 2-D arrays of shape ``(n, m)`` with ``m >= k``; masked arrays
+    (their mask would be ignored); non-integer or out-of-range indices;
+    distances that are NaN, infinite or negative; a row that contains the
+    point itself or the same neighbour twice (its edge would count twice).
+
+    Rows whose distances are not in non-decreasing order are sorted, each
+    whole row by (distance, index), before the first ``k`` columns are
+    taken: the result is that of the same neighbours passed in order, as
+    :func:`smallvis.neighbors.nearest_neighbors` returns them.  Rows already
+    in order are left exactly as they are.
+
+    Returns
+    -------
+    indices : ndarray of shape (n, k), int64
+    distances : ndarray of shape (n, k), float64
+    """
     try:
         indices, distances = knn
     except (TypeError, ValueError):
         raise TypeError("knn must be a pair (indices, distances) from nearest_neighbors") from None
-    indices = np.asarray(indices)
-    distances = np.asarray(distances, dtype=np.float64)
+    indices = _as_array(indices, "knn indices")
+    distances = _as_array(distances, "knn distances")
+    if distances.dtype.kind not in "biuf":
+        raise TypeError(f"knn distances must be real numbers; got dtype {distances.dtype}")
+    distances = distances.astype(np.float64)
     if indices.ndim != 2 or indices.shape != distances.shape or indices.shape[0] != n:
         raise ValueError(
             f"knn indices and distances must both have shape (n_samples={n}, n_neighbors); "
@@ -254,12 +281,34 @@ def _knn(X, k, knn, knn_method, random_state, n_threads, n_trees=None):
         raise ValueError(f"knn has {indices.shape[1]} neighbours per point; {k} are needed")
     if indices.dtype.kind not in "iu" or indices.min() < 0 or indices.max() >= n:
         raise ValueError(f"knn indices must be integers in [0, {n - 1}]")
-    if not np.all(np.isfinite(distances)) or distances.min() < 0:
+    bad = ~np.isfinite(distances)
+    if bad.any():
+        row = int(np.flatnonzero(bad.any(axis=1))[0])
+        raise ValueError(
+            f"knn distances must be finite; {int(bad.sum())} are NaN or infinite "
+            f"(first in row {row})"
+        )
+    if distances.min() < 0:
         raise ValueError("knn distances must be finite and non-negative")
-    if np.any(indices[:, :k] == np.arange(n)[:, None]):
+    indices = indices.astype(np.int64)
+    unsorted = np.flatnonzero(np.any(np.diff(distances, axis=1) < 0, axis=1))
+    if unsorted.size:  # sort those rows by (distance, index)
+        indices, distances = indices.copy(), distances.copy()
+        order = np.lexsort((indices[unsorted], distances[unsorted]), axis=-1)
+        indices[unsorted] = np.take_along_axis(indices[unsorted], order, 1)
+        distances[unsorted] = np.take_along_axis(distances[unsorted], order, 1)
+    indices, distances = indices[:, :k], distances[:, :k]
+    if np.any(indices == np.arange(n)[:, None]):
         raise ValueError("knn must not contain the point itself (see nearest_neighbors)")
-    return (np.ascontiguousarray(indices[:, :k], dtype=np.int64),
-            np.ascontiguousarray(distances[:, :k]))
+    ordered = np.sort(indices, axis=1)
+    repeated = np.any(ordered[:, 1:] == ordered[:, :-1], axis=1)
+    if repeated.any():
+        row = int(np.flatnonzero(repeated)[0])
+        raise ValueError(
+            f"knn lists a neighbour twice in {int(repeated.sum())} row(s) (first: row "
+            f"{row}); each of the first {k} neighbours of a point must be distinct"
+        )
+    return np.ascontiguousarray(indices), np.ascontiguousarray(distances)
 
 
 def _rows_to_csr(indices, values, n):
@@ -370,10 +419,23 @@ def smooth_knn_distances(distances, kernels, *, local_connectivity=1.0, bandwidt
     n_failed : int
         Rows whose sum missed the target by more than 1e-5.
     """
+    _, sigma, rho, e, n_failed = _smooth_knn_unit(
+        distances, kernels, local_connectivity=local_connectivity, bandwidth=bandwidth)
+    if e:
+        sigma, rho = np.ldexp(sigma, e), np.ldexp(rho, e)
+    return sigma, rho, n_failed
+
+
+def _smooth_knn_unit(distances, kernels, *, local_connectivity, bandwidth):
+    """:func:`smooth_knn_distances` in units of ``2**e``, the ``e`` of ``distances``.
+
+    The search starts at sigma = 1 and doubles at most 64 times, so it is run
+    on ``unit = distances / 2**e`` (exact); the memberships
+    ``exp(-(d - rho) / sigma)`` are the same in either unit, and computed in
+    this one they cannot meet a sigma that underflowed to 0 (data of
+    subnormal size).  Returns ``unit, sigma, rho, e, n_failed``.
+    """
     n, m = distances.shape
-    # The search starts at sigma = 1 and doubles at most 64 times, so it is
-    # run on distances / 2**e (exact); rho and sigma scale back, and the
-    # memberships exp(-(d - rho) / sigma) do not change.
     e = power_of_two_exponent(distances)
     with_self = np.zeros((n, m + 1))
     with_self[:, 1:] = np.ldexp(distances, -e) if e else distances
@@ -383,9 +445,7 @@ def smooth_knn_distances(distances, kernels, *, local_connectivity=1.0, bandwidt
     n_failed = kernels.smooth_knn_rows(with_self, float(target), float(local_connectivity),
                                        SMOOTH_K_TOL, SMOOTH_K_N_ITER, MIN_K_DIST_SCALE,
                                        sigma, rho)
-    if e:
-        sigma, rho = np.ldexp(sigma, e), np.ldexp(rho, e)
-    return sigma, rho, n_failed
+    return with_self[:, 1:], sigma, rho, e, n_failed
 
 
 def fuzzy_memberships(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwidth=1.0,
@@ -412,13 +472,15 @@ def fuzzy_memberships(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwi
     bandwidth = check_number(bandwidth, "bandwidth", low=0, low_open=True)
     indices, distances = _knn(X, n_neighbors - 1, knn, knn_method, random_state, n_threads,
                               n_trees)
-    sigma, rho, _ = smooth_knn_distances(distances, kernels,
-                                         local_connectivity=local_connectivity,
-                                         bandwidth=bandwidth)
+    unit, sigma, rho, e, _ = _smooth_knn_unit(distances, kernels,
+                                              local_connectivity=local_connectivity,
+                                              bandwidth=bandwidth)
     # rows that miss the target (e.g. all neighbours at distance <= rho) are
     # kept as umap-learn keeps them, silently: their sigma is the last
     # bisection value, floored.
-    vals = np.exp(-np.maximum(distances - rho[:, None], 0.0) / sigma[:, None])
+    vals = np.exp(-np.maximum(unit - rho[:, None], 0.0) / sigma[:, None])
+    with np.errstate(over="ignore", under="ignore"):  # as conditional_perplexity's beta
+        sigma, rho = (np.ldexp(sigma, e), np.ldexp(rho, e)) if e else (sigma, rho)
     return _rows_to_csr(indices, vals, n), sigma, rho
 
 

@@ -146,13 +146,7 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
             f"n_neighbors must satisfy 1 <= n_neighbors < n_samples = {n}; got {n_neighbors}"
         )
     n_neighbors = int(n_neighbors)
-    if not isinstance(method, str) or method not in NEIGHBOR_METHODS:
-        raise ValueError(
-            f"method must be one of {', '.join(map(repr, NEIGHBOR_METHODS))}; got {method!r}"
-        )
-    if n_trees is not None:
-        n_trees = check_number(n_trees, "n_trees", low=1, high=ANNOY_MAX_TREES,
-                               integer=True)
+    n_trees = check_search_params(method, n_trees)
     if search_k is not None:
         search_k = check_number(search_k, "search_k", low=1, high=ANNOY_MAX_SEARCH_K,
                                 integer=True)
@@ -178,6 +172,22 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
         indices, sq_dist = _refine(Xs, indices, sq_dist, n_refine)
         distances = _monotone_sqrt(sq_dist)
     return indices, (np.ldexp(distances, e) if e else distances)
+
+
+def check_search_params(method, n_trees, name="method"):
+    """Check a neighbour-search backend name and Annoy tree count.
+
+    Returns ``n_trees`` as an int (or None); raises ``ValueError`` or
+    ``TypeError`` naming the argument (``name`` for the backend).
+    """
+    if not isinstance(method, str) or method not in NEIGHBOR_METHODS:
+        raise ValueError(
+            f"{name} must be one of {', '.join(map(repr, NEIGHBOR_METHODS))}; got {method!r}"
+        )
+    if n_trees is not None:
+        n_trees = check_number(n_trees, "n_trees", low=1, high=ANNOY_MAX_TREES,
+                               integer=True)
+    return n_trees
 
 
 def _centred_unit(X):
