@@ -344,9 +344,11 @@ def conditional_perplexity_knn(X, perplexity, kernels, *, n_neighbors=None, knn=
         ``k``.  Default ``min(floor(3 * perplexity), n_samples - 1)`` (guide
         §3: calibrate over 3 x perplexity neighbours).
     knn : (indices, distances), optional
-        Precomputed neighbours (point itself excluded, sorted), e.g. from
-        :func:`smallvis.neighbors.nearest_neighbors`; the first ``k`` columns
-        are used.  Default: computed with ``knn_method``.
+        Precomputed neighbours (point itself excluded), e.g. from
+        :func:`smallvis.neighbors.nearest_neighbors`; rows out of order are
+        sorted, then the first ``k`` columns are used (see
+        :func:`check_knn` for what is refused).  Default: computed with
+        ``knn_method``.
     knn_method : {"auto", "exact", "annoy"}, default="auto"
     n_trees : int, optional
         Annoy trees (default: :data:`smallvis.neighbors.ANNOY_DEFAULT_TREES`).
@@ -518,7 +520,7 @@ def umap_graph(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwidth=1.0
         1: pure fuzzy union; 0: pure fuzzy intersection.
     knn : (indices, distances), optional
         Precomputed self-excluded neighbours with at least
-        ``n_neighbors - 1`` columns.
+        ``n_neighbors - 1`` columns (checked and sorted by :func:`check_knn`).
     knn_method, random_state, n_threads, n_trees
         Passed to :func:`smallvis.neighbors.nearest_neighbors`.
 
