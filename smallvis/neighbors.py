@@ -204,10 +204,12 @@ def _centred_unit(X):
     from .affinities import power_of_two_exponent
 
     e1 = power_of_two_exponent(X)
-    Xs = np.ldexp(X, -e1) if e1 else X
-    Xc = Xs - Xs.mean(axis=0)
+    Xc = np.ldexp(X, -e1)  # one copy, then worked on in place
+    Xc -= Xc.mean(axis=0)
     e2 = power_of_two_exponent(Xc)
-    return np.ascontiguousarray(np.ldexp(Xc, -e2) if e2 else Xc), e1 + e2
+    if e2:
+        np.ldexp(Xc, -e2, out=Xc)
+    return Xc, e1 + e2
 
 
 def _select(d2, cand, k):
