@@ -17,14 +17,17 @@ The distances are always recomputed in float64 (Annoy works in float32),
 so the two backends report identical distances for the neighbours they
 agree on.
 
-Where the data sit and what units they use does not matter: both backends
-work on ``X`` centred (column means subtracted, in float64) and divided by
-a power of two (exact), and scale the distances back.  So data far from the
-origin relative to their spread (projected coordinates in metres,
-timestamps) keep all their digits in Annoy's float32 index, and data of
-size 1e-300 or 1e300 neither underflow nor overflow when squared.  Up to
-rounding, the neighbours of ``c X + b`` are those of ``X`` for any scale
-``c`` and offset ``b`` (tests/test_metamorphic.py).
+Where the data sit and what units they use does not matter.  Both backends
+work on ``X`` divided by a power of two (exact), so data of size 1e-300 or
+1e300 neither underflow nor overflow when squared, and the distances are
+scaled back.  Annoy's float32 index is built from ``X`` centred in float64
+(column means subtracted) and rescaled, so data far from the origin
+relative to their spread (projected coordinates in metres, timestamps)
+keep the digits that tell the points apart.  The float64 distances need no
+centring: the difference of two nearby coordinates is exact however large
+they are (Sterbenz's lemma).  Up to rounding of the input, the neighbours
+of ``c X + b`` are those of ``X`` for any scale ``c`` and offset ``b``
+(tests/test_metamorphic.py).
 
 Backends
 --------
@@ -156,7 +159,12 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
     rng = check_random_state(random_state)
     if method == "auto":
         method = "exact" if n <= EXACT_MAX_N else "annoy"
-    Xs, e = _centred_unit(X)
+    # search on X / 2**e (exact for normal numbers) so squared distances of
+    # very large or very small data neither overflow nor underflow
+    from .affinities import power_of_two_exponent
+
+    e = power_of_two_exponent(X)
+    Xs = np.ldexp(X, -e) if e else X
     if method == "exact":
         indices, distances = _exact(Xs, n_neighbors)
     else:
@@ -168,7 +176,8 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
         if n_refine is None:
             n_refine = ANNOY_DEFAULT_REFINE
         seed = int(rng.integers(1, 2**31 - 1))
-        indices, sq_dist = _annoy(Xs, n_neighbors, n_trees, search_k, seed, n_threads)
+        indices, sq_dist = _annoy(Xs, _centred_unit(Xs), n_neighbors, n_trees, search_k,
+                                  seed, n_threads)
         indices, sq_dist = _refine(Xs, indices, sq_dist, n_refine)
         distances = _monotone_sqrt(sq_dist)
     return indices, (np.ldexp(distances, e) if e else distances)
@@ -191,25 +200,21 @@ def check_search_params(method, n_trees, name="method"):
 
 
 def _centred_unit(X):
-    """``X`` centred and divided by powers of two, and the total exponent.
+    """``X`` (with entries below 1 in size) centred in float64 and rescaled.
 
-    First ``X / 2**e1`` (exact) so that the mean cannot overflow, then the
-    column means are subtracted in float64, then the result is divided by
-    ``2**e2`` so that its largest entry lies in [0.5, 1): squared distances
-    then neither overflow nor underflow, and Annoy's float32 copy keeps the
-    digits that distinguish the points however far they sit from the
-    origin.  Distances computed from the result are multiplied by
-    ``2**(e1 + e2)`` to return to the units of ``X``.
+    The column means are subtracted, then the result is divided by a power
+    of two so that its largest entry lies in [0.5, 1): Annoy's float32 copy
+    then keeps the digits that distinguish the points however far they sit
+    from the origin.  Only the index is built from it; distances are
+    computed from ``X``.
     """
     from .affinities import power_of_two_exponent
 
-    e1 = power_of_two_exponent(X)
-    Xc = np.ldexp(X, -e1)  # one copy, then worked on in place
-    Xc -= Xc.mean(axis=0)
-    e2 = power_of_two_exponent(Xc)
-    if e2:
-        np.ldexp(Xc, -e2, out=Xc)
-    return Xc, e1 + e2
+    Xc = X - X.mean(axis=0)
+    e = power_of_two_exponent(Xc)
+    if e:
+        np.ldexp(Xc, -e, out=Xc)
+    return Xc
 
 
 def _select(d2, cand, k):
@@ -247,14 +252,15 @@ def _monotone_sqrt(d2):
     return np.sqrt(np.maximum.accumulate(d2, axis=1))
 
 
-def _annoy(X, k, n_trees, search_k, seed, n_threads):
+def _annoy(X, X_index, k, n_trees, search_k, seed, n_threads):
+    """Annoy's candidates, indexed on ``X_index``, with distances from ``X``."""
     from annoy import AnnoyIndex
 
     n, dim = X.shape
     index = AnnoyIndex(dim, "euclidean")
     index.set_seed(seed)
     for i in range(n):
-        index.add_item(i, X[i])
+        index.add_item(i, X_index[i])
     index.build(n_trees, n_jobs=n_threads)
     m = k + 1
     found = [index.get_nns_by_item(i, m, search_k=search_k) for i in range(n)]
