@@ -589,6 +589,13 @@ def umap_ab(spread=1.0, min_dist=0.1):
     umap-learn).  ``(1, 0.1)`` gives about (1.577, 0.895), ``(1, 0.001)``
     (the R smallvis default) about (1.929, 0.7915).
 
+    The fit is run in units of ``spread`` (``t = x / spread``, the same
+    least-squares problem), where the start ``a = b = 1`` is always near the
+    answer, and ``a`` is converted back as ``a' / spread**(2b)``: fitted in
+    ``x`` directly, a spread far from 1 (0.01, 100) gave a negative ``b``.
+    ``b`` depends only on ``min_dist / spread`` and lies between about 0.79
+    and 1.93.
+
     Parameters
     ----------
     spread : float, default=1.0
@@ -607,10 +614,18 @@ def umap_ab(spread=1.0, min_dist=0.1):
     if min_dist > spread:
         raise ValueError(f"min_dist must be at most spread = {spread}; got {min_dist}")
 
-    def curve(x, a, b):
-        return 1.0 / (1.0 + a * x ** (2.0 * b))
+    def curve(t, a, b):
+        return 1.0 / (1.0 + a * t ** (2.0 * b))
 
-    x = np.linspace(0.0, 3.0 * spread, 300)
-    y = np.where(x < min_dist, 1.0, np.exp(-(x - min_dist) / spread))
-    (a, b), _ = curve_fit(curve, x, y, p0=(1.0, 1.0))
+    m = min_dist / spread
+    t = np.linspace(0.0, 3.0, 300)
+    y = np.where(t < m, 1.0, np.exp(-(t - m)))
+    (a_unit, b), _ = curve_fit(curve, t, y, p0=(1.0, 1.0))
+    with np.errstate(over="ignore", under="ignore"):
+        a = a_unit / spread ** (2.0 * b)
+    if not (np.isfinite(a) and np.isfinite(b) and a > 0 and b > 0):
+        raise ValueError(
+            f"UMAP's a = {a:g} for spread = {spread:g} is not a positive float64 "
+            f"(b = {b:g}); use a spread nearer 1, or pass a and b directly"
+        )
     return float(a), float(b)

@@ -348,13 +348,19 @@ def _fitted_ab(spread, min_dist):
     return aff.umap_ab(spread, min_dist)
 
 
+#: Largest UMAP exponent b accepted.  Fits give 0.79 to 1.93; d^(2b) with a
+#: larger b overflows float64 already at moderate distances (b = 200:
+#: d > 6), where the kernels' limits are not computed.
+MAX_UMAP_B = 10.0
+
+
 def umap_output_kernel(a=None, b=None, spread=1.0, min_dist=0.1):
     """UMAP's ``(a, b)``: given directly, or fitted to ``spread`` and ``min_dist``."""
     if (a is None) != (b is None):
         raise ValueError("give both a and b, or neither (then spread and min_dist set them)")
     if a is not None:
         return (check_number(a, "a", low=0, low_open=True),
-                check_number(b, "b", low=0, low_open=True))
+                check_number(b, "b", low=0, low_open=True, high=MAX_UMAP_B))
     spread = check_number(spread, "spread", low=0, low_open=True)
     min_dist = check_number(min_dist, "min_dist", low=0)
     if min_dist > spread:

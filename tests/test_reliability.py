@@ -278,3 +278,28 @@ def test_callback_may_still_stop_the_run_and_move_points(blobs):
     r = smallvis.embed(blobs, "tsne", perplexity=5, n_iter=50, callback=stop_at_4,
                        return_result=True)
     assert seen == [1, 2, 3, 4] and r.stopped_early
+
+
+@pytest.mark.parametrize("spread", [0.01, 100.0, 1e-6])
+@pytest.mark.parametrize("ratio", [0.0, 0.1, 1.0])
+def test_umap_ab_fit_does_not_depend_on_the_unit_of_spread(spread, ratio):
+    """The kernel 1/(1 + a x^2b) in units of spread: b depends on
+    min_dist / spread only, and a scales as spread^(-2b).  Fitted directly,
+    spread = 0.01 gave b = -72.8 and spread = 100 a negative a."""
+    from smallvis.affinities import umap_ab
+
+    a1, b1 = umap_ab(1.0, ratio)
+    a, b = umap_ab(spread, ratio * spread)
+    assert b == pytest.approx(b1, rel=1e-12)
+    assert a * spread ** (2 * b) == pytest.approx(a1, rel=1e-12)
+
+
+@pytest.mark.parametrize("method", ["umap", "ncvis"])
+def test_umap_b_above_its_bound_is_refused(blobs, method, fast):
+    """b = 200: d^(2b) overflowed, the NumPy SGD raised OverflowError and the
+    Cython one returned a number."""
+    with pytest.raises(ValueError, match=r"b must be in \(0, 10\]"):
+        smallvis.embed(blobs, method, fast=fast, optimizer="sgd", a=1.0, b=200.0,
+                       n_epochs=3, n_neighbors=5, random_state=0)
+    smallvis.embed(blobs, method, fast=fast, optimizer="sgd", a=1.0, b=10.0, n_epochs=3,
+                   n_neighbors=5, init="spca", random_state=0)
