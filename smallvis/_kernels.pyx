@@ -20,7 +20,7 @@ final reduction (about 1e-15 relative).
 """
 
 from cython.parallel cimport prange, threadid
-from libc.math cimport exp, log, log1p, fabs, floor, INFINITY
+from libc.math cimport exp, log, log1p, fabs, floor, fmin, fmax, frexp, ldexp, sqrt, INFINITY
 from libc.stdint cimport int64_t, uint8_t
 
 cdef extern from *:
@@ -32,11 +32,21 @@ cdef extern from *:
 cdef extern from "_pairloops.h" nogil:
     # C loops compiled once per instruction set (see the header)
     double LOG_FLOOR "SMALLVIS_LOG_FLOOR"
+    # the output weights, one definition each
+    double smallvis_cauchy(double d2, double scale) noexcept
+    double smallvis_umap_w(double u, double a) noexcept
     void smallvis_tsne_rows4_2d(const double* x, const double* y, Py_ssize_t n,
                                 Py_ssize_t i, const double* p0,
                                 const double* p1, const double* p2,
                                 const double* p3, double* ax, double* ay,
                                 double* rx, double* ry, double* z) noexcept
+    void smallvis_tsne_rows4_2d_scaled(const double* x, const double* y,
+                                       Py_ssize_t n, Py_ssize_t i,
+                                       const double* p0, const double* p1,
+                                       const double* p2, const double* p3,
+                                       double scale, double* ax, double* ay,
+                                       double* rx, double* ry,
+                                       double* z) noexcept
     double smallvis_largevis_coef(const double* d2, const double* p,
                                 const double* aux, Py_ssize_t i, Py_ssize_t start,
                                 Py_ssize_t n, const double* q, double* coef) noexcept
@@ -424,7 +434,7 @@ def tsne_cost(indptr, indices, data, Y, n_threads):
                 d2 = &sc[threadid(), 0, 0]
                 _sq_dist_row(&Yt[0, 0], n, dim, i, i + 1, d2)
                 for j in range(i + 1, n):
-                    z = z + 1.0 / (1.0 + d2[j])
+                    z = z + smallvis_cauchy(d2[j], 1.0)
                 for k in range(ip[i], ip[i + 1]):
                     j = ix[k]
                     p = dv[k]
@@ -444,11 +454,11 @@ def tsne_cost(indptr, indices, data, Y, n_threads):
 
 
 cdef void _tsne_pair(const double* Yt, Py_ssize_t n, Py_ssize_t dim,
-                     Py_ssize_t i, Py_ssize_t j, double p, double* attr,
-                     double* rep, double* zi) noexcept nogil:
-    """One unordered pair (i, j) of the t-SNE gradient."""
+                     Py_ssize_t i, Py_ssize_t j, double p, double scale,
+                     double* attr, double* rep, double* zi) noexcept nogil:
+    """One unordered pair (i, j) of the t-SNE gradient (w scaled by ``scale``)."""
     cdef Py_ssize_t d
-    cdef double w = 1.0 / (1.0 + _pair_sq_dist(Yt, n, dim, i, j))
+    cdef double w = smallvis_cauchy(_pair_sq_dist(Yt, n, dim, i, j), scale)
     cdef double a = p * w, r = w * w, diff
     zi[0] += w
     for d in range(dim):
@@ -461,14 +471,14 @@ cdef void _tsne_pair(const double* Yt, Py_ssize_t n, Py_ssize_t dim,
 
 cdef void _tsne_row(const double* Yt, Py_ssize_t n, Py_ssize_t dim,
                     Py_ssize_t i, Py_ssize_t start, const double* prow,
-                    double* d2, double* ca, double* cr, double* attr,
-                    double* rep, double* zi) noexcept nogil:
+                    double scale, double* d2, double* ca, double* cr,
+                    double* attr, double* rep, double* zi) noexcept nogil:
     """t-SNE row i against columns j >= start, any output dimension."""
     cdef Py_ssize_t j
     cdef double z = 0.0, w
     _sq_dist_row(Yt, n, dim, i, start, d2)
     for j in range(start, n):
-        w = 1.0 / (1.0 + d2[j])
+        w = smallvis_cauchy(d2[j], scale)
         z += w
         ca[j] = prow[j] * w
         cr[j] = w * w
@@ -477,8 +487,43 @@ cdef void _tsne_row(const double* Yt, Py_ssize_t n, Py_ssize_t dim,
     zi[0] += z
 
 
+cdef double _cauchy_scale(Y):
+    """Scale c of the t-SNE weights: 1, or a power of two for huge layouts.
+
+    B, the sum over columns of the squared coordinate ranges, bounds every
+    squared distance, so w = 1 / (1 + d^2) >= 1 / (1 + B).  While
+    1 + B < 2^511, w^2 is a normal number and c = 1.  Beyond, c is the
+    largest power of two at most sqrt(1 + B): the scaled weights c w lie in
+    [1 / (2 sqrt(1 + B)), sqrt(1 + B)] and their squares neither underflow
+    nor overflow while B stays below the float64 maximum (which the
+    wrappers check).  Multiplying by a power of two is exact.
+    """
+    cdef const double[:, ::1] y = Y
+    cdef Py_ssize_t n = y.shape[0], dim = y.shape[1], i, d
+    cdef double lo, hi, bound = 0.0
+    cdef int e
+    for d in range(dim):
+        lo = INFINITY
+        hi = -INFINITY
+        for i in range(n):
+            lo = fmin(lo, y[i, d])
+            hi = fmax(hi, y[i, d])
+        if n:
+            bound += (hi - lo) * (hi - lo)
+    if 1.0 + bound < 2.0 ** 511:
+        return 1.0
+    frexp(sqrt(fmin(1.0 + bound, 1.7e308)), &e)
+    return ldexp(1.0, e - 1)
+
+
 def tsne_gradient(indptr, indices, data, Y, grad, n_threads):
-    """t-SNE gradient 4 sum_j (p_ij - q_ij) w_ij (y_i - y_j); see the reference."""
+    """t-SNE gradient 4 sum_j (p_ij - q_ij) w_ij (y_i - y_j); see the reference.
+
+    Computed as 4 / c (sum_j p_ij w'_ij d_ij - sum_j w'_ij^2 d_ij / Z') with
+    w' = c w and Z' = c Z, where c is a power of two from
+    :func:`_cauchy_scale`: at coordinates of 1e100 w is about 1e-200 and w^2
+    would underflow to 0, losing the whole repulsion.
+    """
     cdef const int64_t[::1] ip = indptr
     cdef const int64_t[::1] ix = indices
     cdef const double[::1] dv = data
@@ -501,6 +546,7 @@ def tsne_gradient(indptr, indices, data, Y, grad, n_threads):
     cdef double* A
     cdef double* R
     cdef int t
+    cdef double scale = _cauchy_scale(Y)
     # rows are taken four at a time: block b holds rows 4b .. 4b + 3.  Row
     # i + r of a block reads its P row at &dv[(i + r) n] (dense layout) or
     # from scratch row 3 + r of the thread (scattered from CSR).
@@ -520,18 +566,23 @@ def tsne_gradient(indptr, indices, data, Y, grad, n_threads):
                 p2 = &dv[(i + 2) * n] if dense else &sc[t, 5, 0]
                 p3 = &dv[(i + 3) * n] if dense else &sc[t, 6, 0]
                 # the six pairs inside the block, then all four rows against j >= i + 4
-                _tsne_pair(&Yt[0, 0], n, dim, i, i + 1, p0[i + 1], A, R, &zrow[i])
-                _tsne_pair(&Yt[0, 0], n, dim, i, i + 2, p0[i + 2], A, R, &zrow[i])
-                _tsne_pair(&Yt[0, 0], n, dim, i, i + 3, p0[i + 3], A, R, &zrow[i])
-                _tsne_pair(&Yt[0, 0], n, dim, i + 1, i + 2, p1[i + 2], A, R, &zrow[i + 1])
-                _tsne_pair(&Yt[0, 0], n, dim, i + 1, i + 3, p1[i + 3], A, R, &zrow[i + 1])
-                _tsne_pair(&Yt[0, 0], n, dim, i + 2, i + 3, p2[i + 3], A, R, &zrow[i + 2])
-                smallvis_tsne_rows4_2d(&Yt[0, 0], &Yt[1, 0], n, i, p0, p1, p2, p3,
-                                       A, A + n, R, R + n, &zrow[i])
+                _tsne_pair(&Yt[0, 0], n, dim, i, i + 1, p0[i + 1], scale, A, R, &zrow[i])
+                _tsne_pair(&Yt[0, 0], n, dim, i, i + 2, p0[i + 2], scale, A, R, &zrow[i])
+                _tsne_pair(&Yt[0, 0], n, dim, i, i + 3, p0[i + 3], scale, A, R, &zrow[i])
+                _tsne_pair(&Yt[0, 0], n, dim, i + 1, i + 2, p1[i + 2], scale, A, R, &zrow[i + 1])
+                _tsne_pair(&Yt[0, 0], n, dim, i + 1, i + 3, p1[i + 3], scale, A, R, &zrow[i + 1])
+                _tsne_pair(&Yt[0, 0], n, dim, i + 2, i + 3, p2[i + 3], scale, A, R, &zrow[i + 2])
+                if scale == 1.0:
+                    smallvis_tsne_rows4_2d(&Yt[0, 0], &Yt[1, 0], n, i, p0, p1, p2,
+                                           p3, A, A + n, R, R + n, &zrow[i])
+                else:
+                    smallvis_tsne_rows4_2d_scaled(&Yt[0, 0], &Yt[1, 0], n, i, p0, p1,
+                                                  p2, p3, scale, A, A + n, R, R + n,
+                                                  &zrow[i])
             else:
                 for r in range(m):
                     p0 = &dv[(i + r) * n] if dense else &sc[t, 3 + r, 0]
-                    _tsne_row(&Yt[0, 0], n, dim, i + r, i + r + 1, p0, &sc[t, 0, 0],
+                    _tsne_row(&Yt[0, 0], n, dim, i + r, i + r + 1, p0, scale, &sc[t, 0, 0],
                               &sc[t, 1, 0], &sc[t, 2, 0], A, R, &zrow[i + r])
             if not dense:
                 for r in range(m):
@@ -540,7 +591,7 @@ def tsne_gradient(indptr, indices, data, Y, grad, n_threads):
     for i in range(n):
         Z += zrow[i]
     Z *= 2.0
-    _combine_threads(attr, rep, Z, 4.0, grad)
+    _combine_threads(attr, rep, Z, 4.0 / scale, grad)
 
 
 # ---------------------------------------------------------------------------
@@ -841,7 +892,7 @@ cdef double _ncvis_repulsion(const double* d2, const double* r, Py_ssize_t i,
 
 cdef double _ncvis_edge(double p, double d2, const double* r, Py_ssize_t i,
                         Py_ssize_t j, const double* q) noexcept nogil:
-    cdef double m = q[0] / (1.0 + q[1] * exp(q[2] * log(d2))) if d2 > 0.0 else q[0]
+    cdef double m = q[0] * smallvis_umap_w(exp(q[2] * log(d2)), q[1]) if d2 > 0.0 else q[0]
     return 0.5 * p * (log1p(r[i] / m) + log1p(r[j] / m))
 
 

@@ -46,6 +46,26 @@ double log2(double) __attribute__((simd("notinbranch")));
 /* Smallest positive normal double: floors log() arguments (see reference). */
 #define SMALLVIS_LOG_FLOOR 2.2250738585072014e-308
 
+/*
+ * The output weights, each written once (reference.py has the same maths).
+ *
+ * Cauchy, w = 1 / (1 + d2), of t-SNE, LargeVis (with alpha d2) and t-UMAP.
+ * ``scale`` multiplies the weight: 1 everywhere except in the t-SNE
+ * gradient, which passes a power of two (exact, see tsne_gradient in
+ * _kernels.pyx) so that w^2 does not underflow when the layout is huge.
+ */
+static inline double smallvis_cauchy(double d2, double scale)
+{
+    return scale / (1.0 + d2);
+}
+
+/* UMAP (and NCVis), w = 1 / (1 + a u) with u = d2^b computed by the caller
+ * (the vector loops compute d2^b in a separate pass). */
+static inline double smallvis_umap_w(double u, double a)
+{
+    return smallvis_cauchy(a * u, 1.0);
+}
+
 #if defined(__x86_64__) && defined(__linux__) && \
     ((defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8) || \
      (defined(__clang__) && __clang_major__ >= 14))
@@ -56,17 +76,23 @@ double log2(double) __attribute__((simd("notinbranch")));
 
 /*
  * t-SNE, two output dimensions, rows i .. i + 3 against columns j >= i + 4.
- * For each pair: w = 1 / (1 + d^2); a = p w (attraction), r = w^2
+ * For each pair: w = scale / (1 + d^2); a = p w (attraction), r = w^2
  * (repulsion).  Row sums go to ax/ay/rx/ry[i + r]; the opposite
  * contributions are subtracted at j.  z[r] accumulates sum_j w.  Sharing
  * each column between four rows quarters the loads and stores at j.
+ * The body is inlined into two entry points below, so that the common case
+ * (scale 1) keeps a register free in this register-hungry loop.
  */
-SMALLVIS_CLONES
-static void smallvis_tsne_rows4_2d(
+#if defined(__GNUC__)
+#define SMALLVIS_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define SMALLVIS_ALWAYS_INLINE inline
+#endif
+static SMALLVIS_ALWAYS_INLINE void smallvis_tsne_rows4_2d_body(
     const double *__restrict__ x, const double *__restrict__ y, ptrdiff_t n,
     ptrdiff_t i, const double *__restrict__ p0, const double *__restrict__ p1,
     const double *__restrict__ p2, const double *__restrict__ p3,
-    double *__restrict__ ax, double *__restrict__ ay,
+    double scale, double *__restrict__ ax, double *__restrict__ ay,
     double *__restrict__ rx, double *__restrict__ ry, double *z)
 {
     const double x0 = x[i], y0 = y[i], x1 = x[i + 1], y1 = y[i + 1];
@@ -78,10 +104,10 @@ static void smallvis_tsne_rows4_2d(
         const double xj = x[j], yj = y[j];
         const double dx0 = x0 - xj, dy0 = y0 - yj, dx1 = x1 - xj, dy1 = y1 - yj;
         const double dx2 = x2 - xj, dy2 = y2 - yj, dx3 = x3 - xj, dy3 = y3 - yj;
-        const double w0 = 1.0 / (1.0 + dx0 * dx0 + dy0 * dy0);
-        const double w1 = 1.0 / (1.0 + dx1 * dx1 + dy1 * dy1);
-        const double w2 = 1.0 / (1.0 + dx2 * dx2 + dy2 * dy2);
-        const double w3 = 1.0 / (1.0 + dx3 * dx3 + dy3 * dy3);
+        const double w0 = smallvis_cauchy(dx0 * dx0 + dy0 * dy0, scale);
+        const double w1 = smallvis_cauchy(dx1 * dx1 + dy1 * dy1, scale);
+        const double w2 = smallvis_cauchy(dx2 * dx2 + dy2 * dy2, scale);
+        const double w3 = smallvis_cauchy(dx3 * dx3 + dy3 * dy3, scale);
         const double a0 = p0[j] * w0, a1 = p1[j] * w1, a2 = p2[j] * w2, a3 = p3[j] * w3;
         const double r0 = w0 * w0, r1 = w1 * w1, r2 = w2 * w2, r3 = w3 * w3;
         z0 += w0; z1 += w1; z2 += w2; z3 += w3;
@@ -101,6 +127,32 @@ static void smallvis_tsne_rows4_2d(
     z[0] += z0; z[1] += z1; z[2] += z2; z[3] += z3;
 }
 
+/* w = 1 / (1 + d^2): layouts whose squared distances stay below 2^511. */
+SMALLVIS_CLONES
+static void smallvis_tsne_rows4_2d(
+    const double *__restrict__ x, const double *__restrict__ y, ptrdiff_t n,
+    ptrdiff_t i, const double *__restrict__ p0, const double *__restrict__ p1,
+    const double *__restrict__ p2, const double *__restrict__ p3,
+    double *__restrict__ ax, double *__restrict__ ay,
+    double *__restrict__ rx, double *__restrict__ ry, double *z)
+{
+    smallvis_tsne_rows4_2d_body(x, y, n, i, p0, p1, p2, p3, 1.0, ax, ay, rx,
+                                ry, z);
+}
+
+/* w = scale / (1 + d^2), scale a power of two: huge layouts. */
+SMALLVIS_CLONES
+static void smallvis_tsne_rows4_2d_scaled(
+    const double *__restrict__ x, const double *__restrict__ y, ptrdiff_t n,
+    ptrdiff_t i, const double *__restrict__ p0, const double *__restrict__ p1,
+    const double *__restrict__ p2, const double *__restrict__ p3,
+    double scale, double *__restrict__ ax, double *__restrict__ ay,
+    double *__restrict__ rx, double *__restrict__ ry, double *z)
+{
+    smallvis_tsne_rows4_2d_body(x, y, n, i, p0, p1, p2, p3, scale, ax, ay, rx,
+                                ry, z);
+}
+
 /*
  * Per-pair gradient coefficients c(d2, p; q0, q1, q2) of the un-normalised
  * methods: the pair (i, j) contributes 4 c (y_i - y_j) to the gradient of
@@ -112,7 +164,7 @@ static void smallvis_tsne_rows4_2d(
 static inline double smallvis_largevis_c(double d, double p, double gamma,
                                          double eps, double alpha)
 {
-    const double w = 1.0 / (1.0 + alpha * d);
+    const double w = smallvis_cauchy(alpha * d, 1.0);
     return alpha * p * w - gamma * w / (d + eps);
 }
 
@@ -126,12 +178,19 @@ static inline double smallvis_largevis_exp_c(double d, double p, double gamma,
     return (1.0 - w) * p - gamma * w;
 }
 
-/* UMAP, w = 1 / (1 + a d2^b): c = b (v - w) / (d2 + eps).  q = (a, b, eps). */
+/* UMAP, w = 1 / (1 + a u), u = d2^b: c = b (v - w) / (d2 + eps). */
+static inline double smallvis_umap_c_of_u(double d, double u, double p,
+                                          double a, double b, double eps)
+{
+    return b * (p - smallvis_umap_w(u, a)) / (d + eps);
+}
+
+/* The same with d2^b computed here.  q = (a, b, eps). */
 static inline double smallvis_umap_c(double d, double p, double a, double b,
                                      double eps)
 {
-    const double w = 1.0 / (1.0 + a * SMALLVIS_POW_POS(d > 0.0 ? d : 1.0, b));
-    return b * (p - w) / (d + eps);
+    return smallvis_umap_c_of_u(d, SMALLVIS_POW_POS(d > 0.0 ? d : 1.0, b), p,
+                                a, b, eps);
 }
 
 /* t-UMAP, w = 1 / (1 + d2): c = (v - w) w / (1 - w + eps), 1 - w = d2 w.
@@ -139,7 +198,7 @@ static inline double smallvis_umap_c(double d, double p, double a, double b,
 static inline double smallvis_tumap_c(double d, double p, double eps,
                                       double unused1, double unused2)
 {
-    const double w = 1.0 / (1.0 + d);
+    const double w = smallvis_cauchy(d, 1.0);
     (void)unused1;
     (void)unused2;
     return (p - w) * w / (d * w + eps);
@@ -203,7 +262,7 @@ SMALLVIS_COEF_ROW(smallvis_tumap_coef, smallvis_tumap_c)
 SMALLVIS_FORCE_ROW_2D(smallvis_largevis_row_2d, smallvis_largevis_c)
 SMALLVIS_FORCE_ROW_2D(smallvis_largevis_exp_row_2d, smallvis_largevis_exp_c)
 
-/* UMAP's fused 2-D row (smallvis_umap_c, as SMALLVIS_FORCE_ROW_2D), in two
+/* UMAP's fused 2-D row (smallvis_umap_c_of_u, as SMALLVIS_FORCE_ROW_2D), in two
  * passes over blocks of 256 columns: first d^b into a stack buffer, then the
  * forces.  A vector-maths call in the middle of the force loop would spill
  * its accumulators on every call. */
@@ -229,8 +288,7 @@ static void smallvis_umap_row_2d(const double *__restrict__ x,
             const ptrdiff_t j = j0 + t;
             const double dx = xi - x[j], dy = yi - y[j];
             const double d = dx * dx + dy * dy;
-            const double w = 1.0 / (1.0 + a * u[t]);
-            const double cj = b * (p[j] - w) / (d + eps);
+            const double cj = smallvis_umap_c_of_u(d, u[t], p[j], a, b, eps);
             const double f = d > 0.0 ? cj : 0.0;
             sx += f * dx;
             sy += f * dy;
@@ -299,7 +357,7 @@ static double smallvis_ncvis_coef(
     for (ptrdiff_t j = start; j < n; j++) {
         const double d = d2[j];
         const double ld = log(d > 0.0 ? d : 1.0);
-        const double q_hat = d > 0.0 ? 1.0 / (1.0 + a * exp(b * ld)) : 1.0;
+        const double q_hat = d > 0.0 ? smallvis_umap_w(exp(b * ld), a) : 1.0;
         const double q = e * q_hat;
         const double si = q + ri, sj = q + r[j];
         const double wi = si > 0.0 ? ri / si : 0.0;
@@ -326,7 +384,7 @@ static double smallvis_ncvis_noise_row(
     double s = 0.0;
     for (ptrdiff_t j = start; j < n; j++) {
         const double d = d2[j];
-        const double q = e / (1.0 + a * SMALLVIS_POW_POS(d > 0.0 ? d : 1.0, b));
+        const double q = e * smallvis_umap_w(SMALLVIS_POW_POS(d > 0.0 ? d : 1.0, b), a);
         const double qq = d > 0.0 ? q : e;
         const double ti = ri > 0.0 ? ri * log1p(qq / (ri > 0.0 ? ri : 1.0)) : 0.0;
         const double tj = r[j] > 0.0 ? r[j] * log1p(qq / (r[j] > 0.0 ? r[j] : 1.0)) : 0.0;
@@ -352,7 +410,7 @@ static double smallvis_tsne_cost_row(const double *__restrict__ d2,
         const double t = pj * log(pj > 0.0 ? pj * (1.0 + d2[j]) : 1.0);
         s += t;
         ps += pj;
-        zi += 1.0 / (1.0 + d2[j]);
+        zi += smallvis_cauchy(d2[j], 1.0);
     }
     *z += zi;
     *psum += ps;
@@ -373,11 +431,11 @@ static double smallvis_tsne_cost_row_2d(const double *__restrict__ x,
     double s = 0.0, zi = 0.0, ps = 0.0;
     for (ptrdiff_t j = start; j < n; j++) {
         const double dx = xi - x[j], dy = yi - y[j];
-        const double e = 1.0 + (dx * dx + dy * dy);
+        const double d = dx * dx + dy * dy;
         const double pj = p[j];
-        s += pj * log(pj > 0.0 ? pj * e : 1.0);
+        s += pj * log(pj > 0.0 ? pj * (1.0 + d) : 1.0);
         ps += pj;
-        zi += 1.0 / e;
+        zi += smallvis_cauchy(d, 1.0);
     }
     *z += zi;
     *psum += ps;

@@ -7,6 +7,7 @@ checks, so everything they receive passes through here first.
 
 import numbers
 import os
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -185,12 +186,27 @@ MAX_THREADS = 1024
 
 
 def check_threads(n_threads):
-    """Return a positive thread count; -1 means every available core."""
+    """Return a positive thread count; -1 means every available core.
+
+    Above ``MAX_THREADS`` (1024) is an error.  A count above
+    ``os.cpu_count()`` is lowered to it with a ``RuntimeWarning``: extra
+    threads only add per-thread scratch memory (O(N) each) and contention.
+    Results of the exact optimizer depend on the thread count in the last
+    bits only (see :mod:`smallvis._kernels`).
+    """
     n_threads = check_integer(n_threads, "n_threads", low=-1, high=MAX_THREADS)
     if n_threads == 0:
         raise ValueError("n_threads must be a positive integer or -1 (all cores); got 0")
+    cores = os.cpu_count() or 1
     if n_threads == -1:
-        return os.cpu_count() or 1
+        return cores
+    if n_threads > cores:
+        warnings.warn(
+            f"n_threads = {n_threads} is more than the {cores} core(s) of this "
+            f"machine (os.cpu_count()); using n_threads = {cores}",
+            RuntimeWarning, stacklevel=3,
+        )
+        return cores
     return n_threads
 
 
@@ -387,3 +403,30 @@ def _check_compressed(Q):
         raise ValueError("indptr[-1] must equal the number of stored entries")
     if indices.shape[0] and (indices.min() < 0 or indices.max() >= minor):
         raise ValueError(f"indices must lie in [0, {minor - 1}]")
+
+
+def check_callback(callback):
+    """Return ``callback`` wrapped so that it cannot leave garbage in ``Y``.
+
+    ``callback(iteration, Y, cost)`` receives the live coordinates (no copy,
+    so that a callback per iteration stays cheap).  If it writes NaN or an
+    infinite value into them, the wrapper raises ``ValueError`` at once,
+    naming the iteration, instead of letting the optimizer carry on with (or
+    return) non-finite coordinates.  None stays None.
+    """
+    if callback is None:
+        return None
+    if not callable(callback):
+        raise TypeError(f"callback must be callable; got {callback!r}")
+
+    def checked(iteration, Y, cost):
+        stop = callback(iteration, Y, cost)
+        if not np.all(np.isfinite(Y)):
+            raise ValueError(
+                f"callback left NaN or infinite values in Y after iteration "
+                f"{iteration}; a callback may read Y (or change it to finite "
+                f"values) but must not write NaN or inf into it"
+            )
+        return stop
+
+    return checked

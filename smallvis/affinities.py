@@ -13,7 +13,7 @@ from scipy.spatial.distance import pdist, squareform
 
 from ._backend import is_fast
 from ._numeric import power_of_two_exponent
-from ._validation import check_integer, check_number
+from ._validation import _as_array, check_integer, check_number
 from .neighbors import nearest_neighbors
 
 PERPLEXITY_TOL = 1e-5
@@ -210,7 +210,10 @@ def _knn(X, k, knn, knn_method, random_state, n_threads, n_trees=None, kernels=N
     columns; its first ``k`` columns are used.  ``kernels`` (None: the NumPy
     reference) runs the search's refinement.
     """
+    from .neighbors import check_search_params, nearest_neighbors
+
     n = X.shape[0]
+    check_search_params(knn_method, n_trees, name="knn_method")
     if knn is None:
         fast = kernels is not None and is_fast(kernels)
         indices, distances = nearest_neighbors(X, k, method=knn_method,
@@ -223,12 +226,38 @@ def _knn(X, k, knn, knn_method, random_state, n_threads, n_trees=None, kernels=N
                 "(more than about 1.8e308); rescale X"
             )
         return indices, distances
+    return check_knn(knn, n, k)
+
+
+def check_knn(knn, n, k):
+    """Validate a precomputed ``knn = (indices, distances)``; its first ``k`` columns.
+
+    Refused (``TypeError`` or ``ValueError`` naming ``knn``): anything but a
+    pair of 2-D arrays of shape ``(n, m)`` with ``m >= k``; masked arrays
+    (their mask would be ignored); non-integer or out-of-range indices;
+    distances that are NaN, infinite or negative; a row that contains the
+    point itself or the same neighbour twice (its edge would count twice).
+
+    Rows whose distances are not in non-decreasing order are sorted, each
+    whole row by (distance, index), before the first ``k`` columns are
+    taken: the result is that of the same neighbours passed in order, as
+    :func:`smallvis.neighbors.nearest_neighbors` returns them.  Rows already
+    in order are left exactly as they are.
+
+    Returns
+    -------
+    indices : ndarray of shape (n, k), int64
+    distances : ndarray of shape (n, k), float64
+    """
     try:
         indices, distances = knn
     except (TypeError, ValueError):
         raise TypeError("knn must be a pair (indices, distances) from nearest_neighbors") from None
-    indices = np.asarray(indices)
-    distances = np.asarray(distances, dtype=np.float64)
+    indices = _as_array(indices, "knn indices")
+    distances = _as_array(distances, "knn distances")
+    if distances.dtype.kind not in "biuf":
+        raise TypeError(f"knn distances must be real numbers; got dtype {distances.dtype}")
+    distances = distances.astype(np.float64)
     if indices.ndim != 2 or indices.shape != distances.shape or indices.shape[0] != n:
         raise ValueError(
             f"knn indices and distances must both have shape (n_samples={n}, n_neighbors); "
@@ -238,12 +267,34 @@ def _knn(X, k, knn, knn_method, random_state, n_threads, n_trees=None, kernels=N
         raise ValueError(f"knn has {indices.shape[1]} neighbours per point; {k} are needed")
     if indices.dtype.kind not in "iu" or indices.min() < 0 or indices.max() >= n:
         raise ValueError(f"knn indices must be integers in [0, {n - 1}]")
-    if not np.all(np.isfinite(distances)) or distances.min() < 0:
+    bad = ~np.isfinite(distances)
+    if bad.any():
+        row = int(np.flatnonzero(bad.any(axis=1))[0])
+        raise ValueError(
+            f"knn distances must be finite; {int(bad.sum())} are NaN or infinite "
+            f"(first in row {row})"
+        )
+    if distances.min() < 0:
         raise ValueError("knn distances must be finite and non-negative")
-    if np.any(indices[:, :k] == np.arange(n)[:, None]):
+    indices = indices.astype(np.int64)
+    unsorted = np.flatnonzero(np.any(np.diff(distances, axis=1) < 0, axis=1))
+    if unsorted.size:  # sort those rows by (distance, index)
+        indices, distances = indices.copy(), distances.copy()
+        order = np.lexsort((indices[unsorted], distances[unsorted]), axis=-1)
+        indices[unsorted] = np.take_along_axis(indices[unsorted], order, 1)
+        distances[unsorted] = np.take_along_axis(distances[unsorted], order, 1)
+    indices, distances = indices[:, :k], distances[:, :k]
+    if np.any(indices == np.arange(n)[:, None]):
         raise ValueError("knn must not contain the point itself (see nearest_neighbors)")
-    return (np.ascontiguousarray(indices[:, :k], dtype=np.int64),
-            np.ascontiguousarray(distances[:, :k]))
+    ordered = np.sort(indices, axis=1)
+    repeated = np.any(ordered[:, 1:] == ordered[:, :-1], axis=1)
+    if repeated.any():
+        row = int(np.flatnonzero(repeated)[0])
+        raise ValueError(
+            f"knn lists a neighbour twice in {int(repeated.sum())} row(s) (first: row "
+            f"{row}); each of the first {k} neighbours of a point must be distinct"
+        )
+    return np.ascontiguousarray(indices), np.ascontiguousarray(distances)
 
 
 def _rows_to_csr(indices, values, n):
@@ -279,9 +330,11 @@ def conditional_perplexity_knn(X, perplexity, kernels, *, n_neighbors=None, knn=
         ``k``.  Default ``min(floor(3 * perplexity), n_samples - 1)``
         (LargeVis: calibrate over 3 x perplexity neighbours; docs/theory.md §2.1).
     knn : (indices, distances), optional
-        Precomputed neighbours (point itself excluded, sorted), e.g. from
-        :func:`smallvis.neighbors.nearest_neighbors`; the first ``k`` columns
-        are used.  Default: computed with ``knn_method``.
+        Precomputed neighbours (point itself excluded), e.g. from
+        :func:`smallvis.neighbors.nearest_neighbors`; rows out of order are
+        sorted, then the first ``k`` columns are used (see
+        :func:`check_knn` for what is refused).  Default: computed with
+        ``knn_method``.
     knn_method : {"auto", "exact", "annoy"}, default="auto"
     n_trees : int, optional
         Annoy trees (default: :data:`smallvis.neighbors.ANNOY_DEFAULT_TREES`).
@@ -354,10 +407,23 @@ def smooth_knn_distances(distances, kernels, *, local_connectivity=1.0, bandwidt
     n_failed : int
         Rows whose sum missed the target by more than 1e-5.
     """
+    _, sigma, rho, e, n_failed = _smooth_knn_unit(
+        distances, kernels, local_connectivity=local_connectivity, bandwidth=bandwidth)
+    if e:
+        sigma, rho = np.ldexp(sigma, e), np.ldexp(rho, e)
+    return sigma, rho, n_failed
+
+
+def _smooth_knn_unit(distances, kernels, *, local_connectivity, bandwidth):
+    """:func:`smooth_knn_distances` in units of ``2**e``, the ``e`` of ``distances``.
+
+    The search starts at sigma = 1 and doubles at most 64 times, so it is run
+    on ``unit = distances / 2**e`` (exact); the memberships
+    ``exp(-(d - rho) / sigma)`` are the same in either unit, and computed in
+    this one they cannot meet a sigma that underflowed to 0 (data of
+    subnormal size).  Returns ``unit, sigma, rho, e, n_failed``.
+    """
     n, m = distances.shape
-    # The search starts at sigma = 1 and doubles at most 64 times, so it is
-    # run on distances / 2**e (exact); rho and sigma scale back, and the
-    # memberships exp(-(d - rho) / sigma) do not change.
     e = power_of_two_exponent(distances)
     with_self = np.zeros((n, m + 1))
     with_self[:, 1:] = np.ldexp(distances, -e) if e else distances
@@ -367,9 +433,7 @@ def smooth_knn_distances(distances, kernels, *, local_connectivity=1.0, bandwidt
     n_failed = kernels.smooth_knn_rows(with_self, float(target), float(local_connectivity),
                                        SMOOTH_K_TOL, SMOOTH_K_N_ITER, MIN_K_DIST_SCALE,
                                        sigma, rho)
-    if e:
-        sigma, rho = np.ldexp(sigma, e), np.ldexp(rho, e)
-    return sigma, rho, n_failed
+    return with_self[:, 1:], sigma, rho, e, n_failed
 
 
 def fuzzy_memberships(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwidth=1.0,
@@ -396,13 +460,15 @@ def fuzzy_memberships(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwi
     bandwidth = check_number(bandwidth, "bandwidth", low=0, low_open=True)
     indices, distances = _knn(X, n_neighbors - 1, knn, knn_method, random_state, n_threads,
                               n_trees, kernels)
-    sigma, rho, _ = smooth_knn_distances(distances, kernels,
-                                         local_connectivity=local_connectivity,
-                                         bandwidth=bandwidth)
+    unit, sigma, rho, e, _ = _smooth_knn_unit(distances, kernels,
+                                              local_connectivity=local_connectivity,
+                                              bandwidth=bandwidth)
     # rows that miss the target (e.g. all neighbours at distance <= rho) are
     # kept as umap-learn keeps them, silently: their sigma is the last
     # bisection value, floored.
-    vals = np.exp(-np.maximum(distances - rho[:, None], 0.0) / sigma[:, None])
+    vals = np.exp(-np.maximum(unit - rho[:, None], 0.0) / sigma[:, None])
+    with np.errstate(over="ignore", under="ignore"):  # as conditional_perplexity's beta
+        sigma, rho = (np.ldexp(sigma, e), np.ldexp(rho, e)) if e else (sigma, rho)
     return _rows_to_csr(indices, vals, n), sigma, rho
 
 
@@ -440,7 +506,7 @@ def umap_graph(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwidth=1.0
         1: pure fuzzy union; 0: pure fuzzy intersection.
     knn : (indices, distances), optional
         Precomputed self-excluded neighbours with at least
-        ``n_neighbors - 1`` columns.
+        ``n_neighbors - 1`` columns (checked and sorted by :func:`check_knn`).
     knn_method, random_state, n_threads, n_trees
         Passed to :func:`smallvis.neighbors.nearest_neighbors`.
 
@@ -513,6 +579,13 @@ def umap_ab(spread=1.0, min_dist=0.1):
     umap-learn).  ``(1, 0.1)`` gives about (1.577, 0.895), ``(1, 0.001)``
     (the R smallvis default) about (1.929, 0.7915).
 
+    The fit is run in units of ``spread`` (``t = x / spread``, the same
+    least-squares problem), where the start ``a = b = 1`` is always near the
+    answer, and ``a`` is converted back as ``a' / spread**(2b)``: fitted in
+    ``x`` directly, a spread far from 1 (0.01, 100) gave a negative ``b``.
+    ``b`` depends only on ``min_dist / spread`` and lies between about 0.79
+    and 1.93.
+
     Parameters
     ----------
     spread : float, default=1.0
@@ -531,10 +604,18 @@ def umap_ab(spread=1.0, min_dist=0.1):
     if min_dist > spread:
         raise ValueError(f"min_dist must be at most spread = {spread}; got {min_dist}")
 
-    def curve(x, a, b):
-        return 1.0 / (1.0 + a * x ** (2.0 * b))
+    def curve(t, a, b):
+        return 1.0 / (1.0 + a * t ** (2.0 * b))
 
-    x = np.linspace(0.0, 3.0 * spread, 300)
-    y = np.where(x < min_dist, 1.0, np.exp(-(x - min_dist) / spread))
-    (a, b), _ = curve_fit(curve, x, y, p0=(1.0, 1.0))
+    m = min_dist / spread
+    t = np.linspace(0.0, 3.0, 300)
+    y = np.where(t < m, 1.0, np.exp(-(t - m)))
+    (a_unit, b), _ = curve_fit(curve, t, y, p0=(1.0, 1.0))
+    with np.errstate(over="ignore", under="ignore"):
+        a = a_unit / spread ** (2.0 * b)
+    if not (np.isfinite(a) and np.isfinite(b) and a > 0 and b > 0):
+        raise ValueError(
+            f"UMAP's a = {a:g} for spread = {spread:g} is not a positive float64 "
+            f"(b = {b:g}); use a spread nearer 1, or pass a and b directly"
+        )
     return float(a), float(b)

@@ -10,6 +10,7 @@ from . import affinities as aff
 from ._backend import kernels as select_kernels
 from ._validation import (
     check_affinities,
+    check_callback,
     check_coordinate_span,
     check_data,
     check_dense_memory,
@@ -19,7 +20,7 @@ from ._validation import (
     check_threads,
 )
 from .init import initialize
-from .methods import METHODS, check_param_value, get_method
+from .methods import METHODS, check_learned, check_param_value, get_method
 from .optim import DivergenceError
 from .plans import Objective, make_plan, method_keywords
 
@@ -197,7 +198,7 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, return_learned=F
     cost_params = {k: check_param_value(k, method_params.get(k, v), v)
                    for k, v in m.cost_params.items()}
     cost_params = m.resolve_auto(cost_params, Y.shape[0])
-    learned = tuple(check_number(cost_params[k], k) for k in m.learned)
+    learned = tuple(check_learned(k, cost_params[k]) for k in m.learned)
     cost_fn, gradient_fn, args = m.cost_kernels(kern, cost_params)
     C = check_affinities(P, Y.shape[0], symmetric=m.symmetric, fuzzy=m.fuzzy)
     triplet = aff.kernel_triplet(C)
@@ -318,8 +319,7 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
     check_dense_memory(kern, n)
     n_components = check_integer(n_components, "n_components", low=1)
     n_threads = check_threads(n_threads)
-    if callback is not None and not callable(callback):
-        raise TypeError(f"callback must be callable; got {callback!r}")
+    callback = check_callback(callback)
     rng = check_random_state(random_state)
     plan = make_plan(
         m, n, optimizer, method_keywords(m, perplexity, method_params), init=init,

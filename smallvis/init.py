@@ -152,7 +152,7 @@ def _graph_init(init, X, n_components, rng, P):
             f"the affinity graph has {n_comp} connected components: init={init!r} lays "
             f"out each component separately and places them by the PCA of the "
             f"component means of X",
-            RuntimeWarning, stacklevel=4,
+            RuntimeWarning, stacklevel=5,
         )
         return _component_layout(init, X, n_components, rng, W, n_comp, labels)
     Y = spectral_layout(W, n_components, rng, random_walk=(init == "laplacian"))
@@ -160,7 +160,7 @@ def _graph_init(init, X, n_components, rng, P):
         warnings.warn(
             f"the eigensolver did not converge: init={init!r} replaced by PCA scaled "
             f"to a largest coordinate of {SPECTRAL_SCALE:g}",
-            RuntimeWarning, stacklevel=4,
+            RuntimeWarning, stacklevel=5,
         )
         return _pca_fallback(X, n_components, rng)
     return Y
@@ -259,7 +259,11 @@ def initialize(init, X, n_components, rng, P=None):
         warn and use the PCA scores scaled the same way instead.
         ``"power"``: 20 steps of power iteration on ``P`` with standardised
         columns (the NCVis reference), see :func:`power_iteration_layout`.
-        An array is used as given (copied, not centred).
+        An array is used as given (copied, not centred); one whose rows
+        are all equal is refused (``ValueError``: every gradient vanishes
+        there).  A named initialisation that puts every point at the same
+        place (e.g. "spectral" or "power" on a degenerate ``P``) is
+        replaced by "random" with a ``RuntimeWarning``.
     X : ndarray of shape (n_samples, n_features)
     n_components : int
     rng : numpy.random.Generator
@@ -275,9 +279,41 @@ def initialize(init, X, n_components, rng, P=None):
     if init is None:
         raise TypeError(f"init must be one of {', '.join(INIT_NAMES)} or an array; got None")
     if not isinstance(init, str):
-        return check_embedding(init, n, n_components)
+        return check_not_degenerate(check_embedding(init, n, n_components))
     if init not in INIT_NAMES:
         raise ValueError(f"init must be one of {', '.join(INIT_NAMES)} or an array; got {init!r}")
+    Y = _named_init(init, X, n_components, rng, P)
+    if n > 1 and not np.any(np.ptp(Y, axis=0)):
+        warnings.warn(
+            f"init={init!r} put every point at the same place (the gradient vanishes "
+            f"there); replaced by init='random' (Gaussian, sd {SMALL_SD:g})",
+            RuntimeWarning, stacklevel=3,
+        )
+        return rng.normal(0.0, SMALL_SD, size=(n, n_components))
+    return Y
+
+
+def check_not_degenerate(Y, name="init"):
+    """Refuse a user's initial layout whose rows are all equal.
+
+    Every method's gradient vanishes when all points coincide, so such a
+    layout would be returned unchanged: a single point.  (A layout with
+    some coincident rows is fine: the other points pull them apart.)
+    """
+    if Y.shape[0] > 1 and not np.any(np.ptp(Y, axis=0)):
+        raise ValueError(
+            f"{name} array has all {Y.shape[0]} rows equal: every gradient vanishes "
+            f"there and the embedding would stay a single point; pass distinct "
+            f"starting points, e.g. {name}=\"random\" or {name}=\"spca\", or add small "
+            f"noise such as {name} + 1e-4 * np.random.default_rng(0).standard_normal"
+            f"({name}.shape)"
+        )
+    return Y
+
+
+def _named_init(init, X, n_components, rng, P):
+    """The layout of a named initialisation (``initialize`` checks it)."""
+    n = X.shape[0]
     if init in GRAPH_INITS:
         return _graph_init(init, X, n_components, rng, P)
     if init == "power":
@@ -295,12 +331,12 @@ def initialize(init, X, n_components, rng, P=None):
         scores = np.ldexp(scores, e)
         if not np.any(scores):
             warnings.warn("X has no variance: PCA initialisation replaced by random",
-                          RuntimeWarning, stacklevel=3)
+                          RuntimeWarning, stacklevel=4)
             return rng.normal(0.0, SMALL_SD, size=(n, n_components))
         return check_coordinate_span(scores, "init='pca'")
     sd = scores[:, 0].std()
     if sd == 0:
         warnings.warn("X has no variance: scaled PCA initialisation replaced by random",
-                      RuntimeWarning, stacklevel=3)
+                      RuntimeWarning, stacklevel=4)
         return rng.normal(0.0, SMALL_SD, size=(n, n_components))
     return scores * (SMALL_SD / sd)

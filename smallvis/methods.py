@@ -15,6 +15,7 @@ import numpy as np
 
 from . import affinities as aff
 from ._validation import check_integer, check_number
+from .neighbors import check_search_params
 from .sgd import SgdSpec, largevis_n_epochs, umap_n_epochs
 
 #: Up to this many points, t-SNE calibrates P over all other points (dense
@@ -126,7 +127,7 @@ class Method:
         if "perplexity" in affinity:
             affinity["perplexity"] = check_perplexity(affinity["perplexity"], n_samples)
         for name in self.learned:
-            cost[name] = check_number(cost[name], name)
+            cost[name] = check_learned(name, cost[name])
         if self.resolve_cost is not None:  # validate early, before any work
             probe = self.resolve_auto(cost, 2)  # "auto" left for a later N is valid
             self.resolve_cost(**{k: v for k, v in probe.items() if k not in self.learned})
@@ -148,6 +149,17 @@ def check_param_value(name, value, default):
             return check_integer(value, name)
         return check_number(value, name)
     return value
+
+
+#: Largest |value| of a learned log-scale (NCVis's Q): exp(-Q) must stay a
+#: normal positive float64 (exp(709.8) overflows), with room for the
+#: optimizer to move it.
+LEARNED_LIMIT = 700.0
+
+
+def check_learned(name, value):
+    """A learned log-scale such as NCVis's ``Q``: a real number in [-700, 700]."""
+    return check_number(value, name, low=-LEARNED_LIMIT, high=LEARNED_LIMIT)
 
 
 def check_perplexity(perplexity, n_samples):
@@ -255,6 +267,8 @@ _DENSE_ONLY = (_conditional, _joint)
 
 def _tsne_affinities(X, kernels, random_state, n_threads, perplexity, n_neighbors,
                      knn_method, knn, n_trees):
+    # checked here too: the dense branch below does not search neighbours
+    check_search_params(knn_method, n_trees, name="knn_method")
     if n_neighbors is None and knn is None and X.shape[0] <= DENSE_P_MAX_N:
         return aff.joint_perplexity(X, perplexity, kernels)
     return aff.joint_perplexity_knn(X, perplexity, kernels, n_neighbors=n_neighbors,
@@ -330,13 +344,19 @@ def _fitted_ab(spread, min_dist):
     return aff.umap_ab(spread, min_dist)
 
 
+#: Largest UMAP exponent b accepted.  Fits give 0.79 to 1.93; d^(2b) with a
+#: larger b overflows float64 already at moderate distances (b = 200:
+#: d > 6), where the kernels' limits are not computed.
+MAX_UMAP_B = 10.0
+
+
 def umap_output_kernel(a=None, b=None, spread=1.0, min_dist=0.1):
     """UMAP's ``(a, b)``: given directly, or fitted to ``spread`` and ``min_dist``."""
     if (a is None) != (b is None):
         raise ValueError("give both a and b, or neither (then spread and min_dist set them)")
     if a is not None:
         return (check_number(a, "a", low=0, low_open=True),
-                check_number(b, "b", low=0, low_open=True))
+                check_number(b, "b", low=0, low_open=True, high=MAX_UMAP_B))
     spread = check_number(spread, "spread", low=0, low_open=True)
     min_dist = check_number(min_dist, "min_dist", low=0)
     if min_dist > spread:

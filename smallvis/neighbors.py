@@ -13,9 +13,21 @@ increasing index.  "Equal" means equal to about 1e-12 relative (squared
 distances are compared after rounding to a 40-bit mantissa), so that
 mathematically equal distances that differ in their last bits only through
 rounding (frequent on gridded data such as iris) also resolve by index.
-The distances are always recomputed in float64 from ``X``
-(Annoy works in float32), so the two backends report identical distances for
-the neighbours they agree on.
+The distances are always recomputed in float64 (Annoy works in float32),
+so the two backends report identical distances for the neighbours they
+agree on.
+
+Where the data sit and what units they use does not matter.  Both backends
+work on ``X`` divided by a power of two (exact), so data of size 1e-300 or
+1e300 neither underflow nor overflow when squared, and the distances are
+scaled back.  Annoy's float32 index is built from ``X`` centred in float64
+(column means subtracted) and rescaled, so data far from the origin
+relative to their spread (projected coordinates in metres, timestamps)
+keep the digits that tell the points apart.  The float64 distances need no
+centring: the difference of two nearby coordinates is exact however large
+they are (Sterbenz's lemma).  Up to rounding of the input, the neighbours
+of ``c X + b`` are those of ``X`` for any scale ``c`` and offset ``b``
+(tests/test_metamorphic.py).
 
 Backends
 --------
@@ -27,7 +39,7 @@ Backends
     distance are resolved by index.
 ``"annoy"``
     Spotify's Annoy random-projection forest (``annoy.AnnoyIndex(d,
-    "euclidean")``), then ``n_refine`` rounds (default 4) of
+    "euclidean")``) built on the centred data, then ``n_refine`` rounds (default 4) of
     neighbour-of-neighbour refinement, the local join of NN-descent
     (:func:`smallvis._kernels.knn_refine`): each point's list becomes the
     best ``k`` among its neighbours and their neighbours.  A round costs
@@ -48,7 +60,8 @@ from ._numeric import power_of_two_exponent, tie_key as _tie_key
 from ._validation import check_data, check_integer, check_random_state, check_threads
 
 __all__ = ["nearest_neighbors", "NEIGHBOR_METHODS", "EXACT_MAX_N",
-           "ANNOY_DEFAULT_TREES", "ANNOY_DEFAULT_REFINE"]
+           "ANNOY_DEFAULT_TREES", "ANNOY_DEFAULT_REFINE", "ANNOY_MAX_TREES",
+           "ANNOY_MAX_SEARCH_K"]
 
 #: Backends accepted by :func:`nearest_neighbors`.
 NEIGHBOR_METHODS = ("auto", "exact", "annoy")
@@ -62,6 +75,16 @@ ANNOY_DEFAULT_TREES = 50
 #: Default rounds of neighbour-of-neighbour refinement after an Annoy search
 #: (at most: they stop when a round changes nothing).
 ANNOY_DEFAULT_REFINE = 4
+
+#: Most Annoy trees accepted (1000 trees on the 1797 digits take about 5 s;
+#: the recall gained beyond a few dozen trees is small, and method="exact"
+#: is exact).  Checked before anything is built.
+ANNOY_MAX_TREES = 1000
+
+#: Largest Annoy ``search_k`` accepted (Annoy takes a C int).  A value above
+#: ``n_trees * n_samples`` inspects the whole forest, as that value does, and
+#: is lowered to it.
+ANNOY_MAX_SEARCH_K = 2**31 - 1
 
 # Rows per cdist block of the exact search: the block's distance matrix has
 # _BLOCK_ELEMENTS / N rows, about 32 MB of float64.
@@ -84,12 +107,16 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
         ``"auto"`` is ``"exact"`` when ``n_samples <= 4096`` and ``"annoy"``
         otherwise.
     n_trees : int, optional
-        Annoy only: number of trees.  Default 50 (as the R package uwot).
-        More trees give a better recall and a slower build.
+        Annoy only: number of trees, ``1 <= n_trees <= ANNOY_MAX_TREES``
+        (1000).  Default 50 (as the R package uwot).  More trees give a
+        better recall and a slower build.
     search_k : int, optional
-        Annoy only: number of nodes inspected per query.  Default
-        ``2 * n_trees * (n_neighbors + 1)`` (uwot's rule, with the ``+ 1``
-        for the point itself, which is queried and dropped).
+        Annoy only: number of nodes inspected per query,
+        ``1 <= search_k <= ANNOY_MAX_SEARCH_K`` (2**31 - 1); values above
+        ``n_trees * n_samples`` (the whole forest) are lowered to it, which
+        changes nothing.  Default ``2 * n_trees * (n_neighbors + 1)``
+        (uwot's rule, with the ``+ 1`` for the point itself, which is
+        queried and dropped).
     n_refine : int, optional
         Annoy only: rounds of neighbour-of-neighbour refinement after the
         search (:func:`smallvis._kernels.knn_refine`, NN-descent's local
@@ -101,7 +128,8 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
         Annoy only: seeds the forest.  A fixed int gives identical results
         on every call.  None draws a fresh seed.
     n_threads : int, default=1
-        Annoy only: threads used to build the forest (-1: all cores).  The
+        Annoy only: threads used to build the forest (-1: all cores; more
+        than ``os.cpu_count()`` is lowered to it with a warning).  The
         queries and the exact search run on one thread.  Annoy's trees built
         with several threads may differ from one-thread trees, so use one
         thread for reproducible neighbours.
@@ -125,10 +153,9 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
         raise ValueError(
             f"method must be one of {', '.join(map(repr, NEIGHBOR_METHODS))}; got {method!r}"
         )
-    if n_trees is not None:
-        n_trees = check_integer(n_trees, "n_trees", low=1)
+    n_trees = check_search_params(method, n_trees)
     if search_k is not None:
-        search_k = check_integer(search_k, "search_k", low=1)
+        search_k = check_integer(search_k, "search_k", low=1, high=ANNOY_MAX_SEARCH_K)
     if n_refine is not None:
         n_refine = check_integer(n_refine, "n_refine", low=0)
     n_threads = check_threads(n_threads)
@@ -147,13 +174,46 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
             n_trees = ANNOY_DEFAULT_TREES
         if search_k is None:
             search_k = 2 * n_trees * (n_neighbors + 1)
+        search_k = min(search_k, n_trees * n)
         if n_refine is None:
             n_refine = ANNOY_DEFAULT_REFINE
         seed = int(rng.integers(1, 2**31 - 1))
-        indices, sq_dist = _annoy(Xs, n_neighbors, n_trees, search_k, seed, n_threads)
+        indices, sq_dist = _annoy(Xs, _centred_unit(Xs), n_neighbors, n_trees, search_k,
+                                  seed, n_threads)
         indices, sq_dist = _refine(Xs, indices, sq_dist, n_refine, kernels)
         distances = _monotone_sqrt(sq_dist)
     return indices, (np.ldexp(distances, e) if e else distances)
+
+
+def check_search_params(method, n_trees, name="method"):
+    """Check a neighbour-search backend name and Annoy tree count.
+
+    Returns ``n_trees`` as an int (or None); raises ``ValueError`` or
+    ``TypeError`` naming the argument (``name`` for the backend).
+    """
+    if not isinstance(method, str) or method not in NEIGHBOR_METHODS:
+        raise ValueError(
+            f"{name} must be one of {', '.join(map(repr, NEIGHBOR_METHODS))}; got {method!r}"
+        )
+    if n_trees is not None:
+        n_trees = check_integer(n_trees, "n_trees", low=1, high=ANNOY_MAX_TREES)
+    return n_trees
+
+
+def _centred_unit(X):
+    """``X`` (with entries below 1 in size) centred in float64 and rescaled.
+
+    The column means are subtracted, then the result is divided by a power
+    of two so that its largest entry lies in [0.5, 1): Annoy's float32 copy
+    then keeps the digits that distinguish the points however far they sit
+    from the origin.  Only the index is built from it; distances are
+    computed from ``X``.
+    """
+    Xc = X - X.mean(axis=0)
+    e = power_of_two_exponent(Xc)
+    if e:
+        np.ldexp(Xc, -e, out=Xc)
+    return Xc
 
 
 def _select(d2, cand, k):
@@ -191,14 +251,15 @@ def _monotone_sqrt(d2):
     return np.sqrt(np.maximum.accumulate(d2, axis=1))
 
 
-def _annoy(X, k, n_trees, search_k, seed, n_threads):
+def _annoy(X, X_index, k, n_trees, search_k, seed, n_threads):
+    """Annoy's candidates, indexed on ``X_index``, with distances from ``X``."""
     from annoy import AnnoyIndex
 
     n, dim = X.shape
     index = AnnoyIndex(dim, "euclidean")
     index.set_seed(seed)
     for i in range(n):
-        index.add_item(i, X[i])
+        index.add_item(i, X_index[i])
     index.build(n_trees, n_jobs=n_threads)
     m = k + 1
     found = [index.get_nns_by_item(i, m, search_k=search_k) for i in range(n)]
