@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import _progress
 from . import affinities as aff
 from ._backend import kernels as select_kernels
 from ._validation import (
@@ -20,6 +21,7 @@ from .init import initialize
 from .methods import METHODS, check_param_value, get_method
 from .optim import OptimizerSettings, optimize_exact
 from . import sgd as _sgd
+from .sampled_cost import SampledCost
 
 
 @dataclass
@@ -31,10 +33,12 @@ class EmbedResult:
     Y : ndarray of shape (n_samples, n_components)
         Final coordinates.
     cost : float
-        Cost at ``Y`` with the true (unexaggerated) ``P``.  With the
-        stochastic optimizer: the exact cost of the final ``Y`` when
-        ``n_samples <= smallvis.sgd.SGD_COST_MAX_N`` (5000), else NaN (an
-        exact evaluation is O(N^2)).
+        Cost at ``Y`` with the true (unexaggerated) ``P``; never NaN.  With
+        the stochastic optimizer: the exact cost of the final ``Y`` when
+        ``n_samples <= smallvis.sgd.SGD_COST_MAX_N`` (5000), else (an exact
+        evaluation is O(N^2)) an unbiased estimate from a sample of edges
+        and of pairs (:mod:`smallvis.sampled_cost`); ``cost_kind`` says
+        which.
     itercosts : ndarray of shape (n_evaluations,)
         Costs at the iterations in ``cost_iterations``.
     cost_iterations : ndarray of shape (n_evaluations,)
@@ -58,6 +62,8 @@ class EmbedResult:
     learned : dict
         Final values of the scalars learned with ``Y`` (``{"Q": ...}`` for
         ncvis, empty otherwise).
+    cost_kind : {"exact", "estimate"}
+        Whether ``cost`` is the exact cost or a sampled estimate.
     """
 
     Y: np.ndarray
@@ -73,6 +79,7 @@ class EmbedResult:
     timings: dict = field(default_factory=dict)
     stopped_early: bool = False
     learned: dict = field(default_factory=dict)
+    cost_kind: str = "exact"
 
     @property
     def Q(self):
@@ -226,6 +233,7 @@ def _learning_rate(method, learning_rate, n_samples, exaggeration):
     return check_number(learning_rate, "learning_rate", low=0, low_open=True)
 
 
+@_progress.reports
 def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
           perplexity=None, optimizer="auto", n_epochs=None,
           learning_rate=None, n_iter=1000, exaggeration=None,
@@ -301,7 +309,12 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
         ``Y`` bit for bit; with more, threads update ``Y`` without locks
         (Hogwild), so runs differ slightly (see :mod:`smallvis.sgd`).
     verbose : bool, default=False
-        Print progress (iteration, cost, elapsed, ETA) to stderr.
+        Print progress to stderr: each stage (nearest neighbours with its
+        trees, queries and refinement rounds; calibration; init;
+        optimisation) as it starts, with its time when it ends, then the
+        optimizer's lines (iteration, cost, elapsed, ETA).  The stochastic
+        optimizer's lines show a sampled estimate of the cost
+        (:mod:`smallvis.sampled_cost`), labelled "est. cost".
     callback : callable, optional
         ``callback(iteration, Y, cost)`` after every iteration (sgd: every
         epoch); ``cost`` is None unless it was evaluated (always None with
@@ -362,12 +375,18 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
     if init is None:
         init = spec.init if spec is not None else m.optimizer_defaults.get("init", "spca")
     cost_fn, gradient_fn, args = m.cost_kernels(kern, cost_params)
+    cost_kind = "exact"
 
+    chosen = f"{optimizer} optimizer" + (f", {n_epochs} epochs" if spec is not None else "")
+    _progress.say(f"{m.name}, {n} points, {chosen}, {'Cython' if fast else 'NumPy'} "
+                  f"kernels, learning rate "
+                  f"{sgd_learning_rate if spec is not None else settings.learning_rate:g}")
     t1 = time.perf_counter()
     P = m.build_affinities(X, kern, random_state, n_threads, **affinity_params)
     C = check_affinities(P, n, symmetric=m.symmetric, fuzzy=m.fuzzy)
     t2 = time.perf_counter()
-    Y = initialize(init, X, n_components, rng, P=C)  # graph inits need P
+    with _progress.stage("init", init if isinstance(init, str) else "user array"):
+        Y = initialize(init, X, n_components, rng, P=C)  # graph inits need P
     t_init = time.perf_counter()
 
     indptr, indices, data = aff.kernel_triplet(C)
@@ -382,24 +401,24 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
     def cost(Ycur, lcur):
         return float(cost_fn(indptr, indices, data, Ycur, *lcur, *args, n_threads))
 
-    if verbose:
-        import sys
-        chosen = f"{optimizer} optimizer"
-        if spec is not None:
-            chosen += f", {n_epochs} epochs"
-        print(f"smallvis: {m.name}, {n} points, {chosen}, "
-              f"{'Cython' if fast else 'NumPy'} kernels, learning rate "
-              f"{sgd_learning_rate if spec is not None else settings.learning_rate:g}",
-              file=sys.stderr, flush=True)
+    _progress.say(f"optimisation: {chosen}")
     if spec is not None:
         problem = _sgd.prepare(spec, C, n_epochs, kernel_params, sgd_learning_rate, kern,
                                q0=learned[0] if learned.size else 0.0,
                                correct_q=bool(cost_params.get("correct_q", False)))
         seed = int(rng.integers(2 ** 63))
+        estimate = (SampledCost(m, cost_params, (indptr, indices, data), n)
+                    if verbose or n > _sgd.SGD_COST_MAX_N else None)
+        if verbose:  # epoch lines with the estimated cost
+            callback = _progress.EpochLines(n_epochs, callback,
+                                            lambda Ycur: estimate(Ycur, problem.q))
         trace = _sgd.optimize_sgd(Y, kern, problem, seed, n_threads=n_threads,
-                                  callback=callback, verbose=verbose)
+                                  callback=callback, verbose=False)
         learned[:] = problem.q[:learned.size]
-        final_cost = cost(Y, learned) if n <= _sgd.SGD_COST_MAX_N else float("nan")
+        if estimate is None or n <= _sgd.SGD_COST_MAX_N or estimate.exact:
+            final_cost = cost(Y, learned)
+        else:
+            final_cost, cost_kind = estimate(Y, learned), "estimate"
         n_run, costs, cost_its = trace.n_epochs, [], []
     else:
         trace = optimize_exact(Y, gradient, cost, settings, learned=learned,
@@ -408,6 +427,7 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
                       else cost(Y, learned))
         n_run, costs, cost_its = trace.n_iter, trace.costs, trace.iterations
     t3 = time.perf_counter()
+    _progress.say(f"optimisation: done in {t3 - t_init:.2f}s")
     if not return_result:
         return Y
     params = dict(
@@ -435,4 +455,5 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
                  "optimize": t3 - t_init},
         stopped_early=trace.stopped_early,
         learned={k: float(v) for k, v in zip(m.learned, learned)},
+        cost_kind=cost_kind,
     )
