@@ -1,7 +1,7 @@
 """Stage announcements for verbose runs: what is running, and how long it took.
 
 ``embed(..., verbose=True)`` (and the ``smallvis`` command) switch reporting
-on for the duration of the call with :func:`reporting`; the stages deeper in
+on for the duration of the call with :func:`begin`; the stages deeper in
 the pipeline (nearest neighbours, calibration, init, optimisation) announce
 themselves with :func:`stage` and :func:`step` without being handed a flag.
 With reporting off (the default) both are no-ops costing one context-variable
@@ -20,24 +20,36 @@ progress, which also reads well in log files and notebooks.
 """
 
 import contextvars
-import functools
 import sys
 import time
+import weakref
 from contextlib import contextmanager
 
-__all__ = ["reporting", "reports", "active", "stage", "step", "say", "EpochLines"]
+__all__ = ["reporting", "begin", "active", "stage", "step", "say", "EpochLines"]
 
 _REPORTER = contextvars.ContextVar("smallvis_progress", default=None)
 
 
 class _Reporter:
-    """Writes ``smallvis: ...`` lines to a stream (stderr by default)."""
+    """Writes ``smallvis: ...`` lines to a stream (stderr by default).
 
-    def __init__(self, stream=None):
+    ``alive`` (a weak reference, or None) ties the reporter to the lifetime
+    of a token held by the caller (see :func:`begin`).
+    """
+
+    def __init__(self, stream=None, alive=None):
         self.stream = stream
+        self.alive = alive
 
     def say(self, text):
         print(f"smallvis: {text}", file=self.stream or sys.stderr, flush=True)
+
+
+def _current():
+    reporter = _REPORTER.get()
+    if reporter is None or (reporter.alive is not None and reporter.alive() is None):
+        return None
+    return reporter
 
 
 @contextmanager
@@ -50,31 +62,37 @@ def reporting(verbose=True, stream=None):
         _REPORTER.reset(token)
 
 
-def reports(function):
-    """Decorator: report stages while ``function(..., verbose=...)`` runs.
+class _Token:
+    """Keeps the reporting of one call alive while the caller holds it."""
 
-    Reporting is switched on when the call passes ``verbose=True`` and left
-    as it is otherwise (so a verbose caller's stages keep reporting).
+
+def begin(verbose):
+    """Switch reporting on or off for the caller, for as long as it holds the result.
+
+    ``embed`` starts with ``progress = begin(verbose)``: reporting is on
+    while that local variable lives, that is until ``embed`` returns or its
+    exception is discarded, without a ``with`` block around the whole body
+    (and without an extra stack frame between the user and the warnings the
+    pipeline issues).  Each call replaces the previous setting.
+
+    Returns
+    -------
+    object
+        The token to hold.
     """
-
-    @functools.wraps(function)
-    def wrapper(*args, **kwargs):
-        if not kwargs.get("verbose", False):
-            return function(*args, **kwargs)
-        with reporting(True):
-            return function(*args, **kwargs)
-
-    return wrapper
+    token = _Token()
+    _REPORTER.set(_Reporter(alive=weakref.ref(token)) if verbose else None)
+    return token
 
 
 def active():
     """Whether stage reporting is on."""
-    return _REPORTER.get() is not None
+    return _current() is not None
 
 
 def say(text):
     """Print ``smallvis: text`` when reporting is on."""
-    reporter = _REPORTER.get()
+    reporter = _current()
     if reporter is not None:
         reporter.say(text)
 
@@ -82,7 +100,7 @@ def say(text):
 @contextmanager
 def stage(name, detail=""):
     """Announce stage ``name`` (with ``detail``) now, and its time when it ends."""
-    reporter = _REPORTER.get()
+    reporter = _current()
     if reporter is None:
         yield
         return
@@ -99,7 +117,7 @@ def step(name, text, start):
     reading, so consecutive steps can chain: ``t = step("kNN", "...", t)``.
     """
     now = time.perf_counter()
-    reporter = _REPORTER.get()
+    reporter = _current()
     if reporter is not None:
         reporter.say(f"{name}: {text} in {now - start:.2f}s")
     return now

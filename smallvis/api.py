@@ -233,7 +233,6 @@ def _learning_rate(method, learning_rate, n_samples, exaggeration):
     return check_number(learning_rate, "learning_rate", low=0, low_open=True)
 
 
-@_progress.reports
 def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
           perplexity=None, optimizer="auto", n_epochs=None,
           learning_rate=None, n_iter=1000, exaggeration=None,
@@ -329,6 +328,7 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
     Y : ndarray of shape (n_samples, n_components), or EmbedResult
     """
     t0 = time.perf_counter()
+    progress = _progress.begin(verbose)  # noqa: F841  stage lines while this lives
     m = get_method(method)
     kern = select_kernels(fast)
     X = check_data(X)
