@@ -314,3 +314,13 @@ def test_ctrl_c_with_save_partial_writes_the_coordinates_so_far(tmp_path):
     Y = np.loadtxt(tmp_path / "y.csv", delimiter=",", skiprows=1)
     assert Y.shape == (1797, 2) and np.all(np.isfinite(Y))
     assert (tmp_path / "y.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_unbuilt_kernels_say_what_to_do(monkeypatch):
+    """Importing an unbuilt source tree used to end in a 'circular import' message."""
+    import smallvis._backend as backend
+
+    monkeypatch.setattr(backend, "_kernels", None)
+    monkeypatch.setattr(backend, "_IMPORT_ERROR", ImportError("circular import"))
+    with pytest.raises(ImportError, match="source tree of a clone.*build_ext --inplace"):
+        backend.kernels(True)
