@@ -366,6 +366,18 @@ def _load_npy(source):
 # ---------------------------------------------------------------------------
 
 
+def _registry_defaults(values):
+    """'30; largevis: 50'-style text for a {method: default} mapping."""
+    values = {name: v for name, v in values.items() if v is not None}
+    groups = {}
+    for name, value in values.items():
+        groups.setdefault(f"{value:g}", []).append(name)
+    common = max(groups, key=lambda v: len(groups[v]))
+    others = "; ".join(f"{', '.join(names)}: {v}" for v, names in groups.items()
+                       if v != common)
+    return common + (f"; {others}" if others else "")
+
+
 def build_parser():
     """The argument parser (exposed for tests and docs)."""
     parser = argparse.ArgumentParser(
@@ -385,9 +397,11 @@ def build_parser():
                    help="embedding method (default: tsne)")
     e.add_argument("--fast", action="store_true",
                    help="use the Cython kernels (same numbers to rounding, much faster)")
+    perplexities = {n: m.affinity_params.get("perplexity") for n, m in METHODS.items()}
     e.add_argument("--perplexity", type=float, default=None,
-                   help="perplexity of the input affinities for asne, ssne, tsne and "
-                        "largevis (default: 30; largevis 50)")
+                   help=f"perplexity of the input affinities, for "
+                        f"{', '.join(n for n, v in perplexities.items() if v is not None)} "
+                        f"(default: {_registry_defaults(perplexities)})")
     e.add_argument("--n-components", type=int, default=2,
                    help="output dimension (default: 2)")
     e.add_argument("--optimizer", default="auto", choices=["auto", "exact", "sgd"],
@@ -399,9 +413,11 @@ def build_parser():
                    help="epochs of the sgd optimizer (default: the method's)")
     e.add_argument("--learning-rate", default=None,
                    help="a positive number or 'auto' (default: the method's)")
+    exaggerations = {n: m.optimizer_defaults.get("exaggeration", 1.0)
+                     for n, m in METHODS.items()}
     e.add_argument("--exaggeration", type=float, default=None,
-                   help="early exaggeration factor of P for the first 250 iterations "
-                        "(default: 12 for tsne, 1 otherwise)")
+                   help=f"factor multiplying P in the first 250 iterations of the exact "
+                        f"optimizer (default: {_registry_defaults(exaggerations)})")
     e.add_argument("--init", default=None,
                    choices=["spca", "pca", "random", "spectral", "laplacian", "power"],
                    help="initial layout (default: the method's)")
@@ -441,10 +457,10 @@ def _learning_rate(text):
         raise CLIError(f"--learning-rate must be a number or 'auto'; got {text!r}") from None
 
 
-def _cost_text(result):
+def _cost_text(result, digits=4):
     if result.cost_kind == "estimate":
-        return f"estimated cost {result.cost:.4g} (sampled)"
-    return f"cost {result.cost:.4g}"
+        return f"estimated cost {result.cost:.{digits}g} (sampled)"
+    return f"cost {result.cost:.{digits}g}"
 
 
 class _Tracker:
@@ -499,7 +515,7 @@ def run_embed(args, tracker):
     written = _write_outputs(args, result.Y, labels, title)
     if not args.quiet:
         print(f"smallvis: {args.method} finished in {result.elapsed:.2f}s, "
-              f"{_cost_text(result)}" + "".join(f"; {w}" for w in written),
+              f"{_cost_text(result, digits=6)}" + "".join(f"; {w}" for w in written),
               file=sys.stderr)
     return 0
 
