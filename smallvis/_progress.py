@@ -25,7 +25,7 @@ import time
 import weakref
 from contextlib import contextmanager
 
-__all__ = ["reporting", "begin", "active", "stage", "step", "say", "EpochLines"]
+__all__ = ["reporting", "begin", "active", "stage", "step", "say", "EpochLines", "Heartbeat"]
 
 _REPORTER = contextvars.ContextVar("smallvis_progress", default=None)
 
@@ -156,4 +156,33 @@ class EpochLines:
             print(f"epoch {epoch:>6d}/{self.n_epochs}  est. cost {self.estimate(Y):.6g}"
                   f"  elapsed {elapsed:7.2f}s  ETA {eta:7.2f}s",
                   file=self.stream or sys.stderr, flush=True)
+        return stop
+
+
+class Heartbeat:
+    """Exact-optimizer callback: a progress line when the optimizer has been
+    silent for ``seconds`` (it prints its own line only at cost evaluations,
+    every ``cost_every`` iterations, which can be minutes apart on large data).
+
+    ``callback`` (the user's, or None) is called first; its answer is returned.
+    """
+
+    def __init__(self, n_iter, callback, seconds=2.0, stream=None):
+        self.n_iter = n_iter
+        self.callback = callback
+        self.seconds = seconds
+        self.stream = stream
+        self.start = self.last = time.perf_counter()
+
+    def __call__(self, iteration, Y, cost):
+        stop = self.callback is not None and self.callback(iteration, Y, cost)
+        now = time.perf_counter()
+        if cost is not None:  # the optimizer has just printed its own line
+            self.last = now
+        elif now - self.last >= self.seconds:
+            self.last = now
+            elapsed = now - self.start
+            eta = elapsed / iteration * (self.n_iter - iteration)
+            print(f"iter {iteration:>6d}/{self.n_iter}  elapsed {elapsed:7.2f}s  "
+                  f"ETA {eta:7.2f}s", file=self.stream or sys.stderr, flush=True)
         return stop

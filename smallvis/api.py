@@ -421,6 +421,8 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
             final_cost, cost_kind = estimate(Y, learned), "estimate"
         n_run, costs, cost_its = trace.n_epochs, [], []
     else:
+        if verbose:  # a line at least every few seconds between cost evaluations
+            callback = _progress.Heartbeat(settings.n_iter, callback)
         trace = optimize_exact(Y, gradient, cost, settings, learned=learned,
                                callback=callback, verbose=verbose)
         final_cost = (trace.costs[-1] if trace.costs and trace.iterations[-1] == trace.n_iter

@@ -498,6 +498,14 @@ def run_embed(args, tracker):
                   inputs)
     X, labels = load_input(args.input, header=args.header, labels=args.labels)
     tracker.labels = labels
+    if args.plot and labels is not None and labels.dtype.kind in "US":
+        from .plotting import MAX_CATEGORIES
+
+        n_classes = np.unique(labels).size
+        if n_classes > MAX_CATEGORIES:
+            raise CLIError(f"--labels: {n_classes} distinct text labels; the plot colours at "
+                           f"most {MAX_CATEGORIES} categories (numeric labels get a colour "
+                           "scale)")
     if args.plot:
         import matplotlib
 

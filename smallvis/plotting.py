@@ -12,7 +12,9 @@ import numpy as np
 
 __all__ = ["plot", "plot_every", "PlotEvery", "plot_costs", "save_plot"]
 
-_MAX_CATEGORIES = 20
+#: Most distinct labels drawn as categories (more: a colour scale, numeric only).
+MAX_CATEGORIES = 20
+_MAX_CATEGORIES = MAX_CATEGORIES
 
 
 def _as_embedding(Y):

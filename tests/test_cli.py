@@ -324,3 +324,12 @@ def test_unbuilt_kernels_say_what_to_do(monkeypatch):
     monkeypatch.setattr(backend, "_IMPORT_ERROR", ImportError("circular import"))
     with pytest.raises(ImportError, match="source tree of a clone.*build_ext --inplace"):
         backend.kernels(True)
+
+
+def test_too_many_text_labels_for_a_plot_are_refused_before_work(tmp_path, capsys,
+                                                                 no_embedding):
+    rows = [f"{i},{i % 7},name{i}" for i in range(30)]
+    (tmp_path / "x.csv").write_text("a,b,who\n" + "\n".join(rows) + "\n")
+    assert main(["embed", str(tmp_path / "x.csv"), "--labels", "who",
+                 "--plot", str(tmp_path / "y.png")]) == 2
+    _one_error_line(capsys, "30 distinct text labels", "at most 20")

@@ -78,3 +78,23 @@ def test_warnings_still_point_at_the_caller():
         smallvis.embed(X, "umap", n_neighbors=5, init="spectral", n_iter=2, verbose=True)
     assert any(w.filename == __file__ for w in caught), [(w.filename, str(w.message))
                                                          for w in caught]
+
+
+def test_slow_exact_iterations_get_a_heartbeat(capsys):
+    """Between cost evaluations (every 50 iterations) a slow run still reports."""
+    beat = _progress.Heartbeat(100, None, seconds=0.0)
+    assert beat(1, None, None) is False
+    beat(50, None, 1.0)  # a cost evaluation: the optimizer printed its own line
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and re.match(r"iter +1/100  elapsed +\d+\.\d\ds  ETA", lines[0])
+    calls = []
+    beat = _progress.Heartbeat(10, lambda *args: calls.append(args) or True, seconds=1e9)
+    assert beat(3, "Y", None) is True and calls == [(3, "Y", None)]
+    assert capsys.readouterr().err == ""
+
+
+def test_verbose_exact_run_is_the_same_run():
+    X, _ = smallvis.datasets.load("iris")
+    runs = [smallvis.embed(X, "tsne", n_iter=60, random_state=2, verbose=verbose)
+            for verbose in (False, True)]
+    np.testing.assert_array_equal(runs[0], runs[1])
