@@ -57,6 +57,10 @@ def plot(Y, labels=None, ax=None, title=None, s=None, cmap=None,
     ``(n,)`` or ``(n, 1)``) is plotted along the x axis with every y
     coordinate set to zero.
 
+    The figure is drawn, not shown: in a script, call
+    ``matplotlib.pyplot.show()`` or ``savefig`` yourself (or use
+    :func:`save_plot`); a notebook shows it at the end of the cell.
+
     Labels that are integers, booleans or strings with at most 20 distinct
     values are treated as categories: each gets its own colour and, by
     default, an entry in a legend.  Any other labels (floats, or integers with
