@@ -464,20 +464,25 @@ def _cost_text(result, digits=4):
 
 
 class _Tracker:
-    """Optimizer callback keeping the latest coordinates (for --save-partial)."""
+    """What a run has reached, for the message (and --save-partial) on Ctrl-C.
+
+    Called as the optimizer's callback, it keeps the latest coordinates.
+    """
 
     def __init__(self):
         self.Y = None
         self.iteration = 0
         self.labels = None
+        self.finished = False
+        self.written = []
 
     def __call__(self, iteration, Y, cost):
         self.Y, self.iteration = Y, iteration
         return False
 
 
-def _write_outputs(args, Y, labels, title):
-    written = []
+def _write_outputs(args, Y, labels, title, written):
+    """Write --out and --plot, appending a note to ``written`` after each."""
     if args.out:
         atomic_write(args.out, lambda fh: _write_coordinates(fh, Y, args.out))
         written.append(f"coordinates -> {args.out}")
@@ -488,7 +493,6 @@ def _write_outputs(args, Y, labels, title):
         atomic_write(args.plot, lambda fh: save_plot(Y, fh, labels=labels, title=title,
                                                      format=fmt))
         written.append(f"plot -> {args.plot}")
-    return written
 
 
 def run_embed(args, tracker):
@@ -519,17 +523,23 @@ def run_embed(args, tracker):
         n_threads=args.threads, verbose=not args.quiet, return_result=True,
         callback=tracker if args.save_partial else None,
     )
+    tracker.finished = True
     title = f"{args.method} of {os.path.basename(args.input)} ({_cost_text(result)})"
-    written = _write_outputs(args, result.Y, labels, title)
+    _write_outputs(args, result.Y, labels, title, tracker.written)
     if not args.quiet:
         print(f"smallvis: {args.method} finished in {result.elapsed:.2f}s, "
-              f"{_cost_text(result, digits=6)}" + "".join(f"; {w}" for w in written),
+              f"{_cost_text(result, digits=6)}" + "".join(f"; {w}" for w in tracker.written),
               file=sys.stderr)
     return 0
 
 
 def _interrupted(args, tracker):
     """Ctrl-C: save the partial coordinates if asked to, say what happened."""
+    if tracker.finished:
+        print(f"smallvis: interrupted while writing the outputs; complete: "
+              f"{'; '.join(tracker.written) or 'none'}; no file was left half-written",
+              file=sys.stderr)
+        return 130
     if not args.save_partial or tracker.Y is None:
         why = "" if not args.save_partial else " before the optimisation started"
         print(f"smallvis: interrupted{why}; nothing was saved", file=sys.stderr)
@@ -538,13 +548,14 @@ def _interrupted(args, tracker):
     step = f"{tracker.iteration} optimisation steps"
     try:
         title = f"{args.method} of {os.path.basename(args.input)} (interrupted after {step})"
-        written = _write_outputs(args, Y, tracker.labels, title)
+        _write_outputs(args, Y, tracker.labels, title, tracker.written)
     except KeyboardInterrupt:
-        print("smallvis: interrupted again while saving; no file was replaced "
-              "by a partial one", file=sys.stderr)
+        print(f"smallvis: interrupted again while saving; complete: "
+              f"{'; '.join(tracker.written) or 'none'}; no file was left half-written",
+              file=sys.stderr)
         return 130
     print(f"smallvis: interrupted after {step}; partial results saved: "
-          f"{'; '.join(written) or 'no output requested'}", file=sys.stderr)
+          f"{'; '.join(tracker.written) or 'no output requested'}", file=sys.stderr)
     return 130
 
 

@@ -116,6 +116,17 @@ def test_a_failed_write_leaves_the_old_file_intact(tmp_path, monkeypatch, capsys
     assert [p.name for p in tmp_path.iterdir()] == ["y.png"]  # no temporary left
 
 
+def test_ctrl_c_while_writing_says_which_outputs_are_complete(tmp_path, monkeypatch, capsys):
+    (tmp_path / "y.png").write_bytes(b"the good old plot")
+    _failing_savefig(monkeypatch, KeyboardInterrupt())
+    assert main(["embed", "iris", "--out", str(tmp_path / "y.csv"),
+                 "--plot", str(tmp_path / "y.png"), *RUN]) == 130
+    err = capsys.readouterr().err.strip()
+    assert "interrupted while writing the outputs; complete: coordinates ->" in err, err
+    assert np.loadtxt(tmp_path / "y.csv", delimiter=",", skiprows=1).shape == (150, 2)
+    assert (tmp_path / "y.png").read_bytes() == b"the good old plot"
+
+
 def test_outputs_replace_old_files_whole_and_keep_their_mode(tmp_path):
     out = tmp_path / "y.csv"
     out.write_text("old\n" * 1000)
