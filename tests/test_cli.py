@@ -8,6 +8,9 @@ import sys
 import numpy as np
 import pytest
 
+import smallvis
+import smallvis.cli as cli
+import smallvis.plotting as plotting
 from smallvis.cli import main
 
 
@@ -83,10 +86,6 @@ def test_sgd_optimizer_from_the_command_line(tmp_path, capsys):
 # ---------------------------------------------------------------------------
 # first contact: checks before work, labels, headers, formats, warnings
 # ---------------------------------------------------------------------------
-
-import smallvis
-import smallvis.cli as cli
-import smallvis.plotting as plotting
 
 
 @pytest.fixture

@@ -1,10 +1,13 @@
-"""Run every tutorial notebook cell by cell, and check committed notebooks carry no outputs.
+"""Run every tutorial notebook cell by cell, and check committed notebooks carry no outputs,
+cite public sources, use public API, and have a current rendered copy in docs/tutorials/.
 
 The kernel ("python3") must import the smallvis under test: in CI smallvis is
 installed into the environment whose ipykernel provides the kernelspec;
 locally the kernel inherits ``PYTHONPATH``.
 """
 
+import importlib.util
+import re
 from pathlib import Path
 
 import pytest
@@ -49,9 +52,6 @@ def test_notebook_runs(path):
 
 
 # -- rendered copies (docs/tutorials/, made by tools/render_tutorials.py) ------------
-
-import importlib.util
-import re
 
 RENDERED = TUTORIALS.parent / "docs" / "tutorials"
 
