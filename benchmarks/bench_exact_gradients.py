@@ -39,7 +39,7 @@ def main():
         nnz = P.nnz if hasattr(P, "nnz") else np.count_nonzero(P)
         triplet = kernel_triplet(check_affinities(P, len(X), symmetric=m.symmetric,
                                                   fuzzy=m.fuzzy))
-        params = dict(m.cost_params)
+        params = m.resolve_auto(dict(m.cost_params), len(X))
         learned = tuple(params[k] for k in m.learned)
         row = []
         for module in (_kernels, reference):

@@ -16,6 +16,7 @@ from . import datasets, metrics
 from ._backend import kernels
 from .api import EmbedResult, affinities, cost_and_gradient, embed, list_methods
 from .methods import METHODS
+from .optim import DivergenceError
 from .plotting import plot, plot_costs, plot_every
 
 #: The module :mod:`smallvis.affinities` (perplexity calibration, UMAP and
@@ -27,6 +28,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "METHODS",
+    "DivergenceError",
     "EmbedResult",
     "affinities",
     "cost_and_gradient",

@@ -19,7 +19,7 @@ from ._validation import (
 )
 from .init import initialize
 from .methods import METHODS, check_param_value, get_method
-from .optim import OptimizerSettings, optimize_exact
+from .optim import DivergenceError, OptimizerSettings, optimize_exact
 from . import sgd as _sgd
 from .sampled_cost import SampledCost
 
@@ -62,6 +62,10 @@ class EmbedResult:
     learned : dict
         Final values of the scalars learned with ``Y`` (``{"Q": ...}`` for
         ncvis, empty otherwise).
+    recoveries : list of dict
+        Exact optimizer: one entry per recovery from a diverging run
+        (``iteration``, ``restart``, ``reason``, new ``learning_rate``; see
+        :mod:`smallvis.optim`).  Empty when the run never diverged.
     cost_kind : {"exact", "estimate"}
         Whether ``cost`` is the exact cost or a sampled estimate.
     """
@@ -79,6 +83,7 @@ class EmbedResult:
     timings: dict = field(default_factory=dict)
     stopped_early: bool = False
     learned: dict = field(default_factory=dict)
+    recoveries: list = field(default_factory=list)
     cost_kind: str = "exact"
 
     @property
@@ -204,6 +209,7 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, return_learned=F
         )
     cost_params = {k: check_param_value(k, method_params.get(k, v), v)
                    for k, v in m.cost_params.items()}
+    cost_params = m.resolve_auto(cost_params, Y.shape[0])
     learned = tuple(check_number(cost_params[k], k) for k in m.learned)
     cost_fn, gradient_fn, args = m.cost_kernels(kern, cost_params)
     C = check_affinities(P, Y.shape[0], symmetric=m.symmetric, fuzzy=m.fuzzy)
@@ -341,7 +347,11 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
     optimizer = _sgd.choose_optimizer(m, optimizer, n)
     spec = m.sgd if optimizer == "sgd" else None
     if spec is not None:
-        method_params = {**spec.param_defaults, **method_params}
+        # "auto" keywords take the stochastic form's own default
+        method_params = {**spec.param_defaults,
+                         **{k: v for k, v in method_params.items()
+                            if not (k in spec.param_defaults and isinstance(v, str)
+                                    and v == "auto")}}
         n_epochs = _sgd.check_n_epochs(n_epochs, spec, n)
     elif n_epochs is not None:
         n_epochs = _sgd.check_n_epochs(n_epochs, m.sgd, n)
@@ -402,32 +412,35 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
         return float(cost_fn(indptr, indices, data, Ycur, *lcur, *args, n_threads))
 
     _progress.say(f"optimisation: {chosen}")
-    if spec is not None:
-        problem = _sgd.prepare(spec, C, n_epochs, kernel_params, sgd_learning_rate, kern,
-                               q0=learned[0] if learned.size else 0.0,
-                               correct_q=bool(cost_params.get("correct_q", False)))
-        seed = int(rng.integers(2 ** 63))
-        estimate = (SampledCost(m, cost_params, (indptr, indices, data), n)
-                    if verbose or n > _sgd.SGD_COST_MAX_N else None)
-        if verbose:  # epoch lines with the estimated cost
-            callback = _progress.EpochLines(n_epochs, callback,
-                                            lambda Ycur: estimate(Ycur, problem.q))
-        trace = _sgd.optimize_sgd(Y, kern, problem, seed, n_threads=n_threads,
-                                  callback=callback, verbose=False)
-        learned[:] = problem.q[:learned.size]
-        if estimate is None or n <= _sgd.SGD_COST_MAX_N or estimate.exact:
-            final_cost = cost(Y, learned)
+    try:
+        if spec is not None:
+            problem = _sgd.prepare(spec, C, n_epochs, kernel_params, sgd_learning_rate, kern,
+                                   q0=learned[0] if learned.size else 0.0,
+                                   correct_q=bool(cost_params.get("correct_q", False)))
+            seed = int(rng.integers(2 ** 63))
+            estimate = (SampledCost(m, cost_params, (indptr, indices, data), n)
+                        if verbose or n > _sgd.SGD_COST_MAX_N else None)
+            if verbose:  # epoch lines with the estimated cost
+                callback = _progress.EpochLines(n_epochs, callback,
+                                                lambda Ycur: estimate(Ycur, problem.q))
+            trace = _sgd.optimize_sgd(Y, kern, problem, seed, n_threads=n_threads,
+                                      callback=callback, verbose=False)
+            learned[:] = problem.q[:learned.size]
+            if estimate is None or n <= _sgd.SGD_COST_MAX_N or estimate.exact:
+                final_cost = cost(Y, learned)
+            else:
+                final_cost, cost_kind = estimate(Y, learned), "estimate"
+            n_run, costs, cost_its = trace.n_epochs, [], []
         else:
-            final_cost, cost_kind = estimate(Y, learned), "estimate"
-        n_run, costs, cost_its = trace.n_epochs, [], []
-    else:
-        if verbose:  # a line at least every few seconds between cost evaluations
-            callback = _progress.Heartbeat(settings.n_iter, callback)
-        trace = optimize_exact(Y, gradient, cost, settings, learned=learned,
-                               callback=callback, verbose=verbose)
-        final_cost = (trace.costs[-1] if trace.costs and trace.iterations[-1] == trace.n_iter
-                      else cost(Y, learned))
-        n_run, costs, cost_its = trace.n_iter, trace.costs, trace.iterations
+            if verbose:  # a line at least every few seconds between cost evaluations
+                callback = _progress.Heartbeat(settings.n_iter, callback)
+            trace = optimize_exact(Y, gradient, cost, settings, learned=learned,
+                                   callback=callback, verbose=verbose)
+            final_cost = (trace.costs[-1] if trace.costs and trace.iterations[-1] == trace.n_iter
+                          else cost(Y, learned))
+            n_run, costs, cost_its = trace.n_iter, trace.costs, trace.iterations
+    except DivergenceError as exc:
+        raise DivergenceError(f"{m.name}: {exc}") from None
     t3 = time.perf_counter()
     _progress.say(f"optimisation: done in {t3 - t_init:.2f}s")
     if not return_result:
@@ -457,5 +470,6 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
                  "optimize": t3 - t_init},
         stopped_early=trace.stopped_early,
         learned={k: float(v) for k, v in zip(m.learned, learned)},
+        recoveries=list(getattr(trace, "recoveries", [])),
         cost_kind=cost_kind,
     )

@@ -61,6 +61,10 @@ class Method:
         returns the derivative in them (one float).
     sgd : SgdSpec or None
         The method's stochastic form (``optimizer="sgd"``), or None.
+    auto_params : mapping
+        Cost parameters whose default ``"auto"`` depends on the number of
+        points: ``{name: rule}``, where ``rule(n_samples)`` gives the value
+        (largevis's ``gamma``).
     """
 
     name: str
@@ -76,6 +80,13 @@ class Method:
     auto_learning_rate: Callable = None
     learned: tuple = ()
     sgd: SgdSpec = None
+    auto_params: Mapping = field(default_factory=dict)
+
+    def resolve_auto(self, cost_params, n_samples):
+        """``cost_params`` with every ``"auto"`` value of :attr:`auto_params` resolved."""
+        return {k: (self.auto_params[k](n_samples)
+                    if k in self.auto_params and isinstance(v, str) and v == "auto" else v)
+                for k, v in cost_params.items()}
 
     def cost_kernels(self, kernels, cost_params):
         """The ``(cost, gradient, args)`` kernels of a kernel module.
@@ -110,6 +121,7 @@ class Method:
                     for k, v in self.affinity_params.items()}
         cost = {k: check_param_value(k, params.get(k, v), v)
                 for k, v in self.cost_params.items()}
+        cost = self.resolve_auto(cost, n_samples)
         if "perplexity" in affinity:
             affinity["perplexity"] = check_perplexity(affinity["perplexity"], n_samples)
         for name in self.learned:
@@ -160,9 +172,26 @@ def joint_auto_learning_rate(n_samples, exaggeration):
     return max(n_samples / exaggeration / 4.0, 50.0)
 
 
+def gaussian_auto_learning_rate(n_samples, exaggeration):
+    """A quarter of the joint rule, for the Gaussian output kernel (ssne).
+
+    The joint rule suits t-SNE, whose heavy-tailed weights soften the
+    attraction inside a cluster to ``4 p_ij w_ij`` with ``w_ij`` well below 1.
+    Under the Gaussian kernel clusters contract until ``w_ij`` is close to 1,
+    so the attraction's curvature at point i is the full ``4 sum_j p_ij``,
+    about ``4 / N``, and more at points whose symmetrised row sum is a few
+    times ``1 / N``.  ``N / 4`` then puts the step ``eta * gain * 4 / N`` at
+    about 1 before the delta-bar-delta gains grow: once they do, under
+    momentum 0.8, structured data of a few thousand points oscillate and
+    blow up after the momentum switch.  ``N / 16`` leaves a factor of 4 of
+    room.
+    """
+    return joint_auto_learning_rate(n_samples, exaggeration) / 4.0
+
+
 def conditional_auto_learning_rate(n_samples, exaggeration):
-    """The joint rule divided by N: a conditional ``P`` sums to N, not 1."""
-    return joint_auto_learning_rate(n_samples, exaggeration) / n_samples
+    """The Gaussian rule divided by N: a conditional ``P`` sums to N, not 1 (asne)."""
+    return gaussian_auto_learning_rate(n_samples, exaggeration) / n_samples
 
 
 #: Exact UMAP-type costs repel every pair; with delta-bar-delta gains a step
@@ -188,12 +217,35 @@ def ncvis_auto_learning_rate(n_samples, exaggeration):
 _KNN_DEFAULTS = {"knn_method": "auto", "knn": None, "n_trees": None}
 
 
+def _check_dense_size(n_samples):
+    """Refuse an all-pairs calibration too large for memory, naming what can run."""
+    try:
+        aff.check_dense_affinity_size(n_samples)
+    except ValueError:
+        usable = [name for name, m in METHODS.items() if m.build_affinities not in _DENSE_ONLY]
+        need = aff.DENSE_AFFINITY_ARRAYS * 8 * n_samples ** 2
+        n_max = int((aff.MAX_DENSE_AFFINITY_BYTES / (8 * aff.DENSE_AFFINITY_ARRAYS)) ** 0.5)
+        raise ValueError(
+            f"n_samples = {n_samples} is too large for a dense perplexity calibration: "
+            f"it needs O(N^2) memory, about {need / 1024**3:.1f} GiB (limit "
+            f"{aff.MAX_DENSE_AFFINITY_BYTES / 1024**3:.0f} GiB, n_samples <= {n_max}); "
+            f"use one of {', '.join(usable)}, which calibrate over nearest "
+            "neighbours at this size"
+        ) from None
+
+
 def _conditional(X, kernels, random_state, n_threads, perplexity):
+    _check_dense_size(X.shape[0])
     return aff.conditional_perplexity(X, perplexity, kernels)[0]
 
 
 def _joint(X, kernels, random_state, n_threads, perplexity):
+    _check_dense_size(X.shape[0])
     return aff.joint_perplexity(X, perplexity, kernels)
+
+
+#: Affinity builders that always calibrate over all pairs (asne, ssne).
+_DENSE_ONLY = (_conditional, _joint)
 
 
 def _tsne_affinities(X, kernels, random_state, n_threads, perplexity, n_neighbors,
@@ -236,6 +288,30 @@ _UMAP_GRAPH_PARAMS = {"n_neighbors": 15, "local_connectivity": 1.0, "bandwidth":
 # ---------------------------------------------------------------------------
 
 LARGEVIS_KERNELS = ("cauchy", "cauchy_alpha", "exp")
+
+#: The LargeVis reference's repulsion weight and negatives per positive
+#: sample: its stochastic form weighs every unit of attraction against
+#: ``5 * 7 = 35`` units of repulsion.
+LARGEVIS_SGD_GAMMA = 7.0
+LARGEVIS_SGD_NEGATIVES = 5
+
+
+def largevis_auto_gamma(n_samples):
+    """``gamma="auto"`` of the exact LargeVis cost: ``35 / (N (N - 1))``.
+
+    The exact cost weighs the attraction by ``P`` (which sums to 1) and the
+    repulsion by ``gamma`` on each of the ``N (N - 1)`` ordered pairs.  The
+    stochastic form of the LargeVis reference draws, for every positive
+    sample (attraction of weight 1), 5 negative samples of weight
+    ``gamma = 7``.  Giving the exact cost the same balance of repulsion to
+    attraction, ``gamma N (N - 1) = 35``, gives this value.  With ``gamma=1``
+    (a naive transfer of the stochastic setting, R smallvis's default) the
+    repulsion outweighs the attraction by ``N**2``, and the map spreads into a
+    uniform disc (J. Melville's smallvis documentation, LargeVis page,
+    reaches the same ``gamma`` of order ``1/N**2`` for normalised ``P``).
+    """
+    n = max(int(n_samples), 2)
+    return LARGEVIS_SGD_NEGATIVES * LARGEVIS_SGD_GAMMA / (n * (n - 1.0))
 
 
 def _largevis_cost(gamma, eps, kernel, alpha):
@@ -375,7 +451,7 @@ METHODS = MappingProxyType({
             build_affinities=_joint,
             affinity_params={"perplexity": 30.0},
             optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
-            auto_learning_rate=joint_auto_learning_rate,
+            auto_learning_rate=gaussian_auto_learning_rate,
         ),
         Method(
             name="tsne",
@@ -392,17 +468,19 @@ METHODS = MappingProxyType({
             kernel="largevis",
             build_affinities=_largevis_affinities,
             affinity_params={"perplexity": 50.0, "n_neighbors": None, **_KNN_DEFAULTS},
-            cost_params={"gamma": 1.0, "eps": 0.1, "kernel": "cauchy", "alpha": 1.0},
+            cost_params={"gamma": "auto", "eps": 0.1, "kernel": "cauchy", "alpha": 1.0},
+            auto_params={"gamma": largevis_auto_gamma},
             resolve_cost=_largevis_cost,
             optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
             auto_learning_rate=joint_auto_learning_rate,
             # the LargeVis reference code (LargeVis.cpp, visualize_thread)
             sgd=SgdSpec(coefficient="cauchy", scheme="alias", noise="degree",
                         n_epochs=largevis_n_epochs, kernel_params=_largevis_sgd_params,
-                        n_negative=5, clip=5.0, learning_rate=1.0, min_learning_rate=1e-4,
-                        move_negatives=True, defer_head=True, skip_tail=True,
-                        init="random",
-                        param_defaults={"gamma": 7.0, "n_trees": SGD_ANNOY_TREES}),
+                        n_negative=LARGEVIS_SGD_NEGATIVES, clip=5.0, learning_rate=1.0,
+                        min_learning_rate=1e-4, move_negatives=True, defer_head=True,
+                        skip_tail=True, init="random",
+                        param_defaults={"gamma": LARGEVIS_SGD_GAMMA,
+                                        "n_trees": SGD_ANNOY_TREES}),
         ),
         Method(
             name="umap",

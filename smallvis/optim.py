@@ -16,6 +16,32 @@ One iteration, numbered ``it = 1 .. n_iter`` as in the R package smallvis:
 6. ``callback(it, Y, cost)`` is called (``cost`` is None when it was not
    evaluated); a truthy return value stops the run.
 
+Divergence guard
+----------------
+A run that blows up is never returned as it stands.  The optimizer watches
+its own run and counts it as diverging when
+
+* any coordinate (or learned scalar) stops being finite (checked every
+  iteration), or a cost evaluation is not finite;
+* after exaggeration, the cost rises by more than :data:`RISE_ONCE`
+  (a doubling) above the lowest cost seen, or by more than
+  :data:`RISE_TWICE` (1%) above it at two evaluations in a row;
+* the coordinates spread out so far that the kernels no longer see them:
+  the range of the coordinates exceeds both ``SPAN_SPACING * N**(1/dim)``
+  (neighbours then sit about :data:`SPAN_SPACING` apart, where every output
+  weight is below 1e-4; a good map of any size spans far less) and
+  :data:`SPAN_GROWTH` times the starting range (checked every iteration).
+
+It then recovers in a defined way: it goes back to the last good state (the
+evaluation with the lowest cost after exaggeration, or the latest one
+during it, or the start), halves the learning rate, resets the gains and the
+momentum buffer, and carries on from that iteration, so the run still ends at
+``n_iter``.  Each recovery is recorded (``OptimizerTrace.recoveries``,
+``EmbedResult.recoveries``) and printed when verbose.  The callback sees the
+repeated iterations again.  After :data:`MAX_RECOVERIES` halvings the run
+stops with :class:`DivergenceError`, which names the iteration and the
+setting to change.
+
 Learned scalars (NCVis's normalisation ``Q``) are optimised together with
 ``Y``: they are extra coordinates with their own gains and update, under the
 same rule and learning rate, and are not re-centred.
@@ -33,6 +59,26 @@ import numpy as np
 
 #: smallvis waits this many iterations after exaggeration before testing tol.
 TOL_WAIT = 15
+
+#: Divergence: a cost this far (relative) above the lowest one, at one evaluation.
+RISE_ONCE = 1.0
+#: Divergence: a cost this far (relative) above the lowest one, twice in a row.
+RISE_TWICE = 0.01
+#: Divergence: coordinates whose range exceeds ``SPAN_SPACING * N**(1/dim)``
+#: and ``SPAN_GROWTH`` times the starting range.
+SPAN_SPACING = 100.0
+SPAN_GROWTH = 100.0
+#: Halvings of the learning rate before the run gives up.
+MAX_RECOVERIES = 20
+
+
+class DivergenceError(RuntimeError, FloatingPointError):
+    """An optimisation blew up and could not be recovered.
+
+    A ``RuntimeError`` (and, for code written against earlier versions, a
+    ``FloatingPointError``) whose message names the iteration and the
+    setting to change.
+    """
 
 
 @dataclass
@@ -59,6 +105,10 @@ class OptimizerTrace:
     costs: list = field(default_factory=list)
     n_iter: int = 0
     stopped_early: bool = False
+    #: one dict per recovery: ``iteration`` (where divergence was seen),
+    #: ``restart`` (the iteration of the good state it went back to),
+    #: ``reason`` and the new ``learning_rate``
+    recoveries: list = field(default_factory=list)
 
 
 def _progress(it, n_iter, cost, start):
@@ -101,6 +151,46 @@ class _DeltaBarDelta:
         return update
 
 
+def _range(theta):
+    """max - min of all coordinates: NaN or inf when any is not finite."""
+    return float(theta.max() - theta.min()) if theta.size else 0.0
+
+
+class _Checkpoint:
+    """The last good state of a run: where a recovery goes back to."""
+
+    def __init__(self, iteration, theta, cost):
+        self.iteration, self.theta, self.cost = iteration, theta.copy(), cost
+
+
+class _DivergenceWatch:
+    """Decides, at each cost evaluation, whether the run is diverging."""
+
+    def __init__(self, exaggeration_ends):
+        self.exaggeration_ends = exaggeration_ends
+        self.best = None   # lowest cost after exaggeration
+        self.rising = False
+
+    def reset(self, best):
+        self.best, self.rising = best, False
+
+    def check(self, it, cost):
+        """A reason string if the run diverges at this evaluation, else None."""
+        if not np.isfinite(cost):
+            return f"the cost is {cost}"
+        if it <= self.exaggeration_ends:
+            return None
+        if self.best is None or cost <= self.best:
+            self.best, self.rising = cost, False
+            return None
+        rise = (cost - self.best) / max(abs(self.best), 1e-300)
+        twice = self.rising and rise > RISE_TWICE
+        self.rising = rise > RISE_TWICE
+        if rise > RISE_ONCE or twice:
+            return f"the cost rose from {self.best:.6g} to {cost:.6g}"
+        return None
+
+
 def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
                    verbose=False):
     """Run delta-bar-delta gradient descent in place on ``Y`` (and ``learned``).
@@ -122,11 +212,17 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
         ``callback(iteration, Y, cost)``; return True to stop.
     verbose : bool
         Print a progress line (iteration, cost, elapsed time, ETA) at every
-        cost evaluation.
+        cost evaluation, and a line for every recovery.
 
     Returns
     -------
     OptimizerTrace
+
+    Raises
+    ------
+    DivergenceError
+        The run diverged again after :data:`MAX_RECOVERIES` halvings of the
+        learning rate (module docstring, "Divergence guard").
     """
     s = settings
     trace = OptimizerTrace()
@@ -143,31 +239,52 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
     start = time.perf_counter()
     previous_cost = None
     exaggerating = s.exaggeration != 1.0 and s.exaggeration_iter > 0
-    tol_from = (s.exaggeration_iter if exaggerating else 0) + TOL_WAIT
-    for it in range(1, s.n_iter + 1):
+    exaggeration_ends = s.exaggeration_iter if exaggerating else 0
+    tol_from = exaggeration_ends + TOL_WAIT
+    learning_rate = s.learning_rate
+    watch = _DivergenceWatch(exaggeration_ends)
+    n, dim = Y.shape
+    range_limit = max(SPAN_SPACING * n ** (1.0 / max(dim, 1)), SPAN_GROWTH * _range(theta))
+    good = _Checkpoint(0, theta, None)
+    it = 0
+    while it < s.n_iter:
+        it += 1
         g_learned = gradient(Yv, Lv, exaggerating and it <= s.exaggeration_iter, GY)
         if Lv.size:
             G[Y.size:] = g_learned
         mu = s.momentum if it <= s.momentum_switch_iter else s.final_momentum
-        theta += step(G, s.learning_rate, mu)
+        with np.errstate(over="ignore", invalid="ignore"):  # the guard below checks
+            theta += step(G, learning_rate, mu)
         # re-centre column by column: (n, dim) broadcasting is slow in NumPy
-        centre = (ones @ Yv) / Y.shape[0]
-        for d in range(Y.shape[1]):
-            Yv[:, d] -= centre[d]
+        with np.errstate(over="ignore", invalid="ignore"):
+            centre = (ones @ Yv) / Y.shape[0]
+            for d in range(Y.shape[1]):
+                Yv[:, d] -= centre[d]
+
+        current, diverged = None, None
+        spread = _range(theta)
+        if not spread <= range_limit:  # also NaN and inf
+            diverged = (f"the coordinates range over {spread:.3g}" if np.isfinite(spread)
+                        else "the coordinates are no longer finite")
+        elif it % s.cost_every == 0 or it == s.n_iter:
+            Y[...] = Yv
+            learned[...] = Lv
+            current = cost(Y, learned)
+            diverged = watch.check(it, current)
+        if diverged is not None:
+            learning_rate = _recover(trace, it, diverged, good, theta, step, learning_rate,
+                                     watch, verbose)
+            it, previous_cost = good.iteration, good.cost
+            continue
+
         Y[...] = Yv
         learned[...] = Lv
         trace.n_iter = it
-
-        current = None
-        if it % s.cost_every == 0 or it == s.n_iter:
-            current = cost(Y, learned)
+        if current is not None:
             trace.iterations.append(it)
             trace.costs.append(current)
-            if not np.all(np.isfinite(theta)) or not np.isfinite(current):
-                raise FloatingPointError(
-                    f"the optimisation diverged at iteration {it} (cost {current}); "
-                    "lower the learning_rate"
-                )
+            if it <= exaggeration_ends or current <= watch.best:
+                good = _Checkpoint(it, theta, current)
             if verbose:
                 _progress(it, s.n_iter, current, start)
             if previous_cost is not None and s.tol > 0 and it > tol_from:
@@ -183,3 +300,29 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
             trace.stopped_early = True
             break
     return trace
+
+
+def _recover(trace, it, reason, good, theta, step, learning_rate, watch, verbose):
+    """Go back to ``good`` with half the learning rate; return the new rate."""
+    if len(trace.recoveries) >= MAX_RECOVERIES:
+        raise DivergenceError(
+            f"the optimisation diverged at iteration {it} ({reason}) even after "
+            f"{MAX_RECOVERIES} halvings of the learning rate (now {learning_rate:.3g}); "
+            "lower the learning_rate, or start from smaller coordinates (init)"
+        )
+    learning_rate = learning_rate / 2.0
+    trace.recoveries.append({"iteration": it, "restart": good.iteration, "reason": reason,
+                             "learning_rate": learning_rate})
+    if verbose:
+        print(f"smallvis: diverging at iteration {it} ({reason}); going back to "
+              f"iteration {good.iteration} with learning rate {learning_rate:.4g}",
+              file=sys.stderr, flush=True)
+    theta[...] = good.theta
+    step.update[...] = 0.0
+    step.gains[...] = 1.0
+    watch.reset(good.cost if good.iteration > watch.exaggeration_ends else None)
+    # forget what was recorded after the good state
+    keep = sum(1 for i in trace.iterations if i <= good.iteration)
+    del trace.iterations[keep:], trace.costs[keep:]
+    trace.n_iter = good.iteration
+    return learning_rate

@@ -84,6 +84,8 @@ from typing import Callable, Mapping
 import numpy as np
 import scipy.sparse as sp
 
+from .optim import DivergenceError
+
 #: ``optimizer="auto"`` uses the exact optimizer up to this many points and
 #: the stochastic one above, for methods that have a stochastic form.
 AUTO_SGD_MIN_N = 5000
@@ -463,8 +465,9 @@ def optimize_sgd(Y, kernels, prob, seed, *, n_threads=1, callback=None, verbose=
                            seed, e0, e1, n_threads)
         trace.n_epochs = e1
         if not np.all(np.isfinite(Y)):
-            raise FloatingPointError(f"the stochastic optimisation diverged by epoch {e1}; "
-                                     "lower the learning_rate")
+            raise DivergenceError(f"the stochastic optimisation diverged by epoch {e1} "
+                                  "(the coordinates are no longer finite); lower the "
+                                  "learning_rate")
         if verbose and (callback is None or e1 % max(1, math.ceil(E / n_blocks)) == 0
                         or e1 == E):
             _progress(e1, E, start)

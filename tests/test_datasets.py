@@ -10,6 +10,7 @@ from smallvis import datasets
 
 EXPECTED = {
     # name: (shape, number of classes)
+    "curves": ((3000, 50), 10),
     "digits": ((1797, 64), 10),
     "hubs": ((1000, 50), 5),
     "iris": ((150, 4), 3),

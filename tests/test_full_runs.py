@@ -22,7 +22,7 @@ RUNS = {
     ("asne", "iris"): dict(),                    # 1000 iterations, defaults
     ("ssne", "iris"): dict(),                    # 1000 iterations, defaults
     ("tsne", "iris"): dict(init="pca", exaggeration=1, learning_rate=10, n_iter=400),
-    ("largevis", "iris"): dict(n_iter=200),
+    ("largevis", "iris"): dict(n_iter=100, cost_every=25),
     ("largevis", "s1k"): dict(n_iter=60, cost_every=20),
     ("umap", "iris"): dict(n_iter=50, cost_every=10),
     ("umap", "s1k"): dict(n_iter=40, cost_every=10),
@@ -58,9 +58,7 @@ def test_fast_and_reference_final_costs_agree(method, dataset):
 def test_default_run_separates_iris_species(method):
     X, labels = smallvis.datasets.load("iris")
     Y = smallvis.embed(X, method, fast=True, random_state=0)
-    # exact LargeVis (gamma = 1, all pairs repelled) spreads iris thinly
-    floor = 0.85 if method == "largevis" else 0.9
-    assert smallvis.metrics.knn_accuracy(Y, labels, n_neighbors=10) > floor
+    assert smallvis.metrics.knn_accuracy(Y, labels, n_neighbors=10) > 0.95
 
 
 def test_same_seed_same_result_bit_for_bit(fast):

@@ -256,7 +256,7 @@ def test_kernels_twins_agree_on_valid_input(case, n_threads):
     except ValueError:
         return  # e.g. every entry underflowed: not a valid kernel input
     triplet = aff.kernel_triplet(C)
-    cost_params = dict(m.cost_params)
+    cost_params = m.resolve_auto(dict(m.cost_params), Y.shape[0])
     learned = tuple(cost_params[k] for k in m.learned)
     out = {}
     with np.errstate(all="ignore"):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import smallvis
-from smallvis.optim import OptimizerSettings, optimize_exact
+from smallvis.optim import MAX_RECOVERIES, DivergenceError, OptimizerSettings, optimize_exact
 
 
 def quadratic_problem(target):
@@ -75,7 +75,55 @@ def test_callback_receives_every_iteration_and_can_stop():
     assert r.n_iter == 30 and r.stopped_early
 
 
-def test_divergence_is_reported_not_returned_as_nan():
+def test_unrecoverable_divergence_raises_a_clear_error():
+    # a gradient that is never finite: every restart diverges again
+    def gradient(Y, learned, exaggerated, out):
+        out[...] = np.nan
+    s = OptimizerSettings(learning_rate=1.0, n_iter=50, tol=0)
+    with pytest.raises(DivergenceError, match="iteration 1 .*lower the learning_rate") as err:
+        optimize_exact(np.ones((3, 2)), gradient, lambda Y, learned: 0.0, s)
+    assert isinstance(err.value, RuntimeError) and isinstance(err.value, FloatingPointError)
+    assert f"{MAX_RECOVERIES} halvings" in str(err.value)
+
+
+def test_a_rising_cost_goes_back_to_the_best_state_with_half_the_rate():
+    # the cost (not the gradient) says the run went wrong after iteration 4
+    target = np.array([[1.0, -1.0], [-1.0, 1.0]])
+    gradient, bowl = quadratic_problem(target)
+    calls = []
+    def cost(Y, learned):
+        calls.append(len(calls))
+        return bowl(Y, learned) + (100.0 if len(calls) == 3 else 0.0)
+    s = OptimizerSettings(learning_rate=0.1, n_iter=8, tol=0, cost_every=2)
+    trace = optimize_exact(np.zeros((2, 2)), gradient, cost, s)
+    assert trace.recoveries == [{"iteration": 6, "restart": 4, "learning_rate": 0.05,
+                                 "reason": trace.recoveries[0]["reason"]}]
+    assert "cost rose" in trace.recoveries[0]["reason"]
+    assert trace.iterations == [2, 4, 6, 8] and trace.n_iter == 8
+
+
+@pytest.mark.parametrize("method, learning_rate", [
+    ("tsne", 1e7),      # today: a finite map spread over 1e5, 10-NN accuracy 0.74
+    ("ssne", 1e6),
+    ("umap", 1e3),
+])
+def test_a_learning_rate_far_too_large_is_recovered_not_returned(method, learning_rate):
+    X, labels = smallvis.datasets.load("iris")
+    r = smallvis.embed(X, method, fast=True, learning_rate=learning_rate, random_state=0,
+                       optimizer="exact", return_result=True)
+    assert r.recoveries, "the divergence went unnoticed"
+    assert r.recoveries[-1]["learning_rate"] < learning_rate
+    assert np.all(np.isfinite(r.Y))
+    # a good map, not the exploded one
+    assert np.ptp(r.Y) < 100 * np.sqrt(len(X))
+    assert smallvis.metrics.knn_accuracy(r.Y, labels, 10) >= 0.93
+    assert np.all(np.diff(r.cost_iterations) > 0)
+
+
+def test_a_run_that_cannot_recover_names_the_method():
+    # coordinates of 1e150 under the Gaussian kernel: no step size helps
     X, _ = smallvis.datasets.load("iris")
-    with pytest.raises(FloatingPointError, match="lower the learning_rate"):
-        smallvis.embed(X, "asne", fast=True, learning_rate=1e4, n_iter=200)
+    rng = np.random.default_rng(0)
+    with pytest.raises(DivergenceError, match="ssne.*iteration"):
+        smallvis.embed(X, "ssne", fast=True, init=1e150 * rng.normal(size=(150, 2)),
+                       learning_rate=1e300, n_iter=50)

@@ -287,7 +287,7 @@ class TestHostileP:
 def test_datasets_load_rejects_bad_names():
     with pytest.raises(TypeError, match="name must be a str"):
         smallvis.datasets.load(3)
-    with pytest.raises(ValueError, match="unknown dataset name 'irs'; valid names are: digits"):
+    with pytest.raises(ValueError, match="unknown dataset name 'irs'; valid names are: curves, digits"):
         smallvis.datasets.load("irs")
 
 

@@ -44,6 +44,8 @@ def kernel_pair(name, module, params):
     """(cost, gradient, args): args = learned scalars, then the fixed ones."""
     m = METHODS[name]
     cost_params = {k: params.get(k, v) for k, v in m.cost_params.items()}
+    # "auto" defaults depend on N: take the value for the sizes tested here
+    cost_params = m.resolve_auto(cost_params, 40)
     cost, gradient, args = m.cost_kernels(module, cost_params)
     return cost, gradient, tuple(cost_params[k] for k in m.learned) + args
 

@@ -8,6 +8,7 @@ time from fixed seeds with :func:`numpy.random.default_rng`, so every call to
 =================  ======  ====  =======  ====================================
 name               n       d     classes  source
 =================  ======  ====  =======  ====================================
+``"curves"``       3000    50    10       synthetic (MIT)
 ``"digits"``       1797    64    10       UCI optical digits (8x8), CC BY 4.0
 ``"hubs"``         1000    50    5        synthetic (MIT)
 ``"iris"``         150     4     3        Fisher / Anderson iris, CC BY 4.0
@@ -27,7 +28,7 @@ import os
 import numpy as np
 
 __all__ = ["load", "names", "iris", "digits", "s1k", "swiss_roll",
-           "two_clusters", "hubs"]
+           "two_clusters", "hubs", "curved_clusters"]
 
 _DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 
@@ -262,6 +263,67 @@ def hubs(seed=42):
     return X, labels
 
 
+def curved_clusters(n_samples=3000, seed=0):
+    """Ten clusters on curved two-dimensional sheets, mixed in 50 dimensions.
+
+    Structured synthetic data for judging embeddings: unlike isotropic
+    Gaussian blobs, each class is a curved low-dimensional piece (a strip
+    of a spiral surface), the pieces share an 8-dimensional space where they
+    pass close to one another, and noise fills all 50 dimensions.  Recipe,
+    with ``rng = np.random.default_rng(seed)``:
+
+    1. class sizes proportional to ``rng.uniform(0.5, 1.5, 10)``, rounded
+       down, the remainder added one by one to the first classes;
+    2. centres ``C = rng.normal(0, 2, size=(10, 8))`` in an 8-D latent space,
+       and an orthonormal lift ``L`` (50 x 8) from ``numpy.linalg.qr`` of a
+       standard normal matrix;
+    3. for each class in turn: ``u, v`` uniform on [0, 1),
+       ``theta = pi (0.5 + 1.5 u)``, ``r = 1 + theta / 2``, the sheet
+       ``(r cos theta, r sin theta, 3 v)`` turned into the latent space by an
+       orthonormal 8 x 3 basis (``qr`` of a standard normal matrix), moved
+       to its centre, lifted by ``L`` and blurred by ``0.5 *
+       rng.standard_normal`` in all 50 dimensions.
+
+    With the defaults, 99.5% of the points share the label of the majority
+    of their 10 nearest neighbours in X.
+
+    Source: generated; same licence as smallvis (MIT).
+
+    Parameters
+    ----------
+    n_samples : int, default=3000
+        Number of points, at least 10.
+    seed : int, default=0
+        Seed for :func:`numpy.random.default_rng`.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 50)
+    labels : ndarray of shape (n_samples,)
+        Class index 0..9 (int64); rows are grouped by class.
+    """
+    n_samples = _check_count(n_samples, "n_samples", 10)
+    n_classes, latent, dim = 10, 8, 50
+    rng = np.random.default_rng(seed)
+    weights = rng.uniform(0.5, 1.5, n_classes)
+    counts = np.floor(weights / weights.sum() * n_samples).astype(np.int64)
+    counts[: n_samples - int(counts.sum())] += 1
+    centres = rng.normal(0.0, 2.0, size=(n_classes, latent))
+    lift, _ = np.linalg.qr(rng.standard_normal((dim, latent)))
+    X = []
+    for c in range(n_classes):
+        m = int(counts[c])
+        u, v = rng.random(m), rng.random(m)
+        theta = np.pi * (0.5 + 1.5 * u)
+        r = 1.0 + 0.5 * theta
+        sheet = np.column_stack([r * np.cos(theta), r * np.sin(theta), 3.0 * v])
+        basis, _ = np.linalg.qr(rng.standard_normal((latent, 3)))
+        Z = centres[c] + sheet @ basis.T
+        X.append(Z @ lift.T + 0.5 * rng.standard_normal((m, dim)))
+    labels = np.repeat(np.arange(n_classes, dtype=np.int64), counts)
+    return np.concatenate(X), labels
+
+
 def _check_count(value, name, minimum):
     if isinstance(value, (bool, np.bool_)) or not isinstance(
             value, (int, np.integer)):
@@ -272,6 +334,7 @@ def _check_count(value, name, minimum):
 
 
 _LOADERS = {
+    "curves": curved_clusters,
     "digits": digits,
     "hubs": hubs,
     "iris": iris,
@@ -308,6 +371,8 @@ def load(name):
       along the roll (generated, MIT).
     - ``"two_clusters"``: two 10-D Gaussian blobs of 100 points, far enough
       apart that the 15-NN graph is disconnected (generated, MIT).
+    - ``"curves"``: 3000 points in 50-D, ten classes on curved 2-D sheets
+      that pass close to one another, plus noise (generated, MIT).
     - ``"hubs"``: 1000 points of a 50-D standard Gaussian, whose 15-NN
       graph has hubs with in-degree over 10 times k (generated, MIT).
 

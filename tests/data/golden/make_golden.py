@@ -1,0 +1,159 @@
+"""Write the golden cases shipped in smallvis/testing/golden/.
+
+Run from the repository root::
+
+    python tests/data/golden/make_golden.py
+
+Inputs: the R smallvis fixtures in tests/data/rsmallvis (P and final Y of
+R smallvis runs, see the README there).  For each method the golden case is
+R's P and R's final layout Y (ncvis, which R smallvis does not have: the
+layout of a short smallvis run on the same jittered iris), and the cost and
+gradient of smallvis's NumPy reference there.  The script prints the
+independent checks (R's own cost at that layout, scikit-learn's
+_kl_divergence for t-SNE, finite differences); tests/test_testing_golden.py
+repeats them against the installed files.
+"""
+
+import json
+import os
+import sys
+
+import numpy as np
+import scipy.sparse as sp
+
+import smallvis
+from smallvis.affinities import umap_ab
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+RDIR = os.path.join(ROOT, "tests", "data", "rsmallvis")
+OUT = os.path.join(ROOT, "smallvis", "testing", "golden")
+
+R_SOURCE = ("R package smallvis by James Melville (github.com/jlmelville/smallvis; the R "
+            "sources and commits listed in tests/data/rsmallvis/README.md of the smallvis "
+            "Python repository), run with R 4.2.2 by tests/data/rsmallvis/generate.R")
+
+
+NOTES = {
+    "asne": ("R smallvis clamps q at machine epsilon before taking its log, which raises its "
+             "cost where pairs are far apart; smallvis reports the exact KL divergence. With the "
+             "clamp applied, R's formula gives R's number (tests/test_testing_golden.py)."),
+    "tsne": ("R smallvis adds eps log(eps) for every entry of P below machine epsilon eps "
+             "(150 zero entries here), about 3.5e-10 relative."),
+}
+NOTES["ssne"] = NOTES["asne"]
+
+
+def r_fixture(name):
+    with open(os.path.join(RDIR, f"{name}.json")) as fh:
+        return json.load(fh)
+
+
+def sparse_parts(prefix, M):
+    M = sp.csr_matrix(M)
+    M.sort_indices()
+    return {f"{prefix}__data": M.data, f"{prefix}__indices": M.indices.astype(np.int32),
+            f"{prefix}__indptr": M.indptr.astype(np.int32)}
+
+
+def main():
+    version = smallvis.__version__
+    arrays, cases = {}, {}
+    iris, jitter = r_fixture("tsne"), r_fixture("umap_jitter")
+    arrays["iris__X"] = np.array(iris["X"])
+    arrays["iris__P_conditional"] = np.array(r_fixture("asne")["P"])
+    arrays["iris__P_joint"] = np.array(iris["P"])
+    arrays["iris_jitter__X"] = np.array(jitter["X"])
+    arrays.update(sparse_parts("iris_jitter__P_fuzzy", np.array(jitter["P"])))
+    for other in ("ssne", "largevis"):
+        assert np.array_equal(np.array(r_fixture(other)["P"]), arrays["iris__P_joint"])
+    assert np.array_equal(np.array(r_fixture("tumap_jitter")["P"]), np.array(jitter["P"]))
+
+    r_runs = {
+        "asne": ("asne", "iris", "P_conditional", {}, {"perplexity": 20.0}),
+        "ssne": ("ssne", "iris", "P_joint", {}, {"perplexity": 20.0}),
+        "tsne": ("tsne", "iris", "P_joint", {}, {"perplexity": 20.0}),
+        "largevis": ("largevis", "iris", "P_joint",
+                     {"gamma": 1.0, "eps": 0.1, "kernel": "cauchy", "alpha": 1.0},
+                     {"perplexity": 20.0, "n_neighbors": 149, "knn_method": "exact"}),
+        "umap": ("umap_jitter", "iris_jitter", "P_fuzzy",
+                 {"a": jitter["a"], "b": jitter["b"], "eps": 0.1},
+                 {"n_neighbors": 15, "knn_method": "exact"}),
+        "tumap": ("tumap_jitter", "iris_jitter", "P_fuzzy", {"eps": 0.1},
+                  {"n_neighbors": 15, "knn_method": "exact"}),
+    }
+    for method, (fixture, data, p_key, params, aff_params) in r_runs.items():
+        fx = r_fixture(fixture)
+        P = np.array(fx["P"])
+        Y = np.array(fx["Y"])
+        cost, grad = smallvis.cost_and_gradient(method, P, Y, **params)
+        r_cost = fx["itercosts"]["cost"][-1]
+        arrays[f"{method}__Y"] = Y
+        arrays[f"{method}__gradient"] = grad
+        cases[method] = {
+            "data": data, "P": p_key, "params": params, "affinity_params": aff_params,
+            "cost": cost, "learned_gradient": {},
+            "source": (f"X, P and Y: {R_SOURCE}; method {method!r}, "
+                       f"{'iris' if data == 'iris' else 'iris plus a small jitter (no ties)'}, "
+                       f"{'perplexity' if method in ('asne', 'ssne', 'tsne', 'largevis') else 'n_neighbors'} {fx['r_args']['perplexity']}, "
+                       f"Y = R's layout after {fx['iter']} iterations. cost and gradient: smallvis "
+                       f"{version} NumPy reference (smallvis.cost_and_gradient) at that P and Y."),
+            "checks": {"R smallvis cost at Y": r_cost,
+                       "relative difference from R smallvis": (cost - r_cost) / abs(r_cost)},
+        }
+        if method in NOTES:
+            cases[method]["checks"]["note"] = NOTES[method]
+        print(f"{method:9s} cost {cost:.17g}  R {r_cost:.17g}  rel diff {(cost - r_cost) / abs(r_cost):.2e}")
+
+    # t-SNE: scikit-learn's exact KL divergence and gradient
+    try:
+        from scipy.spatial.distance import squareform
+        from sklearn.manifold._t_sne import _kl_divergence
+        import sklearn
+
+        Y = arrays["tsne__Y"]
+        kl, g = _kl_divergence(Y.ravel(), squareform(arrays["iris__P_joint"], checks=False), 1,
+                               Y.shape[0], Y.shape[1])
+        cases["tsne"]["checks"][f"scikit-learn {sklearn.__version__} _kl_divergence cost"] = float(kl)
+        print("tsne vs sklearn: cost", (cases["tsne"]["cost"] - kl) / kl,
+              "grad", np.abs(g.reshape(Y.shape) - arrays["tsne__gradient"]).max()
+              / np.abs(arrays["tsne__gradient"]).max())
+    except ImportError:
+        print("scikit-learn not installed: tsne check skipped", file=sys.stderr)
+
+    # ncvis: not in R smallvis; a smallvis layout on the jittered iris
+    X = arrays["iris_jitter__X"]
+    P = smallvis.affinities(X, "ncvis", n_neighbors=15, knn_method="exact")
+    arrays.update(sparse_parts("iris_jitter__P_ncvis", P))
+    a, b = umap_ab(1.0, 0.4)
+    run = smallvis.embed(X, "ncvis", fast=False, n_iter=100, random_state=42,
+                         n_neighbors=15, knn_method="exact", a=a, b=b, return_result=True)
+    Y, Q = run.Y, run.Q
+    params = {"Q": Q, "nu": 5.0, "a": a, "b": b}
+    cost, grad, learned = smallvis.cost_and_gradient("ncvis", P, Y, return_learned=True, **params)
+    arrays["ncvis__Y"] = Y
+    arrays["ncvis__gradient"] = grad
+    cases["ncvis"] = {
+        "data": "iris_jitter", "P": "P_ncvis", "params": params,
+        "affinity_params": {"n_neighbors": 15, "knn_method": "exact"},
+        "cost": cost, "learned_gradient": {"Q": learned["Q"]},
+        "source": (f"X: iris plus a small jitter (as the R smallvis umap fixture); P: smallvis "
+                   f"{version} (union 15-NN graph); Y and Q: 100 iterations of smallvis "
+                   f"{version}'s exact NCVis optimizer (no other program implements the exact "
+                   f"NCVis objective); cost, gradient and dcost/dQ: smallvis {version} NumPy "
+                   "reference, checked by finite differences in Y and Q."),
+        "checks": {},
+    }
+    print(f"ncvis     cost {cost:.17g}  Q {Q:.17g}  dQ {learned['Q']:.3g}")
+
+    os.makedirs(OUT, exist_ok=True)
+    np.savez_compressed(os.path.join(OUT, "golden.npz"), **arrays)
+    meta = {"format": 1, "produced_with": f"smallvis {version}", "cases": cases}
+    with open(os.path.join(OUT, "golden.json"), "w") as fh:
+        json.dump(meta, fh, indent=1, sort_keys=True)
+        fh.write("\n")
+    total = sum(os.path.getsize(os.path.join(OUT, f)) for f in os.listdir(OUT))
+    print(f"wrote {OUT}: {total / 1024:.0f} KiB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+"""Every method's defaults give a good map, and none of them needs rescuing.
+
+A reduced version of ``benchmarks/bench_defaults.py``: each method runs with
+``fast=True`` and nothing but defaults (two threads, which change the last
+bits but not the settings), on digits and on 3,000 points of the structured
+``curves`` data.  The floors are the benchmark's: on digits, 10-NN accuracy
+>= 0.97 (asne, ssne: 0.93); on curves, within 0.03 of the best method.  A
+default run must not lean on the divergence guard either: a recovery means
+the default learning rate is too large for the method.
+"""
+
+import numpy as np
+import pytest
+
+import smallvis
+from smallvis.metrics import knn_accuracy
+
+DIGITS_FLOORS = {"asne": 0.93, "ssne": 0.93}
+
+
+def _default_run(method, X):
+    return smallvis.embed(X, method, fast=True, random_state=0, n_threads=2,
+                          return_result=True)
+
+
+@pytest.fixture(scope="module")
+def digits():
+    return smallvis.datasets.load("digits")
+
+
+@pytest.fixture(scope="module")
+def curves_accuracy():
+    X, labels = smallvis.datasets.curved_clusters(3000)
+    results = {m: _default_run(m, X) for m in smallvis.list_methods()}
+    return {m: (knn_accuracy(r.Y, labels, 10), r) for m, r in results.items()}
+
+
+@pytest.mark.parametrize("method", smallvis.list_methods())
+def test_default_map_of_digits_meets_its_floor(method, digits):
+    X, labels = digits
+    r = _default_run(method, X)
+    assert not r.recoveries, r.recoveries
+    assert knn_accuracy(r.Y, labels, 10) >= DIGITS_FLOORS.get(method, 0.97)
+
+
+@pytest.mark.parametrize("method", smallvis.list_methods())
+def test_default_map_of_curves_is_within_003_of_the_best(method, curves_accuracy):
+    best = max(acc for acc, _ in curves_accuracy.values())
+    accuracy, r = curves_accuracy[method]
+    assert not r.recoveries, r.recoveries
+    assert np.all(np.isfinite(r.Y))
+    assert accuracy >= best - 0.03, (method, accuracy, best)
+
+
+@pytest.mark.parametrize("method", ["asne", "ssne"])
+def test_gaussian_methods_do_not_blow_up_on_tight_clusters(method):
+    # ten tight, well separated blobs (the shape of sklearn's make_blobs):
+    # with the t-SNE step size (N/4) the Gaussian methods blew up, here within
+    # 14 iterations, on 3,000 such points after the momentum switch (cost from
+    # 1.7 to 1e24, coordinates of 1e13), with no warning
+    rng = np.random.default_rng(1)
+    centres = rng.uniform(-10, 10, size=(10, 50))
+    labels = np.repeat(np.arange(10), 150)
+    X = centres[labels] + rng.standard_normal((1500, 50))
+    r = _default_run(method, X)
+    assert not r.recoveries, r.recoveries
+    assert np.ptp(r.Y) < 100
+    assert knn_accuracy(r.Y, labels, 10) == 1.0

@@ -1,0 +1,74 @@
+"""Frozen numbers (docs/stability.md): this test fails when one changes.
+
+The values in tests/data/frozen/frozen.json were recorded by
+tests/data/frozen/make_frozen.py with every setting explicit.  They are
+regression values, not evidence of correctness (that is the job of the
+finite-difference, twin, R smallvis and golden tests); their job is to make
+any change of a result visible.  A change that is intended means: rerun the
+script, bump the version and add a line to CHANGELOG.md.
+
+* stochastic optimizer, one thread, fixed random_state (umap, tumap,
+  largevis): Y bit for bit, on the platform the values were recorded on
+  (other platforms' maths libraries may round differently in the last bit);
+* exact optimizer, every method: the cost every 10 iterations, to 1e-9
+  relative (rounding differences between BLAS builds in the input
+  affinities stay far below that in 60 iterations).
+
+NCVis's stochastic optimizer is not frozen yet: its noise schedule is being
+reworked (it will be added, with a changelog line, once that has settled).
+"""
+
+import importlib.util
+import json
+import platform
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+HERE = Path(__file__).resolve().parent / "data" / "frozen"
+
+
+def _recorder():
+    spec = importlib.util.spec_from_file_location("make_frozen", HERE / "make_frozen.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+RECORDER = _recorder()
+FROZEN = json.loads((HERE / "frozen.json").read_text())
+
+
+def _floats(hexes):
+    return np.array([float.fromhex(h) for h in hexes])
+
+
+@pytest.fixture(scope="module")
+def data():
+    return RECORDER.data()
+
+
+@pytest.mark.parametrize("method", sorted(FROZEN["sgd"]))
+def test_one_thread_sgd_is_frozen_bit_for_bit(method, data):
+    recorded = FROZEN["platform"]
+    if (platform.system(), platform.machine()) != (recorded["system"], recorded["machine"]):
+        pytest.skip(f"bitwise values were recorded on {recorded['system']} {recorded['machine']}")
+    Y = RECORDER.sgd_run(method, *data)
+    expected = _floats(FROZEN["sgd"][method]["Y"]).reshape(Y.shape)
+    if not np.array_equal(Y, expected):
+        worst = float(np.abs(Y - expected).max())
+        pytest.fail(f"{method}: the one-thread stochastic result changed (largest "
+                    f"difference {worst:.3g}); if intended, bump the version, add a "
+                    "CHANGELOG.md line and rerun tests/data/frozen/make_frozen.py")
+
+
+@pytest.mark.parametrize("method", sorted(FROZEN["exact"]))
+def test_exact_optimizer_costs_are_frozen(method, data):
+    r = RECORDER.exact_run(method, *data)
+    frozen = FROZEN["exact"][method]
+    assert r.cost_iterations.tolist() == frozen["iterations"]
+    np.testing.assert_allclose(r.itercosts, _floats(frozen["costs"]), rtol=1e-9, atol=0,
+                               err_msg=f"{method}: exact-optimizer costs changed")
+    if frozen["Q"] is not None:
+        np.testing.assert_allclose(r.learned["Q"], frozen["Q"], rtol=1e-9)

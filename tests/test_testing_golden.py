@@ -1,0 +1,249 @@
+"""Golden cases (smallvis.testing.golden): installed, reproducible, independently checked.
+
+The golden numbers are frozen (docs/stability.md).  They are not trusted
+because this package produced them:
+
+* X, P and Y of six methods are R smallvis's own (tests/data/rsmallvis);
+* the costs agree with the cost R smallvis reported at the same layout, once
+  R's two conventions (a floor at machine epsilon for q in asne and ssne,
+  eps log eps for the zeros of P in t-SNE) are applied by the formulas
+  below, which are transcribed from R smallvis, not from this package;
+* the gradients agree with R smallvis's gradient formulas (transcribed
+  below), with scikit-learn's exact t-SNE gradient, and with central finite
+  differences of the cost;
+* NCVis, which R smallvis lacks, is checked against the NCE objective
+  written out below and by finite differences in Y and Q.
+"""
+
+import json
+import os
+import tomllib
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.special import xlogy
+
+import smallvis
+from smallvis.testing import golden, golden_methods
+
+REPO = Path(__file__).resolve().parent.parent
+RDIR = REPO / "tests" / "data" / "rsmallvis"
+EPS = np.finfo(np.float64).eps
+R_FIXTURE = {"asne": "asne", "ssne": "ssne", "tsne": "tsne", "largevis": "largevis",
+             "umap": "umap_jitter", "tumap": "tumap_jitter"}
+
+
+def test_every_method_has_a_golden_case():
+    assert golden_methods() == smallvis.list_methods()
+
+
+@pytest.mark.parametrize("method", smallvis.list_methods())
+def test_golden_case_is_reproduced(method, fast):
+    g = golden(method)
+    assert set(g) >= {"X", "P", "Y", "params", "cost", "gradient", "source"}
+    assert "smallvis" in g["source"]
+    cost, grad, learned = smallvis.cost_and_gradient(method, g["P"], g["Y"], fast=fast,
+                                                     return_learned=True, **g["params"])
+    assert abs(cost - g["cost"]) <= 1e-10 * abs(g["cost"])
+    assert np.abs(grad - g["gradient"]).max() <= 1e-10 * np.abs(g["gradient"]).max()
+    for name, value in g["learned_gradient"].items():
+        assert abs(learned[name] - value) <= 1e-10 * max(abs(value), 1.0)
+    P = smallvis.affinities(g["X"], method, fast=fast, **g["affinity_params"])
+    P = P.toarray() if hasattr(P, "toarray") else P
+    np.testing.assert_allclose(P, g["P"], rtol=0, atol=1e-12 * g["P"].max())
+
+
+def test_golden_returns_fresh_copies():
+    g = golden("tsne")
+    g["Y"][:] = 0.0
+    g["params"]["x"] = 1
+    assert np.any(golden("tsne")["Y"] != 0) and "x" not in golden("tsne")["params"]
+
+
+# --- independent checks -------------------------------------------------------
+
+
+def _r_fixture(method):
+    with open(RDIR / f"{R_FIXTURE[method]}.json") as fh:
+        return json.load(fh)
+
+
+def _d2(Y):
+    """R smallvis's expanded squared distances, floored at 0."""
+    s = np.sum(Y * Y, axis=1)
+    return np.maximum(s[:, None] + s[None, :] - 2 * Y @ Y.T, 0.0)
+
+
+def _k2g(K, Y):
+    """R smallvis's k2g: G_i = sum_j K_ji (y_i - y_j)."""
+    return Y * K.sum(axis=0)[:, None] - K @ Y
+
+
+def _r_gradient(method, P, Y, params):
+    """R smallvis's gradient formulas (tests/data/rsmallvis/README.md).
+
+    Without R's floor of q at machine epsilon for asne and ssne (which moves
+    the ssne gradient here by 2e-8 relative; the exact gradient has no floor).
+    """
+    D2 = _d2(Y)
+    if method in ("asne", "ssne"):
+        W = np.exp(-D2)
+        np.fill_diagonal(W, 0.0)
+        Q = W / (W.sum(axis=1, keepdims=True) if method == "asne" else W.sum())
+        if method == "asne":
+            K = 2 * (P - Q)
+            return _k2g(K + K.T, Y)
+        return _k2g(4 * (P - Q), Y)
+    if method == "tumap" or method == "umap":
+        a, b = (params["a"], params["b"]) if method == "umap" else (1.0, 1.0)
+        W = 1 / (1 + a * D2 ** b)
+        np.fill_diagonal(W, 0.0)
+        if method == "umap":
+            K = 4 * (b / (D2 + EPS + params["eps"])) * (P - W)
+        else:
+            K = 4 * (W / ((1 - W) + EPS + params["eps"])) * (P - W)
+        return _k2g(K, Y)
+    W = 1 / (1 + D2)
+    np.fill_diagonal(W, 0.0)
+    if method == "tsne":
+        return _k2g(4 * W * (P - W / W.sum()), Y)
+    gamma, gr_eps = params["gamma"], params["eps"]
+    return _k2g(4 * W * (P - gamma * W / (1 + (gr_eps - 1) * W)), Y)
+
+
+@pytest.mark.parametrize("method", list(R_FIXTURE))
+def test_golden_gradient_matches_r_formulas(method):
+    g = golden(method)
+    expected = _r_gradient(method, g["P"], g["Y"], g["params"])
+    # R's formulas add machine epsilon in denominators: ~1e-15 relative
+    assert np.abs(expected - g["gradient"]).max() <= 1e-10 * np.abs(g["gradient"]).max()
+
+
+@pytest.mark.parametrize("method", list(R_FIXTURE))
+def test_golden_data_are_r_smallvis_data(method):
+    g, r = golden(method), _r_fixture(method)
+    np.testing.assert_array_equal(g["X"], np.array(r["X"]))
+    np.testing.assert_array_equal(g["P"], np.array(r["P"]))
+    np.testing.assert_array_equal(g["Y"], np.array(r["Y"]))
+    assert "R package smallvis" in g["source"]
+
+
+def _r_cost(method, P, Y):
+    """R smallvis's reported cost for the KL methods, with its two conventions."""
+    off = ~np.eye(len(P), dtype=bool)
+    Pc = np.where(P < EPS, EPS, P)
+    plogp = float(np.sum(xlogy(Pc, Pc)[off]))
+    D2 = _d2(Y)
+    if method == "tsne":
+        W = 1 / (1 + D2)
+        np.fill_diagonal(W, 0.0)
+        Q = W / W.sum()
+    else:
+        W = np.exp(-D2)
+        np.fill_diagonal(W, 0.0)
+        Q = W / (W.sum(axis=1, keepdims=True) if method == "asne" else W.sum())
+        Q[Q < EPS] = EPS
+    return plogp - float(np.sum((P * np.log(np.where(off, Q, 1.0)))[off]))
+
+
+@pytest.mark.parametrize("method", ["asne", "ssne", "tsne"])
+def test_golden_kl_cost_matches_r_with_its_conventions(method):
+    g, r = golden(method), _r_fixture(method)
+    r_cost = r["itercosts"]["cost"][-1]
+    assert abs(_r_cost(method, g["P"], g["Y"]) - r_cost) <= 1e-10 * r_cost
+    # the exact KL divergence, written independently of the package
+    off = ~np.eye(len(g["P"]), dtype=bool)
+    D2 = _d2(g["Y"])
+    if method == "tsne":
+        W = np.where(off, 1 / (1 + D2), 0.0)
+        log_q = np.log(np.where(off, W, 1.0)) - np.log(W.sum())
+    else:
+        Z = np.where(off, -D2, -np.inf)
+        shift = Z.max(axis=1, keepdims=True) if method == "asne" else Z.max()
+        norm = np.log(np.exp(Z - shift).sum(axis=1, keepdims=True) if method == "asne"
+                      else np.exp(Z - shift).sum()) + shift
+        log_q = np.where(off, Z - norm, 0.0)
+    kl = float(np.sum((xlogy(g["P"], g["P"]) - g["P"] * log_q)[off]))
+    assert abs(kl - g["cost"]) <= 1e-12 * g["cost"]
+
+
+@pytest.mark.parametrize("method", ["largevis", "umap", "tumap"])
+def test_golden_cost_matches_r(method):
+    g, r = golden(method), _r_fixture(method)
+    # R adds machine epsilon inside its logs: a few 1e-13 relative here
+    assert abs(g["cost"] - r["itercosts"]["cost"][-1]) <= 1e-10 * g["cost"]
+
+
+def test_golden_tsne_matches_scikit_learn():
+    t_sne = pytest.importorskip("sklearn.manifold._t_sne")
+    from scipy.spatial.distance import squareform
+
+    g = golden("tsne")
+    n, d = g["Y"].shape
+    kl, grad = t_sne._kl_divergence(g["Y"].ravel(), squareform(g["P"], checks=False), 1, n, d)
+    assert abs(kl - g["cost"]) <= 1e-10 * g["cost"]
+    assert np.abs(grad.reshape(n, d) - g["gradient"]).max() <= 1e-10 * np.abs(g["gradient"]).max()
+
+
+def test_golden_ncvis_matches_the_nce_objective():
+    g = golden("ncvis")
+    P, Y, p = g["P"], g["Y"], g["params"]
+    n = len(P)
+    off = ~np.eye(n, dtype=bool)
+    q = np.exp(-p["Q"]) / (1 + p["a"] * _d2(Y) ** p["b"])
+    noise = p["nu"] * np.broadcast_to(P.sum(axis=1, keepdims=True) / (n - 1), (n, n))
+    J = xlogy(P, q / (q + noise)) + noise * np.log(noise / (q + noise))
+    assert abs(-float(J[off].sum()) - g["cost"]) <= 1e-12 * abs(g["cost"])
+
+
+def _fd(f, x, h):
+    return (f(x - 2 * h) - 8 * f(x - h) + 8 * f(x + h) - f(x + 2 * h)) / (12 * h)
+
+
+@pytest.mark.parametrize("method", ["asne", "ssne", "tsne", "ncvis"])
+def test_golden_gradient_matches_finite_differences(method):
+    """Methods whose golden gradient is exact (no eps): central differences of the cost."""
+    g = golden(method)
+    rng = np.random.default_rng(0)
+    cost = lambda Y: smallvis.cost_and_gradient(method, g["P"], Y, **g["params"])[0]
+    h = 1e-4 * np.std(g["Y"])
+    for _ in range(3):
+        v = rng.standard_normal(g["Y"].shape)
+        v /= np.linalg.norm(v)
+        slope = _fd(lambda t: cost(g["Y"] + t * v), 0.0, h)
+        assert abs(slope - np.sum(g["gradient"] * v)) <= 1e-6 * np.linalg.norm(g["gradient"])
+    if method == "ncvis":
+        cost_q = lambda Q: smallvis.cost_and_gradient(
+            method, g["P"], g["Y"], **{**g["params"], "Q": Q})[0]
+        slope = _fd(cost_q, g["params"]["Q"], 1e-4)
+        assert abs(slope - g["learned_gradient"]["Q"]) <= 1e-8
+
+
+# --- shipped with the package ---------------------------------------------------
+
+
+def test_golden_files_ship_with_the_imported_package():
+    """The golden files come from the installed package, not from tests/.
+
+    In CI (``pip install ".[test]" && pytest`` from a clean clone) smallvis is
+    imported from site-packages: the files found there were installed from
+    the wheel's package data.  From a source checkout, the files are the ones
+    pyproject.toml declares as package data.
+    """
+    root = resources.files("smallvis.testing") / "golden"
+    names = {"golden.json", "golden.npz"}
+    assert all((root / name).is_file() for name in names)
+    assert sum((root / name).stat().st_size if hasattr(root / name, "stat")
+               else os.path.getsize(str(root / name)) for name in names) < 1_000_000
+    package_dir = Path(smallvis.__file__).resolve().parent
+    in_source_tree = package_dir == (REPO / "smallvis").resolve()
+    if os.environ.get("CI"):
+        assert not in_source_tree, "CI must test the installed package"
+    if in_source_tree:
+        config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+        assert "smallvis.testing" in config["packages"]
+        assert "golden/*" in config["package-data"]["smallvis.testing"]
+    else:
+        assert Path(str(root)).resolve().is_relative_to(package_dir)
