@@ -121,13 +121,15 @@ class Method:
                     for k, v in self.affinity_params.items()}
         cost = {k: check_param_value(k, params.get(k, v), v)
                 for k, v in self.cost_params.items()}
-        cost = self.resolve_auto(cost, n_samples)
+        if n_samples is not None:
+            cost = self.resolve_auto(cost, n_samples)
         if "perplexity" in affinity:
             affinity["perplexity"] = check_perplexity(affinity["perplexity"], n_samples)
         for name in self.learned:
             cost[name] = check_number(cost[name], name)
         if self.resolve_cost is not None:  # validate early, before any work
-            self.resolve_cost(**{k: v for k, v in cost.items() if k not in self.learned})
+            probe = self.resolve_auto(cost, 2)  # "auto" left for a later N is valid
+            self.resolve_cost(**{k: v for k, v in probe.items() if k not in self.learned})
         return affinity, cost
 
 

@@ -25,7 +25,7 @@ its own run and counts it as diverging when
   iteration), or a cost evaluation is not finite;
 * after exaggeration, the cost rises by more than :data:`RISE_ONCE`
   (a doubling) above the lowest cost seen, or by more than
-  :data:`RISE_TWICE` (1%) above it at two evaluations in a row;
+  :data:`RISE_TWICE` (10%) above it at two evaluations in a row;
 * the coordinates spread out so far that the kernels no longer see them:
   the range of the coordinates exceeds both ``SPAN_SPACING * N**(1/dim)``
   (neighbours then sit about :data:`SPAN_SPACING` apart, where every output
@@ -63,7 +63,7 @@ TOL_WAIT = 15
 #: Divergence: a cost this far (relative) above the lowest one, at one evaluation.
 RISE_ONCE = 1.0
 #: Divergence: a cost this far (relative) above the lowest one, twice in a row.
-RISE_TWICE = 0.01
+RISE_TWICE = 0.1
 #: Divergence: coordinates whose range exceeds ``SPAN_SPACING * N**(1/dim)``
 #: and ``SPAN_GROWTH`` times the starting range.
 SPAN_SPACING = 100.0

@@ -338,7 +338,8 @@ def diagnose(report, trials, fn, m, params, sparse, rtol):
     from ._gradient import call_user
 
     for t in trials:
-        t.params = {**params, **dict(zip(m.learned, t.learned))}
+        t.params = m.resolve_auto({**params, **dict(zip(m.learned, t.learned))},
+                                  t.case.Y.shape[0])
     if report.ok:
         return
     out = report.diagnoses

@@ -132,7 +132,9 @@ def _run_case(m, fn, case, fixed_params, learned_override, sparse, rtol, exact, 
     result = CaseResult(name=case.name, n_samples=case.Y.shape[0],
                         n_components=case.Y.shape[1])
     trial = Trial(case=case, result=result, learned=learned)
-    params = {**fixed_params, **dict(zip(m.learned, learned))}
+    # "auto" defaults (largevis's gamma) take their value for this case's N
+    params = m.resolve_auto({**fixed_params, **dict(zip(m.learned, learned))},
+                            case.Y.shape[0])
     c_ref, g_ref, d_ref = cost_and_gradient(m.name, case.P, case.Y, return_learned=True,
                                             **params)
     trial.cost_ref, trial.grad_ref = c_ref, g_ref

@@ -46,7 +46,9 @@ def resolved_params(method, method_params, n_samples):
     fixed = {k: v for k, v in cost.items() if k not in m.learned}
     if m.resolve_cost is None:
         return cost
-    _, args = m.resolve_cost(**fixed)
+    # "auto" values (resolved per case when n_samples is None) do not change
+    # the fitted parameters read here
+    _, args = m.resolve_cost(**m.resolve_auto(fixed, 2 if n_samples is None else n_samples))
     out = dict(cost)
     if m.name == "umap":
         out.update(a=args[0], b=args[1])
