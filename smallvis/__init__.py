@@ -10,11 +10,19 @@ Quick start
 See :func:`list_methods` for the methods and ``METHODS`` for their parameters.
 """
 
+import importlib as _importlib
+
 from . import datasets, metrics
+from ._backend import kernels
 from .api import EmbedResult, affinities, cost_and_gradient, embed, list_methods
 from .methods import METHODS
 from .optim import DivergenceError
 from .plotting import plot, plot_costs, plot_every
+
+#: The module :mod:`smallvis.affinities` (perplexity calibration, UMAP and
+#: NCVis graphs), under a name that the function ``smallvis.affinities`` does
+#: not hide.
+input_affinities = _importlib.import_module(".affinities", __name__)
 
 __version__ = "0.1.0"
 
@@ -26,6 +34,8 @@ __all__ = [
     "cost_and_gradient",
     "datasets",
     "embed",
+    "input_affinities",
+    "kernels",
     "list_methods",
     "metrics",
     "plot",

@@ -29,9 +29,15 @@ def kernels(fast):
     if not fast:
         return reference
     if _kernels is None:
+        import os
+
         raise ImportError(
-            "smallvis._kernels (the Cython fast path) is not built; reinstall "
-            f"smallvis with a C compiler available ({_IMPORT_ERROR})"
+            "smallvis._kernels (the Cython fast path) is not built in "
+            f"{os.path.dirname(__file__)}.  If you installed smallvis with pip, this "
+            "is probably the source tree of a clone, imported because Python was "
+            "started in the clone's root: start it elsewhere, or build the kernels in "
+            "place (python setup.py build_ext --inplace).  Otherwise reinstall "
+            f"smallvis with C and C++ compilers available.  ({_IMPORT_ERROR})"
         )
     return _kernels
 

@@ -11,6 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.spatial.distance import pdist, squareform
 
+from . import _progress
 from ._backend import is_fast
 from ._numeric import power_of_two_exponent
 from ._validation import _as_array, check_integer, check_number
@@ -118,12 +119,14 @@ def conditional_perplexity(X, perplexity, kernels, *, tol=PERPLEXITY_TOL,
     e = power_of_two_exponent(X)
     Xs = np.ldexp(X, -e) if e else X
     check_dense_affinity_size(X.shape[0])
-    D2 = np.ascontiguousarray(_off_diagonal(squared_distances(Xs)))
-    n = D2.shape[0]
-    rows = np.zeros_like(D2)
-    beta = np.zeros(n)
-    n_failed = kernels.perplexity_rows(D2, float(perplexity), float(tol),
-                                       int(max_tries), rows, beta)
+    with _progress.stage("calibration", f"perplexity {perplexity:g} over all "
+                                        f"{X.shape[0]} points"):
+        D2 = np.ascontiguousarray(_off_diagonal(squared_distances(Xs)))
+        n = D2.shape[0]
+        rows = np.zeros_like(D2)
+        beta = np.zeros(n)
+        n_failed = kernels.perplexity_rows(D2, float(perplexity), float(tol),
+                                           int(max_tries), rows, beta)
     _warn_failed_rows(n_failed, n, perplexity)
     with np.errstate(over="ignore", under="ignore"):  # beta may leave the range
         beta = np.ldexp(beta, -2 * e) if e else beta
@@ -365,8 +368,10 @@ def conditional_perplexity_knn(X, perplexity, kernels, *, n_neighbors=None, knn=
     D2 = np.ascontiguousarray(np.ldexp(distances, -e) ** 2)
     rows = np.zeros_like(D2)
     beta = np.zeros(n)
-    n_failed = kernels.perplexity_rows(D2, float(perplexity), float(tol), int(max_tries),
-                                       rows, beta)
+    with _progress.stage("calibration", f"perplexity {perplexity:g} over "
+                                        f"{n_neighbors} neighbours"):
+        n_failed = kernels.perplexity_rows(D2, float(perplexity), float(tol),
+                                           int(max_tries), rows, beta)
     with np.errstate(over="ignore", under="ignore"):  # beta may leave the range
         beta = np.ldexp(beta, -2 * e) if e else beta
     _warn_failed_rows(n_failed, n, perplexity)
@@ -430,9 +435,10 @@ def _smooth_knn_unit(distances, kernels, *, local_connectivity, bandwidth):
     sigma = np.zeros(n)
     rho = np.zeros(n)
     target = np.log2(m + 1) * bandwidth
-    n_failed = kernels.smooth_knn_rows(with_self, float(target), float(local_connectivity),
-                                       SMOOTH_K_TOL, SMOOTH_K_N_ITER, MIN_K_DIST_SCALE,
-                                       sigma, rho)
+    with _progress.stage("calibration", f"UMAP bandwidths over {m + 1} neighbours"):
+        n_failed = kernels.smooth_knn_rows(with_self, float(target),
+                                           float(local_connectivity), SMOOTH_K_TOL,
+                                           SMOOTH_K_N_ITER, MIN_K_DIST_SCALE, sigma, rho)
     return with_self[:, 1:], sigma, rho, e, n_failed
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import _progress
 from . import affinities as aff
 from ._backend import kernels as select_kernels
 from ._validation import (
@@ -34,10 +35,12 @@ class EmbedResult:
     Y : ndarray of shape (n_samples, n_components)
         Final coordinates.
     cost : float
-        Cost at ``Y`` with the true (unexaggerated) ``P``.  With the
-        stochastic optimizer: the exact cost of the final ``Y`` when
-        ``n_samples <= smallvis.sgd.SGD_COST_MAX_N`` (5000), else NaN (an
-        exact evaluation is O(N^2)).
+        Cost at ``Y`` with the true (unexaggerated) ``P``; never NaN.  With
+        the stochastic optimizer: the exact cost of the final ``Y`` when
+        ``n_samples <= smallvis.sgd.SGD_COST_MAX_N`` (5000), else (an exact
+        evaluation is O(N^2)) an unbiased estimate from a sample of edges
+        and of pairs (:mod:`smallvis.sampled_cost`); ``cost_kind`` says
+        which.
     itercosts : ndarray of shape (n_evaluations,)
         Costs at the iterations in ``cost_iterations``.
     cost_iterations : ndarray of shape (n_evaluations,)
@@ -65,6 +68,8 @@ class EmbedResult:
         Exact optimizer: one entry per recovery from a diverging run
         (``iteration``, ``restart``, ``reason``, new ``learning_rate``; see
         :mod:`smallvis.optim`).  Empty when the run never diverged.
+    cost_kind : {"exact", "estimate"}
+        Whether ``cost`` is the exact cost or a sampled estimate.
     """
 
     Y: np.ndarray
@@ -81,6 +86,7 @@ class EmbedResult:
     stopped_early: bool = False
     learned: dict = field(default_factory=dict)
     recoveries: list = field(default_factory=list)
+    cost_kind: str = "exact"
 
     @property
     def Q(self):
@@ -297,7 +303,12 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
         ``Y`` bit for bit; with more, threads update ``Y`` without locks
         (Hogwild), so runs differ slightly (see :mod:`smallvis.sgd`).
     verbose : bool, default=False
-        Print progress (iteration, cost, elapsed, ETA) to stderr.
+        Print progress to stderr: each stage (nearest neighbours with its
+        trees, queries and refinement rounds; calibration; init;
+        optimisation) as it starts, with its time when it ends, then the
+        optimizer's lines (iteration, cost, elapsed, ETA).  The stochastic
+        optimizer's lines show a sampled estimate of the cost
+        (:mod:`smallvis.sampled_cost`), labelled "est. cost".
     callback : callable, optional
         ``callback(iteration, Y, cost)`` after every iteration (sgd: every
         epoch); ``cost`` is None unless it was evaluated (always None with
@@ -312,6 +323,7 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
     Y : ndarray of shape (n_samples, n_components), or EmbedResult
     """
     t0 = time.perf_counter()
+    progress = _progress.begin(verbose)  # noqa: F841  stage lines while this lives
     m = get_method(method)
     kern = select_kernels(fast)
     X = check_data(X)
@@ -329,24 +341,26 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
         momentum_switch_iter=momentum_switch_iter, min_gain=min_gain, tol=tol,
         cost_every=cost_every)
 
+    _progress.say(f"{m.name}, {n} points, {plan.describe()}, {'Cython' if fast else 'NumPy'} "
+                  f"kernels, learning rate {plan.learning_rate:g}")
+
     t1 = time.perf_counter()
     P = m.build_affinities(X, kern, random_state, n_threads, **plan.affinity_params)
     C = check_affinities(P, n, symmetric=m.symmetric, fuzzy=m.fuzzy)
     t2 = time.perf_counter()
-    Y = initialize(plan.init, X, n_components, rng, P=C)  # graph inits need P
+    with _progress.stage("init", plan.init if isinstance(plan.init, str) else "user array"):
+        Y = initialize(plan.init, X, n_components, rng, P=C)  # graph inits need P
     t_init = time.perf_counter()
 
-    if verbose:
-        print(f"smallvis: {m.name}, {n} points, {plan.describe()}, "
-              f"{'Cython' if fast else 'NumPy'} kernels, learning rate "
-              f"{plan.learning_rate:g}", file=sys.stderr, flush=True)
     objective = Objective.build(m, kern, C, plan.cost_params, n_threads)
+    _progress.say(f"optimisation: {plan.describe()}")
     try:
         outcome = plan.run(Y, objective, P=C, kernels=kern, rng=rng, callback=callback,
-                           verbose=verbose)
+                           verbose=verbose, method=m)
     except DivergenceError as exc:
         raise DivergenceError(f"{m.name}: {exc}") from None
     t3 = time.perf_counter()
+    _progress.say(f"optimisation: done in {t3 - t_init:.2f}s")
     if not return_result:
         return Y
     params = dict(fast=bool(fast), n_components=n_components, optimizer=plan.name,
@@ -362,4 +376,5 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
         stopped_early=outcome.stopped_early,
         learned={k: float(v) for k, v in zip(m.learned, objective.learned)},
         recoveries=outcome.recoveries,
+        cost_kind=outcome.cost_kind,
     )

@@ -52,9 +52,12 @@ Backends
     few thousand points brute force takes well under a second and is exact.
 """
 
+import time
+
 import numpy as np
 from scipy.spatial.distance import cdist
 
+from . import _progress
 from ._backend import kernels as select_kernels
 from ._numeric import power_of_two_exponent, tie_key as _tie_key
 from ._validation import check_data, check_integer, check_random_state, check_threads
@@ -168,7 +171,8 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
     e = power_of_two_exponent(X)
     Xs = np.ldexp(X, -e) if e else X
     if method == "exact":
-        indices, distances = _exact(Xs, n_neighbors)
+        with _progress.stage("kNN", f"exact, {n_neighbors} neighbours of {n} points"):
+            indices, distances = _exact(Xs, n_neighbors)
     else:
         if n_trees is None:
             n_trees = ANNOY_DEFAULT_TREES
@@ -178,9 +182,10 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
         if n_refine is None:
             n_refine = ANNOY_DEFAULT_REFINE
         seed = int(rng.integers(1, 2**31 - 1))
-        indices, sq_dist = _annoy(Xs, _centred_unit(Xs), n_neighbors, n_trees, search_k,
-                                  seed, n_threads)
-        indices, sq_dist = _refine(Xs, indices, sq_dist, n_refine, kernels)
+        with _progress.stage("kNN", f"annoy, {n_neighbors} neighbours of {n} points"):
+            indices, sq_dist = _annoy(Xs, _centred_unit(Xs), n_neighbors, n_trees, search_k,
+                                      seed, n_threads)
+            indices, sq_dist = _refine(Xs, indices, sq_dist, n_refine, kernels)
         distances = _monotone_sqrt(sq_dist)
     return indices, (np.ldexp(distances, e) if e else distances)
 
@@ -256,13 +261,16 @@ def _annoy(X, X_index, k, n_trees, search_k, seed, n_threads):
     from annoy import AnnoyIndex
 
     n, dim = X.shape
+    t = time.perf_counter()
     index = AnnoyIndex(dim, "euclidean")
     index.set_seed(seed)
     for i in range(n):
         index.add_item(i, X_index[i])
     index.build(n_trees, n_jobs=n_threads)
+    t = _progress.step("kNN", f"{n_trees} trees built", t)
     m = k + 1
     found = [index.get_nns_by_item(i, m, search_k=search_k) for i in range(n)]
+    _progress.step("kNN", f"{n} queries", t)
     if all(len(row) == m for row in found):  # the usual case: one conversion
         cand = np.array(found, dtype=np.int64).reshape(n, m)
     else:
@@ -296,12 +304,15 @@ def _refine(X, indices, sq_dist, n_rounds, kernels):
     changed = np.ones(X.shape[0], dtype=np.uint8)
     out_indices, out_sq_dist = np.empty_like(indices), np.empty_like(sq_dist)
     out_changed = np.empty_like(changed)
-    for _ in range(n_rounds):
+    for round_number in range(1, n_rounds + 1):
+        t = time.perf_counter()
         kernels.knn_refine(X, indices, sq_dist, changed, out_indices, out_sq_dist,
                            out_changed)
         indices, out_indices = out_indices, indices
         sq_dist, out_sq_dist = out_sq_dist, sq_dist
         changed, out_changed = out_changed, changed
+        _progress.step("kNN", f"refinement round {round_number} "
+                       f"({int(np.count_nonzero(changed))} rows changed)", t)
         if not changed.any():
             break
     return indices, sq_dist

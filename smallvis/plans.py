@@ -21,11 +21,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import _progress
 from . import sgd as _sgd
 from .affinities import kernel_triplet
 from ._validation import check_integer, check_number
 from .methods import METHODS
 from .optim import OptimizerSettings, optimize_exact
+from .sampled_cost import SampledCost
 
 
 @dataclass
@@ -82,6 +84,8 @@ class RunOutcome:
     stopped_early: bool
     settings: dict = field(default_factory=dict)
     recoveries: list = field(default_factory=list)
+    #: "exact", or "estimate" for the sampled cost of a large stochastic run
+    cost_kind: str = "exact"
 
 
 def method_keywords(method, perplexity, method_params, defaults=None):
@@ -145,9 +149,12 @@ class ExactPlan:
     def describe(self):
         return "exact optimizer"
 
-    def run(self, Y, objective, *, P, kernels, rng, callback=None, verbose=False):
+    def run(self, Y, objective, *, P, kernels, rng, callback=None, verbose=False,
+            method=None):
         """Delta-bar-delta on ``Y`` (in place) and the learned scalars."""
         s = self.settings
+        if verbose:  # a line at least every few seconds between cost evaluations
+            callback = _progress.Heartbeat(s.n_iter, callback)
         data = objective.triplet[2]
         # a second copy of P only when the early iterations use it
         exaggerated = data * s.exaggeration if s.exaggeration != 1.0 else data
@@ -201,22 +208,38 @@ class SgdPlan:
     def describe(self):
         return f"sgd optimizer, {self.n_epochs} epochs"
 
-    def run(self, Y, objective, *, P, kernels, rng, callback=None, verbose=False):
-        """Edge and negative sampling on ``Y`` (in place)."""
+    def run(self, Y, objective, *, P, kernels, rng, callback=None, verbose=False,
+            method=None):
+        """Edge and negative sampling on ``Y`` (in place).
+
+        Above ``SGD_COST_MAX_N`` points the reported cost is a sampled
+        estimate (:mod:`smallvis.sampled_cost`; ``cost_kind="estimate"``);
+        with ``verbose`` each epoch line shows it.
+        """
         learned = objective.learned
         problem = _sgd.prepare(self.spec, P, self.n_epochs, self.kernel_params,
                                self.learning_rate, kernels,
                                q0=learned[0] if learned.size else 0.0,
                                correct_q=bool(self.cost_params.get("correct_q", False)))
         seed = int(rng.integers(2 ** 63))
-        trace = _sgd.optimize_sgd(Y, kernels, problem, seed, n_threads=objective.n_threads,
-                                  callback=callback, verbose=verbose)
-        learned[:] = problem.q[:learned.size]
         n = Y.shape[0]
-        final_cost = objective.cost(Y, learned) if n <= _sgd.SGD_COST_MAX_N else float("nan")
+        estimate = (SampledCost(method, self.cost_params, objective.triplet, n)
+                    if method is not None and (verbose or n > _sgd.SGD_COST_MAX_N) else None)
+        if verbose and estimate is not None:  # epoch lines with the estimated cost
+            callback = _progress.EpochLines(self.n_epochs, callback,
+                                            lambda Ycur: estimate(Ycur, problem.q))
+        trace = _sgd.optimize_sgd(Y, kernels, problem, seed, n_threads=objective.n_threads,
+                                  callback=callback, verbose=verbose and estimate is None)
+        learned[:] = problem.q[:learned.size]
+        cost_kind = "exact"
+        if estimate is None or n <= _sgd.SGD_COST_MAX_N or estimate.exact:
+            final_cost = objective.cost(Y, learned)
+        else:
+            final_cost, cost_kind = estimate(Y, learned), "estimate"
         settings = {"n_epochs": self.n_epochs, "learning_rate": self.learning_rate,
                     "seed": trace.seed}
-        return RunOutcome(trace.n_epochs, final_cost, [], [], trace.stopped_early, settings)
+        return RunOutcome(trace.n_epochs, final_cost, [], [], trace.stopped_early, settings,
+                          cost_kind=cost_kind)
 
 
 def make_plan(method, n_samples, optimizer, keywords, *, init, learning_rate, n_epochs,

@@ -12,7 +12,9 @@ from ._validation import check_integer
 
 __all__ = ["plot", "plot_every", "PlotEvery", "plot_costs", "save_plot"]
 
-_MAX_CATEGORIES = 20
+#: Most distinct labels drawn as categories (more: a colour scale, numeric only).
+MAX_CATEGORIES = 20
+_MAX_CATEGORIES = MAX_CATEGORIES
 
 
 def _as_embedding(Y):
@@ -54,6 +56,10 @@ def plot(Y, labels=None, ax=None, title=None, s=None, cmap=None,
     The first two columns of `Y` are plotted.  A 1-D embedding (shape
     ``(n,)`` or ``(n, 1)``) is plotted along the x axis with every y
     coordinate set to zero.
+
+    The figure is drawn, not shown: in a script, call
+    ``matplotlib.pyplot.show()`` or ``savefig`` yourself (or use
+    :func:`save_plot`); a notebook shows it at the end of the cell.
 
     Labels that are integers, booleans or strings with at most 20 distinct
     values are treated as categories: each gets its own colour and, by
@@ -340,31 +346,52 @@ def plot_every(n, labels=None, **kwargs):
     return PlotEvery(n, labels=labels, **kwargs)
 
 
-def save_plot(Y, path, labels=None, title=None):
-    """Plot an embedding and write it to a PNG file.
+#: Formats :func:`save_plot` writes (chosen by the file's extension).
+PLOT_FORMATS = ("png", "pdf", "svg")
+
+
+def save_plot(Y, path, labels=None, title=None, format=None):
+    """Plot an embedding and write it to a PNG, PDF or SVG file.
 
     Parameters
     ----------
     Y : array-like of shape (n_samples, n_components) or (n_samples,)
         Embedding coordinates.
-    path : str or os.PathLike
-        Output file name; written as PNG whatever its extension.
+    path : str, os.PathLike or binary file object
+        Output file.
     labels : array-like of shape (n_samples,), default=None
         Labels to colour the points by, as in :func:`plot`.
     title : str, default=None
         Plot title.
+    format : {"png", "pdf", "svg"}, optional
+        Default: from the extension of ``path`` (required for a file object).
 
     Returns
     -------
-    str or os.PathLike
+    str, os.PathLike or file object
         `path`, unchanged.
+
+    Raises
+    ------
+    ValueError
+        A format (or extension) other than png, pdf or svg.
     """
+    import os
+
     import matplotlib.pyplot as plt
 
+    if format is None:
+        if not isinstance(path, (str, os.PathLike)):
+            raise ValueError("format is needed when path is a file object")
+        format = os.path.splitext(os.fspath(path))[1].lstrip(".")
+    format = str(format).lower()
+    if format not in PLOT_FORMATS:
+        raise ValueError(f"plot format must be one of {', '.join(PLOT_FORMATS)} (taken "
+                         f"from the file extension); got {format!r}")
     fig, ax = plt.subplots(figsize=(6, 6))
     try:
         plot(Y, labels=labels, ax=ax, title=title)
-        fig.savefig(path, format="png", dpi=100, bbox_inches="tight")
+        fig.savefig(path, format=format, dpi=100, bbox_inches="tight")
     finally:
         plt.close(fig)
     return path

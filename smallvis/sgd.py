@@ -99,7 +99,7 @@ AUTO_SGD_MIN_N = 5000
 
 #: With the stochastic optimizer the exact cost of the final ``Y`` (an
 #: O(N^2) evaluation) is reported only up to this many points; above, the
-#: result's ``cost`` is NaN.
+#: result's ``cost`` is a sampled estimate (:mod:`smallvis.sampled_cost`).
 SGD_COST_MAX_N = 5000
 
 OPTIMIZERS = ("auto", "exact", "sgd")

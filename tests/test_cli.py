@@ -1,12 +1,16 @@
 """The smallvis command line."""
 
 import os
+import signal
 import subprocess
 import sys
 
 import numpy as np
 import pytest
 
+import smallvis
+import smallvis.cli as cli
+import smallvis.plotting as plotting
 from smallvis.cli import main
 
 
@@ -77,3 +81,254 @@ def test_sgd_optimizer_from_the_command_line(tmp_path, capsys):
     assert "sgd optimizer, 30 epochs" in capsys.readouterr().err
     assert main(["embed", "iris", "--method", "tsne", "--optimizer", "sgd", "--quiet"]) == 2
     assert "no stochastic form" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------
+# first contact: checks before work, labels, headers, formats, warnings
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def no_embedding(monkeypatch):
+    """Fail the test if the CLI starts computing."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("embed() ran although the command should have been refused")
+    monkeypatch.setattr(cli, "embed", refuse)
+
+
+def _one_error_line(capsys, *needles):
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("smallvis: error:"), err
+    for needle in needles:
+        assert needle in err, err
+    return err
+
+
+@pytest.mark.parametrize("option,name,needle", [
+    ("--out", "missing_dir/y.csv", "does not exist"),
+    ("--plot", "missing_dir/y.png", "does not exist"),
+    ("--plot", "y.jpg", "unsupported extension '.jpg'"),
+    ("--out", "y.xlsx", "unsupported extension '.xlsx'"),
+    ("--out", "y", "unsupported extension '(none)'"),
+    ("--out", ".", "unsupported extension"),
+])
+def test_bad_output_path_exits_2_before_any_work(tmp_path, capsys, no_embedding,
+                                                 option, name, needle):
+    assert main(["embed", "iris", option, str(tmp_path / name)]) == 2
+    _one_error_line(capsys, option, needle)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_output_that_is_a_directory_exits_2(tmp_path, capsys, no_embedding):
+    (tmp_path / "d.csv").mkdir()
+    assert main(["embed", "iris", "--out", str(tmp_path / "d.csv")]) == 2
+    _one_error_line(capsys, "is a directory")
+
+
+def _labelled_csv(path, header=True, label_first=False):
+    X, y = smallvis.datasets.load("iris")
+    names = np.array(["setosa", "versicolor", "virginica"])[y]
+    lines = ["species,a,b,c,d" if label_first else "a,b,c,d,species"] if header else []
+    for row, name in zip(X, names):
+        cells = [f"{v:g}" for v in row]
+        lines.append(",".join([name] + cells if label_first else cells + [name]))
+    path.write_text("\n".join(lines) + "\n")
+    return X, names
+
+
+@pytest.fixture
+def captured(monkeypatch):
+    """Record what the CLI passes to embed() and save_plot()."""
+    seen = {}
+    real_embed, real_save = cli.embed, plotting.save_plot
+
+    def embed(X, **kwargs):
+        seen["X"] = np.array(X)
+        return real_embed(X, **kwargs)
+
+    def save_plot(Y, path, labels=None, title=None, **kwargs):
+        seen["labels"], seen["title"] = labels, title
+        return real_save(Y, path, labels=labels, title=title, **kwargs)
+
+    monkeypatch.setattr(cli, "embed", embed)
+    monkeypatch.setattr(plotting, "save_plot", save_plot)
+    return seen
+
+
+FAST_RUN = ["--method", "tsne", "--fast", "--n-iter", "30", "--perplexity", "10",
+            "--random-state", "0", "--quiet"]
+
+
+@pytest.mark.parametrize("spec,header,label_first", [
+    ("species", True, False), ("-1", True, False), ("5", False, False),
+    ("1", False, True), ("species", True, True),
+])
+def test_label_column_colours_the_plot_and_is_not_a_feature(tmp_path, captured, spec,
+                                                            header, label_first):
+    X, names = _labelled_csv(tmp_path / "iris.csv", header, label_first)
+    png = tmp_path / "y.png"
+    assert main(["embed", str(tmp_path / "iris.csv"), "--labels", spec, "--plot", str(png),
+                 *FAST_RUN]) == 0
+    np.testing.assert_array_equal(captured["X"], X)  # 4 features, every row
+    assert list(captured["labels"]) == list(names)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_labels_from_a_file(tmp_path, captured):
+    X, _ = smallvis.datasets.load("iris")
+    np.savetxt(tmp_path / "x.csv", X, delimiter=",", fmt="%g")
+    y = np.arange(150) % 4
+    (tmp_path / "y.txt").write_text("group\n" + "\n".join(map(str, y)) + "\n")
+    assert main(["embed", str(tmp_path / "x.csv"), "--labels", str(tmp_path / "y.txt"),
+                 "--plot", str(tmp_path / "y.svg"), *FAST_RUN]) == 0
+    np.testing.assert_array_equal(captured["labels"], y)
+    assert captured["X"].shape == (150, 4)
+
+
+def test_labels_that_fit_nothing_exit_2(tmp_path, capsys, no_embedding):
+    _labelled_csv(tmp_path / "iris.csv")
+    assert main(["embed", str(tmp_path / "iris.csv"), "--labels", "colour"]) == 2
+    _one_error_line(capsys, "--labels 'colour'", "no column of that name")
+    assert main(["embed", str(tmp_path / "iris.csv"), "--labels", "9"]) == 2
+    _one_error_line(capsys, "column numbers run from 1 to 5")
+    (tmp_path / "short.txt").write_text("a\nb\n")
+    assert main(["embed", "iris", "--labels", str(tmp_path / "short.txt")]) == 2
+    _one_error_line(capsys, "has 2 labels for 150 data rows")
+
+
+def test_text_column_without_labels_says_how_to_use_it(tmp_path, capsys, no_embedding):
+    _labelled_csv(tmp_path / "iris.csv", header=False)
+    assert main(["embed", str(tmp_path / "iris.csv")]) == 2
+    _one_error_line(capsys, "line 1, column 5", "'setosa'", "--labels")
+
+
+def test_numeric_header_needs_header_flag(tmp_path, captured, capsys):
+    X = np.random.default_rng(0).normal(size=(30, 4))
+    f = tmp_path / "x.csv"
+    np.savetxt(f, X, delimiter=",", header="1,2,3,4", comments="")
+    assert main(["embed", str(f), "--header", *FAST_RUN]) == 0
+    np.testing.assert_allclose(captured["X"], X, rtol=1e-15)
+    # the default reads it as data, and says so in one line
+    assert main(["embed", str(f), *FAST_RUN]) == 0
+    assert captured["X"].shape == (31, 4)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert [line for line in err if line.startswith("smallvis: warning:")] == err
+    assert len(err) == 1 and "pass --header" in err[0]
+    # --no-header with a text first row: an error, not a dropped row
+    np.savetxt(f, X, delimiter=",", header="a,b,c,d", comments="")
+    assert main(["embed", str(f), "--no-header", *FAST_RUN]) == 2
+    _one_error_line(capsys, "line 1, column 1", "'a'")
+
+
+@pytest.mark.parametrize("ext,magic", [("pdf", b"%PDF"), ("svg", b"<?xml"), ("png", b"\x89PNG")])
+def test_plot_format_follows_the_extension(tmp_path, ext, magic):
+    path = tmp_path / f"y.{ext.upper() if ext == 'pdf' else ext}"
+    assert main(["embed", "iris", "--plot", str(path), *FAST_RUN]) == 0
+    data = path.read_bytes()
+    assert data.startswith(magic), data[:20]
+    if ext == "svg":
+        assert b"<svg" in data[:1000]
+
+
+def test_warnings_print_as_one_line(capsys):
+    # two_clusters gives a disconnected UMAP graph: the spectral init warns
+    assert main(["embed", "two_clusters", "--method", "umap", "--init", "spectral",
+                 "--n-iter", "5", "--quiet"]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err and all(line.startswith("smallvis: warning: ") for line in err), err
+    assert any("connected components" in line for line in err)
+    assert not any("warnings.warn" in line or ".py:" in line for line in err)
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"smallvis {smallvis.__version__}"
+
+
+def test_every_option_has_help():
+    parser = cli.build_parser()
+    embed_parser = next(a for a in parser._actions
+                        if isinstance(a, cli.argparse._SubParsersAction)).choices["embed"]
+    for p in (parser, embed_parser):
+        for action in p._actions:
+            assert action.help, f"{action.option_strings or action.dest} has no help text"
+
+
+def test_stochastic_cost_above_5000_points_is_a_labelled_estimate(tmp_path, captured, capsys):
+    X = np.random.default_rng(0).normal(size=(5200, 3))
+    np.save(tmp_path / "x.npy", X)
+    assert main(["embed", str(tmp_path / "x.npy"), "--method", "umap", "--fast",
+                 "--optimizer", "sgd", "--n-epochs", "10", "--init", "random",
+                 "--random-state", "0", "--plot", str(tmp_path / "y.png")]) == 0
+    err = capsys.readouterr().err
+    assert "nan" not in err.lower()
+    final = err.strip().splitlines()[-1]
+    assert "estimated cost" in final and "(sampled)" in final, final
+    assert "estimated cost" in captured["title"] and "nan" not in captured["title"]
+    epoch_lines = [line for line in err.splitlines() if line.startswith("epoch")]
+    assert epoch_lines and all("est. cost" in line for line in epoch_lines)
+
+
+def test_progress_announces_every_stage_before_the_iterations(capsys):
+    assert main(["embed", "iris", "--method", "umap", "--n-iter", "50"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    first_iter = next(k for k, line in enumerate(err) if line.startswith("iter"))
+    head = "\n".join(err[:first_iter])
+    for stage in ("kNN:", "calibration:", "init:", "optimisation:"):
+        assert f"smallvis: {stage}" in head, head
+    assert "done in" in head
+
+
+def _interrupt_a_run(tmp_path, *options):
+    """Start a long run, press Ctrl-C once it iterates, return (status, stderr)."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [os.path.dirname(os.path.dirname(smallvis.__file__)), os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "smallvis.cli", "embed", "digits", "--fast", "--n-iter",
+         "100000", "--random-state", "0", "--out", "y.csv", "--plot", "y.png", *options],
+        cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
+    lines = []
+    for line in proc.stderr:
+        lines.append(line)
+        if line.startswith("iter"):
+            proc.send_signal(signal.SIGINT)
+            break
+    rest = proc.communicate(timeout=60)[1]
+    return proc.returncode, "".join(lines) + rest
+
+
+def test_ctrl_c_saves_nothing_by_default(tmp_path):
+    status, err = _interrupt_a_run(tmp_path)
+    assert status == 130, err
+    assert "nothing was saved" in err and "Traceback" not in err
+    assert not (tmp_path / "y.csv").exists() and not (tmp_path / "y.png").exists()
+
+
+def test_ctrl_c_with_save_partial_writes_the_coordinates_so_far(tmp_path):
+    status, err = _interrupt_a_run(tmp_path, "--save-partial")
+    assert status == 130, err
+    assert "partial results saved" in err and "Traceback" not in err, err
+    Y = np.loadtxt(tmp_path / "y.csv", delimiter=",", skiprows=1)
+    assert Y.shape == (1797, 2) and np.all(np.isfinite(Y))
+    assert (tmp_path / "y.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_unbuilt_kernels_say_what_to_do(monkeypatch):
+    """Importing an unbuilt source tree used to end in a 'circular import' message."""
+    import smallvis._backend as backend
+
+    monkeypatch.setattr(backend, "_kernels", None)
+    monkeypatch.setattr(backend, "_IMPORT_ERROR", ImportError("circular import"))
+    with pytest.raises(ImportError, match="source tree of a clone.*build_ext --inplace"):
+        backend.kernels(True)
+
+
+def test_too_many_text_labels_for_a_plot_are_refused_before_work(tmp_path, capsys,
+                                                                 no_embedding):
+    rows = [f"{i},{i % 7},name{i}" for i in range(30)]
+    (tmp_path / "x.csv").write_text("a,b,who\n" + "\n".join(rows) + "\n")
+    assert main(["embed", str(tmp_path / "x.csv"), "--labels", "who",
+                 "--plot", str(tmp_path / "y.png")]) == 2
+    _one_error_line(capsys, "30 distinct text labels", "at most 20")

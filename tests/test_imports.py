@@ -20,11 +20,12 @@ ROOT = Path(__file__).resolve().parent.parent / PACKAGE
 #: input affinities, the stages after it, the registry, the plans, the API.
 LAYERS = [
     {"_numeric", "_validation"},
+    {"_progress"},
     {"_sgd_reference", "_sgd_kernels"},
     {"reference", "_kernels", "_backend"},
     {"neighbors"},
     {"affinities"},
-    {"init", "optim", "sgd", "metrics", "datasets"},
+    {"init", "optim", "sgd", "metrics", "datasets", "sampled_cost"},
     {"methods"},
     {"plans"},
     {"api", "plotting"},

@@ -1,10 +1,13 @@
-"""Run every tutorial notebook cell by cell, and check committed notebooks carry no outputs.
+"""Run every tutorial notebook cell by cell, and check committed notebooks carry no outputs,
+cite public sources, use public API, and have a current rendered copy in docs/tutorials/.
 
 The kernel ("python3") must import the smallvis under test: in CI smallvis is
 installed into the environment whose ipykernel provides the kernelspec;
 locally the kernel inherits ``PYTHONPATH``.
 """
 
+import importlib.util
+import re
 from pathlib import Path
 
 import pytest
@@ -46,3 +49,51 @@ def test_notebook_runs(path):
         if cell.cell_type == "code":
             for out in cell.outputs:
                 assert out.output_type != "error", f"{path.name}: {out}"
+
+
+# -- rendered copies (docs/tutorials/, made by tools/render_tutorials.py) ------------
+
+RENDERED = TUTORIALS.parent / "docs" / "tutorials"
+
+
+def _render_module():
+    spec = importlib.util.spec_from_file_location(
+        "render_tutorials", TUTORIALS.parent / "tools" / "render_tutorials.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_rendered_copy_is_current(path):
+    """Fails when a notebook changed after its rendered copy was made."""
+    copy = RENDERED / f"{path.stem}.md"
+    hint = "run: python tools/render_tutorials.py " + path.stem
+    assert copy.exists(), f"no rendered copy of {path.name}; {hint}"
+    text = copy.read_text(encoding="utf-8")
+    recorded = re.search(r"notebook-sha256: ([0-9a-f]{64})", text.splitlines()[0])
+    assert recorded, f"{copy.name} records no notebook hash; {hint}"
+    current = _render_module().source_hash(nbformat.read(path, as_version=4))
+    assert recorded.group(1) == current, f"{copy.name} is older than {path.name}; {hint}"
+    for image in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text):
+        assert (RENDERED / image).is_file(), f"{copy.name} shows a missing figure {image}"
+
+
+def test_source_hash_sees_edits_not_outputs():
+    nb = nbformat.read(NOTEBOOKS[0], as_version=4)
+    render = _render_module()
+    digest = render.source_hash(nb)
+    code = next(c for c in nb.cells if c.cell_type == "code")
+    code.outputs = [nbformat.v4.new_output("stream", text="x")]
+    assert render.source_hash(nb) == digest
+    code.source += "\n# an edit"
+    assert render.source_hash(nb) != digest
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebooks_use_public_api_and_public_sources(path):
+    nb = nbformat.read(path, as_version=4)
+    text = "\n".join(cell.source for cell in nb.cells)
+    assert "/work/" not in text and "seed" not in text.lower()
+    assert not re.search(r"smallvis\._\w+|importlib", text), "private API in a tutorial"
+    assert re.search(r"\]\(https://", text), "cite the papers the maths comes from, with links"

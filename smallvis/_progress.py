@@ -1,0 +1,188 @@
+"""Stage announcements for verbose runs: what is running, and how long it took.
+
+``embed(..., verbose=True)`` (and the ``smallvis`` command) switch reporting
+on for the duration of the call with :func:`begin`; the stages deeper in
+the pipeline (nearest neighbours, calibration, init, optimisation) announce
+themselves with :func:`stage` and :func:`step` without being handed a flag.
+With reporting off (the default) both are no-ops costing one context-variable
+lookup.  Lines go to stderr, each prefixed ``smallvis:``, e.g.::
+
+    smallvis: kNN: annoy, 15 neighbours of 20000 points
+    smallvis: kNN: 50 trees built in 3.21s
+    smallvis: kNN: 20000 queries in 2.10s
+    smallvis: kNN: refinement round 1 in 0.31s, 2406 rows changed
+    smallvis: kNN: done in 6.02s
+
+The per-iteration lines of the optimizers (iteration, cost, elapsed, ETA)
+are printed by the optimizers themselves.  No progress-bar library is used:
+the stages are few and the optimizers already print a line per step of
+progress, which also reads well in log files and notebooks.
+"""
+
+import contextvars
+import sys
+import time
+import weakref
+from contextlib import contextmanager
+
+__all__ = ["reporting", "begin", "active", "stage", "step", "say", "EpochLines", "Heartbeat"]
+
+_REPORTER = contextvars.ContextVar("smallvis_progress", default=None)
+
+
+class _Reporter:
+    """Writes ``smallvis: ...`` lines to a stream (stderr by default).
+
+    ``alive`` (a weak reference, or None) ties the reporter to the lifetime
+    of a token held by the caller (see :func:`begin`).
+    """
+
+    def __init__(self, stream=None, alive=None):
+        self.stream = stream
+        self.alive = alive
+
+    def say(self, text):
+        print(f"smallvis: {text}", file=self.stream or sys.stderr, flush=True)
+
+
+def _current():
+    reporter = _REPORTER.get()
+    if reporter is None or (reporter.alive is not None and reporter.alive() is None):
+        return None
+    return reporter
+
+
+@contextmanager
+def reporting(verbose=True, stream=None):
+    """Switch stage reporting on (``verbose=True``) or off inside the block."""
+    token = _REPORTER.set(_Reporter(stream) if verbose else None)
+    try:
+        yield
+    finally:
+        _REPORTER.reset(token)
+
+
+class _Token:
+    """Keeps the reporting of one call alive while the caller holds it."""
+
+
+def begin(verbose):
+    """Switch reporting on or off for the caller, for as long as it holds the result.
+
+    ``embed`` starts with ``progress = begin(verbose)``: reporting is on
+    while that local variable lives, that is until ``embed`` returns or its
+    exception is discarded, without a ``with`` block around the whole body
+    (and without an extra stack frame between the user and the warnings the
+    pipeline issues).  Each call replaces the previous setting.
+
+    Returns
+    -------
+    object
+        The token to hold.
+    """
+    token = _Token()
+    _REPORTER.set(_Reporter(alive=weakref.ref(token)) if verbose else None)
+    return token
+
+
+def active():
+    """Whether stage reporting is on."""
+    return _current() is not None
+
+
+def say(text):
+    """Print ``smallvis: text`` when reporting is on."""
+    reporter = _current()
+    if reporter is not None:
+        reporter.say(text)
+
+
+@contextmanager
+def stage(name, detail=""):
+    """Announce stage ``name`` (with ``detail``) now, and its time when it ends."""
+    reporter = _current()
+    if reporter is None:
+        yield
+        return
+    reporter.say(f"{name}: {detail}" if detail else f"{name} ...")
+    start = time.perf_counter()
+    yield
+    reporter.say(f"{name}: done in {time.perf_counter() - start:.2f}s")
+
+
+def step(name, text, start):
+    """Report that ``text`` (part of stage ``name``) took since ``start``.
+
+    ``start`` is a :func:`time.perf_counter` reading.  Returns the current
+    reading, so consecutive steps can chain: ``t = step("kNN", "...", t)``.
+    """
+    now = time.perf_counter()
+    reporter = _current()
+    if reporter is not None:
+        reporter.say(f"{name}: {text} in {now - start:.2f}s")
+    return now
+
+
+class EpochLines:
+    """Stochastic-optimizer callback printing a line every tenth of the run.
+
+    Each line gives the epoch, the sampled cost estimate at that epoch
+    (labelled "est. cost"), the elapsed time and the ETA.  ``callback``
+    (the user's, or None) is called first and may stop the run.
+
+    Parameters
+    ----------
+    n_epochs : int
+    callback : callable or None
+        ``callback(epoch, Y, cost)``.
+    estimate : callable
+        ``estimate(Y) -> float``.
+    n_lines : int, default=10
+    """
+
+    def __init__(self, n_epochs, callback, estimate, n_lines=10, stream=None):
+        self.n_epochs = n_epochs
+        self.callback = callback
+        self.estimate = estimate
+        self.every = max(1, -(-n_epochs // n_lines))
+        self.stream = stream
+        self.start = time.perf_counter()
+
+    def __call__(self, epoch, Y, cost):
+        stop = self.callback is not None and self.callback(epoch, Y, cost)
+        if stop or epoch % self.every == 0 or epoch == self.n_epochs:
+            elapsed = time.perf_counter() - self.start
+            eta = elapsed / epoch * (self.n_epochs - epoch)
+            print(f"epoch {epoch:>6d}/{self.n_epochs}  est. cost {self.estimate(Y):.6g}"
+                  f"  elapsed {elapsed:7.2f}s  ETA {eta:7.2f}s",
+                  file=self.stream or sys.stderr, flush=True)
+        return stop
+
+
+class Heartbeat:
+    """Exact-optimizer callback: a progress line when the optimizer has been
+    silent for ``seconds`` (it prints its own line only at cost evaluations,
+    every ``cost_every`` iterations, which can be minutes apart on large data).
+
+    ``callback`` (the user's, or None) is called first; its answer is returned.
+    """
+
+    def __init__(self, n_iter, callback, seconds=2.0, stream=None):
+        self.n_iter = n_iter
+        self.callback = callback
+        self.seconds = seconds
+        self.stream = stream
+        self.start = self.last = time.perf_counter()
+
+    def __call__(self, iteration, Y, cost):
+        stop = self.callback is not None and self.callback(iteration, Y, cost)
+        now = time.perf_counter()
+        if cost is not None:  # the optimizer has just printed its own line
+            self.last = now
+        elif now - self.last >= self.seconds:
+            self.last = now
+            elapsed = now - self.start
+            eta = elapsed / iteration * (self.n_iter - iteration)
+            print(f"iter {iteration:>6d}/{self.n_iter}  elapsed {elapsed:7.2f}s  "
+                  f"ETA {eta:7.2f}s", file=self.stream or sys.stderr, flush=True)
+        return stop
