@@ -102,8 +102,8 @@ def check_new_points(X_new, n_features, name="X_new"):
     if arr.ndim != 2:
         raise ValueError(
             f"{name} must be a 2-D array of shape (n_samples, n_features); got a "
-            f"{arr.ndim}-D array of shape {arr.shape} (reshape a single point with "
-            "x.reshape(1, -1))"
+            f"{arr.ndim}-D array of shape {arr.shape}; Reshape your data with "
+            "x.reshape(1, -1) if it holds a single point"
         )
     if arr.shape[0] == 0:
         raise ValueError(f"{name} is empty: it must have at least 1 row (new point); got 0")
@@ -129,7 +129,7 @@ def _sorted_rows(cand, d2, k):
     return np.take_along_axis(cand, order, 1), np.take_along_axis(d2, order, 1)
 
 
-@dataclass
+@dataclass(eq=False)
 class Reference:
     """A fitted embedding that new points are placed into.
 
@@ -162,6 +162,13 @@ class Reference:
     seed: int
     fast: bool = True
     _index: object = field(default=None, repr=False, compare=False)
+
+    def __getstate__(self):
+        # the Annoy index cannot be pickled: it is rebuilt, with the same seed
+        state = self.__dict__.copy()
+        state["_index"] = None
+        state.pop("_center", None)
+        return state
 
     # ---- neighbours -----------------------------------------------------
 
@@ -222,22 +229,25 @@ class Reference:
             k = min(int(k), n)
             perplexity = min(perplexity, k)
             idx, dist = self.neighbors(X_new, k)
-            e = power_of_two_exponent(dist)
+            e = np.array([power_of_two_exponent(row) for row in dist])[:, None]
             D2 = np.ascontiguousarray(np.ldexp(dist, -e) ** 2)
             vals = np.zeros_like(D2)
-            kernels.perplexity_rows(D2, perplexity, PERPLEXITY_TOL,
-                                    PERPLEXITY_MAX_TRIES, vals, np.zeros(n_new))
+            for s in range(n_new):  # one row per call: its search starts from itself
+                kernels.perplexity_rows(D2[s:s + 1], perplexity, PERPLEXITY_TOL,
+                                        PERPLEXITY_MAX_TRIES, vals[s:s + 1], np.zeros(1))
         elif m.fuzzy:
             k = min(int(params["n_neighbors"]) - 1, n)
             idx, dist = self.neighbors(X_new, k)
-            e = power_of_two_exponent(dist)
+            e = np.array([power_of_two_exponent(row) for row in dist])[:, None]
             with_self = np.zeros((n_new, k + 1))
             with_self[:, 1:] = np.ldexp(dist, -e)
             sigma, rho = np.zeros(n_new), np.zeros(n_new)
             target = np.log2(k + 1) * float(params["bandwidth"])
-            kernels.smooth_knn_rows(with_self, float(target),
-                                    float(params["local_connectivity"]), SMOOTH_K_TOL,
-                                    SMOOTH_K_N_ITER, MIN_K_DIST_SCALE, sigma, rho)
+            for s in range(n_new):  # one row per call: no statistic across rows
+                kernels.smooth_knn_rows(with_self[s:s + 1], float(target),
+                                        float(params["local_connectivity"]), SMOOTH_K_TOL,
+                                        SMOOTH_K_N_ITER, MIN_K_DIST_SCALE, sigma[s:s + 1],
+                                        rho[s:s + 1])
             vals = np.exp(-np.maximum(with_self[:, 1:] - rho[:, None], 0.0) / sigma[:, None])
         else:
             k = min(int(params["n_neighbors"]), n)
