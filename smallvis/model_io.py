@@ -157,9 +157,10 @@ def load_model(file):
         or damaged, or is not a smallvis model of a version this smallvis reads.
     """
     try:
-        with np.load(file, allow_pickle=False) as archive:
-            if not hasattr(archive, "files"):
-                _fail(file, "a single .npy array, not an .npz archive")
+        archive = np.load(file, allow_pickle=False)
+        if not hasattr(archive, "files"):
+            _fail(file, "a single .npy array, not an .npz archive")
+        with archive:
             contents = {k: archive[k] for k in archive.files}
     except ModelFileError:
         raise
