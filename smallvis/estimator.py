@@ -239,11 +239,14 @@ class Embedding:
             settings["perplexity"] = method_params.pop("perplexity")
         result = embed(X, method.name, random_state=fit_state, return_result=True,
                        **settings, **method_params)
+        return self._set_fitted(X, result, seed, names)
+
+    def _set_fitted(self, X, result, seed, names=None):
+        """Set the fitted state from training data and the ``EmbedResult`` of its fit."""
         Xf = np.ascontiguousarray(X, dtype=np.float64)
-        reference = build_reference(method.name, Xf, result, seed=seed, fast=self.fast)
+        reference = build_reference(result.method, Xf, result, seed=seed, fast=self.fast)
         # set the fitted state only once everything has succeeded
-        for stale in ("feature_names_in_",):
-            self.__dict__.pop(stale, None)
+        self.__dict__.pop("feature_names_in_", None)
         if names is not None:
             self.feature_names_in_ = names
         self.n_features_in_ = Xf.shape[1]
@@ -313,6 +316,17 @@ class Embedding:
         return self.reference_.transform(X, n_iter=self.transform_n_iter,
                                          learning_rate=self.transform_learning_rate,
                                          n_threads=self.n_threads)
+
+
+def fitted_from_result(X, result, *, seed, **params):
+    """A fitted :class:`Embedding` from a finished :func:`smallvis.embed` run.
+
+    For callers that ran ``embed(X, ..., return_result=True)`` themselves
+    (the command line): ``params`` are the constructor parameters the run
+    used, ``seed`` seeds the transform's Annoy index.
+    """
+    model = Embedding(result.method, **params)
+    return model._set_fitted(X, result, int(seed))
 
 
 def _method_class(name):

@@ -164,8 +164,11 @@ def load_model(file):
             contents = {k: archive[k] for k in archive.files}
     except ModelFileError:
         raise
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as exc:
-        _fail(file, f"not a readable .npz archive: {exc or type(exc).__name__}")
+    except (ValueError, EOFError, zipfile.BadZipFile, KeyError):
+        # (NumPy's own message may suggest allow_pickle: not for a model file)
+        _fail(file, "not a readable .npz archive: empty, truncated or another format")
+    except OSError as exc:
+        _fail(file, f"cannot be read: {exc}")
     if "header" not in contents:
         _fail(file, "no header")
     try:
