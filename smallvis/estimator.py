@@ -96,8 +96,9 @@ class Embedding:
         The method's parameters (``smallvis.METHODS[method]``), e.g.
         ``{"n_neighbors": 30, "min_dist": 0.3}`` for umap.
     transform_n_iter : int, default=100
-        Iterations of :meth:`transform`'s optimisation (0: each new point at
-        the ``P``-weighted mean of its neighbours).
+        Iterations of :meth:`transform`'s optimisation, or epochs after a
+        stochastic fit (0: each new point at the ``P``-weighted mean of its
+        neighbours).
     transform_learning_rate : float, default=0.5
         :meth:`transform`'s step, relative to ``1 / sum_j p_sj`` per point.
 
@@ -286,6 +287,10 @@ class Embedding:
 
     def transform(self, X):
         """Place new points into the fitted embedding (which does not move).
+
+        Each new point is placed against the training points only: new points
+        do not repel each other, so a point lands where it would if it came
+        alone (see :mod:`smallvis.transform`).
 
         Parameters
         ----------

@@ -125,6 +125,7 @@ def save_model(model, file):
             "affinity_params": _encode(ref.affinity_params, "ref:affinity", arrays),
             "cost_params": _encode(ref.cost_params, "ref:cost", arrays),
             "row_scale": float(ref.row_scale), "seed": int(ref.seed), "fast": bool(ref.fast),
+            "optimizer": str(ref.optimizer),
         },
     }
     blob = np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8)
@@ -196,7 +197,8 @@ def load_model(file):
             method=str(r["method"]), X=np.ascontiguousarray(X), Y=np.ascontiguousarray(Y),
             affinity_params=_decode(r["affinity_params"], arrays),
             cost_params=_decode(r["cost_params"], arrays),
-            row_scale=float(r["row_scale"]), seed=int(r["seed"]), fast=bool(r["fast"]))
+            row_scale=float(r["row_scale"]), seed=int(r["seed"]), fast=bool(r["fast"]),
+            optimizer=str(r["optimizer"]))
         model = cls(**params)
     except ModelFileError:
         raise

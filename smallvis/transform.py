@@ -39,7 +39,13 @@ coordinates, the method's settings) and places new points into it with
    step clipped to :data:`MAX_STEP` times the typical distance between
    training neighbours in the embedding.
 
-Every operation is per point, so with ``n_threads=1`` (and with any number of
+When the fit used the stochastic optimizer (``optimizer="sgd"``, the
+default of largevis, umap, tumap and ncvis above 5,000 points), the new
+points are placed by the stochastic form instead (:meth:`Reference._place_sgd`,
+umap-learn's transform: edge samples and uniform negatives from the training
+points, only the new points moving): O(M k) per epoch instead of O(M N).
+
+With the exact form, every operation is per point, so with ``n_threads=1`` (and with any number of
 threads: each point's row is computed by one thread) the result for a point
 is the same bit for bit whatever else is in the batch, and a fixed
 ``random_state`` gives the same output in every process.  The exact
@@ -48,6 +54,7 @@ training points.
 """
 
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import numpy as np
 import scipy.sparse as sp
@@ -148,9 +155,13 @@ class Reference:
         Multiplies the new rows of a normalised ``P``: the training ``P``'s
         sum divided by ``n_samples`` (1 for fuzzy memberships).
     seed : int
-        Seeds the Annoy forest of large training sets.
+        Seeds the Annoy forest of large training sets and the stochastic
+        placement's negative samples.
     fast : bool
         Cython kernels (True) or the NumPy reference.
+    optimizer : {"exact", "sgd"}
+        The fit's optimizer: "sgd" (large training sets of the methods with a
+        stochastic form) places new points by the stochastic form too.
     """
 
     method: str
@@ -161,6 +172,7 @@ class Reference:
     row_scale: float
     seed: int
     fast: bool = True
+    optimizer: str = "exact"
     _index: object = field(default=None, repr=False, compare=False)
 
     def __getstate__(self):
@@ -321,7 +333,9 @@ class Reference:
         row_sum = np.asarray(P.sum(axis=1)).ravel()
         Y = np.ascontiguousarray((P @ Y_ref) / row_sum[:, None])
         cost_fn, grad_fn, args = self.kernels(kern)
-        if n_iter:
+        if n_iter and self.optimizer == "sgd":
+            self._place_sgd(P, Y, kern, n_iter)
+        elif n_iter:
             step = (learning_rate / row_sum)[:, None]
             clip = self.step_scale()
             grad = np.zeros_like(Y)
@@ -347,6 +361,59 @@ class Reference:
             return Y, float(cost_fn(*triplet, Y, Y_ref, *args, n_threads))
         return Y
 
+    def _place_sgd(self, P, Y, kernels, n_epochs):
+        """The stochastic form, in place on ``Y``: umap-learn's transform, for every SGD method.
+
+        Each new point is the head of its edges ``(s, j)`` to its training
+        neighbours; an edge is sampled every ``max_j p_sj / p_sj`` epochs
+        (umap-learn's ``epochs_per_sample``, per row), and each sample draws
+        the method's ``n_negative`` negatives uniformly from the training
+        points.  Only the new point moves (the reference is fixed); steps use
+        the method's own clipped SGD coefficients (the twin kernel
+        ``sgd_coefficients``), its initial rate and a linear decay.  New
+        points do not interact, so the heads are updated together, edge rank
+        by edge rank.  Deterministic for the reference's seed and a given
+        batch (the negatives drawn depend on the batch).
+        """
+        m = get_method(self.method)
+        spec = m.sgd
+        coef = spec.kernel_params(**self.cost_params)
+        problem = SimpleNamespace(coefficient=spec.coefficient, a=float(coef.get("a", 1.0)),
+                                  b=float(coef.get("b", 1.0)),
+                                  gamma=float(coef.get("gamma", 1.0)),
+                                  eps=float(coef.get("eps", 0.0)))
+        n_negative = int(round(coef.get("n_negative", spec.n_negative)))
+        q = float(self.cost_params.get(m.learned[0], 0.0)) if m.learned else 0.0
+        Y_ref = self.Y
+        n_new, n = Y.shape[0], Y_ref.shape[0]
+        k = int(P.indptr[1] - P.indptr[0])
+        tails = P.indices.reshape(n_new, k)
+        weight = P.data.reshape(n_new, k)
+        per_sample = weight.max(axis=1, keepdims=True) / weight
+        next_sample = per_sample.copy()
+        rng = np.random.default_rng([int(self.seed), n_new])
+        rows = np.arange(n_new)
+
+        def step(heads, other, alpha, which):
+            diff = Y[heads] - Y_ref[other]
+            d2 = np.einsum("ij,ij->i", diff, diff)
+            out = np.zeros((4, len(d2)))
+            kernels.sgd_coefficients(problem, d2, q, float(n_negative), out)
+            c = np.where(d2 > 0.0, out[which], 0.0)  # coincident: no direction
+            Y[heads] += alpha * np.clip(c[:, None] * diff, -spec.clip, spec.clip)
+
+        for epoch in range(n_epochs):
+            alpha = spec.learning_rate * max(1.0 - epoch / n_epochs, spec.min_learning_rate)
+            for r in range(k):
+                fire = next_sample[:, r] <= epoch + 1
+                if not fire.any():
+                    continue
+                heads = rows[fire]
+                step(heads, tails[fire, r], alpha, 0)
+                next_sample[fire, r] += per_sample[fire, r]
+                for _ in range(n_negative):
+                    step(heads, rng.integers(n, size=len(heads)), alpha, 2)
+
 
 def build_reference(method, X, result, *, seed, fast=True):
     """A :class:`Reference` from training data and the ``EmbedResult`` of its fit."""
@@ -362,4 +429,5 @@ def build_reference(method, X, result, *, seed, fast=True):
     return Reference(method=m.name, X=np.ascontiguousarray(X, dtype=np.float64),
                      Y=np.ascontiguousarray(result.Y, dtype=np.float64),
                      affinity_params=affinity_params, cost_params=cost_params,
-                     row_scale=row_scale, seed=int(seed), fast=bool(fast))
+                     row_scale=row_scale, seed=int(seed), fast=bool(fast),
+                     optimizer=result.optimizer)

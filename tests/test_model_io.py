@@ -24,10 +24,13 @@ def split():
     return X[order[:240]], X[order[240:]]
 
 
-@pytest.mark.parametrize("method", list(METHODS))
-def test_saved_model_transforms_bit_identically(method, split, tmp_path):
+@pytest.mark.parametrize("method,optimizer", [(m, "exact") for m in METHODS]
+                         + [("umap", "sgd"), ("ncvis", "sgd")])
+def test_saved_model_transforms_bit_identically(method, optimizer, split, tmp_path):
     X, X_new = split
-    model = smallvis.Embedding(method, random_state=2, n_iter=150, n_threads=1).fit(X)
+    model = smallvis.Embedding(method, random_state=2, n_iter=150, n_threads=1,
+                               optimizer=optimizer, n_epochs=50).fit(X)
+    assert model.reference_.optimizer == optimizer
     path = tmp_path / "model.npz"
     smallvis.save_model(model, path)
     loaded = smallvis.load_model(path)
