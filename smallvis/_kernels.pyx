@@ -1146,3 +1146,6 @@ def knn_refine(X, indices, sq_dist, changed, out_indices, out_sq_dist, out_chang
                 keys[r] = key
                 oi[i, r] = c
                 od[i, r] = cd2[t]
+
+
+include "_transform_kernels.pxi"
