@@ -1,25 +1,41 @@
-"""Annoy vs exact 15-nearest neighbours on 20,000 synthetic 50-D points, one thread.
+"""Annoy + refinement vs exact k-nearest neighbours on synthetic 50-D data, one thread.
 
-Data (fixed seed 0): 20 Gaussian clusters in 50 dimensions, centres drawn
-from N(0, 3^2), unit isotropic spread, 1,000 points each.  Times
-``smallvis.neighbors.nearest_neighbors`` with ``method="exact"`` and
-``method="annoy"`` (default n_trees = 50, search_k = 2 * n_trees * (k + 1),
-random_state = 0, n_threads = 1) with its default refinement (up to four
-rounds of neighbour-of-neighbour search) and without it (``n_refine=0``), and
-Annoy with the 10 trees that ``optimizer="sgd"`` uses; prints the median of
-the runs, the speed-ups and each approximate search's recall of the exact
-neighbour sets.
+Two datasets (fixed seeds), chosen to bracket what Annoy finds easy and hard:
+
+* ``full``: 20 Gaussian clusters in 50 dimensions, centres drawn from
+  N(0, 3^2), unit isotropic (full-rank) spread.  Within a cluster the
+  neighbours are nearly random, the hard case for random projections.
+* ``lowrank``: 20 clusters of intrinsic dimension 5 mapped into 50
+  dimensions plus noise of sd 0.1 (``gaussian_clusters`` of bench_sgd.py),
+  the structured case real data resemble.
+
+Default mode: times ``smallvis.neighbors.knn_graph`` with ``method="exact"``
+and ``method="annoy"`` (defaults, and variants without refinement or with
+the whole-list refinement) and prints the median of the runs, the speed-ups
+and each search's recall of the exact neighbour sets.
+
+``--curve``: the recall/time curve used to choose the defaults: for each
+dataset, a grid of (n_trees, search_k / (n_trees (k + 1)), n_explore), each
+run once with up to 4 refinement rounds, printing CPU seconds (robust on a
+shared machine), wall seconds and recall.
 
 Usage: python benchmarks/bench_knn.py [--repeats 3] [--n 20000] [--dim 50] [--k 15]
+       [--data full lowrank] [--curve]
 """
 
 import argparse
+import time
 
 import _common  # noqa: F401  (sets single-threaded environment first)
 import numpy as np
 
 from _common import median_time, print_table
-from smallvis.neighbors import nearest_neighbors
+from bench_sgd import gaussian_clusters
+from smallvis.neighbors import default_n_explore, default_search_k, knn_graph
+
+CURVE_TREES = (5, 7, 10)
+CURVE_SEARCH = (0.5, 1.0, 2.0)
+CURVE_EXPLORE = (5, 10, 20, None)  # None: whole lists (n_explore = k)
 
 
 def synthetic(n, dim, n_clusters=20, seed=0):
@@ -29,37 +45,74 @@ def synthetic(n, dim, n_clusters=20, seed=0):
     return centres[labels] + rng.standard_normal((n, dim))
 
 
+def dataset(name, n, dim):
+    return synthetic(n, dim) if name == "full" else gaussian_clusters(n, dim)[0]
+
+
+def recall(exact, approx):
+    k = exact.shape[1]
+    return np.mean([len(np.intersect1d(a, b)) for a, b in zip(exact, approx)]) / k
+
+
+def table(X, name, args):
+    k = args.k
+    rows, results = [], {}
+    runs = {
+        "exact": dict(method="exact"),
+        "annoy (defaults)": dict(method="annoy"),
+        "annoy (defaults, no refinement)": dict(method="annoy", n_refine=0),
+        "annoy (whole-list refinement)": dict(method="annoy", n_explore=k),
+        "annoy (7 trees, as optimizer='sgd')": dict(method="annoy", n_trees=7),
+    }
+    for label, kwargs in runs.items():
+        med, times, res = median_time(
+            lambda: knn_graph(X, k, random_state=0, n_threads=1, fast=True, **kwargs),
+            args.repeats)
+        rows.append((label, med, times))
+        results[label] = res
+    print_table(f"{k}-NN of {args.n} x {args.dim} '{name}' points, 1 thread "
+                f"(default n_explore = {default_n_explore(k)}, search_k = "
+                f"{default_search_k(10, k)} for 10 trees)", rows, baseline="exact")
+    exact = results["exact"][0]
+    print(f"\nrecall of the exact {k}-NN:")
+    for label, (approx, _) in results.items():
+        if label != "exact":
+            print(f"  {label:<40} {recall(exact, approx):.4f}")
+
+
+def curve(X, name, args):
+    k = args.k
+    exact = knn_graph(X, k, method="exact")[0]
+    print(f"\nrecall/time curve, {k}-NN of {args.n} x {args.dim} '{name}' points, 1 thread")
+    print(f"{'trees':>5} {'search_k':>8} {'explore':>7} {'cpu s':>7} {'wall s':>7} {'recall':>7}")
+    for n_trees in CURVE_TREES:
+        for mult in CURVE_SEARCH:
+            search_k = int(mult * default_search_k(n_trees, k))
+            for explore in CURVE_EXPLORE:
+                explore = k if explore is None else explore
+                c, t = time.process_time(), time.perf_counter()
+                idx, _ = knn_graph(X, k, method="annoy", n_trees=n_trees, search_k=search_k,
+                                   n_explore=explore, random_state=0, n_threads=1, fast=True)
+                c, t = time.process_time() - c, time.perf_counter() - t
+                print(f"{n_trees:>5} {search_k:>8} {explore:>7} {c:>7.2f} {t:>7.2f} "
+                      f"{recall(exact, idx):>7.4f}", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--n", type=int, default=20000)
     parser.add_argument("--dim", type=int, default=50)
     parser.add_argument("--k", type=int, default=15)
+    parser.add_argument("--data", nargs="+", default=["full", "lowrank"],
+                        choices=["full", "lowrank"])
+    parser.add_argument("--curve", action="store_true",
+                        help="print the recall/time grid instead of the table")
     args = parser.parse_args()
-    X = synthetic(args.n, args.dim)
-    rows, results = [], {}
-    runs = {
-        "exact": dict(method="exact"),
-        "annoy (50 trees, refined)": dict(method="annoy"),
-        "annoy (50 trees, no refinement)": dict(method="annoy", n_refine=0),
-        "annoy (10 trees, refined)": dict(method="annoy", n_trees=10),
-        "annoy (10 trees, no refinement)": dict(method="annoy", n_trees=10, n_refine=0),
-    }
-    for name, kwargs in runs.items():
-        med, times, res = median_time(
-            lambda: nearest_neighbors(X, args.k, random_state=0, n_threads=1, fast=True,
-                                      **kwargs),
-            args.repeats)
-        rows.append((name, med, times))
-        results[name] = res
-    print_table(f"{args.k}-NN of {args.n} x {args.dim} synthetic points, 1 thread",
-                rows, baseline="exact")
-    exact = results["exact"][0]
-    print(f"\nrecall of the exact {args.k}-NN:")
-    for name, (approx, _) in results.items():
-        if name != "exact":
-            recall = np.mean([len(set(a) & set(b)) for a, b in zip(exact, approx)]) / args.k
-            print(f"  {name:<40} {recall:.4f}")
+    for name in args.data:
+        X = dataset(name, args.n, args.dim)
+        (curve if args.curve else table)(X, name, args)
+
 
 if __name__ == "__main__":
     main()

@@ -22,7 +22,6 @@ final reduction (about 1e-15 relative).
 from cython.parallel cimport prange, threadid
 from libc.math cimport exp, log, log1p, fabs, floor, fmin, fmax, frexp, ldexp, sqrt, INFINITY
 from libc.stdint cimport int32_t, int64_t, uint8_t, INT64_MAX
-from libc.stdlib cimport qsort
 
 cdef extern from *:
     # Non-aliasing pointers let the C compiler vectorise the fused pair loops
@@ -81,6 +80,8 @@ cdef extern from "_pairloops.h" nogil:
                                       Py_ssize_t n) noexcept
     double smallvis_row_entropy(const double* d2, Py_ssize_t m, double dmin,
                                 double beta, double* p, double* z) noexcept
+    double smallvis_row_entropy_slope(const double* d2, Py_ssize_t m, double dmin,
+                                      double beta, double* slope) noexcept
     double smallvis_tsne_cost_row(const double* d2, const double* p,
                                   Py_ssize_t start, Py_ssize_t n,
                                   double* z, double* psum) noexcept
@@ -254,13 +255,77 @@ cdef void _nearest_fallback(const double* d2, Py_ssize_t m,
         p[best] = 1.0 / n_nearest
 
 
+# Certified skipping in the calibration: an entropy computed at least this
+# far beyond the tolerance band (nats) is beyond it whatever the rounding
+# (the rounding error of H is about 1e-13 here).
+DEF _CERTAIN = 1e-9
+
+
+cdef void _certify(const double* d2, Py_ssize_t m, double dmin, double b0,
+                   double log_u, double ctol, double* above, double* below) noexcept nogil:
+    """Bounds ``above`` <= root <= ``below`` with certified entropies.
+
+    Every b <= above has H(b) > log_u + tol and every b >= below has
+    H(b) < log_u - tol (H decreases in b).  Found by a safeguarded Newton
+    iteration on log(b) from ``b0``, then one evaluation just outside each
+    edge of the tolerance band.  Either bound may stay uninformative
+    (0 or inf); the caller then simply evaluates.
+    """
+    cdef double t = log(b0), tl = -INFINITY, th = INFINITY, H, g, tn, te
+    cdef double hi_thr = log_u + ctol + _CERTAIN, lo_thr = log_u - ctol - _CERTAIN
+    cdef int it
+    above[0] = 0.0
+    below[0] = INFINITY
+    H = 0.0
+    g = 0.0
+    for it in range(12):
+        H = smallvis_row_entropy_slope(d2, m, dmin, exp(t), &g)
+        if H > hi_thr and exp(t) > above[0]:
+            above[0] = exp(t)
+        if H < lo_thr and exp(t) < below[0]:
+            below[0] = exp(t)
+        if H > log_u:
+            tl = t
+        else:
+            th = t
+        if fabs(H - log_u) < 0.05 * ctol or not (g < 0.0):
+            break
+        tn = t - (H - log_u) / g
+        if not (tn > tl and tn < th):   # outside the bracket: bisect or expand
+            if tl == -INFINITY:
+                tn = th - 1.0
+            elif th == INFINITY:
+                tn = tl + 1.0
+            else:
+                tn = 0.5 * (tl + th)
+        t = tn
+    if not (g < 0.0):
+        return
+    # just outside each edge of the band, along the local slope
+    te = t + 1.1 * (hi_thr - H) / g
+    if exp(te) > above[0] and smallvis_row_entropy_slope(d2, m, dmin, exp(te), &g) > hi_thr:
+        above[0] = exp(te)
+    H = smallvis_row_entropy_slope(d2, m, dmin, exp(t), &g)
+    te = t + 1.1 * (lo_thr - H) / g
+    if exp(te) < below[0] and smallvis_row_entropy_slope(d2, m, dmin, exp(te), &g) < lo_thr:
+        below[0] = exp(te)
+
+
 cdef Py_ssize_t _calibrate_block(const double* D2, double* P, double* beta, Py_ssize_t m,
                                  Py_ssize_t start, Py_ssize_t stop, double perplexity,
                                  double ctol, Py_ssize_t cmax,
                                  Py_ssize_t n_nearest) noexcept nogil:
-    """Rows start..stop-1 of perplexity_rows, each warm-started from the last."""
+    """Rows start..stop-1 of perplexity_rows, each warm-started from the last.
+
+    The bisection is the reference's, step for step (the same sequence of
+    precisions, so the same result to the bit); a step whose precision lies
+    beyond a certified bound (see _certify) is known to be above or below
+    the tolerance band and is taken without computing its entropy.
+    """
     cdef double log_u = log(perplexity), guess, b, lo, hi, H, z, dmin, mean0 = 0.0
+    cdef double above, below
     cdef Py_ssize_t i, j, tries, n_failed = 0
+    cdef int state  # 1: entropy above the band, -1: below, 0: inside
     cdef const double* d2
     cdef double* p
     for j in range(m):
@@ -275,12 +340,24 @@ cdef Py_ssize_t _calibrate_block(const double* D2, double* P, double* beta, Py_s
             if d2[j] < dmin:
                 dmin = d2[j]
         b = guess
+        _certify(d2, m, dmin, b if b > 0 else 1.0, log_u, ctol, &above, &below)
         lo = -INFINITY
         hi = INFINITY
-        H = smallvis_row_entropy(d2, m, dmin, b, p, &z)
         tries = 0
-        while fabs(H - log_u) > ctol and tries < cmax:
-            if H > log_u:
+        while True:
+            if b <= above:
+                state = 1
+            elif b >= below:
+                state = -1
+            else:
+                H = smallvis_row_entropy(d2, m, dmin, b, p, &z)
+                if fabs(H - log_u) > ctol:
+                    state = 1 if H > log_u else -1
+                else:
+                    state = 0
+            if state == 0 or tries >= cmax:
+                break
+            if state > 0:
                 lo = b
                 if hi == INFINITY:
                     b = b * 2.0
@@ -292,9 +369,8 @@ cdef Py_ssize_t _calibrate_block(const double* D2, double* P, double* beta, Py_s
                     b = b * 0.5
                 else:
                     b = 0.5 * (b + lo)
-            H = smallvis_row_entropy(d2, m, dmin, b, p, &z)
             tries += 1
-        if fabs(H - log_u) > ctol:
+        if state != 0:
             n_failed += 1
             _nearest_fallback(d2, m, n_nearest, p)
             guess = 1.0
@@ -1179,8 +1255,9 @@ def knn_candidates(X, candidates, indices, sq_dist, n_threads):
 
 
 cdef Py_ssize_t _refine_row(const double* x, Py_ssize_t dim, const int32_t* nb,
-                            const double* d2, const uint8_t* flags, Py_ssize_t k,
-                            Py_ssize_t w, Py_ssize_t i, int32_t* stamp, int64_t* cand,
+                            const double* d2, const uint8_t* flags, const uint8_t* has_new,
+                            Py_ssize_t k, Py_ssize_t w, Py_ssize_t i, int32_t* stamp,
+                            int64_t* cand,
                             double* cd2, double* keys, Py_ssize_t* orig, int32_t* oi,
                             double* od, uint8_t* of) noexcept nogil:
     """Row i of knn_refine; returns 1 if the row changed."""
@@ -1192,21 +1269,24 @@ cdef Py_ssize_t _refine_row(const double* x, Py_ssize_t dim, const int32_t* nb,
     cdef bint changed = False
     stamp[i] = <int32_t>i
     for r in range(k):
-        stamp[row[r]] = <int32_t>i
+        if row[r] >= 0:
+            stamp[row[r]] = <int32_t>i
     for r in range(k):
         j = row[r]
+        if j < 0:           # an empty slot (index -1, distance inf)
+            continue
         if fl[r] & 1:       # j is new in i's list: its whole window joins
             for s in range(w):
                 c = nb[j * k + s]
-                if stamp[c] != i:
+                if c >= 0 and stamp[c] != i:
                     stamp[c] = <int32_t>i
                     cand[m] = c
                     m += 1
-        else:               # examined last round: only what is new in its window
+        elif has_new[j]:    # examined last round: only what is new in its window
             for s in range(w):
                 if flags[j * k + s] & 2:
                     c = nb[j * k + s]
-                    if stamp[c] != i:
+                    if c >= 0 and stamp[c] != i:
                         stamp[c] = <int32_t>i
                         cand[m] = c
                         m += 1
@@ -1271,21 +1351,41 @@ def knn_refine(X, indices, sq_dist, flags, n_explore, out_indices, out_sq_dist,
     cdef double[:, ::1] cd2 = np.empty((nt, max(1, k * w)))
     cdef double[:, ::1] keys = np.empty((nt, max(1, k)))
     cdef Py_ssize_t[:, ::1] orig = np.empty((nt, max(1, k)), dtype=np.intp)
+    cdef uint8_t[::1] has_new = np.zeros(max(n, 1), dtype=np.uint8)
+    cdef Py_ssize_t s
     if n == 0 or k == 0:
         return 0
     with nogil:
+        for i in range(n):  # rows with something new in their window
+            for s in range(w):
+                if fl[i, s] & 2:
+                    has_new[i] = 1
+                    break
         for i in prange(n, schedule="static", num_threads=nt):
             tid = threadid()
-            n_changed += _refine_row(&x[0, 0], dim, &nb[0, 0], &d2[0, 0], &fl[0, 0], k, w,
-                                     i, &stamp[tid, 0], &cand[tid, 0], &cd2[tid, 0],
+            n_changed += _refine_row(&x[0, 0], dim, &nb[0, 0], &d2[0, 0], &fl[0, 0],
+                                     &has_new[0], k, w, i, &stamp[tid, 0], &cand[tid, 0], &cd2[tid, 0],
                                      &keys[tid, 0], &orig[tid, 0], &oi[i, 0], &od[i, 0],
                                      &of[i, 0])
     return n_changed
 
 
-cdef int _cmp_int64(const void* a, const void* b) noexcept nogil:
-    cdef int64_t x = (<const int64_t*>a)[0], y = (<const int64_t*>b)[0]
-    return (x > y) - (x < y)
+cdef inline void _sort_int64(int64_t* a, Py_ssize_t n) noexcept nogil:
+    """Shell sort (Ciura's gaps) of a short array, ascending."""
+    cdef Py_ssize_t gi, g, i, j
+    cdef int64_t v
+    cdef Py_ssize_t gaps[8]
+    gaps[0] = 701; gaps[1] = 301; gaps[2] = 132; gaps[3] = 57
+    gaps[4] = 23; gaps[5] = 10; gaps[6] = 4; gaps[7] = 1
+    for gi in range(8):
+        g = gaps[gi]
+        for i in range(g, n):
+            v = a[i]
+            j = i
+            while j >= g and a[j - g] > v:
+                a[j] = a[j - g]
+                j -= g
+            a[j] = v
 
 
 cdef void _reverse_lists(const int32_t[:, ::1] nb, const double[:, ::1] val,
@@ -1322,7 +1422,7 @@ cdef Py_ssize_t _union_row(const int32_t* nb, const double* val, Py_ssize_t k,
         if val[i * k + r] > 0.0:
             fwd[nf] = (<int64_t>nb[i * k + r] << 20) | r
             nf += 1
-    qsort(fwd, nf, sizeof(int64_t), _cmp_int64)
+    _sort_int64(fwd, nf)
     while a < nf or b < e:
         jf = fwd[a] >> 20 if a < nf else INT64_MAX
         jr = rsrc[b] // k if b < e else INT64_MAX
@@ -1354,15 +1454,24 @@ def knn_union_count(indices, values, counts, n_threads):
     cdef int nt = max(1, min(<int>n_threads, <int>n)) if n > 0 else 1
     cdef int64_t[::1] rptr = np.empty(n + 1, dtype=np.int64)
     cdef int32_t[::1] rsrc = np.empty(max(1, n * k), dtype=np.int32)
-    cdef int64_t[:, ::1] fwd = np.empty((nt, max(1, k)), dtype=np.int64)
+    cdef int32_t[:, ::1] mark = np.full((nt, max(n, 1)), -1, dtype=np.int32)
+    cdef Py_ssize_t r, c
+    cdef int64_t b
     if n == 0:
         return
     with nogil:
         _reverse_lists(nb, val, rptr, rsrc)
         for i in prange(n, schedule="static", num_threads=nt):
             tid = threadid()
-            cv[i] = _union_row(&nb[0, 0], &val[0, 0], k, i, &rptr[0], &rsrc[0],
-                               &fwd[tid, 0], NULL, NULL)
+            c = 0
+            for r in range(k):
+                if val[i, r] > 0.0:
+                    mark[tid, nb[i, r]] = <int32_t>i
+                    c = c + 1
+            for b in range(rptr[i], rptr[i + 1]):
+                if mark[tid, rsrc[b] // k] != i:
+                    c = c + 1
+            cv[i] = c
 
 
 def knn_union_fill(indices, values, indptr, out_indices, out_data, n_threads):

@@ -39,14 +39,20 @@ Backends
     distance are resolved by index.
 ``"annoy"``
     Spotify's Annoy random-projection forest (``annoy.AnnoyIndex(d,
-    "euclidean")``) built on the centred data, then ``n_refine`` rounds (default 4) of
-    neighbour-of-neighbour refinement, the local join of NN-descent
-    (:func:`smallvis._kernels.knn_refine`): each point's list becomes the
-    best ``k`` among its neighbours and their neighbours.  A round costs
-    about as much as a few trees and recovers most of what the forest
-    missed (benchmarks/bench_knn.py).  Approximate; deterministic for a
-    fixed ``random_state`` (the forest is seeded with ``set_seed``, and the
-    refinement has no randomness).
+    "euclidean")``) built on the centred data, queried with a small
+    ``search_k``, then up to ``n_refine`` rounds (default 4) of
+    neighbour-of-neighbour refinement, the local join of NN-descent and the
+    "neighbour exploring" of LargeVis (:func:`smallvis._kernels.knn_refine`):
+    each point's list becomes the best ``k`` among its neighbours and the
+    ``n_explore`` nearest neighbours of each of them.  After the first
+    round only what changed is examined again, so the rounds get cheap
+    quickly; they recover what the small forest missed for less than more
+    trees would cost (benchmarks/bench_knn.py).  The candidate distances
+    and the refinement run on ``n_threads`` threads (the Annoy queries
+    cannot: Annoy's Python binding holds the GIL).  Approximate;
+    deterministic for a fixed ``random_state`` (the forest is seeded with
+    ``set_seed``; the rest has no randomness and does not depend on the
+    number of threads).
 ``"auto"``
     ``"exact"`` for ``N <= EXACT_MAX_N`` (4096), ``"annoy"`` above.  Up to a
     few thousand points brute force takes well under a second and is exact.
@@ -72,16 +78,32 @@ NEIGHBOR_METHODS = ("auto", "exact", "annoy")
 #: ``method="auto"`` uses exact search up to this many points.
 EXACT_MAX_N = 4096
 
-#: Default number of Annoy trees (the default of the R package uwot).
-ANNOY_DEFAULT_TREES = 50
+#: Default number of Annoy trees.  The refinement that follows every search
+#: recovers what a small forest misses, more cheaply than more trees or a
+#: larger ``search_k``: 10 trees reach a recall of 0.995 of the exact 90
+#: neighbours on the full-rank clusters of benchmarks/bench_knn.py, where
+#: uwot's 50 trees without refinement took several times as long.
+ANNOY_DEFAULT_TREES = 10
 
 #: Default rounds of neighbour-of-neighbour refinement after an Annoy search
 #: (at most: they stop when a round changes nothing).
 ANNOY_DEFAULT_REFINE = 4
 
-#: Default number of each neighbour's nearest neighbours that a refinement
-#: round examines (all of them, at the usual k).
-ANNOY_DEFAULT_EXPLORE = 1000
+#: Candidate budget of a refinement round per point: by default a round
+#: examines the ``n_explore = max(10, min(k, ANNOY_EXPLORE_BUDGET // k))``
+#: nearest neighbours of each of the ``k`` neighbours (LargeVis's neighbour
+#: exploring; NN-descent joins whole lists).  A round costs about
+#: ``k * n_explore`` distances per point, so whole lists (``k**2``) are
+#: examined up to k = 44 and a window of 22 at k = 90 (t-SNE), 13 at
+#: k = 150 (LargeVis): recall 0.99 or better at a fraction of the cost of
+#: whole lists there (benchmarks/bench_knn.py).
+ANNOY_EXPLORE_BUDGET = 2000
+
+
+def default_n_explore(n_neighbors):
+    """``n_explore`` when none is given (see :data:`ANNOY_EXPLORE_BUDGET`)."""
+    return max(10, min(n_neighbors, ANNOY_EXPLORE_BUDGET // n_neighbors))
+
 
 #: Most Annoy trees accepted (1000 trees on the 1797 digits take about 5 s;
 #: the recall gained beyond a few dozen trees is small, and method="exact"
@@ -104,7 +126,7 @@ def _index_dtype(n):
 
 def default_search_k(n_trees, n_neighbors):
     """Annoy's ``search_k`` when none is given (see :func:`nearest_neighbors`)."""
-    return 2 * n_trees * (n_neighbors + 1)
+    return n_trees * (n_neighbors + 1)
 
 
 # Rows per cdist block of the exact search: the block's distance matrix has
@@ -129,15 +151,15 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
         otherwise.
     n_trees : int, optional
         Annoy only: number of trees, ``1 <= n_trees <= ANNOY_MAX_TREES``
-        (1000).  Default 50 (as the R package uwot).  More trees give a
-        better recall and a slower build.
+        (1000).  Default ``ANNOY_DEFAULT_TREES`` (10).  More trees give a
+        better recall and a slower search.
     search_k : int, optional
         Annoy only: number of nodes inspected per query,
         ``1 <= search_k <= ANNOY_MAX_SEARCH_K`` (2**31 - 1); values above
         ``n_trees * n_samples`` (the whole forest) are lowered to it, which
-        changes nothing.  Default ``2 * n_trees * (n_neighbors + 1)``
-        (uwot's rule, with the ``+ 1`` for the point itself, which is
-        queried and dropped).
+        changes nothing.  Default ``n_trees * (n_neighbors + 1)`` (half of
+        uwot's rule; the ``+ 1`` is for the point itself, which is queried
+        and dropped): the refinement makes up the difference for less.
     n_refine : int, optional
         Annoy only: rounds of neighbour-of-neighbour refinement after the
         search (:func:`smallvis._kernels.knn_refine`, NN-descent's local
@@ -148,7 +170,8 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
     n_explore : int, optional
         Annoy only: how many of each neighbour's nearest neighbours a
         refinement round examines (``>= 1``; values above ``n_neighbors``
-        mean all).  Default ``ANNOY_DEFAULT_EXPLORE``.
+        mean all).  Default ``max(10, min(n_neighbors, 2000 //
+        n_neighbors))`` (:func:`default_n_explore`).
     random_state : None, int or numpy.random.Generator
         Annoy only: seeds the forest.  A fixed int gives identical results
         on every call.  None draws a fresh seed.
@@ -225,13 +248,14 @@ def knn_graph(X, n_neighbors, *, method="auto", n_trees=None, search_k=None, n_r
         if n_refine is None:
             n_refine = ANNOY_DEFAULT_REFINE
         if n_explore is None:
-            n_explore = ANNOY_DEFAULT_EXPLORE
+            n_explore = default_n_explore(n_neighbors)
         seed = int(rng.integers(1, 2**31 - 1))
         with _progress.stage("kNN", f"annoy, {n_neighbors} neighbours of {n} points"):
-            indices, sq_dist = _annoy(Xs, _centred_unit(Xs), n_neighbors, n_trees, search_k,
-                                      seed, n_threads, kernels)
+            indices, sq_dist = _annoy(Xs, _centred_unit(Xs), n_neighbors, n_trees,
+                                      search_k, seed, n_threads, kernels)
             indices, sq_dist = _refine(Xs, indices, sq_dist, n_refine, n_explore,
                                        n_threads, kernels)
+            _fill_short_rows(Xs, indices, sq_dist)
         # sqrt in place: the squared distances are not needed any more
         distances = _monotone_sqrt(sq_dist, out=sq_dist)
     if e:
@@ -308,13 +332,15 @@ def _monotone_sqrt(d2, out=None):
 
 
 def _annoy(X, X_index, k, n_trees, search_k, seed, n_threads, kernels):
-    """Annoy's candidates, indexed on ``X_index``, with distances from ``X``.
+    """Annoy's ``k + 1`` candidates per row, indexed on ``X_index``.
 
-    Returns int32 indices and float64 squared distances of shape (n, k).
-    The queries fill an int32 array chunk by chunk (Annoy's Python lists of
-    a chunk are all that exist at once), then the twin kernel
-    ``knn_candidates`` recomputes the distances in float64, drops the point
-    itself and sorts each row.
+    Returns int32 indices and float64 squared distances (from ``X``) of
+    shape (n, k): each row's best candidates in the package order, padded
+    with index -1 and distance inf when Annoy found fewer than ``k`` other
+    points (the refinement fills those slots).  The queries fill an int32 array chunk
+    by chunk (only one chunk's Python lists exist at once), then the twin
+    kernel ``knn_candidates`` recomputes the distances in float64, drops
+    the point itself and sorts each row.
     """
     from annoy import AnnoyIndex
 
@@ -326,7 +352,7 @@ def _annoy(X, X_index, k, n_trees, search_k, seed, n_threads, kernels):
         index.add_item(i, X_index[i])
     index.build(n_trees, n_jobs=n_threads)
     t = _progress.step("kNN", f"{n_trees} trees built", t)
-    m = k + 1
+    m = k + 1  # the point itself is found too
     cand = np.full((n, m), -1, dtype=np.int32)
     for start in range(0, n, _QUERY_CHUNK):
         stop = min(n, start + _QUERY_CHUNK)
@@ -336,22 +362,24 @@ def _annoy(X, X_index, k, n_trees, search_k, seed, n_threads, kernels):
         else:
             for i, row in enumerate(found, start):
                 cand[i, :len(row)] = row
+        del found
     index.unload()
-    del index, found
-    t = _progress.step("kNN", f"{n} queries", t)
+    del index
+    t = _progress.step("kNN", f"{n} queries of {m} points (search_k = {search_k})", t)
     indices = np.empty((n, k), dtype=np.int32)
     sq_dist = np.empty((n, k))
-    short = kernels.knn_candidates(X, cand, indices, sq_dist, n_threads)
-    del cand
-    if short:
-        for i in np.flatnonzero(indices[:, -1] < 0):
-            # Annoy returned fewer than k other points: brute force this row
-            others = np.delete(np.arange(n), i)
-            row = cdist(X[i:i + 1], X[others], "sqeuclidean")[0]
-            idx, d2 = _select(row, others, k)
-            indices[i], sq_dist[i] = idx, d2
+    kernels.knn_candidates(X, cand, indices, sq_dist, n_threads)
     _progress.step("kNN", "candidate distances", t)
     return indices, sq_dist
+
+
+def _fill_short_rows(X, indices, sq_dist):
+    """Brute force the rows that still have empty slots (index -1)."""
+    n, k = indices.shape
+    for i in np.flatnonzero(indices[:, -1] < 0):
+        others = np.delete(np.arange(n), i)
+        row = cdist(X[i:i + 1], X[others], "sqeuclidean")[0]
+        indices[i], sq_dist[i] = _select(row, others, k)
 
 
 def _refine(X, indices, sq_dist, n_rounds, n_explore, n_threads, kernels):

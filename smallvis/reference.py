@@ -460,8 +460,8 @@ def knn_refine(X, indices, sq_dist, flags, n_explore, out_indices, out_sq_dist,
     n_changed = 0
     for i in range(n):
         own = indices[i]
-        cand = np.unique(indices[own, :w].ravel())
-        cand = cand[(cand != i) & ~np.isin(cand, own)]
+        cand = np.unique(indices[own[own >= 0], :w].ravel())
+        cand = cand[(cand >= 0) & (cand != i) & ~np.isin(cand, own)]
         d2 = np.zeros(len(cand))
         for f in range(X.shape[1]):
             diff = X[cand, f] - X[i, f]

@@ -263,8 +263,8 @@ def test_refinement_recovers_what_a_weak_forest_missed():
     ie, de = nearest_neighbors(X, 10, method="exact")
 
     def recall(n_refine):
-        ia, da = nearest_neighbors(X, 10, method="annoy", n_trees=3, n_refine=n_refine,
-                                   random_state=1)
+        ia, da = nearest_neighbors(X, 10, method="annoy", n_trees=3, search_k=66,
+                                   n_refine=n_refine, random_state=1)
         shared = ia == ie
         np.testing.assert_array_equal(da[shared], de[shared])  # same float64 distances
         return np.mean([len(set(a) & set(b)) for a, b in zip(ie, ia)]) / 10
