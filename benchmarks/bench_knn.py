@@ -35,7 +35,7 @@ from smallvis.neighbors import default_n_explore, default_search_k, knn_graph
 
 CURVE_TREES = (5, 7, 10)
 CURVE_SEARCH = (0.5, 1.0, 2.0)
-CURVE_EXPLORE = (5, 10, 20, None)  # None: whole lists (n_explore = k)
+CURVE_EXPLORE = (10, 20, None)  # None: whole lists (n_explore = k)
 
 
 def synthetic(n, dim, n_clusters=20, seed=0):
@@ -85,7 +85,7 @@ def curve(X, name, args):
     exact = knn_graph(X, k, method="exact")[0]
     print(f"\nrecall/time curve, {k}-NN of {args.n} x {args.dim} '{name}' points, 1 thread")
     print(f"{'trees':>5} {'search_k':>8} {'explore':>7} {'cpu s':>7} {'wall s':>7} {'recall':>7}")
-    for n_trees in CURVE_TREES:
+    for n_trees in args.trees:
         for mult in CURVE_SEARCH:
             search_k = int(mult * default_search_k(n_trees, k))
             for explore in CURVE_EXPLORE:
@@ -108,6 +108,8 @@ def main():
                         choices=["full", "lowrank"])
     parser.add_argument("--curve", action="store_true",
                         help="print the recall/time grid instead of the table")
+    parser.add_argument("--trees", type=int, nargs="+", default=list(CURVE_TREES),
+                        help="--curve: the n_trees of the grid")
     args = parser.parse_args()
     for name in args.data:
         X = dataset(name, args.n, args.dim)

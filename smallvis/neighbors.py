@@ -365,7 +365,7 @@ def _annoy(X, X_index, k, n_trees, search_k, seed, n_threads, kernels):
         del found
     index.unload()
     del index
-    t = _progress.step("kNN", f"{n} queries of {m} points (search_k = {search_k})", t)
+    t = _progress.step("kNN", f"{n} queries", t)
     indices = np.empty((n, k), dtype=np.int32)
     sq_dist = np.empty((n, k))
     kernels.knn_candidates(X, cand, indices, sq_dist, n_threads)
