@@ -14,13 +14,20 @@ and ``method="annoy"`` (defaults, and variants without refinement or with
 the whole-list refinement) and prints the median of the runs, the speed-ups
 and each search's recall of the exact neighbour sets.
 
+``--affinity``: t-SNE's input P (perplexity 30, k = 90 neighbours,
+calibration and symmetrisation, Cython kernels, one thread) against
+openTSNE's ``PerplexityBasedNN(X, perplexity=30, n_jobs=1, method="annoy")``
+on the same data (when openTSNE is installed), with each one's recall of the
+exact 90 neighbours on 1,000 sampled rows; runs alternate, CPU and wall
+seconds, median of ``--repeats``.
+
 ``--curve``: the recall/time curve used to choose the defaults: for each
 dataset, a grid of (n_trees, search_k / (n_trees (k + 1)), n_explore), each
 run once with up to 4 refinement rounds, printing CPU seconds (robust on a
 shared machine), wall seconds and recall.
 
 Usage: python benchmarks/bench_knn.py [--repeats 3] [--n 20000] [--dim 50] [--k 15]
-       [--data full lowrank] [--curve]
+       [--data full lowrank] [--curve | --affinity]
 """
 
 import argparse
@@ -98,6 +105,62 @@ def curve(X, name, args):
                       f"{recall(exact, idx):>7.4f}", flush=True)
 
 
+def sampled_recall(X, indices, k, n_rows=1000):
+    """Recall of the exact k-NN on ``n_rows`` sampled rows (brute force)."""
+    from scipy.spatial.distance import cdist
+
+    rows = np.random.default_rng(0).choice(len(X), size=min(n_rows, len(X)), replace=False)
+    D = cdist(X[rows], X, "sqeuclidean")
+    D[np.arange(len(rows)), rows] = np.inf
+    exact = np.argpartition(D, k - 1, axis=1)[:, :k]
+    return recall(exact, indices[rows][:, :k])
+
+
+def affinity(X, name, args):
+    import importlib
+    import statistics
+
+    from smallvis import _kernels
+
+    aff = importlib.import_module("smallvis.affinities")
+    try:
+        from openTSNE.affinity import PerplexityBasedNN
+    except ImportError:
+        PerplexityBasedNN = None
+        print("openTSNE is not installed: smallvis only")
+    runs = {"smallvis joint_perplexity_knn (Cython)": lambda: aff.joint_perplexity_knn(
+        X, 30.0, _kernels, knn_method="annoy", random_state=0, n_threads=1)}
+    if PerplexityBasedNN is not None:
+        runs["openTSNE PerplexityBasedNN (annoy)"] = lambda: PerplexityBasedNN(
+            X, perplexity=30, n_jobs=1, method="annoy", random_state=0)
+    cpu = {r: [] for r in runs}
+    wall = {r: [] for r in runs}
+    last = {}
+    for _ in range(args.repeats):
+        for label, fn in runs.items():
+            c, t = time.process_time(), time.perf_counter()
+            last[label] = fn()
+            cpu[label].append(time.process_time() - c)
+            wall[label].append(time.perf_counter() - t)
+    first = next(iter(runs))
+    print(f"\nt-SNE P (perplexity 30, 90 neighbours) of {args.n} x {args.dim} '{name}' "
+          f"points, 1 thread, {args.repeats} alternating rounds")
+    print(f"{'implementation':<40} {'cpu s':>7} {'wall s':>7} {'cpu ratio':>10} {'recall':>7}")
+    # the same search as inside joint_perplexity_knn (same seed), for the recall
+    ours = knn_graph(X, 90, method="annoy", random_state=0, n_threads=1, fast=True)[0]
+    for label in runs:
+        ratio = statistics.median(a / b for a, b in zip(cpu[label], cpu[first]))
+        if label == first:
+            rec = sampled_recall(X, ours, 90)
+        else:  # openTSNE keeps no neighbour lists: the same search again, untimed
+            from openTSNE.nearest_neighbors import Annoy
+
+            theirs = Annoy(X, 90, metric="euclidean", n_jobs=1, random_state=0).build()[0]
+            rec = sampled_recall(X, theirs, 90)
+        print(f"{label:<40} {statistics.median(cpu[label]):>7.2f} "
+              f"{statistics.median(wall[label]):>7.2f} {ratio:>9.2f}x {rec:>7.4f}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
@@ -108,12 +171,14 @@ def main():
                         choices=["full", "lowrank"])
     parser.add_argument("--curve", action="store_true",
                         help="print the recall/time grid instead of the table")
+    parser.add_argument("--affinity", action="store_true",
+                        help="t-SNE's P (k = 90) against openTSNE's affinity step")
     parser.add_argument("--trees", type=int, nargs="+", default=list(CURVE_TREES),
                         help="--curve: the n_trees of the grid")
     args = parser.parse_args()
     for name in args.data:
         X = dataset(name, args.n, args.dim)
-        (curve if args.curve else table)(X, name, args)
+        (curve if args.curve else affinity if args.affinity else table)(X, name, args)
 
 
 if __name__ == "__main__":
