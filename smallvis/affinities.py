@@ -14,7 +14,7 @@ from scipy.spatial.distance import pdist, squareform
 from . import _progress
 from ._backend import is_fast
 from ._numeric import power_of_two_exponent
-from ._validation import _as_array, check_integer, check_number
+from ._validation import _as_array, check_integer, check_number, check_threads
 from .neighbors import nearest_neighbors
 
 PERPLEXITY_TOL = 1e-5
@@ -384,8 +384,6 @@ def _calibrated_rows(X, perplexity, kernels, n_neighbors, knn, knn_method, rando
         raise ValueError(
             f"perplexity must be at most n_neighbors = {n_neighbors}; got {perplexity}"
         )
-    from ._validation import check_threads
-
     n_threads = check_threads(n_threads)
     indices, distances = _knn(X, n_neighbors, knn, knn_method, random_state, n_threads,
                               n_trees, kernels)
