@@ -258,7 +258,7 @@ cdef void _nearest_fallback(const double* d2, Py_ssize_t m,
 # Certified skipping in the calibration: an entropy computed at least this
 # far beyond the tolerance band (nats) is beyond it whatever the rounding
 # (the rounding error of H is about 1e-13 here).
-DEF _CERTAIN = 1e-9
+cdef double _CERTAIN = 1e-9
 
 
 cdef void _certify(const double* d2, Py_ssize_t m, double dmin, double b0,
