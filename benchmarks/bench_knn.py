@@ -1,25 +1,48 @@
-"""Annoy vs exact 15-nearest neighbours on 20,000 synthetic 50-D points, one thread.
+"""Annoy + refinement vs exact k-nearest neighbours on synthetic 50-D data, one thread.
 
-Data (fixed seed 0): 20 Gaussian clusters in 50 dimensions, centres drawn
-from N(0, 3^2), unit isotropic spread, 1,000 points each.  Times
-``smallvis.neighbors.nearest_neighbors`` with ``method="exact"`` and
-``method="annoy"`` (default n_trees = 50, search_k = 2 * n_trees * (k + 1),
-random_state = 0, n_threads = 1) with its default refinement (up to four
-rounds of neighbour-of-neighbour search) and without it (``n_refine=0``), and
-Annoy with the 10 trees that ``optimizer="sgd"`` uses; prints the median of
-the runs, the speed-ups and each approximate search's recall of the exact
-neighbour sets.
+Two datasets (fixed seeds), chosen to bracket what Annoy finds easy and hard:
+
+* ``full``: 20 Gaussian clusters in 50 dimensions, centres drawn from
+  N(0, 3^2), unit isotropic (full-rank) spread.  Within a cluster the
+  neighbours are nearly random, the hard case for random projections.
+* ``lowrank``: 20 clusters of intrinsic dimension 5 mapped into 50
+  dimensions plus noise of sd 0.1 (``gaussian_clusters`` of bench_sgd.py),
+  the structured case real data resemble.
+
+Default mode: times ``smallvis.neighbors.knn_graph`` with ``method="exact"``
+and ``method="annoy"`` (defaults, and variants without refinement or with
+the whole-list refinement) and prints the median of the runs, the speed-ups
+and each search's recall of the exact neighbour sets.
+
+``--affinity``: t-SNE's input P (perplexity 30, k = 90 neighbours,
+calibration and symmetrisation, Cython kernels, one thread) against
+openTSNE's ``PerplexityBasedNN(X, perplexity=30, n_jobs=1, method="annoy")``
+on the same data (when openTSNE is installed), with each one's recall of the
+exact 90 neighbours on 1,000 sampled rows; runs alternate, CPU and wall
+seconds, median of ``--repeats``.
+
+``--curve``: the recall/time curve used to choose the defaults: for each
+dataset, a grid of (n_trees, search_k / (n_trees (k + 1)), n_explore), each
+run once with up to 4 refinement rounds, printing CPU seconds (robust on a
+shared machine), wall seconds and recall.
 
 Usage: python benchmarks/bench_knn.py [--repeats 3] [--n 20000] [--dim 50] [--k 15]
+       [--data full lowrank] [--curve | --affinity]
 """
 
 import argparse
+import time
 
 import _common  # noqa: F401  (sets single-threaded environment first)
 import numpy as np
 
 from _common import median_time, print_table
-from smallvis.neighbors import nearest_neighbors
+from bench_sgd import gaussian_clusters
+from smallvis.neighbors import default_n_explore, default_search_k, knn_graph
+
+CURVE_TREES = (5, 7, 10)
+CURVE_SEARCH = (0.5, 1.0, 2.0)
+CURVE_EXPLORE = (10, 20, None)  # None: whole lists (n_explore = k)
 
 
 def synthetic(n, dim, n_clusters=20, seed=0):
@@ -29,37 +52,134 @@ def synthetic(n, dim, n_clusters=20, seed=0):
     return centres[labels] + rng.standard_normal((n, dim))
 
 
+def dataset(name, n, dim):
+    return synthetic(n, dim) if name == "full" else gaussian_clusters(n, dim)[0]
+
+
+def recall(exact, approx):
+    k = exact.shape[1]
+    return np.mean([len(np.intersect1d(a, b)) for a, b in zip(exact, approx)]) / k
+
+
+def table(X, name, args):
+    k = args.k
+    rows, results = [], {}
+    runs = {
+        "exact": dict(method="exact"),
+        "annoy (defaults)": dict(method="annoy"),
+        "annoy (defaults, no refinement)": dict(method="annoy", n_refine=0),
+        "annoy (whole-list refinement)": dict(method="annoy", n_explore=k),
+        "annoy (7 trees, as optimizer='sgd')": dict(method="annoy", n_trees=7),
+    }
+    for label, kwargs in runs.items():
+        med, times, res = median_time(
+            lambda: knn_graph(X, k, random_state=0, n_threads=1, fast=True, **kwargs),
+            args.repeats)
+        rows.append((label, med, times))
+        results[label] = res
+    print_table(f"{k}-NN of {args.n} x {args.dim} '{name}' points, 1 thread "
+                f"(default n_explore = {default_n_explore(k)}, search_k = "
+                f"{default_search_k(10, k)} for 10 trees)", rows, baseline="exact")
+    exact = results["exact"][0]
+    print(f"\nrecall of the exact {k}-NN:")
+    for label, (approx, _) in results.items():
+        if label != "exact":
+            print(f"  {label:<40} {recall(exact, approx):.4f}")
+
+
+def curve(X, name, args):
+    k = args.k
+    exact = knn_graph(X, k, method="exact")[0]
+    print(f"\nrecall/time curve, {k}-NN of {args.n} x {args.dim} '{name}' points, 1 thread")
+    print(f"{'trees':>5} {'search_k':>8} {'explore':>7} {'cpu s':>7} {'wall s':>7} {'recall':>7}")
+    for n_trees in args.trees:
+        for mult in CURVE_SEARCH:
+            search_k = int(mult * default_search_k(n_trees, k))
+            for explore in CURVE_EXPLORE:
+                explore = k if explore is None else explore
+                c, t = time.process_time(), time.perf_counter()
+                idx, _ = knn_graph(X, k, method="annoy", n_trees=n_trees, search_k=search_k,
+                                   n_explore=explore, random_state=0, n_threads=1, fast=True)
+                c, t = time.process_time() - c, time.perf_counter() - t
+                print(f"{n_trees:>5} {search_k:>8} {explore:>7} {c:>7.2f} {t:>7.2f} "
+                      f"{recall(exact, idx):>7.4f}", flush=True)
+
+
+def sampled_recall(X, indices, k, n_rows=1000):
+    """Recall of the exact k-NN on ``n_rows`` sampled rows (brute force)."""
+    from scipy.spatial.distance import cdist
+
+    rows = np.random.default_rng(0).choice(len(X), size=min(n_rows, len(X)), replace=False)
+    D = cdist(X[rows], X, "sqeuclidean")
+    D[np.arange(len(rows)), rows] = np.inf
+    exact = np.argpartition(D, k - 1, axis=1)[:, :k]
+    return recall(exact, indices[rows][:, :k])
+
+
+def affinity(X, name, args):
+    import importlib
+    import statistics
+
+    from smallvis import _kernels
+
+    aff = importlib.import_module("smallvis.affinities")
+    try:
+        from openTSNE.affinity import PerplexityBasedNN
+    except ImportError:
+        PerplexityBasedNN = None
+        print("openTSNE is not installed: smallvis only")
+    runs = {"smallvis joint_perplexity_knn (Cython)": lambda: aff.joint_perplexity_knn(
+        X, 30.0, _kernels, knn_method="annoy", random_state=0, n_threads=1)}
+    if PerplexityBasedNN is not None:
+        runs["openTSNE PerplexityBasedNN (annoy)"] = lambda: PerplexityBasedNN(
+            X, perplexity=30, n_jobs=1, method="annoy", random_state=0)
+    cpu = {r: [] for r in runs}
+    wall = {r: [] for r in runs}
+    last = {}
+    for _ in range(args.repeats):
+        for label, fn in runs.items():
+            c, t = time.process_time(), time.perf_counter()
+            last[label] = fn()
+            cpu[label].append(time.process_time() - c)
+            wall[label].append(time.perf_counter() - t)
+    first = next(iter(runs))
+    print(f"\nt-SNE P (perplexity 30, 90 neighbours) of {args.n} x {args.dim} '{name}' "
+          f"points, 1 thread, {args.repeats} alternating rounds")
+    print(f"{'implementation':<40} {'cpu s':>7} {'wall s':>7} {'cpu ratio':>10} {'recall':>7}")
+    # the same search as inside joint_perplexity_knn (same seed), for the recall
+    ours = knn_graph(X, 90, method="annoy", random_state=0, n_threads=1, fast=True)[0]
+    for label in runs:
+        ratio = statistics.median(a / b for a, b in zip(cpu[label], cpu[first]))
+        if label == first:
+            rec = sampled_recall(X, ours, 90)
+        else:  # openTSNE keeps no neighbour lists: the same search again, untimed
+            from openTSNE.nearest_neighbors import Annoy
+
+            theirs = Annoy(X, 90, metric="euclidean", n_jobs=1, random_state=0).build()[0]
+            rec = sampled_recall(X, theirs, 90)
+        print(f"{label:<40} {statistics.median(cpu[label]):>7.2f} "
+              f"{statistics.median(wall[label]):>7.2f} {ratio:>9.2f}x {rec:>7.4f}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--n", type=int, default=20000)
     parser.add_argument("--dim", type=int, default=50)
     parser.add_argument("--k", type=int, default=15)
+    parser.add_argument("--data", nargs="+", default=["full", "lowrank"],
+                        choices=["full", "lowrank"])
+    parser.add_argument("--curve", action="store_true",
+                        help="print the recall/time grid instead of the table")
+    parser.add_argument("--affinity", action="store_true",
+                        help="t-SNE's P (k = 90) against openTSNE's affinity step")
+    parser.add_argument("--trees", type=int, nargs="+", default=list(CURVE_TREES),
+                        help="--curve: the n_trees of the grid")
     args = parser.parse_args()
-    X = synthetic(args.n, args.dim)
-    rows, results = [], {}
-    runs = {
-        "exact": dict(method="exact"),
-        "annoy (50 trees, refined)": dict(method="annoy"),
-        "annoy (50 trees, no refinement)": dict(method="annoy", n_refine=0),
-        "annoy (10 trees, refined)": dict(method="annoy", n_trees=10),
-        "annoy (10 trees, no refinement)": dict(method="annoy", n_trees=10, n_refine=0),
-    }
-    for name, kwargs in runs.items():
-        med, times, res = median_time(
-            lambda: nearest_neighbors(X, args.k, random_state=0, n_threads=1, fast=True,
-                                      **kwargs),
-            args.repeats)
-        rows.append((name, med, times))
-        results[name] = res
-    print_table(f"{args.k}-NN of {args.n} x {args.dim} synthetic points, 1 thread",
-                rows, baseline="exact")
-    exact = results["exact"][0]
-    print(f"\nrecall of the exact {args.k}-NN:")
-    for name, (approx, _) in results.items():
-        if name != "exact":
-            recall = np.mean([len(set(a) & set(b)) for a, b in zip(exact, approx)]) / args.k
-            print(f"  {name:<40} {recall:.4f}")
+    for name in args.data:
+        X = dataset(name, args.n, args.dim)
+        (curve if args.curve else affinity if args.affinity else table)(X, name, args)
+
 
 if __name__ == "__main__":
     main()

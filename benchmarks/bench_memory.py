@@ -16,7 +16,15 @@ Cython exact run stays in a few hundred MiB; the NumPy reference holds about
 the limit set by ``smallvis.reference.MAX_DENSE_BYTES`` (N > 4096 by
 default) before allocating anything.
 
+``--graph``: instead, the LargeVis input graph alone
+(``joint_perplexity_knn`` with k = 150 = 3 x perplexity 50, Cython kernels,
+Annoy with 7 trees as ``optimizer="sgd"`` uses) on structured synthetic
+50-D data (``gaussian_clusters`` of bench_sgd.py) at each size, with the
+child's whole-process peak RSS (the data, the Annoy index, the neighbour
+arrays and the sparse P; C allocations are invisible to tracemalloc).
+
 Usage: python benchmarks/bench_memory.py [--sizes 1000 2000 4000 8000 20000] [--n-iter 5]
+       python benchmarks/bench_memory.py --graph [--sizes 20000 70000]
 """
 
 import argparse
@@ -54,6 +62,44 @@ print(json.dumps({"base_kb": base, "peak_kb": peak, "status": status}))
 """
 
 
+GRAPH_CHILD = r"""
+import importlib, json, resource, sys, time
+import numpy as np
+from smallvis import _kernels
+aff = importlib.import_module("smallvis.affinities")
+n = int(sys.argv[1])
+# gaussian_clusters(n) of bench_sgd.py (same draws), its einsum done in
+# blocks so that making the data does not set the peak
+rng = np.random.default_rng(0)
+dim, n_clusters, latent_dim = 50, 20, 5
+centres = rng.normal(scale=4.0, size=(n_clusters, dim))
+maps = rng.normal(scale=1.0 / np.sqrt(latent_dim), size=(n_clusters, latent_dim, dim))
+labels = rng.integers(n_clusters, size=n)
+latent = rng.normal(size=(n, latent_dim))
+X = centres[labels]
+for s in range(0, n, 4096):
+    X[s:s + 4096] += np.einsum("nl,nld->nd", latent[s:s + 4096], maps[labels[s:s + 4096]])
+X += rng.normal(scale=0.1, size=(n, dim))
+del latent, labels
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+t = time.perf_counter()
+P = aff.joint_perplexity_knn(X, 50.0, _kernels, n_neighbors=150, knn_method="annoy",
+                             n_trees=7, random_state=0, n_threads=1)
+seconds = time.perf_counter() - t
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"base_kb": base, "peak_kb": peak, "nnz": int(P.nnz), "seconds": seconds}))
+"""
+
+
+def measure_graph(n):
+    import os
+
+    here = os.path.dirname(os.path.abspath(__file__))  # the child imports smallvis
+    out = subprocess.run([sys.executable, "-c", GRAPH_CHILD, str(n)], cwd=here,
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def measure(n, what, fast, n_iter):
     out = subprocess.run(
         [sys.executable, "-c", CHILD, str(n), what, "1" if fast else "0", str(n_iter)],
@@ -66,7 +112,18 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 2000, 4000, 8000, 20000])
     parser.add_argument("--n-iter", type=int, default=5)
+    parser.add_argument("--graph", action="store_true",
+                        help="peak RSS of the LargeVis graph (k = 150) alone")
     args = parser.parse_args()
+    if args.graph:
+        print(f"{'LargeVis graph, k = 150':<28} {'N':>7} {'nnz(P)':>10} {'seconds':>8} "
+              f"{'peak RSS MiB':>13} {'above base MiB':>15}")
+        for n in args.sizes:
+            r = measure_graph(n)
+            print(f"{'joint_perplexity_knn':<28} {n:>7} {r['nnz']:>10} {r['seconds']:>8.2f} "
+                  f"{r['peak_kb'] / 1024:>13.0f} {(r['peak_kb'] - r['base_kb']) / 1024:>15.0f}",
+                  flush=True)
+        return
     print(f"{'call':<36} {'N':>7} {'peak RSS MiB':>13} {'above base MiB':>15}  status")
     for what in ("cost_and_gradient", "embed"):
         for fast in (True, False):

@@ -1,62 +1,96 @@
-"""Exact t-SNE on the 1797-point digits data, 1000 iterations, one thread.
+"""Exact t-SNE on the 1797-point digits data from raw X, one thread.
 
-Times, in one run: smallvis fast=True (Cython), smallvis fast=False (NumPy
-reference) and scikit-learn's ``TSNE(method="exact")`` when it is installed.
-All three use perplexity 30, PCA initialisation, early exaggeration 12 for
-250 iterations, learning rate "auto" and no early stopping.
+Times, in one run, for each iteration count (default 250 and 1000):
+smallvis fast=True (Cython), smallvis fast=False (NumPy reference, skipped
+with --skip-numpy) and scikit-learn's ``TSNE(method="exact")`` when it is
+installed.  All use perplexity 30, PCA initialisation, early exaggeration 12
+for 250 iterations, learning rate "auto" and no early stopping.  The runs
+alternate (ours, theirs, ours, ...) so that a change of machine load hits
+both; each ratio is the median of the per-round ratios.  Wall and CPU
+seconds are both printed: on a shared machine the CPU time of these
+single-threaded runs is the steadier figure.  The load average is printed
+first.
 
-Usage: python benchmarks/bench_tsne_exact.py [--repeats 3] [--skip-numpy]
+Also prints smallvis's own split of the time (affinities / init /
+optimisation) from ``EmbedResult.timings``.
+
+Usage: python benchmarks/bench_tsne_exact.py [--repeats 3] [--n-iter 250 1000] [--skip-numpy]
 """
 
 import argparse
+import os
+import statistics
+import time
 
 import _common  # noqa: F401  (sets single-threaded environment first)
-import numpy as np
 
 import smallvis
-from _common import median_time, print_table
+
+
+def timed(fn):
+    c, t = time.process_time(), time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t, time.process_time() - c, out
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--n-iter", type=int, default=1000)
+    parser.add_argument("--n-iter", type=int, nargs="+", default=[250, 1000])
     parser.add_argument("--skip-numpy", action="store_true")
     args = parser.parse_args()
-    X, labels = smallvis.datasets.load("digits")
-    rows, costs = [], {}
-
-    def ours(fast):
-        return smallvis.embed(X, "tsne", fast=fast, n_iter=args.n_iter, tol=0,
-                              random_state=0, n_threads=1, return_result=True)
-
-    med, times, res = median_time(lambda: ours(True), args.repeats)
-    rows.append(("smallvis fast=True (Cython)", med, times))
-    costs["smallvis fast=True (Cython)"] = res.cost
-    if not args.skip_numpy:
-        med, times, res = median_time(lambda: ours(False), args.repeats)
-        rows.append(("smallvis fast=False (NumPy)", med, times))
-        costs["smallvis fast=False (NumPy)"] = res.cost
+    X, _ = smallvis.datasets.load("digits")
     try:
         from sklearn.manifold import TSNE
     except ImportError:
+        TSNE = None
         print("scikit-learn is not installed: skipping TSNE(method='exact')")
-    else:
+    print(f"load average at start: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    smallvis.embed(X[:100], "tsne", fast=True, n_iter=10, random_state=0)  # warm caches
+
+    for n_iter in args.n_iter:
+        def ours(fast):
+            return smallvis.embed(X, "tsne", fast=fast, n_iter=n_iter, tol=0, random_state=0,
+                                  n_threads=1, return_result=True)
+
         def sk():
-            return TSNE(method="exact", perplexity=30, max_iter=args.n_iter, init="pca",
+            return TSNE(method="exact", perplexity=30, max_iter=n_iter, init="pca",
                         learning_rate="auto", early_exaggeration=12, min_grad_norm=0,
-                        n_iter_without_progress=args.n_iter, random_state=0,
-                        n_jobs=1).fit(X)
-        med, times, model = median_time(sk, args.repeats)
-        rows.append(("scikit-learn TSNE(method='exact')", med, times))
-        costs["scikit-learn TSNE(method='exact')"] = model.kl_divergence_
-    print_table(f"exact t-SNE, digits (N={len(X)}), {args.n_iter} iterations, 1 thread",
-                rows, "scikit-learn TSNE(method='exact')" if len(rows) > 2 or "scikit" in rows[-1][0]
-                else rows[-1][0])
-    print_table("same, ratios against the NumPy reference", rows, "smallvis fast=False (NumPy)")
-    print("\nfinal KL divergence:")
-    for name, c in costs.items():
-        print(f"  {name:<38} {c:.4f}")
+                        n_iter_without_progress=n_iter, random_state=0, n_jobs=1).fit(X)
+
+        runs = {"smallvis fast=True (Cython)": lambda: ours(True)}
+        if not args.skip_numpy:
+            runs["smallvis fast=False (NumPy)"] = lambda: ours(False)
+        if TSNE is not None:
+            runs["scikit-learn TSNE(method='exact')"] = sk
+        wall = {name: [] for name in runs}
+        cpu = {name: [] for name in runs}
+        last = {}
+        for _ in range(args.repeats):
+            for name, fn in runs.items():
+                w, c, last[name] = timed(fn)
+                wall[name].append(w)
+                cpu[name].append(c)
+        print(f"\nexact t-SNE, digits (N={len(X)}), {n_iter} iterations, 1 thread, "
+              f"{args.repeats} alternating rounds")
+        base = "scikit-learn TSNE(method='exact')" if TSNE is not None else None
+        print(f"{'implementation':<36} {'wall s':>8} {'cpu s':>8} {'x sklearn (wall)':>17} "
+              f"{'x sklearn (cpu)':>16}")
+        for name in runs:
+            if base:
+                rw = statistics.median(b / a for a, b in zip(wall[name], wall[base]))
+                rc = statistics.median(b / a for a, b in zip(cpu[name], cpu[base]))
+                ratios = f"{rw:>16.1f}x {rc:>15.1f}x"
+            else:
+                ratios = ""
+            print(f"{name:<36} {statistics.median(wall[name]):>8.3f} "
+                  f"{statistics.median(cpu[name]):>8.3f} {ratios}")
+        res = last["smallvis fast=True (Cython)"]
+        split = ", ".join(f"{k} {v:.3f}s" for k, v in res.timings.items())
+        print(f"smallvis fast=True, last run: {split}; final KL {res.cost:.4f}")
+        if base:
+            print(f"scikit-learn final KL {last[base].kl_divergence_:.4f}")
+    print(f"load average at end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ final reduction (about 1e-15 relative).
 
 from cython.parallel cimport prange, threadid
 from libc.math cimport exp, log, log1p, fabs, floor, fmin, fmax, frexp, ldexp, sqrt, INFINITY
-from libc.stdint cimport int64_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, INT64_MAX
 
 cdef extern from *:
     # Non-aliasing pointers let the C compiler vectorise the fused pair loops
@@ -80,6 +80,8 @@ cdef extern from "_pairloops.h" nogil:
                                       Py_ssize_t n) noexcept
     double smallvis_row_entropy(const double* d2, Py_ssize_t m, double dmin,
                                 double beta, double* p, double* z) noexcept
+    double smallvis_row_entropy_slope(const double* d2, Py_ssize_t m, double dmin,
+                                      double beta, double* slope) noexcept
     double smallvis_tsne_cost_row(const double* d2, const double* p,
                                   Py_ssize_t start, Py_ssize_t n,
                                   double* z, double* psum) noexcept
@@ -104,6 +106,7 @@ import numpy as np
 # The twin contract: exactly the public names of the NumPy reference
 # (tests/test_twins.py checks that each is defined here, with its signature).
 from smallvis.reference import __all__ as _twin_names
+from smallvis.reference import CALIBRATION_BLOCK
 
 __all__ = list(_twin_names)
 
@@ -252,62 +255,160 @@ cdef void _nearest_fallback(const double* d2, Py_ssize_t m,
         p[best] = 1.0 / n_nearest
 
 
-def perplexity_rows(D2, perplexity, tol, max_tries, P, beta):
-    """Calibrate Gaussian bandwidths row by row; see the reference twin."""
+# Certified skipping in the calibration: an entropy computed at least this
+# far beyond the tolerance band (nats) is beyond it whatever the rounding
+# (the rounding error of H is about 1e-13 here).
+cdef double _CERTAIN = 1e-9
+
+
+cdef void _certify(const double* d2, Py_ssize_t m, double dmin, double b0,
+                   double log_u, double ctol, double* above, double* below) noexcept nogil:
+    """Bounds ``above`` <= root <= ``below`` with certified entropies.
+
+    Every b <= above has H(b) > log_u + tol and every b >= below has
+    H(b) < log_u - tol (H decreases in b).  Found by a safeguarded Newton
+    iteration on log(b) from ``b0``, then one evaluation just outside each
+    edge of the tolerance band.  Either bound may stay uninformative
+    (0 or inf); the caller then simply evaluates.
+    """
+    cdef double t = log(b0), tl = -INFINITY, th = INFINITY, H, g, tn, te
+    cdef double hi_thr = log_u + ctol + _CERTAIN, lo_thr = log_u - ctol - _CERTAIN
+    cdef int it
+    above[0] = 0.0
+    below[0] = INFINITY
+    H = 0.0
+    g = 0.0
+    for it in range(12):
+        H = smallvis_row_entropy_slope(d2, m, dmin, exp(t), &g)
+        if H > hi_thr and exp(t) > above[0]:
+            above[0] = exp(t)
+        if H < lo_thr and exp(t) < below[0]:
+            below[0] = exp(t)
+        if H > log_u:
+            tl = t
+        else:
+            th = t
+        if fabs(H - log_u) < 0.05 * ctol or not (g < 0.0):
+            break
+        tn = t - (H - log_u) / g
+        if not (tn > tl and tn < th):   # outside the bracket: bisect or expand
+            if tl == -INFINITY:
+                tn = th - 1.0
+            elif th == INFINITY:
+                tn = tl + 1.0
+            else:
+                tn = 0.5 * (tl + th)
+        t = tn
+    if not (g < 0.0):
+        return
+    # just outside each edge of the band, along the local slope
+    te = t + 1.1 * (hi_thr - H) / g
+    if exp(te) > above[0] and smallvis_row_entropy_slope(d2, m, dmin, exp(te), &g) > hi_thr:
+        above[0] = exp(te)
+    H = smallvis_row_entropy_slope(d2, m, dmin, exp(t), &g)
+    te = t + 1.1 * (lo_thr - H) / g
+    if exp(te) < below[0] and smallvis_row_entropy_slope(d2, m, dmin, exp(te), &g) < lo_thr:
+        below[0] = exp(te)
+
+
+cdef Py_ssize_t _calibrate_block(const double* D2, double* P, double* beta, Py_ssize_t m,
+                                 Py_ssize_t start, Py_ssize_t stop, double perplexity,
+                                 double ctol, Py_ssize_t cmax,
+                                 Py_ssize_t n_nearest) noexcept nogil:
+    """Rows start..stop-1 of perplexity_rows, each warm-started from the last.
+
+    The bisection is the reference's, step for step (the same sequence of
+    precisions, so the same result to the bit); a step whose precision lies
+    beyond a certified bound (see _certify) is known to be above or below
+    the tolerance band and is taken without computing its entropy.
+    """
+    cdef double log_u = log(perplexity), guess, b, lo, hi, H, z, dmin, mean0 = 0.0
+    cdef double above, below
+    cdef Py_ssize_t i, j, tries, n_failed = 0
+    cdef int state  # 1: entropy above the band, -1: below, 0: inside
+    cdef const double* d2
+    cdef double* p
+    for j in range(m):
+        mean0 += D2[start * m + j]
+    mean0 /= m
+    guess = 0.5 * perplexity / mean0 if mean0 > 0 else 1.0
+    for i in range(start, stop):
+        d2 = D2 + i * m
+        p = P + i * m
+        dmin = INFINITY
+        for j in range(m):
+            if d2[j] < dmin:
+                dmin = d2[j]
+        b = guess
+        _certify(d2, m, dmin, b if b > 0 else 1.0, log_u, ctol, &above, &below)
+        lo = -INFINITY
+        hi = INFINITY
+        tries = 0
+        while True:
+            if b <= above:
+                state = 1
+            elif b >= below:
+                state = -1
+            else:
+                H = smallvis_row_entropy(d2, m, dmin, b, p, &z)
+                if fabs(H - log_u) > ctol:
+                    state = 1 if H > log_u else -1
+                else:
+                    state = 0
+            if state == 0 or tries >= cmax:
+                break
+            if state > 0:
+                lo = b
+                if hi == INFINITY:
+                    b = b * 2.0
+                else:
+                    b = 0.5 * (b + hi)
+            else:
+                hi = b
+                if lo == -INFINITY:
+                    b = b * 0.5
+                else:
+                    b = 0.5 * (b + lo)
+            tries += 1
+        if state != 0:
+            n_failed += 1
+            _nearest_fallback(d2, m, n_nearest, p)
+            guess = 1.0
+        else:
+            for j in range(m):
+                p[j] = p[j] / z
+            guess = b
+        beta[i] = b
+    return n_failed
+
+
+def perplexity_rows(D2, perplexity, tol, max_tries, P, beta, n_threads):
+    """Calibrate Gaussian bandwidths row by row; see the reference twin.
+
+    Blocks of ``CALIBRATION_BLOCK`` rows are independent (each restarts the
+    warm-start chain), so they are spread over threads, one block at a
+    time in a fixed cyclic order, and the result does not depend on
+    ``n_threads``.
+    """
     cdef const double[:, ::1] d2v = D2
     cdef double[:, ::1] pv = P
     cdef double[::1] bv = beta
-    cdef Py_ssize_t n = d2v.shape[0], m = d2v.shape[1], i, j
-    cdef double log_u = log(perplexity), ctol = tol
-    cdef Py_ssize_t tries, cmax = max_tries
+    cdef Py_ssize_t n = d2v.shape[0], m = d2v.shape[1], blk, n_blocks
+    cdef Py_ssize_t cmax = max_tries, n_failed = 0, size = CALIBRATION_BLOCK
     cdef Py_ssize_t n_nearest = <Py_ssize_t>floor(perplexity)
-    cdef Py_ssize_t n_failed = 0
-    cdef double guess, b, lo, hi, H, z, dmin, mean0 = 0.0
-    cdef const double* d2
-    cdef double* p
+    cdef double cperp = perplexity, ctol = tol
+    cdef int nt
     if n_nearest < 1:
         n_nearest = 1
-    for j in range(m):
-        mean0 += d2v[0, j]
-    mean0 /= m
-    guess = 0.5 * perplexity / mean0 if mean0 > 0 else 1.0
+    if n == 0 or m == 0:
+        return 0
+    n_blocks = (n + size - 1) // size
+    nt = max(1, min(<int>n_threads, <int>n_blocks))
     with nogil:
-        for i in range(n):
-            d2 = &d2v[i, 0]
-            p = &pv[i, 0]
-            dmin = INFINITY
-            for j in range(m):
-                if d2[j] < dmin:
-                    dmin = d2[j]
-            b = guess
-            lo = -INFINITY
-            hi = INFINITY
-            H = smallvis_row_entropy(d2, m, dmin, b, p, &z)
-            tries = 0
-            while fabs(H - log_u) > ctol and tries < cmax:
-                if H > log_u:
-                    lo = b
-                    if hi == INFINITY:
-                        b = b * 2.0
-                    else:
-                        b = 0.5 * (b + hi)
-                else:
-                    hi = b
-                    if lo == -INFINITY:
-                        b = b * 0.5
-                    else:
-                        b = 0.5 * (b + lo)
-                H = smallvis_row_entropy(d2, m, dmin, b, p, &z)
-                tries += 1
-            if fabs(H - log_u) > ctol:
-                n_failed += 1
-                _nearest_fallback(d2, m, n_nearest, p)
-                guess = 1.0
-            else:
-                for j in range(m):
-                    p[j] = p[j] / z
-                guess = b
-            bv[i] = b
+        for blk in prange(n_blocks, schedule="static", chunksize=1, num_threads=nt):
+            n_failed += _calibrate_block(&d2v[0, 0], &pv[0, 0], &bv[0], m, blk * size,
+                                         min(n, (blk + 1) * size), cperp, ctol, cmax,
+                                         n_nearest)
     return n_failed
 
 
@@ -1077,75 +1178,322 @@ del _twin
 
 
 # ---------------------------------------------------------------------------
-# approximate nearest neighbours: refinement
+# approximate nearest neighbours: candidates, refinement, symmetric union
 # ---------------------------------------------------------------------------
 
 
-def knn_refine(X, indices, sq_dist, changed, out_indices, out_sq_dist, out_changed):
-    """One neighbour-of-neighbour round; see the reference twin.
+cdef inline bint _before(double ka, int64_t ia, double kb, int64_t ib) noexcept nogil:
+    """(key, index) order of the package's neighbour lists."""
+    return ka < kb or (ka == kb and ia < ib)
 
-    Candidates are deduplicated with a stamp per point (``stamp[c] == i``:
-    already seen for row i) and merged into the row's sorted list by
-    insertion, so a row costs O(k^2 dim) and no sort.  A row that did not
-    change last round expands only its neighbours that did (the others'
-    lists were examined last round against the same k-th distance).
-    """
+
+cdef Py_ssize_t _candidates_row(const double* x, Py_ssize_t dim, const int32_t* crow,
+                                Py_ssize_t m, Py_ssize_t i, Py_ssize_t k,
+                                int32_t* stamp, int64_t* cand, double* cd2,
+                                double* keys, int32_t* oi, double* od) noexcept nogil:
+    """Row i of knn_candidates; returns 1 if fewer than k candidates were valid."""
+    cdef Py_ssize_t t, r, v = 0
+    cdef int32_t c
+    cdef int64_t ci
+    cdef double key, dd
+    stamp[i] = <int32_t>i
+    for t in range(m):
+        c = crow[t]
+        if c >= 0 and stamp[c] != i:
+            stamp[c] = <int32_t>i
+            cand[v] = c
+            v += 1
+    smallvis_sq_dists_to(x, dim, x + i * dim, cand, v, cd2)
+    # insertion sort by (key, index): Annoy's lists are nearly in order
+    for t in range(v):
+        keys[t] = smallvis_tie_key(cd2[t])
+    for t in range(1, v):
+        key = keys[t]
+        ci = cand[t]
+        dd = cd2[t]
+        r = t
+        while r > 0 and _before(key, ci, keys[r - 1], cand[r - 1]):
+            keys[r] = keys[r - 1]
+            cand[r] = cand[r - 1]
+            cd2[r] = cd2[r - 1]
+            r -= 1
+        keys[r] = key
+        cand[r] = ci
+        cd2[r] = dd
+    for r in range(k):
+        if r < v:
+            oi[r] = <int32_t>cand[r]
+            od[r] = cd2[r]
+        else:
+            oi[r] = -1
+            od[r] = INFINITY
+    return 1 if v < k else 0
+
+
+def knn_candidates(X, candidates, indices, sq_dist, n_threads):
+    """Best k of each row's candidate list, with float64 distances; see the reference twin."""
     cdef const double[:, ::1] x = X
-    cdef const int64_t[:, ::1] nb = indices
-    cdef const double[:, ::1] d2 = sq_dist
-    cdef const uint8_t[::1] was = changed
-    cdef int64_t[:, ::1] oi = out_indices
-    cdef double[:, ::1] od = out_sq_dist
-    cdef uint8_t[::1] now = out_changed
-    cdef Py_ssize_t n = x.shape[0], dim = x.shape[1], k = nb.shape[1]
-    cdef Py_ssize_t i, r, s, t, m
-    cdef int64_t j, c
-    cdef double key
-    cdef bint expand_all
-    cdef int64_t[::1] stamp = np.full(n, -1, dtype=np.int64)
-    cdef int64_t[::1] cand = np.empty(max(1, k * k), dtype=np.int64)
-    cdef double[::1] cd2 = np.empty(max(1, k * k))
-    cdef double[::1] keys = np.empty(max(1, k))
+    cdef const int32_t[:, ::1] cv = candidates
+    cdef int32_t[:, ::1] oi = indices
+    cdef double[:, ::1] od = sq_dist
+    cdef Py_ssize_t n = x.shape[0], dim = x.shape[1], m = cv.shape[1], k = oi.shape[1]
+    cdef Py_ssize_t i, tid, n_short = 0
+    cdef int nt = max(1, min(<int>n_threads, <int>n)) if n > 0 else 1
+    cdef int32_t[:, ::1] stamp = np.full((nt, max(n, 1)), -1, dtype=np.int32)
+    cdef int64_t[:, ::1] cand = np.empty((nt, max(m, 1)), dtype=np.int64)
+    cdef double[:, ::1] cd2 = np.empty((nt, max(m, 1)))
+    cdef double[:, ::1] keys = np.empty((nt, max(m, 1)))
     if n == 0 or k == 0:
-        return
+        return 0
     with nogil:
-        for i in range(n):
-            stamp[i] = i
-            for r in range(k):
-                stamp[nb[i, r]] = i
-            expand_all = was[i] != 0
-            m = 0
-            for r in range(k):
-                j = nb[i, r]
-                if not expand_all and was[j] == 0:
-                    continue
-                for s in range(k):
-                    c = nb[j, s]
-                    if stamp[c] != i:
-                        stamp[c] = i
+        for i in prange(n, schedule="static", num_threads=nt):
+            tid = threadid()
+            n_short += _candidates_row(&x[0, 0], dim, &cv[i, 0], m, i, k, &stamp[tid, 0],
+                                       &cand[tid, 0], &cd2[tid, 0], &keys[tid, 0],
+                                       &oi[i, 0], &od[i, 0])
+    return n_short
+
+
+cdef Py_ssize_t _refine_row(const double* x, Py_ssize_t dim, const int32_t* nb,
+                            const double* d2, const uint8_t* flags, const uint8_t* has_new,
+                            Py_ssize_t k, Py_ssize_t w, Py_ssize_t i, int32_t* stamp,
+                            int64_t* cand,
+                            double* cd2, double* keys, Py_ssize_t* orig, int32_t* oi,
+                            double* od, uint8_t* of) noexcept nogil:
+    """Row i of knn_refine; returns 1 if the row changed."""
+    cdef const int32_t* row = nb + i * k
+    cdef const uint8_t* fl = flags + i * k
+    cdef Py_ssize_t r, s, t, m = 0, p
+    cdef int32_t j, c
+    cdef double key
+    cdef bint changed = False
+    stamp[i] = <int32_t>i
+    for r in range(k):
+        if row[r] >= 0:
+            stamp[row[r]] = <int32_t>i
+    for r in range(k):
+        j = row[r]
+        if j < 0:           # an empty slot (index -1, distance inf)
+            continue
+        if fl[r] & 1:       # j is new in i's list: its whole window joins
+            for s in range(w):
+                c = nb[j * k + s]
+                if c >= 0 and stamp[c] != i:
+                    stamp[c] = <int32_t>i
+                    cand[m] = c
+                    m += 1
+        elif has_new[j]:    # examined last round: only what is new in its window
+            for s in range(w):
+                if flags[j * k + s] & 2:
+                    c = nb[j * k + s]
+                    if c >= 0 and stamp[c] != i:
+                        stamp[c] = <int32_t>i
                         cand[m] = c
                         m += 1
-            smallvis_sq_dists_to(&x[0, 0], dim, &x[i, 0], &cand[0], m, &cd2[0])
+    smallvis_sq_dists_to(x, dim, x + i * dim, cand, m, cd2)
+    for r in range(k):
+        oi[r] = row[r]
+        od[r] = d2[i * k + r]
+        keys[r] = smallvis_tie_key(od[r])
+        orig[r] = r
+    for t in range(m):
+        key = smallvis_tie_key(cd2[t])
+        c = <int32_t>cand[t]
+        if not _before(key, c, keys[k - 1], oi[k - 1]):
+            continue
+        changed = True
+        r = k - 1
+        while r > 0 and _before(key, c, keys[r - 1], oi[r - 1]):
+            keys[r] = keys[r - 1]
+            oi[r] = oi[r - 1]
+            od[r] = od[r - 1]
+            orig[r] = orig[r - 1]
+            r -= 1
+        keys[r] = key
+        oi[r] = c
+        od[r] = cd2[t]
+        orig[r] = -1
+    for r in range(k):
+        p = orig[r]
+        if p < 0:
+            of[r] = 3
+        elif r < w and p >= w:
+            of[r] = 2
+        else:
+            of[r] = 0
+    return 1 if changed else 0
+
+
+def knn_refine(X, indices, sq_dist, flags, n_explore, out_indices, out_sq_dist,
+               out_flags, n_threads):
+    """One local-join round; see the reference twin.
+
+    Candidates are deduplicated with a stamp per point and thread
+    (``stamp[c] == i``: already seen for row i) and merged into the row's
+    sorted list by insertion.  The flags skip exactly the pairs that the
+    previous round examined (see the reference), so later rounds cost a
+    fraction of the first.  Rows are independent (a Jacobi round), so the
+    result is the same for every ``n_threads``.
+    """
+    cdef const double[:, ::1] x = X
+    cdef const int32_t[:, ::1] nb = indices
+    cdef const double[:, ::1] d2 = sq_dist
+    cdef const uint8_t[:, ::1] fl = flags
+    cdef int32_t[:, ::1] oi = out_indices
+    cdef double[:, ::1] od = out_sq_dist
+    cdef uint8_t[:, ::1] of = out_flags
+    cdef Py_ssize_t n = x.shape[0], dim = x.shape[1], k = nb.shape[1]
+    cdef Py_ssize_t w = min(<Py_ssize_t>n_explore, k)
+    cdef Py_ssize_t i, tid, n_changed = 0
+    cdef int nt = max(1, min(<int>n_threads, <int>n)) if n > 0 else 1
+    cdef int32_t[:, ::1] stamp = np.full((nt, max(n, 1)), -1, dtype=np.int32)
+    cdef int64_t[:, ::1] cand = np.empty((nt, max(1, k * w)), dtype=np.int64)
+    cdef double[:, ::1] cd2 = np.empty((nt, max(1, k * w)))
+    cdef double[:, ::1] keys = np.empty((nt, max(1, k)))
+    cdef Py_ssize_t[:, ::1] orig = np.empty((nt, max(1, k)), dtype=np.intp)
+    cdef uint8_t[::1] has_new = np.zeros(max(n, 1), dtype=np.uint8)
+    cdef Py_ssize_t s
+    if n == 0 or k == 0:
+        return 0
+    with nogil:
+        for i in range(n):  # rows with something new in their window
+            for s in range(w):
+                if fl[i, s] & 2:
+                    has_new[i] = 1
+                    break
+        for i in prange(n, schedule="static", num_threads=nt):
+            tid = threadid()
+            n_changed += _refine_row(&x[0, 0], dim, &nb[0, 0], &d2[0, 0], &fl[0, 0],
+                                     &has_new[0], k, w, i, &stamp[tid, 0], &cand[tid, 0], &cd2[tid, 0],
+                                     &keys[tid, 0], &orig[tid, 0], &oi[i, 0], &od[i, 0],
+                                     &of[i, 0])
+    return n_changed
+
+
+cdef inline void _sort_int64(int64_t* a, Py_ssize_t n) noexcept nogil:
+    """Shell sort (Ciura's gaps) of a short array, ascending."""
+    cdef Py_ssize_t gi, g, i, j
+    cdef int64_t v
+    cdef Py_ssize_t gaps[8]
+    gaps[0] = 701; gaps[1] = 301; gaps[2] = 132; gaps[3] = 57
+    gaps[4] = 23; gaps[5] = 10; gaps[6] = 4; gaps[7] = 1
+    for gi in range(8):
+        g = gaps[gi]
+        for i in range(g, n):
+            v = a[i]
+            j = i
+            while j >= g and a[j - g] > v:
+                a[j] = a[j - g]
+                j -= g
+            a[j] = v
+
+
+cdef void _reverse_lists(const int32_t[:, ::1] nb, const double[:, ::1] val,
+                         int64_t[::1] rptr, int32_t[::1] rsrc) noexcept nogil:
+    """Sources of the positive edges into each point, sorted by source (counting sort)."""
+    cdef Py_ssize_t n = nb.shape[0], k = nb.shape[1], i, r, j
+    for j in range(n + 1):
+        rptr[j] = 0
+    for i in range(n):
+        for r in range(k):
+            if val[i, r] > 0.0:
+                rptr[nb[i, r] + 1] += 1
+    for j in range(n):
+        rptr[j + 1] += rptr[j]
+    for i in range(n):
+        for r in range(k):
+            if val[i, r] > 0.0:
+                j = nb[i, r]
+                rsrc[rptr[j]] = <int32_t>(i * k + r)
+                rptr[j] += 1
+    for j in range(n, 0, -1):
+        rptr[j] = rptr[j - 1]
+    rptr[0] = 0
+
+
+cdef Py_ssize_t _union_row(const int32_t* nb, const double* val, Py_ssize_t k,
+                           Py_ssize_t i, const int64_t* rptr, const int32_t* rsrc,
+                           int64_t* fwd, int32_t* oi, double* od) noexcept nogil:
+    """Row i of the union, sorted by column; written if oi is not NULL."""
+    cdef Py_ssize_t r, nf = 0, a = 0, cnt = 0
+    cdef int64_t b = rptr[i], e = rptr[i + 1], jf, jr
+    cdef double vf, vr
+    for r in range(k):
+        if val[i * k + r] > 0.0:
+            fwd[nf] = (<int64_t>nb[i * k + r] << 20) | r
+            nf += 1
+    _sort_int64(fwd, nf)
+    while a < nf or b < e:
+        jf = fwd[a] >> 20 if a < nf else INT64_MAX
+        jr = rsrc[b] // k if b < e else INT64_MAX
+        if jf <= jr:
+            vf = val[i * k + (fwd[a] & 0xFFFFF)]
+            if jf == jr:
+                vr = val[rsrc[b]]
+                b += 1
+                vf = vf + vr
+            if oi != NULL:
+                oi[cnt] = <int32_t>jf
+                od[cnt] = 0.5 * vf
+            a += 1
+        else:
+            if oi != NULL:
+                oi[cnt] = <int32_t>jr
+                od[cnt] = 0.5 * val[rsrc[b]]
+            b += 1
+        cnt += 1
+    return cnt
+
+
+def knn_union_count(indices, values, counts, n_threads):
+    """Entries per row of (A + A^T) / 2; see the reference twin."""
+    cdef const int32_t[:, ::1] nb = indices
+    cdef const double[:, ::1] val = values
+    cdef int64_t[::1] cv = counts
+    cdef Py_ssize_t n = nb.shape[0], k = nb.shape[1], i, tid
+    cdef int nt = max(1, min(<int>n_threads, <int>n)) if n > 0 else 1
+    cdef int64_t[::1] rptr = np.empty(n + 1, dtype=np.int64)
+    cdef int32_t[::1] rsrc = np.empty(max(1, n * k), dtype=np.int32)
+    cdef int32_t[:, ::1] mark = np.full((nt, max(n, 1)), -1, dtype=np.int32)
+    cdef Py_ssize_t r, c
+    cdef int64_t b
+    if n == 0:
+        return
+    with nogil:
+        _reverse_lists(nb, val, rptr, rsrc)
+        for i in prange(n, schedule="static", num_threads=nt):
+            tid = threadid()
+            c = 0
             for r in range(k):
-                oi[i, r] = nb[i, r]
-                od[i, r] = d2[i, r]
-                keys[r] = smallvis_tie_key(d2[i, r])
-            now[i] = 0
-            for t in range(m):
-                key = smallvis_tie_key(cd2[t])
-                c = cand[t]
-                if key > keys[k - 1] or (key == keys[k - 1] and c > oi[i, k - 1]):
-                    continue
-                now[i] = 1
-                r = k - 1
-                while r > 0 and (key < keys[r - 1] or (key == keys[r - 1] and c < oi[i, r - 1])):
-                    keys[r] = keys[r - 1]
-                    oi[i, r] = oi[i, r - 1]
-                    od[i, r] = od[i, r - 1]
-                    r -= 1
-                keys[r] = key
-                oi[i, r] = c
-                od[i, r] = cd2[t]
+                if val[i, r] > 0.0:
+                    mark[tid, nb[i, r]] = <int32_t>i
+                    c = c + 1
+            for b in range(rptr[i], rptr[i + 1]):
+                if mark[tid, rsrc[b] // k] != i:
+                    c = c + 1
+            cv[i] = c
+
+
+def knn_union_fill(indices, values, indptr, out_indices, out_data, n_threads):
+    """Rows of (A + A^T) / 2, sorted by column; see the reference twin."""
+    cdef const int32_t[:, ::1] nb = indices
+    cdef const double[:, ::1] val = values
+    cdef const int64_t[::1] ip = indptr
+    cdef int32_t[::1] oi = out_indices
+    cdef double[::1] od = out_data
+    cdef Py_ssize_t n = nb.shape[0], k = nb.shape[1], i, tid
+    cdef int nt = max(1, min(<int>n_threads, <int>n)) if n > 0 else 1
+    cdef int64_t[::1] rptr = np.empty(n + 1, dtype=np.int64)
+    cdef int32_t[::1] rsrc = np.empty(max(1, n * k), dtype=np.int32)
+    cdef int64_t[:, ::1] fwd = np.empty((nt, max(1, k)), dtype=np.int64)
+    if n == 0 or od.shape[0] == 0:
+        return
+    with nogil:
+        _reverse_lists(nb, val, rptr, rsrc)
+        for i in prange(n, schedule="static", num_threads=nt):
+            tid = threadid()
+            _union_row(&nb[0, 0], &val[0, 0], k, i, &rptr[0], &rsrc[0], &fwd[tid, 0],
+                       &oi[ip[i]], &od[ip[i]])
 
 
 include "_transform_kernels.pxi"

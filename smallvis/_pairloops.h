@@ -468,6 +468,33 @@ static double smallvis_row_entropy(const double *__restrict__ d2, ptrdiff_t m,
 }
 
 /*
+ * The entropy of p_j ~ exp(-beta (d2_j - dmin)) and its derivative with
+ * respect to log(beta), dH/dlog(beta) = -beta^2 Var_p(d2), in one pass and
+ * without writing p.  The calibration uses it only to locate the root and
+ * to certify which bisection steps it may skip (their entropy is known to
+ * lie beyond the tolerance band), never for a result.
+ */
+SMALLVIS_CLONES
+static double smallvis_row_entropy_slope(const double *__restrict__ d2, ptrdiff_t m,
+                                         double dmin, double beta, double *slope)
+{
+    double z = 0.0, s1 = 0.0, s2 = 0.0;
+    for (ptrdiff_t j = 0; j < m; j++) {
+        const double shifted = d2[j] - dmin;
+        const double w = exp(-beta * shifted);
+        z += w;
+        s1 += shifted * w;
+        s2 += shifted * shifted * w;
+    }
+    const double mean = s1 / z;
+    double var = s2 / z - mean * mean;
+    if (!(var > 0.0))
+        var = 0.0;
+    *slope = -beta * beta * var;
+    return log(z) + beta * mean;
+}
+
+/*
  * Nearest-neighbour refinement.  These two must round exactly as the NumPy
  * reference does, so re-association and fused multiply-adds are switched
  * off for them (the module is compiled with -fassociative-math).

@@ -8,7 +8,7 @@ With reporting off (the default) both are no-ops costing one context-variable
 lookup.  Lines go to stderr, each prefixed ``smallvis:``, e.g.::
 
     smallvis: kNN: annoy, 15 neighbours of 20000 points
-    smallvis: kNN: 50 trees built in 3.21s
+    smallvis: kNN: 10 trees built in 0.61s
     smallvis: kNN: 20000 queries in 2.10s
     smallvis: kNN: refinement round 1 in 0.31s, 2406 rows changed
     smallvis: kNN: done in 6.02s

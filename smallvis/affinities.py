@@ -14,7 +14,7 @@ from scipy.spatial.distance import pdist, squareform
 from . import _progress
 from ._backend import is_fast
 from ._numeric import power_of_two_exponent
-from ._validation import _as_array, check_integer, check_number
+from ._validation import _as_array, check_integer, check_number, check_threads
 from .neighbors import nearest_neighbors
 
 PERPLEXITY_TOL = 1e-5
@@ -66,7 +66,7 @@ def _with_zero_diagonal(R):
     return out
 
 
-def _warn_failed_rows(n_failed, n, perplexity):
+def _warn_failed_rows(n_failed, n, perplexity, stacklevel=4):
     """Say how many rows used the nearest-neighbour fallback, if any."""
     if n_failed:
         k = max(int(perplexity), 1)
@@ -74,7 +74,7 @@ def _warn_failed_rows(n_failed, n, perplexity):
             f"perplexity calibration did not converge for {n_failed} of {n} rows; "
             f"those rows put 1/{k} on their {k} nearest neighbours",
             RuntimeWarning,
-            stacklevel=4,
+            stacklevel=stacklevel,
         )
 
 
@@ -126,7 +126,7 @@ def conditional_perplexity(X, perplexity, kernels, *, tol=PERPLEXITY_TOL,
         rows = np.zeros_like(D2)
         beta = np.zeros(n)
         n_failed = kernels.perplexity_rows(D2, float(perplexity), float(tol),
-                                           int(max_tries), rows, beta)
+                                           int(max_tries), rows, beta, 1)
     _warn_failed_rows(n_failed, n, perplexity)
     with np.errstate(over="ignore", under="ignore"):  # beta may leave the range
         beta = np.ldexp(beta, -2 * e) if e else beta
@@ -144,9 +144,17 @@ def normalize(P):
 
 
 def joint_perplexity(X, perplexity, kernels):
-    """Symmetric, matrix-normalised perplexity affinities (ssne, tsne)."""
+    """Symmetric, matrix-normalised perplexity affinities (ssne, tsne).
+
+    ``normalize(symmetrize(P))`` with one N x N temporary instead of three:
+    the same operations in the same order, so the same bits.
+    """
     P, _ = conditional_perplexity(X, perplexity, kernels)
-    return normalize(symmetrize(P))
+    J = P + P.T
+    del P
+    np.multiply(J, 0.5, out=J)
+    np.divide(J, J.sum(), out=J)
+    return J
 
 
 def kernel_triplet(P):
@@ -211,18 +219,18 @@ def _knn(X, k, knn, knn_method, random_state, n_threads, n_trees=None, kernels=N
     ``knn`` is None or an ``(indices, distances)`` pair as returned by
     :func:`smallvis.neighbors.nearest_neighbors` with at least ``k``
     columns; its first ``k`` columns are used.  ``kernels`` (None: the NumPy
-    reference) runs the search's refinement.
+    reference) runs the search's refinement.  The indices are int32
+    (:func:`smallvis.neighbors.knn_graph`) when computed here, int64 when
+    precomputed.
     """
-    from .neighbors import check_search_params, nearest_neighbors
+    from .neighbors import check_search_params, knn_graph
 
     n = X.shape[0]
     check_search_params(knn_method, n_trees, name="knn_method")
     if knn is None:
         fast = kernels is not None and is_fast(kernels)
-        indices, distances = nearest_neighbors(X, k, method=knn_method,
-                                               random_state=random_state,
-                                               n_threads=n_threads, n_trees=n_trees,
-                                               fast=fast)
+        indices, distances = knn_graph(X, k, method=knn_method, random_state=random_state,
+                                       n_threads=n_threads, n_trees=n_trees, fast=fast)
         if not np.all(np.isfinite(distances)):
             raise ValueError(
                 "X spans too wide a range: distances between its rows overflow float64 "
@@ -344,7 +352,8 @@ def conditional_perplexity_knn(X, perplexity, kernels, *, n_neighbors=None, knn=
     random_state : None, int or Generator
         Seeds Annoy.
     n_threads : int, default=1
-        Threads for building the Annoy index.
+        Threads for the neighbour search (see
+        :func:`smallvis.neighbors.nearest_neighbors`) and the calibration.
     tol, max_tries
         As :func:`conditional_perplexity`.
 
@@ -354,6 +363,19 @@ def conditional_perplexity_knn(X, perplexity, kernels, *, n_neighbors=None, knn=
         Rows sum to 1; at most ``k`` non-zeros per row.
     beta : ndarray of shape (n_samples,)
     """
+    indices, rows, beta = _calibrated_rows(X, perplexity, kernels, n_neighbors, knn,
+                                           knn_method, random_state, n_threads, n_trees,
+                                           tol, max_tries)
+    return _rows_to_csr(indices, rows, X.shape[0]), beta
+
+
+def _calibrated_rows(X, perplexity, kernels, n_neighbors, knn, knn_method, random_state,
+                     n_threads, n_trees, tol=PERPLEXITY_TOL, max_tries=PERPLEXITY_MAX_TRIES):
+    """Neighbours (n, k) and their calibrated ``p_{j|i}`` (n, k), and beta.
+
+    Memory: the distances are squared in place and freed once calibrated,
+    so at the peak the neighbour indices and two (n, k) float64 arrays exist.
+    """
     n = X.shape[0]
     if n_neighbors is None:
         n_neighbors = min(int(np.floor(3.0 * perplexity)), n - 1)
@@ -362,20 +384,27 @@ def conditional_perplexity_knn(X, perplexity, kernels, *, n_neighbors=None, knn=
         raise ValueError(
             f"perplexity must be at most n_neighbors = {n_neighbors}; got {perplexity}"
         )
+    n_threads = check_threads(n_threads)
     indices, distances = _knn(X, n_neighbors, knn, knn_method, random_state, n_threads,
                               n_trees, kernels)
     e = power_of_two_exponent(distances)  # P is scale-free; beta is scaled back
-    D2 = np.ascontiguousarray(np.ldexp(distances, -e) ** 2)
+    # D2 = (distances / 2**e)**2, in place when the array is ours
+    D2 = np.array(distances, dtype=np.float64, order="C", copy=True if knn is not None else None)
+    del distances
+    if e:
+        np.ldexp(D2, -e, out=D2)
+    np.square(D2, out=D2)
     rows = np.zeros_like(D2)
     beta = np.zeros(n)
     with _progress.stage("calibration", f"perplexity {perplexity:g} over "
                                         f"{n_neighbors} neighbours"):
         n_failed = kernels.perplexity_rows(D2, float(perplexity), float(tol),
-                                           int(max_tries), rows, beta)
+                                           int(max_tries), rows, beta, n_threads)
+    del D2
     with np.errstate(over="ignore", under="ignore"):  # beta may leave the range
         beta = np.ldexp(beta, -2 * e) if e else beta
-    _warn_failed_rows(n_failed, n, perplexity)
-    return _rows_to_csr(indices, rows, n), beta
+    _warn_failed_rows(n_failed, n, perplexity, stacklevel=5)
+    return indices, rows, beta
 
 
 def joint_perplexity_knn(X, perplexity, kernels, **knn_params):
@@ -383,16 +412,65 @@ def joint_perplexity_knn(X, perplexity, kernels, **knn_params):
 
     ``(P + P^T) / 2`` of :func:`conditional_perplexity_knn`, divided by its
     sum.  Keywords are passed on to :func:`conditional_perplexity_knn`.
+    The union is built by the twin kernels ``knn_union_count`` and
+    ``knn_union_fill`` straight from the (n, k) neighbour and probability
+    arrays, with int32 column indices where the size allows: no
+    intermediate sparse matrix, transpose or sum of matrices.
 
     Returns
     -------
     scipy.sparse.csr_matrix of shape (n_samples, n_samples)
         Symmetric, sums to 1.
     """
-    P, _ = conditional_perplexity_knn(X, perplexity, kernels, **knn_params)
-    J = normalize(symmetrize(P)).tocsr()
-    J.sort_indices()
+    n = X.shape[0]
+    params = {"n_neighbors": None, "knn": None, "knn_method": "auto", "random_state": None,
+              "n_threads": 1, "n_trees": None}
+    unknown = set(knn_params) - set(params)
+    if unknown:
+        raise TypeError(f"unexpected keyword argument(s): {', '.join(sorted(unknown))}")
+    params.update(knn_params)
+    indices, rows, _ = _calibrated_rows(X, perplexity, kernels, **params)
+    with _progress.stage("calibration", "symmetrising"):
+        J = symmetric_union(indices, rows, kernels, params["n_threads"])
+        del indices, rows
+        # times the reciprocal, as SciPy divides a sparse matrix by a scalar
+        # (normalize): the same bits as the SciPy construction
+        np.multiply(J.data, 1.0 / J.sum(), out=J.data)
     return J
+
+
+def symmetric_union(indices, values, kernels, n_threads=1):
+    """CSR matrix ``(A + A^T) / 2`` of ``A[i, indices[i, r]] = values[i, r]``.
+
+    Entries of weight 0 are dropped; columns are sorted in each row.  Uses
+    the twin kernels ``knn_union_count`` / ``knn_union_fill`` (int32
+    indices; graphs with ``n k >= 2**31`` entries fall back to SciPy).
+    """
+    n, k = indices.shape
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    if n * k >= 2**31 or n >= 2**31:
+        A = sp.csr_matrix((values.ravel(), indices.ravel().astype(np.int64),
+                           np.arange(0, n * k + 1, k, dtype=np.int64)), shape=(n, n))
+        A.eliminate_zeros()
+        S = symmetrize(A).tocsr()
+        S.sort_indices()
+        return S
+    indices = np.ascontiguousarray(indices, dtype=np.int32)
+    counts = np.empty(n, dtype=np.int64)
+    kernels.knn_union_count(indices, values, counts, n_threads)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    del counts
+    nnz = int(indptr[-1])
+    out_indices = np.empty(nnz, dtype=np.int32)
+    out_data = np.empty(nnz)
+    kernels.knn_union_fill(indices, values, indptr, out_indices, out_data, n_threads)
+    if nnz < 2**31:
+        indptr = indptr.astype(np.int32)
+    S = sp.csr_matrix((out_data, out_indices, indptr), shape=(n, n), copy=False)
+    S.has_sorted_indices = True
+    S.has_canonical_format = True
+    return S
 
 
 def smooth_knn_distances(distances, kernels, *, local_connectivity=1.0, bandwidth=1.0):

@@ -39,14 +39,20 @@ Backends
     distance are resolved by index.
 ``"annoy"``
     Spotify's Annoy random-projection forest (``annoy.AnnoyIndex(d,
-    "euclidean")``) built on the centred data, then ``n_refine`` rounds (default 4) of
-    neighbour-of-neighbour refinement, the local join of NN-descent
-    (:func:`smallvis._kernels.knn_refine`): each point's list becomes the
-    best ``k`` among its neighbours and their neighbours.  A round costs
-    about as much as a few trees and recovers most of what the forest
-    missed (benchmarks/bench_knn.py).  Approximate; deterministic for a
-    fixed ``random_state`` (the forest is seeded with ``set_seed``, and the
-    refinement has no randomness).
+    "euclidean")``) built on the centred data, queried with a small
+    ``search_k``, then up to ``n_refine`` rounds (default 4) of
+    neighbour-of-neighbour refinement, the local join of NN-descent and the
+    "neighbour exploring" of LargeVis (:func:`smallvis._kernels.knn_refine`):
+    each point's list becomes the best ``k`` among its neighbours and the
+    ``n_explore`` nearest neighbours of each of them.  After the first
+    round only what changed is examined again, so the rounds get cheap
+    quickly; they recover what the small forest missed for less than more
+    trees would cost (benchmarks/bench_knn.py).  The candidate distances
+    and the refinement run on ``n_threads`` threads (the Annoy queries
+    cannot: Annoy's Python binding holds the GIL).  Approximate;
+    deterministic for a fixed ``random_state`` (the forest is seeded with
+    ``set_seed``; the rest has no randomness and does not depend on the
+    number of threads).
 ``"auto"``
     ``"exact"`` for ``N <= EXACT_MAX_N`` (4096), ``"annoy"`` above.  Up to a
     few thousand points brute force takes well under a second and is exact.
@@ -62,7 +68,7 @@ from ._backend import kernels as select_kernels
 from ._numeric import power_of_two_exponent, tie_key as _tie_key
 from ._validation import check_data, check_integer, check_random_state, check_threads
 
-__all__ = ["nearest_neighbors", "NEIGHBOR_METHODS", "EXACT_MAX_N",
+__all__ = ["nearest_neighbors", "knn_graph", "NEIGHBOR_METHODS", "EXACT_MAX_N",
            "ANNOY_DEFAULT_TREES", "ANNOY_DEFAULT_REFINE", "ANNOY_MAX_TREES",
            "ANNOY_MAX_SEARCH_K"]
 
@@ -72,12 +78,32 @@ NEIGHBOR_METHODS = ("auto", "exact", "annoy")
 #: ``method="auto"`` uses exact search up to this many points.
 EXACT_MAX_N = 4096
 
-#: Default number of Annoy trees (the default of the R package uwot).
-ANNOY_DEFAULT_TREES = 50
+#: Default number of Annoy trees.  The refinement that follows every search
+#: recovers what a small forest misses, more cheaply than more trees or a
+#: larger ``search_k``: 10 trees reach a recall of 0.995 of the exact 90
+#: neighbours on the full-rank clusters of benchmarks/bench_knn.py, where
+#: uwot's 50 trees without refinement took several times as long.
+ANNOY_DEFAULT_TREES = 10
 
 #: Default rounds of neighbour-of-neighbour refinement after an Annoy search
 #: (at most: they stop when a round changes nothing).
 ANNOY_DEFAULT_REFINE = 4
+
+#: Candidate budget of a refinement round per point: by default a round
+#: examines the ``n_explore = max(10, min(k, ANNOY_EXPLORE_BUDGET // k))``
+#: nearest neighbours of each of the ``k`` neighbours (LargeVis's neighbour
+#: exploring; NN-descent joins whole lists).  A round costs about
+#: ``k * n_explore`` distances per point, so whole lists (``k**2``) are
+#: examined up to k = 44 and a window of 22 at k = 90 (t-SNE), 13 at
+#: k = 150 (LargeVis): recall 0.99 or better at a fraction of the cost of
+#: whole lists there (benchmarks/bench_knn.py).
+ANNOY_EXPLORE_BUDGET = 2000
+
+
+def default_n_explore(n_neighbors):
+    """``n_explore`` when none is given (see :data:`ANNOY_EXPLORE_BUDGET`)."""
+    return max(10, min(n_neighbors, ANNOY_EXPLORE_BUDGET // n_neighbors))
+
 
 #: Most Annoy trees accepted (1000 trees on the 1797 digits take about 5 s;
 #: the recall gained beyond a few dozen trees is small, and method="exact"
@@ -89,14 +115,28 @@ ANNOY_MAX_TREES = 1000
 #: is lowered to it.
 ANNOY_MAX_SEARCH_K = 2**31 - 1
 
+# Annoy queries per chunk: only one chunk's Python lists exist at a time.
+_QUERY_CHUNK = 4096
+
+
+def _index_dtype(n):
+    """int32 for the indices of up to 2**31 - 1 points, else int64."""
+    return np.int32 if n < 2**31 else np.int64
+
+
+def default_search_k(n_trees, n_neighbors):
+    """Annoy's ``search_k`` when none is given (see :func:`nearest_neighbors`)."""
+    return n_trees * (n_neighbors + 1)
+
+
 # Rows per cdist block of the exact search: the block's distance matrix has
 # _BLOCK_ELEMENTS / N rows, about 32 MB of float64.
 _BLOCK_ELEMENTS = 4_000_000
 
 
 def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
-                      search_k=None, n_refine=None, random_state=None, n_threads=1,
-                      fast=False):
+                      search_k=None, n_refine=None, n_explore=None, random_state=None,
+                      n_threads=1, fast=False):
     """Indices and Euclidean distances of the nearest neighbours of each row.
 
     Parameters
@@ -111,31 +151,39 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
         otherwise.
     n_trees : int, optional
         Annoy only: number of trees, ``1 <= n_trees <= ANNOY_MAX_TREES``
-        (1000).  Default 50 (as the R package uwot).  More trees give a
-        better recall and a slower build.
+        (1000).  Default ``ANNOY_DEFAULT_TREES`` (10).  More trees give a
+        better recall and a slower search.
     search_k : int, optional
         Annoy only: number of nodes inspected per query,
         ``1 <= search_k <= ANNOY_MAX_SEARCH_K`` (2**31 - 1); values above
         ``n_trees * n_samples`` (the whole forest) are lowered to it, which
-        changes nothing.  Default ``2 * n_trees * (n_neighbors + 1)``
-        (uwot's rule, with the ``+ 1`` for the point itself, which is
-        queried and dropped).
+        changes nothing.  Default ``n_trees * (n_neighbors + 1)`` (half of
+        uwot's rule; the ``+ 1`` is for the point itself, which is queried
+        and dropped): the refinement makes up the difference for less.
     n_refine : int, optional
         Annoy only: rounds of neighbour-of-neighbour refinement after the
         search (:func:`smallvis._kernels.knn_refine`, NN-descent's local
         join).  Default ``ANNOY_DEFAULT_REFINE`` (4); the rounds stop early
         once a round changes nothing, and rounds after the first are cheap
-        (they only re-examine rows whose neighbourhood changed).  0 returns
+        (they only examine what changed in the previous round).  0 returns
         Annoy's neighbours as they are.
+    n_explore : int, optional
+        Annoy only: how many of each neighbour's nearest neighbours a
+        refinement round examines (``>= 1``; values above ``n_neighbors``
+        mean all).  Default ``max(10, min(n_neighbors, 2000 //
+        n_neighbors))`` (:func:`default_n_explore`).
     random_state : None, int or numpy.random.Generator
         Annoy only: seeds the forest.  A fixed int gives identical results
         on every call.  None draws a fresh seed.
     n_threads : int, default=1
-        Annoy only: threads used to build the forest (-1: all cores; more
-        than ``os.cpu_count()`` is lowered to it with a warning).  The
-        queries and the exact search run on one thread.  Annoy's trees built
-        with several threads may differ from one-thread trees, so use one
-        thread for reproducible neighbours.
+        Annoy only: threads used to build the forest, recompute the
+        candidates' distances and refine (-1: all cores; more than
+        ``os.cpu_count()`` is lowered to it with a warning).  The Annoy
+        queries (Annoy's Python binding holds the GIL during a query) and
+        the exact search run on one thread.  Annoy's trees built with
+        several threads may differ from one-thread trees, so use one thread
+        for reproducible neighbours; the refinement gives the same result
+        on any number of threads.
     fast : bool, default=False
         Annoy only: run the refinement with the Cython kernel
         (:mod:`smallvis._kernels`) instead of its NumPy twin in
@@ -144,10 +192,25 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
     Returns
     -------
     indices : ndarray of shape (n_samples, n_neighbors), int64
-        Neighbour indices, nearest first, never the row itself.
+        Neighbour indices, nearest first, never the row itself
+        (:func:`knn_graph` returns them as int32).
     distances : ndarray of shape (n_samples, n_neighbors), float64
         Euclidean distances, non-decreasing along each row; equal distances
         are ordered by increasing index.
+    """
+    indices, distances = knn_graph(X, n_neighbors, method=method, n_trees=n_trees,
+                                   search_k=search_k, n_refine=n_refine,
+                                   n_explore=n_explore, random_state=random_state,
+                                   n_threads=n_threads, fast=fast)
+    return indices.astype(np.int64), distances
+
+
+def knn_graph(X, n_neighbors, *, method="auto", n_trees=None, search_k=None, n_refine=None,
+              n_explore=None, random_state=None, n_threads=1, fast=False):
+    """:func:`nearest_neighbors` with int32 indices (int64 from 2**31 points on).
+
+    The form the affinities use: half the memory of int64 indices.
+    Parameters and the rest of the result as :func:`nearest_neighbors`.
     """
     X = check_data(X)
     n = X.shape[0]
@@ -161,6 +224,8 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
         search_k = check_integer(search_k, "search_k", low=1, high=ANNOY_MAX_SEARCH_K)
     if n_refine is not None:
         n_refine = check_integer(n_refine, "n_refine", low=0)
+    if n_explore is not None:
+        n_explore = check_integer(n_explore, "n_explore", low=1)
     n_threads = check_threads(n_threads)
     rng = check_random_state(random_state)
     if method == "auto":
@@ -169,25 +234,33 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
     # search on X / 2**e (exact for normal numbers) so squared distances of
     # very large or very small data neither overflow nor underflow
     e = power_of_two_exponent(X)
-    Xs = np.ldexp(X, -e) if e else X
+    Xs = np.ascontiguousarray(np.ldexp(X, -e) if e else X, dtype=np.float64)
     if method == "exact":
         with _progress.stage("kNN", f"exact, {n_neighbors} neighbours of {n} points"):
             indices, distances = _exact(Xs, n_neighbors)
+        indices = indices.astype(_index_dtype(n))
     else:
         if n_trees is None:
             n_trees = ANNOY_DEFAULT_TREES
         if search_k is None:
-            search_k = 2 * n_trees * (n_neighbors + 1)
+            search_k = default_search_k(n_trees, n_neighbors)
         search_k = min(search_k, n_trees * n)
         if n_refine is None:
             n_refine = ANNOY_DEFAULT_REFINE
+        if n_explore is None:
+            n_explore = default_n_explore(n_neighbors)
         seed = int(rng.integers(1, 2**31 - 1))
         with _progress.stage("kNN", f"annoy, {n_neighbors} neighbours of {n} points"):
-            indices, sq_dist = _annoy(Xs, _centred_unit(Xs), n_neighbors, n_trees, search_k,
-                                      seed, n_threads)
-            indices, sq_dist = _refine(Xs, indices, sq_dist, n_refine, kernels)
-        distances = _monotone_sqrt(sq_dist)
-    return indices, (np.ldexp(distances, e) if e else distances)
+            indices, sq_dist = _annoy(Xs, _centred_unit(Xs), n_neighbors, n_trees,
+                                      search_k, seed, n_threads, kernels)
+            indices, sq_dist = _refine(Xs, indices, sq_dist, n_refine, n_explore,
+                                       n_threads, kernels)
+            _fill_short_rows(Xs, indices, sq_dist)
+        # sqrt in place: the squared distances are not needed any more
+        distances = _monotone_sqrt(sq_dist, out=sq_dist)
+    if e:
+        np.ldexp(distances, e, out=distances)
+    return indices, distances
 
 
 def check_search_params(method, n_trees, name="method"):
@@ -247,17 +320,28 @@ def _exact(X, k):
     return indices, _monotone_sqrt(distances)
 
 
-def _monotone_sqrt(d2):
+def _monotone_sqrt(d2, out=None):
     """sqrt of rows that are sorted up to rounding, made non-decreasing.
 
     Within a group of snapped ties the raw values can decrease by an ulp;
     the running maximum removes that (a change of at most ~1e-12 relative).
+    ``out`` (may be ``d2``) receives the result.
     """
-    return np.sqrt(np.maximum.accumulate(d2, axis=1))
+    out = np.maximum.accumulate(d2, axis=1, out=out)
+    return np.sqrt(out, out=out)
 
 
-def _annoy(X, X_index, k, n_trees, search_k, seed, n_threads):
-    """Annoy's candidates, indexed on ``X_index``, with distances from ``X``."""
+def _annoy(X, X_index, k, n_trees, search_k, seed, n_threads, kernels):
+    """Annoy's ``k + 1`` candidates per row, indexed on ``X_index``.
+
+    Returns int32 indices and float64 squared distances (from ``X``) of
+    shape (n, k): each row's best candidates in the package order, padded
+    with index -1 and distance inf when Annoy found fewer than ``k`` other
+    points (the refinement fills those slots).  The queries fill an int32 array chunk
+    by chunk (only one chunk's Python lists exist at once), then the twin
+    kernel ``knn_candidates`` recomputes the distances in float64, drops
+    the point itself and sorts each row.
+    """
     from annoy import AnnoyIndex
 
     n, dim = X.shape
@@ -268,51 +352,50 @@ def _annoy(X, X_index, k, n_trees, search_k, seed, n_threads):
         index.add_item(i, X_index[i])
     index.build(n_trees, n_jobs=n_threads)
     t = _progress.step("kNN", f"{n_trees} trees built", t)
-    m = k + 1
-    found = [index.get_nns_by_item(i, m, search_k=search_k) for i in range(n)]
-    _progress.step("kNN", f"{n} queries", t)
-    if all(len(row) == m for row in found):  # the usual case: one conversion
-        cand = np.array(found, dtype=np.int64).reshape(n, m)
-    else:
-        cand = np.full((n, m), -1, dtype=np.int64)
-        for i, row in enumerate(found):
-            cand[i, :len(row)] = row
-    # Drop the point itself wherever it is (with duplicates it need not come
-    # first, and it may be missing; then the farthest candidate goes).
-    rows = np.arange(n, dtype=np.int64)[:, None]
-    invalid = (cand == rows) | (cand < 0)
-    safe = np.where(invalid, rows, cand)
-    d2 = np.zeros((n, m))
-    for c in range(X.shape[1]):  # summed in cdist's order: identical values
-        diff = X[safe, c] - X[:, c][:, None]
-        d2 += diff * diff
-    d2[invalid] = np.inf
-    order = np.lexsort((cand, _tie_key(d2)))[:, :k]
-    indices = np.take_along_axis(cand, order, 1)
-    distances = np.take_along_axis(d2, order, 1)
-    for i in np.flatnonzero(np.isinf(distances[:, -1])):
-        # Annoy returned fewer than k other points: brute force this row
-        others = np.delete(np.arange(n, dtype=np.int64), i)
+    m = k + 1  # the point itself is found too
+    cand = np.full((n, m), -1, dtype=np.int32)
+    for start in range(0, n, _QUERY_CHUNK):
+        stop = min(n, start + _QUERY_CHUNK)
+        found = [index.get_nns_by_item(i, m, search_k=search_k) for i in range(start, stop)]
+        if all(len(row) == m for row in found):  # the usual case: one conversion
+            cand[start:stop] = found
+        else:
+            for i, row in enumerate(found, start):
+                cand[i, :len(row)] = row
+        del found
+    index.unload()
+    del index
+    t = _progress.step("kNN", f"{n} queries", t)
+    indices = np.empty((n, k), dtype=np.int32)
+    sq_dist = np.empty((n, k))
+    kernels.knn_candidates(X, cand, indices, sq_dist, n_threads)
+    _progress.step("kNN", "candidate distances", t)
+    return indices, sq_dist
+
+
+def _fill_short_rows(X, indices, sq_dist):
+    """Brute force the rows that still have empty slots (index -1)."""
+    n, k = indices.shape
+    for i in np.flatnonzero(indices[:, -1] < 0):
+        others = np.delete(np.arange(n), i)
         row = cdist(X[i:i + 1], X[others], "sqeuclidean")[0]
-        indices[i], distances[i] = _select(row, others, k)
-    return indices, distances
+        indices[i], sq_dist[i] = _select(row, others, k)
 
 
-def _refine(X, indices, sq_dist, n_rounds, kernels):
+def _refine(X, indices, sq_dist, n_rounds, n_explore, n_threads, kernels):
     """``n_rounds`` of the twin kernel ``knn_refine`` (squared distances)."""
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    changed = np.ones(X.shape[0], dtype=np.uint8)
+    flags = np.full(indices.shape, 3, dtype=np.uint8)
     out_indices, out_sq_dist = np.empty_like(indices), np.empty_like(sq_dist)
-    out_changed = np.empty_like(changed)
+    out_flags = np.empty_like(flags)
     for round_number in range(1, n_rounds + 1):
         t = time.perf_counter()
-        kernels.knn_refine(X, indices, sq_dist, changed, out_indices, out_sq_dist,
-                           out_changed)
+        n_changed = kernels.knn_refine(X, indices, sq_dist, flags, n_explore, out_indices,
+                                       out_sq_dist, out_flags, n_threads)
         indices, out_indices = out_indices, indices
         sq_dist, out_sq_dist = out_sq_dist, sq_dist
-        changed, out_changed = out_changed, changed
+        flags, out_flags = out_flags, flags
         _progress.step("kNN", f"refinement round {round_number} "
-                       f"({int(np.count_nonzero(changed))} rows changed)", t)
-        if not changed.any():
+                       f"({n_changed} rows changed)", t)
+        if not n_changed:
             break
     return indices, sq_dist

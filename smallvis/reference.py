@@ -45,6 +45,12 @@ MAX_DENSE_BYTES = 2 * 1024**3
 #: triplet, the exaggerated copy and up to 8 temporaries inside a kernel).
 DENSE_ARRAYS = 16
 
+#: Rows per independent block of :func:`perplexity_rows`: the warm start
+#: restarts at every block, so blocks can be calibrated in parallel with a
+#: result that does not depend on the thread count.  Up to this many rows
+#: (the dense t-SNE P, N <= 4096) the chain is the R smallvis one.
+CALIBRATION_BLOCK = 4096
+
 __all__ = [
     "perplexity_rows",
     "largevis_cost",
@@ -71,6 +77,9 @@ __all__ = [
     "sgd_coefficients",
     "sgd_epochs",
     "knn_refine",
+    "knn_candidates",
+    "knn_union_count",
+    "knn_union_fill",
 ]
 
 
@@ -134,7 +143,7 @@ def _row_entropy(d2, beta):
     return H, w / z
 
 
-def perplexity_rows(D2, perplexity, tol, max_tries, P, beta):
+def perplexity_rows(D2, perplexity, tol, max_tries, P, beta, n_threads):
     r"""Calibrate Gaussian bandwidths so each row has the given perplexity.
 
     For every row ``i`` of ``D2`` (the squared distances from point ``i`` to
@@ -150,7 +159,10 @@ def perplexity_rows(D2, perplexity, tol, max_tries, P, beta):
     The search follows the R package smallvis: the first row starts from
     :math:`\beta = \tfrac12 \mathrm{perplexity} / \overline{d^2_{1\cdot}}`,
     each later row starts from the previous row's converged value (or 1 if
-    the previous row failed).  While :math:`|H_i - \log u| > \mathrm{tol}`
+    the previous row failed).  The chain restarts (from the same formula on
+    the block's first row) every ``CALIBRATION_BLOCK`` (4096) rows, so that
+    the Cython twin can calibrate blocks on several threads with a result
+    independent of ``n_threads``.  While :math:`|H_i - \log u| > \mathrm{tol}`
     and fewer than ``max_tries`` steps were taken, :math:`\beta` is doubled
     (entropy too high) or halved (too low) until the target is bracketed,
     then bisected.  A row that does not converge puts
@@ -172,6 +184,8 @@ def perplexity_rows(D2, perplexity, tol, max_tries, P, beta):
         Output: the conditional probabilities :math:`p_{j|i}`; rows sum to 1.
     beta : ndarray of shape (n_samples,)
         Output: the precisions :math:`\beta_i`.
+    n_threads : int
+        Threads over blocks of rows (Cython twin; ignored here).
 
     Returns
     -------
@@ -182,9 +196,11 @@ def perplexity_rows(D2, perplexity, tol, max_tries, P, beta):
     log_u = np.log(perplexity)
     n_nearest = max(int(np.floor(perplexity)), 1)
     n_failed = 0
-    guess = 0.5 * perplexity / np.mean(D2[0]) if np.mean(D2[0]) > 0 else 1.0
     for i in range(n):
         d2 = D2[i]
+        if i % CALIBRATION_BLOCK == 0:
+            mean0 = np.mean(d2)
+            guess = 0.5 * perplexity / mean0 if mean0 > 0 else 1.0
         b = guess
         lo, hi = -np.inf, np.inf
         H, p = _row_entropy(d2, b)
@@ -322,61 +338,130 @@ def smooth_knn_rows(distances, target, local_connectivity, tol, n_iter,
 # ---------------------------------------------------------------------------
 
 
-def knn_refine(X, indices, sq_dist, changed, out_indices, out_sq_dist, out_changed):
-    r"""One neighbour-of-neighbour round over a k-nearest-neighbour graph.
+def knn_candidates(X, candidates, indices, sq_dist, n_threads):
+    r"""The ``k`` nearest of each row's candidates, with float64 distances.
 
-    Each point's new list is the best ``k`` among its current neighbours and
-    their neighbours (the local join of NN-descent, forward lists only):
+    Row ``i`` of ``candidates`` lists points (e.g. an Annoy query's answer)
+    in any order, possibly with ``i`` itself, repeats, or ``-1`` for "none";
+    those are dropped.  Of the rest, the ``k = indices.shape[1]`` with the
+    smallest squared distance
 
     .. math::
 
-        N'(i) = \operatorname*{k\text{-}argmin}_{c \,\in\, N(i) \cup N(N(i))
-                \setminus \{i\}} \; \lVert x_i - x_c \rVert^2 .
+        d^2_{ic} = \sum_f (x_{if} - x_{cf})^2
 
-    All rows are computed from the input graph (a Jacobi round), so the
-    result does not depend on the order of the rows.  A point's neighbour
-    is usually its neighbours' neighbour, so one round recovers most of what
-    an approximate search (Annoy) missed.
-
-    ``changed`` says which rows changed in the previous round.  The Cython
-    twin uses it to skip work that cannot change the result: for a row
-    that did not change, the lists of its unchanged neighbours were all
-    examined last round against the same k-th distance.  This reference
-    examines every candidate, so the tests check that the skipping is
-    exact.
+    (summed feature by feature in order, the order of the exact search, so
+    a neighbour found here has exactly the distance the exact search
+    reports) are written in the package order: by
+    (:func:`smallvis._numeric.tie_key` of :math:`d^2`, index).
 
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features)
         C-contiguous float64 data.
-    indices : ndarray of shape (n_samples, k), int64
+    candidates : ndarray of shape (n_samples, m), int32
+        Candidate indices, ``-1`` for none.
+    indices : ndarray of shape (n_samples, k), int32
+        Output: the best ``k`` valid candidates; ``-1`` where a row has fewer.
+    sq_dist : ndarray of shape (n_samples, k)
+        Output: their squared distances; ``inf`` where the index is ``-1``.
+    n_threads : int
+        Threads over rows (Cython twin; ignored here).
+
+    Returns
+    -------
+    n_short : int
+        Rows with fewer than ``k`` valid candidates.
+    """
+    n, k = indices.shape
+    n_short = 0
+    for i in range(n):
+        cand = np.unique(candidates[i])
+        cand = cand[(cand >= 0) & (cand != i)]
+        d2 = np.zeros(len(cand))
+        for f in range(X.shape[1]):
+            diff = X[cand, f] - X[i, f]
+            d2 += diff * diff
+        order = np.lexsort((cand, _tie_key(d2)))[:k]
+        v = len(order)
+        indices[i, :v], sq_dist[i, :v] = cand[order], d2[order]
+        indices[i, v:], sq_dist[i, v:] = -1, np.inf
+        n_short += v < k
+    return n_short
+
+
+def knn_refine(X, indices, sq_dist, flags, n_explore, out_indices, out_sq_dist,
+               out_flags, n_threads):
+    r"""One round of local join over a k-nearest-neighbour graph.
+
+    Each point's new list is the best ``k`` among its current neighbours and
+    the first ``w = n_explore`` neighbours of each of them (the local join of
+    NN-descent, forward lists only; LargeVis's "neighbour exploring"):
+
+    .. math::
+
+        N'(i) = \operatorname*{k\text{-}argmin}_{c \,\in\, N(i) \,\cup\,
+                \bigcup_{j \in N(i)} N_w(j) \setminus \{i\}} \;
+                \lVert x_i - x_c \rVert^2 ,
+
+    where :math:`N_w(j)` is the first ``w`` entries of :math:`N(j)`.  All
+    rows are computed from the input graph (a Jacobi round), so the result
+    depends neither on the order of the rows nor on the number of threads.
+    A point's neighbour is usually its neighbours' neighbour, so a round or
+    two recover most of what an approximate search missed.
+
+    ``flags`` says, per entry, what is new since the previous round (bit 1:
+    the entry was not in the row's list; bit 2: it was not among the row's
+    first ``w``; a first round passes all 3).  The Cython twin uses them to
+    skip exactly the candidates the previous round already examined: a
+    candidate ``c`` reached through an old neighbour ``j`` of ``i`` and an
+    old window entry of ``j`` was compared with row ``i`` last round, and
+    either is in the list or is still beaten (the k-th distance only
+    shrinks).  This reference examines every candidate, so the tests check
+    that the skipping is exact.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        C-contiguous float64 data.
+    indices : ndarray of shape (n_samples, k), int32
         Current neighbours of each row, never the row itself, distinct,
         sorted by (snapped squared distance, index).
     sq_dist : ndarray of shape (n_samples, k)
         Their squared distances.
-    changed : ndarray of shape (n_samples,), uint8
-        1 where the row changed in the previous round (all 1 for a first
-        round), else 0.
-    out_indices : ndarray of shape (n_samples, k), int64
+    flags : ndarray of shape (n_samples, k), uint8
+        What is new in each entry (see above).
+    n_explore : int
+        ``w``, ``1 <= w``; values above ``k`` mean ``k``.
+    out_indices : ndarray of shape (n_samples, k), int32
         Output: the new neighbours, in the same order.
     out_sq_dist : ndarray of shape (n_samples, k)
         Output: their squared distances.
-    out_changed : ndarray of shape (n_samples,), uint8
-        Output: 1 where the new row differs from the input row.
+    out_flags : ndarray of shape (n_samples, k), uint8
+        Output: 3 for an entry that was not in the input row, 2 for one that
+        entered the first ``w`` from further down, else 0.
+    n_threads : int
+        Threads over rows (Cython twin; ignored here).
+
+    Returns
+    -------
+    n_changed : int
+        Rows whose list changed.
 
     Notes
     -----
     Squared distances of new candidates are summed feature by feature in
-    order, ``d2 += diff * diff``, the order of :mod:`smallvis.neighbors`, so
-    a neighbour found here has exactly the distance the exact search reports.
-    Candidates are ordered by (:func:`smallvis._numeric.tie_key` of the squared distance,
-    index), the order used for every neighbour list of the package.
+    order, as :func:`knn_candidates`.  Candidates are ordered by
+    (:func:`smallvis._numeric.tie_key` of the squared distance, index), the
+    order used for every neighbour list of the package.
     """
-    k = indices.shape[1]
-    for i in range(X.shape[0]):
+    n, k = indices.shape
+    w = min(int(n_explore), k)
+    n_changed = 0
+    for i in range(n):
         own = indices[i]
-        cand = np.unique(indices[own].ravel())
-        cand = cand[(cand != i) & ~np.isin(cand, own)]
+        cand = np.unique(indices[own[own >= 0], :w].ravel())
+        cand = cand[(cand >= 0) & (cand != i) & ~np.isin(cand, own)]
         d2 = np.zeros(len(cand))
         for f in range(X.shape[1]):
             diff = X[cand, f] - X[i, f]
@@ -386,7 +471,79 @@ def knn_refine(X, indices, sq_dist, changed, out_indices, out_sq_dist, out_chang
         order = np.lexsort((idx, _tie_key(all_d2)))[:k]
         out_indices[i] = idx[order]
         out_sq_dist[i] = all_d2[order]
-        out_changed[i] = not np.array_equal(out_indices[i], own)
+        came_from = np.where(order < k, order, -1)  # input position, -1: candidate
+        pos = np.arange(k)
+        out_flags[i] = np.where(came_from < 0, 3,
+                                np.where((pos < w) & (came_from >= w), 2, 0))
+        n_changed += bool(np.any(came_from < 0))
+    return n_changed
+
+
+def _union(indices, values):
+    """CSR matrix ``(A + A^T) / 2`` of the rows ``A[i, indices[i]] = values[i]``."""
+    n, k = indices.shape
+    # copies: eliminate_zeros works in place on the matrix's arrays
+    A = csr_matrix((values.astype(np.float64).ravel(), indices.ravel().astype(np.int64),
+                    np.arange(0, n * k + 1, k, dtype=np.int64)), shape=(n, n))
+    A.eliminate_zeros()
+    S = (0.5 * (A + A.T)).tocsr()
+    S.sort_indices()
+    return S
+
+
+def knn_union_count(indices, values, counts, n_threads):
+    r"""Stored entries per row of the symmetric union of a weighted kNN graph.
+
+    With :math:`A_{ij} = v_{ir}` for :math:`j = \mathrm{indices}_{ir}`
+    (distinct per row, never ``i``), the union is
+
+    .. math::
+
+        S = \tfrac12 (A + A^\top),
+
+    stored where :math:`A_{ij} > 0` or :math:`A_{ji} > 0` (edges of weight
+    0 are dropped, as :meth:`scipy.sparse.csr_matrix.eliminate_zeros`
+    does).  This counts the entries of each row of ``S``; see
+    :func:`knn_union_fill`.
+
+    Parameters
+    ----------
+    indices : ndarray of shape (n_samples, k), int32
+        Neighbours of each row, distinct, never the row itself.
+    values : ndarray of shape (n_samples, k)
+        Non-negative edge weights.
+    counts : ndarray of shape (n_samples,), int64
+        Output: entries of each row of ``S``.
+    n_threads : int
+        Threads over rows (Cython twin; ignored here).
+    """
+    counts[:] = np.diff(_union(indices, values).indptr)
+
+
+def knn_union_fill(indices, values, indptr, out_indices, out_data, n_threads):
+    r"""The rows of :math:`S = \tfrac12 (A + A^\top)`, sorted by column.
+
+    ``S`` as in :func:`knn_union_count`; each entry is computed as
+    ``0.5 * (A_ij + A_ji)`` (``0.5 * A_ij`` where only one is stored), the
+    arithmetic of ``0.5 * (A + A.T)`` in SciPy, so both give identical
+    values.
+
+    Parameters
+    ----------
+    indices, values
+        As :func:`knn_union_count`.
+    indptr : ndarray of shape (n_samples + 1,), int64
+        Row pointers: ``0`` then the cumulative sum of the counts.
+    out_indices : ndarray of shape (indptr[-1],), int32
+        Output: column indices, increasing within each row.
+    out_data : ndarray of shape (indptr[-1],)
+        Output: the entries of ``S``.
+    n_threads : int
+        Threads over rows (Cython twin; ignored here).
+    """
+    S = _union(indices, values)
+    out_indices[:] = S.indices
+    out_data[:] = S.data
 
 
 # ---------------------------------------------------------------------------

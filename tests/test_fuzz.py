@@ -298,7 +298,7 @@ def test_perplexity_rows_twins_agree_on_valid_input(n, d, seed, exponent, data):
     for module in (reference, _kernels):
         P, beta = np.zeros_like(D2), np.zeros(n)
         with np.errstate(all="ignore"):
-            failed = module.perplexity_rows(D2, perplexity, 1e-5, 50, P, beta)
+            failed = module.perplexity_rows(D2, perplexity, 1e-5, 50, P, beta, 1)
         outs.append((failed, P, beta))
     (f_ref, P_ref, b_ref), (f_fast, P_fast, b_fast) = outs
     assert np.all(np.isfinite(P_fast)) and np.all(P_fast >= 0)

@@ -136,7 +136,7 @@ def _refine_input(X, k, seed):
     """A poor but valid graph: raw single-tree Annoy, rows in package order."""
     idx, _ = nearest_neighbors(X, k, method="annoy", n_trees=1, search_k=k + 1,
                                n_refine=0, random_state=seed)
-    return idx, _column_sq_dist(X, idx)
+    return idx.astype(np.int32), _column_sq_dist(X, idx)
 
 
 def _refine_inputs():
@@ -147,44 +147,77 @@ def _refine_inputs():
     return [rng.normal(size=(300, 7)), grid, dup, datasets.load("iris")[0]]
 
 
-def _refine_once(module, X, idx, d2, changed=None):
-    """(indices, sq_dist, changed) after one round of ``module.knn_refine``."""
-    if changed is None:
-        changed = np.ones(len(X), dtype=np.uint8)
-    out = (np.empty_like(idx), np.empty_like(d2), np.empty_like(changed))
-    module.knn_refine(X, idx, d2, changed, out[0], out[1], out[2])
-    return out
+def _refine_once(module, X, idx, d2, flags=None, n_explore=1000, n_threads=1):
+    """(indices, sq_dist, flags, n_changed) after one round of ``module.knn_refine``."""
+    if flags is None:
+        flags = np.full(idx.shape, 3, dtype=np.uint8)
+    out = (np.empty_like(idx), np.empty_like(d2), np.empty_like(flags))
+    n_changed = module.knn_refine(X, idx, d2, flags, n_explore, out[0], out[1], out[2],
+                                  n_threads)
+    return out + (n_changed,)
+
+
+def _new_flags(old, new, w):
+    """The flags knn_refine must return: 3 new to the row, 2 new to its first w."""
+    k = old.shape[1]
+    w = min(w, k)
+    flags = np.zeros(new.shape, dtype=np.uint8)
+    for i in range(len(old)):
+        pos = {c: p for p, c in enumerate(old[i])}
+        for r, c in enumerate(new[i]):
+            if c not in pos:
+                flags[i, r] = 3
+            elif r < w and pos[c] >= w:
+                flags[i, r] = 2
+    return flags
 
 
 @pytest.mark.parametrize("case", range(4))
 @pytest.mark.parametrize("k", [1, 5, 12])
-def test_knn_refine_twins_agree_bitwise_over_rounds(case, k):
-    """Round after round; from round 2 the Cython twin skips unchanged rows."""
+@pytest.mark.parametrize("n_explore", [1, 3, 1000])
+def test_knn_refine_twins_agree_bitwise_over_rounds(case, k, n_explore):
+    """Round after round; from round 2 the Cython twin skips what was examined."""
     from smallvis import _kernels, reference
 
     X = _refine_inputs()[case]
     idx, d2 = _refine_input(X, k, seed=case)
-    changed = None
+    flags = None
     for _ in range(3):
-        fast = _refine_once(_kernels, X, idx, d2, changed)
-        ref = _refine_once(reference, X, idx, d2, changed)
+        fast = _refine_once(_kernels, X, idx, d2, flags, n_explore)
+        ref = _refine_once(reference, X, idx, d2, flags, n_explore)
         for a, b in zip(fast, ref):
             np.testing.assert_array_equal(a, b)
-        np.testing.assert_array_equal(fast[2], np.any(fast[0] != idx, axis=1))
-        idx, d2, changed = fast
+        np.testing.assert_array_equal(fast[2], _new_flags(idx, fast[0], n_explore))
+        assert fast[3] == np.count_nonzero(np.any(fast[0] != idx, axis=1))
+        idx, d2, flags = fast[:3]
 
 
-def test_knn_refine_skipping_is_exact():
-    """Claiming nothing changed must not change the result of a converged row."""
+@pytest.mark.parametrize("n_explore", [2, 1000])
+def test_knn_refine_skipping_is_exact(n_explore):
+    """Skipping what the last round examined gives the full round's result."""
     from smallvis import _kernels, reference
 
     X = _refine_inputs()[0]
     idx, d2 = _refine_input(X, 8, seed=3)
-    idx, d2, changed = _refine_once(_kernels, X, idx, d2)
-    assert changed.any() and not changed.all()
-    full = _refine_once(reference, X, idx, d2)  # every row expanded
-    skipped = _refine_once(_kernels, X, idx, d2, changed)
-    for a, b in zip(full[:2], skipped[:2]):
+    idx, d2, flags, n_changed = _refine_once(_kernels, X, idx, d2, n_explore=n_explore)
+    assert 0 < n_changed < len(X) and not flags.all()
+    full = _refine_once(reference, X, idx, d2, n_explore=n_explore)  # all examined
+    everything = _refine_once(_kernels, X, idx, d2, n_explore=n_explore)
+    skipped = _refine_once(_kernels, X, idx, d2, flags, n_explore)
+    for a, b, c in zip(full[:3], skipped[:3], everything[:3]):
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(a, c)
+
+
+@pytest.mark.parametrize("n_threads", [2, 3])
+def test_knn_refine_same_on_any_number_of_threads(n_threads):
+    from smallvis import _kernels
+
+    X = _refine_inputs()[0]
+    idx, d2 = _refine_input(X, 8, seed=3)
+    one = _refine_once(_kernels, X, idx, d2, n_threads=1)
+    many = _refine_once(_kernels, X, idx, d2, n_threads=n_threads)
+    for a, b in zip(one, many):
         np.testing.assert_array_equal(a, b)
 
 
@@ -196,7 +229,7 @@ def test_knn_refine_only_improves_and_keeps_the_package_order(case):
     X = _refine_inputs()[case]
     k = 6
     idx, d2 = _refine_input(X, k, seed=case)
-    new_idx, new_d2, _ = _refine_once(_kernels, X, idx, d2)
+    new_idx, new_d2, _, _ = _refine_once(_kernels, X, idx, d2)
     n = len(X)
     assert not np.any(new_idx == np.arange(n)[:, None])
     assert all(len(set(row)) == k for row in new_idx)
@@ -215,10 +248,11 @@ def test_knn_refine_leaves_the_exact_graph_unchanged():
     X = np.random.default_rng(8).normal(size=(200, 5))
     idx, _ = nearest_neighbors(X, 10, method="exact")
     d2 = _column_sq_dist(X, idx)
+    idx = idx.astype(np.int32)
     out = _refine_once(_kernels, X, idx, d2)
     np.testing.assert_array_equal(out[0], idx)
     np.testing.assert_array_equal(out[1], d2)
-    assert not out[2].any()
+    assert not out[2].any() and out[3] == 0
 
 
 def test_refinement_recovers_what_a_weak_forest_missed():
@@ -229,8 +263,8 @@ def test_refinement_recovers_what_a_weak_forest_missed():
     ie, de = nearest_neighbors(X, 10, method="exact")
 
     def recall(n_refine):
-        ia, da = nearest_neighbors(X, 10, method="annoy", n_trees=3, n_refine=n_refine,
-                                   random_state=1)
+        ia, da = nearest_neighbors(X, 10, method="annoy", n_trees=3, search_k=66,
+                                   n_refine=n_refine, random_state=1)
         shared = ia == ie
         np.testing.assert_array_equal(da[shared], de[shared])  # same float64 distances
         return np.mean([len(set(a) & set(b)) for a, b in zip(ie, ia)]) / 10

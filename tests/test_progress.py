@@ -20,7 +20,7 @@ def test_verbose_run_announces_each_stage_in_order(capsys):
     smallvis.embed(X, "umap", knn_method="annoy", n_iter=50, random_state=0, verbose=True)
     lines = _stage_lines(capsys.readouterr().err)
     expected = [r"umap, 150 points, exact optimizer", r"kNN: annoy, 14 neighbours of 150",
-                r"kNN: 50 trees built in \d+\.\d\ds", r"kNN: 150 queries in \d+\.\d\ds",
+                r"kNN: 10 trees built in \d+\.\d\ds", r"kNN: 150 queries in \d+\.\d\ds",
                 r"kNN: refinement round 1 \(\d+ rows changed\) in \d+\.\d\ds",
                 r"kNN: done in", r"calibration: UMAP bandwidths over 15 neighbours",
                 r"calibration: done in", r"init: spca", r"init: done in",

@@ -141,7 +141,7 @@ def test_perplexity_rows_twins_agree(rng):
     for module in (reference, _kernels):
         P = np.zeros_like(D2)
         beta = np.zeros(60)
-        failed = module.perplexity_rows(D2, 10.0, 1e-5, 50, P, beta)
+        failed = module.perplexity_rows(D2, 10.0, 1e-5, 50, P, beta, 1)
         outs.append((failed, P, beta))
     assert outs[0][0] == outs[1][0] == 0
     np.testing.assert_allclose(outs[1][1], outs[0][1], rtol=1e-10, atol=1e-15)
@@ -154,7 +154,7 @@ def test_perplexity_fallback_twins_agree():
     for module in (reference, _kernels):
         P = np.zeros_like(D2)
         beta = np.zeros(5)
-        assert module.perplexity_rows(D2, 2.0, 1e-5, 50, P, beta) == 5
+        assert module.perplexity_rows(D2, 2.0, 1e-5, 50, P, beta, 1) == 5
         np.testing.assert_array_equal(P, np.tile([0.5, 0.5, 0.0, 0.0], (5, 1)))
 
 
