@@ -246,7 +246,7 @@ class Reference:
             vals = np.zeros_like(D2)
             for s in range(n_new):  # one row per call: its search starts from itself
                 kernels.perplexity_rows(D2[s:s + 1], perplexity, PERPLEXITY_TOL,
-                                        PERPLEXITY_MAX_TRIES, vals[s:s + 1], np.zeros(1))
+                                        PERPLEXITY_MAX_TRIES, vals[s:s + 1], np.zeros(1), 1)
         elif m.fuzzy:
             k = min(int(params["n_neighbors"]) - 1, n)
             idx, dist = self.neighbors(X_new, k)
