@@ -287,14 +287,13 @@ cdef struct SgdLoop:
     # the method
     coef_fn attract
     coef_fn repel
-    Coef coef               # coef.nu: the running epoch's n_noise
+    Coef coef               # coef.nu is set per epoch, in _sgd_sample
     Scheme scheme
     Noise noise
     bint move_negatives, clip_after, defer_head, skip_tail, has_offset
     double clip, alpha_q
     # sizes
     int64_t n, dim, n_edges, n_noise_table, samples_per_epoch
-    uint64_t epoch_key      # _epoch_key(seed, epoch) of the running epoch
 
 
 cdef inline double _clip(double x, double bound) noexcept nogil:
@@ -358,6 +357,7 @@ cdef void _sgd_sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j, uin
     # local copies: stores to Y then do not force reloads of L's fields
     cdef coef_fn repel = L.repel
     cdef Coef k_params = L.coef
+    k_params.nu = <double>L.n_noise[epoch]  # NCVis's noise ratio of this epoch
     if L.defer_head:
         for d in range(L.dim):
             acc[d] = 0.0
@@ -394,8 +394,12 @@ cdef void _sgd_sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j, uin
             yi[d] = yi[d] + acc[d]
 
 
-cdef void _sgd_item(const SgdLoop* L, int64_t epoch, int64_t e, double* acc) noexcept nogil:
-    """Item ``e`` of an epoch: an edge (epochs_per_sample, every_edge) or a sample (alias)."""
+cdef void _sgd_item(const SgdLoop* L, int64_t epoch, uint64_t epoch_key, int64_t e,
+                    double* acc) noexcept nogil:
+    """Item ``e`` of an epoch: an edge (epochs_per_sample, every_edge) or a sample (alias).
+
+    ``epoch_key`` is ``_epoch_key(seed, epoch)``.
+    """
     cdef uint64_t key
     cdef int64_t edge, m
     cdef double per_negative
@@ -406,10 +410,10 @@ cdef void _sgd_item(const SgdLoop* L, int64_t epoch, int64_t e, double* acc) noe
         per_negative = L.edge_weight[e] / <double>L.n_noise[epoch]
         m = <int64_t>((<double>(epoch + 1) - L.state[L.n_edges + e]) / per_negative)
         L.state[L.n_edges + e] += <double>m * per_negative
-        _sgd_sample(L, epoch, L.head[e], L.tail[e], _absorb(L.epoch_key, <uint64_t>e), 0, m,
+        _sgd_sample(L, epoch, L.head[e], L.tail[e], _absorb(epoch_key, <uint64_t>e), 0, m,
                     acc)
         return
-    key = _absorb(L.epoch_key, <uint64_t>e)
+    key = _absorb(epoch_key, <uint64_t>e)
     if L.scheme == ALIAS:
         edge = _alias_draw(_absorb(key, 0), _absorb(key, 1), L.edge_weight, L.edge_alias,
                            L.n_edges)
@@ -422,9 +426,11 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     """Cython twin of :func:`smallvis.reference.sgd_epochs`.
 
     One thread runs the items of an epoch in the reference's order.  With
-    ``n_threads > 1`` they are split over threads that update ``Y`` without
-    locks (Hogwild): the random draws are the same, the interleaving of
-    the updates is not.
+    ``n_threads > 1`` the items are split into one contiguous share per
+    thread, and each thread runs its share of every epoch from
+    ``epoch_start`` to ``epoch_end`` without waiting for the others; the
+    threads update ``Y`` without locks (Hogwild).  The random draws are the
+    same as with one thread, the interleaving of the updates is not.
     """
     cdef const int64_t[::1] h = problem.head, t = problem.tail, ea = problem.edge_alias
     cdef const int64_t[::1] na = problem.noise_alias, nn = problem.n_noise
@@ -433,7 +439,8 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     cdef double[:, ::1] y = Y, st = problem.state
     cdef double[::1] qq = problem.q
     cdef SgdLoop L
-    cdef int64_t epoch, e, n_items, tid
+    cdef int64_t epoch, e, n_items, tid, lo, hi
+    cdef uint64_t key
     cdef int64_t first = epoch_start, last = epoch_end
     cdef int nthreads = max(1, n_threads)
     cdef uint64_t key_seed = seed
@@ -467,15 +474,24 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
         raise MemoryError()
     try:
         with nogil:
-            for epoch in range(first, last):
-                L.epoch_key = _epoch_key(key_seed, epoch)
-                L.coef.nu = <double>L.n_noise[epoch]  # NCVis's noise ratio
-                if nthreads == 1:
+            if nthreads == 1:
+                for epoch in range(first, last):
+                    key = _epoch_key(key_seed, epoch)
                     for e in range(n_items):
-                        _sgd_item(&L, epoch, e, acc)
-                else:
-                    for e in prange(n_items, num_threads=nthreads, schedule="static"):
-                        tid = threadid()
-                        _sgd_item(&L, epoch, e, acc + tid * L.dim)
+                        _sgd_item(&L, epoch, key, e, acc)
+            else:
+                # One parallel region for all the epochs of the call, each
+                # thread owning a fixed contiguous share of the items: no
+                # barrier between epochs, so a thread that loses its core
+                # for a while delays only its own share (the threads meet
+                # once, at the end of the call).
+                for tid in prange(nthreads, num_threads=nthreads, schedule="static",
+                                  chunksize=1):
+                    lo = tid * n_items // nthreads
+                    hi = (tid + 1) * n_items // nthreads
+                    for epoch in range(first, last):
+                        key = _epoch_key(key_seed, epoch)
+                        for e in range(lo, hi):
+                            _sgd_item(&L, epoch, key, e, acc + tid * L.dim)
     finally:
         free(acc)

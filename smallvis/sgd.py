@@ -73,9 +73,12 @@ identically by both kernels.  Hence:
 * with ``n_threads=1`` the same ``random_state`` gives the same ``Y``, bit
   for bit, and running the epochs in blocks gives the same result as one
   long run;
-* with ``n_threads > 1`` the edges of an epoch are split over threads that
-  update ``Y`` without locks ("Hogwild", as umap-learn, uwot and LargeVis
-  do).  The random draws are still the same, but the order in which updates
+* with ``n_threads > 1`` the edges (or samples) of an epoch are split into
+  one contiguous share per thread; each kernel call (a block of epochs) is
+  one parallel region in which every thread runs its share of every epoch
+  without waiting for the others, and the threads update ``Y`` without
+  locks ("Hogwild", as umap-learn, uwot and LargeVis do).  A call with
+  little work runs on one thread (:mod:`smallvis._threads`).  The random draws are still the same, but the order in which updates
   interleave is not, so ``Y`` differs from run to run by small amounts that
   grow over the run.  The layout quality is the same; bitwise
   reproducibility is guaranteed only with one thread.
@@ -90,6 +93,7 @@ from typing import Callable, Mapping
 import numpy as np
 import scipy.sparse as sp
 
+from . import _threads
 from .optim import DivergenceError
 from .reference import SGD_COEFFICIENTS, SGD_NOISES, SGD_SCHEMES
 
@@ -475,6 +479,8 @@ def optimize_sgd(Y, kernels, prob, seed, *, n_threads=1, callback=None, verbose=
     seed : int
         Key of the counter-based generator, in ``[0, 2**63)``.
     n_threads : int, default=1
+        Requested threads; a kernel call (one block of epochs) with less
+        work than :data:`smallvis._threads.SGD_MIN_UPDATES` runs on one.
     callback : callable, optional
         ``callback(epoch, Y, None)`` after every epoch; return True to stop.
     verbose : bool, default=False
@@ -492,9 +498,11 @@ def optimize_sgd(Y, kernels, prob, seed, *, n_threads=1, callback=None, verbose=
     block = 1 if callback is not None else max(1, math.ceil(E / n_blocks))
     trace = SgdTrace(seed=seed)
     start = time.perf_counter()
+    items = prob.samples_per_epoch if prob.scheme == "alias" else len(prob.head)
     for e0 in range(0, E, block):
         e1 = min(E, e0 + block)
-        kernels.sgd_epochs(prob, Y, seed, e0, e1, n_threads)
+        kernels.sgd_epochs(prob, Y, seed, e0, e1,
+                           _threads.sgd_threads(n_threads, items * (e1 - e0)))
         trace.n_epochs = e1
         if not np.all(np.isfinite(Y)):
             raise DivergenceError(f"the stochastic optimisation diverged by epoch {e1} "
