@@ -14,16 +14,23 @@ busy core); rerun it on new hardware to move them.
 """
 
 #: Exact cost and gradient kernels (all pairs, every method): below this many
-#: unordered pairs ``N (N - 1) / 2`` per call they run on one thread.  On the
-#: 2-core machine of benchmarks/bench_threads.py the t-SNE gradient at N = 3000
-#: (4.5e6 pairs, about 3 ms per call) was the smallest N where two threads
-#: stayed under 1.15 x the one-thread time with a busy core.
-EXACT_MIN_PAIRS = 4_500_000
+#: unordered pairs ``N (N - 1) / 2`` per call (N = 5000) they run on one
+#: thread.  One call is one parallel region.  On digits (1.6e6 pairs, about
+#: 1 ms per t-SNE gradient on one thread) two threads gained 13% on an idle
+#: 2-core machine and lost 57% with one core busy; a region must last
+#: several scheduler time slices (a few ms each) before losing a core for
+#: one slice stops dominating.  12.5e6 pairs is about 8 ms of t-SNE
+#: gradient.  The ``t-SNE gradient kernel`` rows of
+#: benchmarks/bench_threads.py measure the crossover; on a shared machine
+#: under heavy load (load average 8 on 2 cores) two threads lost at every
+#: size up to N = 4000, so this value awaits a run on a quiet machine.
+EXACT_MIN_PAIRS = 12_497_500
 
-#: Stochastic optimizer: below this many positive samples per kernel call
-#: (one call runs a block of epochs in one parallel region) it runs on one
-#: thread.  Small problems gain nothing from threads, and lock-free updates
-#: from several threads then collide often.
+#: Stochastic optimizer: below this many positive samples (or edges) per
+#: kernel call (one call runs a block of epochs, a tenth of the run, in one
+#: parallel region without barriers between epochs) it runs on one thread.
+#: Such a call lasts well under 100 ms; small problems gain nothing from
+#: threads, and lock-free updates from several threads then collide often.
 SGD_MIN_UPDATES = 200_000
 
 
