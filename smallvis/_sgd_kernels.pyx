@@ -23,7 +23,7 @@ rounding, not bitwise.
 
 from cython.parallel cimport prange, threadid
 from libc.math cimport exp, exp2, log2, NAN
-from libc.stdint cimport int64_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport calloc, free
 
 import numpy as np
@@ -105,36 +105,48 @@ def counter_uniform(seed, epochs, edges, draws, out):
 
 
 def alias_table(scaled, prob, alias):
-    """Cython twin of :func:`smallvis.reference.alias_table` (same stack order)."""
+    """Cython twin of :func:`smallvis.reference.alias_table` (same stack order).
+
+    ``alias`` is int32.  The two stacks share one array: the small one grows
+    from the front, the large one from the back (together they never hold
+    more than ``n`` entries), each last in, first out as in the reference.
+    """
     cdef double[::1] sc = scaled, pr = prob
-    cdef int64_t[::1] al = alias
-    cdef Py_ssize_t n = sc.shape[0], i, n_small = 0, n_large = 0, s, g
-    cdef int64_t[::1] small = np.empty(n, dtype=np.int64)
-    cdef int64_t[::1] large = np.empty(n, dtype=np.int64)
+    cdef int32_t[::1] al = alias
+    cdef Py_ssize_t n = sc.shape[0], i, n_small = 0, large_top, s, g
+    cdef int32_t[::1] stack = np.empty(max(n, 1), dtype=np.int32)
     with nogil:
+        large_top = n  # the large stack is stack[large_top:n], top at large_top
         for i in range(n):
             pr[i] = 1.0
-            al[i] = i
+            al[i] = <int32_t>i
             if sc[i] < 1.0:
-                small[n_small] = i
+                stack[n_small] = <int32_t>i
                 n_small += 1
-            else:
-                large[n_large] = i
-                n_large += 1
-        while n_small > 0 and n_large > 0:
+        # the large stack in the reference's order: its last-pushed (top)
+        # entry is the largest index
+        for i in range(n):
+            if sc[i] >= 1.0:
+                large_top -= 1
+        g = large_top
+        for i in range(n):
+            if sc[i] >= 1.0:
+                stack[n - 1 - (g - large_top)] = <int32_t>i
+                g += 1
+        while n_small > 0 and large_top < n:
             n_small -= 1
-            s = small[n_small]
-            n_large -= 1
-            g = large[n_large]
+            s = stack[n_small]
+            g = stack[large_top]
+            large_top += 1
             pr[s] = sc[s]
-            al[s] = g
+            al[s] = <int32_t>g
             sc[g] = (sc[g] + sc[s]) - 1.0
             if sc[g] < 1.0:
-                small[n_small] = g
+                stack[n_small] = <int32_t>g
                 n_small += 1
             else:
-                large[n_large] = g
-                n_large += 1
+                large_top -= 1
+                stack[large_top] = <int32_t>g
 
 
 # ---------------------------------------------------------------------------
@@ -282,12 +294,12 @@ cdef int _noise(name) except -1:
 
 cdef struct SgdLoop:
     # read-only inputs
-    const int64_t* head
-    const int64_t* tail
+    const int32_t* head
+    const int32_t* tail
     const double* edge_weight
-    const int64_t* edge_alias
+    const int32_t* edge_alias
     const double* noise_prob
-    const int64_t* noise_alias
+    const int32_t* noise_alias
     const double* alphas
     const int64_t* n_noise
     const double* q_offset
@@ -349,7 +361,7 @@ cdef inline void _step(const SgdLoop* L, dptr yi, dptr yk, double c, double alph
 
 
 cdef inline int64_t _alias_draw(uint64_t u_column, uint64_t u_coin, const double* prob,
-                                const int64_t* alias, int64_t size) noexcept nogil:
+                                const int32_t* alias, int64_t size) noexcept nogil:
     cdef int64_t column = _randint(u_column, <uint64_t>size)
     if _uniform(u_coin) < prob[column]:
         return column
@@ -484,8 +496,9 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     threads update ``Y`` without locks (Hogwild).  The random draws are the
     same as with one thread, the interleaving of the updates is not.
     """
-    cdef const int64_t[::1] h = problem.head, t = problem.tail, ea = problem.edge_alias
-    cdef const int64_t[::1] na = problem.noise_alias, nn = problem.n_noise
+    cdef const int32_t[::1] h = problem.head, t = problem.tail, ea = problem.edge_alias
+    cdef const int32_t[::1] na = problem.noise_alias
+    cdef const int64_t[::1] nn = problem.n_noise
     cdef const double[::1] ew = problem.edge_weight, npb = problem.noise_prob
     cdef const double[::1] al = problem.alphas, qo = problem.q_offset
     cdef double[:, ::1] y = Y, st = problem.state

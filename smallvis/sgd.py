@@ -108,6 +108,10 @@ SGD_COST_MAX_N = 5000
 
 OPTIMIZERS = ("auto", "exact", "sgd")
 
+#: Points and edges are indexed by int32 in the stochastic optimizer (half
+#: the memory of int64 for its per-edge arrays): at most this many.
+MAX_INDEX = 2 ** 31 - 1
+
 #: LargeVis's exponent of the weighted degree in the negative-sampling
 #: distribution (as word2vec).
 DEGREE_POWER = 0.75
@@ -268,16 +272,18 @@ def alias_table(weights, kernels):
     Returns
     -------
     prob : ndarray of float64, shape (n,)
-    alias : ndarray of int64, shape (n,)
+    alias : ndarray of int32, shape (n,)
     """
     w = np.asarray(weights, dtype=np.float64)
     if w.ndim != 1 or len(w) == 0 or not np.all(np.isfinite(w)) or np.any(w < 0) \
             or w.sum() <= 0:
         raise ValueError("alias-table weights must be finite, non-negative, with a "
                          "positive sum")
-    scaled = np.ascontiguousarray(w * (len(w) / w.sum()))
+    if len(w) > MAX_INDEX:
+        raise ValueError(f"alias tables hold at most 2**31 - 1 entries; got {len(w)}")
+    scaled = w * (len(w) / w.sum())
     prob = np.empty(len(w))
-    alias = np.empty(len(w), dtype=np.int64)
+    alias = np.empty(len(w), dtype=np.int32)
     kernels.alias_table(scaled, prob, alias)
     return prob, alias
 
@@ -350,15 +356,23 @@ def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels, *, q0=0.0,
     SgdProblem
     """
     n = P.shape[0]
-    if n >= 2 ** 32:
-        raise ValueError(f"the stochastic optimizer supports fewer than 2**32 points; got {n}")
-    # the edges in row-major order, columns ascending
+    if n > MAX_INDEX:
+        raise ValueError(f"the stochastic optimizer supports at most 2**31 - 1 points; "
+                         f"got {n}")
+    # the edges in row-major order, columns ascending, without copies of
+    # P's arrays where none is needed (at 70,000 points and k = 150 there
+    # are 13 million edges: each byte per edge is 13 MB)
     M = sp.csr_matrix(P)
     M.sum_duplicates()  # sorts and merges; nothing to do for canonical CSR
-    rows = np.repeat(np.arange(n), np.diff(M.indptr))
-    keep = M.data > 0
-    rows, cols, w = rows[keep], M.indices[keep], M.data[keep]
-    empty_f, empty_i = np.zeros(0), np.zeros(0, dtype=np.int64)
+    if M.nnz > MAX_INDEX:
+        raise ValueError(f"the stochastic optimizer supports at most 2**31 - 1 edges; "
+                         f"got {M.nnz}")
+    rows = np.repeat(np.arange(n, dtype=np.int32), np.diff(M.indptr))
+    cols, w = M.indices, M.data
+    if not np.all(w > 0):
+        keep = w > 0
+        rows, cols, w = rows[keep], cols[keep], w[keep]
+    empty_f, empty_i = np.zeros(0), np.zeros(0, dtype=np.int32)
     edge_alias, noise_prob, noise_alias = empty_i, empty_f, empty_i
     if spec.scheme == "epochs_per_sample":
         # umap-learn: drop edges too weak to be sampled once in n_epochs.
@@ -371,9 +385,6 @@ def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels, *, q0=0.0,
         edge_weight = np.ones(len(w))
     if len(w) == 0:
         raise ValueError("P has no positive off-diagonal entries: nothing to optimise")
-    if len(w) >= 2 ** 32:
-        raise ValueError(f"the stochastic optimizer supports fewer than 2**32 edges; "
-                         f"got {len(w)}")
     if spec.noise == "degree":
         degree = np.bincount(rows, weights=w, minlength=n)
         noise_prob, noise_alias = alias_table(degree ** DEGREE_POWER, kernels)
@@ -388,15 +399,17 @@ def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels, *, q0=0.0,
         with np.errstate(divide="ignore"):
             q_offset = np.log(row_sums / (n - 1))
         q_offset[~np.isfinite(q_offset)] = 0.0  # isolated points: never heads
+    # only epochs_per_sample keeps per-edge state (np.zeros allocates
+    # lazily: the pages of an unused state are never touched)
     state = np.zeros((2, len(w)))
     if spec.scheme == "epochs_per_sample":
         state[0] = edge_weight
         state[1] = edge_weight / params["n_negative"]
     return SgdProblem(
-        head=np.ascontiguousarray(rows, dtype=np.int64),
-        tail=np.ascontiguousarray(cols, dtype=np.int64),
+        head=np.ascontiguousarray(rows, dtype=np.int32),
+        tail=np.ascontiguousarray(cols, dtype=np.int32),
         edge_weight=np.ascontiguousarray(edge_weight, dtype=np.float64),
-        edge_alias=np.ascontiguousarray(edge_alias, dtype=np.int64),
+        edge_alias=np.ascontiguousarray(edge_alias, dtype=np.int32),
         noise_prob=noise_prob, noise_alias=noise_alias,
         n_epochs=n_epochs,
         alphas=learning_rates(n_epochs, learning_rate, spec.decay, spec.min_learning_rate),
@@ -424,8 +437,8 @@ def _check_problem(prob, Y):
                          f"{prob.scheme!r}, {prob.noise!r}")
     for name in ("head", "tail", "edge_alias", "noise_alias"):
         arr = getattr(prob, name)
-        if arr.dtype != np.int64 or not arr.flags.c_contiguous:
-            raise ValueError(f"{name} must be C-contiguous int64")
+        if arr.dtype != np.int32 or not arr.flags.c_contiguous:
+            raise ValueError(f"{name} must be C-contiguous int32")
         if len(arr) and (arr.min() < 0 or arr.max() >= (n if name != "edge_alias" else n_edges)):
             raise ValueError(f"{name} holds out-of-range indices")
     if len(prob.tail) != n_edges or len(prob.edge_weight) != n_edges:
