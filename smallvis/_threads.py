@@ -29,8 +29,12 @@ EXACT_MIN_PAIRS = 12_497_500
 #: Stochastic optimizer: below this many positive samples (or edges) per
 #: kernel call (one call runs a block of epochs, a tenth of the run, in one
 #: parallel region without barriers between epochs) it runs on one thread.
-#: Such a call lasts well under 100 ms; small problems gain nothing from
-#: threads, and lock-free updates from several threads then collide often.
+#: Such a call lasts some 10 to 50 ms on one thread; smaller problems gain
+#: nothing from threads, and lock-free updates from several threads then
+#: collide often.  A judgement, not yet a measurement: the ``UMAP SGD`` rows
+#: of benchmarks/bench_threads.py (sizes set by ``--sgd-sizes``) can move it.
+#: Under heavy load (load average 10 on 2 cores) 2 threads took 0.54-0.71 x
+#: the one-thread time for UMAP at 6,000 points (about 2e6 edges per call).
 SGD_MIN_UPDATES = 200_000
 
 
