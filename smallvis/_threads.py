@@ -34,7 +34,7 @@ EXACT_MIN_PAIRS = 12_497_500
 #: collide often.  A judgement, not yet a measurement: the ``UMAP SGD`` rows
 #: of benchmarks/bench_threads.py (sizes set by ``--sgd-sizes``) can move it.
 #: Under heavy load (load average 10 on 2 cores) 2 threads took 0.54-0.71 x
-#: the one-thread time for UMAP at 6,000 points (about 2e6 edges per call).
+#: the one-thread time for UMAP at 6,000 points (millions of edge visits per call).
 SGD_MIN_UPDATES = 200_000
 
 
