@@ -78,9 +78,10 @@ identically by both kernels.  Hence:
   one parallel region in which every thread runs its share of every epoch
   without waiting for the others, and the threads update ``Y`` without
   locks ("Hogwild", as umap-learn, uwot and LargeVis do).  A call with
-  little work runs on one thread (:mod:`smallvis._threads`).  The random draws are still the same, but the order in which updates
-  interleave is not, so ``Y`` differs from run to run by small amounts that
-  grow over the run.  The layout quality is the same; bitwise
+  little work runs on one thread (:mod:`smallvis._threads`).  The random
+  draws are still the same, but the order in which updates interleave is
+  not, so ``Y`` differs from run to run by small amounts that grow over
+  the run.  The layout quality is the same; bitwise
   reproducibility is guaranteed only with one thread.
 """
 
