@@ -14,17 +14,19 @@ busy core); rerun it on new hardware to move them.
 """
 
 #: Exact cost and gradient kernels (all pairs, every method): below this many
-#: unordered pairs ``N (N - 1) / 2`` per call (N = 5000) they run on one
+#: unordered pairs ``N (N - 1) / 2`` per call (N = 10,000) they run on one
 #: thread.  One call is one parallel region.  On digits (1.6e6 pairs, about
-#: 1 ms per t-SNE gradient on one thread) two threads gained 13% on an idle
-#: 2-core machine and lost 57% with one core busy; a region must last
+#: 2 ms per t-SNE gradient on one thread) two threads gained 13% on an idle
+#: 2-core machine and lost 57% with one core busy: a region must last
 #: several scheduler time slices (a few ms each) before losing a core for
-#: one slice stops dominating.  12.5e6 pairs is about 8 ms of t-SNE
-#: gradient.  The ``t-SNE gradient kernel`` rows of
-#: benchmarks/bench_threads.py measure the crossover; on a shared machine
-#: under heavy load (load average 8 on 2 cores) two threads lost at every
-#: size up to N = 4000, so this value awaits a run on a quiet machine.
-EXACT_MIN_PAIRS = 12_497_500
+#: one slice stops dominating.  The ``t-SNE gradient kernel`` rows of
+#: benchmarks/bench_threads.py measure the crossover.  On a shared 2-core
+#: machine with a load average of 4 to 7 (no core ever free) two threads
+#: took, per gradient call, 6.6 x the one-thread time at N = 2000, 2.3 x at
+#: 4000, 1.8 x at 6000 and 1.2 x at 8000 (1.04 x with a further busy
+#: process), where one call lasts 3, 8, 16 and 25 ms.  Hence N = 10,000
+#: (about 60 ms per call), to be lowered after a run on a quiet machine.
+EXACT_MIN_PAIRS = 49_995_000
 
 #: Stochastic optimizer: below this many positive samples (or edges) per
 #: kernel call (one call runs a block of epochs, a tenth of the run, in one

@@ -167,7 +167,7 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, return_learned=F
         Use the Cython kernels.
     n_threads : int, default=1
         Threads for the Cython kernels (-1: all cores); below
-        ``smallvis._threads.EXACT_MIN_PAIRS`` pairs (5000 points) one
+        ``smallvis._threads.EXACT_MIN_PAIRS`` pairs (10,000 points) one
         thread runs whatever this says.
     return_learned : bool, default=False
         Also return the derivatives in the method's learned scalars.
