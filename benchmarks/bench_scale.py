@@ -12,8 +12,9 @@ each in a fresh child process, one thread:
 It prints, per run: the wall-clock time of each stage (kNN and P together,
 initialisation, optimisation; from ``EmbedResult.timings``), the total, the
 peak resident memory of the child (``getrusage`` ``ru_maxrss``: memory
-allocated in C is invisible to tracemalloc) and the memory held before the
-call (Python, the libraries and X), and the 10-NN accuracy of the map
+allocated in C is invisible to tracemalloc; the parent stays small, since a
+child's ``ru_maxrss`` starts from the parent's RSS at the fork) and the
+peak before the call (Python, the libraries and X), and the 10-NN accuracy of the map
 (:func:`smallvis.metrics.knn_accuracy`) on a fixed random subsample of
 10,000 points.
 
@@ -28,6 +29,7 @@ Usage: python benchmarks/bench_scale.py [--sizes 10000 30000 70000 150000]
 """
 
 import argparse
+import importlib.util
 import json
 import os
 import subprocess
@@ -134,11 +136,10 @@ def main():
                         help="extra embed keywords for largevis, as JSON")
     parser.add_argument("--skip-umap-learn", action="store_true")
     args = parser.parse_args()
-    try:
-        import umap  # noqa: F401
-        have_umap = not args.skip_umap_learn
-    except ImportError:
-        have_umap = False
+    # not imported here: a child inherits the parent's peak RSS through
+    # fork and exec, and umap-learn's imports (numba, llvmlite, ...) would
+    # raise every child's floor to about 0.25 GiB
+    have_umap = importlib.util.find_spec("umap") is not None and not args.skip_umap_learn
     print(f"one thread; load average at start: "
           f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print("\n| N | call | kNN + P s | init s | optimise s | total s | peak RSS GiB "
