@@ -7,7 +7,7 @@ each in a fresh child process, one thread:
   stochastic optimizer above 5,000 points);
 * smallvis ``embed(X, "umap", fast=True)`` with every default;
 * umap-learn ``UMAP()`` when it is installed (numba's JIT compiled first on
-  small data, not timed).
+  5,000 points, not timed).
 
 It prints, per run: the wall-clock time of each stage (kNN and P together,
 initialisation, optimisation; from ``EmbedResult.timings``), the total, the
@@ -86,7 +86,8 @@ X, labels = structured_data(n)
 if who == "umap-learn":
     from umap import UMAP
     warnings.simplefilter("ignore")
-    UMAP(n_epochs=5).fit_transform(X[:500])  # compile numba's functions
+    # compile numba's functions, NN-descent's included (used above 4096 points)
+    UMAP(n_epochs=5).fit_transform(X[:5000])
 else:
     import smallvis
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
