@@ -23,7 +23,7 @@ rounding, not bitwise.
 
 from cython.parallel cimport prange, threadid
 from libc.math cimport exp, exp2, log2, NAN
-from libc.stdint cimport int64_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport calloc, free
 
 import numpy as np
@@ -31,6 +31,17 @@ import numpy as np
 cdef extern from *:
     # rows of Y that never alias (i != k is guaranteed by the callers)
     ctypedef double* dptr "double * __restrict__"
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define SMALLVIS_PREFETCH(p) __builtin_prefetch((const void *)(p))
+    #else
+    #define SMALLVIS_PREFETCH(p) ((void)(p))
+    #endif
+    """
+    # a hint to the cache: no effect on any result
+    void _prefetch "SMALLVIS_PREFETCH"(const void* p) noexcept nogil
 
 cdef uint64_t _GOLDEN = 0x9E3779B97F4A7C15ULL
 cdef double _TWO_POW_MINUS_53 = 1.0 / 9007199254740992.0
@@ -94,36 +105,48 @@ def counter_uniform(seed, epochs, edges, draws, out):
 
 
 def alias_table(scaled, prob, alias):
-    """Cython twin of :func:`smallvis.reference.alias_table` (same stack order)."""
+    """Cython twin of :func:`smallvis.reference.alias_table` (same stack order).
+
+    ``alias`` is int32.  The two stacks share one array: the small one grows
+    from the front, the large one from the back (together they never hold
+    more than ``n`` entries), each last in, first out as in the reference.
+    """
     cdef double[::1] sc = scaled, pr = prob
-    cdef int64_t[::1] al = alias
-    cdef Py_ssize_t n = sc.shape[0], i, n_small = 0, n_large = 0, s, g
-    cdef int64_t[::1] small = np.empty(n, dtype=np.int64)
-    cdef int64_t[::1] large = np.empty(n, dtype=np.int64)
+    cdef int32_t[::1] al = alias
+    cdef Py_ssize_t n = sc.shape[0], i, n_small = 0, large_top, s, g
+    cdef int32_t[::1] stack = np.empty(max(n, 1), dtype=np.int32)
     with nogil:
+        large_top = n  # the large stack is stack[large_top:n], top at large_top
         for i in range(n):
             pr[i] = 1.0
-            al[i] = i
+            al[i] = <int32_t>i
             if sc[i] < 1.0:
-                small[n_small] = i
+                stack[n_small] = <int32_t>i
                 n_small += 1
-            else:
-                large[n_large] = i
-                n_large += 1
-        while n_small > 0 and n_large > 0:
+        # the large stack in the reference's order: its last-pushed (top)
+        # entry is the largest index
+        for i in range(n):
+            if sc[i] >= 1.0:
+                large_top -= 1
+        g = large_top
+        for i in range(n):
+            if sc[i] >= 1.0:
+                stack[n - 1 - (g - large_top)] = <int32_t>i
+                g += 1
+        while n_small > 0 and large_top < n:
             n_small -= 1
-            s = small[n_small]
-            n_large -= 1
-            g = large[n_large]
+            s = stack[n_small]
+            g = stack[large_top]
+            large_top += 1
             pr[s] = sc[s]
-            al[s] = g
+            al[s] = <int32_t>g
             sc[g] = (sc[g] + sc[s]) - 1.0
             if sc[g] < 1.0:
-                small[n_small] = g
+                stack[n_small] = <int32_t>g
                 n_small += 1
             else:
-                large[n_large] = g
-                n_large += 1
+                large_top -= 1
+                stack[large_top] = <int32_t>g
 
 
 # ---------------------------------------------------------------------------
@@ -271,12 +294,12 @@ cdef int _noise(name) except -1:
 
 cdef struct SgdLoop:
     # read-only inputs
-    const int64_t* head
-    const int64_t* tail
+    const int32_t* head
+    const int32_t* tail
     const double* edge_weight
-    const int64_t* edge_alias
+    const int32_t* edge_alias
     const double* noise_prob
-    const int64_t* noise_alias
+    const int32_t* noise_alias
     const double* alphas
     const int64_t* n_noise
     const double* q_offset
@@ -287,14 +310,13 @@ cdef struct SgdLoop:
     # the method
     coef_fn attract
     coef_fn repel
-    Coef coef               # coef.nu: the running epoch's n_noise
+    Coef coef               # coef.nu is set per epoch, in _sgd_sample
     Scheme scheme
     Noise noise
     bint move_negatives, clip_after, defer_head, skip_tail, has_offset
     double clip, alpha_q
     # sizes
     int64_t n, dim, n_edges, n_noise_table, samples_per_epoch
-    uint64_t epoch_key      # _epoch_key(seed, epoch) of the running epoch
 
 
 cdef inline double _clip(double x, double bound) noexcept nogil:
@@ -339,7 +361,7 @@ cdef inline void _step(const SgdLoop* L, dptr yi, dptr yk, double c, double alph
 
 
 cdef inline int64_t _alias_draw(uint64_t u_column, uint64_t u_coin, const double* prob,
-                                const int64_t* alias, int64_t size) noexcept nogil:
+                                const int32_t* alias, int64_t size) noexcept nogil:
     cdef int64_t column = _randint(u_column, <uint64_t>size)
     if _uniform(u_coin) < prob[column]:
         return column
@@ -358,6 +380,7 @@ cdef void _sgd_sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j, uin
     # local copies: stores to Y then do not force reloads of L's fields
     cdef coef_fn repel = L.repel
     cdef Coef k_params = L.coef
+    k_params.nu = <double>L.n_noise[epoch]  # NCVis's noise ratio of this epoch
     if L.defer_head:
         for d in range(L.dim):
             acc[d] = 0.0
@@ -394,8 +417,12 @@ cdef void _sgd_sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j, uin
             yi[d] = yi[d] + acc[d]
 
 
-cdef void _sgd_item(const SgdLoop* L, int64_t epoch, int64_t e, double* acc) noexcept nogil:
-    """Item ``e`` of an epoch: an edge (epochs_per_sample, every_edge) or a sample (alias)."""
+cdef void _sgd_item(const SgdLoop* L, int64_t epoch, uint64_t epoch_key, int64_t e,
+                    double* acc) noexcept nogil:
+    """Item ``e`` of an epoch: an edge (epochs_per_sample, every_edge) or a sample (alias).
+
+    ``epoch_key`` is ``_epoch_key(seed, epoch)``.
+    """
     cdef uint64_t key
     cdef int64_t edge, m
     cdef double per_negative
@@ -406,10 +433,10 @@ cdef void _sgd_item(const SgdLoop* L, int64_t epoch, int64_t e, double* acc) noe
         per_negative = L.edge_weight[e] / <double>L.n_noise[epoch]
         m = <int64_t>((<double>(epoch + 1) - L.state[L.n_edges + e]) / per_negative)
         L.state[L.n_edges + e] += <double>m * per_negative
-        _sgd_sample(L, epoch, L.head[e], L.tail[e], _absorb(L.epoch_key, <uint64_t>e), 0, m,
+        _sgd_sample(L, epoch, L.head[e], L.tail[e], _absorb(epoch_key, <uint64_t>e), 0, m,
                     acc)
         return
-    key = _absorb(L.epoch_key, <uint64_t>e)
+    key = _absorb(epoch_key, <uint64_t>e)
     if L.scheme == ALIAS:
         edge = _alias_draw(_absorb(key, 0), _absorb(key, 1), L.edge_weight, L.edge_alias,
                            L.n_edges)
@@ -418,22 +445,66 @@ cdef void _sgd_item(const SgdLoop* L, int64_t epoch, int64_t e, double* acc) noe
         _sgd_sample(L, epoch, L.head[e], L.tail[e], key, 0, L.n_noise[epoch], acc)
 
 
+#: How many samples ahead the alias scheme fetches its edges (see _run_items).
+DEF PREFETCH_AHEAD = 8
+
+
+cdef inline int64_t _alias_column(const SgdLoop* L, uint64_t epoch_key,
+                                  int64_t e) noexcept nogil:
+    return _randint(_absorb(_absorb(epoch_key, <uint64_t>e), 0), <uint64_t>L.n_edges)
+
+
+cdef void _run_items(const SgdLoop* L, int64_t epoch, uint64_t epoch_key, int64_t lo,
+                     int64_t hi, double* acc) noexcept nogil:
+    """Items ``lo <= e < hi`` of an epoch, in order.
+
+    The alias scheme reads four arrays with one entry per edge at a random
+    edge per sample: at 70,000 points and 150 neighbours they hold 13 million
+    entries each, far beyond the caches, and the loop waits on memory.  The
+    draws are pure functions of (seed, epoch, item), so the loop computes
+    the edge of sample e + PREFETCH_AHEAD (its alias-table column of sample
+    e + 2 PREFETCH_AHEAD) early and asks the cache for it.  This changes
+    what is in the cache, never a number.
+    """
+    cdef int64_t e, c, edge
+    cdef uint64_t key
+    if L.scheme != ALIAS:
+        for e in range(lo, hi):
+            _sgd_item(L, epoch, epoch_key, e, acc)
+        return
+    for e in range(lo, hi):
+        if e + 2 * PREFETCH_AHEAD < hi:
+            c = _alias_column(L, epoch_key, e + 2 * PREFETCH_AHEAD)
+            _prefetch(&L.edge_weight[c])
+            _prefetch(&L.edge_alias[c])
+        if e + PREFETCH_AHEAD < hi:
+            key = _absorb(epoch_key, <uint64_t>(e + PREFETCH_AHEAD))
+            edge = _alias_draw(_absorb(key, 0), _absorb(key, 1), L.edge_weight,
+                               L.edge_alias, L.n_edges)
+            _prefetch(&L.head[edge])
+            _prefetch(&L.tail[edge])
+        _sgd_item(L, epoch, epoch_key, e, acc)
+
+
 def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     """Cython twin of :func:`smallvis.reference.sgd_epochs`.
 
     One thread runs the items of an epoch in the reference's order.  With
-    ``n_threads > 1`` they are split over threads that update ``Y`` without
-    locks (Hogwild): the random draws are the same, the interleaving of
-    the updates is not.
+    ``n_threads > 1`` the items are split into one contiguous share per
+    thread, and each thread runs its share of every epoch from
+    ``epoch_start`` to ``epoch_end`` without waiting for the others; the
+    threads update ``Y`` without locks (Hogwild).  The random draws are the
+    same as with one thread, the interleaving of the updates is not.
     """
-    cdef const int64_t[::1] h = problem.head, t = problem.tail, ea = problem.edge_alias
-    cdef const int64_t[::1] na = problem.noise_alias, nn = problem.n_noise
+    cdef const int32_t[::1] h = problem.head, t = problem.tail, ea = problem.edge_alias
+    cdef const int32_t[::1] na = problem.noise_alias
+    cdef const int64_t[::1] nn = problem.n_noise
     cdef const double[::1] ew = problem.edge_weight, npb = problem.noise_prob
     cdef const double[::1] al = problem.alphas, qo = problem.q_offset
     cdef double[:, ::1] y = Y, st = problem.state
     cdef double[::1] qq = problem.q
     cdef SgdLoop L
-    cdef int64_t epoch, e, n_items, tid
+    cdef int64_t epoch, n_items, tid, lo, hi
     cdef int64_t first = epoch_start, last = epoch_end
     cdef int nthreads = max(1, n_threads)
     cdef uint64_t key_seed = seed
@@ -467,15 +538,21 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
         raise MemoryError()
     try:
         with nogil:
-            for epoch in range(first, last):
-                L.epoch_key = _epoch_key(key_seed, epoch)
-                L.coef.nu = <double>L.n_noise[epoch]  # NCVis's noise ratio
-                if nthreads == 1:
-                    for e in range(n_items):
-                        _sgd_item(&L, epoch, e, acc)
-                else:
-                    for e in prange(n_items, num_threads=nthreads, schedule="static"):
-                        tid = threadid()
-                        _sgd_item(&L, epoch, e, acc + tid * L.dim)
+            if nthreads == 1:
+                for epoch in range(first, last):
+                    _run_items(&L, epoch, _epoch_key(key_seed, epoch), 0, n_items, acc)
+            else:
+                # One parallel region for all the epochs of the call, each
+                # thread owning a fixed contiguous share of the items: no
+                # barrier between epochs, so a thread that loses its core
+                # for a while delays only its own share (the threads meet
+                # once, at the end of the call).
+                for tid in prange(nthreads, num_threads=nthreads, schedule="static",
+                                  chunksize=1):
+                    lo = tid * n_items // nthreads
+                    hi = (tid + 1) * n_items // nthreads
+                    for epoch in range(first, last):
+                        _run_items(&L, epoch, _epoch_key(key_seed, epoch), lo, hi,
+                                   acc + tid * L.dim)
     finally:
         free(acc)

@@ -258,7 +258,7 @@ def alias_table(scaled, prob, alias):
     prob : ndarray of float64, shape (n,)
         Receives the acceptance probabilities (1 for the columns that end
         without an alias).
-    alias : ndarray of int64, shape (n,)
+    alias : ndarray of int32, shape (n,)
         Receives the aliases (a column's own index when it has none).
     """
     n = len(scaled)
@@ -329,13 +329,13 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
         The stochastic problem (:class:`smallvis.sgd.SgdProblem`), read by
         attribute:
 
-        * ``head``, ``tail`` (int64, ``(n_edges,)``): directed edges.
+        * ``head``, ``tail`` (int32, ``(n_edges,)``): directed edges.
         * ``edge_weight`` (float64, ``(n_edges,)``): scheme
           ``"epochs_per_sample"``: epochs per sample of each edge;
           ``"alias"``: the alias-table acceptance probability of each edge;
-          ``"every_edge"``: unused.  ``edge_alias`` (int64): the alias of each
+          ``"every_edge"``: unused.  ``edge_alias`` (int32): the alias of each
           edge (scheme ``"alias"``).
-        * ``noise_prob``, ``noise_alias`` (float64 / int64, ``(n_samples,)``):
+        * ``noise_prob``, ``noise_alias`` (float64 / int32, ``(n_samples,)``):
           the noise distribution's alias table (noise ``"degree"``).
         * ``alphas`` (float64, ``(n_epochs,)``): learning rate of each epoch.
         * ``n_noise`` (int64, ``(n_epochs,)``): negatives per positive

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _progress
+from . import _threads
 from . import affinities as aff
 from ._backend import kernels as select_kernels
 from ._validation import (
@@ -165,7 +166,9 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, return_learned=F
     fast : bool, default=False
         Use the Cython kernels.
     n_threads : int, default=1
-        Threads for the Cython kernels (-1: all cores).
+        Threads for the Cython kernels (-1: all cores); below
+        ``smallvis._threads.EXACT_MIN_PAIRS`` pairs (10,000 points) one
+        thread runs whatever this says.
     return_learned : bool, default=False
         Also return the derivatives in the method's learned scalars.
     **method_params
@@ -208,7 +211,7 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, return_learned=F
     cost_fn, gradient_fn, args = m.cost_kernels(kern, cost_params)
     C = check_affinities(P, Y.shape[0], symmetric=m.symmetric, fuzzy=m.fuzzy)
     triplet = aff.kernel_triplet(C)
-    n_threads = check_threads(n_threads)
+    n_threads = _threads.exact_threads(check_threads(n_threads), Y.shape[0])
     grad = np.zeros_like(Y)
     with np.errstate(over="ignore", invalid="ignore"):  # checked just below
         d_learned = gradient_fn(*triplet, Y, *learned, *args, grad, n_threads)

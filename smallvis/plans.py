@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _progress
+from . import _threads
 from . import sgd as _sgd
 from .affinities import kernel_triplet
 from ._validation import check_integer, check_number
@@ -46,6 +47,12 @@ class Objective:
         Current values of the learned scalars (NCVis's ``Q``), updated by
         the optimizers.
     n_threads : int
+        The requested threads (the stochastic optimizer's, before its own
+        policy, :func:`smallvis._threads.sgd_threads`).
+    kernel_threads : int
+        Threads of the exact cost and gradient calls: ``n_threads``, or 1
+        below the thread policy's amount of work
+        (:func:`smallvis._threads.exact_threads`).
     """
 
     triplet: tuple
@@ -54,23 +61,25 @@ class Objective:
     args: tuple
     learned: np.ndarray
     n_threads: int
+    kernel_threads: int
 
     @classmethod
     def build(cls, method, kernels, P, cost_params, n_threads):
         """The objective of ``method`` for validated affinities ``P``."""
         cost_fn, gradient_fn, args = method.cost_kernels(kernels, cost_params)
         learned = np.array([cost_params[k] for k in method.learned], dtype=np.float64)
-        return cls(kernel_triplet(P), cost_fn, gradient_fn, args, learned, n_threads)
+        return cls(kernel_triplet(P), cost_fn, gradient_fn, args, learned, n_threads,
+                   _threads.exact_threads(n_threads, P.shape[0]))
 
     def cost(self, Y, learned):
         """Cost at ``Y`` and ``learned`` with the true ``P``."""
-        return float(self.cost_fn(*self.triplet, Y, *learned, *self.args, self.n_threads))
+        return float(self.cost_fn(*self.triplet, Y, *learned, *self.args, self.kernel_threads))
 
     def gradient(self, Y, learned, out, data=None):
         """Gradient in ``Y`` into ``out``; ``data`` replaces ``P``'s values."""
         indptr, indices, values = self.triplet
         return self.gradient_fn(indptr, indices, values if data is None else data, Y,
-                                *learned, *self.args, out, self.n_threads)
+                                *learned, *self.args, out, self.kernel_threads)
 
 
 @dataclass

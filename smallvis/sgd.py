@@ -73,11 +73,15 @@ identically by both kernels.  Hence:
 * with ``n_threads=1`` the same ``random_state`` gives the same ``Y``, bit
   for bit, and running the epochs in blocks gives the same result as one
   long run;
-* with ``n_threads > 1`` the edges of an epoch are split over threads that
-  update ``Y`` without locks ("Hogwild", as umap-learn, uwot and LargeVis
-  do).  The random draws are still the same, but the order in which updates
-  interleave is not, so ``Y`` differs from run to run by small amounts that
-  grow over the run.  The layout quality is the same; bitwise
+* with ``n_threads > 1`` the edges (or samples) of an epoch are split into
+  one contiguous share per thread; each kernel call (a block of epochs) is
+  one parallel region in which every thread runs its share of every epoch
+  without waiting for the others, and the threads update ``Y`` without
+  locks ("Hogwild", as umap-learn, uwot and LargeVis do).  A call with
+  little work runs on one thread (:mod:`smallvis._threads`).  The random
+  draws are still the same, but the order in which updates interleave is
+  not, so ``Y`` differs from run to run by small amounts that grow over
+  the run.  The layout quality is the same; bitwise
   reproducibility is guaranteed only with one thread.
 """
 
@@ -90,6 +94,7 @@ from typing import Callable, Mapping
 import numpy as np
 import scipy.sparse as sp
 
+from . import _threads
 from .optim import DivergenceError
 from .reference import SGD_COEFFICIENTS, SGD_NOISES, SGD_SCHEMES
 
@@ -104,6 +109,10 @@ SGD_COST_MAX_N = 5000
 
 OPTIMIZERS = ("auto", "exact", "sgd")
 
+#: Points and edges are indexed by int32 in the stochastic optimizer (half
+#: the memory of int64 for its per-edge arrays): at most this many.
+MAX_INDEX = 2 ** 31 - 1
+
 #: LargeVis's exponent of the weighted degree in the negative-sampling
 #: distribution (as word2vec).
 DEGREE_POWER = 0.75
@@ -117,15 +126,19 @@ def umap_n_epochs(n_samples):
 def largevis_n_epochs(n_samples):
     """Default epochs of ``n_samples`` edge samples each for largevis.
 
-    2000 epochs up to 10,000 points and 1000 above, i.e. 2000 N (1000 N)
+    1000 epochs up to 10,000 points and 500 above, i.e. 1000 N (500 N)
     positive samples with 5 negatives each.  The LargeVis reference draws
-    about 1e9 samples below 10,000 points and ~10,000 N above; this default
-    is about 10 times less work and of the order of umap's default (whose
-    epochs sample about 5-6 N edges each): enough for the quality floor of
-    the test suite on digits (see benchmarks/bench_sgd.py).  More epochs
-    give tighter clusters.
+    far more: 10^9 samples below 10,000 points, 10^9 to 10^10 linearly in
+    N up to a million points (about 22,000 N at 70,000 points) and 10,000 N
+    above; uwot's ``lvish`` matches that count.  That budget is 20 to 100
+    times umap's.  With ``gamma = 1`` (smallvis.methods.LARGEVIS_SGD_GAMMA)
+    far fewer samples reach umap's quality: on the 25-class data of
+    benchmarks/bench_scale.py the 10-NN accuracy is 0.9998 at 10,000 points
+    after 500 epochs, 0.999 at 20,000 and 70,000 after 500 (0.997 after
+    300), against umap's 0.9999 to 1.000.  Small data get twice the epochs
+    at little cost.
     """
-    return 2000 if n_samples <= 10_000 else 1000
+    return 1000 if n_samples <= 10_000 else 500
 
 
 @dataclass(frozen=True)
@@ -164,7 +177,7 @@ class SgdSpec:
         Default initialisation.
     param_defaults : mapping
         Method parameters whose default differs under the stochastic
-        optimizer (e.g. largevis's ``gamma = 7``).
+        optimizer (e.g. largevis's ``gamma``).
     decay : {"linear", "quadratic"}
         Learning-rate schedule: ``alpha_0 max(1 - e/E, min)`` or
         ``alpha_0 (1 - (e/E)^2)`` (NCVis).
@@ -260,16 +273,18 @@ def alias_table(weights, kernels):
     Returns
     -------
     prob : ndarray of float64, shape (n,)
-    alias : ndarray of int64, shape (n,)
+    alias : ndarray of int32, shape (n,)
     """
     w = np.asarray(weights, dtype=np.float64)
     if w.ndim != 1 or len(w) == 0 or not np.all(np.isfinite(w)) or np.any(w < 0) \
             or w.sum() <= 0:
         raise ValueError("alias-table weights must be finite, non-negative, with a "
                          "positive sum")
-    scaled = np.ascontiguousarray(w * (len(w) / w.sum()))
+    if len(w) > MAX_INDEX:
+        raise ValueError(f"alias tables hold at most 2**31 - 1 entries; got {len(w)}")
+    scaled = w * (len(w) / w.sum())
     prob = np.empty(len(w))
-    alias = np.empty(len(w), dtype=np.int64)
+    alias = np.empty(len(w), dtype=np.int32)
     kernels.alias_table(scaled, prob, alias)
     return prob, alias
 
@@ -342,15 +357,23 @@ def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels, *, q0=0.0,
     SgdProblem
     """
     n = P.shape[0]
-    if n >= 2 ** 32:
-        raise ValueError(f"the stochastic optimizer supports fewer than 2**32 points; got {n}")
-    # the edges in row-major order, columns ascending
+    if n > MAX_INDEX:
+        raise ValueError(f"the stochastic optimizer supports at most 2**31 - 1 points; "
+                         f"got {n}")
+    # the edges in row-major order, columns ascending, without copies of
+    # P's arrays where none is needed (at 70,000 points and k = 150 there
+    # are 13 million edges: each byte per edge is 13 MB)
     M = sp.csr_matrix(P)
     M.sum_duplicates()  # sorts and merges; nothing to do for canonical CSR
-    rows = np.repeat(np.arange(n), np.diff(M.indptr))
-    keep = M.data > 0
-    rows, cols, w = rows[keep], M.indices[keep], M.data[keep]
-    empty_f, empty_i = np.zeros(0), np.zeros(0, dtype=np.int64)
+    if M.nnz > MAX_INDEX:
+        raise ValueError(f"the stochastic optimizer supports at most 2**31 - 1 edges; "
+                         f"got {M.nnz}")
+    rows = np.repeat(np.arange(n, dtype=np.int32), np.diff(M.indptr))
+    cols, w = M.indices, M.data
+    if not np.all(w > 0):
+        keep = w > 0
+        rows, cols, w = rows[keep], cols[keep], w[keep]
+    empty_f, empty_i = np.zeros(0), np.zeros(0, dtype=np.int32)
     edge_alias, noise_prob, noise_alias = empty_i, empty_f, empty_i
     if spec.scheme == "epochs_per_sample":
         # umap-learn: drop edges too weak to be sampled once in n_epochs.
@@ -363,9 +386,6 @@ def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels, *, q0=0.0,
         edge_weight = np.ones(len(w))
     if len(w) == 0:
         raise ValueError("P has no positive off-diagonal entries: nothing to optimise")
-    if len(w) >= 2 ** 32:
-        raise ValueError(f"the stochastic optimizer supports fewer than 2**32 edges; "
-                         f"got {len(w)}")
     if spec.noise == "degree":
         degree = np.bincount(rows, weights=w, minlength=n)
         noise_prob, noise_alias = alias_table(degree ** DEGREE_POWER, kernels)
@@ -380,15 +400,17 @@ def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels, *, q0=0.0,
         with np.errstate(divide="ignore"):
             q_offset = np.log(row_sums / (n - 1))
         q_offset[~np.isfinite(q_offset)] = 0.0  # isolated points: never heads
+    # only epochs_per_sample keeps per-edge state (np.zeros allocates
+    # lazily: the pages of an unused state are never touched)
     state = np.zeros((2, len(w)))
     if spec.scheme == "epochs_per_sample":
         state[0] = edge_weight
         state[1] = edge_weight / params["n_negative"]
     return SgdProblem(
-        head=np.ascontiguousarray(rows, dtype=np.int64),
-        tail=np.ascontiguousarray(cols, dtype=np.int64),
+        head=np.ascontiguousarray(rows, dtype=np.int32),
+        tail=np.ascontiguousarray(cols, dtype=np.int32),
         edge_weight=np.ascontiguousarray(edge_weight, dtype=np.float64),
-        edge_alias=np.ascontiguousarray(edge_alias, dtype=np.int64),
+        edge_alias=np.ascontiguousarray(edge_alias, dtype=np.int32),
         noise_prob=noise_prob, noise_alias=noise_alias,
         n_epochs=n_epochs,
         alphas=learning_rates(n_epochs, learning_rate, spec.decay, spec.min_learning_rate),
@@ -416,8 +438,8 @@ def _check_problem(prob, Y):
                          f"{prob.scheme!r}, {prob.noise!r}")
     for name in ("head", "tail", "edge_alias", "noise_alias"):
         arr = getattr(prob, name)
-        if arr.dtype != np.int64 or not arr.flags.c_contiguous:
-            raise ValueError(f"{name} must be C-contiguous int64")
+        if arr.dtype != np.int32 or not arr.flags.c_contiguous:
+            raise ValueError(f"{name} must be C-contiguous int32")
         if len(arr) and (arr.min() < 0 or arr.max() >= (n if name != "edge_alias" else n_edges)):
             raise ValueError(f"{name} holds out-of-range indices")
     if len(prob.tail) != n_edges or len(prob.edge_weight) != n_edges:
@@ -475,6 +497,8 @@ def optimize_sgd(Y, kernels, prob, seed, *, n_threads=1, callback=None, verbose=
     seed : int
         Key of the counter-based generator, in ``[0, 2**63)``.
     n_threads : int, default=1
+        Requested threads; a kernel call (one block of epochs) with less
+        work than :data:`smallvis._threads.SGD_MIN_UPDATES` runs on one.
     callback : callable, optional
         ``callback(epoch, Y, None)`` after every epoch; return True to stop.
     verbose : bool, default=False
@@ -492,9 +516,11 @@ def optimize_sgd(Y, kernels, prob, seed, *, n_threads=1, callback=None, verbose=
     block = 1 if callback is not None else max(1, math.ceil(E / n_blocks))
     trace = SgdTrace(seed=seed)
     start = time.perf_counter()
+    items = prob.samples_per_epoch if prob.scheme == "alias" else len(prob.head)
     for e0 in range(0, E, block):
         e1 = min(E, e0 + block)
-        kernels.sgd_epochs(prob, Y, seed, e0, e1, n_threads)
+        kernels.sgd_epochs(prob, Y, seed, e0, e1,
+                           _threads.sgd_threads(n_threads, items * (e1 - e0)))
         trace.n_epochs = e1
         if not np.all(np.isfinite(Y)):
             raise DivergenceError(f"the stochastic optimisation diverged by epoch {e1} "

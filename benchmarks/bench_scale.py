@@ -1,0 +1,161 @@
+"""The headline call at scale: ``embed(X, "largevis", fast=True)`` against umap.
+
+For each size (default 10,000, 30,000, 70,000 and 150,000 points) this runs,
+each in a fresh child process, one thread:
+
+* smallvis ``embed(X, "largevis", fast=True)`` with every default (the
+  stochastic optimizer above 5,000 points);
+* smallvis ``embed(X, "umap", fast=True)`` with every default;
+* umap-learn ``UMAP()`` when it is installed (numba's JIT compiled first on
+  5,000 points, not timed).
+
+It prints, per run: the wall-clock time of each stage (kNN and P together,
+initialisation, optimisation; from ``EmbedResult.timings``), the total, the
+peak resident memory of the child (``getrusage`` ``ru_maxrss``: memory
+allocated in C is invisible to tracemalloc; the parent stays small, since a
+child's ``ru_maxrss`` starts from the parent's RSS at the fork) and the
+peak before the call (Python, the libraries and X), and the 10-NN accuracy of the map
+(:func:`smallvis.metrics.knn_accuracy`) on a fixed random subsample of
+10,000 points.
+
+The data (:func:`structured_data`): 25 classes on curved two-dimensional
+sheets in a 12-dimensional latent space, lifted to 50 dimensions and blurred
+by noise; the recipe of :func:`smallvis.datasets.curved_clusters` with more
+classes.  At 70,000 points 99.99% of a 10,000-point subsample share the
+label of the majority of their 10 nearest neighbours in X.
+
+Usage: python benchmarks/bench_scale.py [--sizes 10000 30000 70000 150000]
+       [--skip-umap-learn] [--methods largevis umap] [--largevis-params '{"n_epochs": 500}']
+"""
+
+import argparse
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+
+import _common  # noqa: F401  (sets single-threaded environment first)
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def structured_data(n, seed=0, n_classes=25, dim=50, latent=12):
+    """``n`` points in ``n_classes`` classes on curved sheets, in ``dim`` dimensions.
+
+    The recipe of :func:`smallvis.datasets.curved_clusters` (a strip of a
+    spiral surface per class, moved to a random centre of sd 2 in a latent
+    space, lifted by an orthonormal map, plus noise of sd 0.5 in every
+    dimension) with 25 classes in a 12-dimensional latent space; labels are
+    shuffled so that any prefix of the rows is a sample of every class.
+
+    Returns
+    -------
+    X : ndarray of shape (n, dim)
+    labels : ndarray of shape (n,)
+    """
+    rng = np.random.default_rng(seed)
+    weights = rng.uniform(0.5, 1.5, n_classes)
+    counts = np.floor(weights / weights.sum() * n).astype(np.int64)
+    counts[: n - int(counts.sum())] += 1
+    centres = rng.normal(0.0, 2.0, size=(n_classes, latent))
+    lift, _ = np.linalg.qr(rng.standard_normal((dim, latent)))
+    labels = rng.permutation(np.repeat(np.arange(n_classes), counts))
+    X = np.empty((n, dim))
+    for c in range(n_classes):
+        rows = np.flatnonzero(labels == c)
+        u, v = rng.random(len(rows)), rng.random(len(rows))
+        theta = np.pi * (0.5 + 1.5 * u)
+        r = 1.0 + 0.5 * theta
+        sheet = np.column_stack([r * np.cos(theta), r * np.sin(theta), 3.0 * v])
+        basis, _ = np.linalg.qr(rng.standard_normal((latent, 3)))
+        X[rows] = ((centres[c] + sheet @ basis.T) @ lift.T
+                   + 0.5 * rng.standard_normal((len(rows), dim)))
+    return X, labels
+
+
+CHILD = r"""
+import json, resource, sys, time, warnings
+sys.path.insert(0, sys.argv[1])
+import _common
+import numpy as np
+from bench_scale import structured_data
+n, who, params = int(sys.argv[2]), sys.argv[3], json.loads(sys.argv[4])
+X, labels = structured_data(n)
+if who == "umap-learn":
+    from umap import UMAP
+    warnings.simplefilter("ignore")
+    # compile numba's functions, NN-descent's included (used above 4096 points)
+    UMAP(n_epochs=5).fit_transform(X[:5000])
+else:
+    import smallvis
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+t0 = time.perf_counter()
+if who == "umap-learn":
+    Y = UMAP(**params).fit_transform(X)
+    stages = {}
+else:
+    r = smallvis.embed(X, who, fast=True, return_result=True, random_state=0, **params)
+    Y, stages = r.Y, dict(r.timings)
+total = time.perf_counter() - t0
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+from smallvis.metrics import knn_accuracy
+sub = np.random.default_rng(1).choice(n, size=min(n, 10000), replace=False)
+acc = knn_accuracy(Y[sub], labels[sub], 10)
+print(json.dumps({"total": total, "stages": stages, "base_kb": base, "peak_kb": peak,
+                  "acc": acc}))
+"""
+
+
+def run_child(n, who, params):
+    out = subprocess.run([sys.executable, "-c", CHILD, HERE, str(n), who, json.dumps(params)],
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        return {"error": out.stderr.strip().splitlines()[-1] if out.stderr else "failed"}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def fmt_row(n, name, res):
+    if "error" in res:
+        return f"| {n:,} | {name} | failed: {res['error']} | | | | | | |"
+    st = res["stages"]
+    cell = (lambda k: f"{st[k]:.1f}") if st else (lambda k: "-")
+    gib = res["peak_kb"] / 1024 ** 2
+    base = res["base_kb"] / 1024 ** 2
+    return (f"| {n:,} | {name} | {cell('affinities')} | {cell('init')} | "
+            f"{cell('optimize')} | {res['total']:.1f} | {gib:.2f} | {base:.2f} | "
+            f"{res['acc']:.3f} |")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+",
+                        default=[10_000, 30_000, 70_000, 150_000])
+    parser.add_argument("--methods", nargs="+", default=["largevis", "umap"])
+    parser.add_argument("--largevis-params", type=json.loads, default={},
+                        help="extra embed keywords for largevis, as JSON")
+    parser.add_argument("--skip-umap-learn", action="store_true")
+    args = parser.parse_args()
+    # not imported here: a child inherits the parent's peak RSS through
+    # fork and exec, and umap-learn's imports (numba, llvmlite, ...) would
+    # raise every child's floor to about 0.25 GiB
+    have_umap = importlib.util.find_spec("umap") is not None and not args.skip_umap_learn
+    print(f"one thread; load average at start: "
+          f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print("\n| N | call | kNN + P s | init s | optimise s | total s | peak RSS GiB "
+          "| RSS before GiB | 10-NN accuracy |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for n in args.sizes:
+        for method in args.methods:
+            params = args.largevis_params if method == "largevis" else {}
+            label = f"smallvis {method}" + (f" {json.dumps(params)}" if params else "")
+            print(fmt_row(n, label, run_child(n, method, params)), flush=True)
+        if have_umap:
+            print(fmt_row(n, "umap-learn UMAP()", run_child(n, "umap-learn", {})),
+                  flush=True)
+    print(f"\nload average at end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()
