@@ -318,6 +318,44 @@ def check_affinities(P, n_samples=None, *, symmetric=False, fuzzy=False, name="P
     return M
 
 
+def check_built_affinities(P, n_samples, *, fuzzy=False):
+    """Check affinities that smallvis built itself, without copying them.
+
+    :func:`check_affinities` validates a user's ``P``: it copies it into
+    canonical form and forms ``|P - P^T|`` to test symmetry, about three
+    times the memory of ``P`` at its peak.  The affinity builders of
+    :mod:`smallvis.affinities` return a canonical float64 CSR matrix that is
+    symmetric by construction (``(A + A^T) / 2``, tested in
+    ``tests/test_affinities.py`` and ``tests/test_knn_graph.py``), so for
+    their output the values are checked in place (finite, non-negative,
+    zero diagonal, a positive entry, at most 1 when ``fuzzy``) and the
+    structure is taken as built.  Anything else (a dense array, another
+    sparse format) goes through :func:`check_affinities`.
+
+    Returns
+    -------
+    ndarray or scipy.sparse.csr_matrix
+        ``P`` itself when it is a canonical float64 CSR matrix, otherwise
+        what :func:`check_affinities` returns.
+    """
+    if not (sp.isspmatrix_csr(P) or isinstance(P, sp.csr_array)) \
+            or P.dtype != np.float64 or not P.has_canonical_format:
+        return check_affinities(P, n_samples, fuzzy=fuzzy)
+    if P.shape != (n_samples, n_samples):
+        raise ValueError(f"P has shape {P.shape}; expected ({n_samples}, {n_samples})")
+    values = P.data
+    if not np.all(np.isfinite(values)):
+        raise ValueError("P contains NaN or infinite values")
+    if values.size == 0 or not values.max() > 0 or values.min() < 0:
+        raise ValueError("P must be non-negative with at least one positive entry")
+    if fuzzy and values.max() > 1.0:
+        raise ValueError(f"P holds fuzzy memberships and must lie in [0, 1]; found a "
+                         f"maximum of {values.max():g}")
+    if np.any(P.diagonal() != 0):
+        raise ValueError("P must have a zero diagonal (p_ii = 0)")
+    return P
+
+
 def _sparse_to_csr(P, name):
     """Float64 CSR copy of a scipy sparse matrix whose structure is verified.
 

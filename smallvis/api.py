@@ -12,6 +12,7 @@ from . import affinities as aff
 from ._backend import kernels as select_kernels
 from ._validation import (
     check_affinities,
+    check_built_affinities,
     check_callback,
     check_coordinate_span,
     check_data,
@@ -348,8 +349,9 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
                   f"kernels, learning rate {plan.learning_rate:g}")
 
     t1 = time.perf_counter()
-    P = m.build_affinities(X, kern, random_state, n_threads, **plan.affinity_params)
-    C = check_affinities(P, n, symmetric=m.symmetric, fuzzy=m.fuzzy)
+    C = check_built_affinities(
+        m.build_affinities(X, kern, random_state, n_threads, **plan.affinity_params),
+        n, fuzzy=m.fuzzy)
     t2 = time.perf_counter()
     with _progress.stage("init", plan.init if isinstance(plan.init, str) else "user array"):
         Y = initialize(plan.init, X, n_components, rng, P=C)  # graph inits need P
@@ -372,7 +374,7 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
                   **plan.affinity_params, **plan.cost_params)
     return EmbedResult(
         Y=Y, cost=float(outcome.final_cost), itercosts=np.asarray(outcome.costs, dtype=float),
-        cost_iterations=np.asarray(outcome.cost_iterations, dtype=int), P=P,
+        cost_iterations=np.asarray(outcome.cost_iterations, dtype=int), P=C,
         n_iter=outcome.n_run, elapsed=t3 - t0, method=m.name, params=params,
         optimizer=plan.name, timings={"init": (t1 - t0) + (t_init - t2),
                                       "affinities": t2 - t1, "optimize": t3 - t_init},

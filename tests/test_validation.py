@@ -158,3 +158,26 @@ def test_identical_rows_give_finite_output(fast):
     with pytest.warns(RuntimeWarning):
         Y = smallvis.embed(X, "tsne", fast=fast, perplexity=3, n_iter=50, random_state=0)
     assert np.all(np.isfinite(Y))
+
+
+def test_built_affinities_are_checked_in_place_and_bad_values_still_fail():
+    import scipy.sparse as sp
+
+    from smallvis._validation import check_built_affinities
+
+    P = sp.csr_matrix(np.array([[0.0, 0.3, 0.2], [0.3, 0.0, 0.1], [0.2, 0.1, 0.0]]))
+    assert check_built_affinities(P, 3) is P  # canonical float64 CSR: no copy
+    for bad in (np.nan, -0.1, np.inf):
+        Q = P.copy()
+        Q.data[0] = bad
+        with pytest.raises(ValueError):
+            check_built_affinities(Q, 3)
+    with pytest.raises(ValueError, match="shape"):
+        check_built_affinities(P, 4)
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        check_built_affinities(P * 10, 3, fuzzy=True)
+    D = sp.csr_matrix(np.eye(3))
+    with pytest.raises(ValueError, match="diagonal"):
+        check_built_affinities(D, 3)
+    # anything but canonical CSR goes through the full check (symmetry excepted)
+    assert isinstance(check_built_affinities(P.toarray(), 3), np.ndarray)
