@@ -144,7 +144,7 @@ extensions = [
         "smallvis._kernels",
         ["smallvis/_kernels.pyx"],
         include_dirs=[np.get_include(), "smallvis"],
-        depends=["smallvis/_pairloops.h"],
+        depends=["smallvis/_pairloops.h", "smallvis/_fft_repulsion.pxi"],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")] + mvec_macros,
         extra_compile_args=compile_args + omp_compile + mvec_compile,
         libraries=mvec_libs,

@@ -1146,3 +1146,7 @@ def knn_refine(X, indices, sq_dist, changed, out_indices, out_sq_dist, out_chang
                 keys[r] = key
                 oi[i, r] = c
                 od[i, r] = cd2[t]
+
+
+# t-SNE with FFT-accelerated interpolation (twins of reference.tsne_fft_*)
+include "_fft_repulsion.pxi"

@@ -1,0 +1,263 @@
+# Included by _kernels.pyx: t-SNE with FFT-accelerated interpolation.
+#
+# Cython twins of smallvis.reference.tsne_fft_cost and tsne_fft_gradient; the
+# algorithm and its formulas are in the reference docstrings and in
+# docs/theory.md §3.9.  The grid geometry, the Lagrange weights, the spreading
+# of charges onto the nodes and the interpolation back to the points are C
+# loops; the circulant convolution on the lattice uses scipy.fft, as the
+# reference does.
+
+from scipy import fft as _fft
+
+from smallvis.reference import FFT_INTERVAL_WIDTH, FFT_MAX_NODES, FFT_MIN_INTERVALS
+
+
+def _fft_grid_of(Y, Py_ssize_t p):
+    """(lo, n_boxes, h): the same grid as the reference's ``_fft_grid``."""
+    cdef Py_ssize_t dim = Y.shape[1]
+    lo = Y.min(axis=0)
+    cdef double span = float((Y.max(axis=0) - lo).max())
+    if not span > 0.0:
+        span = FFT_INTERVAL_WIDTH
+    cdef Py_ssize_t n_boxes = max(FFT_MIN_INTERVALS, int(np.ceil(span / FFT_INTERVAL_WIDTH)))
+    cdef Py_ssize_t cap = max(1, int(round(FFT_MAX_NODES ** (1.0 / dim))) // p)
+    n_boxes = min(n_boxes, cap)
+    return np.ascontiguousarray(lo, dtype=np.float64), n_boxes, span / n_boxes
+
+
+def _check_fft_dim(dim):
+    if dim not in (1, 2):
+        raise ValueError(f"FFT interpolation supports 1-D and 2-D output; got {dim}-D")
+
+
+cdef inline void _lagrange_row(double t, Py_ssize_t p, double* out) noexcept nogil:
+    """Weights of the p nodes (k + 1/2) / p of a box at position t in [0, 1]."""
+    cdef Py_ssize_t k, m
+    cdef double sk, sm
+    for k in range(p):
+        sk = (k + 0.5) / p
+        out[k] = 1.0
+        for m in range(p):
+            if m != k:
+                sm = (m + 0.5) / p
+                out[k] *= (t - sm) / (sk - sm)
+
+
+def _kernel_hat(kernel_power, Py_ssize_t m, Py_ssize_t size, Py_ssize_t dim, double step2,
+                n_threads):
+    """Fourier transform of (1 + d^2)^-power on the node offsets, circulant-embedded."""
+    offset = np.zeros(size)
+    near = np.arange(m, dtype=np.float64)
+    offset[:m] = near
+    offset[size - m + 1:] = near[1:][::-1]
+    valid = np.zeros(size, dtype=bool)
+    valid[:m] = True
+    valid[size - m + 1:] = True
+    if dim == 1:
+        d2 = offset ** 2 * step2
+        mask = valid
+    else:
+        d2 = (offset[:, None] ** 2 + offset[None, :] ** 2) * step2
+        mask = valid[:, None] & valid[None, :]
+    table = 1.0 / (1.0 + d2)
+    if kernel_power == 2:
+        table *= table
+    table[~mask] = 0.0
+    return _fft.rfftn(table, workers=n_threads)
+
+
+cdef class _FftGrid:
+    """Nodes and Lagrange weights of every point, for one ``Y``."""
+
+    cdef public object lo
+    cdef public Py_ssize_t p, n_boxes, m, size, dim, n
+    cdef public double h
+    cdef public object base_arr, weights_arr
+    cdef int64_t[:, ::1] base      # (n, dim): first node of the point's box
+    cdef double[:, :, ::1] weights  # (n, dim, p)
+
+    def __init__(self, Y, Py_ssize_t p):
+        cdef const double[:, ::1] y = Y
+        cdef Py_ssize_t i, d, box
+        cdef double u
+        self.n, self.dim, self.p = Y.shape[0], Y.shape[1], p
+        self.lo, self.n_boxes, self.h = _fft_grid_of(Y, p)
+        self.m = self.n_boxes * p
+        self.size = _fft.next_fast_len(2 * self.m)
+        self.base_arr = np.empty((self.n, self.dim), dtype=np.int64)
+        self.weights_arr = np.empty((self.n, self.dim, p))
+        self.base = self.base_arr
+        self.weights = self.weights_arr
+        cdef const double[::1] lo = self.lo
+        cdef double h = self.h
+        cdef Py_ssize_t nb = self.n_boxes
+        with nogil:
+            for i in range(self.n):
+                for d in range(self.dim):
+                    u = (y[i, d] - lo[d]) / h
+                    box = <Py_ssize_t>u
+                    if box > nb - 1:
+                        box = nb - 1
+                    self.base[i, d] = box * p
+                    _lagrange_row(u - box, p, &self.weights[i, d, 0])
+
+    def potentials(self, Py_ssize_t kernel_power, charges, n_threads):
+        """phi[i, c] = sum_j K(y_i, y_j) charges[j, c] (interpolated, j = i included)."""
+        cdef const double[:, ::1] q = charges
+        cdef Py_ssize_t nc = q.shape[1], n = self.n, p = self.p, size = self.size
+        cdef Py_ssize_t i, c, k, l, a, b
+        cdef double w, wk
+        shape = (size,) * self.dim
+        grid_arr = np.zeros((nc,) + shape)
+        cdef double[:, ::1] g1
+        cdef double[:, ::1] g2
+        # spread the charges onto the nodes (serial: points share nodes)
+        if self.dim == 1:
+            g1 = grid_arr
+            with nogil:
+                for i in range(n):
+                    a = self.base[i, 0]
+                    for k in range(p):
+                        w = self.weights[i, 0, k]
+                        for c in range(nc):
+                            g1[c, a + k] += w * q[i, c]
+        else:
+            g2 = grid_arr.reshape(nc, size * size)
+            with nogil:
+                for i in range(n):
+                    a = self.base[i, 0]
+                    b = self.base[i, 1]
+                    for k in range(p):
+                        wk = self.weights[i, 0, k]
+                        for l in range(p):
+                            w = wk * self.weights[i, 1, l]
+                            for c in range(nc):
+                                g2[c, (a + k) * size + b + l] += w * q[i, c]
+        axes = tuple(range(1, self.dim + 1))
+        kernel_hat = _kernel_hat(kernel_power, self.m, size, self.dim,
+                                 (self.h / p) ** 2, n_threads)
+        pot_arr = _fft.irfftn(_fft.rfftn(grid_arr, axes=axes, workers=n_threads) * kernel_hat,
+                              s=shape, axes=axes, workers=n_threads)
+        pot_arr = np.ascontiguousarray(pot_arr).reshape(nc, -1)
+        cdef const double[:, ::1] pot = pot_arr
+        phi_arr = np.zeros((n, nc))
+        cdef double[:, ::1] phi = phi_arr
+        cdef int nt = n_threads
+        # interpolate back to the points
+        if self.dim == 1:
+            with nogil:
+                for i in prange(n, schedule="static", num_threads=nt):
+                    a = self.base[i, 0]
+                    for k in range(p):
+                        w = self.weights[i, 0, k]
+                        for c in range(nc):
+                            phi[i, c] += w * pot[c, a + k]
+        else:
+            with nogil:
+                for i in prange(n, schedule="static", num_threads=nt):
+                    a = self.base[i, 0]
+                    b = self.base[i, 1]
+                    for k in range(p):
+                        wk = self.weights[i, 0, k]
+                        for l in range(p):
+                            w = wk * self.weights[i, 1, l]
+                            for c in range(nc):
+                                phi[i, c] += w * pot[c, (a + k) * size + b + l]
+        return phi_arr
+
+
+cdef double _fft_z_from(const double[:, ::1] phi1) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef double z = 0.0
+    for i in range(phi1.shape[0]):
+        z += phi1[i, 0] - 1.0
+    return z
+
+
+def tsne_fft_cost(indptr, indices, data, Y, n_interpolation, n_threads):
+    """t-SNE cost with Z from FFT-accelerated interpolation; see the reference twin."""
+    cdef const int64_t[::1] ip = indptr
+    cdef const int64_t[::1] ix = indices
+    cdef const double[::1] dv = data
+    cdef const double[:, ::1] y = Y
+    cdef Py_ssize_t n = Y.shape[0], dim = Y.shape[1], i, j, d
+    cdef int64_t k
+    cdef int nt = n_threads
+    cdef double[::1] srow = np.zeros(n)
+    cdef double[::1] prow = np.zeros(n)
+    cdef double s, ps, d2, diff, pv
+    _check_fft_dim(dim)
+    with nogil:
+        for i in prange(n, schedule="static", num_threads=nt):
+            s = 0.0
+            ps = 0.0
+            for k in range(ip[i], ip[i + 1]):
+                j = ix[k]
+                if j == i:
+                    continue
+                pv = dv[k]
+                ps = ps + pv
+                if pv > 0.0:
+                    d2 = 0.0
+                    for d in range(dim):
+                        diff = y[i, d] - y[j, d]
+                        d2 = d2 + diff * diff
+                    s = s + pv * log(pv * (1.0 + d2))
+            srow[i] = s
+            prow[i] = ps
+    cdef double total = 0.0, p_sum = 0.0
+    for i in range(n):
+        total += srow[i]
+        p_sum += prow[i]
+    grid = _FftGrid(Y, n_interpolation)
+    cdef double Z = _fft_z_from(grid.potentials(1, np.ones((n, 1)), n_threads))
+    return total + p_sum * log(Z)
+
+
+def tsne_fft_gradient(indptr, indices, data, Y, n_interpolation, grad, n_threads):
+    """t-SNE gradient with the repulsion from FFT-accelerated interpolation.
+
+    See the reference twin for the algorithm.  The attraction over the
+    stored entries of P runs row by row in parallel; the repulsion and Z
+    come from :class:`_FftGrid`.
+    """
+    cdef const int64_t[::1] ip = indptr
+    cdef const int64_t[::1] ix = indices
+    cdef const double[::1] dv = data
+    cdef const double[:, ::1] y = Y
+    cdef double[:, ::1] g = grad
+    cdef Py_ssize_t n = Y.shape[0], dim = Y.shape[1], i, j, d
+    cdef int64_t k
+    cdef int nt = n_threads
+    _check_fft_dim(dim)
+    grid = _FftGrid(Y, n_interpolation)
+    cdef const double[::1] lo = grid.lo
+    charges_arr = np.empty((n, dim + 1))
+    cdef double[:, ::1] charges = charges_arr
+    for i in range(n):
+        charges[i, 0] = 1.0
+        for d in range(dim):
+            charges[i, d + 1] = y[i, d] - lo[d]
+    cdef const double[:, ::1] phi1 = grid.potentials(1, np.ones((n, 1)), n_threads)
+    cdef const double[:, ::1] phi2 = grid.potentials(2, charges_arr, n_threads)
+    cdef double Z = _fft_z_from(phi1)
+    cdef double inv_z = 1.0 / Z
+    cdef double a0, a1, diff, d2, coef
+    with nogil:
+        for i in prange(n, schedule="static", num_threads=nt):
+            a0 = 0.0
+            a1 = 0.0
+            for k in range(ip[i], ip[i + 1]):
+                j = ix[k]
+                diff = y[i, 0] - y[j, 0]
+                d2 = diff * diff
+                if dim == 2:
+                    diff = y[i, 1] - y[j, 1]
+                    d2 = d2 + diff * diff
+                coef = dv[k] / (1.0 + d2)
+                a0 = a0 + coef * (y[i, 0] - y[j, 0])
+                if dim == 2:
+                    a1 = a1 + coef * (y[i, 1] - y[j, 1])
+            g[i, 0] = 4.0 * (a0 - ((y[i, 0] - lo[0]) * phi2[i, 0] - phi2[i, 1]) * inv_z)
+            if dim == 2:
+                g[i, 1] = 4.0 * (a1 - ((y[i, 1] - lo[1]) * phi2[i, 0] - phi2[i, 2]) * inv_z)
