@@ -102,67 +102,74 @@ cdef class _FftGrid:
                     _lagrange_row(u - box, p, &self.weights[i, d, 0])
 
     def potentials(self, Py_ssize_t kernel_power, charges, n_threads):
-        """phi[i, c] = sum_j K(y_i, y_j) charges[j, c] (interpolated, j = i included)."""
+        """phi[i, c] = sum_j K(y_i, y_j) charges[j, c] (interpolated, j = i included).
+
+        The charges are spread onto a compact node array with the charges
+        innermost (a point touches p^dim short runs of it, which stay in
+        cache); the zero padding of the circulant embedding is left to the
+        FFTs (``n=size``), and only the m^dim node potentials are kept.
+        """
         cdef const double[:, ::1] q = charges
         cdef Py_ssize_t nc = q.shape[1], n = self.n, p = self.p, size = self.size
-        cdef Py_ssize_t i, c, k, l, a, b
+        cdef Py_ssize_t m = self.m, dim = self.dim
+        cdef Py_ssize_t i, c, k, l, a, b, row
         cdef double w, wk
-        shape = (size,) * self.dim
-        grid_arr = np.zeros((nc,) + shape)
-        cdef double[:, ::1] g1
-        cdef double[:, ::1] g2
+        cdef Py_ssize_t n_nodes = m if dim == 1 else m * m
+        nodes_arr = np.zeros((n_nodes, nc))
+        cdef double[:, ::1] nodes = nodes_arr
         # spread the charges onto the nodes (serial: points share nodes)
-        if self.dim == 1:
-            g1 = grid_arr
-            with nogil:
-                for i in range(n):
-                    a = self.base[i, 0]
+        with nogil:
+            for i in range(n):
+                a = self.base[i, 0]
+                if dim == 1:
                     for k in range(p):
                         w = self.weights[i, 0, k]
                         for c in range(nc):
-                            g1[c, a + k] += w * q[i, c]
-        else:
-            g2 = grid_arr.reshape(nc, size * size)
-            with nogil:
-                for i in range(n):
-                    a = self.base[i, 0]
+                            nodes[a + k, c] += w * q[i, c]
+                else:
                     b = self.base[i, 1]
                     for k in range(p):
                         wk = self.weights[i, 0, k]
+                        row = (a + k) * m + b
                         for l in range(p):
                             w = wk * self.weights[i, 1, l]
                             for c in range(nc):
-                                g2[c, (a + k) * size + b + l] += w * q[i, c]
-        axes = tuple(range(1, self.dim + 1))
-        kernel_hat = _kernel_hat(kernel_power, self.m, size, self.dim,
-                                 (self.h / p) ** 2, n_threads)
-        pot_arr = _fft.irfftn(_fft.rfftn(grid_arr, axes=axes, workers=n_threads) * kernel_hat,
-                              s=shape, axes=axes, workers=n_threads)
-        pot_arr = np.ascontiguousarray(pot_arr).reshape(nc, -1)
+                                nodes[row + l, c] += w * q[i, c]
+        kernel_hat = _kernel_hat(kernel_power, m, size, dim, (self.h / p) ** 2, n_threads)
+        grid = np.moveaxis(nodes_arr.reshape((m,) * dim + (nc,)), -1, 0)
+        if dim == 1:
+            spectrum = _fft.rfft(grid, n=size, axis=-1, workers=n_threads)
+            spectrum *= kernel_hat
+            pot_arr = _fft.irfft(spectrum, n=size, axis=-1, workers=n_threads)[:, :m]
+        else:
+            spectrum = _fft.rfft(grid, n=size, axis=-1, workers=n_threads)
+            spectrum = _fft.fft(spectrum, n=size, axis=-2, workers=n_threads, overwrite_x=True)
+            spectrum *= kernel_hat
+            spectrum = _fft.ifft(spectrum, axis=-2, workers=n_threads, overwrite_x=True)[:, :m]
+            pot_arr = _fft.irfft(spectrum, n=size, axis=-1, workers=n_threads)[:, :, :m]
+        pot_arr = np.ascontiguousarray(np.moveaxis(pot_arr, 0, -1)).reshape(n_nodes, nc)
         cdef const double[:, ::1] pot = pot_arr
         phi_arr = np.zeros((n, nc))
         cdef double[:, ::1] phi = phi_arr
         cdef int nt = n_threads
         # interpolate back to the points
-        if self.dim == 1:
-            with nogil:
-                for i in prange(n, schedule="static", num_threads=nt):
-                    a = self.base[i, 0]
+        with nogil:
+            for i in prange(n, schedule="static", num_threads=nt):
+                a = self.base[i, 0]
+                if dim == 1:
                     for k in range(p):
                         w = self.weights[i, 0, k]
                         for c in range(nc):
-                            phi[i, c] += w * pot[c, a + k]
-        else:
-            with nogil:
-                for i in prange(n, schedule="static", num_threads=nt):
-                    a = self.base[i, 0]
+                            phi[i, c] += w * pot[a + k, c]
+                else:
                     b = self.base[i, 1]
                     for k in range(p):
                         wk = self.weights[i, 0, k]
+                        row = (a + k) * m + b
                         for l in range(p):
                             w = wk * self.weights[i, 1, l]
                             for c in range(nc):
-                                phi[i, c] += w * pot[c, (a + k) * size + b + l]
+                                phi[i, c] += w * pot[row + l, c]
         return phi_arr
 
 
