@@ -101,13 +101,17 @@ cdef class _FftGrid:
                     self.base[i, d] = box * p
                     _lagrange_row(u - box, p, &self.weights[i, d, 0])
 
-    def potentials(self, Py_ssize_t kernel_power, charges, n_threads):
-        """phi[i, c] = sum_j K(y_i, y_j) charges[j, c] (interpolated, j = i included).
+    def potentials(self, charges, bint squared, n_threads):
+        """Interpolated potentials of the charges (sums include j = i).
 
-        The charges are spread onto a compact node array with the charges
-        innermost (a point touches p^dim short runs of it, which stay in
-        cache); the zero padding of the circulant embedding is left to the
-        FFTs (``n=size``), and only the m^dim node potentials are kept.
+        Column 0 of the result is sum_j K1(y_i, y_j) charges[j, 0]; with
+        ``squared``, columns 1 + c are sum_j K2(y_i, y_j) charges[j, c]
+        (K1 = 1 / (1 + d^2), K2 = K1^2).  The charges are spread and
+        transformed once for both kernels.  They are spread onto a compact
+        node array with the charges innermost (a point touches p^dim short
+        runs of it, which stay in cache); the zero padding of the circulant
+        embedding is left to the FFTs (``n=size``), and only the m^dim node
+        potentials are kept.
         """
         cdef const double[:, ::1] q = charges
         cdef Py_ssize_t nc = q.shape[1], n = self.n, p = self.p, size = self.size
@@ -115,6 +119,7 @@ cdef class _FftGrid:
         cdef Py_ssize_t i, c, k, l, a, b, row
         cdef double w, wk
         cdef Py_ssize_t n_nodes = m if dim == 1 else m * m
+        cdef Py_ssize_t n_out = 1 + nc if squared else 1
         nodes_arr = np.zeros((n_nodes, nc))
         cdef double[:, ::1] nodes = nodes_arr
         # spread the charges onto the nodes (serial: points share nodes)
@@ -135,18 +140,24 @@ cdef class _FftGrid:
                             w = wk * self.weights[i, 1, l]
                             for c in range(nc):
                                 nodes[row + l, c] += w * q[i, c]
-        kernel_hat = _kernel_hat(kernel_power, m, size, dim, (self.h / p) ** 2, n_threads)
+        step2 = (self.h / p) ** 2
         grid = np.moveaxis(nodes_arr.reshape((m,) * dim + (nc,)), -1, 0)
-        if dim == 1:
-            spectrum = _fft.rfft(grid, n=size, axis=-1, workers=n_threads)
-            spectrum *= kernel_hat
-            pot_arr = _fft.irfft(spectrum, n=size, axis=-1, workers=n_threads)[:, :m]
-        else:
-            spectrum = _fft.rfft(grid, n=size, axis=-1, workers=n_threads)
+        spectrum = _fft.rfft(grid, n=size, axis=-1, workers=n_threads)
+        if dim == 2:
             spectrum = _fft.fft(spectrum, n=size, axis=-2, workers=n_threads, overwrite_x=True)
-            spectrum *= kernel_hat
-            spectrum = _fft.ifft(spectrum, axis=-2, workers=n_threads, overwrite_x=True)[:, :m]
-            pot_arr = _fft.irfft(spectrum, n=size, axis=-1, workers=n_threads)[:, :, :m]
+        products = np.empty((n_out,) + spectrum.shape[1:], dtype=spectrum.dtype)
+        np.multiply(spectrum[0], _kernel_hat(1, m, size, dim, step2, n_threads),
+                    out=products[0])
+        if squared:
+            np.multiply(spectrum, _kernel_hat(2, m, size, dim, step2, n_threads),
+                        out=products[1:])
+        del spectrum
+        if dim == 1:
+            pot_arr = _fft.irfft(products, n=size, axis=-1, workers=n_threads)[:, :m]
+        else:
+            products = _fft.ifft(products, axis=-2, workers=n_threads, overwrite_x=True)[:, :m]
+            pot_arr = _fft.irfft(products, n=size, axis=-1, workers=n_threads)[:, :, :m]
+        nc = n_out
         pot_arr = np.ascontiguousarray(np.moveaxis(pot_arr, 0, -1)).reshape(n_nodes, nc)
         cdef const double[:, ::1] pot = pot_arr
         phi_arr = np.zeros((n, nc))
@@ -217,7 +228,7 @@ def tsne_fft_cost(indptr, indices, data, Y, n_interpolation, n_threads):
         total += srow[i]
         p_sum += prow[i]
     grid = _FftGrid(Y, n_interpolation)
-    cdef double Z = _fft_z_from(grid.potentials(1, np.ones((n, 1)), n_threads))
+    cdef double Z = _fft_z_from(grid.potentials(np.ones((n, 1)), False, n_threads))
     return total + p_sum * log(Z)
 
 
@@ -245,9 +256,9 @@ def tsne_fft_gradient(indptr, indices, data, Y, n_interpolation, grad, n_threads
         charges[i, 0] = 1.0
         for d in range(dim):
             charges[i, d + 1] = y[i, d] - lo[d]
-    cdef const double[:, ::1] phi1 = grid.potentials(1, np.ones((n, 1)), n_threads)
-    cdef const double[:, ::1] phi2 = grid.potentials(2, charges_arr, n_threads)
-    cdef double Z = _fft_z_from(phi1)
+    # column 0: K1 potential of unit charges; 1 + c: K2 potentials of charges c
+    cdef const double[:, ::1] phi = grid.potentials(charges_arr, True, n_threads)
+    cdef double Z = _fft_z_from(phi)
     cdef double inv_z = 1.0 / Z
     cdef double a0, a1, diff, d2, coef
     with nogil:
@@ -265,6 +276,6 @@ def tsne_fft_gradient(indptr, indices, data, Y, n_interpolation, grad, n_threads
                 a0 = a0 + coef * (y[i, 0] - y[j, 0])
                 if dim == 2:
                     a1 = a1 + coef * (y[i, 1] - y[j, 1])
-            g[i, 0] = 4.0 * (a0 - ((y[i, 0] - lo[0]) * phi2[i, 0] - phi2[i, 1]) * inv_z)
+            g[i, 0] = 4.0 * (a0 - ((y[i, 0] - lo[0]) * phi[i, 1] - phi[i, 2]) * inv_z)
             if dim == 2:
-                g[i, 1] = 4.0 * (a1 - ((y[i, 1] - lo[1]) * phi2[i, 0] - phi2[i, 2]) * inv_z)
+                g[i, 1] = 4.0 * (a1 - ((y[i, 1] - lo[1]) * phi[i, 1] - phi[i, 3]) * inv_z)
