@@ -28,6 +28,7 @@ Usage: python benchmarks/bench_tsne_scale.py [--n 70000] [--repeats 1]
 """
 
 import argparse
+import resource
 import time
 
 import _common  # noqa: F401  (sets single-threaded environment first)
@@ -42,6 +43,9 @@ from smallvis.metrics import knn_preservation
 def smallvis_run(X, threads, n_iter):
     r = smallvis.embed(X, "tsne", fast=True, gradient="fft", n_iter=n_iter, tol=0.0,
                        random_state=0, n_threads=threads, return_result=True)
+    # smallvis runs first: the process's peak so far is that of data + smallvis
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 ** 2
+    print(f"peak RSS of the process after the smallvis run: {peak:.2f} GiB", flush=True)
     split = (r.timings["affinities"], r.timings["init"], r.timings["optimize"])
     return r.Y, split, f"{r.cost:.4f} (FFT)"
 
@@ -147,7 +151,8 @@ def main():
         quality = knn_preservation(X[sub], Y[sub], 15)
         rows.append((name, med, times))
         details.append((name, split, kl, own_kl, quality))
-        print(f"{name:<40} {med:8.2f} s  KL {kl:.4f}  15-NN {quality:.3f}", flush=True)
+        print(f"{name:<40} {med:8.2f} s  (P {split[0]:.1f}, init {split[1]:.1f}, optim "
+              f"{split[2]:.1f})  KL {kl:.4f}  15-NN {quality:.3f}", flush=True)
     title = (f"t-SNE, {args.n} x {X.shape[1]} Gaussian clusters, {args.n_iter} iterations, "
              f"{args.threads} thread(s), median of {args.repeats} run(s)")
     print_table(title, rows, rows[1][0] if len(rows) > 1 else rows[0][0])

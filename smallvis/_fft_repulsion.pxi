@@ -45,25 +45,27 @@ cdef inline void _lagrange_row(double t, Py_ssize_t p, double* out) noexcept nog
 
 def _kernel_hat(kernel_power, Py_ssize_t m, Py_ssize_t size, Py_ssize_t dim, double step2,
                 n_threads):
-    """Fourier transform of (1 + d^2)^-power on the node offsets, circulant-embedded."""
-    offset = np.zeros(size)
-    near = np.arange(m, dtype=np.float64)
-    offset[:m] = near
-    offset[size - m + 1:] = near[1:][::-1]
-    valid = np.zeros(size, dtype=bool)
-    valid[:m] = True
-    valid[size - m + 1:] = True
-    if dim == 1:
-        d2 = offset ** 2 * step2
-        mask = valid
-    else:
-        d2 = (offset[:, None] ** 2 + offset[None, :] ** 2) * step2
-        mask = valid[:, None] & valid[None, :]
-    table = 1.0 / (1.0 + d2)
+    """Fourier transform of (1 + d^2)^-power on the node offsets, circulant-embedded.
+
+    The circulant's first column holds the kernel at the offsets 0..m-1,
+    mirrored at size-m+1..size-1, and zeros between (``size`` is even and
+    at least 2m).  It is even, so its transform is real and equals the
+    type-I DCT of its first half (offsets 0..size/2), computed on a quarter
+    of the data in 2-D; the rows k > size/2 of the ``rfftn`` layout repeat
+    rows size - k.
+    """
+    cdef Py_ssize_t half = size // 2
+    near2 = np.arange(m, dtype=np.float64) ** 2
+    d2 = near2 if dim == 1 else near2[:, None] + near2[None, :]
+    quadrant = 1.0 / (1.0 + d2 * step2)
     if kernel_power == 2:
-        table *= table
-    table[~mask] = 0.0
-    return _fft.rfftn(table, workers=n_threads)
+        quadrant *= quadrant
+    first_half = np.zeros((half + 1,) * dim)
+    first_half[(slice(0, m),) * dim] = quadrant
+    spectrum = _fft.dctn(first_half, type=1, workers=n_threads)
+    if dim == 1:
+        return spectrum
+    return np.concatenate([spectrum, spectrum[half - 1:0:-1]], axis=0)
 
 
 cdef class _FftGrid:
@@ -83,7 +85,7 @@ cdef class _FftGrid:
         self.n, self.dim, self.p = Y.shape[0], Y.shape[1], p
         self.lo, self.n_boxes, self.h = _fft_grid_of(Y, p)
         self.m = self.n_boxes * p
-        self.size = _fft.next_fast_len(2 * self.m)
+        self.size = 2 * _fft.next_fast_len(self.m)
         self.base_arr = np.empty((self.n, self.dim), dtype=np.int64)
         self.weights_arr = np.empty((self.n, self.dim, p))
         self.base = self.base_arr

@@ -865,7 +865,7 @@ def _fft_potentials(Y, n_interpolation, kernels, charges, n_threads):
     p = n_interpolation
     lo, n_boxes, h = _fft_grid(Y, p)
     m = n_boxes * p                       # nodes per dimension
-    size = fft.next_fast_len(2 * m)       # circulant embedding length
+    size = 2 * fft.next_fast_len(m)       # circulant embedding length (even, >= 2m)
     # box of each point and its position in it, then the weights of the p
     # nodes of that box, per dimension
     node = []
