@@ -18,13 +18,12 @@ kNN P), evaluated with smallvis's FFT cost at ``n_interpolation=8``
 (relative error about 1e-6; the exact O(N^2) KL would take minutes).  Each
 package's own final cost estimate is printed too.
 
-``--crossover`` times one gradient evaluation, exact against FFT, for a
-range of N instead (the data for ``gradient="auto"``); the layouts are PCA
-maps scaled to the size of a converged t-SNE map, about ``3 sqrt(N)``
-across (digits, 1,797 points: about 130).
+``--crossover [N ...]`` times instead the optimisation of whole runs (same
+kNN P, same start), exact against FFT gradient, for a few N (the data for
+``gradient="auto"``).
 
 Usage: python benchmarks/bench_tsne_scale.py [--n 70000] [--repeats 1]
-       [--threads 1] [--skip-bh] [--skip-sklearn] [--crossover]
+       [--threads 1] [--skip-bh] [--skip-sklearn] [--crossover [N ...]]
 """
 
 import argparse
@@ -80,26 +79,24 @@ def sklearn_run(X, threads, n_iter):
         f"{tsne.kl_divergence_:.4f} (BH)"
 
 
-def crossover(threads):
-    """Per-evaluation time of the exact and the FFT gradient against N."""
-    from smallvis import _kernels
-    from smallvis.affinities import kernel_triplet
+def crossover(threads, n_iter, sizes):
+    """Optimisation time of whole runs, exact against FFT gradient, against N."""
+    from smallvis.neighbors import nearest_neighbors
 
-    print(f"one t-SNE gradient evaluation, 2-D, {threads} thread(s): exact vs FFT "
-          "(n_interpolation=3)")
-    print(f"{'N':>7} {'span':>6} {'exact ms':>9} {'fft ms':>8} {'exact/fft':>9}")
-    for n in (1000, 2000, 4000, 6000, 8000, 10_000, 15_000, 20_000):
+    print(f"t-SNE optimisation ({n_iter} iterations, 2-D, {threads} thread(s), same kNN P): "
+          "exact vs FFT gradient (n_interpolation=3)")
+    print(f"{'N':>7} {'exact s':>8} {'fft s':>7} {'exact/fft':>9} {'final span':>11}")
+    for n in sizes:
         X, _ = gaussian_clusters(n)
-        P = smallvis.affinities(X, "tsne", fast=True, n_threads=threads)
-        triplet = kernel_triplet(smallvis._validation.check_affinities(P, n))
-        Y = smallvis.init.initialize("pca", X, 2, np.random.default_rng(0))
-        Y = np.ascontiguousarray(Y / np.ptp(Y, axis=0).max() * 3.0 * np.sqrt(n))
-        g = np.zeros_like(Y)
-        t_exact = median_time(lambda: _kernels.tsne_gradient(*triplet, Y, g, threads), 5)[0]
-        t_fft = median_time(
-            lambda: _kernels.tsne_fft_gradient(*triplet, Y, 3, g, threads), 5)[0]
-        print(f"{n:>7} {np.ptp(Y):>6.0f} {t_exact * 1e3:>9.1f} {t_fft * 1e3:>8.1f} "
-              f"{t_exact / t_fft:>9.2f}", flush=True)
+        knn = nearest_neighbors(X, 90, method="annoy", random_state=0, n_threads=threads)
+        times = {}
+        for gradient in ("exact", "fft"):
+            r = smallvis.embed(X, "tsne", fast=True, gradient=gradient, knn=knn,
+                               n_iter=n_iter, tol=0.0, random_state=0, n_threads=threads,
+                               return_result=True)
+            times[gradient] = r.timings["optimize"]
+        print(f"{n:>7} {times['exact']:>8.2f} {times['fft']:>7.2f} "
+              f"{times['exact'] / times['fft']:>9.2f} {np.ptp(r.Y):>11.0f}", flush=True)
 
 
 def main():
@@ -111,11 +108,12 @@ def main():
     parser.add_argument("--subsample", type=int, default=5000)
     parser.add_argument("--skip-bh", action="store_true", help="skip openTSNE BH")
     parser.add_argument("--skip-sklearn", action="store_true")
-    parser.add_argument("--crossover", action="store_true",
-                        help="time exact vs FFT gradient evaluations against N instead")
+    parser.add_argument("--crossover", type=int, nargs="*", default=None, metavar="N",
+                        help="time exact vs FFT optimisation for these N instead "
+                             "(default 2000 5000 10000)")
     args = parser.parse_args()
-    if args.crossover:
-        crossover(args.threads)
+    if args.crossover is not None:
+        crossover(args.threads, args.n_iter, args.crossover or [2000, 5000, 10_000])
         return
     X, _ = gaussian_clusters(args.n)
     sub = np.random.default_rng(1).choice(len(X), size=min(args.subsample, len(X)),

@@ -318,19 +318,21 @@ FFT_N_INTERPOLATION = 3
 FFT_MAX_INTERPOLATION = 20
 
 #: ``gradient="auto"`` uses the FFT-interpolated t-SNE gradient above this
-#: many points.  One thread, 2-D, kNN P: the exact gradient is faster up to
-#: about 5,000-6,000 points and costs about 1.5x the FFT one at 10,000
-#: (benchmarks/bench_tsne_scale.py --crossover); up to 10,000 points the
-#: exact gradient is kept for its exactness at little extra time.
+#: many points.  750 iterations, one thread, 2-D, the same kNN P
+#: (benchmarks/bench_tsne_scale.py --crossover): exact/FFT optimisation time
+#: 0.14 at 2,000 points, 0.49 at 5,000, 1.47 at 10,000 (the FFT's grid costs
+#: the same whatever N, the exact gradient grows as N^2), so they cross near
+#: 8,000; up to 10,000 the exact gradient is kept for its exactness at at
+#: most 1.5 times the time.
 FFT_AUTO_MIN_N = 10_000
 
 
-def _tsne_cost(n_interpolation):
+def _tsne_cost(n_interpolation=FFT_N_INTERPOLATION):
     check_integer(n_interpolation, "n_interpolation", low=1, high=FFT_MAX_INTERPOLATION)
     return "tsne", ()
 
 
-def _tsne_fft_cost(n_interpolation):
+def _tsne_fft_cost(n_interpolation=FFT_N_INTERPOLATION):
     n_interpolation = check_integer(n_interpolation, "n_interpolation", low=1,
                                     high=FFT_MAX_INTERPOLATION)
     return "tsne_fft", (n_interpolation,)
