@@ -15,9 +15,15 @@ import importlib as _importlib
 from . import datasets, metrics
 from ._backend import kernels
 from .api import EmbedResult, affinities, cost_and_gradient, embed, list_methods
+from .estimator import METHOD_CLASSES as _METHOD_CLASSES
+from .estimator import Embedding, NotFittedError
+from .model_io import ModelFileError, load_model, save_model
 from .methods import METHODS
 from .optim import DivergenceError
 from .plotting import plot, plot_costs, plot_every
+
+#: One estimator class per method (``TSNE``, ``UMAP``, ...), from the registry.
+globals().update({_cls.__name__: _cls for _cls in _METHOD_CLASSES.values()})
 
 #: The module :mod:`smallvis.affinities` (perplexity calibration, UMAP and
 #: NCVis graphs), under a name that the function ``smallvis.affinities`` does
@@ -30,6 +36,9 @@ __all__ = [
     "METHODS",
     "DivergenceError",
     "EmbedResult",
+    "Embedding",
+    "ModelFileError",
+    "NotFittedError",
     "affinities",
     "cost_and_gradient",
     "datasets",
@@ -37,8 +46,10 @@ __all__ = [
     "input_affinities",
     "kernels",
     "list_methods",
+    "load_model",
     "metrics",
     "plot",
     "plot_costs",
     "plot_every",
-]
+    "save_model",
+] + [_cls.__name__ for _cls in _METHOD_CLASSES.values()]

@@ -1150,3 +1150,5 @@ def knn_refine(X, indices, sq_dist, changed, out_indices, out_sq_dist, out_chang
 
 # t-SNE with FFT-accelerated interpolation (twins of reference.tsne_fft_*)
 include "_fft_repulsion.pxi"
+
+include "_transform_kernels.pxi"

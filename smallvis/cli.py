@@ -1,5 +1,9 @@
 """Command-line interface: ``smallvis embed INPUT --method M --out Y.csv --plot Y.png``.
 
+``smallvis embed ... --save-model model.npz`` also writes the fitted model
+(:func:`smallvis.save_model`), and ``smallvis transform NEW.csv --model
+model.npz --out Y_new.csv --plot both.png`` places new points into it.
+
 Everything that can be checked is checked before any computation: the
 input can be read, every output path has a supported extension and a
 writable directory, no output is an input, and no two outputs are the same
@@ -33,6 +37,7 @@ from .methods import METHODS
 #: Extensions accepted by ``--out`` (coordinates) and ``--plot``.
 OUT_FORMATS = (".csv", ".txt", ".npy")
 PLOT_FORMATS = (".png", ".pdf", ".svg")
+MODEL_FORMATS = (".npz",)
 INPUT_FORMATS = (".csv", ".txt", ".npy")
 
 
@@ -444,7 +449,32 @@ def build_parser():
     e.add_argument("--save-partial", action="store_true",
                    help="on Ctrl-C during the optimisation, still write the coordinates "
                         "reached so far (default: write nothing)")
+    e.add_argument("--save-model", default=None, metavar="MODEL.npz",
+                   help="also write the fitted model, for `smallvis transform` "
+                        "(.npz arrays and a JSON header; no pickle)")
     e.add_argument("--quiet", action="store_true", help="no progress output")
+    t = sub.add_parser(
+        "transform", help="place new points into a model saved by embed --save-model",
+        description="Place the rows of NEW into the embedding of MODEL (written by "
+                    "`smallvis embed --save-model`); the fitted map does not move.  "
+                    "Outputs are checked before any work, written atomically, and never "
+                    "replace an input.")
+    t.add_argument("input", help="new points: a .csv or .npy file with the training "
+                                 "data's columns, or a built-in dataset")
+    t.add_argument("--model", required=True, help="a model file (.npz) from "
+                                                  "`smallvis embed --save-model`")
+    t.add_argument("--out", default=None,
+                   help=f"write the new points' coordinates ({', '.join(OUT_FORMATS)})")
+    t.add_argument("--plot", default=None,
+                   help=f"plot the training points faded and the new points on top "
+                        f"({', '.join(PLOT_FORMATS)})")
+    t.add_argument("--labels", default=None, metavar="COLUMN|FILE",
+                   help="colour the new points by labels (as for embed)")
+    t.add_argument("--header", action=argparse.BooleanOptionalAction, default=None,
+                   help="whether the CSV's first row is a header (as for embed)")
+    t.add_argument("--threads", type=int, default=1,
+                   help="threads for the placement (-1: all cores; default: 1)")
+    t.add_argument("--quiet", action="store_true", help="no summary line")
     return parser
 
 
@@ -498,8 +528,8 @@ def _write_outputs(args, Y, labels, title, written):
 def run_embed(args, tracker):
     learning_rate = _learning_rate(args.learning_rate)
     inputs = [p for p in (args.input, args.labels) if p is not None and os.path.isfile(p)]
-    check_outputs([("--out", args.out, OUT_FORMATS), ("--plot", args.plot, PLOT_FORMATS)],
-                  inputs)
+    check_outputs([("--out", args.out, OUT_FORMATS), ("--plot", args.plot, PLOT_FORMATS),
+                   ("--save-model", args.save_model, MODEL_FORMATS)], inputs)
     X, labels = load_input(args.input, header=args.header, labels=args.labels)
     tracker.labels = labels
     if args.plot and labels is not None and labels.dtype.kind in "US":
@@ -526,9 +556,81 @@ def run_embed(args, tracker):
     tracker.finished = True
     title = f"{args.method} of {os.path.basename(args.input)} ({_cost_text(result)})"
     _write_outputs(args, result.Y, labels, title, tracker.written)
+    if args.save_model:
+        _write_model(args, X, result)
+        tracker.written.append(f"model -> {args.save_model}")
     if not args.quiet:
         print(f"smallvis: {args.method} finished in {result.elapsed:.2f}s, "
               f"{_cost_text(result, digits=6)}" + "".join(f"; {w}" for w in tracker.written),
+              file=sys.stderr)
+    return 0
+
+
+def _write_model(args, X, result):
+    """The fitted model of an ``embed`` run, for ``smallvis transform``."""
+    from .estimator import fitted_from_result
+    from .model_io import save_model
+
+    seed = args.random_state
+    if seed is None:
+        seed = int(np.random.default_rng().integers(2**31 - 1))
+    model = fitted_from_result(
+        X, result, seed=seed, fast=args.fast, n_components=args.n_components,
+        init=args.init, perplexity=args.perplexity,
+        learning_rate=_learning_rate(args.learning_rate), n_iter=args.n_iter,
+        optimizer=args.optimizer, n_epochs=args.n_epochs, exaggeration=args.exaggeration,
+        random_state=args.random_state, n_threads=args.threads)
+    atomic_write(args.save_model, lambda fh: save_model(model, fh))
+
+
+def _save_placed_plot(fh, Y_train, Y_new, labels, title, fmt):
+    """Training points faded in grey, the new points on top (coloured by labels)."""
+    import matplotlib.pyplot as plt
+
+    from .plotting import plot
+
+    fig, ax = plt.subplots(figsize=(6, 6))
+    try:
+        second = Y_train[:, 1] if Y_train.shape[1] > 1 else np.zeros(len(Y_train))
+        ax.scatter(Y_train[:, 0], second, s=4, c="0.75", alpha=0.5, linewidths=0,
+                   label="fitted (training)")
+        plot(Y_new, labels=labels, ax=ax, title=title)
+        fig.savefig(fh, format=fmt, bbox_inches="tight")
+    finally:
+        plt.close(fig)
+
+
+def run_transform(args):
+    from .model_io import load_model
+
+    inputs = [p for p in (args.input, args.labels, args.model)
+              if p is not None and os.path.isfile(p)]
+    check_outputs([("--out", args.out, OUT_FORMATS), ("--plot", args.plot, PLOT_FORMATS)],
+                  inputs)
+    if not os.path.isfile(args.model):
+        raise CLIError(f"--model {args.model!r} is not an existing file")
+    model = load_model(args.model)
+    X, labels = load_input(args.input, header=args.header, labels=args.labels)
+    if args.plot:
+        import matplotlib
+
+        matplotlib.use("Agg")
+    model.set_params(n_threads=args.threads)
+    Y_new = model.transform(X)
+    written = []
+    if args.out:
+        atomic_write(args.out, lambda fh: _write_coordinates(fh, Y_new, args.out))
+        written.append(f"coordinates -> {args.out}")
+    if args.plot:
+        fmt = os.path.splitext(args.plot)[1].lower().lstrip(".")
+        title = (f"{model.reference_.method}: {len(Y_new)} new points of "
+                 f"{os.path.basename(args.input)} placed")
+        atomic_write(args.plot, lambda fh: _save_placed_plot(
+            fh, model.embedding_, Y_new, labels, title, fmt))
+        written.append(f"plot -> {args.plot}")
+    if not args.quiet:
+        print(f"smallvis: placed {len(Y_new)} new points into the {model.reference_.method} "
+              f"map of {len(model.embedding_)} points" + "".join(f"; {w}" for w in written),
               file=sys.stderr)
     return 0
 
@@ -575,11 +677,16 @@ def main(argv=None):
         try:
             if args.command == "embed":
                 return run_embed(args, tracker)
+            if args.command == "transform":
+                return run_transform(args)
         except (CLIError, ValueError, TypeError, FloatingPointError) as exc:
             print(f"smallvis: error: {' '.join(str(exc).split())}", file=sys.stderr)
             return 2
         except KeyboardInterrupt:
-            return _interrupted(args, tracker)
+            if args.command == "embed":
+                return _interrupted(args, tracker)
+            print("smallvis: interrupted; no file was left half-written", file=sys.stderr)
+            return 130
         except OSError as exc:  # e.g. a disk that filled up while writing
             print(f"smallvis: error: {' '.join(str(exc).split())}; no output file was "
                   "left half-written", file=sys.stderr)

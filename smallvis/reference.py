@@ -1065,3 +1065,293 @@ def tsne_fft_gradient(indptr, indices, data, Y, n_interpolation, grad, n_threads
     Z = float(np.sum(phi1[:, 0] - 1.0))
     repulsion = Yc * phi2[:, :1] - phi2[:, 1:]
     grad[...] = 4.0 * (attraction - repulsion / Z)
+
+# transform: new points against a fixed reference embedding (docs/theory.md §6)
+# ---------------------------------------------------------------------------
+#
+# ``P`` is an M x N CSR triplet: row s holds the affinities of new point s to
+# the N reference (training) points; ``Y`` (M x dim) holds the moving new
+# points and ``Y_ref`` (N x dim) the fixed reference.  The cost is the sum
+# over the new points of the terms of *their own row* of the method's cost,
+# taken over every reference point (no pair of two new points: a new point is
+# placed as if it were the only one added, so the result for a point does not
+# depend on the batch it came in).  The gradients are exact for their costs
+# (``eps = 0``); for a symmetric method they are half of the method's exact
+# gradient row, whose cost counts the pair (s, j) twice.
+
+
+def _transform_dense(indptr, indices, data, Y, Y_ref):
+    """Dense M x N P and squared distances between the new and reference points."""
+    m, n = Y.shape[0], Y_ref.shape[0]
+    P = csr_matrix((data, indices, indptr), shape=(m, n)).toarray()
+    return P, cdist(Y, Y_ref, "sqeuclidean")
+
+
+def _transform_force(K, D2, Y, Y_ref):
+    r""":math:`2 \sum_j K_{sj} (y_s - y_j)`, coincident pairs removed.
+
+    Evaluated relative to the reference's first point (exact differences for
+    nearby points, as :func:`_gradient_from_coefficients`).
+    """
+    K = np.where(D2 > 0, K, 0.0)
+    origin = Y_ref[0] if Y_ref.shape[0] else 0.0
+    return 2.0 * (K.sum(axis=1)[:, None] * (Y - origin) - K @ (Y_ref - origin))
+
+
+def _gaussian_row_log_q(D2):
+    """Row-normalised log q_{j|s} under the Gaussian kernel (shifted by the row minimum)."""
+    L = -(D2 - D2.min(axis=1, keepdims=True))
+    return L - special.logsumexp(L, axis=1, keepdims=True)
+
+
+def asne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
+    r"""Cost of new points placed by asymmetric SNE against a fixed reference.
+
+    .. math::
+
+        C = \sum_s \sum_j p_{j|s} \log \frac{p_{j|s}}{q_{j|s}},
+        \qquad
+        q_{j|s} = \frac{\exp(-\|y_s - y_j\|^2)}{\sum_k \exp(-\|y_s - y_k\|^2)},
+
+    ``j, k`` over the reference points: row ``s`` of the asne cost.
+    """
+    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
+    return _xlogy_sum(P, _gaussian_row_log_q(D2))
+
+
+def asne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
+    r"""Gradient of :func:`asne_transform_cost` in the new points.
+
+    .. math::
+
+        \frac{\partial C}{\partial y_s} = 2 \sum_j (p_{j|s} - \pi_s q_{j|s})(y_s - y_j),
+        \qquad \pi_s = \sum_k p_{k|s}
+
+    (:math:`\pi_s = 1` for a calibrated row).
+    """
+    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
+    K = P - P.sum(axis=1, keepdims=True) * np.exp(_gaussian_row_log_q(D2))
+    grad[...] = _transform_force(K, np.ones_like(D2), Y, Y_ref)
+
+
+def ssne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
+    r"""Cost of new points placed by symmetric SNE: the Gaussian row KL.
+
+    .. math::
+
+        C = \sum_s \sum_j p_{j|s} \log \frac{p_{j|s}}{q_{j|s}},
+        \qquad
+        q_{j|s} = \frac{\exp(-\|y_s - y_j\|^2)}{\sum_k \exp(-\|y_s - y_k\|^2)}.
+
+    The joint normalisation of ssne's ``q`` is replaced by the new point's
+    own row (as openTSNE does for t-SNE), so the cost is that of asne.
+    """
+    return asne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads)
+
+
+def ssne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
+    r"""Gradient of :func:`ssne_transform_cost`.
+
+    .. math::
+
+        \frac{\partial C}{\partial y_s} = 2 \sum_j (p_{j|s} - \pi_s q_{j|s})(y_s - y_j),
+        \qquad \pi_s = \sum_k p_{k|s}.
+    """
+    asne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads)
+
+
+def tsne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
+    r"""Cost of new points placed by t-SNE: the Cauchy row KL.
+
+    .. math::
+
+        C = \sum_s \sum_j p_{j|s} \log \frac{p_{j|s}}{q_{j|s}},
+        \qquad
+        q_{j|s} = \frac{w_{sj}}{\sum_k w_{sk}},
+        \qquad
+        w_{sj} = \frac{1}{1 + \|y_s - y_j\|^2},
+
+    the joint normalisation replaced by the new point's row, as openTSNE.
+    """
+    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
+    W = 1.0 / (1.0 + D2)
+    log_Q = np.log(W) - np.log(W.sum(axis=1, keepdims=True))
+    return _xlogy_sum(P, log_Q)
+
+
+def tsne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
+    r"""Gradient of :func:`tsne_transform_cost`.
+
+    .. math::
+
+        \frac{\partial C}{\partial y_s} =
+        2 \sum_j (p_{j|s} - \pi_s q_{j|s})\, w_{sj}\, (y_s - y_j),
+        \qquad \pi_s = \sum_k p_{k|s}
+
+    (:math:`\pi_s = 1` for a calibrated row).
+    """
+    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
+    W = 1.0 / (1.0 + D2)
+    K = (P - P.sum(axis=1, keepdims=True) * W / W.sum(axis=1, keepdims=True)) * W
+    grad[...] = _transform_force(K, np.ones_like(D2), Y, Y_ref)
+
+
+def largevis_transform_cost(indptr, indices, data, Y, Y_ref, gamma, eps, alpha, n_threads):
+    r"""Row terms of the LargeVis cost for new points against a fixed reference.
+
+    .. math::
+
+        C = -\sum_s \sum_j p_{sj} \log w_{sj} - \gamma \sum_s \sum_j \log(1 - w_{sj}),
+        \qquad w_{sj} = \frac{1}{1 + \alpha \|y_s - y_j\|^2}.
+
+    ``eps`` regularises only the gradient.
+    """
+    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
+    U = alpha * D2
+    return float(np.sum(P * np.log1p(U) - gamma * _log_one_minus_w(U)))
+
+
+def largevis_transform_gradient(indptr, indices, data, Y, Y_ref, gamma, eps, alpha, grad,
+                                n_threads):
+    r"""Gradient of :func:`largevis_transform_cost` (exact when ``eps = 0``).
+
+    .. math::
+
+        \frac{\partial C}{\partial y_s} = 2 \sum_j \left(
+            \alpha w_{sj} p_{sj} - \frac{\gamma w_{sj}}{d_{sj}^2 + \epsilon}
+        \right)(y_s - y_j).
+    """
+    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
+    W = 1.0 / (1.0 + alpha * D2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        K = alpha * W * P - gamma * W / (D2 + eps)
+    grad[...] = _transform_force(K, D2, Y, Y_ref)
+
+
+def largevis_exp_transform_cost(indptr, indices, data, Y, Y_ref, gamma, n_threads):
+    r"""Row terms of the exponential-weight LargeVis cost for new points.
+
+    .. math::
+
+        C = -\sum_s \sum_j p_{sj} \log w_{sj} - \gamma \sum_s \sum_j \log(1 - w_{sj}),
+        \qquad w_{sj} = \frac{1}{1 + \exp(\|y_s - y_j\|^2)}.
+    """
+    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
+    softplus_neg = np.log1p(np.exp(-D2))
+    return float(np.sum(P * (D2 + softplus_neg) + gamma * softplus_neg))
+
+
+def largevis_exp_transform_gradient(indptr, indices, data, Y, Y_ref, gamma, grad, n_threads):
+    r"""Gradient of :func:`largevis_exp_transform_cost`.
+
+    .. math::
+
+        \frac{\partial C}{\partial y_s} = 2 \sum_j \left[
+            (1 - w_{sj}) p_{sj} - \gamma w_{sj} \right](y_s - y_j).
+    """
+    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
+    W = 1.0 / (1.0 + np.exp(D2))
+    grad[...] = _transform_force((1.0 - W) * P - gamma * W, D2, Y, Y_ref)
+
+
+def umap_transform_cost(indptr, indices, data, Y, Y_ref, a, b, eps, n_threads):
+    r"""Row terms of the UMAP cross-entropy for new points.
+
+    .. math::
+
+        C = \sum_s \sum_j \left[ v_{sj} \log \frac{v_{sj}}{w_{sj}}
+            + (1 - v_{sj}) \log \frac{1 - v_{sj}}{1 - w_{sj}} \right],
+        \qquad w_{sj} = \frac{1}{1 + a \|y_s - y_j\|^{2b}}.
+    """
+    V, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
+    U = a * D2 ** b
+    C = (special.xlogy(V, V) + special.xlogy(1.0 - V, 1.0 - V)
+         + V * np.log1p(U) - (1.0 - V) * _log_one_minus_w(U))
+    return float(C.sum())
+
+
+def umap_transform_gradient(indptr, indices, data, Y, Y_ref, a, b, eps, grad, n_threads):
+    r"""Gradient of :func:`umap_transform_cost` (exact when ``eps = 0``).
+
+    .. math::
+
+        \frac{\partial C}{\partial y_s} = 2 \sum_j
+            \frac{b\,(v_{sj} - w_{sj})}{d_{sj}^2 + \epsilon}(y_s - y_j).
+    """
+    V, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
+    W = 1.0 / (1.0 + a * D2 ** b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        K = b * (V - W) / (D2 + eps)
+    grad[...] = _transform_force(K, D2, Y, Y_ref)
+
+
+def tumap_transform_cost(indptr, indices, data, Y, Y_ref, eps, n_threads):
+    r""":func:`umap_transform_cost` with ``a = b = 1``.
+
+    .. math::
+
+        C = \sum_s \sum_j \left[ v_{sj} \log \frac{v_{sj}}{w_{sj}}
+            + (1 - v_{sj}) \log \frac{1 - v_{sj}}{1 - w_{sj}} \right],
+        \qquad w_{sj} = \frac{1}{1 + \|y_s - y_j\|^2}.
+    """
+    return umap_transform_cost(indptr, indices, data, Y, Y_ref, 1.0, 1.0, eps, n_threads)
+
+
+def tumap_transform_gradient(indptr, indices, data, Y, Y_ref, eps, grad, n_threads):
+    r"""Gradient of :func:`tumap_transform_cost` (exact when ``eps = 0``).
+
+    .. math::
+
+        \frac{\partial C}{\partial y_s} = 2 \sum_j (v_{sj} - w_{sj})
+            \frac{w_{sj}}{1 - w_{sj} + \epsilon}(y_s - y_j).
+    """
+    V, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
+    W = 1.0 / (1.0 + D2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        K = (V - W) * W / (D2 * W + eps)
+    grad[...] = _transform_force(K, D2, Y, Y_ref)
+
+
+def _ncvis_transform_terms(indptr, indices, data, Y, Y_ref, Q, nu, a, b):
+    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
+    q_hat = 1.0 / (1.0 + a * D2 ** b)
+    Qm = np.exp(-Q) * q_hat
+    R = nu * P.sum(axis=1, keepdims=True) / max(Y_ref.shape[0], 1)  # nu p_n(s)
+    return P, D2, q_hat, Qm, np.broadcast_to(R, P.shape)
+
+
+def ncvis_transform_cost(indptr, indices, data, Y, Y_ref, Q, nu, a, b, n_threads):
+    r"""Row terms of the NCVis cost :math:`-J` for new points, ``Q`` fixed.
+
+    .. math::
+
+        -J = -\sum_s \sum_j \left[ p_{sj} \log \frac{q_{sj}}{q_{sj} + \nu p_n(s)}
+            + \nu p_n(s) \log \frac{\nu p_n(s)}{q_{sj} + \nu p_n(s)} \right],
+
+    with :math:`q_{sj} = e^{-Q} / (1 + a d_{sj}^{2b})` and
+    :math:`p_n(s) = \sum_k p_{sk} / N` over the ``N`` reference points.
+    """
+    P, _, _, Qm, R = _ncvis_transform_terms(indptr, indices, data, Y, Y_ref, Q, nu, a, b)
+    J = special.xlogy(P, Qm / (Qm + R)) + special.xlogy(R, R / (Qm + R))
+    return float(-J.sum())
+
+
+def ncvis_transform_gradient(indptr, indices, data, Y, Y_ref, Q, nu, a, b, grad, n_threads):
+    r"""Gradient of :func:`ncvis_transform_cost` in the new points.
+
+    .. math::
+
+        \frac{\partial (-J)}{\partial y_s} = 2 \sum_j
+            \frac{\nu p_n(s)}{q_{sj} + \nu p_n(s)} (p_{sj} - q_{sj})\,
+            a b\, d_{sj}^{2(b-1)} \hat q_{sj}\, (y_s - y_j).
+    """
+    P, D2, q_hat, Qm, R = _ncvis_transform_terms(indptr, indices, data, Y, Y_ref, Q, nu, a, b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        K = R / (Qm + R) * (P - Qm) * a * b * D2 ** (b - 1.0) * q_hat
+    grad[...] = _transform_force(K, D2, Y, Y_ref)
+
+
+__all__ += [f"{_m}_transform_{_part}"
+            for _m in ("asne", "ssne", "tsne", "largevis", "largevis_exp", "umap", "tumap",
+                       "ncvis")
+            for _part in ("cost", "gradient")]

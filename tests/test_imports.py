@@ -27,8 +27,10 @@ LAYERS = [
     {"affinities"},
     {"init", "optim", "sgd", "metrics", "datasets", "sampled_cost"},
     {"methods"},
-    {"plans"},
+    {"plans", "transform"},
     {"api", "plotting"},
+    {"estimator"},
+    {"model_io"},
     {"cli", "testing", "__init__"},
 ]
 

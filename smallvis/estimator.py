@@ -1,0 +1,365 @@
+"""scikit-learn style estimators: ``Embedding`` and one class per registered method.
+
+>>> import smallvis
+>>> X, labels = smallvis.datasets.load("iris")
+>>> model = smallvis.Embedding("umap", random_state=0).fit(X[:120])
+>>> Y_new = model.transform(X[120:])        # new points, the fitted map fixed
+
+:class:`Embedding` follows scikit-learn's estimator contract (``__init__``
+only stores its arguments; ``get_params``/``set_params``; ``fit`` returns
+``self`` and sets attributes ending in ``_``; ``fit_transform``;
+``transform`` after ``fit``; ``n_features_in_`` and ``feature_names_in_``)
+without importing scikit-learn: ``import smallvis`` does not need it, and
+:func:`sklearn.base.clone`, ``Pipeline`` and ``check_estimator`` work with it
+when it is installed.  Every setting of :func:`smallvis.embed` is a
+constructor parameter; method parameters go in ``method_params``.
+
+The per-method classes (``smallvis.TSNE``, ``smallvis.UMAP``, ...) are made
+from the registry :data:`smallvis.METHODS`: the same parameters without
+``method``.
+
+``transform`` places new points with :mod:`smallvis.transform` (the method's
+own affinity rule and cost, the fitted coordinates fixed).  A fitted
+estimator pickles (the Annoy index of a large training set is rebuilt from
+the stored data and seed, not pickled); :func:`smallvis.save_model` writes it
+to a pickle-free ``.npz`` file.
+"""
+
+import inspect
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+from .api import embed
+from .methods import METHODS, get_method
+from .transform import (TRANSFORM_LEARNING_RATE, TRANSFORM_N_ITER, NotFittedError,
+                        build_reference, check_new_points)
+from ._validation import _as_array, check_random_state
+
+__all__ = ["Embedding", "NotFittedError"]
+
+#: Keywords of :func:`smallvis.embed` that are not constructor parameters.
+_NOT_PARAMS = ("X", "method", "return_result", "method_params")
+
+
+def _embed_defaults():
+    sig = inspect.signature(embed)
+    return {name: p.default for name, p in sig.parameters.items()
+            if p.kind is p.KEYWORD_ONLY and name not in _NOT_PARAMS}
+
+
+def _feature_names(X):
+    """Column names of a DataFrame-like ``X`` (all strings), else None."""
+    columns = getattr(X, "columns", None)
+    if columns is None:
+        return None
+    names = np.asarray(list(columns), dtype=object)
+    if names.size and all(isinstance(c, str) for c in names):
+        return names
+    return None
+
+
+def _check_array(X):
+    """``X`` as an array, with the checks whose wording scikit-learn's tests expect."""
+    if sp.issparse(X):
+        raise TypeError("X is a scipy sparse matrix; sparse input is not supported "
+                        "(use X.toarray())")
+    arr = _as_array(X, "X")
+    if np.iscomplexobj(arr):
+        raise ValueError("Complex data not supported: X must be real-valued")
+    if arr.dtype == object:  # numbers stored as objects; anything else: TypeError
+        arr = arr.astype(np.float64)
+    if arr.ndim == 2 and arr.shape[1] == 0:
+        raise ValueError(f"0 feature(s) (shape={arr.shape}) while a minimum of 1 is "
+                         "required.")
+    return arr
+
+
+class Embedding:
+    """A neighbour embedding as a scikit-learn estimator.
+
+    Parameters
+    ----------
+    method : str, default="tsne"
+        A name from :func:`smallvis.list_methods`.
+    n_components : int, default=2
+    fast : bool, default=True
+        Cython kernels (True) or the NumPy reference (False).  Unlike
+        :func:`smallvis.embed` the default is the fast path.
+    optimizer, gradient, init, perplexity, n_iter, n_epochs, learning_rate,
+    exaggeration, exaggeration_iter, momentum, final_momentum,
+    momentum_switch_iter, min_gain, tol, cost_every, random_state,
+    n_threads, verbose, callback
+        As :func:`smallvis.embed` (same defaults).
+    method_params : dict, optional
+        The method's parameters (``smallvis.METHODS[method]``), e.g.
+        ``{"n_neighbors": 30, "min_dist": 0.3}`` for umap.
+    transform_n_iter : int, default=100
+        Iterations of :meth:`transform`'s optimisation, or epochs after a
+        stochastic fit (0: each new point at the ``P``-weighted mean of its
+        neighbours).
+    transform_learning_rate : float, default=0.5
+        :meth:`transform`'s step, relative to ``1 / sum_j p_sj`` per point.
+
+    Attributes
+    ----------
+    embedding_ : ndarray of shape (n_samples, n_components)
+        The fitted coordinates.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when ``X`` had string column names (a DataFrame).
+    result_ : EmbedResult
+        Everything the fit produced (``P``, costs, timings, learned scalars);
+        None on a model loaded with :func:`smallvis.load_model`.
+    reference_ : smallvis.transform.Reference
+        What :meth:`transform` places new points against.
+    """
+
+    def __init__(self, method="tsne", *, n_components=2, fast=True, optimizer="auto",
+                 gradient="auto", init=None, perplexity=None, n_iter=1000, n_epochs=None, learning_rate=None,
+                 exaggeration=None, exaggeration_iter=250, momentum=0.5, final_momentum=0.8,
+                 momentum_switch_iter=250, min_gain=0.01, tol=1e-7, cost_every=50,
+                 random_state=None, n_threads=1, verbose=False, callback=None,
+                 method_params=None, transform_n_iter=TRANSFORM_N_ITER,
+                 transform_learning_rate=TRANSFORM_LEARNING_RATE):
+        self.method = method
+        self.n_components = n_components
+        self.fast = fast
+        self.optimizer = optimizer
+        self.gradient = gradient
+        self.init = init
+        self.perplexity = perplexity
+        self.n_iter = n_iter
+        self.n_epochs = n_epochs
+        self.learning_rate = learning_rate
+        self.exaggeration = exaggeration
+        self.exaggeration_iter = exaggeration_iter
+        self.momentum = momentum
+        self.final_momentum = final_momentum
+        self.momentum_switch_iter = momentum_switch_iter
+        self.min_gain = min_gain
+        self.tol = tol
+        self.cost_every = cost_every
+        self.random_state = random_state
+        self.n_threads = n_threads
+        self.verbose = verbose
+        self.callback = callback
+        self.method_params = method_params
+        self.transform_n_iter = transform_n_iter
+        self.transform_learning_rate = transform_learning_rate
+
+    # ---- parameters (scikit-learn's protocol) ---------------------------
+
+    @classmethod
+    def _get_param_names(cls):
+        sig = inspect.signature(cls.__init__)
+        return sorted(p.name for p in sig.parameters.values()
+                      if p.name != "self" and p.kind is not p.VAR_KEYWORD)
+
+    def get_params(self, deep=True):
+        """The constructor parameters and their current values."""
+        return {name: getattr(self, name) for name in self._get_param_names()}
+
+    def set_params(self, **params):
+        """Set constructor parameters; returns ``self``.  Unknown names raise ``ValueError``."""
+        valid = self._get_param_names()
+        for name, value in params.items():
+            if name not in valid:
+                raise ValueError(f"invalid parameter {name!r} for {type(self).__name__}; "
+                                 f"valid parameters: {', '.join(valid)}")
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self):
+        defaults = {p.name: p.default
+                    for p in inspect.signature(type(self).__init__).parameters.values()}
+        changed = []
+        for name, value in self.get_params().items():
+            default = defaults.get(name)
+            same = value is default or (
+                not isinstance(value, np.ndarray) and not isinstance(default, np.ndarray)
+                and type(value) is type(default) and value == default)
+            if not same:
+                changed.append(f"{name}={value!r}")
+        return f"{type(self).__name__}({', '.join(changed)})"
+
+    def _method_name(self):
+        return self.method
+
+    # ---- scikit-learn tags (read only by scikit-learn) ------------------
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import InputTags, Tags, TargetTags, TransformerTags
+
+        return Tags(estimator_type=None, target_tags=TargetTags(required=False),
+                    transformer_tags=TransformerTags(), input_tags=InputTags())
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "reference_")
+
+    # ---- fit -------------------------------------------------------------
+
+    def _check_fit_data(self, X):
+        arr = _check_array(X)
+        if arr.ndim == 2 and arr.shape[0] < 2:
+            raise ValueError(f"n_samples = {arr.shape[0]}: an embedding needs at least 2 "
+                             "samples (got one sample or none)")
+        return arr
+
+    def fit(self, X, y=None):
+        """Embed ``X``; returns ``self``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+            Accepted for compatibility with scikit-learn pipelines.
+
+        Returns
+        -------
+        self
+        """
+        method = get_method(self._method_name())
+        names = _feature_names(X)
+        X = self._check_fit_data(X)
+        rng = check_random_state(self.random_state)
+        if isinstance(self.random_state, (int, np.integer)) and not isinstance(
+                self.random_state, bool):
+            seed = int(self.random_state)
+            fit_state = seed
+        else:
+            seed = int(rng.integers(2**31 - 1))
+            fit_state = rng
+        settings = {name: getattr(self, name) for name in _embed_defaults()
+                    if name != "random_state"}
+        method_params = dict(self.method_params or {})
+        if "perplexity" in method_params:
+            if settings["perplexity"] is not None:
+                raise ValueError("perplexity is given twice: as a parameter and in "
+                                 "method_params; give it once")
+            settings["perplexity"] = method_params.pop("perplexity")
+        result = embed(X, method.name, random_state=fit_state, return_result=True,
+                       **settings, **method_params)
+        return self._set_fitted(X, result, seed, names)
+
+    def _set_fitted(self, X, result, seed, names=None):
+        """Set the fitted state from training data and the ``EmbedResult`` of its fit."""
+        Xf = np.ascontiguousarray(X, dtype=np.float64)
+        reference = build_reference(result.method, Xf, result, seed=seed, fast=self.fast)
+        # set the fitted state only once everything has succeeded
+        self.__dict__.pop("feature_names_in_", None)
+        if names is not None:
+            self.feature_names_in_ = names
+        self.n_features_in_ = Xf.shape[1]
+        self.embedding_ = result.Y
+        self.result_ = result
+        self.reference_ = reference
+        return self
+
+    def fit_transform(self, X, y=None):
+        """Fit ``X`` and return its coordinates (``embedding_``)."""
+        return self.fit(X, y).embedding_.copy()
+
+    # ---- transform -------------------------------------------------------
+
+    def _check_is_fitted(self):
+        if not hasattr(self, "reference_"):
+            raise NotFittedError(
+                f"This {type(self).__name__} instance is not fitted yet: call fit(X) "
+                "before transform(X_new)"
+            )
+
+    def _check_feature_names(self, X):
+        names = _feature_names(X)
+        fitted = getattr(self, "feature_names_in_", None)
+        cls = type(self).__name__
+        if fitted is None and names is not None:
+            warnings.warn(f"X has feature names, but {cls} was fitted without feature names",
+                          UserWarning, stacklevel=3)
+        elif fitted is not None and names is None:
+            warnings.warn(f"X does not have valid feature names, but {cls} was fitted with "
+                          "feature names", UserWarning, stacklevel=3)
+        elif fitted is not None and (len(names) != len(fitted) or np.any(names != fitted)):
+            raise ValueError(
+                "The feature names should match those that were passed during fit.\n"
+                f"Fitted: {list(fitted)}\nGot: {list(names)}"
+            )
+
+    def transform(self, X):
+        """Place new points into the fitted embedding (which does not move).
+
+        Each new point is placed against the training points only: new points
+        do not repel each other, so a point lands where it would if it came
+        alone (see :mod:`smallvis.transform`).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_new, n_features)
+            Finite values, the training data's number of features.
+
+        Returns
+        -------
+        ndarray of shape (n_new, n_components)
+
+        Raises
+        ------
+        NotFittedError
+            Before :meth:`fit`.
+        ValueError
+            Wrong number of features, NaN or infinite values, no rows, not
+            2-D.  The fitted state is unchanged.
+        """
+        self._check_is_fitted()
+        self._check_feature_names(X)
+        arr = _check_array(X)
+        if arr.ndim == 2 and arr.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X has {arr.shape[1]} features, but {type(self).__name__} is expecting "
+                f"{self.n_features_in_} features as input"
+            )
+        X = check_new_points(arr, self.n_features_in_, name="X")
+        return self.reference_.transform(X, n_iter=self.transform_n_iter,
+                                         learning_rate=self.transform_learning_rate,
+                                         n_threads=self.n_threads)
+
+
+def fitted_from_result(X, result, *, seed, **params):
+    """A fitted :class:`Embedding` from a finished :func:`smallvis.embed` run.
+
+    For callers that ran ``embed(X, ..., return_result=True)`` themselves
+    (the command line): ``params`` are the constructor parameters the run
+    used, ``seed`` seeds the transform's Annoy index.
+    """
+    model = Embedding(result.method, **params)
+    return model._set_fitted(X, result, int(seed))
+
+
+def _method_class(name):
+    """``Embedding`` with ``method`` fixed to the registry entry ``name``."""
+    base = inspect.signature(Embedding.__init__)
+    params = [p for p in base.parameters.values() if p.name != "method"]
+    defaults = {p.name: p.default for p in params if p.name != "self"}
+
+    def __init__(self, **kwargs):
+        unknown = set(kwargs) - set(defaults)
+        if unknown:
+            raise TypeError(f"{type(self).__name__}() got unexpected keyword argument(s) "
+                            f"{', '.join(sorted(unknown))}")
+        for key, default in defaults.items():
+            setattr(self, key, kwargs.get(key, default))
+
+    __init__.__signature__ = base.replace(parameters=params)
+    cls_name = name.upper()
+    doc = (f"{METHODS[name].summary}.\n\n    :class:`Embedding` with ``method={name!r}``; "
+           "the same parameters otherwise.\n    ")
+    return type(cls_name, (Embedding,), {
+        "__init__": __init__, "__doc__": doc, "__module__": __name__,
+        "__qualname__": cls_name, "_method_name": lambda self: name,
+    })
+
+
+#: One estimator class per registered method, by upper-case name (``TSNE``, ``UMAP``, ...).
+METHOD_CLASSES = {name: _method_class(name) for name in METHODS}
+globals().update({cls.__name__: cls for cls in METHOD_CLASSES.values()})
+__all__ += [cls.__name__ for cls in METHOD_CLASSES.values()]

@@ -1,0 +1,64 @@
+"""`smallvis embed --save-model` and `smallvis transform`."""
+
+import numpy as np
+import pytest
+
+import smallvis
+from smallvis.cli import main
+
+RUN = ["--method", "umap", "--fast", "--n-iter", "100", "--random-state", "0", "--quiet"]
+
+
+@pytest.fixture
+def files(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    X, y = smallvis.datasets.load("iris")
+    order = np.random.default_rng(0).permutation(len(X))
+    np.savetxt("train.csv", X[order[:120]], delimiter=",", fmt="%.17g")
+    np.savetxt("new.csv", np.c_[X[order[120:]], y[order[120:]]], delimiter=",", fmt="%.17g")
+    return X[order[:120]], X[order[120:]]
+
+
+def _one_error_line(capsys, *needles):
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("smallvis: error:"), err
+    for needle in needles:
+        assert needle in err, err
+
+
+def test_save_model_then_transform(files, tmp_path, capsys):
+    X, X_new = files
+    assert main(["embed", "train.csv", *RUN, "--out", "Y.csv", "--save-model", "m.npz"]) == 0
+    model = smallvis.load_model("m.npz")
+    assert np.allclose(model.embedding_, np.loadtxt("Y.csv", delimiter=",", skiprows=1))
+    assert main(["transform", "new.csv", "--labels", "-1", "--model", "m.npz",
+                 "--out", "Y_new.csv", "--plot", "both.png"]) == 0
+    Y_new = np.loadtxt("Y_new.csv", delimiter=",", skiprows=1)
+    assert np.array_equal(Y_new, model.transform(X_new))  # written with 17 digits
+    assert (tmp_path / "both.png").read_bytes()[:4] == b"\x89PNG"
+    assert "placed 30 new points" in capsys.readouterr().err
+
+
+def test_model_file_never_replaces_an_input(files, capsys):
+    assert main(["embed", "train.csv", *RUN, "--save-model", "train.csv"]) == 2
+    _one_error_line(capsys, "--save-model", "refusing to overwrite")
+    assert main(["embed", "train.csv", *RUN, "--save-model", "m.txt"]) == 2
+    _one_error_line(capsys, "unsupported extension")
+    assert main(["embed", "train.csv", *RUN, "--save-model", "m.npz"]) == 0
+    before = open("m.npz", "rb").read()
+    assert main(["transform", "new.csv", "--model", "m.npz", "--out", "m.npz"]) == 2
+    _one_error_line(capsys, "refusing to overwrite")
+    assert open("m.npz", "rb").read() == before
+
+
+def test_bad_model_or_data_leave_outputs_untouched(files, capsys):
+    open("Y_new.csv", "w").write("precious\n")
+    assert main(["transform", "new.csv", "--model", "train.csv", "--out", "Y_new.csv"]) == 2
+    _one_error_line(capsys, "not a smallvis model file")
+    assert main(["transform", "new.csv", "--model", "missing.npz", "--out", "Y_new.csv"]) == 2
+    _one_error_line(capsys, "--model")
+    assert main(["embed", "train.csv", *RUN, "--save-model", "m.npz"]) == 0
+    # the label column left in: 5 features against 4
+    assert main(["transform", "new.csv", "--model", "m.npz", "--out", "Y_new.csv"]) == 2
+    _one_error_line(capsys, "X has 5 features", "expecting 4")
+    assert open("Y_new.csv").read() == "precious\n"

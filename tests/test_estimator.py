@@ -1,0 +1,203 @@
+"""The scikit-learn estimators: contract, registry classes, bad input."""
+
+import inspect
+import pickle
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import smallvis
+from smallvis.estimator import METHOD_CLASSES, Embedding
+from smallvis.methods import METHODS
+
+#: Checks that a transductive embedding cannot pass: they demand that
+#: ``fit_transform(X)`` equal ``fit(X).transform(X)``.  ``fit_transform``
+#: returns the fitted map; ``transform`` places the same points again as new
+#: points against it, which lands near, not on, their fitted positions
+#: (tests/test_transform.py bounds how near).  umap-learn and openTSNE
+#: differ in the same way.
+EXPECTED_FAILED_CHECKS = {
+    "check_transformer_general":
+        "transform(X) re-places X against the fitted map: near fit_transform(X), not equal",
+    "check_transformer_data_not_an_array":
+        "the same comparison of fit_transform(X) and transform(X)",
+}
+
+
+def _small(cls, **params):
+    """Settings for scikit-learn's tiny check data (10 to 40 points)."""
+    method = cls(**params)._method_name() if cls is not Embedding else params["method"]
+    small = {"perplexity": 3} if "perplexity" in METHODS[method].affinity_params else \
+        {"n_neighbors": 5}
+    return cls(**params, random_state=0, n_iter=100, method_params=small)
+
+
+def _sklearn_estimators():
+    return [_small(Embedding, method="tsne"), _small(smallvis.UMAP)]
+
+
+try:
+    from sklearn.utils.estimator_checks import parametrize_with_checks
+except ImportError:  # scikit-learn is optional
+    parametrize_with_checks = None
+
+if parametrize_with_checks is not None:
+    @parametrize_with_checks(_sklearn_estimators(),
+                             expected_failed_checks=lambda est: EXPECTED_FAILED_CHECKS)
+    def test_scikit_learn_estimator_checks(estimator, check):
+        check(estimator)
+
+
+def test_import_smallvis_does_not_import_sklearn():
+    code = "import sys, smallvis; smallvis.Embedding('tsne'); print('sklearn' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_every_embed_setting_is_a_parameter():
+    embed_kw = {name for name, p in inspect.signature(smallvis.embed).parameters.items()
+                if p.kind is p.KEYWORD_ONLY} - {"return_result"}
+    params = set(Embedding().get_params())
+    assert embed_kw <= params, embed_kw - params
+    assert {"method", "method_params"} <= params
+
+
+def test_one_class_per_registered_method():
+    assert set(METHOD_CLASSES) == set(METHODS)
+    for name, cls in METHOD_CLASSES.items():
+        assert getattr(smallvis, cls.__name__) is cls
+        assert "method" not in cls().get_params()
+        assert cls()._method_name() == name
+    with pytest.raises(TypeError, match="unexpected"):
+        smallvis.TSNE(method="umap")
+
+
+def test_init_only_stores_and_params_round_trip():
+    model = Embedding("umap", n_threads=2, method_params={"min_dist": 0.3})
+    assert not [k for k in vars(model) if k.endswith("_")]
+    params = model.get_params()
+    assert params["method"] == "umap" and params["method_params"] == {"min_dist": 0.3}
+    assert Embedding(**params).get_params() == params
+    assert model.set_params(method="tsne", n_threads=1) is model
+    assert model.method == "tsne"
+    with pytest.raises(ValueError, match="invalid parameter 'nonsense'"):
+        model.set_params(nonsense=1)
+    assert repr(model) == "Embedding(method_params={'min_dist': 0.3})"  # defaults hidden
+
+
+@pytest.fixture(scope="module")
+def iris():
+    X, y = smallvis.datasets.load("iris")
+    order = np.random.default_rng(0).permutation(len(X))
+    return X[order[:120]], X[order[120:]]
+
+
+@pytest.fixture(scope="module")
+def fitted(iris):
+    X, _ = iris
+    return smallvis.TSNE(random_state=0, n_iter=300).fit(X)
+
+
+def test_fit_matches_embed_and_sets_the_fitted_state(iris, fitted):
+    X, _ = iris
+    Y = smallvis.embed(X, method="tsne", fast=True, random_state=0, n_iter=300)
+    assert np.array_equal(fitted.embedding_, Y)
+    assert fitted.n_features_in_ == 4 and not hasattr(fitted, "feature_names_in_")
+    assert fitted.result_.method == "tsne"
+    again = smallvis.TSNE(random_state=0, n_iter=300).fit_transform(X)
+    assert np.array_equal(again, Y)
+
+
+def test_method_params_reach_embed(iris):
+    X, _ = iris
+    a = Embedding("umap", random_state=0, n_iter=50, method_params={"min_dist": 0.5}).fit(X)
+    assert a.result_.params["min_dist"] == 0.5
+    b = Embedding("tsne", random_state=0, n_iter=50, method_params={"perplexity": 7}).fit(X)
+    assert b.result_.params["perplexity"] == 7
+    with pytest.raises(ValueError, match="given twice"):
+        Embedding("tsne", perplexity=5, method_params={"perplexity": 7}).fit(X)
+
+
+class _Frame:
+    """The part of a DataFrame that the estimator reads: columns and values."""
+
+    def __init__(self, values, columns):
+        self.values, self.columns = np.asarray(values), list(columns)
+
+    def __array__(self, dtype=None, copy=None):
+        return self.values if dtype is None else self.values.astype(dtype)
+
+
+def test_feature_names_are_kept(iris):
+    X, X_new = iris
+    names = ["sepal_l", "sepal_w", "petal_l", "petal_w"]
+    model = smallvis.TSNE(random_state=0, n_iter=100).fit(_Frame(X, names))
+    assert list(model.feature_names_in_) == names
+    model.transform(_Frame(X_new, names))
+    with pytest.raises(ValueError, match="feature names should match"):
+        model.transform(_Frame(X_new, names[::-1]))
+    with pytest.warns(UserWarning, match="does not have valid feature names"):
+        model.transform(X_new)
+
+
+def _state(model):
+    return {k: (v.copy() if isinstance(v, np.ndarray) else v)
+            for k, v in vars(model).items()}
+
+
+@pytest.mark.parametrize("bad,error,match", [
+    (np.zeros((3, 5)), ValueError, "X has 5 features, but TSNE is expecting 4"),
+    (np.array([[1.0, np.nan, 2.0, 3.0]]), ValueError, "NaN"),
+    (np.array([[1.0, np.inf, 2.0, 3.0]]), ValueError, "infinite"),
+    (np.zeros((0, 4)), ValueError, "empty"),
+    (np.zeros(4), ValueError, "Reshape your data"),
+    (np.array([["a", "b", "c", "d"]]), TypeError, "numeric"),
+])
+def test_bad_new_points_are_refused_and_change_nothing(fitted, bad, error, match):
+    before = _state(fitted)
+    Y_before = fitted.embedding_.copy()
+    with pytest.raises(error, match=match):
+        fitted.transform(bad)
+    assert set(vars(fitted)) == set(before)
+    assert np.array_equal(fitted.embedding_, Y_before)
+    assert fitted.reference_ is before["reference_"]
+
+
+def test_transform_before_fit():
+    with pytest.raises(smallvis.NotFittedError, match="not fitted yet"):
+        smallvis.UMAP().transform(np.zeros((2, 3)))
+    assert issubclass(smallvis.NotFittedError, (ValueError, AttributeError))
+
+
+def test_failed_refit_keeps_the_previous_fit(iris, fitted):
+    X, _ = iris
+    model = pickle.loads(pickle.dumps(fitted))
+    before = model.embedding_.copy()
+    model.set_params(n_components=0)
+    with pytest.raises(ValueError):
+        model.fit(X)
+    assert np.array_equal(model.embedding_, before)
+
+
+def test_pickle_round_trip_is_bit_identical(iris, fitted):
+    _, X_new = iris
+    clone = pickle.loads(pickle.dumps(fitted))
+    assert np.array_equal(clone.transform(X_new), fitted.transform(X_new))
+
+
+def test_sklearn_pipeline_and_clone(iris):
+    sklearn = pytest.importorskip("sklearn")  # noqa: F841
+    from sklearn.base import clone
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, X_new = iris
+    pipe = make_pipeline(StandardScaler(), smallvis.UMAP(random_state=0, n_iter=100))
+    Y = pipe.fit_transform(X)
+    assert Y.shape == (120, 2)
+    assert pipe.transform(X_new).shape == (30, 2)
+    c = clone(pipe.steps[1][1])
+    assert c.get_params() == pipe.steps[1][1].get_params() and not hasattr(c, "embedding_")

@@ -1,0 +1,226 @@
+"""Placing new points: the transform twin kernels and smallvis.transform."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import smallvis
+from smallvis import _kernels, reference
+from smallvis.methods import METHODS
+from smallvis.transform import Reference, build_reference
+
+from test_gradients import central_differences
+
+#: (kernel prefix, arguments after Y_ref) with eps = 0 where there is one, so
+#: that each gradient is the exact gradient of its cost.
+EXACT = {
+    "asne": (), "ssne": (), "tsne": (),
+    "largevis": (0.02, 0.0, 1.0), "largevis_alpha": (0.02, 0.0, 0.7),
+    "largevis_exp": (0.05,), "umap": (1.577, 0.895, 0.0), "umap_b": (1.93, 0.79, 0.0),
+    "tumap": (0.0,), "ncvis": (0.3, 5.0, 0.767, 1.223),
+}
+#: the package defaults (eps > 0) for the twin comparison
+DEFAULTS = {"largevis": (0.02, 0.1, 1.0), "umap": (1.577, 0.895, 0.001), "tumap": (0.001,)}
+
+
+def _prefix(name):
+    return {"largevis_alpha": "largevis", "umap_b": "umap"}.get(name, name)
+
+
+def _problem(rng, m=6, n=25, dim=2, density=0.3, scale=1.0):
+    """A rectangular P (rows: new points) and coordinates."""
+    P = sp.random(m, n, density=density, random_state=rng, format="csr")
+    P.data = 0.05 + 0.9 * rng.random(P.nnz)
+    P.sort_indices()
+    triplet = (P.indptr.astype(np.int64), P.indices.astype(np.int64), P.data.copy())
+    return triplet, rng.normal(scale=scale, size=(m, dim)), rng.normal(scale=scale,
+                                                                        size=(n, dim))
+
+
+def _kernels_of(module, name):
+    prefix = _prefix(name)
+    return (getattr(module, f"{prefix}_transform_cost"),
+            getattr(module, f"{prefix}_transform_gradient"))
+
+
+def test_every_cost_kernel_has_transform_twins():
+    # every kernel prefix the registry can select has a transform pair
+    prefixes = {"asne", "ssne", "tsne", "largevis", "largevis_exp", "umap", "tumap", "ncvis"}
+    for m in METHODS.values():
+        assert m.kernel in prefixes
+    for prefix in prefixes:
+        for module in (reference, _kernels):
+            for part in ("cost", "gradient"):
+                assert f"{prefix}_transform_{part}" in module.__all__
+
+
+@pytest.mark.parametrize("name", sorted(EXACT))
+@pytest.mark.parametrize("fast", [False, True], ids=["numpy", "cython"])
+@pytest.mark.parametrize("dim,scale", [(1, 1.0), (2, 0.5), (2, 2.0), (3, 1.0)])
+def test_transform_gradient_matches_finite_differences(name, fast, dim, scale, rng):
+    cost, gradient = _kernels_of(_kernels if fast else reference, name)
+    args = EXACT[name]
+    triplet, Y, Y_ref = _problem(rng, dim=dim, scale=scale)
+    grad = np.zeros_like(Y)
+    gradient(*triplet, Y, Y_ref, *args, grad, 1)
+    fd = central_differences(lambda Yc: cost(*triplet, Yc, Y_ref, *args, 1), Y)
+    assert np.abs(grad).max() > 1e-6
+    np.testing.assert_allclose(grad, fd, rtol=0, atol=1e-6 * np.abs(grad).max())
+
+
+@pytest.mark.parametrize("name", sorted(EXACT))
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_transform_twins_agree(name, n_threads, rng):
+    args = DEFAULTS.get(name, EXACT[name])
+    for dim, density in [(1, 1.0), (2, 0.3), (3, 0.1)]:
+        triplet, Y, Y_ref = _problem(rng, m=9, n=40, dim=dim, density=density)
+        Y_ref[3] = Y[2]  # a coincident pair: no force, finite cost
+        out = {}
+        for module in (reference, _kernels):
+            cost, gradient = _kernels_of(module, name)
+            grad = np.zeros_like(Y)
+            gradient(*triplet, Y, Y_ref, *args, grad, n_threads)
+            out[module] = (cost(*triplet, Y, Y_ref, *args, n_threads), grad)
+        (c_ref, g_ref), (c_fast, g_fast) = out[reference], out[_kernels]
+        assert np.isfinite(c_ref) and np.all(np.isfinite(g_ref))
+        assert c_fast == pytest.approx(c_ref, rel=1e-10, abs=1e-12)
+        np.testing.assert_allclose(g_fast, g_ref, rtol=1e-10, atol=1e-10 * np.abs(g_ref).max())
+
+
+@pytest.mark.parametrize("name", sorted(EXACT))
+def test_a_new_point_feels_only_the_reference(name, rng):
+    """Row s of the gradient is the same alone as in a batch (no new-new pairs)."""
+    args = EXACT[name]
+    triplet, Y, Y_ref = _problem(rng, m=5)
+    for module in (reference, _kernels):
+        _, gradient = _kernels_of(module, name)
+        grad = np.zeros_like(Y)
+        gradient(*triplet, Y, Y_ref, *args, grad, 1)
+        P = sp.csr_matrix((triplet[2], triplet[1], triplet[0]), shape=(5, Y_ref.shape[0]))
+        row = P[2]
+        one = np.zeros((1, Y.shape[1]))
+        gradient(row.indptr.astype(np.int64), row.indices.astype(np.int64), row.data,
+                 Y[2:3].copy(), Y_ref, *args, one, 1)
+        np.testing.assert_allclose(one[0], grad[2], rtol=1e-12, atol=1e-14)
+
+
+# ---------------------------------------------------------------------------
+# smallvis.transform on real data
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def digits_split():
+    X, labels = smallvis.datasets.load("digits")
+    order = np.random.default_rng(5).permutation(len(X))[:600]
+    return X[order[:480]], labels[order[:480]], X[order[480:]], labels[order[480:]]
+
+
+def _fit(method, X, **params):
+    n_iter = {"asne": 300, "ssne": 300}.get(method, 500)
+    result = smallvis.embed(X, method=method, fast=True, random_state=1, n_iter=n_iter,
+                            return_result=True, **params)
+    return result, build_reference(method, X, result, seed=1)
+
+
+def _knn_accuracy(Y_train, y_train, Y_new, y_new, k=10):
+    from scipy.spatial.distance import cdist
+
+    nn = np.argsort(cdist(Y_new, Y_train), axis=1)[:, :k]
+    votes = y_train[nn]
+    pred = np.array([np.bincount(v).argmax() for v in votes])
+    return float(np.mean(pred == y_new))
+
+
+@pytest.mark.parametrize("method", list(METHODS))
+def test_training_points_land_near_their_fitted_positions(method, digits_split):
+    X, _, _, _ = digits_split
+    result, ref = _fit(method, X)
+    Y = result.Y
+    again = ref.transform(X[:100])
+    # distance to the fitted position, in units of the median distance
+    # between a fitted point and its nearest fitted neighbour
+    D = np.linalg.norm(Y[:, None, :] - Y[None, :, :], axis=2)
+    np.fill_diagonal(D, np.inf)
+    spacing = np.median(D.min(axis=1))
+    moved = np.linalg.norm(again - Y[:100], axis=1) / spacing
+    assert np.median(moved) < 2.0, np.median(moved)
+    assert np.quantile(moved, 0.8) < 5.0, np.quantile(moved, 0.8)
+
+
+@pytest.mark.parametrize("method", ["tsne", "umap", "largevis", "ncvis"])
+def test_new_points_are_placed_among_their_class(method, digits_split):
+    X, y, X_new, y_new = digits_split
+    result, ref = _fit(method, X)
+    start = ref.transform(X_new, n_iter=0)
+    placed, cost = ref.transform(X_new, return_cost=True)
+    _, cost_start = ref.transform(X_new, n_iter=0, return_cost=True)
+    assert cost < cost_start  # the optimisation lowers its own cost
+    # better than the start, and close to the fitted map's own 10-NN vote
+    # (each training point left out), which no placement can be expected to beat
+    D = np.linalg.norm(result.Y[:, None, :] - result.Y[None, :, :], axis=2)
+    np.fill_diagonal(D, np.inf)
+    votes = y[np.argsort(D, axis=1)[:, :10]]
+    fitted = np.mean(np.array([np.bincount(v).argmax() for v in votes]) == y)
+    accuracy = _knn_accuracy(result.Y, y, placed, y_new)
+    assert accuracy > _knn_accuracy(result.Y, y, start, y_new)
+    assert accuracy > fitted - 0.07, (accuracy, fitted)
+
+
+def test_transform_is_deterministic_and_batch_independent(digits_split):
+    X, _, X_new, _ = digits_split
+    _, ref = _fit("umap", X)
+    a = ref.transform(X_new)
+    b = ref.transform(X_new)
+    assert np.array_equal(a, b)
+    c = ref.transform(X_new[::-1])[::-1]
+    d = np.vstack([ref.transform(X_new[:7]), ref.transform(X_new[7:])])
+    assert np.array_equal(a, c) and np.array_equal(a, d)
+
+
+def test_numpy_and_cython_paths_place_points_alike(digits_split):
+    X, _, X_new, _ = digits_split
+    result, ref = _fit("tsne", X)
+    slow = Reference(**{**{k: getattr(ref, k) for k in ("method", "X", "Y", "affinity_params",
+                                                       "cost_params", "row_scale", "seed")},
+                        "fast": False})
+    a = ref.transform(X_new[:20], n_iter=10)
+    b = slow.transform(X_new[:20], n_iter=10)
+    np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-8 * np.abs(a).max())
+
+
+def test_annoy_search_for_large_references(monkeypatch, digits_split):
+    """Above EXACT_MAX_N the index is Annoy, seeded: the same neighbours each time."""
+    import smallvis.transform as tr
+
+    X, _, X_new, _ = digits_split
+    result, ref = _fit("umap", X)
+    exact_idx, exact_d = ref.neighbors(X_new, 14)
+    monkeypatch.setattr(tr, "EXACT_MAX_N", 100)
+    ref2 = build_reference("umap", X, result, seed=1)
+    assert ref2.uses_annoy()
+    idx, d = ref2.neighbors(X_new, 14)
+    recall = np.mean([len(set(a) & set(b)) / 14 for a, b in zip(idx, exact_idx)])
+    assert recall > 0.9
+    rebuilt = build_reference("umap", X, result, seed=1)
+    assert np.array_equal(rebuilt.neighbors(X_new, 14)[0], idx)
+    assert np.all(np.diff(d, axis=1) >= 0)
+
+
+@pytest.mark.parametrize("method", [m for m in METHODS if METHODS[m].sgd is not None])
+def test_stochastic_placement_after_a_stochastic_fit(method, digits_split):
+    """A fit by the stochastic optimizer places new points by the stochastic form."""
+    X, y, X_new, y_new = digits_split
+    result = smallvis.embed(X, method=method, fast=True, random_state=1, optimizer="sgd",
+                            return_result=True)
+    ref = build_reference(method, X, result, seed=1)
+    assert ref.optimizer == "sgd"
+    placed = ref.transform(X_new, n_iter=60)
+    assert np.array_equal(placed, ref.transform(X_new, n_iter=60))
+    assert _knn_accuracy(result.Y, y, placed, y_new) > 0.85
+    Y = result.Y
+    again = ref.transform(X[:100], n_iter=60)
+    D = np.linalg.norm(Y[:, None, :] - Y[None, :, :], axis=2)
+    np.fill_diagonal(D, np.inf)
+    moved = np.linalg.norm(again - Y[:100], axis=1) / np.median(D.min(axis=1))
+    assert np.median(moved) < 4.0 and np.quantile(moved, 0.8) < 8.0, moved
