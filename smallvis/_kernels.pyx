@@ -1496,4 +1496,7 @@ def knn_union_fill(indices, values, indptr, out_indices, out_data, n_threads):
                        &oi[ip[i]], &od[ip[i]])
 
 
+# t-SNE with FFT-accelerated interpolation (twins of reference.tsne_fft_*)
+include "_fft_repulsion.pxi"
+
 include "_transform_kernels.pxi"

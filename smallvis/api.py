@@ -23,7 +23,7 @@ from ._validation import (
     check_threads,
 )
 from .init import initialize
-from .methods import METHODS, check_learned, check_param_value, get_method
+from .methods import METHODS, check_learned, check_param_value, choose_gradient, get_method
 from .optim import DivergenceError
 from .plans import Objective, make_plan, method_keywords
 
@@ -41,8 +41,10 @@ class EmbedResult:
         the stochastic optimizer: the exact cost of the final ``Y`` when
         ``n_samples <= smallvis.sgd.SGD_COST_MAX_N`` (5000), else (an exact
         evaluation is O(N^2)) an unbiased estimate from a sample of edges
-        and of pairs (:mod:`smallvis.sampled_cost`); ``cost_kind`` says
-        which.
+        and of pairs (:mod:`smallvis.sampled_cost`); with an approximate
+        gradient (t-SNE's ``gradient="fft"``), the cost of that
+        approximation (exact attraction, interpolated normalisation Z);
+        ``cost_kind`` says which.
     itercosts : ndarray of shape (n_evaluations,)
         Costs at the iterations in ``cost_iterations``.
     cost_iterations : ndarray of shape (n_evaluations,)
@@ -70,8 +72,9 @@ class EmbedResult:
         Exact optimizer: one entry per recovery from a diverging run
         (``iteration``, ``restart``, ``reason``, new ``learning_rate``; see
         :mod:`smallvis.optim`).  Empty when the run never diverged.
-    cost_kind : {"exact", "estimate"}
-        Whether ``cost`` is the exact cost or a sampled estimate.
+    cost_kind : {"exact", "estimate", "approximate"}
+        Whether ``cost`` (and ``itercosts``) is the exact cost, a sampled
+        estimate, or the cost of an approximate gradient.
     """
 
     Y: np.ndarray
@@ -152,8 +155,8 @@ def _check_y(Y):
 
 
 def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, return_learned=False,
-                      **method_params):
-    """Exact cost and gradient of ``method`` at ``Y``.
+                      gradient="exact", **method_params):
+    """Cost and gradient of ``method`` at ``Y``: exact, or approximate on request.
 
     Parameters
     ----------
@@ -172,6 +175,12 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, return_learned=F
         thread runs whatever this says.
     return_learned : bool, default=False
         Also return the derivatives in the method's learned scalars.
+    gradient : str, default="exact"
+        "exact", the name of one of the method's approximations
+        (``smallvis.METHODS[method].approximations``; t-SNE's "fft", in 1-D
+        and 2-D, whose accuracy ``n_interpolation`` sets), or "auto" (as in
+        :func:`embed`).  An approximation gives its own cost: for "fft", the
+        exact attraction term with the interpolated normalisation Z.
     **method_params
         The method's cost parameters (for ncvis including ``Q``).
 
@@ -190,7 +199,9 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, return_learned=F
         overflows), ``Y`` whose coordinates span more than about 1e154 (squared
         distances would overflow), a cost or gradient that is not finite in
         float64 for this ``P`` and ``Y``, or, with ``fast=False``, more points
-        than the NumPy reference may hold (``smallvis.reference.MAX_DENSE_BYTES``).
+        than the NumPy reference may hold (``smallvis.reference.MAX_DENSE_BYTES``);
+        a ``gradient`` the method does not have, or in a dimension the
+        approximation does not support (the message lists what exists).
     TypeError
         Non-numeric ``P`` or ``Y``, or a parameter of the wrong type.
     """
@@ -209,7 +220,8 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, return_learned=F
                    for k, v in m.cost_params.items()}
     cost_params = m.resolve_auto(cost_params, Y.shape[0])
     learned = tuple(check_learned(k, cost_params[k]) for k in m.learned)
-    cost_fn, gradient_fn, args = m.cost_kernels(kern, cost_params)
+    gradient = choose_gradient(m, gradient, Y.shape[0], Y.shape[1])
+    cost_fn, gradient_fn, args = m.cost_kernels(kern, cost_params, gradient)
     C = check_affinities(P, Y.shape[0], symmetric=m.symmetric, fuzzy=m.fuzzy)
     triplet = aff.kernel_triplet(C)
     n_threads = _threads.exact_threads(check_threads(n_threads), Y.shape[0])
@@ -230,7 +242,7 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, return_learned=F
 
 
 def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
-          perplexity=None, optimizer="auto", n_epochs=None,
+          perplexity=None, optimizer="auto", gradient="auto", n_epochs=None,
           learning_rate=None, n_iter=1000, exaggeration=None,
           exaggeration_iter=250, momentum=0.5, final_momentum=0.8,
           momentum_switch_iter=250, min_gain=0.01, tol=1e-7, cost_every=50,
@@ -271,6 +283,20 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
         (:mod:`smallvis.plans`): with "sgd", ``n_iter``, ``exaggeration*``,
         ``momentum*``, ``min_gain``, ``tol`` and ``cost_every`` are ignored;
         with "exact", ``n_epochs``.
+    gradient : str, default="auto"
+        The gradient of the exact optimizer: "exact" (all pairs, O(N^2) per
+        iteration), or one of the method's approximations
+        (``smallvis.METHODS[method].approximations``): for tsne "fft",
+        FFT-accelerated interpolation of the repulsion (FIt-SNE; 1-D and 2-D
+        output, O(N) per iteration; the attraction over ``P`` stays exact;
+        accuracy set by the method parameter ``n_interpolation``, default 3).
+        "auto": the approximation above its ``auto_min_n`` points (tsne:
+        10,000, ``smallvis.methods.FFT_AUTO_MIN_N``) when the dimension
+        allows, "exact" otherwise.  With an approximation the costs
+        monitored and reported are its own (``cost_kind="approximate"``).
+        ``result.params["gradient"]`` records what ran.  A name the method
+        does not have, or an unsupported ``n_components``, is a ValueError
+        listing what exists.
     n_epochs : int, optional
         Epochs of the stochastic optimizer; default: the method's,
         ``METHODS[method].sgd.n_epochs(n_samples)``.
@@ -339,7 +365,8 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
     rng = check_random_state(random_state)
     plan = make_plan(
         m, n, optimizer, method_keywords(m, perplexity, method_params), init=init,
-        learning_rate=learning_rate, n_epochs=n_epochs, n_iter=n_iter,
+        learning_rate=learning_rate, n_epochs=n_epochs, gradient=gradient,
+        n_components=n_components, n_iter=n_iter,
         exaggeration=exaggeration, exaggeration_iter=exaggeration_iter,
         momentum=momentum, final_momentum=final_momentum,
         momentum_switch_iter=momentum_switch_iter, min_gain=min_gain, tol=tol,
@@ -357,7 +384,7 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
         Y = initialize(plan.init, X, n_components, rng, P=C)  # graph inits need P
     t_init = time.perf_counter()
 
-    objective = Objective.build(m, kern, C, plan.cost_params, n_threads)
+    objective = Objective.build(m, kern, C, plan.cost_params, n_threads, plan.gradient)
     _progress.say(f"optimisation: {plan.describe()}")
     try:
         outcome = plan.run(Y, objective, P=C, kernels=kern, rng=rng, callback=callback,

@@ -87,7 +87,7 @@ class Embedding:
     fast : bool, default=True
         Cython kernels (True) or the NumPy reference (False).  Unlike
         :func:`smallvis.embed` the default is the fast path.
-    optimizer, init, perplexity, n_iter, n_epochs, learning_rate,
+    optimizer, gradient, init, perplexity, n_iter, n_epochs, learning_rate,
     exaggeration, exaggeration_iter, momentum, final_momentum,
     momentum_switch_iter, min_gain, tol, cost_every, random_state,
     n_threads, verbose, callback
@@ -117,7 +117,7 @@ class Embedding:
     """
 
     def __init__(self, method="tsne", *, n_components=2, fast=True, optimizer="auto",
-                 init=None, perplexity=None, n_iter=1000, n_epochs=None, learning_rate=None,
+                 gradient="auto", init=None, perplexity=None, n_iter=1000, n_epochs=None, learning_rate=None,
                  exaggeration=None, exaggeration_iter=250, momentum=0.5, final_momentum=0.8,
                  momentum_switch_iter=250, min_gain=0.01, tol=1e-7, cost_every=50,
                  random_state=None, n_threads=1, verbose=False, callback=None,
@@ -127,6 +127,7 @@ class Embedding:
         self.n_components = n_components
         self.fast = fast
         self.optimizer = optimizer
+        self.gradient = gradient
         self.init = init
         self.perplexity = perplexity
         self.n_iter = n_iter

@@ -23,6 +23,38 @@ from .sgd import SgdSpec, largevis_n_epochs, umap_n_epochs
 DENSE_P_MAX_N = 4096
 
 
+#: Values of ``gradient=`` that every method accepts.
+GRADIENTS = ("auto", "exact")
+
+
+@dataclass(frozen=True)
+class Approximation:
+    """An approximate gradient of a method's cost, selected by ``gradient=name``.
+
+    Attributes
+    ----------
+    name : str
+        The value of ``gradient=`` that selects it, e.g. ``"fft"``.
+    summary : str
+        One line: the algorithm and where it comes from.
+    resolve_cost : callable
+        ``resolve_cost(**cost_params) -> (kernel prefix, args)``, as
+        :attr:`Method.resolve_cost`, for the approximate twin kernels
+        ``<prefix>_cost`` and ``<prefix>_gradient``.
+    dimensions : tuple of int
+        The output dimensions it supports.
+    auto_min_n : int
+        ``gradient="auto"`` selects it above this many points (in a supported
+        dimension); the exact gradient up to it.
+    """
+
+    name: str
+    summary: str
+    resolve_cost: Callable
+    dimensions: tuple
+    auto_min_n: int
+
+
 @dataclass(frozen=True)
 class Method:
     """One neighbour-embedding method.
@@ -66,6 +98,10 @@ class Method:
         Cost parameters whose default ``"auto"`` depends on the number of
         points: ``{name: rule}``, where ``rule(n_samples)`` gives the value
         (largevis's ``gamma``).
+    approximations : mapping
+        The method's approximate gradients, ``{name: Approximation}``
+        (``gradient=name`` in ``embed`` and ``cost_and_gradient``); empty
+        when only the exact gradient exists.
     """
 
     name: str
@@ -82,6 +118,7 @@ class Method:
     learned: tuple = ()
     sgd: SgdSpec = None
     auto_params: Mapping = field(default_factory=dict)
+    approximations: Mapping = field(default_factory=dict)
 
     def resolve_auto(self, cost_params, n_samples):
         """``cost_params`` with every ``"auto"`` value of :attr:`auto_params` resolved."""
@@ -89,16 +126,20 @@ class Method:
                     if k in self.auto_params and isinstance(v, str) and v == "auto" else v)
                 for k, v in cost_params.items()}
 
-    def cost_kernels(self, kernels, cost_params):
+    def cost_kernels(self, kernels, cost_params, gradient="exact"):
         """The ``(cost, gradient, args)`` kernels of a kernel module.
 
         Both are called as ``cost(indptr, indices, data, Y, *learned, *args,
         n_threads)`` and ``gradient(indptr, indices, data, Y, *learned, *args,
         grad, n_threads)``, where ``learned`` are the values of
-        :attr:`learned` (usually none).
+        :attr:`learned` (usually none).  ``gradient`` is ``"exact"`` or the
+        name of one of :attr:`approximations` (resolved by
+        :func:`choose_gradient`).
         """
         fixed = {k: v for k, v in cost_params.items() if k not in self.learned}
-        if self.resolve_cost is None:
+        if gradient != "exact":
+            prefix, args = self.approximations[gradient].resolve_cost(**fixed)
+        elif self.resolve_cost is None:
             prefix, args = self.kernel, tuple(fixed.values())
         else:
             prefix, args = self.resolve_cost(**fixed)
@@ -263,6 +304,38 @@ def _joint(X, kernels, random_state, n_threads, perplexity):
 
 #: Affinity builders that always calibrate over all pairs (asne, ssne).
 _DENSE_ONLY = (_conditional, _joint)
+
+
+#: Interpolation nodes per box and dimension of ``gradient="fft"`` (t-SNE's
+#: ``n_interpolation``): 3, as Linderman et al. (2019) and openTSNE.  On
+#: digits after 250 iterations it gives a relative gradient error of about
+#: 1e-4; each extra node divides the error by roughly 20-40, down to about
+#: 1e-12 at 8 to 10 (tests/test_fft.py, tutorials/05_fast_path.ipynb).
+FFT_N_INTERPOLATION = 3
+
+#: Largest ``n_interpolation``: equispaced Lagrange interpolation of higher
+#: degree loses accuracy to rounding (its Lebesgue constant grows like 2^p).
+FFT_MAX_INTERPOLATION = 20
+
+#: ``gradient="auto"`` uses the FFT-interpolated t-SNE gradient above this
+#: many points.  750 iterations, one thread, 2-D, the same kNN P
+#: (benchmarks/bench_tsne_scale.py --crossover): exact/FFT optimisation time
+#: 0.14 at 2,000 points, 0.49 at 5,000, 1.47 at 10,000 (the FFT's grid costs
+#: the same whatever N, the exact gradient grows as N^2), so they cross near
+#: 8,000; up to 10,000 the exact gradient is kept for its exactness at at
+#: most 1.5 times the time.
+FFT_AUTO_MIN_N = 10_000
+
+
+def _tsne_cost(n_interpolation=FFT_N_INTERPOLATION):
+    check_integer(n_interpolation, "n_interpolation", low=1, high=FFT_MAX_INTERPOLATION)
+    return "tsne", ()
+
+
+def _tsne_fft_cost(n_interpolation=FFT_N_INTERPOLATION):
+    n_interpolation = check_integer(n_interpolation, "n_interpolation", low=1,
+                                    high=FFT_MAX_INTERPOLATION)
+    return "tsne_fft", (n_interpolation,)
 
 
 def _tsne_affinities(X, kernels, random_state, n_threads, perplexity, n_neighbors,
@@ -490,8 +563,17 @@ METHODS = MappingProxyType({
             kernel="tsne",
             build_affinities=_tsne_affinities,
             affinity_params={"perplexity": 30.0, "n_neighbors": None, **_KNN_DEFAULTS},
+            # n_interpolation: the accuracy of gradient="fft" (unused by "exact")
+            cost_params={"n_interpolation": FFT_N_INTERPOLATION},
+            resolve_cost=_tsne_cost,
             optimizer_defaults={"learning_rate": "auto", "exaggeration": 12.0, "init": "spca"},
             auto_learning_rate=joint_auto_learning_rate,
+            approximations={"fft": Approximation(
+                name="fft",
+                summary="FFT-accelerated interpolation of the repulsion (FIt-SNE, "
+                        "Linderman et al. 2019), O(N) per iteration",
+                resolve_cost=_tsne_fft_cost, dimensions=(1, 2),
+                auto_min_n=FFT_AUTO_MIN_N)},
         ),
         Method(
             name="largevis",
@@ -571,3 +653,48 @@ def get_method(name):
         raise ValueError(
             f"unknown method {name!r}; available methods: {', '.join(METHODS)}"
         ) from None
+
+
+def choose_gradient(method, gradient, n_samples, n_components):
+    """Resolve ``gradient`` ("auto", "exact" or an approximation's name).
+
+    Returns ``"exact"`` or the name of one of ``method.approximations``.
+    ``"auto"`` takes the exact gradient up to the approximation's
+    ``auto_min_n`` points (or in a dimension it does not support), the
+    approximation above.
+
+    Raises
+    ------
+    ValueError
+        An unknown name, an approximation the method does not have, or one
+        asked for in a dimension it does not support; the message lists what
+        exists.
+    """
+    approximations = method.approximations
+    known = GRADIENTS + tuple(approximations)
+    if not isinstance(gradient, str) or gradient not in known:
+        offered = {name: sorted(m.approximations) for name, m in METHODS.items()
+                   if m.approximations}
+        elsewhere = "; ".join(f"{', '.join(map(repr, names))} for {name}"
+                              for name, names in offered.items())
+        raise ValueError(
+            f"gradient must be one of {', '.join(map(repr, known))} for method "
+            f"{method.name!r}; got {gradient!r}"
+            + (f" (approximate gradients: {elsewhere})" if elsewhere else ""))
+    if gradient == "exact":
+        return gradient
+    if gradient == "auto":
+        for name, approx in approximations.items():
+            if n_components in approx.dimensions and n_samples > approx.auto_min_n:
+                return name
+        return "exact"
+    approx = approximations[gradient]
+    if n_components not in approx.dimensions:
+        dims = " and ".join(f"{d}-D" for d in approx.dimensions)
+        others = [name for name, a in approximations.items() if n_components in a.dimensions]
+        raise ValueError(
+            f"gradient={gradient!r} supports {dims} output only; got n_components="
+            f"{n_components}.  In {n_components}-D {method.name} has "
+            + (f"gradient={', '.join(map(repr, others))} or " if others else "only ")
+            + "gradient='exact' (O(N^2) per iteration)")
+    return gradient

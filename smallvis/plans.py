@@ -13,8 +13,11 @@ and hands them to a plan.  There is one plan per optimizer:
 
 Each plan validates only the keywords it uses (the other optimizer's
 keywords are ignored) and reports the settings that ran in
-:attr:`RunOutcome.settings`.  Both evaluate the method's exact cost through
-one :class:`Objective`.
+:attr:`RunOutcome.settings`.  Both evaluate the method's cost through one
+:class:`Objective`: the exact cost and gradient, or, for the exact
+optimizer with ``gradient=`` naming one of the method's approximations
+(t-SNE's ``"fft"``), the approximate twin kernels, whose costs are labelled
+``cost_kind="approximate"``.
 """
 
 from dataclasses import dataclass, field
@@ -26,14 +29,14 @@ from . import _threads
 from . import sgd as _sgd
 from .affinities import kernel_triplet
 from ._validation import check_integer, check_number
-from .methods import METHODS
+from .methods import METHODS, choose_gradient
 from .optim import OptimizerSettings, optimize_exact
 from .sampled_cost import SampledCost
 
 
 @dataclass
 class Objective:
-    """The method's exact cost and gradient on one ``P``.
+    """The method's cost and gradient on one ``P``: exact, or approximate.
 
     Attributes
     ----------
@@ -53,6 +56,9 @@ class Objective:
         Threads of the exact cost and gradient calls: ``n_threads``, or 1
         below the thread policy's amount of work
         (:func:`smallvis._threads.exact_threads`).
+    cost_kind : {"exact", "approximate"}
+        What :meth:`cost` returns: the exact cost, or that of an approximate
+        gradient's kernels (O(N) instead of O(N^2)).
     """
 
     triplet: tuple
@@ -62,14 +68,20 @@ class Objective:
     learned: np.ndarray
     n_threads: int
     kernel_threads: int
+    cost_kind: str = "exact"
 
     @classmethod
-    def build(cls, method, kernels, P, cost_params, n_threads):
-        """The objective of ``method`` for validated affinities ``P``."""
-        cost_fn, gradient_fn, args = method.cost_kernels(kernels, cost_params)
+    def build(cls, method, kernels, P, cost_params, n_threads, gradient="exact"):
+        """The objective of ``method`` for validated affinities ``P``.
+
+        ``gradient``: ``"exact"`` or the name of one of the method's
+        approximations (as resolved by :func:`smallvis.methods.choose_gradient`).
+        """
+        cost_fn, gradient_fn, args = method.cost_kernels(kernels, cost_params, gradient)
         learned = np.array([cost_params[k] for k in method.learned], dtype=np.float64)
         return cls(kernel_triplet(P), cost_fn, gradient_fn, args, learned, n_threads,
-                   _threads.exact_threads(n_threads, P.shape[0]))
+                   _threads.exact_threads(n_threads, P.shape[0]),
+                   "exact" if gradient == "exact" else "approximate")
 
     def cost(self, Y, learned):
         """Cost at ``Y`` and ``learned`` with the true ``P``."""
@@ -93,7 +105,8 @@ class RunOutcome:
     stopped_early: bool
     settings: dict = field(default_factory=dict)
     recoveries: list = field(default_factory=list)
-    #: "exact", or "estimate" for the sampled cost of a large stochastic run
+    #: "exact"; "estimate" for the sampled cost of a large stochastic run;
+    #: "approximate" for the cost of an approximate gradient (t-SNE "fft")
     cost_kind: str = "exact"
 
 
@@ -115,14 +128,19 @@ class ExactPlan:
     init: object
     affinity_params: dict
     cost_params: dict
+    #: "exact" or the name of the method's approximation that runs
+    gradient: str = "exact"
     name = "exact"
 
     @classmethod
     def build(cls, method, n_samples, keywords, *, init=None, learning_rate=None,
               n_iter=1000, exaggeration=None, exaggeration_iter=250, momentum=0.5,
               final_momentum=0.8, momentum_switch_iter=250, min_gain=0.01, tol=1e-7,
-              cost_every=50):
-        """Validate the exact optimizer's keywords; defaults from the registry."""
+              cost_every=50, gradient="exact"):
+        """Validate the exact optimizer's keywords; defaults from the registry.
+
+        ``gradient`` is already resolved (:func:`smallvis.methods.choose_gradient`).
+        """
         affinity_params, cost_params = method.split_params(keywords, n_samples)
         defaults = method.optimizer_defaults
         if exaggeration is None:
@@ -149,14 +167,15 @@ class ExactPlan:
             cost_every=check_integer(cost_every, "cost_every", low=1),
         )
         init = defaults.get("init", "spca") if init is None else init
-        return cls(settings, init, affinity_params, cost_params)
+        return cls(settings, init, affinity_params, cost_params, gradient)
 
     @property
     def learning_rate(self):
         return self.settings.learning_rate
 
     def describe(self):
-        return "exact optimizer"
+        return "exact optimizer" + ("" if self.gradient == "exact"
+                                    else f", {self.gradient} gradient")
 
     def run(self, Y, objective, *, P, kernels, rng, callback=None, verbose=False,
             method=None):
@@ -178,8 +197,12 @@ class ExactPlan:
         settings = {k: getattr(s, k) for k in (
             "n_iter", "learning_rate", "exaggeration", "exaggeration_iter", "momentum",
             "final_momentum", "momentum_switch_iter", "min_gain", "tol", "cost_every")}
+        settings["gradient"] = self.gradient
+        # an approximate gradient's run monitors (tol, progress, divergence)
+        # and reports its approximate cost: O(N) where the exact one is O(N^2)
         return RunOutcome(trace.n_iter, final_cost, trace.costs, trace.iterations,
-                          trace.stopped_early, settings, list(trace.recoveries))
+                          trace.stopped_early, settings, list(trace.recoveries),
+                          cost_kind=objective.cost_kind)
 
 
 @dataclass(frozen=True)
@@ -194,6 +217,7 @@ class SgdPlan:
     affinity_params: dict
     cost_params: dict
     name = "sgd"
+    gradient = "exact"  # the exact cost kernels (the run samples its own forces)
 
     @classmethod
     def build(cls, method, n_samples, keywords, *, init=None, learning_rate=None,
@@ -252,12 +276,19 @@ class SgdPlan:
 
 
 def make_plan(method, n_samples, optimizer, keywords, *, init, learning_rate, n_epochs,
-              **exact_settings):
-    """The plan of the optimizer that ``optimizer`` ("auto", "exact", "sgd") selects."""
+              gradient="auto", n_components=2, **exact_settings):
+    """The plan of the optimizer that ``optimizer`` ("auto", "exact", "sgd") selects.
+
+    ``gradient`` ("auto", "exact" or an approximation of the method) is
+    checked for every method and used by the exact optimizer
+    (:func:`smallvis.methods.choose_gradient`).
+    """
     stochastic = [name for name, m in METHODS.items() if m.sgd is not None]
+    gradient = choose_gradient(method, gradient, n_samples, n_components)
     chosen = _sgd.choose_optimizer(method, optimizer, n_samples, stochastic)
     if chosen == "sgd":
         return SgdPlan.build(method, n_samples, keywords, init=init,
                              learning_rate=learning_rate, n_epochs=n_epochs)
     return ExactPlan.build(method, n_samples, keywords, init=init,
-                           learning_rate=learning_rate, **exact_settings)
+                           learning_rate=learning_rate, gradient=gradient,
+                           **exact_settings)

@@ -945,6 +945,284 @@ del _twin
 
 
 # ---------------------------------------------------------------------------
+# tsne with FFT-accelerated interpolation (docs/theory.md §3.9): an
+# approximate repulsion, O(N) per evaluation, for large data in 1-D and 2-D
+# ---------------------------------------------------------------------------
+
+#: Fewest intervals (boxes) per output dimension of the interpolation grid,
+#: and their preferred width in output units (Linderman et al. 2019 and
+#: openTSNE use 50 and 1).
+FFT_MIN_INTERVALS = 50
+FFT_INTERVAL_WIDTH = 1.0
+
+#: Most interpolation nodes in the whole grid, ``(n_boxes * n_interpolation)
+#: ** dim``.  It bounds the memory of one evaluation (2-D: about 10 arrays of
+#: ``(2 sqrt(FFT_MAX_NODES))**2`` complex numbers, ~350 MB; 1-D: ~50 MB)
+#: whatever the spread of ``Y``.  A layout too wide for boxes of width
+#: ``FFT_INTERVAL_WIDTH`` within this bound gets wider boxes (a coarser,
+#: less accurate grid) instead of more memory.
+FFT_MAX_NODES = 2 ** 20
+
+#: Output dimensions the FFT interpolation supports.
+FFT_DIMENSIONS = (1, 2)
+
+__all__ += ["tsne_fft_cost", "tsne_fft_gradient"]
+
+
+def _fft_grid(Y, n_interpolation):
+    """Geometry of the interpolation grid of ``Y``.
+
+    Returns ``(lo, n_boxes, h)``: the lower corner (per dimension), the
+    number of boxes per dimension and their width.  The grid is the square
+    (cube) ``[lo, lo + n_boxes h]`` of equal boxes covering ``Y``.
+    """
+    dim = Y.shape[1]
+    lo = Y.min(axis=0)
+    span = float((Y.max(axis=0) - lo).max())
+    if not span > 0.0:  # every point at one place: any box holds them
+        span = FFT_INTERVAL_WIDTH
+    n_boxes = max(FFT_MIN_INTERVALS, int(np.ceil(span / FFT_INTERVAL_WIDTH)))
+    cap = max(1, int(round(FFT_MAX_NODES ** (1.0 / dim))) // n_interpolation)
+    n_boxes = min(n_boxes, cap)
+    return lo, n_boxes, span / n_boxes
+
+
+def _check_fft_dim(dim):
+    if dim not in FFT_DIMENSIONS:
+        raise ValueError(f"FFT interpolation supports 1-D and 2-D output; got {dim}-D")
+
+
+def _lagrange_weights(t, n_interpolation):
+    r"""Lagrange weights :math:`L_k(t)` of the nodes ``(k + 1/2) / p`` of a box.
+
+    ``t`` holds positions within their box, scaled to [0, 1].  Returns an
+    array of shape ``(len(t), p)``.
+    """
+    p = n_interpolation
+    s = (np.arange(p) + 0.5) / p
+    W = np.ones((t.shape[0], p))
+    for k in range(p):
+        for m in range(p):
+            if m != k:
+                W[:, k] *= (t - s[m]) / (s[k] - s[m])
+    return W
+
+
+def _fft_potentials(Y, n_interpolation, kernels, charges, n_threads):
+    r"""Interpolated potentials :math:`\phi_c(y_i) \approx \sum_j K_c(y_i, y_j)\, q_{cj}`.
+
+    ``kernels`` is a list of functions of the squared distance, ``charges``
+    a list (one per kernel) of arrays of shape ``(N, n_charges)``.  Returns
+    one array of shape ``(N, n_charges)`` per kernel.  The sums include
+    ``j = i``.
+    """
+    from scipy import fft
+
+    n, dim = Y.shape
+    p = n_interpolation
+    lo, n_boxes, h = _fft_grid(Y, p)
+    m = n_boxes * p                       # nodes per dimension
+    size = 2 * fft.next_fast_len(m)       # circulant embedding length (even, >= 2m)
+    # box of each point and its position in it, then the weights of the p
+    # nodes of that box, per dimension
+    node = []
+    weights = []
+    for d in range(dim):
+        u = (Y[:, d] - lo[d]) / h
+        box = np.minimum(u.astype(np.int64), n_boxes - 1)
+        node.append(box * p)
+        weights.append(_lagrange_weights(u - box, p))
+    # kernel on node offsets, embedded in a circulant of length ``size``
+    offset = np.zeros(size)
+    near = np.arange(m)
+    offset[near] = near
+    offset[size - near[1:]] = near[1:]
+    valid = np.zeros(size, dtype=bool)
+    valid[near] = True
+    valid[size - near[1:]] = True
+    step2 = (h / p) ** 2
+    if dim == 1:
+        d2 = offset ** 2 * step2
+        mask = valid
+    else:
+        d2 = (offset[:, None] ** 2 + offset[None, :] ** 2) * step2
+        mask = valid[:, None] & valid[None, :]
+    shape = (size,) * dim
+    out = []
+    for kernel, q in zip(kernels, charges):
+        kernel_hat = fft.rfftn(np.where(mask, kernel(d2), 0.0), workers=n_threads)
+        phi = np.zeros((n, q.shape[1]))
+        for c in range(q.shape[1]):
+            # spread the charges onto the nodes
+            grid = np.zeros(shape)
+            for k in np.ndindex(*(p,) * dim):
+                w = q[:, c].copy()
+                for d in range(dim):
+                    w *= weights[d][:, k[d]]
+                index = tuple(node[d] + k[d] for d in range(dim))
+                np.add.at(grid, index, w)
+            # node potentials: the circulant convolution with the kernel
+            pot = fft.irfftn(fft.rfftn(grid, workers=n_threads) * kernel_hat, s=shape,
+                             workers=n_threads)
+            # interpolate back to the points
+            for k in np.ndindex(*(p,) * dim):
+                w = np.ones(n)
+                for d in range(dim):
+                    w *= weights[d][:, k[d]]
+                index = tuple(node[d] + k[d] for d in range(dim))
+                phi[:, c] += w * pot[index]
+        out.append(phi)
+    return out
+
+
+def _cauchy(d2):
+    return 1.0 / (1.0 + d2)
+
+
+def _cauchy_squared(d2):
+    return 1.0 / (1.0 + d2) ** 2
+
+
+def _fft_z(Y, n_interpolation, n_threads):
+    """Interpolated Z = sum_{i != j} w_ij (the exact self terms w_ii = 1 removed)."""
+    (phi,) = _fft_potentials(Y, n_interpolation, [_cauchy], [np.ones((Y.shape[0], 1))],
+                             n_threads)
+    return float(np.sum(phi[:, 0] - 1.0))
+
+
+def _csr_rows(indptr, n):
+    """Row index of every stored entry of a CSR matrix."""
+    return np.repeat(np.arange(n), np.diff(indptr))
+
+
+def tsne_fft_cost(indptr, indices, data, Y, n_interpolation, n_threads):
+    r"""t-SNE cost with Z from FFT-accelerated interpolation.
+
+    The cost of :func:`tsne_cost`, written with the un-normalised weights,
+
+    .. math::
+
+        C = \sum_{i \ne j} p_{ij} \log\bigl(p_{ij} (1 + d_{ij}^2)\bigr)
+            + \Bigl(\sum_{i \ne j} p_{ij}\Bigr) \log Z,
+        \qquad Z = \sum_{k \ne l} \frac{1}{1 + d_{kl}^2},
+
+    is exact in its first term (a sum over the stored entries of ``P``,
+    O(nnz)) and approximates ``Z`` by the interpolation of
+    :func:`tsne_fft_gradient` (O(N)).  It is the cost that an optimizer
+    using the approximate gradient monitors.
+
+    Parameters
+    ----------
+    indptr, indices, data : ndarray
+        ``P`` as a CSR triplet (symmetric, zero diagonal).
+    Y : ndarray of shape (n_samples, 1 or 2)
+    n_interpolation : int
+        Interpolation nodes per box and dimension (>= 1).
+    n_threads : int
+        Workers of the FFTs.
+
+    Returns
+    -------
+    float
+    """
+    n = Y.shape[0]
+    _check_fft_dim(Y.shape[1])
+    rows = _csr_rows(indptr, n)
+    diff = Y[rows] - Y[indices]
+    d2 = np.sum(diff * diff, axis=1)
+    keep = (data > 0) & (rows != indices)
+    attraction = float(np.sum(data[keep] * np.log(data[keep] * (1.0 + d2[keep]))))
+    p_sum = float(np.sum(data[rows != indices]))
+    return attraction + p_sum * np.log(_fft_z(Y, n_interpolation, n_threads))
+
+
+def tsne_fft_gradient(indptr, indices, data, Y, n_interpolation, grad, n_threads):
+    r"""t-SNE gradient with the repulsion from FFT-accelerated interpolation.
+
+    Linderman et al. (2019, "Fast interpolation-based t-SNE for improved
+    visualization of single-cell RNA-seq data", Nature Methods 16, 243),
+    FIt-SNE.  The gradient of :func:`tsne_gradient` splits into an
+    attraction over the stored entries of ``P`` (computed exactly, O(nnz))
+    and a repulsion over all pairs:
+
+    .. math::
+
+        \frac{\partial C}{\partial y_i}
+        = 4 \sum_{j} p_{ij} w_{ij} (y_i - y_j)
+          - \frac{4}{Z} \sum_{j} w_{ij}^2 (y_i - y_j),
+        \qquad w_{ij} = \frac{1}{1 + \|y_i - y_j\|^2}.
+
+    With the kernels :math:`K_1(y, z) = 1/(1 + \|y - z\|^2)` and
+    :math:`K_2 = K_1^2` the all-pairs sums are potentials of "charges" at
+    the points,
+
+    .. math::
+
+        \phi_1(y_i) = \sum_j K_1(y_i, y_j), \quad
+        \phi_2(y_i) = \sum_j K_2(y_i, y_j), \quad
+        \phi_3(y_i) = \sum_j K_2(y_i, y_j)\, (y_j - c),
+
+    (sums including ``j = i``; ``c`` the grid's lower corner), so that
+
+    .. math::
+
+        Z = \sum_i \bigl(\phi_1(y_i) - 1\bigr), \qquad
+        \sum_j w_{ij}^2 (y_i - y_j) = (y_i - c)\, \phi_2(y_i) - \phi_3(y_i).
+
+    The potentials are interpolated:
+
+    1. **Grid.**  A square of ``B`` boxes per dimension covers ``Y``; each
+       box is ``h`` wide (``h = 1`` with at least 50 boxes, wider when the
+       node count would pass :data:`FFT_MAX_NODES`).  Each box holds ``p =
+       n_interpolation`` equispaced nodes per dimension at ``(k + 1/2) h /
+       p``, so the nodes form one regular lattice of spacing ``h / p``.
+    2. **Spread the charges.**  A point in a box is given the Lagrange
+       weights of that box's nodes, :math:`L_k(t) = \prod_{m \ne k}
+       (t - s_m)/(s_k - s_m)` (a tensor product in 2-D), and node ``a``
+       receives :math:`\tilde q_a = \sum_i L_a(y_i) q_i`.
+    3. **Convolve.**  On a regular lattice :math:`K(x_a, x_b)` depends only
+       on ``a - b``: the node potentials :math:`\tilde\phi_a = \sum_b
+       K(x_a, x_b) \tilde q_b` are a Toeplitz product, evaluated by
+       embedding it in a circulant of twice the size and multiplying in
+       Fourier space (``scipy.fft``), in O(M log M) for M nodes.
+    4. **Interpolate back**: :math:`\phi(y_i) \approx \sum_a L_a(y_i)
+       \tilde\phi_a`.
+
+    The error comes from the interpolation only and falls quickly as
+    ``n_interpolation`` grows (the kernels are smooth on the scale of a
+    box); the cost of one evaluation is O(N p^dim + M log M).
+
+    Parameters
+    ----------
+    indptr, indices, data : ndarray
+        ``P`` as a CSR triplet (symmetric, zero diagonal).
+    Y : ndarray of shape (n_samples, 1 or 2)
+    n_interpolation : int
+        Interpolation nodes per box and dimension (>= 1).
+    grad : ndarray of shape (n_samples, n_components)
+        Output.
+    n_threads : int
+        Workers of the FFTs.
+    """
+    n, dim = Y.shape
+    _check_fft_dim(dim)
+    lo, _, _ = _fft_grid(Y, n_interpolation)
+    Yc = Y - lo
+    # exact attraction over the stored entries
+    rows = _csr_rows(indptr, n)
+    diff = Y[rows] - Y[indices]
+    coef = data / (1.0 + np.sum(diff * diff, axis=1))
+    attraction = np.zeros((n, dim))
+    for d in range(dim):
+        attraction[:, d] = np.bincount(rows, weights=coef * diff[:, d], minlength=n)
+    # interpolated repulsion and Z
+    phi1, phi2 = _fft_potentials(
+        Y, n_interpolation, [_cauchy, _cauchy_squared],
+        [np.ones((n, 1)), np.column_stack([np.ones(n), Yc])], n_threads)
+    Z = float(np.sum(phi1[:, 0] - 1.0))
+    repulsion = Yc * phi2[:, :1] - phi2[:, 1:]
+    grad[...] = 4.0 * (attraction - repulsion / Z)
+
 # transform: new points against a fixed reference embedding (docs/theory.md §6)
 # ---------------------------------------------------------------------------
 #

@@ -1,0 +1,213 @@
+"""t-SNE with FFT-accelerated interpolation: twins, accuracy, selection, bad input."""
+
+import tracemalloc
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import smallvis
+from smallvis import _kernels, reference
+from smallvis.methods import FFT_AUTO_MIN_N, METHODS, choose_gradient
+
+from conftest import csr_triplet, random_affinities
+
+TSNE = METHODS["tsne"]
+
+
+def _sparse_affinities(n, rng, k=12):
+    """A kNN-like symmetric P with about k entries per row."""
+    rows = np.repeat(np.arange(n), k)
+    cols = rng.integers(0, n, n * k)
+    A = sp.csr_matrix((rng.random(n * k), (rows, cols)), shape=(n, n))
+    A.setdiag(0.0)
+    A.eliminate_zeros()
+    A = A + A.T
+    return A / A.sum()
+
+
+def _relative_error(a, b):
+    return np.linalg.norm(a - b) / np.linalg.norm(b)
+
+
+@pytest.fixture(scope="module")
+def digits_250():
+    """digits after 250 exact iterations (the end of early exaggeration)."""
+    X = smallvis.datasets.load("digits")[0]
+    res = smallvis.embed(X, "tsne", fast=True, n_iter=250, gradient="exact", random_state=0,
+                         return_result=True, n_threads=2)
+    return res.P, res.Y
+
+
+# ---------------------------------------------------------------------------
+# twins
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dim", [1, 2])
+@pytest.mark.parametrize("layout", ["dense", "sparse"])
+@pytest.mark.parametrize("n_interpolation", [1, 3, 6])
+def test_fft_twins_agree(rng, dim, layout, n_interpolation):
+    n = 60 if layout == "dense" else 400
+    P = random_affinities(n, rng) if layout == "dense" else _sparse_affinities(n, rng)
+    triplet = csr_triplet(P)
+    assert (len(triplet[2]) == n * n) == (layout == "dense")
+    Y = rng.normal(scale=rng.choice([0.5, 5.0, 40.0]), size=(n, dim)) + 7.0
+    g_ref, g_fast = np.zeros_like(Y), np.zeros_like(Y)
+    assert reference.tsne_fft_gradient(*triplet, Y, n_interpolation, g_ref, 1) is None
+    assert _kernels.tsne_fft_gradient(*triplet, Y, n_interpolation, g_fast, 2) is None
+    np.testing.assert_allclose(g_fast, g_ref, rtol=0, atol=1e-10 * np.abs(g_ref).max())
+    c_ref = reference.tsne_fft_cost(*triplet, Y, n_interpolation, 1)
+    c_fast = _kernels.tsne_fft_cost(*triplet, Y, n_interpolation, 2)
+    np.testing.assert_allclose(c_fast, c_ref, rtol=1e-10)
+
+
+def test_fft_kernels_are_registered_twins():
+    cost, gradient, args = TSNE.cost_kernels(_kernels, dict(TSNE.cost_params), "fft")
+    assert (cost, gradient) == (_kernels.tsne_fft_cost, _kernels.tsne_fft_gradient)
+    assert args == (TSNE.cost_params["n_interpolation"],)
+    assert {"tsne_fft_cost", "tsne_fft_gradient"} <= set(reference.__all__)
+
+
+def test_fft_kernels_refuse_three_dimensions(rng):
+    P = csr_triplet(random_affinities(20, rng))
+    Y = rng.normal(size=(20, 3))
+    for module in (reference, _kernels):
+        with pytest.raises(ValueError, match="1-D and 2-D"):
+            module.tsne_fft_gradient(*P, Y, 3, np.zeros_like(Y), 1)
+        with pytest.raises(ValueError, match="1-D and 2-D"):
+            module.tsne_fft_cost(*P, Y, 3, 1)
+
+
+# ---------------------------------------------------------------------------
+# accuracy against the exact gradient
+# ---------------------------------------------------------------------------
+
+
+def test_default_accuracy_on_digits(digits_250):
+    P, Y = digits_250
+    c_exact, g_exact = smallvis.cost_and_gradient("tsne", P, Y, fast=True)
+    c_fft, g_fft = smallvis.cost_and_gradient("tsne", P, Y, fast=True, gradient="fft")
+    assert _relative_error(g_fft, g_exact) <= 1e-2
+    assert abs(c_fft - c_exact) <= 1e-3 * c_exact
+    # an approximation, not the exact gradient under another name
+    assert not np.allclose(g_fft, g_exact, rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("dim", [1, 2])
+def test_error_falls_below_1e_5_as_the_knob_tightens(digits_250, dim):
+    P, Y = digits_250
+    Y = np.ascontiguousarray(Y[:, :dim])
+    _, g_exact = smallvis.cost_and_gradient("tsne", P, Y, fast=True)
+    errors = []
+    for p in (1, 2, 3, 4, 6, 8):
+        _, g = smallvis.cost_and_gradient("tsne", P, Y, fast=True, gradient="fft",
+                                          n_interpolation=p)
+        errors.append(_relative_error(g, g_exact))
+    assert all(b < a for a, b in zip(errors, errors[1:])), errors
+    assert errors[0] > 1e-2          # one node per box is a crude approximation
+    assert errors[-1] < 1e-5, errors
+
+
+def test_approximate_cost_converges_to_the_exact_cost(rng):
+    P = _sparse_affinities(500, rng)
+    Y = rng.normal(scale=10.0, size=(500, 2))
+    exact = smallvis.cost_and_gradient("tsne", P, Y, fast=True)[0]
+    errors = [abs(smallvis.cost_and_gradient("tsne", P, Y, fast=True, gradient="fft",
+                                             n_interpolation=p)[0] - exact)
+              for p in (2, 4, 8)]
+    assert errors[0] > errors[1] > errors[2]
+    assert errors[2] < 1e-5 * exact
+
+
+def test_fft_agrees_with_exact_in_numpy_reference_too(rng):
+    """The reference twin measured against the exact reference, not only the Cython one."""
+    P = random_affinities(80, rng)
+    Y = rng.normal(scale=3.0, size=(80, 2))
+    _, g_exact = smallvis.cost_and_gradient("tsne", P, Y)
+    _, g_fft = smallvis.cost_and_gradient("tsne", P, Y, gradient="fft", n_interpolation=10)
+    assert _relative_error(g_fft, g_exact) < 1e-8
+
+
+# ---------------------------------------------------------------------------
+# selection through embed and cost_and_gradient
+# ---------------------------------------------------------------------------
+
+
+def test_auto_picks_exact_up_to_the_threshold_then_fft():
+    assert choose_gradient(TSNE, "auto", FFT_AUTO_MIN_N, 2) == "exact"
+    assert choose_gradient(TSNE, "auto", FFT_AUTO_MIN_N + 1, 2) == "fft"
+    assert choose_gradient(TSNE, "auto", FFT_AUTO_MIN_N + 1, 1) == "fft"
+    assert choose_gradient(TSNE, "auto", FFT_AUTO_MIN_N + 1, 3) == "exact"
+    assert choose_gradient(METHODS["umap"], "auto", 10 ** 6, 2) == "exact"
+
+
+def test_embed_records_the_gradient_that_ran():
+    X = smallvis.datasets.load("iris")[0][:80]
+    fft = smallvis.embed(X, "tsne", fast=True, gradient="fft", n_iter=60, random_state=1,
+                         return_result=True)
+    assert fft.params["gradient"] == "fft" and fft.cost_kind == "approximate"
+    assert np.all(np.isfinite(fft.Y)) and np.isfinite(fft.cost)
+    auto = smallvis.embed(X, "tsne", fast=True, n_iter=60, random_state=1, return_result=True)
+    assert auto.params["gradient"] == "exact" and auto.cost_kind == "exact"
+    # the reported approximate cost is that of the final Y
+    c_fft, _ = smallvis.cost_and_gradient("tsne", fft.P, fft.Y, fast=True, gradient="fft")
+    assert fft.cost == pytest.approx(c_fft, rel=1e-12)
+
+
+def test_one_dimensional_fft_embedding_learns_the_classes():
+    X, y = smallvis.datasets.load("iris")[:2]
+    res = smallvis.embed(X, "tsne", fast=True, n_components=1, gradient="fft", n_iter=300,
+                         random_state=0, return_result=True)
+    assert res.params["gradient"] == "fft"
+    exact_cost = smallvis.cost_and_gradient("tsne", res.P, res.Y)[0]
+    assert exact_cost < 0.6 * res.itercosts[0]       # the run descended the true cost
+    assert smallvis.metrics.knn_accuracy(res.Y, y, 10) > 0.85
+
+
+# ---------------------------------------------------------------------------
+# bad input
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(gradient="bh"), r"'auto', 'exact', 'fft'.*'bh'"),
+    (dict(gradient=None), "gradient must be one of"),
+    (dict(method="umap", gradient="fft"), r"'auto', 'exact' for method 'umap'.*'fft' for tsne"),
+    (dict(gradient="fft", n_components=3), r"1-D and 2-D .*gradient='exact'"),
+    (dict(n_interpolation=0), "n_interpolation"),
+    (dict(gradient="fft", n_interpolation=2.5), "n_interpolation"),
+])
+def test_bad_gradient_requests_in_embed(kwargs, match):
+    X = smallvis.datasets.load("iris")[0][:100]
+    kw = {"method": "tsne", **kwargs}
+    with pytest.raises((ValueError, TypeError), match=match):
+        smallvis.embed(X, n_iter=1, **kw)
+
+
+def test_bad_gradient_requests_in_cost_and_gradient(rng):
+    P = random_affinities(10, rng)
+    with pytest.raises(ValueError, match="'fft' for tsne"):
+        smallvis.cost_and_gradient("largevis", P, rng.normal(size=(10, 2)), gradient="fft")
+    with pytest.raises(ValueError, match="1-D and 2-D"):
+        smallvis.cost_and_gradient("tsne", P, rng.normal(size=(10, 3)), gradient="fft")
+
+
+def test_grid_memory_is_bounded_for_absurdly_spread_coordinates(rng):
+    """Two clusters 1e7 apart: boxes of width 1 would need 1e14 nodes."""
+    n = 200
+    P = csr_triplet(_sparse_affinities(n, rng))
+    Y = rng.normal(size=(n, 2))
+    Y[n // 2:] += 1e7
+    lo, n_boxes, h = reference._fft_grid(Y, 3)
+    assert (n_boxes * 3) ** 2 <= reference.FFT_MAX_NODES
+    for module in (reference, _kernels):
+        g = np.zeros_like(Y)
+        tracemalloc.start()
+        try:
+            module.tsne_fft_gradient(*P, Y, 3, g, 1)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak < 1.5e9, peak
+        assert np.all(np.isfinite(g))
