@@ -20,9 +20,11 @@ optimizer with ``gradient=`` naming one of the method's approximations
 ``cost_kind="approximate"``.
 """
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.sparse as sp
 
 from . import _progress
 from . import _threads
@@ -40,8 +42,12 @@ class Objective:
 
     Attributes
     ----------
+    P : ndarray or scipy.sparse.csr_matrix
+        The validated affinities.
     triplet : tuple of ndarray
-        ``P`` as the kernels read it (:func:`smallvis.affinities.kernel_triplet`).
+        ``P`` as the kernels read it (:func:`smallvis.affinities.kernel_triplet`),
+        made on first use: the stochastic optimizer at scale never needs it,
+        and its int64 indices cost 8 bytes per edge.
     cost_fn, gradient_fn : callable
         The twin kernels ``<prefix>_cost`` and ``<prefix>_gradient``.
     args : tuple
@@ -61,7 +67,7 @@ class Objective:
         gradient's kernels (O(N) instead of O(N^2)).
     """
 
-    triplet: tuple
+    P: object
     cost_fn: object
     gradient_fn: object
     args: tuple
@@ -79,9 +85,13 @@ class Objective:
         """
         cost_fn, gradient_fn, args = method.cost_kernels(kernels, cost_params, gradient)
         learned = np.array([cost_params[k] for k in method.learned], dtype=np.float64)
-        return cls(kernel_triplet(P), cost_fn, gradient_fn, args, learned, n_threads,
+        return cls(P, cost_fn, gradient_fn, args, learned, n_threads,
                    _threads.exact_threads(n_threads, P.shape[0]),
                    "exact" if gradient == "exact" else "approximate")
+
+    @functools.cached_property
+    def triplet(self):
+        return kernel_triplet(self.P)
 
     def cost(self, Y, learned):
         """Cost at ``Y`` and ``learned`` with the true ``P``."""
@@ -256,7 +266,11 @@ class SgdPlan:
                                correct_q=bool(self.cost_params.get("correct_q", False)))
         seed = int(rng.integers(2 ** 63))
         n = Y.shape[0]
-        estimate = (SampledCost(method, self.cost_params, objective.triplet, n)
+        # the CSR arrays as they are (int32 indices) when the kernels' triplet
+        # would hold the same entries (kernel_triplet: sparse layout)
+        edges = ((P.indptr, P.indices, P.data) if sp.issparse(P) and P.nnz < 0.5 * n * n
+                 else objective.triplet)
+        estimate = (SampledCost(method, self.cost_params, edges, n)
                     if method is not None and (verbose or n > _sgd.SGD_COST_MAX_N) else None)
         if verbose and estimate is not None:  # epoch lines with the estimated cost
             callback = _progress.EpochLines(self.n_epochs, callback,
