@@ -14,7 +14,10 @@ import pytest
 import smallvis
 from smallvis.methods import METHODS
 
-ROOT = Path(__file__).resolve().parent.parent
+#: Where the smallvis this test imported lives (the clone with its kernels
+#: built in place, or site-packages after ``pip install .``): the child
+#: processes import the same one, not the clone's unbuilt sources.
+ROOT = Path(smallvis.__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
