@@ -318,7 +318,7 @@ def check_affinities(P, n_samples=None, *, symmetric=False, fuzzy=False, name="P
     return M
 
 
-def check_built_affinities(P, n_samples, *, fuzzy=False):
+def check_built_affinities(P, n_samples, *, symmetric=False, fuzzy=False):
     """Check affinities that smallvis built itself, without copying them.
 
     :func:`check_affinities` validates a user's ``P``: it copies it into
@@ -330,7 +330,7 @@ def check_built_affinities(P, n_samples, *, fuzzy=False):
     their output the values are checked in place (finite, non-negative,
     zero diagonal, a positive entry, at most 1 when ``fuzzy``) and the
     structure is taken as built.  Anything else (a dense array, another
-    sparse format) goes through :func:`check_affinities`.
+    sparse format) goes through :func:`check_affinities`, with ``symmetric``.
 
     Returns
     -------
@@ -340,7 +340,7 @@ def check_built_affinities(P, n_samples, *, fuzzy=False):
     """
     if not (sp.isspmatrix_csr(P) or isinstance(P, sp.csr_array)) \
             or P.dtype != np.float64 or not P.has_canonical_format:
-        return check_affinities(P, n_samples, fuzzy=fuzzy)
+        return check_affinities(P, n_samples, symmetric=symmetric, fuzzy=fuzzy)
     if P.shape != (n_samples, n_samples):
         raise ValueError(f"P has shape {P.shape}; expected ({n_samples}, {n_samples})")
     values = P.data

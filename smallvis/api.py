@@ -378,7 +378,7 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
     t1 = time.perf_counter()
     C = check_built_affinities(
         m.build_affinities(X, kern, random_state, n_threads, **plan.affinity_params),
-        n, fuzzy=m.fuzzy)
+        n, symmetric=m.symmetric, fuzzy=m.fuzzy)
     t2 = time.perf_counter()
     with _progress.stage("init", plan.init if isinstance(plan.init, str) else "user array"):
         Y = initialize(plan.init, X, n_components, rng, P=C)  # graph inits need P

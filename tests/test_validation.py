@@ -179,5 +179,9 @@ def test_built_affinities_are_checked_in_place_and_bad_values_still_fail():
     D = sp.csr_matrix(np.eye(3))
     with pytest.raises(ValueError, match="diagonal"):
         check_built_affinities(D, 3)
-    # anything but canonical CSR goes through the full check (symmetry excepted)
-    assert isinstance(check_built_affinities(P.toarray(), 3), np.ndarray)
+    # anything but canonical CSR goes through the full check
+    assert isinstance(check_built_affinities(P.toarray(), 3, symmetric=True), np.ndarray)
+    A = P.toarray()
+    A[0, 1] = 0.9
+    with pytest.raises(ValueError, match="symmetric"):
+        check_built_affinities(A, 3, symmetric=True)
