@@ -64,7 +64,7 @@ from .affinities import (MIN_K_DIST_SCALE, PERPLEXITY_MAX_TRIES, PERPLEXITY_TOL,
                          SMOOTH_K_N_ITER, SMOOTH_K_TOL)
 from ._backend import kernels as select_kernels
 from ._numeric import power_of_two_exponent, tie_key
-from ._validation import _as_array, check_integer, check_number, check_threads
+from ._validation import _as_array, check_data, check_integer, check_number, check_threads
 from .methods import get_method
 from .neighbors import ANNOY_DEFAULT_TREES, EXACT_MAX_N
 
@@ -103,29 +103,19 @@ def check_new_points(X_new, n_features, name="X_new"):
     values.  Nothing is changed by a refusal.
     """
     arr = _as_array(X_new, name)
-    if arr.dtype == object or arr.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must be numeric (integer or floating point); "
-                        f"got dtype {arr.dtype}")
-    if arr.ndim != 2:
+    if arr.ndim == 1:
         raise ValueError(
             f"{name} must be a 2-D array of shape (n_samples, n_features); got a "
-            f"{arr.ndim}-D array of shape {arr.shape}; Reshape your data with "
+            f"1-D array of shape {arr.shape}; Reshape your data with "
             "x.reshape(1, -1) if it holds a single point"
         )
-    if arr.shape[0] == 0:
+    if arr.ndim == 2 and arr.shape[0] == 0:
         raise ValueError(f"{name} is empty: it must have at least 1 row (new point); got 0")
+    arr = check_data(arr, name, min_rows=1)  # numeric, 2-D, finite
     if arr.shape[1] != n_features:
         raise ValueError(
             f"X has {arr.shape[1]} features, but the model is expecting {n_features} "
             f"features as input ({name} must have the training data's columns)"
-        )
-    arr = np.ascontiguousarray(arr, dtype=np.float64)
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        row = int(np.flatnonzero(bad.any(axis=1))[0])
-        raise ValueError(
-            f"{name} contains {int(bad.sum())} NaN or infinite value(s) (first in row "
-            f"{row}); all values must be finite"
         )
     return arr
 
