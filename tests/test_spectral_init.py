@@ -8,9 +8,12 @@ import pytest
 import scipy.sparse as sp
 
 import smallvis
+import smallvis.init
 from smallvis import datasets
 from smallvis._backend import kernels
 from smallvis.affinities import joint_perplexity, ncvis_graph, umap_graph
+from scipy.sparse.linalg import LinearOperator, eigsh
+
 from smallvis.init import SPECTRAL_SCALE, initialize
 from smallvis.neighbors import nearest_neighbors
 
@@ -99,3 +102,45 @@ def test_embed_with_spectral_init():
                          return_result=True)
     assert np.all(np.isfinite(res.Y))
     assert res.params["init"] == "spectral"
+
+
+def _weakly_linked_blobs(n_blobs=10, size=200, weight=1e-4, seed=0):
+    """UMAP graphs of far-apart Gaussian blobs, chained by one edge of ``weight``."""
+    rng = np.random.default_rng(seed)
+    X = np.vstack([rng.normal(10.0 * b, 1.0, (size, 5)) for b in range(n_blobs)])
+    P = sp.lil_matrix(umap_graph(X, 15, kernels(True)))
+    for b in range(n_blobs - 1):
+        P[b * size, (b + 1) * size] = P[(b + 1) * size, b * size] = weight
+    return X, np.repeat(np.arange(n_blobs), size), P.tocsr()
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("init", ["spectral", "laplacian"])
+def test_nearly_disconnected_graph_needs_bounded_work(init, seed, monkeypatch):
+    # one connected component of ten weakly linked blobs: the ten lowest
+    # eigenvalues of the normalised Laplacian lie below 1e-6, the next above
+    # 0.1.  ARPACK asked for a relative residual of 1e-8 takes about 68,000
+    # products with M on this graph (seed 0); the layout must cost a small
+    # fraction of that and still come from the low-frequency subspace.
+    X, labels, P = _weakly_linked_blobs(seed=seed)
+    products = [0]
+
+    def counting_eigsh(M, **kwargs):
+        def matvec(x):
+            products[0] += 1
+            return M @ x
+        return eigsh(LinearOperator(M.shape, matvec=matvec, dtype=M.dtype), **kwargs)
+
+    monkeypatch.setattr(smallvis.init, "eigsh", counting_eigsh)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # connected, and no fallback to PCA
+        Y = initialize(init, X, 2, np.random.default_rng(seed), P=P)
+    assert products[0] < 2000
+    np.testing.assert_allclose(np.abs(Y).max(), SPECTRAL_SCALE)
+    assert _label_agreement(Y, labels) > 0.95
+    W = 0.5 * (P + P.T)
+    d = np.asarray(W.sum(axis=1)).ravel()
+    U = Y * np.sqrt(d)[:, None] if init == "laplacian" else Y
+    U = U / np.linalg.norm(U, axis=0)
+    M = sp.diags(d ** -0.5) @ W @ sp.diags(d ** -0.5)
+    assert np.all(1.0 - np.einsum("ij,ij->j", U, M @ U) < 1e-5)  # Rayleigh quotients of L
