@@ -90,3 +90,46 @@ def test_estimating_during_a_verbose_run_changes_nothing(capsys):
     np.testing.assert_array_equal(runs[0], runs[1])
     lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("epoch")]
     assert len(lines) == 10 and all("est. cost" in line for line in lines)
+
+
+def _sampled_objective(P, Y, gamma, n_negative):
+    """What the stochastic LargeVis updates descend (docs/theory.md §8), eps = 0.
+
+    Edges (i, j) drawn with probability p_ij, each with ``n_negative``
+    negatives k drawn with probability q_k proportional to (sum_j p_kj)^0.75:
+    sum p_ij (-log w_ij) - n_negative * gamma * sum_ik p_i q_k log(1 - w_ik).
+    """
+    P = P.toarray() if hasattr(P, "toarray") else np.asarray(P)
+    p = P.sum(axis=1)
+    q = p ** 0.75 / (p ** 0.75).sum()
+    D2 = ((Y[:, None] - Y[None]) ** 2).sum(-1)
+    repulsion = np.log1p(1.0 / np.maximum(D2, 1e-300))  # -log(1 - w), w = 1 / (1 + d2)
+    np.fill_diagonal(repulsion, 0.0)  # no self-pairs
+    return (P * np.log1p(D2)).sum() + n_negative * gamma * (np.outer(p, q) * repulsion).sum()
+
+
+def test_stochastic_largevis_raises_its_cost_while_descending_its_own_objective():
+    # docs/theory.md §8: the cost of a stochastic LargeVis run (exact here,
+    # estimated above 5,000 points) weighs every pair's repulsion by gamma,
+    # the updates by about n_negative * gamma / N**2; late in the run the
+    # classes tighten, the cost rises, the sampled objective keeps falling,
+    # and nothing (no divergence guard) stops the run.
+    X, labels = smallvis.datasets.load("s1k")
+    P = smallvis.affinities(X, "largevis")
+    snapshots = {}
+
+    def keep(epoch, Y, cost):
+        if epoch in (150, 1000):
+            snapshots[epoch] = Y.copy()
+
+    res = smallvis.embed(X, "largevis", optimizer="sgd", fast=True, random_state=0,
+                         gamma=1.0, callback=keep, return_result=True)
+    assert res.n_iter == 1000 and not res.stopped_early
+    cost = {e: smallvis.cost_and_gradient("largevis", P, Y, gamma=1.0)[0]
+            for e, Y in snapshots.items()}
+    assert cost[1000] > 1.5 * cost[150]
+    np.testing.assert_allclose(res.cost, cost[1000], rtol=1e-10)  # what embed reports
+    n_negative = get_method("largevis").sgd.n_negative
+    objective = {e: _sampled_objective(P, Y, 1.0, n_negative) for e, Y in snapshots.items()}
+    assert objective[1000] < 0.8 * objective[150]
+    assert smallvis.metrics.knn_accuracy(res.Y, labels, 10) > 0.95
