@@ -26,12 +26,11 @@ GRAPH_INITS = ("spectral", "laplacian")
 
 #: ARPACK's attempts in :func:`spectral_layout`: (relative residual
 #: tolerance, most implicit restarts; None for 5 times the number of
-#: points).  The precise solve converges within 17 restarts on every graph
-#: of the test data sets; one that needs more than 50 has low eigenvalues so
-#: close together that its eigenvectors are not determined to that
-#: precision (docs/theory.md, "Spectral initialisation of nearly
-#: disconnected graphs"), and the second attempt asks for umap-learn's
-#: tolerance instead.
+#: points).  The precise solve converges within 17 restarts on the
+#: perplexity, UMAP and NCVis graphs of iris, s1k and digits; one that
+#: needs more than 50 has low eigenvalues so close together that its
+#: eigenvectors are not determined to that precision (docs/theory.md §7),
+#: and the second attempt asks for umap-learn's tolerance instead.
 EIGSH_ATTEMPTS = ((1e-8, 50), (1e-4, None))
 
 
