@@ -546,7 +546,11 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     thread, and each thread runs its share of every epoch from
     ``epoch_start`` to ``epoch_end`` without waiting for the others; the
     threads update ``Y`` without locks (Hogwild).  The random draws are the
-    same as with one thread, the interleaving of the updates is not.
+    same as with one thread, the interleaving of the updates is not.  Only
+    with several threads the loop prefetches rows of ``Y`` (a sample's
+    first negatives, the tail of an edge a few places ahead): rows written
+    by another core are cache misses there, and with one thread the hints
+    cost more than they save.
     """
     cdef const int32_t[::1] h = problem.head, t = problem.tail, ea = problem.edge_alias
     cdef const int32_t[::1] na = problem.noise_alias
