@@ -363,7 +363,7 @@ def _annoy(X, X_index, k, n_trees, search_k, seed, n_threads, kernels):
     _query(index, cand, search_k, threads)
     index.unload()
     del index
-    t = _progress.step("kNN", f"{n} queries on {threads} thread{'s' * (threads > 1)}", t)
+    t = _progress.step("kNN", f"{n} queries", t)
     indices = np.empty((n, k), dtype=np.int32)
     sq_dist = np.empty((n, k))
     kernels.knn_candidates(X, cand, indices, sq_dist, n_threads)
