@@ -27,15 +27,20 @@ Workloads:
   (LargeVis's 3 x perplexity) on 20,000 points of the same data.
 
 Machine load matters more than anything here: run it on a quiet machine
-(the first lines print the load average and the number of cores).
+(the first lines print the load average and the number of cores, each row
+the load when it started).  The thread counts take turns within a row
+(1, 2, 1, 2, ...) and each ratio is the median of the ratios of a turn.
+``python benchmarks/bench_threads.py`` without options prints every table
+above, idle and busy.
 
 Usage: python benchmarks/bench_threads.py [--threads 1 2] [--repeats 3]
-       [--sgd-sizes 10000 20000] [--kernel-sizes 1000 2000 4000 8000]
+       [--sgd-sizes 10000 20000] [--kernel-sizes 2000 5000 10000 20000]
        [--skip exact kernel sgd knn] [--no-busy]
 """
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -44,7 +49,6 @@ import _common  # noqa: F401  (sets single-threaded BLAS first)
 import numpy as np
 
 import smallvis
-from _common import median_time
 from bench_scale import structured_data
 from smallvis import _kernels
 from smallvis.affinities import kernel_triplet
@@ -116,20 +120,32 @@ def knn_graph(n):
 
 
 def measure(name, make, threads, repeats, busy, stage_time=False):
-    """Print one row: median per thread count and the ratio to the first."""
-    cells = []
+    """Print one row: median time per thread count and its ratio to the first.
+
+    The thread counts take turns (1, 2, 1, 2, ...), and each ratio is the
+    median of the ratios within a turn, so that a change of machine load
+    during the row touches both sides alike.  The row ends with the 1-minute
+    load average when it started.
+    """
+    load = os.getloadavg()[0]
+    fns = [make(t) for t in threads]
     if not stage_time:  # first calls (imports, data, page faults) are not timed
-        make(threads[0])()
-    for t in threads:
-        fn = make(t)
-        if stage_time:  # the function returns the time of the stage itself
-            times = sorted(fn() for _ in range(repeats))
-            med = times[len(times) // 2]
-        else:
-            med, _, _ = median_time(fn, repeats)
-        cells.append(med)
-    ratios = "  ".join(f"{t}: {c:7.3f}s ({c / cells[0]:.2f}x)" for t, c in zip(threads, cells))
-    print(f"{name:<34} {'busy' if busy else 'idle':<5} {ratios}", flush=True)
+        fns[0]()
+    times = [[] for _ in threads]
+    for _ in range(repeats):
+        for fn, cell in zip(fns, times):
+            if stage_time:  # the function returns the time of the stage itself
+                cell.append(fn())
+            else:
+                start = time.perf_counter()
+                fn()
+                cell.append(time.perf_counter() - start)
+    cells = []
+    for t, cell in zip(threads, times):
+        ratio = statistics.median(c / b for c, b in zip(cell, times[0]))
+        cells.append(f"{t}: {statistics.median(cell):7.3f}s ({ratio:.2f}x)")
+    print(f"{name:<34} {'busy' if busy else 'idle':<5} {'  '.join(cells)}"
+          f"   [load {load:.2f}]", flush=True)
 
 
 def main():
@@ -139,7 +155,7 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--sgd-sizes", type=int, nargs="+", default=[10_000, 20_000])
     parser.add_argument("--kernel-sizes", type=int, nargs="+",
-                        default=[1000, 2000, 3000, 4000, 6000, 8000])
+                        default=[2000, 5000, 10000, 20000])
     parser.add_argument("--knn-size", type=int, default=20_000)
     parser.add_argument("--skip", nargs="*", default=[],
                         choices=["exact", "kernel", "sgd", "knn"])
@@ -151,7 +167,11 @@ def main():
     print(f"thread policy: exact kernels use one thread below "
           f"{smallvis._threads.EXACT_MIN_PAIRS:,} pairs per call "
           f"(N = {smallvis._threads.exact_min_samples():,}); the SGD below "
-          f"{smallvis._threads.SGD_MIN_UPDATES:,} updates per call")
+          f"{smallvis._threads.SGD_MIN_UPDATES:,} updates per call; the Annoy "
+          f"queries below {smallvis._threads.ANNOY_MIN_NODES:,} nodes")
+    print(f"each row: median of {args.repeats} turns; (ratio) = median ratio to "
+          f"{args.threads[0]} thread(s) within a turn; targets: busy <= 1.15x, "
+          f"idle <= 0.65x with 2 threads from 20,000 points")
     workloads = []
     if "exact" not in args.skip:
         workloads.append(("exact t-SNE digits, 250 it", lambda t: exact_tsne(t), False))

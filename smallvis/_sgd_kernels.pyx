@@ -23,7 +23,7 @@ rounding, not bitwise.
 
 from cython.parallel cimport prange, threadid
 from libc.math cimport exp, exp2, log2, NAN
-from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t, uintptr_t
 from libc.stdlib cimport calloc, free
 
 import numpy as np
@@ -314,6 +314,7 @@ cdef struct SgdLoop:
     Scheme scheme
     Noise noise
     bint move_negatives, clip_after, defer_head, skip_tail, has_offset
+    bint prefetch           # ask the cache early for rows (several threads)
     double clip, alpha_q
     # sizes
     int64_t n, dim, n_edges, n_noise_table, samples_per_epoch
@@ -368,6 +369,25 @@ cdef inline int64_t _alias_draw(uint64_t u_column, uint64_t u_coin, const double
     return alias[column]
 
 
+cdef enum:
+    # negatives drawn (and their rows requested from the cache) before a
+    # positive step; later ones, if any, are drawn when they are used
+    EARLY_NEGATIVES = 16
+
+
+cdef inline int64_t _negative(const SgdLoop* L, uint64_t key, int64_t draw,
+                              int64_t i) noexcept nogil:
+    """The negative of draws ``draw, draw + 1`` of a sample with head ``i``."""
+    cdef int64_t k
+    if L.noise == DEGREE:
+        return _alias_draw(_absorb(key, <uint64_t>draw), _absorb(key, <uint64_t>(draw + 1)),
+                           L.noise_prob, L.noise_alias, L.n_noise_table)
+    if L.noise == UNIFORM_OTHERS:
+        k = _randint(_absorb(key, <uint64_t>draw), <uint64_t>(L.n - 1))
+        return k + 1 if k >= i else k
+    return _randint(_absorb(key, <uint64_t>draw), <uint64_t>L.n)
+
+
 cdef void _sgd_sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j, uint64_t key,
                       int64_t first_draw, int64_t m, double* acc) noexcept nogil:
     """One positive edge (i, j) and its m negatives (reference: ``sample``)."""
@@ -380,7 +400,18 @@ cdef void _sgd_sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j, uin
     # local copies: stores to Y then do not force reloads of L's fields
     cdef coef_fn repel = L.repel
     cdef Coef k_params = L.coef
+    cdef int64_t negatives[EARLY_NEGATIVES]
+    cdef int64_t n_early = 0 if not L.prefetch else (
+        m if m < EARLY_NEGATIVES else EARLY_NEGATIVES)
     k_params.nu = <double>L.n_noise[epoch]  # NCVis's noise ratio of this epoch
+    # The negatives are pure functions of (key, draw): draw the first ones
+    # now and ask the cache for their rows, which then arrive while the
+    # positive step is computed.  With several threads a row last written by
+    # another core is a cache miss; early requests overlap those misses.
+    # Same draws, same order of operations: no number changes.
+    for p in range(n_early):
+        negatives[p] = _negative(L, key, first_draw + 2 * p, i)
+        _prefetch(L.Y + negatives[p] * L.dim)
     if L.defer_head:
         for d in range(L.dim):
             acc[d] = 0.0
@@ -391,16 +422,7 @@ cdef void _sgd_sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j, uin
     if L.alpha_q != 0.0:
         L.q[0] += L.alpha_q * dq
     for p in range(m):
-        if L.noise == DEGREE:
-            k = _alias_draw(_absorb(key, <uint64_t>(first_draw + 2 * p)),
-                            _absorb(key, <uint64_t>(first_draw + 2 * p + 1)),
-                            L.noise_prob, L.noise_alias, L.n_noise_table)
-        elif L.noise == UNIFORM_OTHERS:
-            k = _randint(_absorb(key, <uint64_t>(first_draw + 2 * p)), <uint64_t>(L.n - 1))
-            if k >= i:
-                k += 1
-        else:
-            k = _randint(_absorb(key, <uint64_t>(first_draw + 2 * p)), <uint64_t>L.n)
+        k = negatives[p] if p < n_early else _negative(L, key, first_draw + 2 * p, i)
         if L.skip_tail and k == j:
             continue
         yk = L.Y + k * L.dim
@@ -458,9 +480,12 @@ cdef void _run_items(const SgdLoop* L, int64_t epoch, uint64_t epoch_key, int64_
                      int64_t hi, double* acc) noexcept nogil:
     """Items ``lo <= e < hi`` of an epoch, in order.
 
-    The alias scheme reads four arrays with one entry per edge at a random
-    edge per sample: at 70,000 points and 150 neighbours they hold 13 million
-    entries each, far beyond the caches, and the loop waits on memory.  The
+    The edge schemes run the edges in order; with several threads the loop
+    asks the cache early for the tail row of the edge PREFETCH_AHEAD on (a
+    row the other thread wrote is a miss).  The alias scheme reads four
+    arrays with one entry per edge at a random edge per sample: at 70,000
+    points and 150 neighbours they hold 13 million entries each, far beyond
+    the caches, and the loop waits on memory.  The
     draws are pure functions of (seed, epoch, item), so the loop computes
     the edge of sample e + PREFETCH_AHEAD (its alias-table column of sample
     e + 2 PREFETCH_AHEAD) early and asks the cache for it.  This changes
@@ -468,8 +493,20 @@ cdef void _run_items(const SgdLoop* L, int64_t epoch, uint64_t epoch_key, int64_
     """
     cdef int64_t e, c, edge
     cdef uint64_t key
-    if L.scheme != ALIAS:
+    cdef double due = <double>(epoch + 1)
+    if L.scheme == EPOCHS_PER_SAMPLE:
+        # the edges run in order, their tails are anywhere: ask early for
+        # the tail row of the edge PREFETCH_AHEAD on, if it is due
         for e in range(lo, hi):
+            if (L.prefetch and e + PREFETCH_AHEAD < hi
+                    and L.state[e + PREFETCH_AHEAD] <= due):
+                _prefetch(L.Y + L.tail[e + PREFETCH_AHEAD] * L.dim)
+            _sgd_item(L, epoch, epoch_key, e, acc)
+        return
+    if L.scheme == EVERY_EDGE:
+        for e in range(lo, hi):
+            if L.prefetch and e + PREFETCH_AHEAD < hi:
+                _prefetch(L.Y + L.tail[e + PREFETCH_AHEAD] * L.dim)
             _sgd_item(L, epoch, epoch_key, e, acc)
         return
     for e in range(lo, hi):
@@ -486,6 +523,21 @@ cdef void _run_items(const SgdLoop* L, int64_t epoch, uint64_t epoch_key, int64_
         _sgd_item(L, epoch, epoch_key, e, acc)
 
 
+cdef enum:
+    CACHE_LINE = 64  # bytes
+
+
+cdef inline int64_t _padded(int64_t dim) noexcept nogil:
+    # doubles per row when every row starts a cache line of its own
+    cdef int64_t per_line = CACHE_LINE // sizeof(double)
+    return (dim + per_line - 1) // per_line * per_line
+
+
+cdef inline void* _align(void* block) noexcept nogil:
+    # the first cache-line boundary in a block allocated CACHE_LINE bytes long
+    return <void*>((<uintptr_t>block + CACHE_LINE - 1) & ~(<uintptr_t>(CACHE_LINE - 1)))
+
+
 def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     """Cython twin of :func:`smallvis.reference.sgd_epochs`.
 
@@ -494,7 +546,11 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     thread, and each thread runs its share of every epoch from
     ``epoch_start`` to ``epoch_end`` without waiting for the others; the
     threads update ``Y`` without locks (Hogwild).  The random draws are the
-    same as with one thread, the interleaving of the updates is not.
+    same as with one thread, the interleaving of the updates is not.  Only
+    with several threads the loop prefetches rows of ``Y`` (a sample's
+    first negatives, the tail of an edge a few places ahead): rows written
+    by another core are cache misses there, and with one thread the hints
+    cost more than they save.
     """
     cdef const int32_t[::1] h = problem.head, t = problem.tail, ea = problem.edge_alias
     cdef const int32_t[::1] na = problem.noise_alias
@@ -509,6 +565,8 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     cdef int nthreads = max(1, n_threads)
     cdef uint64_t key_seed = seed
     cdef double* acc
+    cdef void* acc_block
+    cdef int64_t acc_stride
     pr = problem
     _bind_coefficient(pr.coefficient, &L.attract, &L.repel)
     L.scheme = <Scheme>_scheme(pr.scheme)
@@ -532,10 +590,14 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     L.state = &st[0, 0] if st.shape[1] else NULL
     L.q = &qq[0]
     L.n, L.dim, L.n_edges, L.n_noise_table = y.shape[0], y.shape[1], h.shape[0], npb.shape[0]
+    L.prefetch = nthreads > 1
     n_items = L.samples_per_epoch if L.scheme == ALIAS else L.n_edges
-    acc = <double*>calloc(nthreads * max(1, y.shape[1]), sizeof(double))
-    if acc == NULL:
+    # each thread's accumulator on cache lines of its own
+    acc_stride = _padded(max(1, L.dim))
+    acc_block = calloc(nthreads * acc_stride * sizeof(double) + CACHE_LINE, 1)
+    if acc_block == NULL:
         raise MemoryError()
+    acc = <double*>_align(acc_block)
     try:
         with nogil:
             if nthreads == 1:
@@ -553,6 +615,6 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
                     hi = (tid + 1) * n_items // nthreads
                     for epoch in range(first, last):
                         _run_items(&L, epoch, _epoch_key(key_seed, epoch), lo, hi,
-                                   acc + tid * L.dim)
+                                   acc + tid * acc_stride)
     finally:
-        free(acc)
+        free(acc_block)

@@ -83,3 +83,39 @@ def sgd_threads(n_threads, samples_per_call):
         ``n_threads``, or 1 below :data:`SGD_MIN_UPDATES`.
     """
     return n_threads if samples_per_call >= SGD_MIN_UPDATES else 1
+
+
+#: Annoy queries (:func:`smallvis.neighbors.nearest_neighbors`): below this
+#: many inspected nodes, ``n_samples * search_k``, the queries run on one
+#: thread.  Annoy releases the GIL while it searches, but each query also
+#: holds it for the Python call and its result list, and the queries of a
+#: small search take a tenth of a second in all.  Measured on a loaded 2-core
+#: machine (the queries alone, Annoy's 10 trees, one thread against two,
+#: medians of 5 interleaved pairs): 2000 and 5000 points at search_k = 160
+#: (0.3e6 and 0.8e6 nodes, 20 to 90 ms) gained nothing (1.05 and 1.01 x);
+#: from 3e6 nodes on two threads took 0.83 to 0.87 x (20,000 points,
+#: search_k = 160) and 0.65 to 0.73 x (1e7 to 3e7 nodes, k = 90 and 150),
+#: and no more than 0.84 x with one core kept busy.  The chunks of queries
+#: are handed out one after another, so a thread that loses its core does
+#: not hold the others up.
+ANNOY_MIN_NODES = 2_000_000
+
+
+def annoy_query_threads(n_threads, n_samples, search_k):
+    """Threads for the Annoy queries of ``n_samples`` points.
+
+    Parameters
+    ----------
+    n_threads : int
+        The validated request.
+    n_samples : int
+        Points queried.
+    search_k : int
+        Annoy's ``search_k`` (nodes inspected per query).
+
+    Returns
+    -------
+    int
+        ``n_threads``, or 1 below :data:`ANNOY_MIN_NODES`.
+    """
+    return n_threads if n_samples * search_k >= ANNOY_MIN_NODES else 1

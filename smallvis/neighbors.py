@@ -47,23 +47,25 @@ Backends
     ``n_explore`` nearest neighbours of each of them.  After the first
     round only what changed is examined again, so the rounds get cheap
     quickly; they recover what the small forest missed for less than more
-    trees would cost (benchmarks/bench_knn.py).  The candidate distances
-    and the refinement run on ``n_threads`` threads (the Annoy queries
-    cannot: Annoy's Python binding holds the GIL).  Approximate;
-    deterministic for a fixed ``random_state`` (the forest is seeded with
-    ``set_seed``; the rest has no randomness and does not depend on the
-    number of threads).
+    trees would cost (benchmarks/bench_knn.py).  The Annoy queries (Annoy
+    releases the GIL while it searches), the candidate distances and the
+    refinement run on ``n_threads`` threads; the forest is built on one
+    (Annoy's multi-threaded build gives a different forest for each number
+    of threads, and even from run to run).  Approximate; deterministic for
+    a fixed ``random_state`` (the forest is seeded with ``set_seed``; the
+    rest has no randomness), and the same on any number of threads.
 ``"auto"``
     ``"exact"`` for ``N <= EXACT_MAX_N`` (4096), ``"annoy"`` above.  Up to a
     few thousand points brute force takes well under a second and is exact.
 """
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from . import _progress
+from . import _progress, _threads
 from ._backend import kernels as select_kernels
 from ._numeric import power_of_two_exponent, tie_key as _tie_key
 from ._validation import check_data, check_integer, check_random_state, check_threads
@@ -115,8 +117,9 @@ ANNOY_MAX_TREES = 1000
 #: is lowered to it.
 ANNOY_MAX_SEARCH_K = 2**31 - 1
 
-# Annoy queries per chunk: only one chunk's Python lists exist at a time.
-_QUERY_CHUNK = 4096
+# Annoy queries per chunk: only one chunk's Python lists exist at a time (per
+# thread), and chunks this small keep the threads' shares even.
+_QUERY_CHUNK = 1024
 
 
 def _index_dtype(n):
@@ -176,14 +179,13 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
         Annoy only: seeds the forest.  A fixed int gives identical results
         on every call.  None draws a fresh seed.
     n_threads : int, default=1
-        Annoy only: threads used to build the forest, recompute the
+        Annoy only: threads used to query the forest, recompute the
         candidates' distances and refine (-1: all cores; more than
-        ``os.cpu_count()`` is lowered to it with a warning).  The Annoy
-        queries (Annoy's Python binding holds the GIL during a query) and
-        the exact search run on one thread.  Annoy's trees built with
-        several threads may differ from one-thread trees, so use one thread
-        for reproducible neighbours; the refinement gives the same result
-        on any number of threads.
+        ``os.cpu_count()`` is lowered to it with a warning).  The queries
+        use one thread below :data:`smallvis._threads.ANNOY_MIN_NODES`
+        inspected nodes (``n_samples * search_k``).  The forest is always
+        built on one thread and the exact search runs on one, so the
+        neighbours are the same on any number of threads.
     fast : bool, default=False
         Annoy only: run the refinement with the Cython kernel
         (:mod:`smallvis._kernels`) instead of its NumPy twin in
@@ -337,10 +339,13 @@ def _annoy(X, X_index, k, n_trees, search_k, seed, n_threads, kernels):
     Returns int32 indices and float64 squared distances (from ``X``) of
     shape (n, k): each row's best candidates in the package order, padded
     with index -1 and distance inf when Annoy found fewer than ``k`` other
-    points (the refinement fills those slots).  The queries fill an int32 array chunk
-    by chunk (only one chunk's Python lists exist at once), then the twin
-    kernel ``knn_candidates`` recomputes the distances in float64, drops
-    the point itself and sorts each row.
+    points (the refinement fills those slots).  The forest is built on one
+    thread: Annoy's multi-threaded build seeds each thread differently and
+    stores the trees in the order the threads finish, so its forest depends
+    on the number of threads and changes from run to run.  The queries
+    (:func:`_query`) may use ``n_threads`` threads; then the twin kernel
+    ``knn_candidates`` recomputes the distances in float64, drops the point
+    itself and sorts each row.
     """
     from annoy import AnnoyIndex
 
@@ -350,19 +355,12 @@ def _annoy(X, X_index, k, n_trees, search_k, seed, n_threads, kernels):
     index.set_seed(seed)
     for i in range(n):
         index.add_item(i, X_index[i])
-    index.build(n_trees, n_jobs=n_threads)
+    index.build(n_trees, n_jobs=1)
     t = _progress.step("kNN", f"{n_trees} trees built", t)
     m = k + 1  # the point itself is found too
     cand = np.full((n, m), -1, dtype=np.int32)
-    for start in range(0, n, _QUERY_CHUNK):
-        stop = min(n, start + _QUERY_CHUNK)
-        found = [index.get_nns_by_item(i, m, search_k=search_k) for i in range(start, stop)]
-        if all(len(row) == m for row in found):  # the usual case: one conversion
-            cand[start:stop] = found
-        else:
-            for i, row in enumerate(found, start):
-                cand[i, :len(row)] = row
-        del found
+    threads = _threads.annoy_query_threads(n_threads, n, search_k)
+    _query(index, cand, search_k, threads)
     index.unload()
     del index
     t = _progress.step("kNN", f"{n} queries", t)
@@ -371,6 +369,38 @@ def _annoy(X, X_index, k, n_trees, search_k, seed, n_threads, kernels):
     kernels.knn_candidates(X, cand, indices, sq_dist, n_threads)
     _progress.step("kNN", "candidate distances", t)
     return indices, sq_dist
+
+
+def _query(index, cand, search_k, n_threads):
+    """Fill ``cand[i]`` with ``index.get_nns_by_item(i, m, search_k)``, m = ``cand.shape[1]``.
+
+    The rows are queried in chunks of ``_QUERY_CHUNK``: only one chunk's
+    Python lists exist at a time per thread.  With ``n_threads > 1`` a pool
+    of threads takes the chunks one after another (Annoy releases the GIL
+    while it searches, so the searches run in parallel); a thread that loses
+    its core for a while simply takes fewer chunks.  Each query depends only
+    on the index and its row, and each chunk writes its own rows, so the
+    result is the same on any number of threads.
+    """
+    n, m = cand.shape
+
+    def run(start):
+        stop = min(n, start + _QUERY_CHUNK)
+        found = [index.get_nns_by_item(i, m, search_k=search_k) for i in range(start, stop)]
+        if all(len(row) == m for row in found):  # the usual case: one conversion
+            cand[start:stop] = found
+        else:
+            for i, row in enumerate(found, start):
+                cand[i, :len(row)] = row
+
+    starts = range(0, n, _QUERY_CHUNK)
+    if n_threads == 1 or len(starts) == 1:
+        for start in starts:
+            run(start)
+        return
+    with ThreadPoolExecutor(max_workers=min(n_threads, len(starts))) as pool:
+        for _ in pool.map(run, starts):  # re-raises the first error, if any
+            pass
 
 
 def _fill_short_rows(X, indices, sq_dist):

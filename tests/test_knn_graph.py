@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from smallvis import _kernels, reference
+from smallvis import _kernels, _threads, neighbors, reference
 from smallvis._numeric import tie_key
 from smallvis.neighbors import knn_graph, nearest_neighbors
 
@@ -193,12 +193,48 @@ def test_knn_graph_recall_and_determinism():
     assert a[0].dtype == np.int32 and exact.dtype == np.int32
     np.testing.assert_array_equal(a[0], b[0])
     np.testing.assert_array_equal(a[1], b[1])
-    # the refinement and candidate kernels do not depend on the threads; the
-    # forest may (Annoy's own multi-threaded build), so compare the recall
+    # the forest is built on one thread; the queries, candidates and
+    # refinement do not depend on the number of threads
+    np.testing.assert_array_equal(two[0], a[0])
+    np.testing.assert_array_equal(two[1], a[1])
     assert _recall(exact, a[0]) >= 0.99
-    assert _recall(exact, two[0]) >= 0.99
     shared = a[0] == exact
     np.testing.assert_array_equal(a[1][shared], exact_d[shared])
+
+
+@pytest.mark.parametrize("search_k", [None, 4])
+def test_annoy_queries_on_threads_give_the_one_thread_graph(monkeypatch, search_k):
+    """Threaded queries (forced on small data, many small chunks) change nothing.
+
+    ``search_k=4`` leaves Annoy short of ``k + 1`` candidates on some rows
+    (padded with -1), the rarer path of the chunk conversion.
+    """
+    X = _clusters(700, dim=6, seed=8)
+    one = knn_graph(X, 10, method="annoy", n_trees=2, search_k=search_k, n_refine=0,
+                    random_state=4, fast=True)
+    monkeypatch.setattr(neighbors._threads, "ANNOY_MIN_NODES", 0)
+    monkeypatch.setattr(neighbors, "_QUERY_CHUNK", 37)
+    used, short = [], []
+    real_query = neighbors._query
+
+    def spy(index, cand, k, threads):
+        used.append(threads)
+        real_query(index, cand, k, threads)
+        short.append(bool((cand < 0).any()))
+    monkeypatch.setattr(neighbors, "_query", spy)
+    two = knn_graph(X, 10, method="annoy", n_trees=2, search_k=search_k, n_refine=0,
+                    random_state=4, n_threads=2, fast=True)
+    assert used == [2]
+    assert short == [search_k is not None]
+    np.testing.assert_array_equal(two[0], one[0])
+    np.testing.assert_array_equal(two[1], one[1])
+
+
+def test_annoy_query_threads_crossover():
+    m = _threads.ANNOY_MIN_NODES
+    assert _threads.annoy_query_threads(2, m // 100, 100) == 2
+    assert _threads.annoy_query_threads(2, m // 100 - 1, 100) == 1
+    assert _threads.annoy_query_threads(1, 10 * m, 100) == 1
 
 
 def test_knn_graph_twins_agree_on_the_annoy_path():

@@ -74,3 +74,23 @@ def test_sgd_calls_below_the_crossover_use_one_thread(monkeypatch):
     # nine blocks of 10 epochs, then one of 5
     assert seen == [2] * 9 + [1]
     assert np.all(np.isfinite(Y))
+
+
+@pytest.mark.filterwarnings("ignore:the affinity graph")
+@pytest.mark.parametrize("name", [n for n, m in METHODS.items() if m.sgd is not None])
+def test_sgd_on_two_threads_keeps_quality(monkeypatch, name):
+    """Every sampling scheme on 2 threads (the prefetching loop): finite, as good.
+
+    Each method's own block size must reach the two-thread loop, so the
+    crossover is lowered; the floors are those of the one-thread quality test
+    in tests/test_sgd.py.
+    """
+    from smallvis.metrics import knn_accuracy, knn_preservation
+    monkeypatch.setattr(_threads, "SGD_MIN_UPDATES", 0)
+    seen = _spy(monkeypatch, "sgd_epochs")
+    X, labels = smallvis.datasets.load("digits")
+    Y = smallvis.embed(X, name, fast=True, optimizer="sgd", n_threads=2, random_state=1)
+    assert set(seen) == {2}
+    assert np.all(np.isfinite(Y))
+    assert knn_preservation(X, Y, 15) >= 0.45
+    assert knn_accuracy(Y, labels, 10) >= 0.90
