@@ -104,49 +104,47 @@ def counter_uniform(seed, epochs, edges, draws, out):
         o[t] = _uniform(_absorb(_edge_key(s, ep[t], ed[t]), <uint64_t>dr[t]))
 
 
-def alias_table(scaled, prob, alias):
-    """Cython twin of :func:`smallvis.reference.alias_table` (same stack order).
+def alias_table(prob, alias):
+    """Cython twin of :func:`smallvis.reference.alias_table` (the same linked stacks).
 
-    ``alias`` is int32.  The two stacks share one array: the small one grows
-    from the front, the large one from the back (together they never hold
-    more than ``n`` entries), each last in, first out as in the reference.
+    ``alias`` is int32; the stacks are threaded through it and the work
+    values live in ``prob``, so nothing else is allocated.
     """
-    cdef double[::1] sc = scaled, pr = prob
+    cdef double[::1] pr = prob
     cdef int32_t[::1] al = alias
-    cdef Py_ssize_t n = sc.shape[0], i, n_small = 0, large_top, s, g
-    cdef int32_t[::1] stack = np.empty(max(n, 1), dtype=np.int32)
+    cdef Py_ssize_t n = pr.shape[0], i
+    cdef int32_t small = -1, large = -1, s, g
     with nogil:
-        large_top = n  # the large stack is stack[large_top:n], top at large_top
         for i in range(n):
+            if pr[i] < 1.0:
+                al[i] = small
+                small = <int32_t>i
+            else:
+                al[i] = large
+                large = <int32_t>i
+        while small >= 0 and large >= 0:
+            s = small
+            small = al[s]
+            g = large
+            large = al[g]
+            al[s] = g
+            pr[g] = (pr[g] + pr[s]) - 1.0
+            if pr[g] < 1.0:
+                al[g] = small
+                small = g
+            else:
+                al[g] = large
+                large = g
+        while small >= 0:
+            i = small
+            small = al[i]
             pr[i] = 1.0
             al[i] = <int32_t>i
-            if sc[i] < 1.0:
-                stack[n_small] = <int32_t>i
-                n_small += 1
-        # the large stack in the reference's order: its last-pushed (top)
-        # entry is the largest index
-        for i in range(n):
-            if sc[i] >= 1.0:
-                large_top -= 1
-        g = large_top
-        for i in range(n):
-            if sc[i] >= 1.0:
-                stack[n - 1 - (g - large_top)] = <int32_t>i
-                g += 1
-        while n_small > 0 and large_top < n:
-            n_small -= 1
-            s = stack[n_small]
-            g = stack[large_top]
-            large_top += 1
-            pr[s] = sc[s]
-            al[s] = <int32_t>g
-            sc[g] = (sc[g] + sc[s]) - 1.0
-            if sc[g] < 1.0:
-                stack[n_small] = <int32_t>g
-                n_small += 1
-            else:
-                large_top -= 1
-                stack[large_top] = <int32_t>g
+        while large >= 0:
+            i = large
+            large = al[i]
+            pr[i] = 1.0
+            al[i] = <int32_t>i
 
 
 # ---------------------------------------------------------------------------

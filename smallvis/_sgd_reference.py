@@ -243,7 +243,7 @@ def _clip(x, bound):
     return x if x < bound else bound
 
 
-def alias_table(scaled, prob, alias):
+def alias_table(prob, alias):
     r"""Walker's alias table by Vose's construction, in place.
 
     A column ``c`` drawn uniformly and a uniform :math:`u` give ``c`` if
@@ -251,30 +251,45 @@ def alias_table(scaled, prob, alias):
     :math:`P(i) = (\mathrm{prob}_i + \sum_{c:\,\mathrm{alias}_c = i}
     (1 - \mathrm{prob}_c)) / n` equals the target probability of ``i``.
 
+    Vose's two stacks (the columns below and at or above 1, each last in,
+    first out, pushed in index order) are singly linked lists threaded
+    through ``alias``, and the work values live in ``prob``: a column on a
+    stack has no alias yet, and its work value becomes its acceptance
+    probability when it leaves the small stack.  So the construction needs
+    no memory beyond the table (at 13 million edges a stack array or a copy
+    of the weights is 50 to 100 MB), and it makes the same operations in
+    the same order as the textbook form with two list stacks: the same
+    bits (tests/test_sgd.py compares with that form).
+
     Parameters
     ----------
-    scaled : ndarray of float64, shape (n,)
-        Target probabilities times ``n`` (mean 1); used as work space.
     prob : ndarray of float64, shape (n,)
-        Receives the acceptance probabilities (1 for the columns that end
-        without an alias).
+        On entry the target probabilities times ``n`` (mean 1); receives
+        the acceptance probabilities (1 for the columns that end without
+        an alias).
     alias : ndarray of int32, shape (n,)
         Receives the aliases (a column's own index when it has none).
     """
-    n = len(scaled)
-    prob[:] = 1.0
-    alias[:] = np.arange(n)
-    small = [i for i in range(n) if scaled[i] < 1.0]   # stacks: last in, first out
-    large = [i for i in range(n) if scaled[i] >= 1.0]
-    while small and large:
-        s, g = small.pop(), large.pop()
-        prob[s] = scaled[s]
-        alias[s] = g
-        scaled[g] = (scaled[g] + scaled[s]) - 1.0
-        if scaled[g] < 1.0:
-            small.append(g)
+    n = len(prob)
+    small = large = -1  # tops of the stacks; alias[i] links i to the entry below
+    for i in range(n):
+        if prob[i] < 1.0:
+            alias[i], small = small, i
         else:
-            large.append(g)
+            alias[i], large = large, i
+    while small >= 0 and large >= 0:
+        s, small = small, int(alias[small])
+        g, large = large, int(alias[large])
+        alias[s] = g  # prob[s] keeps its work value: the acceptance probability
+        prob[g] = (prob[g] + prob[s]) - 1.0
+        if prob[g] < 1.0:
+            alias[g], small = small, g
+        else:
+            alias[g], large = large, g
+    for top in (small, large):  # what is left needs no alias
+        while top >= 0:
+            i, top = top, int(alias[top])
+            prob[i], alias[i] = 1.0, i
 
 
 def _alias_draw(u_column, u_coin, prob, alias):

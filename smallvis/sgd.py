@@ -276,17 +276,49 @@ def alias_table(weights, kernels):
     alias : ndarray of int32, shape (n,)
     """
     w = np.asarray(weights, dtype=np.float64)
-    if w.ndim != 1 or len(w) == 0 or not np.all(np.isfinite(w)) or np.any(w < 0) \
-            or w.sum() <= 0:
+    if w.ndim != 1 or len(w) == 0:
+        raise ValueError("alias-table weights must be a non-empty 1-D array")
+    # checked by reductions, without temporaries of the size of w (a NaN
+    # makes the minimum NaN, an infinity the sum): all finite and >= 0
+    total = w.sum()
+    if not (w.min() >= 0 and np.isfinite(total) and total > 0):
         raise ValueError("alias-table weights must be finite, non-negative, with a "
-                         "positive sum")
+                         "positive (finite) sum")
     if len(w) > MAX_INDEX:
         raise ValueError(f"alias tables hold at most 2**31 - 1 entries; got {len(w)}")
-    scaled = w * (len(w) / w.sum())
-    prob = np.empty(len(w))
+    # the kernel works in place on the scaled weights (mean 1)
+    prob = np.multiply(w, len(w) / total)
     alias = np.empty(len(w), dtype=np.int32)
-    kernels.alias_table(scaled, prob, alias)
+    kernels.alias_table(prob, alias)
     return prob, alias
+
+
+#: Edges per call of np.bincount in :func:`_row_sums` (its intp copy of a
+#: chunk's rows is 8 bytes per edge: 0.5 MB).
+_ROW_SUM_CHUNK = 1 << 16
+
+
+def _row_sums(rows, w, n):
+    """``np.bincount(rows, weights=w, minlength=n)`` for non-decreasing ``rows``.
+
+    The same bits without bincount's intp copy of all of ``rows`` (100 MB
+    at 13 million edges): the edges are counted in chunks that end where a
+    row ends, so each row is summed by one call, in the same order, and
+    lands on an exact 0.
+    """
+    out = np.zeros(n)
+    start, m = 0, len(rows)
+    while start < m:
+        stop = min(m, start + _ROW_SUM_CHUNK)
+        if stop < m:  # back to the start of the row that straddles the cut
+            stop = start + int(np.searchsorted(rows[start:stop], rows[stop]))
+            if stop == start:  # one row longer than a chunk
+                stop = int(np.searchsorted(rows, rows[start], side="right"))
+        first = int(rows[start])
+        counts = np.bincount(rows[start:stop] - first, weights=w[start:stop])
+        out[first:first + len(counts)] += counts
+        start = stop
+    return out
 
 
 @dataclass
@@ -370,7 +402,7 @@ def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels, *, q0=0.0,
                          f"got {M.nnz}")
     rows = np.repeat(np.arange(n, dtype=np.int32), np.diff(M.indptr))
     cols, w = M.indices, M.data
-    if not np.all(w > 0):
+    if len(w) and not w.min() > 0:  # a reduction: no boolean array of the edges
         keep = w > 0
         rows, cols, w = rows[keep], cols[keep], w[keep]
     empty_f, empty_i = np.zeros(0), np.zeros(0, dtype=np.int32)
@@ -387,7 +419,7 @@ def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels, *, q0=0.0,
     if len(w) == 0:
         raise ValueError("P has no positive off-diagonal entries: nothing to optimise")
     if spec.noise == "degree":
-        degree = np.bincount(rows, weights=w, minlength=n)
+        degree = _row_sums(rows, w, n)
         noise_prob, noise_alias = alias_table(degree ** DEGREE_POWER, kernels)
     params = {"a": 1.0, "b": 1.0, "gamma": 1.0, "eps": 0.0, "n_negative": spec.n_negative}
     unknown = set(kernel_params) - set(params)
@@ -396,7 +428,7 @@ def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels, *, q0=0.0,
     params.update(kernel_params)
     q_offset = empty_f
     if correct_q:
-        row_sums = np.bincount(rows, weights=w, minlength=n)
+        row_sums = _row_sums(rows, w, n)
         with np.errstate(divide="ignore"):
             q_offset = np.log(row_sums / (n - 1))
         q_offset[~np.isfinite(q_offset)] = 0.0  # isolated points: never heads
