@@ -344,7 +344,11 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
         The stochastic problem (:class:`smallvis.sgd.SgdProblem`), read by
         attribute:
 
-        * ``head``, ``tail`` (int32, ``(n_edges,)``): directed edges.
+        * ``head``, ``tail`` (int32, ``(n_edges,)``): directed edges,
+          ``head`` non-decreasing; scheme ``"alias"`` leaves ``head``
+          empty and finds the head of edge ``e`` in ``indptr``.
+        * ``indptr`` (int32, ``(n_samples + 1,)``): the edges of head ``i``
+          are ``indptr[i] <= e < indptr[i + 1]`` (CSR row pointers).
         * ``edge_weight`` (float64, ``(n_edges,)``): scheme
           ``"epochs_per_sample"``: epochs per sample of each edge;
           ``"alias"``: the alias-table acceptance probability of each edge;
@@ -462,10 +466,11 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
             for s in range(pr.samples_per_epoch):
                 words = _absorb(keys[s], np.array([0, 1], dtype=np.int64))
                 e = _alias_draw(words[0], words[1], pr.edge_weight, pr.edge_alias)
-                sample(epoch, head[e], tail[e], keys[s], 2, n_noise, k)
+                i = int(np.searchsorted(pr.indptr, e, side="right")) - 1  # e's row
+                sample(epoch, i, tail[e], keys[s], 2, n_noise, k)
             continue
-        keys = _edge_key(seed, epoch, np.arange(len(head), dtype=np.int64))
-        for e in range(len(head)):
+        keys = _edge_key(seed, epoch, np.arange(len(tail), dtype=np.int64))
+        for e in range(len(tail)):
             if pr.scheme == "every_edge":
                 sample(epoch, head[e], tail[e], keys[e], 0, n_noise, k)
                 continue
