@@ -426,9 +426,10 @@ cdef int32_t* _block_rows(const int32_t* indptr, int64_t n_edges,
     ends in a later row; one entry more holds the row of the last edge.
     With this table :func:`_edge_head` finds the head of an edge without a
     head array of one int32 per edge (60 MB at 70,000 points and 150
-    neighbours; the table is a sixteenth of that).  Blocks are a sixteenth
-    of an average row, so most lie in one row and need no search.  NULL
-    when out of memory.
+    neighbours).  A block holds 1/32 to 1/16 of an average row (8 edges
+    there: the table is an eighth of the head array), so most blocks lie in
+    one row and need no search; larger blocks, which cross rows more
+    often, measured slower.  NULL when out of memory.
     """
     cdef int64_t n_blocks = ((n_edges - 1) >> shift) + 1, b, e, r = 0, r_last
     cdef int32_t* out = <int32_t*>malloc((n_blocks + 1) * sizeof(int32_t))
@@ -588,8 +589,8 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     L.state = &st[0, 0] if st.shape[1] else NULL
     L.q = &qq[0]
     L.n, L.dim, L.n_edges, L.n_noise_table = y.shape[0], y.shape[1], t.shape[0], npb.shape[0]
-    # blocks of about a sixteenth of an average row (2**shift edges): most
-    # blocks then lie within one row, and _edge_head reads no indptr
+    # blocks of 2**shift edges, 1/32 to 1/16 of an average row: most lie
+    # within one row, and _edge_head then reads no indptr
     L.block_shift = max(0, <int64_t>log2(max(1.0, <double>L.n_edges / max(1, L.n))) - 4)
     L.block_row = NULL
     if L.scheme == ALIAS and L.n_edges > 0:

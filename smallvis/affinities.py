@@ -12,8 +12,8 @@ import scipy.sparse as sp
 from scipy.spatial.distance import pdist, squareform
 
 from . import _progress
-from ._memory import release_free_heap
 from ._backend import is_fast
+from ._memory import release_free_heap
 from ._numeric import power_of_two_exponent
 from ._validation import _as_array, check_integer, check_number, check_threads
 from .neighbors import nearest_neighbors
