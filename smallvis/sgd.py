@@ -300,10 +300,13 @@ _ROW_SUM_CHUNK = 1 << 16
 
 
 def _select_edges(indptr, keep):
-    """The CSR row pointers of the edges where ``keep`` is True."""
-    kept = np.zeros(len(keep) + 1, dtype=np.int64)
-    np.cumsum(keep, out=kept[1:])
-    return kept[indptr]
+    """The CSR row pointers of the edges where ``keep`` is True.
+
+    Each pointer moves back by the dropped edges before it (found by
+    search: no running count over all edges).
+    """
+    dropped = np.flatnonzero(~keep)
+    return indptr - np.searchsorted(dropped, indptr)
 
 
 def _row_sums(indptr, w):

@@ -161,6 +161,17 @@ def test_row_sums_equal_bincount_bitwise(monkeypatch, chunk):
                                   expected.view(np.uint64))
 
 
+def test_select_edges_gives_the_row_pointers_of_the_kept_edges():
+    rng = np.random.default_rng(4)
+    lengths = rng.integers(0, 6, 50)
+    indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+    rows = np.repeat(np.arange(50), lengths)
+    for keep in (rng.random(indptr[-1]) < 0.6, np.ones(indptr[-1], bool),
+                 np.zeros(indptr[-1], bool)):
+        expected = np.concatenate([[0], np.cumsum(np.bincount(rows[keep], minlength=50))])
+        np.testing.assert_array_equal(sgd._select_edges(indptr, keep), expected)
+
+
 def test_alias_scheme_finds_heads_in_indptr_as_twins():
     # The alias scheme keeps no head per edge: the Cython loop reads it from
     # a table of blocks of edges and searches indptr where a block spans
