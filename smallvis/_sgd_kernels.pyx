@@ -24,7 +24,7 @@ rounding, not bitwise.
 from cython.parallel cimport prange, threadid
 from libc.math cimport exp, exp2, log2, NAN
 from libc.stdint cimport int32_t, int64_t, uint64_t, uintptr_t
-from libc.stdlib cimport calloc, free
+from libc.stdlib cimport calloc, free, malloc
 
 import numpy as np
 
@@ -104,49 +104,47 @@ def counter_uniform(seed, epochs, edges, draws, out):
         o[t] = _uniform(_absorb(_edge_key(s, ep[t], ed[t]), <uint64_t>dr[t]))
 
 
-def alias_table(scaled, prob, alias):
-    """Cython twin of :func:`smallvis.reference.alias_table` (same stack order).
+def alias_table(prob, alias):
+    """Cython twin of :func:`smallvis.reference.alias_table` (the same linked stacks).
 
-    ``alias`` is int32.  The two stacks share one array: the small one grows
-    from the front, the large one from the back (together they never hold
-    more than ``n`` entries), each last in, first out as in the reference.
+    ``alias`` is int32; the stacks are threaded through it and the work
+    values live in ``prob``, so nothing else is allocated.
     """
-    cdef double[::1] sc = scaled, pr = prob
+    cdef double[::1] pr = prob
     cdef int32_t[::1] al = alias
-    cdef Py_ssize_t n = sc.shape[0], i, n_small = 0, large_top, s, g
-    cdef int32_t[::1] stack = np.empty(max(n, 1), dtype=np.int32)
+    cdef Py_ssize_t n = pr.shape[0], i
+    cdef int32_t small = -1, large = -1, s, g
     with nogil:
-        large_top = n  # the large stack is stack[large_top:n], top at large_top
         for i in range(n):
+            if pr[i] < 1.0:
+                al[i] = small
+                small = <int32_t>i
+            else:
+                al[i] = large
+                large = <int32_t>i
+        while small >= 0 and large >= 0:
+            s = small
+            small = al[s]
+            g = large
+            large = al[g]
+            al[s] = g
+            pr[g] = (pr[g] + pr[s]) - 1.0
+            if pr[g] < 1.0:
+                al[g] = small
+                small = g
+            else:
+                al[g] = large
+                large = g
+        while small >= 0:
+            i = small
+            small = al[i]
             pr[i] = 1.0
             al[i] = <int32_t>i
-            if sc[i] < 1.0:
-                stack[n_small] = <int32_t>i
-                n_small += 1
-        # the large stack in the reference's order: its last-pushed (top)
-        # entry is the largest index
-        for i in range(n):
-            if sc[i] >= 1.0:
-                large_top -= 1
-        g = large_top
-        for i in range(n):
-            if sc[i] >= 1.0:
-                stack[n - 1 - (g - large_top)] = <int32_t>i
-                g += 1
-        while n_small > 0 and large_top < n:
-            n_small -= 1
-            s = stack[n_small]
-            g = stack[large_top]
-            large_top += 1
-            pr[s] = sc[s]
-            al[s] = <int32_t>g
-            sc[g] = (sc[g] + sc[s]) - 1.0
-            if sc[g] < 1.0:
-                stack[n_small] = <int32_t>g
-                n_small += 1
-            else:
-                large_top -= 1
-                stack[large_top] = <int32_t>g
+        while large >= 0:
+            i = large
+            large = al[i]
+            pr[i] = 1.0
+            al[i] = <int32_t>i
 
 
 # ---------------------------------------------------------------------------
@@ -294,8 +292,11 @@ cdef int _noise(name) except -1:
 
 cdef struct SgdLoop:
     # read-only inputs
-    const int32_t* head
+    const int32_t* head          # empty for the alias scheme: see _edge_head
     const int32_t* tail
+    const int32_t* indptr
+    const int32_t* block_row     # alias scheme: see _block_rows
+    int64_t block_shift
     const double* edge_weight
     const int32_t* edge_alias
     const double* noise_prob
@@ -439,6 +440,59 @@ cdef void _sgd_sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j, uin
             yi[d] = yi[d] + acc[d]
 
 
+cdef int32_t* _block_rows(const int32_t* indptr, int64_t n_edges,
+                         int64_t shift) noexcept nogil:
+    """For every block ``b`` of ``2**shift`` edges, the row of its first edge ``r``.
+
+    ``r`` when the whole block lies in row ``r``, ``~r`` (negative) when it
+    ends in a later row; one entry more holds the row of the last edge.
+    With this table :func:`_edge_head` finds the head of an edge without a
+    head array of one int32 per edge (60 MB at 70,000 points and 150
+    neighbours).  A block holds 1/32 to 1/16 of an average row (8 edges
+    there: the table is an eighth of the head array), so most blocks lie in
+    one row and need no search; larger blocks, which cross rows more
+    often, measured slower.  NULL when out of memory.
+    """
+    cdef int64_t n_blocks = ((n_edges - 1) >> shift) + 1, b, e, r = 0, r_last
+    cdef int32_t* out = <int32_t*>malloc((n_blocks + 1) * sizeof(int32_t))
+    if out == NULL:
+        return NULL
+    for b in range(n_blocks):
+        e = b << shift
+        while indptr[r + 1] <= e:
+            r += 1
+        r_last = r  # the row of the block's last edge
+        while indptr[r_last + 1] <= min((b + 1) << shift, n_edges) - 1:
+            r_last += 1
+        out[b] = <int32_t>r if r_last == r else ~(<int32_t>r)
+    out[n_blocks] = <int32_t>r_last
+    return out
+
+
+cdef inline int64_t _edge_head(const SgdLoop* L, int64_t e) noexcept nogil:
+    """The head of edge ``e`` (alias scheme): the last row ``r`` with ``indptr[r] <= e``.
+
+    The reference's ``searchsorted(indptr, e, "right") - 1``: read from the
+    table of :func:`_block_rows` when ``e``'s block lies in one row, else
+    searched between the rows of the ends of the block (which bracket it).
+    """
+    cdef int64_t b = e >> L.block_shift
+    cdef int64_t lo = L.block_row[b], hi, mid
+    if lo >= 0:
+        return lo
+    lo = ~lo
+    hi = L.block_row[b + 1]
+    if hi < 0:
+        hi = ~hi
+    while lo < hi:
+        mid = (lo + hi + 1) >> 1
+        if L.indptr[mid] <= e:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
 cdef void _sgd_item(const SgdLoop* L, int64_t epoch, uint64_t epoch_key, int64_t e,
                     double* acc) noexcept nogil:
     """Item ``e`` of an epoch: an edge (epochs_per_sample, every_edge) or a sample (alias).
@@ -462,7 +516,8 @@ cdef void _sgd_item(const SgdLoop* L, int64_t epoch, uint64_t epoch_key, int64_t
     if L.scheme == ALIAS:
         edge = _alias_draw(_absorb(key, 0), _absorb(key, 1), L.edge_weight, L.edge_alias,
                            L.n_edges)
-        _sgd_sample(L, epoch, L.head[edge], L.tail[edge], key, 2, L.n_noise[epoch], acc)
+        _sgd_sample(L, epoch, _edge_head(L, edge), L.tail[edge], key, 2, L.n_noise[epoch],
+                    acc)
     else:
         _sgd_sample(L, epoch, L.head[e], L.tail[e], key, 0, L.n_noise[epoch], acc)
 
@@ -518,7 +573,7 @@ cdef void _run_items(const SgdLoop* L, int64_t epoch, uint64_t epoch_key, int64_
             key = _absorb(epoch_key, <uint64_t>(e + PREFETCH_AHEAD))
             edge = _alias_draw(_absorb(key, 0), _absorb(key, 1), L.edge_weight,
                                L.edge_alias, L.n_edges)
-            _prefetch(&L.head[edge])
+            _prefetch(&L.block_row[edge >> L.block_shift])
             _prefetch(&L.tail[edge])
         _sgd_item(L, epoch, epoch_key, e, acc)
 
@@ -553,6 +608,7 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     cost more than they save.
     """
     cdef const int32_t[::1] h = problem.head, t = problem.tail, ea = problem.edge_alias
+    cdef const int32_t[::1] ip = problem.indptr
     cdef const int32_t[::1] na = problem.noise_alias
     cdef const int64_t[::1] nn = problem.n_noise
     cdef const double[::1] ew = problem.edge_weight, npb = problem.noise_prob
@@ -577,6 +633,7 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     L.clip, L.alpha_q = pr.clip, pr.q_learning_rate
     L.samples_per_epoch = pr.samples_per_epoch
     L.head = &h[0] if h.shape[0] else NULL
+    L.indptr = &ip[0] if ip.shape[0] else NULL
     L.tail = &t[0] if t.shape[0] else NULL
     L.edge_weight = &ew[0] if ew.shape[0] else NULL
     L.edge_alias = &ea[0] if ea.shape[0] else NULL
@@ -589,13 +646,22 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     L.Y = &y[0, 0]
     L.state = &st[0, 0] if st.shape[1] else NULL
     L.q = &qq[0]
-    L.n, L.dim, L.n_edges, L.n_noise_table = y.shape[0], y.shape[1], h.shape[0], npb.shape[0]
+    L.n, L.dim, L.n_edges, L.n_noise_table = y.shape[0], y.shape[1], t.shape[0], npb.shape[0]
     L.prefetch = nthreads > 1
+    # blocks of 2**shift edges, 1/32 to 1/16 of an average row: most lie
+    # within one row, and _edge_head then reads no indptr
+    L.block_shift = max(0, <int64_t>log2(max(1.0, <double>L.n_edges / max(1, L.n))) - 4)
+    L.block_row = NULL
+    if L.scheme == ALIAS and L.n_edges > 0:
+        L.block_row = _block_rows(L.indptr, L.n_edges, L.block_shift)
+        if L.block_row == NULL:
+            raise MemoryError()
     n_items = L.samples_per_epoch if L.scheme == ALIAS else L.n_edges
     # each thread's accumulator on cache lines of its own
     acc_stride = _padded(max(1, L.dim))
     acc_block = calloc(nthreads * acc_stride * sizeof(double) + CACHE_LINE, 1)
     if acc_block == NULL:
+        free(L.block_row)
         raise MemoryError()
     acc = <double*>_align(acc_block)
     try:
@@ -618,3 +684,4 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
                                    acc + tid * acc_stride)
     finally:
         free(acc_block)
+        free(L.block_row)

@@ -243,7 +243,7 @@ def _clip(x, bound):
     return x if x < bound else bound
 
 
-def alias_table(scaled, prob, alias):
+def alias_table(prob, alias):
     r"""Walker's alias table by Vose's construction, in place.
 
     A column ``c`` drawn uniformly and a uniform :math:`u` give ``c`` if
@@ -251,30 +251,45 @@ def alias_table(scaled, prob, alias):
     :math:`P(i) = (\mathrm{prob}_i + \sum_{c:\,\mathrm{alias}_c = i}
     (1 - \mathrm{prob}_c)) / n` equals the target probability of ``i``.
 
+    Vose's two stacks (the columns below and at or above 1, each last in,
+    first out, pushed in index order) are singly linked lists threaded
+    through ``alias``, and the work values live in ``prob``: a column on a
+    stack has no alias yet, and its work value becomes its acceptance
+    probability when it leaves the small stack.  So the construction needs
+    no memory beyond the table (at 13 million edges a stack array or a copy
+    of the weights is 50 to 100 MB), and it makes the same operations in
+    the same order as the textbook form with two list stacks: the same
+    bits (tests/test_sgd.py compares with that form).
+
     Parameters
     ----------
-    scaled : ndarray of float64, shape (n,)
-        Target probabilities times ``n`` (mean 1); used as work space.
     prob : ndarray of float64, shape (n,)
-        Receives the acceptance probabilities (1 for the columns that end
-        without an alias).
+        On entry the target probabilities times ``n`` (mean 1); receives
+        the acceptance probabilities (1 for the columns that end without
+        an alias).
     alias : ndarray of int32, shape (n,)
         Receives the aliases (a column's own index when it has none).
     """
-    n = len(scaled)
-    prob[:] = 1.0
-    alias[:] = np.arange(n)
-    small = [i for i in range(n) if scaled[i] < 1.0]   # stacks: last in, first out
-    large = [i for i in range(n) if scaled[i] >= 1.0]
-    while small and large:
-        s, g = small.pop(), large.pop()
-        prob[s] = scaled[s]
-        alias[s] = g
-        scaled[g] = (scaled[g] + scaled[s]) - 1.0
-        if scaled[g] < 1.0:
-            small.append(g)
+    n = len(prob)
+    small = large = -1  # tops of the stacks; alias[i] links i to the entry below
+    for i in range(n):
+        if prob[i] < 1.0:
+            alias[i], small = small, i
         else:
-            large.append(g)
+            alias[i], large = large, i
+    while small >= 0 and large >= 0:
+        s, small = small, int(alias[small])
+        g, large = large, int(alias[large])
+        alias[s] = g  # prob[s] keeps its work value: the acceptance probability
+        prob[g] = (prob[g] + prob[s]) - 1.0
+        if prob[g] < 1.0:
+            alias[g], small = small, g
+        else:
+            alias[g], large = large, g
+    for top in (small, large):  # what is left needs no alias
+        while top >= 0:
+            i, top = top, int(alias[top])
+            prob[i], alias[i] = 1.0, i
 
 
 def _alias_draw(u_column, u_coin, prob, alias):
@@ -329,7 +344,11 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
         The stochastic problem (:class:`smallvis.sgd.SgdProblem`), read by
         attribute:
 
-        * ``head``, ``tail`` (int32, ``(n_edges,)``): directed edges.
+        * ``head``, ``tail`` (int32, ``(n_edges,)``): directed edges,
+          ``head`` non-decreasing; scheme ``"alias"`` leaves ``head``
+          empty and finds the head of edge ``e`` in ``indptr``.
+        * ``indptr`` (int32, ``(n_samples + 1,)``): the edges of head ``i``
+          are ``indptr[i] <= e < indptr[i + 1]`` (CSR row pointers).
         * ``edge_weight`` (float64, ``(n_edges,)``): scheme
           ``"epochs_per_sample"``: epochs per sample of each edge;
           ``"alias"``: the alias-table acceptance probability of each edge;
@@ -447,10 +466,11 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
             for s in range(pr.samples_per_epoch):
                 words = _absorb(keys[s], np.array([0, 1], dtype=np.int64))
                 e = _alias_draw(words[0], words[1], pr.edge_weight, pr.edge_alias)
-                sample(epoch, head[e], tail[e], keys[s], 2, n_noise, k)
+                i = int(np.searchsorted(pr.indptr, e, side="right")) - 1  # e's row
+                sample(epoch, i, tail[e], keys[s], 2, n_noise, k)
             continue
-        keys = _edge_key(seed, epoch, np.arange(len(head), dtype=np.int64))
-        for e in range(len(head)):
+        keys = _edge_key(seed, epoch, np.arange(len(tail), dtype=np.int64))
+        for e in range(len(tail)):
             if pr.scheme == "every_edge":
                 sample(epoch, head[e], tail[e], keys[e], 0, n_noise, k)
                 continue

@@ -344,7 +344,12 @@ def check_built_affinities(P, n_samples, *, symmetric=False, fuzzy=False):
     if P.shape != (n_samples, n_samples):
         raise ValueError(f"P has shape {P.shape}; expected ({n_samples}, {n_samples})")
     values = P.data
-    if not np.all(np.isfinite(values)):
+    # a NaN or an infinity makes the sum non-finite, so a finite sum proves
+    # every value finite without a boolean array of the size of P; only a
+    # sum that is not (or overflowed) needs the entry-wise test
+    with np.errstate(over="ignore"):
+        finite_sum = np.isfinite(values.sum())
+    if not finite_sum and not np.all(np.isfinite(values)):
         raise ValueError("P contains NaN or infinite values")
     if values.size == 0 or not values.max() > 0 or values.min() < 0:
         raise ValueError("P must be non-negative with at least one positive entry")

@@ -13,6 +13,7 @@ from scipy.spatial.distance import pdist, squareform
 
 from . import _progress
 from ._backend import is_fast
+from ._memory import release_free_heap
 from ._numeric import power_of_two_exponent
 from ._validation import _as_array, check_integer, check_number, check_threads
 from .neighbors import nearest_neighbors
@@ -231,6 +232,7 @@ def _knn(X, k, knn, knn_method, random_state, n_threads, n_trees=None, kernels=N
         fast = kernels is not None and is_fast(kernels)
         indices, distances = knn_graph(X, k, method=knn_method, random_state=random_state,
                                        n_threads=n_threads, n_trees=n_trees, fast=fast)
+        release_free_heap()  # the search's copies of X, freed but resident
         if not np.all(np.isfinite(distances)):
             raise ValueError(
                 "X spans too wide a range: distances between its rows overflow float64 "

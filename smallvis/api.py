@@ -10,6 +10,7 @@ from . import _progress
 from . import _threads
 from . import affinities as aff
 from ._backend import kernels as select_kernels
+from ._memory import release_free_heap
 from ._validation import (
     check_affinities,
     check_built_affinities,
@@ -379,6 +380,7 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
     C = check_built_affinities(
         m.build_affinities(X, kern, random_state, n_threads, **plan.affinity_params),
         n, symmetric=m.symmetric, fuzzy=m.fuzzy)
+    release_free_heap()  # the builders' temporaries, before the optimizer allocates
     t2 = time.perf_counter()
     with _progress.stage("init", plan.init if isinstance(plan.init, str) else "user array"):
         Y = initialize(plan.init, X, n_components, rng, P=C)  # graph inits need P

@@ -283,17 +283,59 @@ def alias_table(weights, kernels):
     alias : ndarray of int32, shape (n,)
     """
     w = np.asarray(weights, dtype=np.float64)
-    if w.ndim != 1 or len(w) == 0 or not np.all(np.isfinite(w)) or np.any(w < 0) \
-            or w.sum() <= 0:
+    if w.ndim != 1 or len(w) == 0:
+        raise ValueError("alias-table weights must be a non-empty 1-D array")
+    # checked by reductions, without temporaries of the size of w (a NaN
+    # makes the minimum NaN, an infinity the sum): all finite and >= 0
+    with np.errstate(over="ignore"):  # an overflow is refused just below
+        total = w.sum()
+    if not (w.min() >= 0 and np.isfinite(total) and total > 0):
         raise ValueError("alias-table weights must be finite, non-negative, with a "
-                         "positive sum")
+                         "positive (finite) sum")
     if len(w) > MAX_INDEX:
         raise ValueError(f"alias tables hold at most 2**31 - 1 entries; got {len(w)}")
-    scaled = w * (len(w) / w.sum())
-    prob = np.empty(len(w))
+    # the kernel works in place on the scaled weights (mean 1)
+    prob = np.multiply(w, len(w) / total)
     alias = np.empty(len(w), dtype=np.int32)
-    kernels.alias_table(scaled, prob, alias)
+    kernels.alias_table(prob, alias)
     return prob, alias
+
+
+#: Edges per call of np.bincount in :func:`_row_sums` (its row numbers are
+#: 8 bytes per edge: 0.5 MB).
+_ROW_SUM_CHUNK = 1 << 16
+
+
+def _select_edges(indptr, keep):
+    """The CSR row pointers of the edges where ``keep`` is True.
+
+    Each pointer moves back by the dropped edges before it (found by
+    search: no running count over all edges).
+    """
+    dropped = np.flatnonzero(~keep)
+    return indptr - np.searchsorted(dropped, indptr)
+
+
+def _row_sums(indptr, w):
+    """Row sums of the CSR values ``w``: ``np.bincount(rows, weights=w)``, the same bits.
+
+    ``rows`` (each edge's row, from ``indptr``) is never formed whole (at
+    13 million edges it and bincount's intp copy of it are 150 MB): the
+    rows are summed in chunks of whole rows, each row by one call of
+    bincount, which adds its values in order from 0 as on the whole array.
+    """
+    n = len(indptr) - 1
+    out = np.zeros(n)
+    r0 = 0
+    while r0 < n:
+        # rows r0 .. r1 - 1: at most _ROW_SUM_CHUNK edges, or one longer row
+        r1 = int(np.searchsorted(indptr, indptr[r0] + _ROW_SUM_CHUNK, side="right")) - 1
+        r1 = min(n, max(r0 + 1, r1))
+        counts = np.diff(indptr[r0:r1 + 1])
+        ids = np.repeat(np.arange(r1 - r0), counts)
+        out[r0:r1] = np.bincount(ids, weights=w[indptr[r0]:indptr[r1]], minlength=r1 - r0)
+        r0 = r1
+    return out
 
 
 @dataclass
@@ -307,6 +349,7 @@ class SgdProblem:
     # the edges and the noise distribution
     head: np.ndarray
     tail: np.ndarray
+    indptr: np.ndarray
     edge_weight: np.ndarray
     edge_alias: np.ndarray
     noise_prob: np.ndarray
@@ -369,23 +412,22 @@ def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels, *, q0=0.0,
                          f"got {n}")
     # the edges in row-major order, columns ascending, without copies of
     # P's arrays where none is needed (at 70,000 points and k = 150 there
-    # are 13 million edges: each byte per edge is 13 MB)
+    # are 15 million edges: each byte per edge is 15 MB)
     M = sp.csr_matrix(P)
     M.sum_duplicates()  # sorts and merges; nothing to do for canonical CSR
     if M.nnz > MAX_INDEX:
         raise ValueError(f"the stochastic optimizer supports at most 2**31 - 1 edges; "
                          f"got {M.nnz}")
-    rows = np.repeat(np.arange(n, dtype=np.int32), np.diff(M.indptr))
-    cols, w = M.indices, M.data
-    if not np.all(w > 0):
+    indptr, cols, w = M.indptr, M.indices, M.data
+    if len(w) and not w.min() > 0:  # a reduction: no boolean array of the edges
         keep = w > 0
-        rows, cols, w = rows[keep], cols[keep], w[keep]
+        indptr, cols, w = _select_edges(indptr, keep), cols[keep], w[keep]
     empty_f, empty_i = np.zeros(0), np.zeros(0, dtype=np.int32)
     edge_alias, noise_prob, noise_alias = empty_i, empty_f, empty_i
     if spec.scheme == "epochs_per_sample":
         # umap-learn: drop edges too weak to be sampled once in n_epochs.
         strong = w >= w.max() / n_epochs
-        rows, cols, w = rows[strong], cols[strong], w[strong]
+        indptr, cols, w = _select_edges(indptr, strong), cols[strong], w[strong]
         edge_weight = w.max() / w
     elif spec.scheme == "alias":
         edge_weight, edge_alias = alias_table(w, kernels)
@@ -393,9 +435,14 @@ def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels, *, q0=0.0,
         edge_weight = np.ones(len(w))
     if len(w) == 0:
         raise ValueError("P has no positive off-diagonal entries: nothing to optimise")
+    indptr = np.ascontiguousarray(indptr, dtype=np.int32)
+    # the alias scheme looks an edge's head up in indptr (the kernels'
+    # sgd_epochs): a head per edge would cost 4 bytes per edge, 60 MB at
+    # 70,000 points; the other schemes walk the edges in order
+    head = (empty_i if spec.scheme == "alias"
+            else np.repeat(np.arange(n, dtype=np.int32), np.diff(indptr)))
     if spec.noise == "degree":
-        degree = np.bincount(rows, weights=w, minlength=n)
-        noise_prob, noise_alias = alias_table(degree ** DEGREE_POWER, kernels)
+        noise_prob, noise_alias = alias_table(_row_sums(indptr, w) ** DEGREE_POWER, kernels)
     params = {"a": 1.0, "b": 1.0, "gamma": 1.0, "eps": 0.0, "n_negative": spec.n_negative}
     unknown = set(kernel_params) - set(params)
     if unknown:
@@ -403,7 +450,7 @@ def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels, *, q0=0.0,
     params.update(kernel_params)
     q_offset = empty_f
     if correct_q:
-        row_sums = np.bincount(rows, weights=w, minlength=n)
+        row_sums = _row_sums(indptr, w)
         with np.errstate(divide="ignore"):
             q_offset = np.log(row_sums / (n - 1))
         q_offset[~np.isfinite(q_offset)] = 0.0  # isolated points: never heads
@@ -414,8 +461,7 @@ def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels, *, q0=0.0,
         state[0] = edge_weight
         state[1] = edge_weight / params["n_negative"]
     return SgdProblem(
-        head=np.ascontiguousarray(rows, dtype=np.int32),
-        tail=np.ascontiguousarray(cols, dtype=np.int32),
+        head=head, tail=np.ascontiguousarray(cols, dtype=np.int32), indptr=indptr,
         edge_weight=np.ascontiguousarray(edge_weight, dtype=np.float64),
         edge_alias=np.ascontiguousarray(edge_alias, dtype=np.int32),
         noise_prob=noise_prob, noise_alias=noise_alias,
@@ -436,7 +482,7 @@ def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels, *, q0=0.0,
 def _check_problem(prob, Y):
     """The kernels run without bounds checks: guarantee what they assume."""
     n, dim = Y.shape
-    n_edges = len(prob.head)
+    n_edges = len(prob.tail)
     if not (Y.dtype == np.float64 and Y.flags.c_contiguous and Y.flags.writeable):
         raise ValueError("Y must be a writeable C-contiguous float64 array")
     if (prob.coefficient not in SGD_COEFFICIENTS or prob.scheme not in SGD_SCHEMES
@@ -449,8 +495,15 @@ def _check_problem(prob, Y):
             raise ValueError(f"{name} must be C-contiguous int32")
         if len(arr) and (arr.min() < 0 or arr.max() >= (n if name != "edge_alias" else n_edges)):
             raise ValueError(f"{name} holds out-of-range indices")
-    if len(prob.tail) != n_edges or len(prob.edge_weight) != n_edges:
-        raise ValueError("head, tail and edge_weight must have the same length")
+    if len(prob.head) != (0 if prob.scheme == "alias" else n_edges) \
+            or len(prob.edge_weight) != n_edges:
+        raise ValueError("head, tail and edge_weight must have the same length (head "
+                         "empty for the alias scheme)")
+    ip = prob.indptr
+    if (ip.dtype != np.int32 or not ip.flags.c_contiguous or ip.shape != (n + 1,)
+            or ip[0] != 0 or ip[-1] != n_edges or np.any(ip[1:] < ip[:-1])):
+        raise ValueError("indptr must be C-contiguous int32 row pointers of the edges "
+                         "(n_samples + 1 entries, from 0 to n_edges, non-decreasing)")
     if prob.scheme == "alias" and (len(prob.edge_alias) != n_edges
                                    or prob.samples_per_epoch < 0):
         raise ValueError("the alias scheme needs one alias per edge")
@@ -523,7 +576,7 @@ def optimize_sgd(Y, kernels, prob, seed, *, n_threads=1, callback=None, verbose=
     block = 1 if callback is not None else max(1, math.ceil(E / n_blocks))
     trace = SgdTrace(seed=seed)
     start = time.perf_counter()
-    items = prob.samples_per_epoch if prob.scheme == "alias" else len(prob.head)
+    items = prob.samples_per_epoch if prob.scheme == "alias" else len(prob.tail)
     for e0 in range(0, E, block):
         e1 = min(E, e0 + block)
         kernels.sgd_epochs(prob, Y, seed, e0, e1,

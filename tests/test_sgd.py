@@ -107,10 +107,106 @@ def test_alias_table_twins_reproduce_the_distribution(n):
     np.testing.assert_allclose(implied / n, w / w.sum(), rtol=1e-10, atol=1e-15)
 
 
+def _vose_with_list_stacks(scaled):
+    """Vose's construction in its textbook form: two Python list stacks, a copy of the work values."""
+    n = len(scaled)
+    scaled = scaled.copy()
+    prob, alias = np.ones(n), np.arange(n, dtype=np.int32)
+    small = [i for i in range(n) if scaled[i] < 1.0]
+    large = [i for i in range(n) if scaled[i] >= 1.0]
+    while small and large:
+        s, g = small.pop(), large.pop()
+        prob[s], alias[s] = scaled[s], g
+        scaled[g] = (scaled[g] + scaled[s]) - 1.0
+        (small if scaled[g] < 1.0 else large).append(g)
+    return prob, alias
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 40, 1000])
+@pytest.mark.parametrize("kernels", [reference, _kernels], ids=["numpy", "cython"])
+def test_alias_table_in_place_equals_vose_with_list_stacks(kernels, n):
+    # the stacks linked through alias, the work values in prob: the same
+    # pops in the same order as the list form, hence the same bits
+    rng = np.random.default_rng(n + 7)
+    for w in (rng.random(n) ** 3, rng.integers(0, 4, n).astype(float), np.ones(n)):
+        if not w.any():
+            w[-1] = 1.0
+        scaled = w * (n / w.sum())
+        prob, alias = scaled.copy(), np.full(n, -7, dtype=np.int32)
+        kernels.alias_table(prob, alias)
+        expected = _vose_with_list_stacks(scaled)
+        np.testing.assert_array_equal(prob.view(np.uint64), expected[0].view(np.uint64))
+        np.testing.assert_array_equal(alias, expected[1])
+
+
 def test_alias_table_rejects_bad_weights():
-    for w in ([], [0.0, 0.0], [1.0, -1.0], [1.0, np.nan]):
+    for w in ([], [0.0, 0.0], [1.0, -1.0], [1.0, np.nan], [1.0, np.inf], [1e308, 1e308]):
         with pytest.raises(ValueError, match="alias-table weights"):
             sgd.alias_table(np.array(w), reference)
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 5, 1 << 16])
+def test_row_sums_equal_bincount_bitwise(monkeypatch, chunk):
+    # rows summed in chunks of whole rows (empty rows, rows longer than a
+    # chunk) give bincount's bits
+    monkeypatch.setattr(sgd, "_ROW_SUM_CHUNK", chunk)
+    rng = np.random.default_rng(chunk)
+    lengths = rng.integers(0, 12, 60) * (rng.random(60) < 0.8)
+    lengths[[0, 59]] = 0
+    indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+    w = rng.random(indptr[-1]) ** 5 * 10.0 ** rng.integers(-8, 8, indptr[-1])
+    rows = np.repeat(np.arange(60), lengths)
+    expected = np.bincount(rows, weights=w, minlength=60)
+    np.testing.assert_array_equal(sgd._row_sums(indptr, w).view(np.uint64),
+                                  expected.view(np.uint64))
+
+
+def test_select_edges_gives_the_row_pointers_of_the_kept_edges():
+    rng = np.random.default_rng(4)
+    lengths = rng.integers(0, 6, 50)
+    indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+    rows = np.repeat(np.arange(50), lengths)
+    for keep in (rng.random(indptr[-1]) < 0.6, np.ones(indptr[-1], bool),
+                 np.zeros(indptr[-1], bool)):
+        expected = np.concatenate([[0], np.cumsum(np.bincount(rows[keep], minlength=50))])
+        np.testing.assert_array_equal(sgd._select_edges(indptr, keep), expected)
+
+
+def test_alias_scheme_finds_heads_in_indptr_as_twins():
+    # The alias scheme keeps no head per edge: the Cython loop reads it from
+    # a table of blocks of edges and searches indptr where a block spans
+    # rows.  Rows of very different lengths (empty, one edge, hundreds)
+    # make blocks that span many rows; the twins must still agree bitwise.
+    # (P need not be symmetric here: the loop samples its rows as given.)
+    # About 120 edges per row on average make blocks of 4 edges, which the
+    # runs of short and empty rows cross.
+    rng = np.random.default_rng(11)
+    n = 400
+    lengths = rng.choice([0, 1, 2, 3, n - 1], size=n, p=[0.2, 0.2, 0.15, 0.15, 0.3])
+    W = np.zeros((n, n))
+    for i, k in enumerate(lengths):
+        cols = rng.choice(np.delete(np.arange(n), i), size=k, replace=False)
+        W[i, cols] = rng.random(k) + 0.01
+    assert 64 <= np.count_nonzero(W) / n < 256
+    spec = METHODS["largevis"].sgd
+    prob = sgd.prepare(spec, W / W.sum(), 3, {"gamma": 1.0}, 1.0, _kernels)
+    assert len(prob.head) == 0 and prob.indptr[-1] == len(prob.tail)
+    Y0 = rng.normal(size=(n, 2))
+    Y_ref, Y_fast = _run(reference, prob, Y0, seed=3), _run(_kernels, prob, Y0, seed=3)
+    assert np.abs(Y_ref - Y0).max() > 1e-3
+    np.testing.assert_array_equal(Y_fast.view(np.uint64), Y_ref.view(np.uint64))
+
+
+def test_problem_with_bad_indptr_is_refused(iris):
+    import copy
+
+    prob, Y0 = _problem("largevis", iris[0], 2)
+    for bad in (prob.indptr[:-1], prob.indptr.astype(np.int64), prob.indptr[::-1].copy(),
+                prob.indptr - 1):
+        broken = copy.copy(prob)
+        broken.indptr = bad
+        with pytest.raises(ValueError, match="indptr"):
+            sgd.optimize_sgd(Y0.copy(), _kernels, broken, 0)
 
 
 # ---------------------------------------------------------------------------

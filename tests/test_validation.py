@@ -167,11 +167,17 @@ def test_built_affinities_are_checked_in_place_and_bad_values_still_fail():
 
     P = sp.csr_matrix(np.array([[0.0, 0.3, 0.2], [0.3, 0.0, 0.1], [0.2, 0.1, 0.0]]))
     assert check_built_affinities(P, 3) is P  # canonical float64 CSR: no copy
-    for bad in (np.nan, -0.1, np.inf):
+    for bad, match in ((np.nan, "NaN or infinite"), (-0.1, "non-negative"),
+                       (np.inf, "NaN or infinite"), (-np.inf, "NaN or infinite")):
         Q = P.copy()
         Q.data[0] = bad
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match=match):
             check_built_affinities(Q, 3)
+    # finite values whose sum overflows are finite: not refused as NaN or inf
+    big = P * 1.7e308  # sums to 2e308
+    with np.errstate(over="ignore"):
+        assert not np.isfinite(big.data.sum())
+    assert check_built_affinities(big, 3) is big
     with pytest.raises(ValueError, match="shape"):
         check_built_affinities(P, 4)
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
