@@ -162,7 +162,12 @@ def _dense_rows(X, perplexity, kernels, tol=PERPLEXITY_TOL,
                                         f"{X.shape[0]} points"):
         D2 = np.ascontiguousarray(_off_diagonal(squared_distances(X, e)))
         n = D2.shape[0]
-        rows = np.zeros_like(D2)
+        # the rows fill the first n (n - 1) entries of an n x n buffer.  At
+        # P's own size, glibc serves it by mmap like P, and freeing it gives
+        # the memory back to the system; one row smaller, it stayed in the
+        # heap, unused by the N x N arrays made later (the kernels' index
+        # array, the exaggerated P), and the peak memory of a run grew by it
+        rows = np.zeros(n * n)[:n * (n - 1)].reshape(n, n - 1)
         beta = np.zeros(n)
         n_failed = kernels.perplexity_rows(D2, float(perplexity), float(tol),
                                            int(max_tries), rows, beta, 1)
