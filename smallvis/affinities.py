@@ -187,36 +187,36 @@ def normalize(P):
     return P / P.sum()
 
 
-#: Rows and columns per tile of the dense symmetrisation.
-SYMMETRIZE_TILE = 64
+#: Rows per strip of the dense symmetrisation.
+SYMMETRIZE_STRIP = 64
 
 
 def _symmetrized_rows(R):
     """``(P + P^T) / 2`` of the zero-diagonal ``P`` whose off-diagonal rows are ``R``.
 
     ``R`` is ``(n, n - 1)``: ``P[i, j] = R[i, j - (j > i)]`` for ``j != i``
-    (:func:`_with_zero_diagonal`).  Built tile by tile: the tile at rows
-    ``A``, columns ``B`` (``A`` before or equal to ``B``) and its mirror are
+    (:func:`_with_zero_diagonal`).  Built strip by strip: rows ``A`` from
+    the diagonal on, and their mirror, columns ``A`` below the diagonal, are
     written at once from ``R``.  Each entry is ``(p_ij + p_ji) * 0.5``, the
     bits of ``symmetrize(_with_zero_diagonal(R))``, with no other N x N
     array.
     """
-    n, b = R.shape[0], SYMMETRIZE_TILE
+    n, b = R.shape[0], SYMMETRIZE_STRIP
     J = np.empty((n, n))
     for a in range(0, n, b):
         e = min(a + b, n)
-        # the diagonal tile: P[A, A] from R[A, a .. e - 2]
+        # the diagonal block P[A, A] from R[A, a .. e - 2]
         T = _with_zero_diagonal(np.ascontiguousarray(R[a:e, a:e - 1]))
         S = np.add(T, T.T)
         np.multiply(S, 0.5, out=S)
         J[a:e, a:e] = S
-        for c in range(e, n, b):
-            f = min(c + b, n)
-            # j > i above the diagonal (column j - 1 of R), j < i below it
-            S = np.add(R[a:e, c - 1:f - 1], R[c:f, a:e].T)
+        if e < n:
+            # columns j > i of rows A are columns j - 1 of R; rows after A
+            # hold columns A unshifted
+            S = np.add(R[a:e, e - 1:], R[e:, a:e].T)
             np.multiply(S, 0.5, out=S)
-            J[a:e, c:f] = S
-            J[c:f, a:e] = S.T
+            J[a:e, e:] = S
+            J[e:, a:e] = S.T
     return J
 
 
