@@ -333,8 +333,8 @@ def check_built_affinities(P, n_samples, *, symmetric=False, fuzzy=False):
 
     The dense builders (small data) return a C-contiguous float64 array.
     It is checked in place too, with no N x N temporary: the same value
-    checks, and with ``symmetric`` an exact ``P == P^T`` test, tile by tile
-    (their ``(A + A^T) / 2`` is exactly symmetric).  When any of these
+    checks, and with ``symmetric`` an exact ``P == P^T`` test, strip by
+    strip (their ``(A + A^T) / 2`` is exactly symmetric).  When any of these
     fails, :func:`check_affinities` decides: it raises with its message, or
     accepts a ``P`` within its symmetry tolerance.  Anything else (another
     dtype or layout, another sparse format) goes through
@@ -369,14 +369,14 @@ def check_built_affinities(P, n_samples, *, symmetric=False, fuzzy=False):
     return P
 
 
-#: Rows and columns per tile of the dense symmetry test.
-_SYMMETRY_TILE = 128
+#: Rows per strip of the dense symmetry test.
+_SYMMETRY_STRIP = 128
 
 
 def _dense_is_valid(P, n_samples, symmetric, fuzzy):
     """True when a dense float64 ``P`` passes every check of :func:`check_affinities`.
 
-    In place, with O(tile) temporaries: a finite sum (so every entry is
+    In place, with temporaries of one strip of rows: a finite sum (so every entry is
     finite), no negative entry, a positive one, at most 1 when ``fuzzy``, a
     zero diagonal and, with ``symmetric``, ``P == P^T`` exactly.  False
     means "let :func:`check_affinities` decide".
@@ -391,7 +391,7 @@ def _dense_is_valid(P, n_samples, symmetric, fuzzy):
     if not largest > 0 or (fuzzy and largest > 1.0) or np.any(P.diagonal() != 0):
         return False
     if symmetric:
-        b = _SYMMETRY_TILE
+        b = _SYMMETRY_STRIP
         for a in range(0, n_samples, b):
             if not np.array_equal(P[a:a + b, a:], P[a:, a:a + b].T):
                 return False
