@@ -259,6 +259,11 @@ cdef void _nearest_fallback(const double* d2, Py_ssize_t m,
 # far beyond the tolerance band (nats) is beyond it whatever the rounding
 # (the rounding error of H is about 1e-13 here).
 cdef double _CERTAIN = 1e-9
+# The Newton search of _certify stops within this fraction of the tolerance
+# of the root.  It only places the certified bounds (any stopping point gives
+# the same result); half the band leaves them tight with the fewest entropy
+# evaluations on the data measured (digits: about 7 a row, from 8.2 at 0.05).
+cdef double _NEWTON_STOP = 0.5
 
 
 cdef void _certify(const double* d2, Py_ssize_t m, double dmin, double b0,
@@ -271,9 +276,10 @@ cdef void _certify(const double* d2, Py_ssize_t m, double dmin, double b0,
     edge of the tolerance band.  Either bound may stay uninformative
     (0 or inf); the caller then simply evaluates.
     """
-    cdef double t = log(b0), tl = -INFINITY, th = INFINITY, H, g, tn, te
+    cdef double t = log(b0), tl = -INFINITY, th = INFINITY, H, g, tn, te, g_edge
     cdef double hi_thr = log_u + ctol + _CERTAIN, lo_thr = log_u - ctol - _CERTAIN
     cdef int it
+    cdef bint at_t = False  # H and g are those at exp(t)
     above[0] = 0.0
     below[0] = INFINITY
     H = 0.0
@@ -288,7 +294,8 @@ cdef void _certify(const double* d2, Py_ssize_t m, double dmin, double b0,
             tl = t
         else:
             th = t
-        if fabs(H - log_u) < 0.05 * ctol or not (g < 0.0):
+        if fabs(H - log_u) < _NEWTON_STOP * ctol or not (g < 0.0):
+            at_t = True
             break
         tn = t - (H - log_u) / g
         if not (tn > tl and tn < th):   # outside the bracket: bisect or expand
@@ -301,13 +308,18 @@ cdef void _certify(const double* d2, Py_ssize_t m, double dmin, double b0,
         t = tn
     if not (g < 0.0):
         return
-    # just outside each edge of the band, along the local slope
+    if not at_t:  # twelve steps without converging: t moved after the last one
+        H = smallvis_row_entropy_slope(d2, m, dmin, exp(t), &g)
+        if not (g < 0.0):
+            return
+    # just outside each edge of the band, along the local slope at t
     te = t + 1.1 * (hi_thr - H) / g
-    if exp(te) > above[0] and smallvis_row_entropy_slope(d2, m, dmin, exp(te), &g) > hi_thr:
+    if exp(te) > above[0] and smallvis_row_entropy_slope(d2, m, dmin, exp(te),
+                                                         &g_edge) > hi_thr:
         above[0] = exp(te)
-    H = smallvis_row_entropy_slope(d2, m, dmin, exp(t), &g)
     te = t + 1.1 * (lo_thr - H) / g
-    if exp(te) < below[0] and smallvis_row_entropy_slope(d2, m, dmin, exp(te), &g) < lo_thr:
+    if exp(te) < below[0] and smallvis_row_entropy_slope(d2, m, dmin, exp(te),
+                                                         &g_edge) < lo_thr:
         below[0] = exp(te)
 
 

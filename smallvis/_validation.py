@@ -329,15 +329,28 @@ def check_built_affinities(P, n_samples, *, symmetric=False, fuzzy=False):
     ``tests/test_affinities.py`` and ``tests/test_knn_graph.py``), so for
     their output the values are checked in place (finite, non-negative,
     zero diagonal, a positive entry, at most 1 when ``fuzzy``) and the
-    structure is taken as built.  Anything else (a dense array, another
-    sparse format) goes through :func:`check_affinities`, with ``symmetric``.
+    structure is taken as built.
+
+    The dense builders (small data) return a C-contiguous float64 array.
+    It is checked in place too, with no N x N temporary: the same value
+    checks, and with ``symmetric`` an exact ``P == P^T`` test, strip by
+    strip (their ``(A + A^T) / 2`` is exactly symmetric).  When any of these
+    fails, :func:`check_affinities` decides: it raises with its message, or
+    accepts a ``P`` within its symmetry tolerance.  Anything else (another
+    dtype or layout, another sparse format) goes through
+    :func:`check_affinities`, with ``symmetric``.
 
     Returns
     -------
     ndarray or scipy.sparse.csr_matrix
-        ``P`` itself when it is a canonical float64 CSR matrix, otherwise
-        what :func:`check_affinities` returns.
+        ``P`` itself when it is a canonical float64 CSR matrix or a valid
+        C-contiguous float64 array, otherwise what :func:`check_affinities`
+        returns.
     """
+    if type(P) is np.ndarray and P.dtype == np.float64 and P.flags.c_contiguous:
+        if _dense_is_valid(P, n_samples, symmetric, fuzzy):
+            return P
+        return check_affinities(P, n_samples, symmetric=symmetric, fuzzy=fuzzy)
     if not (sp.isspmatrix_csr(P) or isinstance(P, sp.csr_array)) \
             or P.dtype != np.float64 or not P.has_canonical_format:
         return check_affinities(P, n_samples, symmetric=symmetric, fuzzy=fuzzy)
@@ -359,6 +372,35 @@ def check_built_affinities(P, n_samples, *, symmetric=False, fuzzy=False):
     if np.any(P.diagonal() != 0):
         raise ValueError("P must have a zero diagonal (p_ii = 0)")
     return P
+
+
+#: Rows per strip of the dense symmetry test.
+_SYMMETRY_STRIP = 128
+
+
+def _dense_is_valid(P, n_samples, symmetric, fuzzy):
+    """True when a dense float64 ``P`` passes every check of :func:`check_affinities`.
+
+    In place, with temporaries of one strip of rows: a finite sum (so every entry is
+    finite), no negative entry, a positive one, at most 1 when ``fuzzy``, a
+    zero diagonal and, with ``symmetric``, ``P == P^T`` exactly.  False
+    means "let :func:`check_affinities` decide".
+    """
+    if P.ndim != 2 or P.shape != (n_samples, n_samples):
+        return False
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = P.sum()
+    if not np.isfinite(total) or P.size == 0 or P.min() < 0:
+        return False
+    largest = P.max()
+    if not largest > 0 or (fuzzy and largest > 1.0) or np.any(P.diagonal() != 0):
+        return False
+    if symmetric:
+        b = _SYMMETRY_STRIP
+        for a in range(0, n_samples, b):
+            if not np.array_equal(P[a:a + b, a:], P[a:, a:a + b].T):
+                return False
+    return True
 
 
 def _sparse_to_csr(P, name):

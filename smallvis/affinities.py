@@ -40,13 +40,46 @@ def check_dense_affinity_size(n_samples):
         )
 
 
-def squared_distances(X):
-    """Dense matrix of squared Euclidean distances between the rows of ``X``.
+def squared_distances(X, exponent=0):
+    """Dense matrix of squared Euclidean distances between the rows of ``X / 2**exponent``.
 
     Each unordered pair is computed once (``pdist``), so the matrix is exactly
     symmetric and costs half of ``cdist(X, X)``.
+
+    Integer-valued data (pixels, counts) whose squared norms stay far below
+    ``2**53`` take a faster road with the same result: ``|x_i|^2 + |x_j|^2 -
+    2 x_i . x_j`` from one matrix product.  Every product and partial sum is
+    then an integer (times ``2**(-2 exponent)``) that float64 holds exactly,
+    so each distance is exact, in any order of summation: bit for bit what
+    ``pdist`` gives, duplicates at exactly 0.  The division by
+    ``2**exponent`` (see :func:`conditional_perplexity`) is exact on both
+    roads.
     """
-    return squareform(pdist(X, "sqeuclidean"), checks=False)
+    Xs = np.ldexp(X, -exponent) if exponent else X
+    if _exact_gram(X):
+        sq = np.einsum("ij,ij->i", Xs, Xs)
+        D = Xs @ Xs.T
+        np.multiply(D, -2.0, out=D)
+        D += sq[:, None]
+        D += sq[None, :]
+        return D
+    return squareform(pdist(Xs, "sqeuclidean"), checks=False)
+
+
+def _exact_gram(X):
+    """True when ``X`` is integer-valued with ``4 d max|X|^2 <= 2**53``.
+
+    Then every quantity of :func:`squared_distances`' matrix-product road is
+    an integer of at most ``2**53`` in magnitude, times a power of two:
+    exact in float64 (while it stays a normal number, which holds for the
+    exponents of integer data).
+    """
+    if X.size == 0:
+        return False
+    top = float(np.max(np.abs(X)))
+    if not 4.0 * X.shape[1] * top * top <= 2.0 ** 53:
+        return False
+    return bool(np.all(np.floor(X) == X))
 
 
 def _off_diagonal(D):
@@ -117,21 +150,32 @@ def conditional_perplexity(X, perplexity, kernels, *, tol=PERPLEXITY_TOL,
     relative, the bisection tolerance permitting) for ``X``, ``1e150 * X`` and
     ``1e-150 * X``.
     """
+    rows, beta = _dense_rows(X, perplexity, kernels, tol, max_tries, stacklevel=5)
+    return _with_zero_diagonal(rows), beta
+
+
+def _dense_rows(X, perplexity, kernels, tol=PERPLEXITY_TOL,
+                max_tries=PERPLEXITY_MAX_TRIES, stacklevel=4):
+    """:func:`conditional_perplexity` with ``P`` as its ``(n, n - 1)`` off-diagonal rows."""
     e = power_of_two_exponent(X)
-    Xs = np.ldexp(X, -e) if e else X
     check_dense_affinity_size(X.shape[0])
     with _progress.stage("calibration", f"perplexity {perplexity:g} over all "
                                         f"{X.shape[0]} points"):
-        D2 = np.ascontiguousarray(_off_diagonal(squared_distances(Xs)))
+        D2 = np.ascontiguousarray(_off_diagonal(squared_distances(X, e)))
         n = D2.shape[0]
-        rows = np.zeros_like(D2)
+        # the rows fill the first n (n - 1) entries of an n x n buffer.  At
+        # P's own size, glibc serves it by mmap like P, and freeing it gives
+        # the memory back to the system; one row smaller, it stayed in the
+        # heap, unused by the N x N arrays made later (the kernels' index
+        # array, the exaggerated P), and the peak memory of a run grew by it
+        rows = np.zeros(n * n)[:n * (n - 1)].reshape(n, n - 1)
         beta = np.zeros(n)
         n_failed = kernels.perplexity_rows(D2, float(perplexity), float(tol),
                                            int(max_tries), rows, beta, 1)
-    _warn_failed_rows(n_failed, n, perplexity)
+    _warn_failed_rows(n_failed, n, perplexity, stacklevel=stacklevel)
     with np.errstate(over="ignore", under="ignore"):  # beta may leave the range
         beta = np.ldexp(beta, -2 * e) if e else beta
-    return _with_zero_diagonal(rows), beta
+    return rows, beta
 
 
 def symmetrize(P):
@@ -144,16 +188,49 @@ def normalize(P):
     return P / P.sum()
 
 
+#: Rows per strip of the dense symmetrisation.
+SYMMETRIZE_STRIP = 64
+
+
+def _symmetrized_rows(R):
+    """``(P + P^T) / 2`` of the zero-diagonal ``P`` whose off-diagonal rows are ``R``.
+
+    ``R`` is ``(n, n - 1)``: ``P[i, j] = R[i, j - (j > i)]`` for ``j != i``
+    (:func:`_with_zero_diagonal`).  Built strip by strip: rows ``A`` from
+    the diagonal on, and their mirror, columns ``A`` below the diagonal, are
+    written at once from ``R``.  Each entry is ``(p_ij + p_ji) * 0.5``, the
+    bits of ``symmetrize(_with_zero_diagonal(R))``, with no other N x N
+    array.
+    """
+    n, b = R.shape[0], SYMMETRIZE_STRIP
+    J = np.empty((n, n))
+    for a in range(0, n, b):
+        e = min(a + b, n)
+        # the diagonal block P[A, A] from R[A, a .. e - 2]
+        T = _with_zero_diagonal(np.ascontiguousarray(R[a:e, a:e - 1]))
+        S = np.add(T, T.T)
+        np.multiply(S, 0.5, out=S)
+        J[a:e, a:e] = S
+        if e < n:
+            # columns j > i of rows A are columns j - 1 of R; rows after A
+            # hold columns A unshifted
+            S = np.add(R[a:e, e - 1:], R[e:, a:e].T)
+            np.multiply(S, 0.5, out=S)
+            J[a:e, e:] = S
+            J[e:, a:e] = S.T
+    return J
+
+
 def joint_perplexity(X, perplexity, kernels):
     """Symmetric, matrix-normalised perplexity affinities (ssne, tsne).
 
-    ``normalize(symmetrize(P))`` with one N x N temporary instead of three:
-    the same operations in the same order, so the same bits.
+    ``normalize(symmetrize(P))`` of the conditional ``P`` with no other
+    N x N temporary (:func:`_symmetrized_rows`): the same operations on the
+    same numbers, so the same bits.
     """
-    P, _ = conditional_perplexity(X, perplexity, kernels)
-    J = P + P.T
-    del P
-    np.multiply(J, 0.5, out=J)
+    R, _ = _dense_rows(X, perplexity, kernels)
+    J = _symmetrized_rows(R)
+    del R
     np.divide(J, J.sum(), out=J)
     return J
 

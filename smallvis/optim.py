@@ -255,8 +255,7 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
         mu = s.momentum if it <= s.momentum_switch_iter else s.final_momentum
         with np.errstate(over="ignore", invalid="ignore"):  # the guard below checks
             theta += step(G, learning_rate, mu)
-        # re-centre column by column: (n, dim) broadcasting is slow in NumPy
-        with np.errstate(over="ignore", invalid="ignore"):
+            # re-centre column by column: (n, dim) broadcasting is slow in NumPy
             centre = (ones @ Yv) / Y.shape[0]
             for d in range(Y.shape[1]):
                 Yv[:, d] -= centre[d]

@@ -70,3 +70,45 @@ def test_unreachable_perplexity_falls_back_with_warning(fast):
         P, _ = conditional_perplexity(X, 2.0, kernels(fast))
     np.testing.assert_allclose(P.sum(axis=1), 1.0)
     assert np.all((P == 0) | (P == 0.5))
+
+
+# ---------------------------------------------------------------------------
+# the dense path's building blocks: exact distances, in-place symmetrisation
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape, high", [((60, 5), 3), ((40, 64), 17), ((30, 3), 2 ** 20)])
+def test_integer_data_distances_are_those_of_pdist_bit_for_bit(shape, high):
+    from scipy.spatial.distance import pdist, squareform
+
+    from smallvis._numeric import power_of_two_exponent
+    from smallvis.affinities import _exact_gram, squared_distances
+
+    rng = np.random.default_rng(shape[0])
+    X = rng.integers(-high, high, size=shape).astype(float)
+    X = np.vstack([X, X[:7]])  # duplicate rows: distance exactly 0
+    assert _exact_gram(X)  # the matrix-product road is taken
+    e = power_of_two_exponent(X)
+    D = squared_distances(X, e)
+    expected = squareform(pdist(np.ldexp(X, -e), "sqeuclidean"))
+    assert np.array_equal(D, expected)
+    assert np.all(D[np.arange(7), shape[0] + np.arange(7)] == 0)
+    assert np.array_equal(D, D.T)
+
+
+def test_distances_of_other_data_take_pdist():
+    from smallvis.affinities import _exact_gram
+
+    rng = np.random.default_rng(3)
+    assert not _exact_gram(rng.normal(size=(20, 4)))  # not integer-valued
+    assert not _exact_gram(np.full((5, 64), 2.0 ** 24))  # squared norms beyond 2**53 / 4
+    assert not _exact_gram(np.zeros((0, 3)))
+
+
+@pytest.mark.parametrize("n", [2, 3, 63, 64, 65, 129, 200])
+def test_symmetrised_rows_are_the_bits_of_symmetrize(n):
+    from smallvis.affinities import (_symmetrized_rows, _with_zero_diagonal,
+                                     symmetrize)
+
+    R = np.random.default_rng(n).random((n, n - 1))
+    assert np.array_equal(_symmetrized_rows(R), symmetrize(_with_zero_diagonal(R)))

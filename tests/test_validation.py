@@ -191,3 +191,33 @@ def test_built_affinities_are_checked_in_place_and_bad_values_still_fail():
     A[0, 1] = 0.9
     with pytest.raises(ValueError, match="symmetric"):
         check_built_affinities(A, 3, symmetric=True)
+
+
+def test_built_dense_affinities_are_checked_in_place():
+    from smallvis._validation import check_built_affinities
+
+    rng = np.random.default_rng(0)
+    A = rng.random((150, 150))  # more than one tile of the symmetry test
+    P = A + A.T
+    np.fill_diagonal(P, 0.0)
+    P /= P.sum()
+    assert check_built_affinities(P, 150, symmetric=True) is P  # valid: no copy
+    for i, j, bad in ((3, 140, np.nan), (140, 3, -1e-3), (0, 0, 1e-3), (7, 9, np.inf)):
+        Q = P.copy()
+        Q[i, j] = bad
+        with pytest.raises(ValueError):
+            check_built_affinities(Q, 150, symmetric=True)
+    with pytest.raises(ValueError, match="symmetric"):  # in a tile away from the diagonal
+        Q = P.copy()
+        Q[2, 149] *= 2
+        check_built_affinities(Q, 150, symmetric=True)
+    # within check_affinities' tolerance: accepted, as from the full check
+    Q = P.copy()
+    Q[2, 149] *= 1 + 1e-14
+    assert check_built_affinities(Q, 150, symmetric=True) is Q
+    Q[2, 149] *= 2
+    assert check_built_affinities(Q, 150) is Q  # asne's P need not be symmetric
+    with pytest.raises(ValueError, match="rows"):
+        check_built_affinities(P, 151, symmetric=True)
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        check_built_affinities(P * 1e6, 150, fuzzy=True)
