@@ -168,7 +168,7 @@ cdef inline double _pow_pos(double x, double y) noexcept nogil:
     return exp2(y * log2(x))
 
 
-cdef double _umap_attract(const Coef* k, double d2, double q, double* dq) noexcept nogil:
+cdef inline double _umap_attract(const Coef* k, double d2, double q, double* dq) noexcept nogil:
     cdef double d2b
     dq[0] = 0.0
     if d2 <= 0.0:
@@ -177,7 +177,7 @@ cdef double _umap_attract(const Coef* k, double d2, double q, double* dq) noexce
     return -2.0 * k.a * k.b * (d2b / d2) / (1.0 + k.a * d2b)
 
 
-cdef double _umap_repel(const Coef* k, double d2, double q, double* dq) noexcept nogil:
+cdef inline double _umap_repel(const Coef* k, double d2, double q, double* dq) noexcept nogil:
     dq[0] = 0.0
     return 2.0 * k.gamma * k.b / ((k.eps + d2) * (1.0 + k.a * _pow_pos(d2, k.b)))
 
@@ -392,6 +392,97 @@ cdef inline int64_t _negative(const SgdLoop* L, uint64_t key, int64_t draw,
 cdef void _sgd_sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j, uint64_t key,
                       int64_t first_draw, int64_t m, double* acc) noexcept nogil:
     """One positive edge (i, j) and its m negatives (reference: ``sample``)."""
+    # UMAP's coefficients called directly (inlined), not through the pointers
+    cdef _UmapKind* umap = NULL
+    cdef _AnyKind* other = NULL
+    if L.repel == _umap_repel:
+        _sample(L, epoch, i, j, key, first_draw, m, acc, umap)
+    else:
+        _sample(L, epoch, i, j, key, first_draw, m, acc, other)
+
+
+cdef struct _UmapKind:
+    char unused
+
+
+cdef struct _AnyKind:
+    char unused
+
+
+# a compile-time switch: _sample is compiled once per kind
+ctypedef fused _Kind:
+    _UmapKind
+    _AnyKind
+
+
+cdef inline void _umap_sample_2d(const SgdLoop* L, const Coef* kp, double* yi, double* yj,
+                                int64_t i, int64_t j, uint64_t key, int64_t first_draw,
+                                int64_t m, int64_t n_early, const int64_t* negatives,
+                                double alpha) noexcept nogil:
+    """:func:`_sample` for UMAP's coefficients in two dimensions (no q, no deferred head).
+
+    The head row is held in registers and stored after every step, so that
+    memory stays current while the next distance need not wait for those
+    stores to come back through the loads.  The operations and their order
+    are those of the generic loop; a negative equal to the head takes the
+    generic path through memory.
+    """
+    cdef double y0 = yi[0], y1 = yi[1], d0, d1, d2, c, g, s, dq
+    cdef double bound = L.clip
+    cdef bint clip_after = L.clip_after, move = L.move_negatives
+    cdef bint skip_tail = L.skip_tail
+    cdef double* yk
+    cdef int64_t p, k
+    # the positive edge (i != j): both rows move
+    d0 = y0 - yj[0]
+    d1 = y1 - yj[1]
+    c = _umap_attract(kp, d0 * d0 + d1 * d1, 0.0, &dq)
+    g = c * d0
+    s = _clip(alpha * g, bound) if clip_after else alpha * _clip(g, bound)
+    y0 = y0 + s
+    yi[0] = y0
+    yj[0] -= s
+    g = c * d1
+    s = _clip(alpha * g, bound) if clip_after else alpha * _clip(g, bound)
+    y1 = y1 + s
+    yi[1] = y1
+    yj[1] -= s
+    for p in range(m):
+        k = negatives[p] if p < n_early else _negative(L, key, first_draw + 2 * p, i)
+        if skip_tail and k == j:
+            continue
+        if k == i:
+            d2 = _sq_dist_rows(yi, yi, 2)
+            if d2 <= 0.0:
+                continue
+            _step(L, yi, yi, _umap_repel(kp, d2, 0.0, &dq), alpha, NULL, move)
+            y0 = yi[0]
+            y1 = yi[1]
+            continue
+        yk = L.Y + k * 2
+        d0 = y0 - yk[0]
+        d1 = y1 - yk[1]
+        d2 = d0 * d0 + d1 * d1
+        if d2 <= 0.0:
+            continue
+        c = _umap_repel(kp, d2, 0.0, &dq)
+        g = c * d0
+        s = _clip(alpha * g, bound) if clip_after else alpha * _clip(g, bound)
+        y0 = y0 + s
+        yi[0] = y0
+        if move:
+            yk[0] -= s
+        g = c * d1
+        s = _clip(alpha * g, bound) if clip_after else alpha * _clip(g, bound)
+        y1 = y1 + s
+        yi[1] = y1
+        if move:
+            yk[1] -= s
+
+
+cdef void _sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j, uint64_t key,
+                  int64_t first_draw, int64_t m, double* acc,
+                  _Kind* kind) noexcept nogil:
     cdef double alpha = L.alphas[epoch]
     cdef double* yi = L.Y + i * L.dim
     cdef double* yk
@@ -418,7 +509,14 @@ cdef void _sgd_sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j, uin
             acc[d] = 0.0
     qi = L.q[0] + (L.q_offset[i] if L.has_offset else 0.0)
     yk = L.Y + j * L.dim
-    c = L.attract(&k_params, _sq_dist_rows(yi, yk, L.dim), qi, &dq)
+    if _Kind is _UmapKind:
+        if L.dim == 2 and not L.defer_head and L.alpha_q == 0.0:
+            _umap_sample_2d(L, &k_params, yi, yk, i, j, key, first_draw, m, n_early,
+                            negatives, alpha)
+            return
+        c = _umap_attract(&k_params, _sq_dist_rows(yi, yk, L.dim), qi, &dq)
+    else:
+        c = L.attract(&k_params, _sq_dist_rows(yi, yk, L.dim), qi, &dq)
     _step(L, yi, yk, c, alpha, head_acc, True)
     if L.alpha_q != 0.0:
         L.q[0] += L.alpha_q * dq
@@ -431,7 +529,10 @@ cdef void _sgd_sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j, uin
         if d2 <= 0.0:
             continue
         qi = L.q[0] + (L.q_offset[i] if L.has_offset else 0.0)
-        c = repel(&k_params, d2, qi, &dq)
+        if _Kind is _UmapKind:
+            c = _umap_repel(&k_params, d2, qi, &dq)
+        else:
+            c = repel(&k_params, d2, qi, &dq)
         _step(L, yi, yk, c, alpha, head_acc, L.move_negatives)
         if L.alpha_q != 0.0:
             L.q[0] += L.alpha_q * dq
