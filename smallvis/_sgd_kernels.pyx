@@ -341,19 +341,24 @@ cdef inline double _sq_dist_rows(const double* yi, const double* yk,
     return d2
 
 
+cdef inline double _scaled_step(double g, double alpha, double bound,
+                                bint clip_after) noexcept nogil:
+    # one coordinate's move: the force g scaled by alpha, clipped to
+    # +-bound after the scaling (clip_after) or before it
+    if clip_after:
+        return _clip(alpha * g, bound)
+    return alpha * _clip(g, bound)
+
+
 cdef inline void _step(const SgdLoop* L, dptr yi, dptr yk, double c, double alpha,
                        double* acc, bint move_other) noexcept nogil:
     # Non-aliasing rows (i != k is guaranteed by the callers) and local copies
     # of the settings: stores to Y then do not force reloads of L's fields.
     cdef int64_t d, dim = L.dim
-    cdef double g, s, bound = L.clip
+    cdef double s, bound = L.clip
     cdef bint clip_after = L.clip_after
     for d in range(dim):
-        g = c * (yi[d] - yk[d])
-        if clip_after:
-            s = _clip(alpha * g, bound)
-        else:
-            s = alpha * _clip(g, bound)
+        s = _scaled_step(c * (yi[d] - yk[d]), alpha, bound, clip_after)
         if acc != NULL:
             acc[d] += s
         else:
@@ -438,12 +443,12 @@ cdef inline void _umap_sample_2d(const SgdLoop* L, const Coef* kp, double* yi, d
     d1 = y1 - yj[1]
     c = _umap_attract(kp, d0 * d0 + d1 * d1, 0.0, &dq)
     g = c * d0
-    s = _clip(alpha * g, bound) if clip_after else alpha * _clip(g, bound)
+    s = _scaled_step(g, alpha, bound, clip_after)
     y0 = y0 + s
     yi[0] = y0
     yj[0] -= s
     g = c * d1
-    s = _clip(alpha * g, bound) if clip_after else alpha * _clip(g, bound)
+    s = _scaled_step(g, alpha, bound, clip_after)
     y1 = y1 + s
     yi[1] = y1
     yj[1] -= s
@@ -467,13 +472,13 @@ cdef inline void _umap_sample_2d(const SgdLoop* L, const Coef* kp, double* yi, d
             continue
         c = _umap_repel(kp, d2, 0.0, &dq)
         g = c * d0
-        s = _clip(alpha * g, bound) if clip_after else alpha * _clip(g, bound)
+        s = _scaled_step(g, alpha, bound, clip_after)
         y0 = y0 + s
         yi[0] = y0
         if move:
             yk[0] -= s
         g = c * d1
-        s = _clip(alpha * g, bound) if clip_after else alpha * _clip(g, bound)
+        s = _scaled_step(g, alpha, bound, clip_after)
         y1 = y1 + s
         yi[1] = y1
         if move:
