@@ -274,7 +274,7 @@ def initialize(init, X, n_components, rng, P=None):
 
     Parameters
     ----------
-    init : {"random", "pca", "spca", "spectral", "laplacian"} or ndarray
+    init : {"random", "pca", "spca", "spectral", "laplacian", "power"} or ndarray
         of shape (n_samples, n_components)
         ``"random"``: Gaussian with standard deviation 1e-4.
         ``"pca"``: the first principal-component scores, unscaled.

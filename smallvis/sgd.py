@@ -531,7 +531,8 @@ class SgdTrace:
     seed: int = 0
 
 
-def _progress(epoch, n_epochs, start):
+def _print_epoch_line(epoch, n_epochs, start):
+    """One verbose progress line: epoch, elapsed time and ETA, on stderr."""
     elapsed = time.perf_counter() - start
     eta = elapsed / epoch * (n_epochs - epoch)
     print(f"epoch {epoch:>6d}/{n_epochs}  elapsed {elapsed:7.2f}s  ETA {eta:7.2f}s",
@@ -555,7 +556,7 @@ def optimize_sgd(Y, kernels, prob, seed, *, n_threads=1, callback=None, verbose=
     prob : SgdProblem
         From :func:`prepare`.
     seed : int
-        Key of the counter-based generator, in ``[0, 2**63)``.
+        Key of the counter-based generator, in ``[0, 2**64)``.
     n_threads : int, default=1
         Requested threads; a kernel call (one block of epochs) with less
         work than :data:`smallvis._threads.SGD_MIN_UPDATES` runs on one.
@@ -588,7 +589,7 @@ def optimize_sgd(Y, kernels, prob, seed, *, n_threads=1, callback=None, verbose=
                                   "learning_rate")
         if verbose and (callback is None or e1 % max(1, math.ceil(E / n_blocks)) == 0
                         or e1 == E):
-            _progress(e1, E, start)
+            _print_epoch_line(e1, E, start)
         if callback is not None and callback(e1, Y, None):
             trace.stopped_early = e1 < E
             break
