@@ -366,3 +366,61 @@ def test_an_output_that_links_to_an_input_is_refused(tmp_path, monkeypatch, caps
     assert main(["embed", source, "--out", out, *RUN]) == 2
     _one_error_line(capsys, "--out", "is the input file")
     assert (tmp_path / "data.npy").read_bytes() == before
+
+
+# -- save_model writes exactly the name given, by the same rules ------------------------
+
+
+@pytest.mark.parametrize("name", ["results", "model.bin", "model.NPZ", "m.npz"])
+def test_save_model_writes_exactly_the_name_given(tmp_path, monkeypatch, model, name):
+    monkeypatch.chdir(tmp_path)
+    for other in ("results.npz", "model.bin.npz", "model.NPZ.npz", "m.npz.npz"):
+        (tmp_path / other).write_bytes(b"the user's own file")
+    smallvis.save_model(model, name)
+    assert (tmp_path / name).read_bytes()[:4] == b"PK\x03\x04"
+    for other in ("results.npz", "model.bin.npz", "model.NPZ.npz", "m.npz.npz"):
+        assert (tmp_path / other).read_bytes() == b"the user's own file"
+    assert sorted(os.listdir()) == sorted({name, "results.npz", "model.bin.npz",
+                                           "model.NPZ.npz", "m.npz.npz"})
+    loaded = smallvis.load_model(name)
+    assert np.array_equal(loaded.embedding_, model.embedding_)
+
+
+def test_save_model_through_a_path_object_and_an_open_file(tmp_path, model):
+    smallvis.save_model(model, tmp_path / "results")
+    with open(tmp_path / "opened", "wb") as fh:
+        smallvis.save_model(model, fh)
+    assert sorted(os.listdir(tmp_path)) == ["opened", "results"]
+    for name in ("opened", "results"):
+        assert np.array_equal(smallvis.load_model(tmp_path / name).embedding_,
+                              model.embedding_)
+
+
+def test_save_model_keeps_the_link_and_special_file_rules(tmp_path, monkeypatch, model):
+    monkeypatch.chdir(tmp_path)
+    _null_device("nul")
+    os.symlink("nul", "sink.npz")
+    smallvis.save_model(model, "sink.npz")
+    assert _kind("nul") == stat.S_IFCHR and _kind("sink.npz") == stat.S_IFLNK
+    (tmp_path / "ro.npz").write_bytes(b"precious")
+    os.chmod("ro.npz", 0o444)
+    with pytest.raises(ValueError, match=r"file 'ro.npz' exists and is read-only"):
+        smallvis.save_model(model, "ro.npz")
+    assert (tmp_path / "ro.npz").read_bytes() == b"precious"
+    _block_device("disk")
+    with pytest.raises(ValueError, match="is a block device"):
+        smallvis.save_model(model, "disk")
+    assert _kind("disk") == stat.S_IFBLK
+
+
+def test_save_model_failing_halfway_leaves_the_old_file(tmp_path, monkeypatch, model):
+    (tmp_path / "m.npz").write_bytes(b"the good old model")
+
+    def savez(file, **arrays):
+        file.write(b"half a model")
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(np, "savez", savez)
+    with pytest.raises(OSError, match="No space"):
+        smallvis.save_model(model, tmp_path / "m.npz")
+    assert (tmp_path / "m.npz").read_bytes() == b"the good old model"
+    assert os.listdir(tmp_path) == ["m.npz"]
