@@ -31,6 +31,7 @@ import pytest
 import smallvis
 import smallvis.cli as cli
 from smallvis.cli import main
+from smallvis.plotting import save_plot
 
 RUN = ["--method", "tsne", "--fast", "--n-iter", "20", "--perplexity", "5",
        "--random-state", "0", "--quiet"]
@@ -424,3 +425,43 @@ def test_save_model_failing_halfway_leaves_the_old_file(tmp_path, monkeypatch, m
         smallvis.save_model(model, tmp_path / "m.npz")
     assert (tmp_path / "m.npz").read_bytes() == b"the good old model"
     assert os.listdir(tmp_path) == ["m.npz"]
+
+
+# -- save_plot: the same rules --------------------------------------------------------
+
+
+def test_save_plot_follows_the_same_rules(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Y = np.random.default_rng(0).normal(size=(30, 2))
+    (tmp_path / "ro.png").write_bytes(b"precious")
+    os.chmod("ro.png", 0o444)
+    with pytest.raises(ValueError, match=r"path 'ro.png' exists and is read-only"):
+        save_plot(Y, "ro.png")
+    assert (tmp_path / "ro.png").read_bytes() == b"precious"
+    (tmp_path / "real.png").write_bytes(b"old")
+    os.symlink("real.png", "y.png")
+    assert save_plot(Y, "y.png") == "y.png"
+    assert _kind("y.png") == stat.S_IFLNK
+    assert (tmp_path / "real.png").read_bytes()[:4] == b"\x89PNG"
+    _null_device("nul")
+    os.symlink("nul", "sink.svg")
+    save_plot(Y, "sink.svg")
+    assert _kind("nul") == stat.S_IFCHR
+
+
+def test_save_plot_failing_halfway_leaves_the_old_file(tmp_path, monkeypatch):
+    from matplotlib.figure import Figure
+
+    def savefig(self, fname, **kwargs):
+        if isinstance(fname, (str, os.PathLike)):
+            with open(fname, "wb") as fh:
+                fh.write(b"half a picture")
+        else:
+            fname.write(b"half a picture")
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(Figure, "savefig", savefig)
+    (tmp_path / "y.png").write_bytes(b"the good old plot")
+    with pytest.raises(OSError, match="No space"):
+        save_plot(np.zeros((5, 2)) + np.arange(5)[:, None], tmp_path / "y.png")
+    assert (tmp_path / "y.png").read_bytes() == b"the good old plot"
+    assert os.listdir(tmp_path) == ["y.png"]
