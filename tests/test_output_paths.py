@@ -258,6 +258,23 @@ def test_block_devices_directories_sockets_and_link_loops_are_refused_before_wor
         assert _kind("thing") == stat.S_IFBLK
 
 
+def test_transform_outputs_follow_the_same_rules(tmp_path, monkeypatch, capsys, model):
+    monkeypatch.chdir(tmp_path)
+    smallvis.save_model(model, "m.npz")
+    _null_device("nul")
+    os.symlink("nul", "sink.csv")
+    (tmp_path / "ro.png").write_bytes(b"precious")
+    os.chmod("ro.png", 0o444)
+    command = ["transform", "iris", "--model", "m.npz", "--out", "sink.csv", "--quiet"]
+    assert main(command + ["--plot", "ro.png"]) == 2
+    _one_error_line(capsys, "--plot", "read-only")
+    assert (tmp_path / "ro.png").read_bytes() == b"precious"
+    os.symlink("nul", "sink.png")
+    assert main(command + ["--plot", "sink.png"]) == 0
+    assert _kind("nul") == stat.S_IFCHR
+    assert sorted(os.listdir()) == ["m.npz", "nul", "ro.png", "sink.csv", "sink.png"]
+
+
 # -- read-only outputs, for root too ----------------------------------------------
 
 
