@@ -446,7 +446,8 @@ def build_parser():
                         "number, so a numeric first row such as 1,2,3 is read as data)")
     e.add_argument("--out", default=None,
                    help=f"write the coordinates to this file ({', '.join(OUT_FORMATS)}; "
-                        "CSV with a y1,y2,... header)")
+                        "CSV with a y1,y2,... header); /dev/stdout writes CSV to "
+                        "standard output")
     e.add_argument("--plot", default=None,
                    help=f"write a scatter plot to this file; the format follows the "
                         f"extension ({', '.join(PLOT_FORMATS)})")
