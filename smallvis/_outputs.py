@@ -131,11 +131,13 @@ def check_output(path, name):
     Raises
     ------
     ValueError
-        A block device, a directory, a socket, a link loop, a missing or
-        read-only directory, or a read-only file.  The message starts with
-        ``name`` and ``path``.
+        An empty path or one ending in a separator, a block device, a
+        directory, a socket, a link loop, a missing or read-only directory,
+        or a read-only file.  The message starts with ``name`` and ``path``.
     """
     path = os.fspath(path)
+    if not path or path.endswith((os.sep, os.altsep or os.sep)):
+        raise ValueError(f"{name} {path!r} is not a file name")
     st = _stat_or_none(path, name)
     if st is None:
         return _check_regular(path, os.path.realpath(path), None, name)

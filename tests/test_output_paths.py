@@ -431,6 +431,14 @@ def test_save_model_keeps_the_link_and_special_file_rules(tmp_path, monkeypatch,
     assert _kind("disk") == stat.S_IFBLK
 
 
+@pytest.mark.parametrize("name", ["", "new_dir/", "."])
+def test_save_model_refuses_a_name_that_is_no_file(tmp_path, monkeypatch, model, name):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match=r"^file '.*' (is not a file name|is a directory)"):
+        smallvis.save_model(model, name)
+    assert os.listdir() == []
+
+
 def test_save_model_failing_halfway_leaves_the_old_file(tmp_path, monkeypatch, model):
     (tmp_path / "m.npz").write_bytes(b"the good old model")
 
