@@ -162,6 +162,10 @@ def test_a_bare_fifo_or_device_without_an_extension_gets_the_default_format(
         os.close(reader)
     assert _kind("coords") == stat.S_IFIFO
     assert np.loadtxt(io.BytesIO(data), delimiter=",", skiprows=1).shape == (150, 2)
+    _null_device("sink")
+    assert main(["embed", "iris", "--plot", "sink", "--save-model", "sink", *RUN]) == 0
+    assert _kind("sink") == stat.S_IFCHR
+    assert sorted(os.listdir()) == ["coords", "sink"]
 
 
 def test_checking_a_fifo_output_does_not_wait_for_a_reader(tmp_path, monkeypatch, capsys):
