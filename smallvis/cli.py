@@ -13,7 +13,10 @@ exits with status 2, without a traceback.  Warnings print as one line each,
 
 Outputs are written atomically (a temporary file in the same directory,
 then :func:`os.replace`), so a failed or interrupted write never leaves a
-truncated file where a good one stood.
+truncated file where a good one stood.  An output that is a link is written
+at its final target (the link stays); a character device or FIFO (``--out
+/dev/stdout``) is written into, never replaced; a read-only output is
+refused, for root too (:mod:`smallvis._outputs`).
 
 Exit status: 0 success, 1 an output could not be written, 2 bad input or
 options, 130 interrupted (Ctrl-C).
@@ -24,13 +27,14 @@ import csv
 import io
 import os
 import re
+import stat
 import sys
-import tempfile
 import warnings
 
 import numpy as np
 
 from . import __version__, datasets
+from ._outputs import check_output, is_stream, write_output
 from .api import embed
 from .methods import METHODS
 
@@ -59,8 +63,32 @@ def _same_file(a, b):
         return False
 
 
+def _same_device(a, b):
+    """Whether ``a`` and ``b`` are one character device (e.g. /dev/null twice)."""
+    try:
+        return stat.S_ISCHR(os.stat(a).st_mode) and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def output_format(path, extensions):
+    """The format of an output: its extension, or for a stream without one
+    (``--out /dev/stdout``) the first of ``extensions``; None if unsupported."""
+    ext = os.path.splitext(path)[1].lower()
+    if ext in extensions:
+        return ext
+    if not ext and is_stream(path):
+        return extensions[0]
+    return None
+
+
 def check_outputs(outputs, inputs):
     """Refuse outputs that cannot be written, or that would destroy an input.
+
+    Links are followed to their final target (which is what gets written).
+    The rules for what may be written are those of :mod:`smallvis._outputs`:
+    regular files (replaced atomically), character devices and FIFOs
+    (written into, so ``--out /dev/stdout`` works); a FIFO is not opened here.
 
     Parameters
     ----------
@@ -72,9 +100,10 @@ def check_outputs(outputs, inputs):
     Raises
     ------
     CLIError
-        Unsupported extension, missing or unwritable directory, a path that
-        is a directory or a read-only file, an output that resolves to an
-        input, or two outputs that resolve to the same file.
+        An output that resolves to an input, two outputs that resolve to the
+        same file (one character device twice is allowed), an unsupported
+        extension, a missing or read-only directory, a read-only file (for
+        root too), a directory, block device, socket or link loop.
     """
     outputs = [(o, p, e) for o, p, e in outputs if p is not None]
     for k, (option, path, _) in enumerate(outputs):  # data loss first
@@ -83,55 +112,30 @@ def check_outputs(outputs, inputs):
                 raise CLIError(f"{option} {path!r} is the input file {source!r}; "
                                "refusing to overwrite it")
         for other_option, other, _ in outputs[:k]:
-            if _same_file(path, other):
+            if _same_file(path, other) and not _same_device(path, other):
                 raise CLIError(f"{other_option} and {option} are the same file {path!r}")
     for option, path, extensions in outputs:
-        ext = os.path.splitext(path)[1].lower()
-        if ext not in extensions:
+        if output_format(path, extensions) is None:
+            ext = os.path.splitext(path)[1].lower()
             raise CLIError(f"{option} {path!r}: unsupported extension {ext or '(none)'!r}; "
                            f"use {', '.join(extensions)}")
-        directory = os.path.dirname(os.path.realpath(path))
-        if not os.path.isdir(directory):
-            raise CLIError(f"{option} {path!r}: directory {directory!r} does not exist")
-        if not os.access(directory, os.W_OK | os.X_OK):
-            raise CLIError(f"{option} {path!r}: directory {directory!r} is not writable")
-        if os.path.isdir(path):
-            raise CLIError(f"{option} {path!r} is a directory")
-        if os.path.exists(path) and not os.access(path, os.W_OK):
-            raise CLIError(f"{option} {path!r} exists and is read-only")
-
-
-def atomic_write(path, write):
-    """Write a file by ``write(binary_file)`` into a temporary file, then rename.
-
-    The temporary file lives in the target's directory, so the final
-    :func:`os.replace` is atomic: readers see the old file or the complete
-    new one, never a truncated one.  On any error (or Ctrl-C) the temporary
-    file is removed and the target is untouched.  The new file gets the
-    old one's permissions, or the default ones (0666 minus the umask).
-    """
-    target = os.path.realpath(path)
-    directory, name = os.path.split(target)
-    if os.path.exists(target):
-        mode = os.stat(target).st_mode & 0o7777
-    else:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            write(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
         try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+            check_output(path, option)
+        except ValueError as exc:
+            raise CLIError(str(exc)) from None
+
+
+def atomic_write(path, write, option="file"):
+    """Write the output ``path`` by ``write(binary_file)``, never harming another file.
+
+    A regular file (or a link's final target) is replaced atomically: a
+    temporary file in the target's directory, then a rename, so readers see
+    the old file or the complete new one; on any error (or Ctrl-C) the
+    temporary file is removed and the target is untouched; the new file gets
+    the old one's permissions.  A character device or FIFO is written into.
+    See :func:`smallvis._outputs.write_output`.
+    """
+    write_output(path, write, option)
 
 
 def _write_coordinates(fh, Y, path):
@@ -442,7 +446,8 @@ def build_parser():
                         "number, so a numeric first row such as 1,2,3 is read as data)")
     e.add_argument("--out", default=None,
                    help=f"write the coordinates to this file ({', '.join(OUT_FORMATS)}; "
-                        "CSV with a y1,y2,... header)")
+                        "CSV with a y1,y2,... header); /dev/stdout writes CSV to "
+                        "standard output")
     e.add_argument("--plot", default=None,
                    help=f"write a scatter plot to this file; the format follows the "
                         f"extension ({', '.join(PLOT_FORMATS)})")
@@ -514,14 +519,14 @@ class _Tracker:
 def _write_outputs(args, Y, labels, title, written):
     """Write --out and --plot, appending a note to ``written`` after each."""
     if args.out:
-        atomic_write(args.out, lambda fh: _write_coordinates(fh, Y, args.out))
+        atomic_write(args.out, lambda fh: _write_coordinates(fh, Y, args.out), "--out")
         written.append(f"coordinates -> {args.out}")
     if args.plot:
         from .plotting import save_plot
 
-        fmt = os.path.splitext(args.plot)[1].lower().lstrip(".")
+        fmt = output_format(args.plot, PLOT_FORMATS).lstrip(".")
         atomic_write(args.plot, lambda fh: save_plot(Y, fh, labels=labels, title=title,
-                                                     format=fmt))
+                                                     format=fmt), "--plot")
         written.append(f"plot -> {args.plot}")
 
 
@@ -580,7 +585,7 @@ def _write_model(args, X, result):
         learning_rate=_learning_rate(args.learning_rate), n_iter=args.n_iter,
         optimizer=args.optimizer, n_epochs=args.n_epochs, exaggeration=args.exaggeration,
         random_state=args.random_state, n_threads=args.threads)
-    atomic_write(args.save_model, lambda fh: save_model(model, fh))
+    atomic_write(args.save_model, lambda fh: save_model(model, fh), "--save-model")
 
 
 def _save_placed_plot(fh, Y_train, Y_new, labels, title, fmt):
@@ -619,14 +624,14 @@ def run_transform(args):
     Y_new = model.transform(X)
     written = []
     if args.out:
-        atomic_write(args.out, lambda fh: _write_coordinates(fh, Y_new, args.out))
+        atomic_write(args.out, lambda fh: _write_coordinates(fh, Y_new, args.out), "--out")
         written.append(f"coordinates -> {args.out}")
     if args.plot:
-        fmt = os.path.splitext(args.plot)[1].lower().lstrip(".")
+        fmt = output_format(args.plot, PLOT_FORMATS).lstrip(".")
         title = (f"{model.reference_.method}: {len(Y_new)} new points of "
                  f"{os.path.basename(args.input)} placed")
         atomic_write(args.plot, lambda fh: _save_placed_plot(
-            fh, model.embedding_, Y_new, labels, title, fmt))
+            fh, model.embedding_, Y_new, labels, title, fmt), "--plot")
         written.append(f"plot -> {args.plot}")
     if not args.quiet:
         print(f"smallvis: placed {len(Y_new)} new points into the {model.reference_.method} "

@@ -26,10 +26,12 @@ from sources you trust.  Model files in this format are safe to open.
 """
 
 import json
+import os
 import zipfile
 
 import numpy as np
 
+from ._outputs import write_output
 from .estimator import METHOD_CLASSES, Embedding
 from .transform import Reference
 
@@ -90,19 +92,32 @@ def _decode(value, arrays):
 def save_model(model, file):
     """Write a fitted estimator to ``file`` (a path or a binary file object).
 
+    A path is written under exactly that name (no ``.npz`` is added), by the
+    rules of every smallvis output (:mod:`smallvis._outputs`): a regular
+    file is replaced atomically, so a failed write leaves the old one whole;
+    a link stays a link and its final target is written; a character device
+    or FIFO is written into, never replaced.
+
     Parameters
     ----------
     model : Embedding
         Fitted (any of the per-method classes too).
     file : str, path or binary file
-        Conventionally with the extension ``.npz``.
+        Conventionally with the extension ``.npz``; :func:`load_model` reads
+        any name.
 
     Raises
     ------
     NotFittedError
         ``model`` has not been fitted.
     ValueError
-        A parameter with no safe file form (e.g. a ``callback`` function).
+        A parameter with no safe file form (e.g. a ``callback`` function);
+        or ``file`` is a read-only file (for root too), in a missing or
+        read-only directory, a directory, a block device, a socket or a
+        link loop (nothing is written).
+    OSError
+        The write failed (e.g. a full disk); a file that stood there is
+        untouched.
     """
     if not isinstance(model, Embedding):
         raise TypeError(f"save_model needs a smallvis Embedding; got {type(model).__name__}")
@@ -129,7 +144,16 @@ def save_model(model, file):
         },
     }
     blob = np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8)
-    np.savez(file, header=blob, X=ref.X, Y=ref.Y, **arrays)
+    _write_archive(file, header=blob, X=ref.X, Y=ref.Y, **arrays)
+
+
+def _write_archive(file, **arrays):
+    """``np.savez`` into ``file``, a binary file object or a path written as named
+    (given a path, NumPy itself would add ``.npz`` and write in place)."""
+    if isinstance(file, (str, os.PathLike)):
+        write_output(file, lambda fh: np.savez(fh, **arrays), "file")
+    else:
+        np.savez(file, **arrays)
 
 
 def _fail(file, why):

@@ -8,6 +8,7 @@ use (scripts, CI), select the Agg backend yourself, e.g. with
 
 import numpy as np
 
+from ._outputs import write_output
 from ._validation import check_integer
 
 __all__ = ["plot", "plot_every", "PlotEvery", "plot_costs", "save_plot"]
@@ -358,7 +359,10 @@ def save_plot(Y, path, labels=None, title=None, format=None):
     Y : array-like of shape (n_samples, n_components) or (n_samples,)
         Embedding coordinates.
     path : str, os.PathLike or binary file object
-        Output file.
+        Output file.  A path is written by the rules of every smallvis
+        output (:mod:`smallvis._outputs`): a regular file is replaced
+        atomically, a link's final target is written and the link stays, a
+        character device or FIFO is written into.
     labels : array-like of shape (n_samples,), default=None
         Labels to colour the points by, as in :func:`plot`.
     title : str, default=None
@@ -374,7 +378,9 @@ def save_plot(Y, path, labels=None, title=None, format=None):
     Raises
     ------
     ValueError
-        A format (or extension) other than png, pdf or svg.
+        A format (or extension) other than png, pdf or svg; or ``path`` is a
+        read-only file (for root too), in a missing or read-only directory,
+        a directory, a block device, a socket or a link loop.
     """
     import os
 
@@ -391,7 +397,11 @@ def save_plot(Y, path, labels=None, title=None, format=None):
     fig, ax = plt.subplots(figsize=(6, 6))
     try:
         plot(Y, labels=labels, ax=ax, title=title)
-        fig.savefig(path, format=format, dpi=100, bbox_inches="tight")
+        if isinstance(path, (str, os.PathLike)):
+            write_output(path, lambda fh: fig.savefig(fh, format=format, dpi=100,
+                                                      bbox_inches="tight"), "path")
+        else:
+            fig.savefig(path, format=format, dpi=100, bbox_inches="tight")
     finally:
         plt.close(fig)
     return path
