@@ -137,9 +137,9 @@ def affinities(X, method="tsne", *, fast=False, random_state=None, n_threads=1, 
         (symmetric, entries in (0, 1], not normalised).  ncvis: the union of
         the kNN graphs, normalised to sum 1.
     """
+    X = check_data(X)  # the data first: NaN is reported before any parameter
     m = get_method(method)
     kern = select_kernels(fast)
-    X = check_data(X)
     if set(params) & set(m.cost_params):
         raise ValueError(
             f"affinities() takes only affinity parameters of {m.name!r}: "
@@ -206,9 +206,9 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, return_learned=F
     TypeError
         Non-numeric ``P`` or ``Y``, or a parameter of the wrong type.
     """
+    Y = _check_y(Y)  # the data first, then the parameters
     m = get_method(method)
     kern = select_kernels(fast)
-    Y = _check_y(Y)
     check_dense_memory(kern, Y.shape[0])
     unknown = set(method_params) - set(m.cost_params)
     if unknown:
@@ -355,9 +355,9 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
     """
     t0 = time.perf_counter()
     progress = _progress.begin(verbose)  # noqa: F841  stage lines while this lives
+    X = check_data(X)  # the data first: NaN is reported before any parameter
     m = get_method(method)
     kern = select_kernels(fast)
-    X = check_data(X)
     n = X.shape[0]
     check_dense_memory(kern, n)
     n_components = check_integer(n_components, "n_components", low=1)

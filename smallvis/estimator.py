@@ -35,7 +35,7 @@ from .api import embed
 from .methods import METHODS, get_method
 from .transform import (TRANSFORM_LEARNING_RATE, TRANSFORM_N_ITER, NotFittedError,
                         build_reference, check_new_points)
-from ._validation import _as_array, check_random_state
+from ._validation import _as_array, check_data, check_random_state
 
 __all__ = ["Embedding", "NotFittedError"]
 
@@ -205,7 +205,7 @@ class Embedding:
         if arr.ndim == 2 and arr.shape[0] < 2:
             raise ValueError(f"n_samples = {arr.shape[0]}: an embedding needs at least 2 "
                              "samples (got one sample or none)")
-        return arr
+        return check_data(arr)
 
     def fit(self, X, y=None):
         """Embed ``X``; returns ``self``.
@@ -220,9 +220,9 @@ class Embedding:
         -------
         self
         """
-        method = get_method(self._method_name())
         names = _feature_names(X)
-        X = self._check_fit_data(X)
+        X = self._check_fit_data(X)  # the data first: NaN before any parameter
+        method = get_method(self._method_name())
         rng = check_random_state(self.random_state)
         if isinstance(self.random_state, (int, np.integer)) and not isinstance(
                 self.random_state, bool):
