@@ -199,7 +199,8 @@ def check_threads(n_threads):
     """
     n_threads = check_integer(n_threads, "n_threads", low=-1, high=MAX_THREADS)
     if n_threads == 0:
-        raise ValueError("n_threads must be a positive integer or -1 (all cores); got 0")
+        raise ParameterError("n_threads must be a positive integer or -1 (all cores); got 0",
+                             ("n_threads",))
     cores = os.cpu_count() or 1
     if n_threads == -1:
         return cores
@@ -542,16 +543,16 @@ class SmallDataWarning(UserWarning):
 
 
 def spell_options(message, options, spell):
-    """``message`` with each option name in ``options`` written as ``spell(name)``.
+    """``message`` with each keyword form ``name=`` of ``options`` written as ``spell(name)``.
 
-    A name followed by ``=`` (the keyword form, ``perplexity=``) is replaced
-    with the ``=``; names that ``spell`` maps to None stay as they are.
+    The keyword form is how a message tells the user what to set
+    ("pass perplexity= to choose"); the bare name, which says what is
+    wrong, stays.  Names that ``spell`` maps to None stay as they are.
     """
     for name in options:
         text = spell(name)
         if text is not None:
-            message = re.sub(rf"(?<![\w-]){re.escape(name)}=?(?!\w)",
-                             lambda _: text, message)
+            message = re.sub(rf"(?<![\w-]){re.escape(name)}=", lambda _: text, message)
     return message
 
 

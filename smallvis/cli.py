@@ -491,10 +491,18 @@ def _embed_flags():
 
 
 def cli_message(exc_or_warning):
-    """The text of an error or warning with Python keywords written as options."""
+    """The text of an error or warning, led by the options it is about.
+
+    A message about parameters (``options`` on a ParameterError or
+    SmallDataWarning) starts with their command-line options
+    (``--n-neighbors: n_neighbors must be ...``), and its keyword forms
+    (``pass n_neighbors= to ...``) are written as the options.
+    """
     text = " ".join(str(exc_or_warning).split())
     options = getattr(exc_or_warning, "options", ())
-    return spell_options(text, options, option_flag)
+    flags = [flag for flag in map(option_flag, options) if flag is not None]
+    text = spell_options(text, options, option_flag)
+    return f"{', '.join(flags)}: {text}" if flags else text
 
 
 def build_parser():
