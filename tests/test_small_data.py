@@ -123,6 +123,19 @@ def test_maps_of_ten_and_twenty_points_separate_the_species(method):
         assert knn_accuracy(Y, setosa, 1) == 1.0, (method, n)
 
 
+@pytest.mark.parametrize("estimator,option", [
+    (smallvis.Embedding("umap", n_iter=50), "pass method_params={'n_neighbors': ...} to"),
+    (smallvis.NCVIS(n_iter=50), "pass method_params={'n_neighbors': ...} to"),
+    (smallvis.Embedding("tsne", n_iter=50), "pass perplexity= to"),
+])
+def test_estimator_warning_names_its_own_parameter(estimator, option):
+    X, _ = _stratified_iris(10)
+    with pytest.warns(smallvis._validation.SmallDataWarning) as caught:
+        estimator.set_params(random_state=0).fit(X)
+    assert len(caught) == 1 and option in str(caught[0].message)
+    assert caught[0].filename == __file__  # attributed to the caller
+
+
 def _nan_data(n=10):
     X = _stratified_iris(n)[0].copy()
     X[3, 2] = np.nan
