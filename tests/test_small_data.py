@@ -67,6 +67,17 @@ def test_a_default_too_large_for_the_data_is_lowered_with_one_warning(method, n)
     assert f"{name}=" in messages[0]  # the keyword that sets it
 
 
+def test_affinities_lower_the_default_too_and_calibrate_to_the_lowered_value():
+    # asne's conditional rows: each row's perplexity exp(entropy), computed
+    # here from P, is the value used, 19 / 3 on 20 points
+    X, _ = _stratified_iris(20)
+    with pytest.warns(smallvis._validation.SmallDataWarning, match="to 6.33333 for 20"):
+        P = smallvis.affinities(X, "asne")
+    rows = np.where(P > 0, P, 1.0)
+    perplexities = np.exp(-np.sum(P * np.log(rows), axis=1))
+    np.testing.assert_allclose(perplexities, 19 / 3, rtol=1e-4)
+
+
 @pytest.mark.parametrize("method", smallvis.list_methods())
 def test_every_method_runs_on_two_points_with_either_optimizer(method):
     X = np.array([[0.0, 1.0], [2.0, 3.5]])
