@@ -254,7 +254,8 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
-        Input data; finite, at least 2 rows.
+        Input data; finite, at least 2 rows.  Checked before any other
+        argument.
     method : str, default="tsne"
         A name from :func:`list_methods`.
     fast : bool, default=False
@@ -269,7 +270,14 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
         stochastic one (e.g. ``smallvis.METHODS["umap"].sgd.init``).
     perplexity : float, optional
         Perplexity for the methods that use it (default: the method's
-        ``affinity_params["perplexity"]``).
+        ``affinity_params["perplexity"]``).  At most ``n_samples - 1``.  A
+        default too large for ``X`` (and a default ``n_neighbors``, see
+        ``METHODS[method].sized_params``) is lowered, with one
+        :class:`smallvis.SmallDataWarning` saying what was used:
+        perplexity to ``(n_samples - 1) / 3`` (at least 1), umap's and
+        tumap's ``n_neighbors`` to ``n_samples - 1`` (at least 2), NCVis's to
+        ``(n_samples - 1) // 3`` (at least 1).  A value given that is too
+        large is a ValueError.
     optimizer : {"auto", "exact", "sgd"}, default="auto"
         "exact": full-gradient delta-bar-delta (:mod:`smallvis.optim`).
         "sgd": edge and negative sampling (:mod:`smallvis.sgd`), for the

@@ -70,8 +70,6 @@ class SizedParam:
     small_data : callable
         ``small_data(n_samples)``: the value used instead of a default that
         exceeds ``limit(n_samples)``.
-    rule : str
-        Where ``small_data`` comes from, for the documentation.
     default_limit : callable or None
         ``default_limit(n_samples)``: the largest default kept, when it is
         below ``limit`` (a default that fits but makes no map); None: ``limit``.
@@ -80,7 +78,6 @@ class SizedParam:
     limit_text: str
     limit: Callable
     small_data: Callable
-    rule: str = ""
     default_limit: Callable = None
 
     def keeps_default(self, value, n_samples):
@@ -118,19 +115,15 @@ def knn_neighbors_for_small_data(n_samples):
 
 
 #: Perplexity: the calibration needs at least ``perplexity`` other points.
-PERPLEXITY_SIZE = SizedParam("n_samples - 1", lambda n: n - 1, perplexity_for_small_data,
-                             "(n_samples - 1) / 3, at least 1 (openTSNE)")
+PERPLEXITY_SIZE = SizedParam("n_samples - 1", lambda n: n - 1, perplexity_for_small_data)
 #: kNN size not counting the point itself (tsne, largevis: no default, as
 #: 3 x perplexity is capped at N - 1).
-OTHERS_SIZE = SizedParam("n_samples - 1", lambda n: n - 1, knn_neighbors_for_small_data,
-                         "floor((n_samples - 1) / 3), at least 1")
+OTHERS_SIZE = SizedParam("n_samples - 1", lambda n: n - 1, knn_neighbors_for_small_data)
 #: NCVis's kNN graph: its default is kept up to a third of the other points.
 KNN_GRAPH_SIZE = SizedParam("n_samples - 1", lambda n: n - 1, knn_neighbors_for_small_data,
-                            "floor((n_samples - 1) / 3), at least 1",
                             default_limit=lambda n: (n - 1) / 3.0)
 #: UMAP's n_neighbors, which counts the point itself.
-UMAP_SIZE = SizedParam("n_samples", lambda n: n, umap_neighbors_for_small_data,
-                       "n_samples - 1, at least 2 (umap-learn)")
+UMAP_SIZE = SizedParam("n_samples", lambda n: n, umap_neighbors_for_small_data)
 
 
 @dataclass(frozen=True)
