@@ -515,6 +515,8 @@ def build_parser():
     sub = parser.add_subparsers(dest="command", required=True, help="the command to run")
     e = sub.add_parser(
         "embed", help="embed a dataset and write coordinates and a plot",
+        # the method parameters would make argparse's usage line a screenful
+        usage="%(prog)s INPUT [--method METHOD] [options] [method parameters]",
         description="Embed INPUT and write its coordinates (--out) and a plot (--plot). "
                     "Output paths are checked before any work; outputs are written "
                     "atomically and never replace an input.")
