@@ -20,6 +20,7 @@ from .estimator import Embedding, NotFittedError
 from .model_io import ModelFileError, load_model, save_model
 from .methods import METHODS
 from .optim import DivergenceError
+from ._validation import SmallDataWarning
 from .plotting import plot, plot_costs, plot_every
 
 #: One estimator class per method (``TSNE``, ``UMAP``, ...), from the registry.
@@ -39,6 +40,7 @@ __all__ = [
     "Embedding",
     "ModelFileError",
     "NotFittedError",
+    "SmallDataWarning",
     "affinities",
     "cost_and_gradient",
     "datasets",

@@ -7,6 +7,8 @@ checks, so everything they receive passes through here first.
 
 import numbers
 import os
+import re
+import sys
 import warnings
 
 import numpy as np
@@ -130,7 +132,7 @@ def check_number(value, name, *, low=None, high=None, low_open=False,
         raise TypeError(f"{name} must be a real number; got {value!r}")
     value = float(value)
     if not np.isfinite(value):
-        raise ValueError(f"{name} must be finite; got {value!r}")
+        raise ParameterError(f"{name} must be finite; got {value!r}", (name,))
     too_low = low is not None and (value <= low if low_open else value < low)
     too_high = high is not None and (value >= high if high_open else value > high)
     if too_low or too_high:
@@ -138,7 +140,8 @@ def check_number(value, name, *, low=None, high=None, low_open=False,
         hi = ")" if high_open else "]"
         lo_s = "-inf" if low is None else f"{low:g}"
         hi_s = "inf" if high is None else f"{high:g}"
-        raise ValueError(f"{name} must be in {lo}{lo_s}, {hi_s}{hi}; got {value!r}")
+        raise ParameterError(f"{name} must be in {lo}{lo_s}, {hi_s}{hi}; got {value!r}",
+                             (name,))
     return value
 
 
@@ -177,7 +180,7 @@ def check_integer(value, name, low=None, high=None, *, why=None):
         lo = "-inf" if low is None else low
         hi = "inf" if high is None else high
         reason = f" ({why})" if why else ""
-        raise ValueError(f"{name} must be in [{lo}, {hi}]{reason}; got {value}")
+        raise ParameterError(f"{name} must be in [{lo}, {hi}]{reason}; got {value}", (name,))
     return value
 
 
@@ -196,7 +199,8 @@ def check_threads(n_threads):
     """
     n_threads = check_integer(n_threads, "n_threads", low=-1, high=MAX_THREADS)
     if n_threads == 0:
-        raise ValueError("n_threads must be a positive integer or -1 (all cores); got 0")
+        raise ParameterError("n_threads must be a positive integer or -1 (all cores); got 0",
+                             ("n_threads",))
     cores = os.cpu_count() or 1
     if n_threads == -1:
         return cores
@@ -515,3 +519,47 @@ def check_callback(callback):
         return stop
 
     return checked
+
+
+class ParameterError(ValueError):
+    """A bad value of options the user sets; ``options`` names them as keywords.
+
+    Front ends whose options are spelled differently (the command line's
+    ``--n-neighbors`` for ``n_neighbors``) rewrite the names with
+    :func:`spell_options`.
+    """
+
+    def __init__(self, message, options):
+        super().__init__(message)
+        self.options = tuple(options)
+
+
+class SmallDataWarning(UserWarning):
+    """A default lowered to fit a small data set; ``options`` names what was lowered."""
+
+    def __init__(self, message, options):
+        super().__init__(message)
+        self.options = tuple(options)
+
+
+def spell_options(message, options, spell):
+    """``message`` with each keyword form ``name=`` of ``options`` written as ``spell(name)``.
+
+    The keyword form is how a message tells the user what to set
+    ("pass perplexity= to choose"); the bare name, which says what is
+    wrong, stays.  Names that ``spell`` maps to None stay as they are.
+    """
+    for name in options:
+        text = spell(name)
+        if text is not None:
+            message = re.sub(rf"(?<![\w-]){re.escape(name)}=", lambda _: text, message)
+    return message
+
+
+def warn_from_caller(warning):
+    """Issue ``warning`` attributed to the first caller outside the smallvis package."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(1), 2  # stacklevel 2: the caller of this function
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(warning, stacklevel=level)

@@ -15,7 +15,8 @@ from . import _progress
 from ._backend import is_fast
 from ._memory import release_free_heap
 from ._numeric import power_of_two_exponent
-from ._validation import _as_array, check_integer, check_number, check_threads
+from ._validation import (ParameterError, _as_array, check_integer, check_number,
+                          check_threads)
 from .neighbors import nearest_neighbors
 
 PERPLEXITY_TOL = 1e-5
@@ -460,9 +461,9 @@ def _calibrated_rows(X, perplexity, kernels, n_neighbors, knn, knn_method, rando
         n_neighbors = min(int(np.floor(3.0 * perplexity)), n - 1)
     n_neighbors = check_integer(n_neighbors, "n_neighbors", 1, n - 1)
     if perplexity > n_neighbors:
-        raise ValueError(
-            f"perplexity must be at most n_neighbors = {n_neighbors}; got {perplexity}"
-        )
+        raise ParameterError(
+            f"perplexity must be at most n_neighbors = {n_neighbors}; got {perplexity}",
+            ("perplexity", "n_neighbors"))
     n_threads = check_threads(n_threads)
     indices, distances = _knn(X, n_neighbors, knn, knn_method, random_state, n_threads,
                               n_trees, kernels)

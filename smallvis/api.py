@@ -137,9 +137,9 @@ def affinities(X, method="tsne", *, fast=False, random_state=None, n_threads=1, 
         (symmetric, entries in (0, 1], not normalised).  ncvis: the union of
         the kNN graphs, normalised to sum 1.
     """
+    X = check_data(X)  # the data first: NaN is reported before any parameter
     m = get_method(method)
     kern = select_kernels(fast)
-    X = check_data(X)
     if set(params) & set(m.cost_params):
         raise ValueError(
             f"affinities() takes only affinity parameters of {m.name!r}: "
@@ -206,9 +206,9 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, return_learned=F
     TypeError
         Non-numeric ``P`` or ``Y``, or a parameter of the wrong type.
     """
+    Y = _check_y(Y)  # the data first, then the parameters
     m = get_method(method)
     kern = select_kernels(fast)
-    Y = _check_y(Y)
     check_dense_memory(kern, Y.shape[0])
     unknown = set(method_params) - set(m.cost_params)
     if unknown:
@@ -254,7 +254,8 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
-        Input data; finite, at least 2 rows.
+        Input data; finite, at least 2 rows.  Checked before any other
+        argument.
     method : str, default="tsne"
         A name from :func:`list_methods`.
     fast : bool, default=False
@@ -269,7 +270,14 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
         stochastic one (e.g. ``smallvis.METHODS["umap"].sgd.init``).
     perplexity : float, optional
         Perplexity for the methods that use it (default: the method's
-        ``affinity_params["perplexity"]``).
+        ``affinity_params["perplexity"]``).  At most ``n_samples - 1``.  A
+        default too large for ``X`` (and a default ``n_neighbors``, see
+        ``METHODS[method].sized_params``) is lowered, with one
+        :class:`smallvis.SmallDataWarning` saying what was used:
+        perplexity to ``(n_samples - 1) / 3`` (at least 1), umap's and
+        tumap's ``n_neighbors`` to ``n_samples - 1`` (at least 2), NCVis's to
+        ``(n_samples - 1) // 3`` (at least 1).  A value given that is too
+        large is a ValueError.
     optimizer : {"auto", "exact", "sgd"}, default="auto"
         "exact": full-gradient delta-bar-delta (:mod:`smallvis.optim`).
         "sgd": edge and negative sampling (:mod:`smallvis.sgd`), for the
@@ -355,9 +363,9 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
     """
     t0 = time.perf_counter()
     progress = _progress.begin(verbose)  # noqa: F841  stage lines while this lives
+    X = check_data(X)  # the data first: NaN is reported before any parameter
     m = get_method(method)
     kern = select_kernels(fast)
-    X = check_data(X)
     n = X.shape[0]
     check_dense_memory(kern, n)
     n_components = check_integer(n_components, "n_components", low=1)

@@ -35,6 +35,7 @@ import numpy as np
 
 from . import __version__, datasets
 from ._outputs import check_output, is_stream, write_output
+from ._validation import check_data, spell_options
 from .api import embed
 from .methods import METHODS
 
@@ -387,6 +388,127 @@ def _registry_defaults(values):
     return common + (f"; {others}" if others else "")
 
 
+def _number_or_text(text):
+    """A number if ``text`` reads as one (``7``, ``0.5``), else the text (``auto``)."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _registry_parameters():
+    """``{parameter: ({method: default}, example values)}`` over the registry.
+
+    The example values are the defaults of both optimizers (the stochastic
+    form's ``param_defaults`` too); they give the option's type.
+    """
+    table = {}
+    for name, m in METHODS.items():
+        stochastic = m.sgd.param_defaults if m.sgd is not None else {}
+        for param, default in {**m.affinity_params, **m.cost_params}.items():
+            by_method, examples = table.setdefault(param, ({}, []))
+            by_method[name] = default
+            examples += [v for v in (default, stochastic.get(param)) if v is not None]
+    return table
+
+
+def method_parameter_defaults():
+    """``{parameter: {method: default}}`` for the parameters that have an option.
+
+    Every parameter with a default other than None in some method or
+    optimizer; the rest (a ``knn`` array, UMAP's ``a`` and ``b``, which
+    ``spread`` and ``min_dist`` set) have no command-line form.
+    """
+    return {param: by_method for param, (by_method, examples) in _registry_parameters().items()
+            if examples}
+
+
+def _option_type(param):
+    """argparse keywords for ``param``: its type read from the registry's defaults."""
+    values = _registry_parameters()[param][1]
+    if all(isinstance(v, bool) for v in values):
+        return dict(action=argparse.BooleanOptionalAction)
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return dict(type=int, metavar="INT")
+    if all(isinstance(v, float) for v in values):
+        return dict(type=float, metavar="X")
+    return dict(type=_number_or_text, metavar="VALUE")
+
+
+def _flag(param):
+    return "--" + param.replace("_", "-")
+
+
+def _defaults_text(by_method):
+    """'umap, tumap: 15; tsne, largevis: unset'-style text of a {method: default} mapping."""
+    groups = {}
+    for name, value in by_method.items():
+        text = "auto" if value is None else (f"{value:g}" if isinstance(value, float)
+                                              else str(value))
+        groups.setdefault(text, []).append(name)
+    return "; ".join(f"{', '.join(names)}: {text}" for text, names in groups.items())
+
+
+def _add_method_parameters(parser, skip):
+    """One option per method parameter of the registry (those in ``skip`` exist already)."""
+    group = parser.add_argument_group(
+        "method parameters", "each applies to the methods listed (defaults from "
+        "smallvis.METHODS); a default too large for a small data set is lowered "
+        "with a warning")
+    for param, by_method in method_parameter_defaults().items():
+        if param not in skip:
+            group.add_argument(_flag(param), dest=param, default=None,
+                               help=_defaults_text(by_method), **_option_type(param))
+
+
+def method_parameters(args):
+    """The method parameters set on the command line, checked against ``--method``."""
+    given = {param: getattr(args, param) for param in method_parameter_defaults()
+             if param != "perplexity" and getattr(args, param, None) is not None}
+    m = METHODS[args.method]
+    takes = {**m.affinity_params, **m.cost_params}
+    for param in given:
+        if param not in takes:
+            users = list(method_parameter_defaults()[param])
+            raise CLIError(f"{_flag(param)} is a parameter of {', '.join(users)}, not of "
+                           f"--method {args.method}")
+    return given
+
+
+#: Keywords whose option is not ``--`` + the keyword with dashes.
+_RENAMED_OPTIONS = {"n_threads": "--threads"}
+
+
+def option_flag(keyword):
+    """The command-line option that sets ``keyword``, or None."""
+    if keyword in _RENAMED_OPTIONS:
+        return _RENAMED_OPTIONS[keyword]
+    flag = _flag(keyword)
+    return flag if flag in _embed_flags() else None
+
+
+def _embed_flags():
+    embed_parser = build_parser()._subparsers._group_actions[0].choices["embed"]
+    return {s for action in embed_parser._actions for s in action.option_strings}
+
+
+def cli_message(exc_or_warning):
+    """The text of an error or warning, led by the options it is about.
+
+    A message about parameters (``options`` on a ParameterError or
+    SmallDataWarning) starts with their command-line options
+    (``--n-neighbors: n_neighbors must be ...``), and its keyword forms
+    (``pass n_neighbors= to ...``) are written as the options.
+    """
+    text = " ".join(str(exc_or_warning).split())
+    options = getattr(exc_or_warning, "options", ())
+    flags = [flag for flag in map(option_flag, options) if flag is not None]
+    text = spell_options(text, options, option_flag)
+    return f"{', '.join(flags)}: {text}" if flags else text
+
+
 def build_parser():
     """The argument parser (exposed for tests and docs)."""
     parser = argparse.ArgumentParser(
@@ -397,6 +519,8 @@ def build_parser():
     sub = parser.add_subparsers(dest="command", required=True, help="the command to run")
     e = sub.add_parser(
         "embed", help="embed a dataset and write coordinates and a plot",
+        # the method parameters would make argparse's usage line a screenful
+        usage="%(prog)s INPUT [--method METHOD] [options] [method parameters]",
         description="Embed INPUT and write its coordinates (--out) and a plot (--plot). "
                     "Output paths are checked before any work; outputs are written "
                     "atomically and never replace an input.")
@@ -458,6 +582,7 @@ def build_parser():
                    help="also write the fitted model, for `smallvis transform` "
                         "(.npz arrays and a JSON header; no pickle)")
     e.add_argument("--quiet", action="store_true", help="no progress output")
+    _add_method_parameters(e, skip={"perplexity"})
     t = sub.add_parser(
         "transform", help="place new points into a model saved by embed --save-model",
         description="Place the rows of NEW into the embedding of MODEL (written by "
@@ -531,11 +656,13 @@ def _write_outputs(args, Y, labels, title, written):
 
 
 def run_embed(args, tracker):
-    learning_rate = _learning_rate(args.learning_rate)
     inputs = [p for p in (args.input, args.labels) if p is not None and os.path.isfile(p)]
     check_outputs([("--out", args.out, OUT_FORMATS), ("--plot", args.plot, PLOT_FORMATS),
                    ("--save-model", args.save_model, MODEL_FORMATS)], inputs)
     X, labels = load_input(args.input, header=args.header, labels=args.labels)
+    X = check_data(X)  # the data first: NaN is reported before any option
+    learning_rate = _learning_rate(args.learning_rate)
+    method_params = method_parameters(args)
     tracker.labels = labels
     if args.plot and labels is not None and labels.dtype.kind in "US":
         from .plotting import MAX_CATEGORIES
@@ -556,7 +683,7 @@ def run_embed(args, tracker):
         optimizer=args.optimizer, n_epochs=args.n_epochs,
         exaggeration=args.exaggeration, random_state=args.random_state,
         n_threads=args.threads, verbose=not args.quiet, return_result=True,
-        callback=tracker if args.save_partial else None,
+        callback=tracker if args.save_partial else None, **method_params,
     )
     tracker.finished = True
     title = f"{args.method} of {os.path.basename(args.input)} ({_cost_text(result)})"
@@ -584,7 +711,8 @@ def _write_model(args, X, result):
         init=args.init, perplexity=args.perplexity,
         learning_rate=_learning_rate(args.learning_rate), n_iter=args.n_iter,
         optimizer=args.optimizer, n_epochs=args.n_epochs, exaggeration=args.exaggeration,
-        random_state=args.random_state, n_threads=args.threads)
+        random_state=args.random_state, n_threads=args.threads,
+        method_params=method_parameters(args) or None)
     atomic_write(args.save_model, lambda fh: save_model(model, fh), "--save-model")
 
 
@@ -667,8 +795,7 @@ def _interrupted(args, tracker):
 
 
 def _one_line_warning(message, category, filename, lineno, file=None, line=None):
-    text = " ".join(str(message).split())
-    print(f"smallvis: warning: {text}", file=sys.stderr)
+    print(f"smallvis: warning: {cli_message(message)}", file=sys.stderr)
 
 
 def main(argv=None):
@@ -685,7 +812,7 @@ def main(argv=None):
             if args.command == "transform":
                 return run_transform(args)
         except (CLIError, ValueError, TypeError, FloatingPointError) as exc:
-            print(f"smallvis: error: {' '.join(str(exc).split())}", file=sys.stderr)
+            print(f"smallvis: error: {cli_message(exc)}", file=sys.stderr)
             return 2
         except KeyboardInterrupt:
             if args.command == "embed":

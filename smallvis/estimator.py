@@ -35,7 +35,8 @@ from .api import embed
 from .methods import METHODS, get_method
 from .transform import (TRANSFORM_LEARNING_RATE, TRANSFORM_N_ITER, NotFittedError,
                         build_reference, check_new_points)
-from ._validation import _as_array, check_random_state
+from ._validation import (ParameterError, SmallDataWarning, _as_array, check_data,
+                          check_random_state, spell_options, warn_from_caller)
 
 __all__ = ["Embedding", "NotFittedError"]
 
@@ -205,7 +206,7 @@ class Embedding:
         if arr.ndim == 2 and arr.shape[0] < 2:
             raise ValueError(f"n_samples = {arr.shape[0]}: an embedding needs at least 2 "
                              "samples (got one sample or none)")
-        return arr
+        return check_data(arr)
 
     def fit(self, X, y=None):
         """Embed ``X``; returns ``self``.
@@ -220,9 +221,9 @@ class Embedding:
         -------
         self
         """
-        method = get_method(self._method_name())
         names = _feature_names(X)
-        X = self._check_fit_data(X)
+        X = self._check_fit_data(X)  # the data first: NaN before any parameter
+        method = get_method(self._method_name())
         rng = check_random_state(self.random_state)
         if isinstance(self.random_state, (int, np.integer)) and not isinstance(
                 self.random_state, bool):
@@ -239,9 +240,42 @@ class Embedding:
                 raise ValueError("perplexity is given twice: as a parameter and in "
                                  "method_params; give it once")
             settings["perplexity"] = method_params.pop("perplexity")
-        result = embed(X, method.name, random_state=fit_state, return_result=True,
-                       **settings, **method_params)
+        result = self._embed_in_estimator_terms(X, method.name, random_state=fit_state,
+                                                return_result=True, **settings,
+                                                **method_params)
         return self._set_fitted(X, result, seed, names)
+
+    def _option_text(self, keyword):
+        """How the user sets ``keyword`` on this estimator."""
+        if keyword in self._get_param_names():
+            return f"{keyword}="
+        return f"method_params={{{keyword!r}: ...}}"
+
+    def _embed_in_estimator_terms(self, *args, **kwargs):
+        """:func:`smallvis.embed`, its messages naming the estimator's parameters.
+
+        ``pass n_neighbors= to ...`` becomes ``pass method_params={'n_neighbors':
+        ...} to ...`` in a parameter error or a small-data warning; other
+        warnings pass through unchanged.
+        """
+        caught = []
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                return embed(*args, **kwargs)
+        except ParameterError as exc:
+            raise ParameterError(spell_options(str(exc), exc.options, self._option_text),
+                                 exc.options) from None
+        finally:  # outside the recording, so that they reach the caller
+            self._reissue(caught)
+
+    def _reissue(self, caught):
+        for w in caught:
+            if isinstance(w.message, SmallDataWarning):
+                text = spell_options(str(w.message), w.message.options, self._option_text)
+                warn_from_caller(SmallDataWarning(text, w.message.options))
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno,
+                                       source=w.source)
 
     def _set_fitted(self, X, result, seed, names=None):
         """Set the fitted state from training data and the ``EmbedResult`` of its fit."""

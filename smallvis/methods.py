@@ -14,7 +14,8 @@ from typing import Callable, Mapping
 import numpy as np
 
 from . import affinities as aff
-from ._validation import check_integer, check_number
+from ._validation import (ParameterError, SmallDataWarning, check_integer, check_number,
+                          warn_from_caller)
 from .neighbors import check_search_params
 from .sgd import SgdSpec, largevis_n_epochs, umap_n_epochs
 
@@ -53,6 +54,76 @@ class Approximation:
     resolve_cost: Callable
     dimensions: tuple
     auto_min_n: int
+
+
+@dataclass(frozen=True)
+class SizedParam:
+    """A method parameter whose largest valid value depends on the number of points.
+
+    Attributes
+    ----------
+    limit_text : str
+        The largest value as a formula in ``n_samples``, for messages
+        (``"n_samples - 1"``).
+    limit : callable
+        ``limit(n_samples)``: the largest value accepted.
+    small_data : callable
+        ``small_data(n_samples)``: the value used instead of a default that
+        exceeds ``limit(n_samples)``.
+    default_limit : callable or None
+        ``default_limit(n_samples)``: the largest default kept, when it is
+        below ``limit`` (a default that fits but makes no map); None: ``limit``.
+    """
+
+    limit_text: str
+    limit: Callable
+    small_data: Callable
+    default_limit: Callable = None
+
+    def keeps_default(self, value, n_samples):
+        """Whether the default ``value`` is used as it is for ``n_samples`` points."""
+        largest = self.default_limit or self.limit
+        return value <= largest(n_samples)
+
+
+def perplexity_for_small_data(n_samples):
+    """``(N - 1) / 3``, at least 1: openTSNE's perplexity for small data.
+
+    The calibration then runs over ``3 x perplexity = N - 1`` neighbours (all
+    other points), as the kNN calibration would at any size.
+    """
+    return max(1.0, (n_samples - 1) / 3.0)
+
+
+def umap_neighbors_for_small_data(n_samples):
+    """``N - 1``, at least 2 (the point itself and one other): umap-learn's rule."""
+    return max(2, n_samples - 1)
+
+
+def knn_neighbors_for_small_data(n_samples):
+    """``floor((N - 1) / 3)``, at least 1: a third of the other points.
+
+    The neighbourhood of :func:`perplexity_for_small_data`.  Unlike the
+    perplexity-calibrated and fuzzy affinities, which weigh neighbours by
+    distance, a plain kNN graph (NCVis) does not: with k above a third of
+    the other points its symmetric union joins most pairs and ``P`` is close
+    to uniform.  NCVis's default of 15 on 20 stratified iris rows leaves a
+    quarter of the setosa points nearest to another species; 6 separates
+    them (tests/test_small_data.py).
+    """
+    return max(1, (n_samples - 1) // 3)
+
+
+#: Perplexity: the calibration needs at least ``perplexity`` other points.
+PERPLEXITY_SIZE = SizedParam("n_samples - 1", lambda n: n - 1, perplexity_for_small_data)
+#: kNN size not counting the point itself (tsne, largevis: no default, as
+#: 3 x perplexity is capped at N - 1).
+OTHERS_SIZE = SizedParam("n_samples - 1", lambda n: n - 1, knn_neighbors_for_small_data)
+#: NCVis's kNN graph: its default is kept up to a third of the other points.
+KNN_GRAPH_SIZE = SizedParam("n_samples - 1", lambda n: n - 1, knn_neighbors_for_small_data,
+                            default_limit=lambda n: (n - 1) / 3.0)
+#: UMAP's n_neighbors, which counts the point itself.
+UMAP_SIZE = SizedParam("n_samples", lambda n: n, umap_neighbors_for_small_data)
 
 
 @dataclass(frozen=True)
@@ -102,6 +173,11 @@ class Method:
         The method's approximate gradients, ``{name: Approximation}``
         (``gradient=name`` in ``embed`` and ``cost_and_gradient``); empty
         when only the exact gradient exists.
+    sized_params : mapping
+        Affinity parameters bounded by the number of points,
+        ``{name: SizedParam}``.  A value given that exceeds the bound is
+        refused; a default that exceeds it is lowered with a
+        :class:`~smallvis._validation.SmallDataWarning`.
     """
 
     name: str
@@ -119,6 +195,7 @@ class Method:
     sgd: SgdSpec = None
     auto_params: Mapping = field(default_factory=dict)
     approximations: Mapping = field(default_factory=dict)
+    sized_params: Mapping = field(default_factory=dict)
 
     def resolve_auto(self, cost_params, n_samples):
         """``cost_params`` with every ``"auto"`` value of :attr:`auto_params` resolved."""
@@ -165,6 +242,7 @@ class Method:
                 for k, v in self.cost_params.items()}
         if n_samples is not None:
             cost = self.resolve_auto(cost, n_samples)
+            affinity = self.fit_sizes(affinity, given=set(params), n_samples=n_samples)
         if "perplexity" in affinity:
             affinity["perplexity"] = check_perplexity(affinity["perplexity"], n_samples)
         for name in self.learned:
@@ -173,6 +251,43 @@ class Method:
             probe = self.resolve_auto(cost, 2)  # "auto" left for a later N is valid
             self.resolve_cost(**{k: v for k, v in probe.items() if k not in self.learned})
         return affinity, cost
+
+
+    def fit_sizes(self, affinity, *, given, n_samples):
+        """``affinity`` with :attr:`sized_params` checked against ``n_samples``.
+
+        A value in ``given`` (the user's) above its limit raises
+        :class:`~smallvis._validation.ParameterError`; a default above it is
+        lowered to the parameter's ``small_data`` value, and one
+        :class:`~smallvis._validation.SmallDataWarning` lists every lowered
+        default.
+        """
+        affinity = dict(affinity)
+        lowered = []
+        for name, size in self.sized_params.items():
+            value = affinity.get(name)
+            if not _is_real(value):
+                continue
+            if name in given and value > size.limit(n_samples):
+                raise ParameterError(
+                    f"{name} must be at most {size.limit_text} = {size.limit(n_samples)} "
+                    f"for {n_samples} samples; got {value}", (name,))
+            if name in given or size.keeps_default(value, n_samples):
+                continue
+            affinity[name] = size.small_data(n_samples)
+            lowered.append(name)
+        if lowered:
+            changes = ", ".join(f"{name} lowered from {self.affinity_params[name]:g} to "
+                                f"{affinity[name]:g}" for name in lowered)
+            options = " or ".join(f"{name}=" for name in lowered)
+            warn_from_caller(SmallDataWarning(
+                f"{self.name}: {changes} for {n_samples} samples (the default does not "
+                f"fit so few); pass {options} to choose another value", lowered))
+        return affinity
+
+
+def _is_real(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 def check_param_value(name, value, default):
@@ -209,9 +324,9 @@ def check_perplexity(perplexity, n_samples):
         return check_number(perplexity, "perplexity", low=1)
     if not isinstance(perplexity, bool) and isinstance(perplexity, (int, float)) \
             and perplexity > n_samples - 1:
-        raise ValueError(
+        raise ParameterError(
             f"perplexity must be at most n_samples - 1 = {n_samples - 1} for "
-            f"{n_samples} samples; got {perplexity}"
+            f"{n_samples} samples; got {perplexity}", ("perplexity",)
         )
     return check_number(perplexity, "perplexity", low=1, high=n_samples - 1)
 
@@ -526,6 +641,7 @@ _UMAP_SGD = dict(coefficient="umap", scheme="epochs_per_sample", noise="uniform"
 _FUZZY_METHOD = dict(
     build_affinities=_umap_affinities,
     affinity_params=_UMAP_GRAPH_PARAMS,
+    sized_params={"n_neighbors": UMAP_SIZE},
     fuzzy=True,
     optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
     auto_learning_rate=fuzzy_auto_learning_rate,
@@ -544,6 +660,7 @@ METHODS = MappingProxyType({
             kernel="asne",
             build_affinities=_conditional,
             affinity_params={"perplexity": 30.0},
+            sized_params={"perplexity": PERPLEXITY_SIZE},
             symmetric=False,
             optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
             auto_learning_rate=conditional_auto_learning_rate,
@@ -554,6 +671,7 @@ METHODS = MappingProxyType({
             kernel="ssne",
             build_affinities=_joint,
             affinity_params={"perplexity": 30.0},
+            sized_params={"perplexity": PERPLEXITY_SIZE},
             optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
             auto_learning_rate=gaussian_auto_learning_rate,
         ),
@@ -563,6 +681,7 @@ METHODS = MappingProxyType({
             kernel="tsne",
             build_affinities=_tsne_affinities,
             affinity_params={"perplexity": 30.0, "n_neighbors": None, **_KNN_DEFAULTS},
+            sized_params={"perplexity": PERPLEXITY_SIZE, "n_neighbors": OTHERS_SIZE},
             # n_interpolation: the accuracy of gradient="fft" (unused by "exact")
             cost_params={"n_interpolation": FFT_N_INTERPOLATION},
             resolve_cost=_tsne_cost,
@@ -581,6 +700,7 @@ METHODS = MappingProxyType({
             kernel="largevis",
             build_affinities=_largevis_affinities,
             affinity_params={"perplexity": 50.0, "n_neighbors": None, **_KNN_DEFAULTS},
+            sized_params={"perplexity": PERPLEXITY_SIZE, "n_neighbors": OTHERS_SIZE},
             cost_params={"gamma": "auto", "eps": 0.1, "kernel": "cauchy", "alpha": 1.0},
             auto_params={"gamma": largevis_auto_gamma},
             resolve_cost=_largevis_cost,
@@ -623,6 +743,7 @@ METHODS = MappingProxyType({
             kernel="ncvis",
             build_affinities=_ncvis_affinities,
             affinity_params={"n_neighbors": 15, **_KNN_DEFAULTS},
+            sized_params={"n_neighbors": KNN_GRAPH_SIZE},
             cost_params={"Q": 0.0, "nu": 5.0, "a": None, "b": None, "spread": 1.0,
                          "min_dist": 0.4, "correct_q": False},
             resolve_cost=_ncvis_cost,

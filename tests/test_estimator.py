@@ -50,6 +50,16 @@ if parametrize_with_checks is not None:
         check(estimator)
 
 
+    # default constructor arguments: scikit-learn's data have 10 to 40 rows,
+    # fewer than t-SNE's perplexity 30 and UMAP's 15 neighbours need; the
+    # defaults are lowered to fit (tests/test_small_data.py)
+    @parametrize_with_checks([Embedding("tsne"), Embedding("umap")],
+                             expected_failed_checks=lambda est: EXPECTED_FAILED_CHECKS)
+    @pytest.mark.filterwarnings("ignore::smallvis._validation.SmallDataWarning")
+    def test_scikit_learn_estimator_checks_with_default_arguments(estimator, check):
+        check(estimator)
+
+
 def test_import_smallvis_does_not_import_sklearn():
     code = "import sys, smallvis; smallvis.Embedding('tsne'); print('sklearn' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -42,7 +42,11 @@ class Mistake:
 def resolved_params(method, method_params, n_samples):
     """The cost parameters of ``method`` with defaults filled and ``a, b`` fitted."""
     m = get_method(method)
-    _, cost = m.split_params(dict(method_params), n_samples)
+    # the cost parameters only: no affinity parameter is fitted to n_samples
+    # (nor warned about) here
+    _, cost = m.split_params(dict(method_params), None)
+    if n_samples is not None:
+        cost = m.resolve_auto(cost, n_samples)
     fixed = {k: v for k, v in cost.items() if k not in m.learned}
     if m.resolve_cost is None:
         return cost
