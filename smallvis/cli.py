@@ -22,6 +22,7 @@ options, 130 interrupted (Ctrl-C).
 import argparse
 import csv
 import io
+import itertools
 import os
 import re
 import sys
@@ -157,21 +158,73 @@ def _is_number(cell):
     return True
 
 
-def _read_rows(path):
-    """Non-blank CSV rows of ``path`` as ``(line_number, cells)``, cells stripped."""
+#: Cell separators a table may use, in order of preference on a tie; a run
+#: of spaces (NumPy's savetxt, R's write.table) is tried last.
+DELIMITERS = (",", "\t", ";", " ")
+
+#: Rows looked at to choose the separator.
+_SNIFF_ROWS = 200
+
+
+def _read_text(path):
     try:
         with open(path, "rb") as fh:
             raw = fh.read()
-        text = raw.decode("utf-8-sig")  # drops a byte-order mark (Excel writes one)
+        return raw.decode("utf-8-sig")  # drops a byte-order mark (Excel writes one)
     except (OSError, UnicodeDecodeError) as exc:
         raise CLIError(f"cannot read {path!r}: {exc}") from None
+
+
+def _records(text, delimiter):
+    """A csv reader of ``text``; with spaces, a run of them is one separator."""
+    if delimiter == " ":
+        text = "\n".join(line.strip() for line in text.splitlines())
+    return csv.reader(io.StringIO(text, newline=""), delimiter=delimiter,
+                      skipinitialspace=delimiter == " ")
+
+
+def _is_blank(cells):
+    return not cells or (len(cells) == 1 and not cells[0].strip())
+
+
+def _width(text, delimiter):
+    """Cells per row of the first rows after the first (the header), or 0 if uneven."""
+    try:
+        rows = [cells for cells in itertools.islice(_records(text, delimiter), _SNIFF_ROWS)
+                if not _is_blank(cells)]
+    except csv.Error:
+        return 0
+    widths = {len(cells) for cells in (rows[1:] or rows)}
+    return widths.pop() if len(widths) == 1 else 0
+
+
+def _delimiter(text):
+    """The separator of :data:`DELIMITERS` that splits the data rows evenly into
+    the most cells (the first one on a tie); a comma if none splits them.
+
+    A wrong choice never reads silently: a cell that still holds the real
+    separator between two numbers is not a number.
+    """
+    best, most = ",", 1
+    for delimiter in DELIMITERS:
+        width = _width(text, delimiter)
+        if width > most:
+            best, most = delimiter, width
+    return best
+
+
+def _read_rows(path, delimiter=","):
+    """Non-blank CSV rows of ``path`` as ``(line_number, cells)``, cells stripped.
+
+    ``delimiter`` None: chosen by :func:`_delimiter`.
+    """
+    text = _read_text(path)
+    reader = _records(text, _delimiter(text) if delimiter is None else delimiter)
     rows = []
-    reader = csv.reader(io.StringIO(text, newline=""))
     try:
         for cells in reader:
-            if not cells or (len(cells) == 1 and not cells[0].strip()):
-                continue  # a blank line is not a row
-            rows.append((reader.line_num, [c.strip() for c in cells]))
+            if not _is_blank(cells):  # a blank line is not a row
+                rows.append((reader.line_num, [c.strip() for c in cells]))
     except csv.Error as exc:
         raise CLIError(f"{path!r}, line {reader.line_num}: {exc}") from None
     return rows
@@ -196,6 +249,37 @@ def _looks_like_column_numbers(cells):
         return False
     k = len(values)
     return k >= 3 and values in (list(range(k)), list(range(1, k + 1)))
+
+
+def _check_header(path, line, names, width):
+    """Raise unless the header names each of the ``width`` data columns once.
+
+    A header one name short is what R's ``write.table(df, sep=",")`` writes
+    (no name over the row names); an empty first name is what ``write.csv``
+    and pandas' ``to_csv`` write.  Either way, guessing which name belongs
+    to which column could colour by, or learn from, the wrong column.
+    """
+    where = f"{path!r}, line {line}"
+    if len(names) != width:
+        hint = ""
+        if len(names) == width - 1:
+            hint = ("; R's write.table(..., sep=\",\") writes a header one name short "
+                    "when it writes row names: write the file with row.names=FALSE")
+        raise CLIError(f"{where}: the header has {len(names)} names but the data rows "
+                       f"have {width} columns; each column needs exactly one name{hint}")
+    for k, name in enumerate(names):
+        if not name:
+            hint = ""
+            if k == 0:
+                hint = ("; if it holds row names, write the file without them (R: "
+                        "write.csv(..., row.names=FALSE); pandas: to_csv(..., "
+                        "index=False))")
+            raise CLIError(f"{where}, column {k + 1}: the header gives this column no "
+                           f"name{hint}")
+    for k, name in enumerate(names):
+        if name in names[:k]:
+            raise CLIError(f"{where}: the header names columns {names.index(name) + 1} "
+                           f"and {k + 1} both {name!r}; column names must be unique")
 
 
 def _column_index(spec, names, width, path):
@@ -225,7 +309,10 @@ def _typed_labels(cells, where):
 
 
 def read_csv(path, header=None, labels=None):
-    """Read a numeric CSV, optionally taking a label column out of it.
+    """Read a numeric table, optionally taking a label column out of it.
+
+    The cells are separated by commas, tabs, semicolons or runs of spaces
+    (see :func:`_delimiter`).
 
     Parameters
     ----------
@@ -234,6 +321,7 @@ def read_csv(path, header=None, labels=None):
         True: the first row is a header; False: it is data; None (default):
         a header only if it has a non-empty, non-numeric cell where the next
         row has a number (a numeric first row such as ``1,2,3`` is data).
+        A header must name every column exactly once.
     labels : str or None
         A column name (with a header) or number (1 = first, -1 = last) to use
         as labels instead of as a feature.
@@ -244,8 +332,10 @@ def read_csv(path, header=None, labels=None):
     labels : ndarray or None
     label_found : bool
         Whether ``labels`` named a column (if not, it may be a file).
+    feature_names : list of str or None
+        The header's names of the columns of ``X``; None without a header.
     """
-    rows = _read_rows(path)
+    rows = _read_rows(path, delimiter=None)
     if not rows:
         raise CLIError(f"{path!r} is empty")
     if header is None:
@@ -263,6 +353,8 @@ def read_csv(path, header=None, labels=None):
         if len(cells) != width:
             raise CLIError(f"{path!r}, line {line}: data row has {len(cells)} columns, "
                            f"expected {width}")
+    if names is not None:
+        _check_header(path, rows[0][0], names, width)
     label_col = _column_index(labels, names, width, path) if labels is not None else None
     if labels is not None and label_col is None and not os.path.isfile(labels):
         columns = f" (columns: {', '.join(names)})" if names else ""
@@ -289,12 +381,36 @@ def read_csv(path, header=None, labels=None):
         lines = [line for line, _ in data]
         y = _typed_labels([cells[label_col] for _, cells in data],
                           lambda r: f"{path!r}, line {lines[r]}, column {label_col + 1}")
-    return X, y, label_col is not None
+    feature_names = None if names is None else [names[k] for k in keep]
+    return X, y, label_col is not None, feature_names
 
 
-def read_labels_file(path, n_rows):
+def _labels_header(cells, header):
+    """Whether the first line of a labels file is a header.
+
+    ``header`` True or False decides; None: only if the first line cannot be
+    a label of the same kind as the others, i.e. it is not a number and all
+    the others are.  A text first line over text labels is a label.
+    """
+    if header is not None:
+        return header
+    first, rest = cells[0], cells[1:]
+    return bool(rest) and not _is_number(first) and all(_is_number(c) for c in rest)
+
+
+def read_labels_file(path, n_rows, header=None):
     """One label per row of the data: a .npy vector, or a text file with one
-    label per line and an optional header line."""
+    label per line and an optional header line.
+
+    Parameters
+    ----------
+    path : str
+    n_rows : int
+        Rows of the data; the file must hold exactly this many labels.
+    header : bool or None
+        Whether the text file's first line is a header (``--labels-header``);
+        None: see :func:`_labels_header`.  Never decided by the line count.
+    """
     if path.lower().endswith(".npy"):
         try:
             y = np.load(path, allow_pickle=False)
@@ -303,26 +419,37 @@ def read_labels_file(path, n_rows):
         y = np.asarray(y)
         if y.ndim != 1:
             raise CLIError(f"labels {path!r} must be a 1-D array; got shape {y.shape}")
+        first = None
     else:
         rows = _read_rows(path)
         if any(len(cells) != 1 for _, cells in rows):
             line = next(line for line, cells in rows if len(cells) != 1)
             raise CLIError(f"labels {path!r}, line {line}: expected one label per line")
-        if len(rows) == n_rows + 1:
-            rows = rows[1:]  # a header line
+        first = rows[0][1][0] if rows else None
+        if rows and _labels_header([cells[0] for _, cells in rows], header):
+            rows = rows[1:]
+            first = None
         y = _typed_labels([cells[0] for _, cells in rows],
                           lambda r: f"labels {path!r}, line {rows[r][0]}")
     if len(y) != n_rows:
-        raise CLIError(f"labels {path!r} has {len(y)} labels for {n_rows} data rows")
+        hint = ""
+        if first is not None and header is None and len(y) == n_rows + 1:
+            hint = (f"; if its first line {first!r} is a header, pass --labels-header "
+                    "(a first line is dropped by itself only when it is not a number "
+                    "and all the others are)")
+        raise CLIError(f"labels {path!r} has {len(y)} labels for {n_rows} data rows{hint}")
     return y
 
 
-def load_input(source, header=None, labels=None):
-    """Load ``(X, labels)`` from a dataset name, a .npy or a .csv file.
+def load_input(source, header=None, labels=None, labels_header=None):
+    """Load ``(X, labels, feature_names)`` from a dataset name, a .npy or a .csv file.
 
     ``labels`` (a column name or number, or a file) takes a label column out
-    of the features, or reads labels from a separate file.  Built-in
-    datasets carry their own labels (a labels file replaces them).
+    of the features, or reads labels from a separate file (whose first line
+    is a header as ``labels_header`` says, see :func:`read_labels_file`).
+    Built-in datasets carry their own labels (a labels file replaces them).
+    ``feature_names`` are the header's names of the columns of ``X``, None
+    without a header.
     """
     is_dataset = source in datasets.names() and not os.path.exists(source)
     if not is_dataset and not os.path.exists(source):
@@ -333,7 +460,7 @@ def load_input(source, header=None, labels=None):
     ext = os.path.splitext(source)[1].lower()
     if not is_dataset and ext not in INPUT_FORMATS:
         raise CLIError(f"input {source!r}: unsupported file type {ext!r}; use .csv or .npy")
-    found = False
+    found, names = False, None
     if is_dataset:
         X, y = datasets.load(source)
     elif ext == ".npy":
@@ -344,14 +471,14 @@ def load_input(source, header=None, labels=None):
             if np.all(np.isfinite(y)) and np.all(y == np.round(y)):
                 y = y.astype(np.int64)
     else:
-        X, y, found = read_csv(source, header=header, labels=labels)
+        X, y, found, names = read_csv(source, header=header, labels=labels)
     if labels is not None and not found:
         if not os.path.isfile(labels):
             where = "a built-in dataset has no label columns" if is_dataset else \
                 "no column of that name or number"
             raise CLIError(f"--labels {labels!r}: {where}, and no such file")
-        y = read_labels_file(labels, len(X))
-    return X, y
+        y = read_labels_file(labels, len(X), header=labels_header)
+    return X, y, names
 
 
 def _load_npy(source):
@@ -381,6 +508,12 @@ def _registry_defaults(values):
     others = "; ".join(f"{', '.join(names)}: {v}" for v, names in groups.items()
                        if v != common)
     return common + (f"; {others}" if others else "")
+
+
+#: Help of ``--labels-header`` (embed and transform).
+LABELS_HEADER_HELP = ("whether the first line of a --labels FILE is a header (default: "
+                      "only if it is not a number and every other line is; a text line "
+                      "over text labels is a label unless this is given)")
 
 
 def build_parser():
@@ -435,7 +568,10 @@ def build_parser():
                    help="colour the plot by labels: a column of the CSV, by header "
                         "name or by number (1 = first, -1 = last), which is then not a "
                         "feature; or a file with one label per row (.npy, or text with "
-                        "one label per line and an optional header line)")
+                        "one label per line and an optional header line, see "
+                        "--labels-header)")
+    e.add_argument("--labels-header", action=argparse.BooleanOptionalAction, default=None,
+                   help=LABELS_HEADER_HELP)
     e.add_argument("--header", action=argparse.BooleanOptionalAction, default=None,
                    help="whether the CSV's first row is a header (default: only if it "
                         "has a non-empty, non-numeric cell where the next row has a "
@@ -470,8 +606,12 @@ def build_parser():
                         f"({', '.join(PLOT_FORMATS)})")
     t.add_argument("--labels", default=None, metavar="COLUMN|FILE",
                    help="colour the new points by labels (as for embed)")
+    t.add_argument("--labels-header", action=argparse.BooleanOptionalAction, default=None,
+                   help=LABELS_HEADER_HELP)
     t.add_argument("--header", action=argparse.BooleanOptionalAction, default=None,
-                   help="whether the CSV's first row is a header (as for embed)")
+                   help="whether the CSV's first row is a header (as for embed); with "
+                        "both the model's and the CSV's column names, the columns are "
+                        "matched by name")
     t.add_argument("--threads", type=int, default=1,
                    help="threads for the placement (-1: all cores; default: 1)")
     t.add_argument("--quiet", action="store_true", help="no summary line")
@@ -530,7 +670,8 @@ def run_embed(args, tracker):
     inputs = [p for p in (args.input, args.labels) if p is not None and os.path.isfile(p)]
     check_outputs([("--out", args.out, OUT_FORMATS), ("--plot", args.plot, PLOT_FORMATS),
                    ("--save-model", args.save_model, MODEL_FORMATS)], inputs)
-    X, labels = load_input(args.input, header=args.header, labels=args.labels)
+    X, labels, names = load_input(args.input, header=args.header, labels=args.labels,
+                                  labels_header=args.labels_header)
     tracker.labels = labels
     if args.plot and labels is not None and labels.dtype.kind in "US":
         from .plotting import MAX_CATEGORIES
@@ -557,7 +698,7 @@ def run_embed(args, tracker):
     title = f"{args.method} of {os.path.basename(args.input)} ({_cost_text(result)})"
     _write_outputs(args, result.Y, labels, title, tracker.written)
     if args.save_model:
-        _write_model(args, X, result)
+        _write_model(args, X, result, names)
         tracker.written.append(f"model -> {args.save_model}")
     if not args.quiet:
         print(f"smallvis: {args.method} finished in {result.elapsed:.2f}s, "
@@ -566,8 +707,12 @@ def run_embed(args, tracker):
     return 0
 
 
-def _write_model(args, X, result):
-    """The fitted model of an ``embed`` run, for ``smallvis transform``."""
+def _write_model(args, X, result, feature_names):
+    """The fitted model of an ``embed`` run, for ``smallvis transform``.
+
+    ``feature_names`` (the input's header, None without one) are stored, so
+    that ``transform`` can match a new table's columns by name.
+    """
     from .estimator import fitted_from_result
     from .model_io import save_model
 
@@ -579,7 +724,8 @@ def _write_model(args, X, result):
         init=args.init, perplexity=args.perplexity,
         learning_rate=_learning_rate(args.learning_rate), n_iter=args.n_iter,
         optimizer=args.optimizer, n_epochs=args.n_epochs, exaggeration=args.exaggeration,
-        random_state=args.random_state, n_threads=args.threads)
+        random_state=args.random_state, n_threads=args.threads,
+        feature_names=feature_names)
     atomic_write(args.save_model, lambda fh: save_model(model, fh))
 
 
@@ -600,6 +746,65 @@ def _save_placed_plot(fh, Y_train, Y_new, labels, title, fmt):
         plt.close(fig)
 
 
+def _quoted(names):
+    return ", ".join(repr(str(n)) for n in names)
+
+
+def columns_by_name(X, names, fitted_names, source):
+    """The columns of ``X`` in the order of the model's training columns.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_new, n_columns)
+    names : list of str or None
+        The header of ``source`` (its columns' names), None without one.
+    fitted_names : sequence of str or None
+        The model's ``feature_names_in_``: the training table's header or
+        DataFrame columns; None if it had none.
+    source : str
+        The new data's path, for the messages.
+
+    Returns
+    -------
+    ndarray
+        With both names, ``X``'s columns reordered to the training order.
+        With names on one side only, ``X`` itself: its columns are taken by
+        position (the model checks their number), with a warning saying so.
+
+    Raises
+    ------
+    CLIError
+        Names on both sides that are not the same set: a training column is
+        missing, or ``source`` has a column the training data had not.
+    """
+    if names is None or fitted_names is None:
+        if fitted_names is not None:
+            warnings.warn(f"{source!r} has no header: its {X.shape[1]} columns are taken by "
+                          f"position as the model's columns {_quoted(fitted_names)}",
+                          UserWarning)
+        elif names is not None:
+            warnings.warn(f"the model has no column names (its training data had no "
+                          f"header): the columns of {source!r} ({_quoted(names)}) are "
+                          "taken by position", UserWarning)
+        return X
+    fitted_names = [str(n) for n in fitted_names]
+    if len(set(fitted_names)) != len(fitted_names):
+        raise CLIError(f"the model's column names repeat a name ({_quoted(fitted_names)}), "
+                       f"so the columns of {source!r} cannot be matched by name; write it "
+                       "without a header to take its columns by position")
+    missing = [n for n in fitted_names if n not in names]
+    extra = [n for n in names if n not in fitted_names]
+    if missing or extra:
+        parts = ([f"missing: {_quoted(missing)}"] if missing else []) + \
+                ([f"not in the training data: {_quoted(extra)}"] if extra else [])
+        hint = "; take a label column out with --labels NAME" if extra and not missing \
+            else ""
+        raise CLIError(f"{source!r}: the columns do not match the model's "
+                       f"({'; '.join(parts)}); the model was fitted on the columns "
+                       f"{_quoted(fitted_names)}{hint}")
+    return X[:, [names.index(n) for n in fitted_names]]
+
+
 def run_transform(args):
     from .model_io import load_model
 
@@ -610,13 +815,17 @@ def run_transform(args):
     if not os.path.isfile(args.model):
         raise CLIError(f"--model {args.model!r} is not an existing file")
     model = load_model(args.model)
-    X, labels = load_input(args.input, header=args.header, labels=args.labels)
+    X, labels, names = load_input(args.input, header=args.header, labels=args.labels,
+                                  labels_header=args.labels_header)
+    X = columns_by_name(X, names, getattr(model, "feature_names_in_", None), args.input)
     if args.plot:
         import matplotlib
 
         matplotlib.use("Agg")
     model.set_params(n_threads=args.threads)
-    Y_new = model.transform(X)
+    with warnings.catch_warnings():  # the names were matched above
+        warnings.filterwarnings("ignore", message="X does not have valid feature names")
+        Y_new = model.transform(X)
     written = []
     if args.out:
         atomic_write(args.out, lambda fh: _write_coordinates(fh, Y_new, args.out))
