@@ -20,9 +20,9 @@ options, 130 interrupted (Ctrl-C).
 """
 
 import argparse
+import collections
 import csv
 import io
-import itertools
 import os
 import re
 import sys
@@ -162,8 +162,18 @@ def _is_number(cell):
 #: of spaces (NumPy's savetxt, R's write.table) is tried last.
 DELIMITERS = (",", "\t", ";", " ")
 
-#: Rows looked at to choose the separator.
+#: Lines looked at to choose the separator.
 _SNIFF_ROWS = 200
+
+
+def _has_decimal_comma(cell):
+    return re.fullmatch(r"[+-]?\d*,\d+([eE][+-]?\d+)?", cell.strip()) is not None
+
+
+def _reads_as_number(cell):
+    """A number with a '.' or a ',' decimal mark (only '.' is read, but a
+    decimal comma still tells a data cell from a header name)."""
+    return _is_number(cell) or _has_decimal_comma(cell)
 
 
 def _read_text(path):
@@ -175,42 +185,60 @@ def _read_text(path):
         raise CLIError(f"cannot read {path!r}: {exc}") from None
 
 
-def _records(text, delimiter):
+def _records(text, delimiter, strict=False):
     """A csv reader of ``text``; with spaces, a run of them is one separator."""
     if delimiter == " ":
-        text = "\n".join(line.strip() for line in text.splitlines())
+        text = "\n".join(line.strip() for line in text.split("\n"))
     return csv.reader(io.StringIO(text, newline=""), delimiter=delimiter,
-                      skipinitialspace=delimiter == " ")
+                      skipinitialspace=delimiter == " ", strict=strict)
 
 
 def _is_blank(cells):
-    return not cells or (len(cells) == 1 and not cells[0].strip())
+    """An empty or all-space line; a quoted empty cell (``""``) is not blank."""
+    return not cells or (len(cells) == 1 and cells[0] != "" and not cells[0].strip())
 
 
-def _width(text, delimiter):
-    """Cells per row of the first rows after the first (the header), or 0 if uneven."""
+def _split_score(text, delimiter):
+    """How ``delimiter`` splits the rows of ``text`` (the first few hundred).
+
+    Returns
+    -------
+    tuple of int
+        ``(number cells, -cells per row, names)``: among the rows after the
+        first (the header, if any), the cells that are numbers (by
+        :func:`_reads_as_number`, so that a file with decimal commas splits
+        at its semicolons and is refused for its decimals) and the most
+        common number of cells in a row; and the cells of the first row.
+        ``(0, 0, 0)`` if a quote is misplaced for this separator.
+    """
     try:
-        rows = [cells for cells in itertools.islice(_records(text, delimiter), _SNIFF_ROWS)
+        rows = [cells for cells in _records(text, delimiter, strict=True)
                 if not _is_blank(cells)]
     except csv.Error:
-        return 0
-    widths = {len(cells) for cells in (rows[1:] or rows)}
-    return widths.pop() if len(widths) == 1 else 0
+        return 0, 0, 0
+    if not rows:
+        return 0, 0, 0
+    data = rows[1:] or rows
+    numbers = sum(_reads_as_number(c) for cells in data for c in cells)
+    return numbers, -_common_width(data), len(rows[0])
 
 
 def _delimiter(text):
-    """The separator of :data:`DELIMITERS` that splits the data rows evenly into
-    the most cells (the first one on a tie); a comma if none splits them.
+    """The separator of a table, one of :data:`DELIMITERS`.
 
-    A wrong choice never reads silently: a cell that still holds the real
-    separator between two numbers is not a number.
+    The one that splits the data rows (the rows after the first, among the
+    first few hundred) into the most cells that are numbers; on a tie, the
+    fewest cells per row (spaces inside a text label do not split it), then
+    the most names in the first row (so that a one-column table under a
+    header of several names is refused, not read as one name holding
+    separators; quote a name to keep a separator in it), then the first in
+    :data:`DELIMITERS`.  A wrong choice never reads silently: a cell that
+    still holds the real separator between two numbers is not a number.
     """
-    best, most = ",", 1
-    for delimiter in DELIMITERS:
-        width = _width(text, delimiter)
-        if width > most:
-            best, most = delimiter, width
-    return best
+    lines = text.split("\n", _SNIFF_ROWS)
+    sample = "\n".join(lines[:-1]) if len(lines) > _SNIFF_ROWS else text
+    scores = [(_split_score(sample, d), -k) for k, d in enumerate(DELIMITERS)]
+    return DELIMITERS[-max(scores)[1]]
 
 
 def _read_rows(path, delimiter=","):
@@ -238,8 +266,8 @@ def _guess_header(rows):
     if len(rows) == 1:
         return any(c and not _is_number(c) for c in first)
     second = rows[1][1]
-    return any(c and not _is_number(c) and k < len(second) and _is_number(second[k])
-               for k, c in enumerate(first))
+    return any(c and not _reads_as_number(c) and k < len(second)
+               and _reads_as_number(second[k]) for k, c in enumerate(first))
 
 
 def _looks_like_column_numbers(cells):
@@ -249,6 +277,15 @@ def _looks_like_column_numbers(cells):
         return False
     k = len(values)
     return k >= 3 and values in (list(range(k)), list(range(1, k + 1)))
+
+
+def _count(n, noun):
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _common_width(rows):
+    """The number of cells most of ``rows`` (lists of cells) have; the first's on a tie."""
+    return collections.Counter(len(cells) for cells in rows).most_common(1)[0][0]
 
 
 def _check_header(path, line, names, width):
@@ -263,10 +300,11 @@ def _check_header(path, line, names, width):
     if len(names) != width:
         hint = ""
         if len(names) == width - 1:
-            hint = ("; R's write.table(..., sep=\",\") writes a header one name short "
-                    "when it writes row names: write the file with row.names=FALSE")
-        raise CLIError(f"{where}: the header has {len(names)} names but the data rows "
-                       f"have {width} columns; each column needs exactly one name{hint}")
+            hint = ("; R's write.table writes a header one name short when it writes "
+                    "row names: write the file with row.names=FALSE")
+        raise CLIError(f"{where}: the header has {_count(len(names), 'name')} but the "
+                       f"data rows have {_count(width, 'column')}; each column needs "
+                       f"exactly one name (quote a name that holds a separator){hint}")
     for k, name in enumerate(names):
         if not name:
             hint = ""
@@ -348,11 +386,11 @@ def read_csv(path, header=None, labels=None):
     data = rows[1:] if header else rows
     if not data:
         raise CLIError(f"{path!r} has a header but no data rows")
-    width = len(data[0][1])
+    width = _common_width([cells for _, cells in data])
     for line, cells in data:
         if len(cells) != width:
             raise CLIError(f"{path!r}, line {line}: data row has {len(cells)} columns, "
-                           f"expected {width}")
+                           f"expected {width} (as most rows have)")
     if names is not None:
         _check_header(path, rows[0][0], names, width)
     label_col = _column_index(labels, names, width, path) if labels is not None else None
@@ -373,6 +411,8 @@ def read_csv(path, header=None, labels=None):
             what = "an empty cell" if not cells[k] else "not a number"
             hint = "" if labels is not None or not cells[k] else \
                 "; use --labels to take a label column out"
+            if _has_decimal_comma(cells[k]):
+                hint = "; the decimal mark must be '.' (write the file with '.' decimals)"
             raise CLIError(f"{path!r}, line {line}, column {k + 1}: non-numeric value "
                            f"{cells[k]!r} ({what}); every feature column must be "
                            f"numeric{hint}") from None

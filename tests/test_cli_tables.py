@@ -285,3 +285,27 @@ def test_model_without_names_takes_a_header_by_position(iris, capsys):
                                   model.transform(X[120:]))
     warned = _warnings(capsys)
     assert len(warned) == 1 and "by position" in warned[0]
+
+
+# ---------------------------------------------------------------------------
+# separators
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("delimiter", [",", "\t", ";", " "])
+@pytest.mark.parametrize("header", [None, "a{0}b{0}c{0}d"])
+def test_tables_separated_by_commas_tabs_semicolons_or_spaces(iris, delimiter, header):
+    X, _ = iris
+    names = header.format(delimiter) if header else ""
+    np.savetxt("x.txt", X, delimiter=delimiter, fmt="%.17g", header=names, comments="")
+    got, labels, feature_names = cli.load_input("x.txt")
+    np.testing.assert_array_equal(got, X)
+    assert feature_names == (["a", "b", "c", "d"] if header else None)
+
+
+def test_decimal_commas_are_refused_with_the_reason(iris, capsys, seen):
+    with open("x.csv", "w") as fh:
+        fh.write("a;b\n1,5;2,25\n3,5;4\n-0,5;1e3\n")
+    assert main(["embed", "x.csv", *RUN]) == 2
+    _error(capsys, "'x.csv', line 2, column 1", "'1,5'", "decimal mark must be '.'")
+    assert "X" not in seen
