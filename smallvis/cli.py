@@ -569,8 +569,9 @@ def build_parser():
         description="Embed INPUT and write its coordinates (--out) and a plot (--plot). "
                     "Output paths are checked before any work; outputs are written "
                     "atomically and never replace an input.")
-    e.add_argument("input", help=f"a .csv or .npy file, or a built-in dataset: "
-                                 f"{', '.join(datasets.names())}")
+    e.add_argument("input", help=f"a table (.csv or .txt; cells separated by commas, "
+                                 f"tabs, semicolons or spaces), a .npy file, or a "
+                                 f"built-in dataset: {', '.join(datasets.names())}")
     e.add_argument("--method", default="tsne", choices=list(METHODS),
                    help="embedding method (default: tsne)")
     e.add_argument("--fast", action="store_true",
@@ -615,7 +616,8 @@ def build_parser():
     e.add_argument("--header", action=argparse.BooleanOptionalAction, default=None,
                    help="whether the CSV's first row is a header (default: only if it "
                         "has a non-empty, non-numeric cell where the next row has a "
-                        "number, so a numeric first row such as 1,2,3 is read as data)")
+                        "number, so a numeric first row such as 1,2,3 is read as data); "
+                        "a header must name every column exactly once")
     e.add_argument("--out", default=None,
                    help=f"write the coordinates to this file ({', '.join(OUT_FORMATS)}; "
                         "CSV with a y1,y2,... header)")
@@ -635,8 +637,9 @@ def build_parser():
                     "`smallvis embed --save-model`); the fitted map does not move.  "
                     "Outputs are checked before any work, written atomically, and never "
                     "replace an input.")
-    t.add_argument("input", help="new points: a .csv or .npy file with the training "
-                                 "data's columns, or a built-in dataset")
+    t.add_argument("input", help="new points: a table or .npy file with the training "
+                                 "data's columns (matched by name when both have a "
+                                 "header), or a built-in dataset")
     t.add_argument("--model", required=True, help="a model file (.npz) from "
                                                   "`smallvis embed --save-model`")
     t.add_argument("--out", default=None,
@@ -819,9 +822,9 @@ def columns_by_name(X, names, fitted_names, source):
     """
     if names is None or fitted_names is None:
         if fitted_names is not None:
-            warnings.warn(f"{source!r} has no header: its {X.shape[1]} columns are taken by "
-                          f"position as the model's columns {_quoted(fitted_names)}",
-                          UserWarning)
+            warnings.warn(f"{source!r} has no column names (no header): its {X.shape[1]} "
+                          f"columns are taken by position as the model's columns "
+                          f"{_quoted(fitted_names)}", UserWarning)
         elif names is not None:
             warnings.warn(f"the model has no column names (its training data had no "
                           f"header): the columns of {source!r} ({_quoted(names)}) are "
