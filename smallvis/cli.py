@@ -271,10 +271,12 @@ def _guess_header(rows):
 
 
 def _looks_like_column_numbers(cells):
-    try:
-        values = [float(c) for c in cells]
-    except ValueError:
-        return False
+    """Whether the numbers in ``cells`` (at least 3) count 0, 1, 2, ... or 1, 2, 3, ...
+
+    Text cells are skipped: pandas writes ``0,1,2,3,label`` over a frame
+    with integer column names and a label column.
+    """
+    values = [float(c) for c in cells if _is_number(c)]
     k = len(values)
     return k >= 3 and values in (list(range(k)), list(range(1, k + 1)))
 
@@ -376,12 +378,9 @@ def read_csv(path, header=None, labels=None):
     rows = _read_rows(path, delimiter=None)
     if not rows:
         raise CLIError(f"{path!r} is empty")
-    if header is None:
+    guessed = header is None
+    if guessed:
         header = _guess_header(rows)
-        if not header and _looks_like_column_numbers(rows[0][1]) and len(rows) > 1 \
-                and not all(re.fullmatch(r"[+-]?\d+", c) for c in rows[1][1]):
-            warnings.warn(f"{path!r}: the first row ({','.join(rows[0][1])}) is read as "
-                          "data; if it is a header, pass --header", UserWarning)
     names = rows[0][1] if header else None
     data = rows[1:] if header else rows
     if not data:
@@ -401,21 +400,11 @@ def read_csv(path, header=None, labels=None):
     keep = [k for k in range(width) if k != label_col]
     if not keep:
         raise CLIError(f"{path!r}: no feature columns left besides the labels")
-    X = np.empty((len(data), len(keep)))
-    for r, (line, cells) in enumerate(data):
-        row = [cells[k] for k in keep]
-        try:
-            X[r] = np.array(row, dtype=np.float64)
-        except ValueError:
-            k = next(k for k in keep if not _is_number(cells[k]))
-            what = "an empty cell" if not cells[k] else "not a number"
-            hint = "" if labels is not None or not cells[k] else \
-                "; use --labels to take a label column out"
-            if _has_decimal_comma(cells[k]):
-                hint = "; the decimal mark must be '.' (write the file with '.' decimals)"
-            raise CLIError(f"{path!r}, line {line}, column {k + 1}: non-numeric value "
-                           f"{cells[k]!r} ({what}); every feature column must be "
-                           f"numeric{hint}") from None
+    X = _features(path, data, keep, labels is not None, corner=names is None)
+    if guessed and not header and _looks_like_column_numbers(rows[0][1]) and len(rows) > 1 \
+            and not all(re.fullmatch(r"[+-]?\d+", c) for c in rows[1][1]):
+        warnings.warn(f"{path!r}: the first row ({','.join(rows[0][1])}) is read as "
+                      "data; if it is a header, pass --header", UserWarning)
     y = None
     if label_col is not None:
         lines = [line for line, _ in data]
@@ -423,6 +412,40 @@ def read_csv(path, header=None, labels=None):
                           lambda r: f"{path!r}, line {lines[r]}, column {label_col + 1}")
     feature_names = None if names is None else [names[k] for k in keep]
     return X, y, label_col is not None, feature_names
+
+
+def _features(path, data, keep, has_labels, corner):
+    """The float64 matrix of the columns ``keep`` of the rows ``data``, or a
+    :class:`CLIError` naming the first cell that is not a number.
+
+    ``corner``: whether the first of ``data`` is the table's first row (then
+    an empty first cell there may be the corner of a header over row names).
+    """
+    X = np.empty((len(data), len(keep)))
+    for r, (line, cells) in enumerate(data):
+        try:
+            X[r] = np.array([cells[k] for k in keep], dtype=np.float64)
+        except ValueError:
+            k = next(k for k in keep if not _is_number(cells[k]))
+            raise CLIError(f"{path!r}, line {line}, column {k + 1}: non-numeric value "
+                           f"{cells[k]!r} ({'not a number' if cells[k] else 'an empty cell'}"
+                           f"); every feature column must be numeric"
+                           f"{_cell_hint(cells[k], k, corner and r == 0, has_labels)}"
+                           ) from None
+    return X
+
+
+def _cell_hint(cell, column, first_row, has_labels):
+    """What to do about a feature cell that is not a number."""
+    if _has_decimal_comma(cell):
+        return "; the decimal mark must be '.' (write the file with '.' decimals)"
+    if not cell and column == 0 and first_row:
+        return ("; an empty first cell may be the corner over row names that R's write.csv "
+                "and pandas' to_csv write: write the file without row names (R: "
+                "row.names=FALSE; pandas: index=False)")
+    if cell and not has_labels:
+        return "; use --labels to take a label column out"
+    return ""
 
 
 def _labels_header(cells, header):

@@ -309,3 +309,34 @@ def test_decimal_commas_are_refused_with_the_reason(iris, capsys, seen):
     assert main(["embed", "x.csv", *RUN]) == 2
     _error(capsys, "'x.csv', line 2, column 1", "'1,5'", "decimal mark must be '.'")
     assert "X" not in seen
+
+
+# ---------------------------------------------------------------------------
+# pandas' to_csv of a frame with integer column names
+# ---------------------------------------------------------------------------
+
+
+def test_integer_column_names_over_a_label_column_are_not_read_silently(iris, capsys,
+                                                                        seen):
+    """DataFrame(X).assign(label=y).to_csv(index=False): the header cannot be
+    told from data by its cells, so it is read as data with a warning."""
+    X, y = iris
+    _write("x.csv", ["0", "1", "2", "3", "label"],
+           [[*row, f"k{c}"] for row, c in zip(_numbers(X), y)])
+    assert main(["embed", "x.csv", *RUN, "--labels", "-1", "--plot", "x.png"]) == 0
+    warned = _warnings(capsys)
+    assert len(warned) == 1 and "read as data" in warned[0] and "--header" in warned[0]
+    assert main(["embed", "x.csv", *RUN, "--labels", "label", "--header",
+                 "--plot", "x.png"]) == 0
+    np.testing.assert_array_equal(seen["X"], X)
+    assert list(seen["labels"]) == [f"k{c}" for c in y]
+
+
+def test_pandas_index_under_an_unnamed_header_is_refused_with_the_reason(iris, capsys,
+                                                                         seen):
+    """DataFrame(X).to_csv(): ',0,1,2,3' over '0,5.1,...'."""
+    X, _ = iris
+    _write("x.csv", ["", "0", "1", "2", "3"], [[i, *row] for i, row in enumerate(_numbers(X))])
+    assert main(["embed", "x.csv", *RUN]) == 2
+    _error(capsys, "'x.csv', line 1, column 1", "index=False", "row.names=FALSE")
+    assert "X" not in seen
