@@ -541,6 +541,10 @@ def load_input(source, header=None, labels=None, labels_header=None):
                 "no column of that name or number"
             raise CLIError(f"--labels {labels!r}: {where}, and no such file")
         y = read_labels_file(labels, len(X), header=labels_header)
+    elif labels_header is not None:
+        option = "--labels-header" if labels_header else "--no-labels-header"
+        raise CLIError(f"{option} applies to a --labels FILE only (here "
+                       f"{'no --labels' if labels is None else '--labels names a column'})")
     return X, y, names
 
 

@@ -340,3 +340,12 @@ def test_pandas_index_under_an_unnamed_header_is_refused_with_the_reason(iris, c
     assert main(["embed", "x.csv", *RUN]) == 2
     _error(capsys, "'x.csv', line 1, column 1", "index=False", "row.names=FALSE")
     assert "X" not in seen
+
+
+def test_labels_header_without_a_labels_file_is_refused(iris, capsys, seen):
+    X, y = iris
+    _write("x.csv", NAMES + ["class"], [[*row, c] for row, c in zip(_numbers(X), y)])
+    for extra in (["--labels", "class"], []):
+        assert main(["embed", "x.csv", *RUN, *extra, "--labels-header"]) == 2
+        _error(capsys, "--labels-header", "--labels FILE")
+    assert "X" not in seen
