@@ -23,12 +23,41 @@ def _as_array(value, name):
             f"the masked values first (e.g. {name}.filled(...) or {name}.compressed())"
         )
     try:
-        return np.asarray(value)
+        arr = np.asarray(value)
     except (ValueError, TypeError) as exc:
         raise ValueError(
             f"{name} cannot be converted to a numeric array (ragged or mixed "
             f"content?): {exc}"
         ) from None
+    return _pandas_missing_as_nan(value, arr) if arr.dtype == object else arr
+
+
+def _pandas_missing_as_nan(value, arr):
+    """pandas' missing value ``pd.NA`` as NaN, so that it is refused as NaN is.
+
+    pandas' nullable dtypes (``Int64``, ``Float64``, ``boolean``) and object
+    columns holding ``pd.NA`` convert to object arrays, whose ``pd.NA``
+    ``float()`` cannot read.  A DataFrame or Series whose columns all have
+    numeric dtypes becomes float64 (``pd.NA`` as NaN); in any other object
+    array, ``pd.NA`` entries become NaN, and the array float64 if everything
+    else is a number.  pandas is never imported here: without it loaded, no
+    ``pd.NA`` exists.
+    """
+    pandas = sys.modules.get("pandas")
+    if pandas is None:
+        return arr
+    if isinstance(value, (pandas.DataFrame, pandas.Series)):
+        dtypes = value.dtypes if isinstance(value, pandas.DataFrame) else [value.dtype]
+        if all(pandas.api.types.is_numeric_dtype(d) for d in dtypes):
+            return value.to_numpy(dtype=np.float64, na_value=np.nan)
+    is_na = np.frompyfunc(lambda v: v is pandas.NA, 1, 1)(arr).astype(bool)
+    if not is_na.any():
+        return arr
+    filled = np.where(is_na, np.nan, arr)
+    try:
+        return filled.astype(np.float64)
+    except (TypeError, ValueError):
+        return filled
 
 
 #: Squared distances must stay below this (float64 max, about 1.8e308).

@@ -358,15 +358,18 @@ class Embedding:
                                          n_threads=self.n_threads)
 
 
-def fitted_from_result(X, result, *, seed, **params):
+def fitted_from_result(X, result, *, seed, feature_names=None, **params):
     """A fitted :class:`Embedding` from a finished :func:`smallvis.embed` run.
 
     For callers that ran ``embed(X, ..., return_result=True)`` themselves
     (the command line): ``params`` are the constructor parameters the run
-    used, ``seed`` seeds the transform's Annoy index.
+    used, ``seed`` seeds the transform's Annoy index, ``feature_names`` (the
+    columns' names, e.g. a CSV header) become ``feature_names_in_``.
     """
     model = Embedding(result.method, **params)
-    return model._set_fitted(X, result, int(seed))
+    names = None if feature_names is None else np.asarray(
+        [str(n) for n in feature_names], dtype=object)
+    return model._set_fitted(X, result, int(seed), names)
 
 
 def _method_class(name):

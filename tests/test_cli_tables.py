@@ -1,0 +1,351 @@
+"""Table headers, labels files and column names on the command line.
+
+A header must name every column exactly once, a labels file's first line
+is dropped only when it cannot be a label, and ``smallvis transform``
+matches NEW's columns to the training columns by name.
+"""
+
+import numpy as np
+import pytest
+
+import smallvis
+import smallvis.cli as cli
+import smallvis.plotting as plotting
+from smallvis.cli import main
+
+# the tests compare the command line with model.transform of a bare array
+pytestmark = pytest.mark.filterwarnings("ignore:X does not have valid feature names")
+
+NAMES = ["sepal_length", "sepal_width", "petal_length", "petal_width"]
+RUN = ["--method", "umap", "--fast", "--n-iter", "60", "--random-state", "0", "--quiet"]
+
+
+@pytest.fixture
+def iris(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    X, y = smallvis.datasets.load("iris")
+    order = np.random.default_rng(1).permutation(len(X))
+    return X[order], y[order]
+
+
+@pytest.fixture
+def seen(monkeypatch):
+    """What the command line hands to embed() and to the plot."""
+    record = {}
+    real_embed, real_save, real_plot = cli.embed, plotting.save_plot, plotting.plot
+
+    def embed(X, **kwargs):
+        record["X"] = np.array(X)
+        return real_embed(X, **kwargs)
+
+    def save_plot(Y, fh, labels=None, **kwargs):
+        record["labels"] = labels
+        return real_save(Y, fh, labels=labels, **kwargs)
+
+    def plot(Y, labels=None, **kwargs):  # the new points of transform's plot
+        record["labels"] = labels
+        return real_plot(Y, labels=labels, **kwargs)
+
+    monkeypatch.setattr(cli, "embed", embed)
+    monkeypatch.setattr(plotting, "save_plot", save_plot)
+    monkeypatch.setattr(plotting, "plot", plot)
+    return record
+
+
+def _write(path, header, rows):
+    """A CSV written cell by cell (the test's own writer, not the package's)."""
+    lines = [] if header is None else [",".join(header)]
+    lines += [",".join(str(c) for c in row) for row in rows]
+    with open(path, "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+
+
+def _numbers(X):
+    return [[repr(float(v)) for v in row] for row in X]
+
+
+def _error(capsys, *needles):
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("smallvis: error:"), err
+    for needle in needles:
+        assert needle in err, err
+    return err
+
+
+def _warnings(capsys):
+    return [line for line in capsys.readouterr().err.splitlines()
+            if line.startswith("smallvis: warning:")]
+
+
+# ---------------------------------------------------------------------------
+# headers that do not name every column exactly once
+# ---------------------------------------------------------------------------
+
+
+def _r_write_table(path, X, classes, *, empty_corner):
+    """What R writes: row names first; write.csv puts "" over them, write.table nothing."""
+    header = ['""'] if empty_corner else []
+    header += [f'"{n}"' for n in NAMES + ["class"]]
+    rows = [[f'"{i + 1}"', *(repr(float(v)) for v in x), f'"{c}"']
+            for i, (x, c) in enumerate(zip(X, classes))]
+    _write(path, header, rows)
+
+
+@pytest.mark.parametrize("labels", [None, "class", "-1"])
+def test_r_write_table_header_one_name_short_is_refused(iris, capsys, seen, labels):
+    X, y = iris
+    _r_write_table("r.csv", X, np.array(["a", "b", "c"])[y], empty_corner=False)
+    extra = [] if labels is None else ["--labels", labels, "--plot", "r.png"]
+    assert main(["embed", "r.csv", *RUN, *extra]) == 2
+    _error(capsys, "'r.csv'", "line 1", "5 names", "6 columns", "row.names=FALSE")
+    assert "X" not in seen
+
+
+@pytest.mark.parametrize("header,width", [
+    (["id", "a", "b", "c", "d"], 3),      # one name too many
+    (["a", "b", "c", "d", "e", "f"], 4),  # two too many
+    (["a", "b"], 4),                      # two too few
+])
+def test_header_and_data_widths_must_agree(iris, capsys, seen, header, width):
+    X, _ = iris
+    _write("x.csv", header, _numbers(X[:, :width]))
+    assert main(["embed", "x.csv", *RUN]) == 2
+    _error(capsys, "'x.csv'", "line 1", f"{len(header)} names", f"{width} columns")
+    assert "X" not in seen
+
+
+@pytest.mark.parametrize("writer", ["r_write_csv", "pandas_to_csv"])
+def test_unnamed_row_name_column_is_refused(iris, capsys, seen, writer):
+    """R's write.csv and pandas' to_csv put row names under an empty first name."""
+    X, y = iris
+    if writer == "r_write_csv":
+        _r_write_table("r.csv", X, y, empty_corner=True)
+        fix = "row.names=FALSE"
+    else:
+        _write("r.csv", [""] + NAMES, [[i, *row] for i, row in enumerate(_numbers(X))])
+        fix = "index=False"
+    assert main(["embed", "r.csv", *RUN]) == 2
+    _error(capsys, "'r.csv'", "line 1", "column 1", "no name", fix)
+    assert "X" not in seen
+
+
+def test_duplicate_column_names_are_refused(iris, capsys, seen):
+    X, _ = iris
+    _write("x.csv", ["a", "b", "a", "c"], _numbers(X))
+    for extra in ([], ["--labels", "a"]):
+        assert main(["embed", "x.csv", *RUN, *extra]) == 2
+        _error(capsys, "'x.csv'", "line 1", "'a'", "columns 1 and 3")
+    assert "X" not in seen
+
+
+def test_header_naming_every_column_is_read(iris, seen):
+    X, y = iris
+    _write("x.csv", NAMES + ["class"], [[*row, c] for row, c in zip(_numbers(X), y)])
+    assert main(["embed", "x.csv", *RUN, "--labels", "class", "--plot", "x.png"]) == 0
+    np.testing.assert_array_equal(seen["X"], X)
+    np.testing.assert_array_equal(seen["labels"], y)
+
+
+# ---------------------------------------------------------------------------
+# labels files: the first line is a header only if it cannot be a label
+# ---------------------------------------------------------------------------
+
+
+def _labels_file(path, lines):
+    with open(path, "w") as fh:
+        fh.write("\n".join(str(v) for v in lines) + "\n")
+
+
+@pytest.mark.parametrize("extra", ["7", "0.5", "-1e3"])
+def test_labels_file_with_one_extra_number_is_refused(iris, capsys, seen, extra):
+    X, y = iris
+    np.save("x.npy", X)
+    _labels_file("y.txt", [extra, *y])
+    assert main(["embed", "x.npy", *RUN, "--labels", "y.txt", "--plot", "x.png"]) == 2
+    _error(capsys, "'y.txt'", "151 labels for 150 data rows")
+    assert "X" not in seen
+
+
+@pytest.mark.parametrize("header", ["class", "group id", "NA"])
+def test_text_first_line_over_numbers_is_a_header(iris, seen, header):
+    X, y = iris
+    np.save("x.npy", X)
+    _labels_file("y.txt", [header, *y])
+    assert main(["embed", "x.npy", *RUN, "--labels", "y.txt", "--plot", "x.png"]) == 0
+    np.testing.assert_array_equal(seen["labels"], y)
+
+
+def test_text_first_line_over_text_labels_needs_labels_header(iris, capsys, seen):
+    X, y = iris
+    names = np.array(["setosa", "versicolor", "virginica"])[y]
+    np.save("x.npy", X)
+    _labels_file("y.txt", ["species", *names])
+    assert main(["embed", "x.npy", *RUN, "--labels", "y.txt", "--plot", "x.png"]) == 2
+    _error(capsys, "'y.txt'", "151 labels for 150 data rows", "--labels-header")
+    assert "X" not in seen
+    assert main(["embed", "x.npy", *RUN, "--labels", "y.txt", "--labels-header",
+                 "--plot", "x.png"]) == 0
+    assert list(seen["labels"]) == list(names)
+
+
+def test_no_labels_header_keeps_the_first_line(iris, capsys, seen):
+    X, y = iris
+    np.save("x.npy", X)
+    _labels_file("y.txt", ["group", *y[1:]])  # 150 lines, the first one text
+    assert main(["embed", "x.npy", *RUN, "--labels", "y.txt", "--no-labels-header",
+                 "--plot", "x.png"]) == 0
+    assert list(seen["labels"]) == ["group", *map(str, y[1:])]
+    # by default the same file is a header over 149 labels: refused
+    assert main(["embed", "x.npy", *RUN, "--labels", "y.txt", "--plot", "x.png"]) == 2
+    _error(capsys, "149 labels for 150 data rows")
+
+
+# ---------------------------------------------------------------------------
+# transform: NEW's columns matched to the training columns by name
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def named_model(iris):
+    X, y = iris
+    _write("train.csv", NAMES, _numbers(X[:120]))
+    assert main(["embed", "train.csv", *RUN, "--save-model", "m.npz"]) == 0
+    return smallvis.load_model("m.npz"), X[120:], y[120:]
+
+
+def _placed(args):
+    assert main(["transform", *args, "--model", "m.npz", "--out", "placed.csv",
+                 "--quiet"]) == 0
+    return np.loadtxt("placed.csv", delimiter=",", skiprows=1)
+
+
+@pytest.mark.parametrize("order", [[2, 1, 0, 3], [3, 2, 1, 0], [1, 3, 0, 2]])
+def test_transform_matches_reordered_columns_by_name(named_model, order):
+    model, X_new, _ = named_model
+    assert list(model.feature_names_in_) == NAMES
+    _write("new.csv", [NAMES[k] for k in order], _numbers(X_new[:, order]))
+    # the placement of the columns in the training order, by the Python API
+    np.testing.assert_array_equal(_placed(["new.csv"]), model.transform(X_new))
+
+
+def test_transform_takes_the_label_column_out_before_matching(named_model, seen):
+    model, X_new, y_new = named_model
+    header = ["class", NAMES[3], NAMES[0], NAMES[2], NAMES[1]]
+    rows = [[c, *row] for c, row in zip(y_new, _numbers(X_new[:, [3, 0, 2, 1]]))]
+    _write("new.csv", header, rows)
+    assert main(["transform", "new.csv", "--labels", "class", "--model", "m.npz",
+                 "--out", "placed.csv", "--plot", "placed.png", "--quiet"]) == 0
+    np.testing.assert_array_equal(np.loadtxt("placed.csv", delimiter=",", skiprows=1),
+                                  model.transform(X_new))
+    np.testing.assert_array_equal(seen["labels"], y_new)
+
+
+@pytest.mark.parametrize("header,needles", [
+    (NAMES[:3] + ["colour"], ["missing: 'petal_width'", "not in the training data: 'colour'"]),
+    (NAMES + ["class"], ["not in the training data: 'class'", "--labels"]),
+    (NAMES[:3], ["missing: 'petal_width'"]),
+])
+def test_transform_refuses_columns_that_do_not_match(named_model, capsys, header, needles):
+    _, X_new, y_new = named_model
+    rows = [[*row, c][:len(header)] for row, c in zip(_numbers(X_new), y_new)]
+    _write("new.csv", header, rows)
+    assert main(["transform", "new.csv", "--model", "m.npz", "--out", "placed.csv"]) == 2
+    _error(capsys, "'new.csv'", *needles)
+
+
+def test_transform_without_header_goes_by_position_and_says_so(named_model, capsys):
+    model, X_new, _ = named_model
+    _write("new.csv", None, _numbers(X_new))
+    np.testing.assert_array_equal(_placed(["new.csv"]), model.transform(X_new))
+    warned = _warnings(capsys)
+    assert len(warned) == 1 and "by position" in warned[0] and NAMES[0] in warned[0]
+
+
+def test_transform_with_model_fitted_on_a_dataframe(iris):
+    pd = pytest.importorskip("pandas")
+    X, _ = iris
+    frame = pd.DataFrame(X[:120], columns=NAMES)
+    model = smallvis.Embedding("umap", n_iter=60, random_state=0).fit(frame)
+    smallvis.save_model(model, "m.npz")
+    order = [3, 1, 2, 0]
+    _write("new.csv", [NAMES[k] for k in order], _numbers(X[120:, order]))
+    np.testing.assert_array_equal(_placed(["new.csv"]), model.transform(
+        pd.DataFrame(X[120:], columns=NAMES)))
+
+
+def test_model_without_names_takes_a_header_by_position(iris, capsys):
+    X, _ = iris
+    np.save("train.npy", X[:120])
+    assert main(["embed", "train.npy", *RUN, "--save-model", "m.npz"]) == 0
+    model = smallvis.load_model("m.npz")
+    assert getattr(model, "feature_names_in_", None) is None
+    _write("new.csv", ["d", "c", "b", "a"], _numbers(X[120:]))
+    assert main(["transform", "new.csv", "--model", "m.npz", "--out", "placed.csv"]) == 0
+    np.testing.assert_array_equal(np.loadtxt("placed.csv", delimiter=",", skiprows=1),
+                                  model.transform(X[120:]))
+    warned = _warnings(capsys)
+    assert len(warned) == 1 and "by position" in warned[0]
+
+
+# ---------------------------------------------------------------------------
+# separators
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("delimiter", [",", "\t", ";", " "])
+@pytest.mark.parametrize("header", [None, "a{0}b{0}c{0}d"])
+def test_tables_separated_by_commas_tabs_semicolons_or_spaces(iris, delimiter, header):
+    X, _ = iris
+    names = header.format(delimiter) if header else ""
+    np.savetxt("x.txt", X, delimiter=delimiter, fmt="%.17g", header=names, comments="")
+    got, labels, feature_names = cli.load_input("x.txt")
+    np.testing.assert_array_equal(got, X)
+    assert feature_names == (["a", "b", "c", "d"] if header else None)
+
+
+def test_decimal_commas_are_refused_with_the_reason(iris, capsys, seen):
+    with open("x.csv", "w") as fh:
+        fh.write("a;b\n1,5;2,25\n3,5;4\n-0,5;1e3\n")
+    assert main(["embed", "x.csv", *RUN]) == 2
+    _error(capsys, "'x.csv', line 2, column 1", "'1,5'", "decimal mark must be '.'")
+    assert "X" not in seen
+
+
+# ---------------------------------------------------------------------------
+# pandas' to_csv of a frame with integer column names
+# ---------------------------------------------------------------------------
+
+
+def test_integer_column_names_over_a_label_column_are_not_read_silently(iris, capsys,
+                                                                        seen):
+    """DataFrame(X).assign(label=y).to_csv(index=False): the header cannot be
+    told from data by its cells, so it is read as data with a warning."""
+    X, y = iris
+    _write("x.csv", ["0", "1", "2", "3", "label"],
+           [[*row, f"k{c}"] for row, c in zip(_numbers(X), y)])
+    assert main(["embed", "x.csv", *RUN, "--labels", "-1", "--plot", "x.png"]) == 0
+    warned = _warnings(capsys)
+    assert len(warned) == 1 and "read as data" in warned[0] and "--header" in warned[0]
+    assert main(["embed", "x.csv", *RUN, "--labels", "label", "--header",
+                 "--plot", "x.png"]) == 0
+    np.testing.assert_array_equal(seen["X"], X)
+    assert list(seen["labels"]) == [f"k{c}" for c in y]
+
+
+def test_pandas_index_under_an_unnamed_header_is_refused_with_the_reason(iris, capsys,
+                                                                         seen):
+    """DataFrame(X).to_csv(): ',0,1,2,3' over '0,5.1,...'."""
+    X, _ = iris
+    _write("x.csv", ["", "0", "1", "2", "3"], [[i, *row] for i, row in enumerate(_numbers(X))])
+    assert main(["embed", "x.csv", *RUN]) == 2
+    _error(capsys, "'x.csv', line 1, column 1", "index=False", "row.names=FALSE")
+    assert "X" not in seen
+
+
+def test_labels_header_without_a_labels_file_is_refused(iris, capsys, seen):
+    X, y = iris
+    _write("x.csv", NAMES + ["class"], [[*row, c] for row, c in zip(_numbers(X), y)])
+    for extra in (["--labels", "class"], []):
+        assert main(["embed", "x.csv", *RUN, *extra, "--labels-header"]) == 2
+        _error(capsys, "--labels-header", "--labels FILE")
+    assert "X" not in seen
