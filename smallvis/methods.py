@@ -102,6 +102,11 @@ class Method:
         The method's approximate gradients, ``{name: Approximation}``
         (``gradient=name`` in ``embed`` and ``cost_and_gradient``); empty
         when only the exact gradient exists.
+    check_affinity_params : callable or None
+        ``check_affinity_params(n_samples, **affinity_params)``: raises on
+        the values that ``build_affinities`` refuses for ``n_samples``
+        points, computing nothing (the checks it shares with the builder);
+        None when :meth:`split_params` checks everything.
     """
 
     name: str
@@ -119,6 +124,7 @@ class Method:
     sgd: SgdSpec = None
     auto_params: Mapping = field(default_factory=dict)
     approximations: Mapping = field(default_factory=dict)
+    check_affinity_params: Callable = None
 
     def resolve_auto(self, cost_params, n_samples):
         """``cost_params`` with every ``"auto"`` value of :attr:`auto_params` resolved."""
@@ -364,6 +370,27 @@ def _umap_affinities(X, kernels, random_state, n_threads, n_neighbors, local_con
                           n_threads=n_threads, n_trees=n_trees)
 
 
+def _check_perplexity_knn(n_samples, perplexity, n_neighbors=None, knn_method="auto",
+                          knn=None, n_trees=None):
+    """What the kNN perplexity builders refuse (tsne, largevis), computing nothing."""
+    aff.check_perplexity_neighbors(perplexity, n_neighbors, n_samples)
+    check_search_params(knn_method, n_trees, name="knn_method")
+
+
+def _check_umap_graph(n_samples, n_neighbors, local_connectivity, bandwidth,
+                      set_op_mix_ratio, knn_method="auto", knn=None, n_trees=None):
+    """What :func:`smallvis.affinities.umap_graph` refuses, computing nothing."""
+    aff.check_umap_graph_params(n_samples, n_neighbors, local_connectivity, bandwidth,
+                                set_op_mix_ratio)
+    check_search_params(knn_method, n_trees, name="knn_method")
+
+
+def _check_ncvis_graph(n_samples, n_neighbors, knn_method="auto", knn=None, n_trees=None):
+    """What :func:`smallvis.affinities.ncvis_graph` refuses, computing nothing."""
+    aff.check_ncvis_neighbors(n_neighbors, n_samples)
+    check_search_params(knn_method, n_trees, name="knn_method")
+
+
 _UMAP_GRAPH_PARAMS = {"n_neighbors": 15, "local_connectivity": 1.0, "bandwidth": 1.0,
                       "set_op_mix_ratio": 1.0, **_KNN_DEFAULTS}
 
@@ -526,6 +553,7 @@ _UMAP_SGD = dict(coefficient="umap", scheme="epochs_per_sample", noise="uniform"
 _FUZZY_METHOD = dict(
     build_affinities=_umap_affinities,
     affinity_params=_UMAP_GRAPH_PARAMS,
+    check_affinity_params=_check_umap_graph,
     fuzzy=True,
     optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
     auto_learning_rate=fuzzy_auto_learning_rate,
@@ -562,6 +590,7 @@ METHODS = MappingProxyType({
             summary="t-SNE: joint Gaussian P, Student-t (Cauchy) Q, KL(P||Q)",
             kernel="tsne",
             build_affinities=_tsne_affinities,
+            check_affinity_params=_check_perplexity_knn,
             affinity_params={"perplexity": 30.0, "n_neighbors": None, **_KNN_DEFAULTS},
             # n_interpolation: the accuracy of gradient="fft" (unused by "exact")
             cost_params={"n_interpolation": FFT_N_INTERPOLATION},
@@ -580,6 +609,7 @@ METHODS = MappingProxyType({
             summary="LargeVis: kNN perplexity P, Cauchy weights, gamma-weighted repulsion",
             kernel="largevis",
             build_affinities=_largevis_affinities,
+            check_affinity_params=_check_perplexity_knn,
             affinity_params={"perplexity": 50.0, "n_neighbors": None, **_KNN_DEFAULTS},
             cost_params={"gamma": "auto", "eps": 0.1, "kernel": "cauchy", "alpha": 1.0},
             auto_params={"gamma": largevis_auto_gamma},
@@ -622,6 +652,7 @@ METHODS = MappingProxyType({
             summary="NCVis: noise-contrastive estimation with a learned normalisation Q",
             kernel="ncvis",
             build_affinities=_ncvis_affinities,
+            check_affinity_params=_check_ncvis_graph,
             affinity_params={"n_neighbors": 15, **_KNN_DEFAULTS},
             cost_params={"Q": 0.0, "nu": 5.0, "a": None, "b": None, "spread": 1.0,
                          "min_dist": 0.4, "correct_q": False},
