@@ -16,7 +16,8 @@ then :func:`os.replace`), so a failed or interrupted write never leaves a
 truncated file where a good one stood.
 
 Exit status: 0 success, 1 an output could not be written, 2 bad input or
-options, 130 interrupted (Ctrl-C).
+options (a damaged ``--model`` file, or an input too large for memory with
+these options, included), 130 interrupted (Ctrl-C).
 """
 
 import argparse
@@ -601,7 +602,7 @@ def _save_placed_plot(fh, Y_train, Y_new, labels, title, fmt):
 
 
 def run_transform(args):
-    from .model_io import load_model
+    from .model_io import ModelFileError, load_model
 
     inputs = [p for p in (args.input, args.labels, args.model)
               if p is not None and os.path.isfile(p)]
@@ -609,7 +610,10 @@ def run_transform(args):
                   inputs)
     if not os.path.isfile(args.model):
         raise CLIError(f"--model {args.model!r} is not an existing file")
-    model = load_model(args.model)
+    try:
+        model = load_model(args.model)
+    except ModelFileError as exc:  # an input problem: exit status 2
+        raise CLIError(f"--model: {exc}") from None
     X, labels = load_input(args.input, header=args.header, labels=args.labels)
     if args.plot:
         import matplotlib
@@ -691,11 +695,12 @@ def main(argv=None):
             print(f"smallvis: error: {' '.join(str(exc).split())}; no output file was "
                   "left half-written", file=sys.stderr)
             return 1
-        except MemoryError:
-            print("smallvis: error: out of memory; try --fast, fewer points, or a "
-                  "method that runs on a kNN graph (largevis, umap, tumap, ncvis)",
-                  file=sys.stderr)
-            return 1
+        except MemoryError:  # too large an input for these options: an input error
+            advice = ("fewer new points at a time" if args.command == "transform" else
+                      "--fast, fewer points, or a method that runs on a kNN graph "
+                      "(largevis, umap, tumap, ncvis)")
+            print(f"smallvis: error: out of memory; try {advice}", file=sys.stderr)
+            return 2
     return 0
 
 
