@@ -1,7 +1,7 @@
 """Saving and loading fitted estimators without pickle.
 
-A model file is a NumPy ``.npz`` archive (:func:`numpy.savez`, read back
-with ``allow_pickle=False``, so loading one runs no code):
+A model file is a NumPy ``.npz`` archive (:func:`numpy.savez`), read back
+member by member and never unpickled, so loading one runs no code:
 
 ``header``
     UTF-8 JSON as a ``uint8`` array: the format name and version, the
@@ -20,6 +20,13 @@ is bit-identical to the original's with ``n_threads=1``.  The fit's
 ``EmbedResult`` (``P``, cost trace) is not stored: ``result_`` is None on a
 loaded model.
 
+:func:`load_model` trusts nothing in the file: it reads only the members
+above, checks each ``.npy`` header's dtype and shape against the member's
+size before reading its data (so memory follows what the file declares and
+can hold, :data:`DEFLATE_MAX_RATIO`), and checks every header field by the
+rules :func:`smallvis.embed` applies, with the consistency of the whole; any
+failure is a :class:`ModelFileError` naming the member or field.
+
 Pickling an estimator also works (the Annoy index is dropped and rebuilt
 from the stored data and seed), but unpickling runs code: load pickles only
 from sources you trust.  Model files in this format are safe to open.
@@ -29,6 +36,7 @@ import io
 import json
 import math
 import os
+import stat
 import struct
 import warnings
 import zipfile
@@ -166,8 +174,9 @@ _ROW_SCALE_ROUNDING = 1e-6
 
 
 def _name(file):
-    return os.fspath(file) if isinstance(file, (str, os.PathLike)) else getattr(
-        file, "name", "the file")
+    if isinstance(file, (str, bytes, os.PathLike)):
+        return os.fsdecode(file)
+    return getattr(file, "name", "the file")
 
 
 def _fail(file, why):
@@ -323,7 +332,7 @@ def _read_header(archive):
         archive.fail(f"unreadable header: {exc}")
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         archive.fail("a different format")
-    if header.get("version") != VERSION:
+    if not _is_int(header.get("version")) or header["version"] != VERSION:
         archive.fail(f"format version {header.get('version')!r}; this smallvis reads "
                      f"version {VERSION}")
     _check_keys(archive.file, "(top level)", header, HEADER_FIELDS)
@@ -416,8 +425,21 @@ def _is_int(value):
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _check_regular_file(file):
+    """A path must name a regular file: a device or a pipe could be read forever."""
+    if not isinstance(file, (str, bytes, os.PathLike)):
+        return  # a file object: the caller's
+    try:
+        mode = os.stat(file).st_mode
+    except OSError as exc:
+        _fail(file, f"cannot be read: {exc}")
+    if not stat.S_ISREG(mode):
+        _fail(file, "not a regular file (a directory, device, pipe or socket)")
+
+
 def _read_model_file(file):
     """``(header, X, Y, arrays)`` of a model file, each member checked before it is read."""
+    _check_regular_file(file)
     try:
         zf = zipfile.ZipFile(file)
     except _ZIP_ERRORS:

@@ -230,6 +230,7 @@ FORGED = [
     ("umap", _set(("class",), "TSNE"), "method"),
     ("umap", _drop(("params",)), "params"),
     ("umap", _set(("surprise",), 1), "surprise"),
+    ("umap", _set(("version",), True), "version"),
 ]
 
 
@@ -591,3 +592,18 @@ def test_cli_out_of_memory_is_not_an_output_failure(saved, data, tmp_path, monke
     err = capsys.readouterr().err.strip()
     assert err.startswith("smallvis: error: out of memory") and len(err.splitlines()) == 1
     assert not (tmp_path / "Y_new.csv").exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX special files")
+@pytest.mark.parametrize("kind", ["device", "fifo", "directory"])
+def test_special_files_are_refused_without_reading(kind, tmp_path):
+    """A device that never ends, a pipe whose open would block, a directory."""
+    if kind == "device":
+        path = "/dev/zero"
+    elif kind == "fifo":
+        path = tmp_path / "pipe.npz"
+        os.mkfifo(path)
+    else:
+        path = tmp_path
+    with pytest.raises(smallvis.ModelFileError, match="not a regular file"):
+        smallvis.load_model(path)
