@@ -112,6 +112,11 @@ def _saved_fits():
         "largevis": _saved(smallvis.Embedding("largevis", random_state=0, n_iter=30,
                                               perplexity=10), X),
         "umap_sgd": _saved(smallvis.UMAP(random_state=0, optimizer="sgd", n_epochs=20), X),
+        "ncvis_sgd": _saved(smallvis.NCVIS(random_state=0, optimizer="sgd", n_epochs=10), X),
+        "asne": _saved(smallvis.ASNE(random_state=0, n_iter=30, perplexity=10), X),
+        "ssne": _saved(smallvis.SSNE(random_state=0, n_iter=30, perplexity=10), X),
+        "tumap": _saved(smallvis.TUMAP(random_state=0, n_iter=30,
+                                       method_params={"n_neighbors": 8}), X),
         "tsne_init": _saved(smallvis.TSNE(
             random_state=0, n_iter=30, perplexity=10,
             init=np.random.default_rng(1).normal(size=(60, 2))), X),
@@ -231,6 +236,12 @@ FORGED = [
     ("umap", _drop(("params",)), "params"),
     ("umap", _set(("surprise",), 1), "surprise"),
     ("umap", _set(("version",), True), "version"),
+    ("asne", _set(("reference", "row_scale"), 1.5), "row_scale"),
+    ("ssne", _set(AFF + ("perplexity",), 60.0), "perplexity"),
+    ("tumap", _set(COST + ("eps",), -1.0), "eps"),
+    ("tumap", _set(("reference", "method"), "umap"), "method"),
+    ("ncvis_sgd", _set(COST + ("nu",), 0.0), "nu"),
+    ("ncvis_sgd", _set(("reference", "optimizer"), "auto"), "optimizer"),
 ]
 
 
