@@ -257,11 +257,7 @@ class _Archive:
                       "use stored or deflated members")
         if info.flag_bits & 0x1:
             self.fail(f"member {key!r} is encrypted")
-        limit = self.size if info.compress_type == zipfile.ZIP_STORED else \
-            DEFLATE_MAX_RATIO * min(info.compress_size, self.size) + 1024
-        if info.compress_size > self.size or info.file_size > limit:
-            self.fail(f"member {key!r} declares {info.file_size} bytes, more than this "
-                      f"{self.size}-byte archive can hold")
+        self._check_sizes(key, info)
         try:
             with self.zf.open(info) as fh:
                 version = np.lib.format.read_magic(fh)
@@ -276,13 +272,25 @@ class _Archive:
             self.fail(f"member {key!r} has no readable .npy header: {exc}")
         if any(size < 0 for size in shape):
             self.fail(f"member {key!r} declares a negative dimension in shape {shape}")
-        if dtype.hasobject or dtype.fields is not None or dtype.subdtype is not None:
+        if dtype.kind not in "biuf" or dtype.fields is not None or dtype.subdtype is not None:
             self.fail(f"member {key!r} has dtype {dtype}; model files hold plain numeric arrays")
         declared = offset + math.prod(shape) * dtype.itemsize
         if declared != info.file_size:
             self.fail(f"member {key!r} declares shape {shape} of {dtype} ({declared} bytes "
                       f"with its header) but holds {info.file_size} bytes")
         return shape, fortran, dtype, offset
+
+    def _check_sizes(self, key, info):
+        """The zip directory's sizes of a member: within the archive, and possible."""
+        if info.compress_size > self.size:
+            self.fail(f"member {key!r} claims {info.compress_size} bytes in a "
+                      f"{self.size}-byte archive")
+        if info.compress_type == zipfile.ZIP_STORED and info.file_size != info.compress_size:
+            self.fail(f"member {key!r} is stored uncompressed in {info.compress_size} bytes "
+                      f"but declares {info.file_size}")
+        if info.file_size > DEFLATE_MAX_RATIO * info.compress_size + 1024:
+            self.fail(f"member {key!r} declares {info.file_size} bytes, more than deflate "
+                      f"can expand its {info.compress_size} compressed bytes to")
 
     def read(self, key, layout):
         """The member's array, read in chunks into one allocation of the declared size."""
