@@ -370,25 +370,32 @@ def _umap_affinities(X, kernels, random_state, n_threads, n_neighbors, local_con
                           n_threads=n_threads, n_trees=n_trees)
 
 
+def _check_search(n_samples, k, knn_method, knn, n_trees):
+    """The builders' checks of the neighbour search, or of a precomputed ``knn``."""
+    check_search_params(knn_method, n_trees, name="knn_method")
+    if knn is not None:
+        aff.check_knn(knn, n_samples, k)
+
+
 def _check_perplexity_knn(n_samples, perplexity, n_neighbors=None, knn_method="auto",
                           knn=None, n_trees=None):
     """What the kNN perplexity builders refuse (tsne, largevis), computing nothing."""
-    aff.check_perplexity_neighbors(perplexity, n_neighbors, n_samples)
-    check_search_params(knn_method, n_trees, name="knn_method")
+    k = aff.check_perplexity_neighbors(perplexity, n_neighbors, n_samples)
+    _check_search(n_samples, k, knn_method, knn, n_trees)
 
 
 def _check_umap_graph(n_samples, n_neighbors, local_connectivity, bandwidth,
                       set_op_mix_ratio, knn_method="auto", knn=None, n_trees=None):
     """What :func:`smallvis.affinities.umap_graph` refuses, computing nothing."""
-    aff.check_umap_graph_params(n_samples, n_neighbors, local_connectivity, bandwidth,
-                                set_op_mix_ratio)
-    check_search_params(knn_method, n_trees, name="knn_method")
+    k = aff.check_umap_graph_params(n_samples, n_neighbors, local_connectivity, bandwidth,
+                                    set_op_mix_ratio)[0] - 1  # the point itself counted
+    _check_search(n_samples, k, knn_method, knn, n_trees)
 
 
 def _check_ncvis_graph(n_samples, n_neighbors, knn_method="auto", knn=None, n_trees=None):
     """What :func:`smallvis.affinities.ncvis_graph` refuses, computing nothing."""
-    aff.check_ncvis_neighbors(n_neighbors, n_samples)
-    check_search_params(knn_method, n_trees, name="knn_method")
+    k = aff.check_ncvis_neighbors(n_neighbors, n_samples)
+    _check_search(n_samples, k, knn_method, knn, n_trees)
 
 
 _UMAP_GRAPH_PARAMS = {"n_neighbors": 15, "local_connectivity": 1.0, "bandwidth": 1.0,

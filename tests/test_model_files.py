@@ -220,6 +220,8 @@ FORGED = [
      "perplexity"),
     ("umap", _set(("params", "method_params"), {"__dict__": {"n_neighbors": 0}}),
      "n_neighbors"),
+    ("umap", _set(("params", "method_params"), {"__dict__": {"knn": {"__seq__": [
+        [[1, 2]], [[0.5, 1.0]]]}}}), "knn"),
     ("umap", _set(("params", "callback"), "print"), "callback"),
     ("umap", _set(("params", "verbose"), "loud"), "verbose"),
     ("umap", _drop(("params", "n_iter")), "n_iter"),
@@ -581,8 +583,11 @@ def test_affinity_checks_refuse_what_the_builders_refuse(method):
     params = {**m.affinity_params, **({"perplexity": 5.0} if "perplexity" in
                                       m.affinity_params else {})}
     m.check_affinity_params(20, **params)  # the defaults pass
+    short = (np.ones((20, 2), dtype=np.int64), np.ones((20, 2)))  # too few columns
+    wide = (np.zeros((20, 19), dtype=np.int64), np.ones((20, 19)))  # the point itself
     for bad in ({"n_neighbors": 21}, {"n_neighbors": 0}, {"n_neighbors": 4.5},
-                {"n_trees": 0}, {"knn_method": "brute force"}):
+                {"n_trees": 0}, {"knn_method": "brute force"}, {"knn": short},
+                {"knn": wide}, {"knn": "neighbours.npy"}):
         with pytest.raises((ValueError, TypeError)) as built:
             smallvis.affinities(X, method, **{**params, **bad})
         with pytest.raises((ValueError, TypeError)) as checked:
@@ -621,3 +626,14 @@ def test_special_files_are_refused_without_reading(kind, tmp_path):
         path = tmp_path
     with pytest.raises(smallvis.ModelFileError, match="not a regular file"):
         smallvis.load_model(path)
+
+
+def test_a_model_fitted_on_precomputed_neighbours_loads(data):
+    """``method_params={"knn": ...}`` arrays pass the builder's own ``knn`` check on load."""
+    X, X_new = data
+    knn = smallvis.neighbors.nearest_neighbors(X, 10)
+    model = smallvis.UMAP(random_state=0, n_iter=30,
+                          method_params={"n_neighbors": 8, "knn": knn})
+    loaded = _load(_saved(model, X))
+    assert all(np.array_equal(a, b) for a, b in zip(loaded.method_params["knn"], knn))
+    assert np.array_equal(loaded.transform(X_new), model.transform(X_new))
