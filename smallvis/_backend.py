@@ -11,6 +11,13 @@ else:
     _IMPORT_ERROR = None
 
 
+def check_fast(fast):
+    """``fast`` as a bool; anything but True, False (or 1, 0) is a ``TypeError``."""
+    if not isinstance(fast, (bool, int)) or fast not in (True, False):
+        raise TypeError(f"fast must be True or False; got {fast!r}")
+    return bool(fast)
+
+
 def kernels(fast):
     """Return the kernel module: Cython if ``fast`` else the NumPy reference.
 
@@ -24,9 +31,7 @@ def kernels(fast):
     module
         A module exposing the twin kernel functions.
     """
-    if not isinstance(fast, (bool, int)) or fast not in (True, False):
-        raise TypeError(f"fast must be True or False; got {fast!r}")
-    if not fast:
+    if not check_fast(fast):
         return reference
     if _kernels is None:
         import os

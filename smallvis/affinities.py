@@ -449,6 +449,22 @@ def conditional_perplexity_knn(X, perplexity, kernels, *, n_neighbors=None, knn=
     return _rows_to_csr(indices, rows, X.shape[0]), beta
 
 
+def check_perplexity_neighbors(perplexity, n_neighbors, n_samples):
+    """The neighbours of a kNN perplexity calibration: ``n_neighbors`` checked, or its default.
+
+    Default ``min(floor(3 perplexity), n_samples - 1)``; an integer in
+    ``[1, n_samples - 1]`` and at least ``perplexity``.  Computes nothing.
+    """
+    if n_neighbors is None:
+        n_neighbors = min(int(np.floor(3.0 * perplexity)), n_samples - 1)
+    n_neighbors = check_integer(n_neighbors, "n_neighbors", 1, n_samples - 1)
+    if perplexity > n_neighbors:
+        raise ParameterError(
+            f"perplexity must be at most n_neighbors = {n_neighbors}; got {perplexity}",
+            ("perplexity", "n_neighbors"))
+    return n_neighbors
+
+
 def _calibrated_rows(X, perplexity, kernels, n_neighbors, knn, knn_method, random_state,
                      n_threads, n_trees, tol=PERPLEXITY_TOL, max_tries=PERPLEXITY_MAX_TRIES):
     """Neighbours (n, k) and their calibrated ``p_{j|i}`` (n, k), and beta.
@@ -457,13 +473,7 @@ def _calibrated_rows(X, perplexity, kernels, n_neighbors, knn, knn_method, rando
     so at the peak the neighbour indices and two (n, k) float64 arrays exist.
     """
     n = X.shape[0]
-    if n_neighbors is None:
-        n_neighbors = min(int(np.floor(3.0 * perplexity)), n - 1)
-    n_neighbors = check_integer(n_neighbors, "n_neighbors", 1, n - 1)
-    if perplexity > n_neighbors:
-        raise ParameterError(
-            f"perplexity must be at most n_neighbors = {n_neighbors}; got {perplexity}",
-            ("perplexity", "n_neighbors"))
+    n_neighbors = check_perplexity_neighbors(perplexity, n_neighbors, n)
     n_threads = check_threads(n_threads)
     indices, distances = _knn(X, n_neighbors, knn, knn_method, random_state, n_threads,
                               n_trees, kernels)
@@ -600,6 +610,19 @@ def _smooth_knn_unit(distances, kernels, *, local_connectivity, bandwidth):
     return with_self[:, 1:], sigma, rho, e, n_failed
 
 
+def check_umap_graph_params(n_samples, n_neighbors, local_connectivity=1.0, bandwidth=1.0,
+                            set_op_mix_ratio=1.0):
+    """The parameters of :func:`umap_graph` for ``n_samples`` points, checked.
+
+    Returns ``(n_neighbors, local_connectivity, bandwidth, set_op_mix_ratio)``
+    or raises naming the parameter; computes nothing.
+    """
+    return (check_integer(n_neighbors, "n_neighbors", 2, n_samples),
+            check_number(local_connectivity, "local_connectivity", low=0),
+            check_number(bandwidth, "bandwidth", low=0, low_open=True),
+            check_number(set_op_mix_ratio, "set_op_mix_ratio", low=0, high=1))
+
+
 def fuzzy_memberships(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwidth=1.0,
                       knn=None, knn_method="auto", random_state=None, n_threads=1,
                       n_trees=None):
@@ -619,9 +642,8 @@ def fuzzy_memberships(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwi
     sigma, rho : ndarray of shape (n_samples,)
     """
     n = X.shape[0]
-    n_neighbors = check_integer(n_neighbors, "n_neighbors", 2, n)
-    local_connectivity = check_number(local_connectivity, "local_connectivity", low=0)
-    bandwidth = check_number(bandwidth, "bandwidth", low=0, low_open=True)
+    n_neighbors, local_connectivity, bandwidth, _ = check_umap_graph_params(
+        n, n_neighbors, local_connectivity, bandwidth)
     indices, distances = _knn(X, n_neighbors - 1, knn, knn_method, random_state, n_threads,
                               n_trees, kernels)
     unit, sigma, rho, e, _ = _smooth_knn_unit(distances, kernels,
@@ -679,7 +701,8 @@ def umap_graph(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwidth=1.0
     scipy.sparse.csr_matrix of shape (n_samples, n_samples)
         Symmetric, zero diagonal, sorted indices, no explicit zeros.
     """
-    mix = check_number(set_op_mix_ratio, "set_op_mix_ratio", low=0, high=1)
+    mix = check_umap_graph_params(X.shape[0], n_neighbors, local_connectivity, bandwidth,
+                                  set_op_mix_ratio)[3]
     A, _, _ = fuzzy_memberships(X, n_neighbors, kernels, local_connectivity=local_connectivity,
                                 bandwidth=bandwidth, knn=knn, knn_method=knn_method,
                                 random_state=random_state, n_threads=n_threads,
@@ -690,6 +713,11 @@ def umap_graph(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwidth=1.0
     V.eliminate_zeros()
     V.sort_indices()
     return V
+
+
+def check_ncvis_neighbors(n_neighbors, n_samples):
+    """:func:`ncvis_graph`'s ``n_neighbors``: an integer in ``[1, n_samples - 1]``."""
+    return check_integer(n_neighbors, "n_neighbors", 1, n_samples - 1)
 
 
 def ncvis_graph(X, n_neighbors=15, *, knn=None, knn_method="auto", random_state=None,
@@ -723,7 +751,7 @@ def ncvis_graph(X, n_neighbors=15, *, knn=None, knn_method="auto", random_state=
         Symmetric, sums to 1, every non-zero equal to ``1 / nnz``.
     """
     n = X.shape[0]
-    n_neighbors = check_integer(n_neighbors, "n_neighbors", 1, n - 1)
+    n_neighbors = check_ncvis_neighbors(n_neighbors, n)
     indices, _ = _knn(X, n_neighbors, knn, knn_method, random_state, n_threads, n_trees,
                       kernels)
     A = _rows_to_csr(indices, np.ones(indices.shape), n)

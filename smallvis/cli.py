@@ -19,7 +19,8 @@ at its final target (the link stays); a character device or FIFO (``--out
 refused, for root too (:mod:`smallvis._outputs`).
 
 Exit status: 0 success, 1 an output could not be written, 2 bad input or
-options, 130 interrupted (Ctrl-C).
+options (a damaged ``--model`` file, or an input too large for memory with
+these options, included), 130 interrupted (Ctrl-C).
 """
 
 import argparse
@@ -1008,7 +1009,7 @@ def columns_by_name(X, names, fitted_names, source):
 
 
 def run_transform(args):
-    from .model_io import load_model
+    from .model_io import ModelFileError, load_model
 
     inputs = [p for p in (args.input, args.labels, args.model)
               if p is not None and os.path.isfile(p)]
@@ -1016,7 +1017,10 @@ def run_transform(args):
                   inputs)
     if not os.path.isfile(args.model):
         raise CLIError(f"--model {args.model!r} is not an existing file")
-    model = load_model(args.model)
+    try:
+        model = load_model(args.model)
+    except ModelFileError as exc:  # an input problem: exit status 2
+        raise CLIError(f"--model: {exc}") from None
     X, labels, names = load_input(args.input, header=args.header, labels=args.labels,
                                   labels_header=args.labels_header)
     X = columns_by_name(X, names, getattr(model, "feature_names_in_", None), args.input)
@@ -1101,11 +1105,12 @@ def main(argv=None):
             print(f"smallvis: error: {' '.join(str(exc).split())}; no output file was "
                   "left half-written", file=sys.stderr)
             return 1
-        except MemoryError:
-            print("smallvis: error: out of memory; try --fast, fewer points, or a "
-                  "method that runs on a kNN graph (largevis, umap, tumap, ncvis)",
-                  file=sys.stderr)
-            return 1
+        except MemoryError:  # too large an input for these options: an input error
+            advice = ("fewer new points at a time" if args.command == "transform" else
+                      "--fast, fewer points, or a method that runs on a kNN graph "
+                      "(largevis, umap, tumap, ncvis)")
+            print(f"smallvis: error: out of memory; try {advice}", file=sys.stderr)
+            return 2
     return 0
 
 

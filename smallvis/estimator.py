@@ -208,6 +208,22 @@ class Embedding:
                              "samples (got one sample or none)")
         return check_data(arr)
 
+    def _embed_keywords(self):
+        """``(settings, method_params)``: the keywords ``fit`` gives :func:`smallvis.embed`.
+
+        Every setting but ``random_state``; ``perplexity`` may come from
+        ``method_params`` (not from both).
+        """
+        settings = {name: getattr(self, name) for name in _embed_defaults()
+                    if name != "random_state"}
+        method_params = dict(self.method_params or {})
+        if "perplexity" in method_params:
+            if settings["perplexity"] is not None:
+                raise ValueError("perplexity is given twice: as a parameter and in "
+                                 "method_params; give it once")
+            settings["perplexity"] = method_params.pop("perplexity")
+        return settings, method_params
+
     def fit(self, X, y=None):
         """Embed ``X``; returns ``self``.
 
@@ -232,14 +248,7 @@ class Embedding:
         else:
             seed = int(rng.integers(2**31 - 1))
             fit_state = rng
-        settings = {name: getattr(self, name) for name in _embed_defaults()
-                    if name != "random_state"}
-        method_params = dict(self.method_params or {})
-        if "perplexity" in method_params:
-            if settings["perplexity"] is not None:
-                raise ValueError("perplexity is given twice: as a parameter and in "
-                                 "method_params; give it once")
-            settings["perplexity"] = method_params.pop("perplexity")
+        settings, method_params = self._embed_keywords()
         result = self._embed_in_estimator_terms(X, method.name, random_state=fit_state,
                                                 return_result=True, **settings,
                                                 **method_params)

@@ -269,6 +269,21 @@ def power_iteration_layout(P, n_components, rng, n_iter=POWER_ITERATIONS):
     return np.ascontiguousarray(Y)
 
 
+def check_init(init, n_samples, n_components):
+    """``init`` checked, computing nothing: a name from ``INIT_NAMES``, or the array.
+
+    An array must have shape ``(n_samples, n_components)``, finite values
+    and rows that are not all equal; it is returned as a float64 copy.
+    """
+    if init is None:
+        raise TypeError(f"init must be one of {', '.join(INIT_NAMES)} or an array; got None")
+    if not isinstance(init, str):
+        return check_not_degenerate(check_embedding(init, n_samples, n_components))
+    if init not in INIT_NAMES:
+        raise ValueError(f"init must be one of {', '.join(INIT_NAMES)} or an array; got {init!r}")
+    return init
+
+
 def initialize(init, X, n_components, rng, P=None):
     """Return the initial embedding.
 
@@ -307,12 +322,9 @@ def initialize(init, X, n_components, rng, P=None):
     ndarray of shape (n_samples, n_components)
     """
     n = X.shape[0]
-    if init is None:
-        raise TypeError(f"init must be one of {', '.join(INIT_NAMES)} or an array; got None")
+    init = check_init(init, n, n_components)
     if not isinstance(init, str):
-        return check_not_degenerate(check_embedding(init, n, n_components))
-    if init not in INIT_NAMES:
-        raise ValueError(f"init must be one of {', '.join(INIT_NAMES)} or an array; got {init!r}")
+        return init
     Y = _named_init(init, X, n_components, rng, P)
     if n > 1 and not np.any(np.ptp(Y, axis=0)):
         warnings.warn(

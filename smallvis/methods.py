@@ -178,6 +178,11 @@ class Method:
         ``{name: SizedParam}``.  A value given that exceeds the bound is
         refused; a default that exceeds it is lowered with a
         :class:`~smallvis._validation.SmallDataWarning`.
+    check_affinity_params : callable or None
+        ``check_affinity_params(n_samples, **affinity_params)``: raises on
+        the values that ``build_affinities`` refuses for ``n_samples``
+        points, computing nothing (the checks it shares with the builder);
+        None when :meth:`split_params` checks everything.
     """
 
     name: str
@@ -196,6 +201,7 @@ class Method:
     auto_params: Mapping = field(default_factory=dict)
     approximations: Mapping = field(default_factory=dict)
     sized_params: Mapping = field(default_factory=dict)
+    check_affinity_params: Callable = None
 
     def resolve_auto(self, cost_params, n_samples):
         """``cost_params`` with every ``"auto"`` value of :attr:`auto_params` resolved."""
@@ -252,6 +258,17 @@ class Method:
             self.resolve_cost(**{k: v for k, v in probe.items() if k not in self.learned})
         return affinity, cost
 
+
+    def check_affinity_values(self, n_samples, **affinity):
+        """Raise on what :attr:`build_affinities` refuses for ``n_samples`` points.
+
+        Computes nothing: every value is checked as if the user had given it
+        (:meth:`fit_sizes`), then by :attr:`check_affinity_params`, the
+        checks the builder itself runs.
+        """
+        self.fit_sizes(affinity, given=set(affinity), n_samples=n_samples)
+        if self.check_affinity_params is not None:
+            self.check_affinity_params(n_samples, **affinity)
 
     def fit_sizes(self, affinity, *, given, n_samples):
         """``affinity`` with :attr:`sized_params` checked against ``n_samples``.
@@ -479,6 +496,34 @@ def _umap_affinities(X, kernels, random_state, n_threads, n_neighbors, local_con
                           n_threads=n_threads, n_trees=n_trees)
 
 
+def _check_search(n_samples, k, knn_method, knn, n_trees):
+    """The builders' checks of the neighbour search, or of a precomputed ``knn``."""
+    check_search_params(knn_method, n_trees, name="knn_method")
+    if knn is not None:
+        aff.check_knn(knn, n_samples, k)
+
+
+def _check_perplexity_knn(n_samples, perplexity, n_neighbors=None, knn_method="auto",
+                          knn=None, n_trees=None):
+    """What the kNN perplexity builders refuse (tsne, largevis), computing nothing."""
+    k = aff.check_perplexity_neighbors(perplexity, n_neighbors, n_samples)
+    _check_search(n_samples, k, knn_method, knn, n_trees)
+
+
+def _check_umap_graph(n_samples, n_neighbors, local_connectivity, bandwidth,
+                      set_op_mix_ratio, knn_method="auto", knn=None, n_trees=None):
+    """What :func:`smallvis.affinities.umap_graph` refuses, computing nothing."""
+    k = aff.check_umap_graph_params(n_samples, n_neighbors, local_connectivity, bandwidth,
+                                    set_op_mix_ratio)[0] - 1  # the point itself counted
+    _check_search(n_samples, k, knn_method, knn, n_trees)
+
+
+def _check_ncvis_graph(n_samples, n_neighbors, knn_method="auto", knn=None, n_trees=None):
+    """What :func:`smallvis.affinities.ncvis_graph` refuses, computing nothing."""
+    k = aff.check_ncvis_neighbors(n_neighbors, n_samples)
+    _check_search(n_samples, k, knn_method, knn, n_trees)
+
+
 _UMAP_GRAPH_PARAMS = {"n_neighbors": 15, "local_connectivity": 1.0, "bandwidth": 1.0,
                       "set_op_mix_ratio": 1.0, **_KNN_DEFAULTS}
 
@@ -642,6 +687,7 @@ _FUZZY_METHOD = dict(
     build_affinities=_umap_affinities,
     affinity_params=_UMAP_GRAPH_PARAMS,
     sized_params={"n_neighbors": UMAP_SIZE},
+    check_affinity_params=_check_umap_graph,
     fuzzy=True,
     optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
     auto_learning_rate=fuzzy_auto_learning_rate,
@@ -680,6 +726,7 @@ METHODS = MappingProxyType({
             summary="t-SNE: joint Gaussian P, Student-t (Cauchy) Q, KL(P||Q)",
             kernel="tsne",
             build_affinities=_tsne_affinities,
+            check_affinity_params=_check_perplexity_knn,
             affinity_params={"perplexity": 30.0, "n_neighbors": None, **_KNN_DEFAULTS},
             sized_params={"perplexity": PERPLEXITY_SIZE, "n_neighbors": OTHERS_SIZE},
             # n_interpolation: the accuracy of gradient="fft" (unused by "exact")
@@ -699,6 +746,7 @@ METHODS = MappingProxyType({
             summary="LargeVis: kNN perplexity P, Cauchy weights, gamma-weighted repulsion",
             kernel="largevis",
             build_affinities=_largevis_affinities,
+            check_affinity_params=_check_perplexity_knn,
             affinity_params={"perplexity": 50.0, "n_neighbors": None, **_KNN_DEFAULTS},
             sized_params={"perplexity": PERPLEXITY_SIZE, "n_neighbors": OTHERS_SIZE},
             cost_params={"gamma": "auto", "eps": 0.1, "kernel": "cauchy", "alpha": 1.0},
@@ -742,6 +790,7 @@ METHODS = MappingProxyType({
             summary="NCVis: noise-contrastive estimation with a learned normalisation Q",
             kernel="ncvis",
             build_affinities=_ncvis_affinities,
+            check_affinity_params=_check_ncvis_graph,
             affinity_params={"n_neighbors": 15, **_KNN_DEFAULTS},
             sized_params={"n_neighbors": KNN_GRAPH_SIZE},
             cost_params={"Q": 0.0, "nu": 5.0, "a": None, "b": None, "spread": 1.0,

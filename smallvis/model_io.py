@@ -1,7 +1,7 @@
 """Saving and loading fitted estimators without pickle.
 
-A model file is a NumPy ``.npz`` archive (:func:`numpy.savez`, read back
-with ``allow_pickle=False``, so loading one runs no code):
+A model file is a NumPy ``.npz`` archive (:func:`numpy.savez`), read back
+member by member and never unpickled, so loading one runs no code:
 
 ``header``
     UTF-8 JSON as a ``uint8`` array: the format name and version, the
@@ -20,20 +20,40 @@ is bit-identical to the original's with ``n_threads=1``.  The fit's
 ``EmbedResult`` (``P``, cost trace) is not stored: ``result_`` is None on a
 loaded model.
 
+:func:`load_model` trusts nothing in the file: it reads only the members
+above, checks each ``.npy`` header's dtype and shape against the member's
+size before reading its data (so memory follows what the file declares and
+can hold, :data:`DEFLATE_MAX_RATIO`), and checks every header field by the
+rules :func:`smallvis.embed` applies, with the consistency of the whole; any
+failure is a :class:`ModelFileError` naming the member or field.
+
 Pickling an estimator also works (the Annoy index is dropped and rebuilt
 from the stored data and seed), but unpickling runs code: load pickles only
 from sources you trust.  Model files in this format are safe to open.
 """
 
+import io
 import json
+import math
 import os
+import stat
+import struct
+import warnings
 import zipfile
+import zlib
 
 import numpy as np
 
+from ._backend import check_fast
 from ._outputs import write_output
+from ._validation import (check_coordinate_span, check_data, check_integer, check_number,
+                          check_random_state, check_threads)
 from .estimator import METHOD_CLASSES, Embedding
-from .transform import Reference
+from .init import check_init
+from .methods import get_method
+from .plans import make_plan, method_keywords
+from .sgd import choose_optimizer
+from .transform import UNSTORED_AFFINITY_PARAMS, Reference, check_transform_settings
 
 __all__ = ["save_model", "load_model", "ModelFileError", "FORMAT", "VERSION"]
 
@@ -74,19 +94,6 @@ def _encode(value, key, arrays):
     raise ValueError(f"cannot save parameter {key.split(':')[1]!r}: a value of type "
                      f"{type(value).__name__} ({value!r}) has no safe file form; set it "
                      "to None (or a plain value) before saving")
-
-
-def _decode(value, arrays):
-    if isinstance(value, dict):
-        if "__array__" in value:
-            return arrays[value["__array__"]]
-        if "__dict__" in value:
-            return {k: _decode(v, arrays) for k, v in value["__dict__"].items()}
-        if "__seq__" in value:
-            items = [_decode(v, arrays) for v in value["__seq__"]]
-            return tuple(items) if value.get("tuple") else items
-        raise ModelFileError("model header holds an unknown value form")
-    return value
 
 
 def save_model(model, file):
@@ -156,14 +163,505 @@ def _write_archive(file, **arrays):
         np.savez(file, **arrays)
 
 
+# ---------------------------------------------------------------------------
+# loading: the archive read lazily, every field checked before the model is built
+# ---------------------------------------------------------------------------
+
+#: The header's fields, and those of its ``reference``.
+HEADER_FIELDS = ("format", "version", "class", "params", "n_features_in",
+                 "feature_names_in", "reference")
+REFERENCE_FIELDS = ("method", "affinity_params", "cost_params", "row_scale", "seed",
+                    "fast", "optimizer")
+
+#: Members of every model file (``<key>.npy`` in the archive); the others
+#: are arrays that the header references, with keys starting with
+#: :data:`ARRAY_PREFIXES`.
+CORE_MEMBERS = ("header", "X", "Y")
+ARRAY_PREFIXES = ("param:", "ref:")
+
+#: Largest header accepted (UTF-8 JSON), in bytes.
+MAX_HEADER_BYTES = 64 * 2**20
+
+#: Deepest nesting of values in a header (dicts and sequences in parameters).
+MAX_HEADER_DEPTH = 32
+
+#: Deflate expands its input at most 1032-fold (zlib's technical details);
+#: a member that declares more is lying about its size.
+DEFLATE_MAX_RATIO = 1032
+
+#: Uncompressed bytes per read of a member's data.
+_READ_CHUNK = 2**22
+
+#: Relative rounding allowed in ``row_scale`` (see :func:`_check_row_scale`).
+_ROW_SCALE_ROUNDING = 1e-6
+
+
+def _name(file):
+    if isinstance(file, (str, bytes, os.PathLike)):
+        return os.fsdecode(file)
+    return getattr(file, "name", "the file")
+
+
 def _fail(file, why):
-    name = file if isinstance(file, str) else getattr(file, "name", "the file")
-    raise ModelFileError(f"{name!r} is not a smallvis model file ({why}); model files are "
-                         "written by smallvis.save_model or `smallvis embed --save-model`")
+    raise ModelFileError(f"{_name(file)!r} is not a smallvis model file ({why}); model files "
+                         "are written by smallvis.save_model or `smallvis embed --save-model`")
+
+
+def _starts_like_npy(file):
+    """Whether ``file`` begins with the ``.npy`` magic string (a path or a seekable file)."""
+    try:
+        if isinstance(file, (str, os.PathLike)):
+            with open(file, "rb") as fh:
+                return fh.read(6) == b"\x93NUMPY"
+        position = file.tell()
+        try:
+            return file.read(6) == b"\x93NUMPY"
+        finally:
+            file.seek(position)
+    except (OSError, AttributeError, ValueError):
+        return False
+
+
+#: What reading a damaged zip archive can raise (zipfile and zlib do not
+#: wrap their errors): a bad structure, a bad CRC, a truncated stream, an
+#: unsupported or encrypted member, offsets out of range.
+_ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, ValueError, NotImplementedError,
+               RuntimeError, OverflowError, struct.error, UnicodeDecodeError)
+
+
+class _Archive:
+    """The members of a model file, read one at a time and only after checks.
+
+    Parameters
+    ----------
+    zf : zipfile.ZipFile
+    file : str, path or file
+        For messages.
+    """
+
+    def __init__(self, zf, file):
+        self.zf, self.file = zf, file
+        self.size = zf.fp.seek(0, io.SEEK_END)
+        self.members = {}
+        for info in zf.infolist():
+            name = info.filename
+            if not name.endswith(".npy") or info.is_dir():
+                self.fail(f"a member {name!r} that is not an .npy array")
+            key = name[:-len(".npy")]
+            if key in self.members:
+                self.fail(f"the member {key!r} appears twice")
+            self.members[key] = info
+
+    def fail(self, why):
+        _fail(self.file, why)
+
+    def check_members(self, referenced):
+        """Refuse a member the format does not define and a missing one, reading none."""
+        expected = set(CORE_MEMBERS) | set(referenced)
+        unknown = sorted(set(self.members) - expected)
+        if unknown:
+            self.fail(f"unknown member(s) {', '.join(map(repr, unknown))}; the format has "
+                      "header, X, Y and the arrays its header references")
+        missing = [key for key in (*CORE_MEMBERS, *sorted(referenced))
+                   if key not in self.members]
+        if missing:
+            self.fail(f"missing member(s) {', '.join(map(repr, missing))}")
+
+    def layout(self, key):
+        """``(shape, fortran_order, dtype, offset)`` from the member's ``.npy`` header.
+
+        Checked against the zip directory: a stored or deflated, unencrypted
+        member whose declared uncompressed size is exactly the array's, and
+        that deflate could produce from its compressed size.  No data is read.
+        """
+        info = self.members[key]
+        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            self.fail(f"member {key!r}: compression method {info.compress_type}; model files "
+                      "use stored or deflated members")
+        if info.flag_bits & 0x1:
+            self.fail(f"member {key!r} is encrypted")
+        self._check_sizes(key, info)
+        try:
+            with self.zf.open(info) as fh:
+                version = np.lib.format.read_magic(fh)
+                if version == (1, 0):
+                    shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
+                elif version == (2, 0):
+                    shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
+                else:
+                    raise ValueError(f"unsupported .npy version {version}")
+                offset = fh.tell()
+        except _ZIP_ERRORS + (SyntaxError,) as exc:
+            self.fail(f"member {key!r} has no readable .npy header: {exc}")
+        if any(size < 0 for size in shape):
+            self.fail(f"member {key!r} declares a negative dimension in shape {shape}")
+        if dtype.kind not in "biuf" or dtype.fields is not None or dtype.subdtype is not None:
+            self.fail(f"member {key!r} has dtype {dtype}; model files hold plain numeric arrays")
+        declared = offset + math.prod(shape) * dtype.itemsize
+        if declared != info.file_size:
+            self.fail(f"member {key!r} declares shape {shape} of {dtype} ({declared} bytes "
+                      f"with its header) but holds {info.file_size} bytes")
+        return shape, fortran, dtype, offset
+
+    def _check_sizes(self, key, info):
+        """The zip directory's sizes of a member: within the archive, and possible."""
+        if info.compress_size > self.size:
+            self.fail(f"member {key!r} claims {info.compress_size} bytes in a "
+                      f"{self.size}-byte archive")
+        if info.compress_type == zipfile.ZIP_STORED and info.file_size != info.compress_size:
+            self.fail(f"member {key!r} is stored uncompressed in {info.compress_size} bytes "
+                      f"but declares {info.file_size}")
+        if info.file_size > DEFLATE_MAX_RATIO * info.compress_size + 1024:
+            self.fail(f"member {key!r} declares {info.file_size} bytes, more than deflate "
+                      f"can expand its {info.compress_size} compressed bytes to")
+
+    def read(self, key, layout):
+        """The member's array, read in chunks into one allocation of the declared size."""
+        shape, fortran, dtype, offset = layout
+        data = np.empty(math.prod(shape), dtype=dtype)
+        raw = data.view(np.uint8)
+        try:
+            with self.zf.open(self.members[key]) as fh:
+                fh.read(offset)
+                done = 0
+                while done < raw.size:
+                    chunk = fh.read(min(_READ_CHUNK, raw.size - done))
+                    if not chunk:
+                        raise EOFError(f"{raw.size - done} bytes missing")
+                    raw[done:done + len(chunk)] = np.frombuffer(chunk, dtype=np.uint8)
+                    done += len(chunk)
+                fh.read(1)  # at the end: zipfile checks the CRC
+        except _ZIP_ERRORS as exc:
+            self.fail(f"member {key!r} is damaged: {exc}")
+        return data.reshape(shape, order="F" if fortran else "C")
+
+
+def _check_keys(file, where, mapping, expected):
+    """``mapping`` must be a dict with exactly the keys ``expected``."""
+    if not isinstance(mapping, dict):
+        _fail(file, f"header field {where} must be a dict; got {type(mapping).__name__}")
+    missing = [k for k in expected if k not in mapping]
+    if missing:
+        _fail(file, f"header field {where} lacks {', '.join(map(repr, missing))}")
+    unknown = [k for k in mapping if k not in expected]
+    if unknown:
+        _fail(file, f"header field {where} has unknown field(s) "
+                    f"{', '.join(map(repr, unknown))}")
+
+
+def _read_header(archive):
+    """The header's JSON, with its format, version and fields checked."""
+    if "header" not in archive.members:
+        archive.fail("no header")
+    shape, _, dtype, offset = layout = archive.layout("header")
+    if dtype != np.uint8 or len(shape) != 1 or shape[0] > MAX_HEADER_BYTES:
+        archive.fail(f"member 'header' must be UTF-8 bytes (uint8, 1-D, at most "
+                     f"{MAX_HEADER_BYTES} bytes); got {dtype} of shape {shape}")
+    try:
+        header = json.loads(archive.read("header", layout).tobytes().decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        archive.fail(f"unreadable header: {exc}")
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        archive.fail("a different format")
+    if not _is_int(header.get("version")) or header["version"] != VERSION:
+        archive.fail(f"format version {header.get('version')!r}; this smallvis reads "
+                     f"version {VERSION}")
+    _check_keys(archive.file, "(top level)", header, HEADER_FIELDS)
+    _check_keys(archive.file, "reference", header["reference"], REFERENCE_FIELDS)
+    if not isinstance(header["params"], dict):
+        archive.fail(f"header field params must be a dict; got {header['params']!r}")
+    return header
+
+
+def _array_keys(value, where, depth=0):
+    """The array members a header value references (``{"__array__": key}`` forms)."""
+    if depth > MAX_HEADER_DEPTH:
+        raise ValueError(f"{where} is nested more than {MAX_HEADER_DEPTH} levels deep")
+    if isinstance(value, list):
+        return {k for i, v in enumerate(value) for k in _array_keys(v, where, depth + 1)}
+    if not isinstance(value, dict):
+        return set()
+    if set(value) == {"__array__"}:
+        key = value["__array__"]
+        if not isinstance(key, str) or not key.startswith(ARRAY_PREFIXES):
+            raise ValueError(f"{where} references the array {key!r}; arrays of parameters "
+                             f"are members named {' or '.join(ARRAY_PREFIXES)}...")
+        return {key}
+    if set(value) == {"__dict__"} and isinstance(value["__dict__"], dict):
+        items = value["__dict__"].values()
+    elif set(value) in ({"__seq__"}, {"__seq__", "tuple"}) and isinstance(value["__seq__"], list):
+        items = value["__seq__"]
+    else:
+        raise ValueError(f"{where} holds an unknown value form {sorted(value)}")
+    return {k for v in items for k in _array_keys(v, where, depth + 1)}
+
+
+def _decode(value, arrays):
+    """A parameter value from its header form (checked by :func:`_array_keys`)."""
+    if isinstance(value, list):  # not written by save_model; kept as given
+        return [_decode(v, arrays) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if "__array__" in value:
+        return arrays[value["__array__"]]
+    if "__dict__" in value:
+        return {k: _decode(v, arrays) for k, v in value["__dict__"].items()}
+    items = [_decode(v, arrays) for v in value["__seq__"]]
+    return tuple(items) if value.get("tuple") is True else items
+
+
+def _referenced(file, header):
+    """Every array member the header references."""
+    keys = set()
+    for where, value in [*((f"params.{k}", v) for k, v in header["params"].items()),
+                         ("reference.affinity_params", header["reference"]["affinity_params"]),
+                         ("reference.cost_params", header["reference"]["cost_params"])]:
+        try:
+            keys |= _array_keys(value, where)
+        except ValueError as exc:
+            _fail(file, f"header field {exc}")
+    return keys
+
+
+def _check_layouts(archive, header, referenced):
+    """The declared shapes of X, Y and the parameter arrays, before any is read."""
+    layouts = {key: archive.layout(key) for key in ("X", "Y", *sorted(referenced))}
+    for key in ("X", "Y"):
+        shape, _, dtype, _ = layouts[key]
+        if dtype.kind != "f" or dtype.itemsize != 8 or len(shape) != 2:
+            archive.fail(f"member {key!r} must be a 2-D float64 array; got dtype {dtype}, "
+                         f"shape {shape}")
+    (n, d), (n_y, width) = layouts["X"][0], layouts["Y"][0]
+    if n_y != n or n < 2:
+        archive.fail(f"X has {n} rows and Y has {n_y}; they must be equal, and at least 2")
+    n_features = header["n_features_in"]
+    if not _is_int(n_features) or n_features != d:
+        archive.fail(f"header field n_features_in = {n_features!r}, but X has {d} columns")
+    n_components = header["params"].get("n_components")
+    if not _is_int(n_components) or n_components != width:
+        archive.fail(f"header field params.n_components = {n_components!r}, but Y has "
+                     f"{width} columns")
+    for key in referenced:
+        shape, _, dtype, _ = layouts[key]
+        if dtype.kind not in "biuf":
+            archive.fail(f"member {key!r} has dtype {dtype}; parameter arrays are numeric")
+    total = sum(archive.members[key].file_size for key in layouts)
+    if total > DEFLATE_MAX_RATIO * archive.size:
+        archive.fail(f"its members declare {total} bytes, more than a {archive.size}-byte "
+                     "archive can hold")
+    return layouts
+
+
+def _is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_regular_file(file):
+    """A path must name a regular file: a device or a pipe could be read forever."""
+    if not isinstance(file, (str, bytes, os.PathLike)):
+        return  # a file object: the caller's
+    try:
+        mode = os.stat(file).st_mode
+    except OSError as exc:
+        _fail(file, f"cannot be read: {exc}")
+    if not stat.S_ISREG(mode):
+        _fail(file, "not a regular file (a directory, device, pipe or socket)")
+
+
+def _read_model_file(file):
+    """``(header, X, Y, arrays)`` of a model file, each member checked before it is read."""
+    _check_regular_file(file)
+    try:
+        zf = zipfile.ZipFile(file)
+    except _ZIP_ERRORS:
+        if _starts_like_npy(file):
+            _fail(file, "a single .npy array, not an .npz archive")
+        _fail(file, "not a readable .npz archive: empty, truncated or another format")
+    except OSError as exc:
+        _fail(file, f"cannot be read: {exc}")
+    try:
+        with zf:
+            archive = _Archive(zf, file)
+            header = _read_header(archive)
+            referenced = _referenced(file, header)
+            archive.check_members(referenced)
+            layouts = _check_layouts(archive, header, referenced)
+            arrays = {key: archive.read(key, layout) for key, layout in layouts.items()}
+    except ModelFileError:
+        raise
+    except _ZIP_ERRORS as exc:  # the directory itself unreadable
+        _fail(file, f"a damaged archive: {exc}")
+    except OSError as exc:
+        _fail(file, f"cannot be read: {exc}")
+    X = arrays.pop("X").astype(np.float64, copy=False)
+    Y = arrays.pop("Y").astype(np.float64, copy=False)
+    return header, X, Y, arrays
+
+
+def _checked(file, where, check, *args, **kwargs):
+    """``check(*args, **kwargs)``; a failure becomes a :class:`ModelFileError` naming ``where``."""
+    try:
+        with warnings.catch_warnings():
+            # a setting above this machine's cores (n_threads) is lowered when
+            # used, with its own warning; loading says nothing
+            warnings.simplefilter("ignore")
+            return check(*args, **kwargs)
+    except ModelFileError:
+        raise
+    except (ValueError, TypeError, ArithmeticError, RuntimeError, KeyError) as exc:
+        _fail(file, f"header field {where}: {exc}")
+
+
+def _check_data(X, Y):
+    """The stored arrays: finite; the squared distances between rows of ``Y`` too."""
+    check_data(X, "X")
+    check_coordinate_span(check_data(Y, "Y"), "Y")
+
+
+def _check_verbose(verbose):
+    if not isinstance(verbose, (bool, np.bool_)):
+        raise TypeError(f"verbose must be True or False; got {verbose!r}")
+
+
+def _check_estimator(model, n_samples):
+    """Every constructor parameter, by the checks ``fit`` applies to ``n_samples`` points.
+
+    The same functions as :func:`smallvis.embed` and its plan, called
+    without fitting: the method, ``fast``, ``n_components``, ``n_threads``,
+    ``random_state``, the optimizer's settings and the method's parameters
+    (:func:`smallvis.plans.make_plan`), the affinity parameters against
+    ``n_samples`` (the registry's ``check_affinity_params``), ``init`` and
+    the transform's settings.
+    """
+    m = get_method(model._method_name())
+    settings, method_params = model._embed_keywords()
+    check_fast(settings["fast"])
+    n_components = check_integer(settings["n_components"], "n_components", low=1)
+    check_threads(settings["n_threads"])
+    check_random_state(model.random_state)
+    _check_verbose(settings["verbose"])
+    plan = make_plan(
+        m, n_samples, settings["optimizer"],
+        method_keywords(m, settings["perplexity"], method_params),
+        init=settings["init"], learning_rate=settings["learning_rate"],
+        n_epochs=settings["n_epochs"], gradient=settings["gradient"],
+        n_components=n_components, n_iter=settings["n_iter"],
+        exaggeration=settings["exaggeration"], exaggeration_iter=settings["exaggeration_iter"],
+        momentum=settings["momentum"], final_momentum=settings["final_momentum"],
+        momentum_switch_iter=settings["momentum_switch_iter"], min_gain=settings["min_gain"],
+        tol=settings["tol"], cost_every=settings["cost_every"])
+    given = set(method_params) | ({"perplexity"} if settings["perplexity"] is not None
+                                  else set())
+    affinity = m.fit_sizes(plan.affinity_params, given=given, n_samples=n_samples)
+    if m.check_affinity_params is not None:
+        m.check_affinity_params(n_samples, **affinity)
+    check_init(plan.init, n_samples, n_components)
+    check_transform_settings(model.transform_n_iter, model.transform_learning_rate,
+                             prefix="transform_")
+
+
+def _check_row_scale(row_scale, method, n_samples):
+    """``row_scale``: 1 for fuzzy memberships, else ``sum(P) / n_samples``.
+
+    A normalised ``P`` sums to 1 (``asne``'s conditional one to
+    ``n_samples``), so the value lies in ``[1 / n_samples, 1]`` up to
+    rounding (:func:`smallvis.transform.build_reference`).
+    """
+    row_scale = check_number(row_scale, "row_scale", low=0, low_open=True)
+    if method.fuzzy and row_scale != 1.0:
+        raise ValueError(f"row_scale must be 1 for {method.name} (fuzzy memberships are "
+                         f"not scaled); got {row_scale!r}")
+    low = (1.0 - _ROW_SCALE_ROUNDING) / n_samples
+    high = 1.0 + _ROW_SCALE_ROUNDING
+    if not low <= row_scale <= high:
+        raise ValueError(f"row_scale must be sum(P) / n_samples, in [1/{n_samples}, 1]; "
+                         f"got {row_scale!r}")
+    return row_scale
+
+
+def _check_reference(file, r, model, X, Y, arrays):
+    """The :class:`Reference` of the header's ``reference``, every field checked."""
+    method = _checked(file, "reference.method", get_method, r["method"])
+    if method.name != model._method_name():
+        _fail(file, f"header field reference.method = {method.name!r}, but the estimator's "
+                    f"method is {model._method_name()!r}")
+    n = X.shape[0]
+    optimizer = r["optimizer"]
+    if optimizer not in ("exact", "sgd"):
+        _fail(file, f"header field reference.optimizer must be 'exact' or 'sgd' (the one "
+                    f"that ran); got {optimizer!r}")
+    _checked(file, "reference.optimizer", choose_optimizer, method, optimizer, n)
+    stored = [k for k in method.affinity_params if k not in UNSTORED_AFFINITY_PARAMS]
+    affinity = _checked(file, "reference.affinity_params", _decode_params,
+                        r["affinity_params"], stored, arrays)
+    cost = _checked(file, "reference.cost_params", _decode_params, r["cost_params"],
+                    list(method.cost_params), arrays)
+    affinity, cost = _checked(file, "reference", method.split_params, {**affinity, **cost}, n)
+    _checked(file, "reference.affinity_params", method.check_affinity_values, n, **affinity)
+    if optimizer == "sgd":
+        _checked(file, "reference.cost_params", method.sgd.kernel_params, **cost)
+    affinity = {k: v for k, v in affinity.items() if k in stored}
+    return Reference(
+        method=method.name, X=np.ascontiguousarray(X), Y=np.ascontiguousarray(Y),
+        affinity_params=affinity, cost_params=cost,
+        row_scale=_checked(file, "reference.row_scale", _check_row_scale, r["row_scale"],
+                           method, n),
+        seed=_checked(file, "reference.seed", check_integer, r["seed"], "seed", low=0),
+        fast=_checked(file, "reference.fast", check_fast, r["fast"]),
+        optimizer=optimizer)
+
+
+def _decode_params(value, names, arrays):
+    """A header's parameter dict (``{"__dict__": ...}``) with exactly the keys ``names``."""
+    if not (isinstance(value, dict) and set(value) == {"__dict__"}
+            and isinstance(value["__dict__"], dict)):
+        raise TypeError(f"must be a dict of parameters; got {value!r}")
+    params = value["__dict__"]
+    missing = [k for k in names if k not in params]
+    unknown = [k for k in params if k not in names]
+    if missing or unknown:
+        raise KeyError(f"missing {missing or 'none'}, unknown {unknown or 'none'}; the "
+                       f"method's are {', '.join(names)}")
+    return {k: _decode(params[k], arrays) for k in names}
+
+
+def _build_estimator(file, header, arrays):
+    """The estimator of the header's class and parameters (not yet checked)."""
+    classes = _classes()
+    cls_name = header["class"]
+    if not isinstance(cls_name, str) or cls_name not in classes:
+        _fail(file, f"header field class = {cls_name!r}; expected one of "
+                    f"{', '.join(classes)}")
+    cls = classes[cls_name]
+    # save_model refuses a callback, so none is stored
+    names = [n for n in cls._get_param_names() if n != "callback"]
+    params = header["params"]
+    _check_keys(file, "params", params, names)
+    return cls(**{k: _decode(v, arrays) for k, v in params.items()})
+
+
+def _check_feature_names(names, n_features):
+    if names is None:
+        return None
+    if not (isinstance(names, list) and len(names) == n_features
+            and all(isinstance(c, str) for c in names)):
+        raise ValueError(f"feature_names_in must be None or {n_features} strings, one per "
+                         f"column of X; got {names!r}")
+    return np.asarray(names, dtype=object)
 
 
 def load_model(file):
     """Read an estimator written by :func:`save_model`.
+
+    Nothing is trusted: the archive's members are checked against the
+    format before any is read (only ``header``, ``X``, ``Y`` and the arrays
+    the header references, each ``.npy`` header's dtype and shape against
+    the member's size, which is read in bounded chunks; nothing is
+    unpickled), and every header field by the rules that ``fit`` and
+    :func:`smallvis.embed` apply, plus the consistency of the whole: ``Y``
+    has ``n_components`` columns and as many rows as ``X``, ``X`` has
+    ``n_features_in`` columns, the reference's parameters are exactly those
+    of its method, the estimator's method is the reference's.
 
     Parameters
     ----------
@@ -179,59 +677,20 @@ def load_model(file):
     ------
     ModelFileError
         (a ``ValueError``) The file is not an ``.npz`` archive, is truncated
-        or damaged, or is not a smallvis model of a version this smallvis reads.
+        or damaged, is not a smallvis model of a version this smallvis reads,
+        or holds a field that fails its check; the message names the member
+        or header field.
     """
-    try:
-        archive = np.load(file, allow_pickle=False)
-        if not hasattr(archive, "files"):
-            _fail(file, "a single .npy array, not an .npz archive")
-        with archive:
-            contents = {k: archive[k] for k in archive.files}
-    except ModelFileError:
-        raise
-    except (ValueError, EOFError, zipfile.BadZipFile, KeyError):
-        # (NumPy's own message may suggest allow_pickle: not for a model file)
-        _fail(file, "not a readable .npz archive: empty, truncated or another format")
-    except OSError as exc:
-        _fail(file, f"cannot be read: {exc}")
-    if "header" not in contents:
-        _fail(file, "no header")
-    try:
-        header = json.loads(contents["header"].tobytes().decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        _fail(file, f"unreadable header: {exc}")
-    if not isinstance(header, dict) or header.get("format") != FORMAT:
-        _fail(file, "a different format")
-    if header.get("version") != VERSION:
-        _fail(file, f"format version {header.get('version')!r}; this smallvis reads "
-                    f"version {VERSION}")
-    try:
-        cls = _classes()[header["class"]]
-        arrays = {k: v for k, v in contents.items() if k not in ("header", "X", "Y")}
-        params = {k: _decode(v, arrays) for k, v in header["params"].items()}
-        r = header["reference"]
-        X, Y = contents["X"], contents["Y"]
-        n_features = int(header["n_features_in"])
-        if X.dtype != np.float64 or Y.dtype != np.float64 or X.ndim != 2 or Y.ndim != 2 \
-                or X.shape[0] != Y.shape[0] or X.shape[1] != n_features or X.shape[0] < 2:
-            _fail(file, "inconsistent arrays")
-        if not (np.all(np.isfinite(X)) and np.all(np.isfinite(Y))):
-            _fail(file, "non-finite data")
-        reference = Reference(
-            method=str(r["method"]), X=np.ascontiguousarray(X), Y=np.ascontiguousarray(Y),
-            affinity_params=_decode(r["affinity_params"], arrays),
-            cost_params=_decode(r["cost_params"], arrays),
-            row_scale=float(r["row_scale"]), seed=int(r["seed"]), fast=bool(r["fast"]),
-            optimizer=str(r["optimizer"]))
-        model = cls(**params)
-    except ModelFileError:
-        raise
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        _fail(file, f"damaged header: {type(exc).__name__}: {exc}")
-    names = header.get("feature_names_in")
+    header, X, Y, arrays = _read_model_file(file)
+    _checked(file, "X, Y", _check_data, X, Y)
+    model = _build_estimator(file, header, arrays)
+    _checked(file, "params", _check_estimator, model, X.shape[0])
+    reference = _check_reference(file, header["reference"], model, X, Y, arrays)
+    names = _checked(file, "feature_names_in", _check_feature_names,
+                     header["feature_names_in"], X.shape[1])
     if names is not None:
-        model.feature_names_in_ = np.asarray(names, dtype=object)
-    model.n_features_in_ = n_features
+        model.feature_names_in_ = names
+    model.n_features_in_ = X.shape[1]
     model.embedding_ = reference.Y
     model.result_ = None
     model.reference_ = reference

@@ -83,6 +83,10 @@ TRANSFORM_MOMENTUM = (0.5, 0.8)
 #: embedding.
 MAX_STEP = 2.0
 
+#: Affinity parameters that a :class:`Reference` does not keep: the
+#: training data's own neighbours, and the backend that searched them.
+UNSTORED_AFFINITY_PARAMS = ("knn", "knn_method")
+
 #: Training points per block of the exact neighbour search of new points.
 _BLOCK_ELEMENTS = 4_000_000
 
@@ -118,6 +122,16 @@ def check_new_points(X_new, n_features, name="X_new"):
             f"features as input ({name} must have the training data's columns)"
         )
     return arr
+
+
+def check_transform_settings(n_iter, learning_rate, prefix=""):
+    """:meth:`Reference.transform`'s ``n_iter`` (an integer >= 0) and ``learning_rate`` (> 0).
+
+    ``prefix`` goes before the names in messages (the estimator's
+    ``transform_n_iter``).
+    """
+    return (check_integer(n_iter, f"{prefix}n_iter", low=0),
+            check_number(learning_rate, f"{prefix}learning_rate", low=0, low_open=True))
 
 
 def _sorted_rows(cand, d2, k):
@@ -312,8 +326,7 @@ class Reference:
             Only with ``return_cost=True``.
         """
         X_new = check_new_points(X_new, self.X.shape[1])
-        n_iter = check_integer(n_iter, "n_iter", low=0)
-        learning_rate = check_number(learning_rate, "learning_rate", low=0, low_open=True)
+        n_iter, learning_rate = check_transform_settings(n_iter, learning_rate)
         n_threads = check_threads(n_threads)
         kern = select_kernels(self.fast)
         P = self.new_rows(X_new, kern)
@@ -411,7 +424,7 @@ def build_reference(method, X, result, *, seed, fast=True):
     params = result.params
     # what placing new points needs; a precomputed training ``knn`` is not
     affinity_params = {k: params[k] for k in m.affinity_params
-                       if k in params and k not in ("knn", "knn_method")}
+                       if k in params and k not in UNSTORED_AFFINITY_PARAMS}
     cost_params = {k: params[k] for k in m.cost_params if k in params}
     cost_params.update(result.learned)
     P = result.P
