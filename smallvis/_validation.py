@@ -71,7 +71,7 @@ def coordinate_span_underflows(Y):
 
 
 def power_of_two_rescaling(Y, target_exponent=-13):
-    """The ``k`` for which ``2**k`` times the widest column range of ``Y`` lies in [2**-14, 2**-13).
+    """The ``k`` that puts ``2**k`` times the widest column range of ``Y`` in [2**-14, 2**-13).
 
     That is a standard deviation of about 1e-4, the scale of the "random"
     and "spca" initialisations.  Multiplying by ``2**k`` is exact.

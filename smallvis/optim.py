@@ -40,13 +40,14 @@ ends spanning about 565), and its cost keeps falling.
 
 It then recovers in a defined way: it goes back to the last good state (the
 evaluation with the lowest cost, the start included, after exaggeration or
-in a run without it; the latest one during exaggeration), halves the learning rate, resets the gains and the
-momentum buffer, and carries on from that iteration, so the run still ends at
-``n_iter``.  Each recovery is recorded (``OptimizerTrace.recoveries``,
-``EmbedResult.recoveries``) and printed when verbose.  The callback sees the
-repeated iterations again.  After :data:`MAX_RECOVERIES` halvings the run
-stops with :class:`DivergenceError`, which names the iteration and the
-setting to change.
+in a run without it; the latest one during exaggeration), halves the
+learning rate, resets the gains and the momentum buffer, and carries on
+from that iteration, so the run still ends at ``n_iter``.  Each recovery is
+recorded (``OptimizerTrace.recoveries``, ``EmbedResult.recoveries``) and
+printed when verbose.  The callback sees the repeated iterations again.
+After :data:`MAX_RECOVERIES` halvings the run stops with
+:class:`DivergenceError`, which names the iteration and the setting to
+change.
 
 Collapsed layouts
 -----------------
@@ -397,10 +398,10 @@ def _warn_if_collapsed(Y, n_iter):
         widest = float(np.max(np.ptp(Y, axis=0)))
         warnings.warn(
             f"after {n_iter} iterations the embedding still spans only "
-            f"{widest:.3g}: every output weight equals its "
-            f"value at distance 0, so the points are not yet laid out; start from a "
-            f"wider init (e.g. init=\"spca\" or \"random\", standard deviation 1e-4) "
-            f"or run more iterations (n_iter)", RuntimeWarning, stacklevel=2)
+            f"{widest:.3g}: every output weight equals its value at distance 0, so the "
+            f"points are not yet laid out; start from a wider init (e.g. init=\"spca\" "
+            f"or \"random\", standard deviation 1e-4) or run more iterations (n_iter)",
+            RuntimeWarning, stacklevel=2)
 
 
 def _recover(trace, it, reason, good, theta, step, learning_rate, watch, verbose):

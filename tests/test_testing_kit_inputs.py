@@ -1,4 +1,4 @@
-"""check_gradient on functions that fail: they raise, or return what is not a real (cost, gradient).
+"""check_gradient on functions that raise or return what is not a real (cost, gradient).
 
 Each kind of failure must fail the check with a message that says what
 happened; none may pass (with or without a warning) or be reported as "the
