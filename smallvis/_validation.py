@@ -80,17 +80,25 @@ def power_of_two_rescaling(Y, target_exponent=-13):
     return target_exponent - int(np.frexp(widest)[1])
 
 
-def tiny_span_message(Y, name):
-    """The message for an initial layout whose squared distances underflow."""
+def tiny_span_message(Y, name, *, array=True):
+    """The message for an initial layout whose squared distances underflow.
+
+    ``array``: the layout is the user's ``init`` array, so the message gives
+    the exact power-of-two rescaling of it; otherwise (a named
+    initialisation) it names the initialisations that are scaled for the
+    kernels.
+    """
+    head = (f"{name} spans only {float(np.max(np.ptp(Y, axis=0))):.3g}: the squared "
+            f"distances between its rows underflow float64 (below "
+            f"{MIN_SQUARED_DISTANCE:.3g}), so every output kernel sees its points at one "
+            f"place and the embedding would stay there; ")
+    named = "init=\"spca\" (the PCA scores scaled to standard deviation 1e-4) or init=\"random\""
+    if not array:
+        return head + f"use {named}"
     k = power_of_two_rescaling(Y)
-    return (
-        f"{name} spans only {float(np.max(np.ptp(Y, axis=0))):.3g}: the squared "
-        f"distances between its rows underflow float64 (below {MIN_SQUARED_DISTANCE:.3g}), "
-        f"so every output kernel sees its points at one place and the embedding would "
-        f"stay there; start from a wider layout, e.g. the same layout scaled exactly by "
-        f"2**{k}, np.ldexp(init - init.mean(axis=0), {k}) (standard deviation about "
-        f"1e-4), or init=\"spca\" or init=\"random\""
-    )
+    return head + (f"start from the same layout scaled exactly by 2**{k}, "
+                   f"np.ldexp(init - init.mean(axis=0), {k}) (standard deviation about "
+                   f"1e-4), or use {named}")
 
 
 def check_coordinate_resolution(Y, name="init array"):

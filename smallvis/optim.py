@@ -245,7 +245,7 @@ def check_starting_layout(Y):
     of ``X``).
     """
     if coordinate_span_underflows(Y):
-        raise ValueError(tiny_span_message(Y, "the initial layout (init)"))
+        raise ValueError(tiny_span_message(Y, "the initial layout (init)", array=False))
 
 
 def _starting_cost(Y, learned, cost, watch):
