@@ -102,7 +102,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import _threads
-from .optim import DivergenceError
+from .optim import DivergenceError, check_starting_layout
 from .reference import SGD_COEFFICIENTS, SGD_NOISES, SGD_SCHEMES
 
 #: ``optimizer="auto"`` uses the exact optimizer up to this many points and
@@ -570,6 +570,7 @@ def optimize_sgd(Y, kernels, prob, seed, *, n_threads=1, callback=None, verbose=
     SgdTrace
     """
     _check_problem(prob, Y)
+    check_starting_layout(Y)
     seed = int(seed)
     if not 0 <= seed < 2 ** 64:
         raise ValueError(f"seed must lie in [0, 2**64); got {seed}")

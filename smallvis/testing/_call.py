@@ -4,19 +4,47 @@ import numpy as np
 import scipy.sparse as sp
 
 
+class UserOutputError(ValueError):
+    """The user's function returned something that is not a real cost and gradient.
+
+    Raised by :func:`call_user`; :func:`smallvis.testing.check_gradient`
+    reports it as the case's failure ("fn returned ..."), never as a pass
+    and never as an exception raised by ``fn`` itself.
+    """
+
+
+def _real_array(value, what):
+    """``value`` as a float64 array, or UserOutputError saying why it is not real."""
+    arr = np.asarray(value)
+    if np.iscomplexobj(arr):
+        raise UserOutputError(f"{what} is complex (dtype {arr.dtype}); return real values")
+    if arr.dtype.kind not in "biuf":
+        raise UserOutputError(f"{what} must be real numbers; got dtype {arr.dtype}")
+    return arr.astype(np.float64)
+
+
 def call_user(fn, P, Y, learned, sparse):
-    """Call ``fn(P, Y, *learned)`` on copies; return (cost, gradient, d_learned or None)."""
+    """Call ``fn(P, Y, *learned)`` on copies; return (cost, gradient, d_learned or None).
+
+    Exceptions raised by ``fn`` propagate as they are; a return value that is
+    not ``(cost, gradient)`` (or ``(cost, gradient, dcost_dQ)`` with learned
+    scalars) of real numbers, the cost a scalar and the gradient of the shape
+    of ``Y``, raises :class:`UserOutputError`.
+    """
     P_arg = sp.csr_matrix(P) if sparse else P.copy()
     out = fn(P_arg, Y.copy(), *learned)
     if not isinstance(out, (tuple, list)) or len(out) not in (2, 3):
-        raise TypeError("fn must return (cost, gradient)"
-                        + (" or (cost, gradient, dcost_dQ)" if learned else "")
-                        + f"; got {type(out).__name__}")
-    cost = float(np.asarray(out[0]).reshape(()))
-    grad = np.asarray(out[1], dtype=np.float64)
+        raise UserOutputError("fn must return (cost, gradient)"
+                              + (" or (cost, gradient, dcost_dQ)" if learned else "")
+                              + f"; got {type(out).__name__}")
+    cost = _real_array(out[0], "the cost")
+    if cost.size != 1:
+        raise UserOutputError(f"the cost must be a scalar; got an array of shape {cost.shape}")
+    grad = _real_array(out[1], "the gradient")
     if grad.shape != Y.shape:
-        raise ValueError(f"the gradient has shape {grad.shape}; Y has shape {Y.shape}")
+        raise UserOutputError(f"the gradient has shape {grad.shape}; Y has shape {Y.shape}")
     d_learned = None
     if len(out) == 3:
-        d_learned = np.atleast_1d(np.asarray(out[2], dtype=np.float64)).ravel()
-    return cost, grad, d_learned
+        d_learned = np.atleast_1d(_real_array(out[2], "the derivative in the learned "
+                                                      "scalars")).ravel()
+    return float(cost.reshape(())), grad, d_learned

@@ -334,6 +334,18 @@ def _self_consistency(trials, any_reference_failure):
             f"{max(t.result.fd_error for t in bad):.2g}, case '{max(bad, key=lambda t: t.result.fd_error).case.name}')"]
 
 
+def _failed_calls(trials):
+    """One line per distinct way ``fn`` failed to return a real cost and gradient."""
+    failed = [t for t in trials if t.failure is not None]
+    lines = []
+    for failure in dict.fromkeys(t.failure for t in failed):
+        cases = [t.case.name for t in failed if t.failure == failure]
+        lines.append(f"fn {failure} (in {len(cases)} of {len(trials)} cases, first "
+                     f"'{cases[0]}'); nothing else can be checked until it returns a real "
+                     f"(cost, gradient)")
+    return lines
+
+
 def diagnose(report, trials, fn, m, params, sparse, rtol):
     """Append diagnoses to ``report`` (see the module docstring)."""
     for t in trials:
@@ -342,6 +354,7 @@ def diagnose(report, trials, fn, m, params, sparse, rtol):
     if report.ok:
         return
     out = report.diagnoses
+    out.extend(_failed_calls(trials))
     out.extend(_non_finite(trials))
     good = [t for t in trials if t.finite]
     wrong_gradient = any(t.result.gradient_max_rel_error > rtol for t in good)
@@ -363,6 +376,10 @@ def diagnose(report, trials, fn, m, params, sparse, rtol):
     out.extend(_self_consistency(trials, any(
         t.result.cost_error > rtol or t.result.gradient_max_rel_error > rtol for t in good)))
     if not out:
-        worst = max(report.failed, key=lambda c: np.nan_to_num(c.gradient_max_rel_error, nan=np.inf))
+        compared = [c for c in report.failed if c.worst_point >= 0]
+        if not compared:
+            out.append("no case could be compared with the reference; see each case's result")
+            return
+        worst = max(compared, key=lambda c: np.nan_to_num(c.gradient_max_rel_error, nan=np.inf))
         out.append(f"no simple pattern found; the largest gradient error is in case "
                    f"'{worst.name}' at point {worst.worst_point}")

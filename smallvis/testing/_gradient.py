@@ -8,7 +8,7 @@ import scipy.sparse as sp
 
 from ..api import cost_and_gradient
 from ..methods import get_method
-from ._call import call_user
+from ._call import UserOutputError, call_user
 from ._cases import GradientCase, default_cases
 from ._diagnose import diagnose
 from ._mistakes import reference_terms, resolved_params
@@ -36,6 +36,9 @@ class Trial:
     grad_ref: np.ndarray = None
     terms_ref: tuple = None
     finite: bool = False
+    #: what went wrong calling ``fn`` ("raised RuntimeError: ..." or
+    #: "returned ..."), None when it returned a real cost and gradient
+    failure: str = None
 
 
 def _point_norms(G):
@@ -125,8 +128,13 @@ def _run_case(m, fn, case, fixed_params, learned_override, sparse, rtol, exact, 
     result.reference_cost = c_ref
     try:
         c_user, g_user, d_user = call_user(fn, case.P, case.Y, learned, sparse)
+    except UserOutputError as exc:  # a complex, non-numeric or misshapen return value
+        trial.failure = f"returned an unusable value: {exc}"
+        result.problem = f"fn {trial.failure}"
+        return trial
     except Exception as exc:  # the user's code: report, never crash
-        result.problem = f"fn raised {type(exc).__name__}: {exc}"
+        trial.failure = f"raised {type(exc).__name__}: {exc}"
+        result.problem = f"fn {trial.failure}"
         return trial
     trial.cost_user, trial.grad_user = c_user, g_user
     result.cost = c_user
@@ -159,6 +167,9 @@ def _run_case(m, fn, case, fixed_params, learned_override, sparse, rtol, exact, 
         try:
             result.fd_error, result.fd_ratio, fd_ok = _finite_differences(
                 fn, case, learned, sparse, g_user, rng)
+        except UserOutputError as exc:
+            fd_ok = False
+            problems.append(f"fn returned an unusable value near Y: {exc}")
         except Exception as exc:
             fd_ok = False
             problems.append(f"fn raised {type(exc).__name__} near Y: {exc}")

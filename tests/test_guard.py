@@ -1,0 +1,158 @@
+"""What the divergence guard judges, and starting layouts too small to see.
+
+Divergence is a value that stops being finite, a squared distance about to
+overflow float64, or a cost that rises; a wide map alone is not divergence
+(R smallvis's published 10-point run is in tests/test_rsmallvis.py).  A
+start whose squared distances underflow is refused by name; a run that ends
+with every output weight at its value at distance 0 warns.
+"""
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import smallvis
+from smallvis._validation import coordinate_span_overflows
+from smallvis.optim import (RISE_ONCE, RISE_TWICE, DivergenceError, OptimizerSettings,
+                            optimize_exact)
+
+README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+
+
+def _bowl(target):
+    """Cost 0.5 |Y - target|^2 and its gradient."""
+    def gradient(Y, learned, exaggerated, out):
+        out[...] = Y - target
+    def cost(Y, learned):
+        return 0.5 * float(np.sum((Y - target) ** 2))
+    return gradient, cost
+
+
+def test_a_wide_map_whose_cost_falls_is_not_diverging():
+    # 10 points travelling to a layout spanning about 4e6: far beyond the
+    # old limit of 100 * sqrt(10) = 316, and every cost lower than the last
+    rng = np.random.default_rng(3)
+    target = 1e6 * rng.standard_normal((10, 2))
+    target -= target.mean(axis=0)  # the optimizer re-centres
+    gradient, cost = _bowl(target)
+    Y = 1e-4 * rng.standard_normal((10, 2))
+    trace = optimize_exact(Y, gradient, cost, OptimizerSettings(learning_rate=0.5, n_iter=100,
+                                                                tol=0, cost_every=10))
+    assert not trace.recoveries
+    assert np.all(np.diff(trace.costs) <= 0)
+    np.testing.assert_allclose(Y, target, rtol=0, atol=1e-9 * np.abs(target).max())
+
+
+def test_squared_distances_never_overflow_inside_the_objective():
+    # a gradient that pushes every point outwards geometrically, at any rate
+    # the guard may try; the cost falls all the way, so only the overflow
+    # rule can stop it, and it must do so before the objective sees the layout
+    seen = []
+    def gradient(Y, learned, exaggerated, out):
+        seen.append(coordinate_span_overflows(Y))
+        out[...] = -1e10 * Y
+    def cost(Y, learned):
+        with np.errstate(over="ignore"):
+            return -float(np.log(np.max(np.abs(Y))))
+    Y = np.random.default_rng(0).standard_normal((6, 2))
+    with pytest.raises(DivergenceError, match="overflow float64"):
+        optimize_exact(Y, gradient, cost, OptimizerSettings(learning_rate=1.0, n_iter=500,
+                                                            tol=0))
+    assert seen and not any(seen)
+
+
+def _rise_twice_in_a_row(costs):
+    """The largest r such that two consecutive costs are both r above the best so far."""
+    best = np.minimum.accumulate(costs)
+    rise = (costs - best) / np.abs(best)
+    return float(np.max(np.minimum(rise[1:], rise[:-1])))
+
+
+def test_the_rise_rule_leaves_the_bumps_of_a_converging_run_alone():
+    """Why RISE_TWICE is 10% and not 1%: a default run rises 1.4% twice in a row."""
+    X, _ = smallvis.datasets.load("iris")
+    r = smallvis.embed(X, "umap", fast=True, optimizer="exact", random_state=0,
+                       cost_every=10, tol=0, return_result=True)
+    assert not r.recoveries
+    assert 0.01 < _rise_twice_in_a_row(r.itercosts) < RISE_TWICE
+
+
+def test_readme_states_the_rise_rule_the_code_applies():
+    section = README[README.index("### No run diverges in silence"):]
+    section = section[:section.index("\n### ", 1)]
+    assert f"more than {RISE_TWICE:.0%} above the best cost" in section
+    assert RISE_ONCE == 1.0 and "doubles at one" in section
+    assert "1% above" not in section
+
+
+# --- starting layouts too small for float64 ---------------------------------
+
+X30 = smallvis.datasets.iris()[0][::5]
+Y30 = np.random.default_rng(7).standard_normal((30, 2))
+SMALL = {"tsne": {"perplexity": 5}, "ssne": {"perplexity": 5},
+         "largevis": {"perplexity": 5}, "umap": {"n_neighbors": 5}}
+
+#: spans whose squared distances underflow: below 1.5e-154, down to subnormal
+TINY = [1e-155, 1e-160, 1e-200, 1e-300, 7 * 5e-324]
+
+
+@pytest.mark.parametrize("method", sorted(SMALL))
+@pytest.mark.parametrize("scale", TINY)
+def test_an_init_array_too_small_for_float64_is_refused_by_name(method, scale, fast):
+    with pytest.raises(ValueError, match=r"init array spans only .*underflow.*np\.ldexp"):
+        smallvis.embed(X30, method, fast=fast, init=Y30 * scale, n_iter=5, **SMALL[method])
+
+
+@pytest.mark.parametrize("scale", [1e-200, 7 * 5e-324])
+def test_the_rescaling_the_message_suggests_gives_a_map(scale):
+    init = Y30 * scale
+    with pytest.raises(ValueError) as err:
+        smallvis.embed(X30, "tsne", fast=True, init=init, perplexity=5, n_iter=5)
+    k = int(str(err.value).split("np.ldexp(init - init.mean(axis=0), ")[1].split(")")[0])
+    start = np.ldexp(init - init.mean(axis=0), k)
+    assert 2.0 ** -14 <= np.max(np.ptp(start, axis=0)) < 2.0 ** -13
+    Y = smallvis.embed(X30, "tsne", fast=True, init=start, perplexity=5, n_iter=300)
+    assert np.ptp(Y) > 1
+
+
+@pytest.mark.parametrize("optimizer", ["exact", "sgd"])
+def test_a_named_init_too_small_for_float64_is_refused(optimizer, fast):
+    # init="pca" keeps the units of X: data of 1e-200 give scores of 1e-200
+    with pytest.raises(ValueError, match=r"initial layout \(init\) spans only .*underflow"):
+        smallvis.embed(X30 * 1e-200, "umap", fast=fast, init="pca", optimizer=optimizer,
+                       n_neighbors=5, n_iter=5, n_epochs=5)
+
+
+@pytest.mark.parametrize("method", sorted(SMALL))
+def test_an_init_just_wide_enough_runs_to_a_map(method):
+    Y = smallvis.embed(X30, method, fast=True, init=Y30 * 1e-150, n_iter=1000,
+                       **SMALL[method])
+    assert np.ptp(Y) > 1
+
+
+def test_a_huge_init_array_is_refused_by_name():
+    with pytest.raises(ValueError, match="init array coordinates span too wide.*scale them"):
+        smallvis.embed(X30, "tsne", init=Y30 * 1e200, perplexity=5, n_iter=5)
+
+
+def test_a_flat_cost_at_a_collapsed_layout_does_not_stop_the_run():
+    # ssne from 1e-100: the cost is flat to rounding for the first ~100
+    # iterations; tol used to stop the run there, the points at 1e-28
+    r = smallvis.embed(X30, "ssne", fast=True, init=Y30 * 1e-100, perplexity=5,
+                       return_result=True)
+    assert r.n_iter > 100 and np.ptp(r.Y) > 1
+
+
+def test_a_run_that_ends_collapsed_warns():
+    with pytest.warns(RuntimeWarning, match="still spans only"):
+        Y = smallvis.embed(X30, "ssne", fast=True, init=Y30 * 1e-100, perplexity=5,
+                           n_iter=50)
+    assert np.ptp(Y) < 1e-8
+
+
+def test_a_run_that_ends_laid_out_does_not_warn():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        smallvis.embed(X30, "ssne", fast=True, init=Y30 * 1e-4, perplexity=5, n_iter=200)

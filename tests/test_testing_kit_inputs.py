@@ -1,0 +1,93 @@
+"""check_gradient on functions that raise or return what is not a real (cost, gradient).
+
+Each kind of failure must fail the check with a message that says what
+happened; none may pass (with or without a warning) or be reported as "the
+largest gradient error ... at point -1".
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import smallvis
+from smallvis.testing import assert_gradient, check_gradient
+
+#: two cases are enough to see each failure; the battery is slower
+CASES = [
+    (np.array([[0.0, 0.3, 0.2], [0.3, 0.0, 0.0], [0.2, 0.0, 0.0]]),
+     np.array([[0.0, 1.0], [1.0, 0.5], [-0.5, 2.0]])),
+    (np.array([[0.0, 0.5], [0.5, 0.0]]), np.array([[0.1], [-0.2]])),
+]
+
+
+def _reference(method):
+    def fn(P, Y):
+        return smallvis.cost_and_gradient(method, P, Y)
+    return fn
+
+
+def _check(method, fn):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a warning is not a way to report a failure
+        return check_gradient(method, fn, cases=CASES)
+
+
+def test_the_cases_pass_with_the_reference():
+    assert _check("tsne", _reference("tsne")).ok
+
+
+def test_a_function_that_raises_is_reported_by_its_exception():
+    def raises(P, Y):
+        raise RuntimeError("not written yet")
+    report = _check("tsne", raises)
+    assert not report.ok
+    assert all("RuntimeError: not written yet" in c.problem for c in report.cases)
+    assert any("RuntimeError: not written yet" in d for d in report.diagnoses)
+    assert "point -1" not in str(report)
+
+
+def test_a_function_that_raises_fails_assert_gradient_with_its_exception():
+    def raises(P, Y):
+        raise KeyError("P")
+    with pytest.raises(AssertionError, match="KeyError"):
+        assert_gradient("ssne", raises, cases=CASES)
+
+
+def _spoiled(method, spoil):
+    ref = _reference(method)
+    def fn(P, Y):
+        cost, grad = ref(P, Y)
+        return spoil(cost, grad)
+    return fn
+
+
+@pytest.mark.parametrize("method", ["tsne", "umap"])
+@pytest.mark.parametrize("spoil, words", [
+    (lambda c, g: (c, g + 0j), "gradient is complex"),
+    (lambda c, g: (c, g * (1 + 1e-3j)), "gradient is complex"),
+    (lambda c, g: (complex(c), g), "cost is complex"),
+    (lambda c, g: (np.complex128(c), g), "cost is complex"),
+    (lambda c, g: (np.array([c, c]), g), "cost must be a scalar"),
+    (lambda c, g: (str(c), g), "cost must be real numbers"),
+    (lambda c, g: (c, g.astype(str)), "gradient must be real numbers"),
+    (lambda c, g: (c, g.ravel()), "gradient has shape"),
+    (lambda c, g: (c,), "must return (cost, gradient)"),
+])
+def test_a_return_value_that_is_not_a_real_cost_and_gradient_fails(method, spoil, words):
+    report = _check(method, _spoiled(method, spoil))
+    assert not report.ok
+    assert all(words in c.problem for c in report.failed)
+    assert any(words in d for d in report.diagnoses)
+    assert "point -1" not in str(report)
+
+
+@pytest.mark.parametrize("spoil", [
+    lambda c, g: (np.nan, g),
+    lambda c, g: (c, np.full_like(g, np.inf)),
+])
+def test_a_non_finite_cost_or_gradient_fails(spoil):
+    report = _check("tsne", _spoiled("tsne", spoil))
+    assert not report.ok
+    assert all("non-finite" in c.problem for c in report.cases)
+    assert "point -1" not in str(report)
