@@ -9,7 +9,14 @@ coordinates, the method's settings) and places new points into it with
    has at most :data:`smallvis.neighbors.EXACT_MAX_N` points, otherwise an
    Annoy forest over the training data, built once per :class:`Reference`
    with the fitted seed and one thread (so it is the same forest in every
-   process; it is rebuilt, not stored).
+   process; it is rebuilt, not stored), from the data centred in float64
+   and scaled by a power of two, as the fit's index.  Distances are
+   measured as the fit measured them: in units of a power of two when the
+   data are very large or very small (:meth:`Reference.distance_units`; the
+   power is the larger of the training data's and the new point's own, so a
+   new point far outside the training range, at 1e160 against data near 1,
+   neither overflows nor underflows).  A power of two is exact, so a change
+   of units by one changes no bit of the placement.
 2. **Affinities.**  Each new point's row of ``P``, by the method's own rule,
    read from the registry entry: perplexity calibration over ``k =
    min(floor(3 perplexity), N)`` neighbours (the twin kernel
@@ -21,7 +28,11 @@ coordinates, the method's settings) and places new points into it with
    ``P`` are scaled so that they sum to the mean row sum of the training
    ``P`` (``sum(P) / N``): the new point then weighs attraction against the
    fitted repulsion (LargeVis's ``gamma``, NCVis's ``Q``) as a training
-   point does.  Fuzzy memberships are not scaled.
+   point does.  Fuzzy memberships are not scaled.  The calibrations run on
+   each row's distances divided by the row's largest
+   (:func:`relative_distances`), so that their search, which stops at a
+   tolerance, takes the same path in any units: the rows of ``c X`` and
+   ``X`` agree to rounding for any ``c``.
 3. **Start.**  The ``P``-weighted mean of the neighbours' fitted positions
    (as umap-learn and openTSNE).
 4. **Optimisation.**  The method's ``<kernel>_transform_cost`` and
@@ -44,13 +55,19 @@ default of largevis, umap, tumap and ncvis above 5,000 points), the new
 points are placed by the stochastic form instead (:meth:`Reference._place_sgd`,
 umap-learn's transform: edge samples and uniform negatives from the training
 points, only the new points moving): O(M k) per epoch instead of O(M N).
+Its negatives are drawn by the package's counter-based generator keyed by
+(seed, epoch, the point's own key, draw), the key being a hash of the
+point's set of training neighbours (:func:`neighbour_keys`), never by its
+position in the batch or the batch's size.
 
-With the exact form, every operation is per point, so with ``n_threads=1`` (and with any number of
-threads: each point's row is computed by one thread) the result for a point
-is the same bit for bit whatever else is in the batch, and a fixed
-``random_state`` gives the same output in every process.  The exact
-restricted gradient costs O(M N) per iteration for M new points against N
-training points.
+Every operation of both forms is per point, so with ``n_threads=1`` (and
+with any number of threads for the exact form: each point's row is computed
+by one thread) the result for a point is the same bit for bit whatever else
+is in the batch and in whatever order, and a fixed ``random_state`` gives
+the same output in every process.  A placement that is not finite (a fitted
+map too wide for float64) raises ``ValueError`` (:func:`check_placement`).
+The exact restricted gradient costs O(M N) per iteration for M new points
+against N training points.
 """
 
 from dataclasses import dataclass, field
@@ -64,6 +81,7 @@ from .affinities import (MIN_K_DIST_SCALE, PERPLEXITY_MAX_TRIES, PERPLEXITY_TOL,
                          SMOOTH_K_N_ITER, SMOOTH_K_TOL)
 from ._backend import kernels as select_kernels
 from ._numeric import power_of_two_exponent, tie_key
+from ._sgd_reference import _absorb
 from ._validation import _as_array, check_data, check_integer, check_number, check_threads
 from .methods import get_method
 from .neighbors import ANNOY_DEFAULT_TREES, EXACT_MAX_N
@@ -82,6 +100,17 @@ TRANSFORM_MOMENTUM = (0.5, 0.8)
 #: distance between training points and their nearest neighbour in the
 #: embedding.
 MAX_STEP = 2.0
+
+#: Distances are measured in the data's own units when the largest entry of
+#: the training data and of the new point is below ``2**SAFE_EXPONENT`` and
+#: above ``2**-SAFE_EXPONENT`` (no square can leave float64's normal range
+#: then), otherwise in units of that power of two (see
+#: :meth:`Reference.distance_units`).
+SAFE_EXPONENT = 200
+
+#: An Annoy query lies at most ``2**MAX_QUERY_EXPONENT`` times the extent of
+#: the training data from their centre (see :meth:`Reference._annoy_queries`).
+MAX_QUERY_EXPONENT = 20
 
 #: Training points per block of the exact neighbour search of new points.
 _BLOCK_ELEMENTS = 4_000_000
@@ -118,6 +147,23 @@ def check_new_points(X_new, n_features, name="X_new"):
             f"features as input ({name} must have the training data's columns)"
         )
     return arr
+
+
+def _k_nearest(D2, k):
+    """Each row's ``k`` smallest entries of ``D2``: column indices and values.
+
+    Ordered by (snapped distance, index) as the fit's exact search: every
+    candidate at (up to rounding) the ``k``-th smallest value is considered,
+    so ties, however many, resolve by index.
+    """
+    kth = np.partition(D2, k - 1, axis=1)[:, k - 1]
+    limit = kth * (1.0 + 1e-9)
+    idx = np.empty((D2.shape[0], k), dtype=np.int64)
+    d2 = np.empty((D2.shape[0], k))
+    for r in range(D2.shape[0]):
+        cand = np.flatnonzero(D2[r] <= limit[r])
+        idx[r], d2[r] = _sorted_rows(cand[None, :], D2[r, cand][None, :], k)
+    return idx, d2
 
 
 def _sorted_rows(cand, d2, k):
@@ -170,6 +216,7 @@ class Reference:
         state = self.__dict__.copy()
         state["_index"] = None
         state.pop("_center", None)
+        state.pop("_index_exponent", None)
         return state
 
     # ---- neighbours -----------------------------------------------------
@@ -178,45 +225,95 @@ class Reference:
         """Whether new points are searched with Annoy (large training sets)."""
         return self.X.shape[0] > EXACT_MAX_N
 
+    def distance_units(self, X_new):
+        """Per new point, the power of two its distances are measured in (0: the data's units).
+
+        The fit searched ``X / 2**e`` (``e`` of the training data) so that no
+        squared distance overflows or underflows; a new point is measured in
+        units of ``2**max(e, e_s)`` (``e_s`` of the point itself), so a point
+        far outside the training range does not overflow either.  Dividing
+        by a power of two is exact, so it is skipped (0) when every square
+        stays far inside float64's range (``|exponent| <= SAFE_EXPONENT``):
+        either way the distances are the same up to that power of two, bit
+        for bit.  Each point's unit depends on the point and the training
+        data only, never on the rest of the batch.
+        """
+        e_fit = power_of_two_exponent(self.X)
+        top = np.abs(X_new).max(axis=1)
+        e_new = np.where(top > 0.0, np.frexp(top)[1], e_fit)
+        units = np.maximum(e_fit, e_new)
+        return np.where(np.abs(units) <= SAFE_EXPONENT, 0, units).astype(np.int64)
+
     def _annoy(self):
         if self._index is None:
             from annoy import AnnoyIndex
 
             n_trees = self.affinity_params.get("n_trees") or ANNOY_DEFAULT_TREES
             self._center = self.X.mean(axis=0)
+            # centred in float64, then scaled by a power of two so that the
+            # float32 copy keeps the digits that tell the points apart, in
+            # any units and however far from the origin (as the fit's index)
+            centred = self.X - self._center
+            self._index_exponent = power_of_two_exponent(centred)
             index = AnnoyIndex(self.X.shape[1], "euclidean")
             index.set_seed(int(self.seed) % (2**31 - 1))
-            for i, row in enumerate((self.X - self._center).astype(np.float32)):
+            for i, row in enumerate(np.ldexp(centred, -self._index_exponent)
+                                    .astype(np.float32)):
                 index.add_item(i, row)
             index.build(int(n_trees), n_jobs=1)
             self._index = index
         return self._index
 
+    def _annoy_queries(self, X_new):
+        """The new points in the units of the Annoy index, float32.
+
+        A point farther from the training data than ``2**MAX_QUERY_EXPONENT``
+        times their extent is moved towards them along the same direction
+        (a power-of-two scaling): its nearest neighbours are those extreme
+        in its direction either way, and its float32 copy stays finite.
+        """
+        centred = X_new - self._center
+        top = np.abs(centred).max(axis=1)
+        size = np.where(top > 0.0, np.frexp(top)[1], 0) - self._index_exponent
+        shift = self._index_exponent + np.maximum(size - MAX_QUERY_EXPONENT, 0)
+        return np.ldexp(centred, -shift[:, None]).astype(np.float32)
+
     def neighbors(self, X_new, k):
         """Indices and Euclidean distances of the ``k`` nearest training points."""
-        n = self.X.shape[0]
+        units = self.distance_units(X_new)
+        idx, dist = self._neighbors_in_units(X_new, k, units)
+        with np.errstate(over="ignore", under="ignore"):
+            return idx, np.ldexp(dist, units[:, None])
+
+    def _neighbors_in_units(self, X_new, k, units):
+        """:meth:`neighbors` with each row's distances divided by ``2**units[row]``."""
         if self.uses_annoy():
-            index = self._annoy()
-            n_trees = index.get_n_trees()
-            search_k = 2 * n_trees * (k + 1)
-            queries = (X_new - self._center).astype(np.float32)
-            cand = np.array([index.get_nns_by_vector(q, k, search_k=search_k)
-                             for q in queries], dtype=np.int64)
-            d2 = np.einsum("ijk,ijk->ij", X_new[:, None, :] - self.X[cand],
-                           X_new[:, None, :] - self.X[cand])
-            idx, d2 = _sorted_rows(cand, d2, k)
-            return idx, np.sqrt(d2)
-        block = max(1, _BLOCK_ELEMENTS // n)
+            return self._annoy_neighbors(X_new, k, units)
         out_i = np.empty((X_new.shape[0], k), dtype=np.int64)
         out_d = np.empty((X_new.shape[0], k))
-        for start in range(0, X_new.shape[0], block):
-            D2 = cdist(X_new[start:start + block], self.X, "sqeuclidean")
-            keep = min(n, k + 8)  # room for ties at the k-th distance
-            cand = np.argpartition(D2, keep - 1, axis=1)[:, :keep] if keep < n else \
-                np.broadcast_to(np.arange(n), D2.shape).copy()
-            idx, d2 = _sorted_rows(cand, np.take_along_axis(D2, cand, 1), k)
-            out_i[start:start + block], out_d[start:start + block] = idx, np.sqrt(d2)
+        for unit in np.unique(units):
+            rows = np.flatnonzero(units == unit)
+            X_ref = np.ldexp(self.X, -unit) if unit else self.X
+            block = max(1, _BLOCK_ELEMENTS // self.X.shape[0])
+            for start in range(0, len(rows), block):
+                part = rows[start:start + block]
+                X_part = np.ldexp(X_new[part], -unit) if unit else X_new[part]
+                D2 = cdist(X_part, X_ref, "sqeuclidean")
+                out_i[part], d2 = _k_nearest(D2, k)
+                out_d[part] = np.sqrt(d2)
         return out_i, out_d
+
+    def _annoy_neighbors(self, X_new, k, units):
+        index = self._annoy()
+        search_k = 2 * index.get_n_trees() * (k + 1)
+        cand = np.array([index.get_nns_by_vector(q, k, search_k=search_k)
+                         for q in self._annoy_queries(X_new)], dtype=np.int64)
+        scale = -units[:, None]
+        new_units = np.ldexp(X_new, scale)[:, None, :]
+        diff = new_units - np.ldexp(self.X[cand], scale[:, :, None])
+        d2 = np.einsum("ijk,ijk->ij", diff, diff)
+        idx, d2 = _sorted_rows(cand, d2, k)
+        return idx, np.sqrt(d2)
 
     # ---- affinities -----------------------------------------------------
 
@@ -225,24 +322,23 @@ class Reference:
         m = get_method(self.method)
         n, n_new = self.X.shape[0], X_new.shape[0]
         params = self.affinity_params
+        units = self.distance_units(X_new)
         if "perplexity" in params:
             perplexity = float(params["perplexity"])
             k = params.get("n_neighbors") or max(int(np.floor(3.0 * perplexity)), 1)
             k = min(int(k), n)
             perplexity = min(perplexity, k)
-            idx, dist = self.neighbors(X_new, k)
-            e = np.array([power_of_two_exponent(row) for row in dist])[:, None]
-            D2 = np.ascontiguousarray(np.ldexp(dist, -e) ** 2)
+            idx, dist = self._neighbors_in_units(X_new, k, units)
+            D2 = np.ascontiguousarray(relative_distances(dist) ** 2)
             vals = np.zeros_like(D2)
             for s in range(n_new):  # one row per call: its search starts from itself
                 kernels.perplexity_rows(D2[s:s + 1], perplexity, PERPLEXITY_TOL,
                                         PERPLEXITY_MAX_TRIES, vals[s:s + 1], np.zeros(1), 1)
         elif m.fuzzy:
             k = min(int(params["n_neighbors"]) - 1, n)
-            idx, dist = self.neighbors(X_new, k)
-            e = np.array([power_of_two_exponent(row) for row in dist])[:, None]
+            idx, dist = self._neighbors_in_units(X_new, k, units)
             with_self = np.zeros((n_new, k + 1))
-            with_self[:, 1:] = np.ldexp(dist, -e)
+            with_self[:, 1:] = relative_distances(dist)
             sigma, rho = np.zeros(n_new), np.zeros(n_new)
             target = np.log2(k + 1) * float(params["bandwidth"])
             for s in range(n_new):  # one row per call: no statistic across rows
@@ -253,7 +349,7 @@ class Reference:
             vals = np.exp(-np.maximum(with_self[:, 1:] - rho[:, None], 0.0) / sigma[:, None])
         else:
             k = min(int(params["n_neighbors"]), n)
-            idx, _ = self.neighbors(X_new, k)
+            idx, _ = self._neighbors_in_units(X_new, k, units)
             vals = np.full(idx.shape, 1.0 / k)
         vals = vals * self.row_scale
         indptr = np.arange(0, n_new * k + 1, k, dtype=np.int64)
@@ -310,6 +406,12 @@ class Reference:
         Y_new : ndarray of shape (n_new, n_components)
         cost : float
             Only with ``return_cost=True``.
+
+        Raises
+        ------
+        ValueError
+            ``X_new`` is not finite or has the wrong shape, or a placement is
+            not finite (the fitted map spans too wide a range).
         """
         X_new = check_new_points(X_new, self.X.shape[1])
         n_iter = check_integer(n_iter, "n_iter", low=0)
@@ -324,7 +426,8 @@ class Reference:
         Y = np.ascontiguousarray((P @ Y_ref) / row_sum[:, None])
         cost_fn, grad_fn, args = self.kernels(kern)
         if n_iter and self.optimizer == "sgd":
-            self._place_sgd(P, Y, kern, n_iter)
+            with np.errstate(over="ignore", invalid="ignore"):  # checked below
+                self._place_sgd(P, Y, kern, n_iter)
         elif n_iter:
             step = (learning_rate / row_sum)[:, None]
             clip = self.step_scale()
@@ -347,6 +450,7 @@ class Reference:
                     update = mu * update - step * gains * grad
                     np.clip(update, -clip, clip, out=update)
                     Y += update
+        check_placement(Y, self.method)
         if return_cost:
             return Y, float(cost_fn(*triplet, Y, Y_ref, *args, n_threads))
         return Y
@@ -360,10 +464,16 @@ class Reference:
         the method's ``n_negative`` negatives uniformly from the training
         points.  Only the new point moves (the reference is fixed); steps use
         the method's own clipped SGD coefficients (the twin kernel
-        ``sgd_coefficients``), its initial rate and a linear decay.  New
-        points do not interact, so the heads are updated together, edge rank
-        by edge rank.  Deterministic for the reference's seed and a given
-        batch (the negatives drawn depend on the batch).
+        ``sgd_coefficients``), its initial rate and a linear decay.
+
+        The negatives come from the package's counter-based generator (the
+        twin kernel ``counter_randint``), keyed by (the reference's seed,
+        epoch, the point's key, draw), where the key is a hash of the
+        point's set of training neighbours (:func:`neighbour_keys`): the
+        point's own identity, whatever its position in the batch, the size
+        of the batch, or the units of the data.  New points do not interact,
+        so the heads are updated together, edge by edge, and each point's
+        path is the one it would follow alone, bit for bit.
         """
         m = get_method(self.method)
         spec = m.sgd
@@ -381,12 +491,13 @@ class Reference:
         weight = P.data.reshape(n_new, k)
         per_sample = weight.max(axis=1, keepdims=True) / weight
         next_sample = per_sample.copy()
-        rng = np.random.default_rng([int(self.seed), n_new])
+        seed = int(self.seed) % 2**64
+        keys = neighbour_keys(tails)
         rows = np.arange(n_new)
 
         def step(heads, other, alpha, which):
             diff = Y[heads] - Y_ref[other]
-            d2 = np.einsum("ij,ij->i", diff, diff)
+            d2 = (diff * diff).sum(axis=1)
             out = np.zeros((4, len(d2)))
             kernels.sgd_coefficients(problem, d2, q, float(n_negative), out)
             c = np.where(d2 > 0.0, out[which], 0.0)  # coincident: no direction
@@ -401,8 +512,64 @@ class Reference:
                 heads = rows[fire]
                 step(heads, tails[fire, r], alpha, 0)
                 next_sample[fire, r] += per_sample[fire, r]
-                for _ in range(n_negative):
-                    step(heads, rng.integers(n, size=len(heads)), alpha, 2)
+                negatives = negative_samples(kernels, seed, epoch, keys[heads],
+                                             r * n_negative, n_negative, n)
+                for t in range(n_negative):
+                    step(heads, negatives[t], alpha, 2)
+
+
+def neighbour_keys(neighbours):
+    """A 64-bit key per row of training-neighbour indices (as int64), its hash.
+
+    The splitmix64 chain of the package's counter-based generator, absorbing
+    the row's indices in order.  It identifies a new point by what it is
+    near, so it does not change with the point's position in a batch, nor
+    with the units, origin or feature order of the data.
+    """
+    key = np.zeros(neighbours.shape[0], dtype=np.uint64)
+    for column in np.asarray(neighbours, dtype=np.int64).T:
+        key = _absorb(key, column)
+    return key.view(np.int64)
+
+
+def negative_samples(kernels, seed, epoch, keys, first_draw, n_draws, n):
+    """``(n_draws, len(keys))`` uniform training indices in ``[0, n)``, one column per key.
+
+    Draw ``t`` of key ``keys[s]`` is the twin kernel ``counter_randint`` at
+    ``(seed, epoch, keys[s], first_draw + t)``: a pure function of the
+    point's key, not of the other points drawn with it.
+    """
+    size = n_draws * len(keys)
+    epochs = np.full(size, epoch, dtype=np.int64)
+    edges = np.tile(np.asarray(keys, dtype=np.int64), n_draws)
+    draws = np.repeat(np.arange(first_draw, first_draw + n_draws, dtype=np.int64), len(keys))
+    out = np.empty(size, dtype=np.int64)
+    kernels.counter_randint(seed, epochs, edges, draws, n, out)
+    return out.reshape(n_draws, len(keys))
+
+
+def relative_distances(dist):
+    """Each row of distances divided by its largest (rows of zeros stay zero).
+
+    The calibrations (perplexity, smooth kNN) search a precision from a fixed
+    start to a tolerance, so their result depends on the units of the
+    distances up to that tolerance; in units of the row's own largest
+    distance, the rows of ``c X`` and ``X`` are the same to rounding for any
+    ``c`` (bit for bit for a power of two), and so are their ``P``.
+    """
+    top = dist.max(axis=1, keepdims=True)
+    return dist / np.where(top > 0.0, top, 1.0)
+
+
+def check_placement(Y, method):
+    """Raise ``ValueError`` unless every placed coordinate is finite."""
+    bad = ~np.all(np.isfinite(Y), axis=1)
+    if bad.any():
+        raise ValueError(
+            f"{method} transform: {int(bad.sum())} of {len(Y)} new points got non-finite "
+            f"coordinates (first: row {int(np.flatnonzero(bad)[0])} of X_new); the new points "
+            "or the fitted embedding span too wide a range"
+        )
 
 
 def build_reference(method, X, result, *, seed, fast=True):
