@@ -16,7 +16,12 @@ coordinates, the method's settings) and places new points into it with
    power is the larger of the training data's and the new point's own, so a
    new point far outside the training range, at 1e160 against data near 1,
    neither overflows nor underflows).  A power of two is exact, so a change
-   of units by one changes no bit of the placement.
+   of units by one changes no bit of the placement.  A point farther than
+   ``2**FAR_EXPONENT`` times the training data's extent from their centre
+   has distances that tie in float64; its neighbours are ranked (and, for
+   the perplexity methods, its row calibrated) by the projection form of the
+   distance (:meth:`Reference._far_keys`): they are the training points
+   extreme in its direction, as in exact arithmetic.
 2. **Affinities.**  Each new point's row of ``P``, by the method's own rule,
    read from the registry entry: perplexity calibration over ``k =
    min(floor(3 perplexity), N)`` neighbours (the twin kernel
@@ -112,6 +117,12 @@ SAFE_EXPONENT = 200
 #: the training data from their centre (see :meth:`Reference._annoy_queries`).
 MAX_QUERY_EXPONENT = 20
 
+#: A new point farther than ``2**FAR_EXPONENT`` times the extent of the
+#: training data from their centre is "far": float64 distances would tie
+#: there, so its neighbours are ranked by the projection form of the
+#: distance instead (see :meth:`Reference._far_keys`).
+FAR_EXPONENT = 26
+
 #: Training points per block of the exact neighbour search of new points.
 _BLOCK_ELEMENTS = 4_000_000
 
@@ -147,6 +158,16 @@ def check_new_points(X_new, n_features, name="X_new"):
             f"features as input ({name} must have the training data's columns)"
         )
     return arr
+
+
+def _row_exponents(A, default):
+    """Per row of ``A``, the exponent ``e`` with ``max|row| = m 2**e``, ``0.5 <= m < 1``.
+
+    ``default`` for rows of zeros (:func:`smallvis._numeric.power_of_two_exponent`
+    row by row).
+    """
+    top = np.abs(A).max(axis=1)
+    return np.where(top > 0.0, np.frexp(top)[1], default).astype(np.int64)
 
 
 def _k_nearest(D2, k):
@@ -215,8 +236,7 @@ class Reference:
         # the Annoy index cannot be pickled: it is rebuilt, with the same seed
         state = self.__dict__.copy()
         state["_index"] = None
-        state.pop("_center", None)
-        state.pop("_index_exponent", None)
+        state.pop("_centre", None)
         return state
 
     # ---- neighbours -----------------------------------------------------
@@ -239,26 +259,28 @@ class Reference:
         data only, never on the rest of the batch.
         """
         e_fit = power_of_two_exponent(self.X)
-        top = np.abs(X_new).max(axis=1)
-        e_new = np.where(top > 0.0, np.frexp(top)[1], e_fit)
-        units = np.maximum(e_fit, e_new)
+        units = np.maximum(e_fit, _row_exponents(X_new, e_fit))
         return np.where(np.abs(units) <= SAFE_EXPONENT, 0, units).astype(np.int64)
+
+    def _centre_and_extent(self):
+        """The training data's column means and the exponent of their largest centred entry."""
+        if getattr(self, "_centre", None) is None:
+            centre = self.X.mean(axis=0)
+            self._centre = (centre, power_of_two_exponent(self.X - centre))
+        return self._centre
 
     def _annoy(self):
         if self._index is None:
             from annoy import AnnoyIndex
 
             n_trees = self.affinity_params.get("n_trees") or ANNOY_DEFAULT_TREES
-            self._center = self.X.mean(axis=0)
+            centre, extent = self._centre_and_extent()
             # centred in float64, then scaled by a power of two so that the
             # float32 copy keeps the digits that tell the points apart, in
             # any units and however far from the origin (as the fit's index)
-            centred = self.X - self._center
-            self._index_exponent = power_of_two_exponent(centred)
             index = AnnoyIndex(self.X.shape[1], "euclidean")
             index.set_seed(int(self.seed) % (2**31 - 1))
-            for i, row in enumerate(np.ldexp(centred, -self._index_exponent)
-                                    .astype(np.float32)):
+            for i, row in enumerate(np.ldexp(self.X - centre, -extent).astype(np.float32)):
                 index.add_item(i, row)
             index.build(int(n_trees), n_jobs=1)
             self._index = index
@@ -272,23 +294,44 @@ class Reference:
         (a power-of-two scaling): its nearest neighbours are those extreme
         in its direction either way, and its float32 copy stays finite.
         """
-        centred = X_new - self._center
-        top = np.abs(centred).max(axis=1)
-        size = np.where(top > 0.0, np.frexp(top)[1], 0) - self._index_exponent
-        shift = self._index_exponent + np.maximum(size - MAX_QUERY_EXPONENT, 0)
+        centre, extent = self._centre_and_extent()
+        centred = X_new - centre
+        size = _row_exponents(centred, extent) - extent
+        shift = extent + np.maximum(size - MAX_QUERY_EXPONENT, 0)
         return np.ldexp(centred, -shift[:, None]).astype(np.float32)
 
     def neighbors(self, X_new, k):
         """Indices and Euclidean distances of the ``k`` nearest training points."""
         units = self.distance_units(X_new)
-        idx, dist = self._neighbors_in_units(X_new, k, units)
+        idx, dist, _ = self._neighbors_in_units(X_new, k, units)
         with np.errstate(over="ignore", under="ignore"):
             return idx, np.ldexp(dist, units[:, None])
 
     def _neighbors_in_units(self, X_new, k, units):
-        """:meth:`neighbors` with each row's distances divided by ``2**units[row]``."""
+        """:meth:`neighbors` with each row's distances divided by ``2**units[row]``.
+
+        Also returns ``far_d2`` of shape (n_new, k): for the far points
+        (:meth:`far_points`), their squared distances minus the smallest,
+        up to a positive factor of the row (from :meth:`_far_keys`); NaN for
+        the other points.
+        """
         if self.uses_annoy():
-            return self._annoy_neighbors(X_new, k, units)
+            idx, dist = self._annoy_neighbors(X_new, k, units)
+        else:
+            idx, dist = self._exact_neighbors(X_new, k, units)
+        far_d2 = np.full(idx.shape, np.nan)
+        for s in np.flatnonzero(self.far_points(X_new)):
+            pool = idx[s] if self.uses_annoy() else np.arange(self.X.shape[0])
+            keys = self._far_keys(X_new[s], pool)
+            order = np.lexsort((pool, tie_key(keys)))[:k]
+            idx[s] = pool[order]
+            far_d2[s] = keys[order] - keys[order[0]]
+            x = np.ldexp(X_new[s], -units[s])
+            d2 = cdist(x[None, :], np.ldexp(self.X[idx[s]], -units[s]), "sqeuclidean")
+            dist[s] = np.sqrt(np.maximum.accumulate(d2[0]))  # equal to rounding
+        return idx, dist, far_d2
+
+    def _exact_neighbors(self, X_new, k, units):
         out_i = np.empty((X_new.shape[0], k), dtype=np.int64)
         out_d = np.empty((X_new.shape[0], k))
         for unit in np.unique(units):
@@ -315,6 +358,40 @@ class Reference:
         idx, d2 = _sorted_rows(cand, d2, k)
         return idx, np.sqrt(d2)
 
+    def far_points(self, X_new):
+        """Which new points lie farther than ``2**FAR_EXPONENT`` times the training extent.
+
+        Measured from the training data's centre, in powers of two.  Their
+        float64 distances to the training points tie (at 1e160 against data
+        near 1, exactly), so they are ranked by :meth:`_far_keys`.
+        """
+        centre, extent = self._centre_and_extent()
+        return _row_exponents(X_new - centre, extent) - extent > FAR_EXPONENT
+
+    def _far_keys(self, x, pool):
+        r"""Keys that order the training points ``pool`` by their distance to a far point ``x``.
+
+        With ``m`` the training data's centre, :math:`w = x - m` and
+        :math:`v_j = x_j - m` (both divided by a power of two),
+
+        .. math::
+
+            \frac{|w - v_j|^2 - |w|^2}{2 |w|} = \frac{|v_j|^2}{2 |w|} - \hat w \cdot v_j,
+
+        (:math:`|w - v_j|` is the distance in the units of ``v``), a positive multiple of the squared distance minus a constant: the
+        same order and the same differences up to that multiple, computed
+        from the projection on the direction :math:`\hat w` without
+        forming the huge squares that tie.
+        """
+        centre, extent = self._centre_and_extent()
+        v = np.ldexp(self.X[pool] - centre, -extent)
+        w = x - centre
+        e_w = int(_row_exponents(w[None, :], extent)[0])
+        w_unit = np.ldexp(w, -e_w)
+        norm = float(np.sqrt(w_unit @ w_unit))
+        half_inverse = np.ldexp(0.5 / norm, extent - e_w)  # 1 / (2 |w|) in the units of v
+        return half_inverse * np.einsum("ij,ij->i", v, v) - v @ (w_unit / norm)
+
     # ---- affinities -----------------------------------------------------
 
     def new_rows(self, X_new, kernels):
@@ -328,15 +405,20 @@ class Reference:
             k = params.get("n_neighbors") or max(int(np.floor(3.0 * perplexity)), 1)
             k = min(int(k), n)
             perplexity = min(perplexity, k)
-            idx, dist = self._neighbors_in_units(X_new, k, units)
-            D2 = np.ascontiguousarray(relative_distances(dist) ** 2)
+            idx, dist, far_d2 = self._neighbors_in_units(X_new, k, units)
+            D2 = relative_distances(dist) ** 2
+            far = ~np.isnan(far_d2[:, 0])
+            D2[far] = relative_distances(far_d2[far])  # already squared distances
+            D2 = np.ascontiguousarray(D2)
             vals = np.zeros_like(D2)
             for s in range(n_new):  # one row per call: its search starts from itself
                 kernels.perplexity_rows(D2[s:s + 1], perplexity, PERPLEXITY_TOL,
                                         PERPLEXITY_MAX_TRIES, vals[s:s + 1], np.zeros(1), 1)
         elif m.fuzzy:
             k = min(int(params["n_neighbors"]) - 1, n)
-            idx, dist = self._neighbors_in_units(X_new, k, units)
+            # far points: every membership is 1 to within 1e-5 (sigma's floor,
+            # 1e-3 of the mean distance, dwarfs the differences of distance)
+            idx, dist, _ = self._neighbors_in_units(X_new, k, units)
             with_self = np.zeros((n_new, k + 1))
             with_self[:, 1:] = relative_distances(dist)
             sigma, rho = np.zeros(n_new), np.zeros(n_new)
@@ -349,7 +431,7 @@ class Reference:
             vals = np.exp(-np.maximum(with_self[:, 1:] - rho[:, None], 0.0) / sigma[:, None])
         else:
             k = min(int(params["n_neighbors"]), n)
-            idx, _ = self._neighbors_in_units(X_new, k, units)
+            idx, _, _ = self._neighbors_in_units(X_new, k, units)
             vals = np.full(idx.shape, 1.0 / k)
         vals = vals * self.row_scale
         indptr = np.arange(0, n_new * k + 1, k, dtype=np.int64)

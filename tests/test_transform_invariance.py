@@ -142,6 +142,34 @@ def test_a_point_far_outside_the_training_range_is_placed_finitely(method, optim
     assert np.all(np.linalg.norm(placed - centre, axis=1) < 3.0 * extent), placed
 
 
+@pytest.mark.parametrize("method,optimizer", PLACEMENTS, ids=PLACEMENT_IDS)
+def test_a_far_point_is_placed_at_the_edge_of_its_nearest_neighbours(method, optimizer,
+                                                                     fitted):
+    """Its neighbours are the training points extreme in its direction.
+
+    As a point recedes along a direction, the order of its distances to the
+    training points tends to the order of their projections on that
+    direction (largest first): the oracle, computed without any distance.
+    """
+    X, X_new, refs = fitted
+    ref = _reference(refs[method], optimizer)
+    centre = X.mean(axis=0)
+    for towards in (5, 17, 40):
+        direction = X[towards] - centre
+        far = (centre + 1e160 * direction)[None, :]
+        extreme = np.argsort(-(X - centre) @ direction)
+        idx, dist = ref.neighbors(far, 10)
+        assert set(idx[0]) == set(extreme[:10]) and np.all(np.isfinite(dist))
+        placed = ref.transform(far, n_iter=100)
+        # among them in the map: about as near to their fitted positions as
+        # they are to one another, and close to the map's points
+        to_map = np.linalg.norm(ref.Y - placed, axis=1)
+        to_neighbours = np.linalg.norm(ref.Y[extreme[:10]] - placed, axis=1)
+        among = cdist(ref.Y[extreme[:10]], ref.Y[extreme[:10]])[np.triu_indices(10, 1)]
+        assert np.median(to_neighbours) < 2.0 * np.median(among), towards
+        assert to_map.min() < 0.2 * np.median(to_map), towards
+
+
 def test_a_far_point_in_tiny_units_is_placed_finitely(fitted):
     """Training data in units of 1e-170, the new point at 1e200 of the same units."""
     X, X_new, refs = fitted
