@@ -320,11 +320,11 @@ class Reference:
         else:
             idx, dist = self._exact_neighbors(X_new, k, units)
         far_d2 = np.full(idx.shape, np.nan)
+        pool = np.arange(self.X.shape[0])
         for s in np.flatnonzero(self.far_points(X_new)):
-            pool = idx[s] if self.uses_annoy() else np.arange(self.X.shape[0])
-            keys = self._far_keys(X_new[s], pool)
+            keys = self._far_keys(X_new[s])
             order = np.lexsort((pool, tie_key(keys)))[:k]
-            idx[s] = pool[order]
+            idx[s] = order
             far_d2[s] = keys[order] - keys[order[0]]
             x = np.ldexp(X_new[s], -units[s])
             d2 = cdist(x[None, :], np.ldexp(self.X[idx[s]], -units[s]), "sqeuclidean")
@@ -368,8 +368,8 @@ class Reference:
         centre, extent = self._centre_and_extent()
         return _row_exponents(X_new - centre, extent) - extent > FAR_EXPONENT
 
-    def _far_keys(self, x, pool):
-        r"""Keys that order the training points ``pool`` by their distance to a far point ``x``.
+    def _far_keys(self, x):
+        r"""Keys that order the training points by their distance to a far point ``x``.
 
         With ``m`` the training data's centre, :math:`w = x - m` and
         :math:`v_j = x_j - m` (both divided by a power of two),
@@ -381,16 +381,23 @@ class Reference:
         (:math:`|w - v_j|` is the distance in the units of ``v``), a positive multiple of the squared distance minus a constant: the
         same order and the same differences up to that multiple, computed
         from the projection on the direction :math:`\hat w` without
-        forming the huge squares that tie.
+        forming the huge squares that tie.  Every training point is ranked
+        (O(N d), as one exact query; far points are rare), in blocks of
+        rows, so that the Annoy path ranks far points exactly too.
         """
         centre, extent = self._centre_and_extent()
-        v = np.ldexp(self.X[pool] - centre, -extent)
         w = x - centre
         e_w = int(_row_exponents(w[None, :], extent)[0])
         w_unit = np.ldexp(w, -e_w)
         norm = float(np.sqrt(w_unit @ w_unit))
+        direction = w_unit / norm
         half_inverse = np.ldexp(0.5 / norm, extent - e_w)  # 1 / (2 |w|) in the units of v
-        return half_inverse * np.einsum("ij,ij->i", v, v) - v @ (w_unit / norm)
+        keys = np.empty(self.X.shape[0])
+        block = max(1, _BLOCK_ELEMENTS // (8 * self.X.shape[1]))
+        for start in range(0, self.X.shape[0], block):
+            v = np.ldexp(self.X[start:start + block] - centre, -extent)
+            keys[start:start + block] = half_inverse * np.einsum("ij,ij->i", v, v) - v @ direction
+        return keys
 
     # ---- affinities -----------------------------------------------------
 
