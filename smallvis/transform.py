@@ -656,8 +656,8 @@ def check_placement(Y, method):
     if bad.any():
         raise ValueError(
             f"{method} transform: {int(bad.sum())} of {len(Y)} new points got non-finite "
-            f"coordinates (first: row {int(np.flatnonzero(bad)[0])} of X_new); the new points "
-            "or the fitted embedding span too wide a range"
+            f"coordinates (first: row {int(np.flatnonzero(bad)[0])} of X_new); the fitted "
+            "embedding spans too wide a range for float64 (refit, or check X_new)"
         )
 
 

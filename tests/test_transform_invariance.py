@@ -299,3 +299,17 @@ def test_a_placement_that_leaves_float64_is_refused(fitted):
                      row_scale=ref.row_scale, seed=ref.seed, optimizer="sgd")
     with pytest.raises(ValueError, match="non-finite coordinates"):
         wide.transform(X_new[:3], n_iter=N_ITER)
+
+
+@pytest.mark.parametrize("method,optimizer", PLACEMENTS, ids=PLACEMENT_IDS)
+def test_numpy_and_cython_kernels_place_alike(method, optimizer, fitted):
+    """The NumPy reference and the Cython kernels agree (to rounding of ``P``)."""
+    X, X_new, refs = fitted
+    ref = refs[method]
+    slow = Reference(method=ref.method, X=ref.X, Y=ref.Y, affinity_params=ref.affinity_params,
+                     cost_params=ref.cost_params, row_scale=ref.row_scale, seed=ref.seed,
+                     fast=False, optimizer=optimizer)
+    fast = _placed(fitted, method, optimizer)
+    placed = slow.transform(X_new, n_iter=N_ITER)
+    moved = np.linalg.norm(placed - fast, axis=1).max() / _spacing(ref.Y)
+    assert moved < 1e-6, moved
