@@ -11,7 +11,12 @@ call (the warm-up absorbs umap-learn's JIT compilation; ours has none).
 Beside them, when installed: umap-learn's ``UMAP(random_state=0)`` and
 openTSNE's ``TSNE(random_state=0, n_jobs=1)`` with their own ``transform``.
 
+``--optimizer sgd`` fits (and so places) with the stochastic optimizer
+instead (the methods that have one); the other implementations are then
+skipped.
+
 Usage: python benchmarks/bench_transform.py [--repeats 3] [--methods tsne,umap]
+       [--optimizer sgd] [--no-others]
 """
 
 import argparse
@@ -61,8 +66,8 @@ def measure(name, fit, transform, data, repeats):
                 ceiling=leave_one_out_accuracy(Y_train, y))
 
 
-def ours(method):
-    model = smallvis.Embedding(method, random_state=0)
+def ours(method, optimizer="auto"):
+    model = smallvis.Embedding(method, random_state=0, optimizer=optimizer)
     return (lambda X: model.fit(X).embedding_), model.transform
 
 
@@ -89,13 +94,20 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--methods", default=",".join(smallvis.METHODS))
+    parser.add_argument("--optimizer", default="auto", choices=("auto", "exact", "sgd"))
+    parser.add_argument("--no-others", action="store_true",
+                        help="skip umap-learn and openTSNE")
     args = parser.parse_args()
     data = split()
-    print(f"digits: {len(data[0])} training points, {len(data[2])} new points, one thread")
+    print(f"digits: {len(data[0])} training points, {len(data[2])} new points, one thread, "
+          f"optimizer {args.optimizer}")
     rows = []
     for method in args.methods.split(","):
-        rows.append(measure(f"smallvis {method}", *ours(method), data, args.repeats))
-    for name, make in (("umap-learn UMAP", umap_learn), ("openTSNE TSNE", open_tsne)):
+        rows.append(measure(f"smallvis {method}", *ours(method, args.optimizer), data,
+                            args.repeats))
+    others = () if args.no_others or args.optimizer != "auto" else (
+        ("umap-learn UMAP", umap_learn), ("openTSNE TSNE", open_tsne))
+    for name, make in others:
         try:
             rows.append(measure(name, *make(), data, args.repeats))
         except ImportError:

@@ -9,7 +9,19 @@ coordinates, the method's settings) and places new points into it with
    has at most :data:`smallvis.neighbors.EXACT_MAX_N` points, otherwise an
    Annoy forest over the training data, built once per :class:`Reference`
    with the fitted seed and one thread (so it is the same forest in every
-   process; it is rebuilt, not stored).
+   process; it is rebuilt, not stored), from the data centred in float64
+   and scaled by a power of two, as the fit's index.  Distances are
+   measured as the fit measured them: in units of a power of two when the
+   data are very large or very small (:meth:`Reference.distance_units`; the
+   power is the larger of the training data's and the new point's own, so a
+   new point far outside the training range, at 1e160 against data near 1,
+   neither overflows nor underflows).  A power of two is exact, so a change
+   of units by one changes no bit of the placement.  A point farther than
+   ``2**FAR_EXPONENT`` times the training data's extent from their centre
+   has distances that tie in float64; its neighbours are ranked (and, for
+   the perplexity methods, its row calibrated) by the projection form of the
+   distance (:meth:`Reference._far_keys`): they are the training points
+   extreme in its direction, as in exact arithmetic.
 2. **Affinities.**  Each new point's row of ``P``, by the method's own rule,
    read from the registry entry: perplexity calibration over ``k =
    min(floor(3 perplexity), N)`` neighbours (the twin kernel
@@ -21,7 +33,11 @@ coordinates, the method's settings) and places new points into it with
    ``P`` are scaled so that they sum to the mean row sum of the training
    ``P`` (``sum(P) / N``): the new point then weighs attraction against the
    fitted repulsion (LargeVis's ``gamma``, NCVis's ``Q``) as a training
-   point does.  Fuzzy memberships are not scaled.
+   point does.  Fuzzy memberships are not scaled.  The calibrations run on
+   each row's distances divided by the row's largest
+   (:func:`relative_distances`), so that their search, which stops at a
+   tolerance, takes the same path in any units: the rows of ``c X`` and
+   ``X`` agree to rounding for any ``c``.
 3. **Start.**  The ``P``-weighted mean of the neighbours' fitted positions
    (as umap-learn and openTSNE).
 4. **Optimisation.**  The method's ``<kernel>_transform_cost`` and
@@ -44,13 +60,19 @@ default of largevis, umap, tumap and ncvis above 5,000 points), the new
 points are placed by the stochastic form instead (:meth:`Reference._place_sgd`,
 umap-learn's transform: edge samples and uniform negatives from the training
 points, only the new points moving): O(M k) per epoch instead of O(M N).
+Its negatives are drawn by the package's counter-based generator keyed by
+(seed, epoch, the point's own key, draw), the key being a hash of the
+point's set of training neighbours (:func:`neighbour_keys`), never by its
+position in the batch or the batch's size.
 
-With the exact form, every operation is per point, so with ``n_threads=1`` (and with any number of
-threads: each point's row is computed by one thread) the result for a point
-is the same bit for bit whatever else is in the batch, and a fixed
-``random_state`` gives the same output in every process.  The exact
-restricted gradient costs O(M N) per iteration for M new points against N
-training points.
+Every operation of both forms is per point, so with ``n_threads=1`` (and
+with any number of threads for the exact form: each point's row is computed
+by one thread) the result for a point is the same bit for bit whatever else
+is in the batch and in whatever order, and a fixed ``random_state`` gives
+the same output in every process.  A placement that is not finite (a fitted
+map too wide for float64) raises ``ValueError`` (:func:`check_placement`).
+The exact restricted gradient costs O(M N) per iteration for M new points
+against N training points.
 """
 
 from dataclasses import dataclass, field
@@ -64,6 +86,7 @@ from .affinities import (MIN_K_DIST_SCALE, PERPLEXITY_MAX_TRIES, PERPLEXITY_TOL,
                          SMOOTH_K_N_ITER, SMOOTH_K_TOL)
 from ._backend import kernels as select_kernels
 from ._numeric import power_of_two_exponent, tie_key
+from ._sgd_reference import _absorb
 from ._validation import _as_array, check_data, check_integer, check_number, check_threads
 from .methods import get_method
 from .neighbors import ANNOY_DEFAULT_TREES, EXACT_MAX_N
@@ -86,6 +109,23 @@ MAX_STEP = 2.0
 #: Affinity parameters that a :class:`Reference` does not keep: the
 #: training data's own neighbours, and the backend that searched them.
 UNSTORED_AFFINITY_PARAMS = ("knn", "knn_method")
+
+#: Distances are measured in the data's own units when the largest entry of
+#: the training data and of the new point is below ``2**SAFE_EXPONENT`` and
+#: above ``2**-SAFE_EXPONENT`` (no square can leave float64's normal range
+#: then), otherwise in units of that power of two (see
+#: :meth:`Reference.distance_units`).
+SAFE_EXPONENT = 200
+
+#: An Annoy query lies at most ``2**MAX_QUERY_EXPONENT`` times the extent of
+#: the training data from their centre (see :meth:`Reference._annoy_queries`).
+MAX_QUERY_EXPONENT = 20
+
+#: A new point farther than ``2**FAR_EXPONENT`` times the extent of the
+#: training data from their centre is "far": float64 distances would tie
+#: there, so its neighbours are ranked by the projection form of the
+#: distance instead (see :meth:`Reference._far_keys`).
+FAR_EXPONENT = 26
 
 #: Training points per block of the exact neighbour search of new points.
 _BLOCK_ELEMENTS = 4_000_000
@@ -132,6 +172,33 @@ def check_transform_settings(n_iter, learning_rate, prefix=""):
     """
     return (check_integer(n_iter, f"{prefix}n_iter", low=0),
             check_number(learning_rate, f"{prefix}learning_rate", low=0, low_open=True))
+
+
+def _row_exponents(A, default):
+    """Per row of ``A``, the exponent ``e`` with ``max|row| = m 2**e``, ``0.5 <= m < 1``.
+
+    ``default`` for rows of zeros (:func:`smallvis._numeric.power_of_two_exponent`
+    row by row).
+    """
+    top = np.abs(A).max(axis=1)
+    return np.where(top > 0.0, np.frexp(top)[1], default).astype(np.int64)
+
+
+def _k_nearest(D2, k):
+    """Each row's ``k`` smallest entries of ``D2``: column indices and values.
+
+    Ordered by (snapped distance, index) as the fit's exact search: every
+    candidate at (up to rounding) the ``k``-th smallest value is considered,
+    so ties, however many, resolve by index.
+    """
+    kth = np.partition(D2, k - 1, axis=1)[:, k - 1]
+    limit = kth * (1.0 + 1e-9)
+    idx = np.empty((D2.shape[0], k), dtype=np.int64)
+    d2 = np.empty((D2.shape[0], k))
+    for r in range(D2.shape[0]):
+        cand = np.flatnonzero(D2[r] <= limit[r])
+        idx[r], d2[r] = _sorted_rows(cand[None, :], D2[r, cand][None, :], k)
+    return idx, d2
 
 
 def _sorted_rows(cand, d2, k):
@@ -183,7 +250,7 @@ class Reference:
         # the Annoy index cannot be pickled: it is rebuilt, with the same seed
         state = self.__dict__.copy()
         state["_index"] = None
-        state.pop("_center", None)
+        state.pop("_centre", None)
         return state
 
     # ---- neighbours -----------------------------------------------------
@@ -192,45 +259,159 @@ class Reference:
         """Whether new points are searched with Annoy (large training sets)."""
         return self.X.shape[0] > EXACT_MAX_N
 
+    def distance_units(self, X_new):
+        """Per new point, the power of two its distances are measured in (0: the data's units).
+
+        The fit searched ``X / 2**e`` (``e`` of the training data) so that no
+        squared distance overflows or underflows; a new point is measured in
+        units of ``2**max(e, e_s)`` (``e_s`` of the point itself), so a point
+        far outside the training range does not overflow either.  Dividing
+        by a power of two is exact, so it is skipped (0) when every square
+        stays far inside float64's range (``|exponent| <= SAFE_EXPONENT``):
+        either way the distances are the same up to that power of two, bit
+        for bit.  Each point's unit depends on the point and the training
+        data only, never on the rest of the batch.
+        """
+        e_fit = power_of_two_exponent(self.X)
+        units = np.maximum(e_fit, _row_exponents(X_new, e_fit))
+        return np.where(np.abs(units) <= SAFE_EXPONENT, 0, units).astype(np.int64)
+
+    def _centre_and_extent(self):
+        """The training data's column means and the exponent of their largest centred entry."""
+        if getattr(self, "_centre", None) is None:
+            centre = self.X.mean(axis=0)
+            self._centre = (centre, power_of_two_exponent(self.X - centre))
+        return self._centre
+
     def _annoy(self):
         if self._index is None:
             from annoy import AnnoyIndex
 
             n_trees = self.affinity_params.get("n_trees") or ANNOY_DEFAULT_TREES
-            self._center = self.X.mean(axis=0)
+            centre, extent = self._centre_and_extent()
+            # centred in float64, then scaled by a power of two so that the
+            # float32 copy keeps the digits that tell the points apart, in
+            # any units and however far from the origin (as the fit's index)
             index = AnnoyIndex(self.X.shape[1], "euclidean")
             index.set_seed(int(self.seed) % (2**31 - 1))
-            for i, row in enumerate((self.X - self._center).astype(np.float32)):
+            for i, row in enumerate(np.ldexp(self.X - centre, -extent).astype(np.float32)):
                 index.add_item(i, row)
             index.build(int(n_trees), n_jobs=1)
             self._index = index
         return self._index
 
+    def _annoy_queries(self, X_new):
+        """The new points in the units of the Annoy index, float32.
+
+        A point farther from the training data than ``2**MAX_QUERY_EXPONENT``
+        times their extent is moved towards them along the same direction
+        (a power-of-two scaling): its nearest neighbours are those extreme
+        in its direction either way, and its float32 copy stays finite.
+        """
+        centre, extent = self._centre_and_extent()
+        centred = X_new - centre
+        size = _row_exponents(centred, extent) - extent
+        shift = extent + np.maximum(size - MAX_QUERY_EXPONENT, 0)
+        return np.ldexp(centred, -shift[:, None]).astype(np.float32)
+
     def neighbors(self, X_new, k):
         """Indices and Euclidean distances of the ``k`` nearest training points."""
-        n = self.X.shape[0]
+        units = self.distance_units(X_new)
+        idx, dist, _ = self._neighbors_in_units(X_new, k, units)
+        with np.errstate(over="ignore", under="ignore"):
+            return idx, np.ldexp(dist, units[:, None])
+
+    def _neighbors_in_units(self, X_new, k, units):
+        """:meth:`neighbors` with each row's distances divided by ``2**units[row]``.
+
+        Also returns ``far_d2`` of shape (n_new, k): for the far points
+        (:meth:`far_points`), their squared distances minus the smallest,
+        up to a positive factor of the row (from :meth:`_far_keys`); NaN for
+        the other points.
+        """
         if self.uses_annoy():
-            index = self._annoy()
-            n_trees = index.get_n_trees()
-            search_k = 2 * n_trees * (k + 1)
-            queries = (X_new - self._center).astype(np.float32)
-            cand = np.array([index.get_nns_by_vector(q, k, search_k=search_k)
-                             for q in queries], dtype=np.int64)
-            d2 = np.einsum("ijk,ijk->ij", X_new[:, None, :] - self.X[cand],
-                           X_new[:, None, :] - self.X[cand])
-            idx, d2 = _sorted_rows(cand, d2, k)
-            return idx, np.sqrt(d2)
-        block = max(1, _BLOCK_ELEMENTS // n)
+            idx, dist = self._annoy_neighbors(X_new, k, units)
+        else:
+            idx, dist = self._exact_neighbors(X_new, k, units)
+        far_d2 = np.full(idx.shape, np.nan)
+        pool = np.arange(self.X.shape[0])
+        for s in np.flatnonzero(self.far_points(X_new)):
+            keys = self._far_keys(X_new[s])
+            order = np.lexsort((pool, tie_key(keys)))[:k]
+            idx[s] = order
+            far_d2[s] = keys[order] - keys[order[0]]
+            x = np.ldexp(X_new[s], -units[s])
+            d2 = cdist(x[None, :], np.ldexp(self.X[idx[s]], -units[s]), "sqeuclidean")
+            dist[s] = np.sqrt(np.maximum.accumulate(d2[0]))  # equal to rounding
+        return idx, dist, far_d2
+
+    def _exact_neighbors(self, X_new, k, units):
         out_i = np.empty((X_new.shape[0], k), dtype=np.int64)
         out_d = np.empty((X_new.shape[0], k))
-        for start in range(0, X_new.shape[0], block):
-            D2 = cdist(X_new[start:start + block], self.X, "sqeuclidean")
-            keep = min(n, k + 8)  # room for ties at the k-th distance
-            cand = np.argpartition(D2, keep - 1, axis=1)[:, :keep] if keep < n else \
-                np.broadcast_to(np.arange(n), D2.shape).copy()
-            idx, d2 = _sorted_rows(cand, np.take_along_axis(D2, cand, 1), k)
-            out_i[start:start + block], out_d[start:start + block] = idx, np.sqrt(d2)
+        for unit in np.unique(units):
+            rows = np.flatnonzero(units == unit)
+            X_ref = np.ldexp(self.X, -unit) if unit else self.X
+            block = max(1, _BLOCK_ELEMENTS // self.X.shape[0])
+            for start in range(0, len(rows), block):
+                part = rows[start:start + block]
+                X_part = np.ldexp(X_new[part], -unit) if unit else X_new[part]
+                D2 = cdist(X_part, X_ref, "sqeuclidean")
+                out_i[part], d2 = _k_nearest(D2, k)
+                out_d[part] = np.sqrt(d2)
         return out_i, out_d
+
+    def _annoy_neighbors(self, X_new, k, units):
+        index = self._annoy()
+        search_k = 2 * index.get_n_trees() * (k + 1)
+        cand = np.array([index.get_nns_by_vector(q, k, search_k=search_k)
+                         for q in self._annoy_queries(X_new)], dtype=np.int64)
+        scale = -units[:, None]
+        new_units = np.ldexp(X_new, scale)[:, None, :]
+        diff = new_units - np.ldexp(self.X[cand], scale[:, :, None])
+        d2 = np.einsum("ijk,ijk->ij", diff, diff)
+        idx, d2 = _sorted_rows(cand, d2, k)
+        return idx, np.sqrt(d2)
+
+    def far_points(self, X_new):
+        """Which new points lie farther than ``2**FAR_EXPONENT`` times the training extent.
+
+        Measured from the training data's centre, in powers of two.  Their
+        float64 distances to the training points tie (at 1e160 against data
+        near 1, exactly), so they are ranked by :meth:`_far_keys`.
+        """
+        centre, extent = self._centre_and_extent()
+        return _row_exponents(X_new - centre, extent) - extent > FAR_EXPONENT
+
+    def _far_keys(self, x):
+        r"""Keys that order the training points by their distance to a far point ``x``.
+
+        With ``m`` the training data's centre, :math:`w = x - m` and
+        :math:`v_j = x_j - m` (both divided by a power of two),
+
+        .. math::
+
+            \frac{|w - v_j|^2 - |w|^2}{2 |w|} = \frac{|v_j|^2}{2 |w|} - \hat w \cdot v_j,
+
+        (:math:`|w - v_j|` is the distance in the units of ``v``), a positive multiple of the squared distance minus a constant: the
+        same order and the same differences up to that multiple, computed
+        from the projection on the direction :math:`\hat w` without
+        forming the huge squares that tie.  Every training point is ranked
+        (O(N d), as one exact query; far points are rare), in blocks of
+        rows, so that the Annoy path ranks far points exactly too.
+        """
+        centre, extent = self._centre_and_extent()
+        w = x - centre
+        e_w = int(_row_exponents(w[None, :], extent)[0])
+        w_unit = np.ldexp(w, -e_w)
+        norm = float(np.sqrt(w_unit @ w_unit))
+        direction = w_unit / norm
+        half_inverse = np.ldexp(0.5 / norm, extent - e_w)  # 1 / (2 |w|) in the units of v
+        keys = np.empty(self.X.shape[0])
+        block = max(1, _BLOCK_ELEMENTS // (8 * self.X.shape[1]))
+        for start in range(0, self.X.shape[0], block):
+            v = np.ldexp(self.X[start:start + block] - centre, -extent)
+            keys[start:start + block] = half_inverse * np.einsum("ij,ij->i", v, v) - v @ direction
+        return keys
 
     # ---- affinities -----------------------------------------------------
 
@@ -239,24 +420,28 @@ class Reference:
         m = get_method(self.method)
         n, n_new = self.X.shape[0], X_new.shape[0]
         params = self.affinity_params
+        units = self.distance_units(X_new)
         if "perplexity" in params:
             perplexity = float(params["perplexity"])
             k = params.get("n_neighbors") or max(int(np.floor(3.0 * perplexity)), 1)
             k = min(int(k), n)
             perplexity = min(perplexity, k)
-            idx, dist = self.neighbors(X_new, k)
-            e = np.array([power_of_two_exponent(row) for row in dist])[:, None]
-            D2 = np.ascontiguousarray(np.ldexp(dist, -e) ** 2)
+            idx, dist, far_d2 = self._neighbors_in_units(X_new, k, units)
+            D2 = relative_distances(dist) ** 2
+            far = ~np.isnan(far_d2[:, 0])
+            D2[far] = relative_distances(far_d2[far])  # already squared distances
+            D2 = np.ascontiguousarray(D2)
             vals = np.zeros_like(D2)
             for s in range(n_new):  # one row per call: its search starts from itself
                 kernels.perplexity_rows(D2[s:s + 1], perplexity, PERPLEXITY_TOL,
                                         PERPLEXITY_MAX_TRIES, vals[s:s + 1], np.zeros(1), 1)
         elif m.fuzzy:
             k = min(int(params["n_neighbors"]) - 1, n)
-            idx, dist = self.neighbors(X_new, k)
-            e = np.array([power_of_two_exponent(row) for row in dist])[:, None]
+            # far points: every membership is 1 to within 1e-5 (sigma's floor,
+            # 1e-3 of the mean distance, dwarfs the differences of distance)
+            idx, dist, _ = self._neighbors_in_units(X_new, k, units)
             with_self = np.zeros((n_new, k + 1))
-            with_self[:, 1:] = np.ldexp(dist, -e)
+            with_self[:, 1:] = relative_distances(dist)
             sigma, rho = np.zeros(n_new), np.zeros(n_new)
             target = np.log2(k + 1) * float(params["bandwidth"])
             for s in range(n_new):  # one row per call: no statistic across rows
@@ -267,7 +452,7 @@ class Reference:
             vals = np.exp(-np.maximum(with_self[:, 1:] - rho[:, None], 0.0) / sigma[:, None])
         else:
             k = min(int(params["n_neighbors"]), n)
-            idx, _ = self.neighbors(X_new, k)
+            idx, _, _ = self._neighbors_in_units(X_new, k, units)
             vals = np.full(idx.shape, 1.0 / k)
         vals = vals * self.row_scale
         indptr = np.arange(0, n_new * k + 1, k, dtype=np.int64)
@@ -324,6 +509,12 @@ class Reference:
         Y_new : ndarray of shape (n_new, n_components)
         cost : float
             Only with ``return_cost=True``.
+
+        Raises
+        ------
+        ValueError
+            ``X_new`` is not finite or has the wrong shape, or a placement is
+            not finite (the fitted map spans too wide a range).
         """
         X_new = check_new_points(X_new, self.X.shape[1])
         n_iter, learning_rate = check_transform_settings(n_iter, learning_rate)
@@ -337,7 +528,8 @@ class Reference:
         Y = np.ascontiguousarray((P @ Y_ref) / row_sum[:, None])
         cost_fn, grad_fn, args = self.kernels(kern)
         if n_iter and self.optimizer == "sgd":
-            self._place_sgd(P, Y, kern, n_iter)
+            with np.errstate(over="ignore", invalid="ignore"):  # checked below
+                self._place_sgd(P, Y, kern, n_iter)
         elif n_iter:
             step = (learning_rate / row_sum)[:, None]
             clip = self.step_scale()
@@ -360,6 +552,7 @@ class Reference:
                     update = mu * update - step * gains * grad
                     np.clip(update, -clip, clip, out=update)
                     Y += update
+        check_placement(Y, self.method)
         if return_cost:
             return Y, float(cost_fn(*triplet, Y, Y_ref, *args, n_threads))
         return Y
@@ -373,10 +566,16 @@ class Reference:
         the method's ``n_negative`` negatives uniformly from the training
         points.  Only the new point moves (the reference is fixed); steps use
         the method's own clipped SGD coefficients (the twin kernel
-        ``sgd_coefficients``), its initial rate and a linear decay.  New
-        points do not interact, so the heads are updated together, edge rank
-        by edge rank.  Deterministic for the reference's seed and a given
-        batch (the negatives drawn depend on the batch).
+        ``sgd_coefficients``), its initial rate and a linear decay.
+
+        The negatives come from the package's counter-based generator (the
+        twin kernel ``counter_randint``), keyed by (the reference's seed,
+        epoch, the point's key, draw), where the key is a hash of the
+        point's set of training neighbours (:func:`neighbour_keys`): the
+        point's own identity, whatever its position in the batch, the size
+        of the batch, or the units of the data.  New points do not interact,
+        so the heads are updated together, edge by edge, and each point's
+        path is the one it would follow alone, bit for bit.
         """
         m = get_method(self.method)
         spec = m.sgd
@@ -394,12 +593,13 @@ class Reference:
         weight = P.data.reshape(n_new, k)
         per_sample = weight.max(axis=1, keepdims=True) / weight
         next_sample = per_sample.copy()
-        rng = np.random.default_rng([int(self.seed), n_new])
+        seed = int(self.seed) % 2**64
+        keys = neighbour_keys(tails)
         rows = np.arange(n_new)
 
         def step(heads, other, alpha, which):
             diff = Y[heads] - Y_ref[other]
-            d2 = np.einsum("ij,ij->i", diff, diff)
+            d2 = (diff * diff).sum(axis=1)
             out = np.zeros((4, len(d2)))
             kernels.sgd_coefficients(problem, d2, q, float(n_negative), out)
             c = np.where(d2 > 0.0, out[which], 0.0)  # coincident: no direction
@@ -414,8 +614,64 @@ class Reference:
                 heads = rows[fire]
                 step(heads, tails[fire, r], alpha, 0)
                 next_sample[fire, r] += per_sample[fire, r]
-                for _ in range(n_negative):
-                    step(heads, rng.integers(n, size=len(heads)), alpha, 2)
+                negatives = negative_samples(kernels, seed, epoch, keys[heads],
+                                             r * n_negative, n_negative, n)
+                for t in range(n_negative):
+                    step(heads, negatives[t], alpha, 2)
+
+
+def neighbour_keys(neighbours):
+    """A 64-bit key per row of training-neighbour indices (as int64), its hash.
+
+    The splitmix64 chain of the package's counter-based generator, absorbing
+    the row's indices in order.  It identifies a new point by what it is
+    near, so it does not change with the point's position in a batch, nor
+    with the units, origin or feature order of the data.
+    """
+    key = np.zeros(neighbours.shape[0], dtype=np.uint64)
+    for column in np.asarray(neighbours, dtype=np.int64).T:
+        key = _absorb(key, column)
+    return key.view(np.int64)
+
+
+def negative_samples(kernels, seed, epoch, keys, first_draw, n_draws, n):
+    """``(n_draws, len(keys))`` uniform training indices in ``[0, n)``, one column per key.
+
+    Draw ``t`` of key ``keys[s]`` is the twin kernel ``counter_randint`` at
+    ``(seed, epoch, keys[s], first_draw + t)``: a pure function of the
+    point's key, not of the other points drawn with it.
+    """
+    size = n_draws * len(keys)
+    epochs = np.full(size, epoch, dtype=np.int64)
+    edges = np.tile(np.asarray(keys, dtype=np.int64), n_draws)
+    draws = np.repeat(np.arange(first_draw, first_draw + n_draws, dtype=np.int64), len(keys))
+    out = np.empty(size, dtype=np.int64)
+    kernels.counter_randint(seed, epochs, edges, draws, n, out)
+    return out.reshape(n_draws, len(keys))
+
+
+def relative_distances(dist):
+    """Each row of distances divided by its largest (rows of zeros stay zero).
+
+    The calibrations (perplexity, smooth kNN) search a precision from a fixed
+    start to a tolerance, so their result depends on the units of the
+    distances up to that tolerance; in units of the row's own largest
+    distance, the rows of ``c X`` and ``X`` are the same to rounding for any
+    ``c`` (bit for bit for a power of two), and so are their ``P``.
+    """
+    top = dist.max(axis=1, keepdims=True)
+    return dist / np.where(top > 0.0, top, 1.0)
+
+
+def check_placement(Y, method):
+    """Raise ``ValueError`` unless every placed coordinate is finite."""
+    bad = ~np.all(np.isfinite(Y), axis=1)
+    if bad.any():
+        raise ValueError(
+            f"{method} transform: {int(bad.sum())} of {len(Y)} new points got non-finite "
+            f"coordinates (first: row {int(np.flatnonzero(bad)[0])} of X_new); the fitted "
+            "embedding spans too wide a range for float64 (refit, or check X_new)"
+        )
 
 
 def build_reference(method, X, result, *, seed, fast=True):

@@ -62,3 +62,17 @@ def test_bad_model_or_data_leave_outputs_untouched(files, capsys):
     assert main(["transform", "new.csv", "--model", "m.npz", "--out", "Y_new.csv"]) == 2
     _one_error_line(capsys, "X has 5 features", "expecting 4")
     assert open("Y_new.csv").read() == "precious\n"
+
+
+def test_a_point_far_outside_the_training_range_is_never_written_as_nan(files, capsys):
+    """A stochastic UMAP model, a new point at 1e160: finite coordinates, exit 0."""
+    X, X_new = files
+    np.savetxt("far.csv", np.vstack([X_new[:3], np.full(X.shape[1], 1e160),
+                                     np.full(X.shape[1], -1e160)]),
+               delimiter=",", fmt="%.17g")
+    assert main(["embed", "train.csv", "--method", "umap", "--fast", "--optimizer", "sgd",
+                 "--n-epochs", "50", "--init", "pca", "--random-state", "0", "--quiet",
+                 "--save-model", "m.npz"]) == 0
+    assert main(["transform", "far.csv", "--model", "m.npz", "--out", "Y_far.csv"]) == 0
+    Y_far = np.loadtxt("Y_far.csv", delimiter=",", skiprows=1)
+    assert Y_far.shape == (5, 2) and np.all(np.isfinite(Y_far)), Y_far
