@@ -24,7 +24,8 @@ from ._validation import (
     check_threads,
 )
 from .init import initialize
-from .methods import METHODS, check_learned, check_param_value, choose_gradient, get_method
+from .methods import (DEFAULT_METHOD, METHODS, check_learned, check_param_value, choose_gradient,
+                      get_method)
 from .optim import DivergenceError
 from .plans import Objective, make_plan, method_keywords
 
@@ -110,7 +111,7 @@ def list_methods():
     return list(METHODS)
 
 
-def affinities(X, method="tsne", *, fast=False, random_state=None, n_threads=1, **params):
+def affinities(X, method=DEFAULT_METHOD, *, fast=False, random_state=None, n_threads=1, **params):
     """Input affinities ``P`` that ``method`` uses for the data ``X``.
 
     Parameters
@@ -242,7 +243,7 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, return_learned=F
     return cost, grad
 
 
-def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
+def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
           perplexity=None, optimizer="auto", gradient="auto", n_epochs=None,
           learning_rate=None, n_iter=1000, exaggeration=None,
           exaggeration_iter=250, momentum=0.5, final_momentum=0.8,
