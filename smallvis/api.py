@@ -172,9 +172,11 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, return_learned=F
     fast : bool, default=False
         Use the Cython kernels.
     n_threads : int, default=1
-        Threads for the Cython kernels (-1: all cores); below
-        ``smallvis._threads.EXACT_MIN_PAIRS`` pairs (10,000 points) one
-        thread runs whatever this says.
+        Threads for the Cython kernels (-1: all cores).  Below
+        ``smallvis._threads.EXACT_MIN_PAIRS`` unordered pairs ``N (N - 1) / 2``,
+        that is on fewer than 20,000 points
+        (``smallvis._threads.exact_min_samples()``), one thread runs whatever
+        this says, and the result is the one-thread result.
     return_learned : bool, default=False
         Also return the derivatives in the method's learned scalars.
     gradient : str, default="exact"
