@@ -59,9 +59,6 @@ class AffinityFamily:
     knn_graph : bool
         Whether ``P`` is a nearest-neighbour graph whatever its parameters,
         so that its non-zero pattern (the neighbour sets) matters.
-    constant_term : {"entropy", "memberships", ""}
-        The term of the cost that depends on ``P`` only: ``sum p log p``, or
-        ``sum [v log v + (1 - v) log(1 - v)]`` over the memberships, or none.
     conditional : str or None
         The registered method whose ``P`` holds this family's conditional
         ``p_{j|i}`` before symmetrisation, or None.
@@ -70,7 +67,6 @@ class AffinityFamily:
     name: str
     normalised: str
     knn_graph: bool
-    constant_term: str
     conditional: str = None
 
 

@@ -53,15 +53,13 @@ KERNEL_FAMILIES = MappingProxyType({
 
 
 #: asne's conditional Gaussian ``p_{j|i}``, calibrated to a perplexity.
-CONDITIONAL = AffinityFamily("conditional", normalised="rows", knn_graph=False,
-                             constant_term="entropy")
+CONDITIONAL = AffinityFamily("conditional", normalised="rows", knn_graph=False)
 #: ``(p_{j|i} + p_{i|j}) / (2N)``, over all points or nearest neighbours.
-JOINT = AffinityFamily("joint", normalised="total", knn_graph=False,
-                       constant_term="entropy", conditional="asne")
+JOINT = AffinityFamily("joint", normalised="total", knn_graph=False, conditional="asne")
 #: UMAP's fuzzy kNN graph: memberships in [0, 1].
-FUZZY = AffinityFamily("fuzzy", normalised="", knn_graph=True, constant_term="memberships")
+FUZZY = AffinityFamily("fuzzy", normalised="", knn_graph=True)
 #: NCVis's symmetric kNN graph, normalised to sum 1.
-KNN_GRAPH = AffinityFamily("knn graph", normalised="total", knn_graph=True, constant_term="")
+KNN_GRAPH = AffinityFamily("knn graph", normalised="total", knn_graph=True)
 
 
 @dataclass(frozen=True)
@@ -146,6 +144,10 @@ class Method:
         The testing kit's known mistakes for this method, checked in order:
         names of entries of :data:`smallvis.testing._mistakes.CATALOGUE`
         or :class:`Confusion` with another method.
+    constant_term : {"entropy", "memberships", ""}
+        The term of the cost that depends on ``P`` only, which the testing
+        kit names when a user's cost differs by it: ``sum p log p``, ``sum
+        [v log v + (1 - v) log(1 - v)]`` over fuzzy memberships, or none.
     factor_4_convention : bool
         Whether the gradient carries t-SNE's factor 4, which openTSNE's
         convention leaves out (a user gradient of 1/4 the reference is then
@@ -176,6 +178,7 @@ class Method:
     p_family: AffinityFamily = JOINT
     case_affinities: Callable = None
     known_mistakes: tuple = ()
+    constant_term: str = ""
     factor_4_convention: bool = True
 
     def resolve_auto(self, cost_params, n_samples):
@@ -527,6 +530,7 @@ _FUZZY_METHOD = dict(
     sized_params={"n_neighbors": UMAP_SIZE},
     fuzzy=True,
     p_family=FUZZY,
+    constant_term="memberships",
     optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
     auto_learning_rate=fuzzy_auto_learning_rate,
 )
@@ -605,6 +609,7 @@ METHODS = MappingProxyType({
             optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
             auto_learning_rate=conditional_auto_learning_rate,
             p_family=CONDITIONAL,
+            constant_term="entropy",
             case_affinities=_conditional_case,
             factor_4_convention=False,
         ),
@@ -617,6 +622,7 @@ METHODS = MappingProxyType({
             sized_params={"perplexity": PERPLEXITY_SIZE},
             optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
             auto_learning_rate=gaussian_auto_learning_rate,
+            constant_term="entropy",
             case_affinities=_joint_case,
             known_mistakes=(
                 Confusion("tsne", "a Student-t output kernel 1 / (1 + d^2) instead of "
@@ -641,6 +647,7 @@ METHODS = MappingProxyType({
                         "Linderman et al. 2019), O(N) per iteration",
                 resolve_cost=_tsne_fft_cost, dimensions=(1, 2),
                 auto_min_n=FFT_AUTO_MIN_N)},
+            constant_term="entropy",
             case_affinities=_joint_case,
             known_mistakes=(
                 "gaussian_output_kernel",

@@ -126,7 +126,7 @@ def _known_constant(trials, m):
     """The Y-independent terms of the reference costs, as user - reference offsets."""
     from scipy.special import xlogy
 
-    term = m.p_family.constant_term
+    term = m.constant_term
     if not term:
         return None
     values = []
