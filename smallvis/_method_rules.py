@@ -255,6 +255,47 @@ def ncvis_auto_learning_rate(n_samples, exaggeration):
 
 
 # ---------------------------------------------------------------------------
+# LargeVis's repulsion weight
+# ---------------------------------------------------------------------------
+
+#: The LargeVis reference's repulsion weight and negatives per positive
+#: sample: its stochastic form weighs every unit of attraction against
+#: ``5 * 7 = 35`` units of repulsion.
+LARGEVIS_REFERENCE_GAMMA = 7.0
+LARGEVIS_SGD_NEGATIVES = 5
+
+#: largevis's ``gamma`` under the stochastic optimizer.  The reference's 7
+#: needs the reference's sample count (about 10,000 N samples and more, see
+#: smallvis.sgd.largevis_n_epochs) to pull the classes apart; with a budget
+#: of the order of umap's it stops short: on the 25-class data of
+#: benchmarks/bench_scale.py, 500 epochs reach a 10-NN accuracy of 0.972
+#: (20,000 points) with gamma = 3, 0.996 with 2 and 0.999 with 1, and 1000
+#: epochs with gamma = 7 reach 0.947 (20,000) and 0.92 (70,000) where
+#: gamma = 1 reaches 1.000.  ``gamma = 1`` is umap's balance of repulsion to
+#: attraction (5 negatives of weight 1 per positive sample).  ``gamma=7``
+#: gives the reference's setting.
+LARGEVIS_SGD_GAMMA = 1.0
+
+
+def largevis_auto_gamma(n_samples):
+    """``gamma="auto"`` of the exact LargeVis cost: ``35 / (N (N - 1))``.
+
+    The exact cost weighs the attraction by ``P`` (which sums to 1) and the
+    repulsion by ``gamma`` on each of the ``N (N - 1)`` ordered pairs.  The
+    stochastic form of the LargeVis reference draws, for every positive
+    sample (attraction of weight 1), 5 negative samples of weight
+    ``gamma = 7``.  Giving the exact cost the same balance of repulsion to
+    attraction, ``gamma N (N - 1) = 35``, gives this value.  With ``gamma=1``
+    (a naive transfer of the stochastic setting, R smallvis's default) the
+    repulsion outweighs the attraction by ``N**2``, and the map spreads into a
+    uniform disc (J. Melville's smallvis documentation, LargeVis page,
+    reaches the same ``gamma`` of order ``1/N**2`` for normalised ``P``).
+    """
+    n = max(int(n_samples), 2)
+    return LARGEVIS_SGD_NEGATIVES * LARGEVIS_REFERENCE_GAMMA / (n * (n - 1.0))
+
+
+# ---------------------------------------------------------------------------
 # UMAP's output kernel
 # ---------------------------------------------------------------------------
 

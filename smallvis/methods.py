@@ -16,13 +16,14 @@ import numpy as np
 
 from . import affinities as aff
 from . import sampled_cost
-from ._method_rules import (KNN_GRAPH_SIZE, LEARNED_LIMIT, OTHERS_SIZE, PERPLEXITY_SIZE,
-                            UMAP_SIZE, AffinityFamily, Approximation, Confusion, SizedParam,
+from ._method_rules import (KNN_GRAPH_SIZE, LARGEVIS_SGD_GAMMA, LARGEVIS_SGD_NEGATIVES,
+                            LEARNED_LIMIT, OTHERS_SIZE, PERPLEXITY_SIZE, UMAP_SIZE,
+                            AffinityFamily, Approximation, Confusion, SizedParam,
                             check_learned, check_param_value, check_perplexity,
                             conditional_auto_learning_rate, fuzzy_auto_learning_rate,
                             gaussian_auto_learning_rate, is_real_number,
-                            joint_auto_learning_rate, ncvis_auto_learning_rate,
-                            umap_output_kernel)
+                            joint_auto_learning_rate, largevis_auto_gamma,
+                            ncvis_auto_learning_rate, umap_output_kernel)
 from ._validation import (ParameterError, SmallDataWarning, check_integer, check_number,
                           warn_from_caller)
 from .neighbors import check_search_params
@@ -399,43 +400,6 @@ _UMAP_GRAPH_PARAMS = {"n_neighbors": 15, "local_connectivity": 1.0, "bandwidth":
 # ---------------------------------------------------------------------------
 
 LARGEVIS_KERNELS = ("cauchy", "cauchy_alpha", "exp")
-
-#: The LargeVis reference's repulsion weight and negatives per positive
-#: sample: its stochastic form weighs every unit of attraction against
-#: ``5 * 7 = 35`` units of repulsion.
-LARGEVIS_REFERENCE_GAMMA = 7.0
-LARGEVIS_SGD_NEGATIVES = 5
-
-#: largevis's ``gamma`` under the stochastic optimizer.  The reference's 7
-#: needs the reference's sample count (about 10,000 N samples and more, see
-#: smallvis.sgd.largevis_n_epochs) to pull the classes apart; with a budget
-#: of the order of umap's it stops short: on the 25-class data of
-#: benchmarks/bench_scale.py, 500 epochs reach a 10-NN accuracy of 0.972
-#: (20,000 points) with gamma = 3, 0.996 with 2 and 0.999 with 1, and 1000
-#: epochs with gamma = 7 reach 0.947 (20,000) and 0.92 (70,000) where
-#: gamma = 1 reaches 1.000.  ``gamma = 1`` is umap's balance of repulsion to
-#: attraction (5 negatives of weight 1 per positive sample).  ``gamma=7``
-#: gives the reference's setting.
-LARGEVIS_SGD_GAMMA = 1.0
-
-
-def largevis_auto_gamma(n_samples):
-    """``gamma="auto"`` of the exact LargeVis cost: ``35 / (N (N - 1))``.
-
-    The exact cost weighs the attraction by ``P`` (which sums to 1) and the
-    repulsion by ``gamma`` on each of the ``N (N - 1)`` ordered pairs.  The
-    stochastic form of the LargeVis reference draws, for every positive
-    sample (attraction of weight 1), 5 negative samples of weight
-    ``gamma = 7``.  Giving the exact cost the same balance of repulsion to
-    attraction, ``gamma N (N - 1) = 35``, gives this value.  With ``gamma=1``
-    (a naive transfer of the stochastic setting, R smallvis's default) the
-    repulsion outweighs the attraction by ``N**2``, and the map spreads into a
-    uniform disc (J. Melville's smallvis documentation, LargeVis page,
-    reaches the same ``gamma`` of order ``1/N**2`` for normalised ``P``).
-    """
-    n = max(int(n_samples), 2)
-    return LARGEVIS_SGD_NEGATIVES * LARGEVIS_REFERENCE_GAMMA / (n * (n - 1.0))
-
 
 def _largevis_cost(gamma, eps, kernel, alpha):
     gamma = check_number(gamma, "gamma", low=0)

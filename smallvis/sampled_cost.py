@@ -1,7 +1,8 @@
 r"""A cheap sampled estimate of a method's exact cost (for large stochastic runs).
 
-The exact costs of largevis, umap, tumap and ncvis (:mod:`smallvis.reference`)
-(the methods with :attr:`~smallvis.methods.Method.sampled_terms`) are sums over all ordered pairs :math:`i \ne j` of a pair term
+The exact costs of largevis, umap, tumap and ncvis (:mod:`smallvis.reference`;
+the methods whose entry has :attr:`~smallvis.methods.Method.sampled_terms`)
+are sums over all ordered pairs :math:`i \ne j` of a pair term
 :math:`f_i(p_{ij}, d_{ij}^2)`.  Evaluating them is O(N^2), so the stochastic
 optimizer reports the exact cost only up to
 :data:`smallvis.sgd.SGD_COST_MAX_N` points.  Split the sum as

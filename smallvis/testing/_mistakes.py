@@ -6,10 +6,10 @@ report.  Which mistakes a method has is part of its registry entry
 (:attr:`smallvis.methods.Method.known_mistakes`): names of entries of
 :data:`CATALOGUE`, each a small dense NumPy cost/gradient written the way
 the mistake is usually made, or a :class:`~smallvis.methods.Confusion` with
-another method, which is matched against that method's reference.  :func:`reference_terms` splits the reference
-gradient into the part that is linear in ``P`` (attraction) and the part
-that does not depend on ``P`` (repulsion), for the attraction/repulsion
-diagnosis.
+another method, which is matched against that method's reference.
+:func:`reference_terms` splits the reference gradient into the part that is
+linear in ``P`` (attraction) and the part that does not depend on ``P``
+(repulsion), for the attraction/repulsion diagnosis.
 """
 
 from dataclasses import dataclass
