@@ -24,7 +24,8 @@ from ._validation import (
     check_threads,
 )
 from .init import initialize
-from .methods import METHODS, check_learned, check_param_value, choose_gradient, get_method
+from .methods import (DEFAULT_METHOD, METHODS, check_learned, check_param_value, choose_gradient,
+                      get_method)
 from .optim import DivergenceError
 from .plans import Objective, make_plan, method_keywords
 
@@ -63,7 +64,11 @@ class EmbedResult:
         ``"exact"`` or ``"sgd"``: the optimizer that ran (``"auto"``
         resolved).
     timings : dict
-        Seconds spent in ``affinities``, ``init`` and ``optimize``.
+        Seconds spent in each stage: ``"affinities"`` (building ``P``,
+        nearest neighbours included), ``"init"`` (the initial ``Y`` alone)
+        and ``"optimize"``.  The checks of the data and parameters and the
+        planning before them are in no entry: they take
+        ``elapsed - sum(timings.values())``.
     stopped_early : bool
         Whether ``tol`` or the callback ended the run before ``n_iter``.
     learned : dict
@@ -110,7 +115,7 @@ def list_methods():
     return list(METHODS)
 
 
-def affinities(X, method="tsne", *, fast=False, random_state=None, n_threads=1, **params):
+def affinities(X, method=DEFAULT_METHOD, *, fast=False, random_state=None, n_threads=1, **params):
     """Input affinities ``P`` that ``method`` uses for the data ``X``.
 
     Parameters
@@ -171,9 +176,11 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, return_learned=F
     fast : bool, default=False
         Use the Cython kernels.
     n_threads : int, default=1
-        Threads for the Cython kernels (-1: all cores); below
-        ``smallvis._threads.EXACT_MIN_PAIRS`` pairs (10,000 points) one
-        thread runs whatever this says.
+        Threads for the Cython kernels (-1: all cores).  Below
+        ``smallvis._threads.EXACT_MIN_PAIRS`` unordered pairs ``N (N - 1) / 2``,
+        that is on fewer than 20,000 points
+        (``smallvis._threads.exact_min_samples()``), one thread runs whatever
+        this says, and the result is the one-thread result.
     return_learned : bool, default=False
         Also return the derivatives in the method's learned scalars.
     gradient : str, default="exact"
@@ -242,7 +249,7 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, return_learned=F
     return cost, grad
 
 
-def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
+def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
           perplexity=None, optimizer="auto", gradient="auto", n_epochs=None,
           learning_rate=None, n_iter=1000, exaggeration=None,
           exaggeration_iter=250, momentum=0.5, final_momentum=0.8,
@@ -413,8 +420,8 @@ def embed(X, method="tsne", *, fast=False, n_components=2, init=None,
         Y=Y, cost=float(outcome.final_cost), itercosts=np.asarray(outcome.costs, dtype=float),
         cost_iterations=np.asarray(outcome.cost_iterations, dtype=int), P=C,
         n_iter=outcome.n_run, elapsed=t3 - t0, method=m.name, params=params,
-        optimizer=plan.name, timings={"init": (t1 - t0) + (t_init - t2),
-                                      "affinities": t2 - t1, "optimize": t3 - t_init},
+        optimizer=plan.name, timings={"init": t_init - t2, "affinities": t2 - t1,
+                                      "optimize": t3 - t_init},
         stopped_early=outcome.stopped_early,
         learned={k: float(v) for k, v in zip(m.learned, objective.learned)},
         recoveries=outcome.recoveries,

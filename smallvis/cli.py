@@ -39,7 +39,7 @@ from . import __version__, datasets
 from ._outputs import check_output, is_stream, write_output
 from ._validation import check_data, spell_options
 from .api import embed
-from .methods import METHODS
+from .methods import DEFAULT_METHOD, METHODS, knn_only_methods
 
 #: Extensions accepted by ``--out`` (coordinates) and ``--plot``.
 OUT_FORMATS = (".csv", ".txt", ".npy")
@@ -728,8 +728,8 @@ def build_parser():
     e.add_argument("input", help=f"a table (.csv or .txt; cells separated by commas, "
                                  f"tabs, semicolons or spaces), a .npy file, or a "
                                  f"built-in dataset: {', '.join(datasets.names())}")
-    e.add_argument("--method", default="tsne", choices=list(METHODS),
-                   help="embedding method (default: tsne)")
+    e.add_argument("--method", default=DEFAULT_METHOD, choices=list(METHODS),
+                   help=f"embedding method (default: {DEFAULT_METHOD})")
     e.add_argument("--fast", action="store_true",
                    help="use the Cython kernels (same numbers to rounding, much faster)")
     perplexities = {n: m.affinity_params.get("perplexity") for n, m in METHODS.items()}
@@ -1108,7 +1108,7 @@ def main(argv=None):
         except MemoryError:  # too large an input for these options: an input error
             advice = ("fewer new points at a time" if args.command == "transform" else
                       "--fast, fewer points, or a method that runs on a kNN graph "
-                      "(largevis, umap, tumap, ncvis)")
+                      f"({', '.join(knn_only_methods())})")
             print(f"smallvis: error: out of memory; try {advice}", file=sys.stderr)
             return 2
     return 0

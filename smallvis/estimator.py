@@ -32,7 +32,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .api import embed
-from .methods import METHODS, get_method
+from .methods import DEFAULT_METHOD, METHODS, get_method
 from .transform import (TRANSFORM_LEARNING_RATE, TRANSFORM_N_ITER, NotFittedError,
                         build_reference, check_new_points)
 from ._validation import (ParameterError, SmallDataWarning, _as_array, check_data,
@@ -117,7 +117,7 @@ class Embedding:
         What :meth:`transform` places new points against.
     """
 
-    def __init__(self, method="tsne", *, n_components=2, fast=True, optimizer="auto",
+    def __init__(self, method=DEFAULT_METHOD, *, n_components=2, fast=True, optimizer="auto",
                  gradient="auto", init=None, perplexity=None, n_iter=1000, n_epochs=None, learning_rate=None,
                  exaggeration=None, exaggeration_iter=250, momentum=0.5, final_momentum=0.8,
                  momentum_switch_iter=250, min_gain=0.01, tol=1e-7, cost_every=50,

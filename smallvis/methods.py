@@ -1,19 +1,32 @@
 """The method registry: the only table of methods in the package.
 
-``embed``, ``affinities``, ``cost_and_gradient``, the CLI, the docs and the
-tests all read :data:`METHODS`.  Adding a method means adding its twin
-kernels and one :class:`Method` entry here.
+``embed``, ``affinities``, ``cost_and_gradient``, ``transform``, the sampled
+cost, the CLI, the testing kit, the docs and the tests all read
+:data:`METHODS`; no other module of the package names a method
+(tests/test_registry_only.py).  What is particular to a method sits in its
+:class:`Method` entry, and :meth:`Method.kernels` is the one rule that turns
+a method into its twin kernels.
 """
 
-import numbers
 from dataclasses import dataclass, field
-from functools import lru_cache
 from types import MappingProxyType
 from typing import Callable, Mapping
 
 import numpy as np
 
 from . import affinities as aff
+from . import sampled_cost
+# the parts of the entries (LEARNED_LIMIT and SizedParam re-exported: they were
+# defined here)
+from ._method_rules import (KNN_GRAPH_SIZE, LARGEVIS_SGD_GAMMA, LARGEVIS_SGD_NEGATIVES,
+                            LEARNED_LIMIT, OTHERS_SIZE, PERPLEXITY_SIZE, UMAP_SIZE,
+                            AffinityFamily, Approximation, Confusion, SizedParam,
+                            check_learned, check_param_value, check_perplexity,
+                            conditional_auto_learning_rate, fuzzy_auto_learning_rate,
+                            gaussian_auto_learning_rate, is_real_number,
+                            joint_auto_learning_rate, largevis_auto_gamma,
+                            largevis_auto_learning_rate,
+                            ncvis_auto_learning_rate, umap_output_kernel)
 from ._validation import (ParameterError, SmallDataWarning, check_integer, check_number,
                           warn_from_caller)
 from .neighbors import check_search_params
@@ -27,103 +40,30 @@ DENSE_P_MAX_N = 4096
 #: Values of ``gradient=`` that every method accepts.
 GRADIENTS = ("auto", "exact")
 
+#: The method of ``embed``, ``affinities``, ``Embedding`` and the CLI when
+#: none is given.
+DEFAULT_METHOD = "tsne"
 
-@dataclass(frozen=True)
-class Approximation:
-    """An approximate gradient of a method's cost, selected by ``gradient=name``.
-
-    Attributes
-    ----------
-    name : str
-        The value of ``gradient=`` that selects it, e.g. ``"fft"``.
-    summary : str
-        One line: the algorithm and where it comes from.
-    resolve_cost : callable
-        ``resolve_cost(**cost_params) -> (kernel prefix, args)``, as
-        :attr:`Method.resolve_cost`, for the approximate twin kernels
-        ``<prefix>_cost`` and ``<prefix>_gradient``.
-    dimensions : tuple of int
-        The output dimensions it supports.
-    auto_min_n : int
-        ``gradient="auto"`` selects it above this many points (in a supported
-        dimension); the exact gradient up to it.
-    """
-
-    name: str
-    summary: str
-    resolve_cost: Callable
-    dimensions: tuple
-    auto_min_n: int
+#: Kernel families: ``family -> (cost suffix, gradient suffix)``.  The twin
+#: kernels of a family are ``<prefix>_<suffix>``, where the prefix comes
+#: from :meth:`Method.kernel_name`.  ``"embed"``: the cost and gradient of an
+#: embedding (``cost(indptr, indices, data, Y, *learned, *args, n_threads)``);
+#: ``"transform"``: those of new points placed against a fixed map
+#: (``cost(indptr, indices, data, Y, Y_ref, *learned, *args, n_threads)``).
+KERNEL_FAMILIES = MappingProxyType({
+    "embed": ("cost", "gradient"),
+    "transform": ("transform_cost", "transform_gradient"),
+})
 
 
-@dataclass(frozen=True)
-class SizedParam:
-    """A method parameter whose largest valid value depends on the number of points.
-
-    Attributes
-    ----------
-    limit_text : str
-        The largest value as a formula in ``n_samples``, for messages
-        (``"n_samples - 1"``).
-    limit : callable
-        ``limit(n_samples)``: the largest value accepted.
-    small_data : callable
-        ``small_data(n_samples)``: the value used instead of a default that
-        exceeds ``limit(n_samples)``.
-    default_limit : callable or None
-        ``default_limit(n_samples)``: the largest default kept, when it is
-        below ``limit`` (a default that fits but makes no map); None: ``limit``.
-    """
-
-    limit_text: str
-    limit: Callable
-    small_data: Callable
-    default_limit: Callable = None
-
-    def keeps_default(self, value, n_samples):
-        """Whether the default ``value`` is used as it is for ``n_samples`` points."""
-        largest = self.default_limit or self.limit
-        return value <= largest(n_samples)
-
-
-def perplexity_for_small_data(n_samples):
-    """``(N - 1) / 3``, at least 1: openTSNE's perplexity for small data.
-
-    The calibration then runs over ``3 x perplexity = N - 1`` neighbours (all
-    other points), as the kNN calibration would at any size.
-    """
-    return max(1.0, (n_samples - 1) / 3.0)
-
-
-def umap_neighbors_for_small_data(n_samples):
-    """``N - 1``, at least 2 (the point itself and one other): umap-learn's rule."""
-    return max(2, n_samples - 1)
-
-
-def knn_neighbors_for_small_data(n_samples):
-    """``floor((N - 1) / 3)``, at least 1: a third of the other points.
-
-    The neighbourhood of :func:`perplexity_for_small_data`.  Unlike the
-    perplexity-calibrated and fuzzy affinities, which weigh neighbours by
-    distance, a plain kNN graph (NCVis) does not: with k above a third of
-    the other points its symmetric union joins most pairs and ``P`` is close
-    to uniform.  NCVis's default of 15 on 20 stratified iris rows leaves a
-    quarter of the setosa points nearest to another species; 6 separates
-    them (tests/test_small_data.py).
-    """
-    return max(1, (n_samples - 1) // 3)
-
-
-#: Perplexity: the calibration needs at least ``perplexity`` other points.
-PERPLEXITY_SIZE = SizedParam("n_samples - 1", lambda n: n - 1, perplexity_for_small_data)
-#: kNN size not counting the point itself (tsne, largevis: no default, as
-#: 3 x perplexity is capped at N - 1).
-OTHERS_SIZE = SizedParam("n_samples - 1", lambda n: n - 1, knn_neighbors_for_small_data)
-#: NCVis's kNN graph: its default is kept up to a third of the other points.
-KNN_GRAPH_SIZE = SizedParam("n_samples - 1", lambda n: n - 1, knn_neighbors_for_small_data,
-                            default_limit=lambda n: (n - 1) / 3.0)
-#: UMAP's n_neighbors, which counts the point itself.
-UMAP_SIZE = SizedParam("n_samples", lambda n: n, umap_neighbors_for_small_data)
+#: asne's conditional Gaussian ``p_{j|i}``, calibrated to a perplexity.
+CONDITIONAL = AffinityFamily("conditional", normalised="rows", knn_graph=False)
+#: ``(p_{j|i} + p_{i|j}) / (2N)``, over all points or nearest neighbours.
+JOINT = AffinityFamily("joint", normalised="total", knn_graph=False, conditional="asne")
+#: UMAP's fuzzy kNN graph: memberships in [0, 1].
+FUZZY = AffinityFamily("fuzzy", normalised="", knn_graph=True)
+#: NCVis's symmetric kNN graph, normalised to sum 1.
+KNN_GRAPH = AffinityFamily("knn graph", normalised="total", knn_graph=True)
 
 
 @dataclass(frozen=True)
@@ -183,6 +123,44 @@ class Method:
         the values that ``build_affinities`` refuses for ``n_samples``
         points, computing nothing (the checks it shares with the builder);
         None when :meth:`split_params` checks everything.
+    kernel_options : tuple of mapping
+        Cost parameter values that select an exact kernel other than the
+        default's (largevis's ``{"kernel": "exp"}``); with the default,
+        :meth:`kernel_prefixes` lists every exact kernel the method can use.
+    sampled_terms : mapping
+        ``{kernel prefix: terms}`` for the costs that are sums of pair
+        terms, which :class:`smallvis.sampled_cost.SampledCost` can
+        estimate; ``terms(args, row_sums, n_samples)`` as there.  Empty: no
+        estimate.
+    fitted_params : tuple of str
+        Cost parameters that ``resolve_cost`` turns into the kernel's
+        leading arguments, in their order (UMAP's ``a`` and ``b``, fitted
+        to ``spread`` and ``min_dist`` when not given).
+    fit_inputs : tuple of str
+        Cost parameters that only feed that fit (``spread``, ``min_dist``).
+    exact_gradient : callable or None
+        ``exact_gradient(cost_params) -> bool``: whether the gradient kernel
+        is the exact gradient of the cost kernel (a positive ``eps``
+        smooths UMAP's); None: always.
+    p_family : AffinityFamily
+        The kind of ``P`` the method builds.
+    case_affinities : callable
+        ``case_affinities(X, n_neighbors, perplexity, affinities) -> P``:
+        the dense ``P`` of the testing kit's cases (all points, or a kNN
+        graph of ``n_neighbors`` other points), built with
+        :func:`smallvis.affinities` passed as ``affinities``.
+    known_mistakes : tuple
+        The testing kit's known mistakes for this method, checked in order:
+        names of entries of :data:`smallvis.testing._mistakes.CATALOGUE`
+        or :class:`Confusion` with another method.
+    constant_term : {"entropy", "memberships", ""}
+        The term of the cost that depends on ``P`` only, which the testing
+        kit names when a user's cost differs by it: ``sum p log p``, ``sum
+        [v log v + (1 - v) log(1 - v)]`` over fuzzy memberships, or none.
+    factor_4_convention : bool
+        Whether the gradient carries t-SNE's factor 4, which openTSNE's
+        convention leaves out (a user gradient of 1/4 the reference is then
+        named as that convention).
     """
 
     name: str
@@ -202,6 +180,16 @@ class Method:
     approximations: Mapping = field(default_factory=dict)
     sized_params: Mapping = field(default_factory=dict)
     check_affinity_params: Callable = None
+    kernel_options: tuple = ()
+    sampled_terms: Mapping = field(default_factory=dict)
+    fitted_params: tuple = ()
+    fit_inputs: tuple = ()
+    exact_gradient: Callable = None
+    p_family: AffinityFamily = JOINT
+    case_affinities: Callable = None
+    known_mistakes: tuple = ()
+    constant_term: str = ""
+    factor_4_convention: bool = True
 
     def resolve_auto(self, cost_params, n_samples):
         """``cost_params`` with every ``"auto"`` value of :attr:`auto_params` resolved."""
@@ -209,25 +197,49 @@ class Method:
                     if k in self.auto_params and isinstance(v, str) and v == "auto" else v)
                 for k, v in cost_params.items()}
 
-    def cost_kernels(self, kernels, cost_params, gradient="exact"):
-        """The ``(cost, gradient, args)`` kernels of a kernel module.
+    def kernel_name(self, cost_params, gradient="exact"):
+        """The one rule from a method to its kernels: ``(prefix, args)``.
 
-        Both are called as ``cost(indptr, indices, data, Y, *learned, *args,
-        n_threads)`` and ``gradient(indptr, indices, data, Y, *learned, *args,
-        grad, n_threads)``, where ``learned`` are the values of
-        :attr:`learned` (usually none).  ``gradient`` is ``"exact"`` or the
-        name of one of :attr:`approximations` (resolved by
-        :func:`choose_gradient`).
+        ``prefix`` names the twin kernels (``<prefix>_cost`` and so on, see
+        :data:`KERNEL_FAMILIES`) and ``args`` are their positional arguments
+        after the learned values.  ``gradient`` is ``"exact"`` or the name
+        of one of :attr:`approximations` (resolved by
+        :func:`choose_gradient`).  The values of :attr:`learned` in
+        ``cost_params`` are not arguments; ``"auto"`` values must be
+        resolved (:meth:`resolve_auto`).
         """
         fixed = {k: v for k, v in cost_params.items() if k not in self.learned}
         if gradient != "exact":
-            prefix, args = self.approximations[gradient].resolve_cost(**fixed)
-        elif self.resolve_cost is None:
-            prefix, args = self.kernel, tuple(fixed.values())
-        else:
-            prefix, args = self.resolve_cost(**fixed)
-        return (getattr(kernels, f"{prefix}_cost"), getattr(kernels, f"{prefix}_gradient"),
-                args)
+            return self.approximations[gradient].resolve_cost(**fixed)
+        if self.resolve_cost is None:
+            return self.kernel, tuple(fixed.values())
+        return self.resolve_cost(**fixed)
+
+    def kernels(self, module, cost_params, gradient="exact", family="embed"):
+        """The ``(cost, gradient, args)`` kernels of ``family`` in a kernel module.
+
+        ``module`` is :mod:`smallvis.reference` or :mod:`smallvis._kernels`;
+        ``family`` a key of :data:`KERNEL_FAMILIES`.  The embedding kernels
+        are called as ``cost(indptr, indices, data, Y, *learned, *args,
+        n_threads)`` and ``gradient(indptr, indices, data, Y, *learned,
+        *args, grad, n_threads)``, where ``learned`` are the values of
+        :attr:`learned` (usually none); the transform kernels take
+        ``Y_ref`` after ``Y``.  Arguments as :meth:`kernel_name`.
+        """
+        prefix, args = self.kernel_name(cost_params, gradient)
+        cost_suffix, gradient_suffix = KERNEL_FAMILIES[family]
+        return (getattr(module, f"{prefix}_{cost_suffix}"),
+                getattr(module, f"{prefix}_{gradient_suffix}"), tuple(args))
+
+    def cost_kernels(self, kernels, cost_params, gradient="exact"):
+        """The embedding kernels: :meth:`kernels` with ``family="embed"``."""
+        return self.kernels(kernels, cost_params, gradient)
+
+    def kernel_prefixes(self):
+        """Every exact kernel prefix the method can select (see :attr:`kernel_options`)."""
+        defaults = self.resolve_auto(dict(self.cost_params), 2)
+        return tuple(dict.fromkeys(self.kernel_name({**defaults, **option})[0]
+                                   for option in ({},) + tuple(self.kernel_options)))
 
     def split_params(self, params, n_samples):
         """Split user keywords into (affinity, cost) dicts with defaults filled.
@@ -283,7 +295,7 @@ class Method:
         lowered = []
         for name, size in self.sized_params.items():
             value = affinity.get(name)
-            if not _is_real(value):
+            if not is_real_number(value):
                 continue
             if name in given and value > size.limit(n_samples):
                 raise ParameterError(
@@ -301,117 +313,6 @@ class Method:
                 f"{self.name}: {changes} for {n_samples} samples (the default does not "
                 f"fit so few); pass {options} to choose another value", lowered))
         return affinity
-
-
-def _is_real(value):
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
-
-
-def check_param_value(name, value, default):
-    """Generic check of a method parameter against the type of its default.
-
-    A parameter whose default is a real number must be a finite real number
-    (an integer if the default is one); the method-specific range checks
-    (e.g. :func:`check_perplexity`) come on top.  Other defaults are not
-    checked here.
-    """
-    if isinstance(default, numbers.Real) and not isinstance(default, bool):
-        if value is default:
-            return value
-        if isinstance(default, numbers.Integral):
-            return check_integer(value, name)
-        return check_number(value, name)
-    return value
-
-
-#: Largest |value| of a learned log-scale (NCVis's Q): exp(-Q) must stay a
-#: normal positive float64 (exp(709.8) overflows), with room for the
-#: optimizer to move it.
-LEARNED_LIMIT = 700.0
-
-
-def check_learned(name, value):
-    """A learned log-scale such as NCVis's ``Q``: a real number in [-700, 700]."""
-    return check_number(value, name, low=-LEARNED_LIMIT, high=LEARNED_LIMIT)
-
-
-def check_perplexity(perplexity, n_samples):
-    """Perplexity must lie in ``[1, n_samples - 1]``."""
-    if n_samples is None:
-        return check_number(perplexity, "perplexity", low=1)
-    if not isinstance(perplexity, bool) and isinstance(perplexity, (int, float)) \
-            and perplexity > n_samples - 1:
-        raise ParameterError(
-            f"perplexity must be at most n_samples - 1 = {n_samples - 1} for "
-            f"{n_samples} samples; got {perplexity}", ("perplexity",)
-        )
-    return check_number(perplexity, "perplexity", low=1, high=n_samples - 1)
-
-
-# ---------------------------------------------------------------------------
-# learning-rate rules
-# ---------------------------------------------------------------------------
-
-
-def joint_auto_learning_rate(n_samples, exaggeration):
-    """``max(N / exaggeration / 4, 50)``: Belkina et al. (2019), as scikit-learn.
-
-    For a ``P`` that sums to 1 and the true gradient (factor 4 included).
-    """
-    return max(n_samples / exaggeration / 4.0, 50.0)
-
-
-def largevis_auto_learning_rate(n_samples, exaggeration):
-    """``N / exaggeration / 4``: the joint rule without its floor of 50.
-
-    Exact LargeVis repels every pair by ``gamma`` directly, not through
-    t-SNE's normalisation, and below 200 points the floor multiplies the
-    step that the rule derives: on 20 iris rows (perplexity lowered to 6.3)
-    a rate of 50 threw pairs of points hundreds of units from their species
-    (the map spanned 1,300 units, and 3 of 20 points lay nearest another
-    species), where ``N / 4`` = 5 draws the three species apart within 100.
-    From 200 points on the two rules agree.
-    """
-    return n_samples / exaggeration / 4.0
-
-
-def gaussian_auto_learning_rate(n_samples, exaggeration):
-    """A quarter of the joint rule, for the Gaussian output kernel (ssne).
-
-    The joint rule suits t-SNE, whose heavy-tailed weights soften the
-    attraction inside a cluster to ``4 p_ij w_ij`` with ``w_ij`` well below 1.
-    Under the Gaussian kernel clusters contract until ``w_ij`` is close to 1,
-    so the attraction's curvature at point i is the full ``4 sum_j p_ij``,
-    about ``4 / N``, and more at points whose symmetrised row sum is a few
-    times ``1 / N``.  ``N / 4`` then puts the step ``eta * gain * 4 / N`` at
-    about 1 before the delta-bar-delta gains grow: once they do, under
-    momentum 0.8, structured data of a few thousand points oscillate and
-    blow up after the momentum switch.  ``N / 16`` leaves a factor of 4 of
-    room.
-    """
-    return joint_auto_learning_rate(n_samples, exaggeration) / 4.0
-
-
-def conditional_auto_learning_rate(n_samples, exaggeration):
-    """The Gaussian rule divided by N: a conditional ``P`` sums to N, not 1 (asne)."""
-    return gaussian_auto_learning_rate(n_samples, exaggeration) / n_samples
-
-
-#: Exact UMAP-type costs repel every pair; with delta-bar-delta gains a step
-#: of 1 (R smallvis's usual choice) lets the layout blow up, and so does 0.3.
-#: 0.03 gives the lowest final cost on iris and is within 3% of the best
-#: (0.1) on s1k (benchmarks/bench_fuzzy_learning_rate.py).
-FUZZY_LEARNING_RATE = 0.03
-
-
-def fuzzy_auto_learning_rate(n_samples, exaggeration):
-    """A fixed small step for the un-normalised umap and tumap costs."""
-    return FUZZY_LEARNING_RATE
-
-
-def ncvis_auto_learning_rate(n_samples, exaggeration):
-    """1, NCVis's own step: it moves ``Q`` too, whose gradient is O(1)."""
-    return 1.0
 
 
 # ---------------------------------------------------------------------------
@@ -548,43 +449,6 @@ _UMAP_GRAPH_PARAMS = {"n_neighbors": 15, "local_connectivity": 1.0, "bandwidth":
 
 LARGEVIS_KERNELS = ("cauchy", "cauchy_alpha", "exp")
 
-#: The LargeVis reference's repulsion weight and negatives per positive
-#: sample: its stochastic form weighs every unit of attraction against
-#: ``5 * 7 = 35`` units of repulsion.
-LARGEVIS_REFERENCE_GAMMA = 7.0
-LARGEVIS_SGD_NEGATIVES = 5
-
-#: largevis's ``gamma`` under the stochastic optimizer.  The reference's 7
-#: needs the reference's sample count (about 10,000 N samples and more, see
-#: smallvis.sgd.largevis_n_epochs) to pull the classes apart; with a budget
-#: of the order of umap's it stops short: on the 25-class data of
-#: benchmarks/bench_scale.py, 500 epochs reach a 10-NN accuracy of 0.972
-#: (20,000 points) with gamma = 3, 0.996 with 2 and 0.999 with 1, and 1000
-#: epochs with gamma = 7 reach 0.947 (20,000) and 0.92 (70,000) where
-#: gamma = 1 reaches 1.000.  ``gamma = 1`` is umap's balance of repulsion to
-#: attraction (5 negatives of weight 1 per positive sample).  ``gamma=7``
-#: gives the reference's setting.
-LARGEVIS_SGD_GAMMA = 1.0
-
-
-def largevis_auto_gamma(n_samples):
-    """``gamma="auto"`` of the exact LargeVis cost: ``35 / (N (N - 1))``.
-
-    The exact cost weighs the attraction by ``P`` (which sums to 1) and the
-    repulsion by ``gamma`` on each of the ``N (N - 1)`` ordered pairs.  The
-    stochastic form of the LargeVis reference draws, for every positive
-    sample (attraction of weight 1), 5 negative samples of weight
-    ``gamma = 7``.  Giving the exact cost the same balance of repulsion to
-    attraction, ``gamma N (N - 1) = 35``, gives this value.  With ``gamma=1``
-    (a naive transfer of the stochastic setting, R smallvis's default) the
-    repulsion outweighs the attraction by ``N**2``, and the map spreads into a
-    uniform disc (J. Melville's smallvis documentation, LargeVis page,
-    reaches the same ``gamma`` of order ``1/N**2`` for normalised ``P``).
-    """
-    n = max(int(n_samples), 2)
-    return LARGEVIS_SGD_NEGATIVES * LARGEVIS_REFERENCE_GAMMA / (n * (n - 1.0))
-
-
 def _largevis_cost(gamma, eps, kernel, alpha):
     gamma = check_number(gamma, "gamma", low=0)
     eps = check_number(eps, "eps", low=0)
@@ -596,31 +460,6 @@ def _largevis_cost(gamma, eps, kernel, alpha):
     if kernel == "cauchy" and alpha != 1.0:
         raise ValueError("alpha is used only with kernel='cauchy_alpha'")
     return "largevis", (gamma, eps, alpha)
-
-
-@lru_cache(maxsize=32)
-def _fitted_ab(spread, min_dist):
-    return aff.umap_ab(spread, min_dist)
-
-
-#: Largest UMAP exponent b accepted.  Fits give 0.79 to 1.93; d^(2b) with a
-#: larger b overflows float64 already at moderate distances (b = 200:
-#: d > 6), where the kernels' limits are not computed.
-MAX_UMAP_B = 10.0
-
-
-def umap_output_kernel(a=None, b=None, spread=1.0, min_dist=0.1):
-    """UMAP's ``(a, b)``: given directly, or fitted to ``spread`` and ``min_dist``."""
-    if (a is None) != (b is None):
-        raise ValueError("give both a and b, or neither (then spread and min_dist set them)")
-    if a is not None:
-        return (check_number(a, "a", low=0, low_open=True),
-                check_number(b, "b", low=0, low_open=True, high=MAX_UMAP_B))
-    spread = check_number(spread, "spread", low=0, low_open=True)
-    min_dist = check_number(min_dist, "min_dist", low=0)
-    if min_dist > spread:
-        raise ValueError(f"min_dist must be at most spread = {spread:g}; got {min_dist:g}")
-    return _fitted_ab(spread, min_dist)
 
 
 def _umap_cost(a, b, spread, min_dist, eps):
@@ -703,9 +542,67 @@ _FUZZY_METHOD = dict(
     sized_params={"n_neighbors": UMAP_SIZE},
     check_affinity_params=_check_umap_graph,
     fuzzy=True,
+    p_family=FUZZY,
+    constant_term="memberships",
     optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
     auto_learning_rate=fuzzy_auto_learning_rate,
 )
+
+#: Affinity builders that calibrate over nearest neighbours at any size.
+_KNN_ONLY = (_largevis_affinities, _umap_affinities, _ncvis_affinities)
+
+
+def knn_only_methods():
+    """The names of the methods whose ``P`` is a nearest-neighbour graph at any size."""
+    return [name for name, m in METHODS.items() if m.build_affinities in _KNN_ONLY]
+
+
+# ---------------------------------------------------------------------------
+# the testing kit's P (smallvis.testing.make_case)
+# ---------------------------------------------------------------------------
+
+
+def _conditional_case(X, n_neighbors, perplexity, affinities):
+    """asne's own P; its kNN variant keeps each row's largest entries, renormalised."""
+    C = affinities(X, "asne", perplexity=perplexity)
+    if n_neighbors is None:
+        return np.asarray(C, dtype=np.float64)
+    keep = np.argsort(-C, axis=1)[:, :n_neighbors]
+    S = np.zeros_like(C)
+    rows = np.arange(X.shape[0])[:, None]
+    S[rows, keep] = C[rows, keep]
+    return S / S.sum(axis=1, keepdims=True)
+
+
+def _joint_case(X, n_neighbors, perplexity, affinities):
+    """The dense joint P (ssne's); its kNN variant is t-SNE's kNN P."""
+    if n_neighbors is None:
+        return np.asarray(affinities(X, "ssne", perplexity=perplexity), dtype=np.float64)
+    P = affinities(X, "tsne", perplexity=min(perplexity, n_neighbors / 3.0),
+                   n_neighbors=n_neighbors, knn_method="exact")
+    return np.ascontiguousarray(P.toarray())
+
+
+def _graph_case(method):
+    """The method's own kNN graph over all other points or ``n_neighbors`` of them."""
+    def case_affinities(X, n_neighbors, perplexity, affinities):
+        n = X.shape[0]
+        size = METHODS[method].sized_params["n_neighbors"]
+        # umap's n_neighbors counts the point itself: its limit is n, not n - 1
+        k = size.limit(n) if n_neighbors is None else n_neighbors + size.limit(n) - (n - 1)
+        P = affinities(X, method, n_neighbors=k, knn_method="exact")
+        return np.ascontiguousarray(P.toarray())
+    return case_affinities
+
+
+def _eps_smooths(cost_params):
+    """The gradient is exact for ``eps = 0`` only."""
+    return cost_params.get("eps", 0.0) == 0.0
+
+
+def _largevis_exact_gradient(cost_params):
+    """The exp kernel has no eps; the Cauchy kernels are exact for ``eps = 0``."""
+    return cost_params.get("kernel") == "exp" or _eps_smooths(cost_params)
 
 # ---------------------------------------------------------------------------
 # the registry
@@ -724,6 +621,10 @@ METHODS = MappingProxyType({
             symmetric=False,
             optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
             auto_learning_rate=conditional_auto_learning_rate,
+            p_family=CONDITIONAL,
+            constant_term="entropy",
+            case_affinities=_conditional_case,
+            factor_4_convention=False,
         ),
         Method(
             name="ssne",
@@ -734,6 +635,12 @@ METHODS = MappingProxyType({
             sized_params={"perplexity": PERPLEXITY_SIZE},
             optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
             auto_learning_rate=gaussian_auto_learning_rate,
+            constant_term="entropy",
+            case_affinities=_joint_case,
+            known_mistakes=(
+                Confusion("tsne", "a Student-t output kernel 1 / (1 + d^2) instead of "
+                                  "symmetric SNE's Gaussian"),
+            ),
         ),
         Method(
             name="tsne",
@@ -754,6 +661,15 @@ METHODS = MappingProxyType({
                         "Linderman et al. 2019), O(N) per iteration",
                 resolve_cost=_tsne_fft_cost, dimensions=(1, 2),
                 auto_min_n=FFT_AUTO_MIN_N)},
+            constant_term="entropy",
+            case_affinities=_joint_case,
+            known_mistakes=(
+                "gaussian_output_kernel",
+                Confusion("ssne", "symmetric SNE: a Gaussian output kernel instead of "
+                                  "t-SNE's Student-t"),
+                "unsquared_repulsion",
+                "row_normalised_q",
+            ),
         ),
         Method(
             name="largevis",
@@ -776,6 +692,11 @@ METHODS = MappingProxyType({
                         skip_tail=True, init="random",
                         param_defaults={"gamma": LARGEVIS_SGD_GAMMA,
                                         "n_trees": SGD_ANNOY_TREES}),
+            kernel_options=({"kernel": "exp"},),
+            sampled_terms={"largevis": sampled_cost.largevis_terms,
+                           "largevis_exp": sampled_cost.largevis_exp_terms},
+            exact_gradient=_largevis_exact_gradient,
+            case_affinities=_joint_case,
         ),
         Method(
             name="umap",
@@ -785,6 +706,15 @@ METHODS = MappingProxyType({
             resolve_cost=_umap_cost,
             sgd=SgdSpec(kernel_params=_umap_sgd_params, **_UMAP_SGD),
             **_FUZZY_METHOD,
+            sampled_terms={"umap": sampled_cost.umap_terms},
+            fitted_params=("a", "b"),
+            fit_inputs=("spread", "min_dist"),
+            exact_gradient=_eps_smooths,
+            case_affinities=_graph_case("umap"),
+            known_mistakes=(
+                Confusion("tumap", "t-UMAP's output kernel (a = b = 1): a and b are not used"),
+                "repulsion_without_1_minus_v",
+            ),
         ),
         Method(
             name="tumap",
@@ -798,6 +728,10 @@ METHODS = MappingProxyType({
             sgd=SgdSpec(kernel_params=_tumap_sgd_params,
                         **{**_UMAP_SGD, "coefficient": "cauchy"}),
             **_FUZZY_METHOD,
+            sampled_terms={"tumap": sampled_cost.tumap_terms},
+            exact_gradient=_eps_smooths,
+            case_affinities=_graph_case("tumap"),
+            known_mistakes=("repulsion_without_1_minus_v_cauchy",),
         ),
         Method(
             name="ncvis",
@@ -822,6 +756,12 @@ METHODS = MappingProxyType({
                         clip_after_step=True, init="power", decay="quadratic",
                         noise_schedule="cubic", q_learning_rate=1.0,
                         param_defaults={"n_trees": SGD_ANNOY_TREES}),
+            sampled_terms={"ncvis": sampled_cost.ncvis_terms},
+            fitted_params=("nu", "a", "b"),
+            fit_inputs=("spread", "min_dist"),
+            p_family=KNN_GRAPH,
+            case_affinities=_graph_case("ncvis"),
+            factor_4_convention=False,
         ),
     )
 })

@@ -1508,7 +1508,7 @@ def ncvis_transform_gradient(indptr, indices, data, Y, Y_ref, Q, nu, a, b, grad,
     grad[...] = _transform_force(K, D2, Y, Y_ref)
 
 
-__all__ += [f"{_m}_transform_{_part}"
-            for _m in ("asne", "ssne", "tsne", "largevis", "largevis_exp", "umap", "tumap",
-                       "ncvis")
-            for _part in ("cost", "gradient")]
+#: The transform twins, in the order they are defined above (no list of
+#: methods here: the registry is the only one).
+__all__ += [_name for _name, _value in list(globals().items())
+            if callable(_value) and _name.endswith(("_transform_cost", "_transform_gradient"))]

@@ -1,6 +1,7 @@
 r"""A cheap sampled estimate of a method's exact cost (for large stochastic runs).
 
-The exact costs of largevis, umap, tumap and ncvis (:mod:`smallvis.reference`)
+The exact costs of largevis, umap, tumap and ncvis (:mod:`smallvis.reference`;
+the methods whose entry has :attr:`~smallvis.methods.Method.sampled_terms`)
 are sums over all ordered pairs :math:`i \ne j` of a pair term
 :math:`f_i(p_{ij}, d_{ij}^2)`.  Evaluating them is O(N^2), so the stochastic
 optimizer reports the exact cost only up to
@@ -53,7 +54,19 @@ def _log_one_minus_w(U):
     return np.log(np.maximum(U, _TINY)) - np.log1p(U)
 
 
-def _largevis_terms(gamma, eps, alpha):
+def _fixed_terms(make):
+    """A terms factory (:attr:`smallvis.methods.Method.sampled_terms`) for terms
+    that depend on the kernel arguments only: ``make(*args) -> (zero, edge)``."""
+    def terms(args, row_sums, n_samples):
+        pair = make(*args)
+        return lambda learned: pair
+    terms.__doc__ = make.__doc__
+    return terms
+
+
+@_fixed_terms
+def largevis_terms(gamma, eps, alpha):
+    """The pair terms of the LargeVis cost with a Cauchy kernel."""
     def zero(d2, i):
         return -gamma * _log_one_minus_w(alpha * d2)
 
@@ -63,7 +76,9 @@ def _largevis_terms(gamma, eps, alpha):
     return zero, edge
 
 
-def _largevis_exp_terms(gamma):
+@_fixed_terms
+def largevis_exp_terms(gamma):
+    """The pair terms of the LargeVis cost with the exponential kernel."""
     def zero(d2, i):
         return gamma * np.log1p(np.exp(-d2))
 
@@ -73,7 +88,7 @@ def _largevis_exp_terms(gamma):
     return zero, edge
 
 
-def _umap_terms(a, b, eps):
+def _umap_pair_terms(a, b, eps):
     def zero(d2, i):
         return -_log_one_minus_w(a * d2 ** b)
 
@@ -85,30 +100,46 @@ def _umap_terms(a, b, eps):
     return zero, edge
 
 
-def _tumap_terms(eps):
-    return _umap_terms(1.0, 1.0, eps)
+umap_terms = _fixed_terms(_umap_pair_terms)
+umap_terms.__doc__ = "The pair terms of the fuzzy cross-entropy with UMAP's kernel."
 
 
-_TERMS = {
-    "largevis": _largevis_terms,
-    "largevis_exp": _largevis_exp_terms,
-    "umap": _umap_terms,
-    "tumap": _tumap_terms,
-}
+@_fixed_terms
+def tumap_terms(eps):
+    """The pair terms of the fuzzy cross-entropy with t-UMAP's kernel (a = b = 1)."""
+    return _umap_pair_terms(1.0, 1.0, eps)
 
 
-def _kernel_name(method, cost_params):
-    """The name and arguments of ``method``'s cost kernel (as Method.cost_kernels)."""
-    fixed = {k: v for k, v in cost_params.items() if k not in method.learned}
-    if method.resolve_cost is None:
-        return method.kernel, tuple(fixed.values())
-    return method.resolve_cost(**fixed)
+def ncvis_terms(args, row_sums, n_samples):
+    """The pair terms of the NCVis cost, whose noise depends on ``P`` and ``Q``."""
+    nu, a, b = args
+    noise = nu * row_sums() / (n_samples - 1)  # nu p_n(i)
+
+    def terms(learned):
+        Q = float(np.ravel(learned)[0]) if len(learned) else 0.0
+
+        def log_q(d2):
+            return -Q - np.log1p(a * d2 ** b)
+
+        def zero(d2, i):
+            R = noise[i]
+            with np.errstate(divide="ignore"):
+                log_r = np.log(R)
+            # R log((q + R) / R), 0 where R = 0 (a point without edges)
+            return np.where(R > 0, R * (np.logaddexp(log_q(d2), log_r) - log_r), 0.0)
+
+        def edge(p, d2, i):
+            lq = log_q(d2)
+            return p * (np.logaddexp(lq, np.log(noise[i])) - lq)
+
+        return zero, edge
+    return terms
 
 
 def supports(method, cost_params):
     """Whether the cost of ``method`` with ``cost_params`` can be estimated."""
-    name, _ = _kernel_name(method, cost_params)
-    return name in _TERMS or name == "ncvis"
+    name, _ = method.kernel_name(cost_params)
+    return name in method.sampled_terms
 
 
 class SampledCost:
@@ -117,11 +148,13 @@ class SampledCost:
     Parameters
     ----------
     method : smallvis.methods.Method
-        A method whose cost is a sum of pair terms: largevis, umap, tumap or
-        ncvis (:func:`supports`).
+        A method whose cost is a sum of pair terms: one with
+        :attr:`~smallvis.methods.Method.sampled_terms` for its kernel
+        (:func:`supports`).
     cost_params : dict
-        The method's cost parameters, defaults filled in (``Q`` for ncvis is
-        taken from the ``learned`` argument of each call instead).
+        The method's cost parameters, defaults filled in (the values of its
+        learned parameters, e.g. NCVis's ``Q``, are taken from the
+        ``learned`` argument of each call instead).
     triplet : (indptr, indices, data)
         ``P`` in CSR form, as the cost kernels take it.
     n_samples : int
@@ -138,8 +171,8 @@ class SampledCost:
 
     def __init__(self, method, cost_params, triplet, n_samples, *,
                  n_edges_sampled=DEFAULT_SAMPLES, n_pairs_sampled=DEFAULT_SAMPLES):
-        name, args = _kernel_name(method, cost_params)
-        if name not in _TERMS and name != "ncvis":
+        name, args = method.kernel_name(cost_params)
+        if name not in method.sampled_terms:
             raise ValueError(f"no sampled cost estimate for {method.name!r} "
                              f"(kernel {name!r}); it has no pair-sum cost")
         indptr, indices, data = (np.asarray(a) for a in triplet)
@@ -169,40 +202,17 @@ class SampledCost:
         self._pi, self._pj = i.astype(np.int64), j.astype(np.int64)
         self.exact = self._edge_scale == 1.0 and self._pair_scale == 1.0
         self.name = name
-        if name == "ncvis":
-            nu, a, b = args
+
+        def row_sums():
             rows = np.repeat(np.arange(n, dtype=np.int32), np.diff(indptr))
-            row_sums = np.bincount(rows, weights=data, minlength=n)
-            self._noise = nu * row_sums / (n - 1)  # nu p_n(i)
-            self._ab = (a, b)
-            self._terms = None
-        else:
-            self._terms = _TERMS[name](*args)
+            return np.bincount(rows, weights=data, minlength=n)
+
+        self._terms = method.sampled_terms[name](args, row_sums, n)
 
     @staticmethod
     def _d2(Y, i, j):
         diff = Y[i] - Y[j]
         return np.einsum("ij,ij->i", diff, diff)
-
-    def _ncvis_terms(self, Q):
-        a, b = self._ab
-        noise = self._noise
-
-        def log_q(d2):
-            return -Q - np.log1p(a * d2 ** b)
-
-        def zero(d2, i):
-            R = noise[i]
-            with np.errstate(divide="ignore"):
-                log_r = np.log(R)
-            # R log((q + R) / R), 0 where R = 0 (a point without edges)
-            return np.where(R > 0, R * (np.logaddexp(log_q(d2), log_r) - log_r), 0.0)
-
-        def edge(p, d2, i):
-            lq = log_q(d2)
-            return p * (np.logaddexp(lq, np.log(noise[i])) - lq)
-
-        return zero, edge
 
     def __call__(self, Y, learned=()):
         """The estimated cost at ``Y`` (with the learned scalars, e.g. NCVis's ``Q``).
@@ -212,10 +222,7 @@ class SampledCost:
         float
         """
         Y = np.asarray(Y, dtype=np.float64)
-        if self._terms is None:
-            zero, edge = self._ncvis_terms(float(np.ravel(learned)[0]) if len(learned) else 0.0)
-        else:
-            zero, edge = self._terms
+        zero, edge = self._terms(learned)
         with np.errstate(over="ignore", under="ignore"):
             d2 = self._d2(Y, self._ei, self._ej)
             edges = np.sum(edge(self._ep, d2, self._ei))  # f(p) - f(0)

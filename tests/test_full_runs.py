@@ -9,6 +9,8 @@ whole optimizer and calm enough for the twins to stay together; see
 tutorials/05_fast_path.ipynb for the drift itself.
 """
 
+import time
+
 import numpy as np
 import pytest
 
@@ -75,6 +77,26 @@ def test_two_threads_reproducible():
     a = smallvis.embed(X, "tsne", fast=True, n_threads=2, random_state=3, n_iter=300)
     b = smallvis.embed(X, "tsne", fast=True, n_threads=2, random_state=3, n_iter=300)
     np.testing.assert_array_equal(a, b)
+
+
+def test_init_timing_counts_the_initialisation_alone(monkeypatch):
+    # a slow plan and a slow init: timings["init"] holds the init's 0.2 s,
+    # not the planning's 0.4 s, which only elapsed counts
+    from smallvis import api
+
+    def slow(function, seconds):
+        def wrapped(*args, **kwargs):
+            time.sleep(seconds)
+            return function(*args, **kwargs)
+        return wrapped
+
+    monkeypatch.setattr(api, "make_plan", slow(api.make_plan, 0.4))
+    monkeypatch.setattr(api, "initialize", slow(api.initialize, 0.2))
+    X, _ = smallvis.datasets.load("iris")
+    r = smallvis.embed(X[:40], "tsne", perplexity=10, fast=True, n_iter=10,
+                       return_result=True)
+    assert 0.2 <= r.timings["init"] < 0.4
+    assert r.elapsed - sum(r.timings.values()) >= 0.4
 
 
 def test_result_object_fields():

@@ -26,7 +26,7 @@ LAYERS = [
     {"neighbors"},
     {"affinities"},
     {"init", "optim", "sgd", "metrics", "datasets", "sampled_cost"},
-    {"methods"},
+    {"methods", "_method_rules"},
     {"plans", "transform"},
     {"api", "plotting"},
     {"estimator"},

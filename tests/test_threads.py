@@ -18,6 +18,16 @@ def test_exact_threads_crossover():
     assert _threads.exact_threads(8, 10 * n0) == 8
 
 
+def test_the_docs_state_the_exact_kernels_crossover():
+    # 20,000 x 19,999 / 2 = 199,990,000 pairs, by hand: the first N with
+    # that many pairs is 20,000
+    assert _threads.EXACT_MIN_PAIRS == 199_990_000
+    assert _threads.exact_min_samples() == 20_000
+    doc = " ".join(smallvis.cost_and_gradient.__doc__.split())
+    assert "fewer than 20,000 points" in doc
+    assert "10,000 points" not in doc
+
+
 def test_sgd_threads_crossover():
     m = _threads.SGD_MIN_UPDATES
     assert _threads.sgd_threads(2, m - 1) == 1

@@ -27,6 +27,13 @@ def test_tutorials_exist():
         assert name in readme, f"{name} is not listed in tutorials/README.md"
 
 
+def test_tutorials_are_numbered_without_gaps():
+    # 01_, 02_, ... in order: a reader (and the READMEs' numbered lists)
+    # meets no missing number
+    numbers = [int(p.name.split("_", 1)[0]) for p in NOTEBOOKS]
+    assert numbers == list(range(1, len(NOTEBOOKS) + 1)), [p.name for p in NOTEBOOKS]
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_outputs_cleared(path):
     nb = nbformat.read(path, as_version=4)

@@ -129,9 +129,11 @@ def _structure(m, U, n):
     scale = max(np.abs(U).max(), 1e-300)
     if m.symmetric and np.abs(U - U.T).max() > 1e-10 * scale:
         problems.append("P is not symmetric (this method symmetrises it)")
-    if m.name == "asne" and not np.allclose(U.sum(axis=1), 1.0, rtol=1e-10, atol=0):
-        problems.append("the rows of P do not sum to 1 (asne keeps the conditional p_{j|i})")
-    if m.name in ("ssne", "tsne", "largevis", "ncvis") and not abs(U.sum() - 1) <= 1e-10:
+    if m.p_family.normalised == "rows" and not np.allclose(U.sum(axis=1), 1.0, rtol=1e-10,
+                                                           atol=0):
+        problems.append(f"the rows of P do not sum to 1 ({m.name} keeps the conditional "
+                        "p_{j|i})")
+    if m.p_family.normalised == "total" and not abs(U.sum() - 1) <= 1e-10:
         problems.append(f"P sums to {U.sum():.6g}, not 1")
     if m.fuzzy and U.max() > 1:
         problems.append("P holds memberships above 1 (umap's fuzzy graph lies in [0, 1])")
@@ -153,13 +155,14 @@ def _diagnose(m, X, params, U, R):
             text += " (a factor N or 1/N: check the normalisation)"
         elif abs(k - 2) <= 1e-6:
             text += " (P + P^T without the 1/2, or a missing division by the sum)"
-        elif k > 1 and m.name != "asne":
+        elif k > 1 and m.p_family.normalised != "rows":
             text += " (not normalised to sum 1?)"
         out.append(text)
     if _close(U, R.T) and not _close(U, R):
         out.append("your P is the transpose of the reference: row i must hold p_{j|i}")
-    if m.name in ("ssne", "tsne", "largevis") and "n_neighbors" not in params:
-        cond = _dense(affinities(X, "asne", perplexity=params.get(
+    conditional = m.p_family.conditional
+    if conditional is not None and "n_neighbors" not in params:
+        cond = _dense(affinities(X, conditional, perplexity=params.get(
             "perplexity", m.affinity_params["perplexity"])))
         n = X.shape[0]
         if _close(U, cond / n) or _close(U, cond):
@@ -244,7 +247,7 @@ def check_affinities(method, fn, X, *, rtol=1e-10, **params):
     report.worst_row = int(np.unravel_index(np.argmax(err), err.shape)[0])
     report.calibration_slack = float(allowed.max()) / scale
     report.rows_out_of_tolerance = [int(i) for i in np.flatnonzero(np.any(err > allowed, axis=1))]
-    if m.name == "asne" and not report.problems:
+    if m.p_family.normalised == "rows" and not report.problems:
         H = -np.sum(np.where(U > 0, U * np.log(np.where(U > 0, U, 1.0)), 0.0), axis=1)
         target = np.log(params.get("perplexity", m.affinity_params["perplexity"]))
         off = np.abs(H - target)
@@ -253,7 +256,7 @@ def check_affinities(method, fn, X, *, rtol=1e-10, **params):
                 f"the entropy of {int(np.sum(off > 10 * PERPLEXITY_TOL))} rows misses "
                 f"log(perplexity) by more than 1e-4 (worst row {int(np.argmax(off))}: "
                 f"perplexity {np.exp(H[np.argmax(off)]):.6g})")
-    knn_graph = m.name in ("umap", "tumap", "ncvis") or params.get("n_neighbors") is not None
+    knn_graph = m.p_family.knn_graph or params.get("n_neighbors") is not None
     if knn_graph and report.rows_out_of_tolerance:
         differ = np.flatnonzero(np.any((U > 0) != (R > 0), axis=1))
         if differ.size:

@@ -90,33 +90,16 @@ def _standardised_layout(X, n_components):
 def method_affinities(method, X, n_neighbors=None):
     """A valid dense ``P`` of ``method`` for ``X`` (kNN-sparse with ``n_neighbors``).
 
-    asne's own affinities are calibrated over all points; its kNN variant
-    keeps each row's ``n_neighbors`` largest entries and renormalises the
-    row.  ssne's kNN variant is t-SNE's kNN ``P`` (same normalisation).
+    The method's registry entry gives the recipe
+    (:attr:`smallvis.methods.Method.case_affinities`): asne's own affinities
+    are calibrated over all points, and its kNN variant keeps each row's
+    ``n_neighbors`` largest entries and renormalises the row; the joint
+    methods take the dense joint ``P`` and t-SNE's kNN ``P``; the graph
+    methods their own graph.
     """
-    m = get_method(method)
     n = X.shape[0]
-    if m.name in ("umap", "tumap", "ncvis"):
-        if m.name == "ncvis":
-            k = n - 1 if n_neighbors is None else n_neighbors
-        else:  # umap counts the point itself
-            k = n if n_neighbors is None else n_neighbors + 1
-        P = affinities(X, m.name, n_neighbors=k, knn_method="exact")
-        return np.ascontiguousarray(P.toarray())
     perplexity = float(min(5.0, max(1.0, (n - 1) / 3.0)))
-    if n_neighbors is None:
-        source = "asne" if m.name == "asne" else "ssne"
-        return np.asarray(affinities(X, source, perplexity=perplexity), dtype=np.float64)
-    if m.name == "asne":
-        C = affinities(X, "asne", perplexity=perplexity)
-        keep = np.argsort(-C, axis=1)[:, :n_neighbors]
-        S = np.zeros_like(C)
-        rows = np.arange(n)[:, None]
-        S[rows, keep] = C[rows, keep]
-        return S / S.sum(axis=1, keepdims=True)
-    P = affinities(X, "tsne", perplexity=min(perplexity, n_neighbors / 3.0),
-                   n_neighbors=n_neighbors, knn_method="exact")
-    return np.ascontiguousarray(P.toarray())
+    return get_method(method).case_affinities(X, n_neighbors, perplexity, affinities)
 
 
 def make_case(method, X, *, name, n_components=2, scale=1.0, n_neighbors=None,

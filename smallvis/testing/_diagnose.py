@@ -79,7 +79,7 @@ def _gradient_factor(good, m):
         return None, k
     name = _name_factor(k, _NAMED_FACTORS)
     if k == 0.25 or abs(k - 0.25) <= 1e-6 * 0.25:
-        if m.name not in ("tsne", "ssne", "largevis", "umap", "tumap"):
+        if not m.factor_4_convention:
             name = "a factor 1/4"
     text = f"your gradient is {k:.6g} x the reference in every case"
     return text + (f": {name}" if name else ""), k
@@ -126,18 +126,19 @@ def _known_constant(trials, m):
     """The Y-independent terms of the reference costs, as user - reference offsets."""
     from scipy.special import xlogy
 
+    term = m.constant_term
+    if not term:
+        return None
     values = []
     for t in trials:
         P = t.case.P.copy()
         np.fill_diagonal(P, 0.0)
-        if m.name in ("asne", "ssne", "tsne"):
+        if term == "entropy":
             values.append(-float(np.sum(xlogy(P, P))))
-        elif m.name in ("umap", "tumap"):
+        else:
             off = ~np.eye(len(P), dtype=bool)
             values.append(-float(np.sum((xlogy(P, P) + xlogy(1 - P, 1 - P))[off])))
-        else:
-            return None
-    if m.name in ("asne", "ssne", "tsne"):
+    if term == "entropy":
         return values, "the constant term sum p log p (the negative entropy of P)"
     return values, "the constant terms sum [v log v + (1 - v) log(1 - v)] of the memberships"
 

@@ -2,11 +2,14 @@
 
 :func:`check_gradient` compares a user's function with each entry of
 :data:`KNOWN_MISTAKES` for its method; a match names the mistake in the
-report.  Each entry is a small dense NumPy cost/gradient written the way the
-mistake is usually made.  :func:`reference_terms` splits the reference
-gradient into the part that is linear in ``P`` (attraction) and the part
-that does not depend on ``P`` (repulsion), for the attraction/repulsion
-diagnosis.
+report.  Which mistakes a method has is part of its registry entry
+(:attr:`smallvis.methods.Method.known_mistakes`): names of entries of
+:data:`CATALOGUE`, each a small dense NumPy cost/gradient written the way
+the mistake is usually made, or a :class:`~smallvis.methods.Confusion` with
+another method, which is matched against that method's reference.
+:func:`reference_terms` splits the reference gradient into the part that is
+linear in ``P`` (attraction) and the part that does not depend on ``P``
+(repulsion), for the attraction/repulsion diagnosis.
 """
 
 from dataclasses import dataclass
@@ -17,9 +20,9 @@ import scipy.sparse as sp
 
 from .. import reference
 from ..affinities import kernel_triplet
-from ..methods import get_method
+from ..methods import METHODS, Confusion, get_method
 
-__all__ = ["KNOWN_MISTAKES", "Mistake", "reference_terms", "resolved_params"]
+__all__ = ["CATALOGUE", "KNOWN_MISTAKES", "Mistake", "reference_terms", "resolved_params"]
 
 
 @dataclass(frozen=True)
@@ -47,18 +50,12 @@ def resolved_params(method, method_params, n_samples):
     _, cost = m.split_params(dict(method_params), None)
     if n_samples is not None:
         cost = m.resolve_auto(cost, n_samples)
-    fixed = {k: v for k, v in cost.items() if k not in m.learned}
-    if m.resolve_cost is None:
+    if not m.fitted_params:
         return cost
     # "auto" values (resolved per case when n_samples is None) do not change
     # the fitted parameters read here
-    _, args = m.resolve_cost(**m.resolve_auto(fixed, 2 if n_samples is None else n_samples))
-    out = dict(cost)
-    if m.name == "umap":
-        out.update(a=args[0], b=args[1])
-    elif m.name == "ncvis":
-        out.update(nu=args[0], a=args[1], b=args[2])
-    return out
+    _, args = m.kernel_name(m.resolve_auto(cost, 2 if n_samples is None else n_samples))
+    return {**cost, **dict(zip(m.fitted_params, args))}
 
 
 def _d2(Y):
@@ -118,40 +115,42 @@ def _reference_of(other):
     return function
 
 
-_TSNE_ROW = Mistake(
-    "Q normalised per row (q_ij = w_ij / sum_k w_ik) instead of over all pairs "
-    "(q_ij = w_ij / sum_kl w_kl)", _tsne_row_q)
+#: The known mistakes, by name; a method's registry entry lists those that
+#: apply to it (:attr:`smallvis.methods.Method.known_mistakes`).
+CATALOGUE = {
+    "gaussian_output_kernel": Mistake(
+        "a Gaussian output kernel exp(-d^2) instead of t-SNE's Student-t 1 / (1 + d^2)",
+        _tsne_gaussian),
+    "unsquared_repulsion": Mistake(
+        "the kernel power missing from the repulsion: 4 sum (p_ij w_ij - q_ij)"
+        "(y_i - y_j) instead of 4 sum (p_ij - q_ij) w_ij (y_i - y_j); the repulsion "
+        "needs q_ij w_ij, which is proportional to w_ij squared",
+        _tsne_unsquared_repulsion),
+    "row_normalised_q": Mistake(
+        "Q normalised per row (q_ij = w_ij / sum_k w_ik) instead of over all pairs "
+        "(q_ij = w_ij / sum_kl w_kl)", _tsne_row_q),
+    "repulsion_without_1_minus_v": Mistake(
+        "the repulsion without its (1 - v_ij) factor, as negative sampling "
+        "approximates it; the exact gradient has b (1 - v_ij) w_ij / d_ij^2",
+        _umap_repulsion_without_1_minus_v),
+    "repulsion_without_1_minus_v_cauchy": Mistake(
+        "the repulsion without its (1 - v_ij) factor, as negative sampling "
+        "approximates it; the exact gradient has (1 - v_ij) w_ij / d_ij^2",
+        _umap_repulsion_without_1_minus_v),
+}
+
+
+def _mistake(entry):
+    """The :class:`Mistake` of one item of ``Method.known_mistakes``."""
+    if isinstance(entry, Confusion):
+        return Mistake(f"{entry.description} (your function matches smallvis's "
+                       f"{entry.method})", _reference_of(entry.method))
+    return CATALOGUE[entry]
+
 
 #: Known mistakes per method, checked in this order.
-KNOWN_MISTAKES = {
-    "tsne": (
-        Mistake("a Gaussian output kernel exp(-d^2) instead of t-SNE's Student-t "
-                "1 / (1 + d^2)", _tsne_gaussian),
-        Mistake("symmetric SNE: a Gaussian output kernel instead of t-SNE's Student-t "
-                "(your function matches smallvis's ssne)", _reference_of("ssne")),
-        Mistake("the kernel power missing from the repulsion: 4 sum (p_ij w_ij - q_ij)"
-                "(y_i - y_j) instead of 4 sum (p_ij - q_ij) w_ij (y_i - y_j); the repulsion "
-                "needs q_ij w_ij, which is proportional to w_ij squared",
-                _tsne_unsquared_repulsion),
-        _TSNE_ROW,
-    ),
-    "ssne": (
-        Mistake("a Student-t output kernel 1 / (1 + d^2) instead of symmetric SNE's Gaussian "
-                "(your function matches smallvis's tsne)", _reference_of("tsne")),
-    ),
-    "umap": (
-        Mistake("t-UMAP's output kernel (a = b = 1): a and b are not used "
-                "(your function matches smallvis's tumap)", _reference_of("tumap")),
-        Mistake("the repulsion without its (1 - v_ij) factor, as negative sampling "
-                "approximates it; the exact gradient has b (1 - v_ij) w_ij / d_ij^2",
-                _umap_repulsion_without_1_minus_v),
-    ),
-    "tumap": (
-        Mistake("the repulsion without its (1 - v_ij) factor, as negative sampling "
-                "approximates it; the exact gradient has (1 - v_ij) w_ij / d_ij^2",
-                _umap_repulsion_without_1_minus_v),
-    ),
-}
+KNOWN_MISTAKES = {name: tuple(_mistake(entry) for entry in m.known_mistakes)
+                  for name, m in METHODS.items() if m.known_mistakes}
 
 
 def reference_terms(method, P, Y, params):

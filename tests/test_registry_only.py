@@ -1,0 +1,209 @@
+"""The registry is the only list of methods, and the one place of the kernel-name rule.
+
+The rule for "names a method": a string constant (:class:`ast.Constant`)
+anywhere in a module's code that equals the name of a registered method,
+e.g. ``m.name == "ncvis"``, ``("tsne", "umap")`` or a dict key ``"umap":``.
+Docstrings (the first statement of a module, class or function, when it is
+a string) are prose and doctest examples, and are not code: they may name
+methods.  Names inside longer strings (``"umap's fuzzy graph"``) are text,
+not a list, and are not counted.  Signature defaults are code: they read
+:data:`smallvis.methods.DEFAULT_METHOD`.
+
+Cython sources cannot be parsed by :mod:`ast` and are not scanned.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from smallvis import reference, _kernels
+from smallvis.methods import (DEFAULT_METHOD, KERNEL_FAMILIES, METHODS, get_method,
+                              knn_only_methods)
+
+PACKAGE = Path(__file__).resolve().parent.parent / "smallvis"
+
+#: The registry itself.
+REGISTRY = "methods.py"
+
+#: Modules not yet switched to the registry, to be removed from this list
+#: when they are.  Each names methods for a reason given here.
+NOT_YET_SWITCHED = {
+    # a kernel maths file, to be split into one unit per method: the SGD
+    # coefficient names "umap" and "ncvis" of SGD_COEFFICIENTS
+    "_sgd_reference.py",
+    # _is_exact (-> Method.exact_gradient) and the a, b of check_gradient
+    # (-> Method.fit_inputs)
+    "testing/_gradient.py",
+}
+
+#: Modules that still rewrite the kernel-name rule (Method.resolve_cost and
+#: the kernel suffixes) instead of calling Method.kernels.
+KERNEL_RULE_NOT_YET_SWITCHED = {
+    "transform.py",  # Reference.kernels -> Method.kernels(..., family="transform")
+}
+
+
+def _docstring_nodes(tree):
+    """The string constants that are docstrings of ``tree``'s module, classes and functions."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                    and isinstance(body[0].value.value, str):
+                found.add(id(body[0].value))
+    return found
+
+
+def method_names_in(source, names):
+    """``[(line, name)]``: the string constants of ``source`` equal to one of ``names``."""
+    tree = ast.parse(source)
+    docstrings = _docstring_nodes(tree)
+    return [(node.lineno, node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and node.value in names and id(node) not in docstrings]
+
+
+def _modules():
+    return sorted(path.relative_to(PACKAGE).as_posix() for path in PACKAGE.rglob("*.py"))
+
+
+def test_the_rule_finds_names_in_code_and_not_in_docstrings():
+    names = {"tsne", "umap"}
+    source = '''"""Module text: tsne."""
+def f(m, method="tsne"):
+    """umap"""
+    if m.name in ("umap", "other"):
+        return {"tsne": 1}
+    return "umap's graph"
+'''
+    assert sorted(method_names_in(source, names)) == [(2, "tsne"), (4, "umap"), (5, "tsne")]
+    assert method_names_in('"""tsne"""\nx = 1\n', names) == []
+
+
+@pytest.mark.parametrize("module", _modules())
+def test_no_module_but_the_registry_names_a_method(module):
+    if module == REGISTRY or module in NOT_YET_SWITCHED:
+        pytest.skip("the registry, or not yet switched (see NOT_YET_SWITCHED)")
+    found = method_names_in((PACKAGE / module).read_text(encoding="utf-8"), set(METHODS))
+    assert found == [], f"{module} names methods at (line, name) {found}: read the registry"
+
+
+def test_exceptions_are_still_needed():
+    # an exception that no longer names a method must leave the list
+    for module in NOT_YET_SWITCHED:
+        found = method_names_in((PACKAGE / module).read_text(encoding="utf-8"), set(METHODS))
+        assert found, f"{module} names no method any more: remove it from NOT_YET_SWITCHED"
+
+
+def _uses_kernel_rule(source):
+    """Whether ``source`` reads ``.resolve_cost`` or spells a kernel suffix."""
+    tree = ast.parse(source)
+    suffixes = {f"_{s}" for pair in KERNEL_FAMILIES.values() for s in pair}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == "resolve_cost":
+            return True
+        if isinstance(node, ast.JoinedStr) and any(
+                isinstance(v, ast.Constant) and v.value in suffixes for v in node.values):
+            return True
+    return False
+
+
+@pytest.mark.parametrize("module", _modules())
+def test_the_kernel_name_rule_is_written_once(module):
+    if module == REGISTRY or module in KERNEL_RULE_NOT_YET_SWITCHED:
+        pytest.skip("the registry, or not yet switched (see KERNEL_RULE_NOT_YET_SWITCHED)")
+    source = (PACKAGE / module).read_text(encoding="utf-8")
+    assert not _uses_kernel_rule(source), f"{module} rewrites the kernel-name rule"
+
+
+def test_the_kernel_rule_check_detects_a_rewrite():
+    assert _uses_kernel_rule('prefix, args = m.resolve_cost(**fixed)\n')
+    assert _uses_kernel_rule('f = getattr(k, f"{prefix}_transform_gradient")\n')
+    assert not _uses_kernel_rule('f = m.kernels(k, params, family="transform")\n')
+
+
+# the one rule, against hand-written expectations
+@pytest.mark.parametrize("module", [reference, _kernels], ids=["numpy", "cython"])
+@pytest.mark.parametrize("method,params,family,expected", [
+    ("tsne", {}, "embed", ("tsne_cost", "tsne_gradient", ())),
+    ("asne", {}, "transform", ("asne_transform_cost", "asne_transform_gradient", ())),
+    ("largevis", {"gamma": 0.5, "kernel": "exp"}, "embed",
+     ("largevis_exp_cost", "largevis_exp_gradient", (0.5,))),
+    ("largevis", {"gamma": 0.5, "eps": 0.2}, "transform",
+     ("largevis_transform_cost", "largevis_transform_gradient", (0.5, 0.2, 1.0))),
+    ("umap", {"a": 1.5, "b": 0.9, "eps": 0.0}, "transform",
+     ("umap_transform_cost", "umap_transform_gradient", (1.5, 0.9, 0.0))),
+    ("ncvis", {"Q": 3.0, "nu": 2.0, "a": 1.0, "b": 1.0}, "embed",
+     ("ncvis_cost", "ncvis_gradient", (2.0, 1.0, 1.0))),
+])
+def test_kernels_names_the_twins_and_their_arguments(module, method, params, family,
+                                                      expected):
+    m = get_method(method)
+    cost_params = {**m.resolve_auto(dict(m.cost_params), 10), **params}
+    cost, gradient, args = m.kernels(module, cost_params, family=family)
+    assert (cost.__name__, gradient.__name__, args) == expected
+    assert cost is getattr(module, expected[0]) and gradient is getattr(module, expected[1])
+
+
+def test_kernels_selects_an_approximation():
+    m = get_method("tsne")
+    cost, gradient, args = m.kernels(reference, {"n_interpolation": 5}, gradient="fft")
+    assert (cost.__name__, gradient.__name__, args) == ("tsne_fft_cost", "tsne_fft_gradient",
+                                                        (5,))
+
+
+@pytest.mark.parametrize("family", sorted(KERNEL_FAMILIES))
+def test_every_kernel_prefix_has_its_twins(family):
+    for m in METHODS.values():
+        for prefix in m.kernel_prefixes():
+            for suffix in KERNEL_FAMILIES[family]:
+                for module in (reference, _kernels):
+                    assert f"{prefix}_{suffix}" in module.__all__
+
+
+def test_defaults_and_lists_come_from_the_registry():
+    import inspect
+
+    from smallvis import Embedding, affinities, embed
+
+    assert DEFAULT_METHOD in METHODS
+    for function in (embed, affinities, Embedding.__init__):
+        assert inspect.signature(function).parameters["method"].default == DEFAULT_METHOD
+    # the methods whose P is a kNN graph at any size: not the dense-only
+    # asne and ssne, nor t-SNE, which is dense up to DENSE_P_MAX_N points
+    assert knn_only_methods() == [name for name in METHODS
+                                  if name not in ("asne", "ssne", "tsne")]
+
+
+# what the other modules read from an entry
+def test_every_entry_gives_the_testing_kit_its_recipe():
+    for m in METHODS.values():
+        assert callable(m.case_affinities), m.name
+        assert m.p_family.normalised in ("rows", "total", "")
+        assert m.p_family.conditional is None or m.p_family.conditional in METHODS
+
+
+def test_the_sampled_cost_reads_the_entry():
+    from dataclasses import replace
+
+    from smallvis.sampled_cost import supports
+
+    largevis = get_method("largevis")
+    params = largevis.resolve_auto(dict(largevis.cost_params), 10)
+    assert supports(largevis, params)
+    assert supports(largevis, {**params, "kernel": "exp"})
+    # the same kernels without the entry's terms: no estimate
+    assert not supports(replace(largevis, sampled_terms={}), params)
+    # and a method without a pair-sum cost has none
+    assert not supports(get_method("tsne"), dict(get_method("tsne").cost_params))
+
+
+def test_the_mistakes_catalogue_follows_the_entries():
+    from smallvis.testing._mistakes import CATALOGUE, KNOWN_MISTAKES
+
+    for name, m in METHODS.items():
+        assert len(KNOWN_MISTAKES.get(name, ())) == len(m.known_mistakes)
+        for entry in m.known_mistakes:
+            assert entry in CATALOGUE or entry.method in METHODS
