@@ -32,9 +32,6 @@ NOT_YET_SWITCHED = {
     # a kernel maths file, to be split into one unit per method: the SGD
     # coefficient names "umap" and "ncvis" of SGD_COEFFICIENTS
     "_sgd_reference.py",
-    # _is_exact (-> Method.exact_gradient) and the a, b of check_gradient
-    # (-> Method.fit_inputs)
-    "testing/_gradient.py",
 }
 
 #: Modules that still rewrite the kernel-name rule (Method.resolve_cost and

@@ -87,15 +87,6 @@ def _finite_differences(fn, case, learned, sparse, grad, rng):
     return worst, ratio, passed
 
 
-def _is_exact(method, params):
-    """Whether the reference gradient is the exact gradient of the cost."""
-    if method in ("umap", "tumap"):
-        return params.get("eps", 0.0) == 0.0
-    if method == "largevis":
-        return params.get("kernel") == "exp" or params.get("eps", 0.0) == 0.0
-    return True
-
-
 def _as_case(case, m):
     if isinstance(case, GradientCase):
         return case
@@ -263,12 +254,12 @@ def check_gradient(method, fn, *, cases=None, extra_cases=(), sparse=False, rtol
     resolved = resolved_params(m.name, fixed, None)
     fixed_params = {k: v for k, v in resolved.items()
                     if k not in m.learned and k in m.cost_params}
-    if m.name in ("umap", "ncvis"):  # the fitted a, b replace spread and min_dist
-        fixed_params = {k: v for k, v in fixed_params.items() if k not in ("spread", "min_dist")}
+    # the fitted a, b replace spread and min_dist
+    fixed_params = {k: v for k, v in fixed_params.items() if k not in m.fit_inputs}
     all_cases = [_as_case(c, m) for c in
                  (default_cases(m.name) if cases is None else list(cases))]
     all_cases += [_as_case(c, m) for c in extra_cases]
-    exact = _is_exact(m.name, fixed_params)
+    exact = m.exact_gradient is None or m.exact_gradient(fixed_params)
     rng = np.random.default_rng(18)
     trials = [_run_case(m, fn, c, fixed_params, learned_override, sparse, rtol, exact, rng)
               for c in all_cases]
