@@ -30,7 +30,7 @@ LAYERS = [
     {"plans", "transform"},
     {"api", "plotting"},
     {"estimator"},
-    {"model_io"},
+    {"model_io", "_tables"},
     {"cli", "testing", "__init__"},
 ]
 

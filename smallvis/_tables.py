@@ -1,0 +1,498 @@
+"""Reading the command line's input tables: built-in datasets, ``.npy`` and CSV-like text.
+
+What :mod:`smallvis.cli` reads before any computation, checked so that a
+column is never silently shifted or mis-assigned: the separator is chosen
+by the most numeric cells (commas, tabs, semicolons or runs of spaces), a
+header must name every column exactly once, a labels file's first line is a
+header only when it cannot be a label, and ``smallvis transform`` matches a
+new table's columns to the training columns by name
+(:func:`columns_by_name`).  Every problem is a :class:`CLIError`: one line
+naming the file, the line and what is wrong.
+"""
+
+import collections
+import csv
+import io
+import os
+import re
+import warnings
+
+import numpy as np
+
+from . import datasets
+
+#: Extensions accepted as input files.
+INPUT_FORMATS = (".csv", ".txt", ".npy")
+
+
+class CLIError(Exception):
+    """An input problem reported as one line and exit status 2."""
+
+
+def _is_number(cell):
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True
+
+
+#: Cell separators a table may use, in order of preference on a tie; a run
+#: of spaces (NumPy's savetxt, R's write.table) is tried last.
+DELIMITERS = (",", "\t", ";", " ")
+
+#: Lines looked at to choose the separator.
+_SNIFF_ROWS = 200
+
+
+def _has_decimal_comma(cell):
+    return re.fullmatch(r"[+-]?\d*,\d+([eE][+-]?\d+)?", cell.strip()) is not None
+
+
+def _reads_as_number(cell):
+    """A number with a '.' or a ',' decimal mark (only '.' is read, but a
+    decimal comma still tells a data cell from a header name)."""
+    return _is_number(cell) or _has_decimal_comma(cell)
+
+
+def _read_text(path):
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+        return raw.decode("utf-8-sig")  # drops a byte-order mark (Excel writes one)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CLIError(f"cannot read {path!r}: {exc}") from None
+
+
+def _records(text, delimiter, strict=False):
+    """A csv reader of ``text``; with spaces, a run of them is one separator."""
+    if delimiter == " ":
+        text = "\n".join(line.strip() for line in text.split("\n"))
+    return csv.reader(io.StringIO(text, newline=""), delimiter=delimiter,
+                      skipinitialspace=delimiter == " ", strict=strict)
+
+
+def _is_blank(cells):
+    """An empty or all-space line; a quoted empty cell (``""``) is not blank."""
+    return not cells or (len(cells) == 1 and cells[0] != "" and not cells[0].strip())
+
+
+def _split_score(text, delimiter):
+    """How ``delimiter`` splits the rows of ``text`` (the first few hundred).
+
+    Returns
+    -------
+    tuple of int
+        ``(number cells, -cells per row, names)``: among the rows after the
+        first (the header, if any), the cells that are numbers (by
+        :func:`_reads_as_number`, so that a file with decimal commas splits
+        at its semicolons and is refused for its decimals) and the most
+        common number of cells in a row; and the cells of the first row.
+        ``(0, 0, 0)`` if a quote is misplaced for this separator.
+    """
+    try:
+        rows = [cells for cells in _records(text, delimiter, strict=True)
+                if not _is_blank(cells)]
+    except csv.Error:
+        return 0, 0, 0
+    if not rows:
+        return 0, 0, 0
+    data = rows[1:] or rows
+    numbers = sum(_reads_as_number(c) for cells in data for c in cells)
+    return numbers, -_common_width(data), len(rows[0])
+
+
+def _delimiter(text):
+    """The separator of a table, one of :data:`DELIMITERS`.
+
+    The one that splits the data rows (the rows after the first, among the
+    first few hundred) into the most cells that are numbers; on a tie, the
+    fewest cells per row (spaces inside a text label do not split it), then
+    the most names in the first row (so that a one-column table under a
+    header of several names is refused, not read as one name holding
+    separators; quote a name to keep a separator in it), then the first in
+    :data:`DELIMITERS`.  A wrong choice never reads silently: a cell that
+    still holds the real separator between two numbers is not a number.
+    """
+    lines = text.split("\n", _SNIFF_ROWS)
+    sample = "\n".join(lines[:-1]) if len(lines) > _SNIFF_ROWS else text
+    scores = [(_split_score(sample, d), -k) for k, d in enumerate(DELIMITERS)]
+    return DELIMITERS[-max(scores)[1]]
+
+
+def _read_rows(path, delimiter=","):
+    """Non-blank CSV rows of ``path`` as ``(line_number, cells)``, cells stripped.
+
+    ``delimiter`` None: chosen by :func:`_delimiter`.
+    """
+    text = _read_text(path)
+    reader = _records(text, _delimiter(text) if delimiter is None else delimiter)
+    rows = []
+    try:
+        for cells in reader:
+            if not _is_blank(cells):  # a blank line is not a row
+                rows.append((reader.line_num, [c.strip() for c in cells]))
+    except csv.Error as exc:
+        raise CLIError(f"{path!r}, line {reader.line_num}: {exc}") from None
+    return rows
+
+
+def _guess_header(rows):
+    """A first row is a header only if it has a non-empty, non-numeric cell
+    in a column whose next row holds a number there (so a column of text
+    labels is not mistaken for a header)."""
+    first = rows[0][1]
+    if len(rows) == 1:
+        return any(c and not _is_number(c) for c in first)
+    second = rows[1][1]
+    return any(c and not _reads_as_number(c) and k < len(second)
+               and _reads_as_number(second[k]) for k, c in enumerate(first))
+
+
+def _looks_like_column_numbers(cells):
+    """Whether the numbers in ``cells`` (at least 3) count 0, 1, 2, ... or 1, 2, 3, ...
+
+    Text cells are skipped: pandas writes ``0,1,2,3,label`` over a frame
+    with integer column names and a label column.
+    """
+    values = [float(c) for c in cells if _is_number(c)]
+    k = len(values)
+    return k >= 3 and values in (list(range(k)), list(range(1, k + 1)))
+
+
+def _count(n, noun):
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _common_width(rows):
+    """The number of cells most of ``rows`` (lists of cells) have; the first's on a tie."""
+    return collections.Counter(len(cells) for cells in rows).most_common(1)[0][0]
+
+
+def _check_header(path, line, names, width):
+    """Raise unless the header names each of the ``width`` data columns once.
+
+    A header one name short is what R's ``write.table(df, sep=",")`` writes
+    (no name over the row names); an empty first name is what ``write.csv``
+    and pandas' ``to_csv`` write.  Either way, guessing which name belongs
+    to which column could colour by, or learn from, the wrong column.
+    """
+    where = f"{path!r}, line {line}"
+    if len(names) != width:
+        hint = ""
+        if len(names) == width - 1:
+            hint = ("; R's write.table writes a header one name short when it writes "
+                    "row names: write the file with row.names=FALSE")
+        raise CLIError(f"{where}: the header has {_count(len(names), 'name')} but the "
+                       f"data rows have {_count(width, 'column')}; each column needs "
+                       f"exactly one name (quote a name that holds a separator){hint}")
+    for k, name in enumerate(names):
+        if not name:
+            hint = ""
+            if k == 0:
+                hint = ("; if it holds row names, write the file without them (R: "
+                        "write.csv(..., row.names=FALSE); pandas: to_csv(..., "
+                        "index=False))")
+            raise CLIError(f"{where}, column {k + 1}: the header gives this column no "
+                           f"name{hint}")
+    for k, name in enumerate(names):
+        if name in names[:k]:
+            raise CLIError(f"{where}: the header names columns {names.index(name) + 1} "
+                           f"and {k + 1} both {name!r}; column names must be unique")
+
+
+def _column_index(spec, names, width, path):
+    """Index of the label column ``spec`` (a name, or a number counted from 1)."""
+    if names is not None and spec in names:
+        return names.index(spec)
+    if re.fullmatch(r"[+-]?\d+", spec):
+        number = int(spec)
+        if number == 0 or abs(number) > width:
+            raise CLIError(f"--labels {spec}: column numbers run from 1 to {width} "
+                           f"(or -1 for the last) in {path!r}")
+        return number - 1 if number > 0 else width + number
+    return None
+
+
+def _typed_labels(cells, where):
+    """Labels as int, float or str values (whichever fits all of them)."""
+    for k, c in enumerate(cells):
+        if not c:
+            raise CLIError(f"{where(k)}: empty label")
+    for kind in (int, float):
+        try:
+            return np.array([kind(c) for c in cells])
+        except ValueError:
+            pass
+    return np.array(cells)
+
+
+def read_csv(path, header=None, labels=None):
+    """Read a numeric table, optionally taking a label column out of it.
+
+    The cells are separated by commas, tabs, semicolons or runs of spaces
+    (see :func:`_delimiter`).
+
+    Parameters
+    ----------
+    path : str
+    header : bool or None
+        True: the first row is a header; False: it is data; None (default):
+        a header only if it has a non-empty, non-numeric cell where the next
+        row has a number (a numeric first row such as ``1,2,3`` is data).
+        A header must name every column exactly once.
+    labels : str or None
+        A column name (with a header) or number (1 = first, -1 = last) to use
+        as labels instead of as a feature.
+
+    Returns
+    -------
+    X : ndarray of float64, shape (n_rows, n_columns)
+    labels : ndarray or None
+    label_found : bool
+        Whether ``labels`` named a column (if not, it may be a file).
+    feature_names : list of str or None
+        The header's names of the columns of ``X``; None without a header.
+    """
+    rows = _read_rows(path, delimiter=None)
+    if not rows:
+        raise CLIError(f"{path!r} is empty")
+    guessed = header is None
+    if guessed:
+        header = _guess_header(rows)
+    names = rows[0][1] if header else None
+    data = rows[1:] if header else rows
+    if not data:
+        raise CLIError(f"{path!r} has a header but no data rows")
+    width = _common_width([cells for _, cells in data])
+    for line, cells in data:
+        if len(cells) != width:
+            raise CLIError(f"{path!r}, line {line}: data row has {len(cells)} columns, "
+                           f"expected {width} (as most rows have)")
+    if names is not None:
+        _check_header(path, rows[0][0], names, width)
+    label_col = _column_index(labels, names, width, path) if labels is not None else None
+    if labels is not None and label_col is None and not os.path.isfile(labels):
+        columns = f" (columns: {', '.join(names)})" if names else ""
+        raise CLIError(f"--labels {labels!r}: no column of that name or number{columns}, "
+                       "and no such file")
+    keep = [k for k in range(width) if k != label_col]
+    if not keep:
+        raise CLIError(f"{path!r}: no feature columns left besides the labels")
+    X = _features(path, data, keep, labels is not None, corner=names is None)
+    if guessed and not header and _looks_like_column_numbers(rows[0][1]) and len(rows) > 1 \
+            and not all(re.fullmatch(r"[+-]?\d+", c) for c in rows[1][1]):
+        warnings.warn(f"{path!r}: the first row ({','.join(rows[0][1])}) is read as "
+                      "data; if it is a header, pass --header", UserWarning)
+    y = None
+    if label_col is not None:
+        lines = [line for line, _ in data]
+        y = _typed_labels([cells[label_col] for _, cells in data],
+                          lambda r: f"{path!r}, line {lines[r]}, column {label_col + 1}")
+    feature_names = None if names is None else [names[k] for k in keep]
+    return X, y, label_col is not None, feature_names
+
+
+def _features(path, data, keep, has_labels, corner):
+    """The float64 matrix of the columns ``keep`` of the rows ``data``, or a
+    :class:`CLIError` naming the first cell that is not a number.
+
+    ``corner``: whether the first of ``data`` is the table's first row (then
+    an empty first cell there may be the corner of a header over row names).
+    """
+    X = np.empty((len(data), len(keep)))
+    for r, (line, cells) in enumerate(data):
+        try:
+            X[r] = np.array([cells[k] for k in keep], dtype=np.float64)
+        except ValueError:
+            k = next(k for k in keep if not _is_number(cells[k]))
+            raise CLIError(f"{path!r}, line {line}, column {k + 1}: non-numeric value "
+                           f"{cells[k]!r} ({'not a number' if cells[k] else 'an empty cell'}"
+                           f"); every feature column must be numeric"
+                           f"{_cell_hint(cells[k], k, corner and r == 0, has_labels)}"
+                           ) from None
+    return X
+
+
+def _cell_hint(cell, column, first_row, has_labels):
+    """What to do about a feature cell that is not a number."""
+    if _has_decimal_comma(cell):
+        return "; the decimal mark must be '.' (write the file with '.' decimals)"
+    if not cell and column == 0 and first_row:
+        return ("; an empty first cell may be the corner over row names that R's write.csv "
+                "and pandas' to_csv write: write the file without row names (R: "
+                "row.names=FALSE; pandas: index=False)")
+    if cell and not has_labels:
+        return "; use --labels to take a label column out"
+    return ""
+
+
+def _labels_header(cells, header):
+    """Whether the first line of a labels file is a header.
+
+    ``header`` True or False decides; None: only if the first line cannot be
+    a label of the same kind as the others, i.e. it is not a number and all
+    the others are.  A text first line over text labels is a label.
+    """
+    if header is not None:
+        return header
+    first, rest = cells[0], cells[1:]
+    return bool(rest) and not _is_number(first) and all(_is_number(c) for c in rest)
+
+
+def read_labels_file(path, n_rows, header=None):
+    """One label per row of the data: a .npy vector, or a text file with one
+    label per line and an optional header line.
+
+    Parameters
+    ----------
+    path : str
+    n_rows : int
+        Rows of the data; the file must hold exactly this many labels.
+    header : bool or None
+        Whether the text file's first line is a header (``--labels-header``);
+        None: see :func:`_labels_header`.  Never decided by the line count.
+    """
+    if path.lower().endswith(".npy"):
+        try:
+            y = np.load(path, allow_pickle=False)
+        except (OSError, ValueError, EOFError) as exc:
+            raise CLIError(f"cannot read labels {path!r}: {exc}") from None
+        y = np.asarray(y)
+        if y.ndim != 1:
+            raise CLIError(f"labels {path!r} must be a 1-D array; got shape {y.shape}")
+        first = None
+    else:
+        rows = _read_rows(path)
+        if any(len(cells) != 1 for _, cells in rows):
+            line = next(line for line, cells in rows if len(cells) != 1)
+            raise CLIError(f"labels {path!r}, line {line}: expected one label per line")
+        first = rows[0][1][0] if rows else None
+        if rows and _labels_header([cells[0] for _, cells in rows], header):
+            rows = rows[1:]
+            first = None
+        y = _typed_labels([cells[0] for _, cells in rows],
+                          lambda r: f"labels {path!r}, line {rows[r][0]}")
+    if len(y) != n_rows:
+        hint = ""
+        if first is not None and header is None and len(y) == n_rows + 1:
+            hint = (f"; if its first line {first!r} is a header, pass --labels-header "
+                    "(a first line is dropped by itself only when it is not a number "
+                    "and all the others are)")
+        raise CLIError(f"labels {path!r} has {len(y)} labels for {n_rows} data rows{hint}")
+    return y
+
+
+def load_input(source, header=None, labels=None, labels_header=None):
+    """Load ``(X, labels, feature_names)`` from a dataset name, a .npy or a .csv file.
+
+    ``labels`` (a column name or number, or a file) takes a label column out
+    of the features, or reads labels from a separate file (whose first line
+    is a header as ``labels_header`` says, see :func:`read_labels_file`).
+    Built-in datasets carry their own labels (a labels file replaces them).
+    ``feature_names`` are the header's names of the columns of ``X``, None
+    without a header.
+    """
+    is_dataset = source in datasets.names() and not os.path.exists(source)
+    if not is_dataset and not os.path.exists(source):
+        raise CLIError(
+            f"input {source!r} is neither an existing file nor a built-in dataset "
+            f"({', '.join(datasets.names())})"
+        )
+    ext = os.path.splitext(source)[1].lower()
+    if not is_dataset and ext not in INPUT_FORMATS:
+        raise CLIError(f"input {source!r}: unsupported file type {ext!r}; use .csv or .npy")
+    found, names = False, None
+    if is_dataset:
+        X, y = datasets.load(source)
+    elif ext == ".npy":
+        X, y = _load_npy(source), None
+        if labels is not None and X.ndim == 2 and re.fullmatch(r"[+-]?\d+", labels):
+            k = _column_index(labels, None, X.shape[1], source)
+            y, X, found = X[:, k], np.delete(X, k, axis=1), True
+            if np.all(np.isfinite(y)) and np.all(y == np.round(y)):
+                y = y.astype(np.int64)
+    else:
+        X, y, found, names = read_csv(source, header=header, labels=labels)
+    if labels is not None and not found:
+        if not os.path.isfile(labels):
+            where = "a built-in dataset has no label columns" if is_dataset else \
+                "no column of that name or number"
+            raise CLIError(f"--labels {labels!r}: {where}, and no such file")
+        y = read_labels_file(labels, len(X), header=labels_header)
+    elif labels_header is not None:
+        option = "--labels-header" if labels_header else "--no-labels-header"
+        raise CLIError(f"{option} applies to a --labels FILE only (here "
+                       f"{'no --labels' if labels is None else '--labels names a column'})")
+    return X, y, names
+
+
+def _load_npy(source):
+    try:
+        X = np.load(source, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as exc:  # EOFError: empty/truncated file
+        raise CLIError(f"cannot read {source!r} as a .npy array: "
+                       f"{exc or type(exc).__name__}") from None
+    if not isinstance(X, np.ndarray):  # an .npz archive under a .npy name
+        X.close()
+        raise CLIError(f"cannot read {source!r} as a .npy array: it is an .npz archive")
+    return X
+
+
+def _quoted(names):
+    return ", ".join(repr(str(n)) for n in names)
+
+
+def columns_by_name(X, names, fitted_names, source):
+    """The columns of ``X`` in the order of the model's training columns.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_new, n_columns)
+    names : list of str or None
+        The header of ``source`` (its columns' names), None without one.
+    fitted_names : sequence of str or None
+        The model's ``feature_names_in_``: the training table's header or
+        DataFrame columns; None if it had none.
+    source : str
+        The new data's path, for the messages.
+
+    Returns
+    -------
+    ndarray
+        With both names, ``X``'s columns reordered to the training order.
+        With names on one side only, ``X`` itself: its columns are taken by
+        position (the model checks their number), with a warning saying so.
+
+    Raises
+    ------
+    CLIError
+        Names on both sides that are not the same set: a training column is
+        missing, or ``source`` has a column the training data had not.
+    """
+    if names is None or fitted_names is None:
+        if fitted_names is not None:
+            warnings.warn(f"{source!r} has no column names (no header): its {X.shape[1]} "
+                          f"columns are taken by position as the model's columns "
+                          f"{_quoted(fitted_names)}", UserWarning)
+        elif names is not None:
+            warnings.warn(f"the model has no column names (its training data had no "
+                          f"header): the columns of {source!r} ({_quoted(names)}) are "
+                          "taken by position", UserWarning)
+        return X
+    fitted_names = [str(n) for n in fitted_names]
+    if len(set(fitted_names)) != len(fitted_names):
+        raise CLIError(f"the model's column names repeat a name ({_quoted(fitted_names)}), "
+                       f"so the columns of {source!r} cannot be matched by name; write it "
+                       "without a header to take its columns by position")
+    missing = [n for n in fitted_names if n not in names]
+    extra = [n for n in names if n not in fitted_names]
+    if missing or extra:
+        parts = ([f"missing: {_quoted(missing)}"] if missing else []) + \
+                ([f"not in the training data: {_quoted(extra)}"] if extra else [])
+        hint = "; take a label column out with --labels NAME" if extra and not missing \
+            else ""
+        raise CLIError(f"{source!r}: the columns do not match the model's "
+                       f"({'; '.join(parts)}); the model was fitted on the columns "
+                       f"{_quoted(fitted_names)}{hint}")
+    return X[:, [names.index(n) for n in fitted_names]]
