@@ -15,6 +15,7 @@ from typing import Callable
 
 from . import affinities as aff
 from ._validation import ParameterError, check_integer, check_number
+from .neighbors import check_search_params
 
 
 @dataclass(frozen=True)
@@ -337,3 +338,36 @@ def umap_output_kernel(a=None, b=None, spread=1.0, min_dist=0.1):
     if min_dist > spread:
         raise ValueError(f"min_dist must be at most spread = {spread:g}; got {min_dist:g}")
     return _fitted_ab(spread, min_dist)
+
+
+# ---------------------------------------------------------------------------
+# what the affinity builders refuse, checked without building (model files)
+# ---------------------------------------------------------------------------
+
+
+def _check_search(n_samples, k, knn_method, knn, n_trees):
+    """The builders' checks of the neighbour search, or of a precomputed ``knn``."""
+    check_search_params(knn_method, n_trees, name="knn_method")
+    if knn is not None:
+        aff.check_knn(knn, n_samples, k)
+
+
+def check_perplexity_knn(n_samples, perplexity, n_neighbors=None, knn_method="auto",
+                          knn=None, n_trees=None):
+    """What the kNN perplexity builders refuse (tsne, largevis), computing nothing."""
+    k = aff.check_perplexity_neighbors(perplexity, n_neighbors, n_samples)
+    _check_search(n_samples, k, knn_method, knn, n_trees)
+
+
+def check_umap_graph(n_samples, n_neighbors, local_connectivity, bandwidth,
+                      set_op_mix_ratio, knn_method="auto", knn=None, n_trees=None):
+    """What :func:`smallvis.affinities.umap_graph` refuses, computing nothing."""
+    k = aff.check_umap_graph_params(n_samples, n_neighbors, local_connectivity, bandwidth,
+                                    set_op_mix_ratio)[0] - 1  # the point itself counted
+    _check_search(n_samples, k, knn_method, knn, n_trees)
+
+
+def check_ncvis_graph(n_samples, n_neighbors, knn_method="auto", knn=None, n_trees=None):
+    """What :func:`smallvis.affinities.ncvis_graph` refuses, computing nothing."""
+    k = aff.check_ncvis_neighbors(n_neighbors, n_samples)
+    _check_search(n_samples, k, knn_method, knn, n_trees)

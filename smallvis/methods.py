@@ -21,7 +21,8 @@ from . import sampled_cost
 from ._method_rules import (KNN_GRAPH_SIZE, LARGEVIS_SGD_GAMMA, LARGEVIS_SGD_NEGATIVES,
                             LEARNED_LIMIT, OTHERS_SIZE, PERPLEXITY_SIZE, UMAP_SIZE,
                             AffinityFamily, Approximation, Confusion, SizedParam,
-                            check_learned, check_param_value, check_perplexity,
+                            check_learned, check_ncvis_graph, check_param_value,
+                            check_perplexity, check_perplexity_knn, check_umap_graph,
                             conditional_auto_learning_rate, fuzzy_auto_learning_rate,
                             gaussian_auto_learning_rate, is_real_number,
                             joint_auto_learning_rate, largevis_auto_gamma,
@@ -411,34 +412,6 @@ def _umap_affinities(X, kernels, random_state, n_threads, n_neighbors, local_con
                           n_threads=n_threads, n_trees=n_trees)
 
 
-def _check_search(n_samples, k, knn_method, knn, n_trees):
-    """The builders' checks of the neighbour search, or of a precomputed ``knn``."""
-    check_search_params(knn_method, n_trees, name="knn_method")
-    if knn is not None:
-        aff.check_knn(knn, n_samples, k)
-
-
-def _check_perplexity_knn(n_samples, perplexity, n_neighbors=None, knn_method="auto",
-                          knn=None, n_trees=None):
-    """What the kNN perplexity builders refuse (tsne, largevis), computing nothing."""
-    k = aff.check_perplexity_neighbors(perplexity, n_neighbors, n_samples)
-    _check_search(n_samples, k, knn_method, knn, n_trees)
-
-
-def _check_umap_graph(n_samples, n_neighbors, local_connectivity, bandwidth,
-                      set_op_mix_ratio, knn_method="auto", knn=None, n_trees=None):
-    """What :func:`smallvis.affinities.umap_graph` refuses, computing nothing."""
-    k = aff.check_umap_graph_params(n_samples, n_neighbors, local_connectivity, bandwidth,
-                                    set_op_mix_ratio)[0] - 1  # the point itself counted
-    _check_search(n_samples, k, knn_method, knn, n_trees)
-
-
-def _check_ncvis_graph(n_samples, n_neighbors, knn_method="auto", knn=None, n_trees=None):
-    """What :func:`smallvis.affinities.ncvis_graph` refuses, computing nothing."""
-    k = aff.check_ncvis_neighbors(n_neighbors, n_samples)
-    _check_search(n_samples, k, knn_method, knn, n_trees)
-
-
 _UMAP_GRAPH_PARAMS = {"n_neighbors": 15, "local_connectivity": 1.0, "bandwidth": 1.0,
                       "set_op_mix_ratio": 1.0, **_KNN_DEFAULTS}
 
@@ -540,7 +513,7 @@ _FUZZY_METHOD = dict(
     build_affinities=_umap_affinities,
     affinity_params=_UMAP_GRAPH_PARAMS,
     sized_params={"n_neighbors": UMAP_SIZE},
-    check_affinity_params=_check_umap_graph,
+    check_affinity_params=check_umap_graph,
     fuzzy=True,
     p_family=FUZZY,
     constant_term="memberships",
@@ -647,7 +620,7 @@ METHODS = MappingProxyType({
             summary="t-SNE: joint Gaussian P, Student-t (Cauchy) Q, KL(P||Q)",
             kernel="tsne",
             build_affinities=_tsne_affinities,
-            check_affinity_params=_check_perplexity_knn,
+            check_affinity_params=check_perplexity_knn,
             affinity_params={"perplexity": 30.0, "n_neighbors": None, **_KNN_DEFAULTS},
             sized_params={"perplexity": PERPLEXITY_SIZE, "n_neighbors": OTHERS_SIZE},
             # n_interpolation: the accuracy of gradient="fft" (unused by "exact")
@@ -676,7 +649,7 @@ METHODS = MappingProxyType({
             summary="LargeVis: kNN perplexity P, Cauchy weights, gamma-weighted repulsion",
             kernel="largevis",
             build_affinities=_largevis_affinities,
-            check_affinity_params=_check_perplexity_knn,
+            check_affinity_params=check_perplexity_knn,
             affinity_params={"perplexity": 50.0, "n_neighbors": None, **_KNN_DEFAULTS},
             sized_params={"perplexity": PERPLEXITY_SIZE, "n_neighbors": OTHERS_SIZE},
             cost_params={"gamma": "auto", "eps": 0.1, "kernel": "cauchy", "alpha": 1.0},
@@ -738,7 +711,7 @@ METHODS = MappingProxyType({
             summary="NCVis: noise-contrastive estimation with a learned normalisation Q",
             kernel="ncvis",
             build_affinities=_ncvis_affinities,
-            check_affinity_params=_check_ncvis_graph,
+            check_affinity_params=check_ncvis_graph,
             affinity_params={"n_neighbors": 15, **_KNN_DEFAULTS},
             sized_params={"n_neighbors": KNN_GRAPH_SIZE},
             cost_params={"Q": 0.0, "nu": 5.0, "a": None, "b": None, "spread": 1.0,
