@@ -580,13 +580,13 @@ class KNNIndex:
 
     def _clear_derived(self):
         self._forest = None  # the Annoy forest
-        self._scaled = None  # (X / 2**e, e)
+        self._exponent = None  # e of X / 2**e
         self._centre = None  # (column means, exponent of the centred data)
         self._graphs = {}  # width -> the training points' own neighbours
 
     def __getstate__(self):
         state = self.__dict__.copy()
-        for derived in ("_forest", "_scaled", "_centre", "_graphs"):
+        for derived in ("_forest", "_exponent", "_centre", "_graphs"):
             state.pop(derived, None)
         return state
 
@@ -620,12 +620,19 @@ class KNNIndex:
             np.ldexp(distances, e, out=distances)
         return indices, distances
 
+    def _data_exponent(self):
+        """``e`` with ``max|X| = m 2**e``, ``0.5 <= m < 1``: the fit's unit."""
+        if self._exponent is None:
+            self._exponent = power_of_two_exponent(self.X)
+        return self._exponent
+
     def _scaled_data(self):
-        """``(X / 2**e, e)``: the data the fit searches, so no square over- or underflows."""
-        if self._scaled is None:
-            e = power_of_two_exponent(self.X)
-            self._scaled = (np.ascontiguousarray(in_units(self.X, e), dtype=np.float64), e)
-        return self._scaled
+        """``(X / 2**e, e)``: the data the fit searches, so no square over- or underflows.
+
+        A copy (unless ``e`` is 0), made for each search and not kept.
+        """
+        e = self._data_exponent()
+        return np.ascontiguousarray(in_units(self.X, e), dtype=np.float64), e
 
     def _search_k(self, k):
         search_k = self.search_k or default_search_k(self.n_trees, k)
@@ -634,9 +641,11 @@ class KNNIndex:
     def _n_explore(self, k):
         return self.n_explore or default_n_explore(k)
 
-    def _annoy_forest(self):
+    def _annoy_forest(self, Xs=None):
+        """The forest, built on first use from ``Xs`` (:meth:`_scaled_data`)."""
         if self._forest is None:
-            Xs, _ = self._scaled_data()
+            if Xs is None:
+                Xs, _ = self._scaled_data()
             self._forest = _build_forest(_centred_unit(Xs), self.n_trees, self.seed)
         return self._forest
 
@@ -651,7 +660,7 @@ class KNNIndex:
         n = Xs.shape[0]
         search_k = self._search_k(k)
         built_here = self._forest is None
-        forest = self._annoy_forest()
+        forest = self._annoy_forest(Xs)
         t = time.perf_counter()
         # k + 1: the point itself is found too
         cand = _annoy_candidates(forest, n, k + 1, search_k, self.n_threads)
@@ -740,7 +749,7 @@ class KNNIndex:
 
         See :func:`smallvis._new_points.distance_units`.
         """
-        return distance_units(self._scaled_data()[1], X_new)
+        return distance_units(self._data_exponent(), X_new)
 
     def _exact_query(self, X_new, k, units):
         """Brute force, in blocks of new points, each unit apart."""
