@@ -1,4 +1,17 @@
-"""Euclidean nearest neighbours: exact brute force or Annoy, one interface.
+"""Euclidean nearest neighbours: one index for the fit and for new points.
+
+:class:`KNNIndex` holds a training set and the search settings and answers
+both questions the package asks: each training point's own nearest other
+points (:meth:`KNNIndex.neighbors`, the fit's kNN graph, which
+:func:`nearest_neighbors` and :func:`knn_graph` return) and the nearest
+training points of new points (:meth:`KNNIndex.query`, what
+:class:`smallvis.transform.Reference` places new points with).  Both use
+one distance (:func:`sq_distances`, the one place where a ``metric`` would
+go), one tie rule, the same backend rule, the same Annoy forest and the
+same refinement, so a new point gets the recall of a training point.  New
+points are measured in the fit's units and far points are ranked by the
+projection form of the distance (:mod:`smallvis._new_points`).  The index
+pickles without its forest, which is rebuilt identically on first use.
 
 :func:`nearest_neighbors` returns, for every row of ``X``, the indices and
 Euclidean (not squared) distances of its ``n_neighbors`` nearest *other*
@@ -53,7 +66,11 @@ Backends
     (Annoy's multi-threaded build gives a different forest for each number
     of threads, and even from run to run).  Approximate; deterministic for
     a fixed ``random_state`` (the forest is seeded with ``set_seed``; the
-    rest has no randomness), and the same on any number of threads.
+    rest has no randomness), and the same on any number of threads.  New
+    points (:meth:`KNNIndex.query`) are looked up in the same forest (as
+    vectors, centred and scaled as the data) and refined by the same rule
+    against the training points' own graph (computed once per index),
+    point by point, so a point's answer does not depend on its batch.
 ``"auto"``
     ``"exact"`` for ``N <= EXACT_MAX_N`` (4096), ``"annoy"`` above.  Up to a
     few thousand points brute force takes well under a second and is exact.
@@ -61,18 +78,21 @@ Backends
 
 import time
 from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple
 
 import numpy as np
 from scipy.spatial.distance import cdist
 
 from . import _progress, _threads
 from ._backend import kernels as select_kernels
+from ._new_points import (centre_and_extent, distance_units, far_keys, far_points,
+                          forest_queries, in_units)
 from ._numeric import power_of_two_exponent, tie_key as _tie_key
 from ._validation import check_data, check_integer, check_random_state, check_threads
 
 __all__ = ["nearest_neighbors", "knn_graph", "NEIGHBOR_METHODS", "EXACT_MAX_N",
            "ANNOY_DEFAULT_TREES", "ANNOY_DEFAULT_REFINE", "ANNOY_MAX_TREES",
-           "ANNOY_MAX_SEARCH_K"]
+           "ANNOY_MAX_SEARCH_K", "KNNIndex", "NewNeighbours", "sq_distances"]
 
 #: Backends accepted by :func:`nearest_neighbors`.
 NEIGHBOR_METHODS = ("auto", "exact", "annoy")
@@ -212,57 +232,16 @@ def knn_graph(X, n_neighbors, *, method="auto", n_trees=None, search_k=None, n_r
     """:func:`nearest_neighbors` with int32 indices (int64 from 2**31 points on).
 
     The form the affinities use: half the memory of int64 indices.
-    Parameters and the rest of the result as :func:`nearest_neighbors`.
+    Parameters and the rest of the result as :func:`nearest_neighbors`;
+    the search is :meth:`KNNIndex.neighbors` of a :class:`KNNIndex` over
+    ``X``.
     """
     X = check_data(X)
-    n = X.shape[0]
-    n_neighbors = check_integer(n_neighbors, "n_neighbors", 1, n - 1)
-    if not isinstance(method, str) or method not in NEIGHBOR_METHODS:
-        raise ValueError(
-            f"method must be one of {', '.join(map(repr, NEIGHBOR_METHODS))}; got {method!r}"
-        )
-    n_trees = check_search_params(method, n_trees)
-    if search_k is not None:
-        search_k = check_integer(search_k, "search_k", low=1, high=ANNOY_MAX_SEARCH_K)
-    if n_refine is not None:
-        n_refine = check_integer(n_refine, "n_refine", low=0)
-    if n_explore is not None:
-        n_explore = check_integer(n_explore, "n_explore", low=1)
-    n_threads = check_threads(n_threads)
-    rng = check_random_state(random_state)
-    if method == "auto":
-        method = "exact" if n <= EXACT_MAX_N else "annoy"
-    kernels = select_kernels(fast)
-    # search on X / 2**e (exact for normal numbers) so squared distances of
-    # very large or very small data neither overflow nor underflow
-    e = power_of_two_exponent(X)
-    Xs = np.ascontiguousarray(np.ldexp(X, -e) if e else X, dtype=np.float64)
-    if method == "exact":
-        with _progress.stage("kNN", f"exact, {n_neighbors} neighbours of {n} points"):
-            indices, distances = _exact(Xs, n_neighbors)
-        indices = indices.astype(_index_dtype(n))
-    else:
-        if n_trees is None:
-            n_trees = ANNOY_DEFAULT_TREES
-        if search_k is None:
-            search_k = default_search_k(n_trees, n_neighbors)
-        search_k = min(search_k, n_trees * n)
-        if n_refine is None:
-            n_refine = ANNOY_DEFAULT_REFINE
-        if n_explore is None:
-            n_explore = default_n_explore(n_neighbors)
-        seed = int(rng.integers(1, 2**31 - 1))
-        with _progress.stage("kNN", f"annoy, {n_neighbors} neighbours of {n} points"):
-            indices, sq_dist = _annoy(Xs, _centred_unit(Xs), n_neighbors, n_trees,
-                                      search_k, seed, n_threads, kernels)
-            indices, sq_dist = _refine(Xs, indices, sq_dist, n_refine, n_explore,
-                                       n_threads, kernels)
-            _fill_short_rows(Xs, indices, sq_dist)
-        # sqrt in place: the squared distances are not needed any more
-        distances = _monotone_sqrt(sq_dist, out=sq_dist)
-    if e:
-        np.ldexp(distances, e, out=distances)
-    return indices, distances
+    n_neighbors = check_integer(n_neighbors, "n_neighbors", 1, X.shape[0] - 1)
+    index = KNNIndex(X, method=method, n_trees=n_trees, search_k=search_k,
+                     n_refine=n_refine, n_explore=n_explore, random_state=random_state,
+                     n_threads=n_threads, fast=fast)
+    return index.neighbors(n_neighbors)
 
 
 def check_search_params(method, n_trees, name="method"):
@@ -296,29 +275,59 @@ def _centred_unit(X):
     return Xc
 
 
+def sq_distances(A, B):
+    """Squared distances between the rows of ``A`` and the rows of ``B``.
+
+    The one place where the searches measure a distance: the exact search
+    of the training points and of new points, the candidates of new points
+    on the Annoy path, far points and rows Annoy left short.  Euclidean
+    (:func:`scipy.spatial.distance.cdist` ``"sqeuclidean"``: each square
+    summed feature by feature, in order, from differences, so duplicates are
+    at exactly 0 and the Annoy path's twin kernels ``knn_candidates`` and
+    ``knn_refine``, which sum in the same order, give the same bits).  A
+    ``metric`` option of :class:`KNNIndex` belongs here (and in those
+    kernels): nothing in the fit or in ``transform`` measures a distance
+    between data points itself.
+    """
+    return cdist(A, B, "sqeuclidean")
+
+
 def _select(d2, cand, k):
     """The ``k`` candidates with smallest (snapped ``d2``, index); sorted."""
     order = np.lexsort((cand, _tie_key(d2)))[:k]
     return cand[order], d2[order]
 
 
+def _k_smallest(D2, k):
+    """Per row of ``D2``, the columns of its ``k`` smallest entries, and the entries.
+
+    The package's tie rule: ordered by (:func:`smallvis._numeric.tie_key`
+    of the squared distance, index).  Every column at (up to rounding) the
+    ``k``-th smallest value of its row is a candidate, so ties, however
+    many, resolve by index.
+    """
+    kth = np.partition(D2, k - 1, axis=1)[:, k - 1]
+    limit = kth * (1.0 + 1e-9)
+    indices = np.empty((D2.shape[0], k), dtype=np.int64)
+    sq_dist = np.empty((D2.shape[0], k))
+    for r in range(D2.shape[0]):
+        cand = np.flatnonzero(D2[r] <= limit[r])
+        indices[r], sq_dist[r] = _select(D2[r, cand], cand, k)
+    return indices, sq_dist
+
+
 def _exact(X, k):
+    """Each row's ``k`` nearest other rows of ``X`` by brute force, in blocks of rows."""
     n = X.shape[0]
     indices = np.empty((n, k), dtype=np.int64)
     distances = np.empty((n, k), dtype=np.float64)
     block = max(1, _BLOCK_ELEMENTS // n)
     for start in range(0, n, block):
         stop = min(n, start + block)
-        D2 = cdist(X[start:stop], X, "sqeuclidean")
+        D2 = sq_distances(X[start:stop], X)
         rows = np.arange(stop - start)
         D2[rows, start + rows] = np.inf  # never the point itself
-        # k-th smallest value per row; every candidate at or (up to rounding)
-        # below it is kept, then sorted by (snapped distance, index).
-        kth = np.partition(D2, k - 1, axis=1)[:, k - 1]
-        limit = kth * (1.0 + 1e-9)
-        for r in range(stop - start):
-            cand = np.flatnonzero(D2[r] <= limit[r])
-            indices[start + r], distances[start + r] = _select(D2[r, cand], cand, k)
+        indices[start:stop], distances[start:stop] = _k_smallest(D2, k)
     return indices, _monotone_sqrt(distances)
 
 
@@ -333,37 +342,37 @@ def _monotone_sqrt(d2, out=None):
     return np.sqrt(out, out=out)
 
 
-def _annoy(X, X_index, k, n_trees, search_k, seed, n_threads, kernels):
-    """Annoy's ``k + 1`` candidates per row, indexed on ``X_index``.
+def _build_forest(X_index, n_trees, seed):
+    """Annoy's forest of ``n_trees`` trees over the rows of ``X_index``, seeded.
 
-    Returns int32 indices and float64 squared distances (from ``X``) of
-    shape (n, k): each row's best candidates in the package order, padded
-    with index -1 and distance inf when Annoy found fewer than ``k`` other
-    points (the refinement fills those slots).  The forest is built on one
-    thread: Annoy's multi-threaded build seeds each thread differently and
-    stores the trees in the order the threads finish, so its forest depends
-    on the number of threads and changes from run to run.  The queries
-    (:func:`_query`) may use ``n_threads`` threads; then the twin kernel
-    ``knn_candidates`` recomputes the distances in float64, drops the point
-    itself and sorts each row.
+    Built on one thread: Annoy's multi-threaded build seeds each thread
+    differently and stores the trees in the order the threads finish, so
+    its forest depends on the number of threads and changes from run to
+    run.  One seed and one thread give the same forest in every process.
     """
     from annoy import AnnoyIndex
 
-    n, dim = X.shape
+    n, dim = X_index.shape
     t = time.perf_counter()
-    index = AnnoyIndex(dim, "euclidean")
-    index.set_seed(seed)
+    forest = AnnoyIndex(dim, "euclidean")
+    forest.set_seed(seed)
     for i in range(n):
-        index.add_item(i, X_index[i])
-    index.build(n_trees, n_jobs=1)
-    t = _progress.step("kNN", f"{n_trees} trees built", t)
-    m = k + 1  # the point itself is found too
-    cand = np.full((n, m), -1, dtype=np.int32)
-    threads = _threads.annoy_query_threads(n_threads, n, search_k)
-    _query(index, cand, search_k, threads)
-    index.unload()
-    del index
-    t = _progress.step("kNN", f"{n} queries", t)
+        forest.add_item(i, X_index[i])
+    forest.build(n_trees, n_jobs=1)
+    _progress.step("kNN", f"{n_trees} trees built", t)
+    return forest
+
+
+def _candidate_sq_distances(X, cand, k, n_threads, kernels):
+    """The best ``k`` of each row's candidates (twin kernel ``knn_candidates``).
+
+    Returns int32 indices and float64 squared distances of shape (n, k), in
+    the package order, padded with index -1 and distance inf where a row
+    has fewer than ``k`` candidates other than itself (the refinement and
+    :func:`_fill_short_rows` fill those slots).
+    """
+    t = time.perf_counter()
+    n = X.shape[0]
     indices = np.empty((n, k), dtype=np.int32)
     sq_dist = np.empty((n, k))
     kernels.knn_candidates(X, cand, indices, sq_dist, n_threads)
@@ -371,36 +380,84 @@ def _annoy(X, X_index, k, n_trees, search_k, seed, n_threads, kernels):
     return indices, sq_dist
 
 
-def _query(index, cand, search_k, n_threads):
-    """Fill ``cand[i]`` with ``index.get_nns_by_item(i, m, search_k)``, m = ``cand.shape[1]``.
+def _in_chunks(n, fill, n_threads):
+    """Call ``fill(start)`` for the chunks of ``_QUERY_CHUNK`` rows of ``n``.
 
-    The rows are queried in chunks of ``_QUERY_CHUNK``: only one chunk's
-    Python lists exist at a time per thread.  With ``n_threads > 1`` a pool
-    of threads takes the chunks one after another (Annoy releases the GIL
-    while it searches, so the searches run in parallel); a thread that loses
-    its core for a while simply takes fewer chunks.  Each query depends only
-    on the index and its row, and each chunk writes its own rows, so the
-    result is the same on any number of threads.
+    With ``n_threads > 1`` a pool of threads takes the chunks one after
+    another (Annoy releases the GIL while it searches, so the searches run
+    in parallel); a thread that loses its core for a while simply takes
+    fewer chunks.  Each chunk writes its own rows.
     """
-    n, m = cand.shape
-
-    def run(start):
-        stop = min(n, start + _QUERY_CHUNK)
-        found = [index.get_nns_by_item(i, m, search_k=search_k) for i in range(start, stop)]
-        if all(len(row) == m for row in found):  # the usual case: one conversion
-            cand[start:stop] = found
-        else:
-            for i, row in enumerate(found, start):
-                cand[i, :len(row)] = row
-
     starts = range(0, n, _QUERY_CHUNK)
     if n_threads == 1 or len(starts) == 1:
         for start in starts:
-            run(start)
+            fill(start)
         return
     with ThreadPoolExecutor(max_workers=min(n_threads, len(starts))) as pool:
-        for _ in pool.map(run, starts):  # re-raises the first error, if any
+        for _ in pool.map(fill, starts):  # re-raises the first error, if any
             pass
+
+
+def _store(cand, start, found):
+    """Write the lists ``found`` into ``cand`` from row ``start`` (short lists padded)."""
+    m = cand.shape[1]
+    if all(len(row) == m for row in found):  # the usual case: one conversion
+        cand[start:start + len(found)] = found
+    else:
+        for i, row in enumerate(found, start):
+            cand[i, :len(row)] = row
+
+
+def _annoy_candidates(forest, n, m, search_k, n_threads):
+    """Annoy's ``m`` nearest items of each of the ``n`` indexed items: (n, m) int32, -1 pads.
+
+    The queries use ``n_threads`` threads when there is enough work
+    (:func:`smallvis._threads.annoy_query_threads`).
+    """
+    cand = np.full((n, m), -1, dtype=np.int32)
+    _query(forest, cand, search_k, _threads.annoy_query_threads(n_threads, n, search_k))
+    return cand
+
+
+def _annoy_vector_candidates(forest, queries, m, search_k, n_threads):
+    """Annoy's ``m`` nearest items of each row of ``queries``: int64, -1 pads."""
+    cand = np.full((queries.shape[0], m), -1, dtype=np.int64)
+    _query_vectors(forest, queries, cand, search_k,
+                   _threads.annoy_query_threads(n_threads, queries.shape[0], search_k))
+    return cand
+
+
+def _query(index, cand, search_k, n_threads):
+    """Fill ``cand[i]`` with ``index.get_nns_by_item(i, m, search_k)``, m = ``cand.shape[1]``.
+
+    The rows are queried in chunks of ``_QUERY_CHUNK`` (:func:`_in_chunks`):
+    only one chunk's Python lists exist at a time per thread.  Each query
+    depends only on the index and its row, so the result is the same on
+    any number of threads.
+    """
+    n, m = cand.shape
+
+    def fill(start):
+        stop = min(n, start + _QUERY_CHUNK)
+        _store(cand, start, [index.get_nns_by_item(i, m, search_k=search_k)
+                             for i in range(start, stop)])
+
+    _in_chunks(n, fill, n_threads)
+
+
+def _query_vectors(index, queries, cand, search_k, n_threads):
+    """Fill ``cand[s]`` with ``index.get_nns_by_vector(queries[s], m, search_k)``.
+
+    As :func:`_query`, for vectors that are not in the index.
+    """
+    n, m = cand.shape
+
+    def fill(start):
+        stop = min(n, start + _QUERY_CHUNK)
+        _store(cand, start, [index.get_nns_by_vector(queries[s], m, search_k=search_k)
+                             for s in range(start, stop)])
+
+    _in_chunks(n, fill, n_threads)
 
 
 def _fill_short_rows(X, indices, sq_dist):
@@ -408,7 +465,7 @@ def _fill_short_rows(X, indices, sq_dist):
     n, k = indices.shape
     for i in np.flatnonzero(indices[:, -1] < 0):
         others = np.delete(np.arange(n), i)
-        row = cdist(X[i:i + 1], X[others], "sqeuclidean")[0]
+        row = sq_distances(X[i:i + 1], X[others])[0]
         indices[i], sq_dist[i] = _select(row, others, k)
 
 
@@ -429,3 +486,341 @@ def _refine(X, indices, sq_dist, n_rounds, n_explore, n_threads, kernels):
         if not n_changed:
             break
     return indices, sq_dist
+
+
+# ---------------------------------------------------------------------------
+# the index: one search over a training set, for the fit and for new points
+# ---------------------------------------------------------------------------
+
+class NewNeighbours(NamedTuple):
+    """:meth:`KNNIndex.query_scaled`'s answer for ``M`` new points and ``k`` neighbours."""
+
+    #: (M, k) int64 training indices, nearest first, ties by index.
+    indices: np.ndarray
+    #: (M, k) Euclidean distances divided by ``2**units`` (row by row).
+    distances: np.ndarray
+    #: (M,) int64 power of two of each row's units (:meth:`KNNIndex.distance_units`).
+    units: np.ndarray
+    #: (M, k) for far points (:meth:`KNNIndex.far_points`), squared distances
+    #: minus the row's smallest, up to a positive factor of the row; NaN
+    #: for the other points.
+    far_sq: np.ndarray
+
+
+class KNNIndex:
+    """The nearest-neighbour search over a training set, for the fit and for new points.
+
+    One object holds the training data and the search settings, and answers
+    both questions the package asks: the training points' own ``k`` nearest
+    other points (:meth:`neighbors`, the fit's kNN graph) and the ``k``
+    nearest training points of new points (:meth:`query`, ``transform``).
+    Both use the same distance (:func:`sq_distances`), the same tie rule
+    ((snapped squared distance, index), :func:`smallvis._numeric.tie_key`)
+    and, on the Annoy path, the same forest and the same
+    neighbour-of-neighbour refinement.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Training data; finite, at least 2 rows.  Kept (as float64), not
+        copied when it is already C-contiguous float64.
+    method : {"auto", "exact", "annoy"}, default="auto"
+        ``"auto"`` is ``"exact"`` when ``n_samples <= EXACT_MAX_N`` (4096)
+        and ``"annoy"`` otherwise.
+    n_trees, search_k, n_refine, n_explore, n_threads, fast
+        As :func:`nearest_neighbors`.  ``search_k`` and ``n_explore`` (None)
+        take their defaults for each ``k`` asked.
+    random_state : None, int or numpy.random.Generator
+        Annoy only: one integer is drawn from it, here, to seed the forest
+        (:attr:`seed`); nothing is drawn for the exact search.
+
+    Attributes
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    method : {"exact", "annoy"}
+    seed : int or None
+        The forest's seed (None on the exact path).
+
+    Notes
+    -----
+    The Annoy forest is built on first use, on one thread, from the data
+    centred in float64 and scaled by a power of two (:func:`_centred_unit`),
+    and kept for the queries of new points; a search of the training points
+    that builds it releases it afterwards (the fit needs it once).  A pickle
+    holds the data, the settings and the seed, not the forest nor anything
+    else derived from the data: they are rebuilt on first use, identically,
+    so the answers are the same in every process.
+    """
+
+    def __init__(self, X, *, method="auto", n_trees=None, search_k=None, n_refine=None,
+                 n_explore=None, random_state=None, n_threads=1, fast=False):
+        X = check_data(X)
+        n_trees = check_search_params(method, n_trees)
+        if search_k is not None:
+            search_k = check_integer(search_k, "search_k", low=1, high=ANNOY_MAX_SEARCH_K)
+        if n_refine is not None:
+            n_refine = check_integer(n_refine, "n_refine", low=0)
+        if n_explore is not None:
+            n_explore = check_integer(n_explore, "n_explore", low=1)
+        self.n_threads = check_threads(n_threads)
+        rng = check_random_state(random_state)
+        if method == "auto":
+            method = "exact" if X.shape[0] <= EXACT_MAX_N else "annoy"
+        self.X = X
+        self.method = method
+        self.n_trees = ANNOY_DEFAULT_TREES if n_trees is None else n_trees
+        self.search_k = search_k
+        self.n_refine = ANNOY_DEFAULT_REFINE if n_refine is None else n_refine
+        self.n_explore = n_explore
+        self.fast = bool(fast)
+        self.seed = int(rng.integers(1, 2**31 - 1)) if method == "annoy" else None
+        self._clear_derived()
+
+    # ---- pickling: the data and settings only --------------------------
+
+    def _clear_derived(self):
+        self._forest = None  # the Annoy forest
+        self._exponent = None  # e of X / 2**e
+        self._centre = None  # (column means, exponent of the centred data)
+        self._graphs = {}  # width -> the training points' own neighbours
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        for derived in ("_forest", "_exponent", "_centre", "_graphs"):
+            state.pop(derived, None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._clear_derived()
+
+    # ---- the training points' own neighbours (the fit) ------------------
+
+    def neighbors(self, n_neighbors):
+        """Indices and Euclidean distances of each training point's nearest other points.
+
+        What :func:`knn_graph` returns (see there and
+        :func:`nearest_neighbors`): the point itself excluded, rows in the
+        package order, int32 indices (int64 from 2**31 points on),
+        distances in the data's units, progress lines in the stage "kNN".
+        """
+        n = self.X.shape[0]
+        k = check_integer(n_neighbors, "n_neighbors", 1, n - 1)
+        Xs, e = self._scaled_data()
+        if self.method == "exact":
+            with _progress.stage("kNN", f"exact, {k} neighbours of {n} points"):
+                indices, distances = _exact(Xs, k)
+            indices = indices.astype(_index_dtype(n))
+        else:
+            with _progress.stage("kNN", f"annoy, {k} neighbours of {n} points"):
+                indices, sq_dist = self._annoy_graph(Xs, k)
+            # sqrt in place: the squared distances are not needed any more
+            distances = _monotone_sqrt(sq_dist, out=sq_dist)
+        if e:
+            np.ldexp(distances, e, out=distances)
+        return indices, distances
+
+    def _data_exponent(self):
+        """``e`` with ``max|X| = m 2**e``, ``0.5 <= m < 1``: the fit's unit."""
+        if self._exponent is None:
+            self._exponent = power_of_two_exponent(self.X)
+        return self._exponent
+
+    def _scaled_data(self):
+        """``(X / 2**e, e)``: the data the fit searches, so no square over- or underflows.
+
+        A copy (unless ``e`` is 0), made for each search and not kept.
+        """
+        e = self._data_exponent()
+        return np.ascontiguousarray(in_units(self.X, e), dtype=np.float64), e
+
+    def _search_k(self, k):
+        search_k = self.search_k or default_search_k(self.n_trees, k)
+        return min(search_k, self.n_trees * self.X.shape[0])
+
+    def _n_explore(self, k):
+        return self.n_explore or default_n_explore(k)
+
+    def _annoy_forest(self, Xs=None):
+        """The forest, built on first use from ``Xs`` (:meth:`_scaled_data`)."""
+        if self._forest is None:
+            if Xs is None:
+                Xs, _ = self._scaled_data()
+            self._forest = _build_forest(_centred_unit(Xs), self.n_trees, self.seed)
+        return self._forest
+
+    def _release_forest(self):
+        if self._forest is not None:
+            self._forest.unload()
+            self._forest = None
+
+    def _annoy_graph(self, Xs, k):
+        """Annoy's candidates, their distances, the refinement: squared distances."""
+        kernels = select_kernels(self.fast)
+        n = Xs.shape[0]
+        search_k = self._search_k(k)
+        built_here = self._forest is None
+        forest = self._annoy_forest(Xs)
+        t = time.perf_counter()
+        # k + 1: the point itself is found too
+        cand = _annoy_candidates(forest, n, k + 1, search_k, self.n_threads)
+        if built_here:
+            self._release_forest()
+        _progress.step("kNN", f"{n} queries", t)
+        indices, sq_dist = _candidate_sq_distances(Xs, cand, k, self.n_threads, kernels)
+        del cand
+        indices, sq_dist = _refine(Xs, indices, sq_dist, self.n_refine, self._n_explore(k),
+                                   self.n_threads, kernels)
+        _fill_short_rows(Xs, indices, sq_dist)
+        return indices, sq_dist
+
+    def _graph(self, width):
+        """The training points' own ``width`` nearest neighbours (int64), computed once."""
+        if width not in self._graphs:
+            self._graphs[width] = self.neighbors(width)[0].astype(np.int64)
+        return self._graphs[width]
+
+    # ---- new points (transform) -----------------------------------------
+
+    def query(self, X_new, n_neighbors):
+        """Indices and Euclidean distances of the ``k`` nearest training points of new points.
+
+        Parameters
+        ----------
+        X_new : array-like of shape (n_new, n_features)
+            Finite; the training data's number of features.
+        n_neighbors : int
+            ``k``, ``1 <= k <= n_samples``.  A new point that coincides with
+            a training point has it as a neighbour at distance 0.
+
+        Returns
+        -------
+        indices : ndarray of shape (n_new, k), int64
+            Nearest first; equal distances ordered by index, as in the fit.
+        distances : ndarray of shape (n_new, k)
+            Euclidean distances (inf where one exceeds float64).
+
+        Notes
+        -----
+        Exact search: brute force.  Annoy: the forest's candidates for each
+        point, then up to ``n_refine`` rounds of the fit's refinement: a
+        point's list becomes the best ``k`` among its neighbours and the
+        ``n_explore`` nearest neighbours of each of them in the training
+        set (:meth:`neighbors`, computed once per index), exact distances,
+        until a round changes nothing.  Every step is per point: a point's
+        answer does not depend on the rest of the batch.
+        """
+        found = self.query_scaled(X_new, n_neighbors)
+        with np.errstate(over="ignore", under="ignore"):
+            return found.indices, np.ldexp(found.distances, found.units[:, None])
+
+    def query_scaled(self, X_new, n_neighbors):
+        """:meth:`query` with each row's distances in units of ``2**units[row]``.
+
+        Returns a :class:`NewNeighbours`, which also holds the units and, for
+        far points (:func:`smallvis._new_points.far_points`), the differences of their squared
+        distances from the projection form (:func:`smallvis._new_points.far_keys`), which do not
+        tie where the float64 distances do.
+        """
+        X_new = check_data(X_new, "X_new", min_rows=1)
+        if X_new.shape[1] != self.X.shape[1]:
+            raise ValueError(f"X_new has {X_new.shape[1]} features; the index was built "
+                             f"on {self.X.shape[1]}")
+        k = check_integer(n_neighbors, "n_neighbors", 1, self.X.shape[0])
+        units = self.distance_units(X_new)
+        if self.method == "exact":
+            indices, distances = self._exact_query(X_new, k, units)
+        else:
+            indices, distances = self._annoy_query(X_new, k, units)
+        far_sq = np.full(indices.shape, np.nan)
+        pool = np.arange(self.X.shape[0])
+        for s in np.flatnonzero(self.far_points(X_new)):
+            keys = far_keys(self.X, *self._centre_and_extent(), X_new[s])
+            order = np.lexsort((pool, _tie_key(keys)))[:k]
+            indices[s] = order
+            far_sq[s] = keys[order] - keys[order[0]]
+            d2 = sq_distances(in_units(X_new[s:s + 1], units[s]),
+                              in_units(self.X[order], units[s]))
+            distances[s] = np.sqrt(np.maximum.accumulate(d2[0]))  # equal to rounding
+        return NewNeighbours(indices, distances, units, far_sq)
+
+    def distance_units(self, X_new):
+        """Per new point, the power of two its distances are measured in (0: the data's units).
+
+        See :func:`smallvis._new_points.distance_units`.
+        """
+        return distance_units(self._data_exponent(), X_new)
+
+    def _exact_query(self, X_new, k, units):
+        """Brute force, in blocks of new points, each unit apart."""
+        indices = np.empty((X_new.shape[0], k), dtype=np.int64)
+        distances = np.empty((X_new.shape[0], k))
+        block = max(1, _BLOCK_ELEMENTS // self.X.shape[0])
+        for unit in np.unique(units):
+            rows = np.flatnonzero(units == unit)
+            X_ref = in_units(self.X, unit)
+            for start in range(0, len(rows), block):
+                part = rows[start:start + block]
+                D2 = sq_distances(in_units(X_new[part], unit), X_ref)
+                indices[part], d2 = _k_smallest(D2, k)
+                distances[part] = np.sqrt(d2)
+        return indices, distances
+
+    def _annoy_query(self, X_new, k, units):
+        """The forest's candidates, refined as the fit's graph (see :meth:`query`)."""
+        m, n = X_new.shape[0], self.X.shape[0]
+        search_k = self._search_k(k)
+        cand = _annoy_vector_candidates(self._annoy_forest(), forest_queries(X_new, *self._centre_and_extent()), k,
+                                        search_k, self.n_threads)
+        indices = np.empty((m, k), dtype=np.int64)
+        sq_dist = np.empty((m, k))
+        for s in range(m):
+            indices[s], sq_dist[s] = self._best_candidates(X_new[s], units[s], cand[s], k)
+        width = min(self._n_explore(k), k, n - 1)
+        rows = np.arange(m)
+        for _ in range(self.n_refine):
+            rows = self._refine_queries(X_new, units, indices, sq_dist, rows, width)
+            if not len(rows):
+                break
+        distances = np.sqrt(sq_dist)
+        short = np.flatnonzero(indices[:, -1] < 0)  # fewer than k candidates: brute force
+        if len(short):
+            indices[short], distances[short] = self._exact_query(X_new[short], k, units[short])
+        return indices, distances
+
+    def _refine_queries(self, X_new, units, indices, sq_dist, rows, width):
+        """One round of the fit's refinement for new points ``rows``, in place.
+
+        Each row's list becomes the best ``k`` among its neighbours and the
+        ``width`` nearest training neighbours of each of them.  Returns the
+        rows whose list changed (only they can change in the next round).
+        """
+        graph = self._graph(width)
+        changed = []
+        for s in rows:
+            found = indices[s][indices[s] >= 0]
+            cand = np.concatenate([found, graph[found].ravel()])
+            best, d2 = self._best_candidates(X_new[s], units[s], cand, indices.shape[1])
+            if not np.array_equal(best, indices[s]):
+                indices[s], sq_dist[s] = best, d2
+                changed.append(s)
+        return np.array(changed, dtype=np.int64)
+
+    def _best_candidates(self, x, unit, cand, k):
+        """The best ``k`` distinct candidates of one new point ``x`` (-1 and inf pad)."""
+        cand = np.unique(cand[cand >= 0])
+        d2 = sq_distances(in_units(x[None, :], unit), in_units(self.X[cand], unit))[0]
+        best, d2 = _select(d2, cand, k)
+        pad = k - len(best)
+        return (np.concatenate([best, np.full(pad, -1, dtype=np.int64)]),
+                np.concatenate([d2, np.full(pad, np.inf)]))
+
+    def _centre_and_extent(self):
+        """The training data's column means and the exponent of their largest centred entry."""
+        if self._centre is None:
+            self._centre = centre_and_extent(self.X)
+        return self._centre
+
+    def far_points(self, X_new):
+        """Which new points are "far" (:func:`smallvis._new_points.far_points`)."""
+        return far_points(X_new, *self._centre_and_extent())

@@ -4,24 +4,26 @@ r"""Placing new points into a fitted embedding, the reference fixed.
 coordinates, the method's settings) and places new points into it with
 :meth:`Reference.transform`, in four steps (docs/theory.md §6):
 
-1. **Neighbours.**  The ``k`` nearest training points of each new point:
-   exact search (:func:`scipy.spatial.distance.cdist`) when the training set
-   has at most :data:`smallvis.neighbors.EXACT_MAX_N` points, otherwise an
-   Annoy forest over the training data, built once per :class:`Reference`
-   with the fitted seed and one thread (so it is the same forest in every
-   process; it is rebuilt, not stored), from the data centred in float64
-   and scaled by a power of two, as the fit's index.  Distances are
-   measured as the fit measured them: in units of a power of two when the
-   data are very large or very small (:meth:`Reference.distance_units`; the
-   power is the larger of the training data's and the new point's own, so a
-   new point far outside the training range, at 1e160 against data near 1,
-   neither overflows nor underflows).  A power of two is exact, so a change
-   of units by one changes no bit of the placement.  A point farther than
+1. **Neighbours.**  The ``k`` nearest training points of each new point,
+   from the :class:`smallvis.neighbors.KNNIndex` over the training data
+   (:meth:`Reference.knn_index`), the index the fit's own kNN graph comes
+   from: the same distance, the same tie rule ((snapped distance, index)),
+   exact search when the training set has at most
+   :data:`smallvis.neighbors.EXACT_MAX_N` points, otherwise the Annoy forest
+   (seeded from the fitted seed, built on one thread, so it is the same in
+   every process; it is rebuilt, not stored) followed by the fit's
+   neighbour-of-neighbour refinement, so new points get the fit's recall.
+   Distances are measured in the fit's units (a power of two when the data
+   are very large or very small, the larger of the training data's and the
+   new point's own, so a new point at 1e160 against data near 1 neither
+   overflows nor underflows; a power of two is exact, so a change of units
+   by one changes no bit of the placement).  A point farther than
    ``2**FAR_EXPONENT`` times the training data's extent from their centre
    has distances that tie in float64; its neighbours are ranked (and, for
-   the perplexity methods, its row calibrated) by the projection form of the
-   distance (:meth:`Reference._far_keys`): they are the training points
-   extreme in its direction, as in exact arithmetic.
+   the perplexity methods, its row calibrated) by the projection form of
+   the distance (:meth:`smallvis.neighbors.KNNIndex.query_scaled`): they
+   are the training points extreme in its direction, as in exact
+   arithmetic.
 2. **Affinities.**  Each new point's row of ``P``, by the method's own rule,
    read from the registry entry: perplexity calibration over ``k =
    min(floor(3 perplexity), N)`` neighbours (the twin kernel
@@ -85,11 +87,10 @@ from scipy.spatial.distance import cdist
 from .affinities import (MIN_K_DIST_SCALE, PERPLEXITY_MAX_TRIES, PERPLEXITY_TOL,
                          SMOOTH_K_N_ITER, SMOOTH_K_TOL)
 from ._backend import kernels as select_kernels
-from ._numeric import power_of_two_exponent, tie_key
 from ._sgd_reference import _absorb
 from ._validation import _as_array, check_data, check_integer, check_number, check_threads
 from .methods import get_method
-from .neighbors import ANNOY_DEFAULT_TREES, EXACT_MAX_N
+from .neighbors import EXACT_MAX_N, KNNIndex
 
 #: Default number of iterations of the transform optimisation.
 TRANSFORM_N_ITER = 100
@@ -109,27 +110,6 @@ MAX_STEP = 2.0
 #: Affinity parameters that a :class:`Reference` does not keep: the
 #: training data's own neighbours, and the backend that searched them.
 UNSTORED_AFFINITY_PARAMS = ("knn", "knn_method")
-
-#: Distances are measured in the data's own units when the largest entry of
-#: the training data and of the new point is below ``2**SAFE_EXPONENT`` and
-#: above ``2**-SAFE_EXPONENT`` (no square can leave float64's normal range
-#: then), otherwise in units of that power of two (see
-#: :meth:`Reference.distance_units`).
-SAFE_EXPONENT = 200
-
-#: An Annoy query lies at most ``2**MAX_QUERY_EXPONENT`` times the extent of
-#: the training data from their centre (see :meth:`Reference._annoy_queries`).
-MAX_QUERY_EXPONENT = 20
-
-#: A new point farther than ``2**FAR_EXPONENT`` times the extent of the
-#: training data from their centre is "far": float64 distances would tie
-#: there, so its neighbours are ranked by the projection form of the
-#: distance instead (see :meth:`Reference._far_keys`).
-FAR_EXPONENT = 26
-
-#: Training points per block of the exact neighbour search of new points.
-_BLOCK_ELEMENTS = 4_000_000
-
 
 class NotFittedError(ValueError, AttributeError):
     """``transform`` (or a fitted attribute) was used before ``fit``.
@@ -174,39 +154,6 @@ def check_transform_settings(n_iter, learning_rate, prefix=""):
             check_number(learning_rate, f"{prefix}learning_rate", low=0, low_open=True))
 
 
-def _row_exponents(A, default):
-    """Per row of ``A``, the exponent ``e`` with ``max|row| = m 2**e``, ``0.5 <= m < 1``.
-
-    ``default`` for rows of zeros (:func:`smallvis._numeric.power_of_two_exponent`
-    row by row).
-    """
-    top = np.abs(A).max(axis=1)
-    return np.where(top > 0.0, np.frexp(top)[1], default).astype(np.int64)
-
-
-def _k_nearest(D2, k):
-    """Each row's ``k`` smallest entries of ``D2``: column indices and values.
-
-    Ordered by (snapped distance, index) as the fit's exact search: every
-    candidate at (up to rounding) the ``k``-th smallest value is considered,
-    so ties, however many, resolve by index.
-    """
-    kth = np.partition(D2, k - 1, axis=1)[:, k - 1]
-    limit = kth * (1.0 + 1e-9)
-    idx = np.empty((D2.shape[0], k), dtype=np.int64)
-    d2 = np.empty((D2.shape[0], k))
-    for r in range(D2.shape[0]):
-        cand = np.flatnonzero(D2[r] <= limit[r])
-        idx[r], d2[r] = _sorted_rows(cand[None, :], D2[r, cand][None, :], k)
-    return idx, d2
-
-
-def _sorted_rows(cand, d2, k):
-    """The ``k`` best of each row of candidates, ordered by (snapped distance, index)."""
-    order = np.lexsort((cand, tie_key(d2)), axis=-1)[:, :k]
-    return np.take_along_axis(cand, order, 1), np.take_along_axis(d2, order, 1)
-
-
 @dataclass(eq=False)
 class Reference:
     """A fitted embedding that new points are placed into.
@@ -247,10 +194,9 @@ class Reference:
     _index: object = field(default=None, repr=False, compare=False)
 
     def __getstate__(self):
-        # the Annoy index cannot be pickled: it is rebuilt, with the same seed
+        # the search index is derived from X and the seed: rebuilt, not pickled
         state = self.__dict__.copy()
         state["_index"] = None
-        state.pop("_centre", None)
         return state
 
     # ---- neighbours -----------------------------------------------------
@@ -259,159 +205,23 @@ class Reference:
         """Whether new points are searched with Annoy (large training sets)."""
         return self.X.shape[0] > EXACT_MAX_N
 
-    def distance_units(self, X_new):
-        """Per new point, the power of two its distances are measured in (0: the data's units).
+    def knn_index(self):
+        """The :class:`smallvis.neighbors.KNNIndex` over the training data, built once.
 
-        The fit searched ``X / 2**e`` (``e`` of the training data) so that no
-        squared distance overflows or underflows; a new point is measured in
-        units of ``2**max(e, e_s)`` (``e_s`` of the point itself), so a point
-        far outside the training range does not overflow either.  Dividing
-        by a power of two is exact, so it is skipped (0) when every square
-        stays far inside float64's range (``|exponent| <= SAFE_EXPONENT``):
-        either way the distances are the same up to that power of two, bit
-        for bit.  Each point's unit depends on the point and the training
-        data only, never on the rest of the batch.
+        Exact search up to :data:`EXACT_MAX_N` training points, Annoy above
+        (seeded from :attr:`seed`, ``n_trees`` as the fit's); never stored
+        in model files nor pickles, rebuilt identically on first use.
         """
-        e_fit = power_of_two_exponent(self.X)
-        units = np.maximum(e_fit, _row_exponents(X_new, e_fit))
-        return np.where(np.abs(units) <= SAFE_EXPONENT, 0, units).astype(np.int64)
-
-    def _centre_and_extent(self):
-        """The training data's column means and the exponent of their largest centred entry."""
-        if getattr(self, "_centre", None) is None:
-            centre = self.X.mean(axis=0)
-            self._centre = (centre, power_of_two_exponent(self.X - centre))
-        return self._centre
-
-    def _annoy(self):
-        if self._index is None:
-            from annoy import AnnoyIndex
-
-            n_trees = self.affinity_params.get("n_trees") or ANNOY_DEFAULT_TREES
-            centre, extent = self._centre_and_extent()
-            # centred in float64, then scaled by a power of two so that the
-            # float32 copy keeps the digits that tell the points apart, in
-            # any units and however far from the origin (as the fit's index)
-            index = AnnoyIndex(self.X.shape[1], "euclidean")
-            index.set_seed(int(self.seed) % (2**31 - 1))
-            for i, row in enumerate(np.ldexp(self.X - centre, -extent).astype(np.float32)):
-                index.add_item(i, row)
-            index.build(int(n_trees), n_jobs=1)
-            self._index = index
+        method = "annoy" if self.uses_annoy() else "exact"
+        if self._index is None or self._index.method != method:
+            self._index = KNNIndex(self.X, method=method,
+                                   n_trees=self.affinity_params.get("n_trees"),
+                                   random_state=int(self.seed) % (2**31 - 1), fast=self.fast)
         return self._index
-
-    def _annoy_queries(self, X_new):
-        """The new points in the units of the Annoy index, float32.
-
-        A point farther from the training data than ``2**MAX_QUERY_EXPONENT``
-        times their extent is moved towards them along the same direction
-        (a power-of-two scaling): its nearest neighbours are those extreme
-        in its direction either way, and its float32 copy stays finite.
-        """
-        centre, extent = self._centre_and_extent()
-        centred = X_new - centre
-        size = _row_exponents(centred, extent) - extent
-        shift = extent + np.maximum(size - MAX_QUERY_EXPONENT, 0)
-        return np.ldexp(centred, -shift[:, None]).astype(np.float32)
 
     def neighbors(self, X_new, k):
         """Indices and Euclidean distances of the ``k`` nearest training points."""
-        units = self.distance_units(X_new)
-        idx, dist, _ = self._neighbors_in_units(X_new, k, units)
-        with np.errstate(over="ignore", under="ignore"):
-            return idx, np.ldexp(dist, units[:, None])
-
-    def _neighbors_in_units(self, X_new, k, units):
-        """:meth:`neighbors` with each row's distances divided by ``2**units[row]``.
-
-        Also returns ``far_d2`` of shape (n_new, k): for the far points
-        (:meth:`far_points`), their squared distances minus the smallest,
-        up to a positive factor of the row (from :meth:`_far_keys`); NaN for
-        the other points.
-        """
-        if self.uses_annoy():
-            idx, dist = self._annoy_neighbors(X_new, k, units)
-        else:
-            idx, dist = self._exact_neighbors(X_new, k, units)
-        far_d2 = np.full(idx.shape, np.nan)
-        pool = np.arange(self.X.shape[0])
-        for s in np.flatnonzero(self.far_points(X_new)):
-            keys = self._far_keys(X_new[s])
-            order = np.lexsort((pool, tie_key(keys)))[:k]
-            idx[s] = order
-            far_d2[s] = keys[order] - keys[order[0]]
-            x = np.ldexp(X_new[s], -units[s])
-            d2 = cdist(x[None, :], np.ldexp(self.X[idx[s]], -units[s]), "sqeuclidean")
-            dist[s] = np.sqrt(np.maximum.accumulate(d2[0]))  # equal to rounding
-        return idx, dist, far_d2
-
-    def _exact_neighbors(self, X_new, k, units):
-        out_i = np.empty((X_new.shape[0], k), dtype=np.int64)
-        out_d = np.empty((X_new.shape[0], k))
-        for unit in np.unique(units):
-            rows = np.flatnonzero(units == unit)
-            X_ref = np.ldexp(self.X, -unit) if unit else self.X
-            block = max(1, _BLOCK_ELEMENTS // self.X.shape[0])
-            for start in range(0, len(rows), block):
-                part = rows[start:start + block]
-                X_part = np.ldexp(X_new[part], -unit) if unit else X_new[part]
-                D2 = cdist(X_part, X_ref, "sqeuclidean")
-                out_i[part], d2 = _k_nearest(D2, k)
-                out_d[part] = np.sqrt(d2)
-        return out_i, out_d
-
-    def _annoy_neighbors(self, X_new, k, units):
-        index = self._annoy()
-        search_k = 2 * index.get_n_trees() * (k + 1)
-        cand = np.array([index.get_nns_by_vector(q, k, search_k=search_k)
-                         for q in self._annoy_queries(X_new)], dtype=np.int64)
-        scale = -units[:, None]
-        new_units = np.ldexp(X_new, scale)[:, None, :]
-        diff = new_units - np.ldexp(self.X[cand], scale[:, :, None])
-        d2 = np.einsum("ijk,ijk->ij", diff, diff)
-        idx, d2 = _sorted_rows(cand, d2, k)
-        return idx, np.sqrt(d2)
-
-    def far_points(self, X_new):
-        """Which new points lie farther than ``2**FAR_EXPONENT`` times the training extent.
-
-        Measured from the training data's centre, in powers of two.  Their
-        float64 distances to the training points tie (at 1e160 against data
-        near 1, exactly), so they are ranked by :meth:`_far_keys`.
-        """
-        centre, extent = self._centre_and_extent()
-        return _row_exponents(X_new - centre, extent) - extent > FAR_EXPONENT
-
-    def _far_keys(self, x):
-        r"""Keys that order the training points by their distance to a far point ``x``.
-
-        With ``m`` the training data's centre, :math:`w = x - m` and
-        :math:`v_j = x_j - m` (both divided by a power of two),
-
-        .. math::
-
-            \frac{|w - v_j|^2 - |w|^2}{2 |w|} = \frac{|v_j|^2}{2 |w|} - \hat w \cdot v_j,
-
-        (:math:`|w - v_j|` is the distance in the units of ``v``), a positive multiple of the squared distance minus a constant: the
-        same order and the same differences up to that multiple, computed
-        from the projection on the direction :math:`\hat w` without
-        forming the huge squares that tie.  Every training point is ranked
-        (O(N d), as one exact query; far points are rare), in blocks of
-        rows, so that the Annoy path ranks far points exactly too.
-        """
-        centre, extent = self._centre_and_extent()
-        w = x - centre
-        e_w = int(_row_exponents(w[None, :], extent)[0])
-        w_unit = np.ldexp(w, -e_w)
-        norm = float(np.sqrt(w_unit @ w_unit))
-        direction = w_unit / norm
-        half_inverse = np.ldexp(0.5 / norm, extent - e_w)  # 1 / (2 |w|) in the units of v
-        keys = np.empty(self.X.shape[0])
-        block = max(1, _BLOCK_ELEMENTS // (8 * self.X.shape[1]))
-        for start in range(0, self.X.shape[0], block):
-            v = np.ldexp(self.X[start:start + block] - centre, -extent)
-            keys[start:start + block] = half_inverse * np.einsum("ij,ij->i", v, v) - v @ direction
-        return keys
+        return self.knn_index().query(X_new, k)
 
     # ---- affinities -----------------------------------------------------
 
@@ -420,13 +230,12 @@ class Reference:
         m = get_method(self.method)
         n, n_new = self.X.shape[0], X_new.shape[0]
         params = self.affinity_params
-        units = self.distance_units(X_new)
         if "perplexity" in params:
             perplexity = float(params["perplexity"])
             k = params.get("n_neighbors") or max(int(np.floor(3.0 * perplexity)), 1)
             k = min(int(k), n)
             perplexity = min(perplexity, k)
-            idx, dist, far_d2 = self._neighbors_in_units(X_new, k, units)
+            idx, dist, _, far_d2 = self.knn_index().query_scaled(X_new, k)
             D2 = relative_distances(dist) ** 2
             far = ~np.isnan(far_d2[:, 0])
             D2[far] = relative_distances(far_d2[far])  # already squared distances
@@ -439,7 +248,7 @@ class Reference:
             k = min(int(params["n_neighbors"]) - 1, n)
             # far points: every membership is 1 to within 1e-5 (sigma's floor,
             # 1e-3 of the mean distance, dwarfs the differences of distance)
-            idx, dist, _ = self._neighbors_in_units(X_new, k, units)
+            idx, dist, _, _ = self.knn_index().query_scaled(X_new, k)
             with_self = np.zeros((n_new, k + 1))
             with_self[:, 1:] = relative_distances(dist)
             sigma, rho = np.zeros(n_new), np.zeros(n_new)
@@ -452,7 +261,7 @@ class Reference:
             vals = np.exp(-np.maximum(with_self[:, 1:] - rho[:, None], 0.0) / sigma[:, None])
         else:
             k = min(int(params["n_neighbors"]), n)
-            idx, _, _ = self._neighbors_in_units(X_new, k, units)
+            idx = self.knn_index().query_scaled(X_new, k).indices
             vals = np.full(idx.shape, 1.0 / k)
         vals = vals * self.row_scale
         indptr = np.arange(0, n_new * k + 1, k, dtype=np.int64)

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent / PACKAGE
 #: below, so the list reads as the pipeline: helpers, kernels, kNN search,
 #: input affinities, the stages after it, the registry, the plans, the API.
 LAYERS = [
-    {"_numeric", "_validation", "_threads", "_memory", "_outputs"},
+    {"_numeric", "_validation", "_threads", "_memory", "_outputs", "_new_points"},
     {"_progress"},
     {"_sgd_reference", "_sgd_kernels"},
     {"reference", "_kernels", "_backend"},
