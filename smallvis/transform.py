@@ -89,6 +89,7 @@ from ._numeric import power_of_two_exponent, tie_key
 from ._sgd_reference import _absorb
 from ._validation import _as_array, check_data, check_integer, check_number, check_threads
 from .methods import get_method
+from .optim import DivergenceError, OptimizerSettings, optimize_exact
 from .neighbors import ANNOY_DEFAULT_TREES, EXACT_MAX_N
 
 #: Default number of iterations of the transform optimisation.
@@ -531,31 +532,36 @@ class Reference:
             with np.errstate(over="ignore", invalid="ignore"):  # checked below
                 self._place_sgd(P, Y, kern, n_iter)
         elif n_iter:
-            step = (learning_rate / row_sum)[:, None]
-            clip = self.step_scale()
-            grad = np.zeros_like(Y)
-            update = np.zeros_like(Y)
-            gains = np.ones_like(Y)
-            switch = n_iter // 4
-            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-                for it in range(1, n_iter + 1):
-                    grad_fn(*triplet, Y, Y_ref, *args, grad, n_threads)
-                    if not np.all(np.isfinite(grad)):
-                        raise ValueError(
-                            f"{self.method} transform: the gradient is not finite at "
-                            f"iteration {it}; the new points or the fitted embedding "
-                            "span too wide a range"
-                        )
-                    mu = TRANSFORM_MOMENTUM[0] if it <= switch else TRANSFORM_MOMENTUM[1]
-                    same = np.sign(grad) == np.sign(update)
-                    gains = np.maximum(np.where(same, gains * 0.8, gains + 0.2), 0.01)
-                    update = mu * update - step * gains * grad
-                    np.clip(update, -clip, clip, out=update)
-                    Y += update
+            self._place_exact(Y, row_sum, lambda Yv, out: grad_fn(
+                *triplet, Yv, Y_ref, *args, out, n_threads), n_iter, learning_rate)
         check_placement(Y, self.method)
         if return_cost:
             return Y, float(cost_fn(*triplet, Y, Y_ref, *args, n_threads))
         return Y
+
+    def _place_exact(self, Y, row_sum, gradient, n_iter, learning_rate):
+        """The exact form, in place on ``Y``: the fit's optimizer with the reference fixed.
+
+        :func:`smallvis.optim.optimize_exact` on the new points' rows only
+        (``gradient(Y, out)`` sees the reference through its kernel), with
+        the settings of :func:`placement_settings`: a learning rate of
+        ``learning_rate / sum_j p_sj`` per point, steps clipped to
+        :meth:`step_scale`, no re-centring, ``n_iter`` iterations.  A
+        gradient or coordinates that are not finite raise ``ValueError``.
+        """
+        def full_gradient(Yv, learned, exaggerated, out):
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                gradient(Yv, out)
+
+        try:
+            optimize_exact(Y, full_gradient, None,
+                           placement_settings(n_iter, self.step_scale()),
+                           row_learning_rate=learning_rate / row_sum)
+        except DivergenceError as exc:
+            raise ValueError(
+                f"{self.method} transform: {exc.reason} at iteration {exc.iteration}; the "
+                "new points or the fitted embedding span too wide a range"
+            ) from None
 
     def _place_sgd(self, P, Y, kernels, n_epochs):
         """The stochastic form, in place on ``Y``: umap-learn's transform, for every SGD method.
@@ -618,6 +624,23 @@ class Reference:
                                              r * n_negative, n_negative, n)
                 for t in range(n_negative):
                     step(heads, negatives[t], alpha, 2)
+
+
+def placement_settings(n_iter, max_step):
+    """The exact optimizer's settings for placing new points (:mod:`smallvis.optim`).
+
+    ``n_iter`` iterations exactly (the cost is not evaluated), momentum
+    :data:`TRANSFORM_MOMENTUM` (the first for the first quarter of the
+    iterations), minimum gain 0.01, each step clipped to ``max_step``, no
+    re-centring (the reference frame is fixed), a gradient that is not
+    finite refused, no recovery.  The learning rate is given per point.
+    """
+    first, final = TRANSFORM_MOMENTUM
+    return OptimizerSettings(learning_rate=1.0, n_iter=n_iter, exaggeration=1.0,
+                             exaggeration_iter=0, momentum=first, final_momentum=final,
+                             momentum_switch_iter=n_iter // 4, min_gain=0.01, tol=0.0,
+                             cost_every=None, max_step=max_step, recentre=False,
+                             check_collapse=False, check_gradient=True, recover=False)
 
 
 def neighbour_keys(neighbours):
