@@ -94,7 +94,7 @@ def test_the_fit_keeps_its_settings_by_default():
 
 # ---- the stochastic engine, reference frozen ----------------------------
 
-def _frozen_case(spec, n_new, n_ref, k, seed, n_epochs=12):
+def _frozen_case(n_new, n_ref, k, seed, n_epochs=12):
     """A random placement problem: reference layout, new points, their rows of P."""
     rng = np.random.default_rng(seed)
     Y_ref = rng.normal(size=(n_ref, 2)) * 3.0
@@ -107,22 +107,18 @@ def _frozen_case(spec, n_new, n_ref, k, seed, n_epochs=12):
     return P, np.ascontiguousarray(np.vstack([start, Y_ref])), n_epochs
 
 
-#: Coefficient parameters of each stochastic method (values of its defaults' order).
+#: Coefficient parameters of each stochastic method (typical values).
 _KERNEL_PARAMS = {"umap": {"a": 1.58, "b": 0.9, "eps": 0.001},
                   "tumap": {"eps": 0.001},
                   "largevis": {"gamma": 1.0, "eps": 0.1},
                   "ncvis": {"a": 1.58, "b": 0.9, "n_negative": 5}}
 
 
-def _kernel_params(name):
-    return _KERNEL_PARAMS[name]
-
-
 def _run_frozen(name, P, layout, n_epochs, kernels, q=0.0):
     spec = METHODS[name].sgd
     n_new = P.shape[0]
     keys = neighbour_keys(P.indices.reshape(n_new, -1))
-    problem = prepare_frozen(spec, P, n_epochs, _kernel_params(name), keys, q=q)
+    problem = prepare_frozen(spec, P, n_epochs, _KERNEL_PARAMS[name], keys, q=q)
     out = layout.copy()
     optimize_sgd(out, kernels, problem, 7, n_threads=1)
     return out
@@ -130,7 +126,7 @@ def _run_frozen(name, P, layout, n_epochs, kernels, q=0.0):
 
 @pytest.mark.parametrize("name", SGD_METHODS)
 def test_frozen_rows_never_move_and_the_twins_agree_bitwise(name):
-    P, layout, n_epochs = _frozen_case(METHODS[name].sgd, n_new=6, n_ref=40, k=5, seed=3)
+    P, layout, n_epochs = _frozen_case(n_new=6, n_ref=40, k=5, seed=3)
     fast = _run_frozen(name, P, layout, n_epochs, _sgd_kernels)
     slow = _run_frozen(name, P, layout, n_epochs, reference)
     assert np.array_equal(fast[6:], layout[6:])  # the reference did not move
@@ -144,7 +140,7 @@ def test_frozen_rows_never_move_and_the_twins_agree_bitwise(name):
        cut=st.integers(1, 6))
 def test_a_new_point_moves_as_it_would_alone(name, seed, cut):
     """A point's path depends on its own edges only: not on the batch around it."""
-    P, layout, n_epochs = _frozen_case(METHODS[name].sgd, n_new=7, n_ref=30, k=4, seed=seed)
+    P, layout, n_epochs = _frozen_case(n_new=7, n_ref=30, k=4, seed=seed)
     whole = _run_frozen(name, P, layout, n_epochs, _sgd_kernels)
     order = np.r_[cut:7, :cut]  # another batch: the points from cut on, then the rest
     part = _run_frozen(name, P[order[:4]], np.vstack([layout[order[:4]], layout[7:]]),
@@ -185,7 +181,7 @@ def test_one_point_against_one_reference_point_by_hand():
 def test_the_frozen_problem_reads_the_methods_spec():
     """Clip, learning rate and decay come from the registry's spec (ncvis: quadratic)."""
     spec = METHODS["ncvis"].sgd
-    P, _, _ = _frozen_case(spec, n_new=2, n_ref=10, k=3, seed=0)
+    P, _, _ = _frozen_case(n_new=2, n_ref=10, k=3, seed=0)
     problem = prepare_frozen(spec, P, 4, {"a": 1.0, "b": 1.0}, np.array([1, 2]), q=0.3)
     assert problem.clip == spec.clip and problem.clip_after_step == spec.clip_after_step
     np.testing.assert_allclose(problem.alphas, spec.learning_rate
