@@ -267,7 +267,7 @@ cdef enum Scheme:
 
 
 cdef enum Noise:
-    UNIFORM, UNIFORM_OTHERS, DEGREE
+    UNIFORM, UNIFORM_OTHERS, DEGREE, REFERENCE
 
 
 cdef int _scheme(name) except -1:
@@ -287,6 +287,8 @@ cdef int _noise(name) except -1:
         return UNIFORM_OTHERS
     if name == "degree":
         return DEGREE
+    if name == "reference":
+        return REFERENCE
     raise ValueError(f"unknown SGD noise {name!r}")
 
 
@@ -304,6 +306,7 @@ cdef struct SgdLoop:
     const double* alphas
     const int64_t* n_noise
     const double* q_offset
+    const int64_t* edge_key      # the key part of each edge; NULL: the edge's index
     # updated in place
     double* Y
     double* state
@@ -319,6 +322,7 @@ cdef struct SgdLoop:
     double clip, alpha_q
     # sizes
     int64_t n, dim, n_edges, n_noise_table, samples_per_epoch
+    int64_t n_free          # rows from n_free on are frozen (never moved)
 
 
 cdef inline double _clip(double x, double bound) noexcept nogil:
@@ -391,6 +395,8 @@ cdef inline int64_t _negative(const SgdLoop* L, uint64_t key, int64_t draw,
     if L.noise == UNIFORM_OTHERS:
         k = _randint(_absorb(key, <uint64_t>draw), <uint64_t>(L.n - 1))
         return k + 1 if k >= i else k
+    if L.noise == REFERENCE:
+        return L.n_free + _randint(_absorb(key, <uint64_t>draw), <uint64_t>(L.n - L.n_free))
     return _randint(_absorb(key, <uint64_t>draw), <uint64_t>L.n)
 
 
@@ -435,10 +441,11 @@ cdef inline void _umap_sample_2d(const SgdLoop* L, const Coef* kp, double* yi, d
     cdef double y0 = yi[0], y1 = yi[1], d0, d1, d2, c, g, s, dq
     cdef double bound = L.clip
     cdef bint clip_after = L.clip_after, move = L.move_negatives
-    cdef bint skip_tail = L.skip_tail
+    cdef bint skip_tail = L.skip_tail, move_tail = j < L.n_free
+    cdef int64_t n_free = L.n_free
     cdef double* yk
     cdef int64_t p, k
-    # the positive edge (i != j): both rows move
+    # the positive edge (i != j): both rows move (the tail unless frozen)
     d0 = y0 - yj[0]
     d1 = y1 - yj[1]
     c = _umap_attract(kp, d0 * d0 + d1 * d1, 0.0, &dq)
@@ -446,12 +453,14 @@ cdef inline void _umap_sample_2d(const SgdLoop* L, const Coef* kp, double* yi, d
     s = _scaled_step(g, alpha, bound, clip_after)
     y0 = y0 + s
     yi[0] = y0
-    yj[0] -= s
+    if move_tail:
+        yj[0] -= s
     g = c * d1
     s = _scaled_step(g, alpha, bound, clip_after)
     y1 = y1 + s
     yi[1] = y1
-    yj[1] -= s
+    if move_tail:
+        yj[1] -= s
     for p in range(m):
         k = negatives[p] if p < n_early else _negative(L, key, first_draw + 2 * p, i)
         if skip_tail and k == j:
@@ -460,7 +469,7 @@ cdef inline void _umap_sample_2d(const SgdLoop* L, const Coef* kp, double* yi, d
             d2 = _sq_dist_rows(yi, yi, 2)
             if d2 <= 0.0:
                 continue
-            _step(L, yi, yi, _umap_repel(kp, d2, 0.0, &dq), alpha, NULL, move)
+            _step(L, yi, yi, _umap_repel(kp, d2, 0.0, &dq), alpha, NULL, move and k < n_free)
             y0 = yi[0]
             y1 = yi[1]
             continue
@@ -475,13 +484,13 @@ cdef inline void _umap_sample_2d(const SgdLoop* L, const Coef* kp, double* yi, d
         s = _scaled_step(g, alpha, bound, clip_after)
         y0 = y0 + s
         yi[0] = y0
-        if move:
+        if move and k < n_free:
             yk[0] -= s
         g = c * d1
         s = _scaled_step(g, alpha, bound, clip_after)
         y1 = y1 + s
         yi[1] = y1
-        if move:
+        if move and k < n_free:
             yk[1] -= s
 
 
@@ -522,7 +531,7 @@ cdef void _sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j, uint64_
         c = _umap_attract(&k_params, _sq_dist_rows(yi, yk, L.dim), qi, &dq)
     else:
         c = L.attract(&k_params, _sq_dist_rows(yi, yk, L.dim), qi, &dq)
-    _step(L, yi, yk, c, alpha, head_acc, True)
+    _step(L, yi, yk, c, alpha, head_acc, j < L.n_free)
     if L.alpha_q != 0.0:
         L.q[0] += L.alpha_q * dq
     for p in range(m):
@@ -538,7 +547,7 @@ cdef void _sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j, uint64_
             c = _umap_repel(&k_params, d2, qi, &dq)
         else:
             c = repel(&k_params, d2, qi, &dq)
-        _step(L, yi, yk, c, alpha, head_acc, L.move_negatives)
+        _step(L, yi, yk, c, alpha, head_acc, L.move_negatives and k < L.n_free)
         if L.alpha_q != 0.0:
             L.q[0] += L.alpha_q * dq
     if L.defer_head:
@@ -599,6 +608,13 @@ cdef inline int64_t _edge_head(const SgdLoop* L, int64_t e) noexcept nogil:
     return lo
 
 
+cdef inline uint64_t _item_key(const SgdLoop* L, int64_t e) noexcept nogil:
+    """The key part of edge ``e``: its edge key when there are edge keys, else ``e``."""
+    if L.edge_key != NULL:
+        return <uint64_t>L.edge_key[e]
+    return <uint64_t>e
+
+
 cdef void _sgd_item(const SgdLoop* L, int64_t epoch, uint64_t epoch_key, int64_t e,
                     double* acc) noexcept nogil:
     """Item ``e`` of an epoch: an edge (epochs_per_sample, every_edge) or a sample (alias).
@@ -615,17 +631,18 @@ cdef void _sgd_item(const SgdLoop* L, int64_t epoch, uint64_t epoch_key, int64_t
         per_negative = L.edge_weight[e] / <double>L.n_noise[epoch]
         m = <int64_t>((<double>(epoch + 1) - L.state[L.n_edges + e]) / per_negative)
         L.state[L.n_edges + e] += <double>m * per_negative
-        _sgd_sample(L, epoch, L.head[e], L.tail[e], _absorb(epoch_key, <uint64_t>e), 0, m,
-                    acc)
+        _sgd_sample(L, epoch, L.head[e], L.tail[e], _absorb(epoch_key, _item_key(L, e)), 0,
+                    m, acc)
         return
-    key = _absorb(epoch_key, <uint64_t>e)
     if L.scheme == ALIAS:
+        key = _absorb(epoch_key, <uint64_t>e)
         edge = _alias_draw(_absorb(key, 0), _absorb(key, 1), L.edge_weight, L.edge_alias,
                            L.n_edges)
         _sgd_sample(L, epoch, _edge_head(L, edge), L.tail[edge], key, 2, L.n_noise[epoch],
                     acc)
     else:
-        _sgd_sample(L, epoch, L.head[e], L.tail[e], key, 0, L.n_noise[epoch], acc)
+        _sgd_sample(L, epoch, L.head[e], L.tail[e], _absorb(epoch_key, _item_key(L, e)), 0,
+                    L.n_noise[epoch], acc)
 
 
 #: How many samples ahead the alias scheme fetches its edges (see _run_items).
@@ -719,6 +736,7 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     cdef const int64_t[::1] nn = problem.n_noise
     cdef const double[::1] ew = problem.edge_weight, npb = problem.noise_prob
     cdef const double[::1] al = problem.alphas, qo = problem.q_offset
+    cdef const int64_t[::1] ek = problem.edge_key
     cdef double[:, ::1] y = Y, st = problem.state
     cdef double[::1] qq = problem.q
     cdef SgdLoop L
@@ -748,11 +766,13 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     L.alphas = &al[0]
     L.n_noise = &nn[0]
     L.q_offset = &qo[0] if qo.shape[0] else NULL
+    L.edge_key = &ek[0] if ek.shape[0] else NULL
     L.has_offset = qo.shape[0] > 0
     L.Y = &y[0, 0]
     L.state = &st[0, 0] if st.shape[1] else NULL
     L.q = &qq[0]
     L.n, L.dim, L.n_edges, L.n_noise_table = y.shape[0], y.shape[1], t.shape[0], npb.shape[0]
+    L.n_free = min(<int64_t>problem.n_free, L.n)
     L.prefetch = nthreads > 1
     # blocks of 2**shift edges, 1/32 to 1/16 of an average row: most lie
     # within one row, and _edge_head then reads no indptr

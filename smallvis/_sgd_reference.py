@@ -193,6 +193,9 @@ SGD_COEFFICIENTS = {
 SGD_SCHEMES = ("epochs_per_sample", "alias", "every_edge")
 #: How negatives are drawn (``problem.noise``; see :func:`sgd_epochs`).
 SGD_NOISES = ("uniform", "uniform_others", "degree")
+#: The noise of a problem with frozen rows (placing new points): negatives
+#: drawn uniformly from the frozen rows (see :func:`sgd_epochs`).
+FROZEN_NOISE = "reference"
 
 #: The parameters a coefficient reads; ``nu`` is set per epoch.
 _CoefficientParams = namedtuple("_CoefficientParams", "a b gamma eps nu")
@@ -378,7 +381,17 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
           ``"alias"`` (``samples_per_epoch`` edges drawn from the alias
           table) or ``"every_edge"`` (every edge once per epoch).
         * ``noise``: ``"uniform"`` (all points), ``"uniform_others"`` (the
-          points other than the head) or ``"degree"`` (the alias table).
+          points other than the head), ``"degree"`` (the alias table) or
+          ``"reference"`` (uniformly over the frozen rows ``n_free <= k < n``).
+        * ``n_free`` (int): rows ``0 <= i < n_free`` move; the rows from
+          ``n_free`` on are a frozen reference that no step moves (a tail
+          or negative there stays put).  ``n_free >= n_samples``: every
+          row moves (the fit).
+        * ``edge_key`` (int64, ``(n_edges,)`` or ``(0,)``): the "edge" part
+          of each edge's random key (schemes ``"epochs_per_sample"`` and
+          ``"every_edge"``); empty: the edge's index.  A key that depends
+          on the edge's own identity makes its draws independent of the
+          other edges in the problem (placing new points).
         * ``clip`` (float): the bound of each clipped component;
           ``clip_after_step`` (bool): clip :math:`\alpha_e c (y_i - y_k)`
           instead of :math:`c (y_i - y_k)`.
@@ -400,17 +413,20 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     Notes
     -----
     Random draws are keyed ``(seed, epoch, e, d)``: ``e`` is the edge
-    (schemes ``"epochs_per_sample"`` and ``"every_edge"``) or the sample
+    (schemes ``"epochs_per_sample"`` and ``"every_edge"``; its
+    ``edge_key`` when there are edge keys) or the sample
     number within the epoch (``"alias"``); ``"alias"`` draws its edge with
     ``d = 0, 1`` and negative ``p`` with ``d = 2 + 2p, 3 + 2p``; the other
     schemes draw negative ``p`` with ``d = 2p, 2p + 1``.
     """
     attract, repel = _coefficient_functions(problem)
-    if problem.scheme not in SGD_SCHEMES or problem.noise not in SGD_NOISES:
+    noises = SGD_NOISES + (FROZEN_NOISE,)
+    if problem.scheme not in SGD_SCHEMES or problem.noise not in noises:
         raise ValueError(f"unknown SGD scheme or noise: {problem.scheme!r}, {problem.noise!r}")
     pr = problem
     head, tail, q, q_offset = pr.head, pr.tail, pr.q, pr.q_offset
     n = Y.shape[0]
+    n_free = min(int(pr.n_free), n)
 
     def step(i, k, c, alpha, acc, move_other):
         """Move ``i`` along ``c (y_i - y_k)`` (or add to ``acc``), ``k`` the other way."""
@@ -431,7 +447,7 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
         acc = np.zeros(Y.shape[1]) if pr.defer_head else None
         qi = q[0] + q_offset[i] if len(q_offset) else q[0]
         c, dq = attract(k, float(np.sum((Y[i] - Y[j]) ** 2)), qi)
-        step(i, j, c, alpha, acc, True)
+        step(i, j, c, alpha, acc, j < n_free)
         if pr.q_learning_rate != 0.0:
             q[0] += pr.q_learning_rate * dq
         words = _absorb(key, np.arange(first_draw, first_draw + 2 * m, dtype=np.int64))
@@ -442,6 +458,8 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
             elif pr.noise == "uniform_others":
                 neg = int(_randint(words[2 * p], n - 1))
                 neg += neg >= i
+            elif pr.noise == "reference":
+                neg = n_free + int(_randint(words[2 * p], n - n_free))
             else:
                 neg = int(_randint(words[2 * p], n))
             if pr.skip_tail and neg == j:
@@ -451,7 +469,7 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
                 continue
             qi = q[0] + q_offset[i] if len(q_offset) else q[0]
             c, dq = repel(k, d2, qi)
-            step(i, neg, c, alpha, acc, pr.move_negatives)
+            step(i, neg, c, alpha, acc, pr.move_negatives and neg < n_free)
             if pr.q_learning_rate != 0.0:
                 q[0] += pr.q_learning_rate * dq
         if acc is not None:
@@ -469,7 +487,8 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
                 i = int(np.searchsorted(pr.indptr, e, side="right")) - 1  # e's row
                 sample(epoch, i, tail[e], keys[s], 2, n_noise, k)
             continue
-        keys = _edge_key(seed, epoch, np.arange(len(tail), dtype=np.int64))
+        ids = pr.edge_key if len(pr.edge_key) else np.arange(len(tail), dtype=np.int64)
+        keys = _edge_key(seed, epoch, ids)
         for e in range(len(tail)):
             if pr.scheme == "every_edge":
                 sample(epoch, head[e], tail[e], keys[e], 0, n_noise, k)

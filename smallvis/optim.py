@@ -7,12 +7,16 @@ One iteration, numbered ``it = 1 .. n_iter`` as in the R package smallvis:
    floored at ``min_gain``.  (``update`` starts at zero, and ``sign(0) = 0``.)
 3. ``update = mu * update - learning_rate * gains * G``; ``Y += update``;
    ``mu`` is ``momentum`` while ``it <= momentum_switch_iter`` and
-   ``final_momentum`` after.
-4. Re-centre: subtract the column means of ``Y``.
+   ``final_momentum`` after.  With ``max_step`` set, each component of
+   ``update`` is clipped to ``[-max_step, max_step]`` before it is added
+   (and kept so in the momentum buffer).
+4. Re-centre: subtract the column means of ``Y`` (unless ``recentre`` is
+   False).
 5. Every ``cost_every`` iterations and at the last one, evaluate the cost of the
    true (unexaggerated) ``P`` at the new ``Y``; stop early when the relative
    change per iteration falls below ``tol`` (after exaggeration, with a wait of
-   15 iterations as in smallvis).
+   15 iterations as in smallvis).  ``cost_every=None``: the cost is never
+   evaluated, and the run makes exactly ``n_iter`` iterations.
 6. ``callback(it, Y, cost)`` is called (``cost`` is None when it was not
    evaluated); a truthy return value stops the run.
 
@@ -59,6 +63,19 @@ every squared distance below float64's relative precision (its output
 weights all equal their value at distance 0, e.g. from a very small start
 and too few iterations) warns with a ``RuntimeWarning``; ``tol`` never
 stops such a run, whose cost is flat to rounding without having converged.
+
+Placing new points against a fixed reference
+--------------------------------------------
+:meth:`smallvis.transform.Reference.transform` runs this same engine on the
+new points only (the reference rows enter through its gradient, fixed).
+What differs is settings: a learning rate per row (``row_learning_rate``),
+a clip of the step (``max_step``), no re-centring (the reference frame is
+fixed), its own momentum schedule, a fixed number of iterations
+(``cost_every=None``), a check that the gradient is finite
+(``check_gradient``), no collapse checks (``check_collapse``: the new
+points' spread among themselves is not a layout) and no recovery
+(``recover=False``: a divergence raises :class:`DivergenceError` at once,
+with its ``iteration`` and ``reason``).
 
 Learned scalars (NCVis's normalisation ``Q``) are optimised together with
 ``Y``: they are extra coordinates with their own gains and update, under the
@@ -107,7 +124,13 @@ class DivergenceError(RuntimeError, FloatingPointError):
 
 @dataclass
 class OptimizerSettings:
-    """Settings of the exact optimizer (see the module docstring)."""
+    """Settings of the exact optimizer (see the module docstring).
+
+    The fit uses the defaults of the last six; new points are placed with
+    ``cost_every=None``, ``max_step`` set, ``recentre``,
+    ``check_collapse`` and ``recover`` False and ``check_gradient`` True
+    (module docstring, "Placing new points against a fixed reference").
+    """
 
     learning_rate: float
     n_iter: int = 1000
@@ -118,7 +141,18 @@ class OptimizerSettings:
     momentum_switch_iter: int = 250
     min_gain: float = 0.01
     tol: float = 1e-7
+    #: evaluate the cost every this many iterations; None: never
     cost_every: int = 50
+    #: clip of each component of the update; None: no clip
+    max_step: float = None
+    #: subtract the column means of ``Y`` after every step
+    recentre: bool = True
+    #: refuse a collapsed start, warn about a collapsed end
+    check_collapse: bool = True
+    #: count a gradient that is not finite as a divergence
+    check_gradient: bool = False
+    #: recover from a divergence (halve the learning rate); False: raise
+    recover: bool = True
 
 
 @dataclass
@@ -148,11 +182,14 @@ class _DeltaBarDelta:
 
     ``step(G, learning_rate, mu)`` updates the gains from the signs of ``G``
     and of the previous update, then returns the new update
-    ``mu * update - (learning_rate * gains) * G`` (an internal buffer).
+    ``mu * update - (learning_rate * gains) * G`` (an internal buffer),
+    clipped to ``[-max_step, max_step]`` when ``max_step`` is not None.
+    ``learning_rate`` is a float or an array of one rate per entry.
     """
 
-    def __init__(self, size, min_gain):
+    def __init__(self, size, min_gain, max_step=None):
         self.min_gain = min_gain
+        self.max_step = max_step
         self.update = np.zeros(size)
         self.gains = np.ones(size)
         self._shrunk = np.empty(size)
@@ -172,6 +209,8 @@ class _DeltaBarDelta:
         scaled = np.multiply(gains, learning_rate, out=self._shrunk)
         scaled *= G
         update -= scaled
+        if self.max_step is not None:
+            np.clip(update, -self.max_step, self.max_step, out=update)
         return update
 
 
@@ -248,15 +287,16 @@ def check_starting_layout(Y):
         raise ValueError(tiny_span_message(Y, "the initial layout (init)", array=False))
 
 
-def _starting_cost(Y, learned, cost, watch):
+def _starting_cost(Y, learned, cost, watch, settings):
     """The cost at the start, the first baseline of the rise rule; None during exaggeration.
 
     Without exaggeration a run is judged from its first iteration: a cost
     that has doubled by the first evaluation (or risen by 10% twice) is a
     rising cost, although no lower cost was evaluated on the way.  A
-    starting cost that is not finite gives no baseline.
+    starting cost that is not finite gives no baseline, nor does a run
+    that never evaluates its cost (``cost_every=None``).
     """
-    if watch.exaggeration_ends > 0:
+    if watch.exaggeration_ends > 0 or settings.cost_every is None:
         return None
     start = cost(Y, learned)
     if not np.isfinite(start):
@@ -265,8 +305,46 @@ def _starting_cost(Y, learned, cost, watch):
     return start
 
 
+def _learning_rates(settings, row_learning_rate, Y, n_learned):
+    """The learning rate of every entry of theta: a float, or one per entry.
+
+    ``row_learning_rate`` (one per row of ``Y``) replaces
+    ``settings.learning_rate`` for the coordinates of each row; learned
+    scalars keep ``settings.learning_rate``.
+    """
+    if row_learning_rate is None:
+        return settings.learning_rate
+    rates = np.asarray(row_learning_rate, dtype=np.float64)
+    if rates.shape != (Y.shape[0],):
+        raise ValueError(f"row_learning_rate must have one entry per row of Y "
+                         f"({Y.shape[0]}); got shape {rates.shape}")
+    return np.concatenate([np.repeat(rates, Y.shape[1]),
+                           np.full(n_learned, float(settings.learning_rate))])
+
+
+def _recentre(Yv, ones):
+    """Subtract the column means of ``Yv`` in place, column by column.
+
+    (n, dim) broadcasting is slow in NumPy.
+    """
+    centre = (ones @ Yv) / Yv.shape[0]
+    for d in range(Yv.shape[1]):
+        Yv[:, d] -= centre[d]
+
+
+def _nonfinite_gradient(G):
+    """A reason string when the gradient is not finite, else None."""
+    return None if np.all(np.isfinite(G)) else "the gradient is not finite"
+
+
+def _evaluates_cost(settings, it):
+    """Whether iteration ``it`` evaluates the cost."""
+    every = settings.cost_every
+    return every is not None and (it % every == 0 or it == settings.n_iter)
+
+
 def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
-                   verbose=False):
+                   verbose=False, row_learning_rate=None):
     """Run delta-bar-delta gradient descent in place on ``Y`` (and ``learned``).
 
     Parameters
@@ -277,8 +355,9 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
         ``gradient(Y, learned, exaggerated, out)`` writes the gradient in
         ``Y`` into ``out`` and returns the gradient in ``learned`` (an array
         like ``learned``, or None when there is nothing learned).
-    cost : callable
-        ``cost(Y, learned)`` returns the cost with the true ``P``.
+    cost : callable or None
+        ``cost(Y, learned)`` returns the cost with the true ``P``; None
+        only with ``settings.cost_every=None``.
     settings : OptimizerSettings
     learned : ndarray of shape (n_learned,) or None
         Extra scalars optimised with ``Y``; updated in place.
@@ -287,6 +366,9 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
     verbose : bool
         Print a progress line (iteration, cost, elapsed time, ETA) at every
         cost evaluation, and a line for every recovery.
+    row_learning_rate : ndarray of shape (n_samples,) or None
+        A learning rate per row of ``Y``, in place of
+        ``settings.learning_rate`` (placing new points: module docstring).
 
     Returns
     -------
@@ -296,10 +378,12 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
     ------
     DivergenceError
         The run diverged again after :data:`MAX_RECOVERIES` halvings of the
-        learning rate (module docstring, "Divergence guard").
+        learning rate (module docstring, "Divergence guard"), or at all with
+        ``settings.recover=False``.
     """
     s = settings
-    check_starting_layout(Y)
+    if s.check_collapse:
+        check_starting_layout(Y)
     trace = OptimizerTrace()
     if learned is None:
         learned = np.zeros(0)
@@ -309,38 +393,42 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
     Lv = theta[Y.size:]
     G = np.empty_like(theta)
     GY = G[:Y.size].reshape(Y.shape)
-    step = _DeltaBarDelta(theta.size, s.min_gain)
+    step = _DeltaBarDelta(theta.size, s.min_gain, s.max_step)
     ones = np.ones(Y.shape[0])
     start = time.perf_counter()
     previous_cost = None
     exaggerating = s.exaggeration != 1.0 and s.exaggeration_iter > 0
     exaggeration_ends = s.exaggeration_iter if exaggerating else 0
     tol_from = exaggeration_ends + TOL_WAIT
-    learning_rate = s.learning_rate
+    learning_rate = _learning_rates(s, row_learning_rate, Y, Lv.size)
     watch = _DivergenceWatch(exaggeration_ends)
-    good = _Checkpoint(0, theta, _starting_cost(Y, learned, cost, watch))
+    good = _Checkpoint(0, theta, _starting_cost(Y, learned, cost, watch, s))
     it = 0
     while it < s.n_iter:
         it += 1
         g_learned = gradient(Yv, Lv, exaggerating and it <= s.exaggeration_iter, GY)
         if Lv.size:
             G[Y.size:] = g_learned
-        mu = s.momentum if it <= s.momentum_switch_iter else s.final_momentum
-        with np.errstate(over="ignore", invalid="ignore"):  # the guard below checks
-            theta += step(G, learning_rate, mu)
-            # re-centre column by column: (n, dim) broadcasting is slow in NumPy
-            centre = (ones @ Yv) / Y.shape[0]
-            for d in range(Y.shape[1]):
-                Yv[:, d] -= centre[d]
-
+        diverged = _nonfinite_gradient(G) if s.check_gradient else None
         current = None
-        diverged = _diverged_coordinates(theta, Yv)
-        if diverged is None and (it % s.cost_every == 0 or it == s.n_iter):
+        if diverged is None:
+            mu = s.momentum if it <= s.momentum_switch_iter else s.final_momentum
+            with np.errstate(over="ignore", invalid="ignore"):  # the guard below checks
+                theta += step(G, learning_rate, mu)
+                if s.recentre:
+                    _recentre(Yv, ones)
+            diverged = _diverged_coordinates(theta, Yv)
+        if diverged is None and _evaluates_cost(s, it):
             Y[...] = Yv
             learned[...] = Lv
             current = cost(Y, learned)
             diverged = watch.check(it, current)
         if diverged is not None:
+            if not s.recover:
+                error = DivergenceError(f"the optimisation diverged at iteration {it} "
+                                        f"({diverged})")
+                error.iteration, error.reason = it, diverged
+                raise error
             learning_rate = _recover(trace, it, diverged, good, theta, step, learning_rate,
                                      watch, verbose)
             it, previous_cost = good.iteration, good.cost
@@ -369,7 +457,8 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
         if callback is not None and callback(it, Y, current):
             trace.stopped_early = True
             break
-    _warn_if_collapsed(Y, trace.n_iter)
+    if s.check_collapse:
+        _warn_if_collapsed(Y, trace.n_iter)
     return trace
 
 

@@ -59,6 +59,22 @@ skip ``i``), moving negatives and the clip after the step, plus:
   empty;
 * the learning rate ``alpha (1 - (e / E)^2)`` (an array, ``alphas``).
 
+Placing new points: frozen rows
+-------------------------------
+:func:`prepare_frozen` builds the problem of placing new points into a
+fitted layout (umap-learn's transform; :mod:`smallvis.transform`) for the
+same loop: the rows are the new points, then the reference points, which
+no step moves (``n_free``: the number of rows that move; a tail or negative
+from ``n_free`` on stays put).  Each new point is the head of its edges to
+the reference, scheme ``"epochs_per_sample"`` with each row scaled by its
+own strongest edge, and its negatives are drawn uniformly from the
+reference rows (noise ``"reference"``, ``FROZEN_NOISE``).  Each edge
+carries its own random key (``edge_key``, from its point's key and its
+place in the point's row) in place of its index, so that a point's draws,
+and with one thread its whole path, do not depend on the other new points.
+The coefficient, clip, switches, learning rate and decay are the method's
+spec's; the learned normalisation stays at its fitted value.
+
 Randomness and threads
 ----------------------
 Every random draw is a pure function of ``(seed, epoch, edge or sample,
@@ -103,6 +119,7 @@ import scipy.sparse as sp
 
 from . import _threads
 from .optim import DivergenceError, check_starting_layout
+from ._sgd_reference import FROZEN_NOISE, _absorb
 from .reference import SGD_COEFFICIENTS, SGD_NOISES, SGD_SCHEMES
 
 #: ``optimizer="auto"`` uses the exact optimizer up to this many points and
@@ -377,6 +394,25 @@ class SgdProblem:
     defer_head: bool
     skip_tail: bool
     q_learning_rate: float
+    # placing new points (see prepare_frozen): rows from n_free on never
+    # move; each edge's own random key (empty: its index)
+    n_free: int = MAX_INDEX
+    edge_key: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+
+def coefficient_params(spec, kernel_params):
+    """The coefficient's parameters: ``kernel_params`` over the engine's defaults.
+
+    ``a``, ``b`` and ``gamma`` default to 1, ``eps`` to 0 and
+    ``n_negative`` to the spec's (see :class:`SgdSpec`); other names are
+    refused.
+    """
+    params = {"a": 1.0, "b": 1.0, "gamma": 1.0, "eps": 0.0, "n_negative": spec.n_negative}
+    unknown = set(kernel_params) - set(params)
+    if unknown:
+        raise ValueError(f"unknown SGD kernel parameters: {', '.join(sorted(unknown))}")
+    params.update(kernel_params)
+    return params
 
 
 def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels, *, q0=0.0,
@@ -443,11 +479,7 @@ def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels, *, q0=0.0,
             else np.repeat(np.arange(n, dtype=np.int32), np.diff(indptr)))
     if spec.noise == "degree":
         noise_prob, noise_alias = alias_table(_row_sums(indptr, w) ** DEGREE_POWER, kernels)
-    params = {"a": 1.0, "b": 1.0, "gamma": 1.0, "eps": 0.0, "n_negative": spec.n_negative}
-    unknown = set(kernel_params) - set(params)
-    if unknown:
-        raise ValueError(f"unknown SGD kernel parameters: {', '.join(sorted(unknown))}")
-    params.update(kernel_params)
+    params = coefficient_params(spec, kernel_params)
     q_offset = empty_f
     if correct_q:
         row_sums = _row_sums(indptr, w)
@@ -479,6 +511,85 @@ def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels, *, q0=0.0,
     )
 
 
+def prepare_frozen(spec, P_new, n_epochs, kernel_params, point_keys, *, q=0.0):
+    """The problem of placing new points against a frozen reference (umap-learn's transform).
+
+    The rows of the problem are the ``n_new`` new points, then the
+    ``n_ref`` reference points, which never move (``n_free = n_new``).  Each
+    new point ``s`` is the head of its edges to its reference neighbours
+    (the positive entries of row ``s`` of ``P_new``), sampled every
+    ``max_j p_sj / p_sj`` epochs (``"epochs_per_sample"``, each row scaled
+    by its own maximum); each sample draws the method's negatives uniformly
+    from the reference rows (``"reference"`` noise), the constant number
+    ``n_negative`` per sample as umap-learn's bookkeeping.  The method's
+    spec gives the rest: its coefficient and ``kernel_params``, clip,
+    ``clip_after_step``, ``defer_head`` and ``skip_tail``, its initial
+    learning rate and decay.  The learned normalisation stays at ``q``.
+
+    Every draw of edge ``r`` of point ``s`` is keyed by
+    ``(seed, epoch, absorb(point_keys[s], r), draw)``: nothing about a new
+    point depends on the other new points (their number, order or values),
+    so each point is placed as it would be alone, bit for bit.
+
+    Parameters
+    ----------
+    spec : SgdSpec
+    P_new : sparse matrix of shape (n_new, n_ref)
+        The new points' affinities to the reference points (CSR, columns
+        sorted within each row).
+    n_epochs : int
+    kernel_params : mapping
+        The coefficient's parameters (see :class:`SgdSpec`).
+    point_keys : ndarray of int64, shape (n_new,)
+        A key per new point that does not depend on the batch.
+    q : float, default=0.0
+        The fitted normalisation (NCVis's ``Q``).
+
+    Returns
+    -------
+    SgdProblem
+        To run on ``vstack([Y_new, Y_ref])``.
+    """
+    M = sp.csr_matrix(P_new)
+    n_new, n_ref = M.shape
+    if n_new + n_ref > MAX_INDEX or M.nnz > MAX_INDEX:
+        raise ValueError("the stochastic optimizer supports at most 2**31 - 1 points "
+                         "and edges")
+    counts = np.diff(M.indptr)
+    rows = np.repeat(np.arange(n_new), counts)
+    position = np.arange(M.nnz) - np.repeat(M.indptr[:-1], counts)  # r within its row
+    edge_key = _absorb(np.asarray(point_keys, dtype=np.int64)[rows], position)
+    row_max = np.zeros(n_new)
+    np.maximum.at(row_max, rows, M.data)
+    keep = M.data > 0
+    rows, w, edge_key = rows[keep], M.data[keep], edge_key[keep]
+    if len(w) == 0:
+        raise ValueError("P has no positive entries: nothing to optimise")
+    params = coefficient_params(spec, kernel_params)
+    n_noise = noise_counts(n_epochs, params["n_negative"], "constant")
+    edge_weight = row_max[rows] / w
+    indptr = np.zeros(n_new + n_ref + 1, dtype=np.int32)
+    indptr[1:n_new + 1] = np.cumsum(np.bincount(rows, minlength=n_new))
+    indptr[n_new + 1:] = indptr[n_new]
+    empty_f, empty_i = np.zeros(0), np.zeros(0, dtype=np.int32)
+    return SgdProblem(
+        head=rows.astype(np.int32), tail=(M.indices[keep] + n_new).astype(np.int32),
+        indptr=indptr, edge_weight=edge_weight, edge_alias=empty_i,
+        noise_prob=empty_f, noise_alias=empty_i, n_epochs=n_epochs,
+        alphas=learning_rates(n_epochs, spec.learning_rate, spec.decay,
+                              spec.min_learning_rate),
+        n_noise=n_noise, state=np.ascontiguousarray([edge_weight, edge_weight / n_noise[0]]),
+        q=np.array([float(q)]), q_offset=empty_f,
+        coefficient=spec.coefficient, a=float(params["a"]), b=float(params["b"]),
+        gamma=float(params["gamma"]), eps=float(params["eps"]),
+        scheme="epochs_per_sample", noise=FROZEN_NOISE, samples_per_epoch=n_new + n_ref,
+        clip=float(spec.clip), clip_after_step=bool(spec.clip_after_step),
+        move_negatives=False, defer_head=bool(spec.defer_head),
+        skip_tail=bool(spec.skip_tail), q_learning_rate=0.0,
+        n_free=n_new, edge_key=np.ascontiguousarray(edge_key.view(np.int64)),
+    )
+
+
 def _check_problem(prob, Y):
     """The kernels run without bounds checks: guarantee what they assume."""
     n, dim = Y.shape
@@ -486,7 +597,7 @@ def _check_problem(prob, Y):
     if not (Y.dtype == np.float64 and Y.flags.c_contiguous and Y.flags.writeable):
         raise ValueError("Y must be a writeable C-contiguous float64 array")
     if (prob.coefficient not in SGD_COEFFICIENTS or prob.scheme not in SGD_SCHEMES
-            or prob.noise not in SGD_NOISES):
+            or prob.noise not in SGD_NOISES + (FROZEN_NOISE,)):
         raise ValueError(f"unknown coefficient, scheme or noise: {prob.coefficient!r}, "
                          f"{prob.scheme!r}, {prob.noise!r}")
     for name in ("head", "tail", "edge_alias", "noise_alias"):
@@ -520,6 +631,15 @@ def _check_problem(prob, Y):
         raise ValueError("q must have length 1 and q_offset length 0 or n_samples")
     if prob.noise == "uniform_others" and n < 2:
         raise ValueError("uniform_others noise needs at least 2 points")
+    if not 0 < prob.n_free <= MAX_INDEX:
+        raise ValueError("n_free must lie in [1, 2**31 - 1]")
+    if prob.noise == FROZEN_NOISE and not prob.n_free < n:
+        raise ValueError("reference noise needs frozen rows (n_free < n_samples)")
+    key = prob.edge_key
+    if key.dtype != np.int64 or not key.flags.c_contiguous or len(key) not in (0, n_edges):
+        raise ValueError("edge_key must be C-contiguous int64 with 0 or n_edges entries")
+    if len(key) and prob.scheme == "alias":
+        raise ValueError("edge keys apply to the edge schemes, not to the alias scheme")
 
 
 @dataclass

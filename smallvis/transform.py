@@ -49,36 +49,41 @@ coordinates, the method's settings) and places new points into it with
    placed as if it were the only one added, as umap-learn and openTSNE do.
    Repulsion between new points would make a point's position depend on the
    batch it arrived in, and transforming a large batch (or the training set
-   itself) would count the data's density twice.  Steps are delta-bar-delta
-   with momentum (:mod:`smallvis.optim`'s rule, no re-centring: the
-   reference frame is fixed), with the step of point ``s`` scaled by
-   ``1 / sum_j p_sj`` so that one learning rate suits every method
-   (normalised and fuzzy ``P`` differ in scale by a factor ``N``), and each
-   step clipped to :data:`MAX_STEP` times the typical distance between
-   training neighbours in the embedding.
+   itself) would count the data's density twice.  The optimizer
+   is the fit's own, :func:`smallvis.optim.optimize_exact` (delta-bar-delta
+   with momentum), run on the new points' rows with the settings of
+   :func:`placement_settings`: no re-centring (the reference frame is
+   fixed), the step of point ``s`` scaled by ``1 / sum_j p_sj`` so that one
+   learning rate suits every method (normalised and fuzzy ``P`` differ in
+   scale by a factor ``N``), each step clipped to :data:`MAX_STEP` times
+   the typical distance between training neighbours in the embedding, and
+   exactly ``n_iter`` iterations.
 
 When the fit used the stochastic optimizer (``optimizer="sgd"``, the
 default of largevis, umap, tumap and ncvis above 5,000 points), the new
-points are placed by the stochastic form instead (:meth:`Reference._place_sgd`,
-umap-learn's transform: edge samples and uniform negatives from the training
-points, only the new points moving): O(M k) per epoch instead of O(M N).
-Its negatives are drawn by the package's counter-based generator keyed by
-(seed, epoch, the point's own key, draw), the key being a hash of the
-point's set of training neighbours (:func:`neighbour_keys`), never by its
+points are placed by the fit's stochastic engine instead
+(:meth:`Reference._place_sgd`: :func:`smallvis.sgd.optimize_sgd` on the
+problem of :func:`smallvis.sgd.prepare_frozen`, umap-learn's transform:
+edge samples and uniform negatives from the training points, the training
+rows frozen, the method's coefficients, clip, learning rate and decay from
+its registry ``sgd`` spec): O(M k) per epoch instead of O(M N).  Its
+negatives are drawn by the package's counter-based generator keyed by
+(seed, epoch, the edge's key, draw), the key being built from a hash of the
+point's set of training neighbours (:func:`neighbour_keys`), never from its
 position in the batch or the batch's size.
 
 Every operation of both forms is per point, so with ``n_threads=1`` (and
 with any number of threads for the exact form: each point's row is computed
 by one thread) the result for a point is the same bit for bit whatever else
 is in the batch and in whatever order, and a fixed ``random_state`` gives
-the same output in every process.  A placement that is not finite (a fitted
-map too wide for float64) raises ``ValueError`` (:func:`check_placement`).
+the same output in every process.  A placement that is not finite, or
+whose squared distances would overflow float64 (a fitted map too wide for
+float64), raises ``ValueError``.
 The exact restricted gradient costs O(M N) per iteration for M new points
 against N training points.
 """
 
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 
 import numpy as np
 import scipy.sparse as sp
@@ -88,9 +93,12 @@ from .affinities import (MIN_K_DIST_SCALE, PERPLEXITY_MAX_TRIES, PERPLEXITY_TOL,
                          SMOOTH_K_N_ITER, SMOOTH_K_TOL)
 from ._backend import kernels as select_kernels
 from ._sgd_reference import _absorb
-from ._validation import _as_array, check_data, check_integer, check_number, check_threads
+from ._validation import (_as_array, check_data, check_integer, check_number, check_threads,
+                          coordinate_span_overflows)
 from .methods import get_method
 from .neighbors import EXACT_MAX_N, KNNIndex
+from .optim import DivergenceError, OptimizerSettings, optimize_exact
+from .sgd import optimize_sgd, prepare_frozen
 
 #: Default number of iterations of the transform optimisation.
 TRANSFORM_N_ITER = 100
@@ -340,93 +348,94 @@ class Reference:
             with np.errstate(over="ignore", invalid="ignore"):  # checked below
                 self._place_sgd(P, Y, kern, n_iter)
         elif n_iter:
-            step = (learning_rate / row_sum)[:, None]
-            clip = self.step_scale()
-            grad = np.zeros_like(Y)
-            update = np.zeros_like(Y)
-            gains = np.ones_like(Y)
-            switch = n_iter // 4
-            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-                for it in range(1, n_iter + 1):
-                    grad_fn(*triplet, Y, Y_ref, *args, grad, n_threads)
-                    if not np.all(np.isfinite(grad)):
-                        raise ValueError(
-                            f"{self.method} transform: the gradient is not finite at "
-                            f"iteration {it}; the new points or the fitted embedding "
-                            "span too wide a range"
-                        )
-                    mu = TRANSFORM_MOMENTUM[0] if it <= switch else TRANSFORM_MOMENTUM[1]
-                    same = np.sign(grad) == np.sign(update)
-                    gains = np.maximum(np.where(same, gains * 0.8, gains + 0.2), 0.01)
-                    update = mu * update - step * gains * grad
-                    np.clip(update, -clip, clip, out=update)
-                    Y += update
+            self._place_exact(Y, row_sum, lambda Yv, out: grad_fn(
+                *triplet, Yv, Y_ref, *args, out, n_threads), n_iter, learning_rate)
         check_placement(Y, self.method)
         if return_cost:
             return Y, float(cost_fn(*triplet, Y, Y_ref, *args, n_threads))
         return Y
 
+    def _place_exact(self, Y, row_sum, gradient, n_iter, learning_rate):
+        """The exact form, in place on ``Y``: the fit's optimizer with the reference fixed.
+
+        :func:`smallvis.optim.optimize_exact` on the new points' rows only
+        (``gradient(Y, out)`` sees the reference through its kernel), with
+        the settings of :func:`placement_settings`: a learning rate of
+        ``learning_rate / sum_j p_sj`` per point, steps clipped to
+        :meth:`step_scale`, no re-centring, ``n_iter`` iterations.  A
+        gradient or coordinates that are not finite raise ``ValueError``.
+        """
+        def full_gradient(Yv, learned, exaggerated, out):
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                gradient(Yv, out)
+
+        try:
+            optimize_exact(Y, full_gradient, None,
+                           placement_settings(n_iter, self.step_scale()),
+                           row_learning_rate=learning_rate / row_sum)
+        except DivergenceError as exc:
+            raise ValueError(
+                f"{self.method} transform: {exc.reason} at iteration {exc.iteration}; the "
+                "new points or the fitted embedding span too wide a range"
+            ) from None
+
     def _place_sgd(self, P, Y, kernels, n_epochs):
-        """The stochastic form, in place on ``Y``: umap-learn's transform, for every SGD method.
+        """The stochastic form, in place on ``Y``: the fit's SGD engine, reference frozen.
 
-        Each new point is the head of its edges ``(s, j)`` to its training
-        neighbours; an edge is sampled every ``max_j p_sj / p_sj`` epochs
-        (umap-learn's ``epochs_per_sample``, per row), and each sample draws
-        the method's ``n_negative`` negatives uniformly from the training
-        points.  Only the new point moves (the reference is fixed); steps use
-        the method's own clipped SGD coefficients (the twin kernel
-        ``sgd_coefficients``), its initial rate and a linear decay.
+        :func:`smallvis.sgd.optimize_sgd` on the problem of
+        :func:`smallvis.sgd.prepare_frozen` (umap-learn's transform): each
+        new point is the head of its edges to its training neighbours, an
+        edge sampled every ``max_j p_sj / p_sj`` epochs, each sample with
+        the method's negatives drawn uniformly from the training points;
+        only the new points move.  Coefficients, clip, learning rate and
+        decay are the method's own (its registry ``sgd`` spec).
 
-        The negatives come from the package's counter-based generator (the
-        twin kernel ``counter_randint``), keyed by (the reference's seed,
-        epoch, the point's key, draw), where the key is a hash of the
-        point's set of training neighbours (:func:`neighbour_keys`): the
-        point's own identity, whatever its position in the batch, the size
-        of the batch, or the units of the data.  New points do not interact,
-        so the heads are updated together, edge by edge, and each point's
+        The draws come from the package's counter-based generator, keyed by
+        (the reference's seed, epoch, the edge's key, draw), where an edge's
+        key is built from its point's key, a hash of the point's set of
+        training neighbours (:func:`neighbour_keys`), and its place among
+        them: the point's own identity, whatever its position in the
+        batch, the size of the batch, or the units of the data.  New points
+        do not interact and the engine runs on one thread, so each point's
         path is the one it would follow alone, bit for bit.
         """
         m = get_method(self.method)
-        spec = m.sgd
-        coef = spec.kernel_params(**self.cost_params)
-        problem = SimpleNamespace(coefficient=spec.coefficient, a=float(coef.get("a", 1.0)),
-                                  b=float(coef.get("b", 1.0)),
-                                  gamma=float(coef.get("gamma", 1.0)),
-                                  eps=float(coef.get("eps", 0.0)))
-        n_negative = int(round(coef.get("n_negative", spec.n_negative)))
-        q = float(self.cost_params.get(m.learned[0], 0.0)) if m.learned else 0.0
-        Y_ref = self.Y
-        n_new, n = Y.shape[0], Y_ref.shape[0]
+        q = float(self.cost_params[m.learned[0]]) if m.learned else 0.0
         k = int(P.indptr[1] - P.indptr[0])
-        tails = P.indices.reshape(n_new, k)
-        weight = P.data.reshape(n_new, k)
-        per_sample = weight.max(axis=1, keepdims=True) / weight
-        next_sample = per_sample.copy()
-        seed = int(self.seed) % 2**64
-        keys = neighbour_keys(tails)
-        rows = np.arange(n_new)
+        keys = neighbour_keys(P.indices.reshape(Y.shape[0], k))
+        problem = prepare_frozen(m.sgd, P, n_epochs, m.sgd.kernel_params(**self.cost_params),
+                                 keys, q=q)
+        layout = np.ascontiguousarray(np.vstack([Y, self.Y]), dtype=np.float64)
+        if coordinate_span_overflows(layout):
+            # its steps are clipped, so a layout that starts within range stays there
+            raise ValueError(
+                f"{self.method} transform: the fitted embedding (with the new points' "
+                "starts) spans too wide a range for float64, its squared distances "
+                "overflow, so the new points would get non-finite coordinates; refit, "
+                "or check X_new"
+            )
+        try:
+            optimize_sgd(layout, kernels, problem, int(self.seed) % 2**64, n_threads=1)
+        except DivergenceError:
+            pass  # the new rows that are not finite are named by check_placement
+        Y[...] = layout[:Y.shape[0]]
 
-        def step(heads, other, alpha, which):
-            diff = Y[heads] - Y_ref[other]
-            d2 = (diff * diff).sum(axis=1)
-            out = np.zeros((4, len(d2)))
-            kernels.sgd_coefficients(problem, d2, q, float(n_negative), out)
-            c = np.where(d2 > 0.0, out[which], 0.0)  # coincident: no direction
-            Y[heads] += alpha * np.clip(c[:, None] * diff, -spec.clip, spec.clip)
 
-        for epoch in range(n_epochs):
-            alpha = spec.learning_rate * max(1.0 - epoch / n_epochs, spec.min_learning_rate)
-            for r in range(k):
-                fire = next_sample[:, r] <= epoch + 1
-                if not fire.any():
-                    continue
-                heads = rows[fire]
-                step(heads, tails[fire, r], alpha, 0)
-                next_sample[fire, r] += per_sample[fire, r]
-                negatives = negative_samples(kernels, seed, epoch, keys[heads],
-                                             r * n_negative, n_negative, n)
-                for t in range(n_negative):
-                    step(heads, negatives[t], alpha, 2)
+def placement_settings(n_iter, max_step):
+    """The exact optimizer's settings for placing new points (:mod:`smallvis.optim`).
+
+    ``n_iter`` iterations exactly (the cost is not evaluated), momentum
+    :data:`TRANSFORM_MOMENTUM` (the first for the first quarter of the
+    iterations), minimum gain 0.01, each step clipped to ``max_step``, no
+    re-centring (the reference frame is fixed), a gradient that is not
+    finite refused, no recovery.  The learning rate is given per point.
+    """
+    first, final = TRANSFORM_MOMENTUM
+    return OptimizerSettings(learning_rate=1.0, n_iter=n_iter, exaggeration=1.0,
+                             exaggeration_iter=0, momentum=first, final_momentum=final,
+                             momentum_switch_iter=n_iter // 4, min_gain=0.01, tol=0.0,
+                             cost_every=None, max_step=max_step, recentre=False,
+                             check_collapse=False, check_gradient=True, recover=False)
 
 
 def neighbour_keys(neighbours):
@@ -441,22 +450,6 @@ def neighbour_keys(neighbours):
     for column in np.asarray(neighbours, dtype=np.int64).T:
         key = _absorb(key, column)
     return key.view(np.int64)
-
-
-def negative_samples(kernels, seed, epoch, keys, first_draw, n_draws, n):
-    """``(n_draws, len(keys))`` uniform training indices in ``[0, n)``, one column per key.
-
-    Draw ``t`` of key ``keys[s]`` is the twin kernel ``counter_randint`` at
-    ``(seed, epoch, keys[s], first_draw + t)``: a pure function of the
-    point's key, not of the other points drawn with it.
-    """
-    size = n_draws * len(keys)
-    epochs = np.full(size, epoch, dtype=np.int64)
-    edges = np.tile(np.asarray(keys, dtype=np.int64), n_draws)
-    draws = np.repeat(np.arange(first_draw, first_draw + n_draws, dtype=np.int64), len(keys))
-    out = np.empty(size, dtype=np.int64)
-    kernels.counter_randint(seed, epochs, edges, draws, n, out)
-    return out.reshape(n_draws, len(keys))
 
 
 def relative_distances(dist):
