@@ -283,14 +283,9 @@ class Reference:
     def kernels(self, kernels):
         """``(cost, gradient, args)``: the method's transform twins and their arguments."""
         m = get_method(self.method)
-        fixed = {k: v for k, v in self.cost_params.items() if k not in m.learned}
-        if m.resolve_cost is None:
-            prefix, args = m.kernel, tuple(fixed.values())
-        else:
-            prefix, args = m.resolve_cost(**fixed)
+        cost, gradient, args = m.kernels(kernels, self.cost_params, family="transform")
         learned = tuple(float(self.cost_params[k]) for k in m.learned)
-        return (getattr(kernels, f"{prefix}_transform_cost"),
-                getattr(kernels, f"{prefix}_transform_gradient"), learned + tuple(args))
+        return cost, gradient, learned + args
 
     def step_scale(self):
         """The clip of one step: :data:`MAX_STEP` x the median nearest-neighbour distance."""

@@ -36,9 +36,7 @@ NOT_YET_SWITCHED = {
 
 #: Modules that still rewrite the kernel-name rule (Method.resolve_cost and
 #: the kernel suffixes) instead of calling Method.kernels.
-KERNEL_RULE_NOT_YET_SWITCHED = {
-    "transform.py",  # Reference.kernels -> Method.kernels(..., family="transform")
-}
+KERNEL_RULE_NOT_YET_SWITCHED = set()
 
 
 def _docstring_nodes(tree):
