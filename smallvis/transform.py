@@ -238,21 +238,7 @@ class Reference:
         m = get_method(self.method)
         n, n_new = self.X.shape[0], X_new.shape[0]
         params = self.affinity_params
-        if "perplexity" in params:
-            perplexity = float(params["perplexity"])
-            k = params.get("n_neighbors") or max(int(np.floor(3.0 * perplexity)), 1)
-            k = min(int(k), n)
-            perplexity = min(perplexity, k)
-            idx, dist, _, far_d2 = self.knn_index().query_scaled(X_new, k)
-            D2 = relative_distances(dist) ** 2
-            far = ~np.isnan(far_d2[:, 0])
-            D2[far] = relative_distances(far_d2[far])  # already squared distances
-            D2 = np.ascontiguousarray(D2)
-            vals = np.zeros_like(D2)
-            for s in range(n_new):  # one row per call: its search starts from itself
-                kernels.perplexity_rows(D2[s:s + 1], perplexity, PERPLEXITY_TOL,
-                                        PERPLEXITY_MAX_TRIES, vals[s:s + 1], np.zeros(1), 1)
-        elif m.fuzzy:
+        if m.fuzzy:
             k = min(int(params["n_neighbors"]) - 1, n)
             # far points: every membership is 1 to within 1e-5 (sigma's floor,
             # 1e-3 of the mean distance, dwarfs the differences of distance)
@@ -267,10 +253,24 @@ class Reference:
                                         SMOOTH_K_N_ITER, MIN_K_DIST_SCALE, sigma[s:s + 1],
                                         rho[s:s + 1])
             vals = np.exp(-np.maximum(with_self[:, 1:] - rho[:, None], 0.0) / sigma[:, None])
-        else:
+        elif m.p_family.knn_graph:  # kNN indicators
             k = min(int(params["n_neighbors"]), n)
             idx = self.knn_index().query_scaled(X_new, k).indices
             vals = np.full(idx.shape, 1.0 / k)
+        else:  # perplexity calibration (the asne, ssne, t-SNE and LargeVis families)
+            perplexity = float(params["perplexity"])
+            k = params.get("n_neighbors") or max(int(np.floor(3.0 * perplexity)), 1)
+            k = min(int(k), n)
+            perplexity = min(perplexity, k)
+            idx, dist, _, far_d2 = self.knn_index().query_scaled(X_new, k)
+            D2 = relative_distances(dist) ** 2
+            far = ~np.isnan(far_d2[:, 0])
+            D2[far] = relative_distances(far_d2[far])  # already squared distances
+            D2 = np.ascontiguousarray(D2)
+            vals = np.zeros_like(D2)
+            for s in range(n_new):  # one row per call: its search starts from itself
+                kernels.perplexity_rows(D2[s:s + 1], perplexity, PERPLEXITY_TOL,
+                                        PERPLEXITY_MAX_TRIES, vals[s:s + 1], np.zeros(1), 1)
         vals = vals * self.row_scale
         indptr = np.arange(0, n_new * k + 1, k, dtype=np.int64)
         P = sp.csr_matrix((vals.ravel(), idx.ravel(), indptr), shape=(n_new, n))
