@@ -5,6 +5,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
+from scipy.spatial import cKDTree
 from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 
 from ._validation import check_coordinate_span, check_embedding
@@ -333,7 +334,71 @@ def initialize(init, X, n_components, rng, P=None):
             RuntimeWarning, stacklevel=3,
         )
         return rng.normal(0.0, SMALL_SD, size=(n, n_components))
+    merged = count_merged_rows(Y, X, same_rows_of=P) if P is not None else 0
+    if merged:
+        sd = Y.std(axis=0)
+        warnings.warn(
+            f"init={init!r} put {merged} point{'s' if merged > 1 else ''} on the same spot "
+            f"as another point whose data differ and whose rows of the affinities are "
+            f"equal (the gradient would keep them together); replaced by a random "
+            f"Gaussian layout of the same spread (column sd {', '.join(f'{v:.3g}' for v in sd)})",
+            RuntimeWarning, stacklevel=3,
+        )
+        return rng.normal(0.0, 1.0, size=(n, n_components)) * sd
     return Y
+
+
+def count_merged_rows(Y, X, tolerance=0.0, same_rows_of=None):
+    """Rows of ``Y`` within ``tolerance`` of an earlier row whose row of ``X`` differs.
+
+    Parameters
+    ----------
+    Y : ndarray of shape (n_samples, n_components)
+        A layout.
+    X : ndarray or sparse matrix of shape (n_samples, n_features)
+        The data the layout shows.
+    tolerance : float, default=0.0
+        Largest Euclidean distance between rows of ``Y`` counted as one
+        place.
+    same_rows_of : ndarray or sparse matrix of shape (n_samples, n_samples), optional
+        Count only pairs whose rows of this matrix (the affinities ``P``)
+        are equal: the gradient of every method moves such a pair alike,
+        so a layout that puts them together keeps them together.
+
+    Returns
+    -------
+    int
+        The number of rows that sit (within ``tolerance``) on an earlier
+        row although their data differ from that row's.
+    """
+    pairs = cKDTree(Y).query_pairs(tolerance, output_type="ndarray")
+    if not len(pairs):
+        return 0
+    differ = np.any(_dense_rows(X, pairs[:, 0]) != _dense_rows(X, pairs[:, 1]), axis=1)
+    if same_rows_of is not None:
+        differ &= _equal_rows(same_rows_of, pairs[:, 0], pairs[:, 1])
+    return int(np.unique(pairs[differ, 1]).size)
+
+
+def _equal_rows(P, first, second):
+    """Whether row ``first[k]`` of ``P`` equals row ``second[k]``, for every ``k``.
+
+    Rows are equal as neighbourhoods: ``P[i, j] == P[i', j]`` for every
+    column ``j`` other than ``i`` and ``i'`` themselves, and ``P[i, i'] ==
+    P[i', i]`` (each the other's neighbour alike).
+    """
+    a, b = _dense_rows(P, first), _dense_rows(P, second)
+    k = np.arange(len(first))
+    cross_a, cross_b = a[k, second].copy(), b[k, first].copy()
+    a[k, second] = b[k, first] = 0.0
+    a[k, first] = b[k, second] = 0.0
+    return np.all(a == b, axis=1) & (cross_a == cross_b)
+
+
+def _dense_rows(X, rows):
+    """Rows of ``X`` (dense or sparse) as a dense array."""
+    picked = X[rows]
+    return picked.toarray() if sp.issparse(picked) else np.asarray(picked)
 
 
 def check_not_degenerate(Y, name="init"):
