@@ -1,12 +1,12 @@
 """Public API: ``embed``, ``affinities``, ``cost_and_gradient``, ``list_methods``."""
 
 import sys
-import warnings
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._validation import warn_from_caller
 from . import _progress
 from . import _threads
 from . import affinities as aff
@@ -273,12 +273,11 @@ def _warn_if_distinct_points_merged(Y, X, cost_params, name):
         return
     merged = count_merged_rows(Y, X, ONE_SPOT * span)
     if merged:
-        warnings.warn(
+        warn_from_caller(RuntimeWarning(
             f"{name}: {merged} of {len(Y)} points ended on one spot with another point "
             f"whose data differ (closer than {ONE_SPOT:g} of the map's span): its output "
             f"weight's exponent b = {b:.3g} > 1 exerts almost no force between close "
-            f"points; pass a smaller min_dist (min_dist=0.1 gives b < 1) or another init",
-            RuntimeWarning, stacklevel=3)
+            f"points; pass a smaller min_dist (min_dist=0.1 gives b < 1) or another init"))
 
 
 def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,

@@ -8,6 +8,7 @@ from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
 from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 
+from ._validation import warn_from_caller
 from ._validation import check_coordinate_span, check_embedding
 from ._numeric import power_of_two_exponent
 
@@ -337,13 +338,12 @@ def initialize(init, X, n_components, rng, P=None):
     merged = count_merged_rows(Y, X, same_rows_of=P) if P is not None else 0
     if merged:
         sd = Y.std(axis=0)
-        warnings.warn(
+        warn_from_caller(RuntimeWarning(
             f"init={init!r} put {merged} point{'s' if merged > 1 else ''} on the same spot "
             f"as another point whose data differ and whose rows of the affinities are "
             f"equal (the gradient would keep them together); replaced by a random "
-            f"Gaussian layout of the same spread (column sd {', '.join(f'{v:.3g}' for v in sd)})",
-            RuntimeWarning, stacklevel=3,
-        )
+            f"Gaussian layout of the same spread (column sd {', '.join(f'{v:.3g}' for v in sd)})"
+        ))
         return rng.normal(0.0, 1.0, size=(n, n_components)) * sd
     return Y
 

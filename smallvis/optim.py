@@ -93,6 +93,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._validation import warn_from_caller
 from ._validation import (MAX_SQUARED_DISTANCE, coordinate_span_overflows,
                           coordinate_span_underflows, squared_span_bound,
                           tiny_span_message)
@@ -491,11 +492,10 @@ def _warn_if_recovered(trace, learning_rate):
         rates = f"from {learning_rate:.3g} to {now:.3g}"
     else:  # one rate per row (placing new points): each halved n times
         rates = f"to {0.5 ** n:.3g} times the rates asked for"
-    warnings.warn(
+    warn_from_caller(RuntimeWarning(
         f"the run diverged and recovered {n} time{'s' if n > 1 else ''} (first at iteration "
         f"{first['iteration']}: {first['reason']}) by halving the learning rate {rates}; "
-        f"the details are in result.recoveries; pass a smaller learning_rate to avoid it",
-        RuntimeWarning, stacklevel=2)
+        f"the details are in result.recoveries; pass a smaller learning_rate to avoid it"))
 
 
 #: A layout whose squared distances are all below this (float64's relative

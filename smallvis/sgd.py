@@ -111,13 +111,13 @@ identically by both kernels.  Hence:
 import math
 import sys
 import time
-import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
 import numpy as np
 import scipy.sparse as sp
 
+from ._validation import warn_from_caller
 from . import _threads
 from ._validation import squared_span_bound
 from .optim import DivergenceError, check_starting_layout
@@ -748,9 +748,8 @@ def _warn_if_not_spread(Y, prob, n_epochs):
     if not squared > 0 or weight_change_at(squared, prob) >= UNSPREAD_WEIGHT_CHANGE:
         return
     widest = float(np.max(np.ptp(Y, axis=0)))
-    warnings.warn(
+    warn_from_caller(RuntimeWarning(
         f"after {n_epochs} epochs the embedding still spans only {widest:.3g}: every "
         f"output weight is within {UNSPREAD_WEIGHT_CHANGE:g} of its value at distance 0, "
         f"so the points are not laid out; start from a wider init (e.g. init=\"spca\" or "
-        f"\"random\", standard deviation 1e-4) or run more epochs (n_epochs)",
-        RuntimeWarning, stacklevel=2)
+        f"\"random\", standard deviation 1e-4) or run more epochs (n_epochs)"))
