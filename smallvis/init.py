@@ -335,20 +335,39 @@ def initialize(init, X, n_components, rng, P=None):
             RuntimeWarning, stacklevel=3,
         )
         return rng.normal(0.0, SMALL_SD, size=(n, n_components))
-    merged = count_merged_rows(Y, X, same_rows_of=P) if P is not None else 0
-    if merged:
-        sd = Y.std(axis=0)
-        warn_from_caller(RuntimeWarning(
-            f"init={init!r} put {merged} point{'s' if merged > 1 else ''} on the same spot "
-            f"as another point whose data differ and whose rows of the affinities are "
-            f"equal (the gradient would keep them together); replaced by a random "
-            f"Gaussian layout of the same spread (column sd {', '.join(f'{v:.3g}' for v in sd)})"
-        ))
-        return rng.normal(0.0, 1.0, size=(n, n_components)) * sd
+    if P is not None:
+        Y = _part_merged_rows(Y, X, P, rng)
+    return Y
+
+
+#: A row a named initialisation put on another's spot moves by a Gaussian
+#: step of this fraction of the layout's column standard deviations.
+PART_FRACTION = 0.1
+
+
+def _part_merged_rows(Y, X, P, rng):
+    """``Y`` with the rows it put on another row's spot moved apart (a copy if any).
+
+    Power iteration (and a graph's eigenvectors) give points with equal
+    rows of ``P`` equal coordinates; the gradient of every method then
+    moves them alike, so distinct data would stay one point.  Each such row
+    takes a Gaussian step of :data:`PART_FRACTION` of the column spread;
+    the other rows are unchanged.
+    """
+    rows = merged_rows(Y, X, same_rows_of=P)
+    if not rows.size:
+        return Y
+    Y = Y.copy()
+    Y[rows] += rng.normal(0.0, PART_FRACTION, size=(rows.size, Y.shape[1])) * Y.std(axis=0)
     return Y
 
 
 def count_merged_rows(Y, X, tolerance=0.0, same_rows_of=None):
+    """The number of rows :func:`merged_rows` finds."""
+    return int(merged_rows(Y, X, tolerance, same_rows_of).size)
+
+
+def merged_rows(Y, X, tolerance=0.0, same_rows_of=None):
     """Rows of ``Y`` within ``tolerance`` of an earlier row whose row of ``X`` differs.
 
     Parameters
@@ -367,17 +386,17 @@ def count_merged_rows(Y, X, tolerance=0.0, same_rows_of=None):
 
     Returns
     -------
-    int
-        The number of rows that sit (within ``tolerance``) on an earlier
-        row although their data differ from that row's.
+    ndarray of int
+        The rows (sorted) that sit within ``tolerance`` of an earlier row
+        although their data differ from that row's.
     """
     pairs = cKDTree(Y).query_pairs(tolerance, output_type="ndarray")
     if not len(pairs):
-        return 0
+        return np.zeros(0, dtype=np.intp)
     differ = np.any(_dense_rows(X, pairs[:, 0]) != _dense_rows(X, pairs[:, 1]), axis=1)
     if same_rows_of is not None:
         differ &= _equal_rows(same_rows_of, pairs[:, 0], pairs[:, 1])
-    return int(np.unique(pairs[differ, 1]).size)
+    return np.unique(pairs[differ, 1])
 
 
 def _equal_rows(P, first, second):
