@@ -311,7 +311,9 @@ def initialize(init, X, n_components, rng, P=None):
         are all equal is refused (``ValueError``: every gradient vanishes
         there).  A named initialisation that puts every point at the same
         place (e.g. "spectral" or "power" on a degenerate ``P``) is
-        replaced by "random" with a ``RuntimeWarning``.
+        replaced by "random" with a ``RuntimeWarning``; one that puts rows
+        whose data differ but whose rows of ``P`` are equal on one spot
+        moves those rows apart (see :func:`_part_merged_rows`).
     X : ndarray of shape (n_samples, n_features)
     n_components : int
     rng : numpy.random.Generator
