@@ -6,10 +6,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._validation import warn_from_caller
 from . import _progress
 from . import _threads
 from . import affinities as aff
 from ._backend import kernels as select_kernels
+from ._method_rules import umap_output_kernel
 from ._memory import release_free_heap
 from ._validation import (
     check_affinities,
@@ -23,7 +25,7 @@ from ._validation import (
     check_random_state,
     check_threads,
 )
-from .init import initialize
+from .init import count_merged_rows, initialize
 from .methods import (DEFAULT_METHOD, METHODS, check_learned, check_param_value, choose_gradient,
                       get_method)
 from .optim import DivergenceError
@@ -249,6 +251,35 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, return_learned=F
     return cost, grad
 
 
+#: Points closer than this fraction of the map's span are one dot in any figure.
+ONE_SPOT = 1e-6
+
+
+def _warn_if_distinct_points_merged(Y, X, cost_params, name):
+    """Warn when a UMAP-curve weight with ``b > 1`` and no ε left distinct points at one spot.
+
+    Such a weight's force between two points falls like ``d**(2b - 1)``,
+    faster than their distance, so points pulled together by the same
+    neighbours (equal rows of ``P``) barely push apart and can end on one
+    spot (NCVis's default ``min_dist = 0.4`` gives ``b = 1.22``).  With
+    ``b <= 1`` or an ε in the repulsion (umap) the force does not vanish.
+    """
+    if "min_dist" not in cost_params or "eps" in cost_params:
+        return
+    _, b = umap_output_kernel(cost_params.get("a"), cost_params.get("b"),
+                              cost_params.get("spread", 1.0), cost_params["min_dist"])
+    span = float(np.max(np.ptp(Y, axis=0))) if Y.size else 0.0
+    if b <= 1.0 or not span > 0:
+        return
+    merged = count_merged_rows(Y, X, ONE_SPOT * span)
+    if merged:
+        warn_from_caller(RuntimeWarning(
+            f"{name}: {merged} of {len(Y)} points ended on one spot with another point "
+            f"whose data differ (closer than {ONE_SPOT:g} of the map's span): its output "
+            f"weight's exponent b = {b:.3g} > 1 exerts almost no force between close "
+            f"points; pass a smaller min_dist (min_dist=0.1 gives b < 1) or another init"))
+
+
 def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
           perplexity=None, optimizer="auto", gradient="auto", n_epochs=None,
           learning_rate=None, n_iter=1000, exaggeration=None,
@@ -409,6 +440,7 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
     except DivergenceError as exc:
         raise DivergenceError(f"{m.name}: {exc}") from None
     t3 = time.perf_counter()
+    _warn_if_distinct_points_merged(Y, X, plan.cost_params, m.name)
     _progress.say(f"optimisation: done in {t3 - t_init:.2f}s")
     if not return_result:
         return Y

@@ -5,8 +5,10 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
+from scipy.spatial import cKDTree
 from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 
+from ._validation import warn_from_caller
 from ._validation import check_coordinate_span, check_embedding
 from ._numeric import power_of_two_exponent
 
@@ -309,7 +311,9 @@ def initialize(init, X, n_components, rng, P=None):
         are all equal is refused (``ValueError``: every gradient vanishes
         there).  A named initialisation that puts every point at the same
         place (e.g. "spectral" or "power" on a degenerate ``P``) is
-        replaced by "random" with a ``RuntimeWarning``.
+        replaced by "random" with a ``RuntimeWarning``; one that puts rows
+        whose data differ but whose rows of ``P`` are equal on one spot
+        moves those rows apart (see :func:`_part_merged_rows`).
     X : ndarray of shape (n_samples, n_features)
     n_components : int
     rng : numpy.random.Generator
@@ -333,7 +337,89 @@ def initialize(init, X, n_components, rng, P=None):
             RuntimeWarning, stacklevel=3,
         )
         return rng.normal(0.0, SMALL_SD, size=(n, n_components))
+    if P is not None:
+        Y = _part_merged_rows(Y, X, P, rng)
     return Y
+
+
+#: A row a named initialisation put on another's spot moves by a Gaussian
+#: step of this fraction of the layout's column standard deviations.
+PART_FRACTION = 0.1
+
+
+def _part_merged_rows(Y, X, P, rng):
+    """``Y`` with the rows it put on another row's spot moved apart (a copy if any).
+
+    Power iteration (and a graph's eigenvectors) give points with equal
+    rows of ``P`` equal coordinates; the gradient of every method then
+    moves them alike, so distinct data would stay one point.  Each such row
+    takes a Gaussian step of :data:`PART_FRACTION` of the column spread;
+    the other rows are unchanged.
+    """
+    rows = merged_rows(Y, X, same_rows_of=P)
+    if not rows.size:
+        return Y
+    Y = Y.copy()
+    Y[rows] += rng.normal(0.0, PART_FRACTION, size=(rows.size, Y.shape[1])) * Y.std(axis=0)
+    return Y
+
+
+def count_merged_rows(Y, X, tolerance=0.0, same_rows_of=None):
+    """The number of rows :func:`merged_rows` finds."""
+    return int(merged_rows(Y, X, tolerance, same_rows_of).size)
+
+
+def merged_rows(Y, X, tolerance=0.0, same_rows_of=None):
+    """Rows of ``Y`` within ``tolerance`` of an earlier row whose row of ``X`` differs.
+
+    Parameters
+    ----------
+    Y : ndarray of shape (n_samples, n_components)
+        A layout.
+    X : ndarray or sparse matrix of shape (n_samples, n_features)
+        The data the layout shows.
+    tolerance : float, default=0.0
+        Largest Euclidean distance between rows of ``Y`` counted as one
+        place.
+    same_rows_of : ndarray or sparse matrix of shape (n_samples, n_samples), optional
+        Count only pairs whose rows of this matrix (the affinities ``P``)
+        are equal: the gradient of every method moves such a pair alike,
+        so a layout that puts them together keeps them together.
+
+    Returns
+    -------
+    ndarray of int
+        The rows (sorted) that sit within ``tolerance`` of an earlier row
+        although their data differ from that row's.
+    """
+    pairs = cKDTree(Y).query_pairs(tolerance, output_type="ndarray")
+    if not len(pairs):
+        return np.zeros(0, dtype=np.intp)
+    differ = np.any(_dense_rows(X, pairs[:, 0]) != _dense_rows(X, pairs[:, 1]), axis=1)
+    if same_rows_of is not None:
+        differ &= _equal_rows(same_rows_of, pairs[:, 0], pairs[:, 1])
+    return np.unique(pairs[differ, 1])
+
+
+def _equal_rows(P, first, second):
+    """Whether row ``first[k]`` of ``P`` equals row ``second[k]``, for every ``k``.
+
+    Rows are equal as neighbourhoods: ``P[i, j] == P[i', j]`` for every
+    column ``j`` other than ``i`` and ``i'`` themselves, and ``P[i, i'] ==
+    P[i', i]`` (each the other's neighbour alike).
+    """
+    a, b = _dense_rows(P, first), _dense_rows(P, second)
+    k = np.arange(len(first))
+    cross_a, cross_b = a[k, second].copy(), b[k, first].copy()
+    a[k, second] = b[k, first] = 0.0
+    a[k, first] = b[k, second] = 0.0
+    return np.all(a == b, axis=1) & (cross_a == cross_b)
+
+
+def _dense_rows(X, rows):
+    """Rows of ``X`` (dense or sparse) as a dense array."""
+    picked = X[rows]
+    return picked.toarray() if sp.issparse(picked) else np.asarray(picked)
 
 
 def check_not_degenerate(Y, name="init"):

@@ -93,6 +93,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._validation import warn_from_caller
 from ._validation import (MAX_SQUARED_DISTANCE, coordinate_span_overflows,
                           coordinate_span_underflows, squared_span_bound,
                           tiny_span_message)
@@ -298,7 +299,8 @@ def _starting_cost(Y, learned, cost, watch, settings):
     """
     if watch.exaggeration_ends > 0 or settings.cost_every is None:
         return None
-    start = cost(Y, learned)
+    with _judged_by_the_guard():
+        start = cost(Y, learned)
     if not np.isfinite(start):
         return None
     watch.reset(start)
@@ -406,14 +408,15 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
     it = 0
     while it < s.n_iter:
         it += 1
-        g_learned = gradient(Yv, Lv, exaggerating and it <= s.exaggeration_iter, GY)
+        with _judged_by_the_guard():
+            g_learned = gradient(Yv, Lv, exaggerating and it <= s.exaggeration_iter, GY)
         if Lv.size:
             G[Y.size:] = g_learned
         diverged = _nonfinite_gradient(G) if s.check_gradient else None
         current = None
         if diverged is None:
             mu = s.momentum if it <= s.momentum_switch_iter else s.final_momentum
-            with np.errstate(over="ignore", invalid="ignore"):  # the guard below checks
+            with _judged_by_the_guard():
                 theta += step(G, learning_rate, mu)
                 if s.recentre:
                     _recentre(Yv, ones)
@@ -421,7 +424,8 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
         if diverged is None and _evaluates_cost(s, it):
             Y[...] = Yv
             learned[...] = Lv
-            current = cost(Y, learned)
+            with _judged_by_the_guard():
+                current = cost(Y, learned)
             diverged = watch.check(it, current)
         if diverged is not None:
             if not s.recover:
@@ -459,7 +463,39 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
             break
     if s.check_collapse:
         _warn_if_collapsed(Y, trace.n_iter)
+    _warn_if_recovered(trace, s.learning_rate)
     return trace
+
+
+def _judged_by_the_guard():
+    """Silence floating-point warnings of a step or an evaluation the guard judges.
+
+    An overflow or invalid value there gives a coordinate, gradient or cost
+    that is not finite, which the divergence guard sees and recovers from
+    (or reports with :class:`DivergenceError`); NumPy's own warnings about
+    it would only show the user a library line in the middle of a run.
+    """
+    return np.errstate(over="ignore", invalid="ignore", divide="ignore")
+
+
+def _warn_if_recovered(trace, learning_rate):
+    """One ``RuntimeWarning`` for a run that recovered from divergence.
+
+    The run went on with a smaller learning rate than the one asked for;
+    ``trace.recoveries`` lists each halving.
+    """
+    if not trace.recoveries:
+        return
+    n = len(trace.recoveries)
+    first, now = trace.recoveries[0], trace.recoveries[-1]["learning_rate"]
+    if np.ndim(now) == 0:
+        rates = f"from {learning_rate:.3g} to {now:.3g}"
+    else:  # one rate per row (placing new points): each halved n times
+        rates = f"to {0.5 ** n:.3g} times the rates asked for"
+    warn_from_caller(RuntimeWarning(
+        f"the run diverged and recovered {n} time{'s' if n > 1 else ''} (first at iteration "
+        f"{first['iteration']}: {first['reason']}) by halving the learning rate {rates}; "
+        f"the details are in result.recoveries; pass a smaller learning_rate to avoid it"))
 
 
 #: A layout whose squared distances are all below this (float64's relative

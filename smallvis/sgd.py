@@ -117,7 +117,9 @@ from typing import Callable, Mapping
 import numpy as np
 import scipy.sparse as sp
 
+from ._validation import warn_from_caller
 from . import _threads
+from ._validation import squared_span_bound
 from .optim import DivergenceError, check_starting_layout
 from ._sgd_reference import FROZEN_NOISE, _absorb
 from .reference import SGD_COEFFICIENTS, SGD_NOISES, SGD_SCHEMES
@@ -714,4 +716,40 @@ def optimize_sgd(Y, kernels, prob, seed, *, n_threads=1, callback=None, verbose=
         if callback is not None and callback(e1, Y, None):
             trace.stopped_early = e1 < E
             break
+    if prob.n_free >= len(Y):  # a fit (new points sit among a laid-out reference)
+        _warn_if_not_spread(Y, prob, trace.n_epochs)
     return trace
+
+
+#: A map whose every output weight is within this of its value at distance
+#: 0 has not been laid out at the kernel's scale (about 1).
+UNSPREAD_WEIGHT_CHANGE = 1e-6
+
+
+def weight_change_at(squared_distance, prob):
+    """How far the output weight at ``squared_distance`` is below its value at 0, relative.
+
+    UMAP's curve (umap, NCVis): ``a d^{2b}``; the Cauchy weight: ``d^2``
+    (to first order; exact enough to compare with a small threshold).
+    """
+    if prob.coefficient == "cauchy":
+        return squared_distance
+    return prob.a * squared_distance ** prob.b
+
+
+def _warn_if_not_spread(Y, prob, n_epochs):
+    """Warn when the stochastic run ended before the points spread to the kernel's scale.
+
+    The forces of a start far smaller than the kernel's unit scale are
+    tiny (NCVis's, with ``b > 1``, fall faster than the distance), so the
+    epochs can run out with the points still at their start.
+    """
+    squared = squared_span_bound(Y)
+    if not squared > 0 or weight_change_at(squared, prob) >= UNSPREAD_WEIGHT_CHANGE:
+        return
+    widest = float(np.max(np.ptp(Y, axis=0)))
+    warn_from_caller(RuntimeWarning(
+        f"after {n_epochs} epochs the embedding still spans only {widest:.3g}: every "
+        f"output weight is within {UNSPREAD_WEIGHT_CHANGE:g} of its value at distance 0, "
+        f"so the points are not laid out; start from a wider init (e.g. init=\"spca\" or "
+        f"\"random\", standard deviation 1e-4) or run more epochs (n_epochs)"))

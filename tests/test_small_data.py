@@ -59,6 +59,10 @@ def test_a_default_too_large_for_the_data_is_lowered_with_one_warning(method, n)
     name, expected = LOWERED[method, n]
     X, _ = _stratified_iris(n)
     result, messages = _run_recording_warnings(X, method, n_iter=200)
+    # (ncvis's maps of 10 and 20 rows put rows whose data differ (on 10: a
+    # versicolor and a virginica) on one spot, which warns on its own:
+    # tests/test_ncvis_small.py)
+    messages = [m for m in messages if "ended on one spot" not in m]
     assert np.all(np.isfinite(result.Y)) and result.Y.shape == (n, 2)
     assert result.params[name] == pytest.approx(expected, rel=1e-12)
     assert len(messages) == 1, messages
@@ -98,6 +102,9 @@ def test_every_method_runs_on_two_points_with_either_optimizer(method):
 def test_a_default_that_fits_is_used_unchanged_and_silently(method, n):
     X, _ = _stratified_iris(n)
     result, messages = _run_recording_warnings(X, method, n_iter=20)
+    # (ncvis's map of these 46 rows puts two rows whose data differ on one
+    # spot, which warns on its own: tests/test_ncvis_small.py)
+    messages = [m for m in messages if "ended on one spot" not in m]
     assert messages == []
     m = smallvis.METHODS[method]
     for name in ("perplexity", "n_neighbors"):
@@ -143,6 +150,9 @@ def test_estimator_warning_names_its_own_parameter(estimator, option):
     X, _ = _stratified_iris(10)
     with pytest.warns(smallvis._validation.SmallDataWarning) as caught:
         estimator.set_params(random_state=0).fit(X)
+    # (NCVis's map of these 10 rows puts two rows whose data differ on one
+    # spot, which warns on its own: tests/test_ncvis_small.py)
+    caught = [w for w in caught if "ended on one spot" not in str(w.message)]
     assert len(caught) == 1 and option in str(caught[0].message)
     assert caught[0].filename == __file__  # attributed to the caller
 

@@ -1,0 +1,101 @@
+"""NCVis from tiny starts and on small data: a map, or a warning that says why not.
+
+NCVis's output weight is UMAP's curve with ``b = 1.22 > 1`` (``min_dist =
+0.4``) and its gradient has no ε: the force between two points falls like
+``d ** (2b - 1)``, faster than their distance.  Points very close together
+therefore barely push apart.  A stochastic run from a start far below the
+kernel's unit scale cannot spread in its epochs, and the exact optimizer
+can pull points onto one spot; both now warn, and a named initialisation
+that puts distinct points with equal neighbourhoods at one spot parts them.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.spatial.distance import pdist
+
+import smallvis
+from smallvis.init import initialize, power_iteration_layout
+
+IRIS = smallvis.datasets.load("iris")[0]
+IRIS60 = IRIS[np.argsort(np.arange(150) % 50, kind="stable")[:60]]  # 20 of each
+
+
+def _record(fn, *args, **kwargs):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = fn(*args, **kwargs)
+    return out, [w for w in caught if not issubclass(w.category, smallvis.SmallDataWarning)]
+
+
+def _one_dot_pairs(Y):
+    """Pairs closer than 1e-6 of the map's span: one dot in any figure."""
+    return int(np.sum(pdist(Y) <= 1e-6 * np.max(np.ptp(Y, axis=0))))
+
+
+# -- case 1: a stochastic run from a start it cannot spread -------------------
+
+@pytest.mark.parametrize("fast", [True, False])
+@pytest.mark.parametrize("scale", [1e-7, 1e-8, 1e-20, 1e-150])
+def test_a_stochastic_run_that_ends_unspread_warns_naming_init(scale, fast):
+    init = np.random.default_rng(0).normal(size=(len(IRIS60), 2)) * scale
+    Y, caught = _record(smallvis.embed, IRIS60, "ncvis", optimizer="sgd", init=init,
+                        random_state=1, fast=fast, n_epochs=10)
+    # (before, the points stayed at their start in silence)
+    assert np.max(np.ptp(Y, axis=0)) < 1e-3  # every weight within 1e-6 of its value at 0
+    messages = [str(w.message) for w in caught if w.category is RuntimeWarning]
+    assert len(messages) == 1, messages
+    assert "init" in messages[0] and "spans only" in messages[0]
+
+
+@pytest.mark.parametrize("method", ["ncvis", "umap", "largevis", "tumap"])
+def test_a_stochastic_run_that_spreads_does_not_warn(method):
+    init = np.random.default_rng(0).normal(size=(len(IRIS60), 2)) * 1e-4
+    Y, caught = _record(smallvis.embed, IRIS60, method, optimizer="sgd", init=init,
+                        random_state=1, n_epochs=20)
+    assert caught == [] and np.max(np.ptp(Y, axis=0)) > 1.0
+
+
+# -- case 2: small data with the default settings -----------------------------
+
+def _small_data(n):
+    rng = np.random.default_rng(n)
+    X = rng.normal(size=(n, 300))
+    if n >= 20:
+        X[: n // 2] += 3.0  # two groups
+    return X
+
+
+def test_a_power_init_that_puts_distinct_points_together_parts_them():
+    # 3 points, one neighbour each: rows 0 and 2 have the same one neighbour
+    # (row 1), so their rows of P, and of every power-iteration step P @ Y,
+    # are equal; the gradient would then keep them together for good
+    X = np.array([[0.0, 0.0], [1.0, 0.0], [2.1, 0.0]])
+    P = np.array([[0.0, 0.25, 0.0], [0.25, 0.0, 0.25], [0.0, 0.25, 0.0]])
+    raw = power_iteration_layout(P, 2, np.random.default_rng(0))
+    assert np.array_equal(raw[0], raw[2])  # the degenerate start
+    Y, caught = _record(initialize, "power", X, 2, np.random.default_rng(0), P=P)
+    assert caught == []
+    assert len(np.unique(Y, axis=0)) == 3
+    np.testing.assert_array_equal(Y[:2], raw[:2])  # only the merged row moves
+    step = np.abs(Y[2] - raw[2]) / raw.std(axis=0)
+    assert np.all(step > 0) and np.all(step < 0.6)  # 0.1 sd steps, within 6 sigma
+
+
+def test_a_named_init_may_put_equal_data_rows_together():
+    X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 0.0]])
+    P = np.array([[0.0, 0.25, 0.0], [0.25, 0.0, 0.25], [0.0, 0.25, 0.0]])
+    Y, caught = _record(initialize, "power", X, 2, np.random.default_rng(0), P=P)
+    assert np.array_equal(Y[0], Y[2]) and caught == []
+
+
+@pytest.mark.parametrize("fast", [True, False])
+@pytest.mark.parametrize("n", [2, 3, 5, 10, 20])
+def test_ncvis_defaults_on_small_data_keep_points_apart_or_warn(n, fast):
+    X = _small_data(n)
+    Y, caught = _record(smallvis.embed, X, "ncvis", fast=fast, random_state=0)
+    assert np.all(np.isfinite(Y))
+    if _one_dot_pairs(Y):
+        messages = [str(w.message) for w in caught if "one spot" in str(w.message)]
+        assert len(messages) == 1 and "min_dist" in messages[0], caught
