@@ -289,6 +289,35 @@ def check_integer(value, name, low=None, high=None, *, why=None):
     return value
 
 
+#: Largest accepted iteration count (``n_iter``, ``n_epochs``,
+#: ``exaggeration_iter``, ``momentum_switch_iter``, ``cost_every``): 100
+#: times the longest default run (t-SNE's 1000 iterations, UMAP's 500
+#: epochs on small data); a run this long takes hours, a larger count is a
+#: typo or a forged file.
+MAX_ITERATIONS = 100_000
+
+#: Largest accepted ``transform`` iteration count (``n_iter`` of
+#: :meth:`smallvis.transform.Reference.transform`, ``transform_n_iter``):
+#: 100 times the default of 100.
+MAX_TRANSFORM_ITERATIONS = 10_000
+
+#: Largest accepted ``n_refine`` (rounds of neighbour refinement after an
+#: Annoy search): 250 times the default of 4; refinement stops by itself
+#: long before when nothing changes.
+MAX_REFINE_ROUNDS = 1_000
+
+
+def check_iterations(value, name, low=0, high=MAX_ITERATIONS):
+    """Return an iteration count ``value`` as an int in ``[low, high]``.
+
+    The one bound on every count of iterations, epochs or rounds that a
+    caller, an estimator or a model file sets, so that no value makes a run
+    that never ends; otherwise as :func:`check_integer`.
+    """
+    return check_integer(value, name, low=low, high=high,
+                         why="the bound keeps a run from never ending")
+
+
 #: Largest accepted ``n_threads``: every thread gets O(N) scratch buffers.
 MAX_THREADS = 1024
 

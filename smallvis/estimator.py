@@ -34,7 +34,7 @@ import scipy.sparse as sp
 from .api import embed
 from .methods import DEFAULT_METHOD, METHODS, get_method
 from .transform import (TRANSFORM_LEARNING_RATE, TRANSFORM_N_ITER, NotFittedError,
-                        build_reference, check_new_points)
+                        build_reference, check_new_points, check_transform_settings)
 from ._validation import (ParameterError, SmallDataWarning, _as_array, check_data,
                           check_random_state, spell_options, warn_from_caller)
 
@@ -240,6 +240,8 @@ class Embedding:
         names = _feature_names(X)
         X = self._check_fit_data(X)  # the data first: NaN before any parameter
         method = get_method(self._method_name())
+        check_transform_settings(self.transform_n_iter, self.transform_learning_rate,
+                                 prefix="transform_")
         rng = check_random_state(self.random_state)
         if isinstance(self.random_state, (int, np.integer)) and not isinstance(
                 self.random_state, bool):
