@@ -176,6 +176,27 @@ def check_data(X, name="X", min_rows=2):
     -------
     ndarray of shape (n_samples, n_features)
     """
+    arr = check_real_array(X, name)
+    if arr.ndim != 2:
+        raise ValueError(
+            f"{name} must be a 2-D array of shape (n_samples, n_features); "
+            f"got {arr.ndim}-D array of shape {arr.shape}"
+        )
+    if arr.shape[0] < min_rows:
+        raise ValueError(
+            f"{name} must have at least {min_rows} rows (samples); got {arr.shape[0]}"
+        )
+    if arr.shape[1] < 1:
+        raise ValueError(f"{name} must have at least 1 column (feature); got 0")
+    return check_finite(np.ascontiguousarray(arr, dtype=np.float64), name)
+
+
+def check_real_array(X, name):
+    """Return ``X`` as an array of booleans, integers or floats, or raise ``TypeError``.
+
+    Refused, with a message naming ``name``: scipy sparse matrices, masked
+    arrays, strings, objects, dates and complex numbers.
+    """
     if sp.issparse(X):
         raise TypeError(
             f"{name} is a scipy sparse matrix; smallvis needs a dense array "
@@ -190,18 +211,11 @@ def check_data(X, name="X", min_rows=2):
         raise TypeError(f"{name} must be real-valued; got complex dtype {arr.dtype}")
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"{name} must be numeric; got dtype {arr.dtype}")
-    if arr.ndim != 2:
-        raise ValueError(
-            f"{name} must be a 2-D array of shape (n_samples, n_features); "
-            f"got {arr.ndim}-D array of shape {arr.shape}"
-        )
-    if arr.shape[0] < min_rows:
-        raise ValueError(
-            f"{name} must have at least {min_rows} rows (samples); got {arr.shape[0]}"
-        )
-    if arr.shape[1] < 1:
-        raise ValueError(f"{name} must have at least 1 column (feature); got 0")
-    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    return arr
+
+
+def check_finite(arr, name):
+    """Return the numeric array ``arr`` if every value is finite, else raise ``ValueError``."""
     if not np.all(np.isfinite(arr)):
         bad = int(np.count_nonzero(~np.isfinite(arr)))
         raise ValueError(f"{name} contains {bad} NaN or infinite value(s); all values must be finite")
