@@ -5,6 +5,7 @@ the argument and the allowed range.  The Cython kernels run without bounds
 checks, so everything they receive passes through here first.
 """
 
+import decimal
 import numbers
 import os
 import re
@@ -16,7 +17,14 @@ import scipy.sparse as sp
 
 
 def _as_array(value, name):
-    """``np.asarray`` with a message naming the argument on failure."""
+    """``np.asarray`` with a message naming the argument on failure.
+
+    An object array (a pandas frame with object or nullable columns, a list
+    mixing ``None`` with numbers) becomes float64 if every element is a real
+    number, NaN, ``None`` or ``pd.NA`` (:func:`_objects_as_float`); the
+    missing ones become NaN, which the callers refuse as NaN.  Any other
+    object array is a ``TypeError`` naming ``name``.
+    """
     if isinstance(value, np.ma.MaskedArray):
         raise TypeError(
             f"{name} is a masked array; smallvis ignores masks, so fill or drop "
@@ -29,35 +37,49 @@ def _as_array(value, name):
             f"{name} cannot be converted to a numeric array (ragged or mixed "
             f"content?): {exc}"
         ) from None
-    return _pandas_missing_as_nan(value, arr) if arr.dtype == object else arr
+    return _objects_as_float(value, arr, name) if arr.dtype == object else arr
 
 
-def _pandas_missing_as_nan(value, arr):
-    """pandas' missing value ``pd.NA`` as NaN, so that it is refused as NaN is.
+#: Element types of an object array that count as numbers.
+_NUMBER_TYPES = (numbers.Real, np.bool_, decimal.Decimal)
 
-    pandas' nullable dtypes (``Int64``, ``Float64``, ``boolean``) and object
-    columns holding ``pd.NA`` convert to object arrays, whose ``pd.NA``
-    ``float()`` cannot read.  A DataFrame or Series whose columns all have
-    numeric dtypes becomes float64 (``pd.NA`` as NaN); in any other object
-    array, ``pd.NA`` entries become NaN, and the array float64 if everything
-    else is a number.  pandas is never imported here: without it loaded, no
+
+def _objects_as_float(value, arr, name):
+    """The object array ``arr`` (from ``value``) as float64, missing values as NaN.
+
+    A pandas DataFrame or Series whose columns all have numeric dtypes
+    (nullable ``Int64``, ``Float64``, ``boolean`` included) converts
+    directly.  Otherwise every element must be a real number (NaN
+    included), ``None`` or ``pd.NA``; anything else (strings, objects) is a
+    ``TypeError``.  pandas is never imported here: without it loaded, no
     ``pd.NA`` exists.
     """
     pandas = sys.modules.get("pandas")
-    if pandas is None:
-        return arr
-    if isinstance(value, (pandas.DataFrame, pandas.Series)):
+    if pandas is not None and isinstance(value, (pandas.DataFrame, pandas.Series)):
         dtypes = value.dtypes if isinstance(value, pandas.DataFrame) else [value.dtype]
         if all(pandas.api.types.is_numeric_dtype(d) for d in dtypes):
             return value.to_numpy(dtype=np.float64, na_value=np.nan)
-    is_na = np.frompyfunc(lambda v: v is pandas.NA, 1, 1)(arr).astype(bool)
-    if not is_na.any():
-        return arr
-    filled = np.where(is_na, np.nan, arr)
+    missing_na = pandas.NA if pandas is not None else None
+    flat = arr.ravel()
+    missing = np.fromiter((v is None or v is missing_na for v in flat), bool, flat.size)
+    for v in flat[~missing]:
+        if not isinstance(v, _NUMBER_TYPES):
+            raise TypeError(
+                f"{name} must be numeric (integer or floating point); got dtype object "
+                f"holding a {type(v).__name__} ({_short_repr(v)}); each element of the "
+                "argument must be a real number (not a string, even one that spells a "
+                "number), NaN, None or pd.NA"
+            )
     try:
-        return filled.astype(np.float64)
-    except (TypeError, ValueError):
-        return filled
+        out = np.where(missing, np.nan, flat).astype(np.float64)
+    except OverflowError:
+        raise ValueError(f"{name} holds an integer too large for float64") from None
+    return out.reshape(arr.shape)
+
+
+def _short_repr(value, width=40):
+    text = repr(value)
+    return text if len(text) <= width else text[:width - 3] + "..."
 
 
 #: Squared distances must stay below this (float64 max, about 1.8e308).

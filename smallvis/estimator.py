@@ -69,8 +69,6 @@ def _check_array(X):
     arr = _as_array(X, "X")
     if np.iscomplexobj(arr):
         raise ValueError("Complex data not supported: X must be real-valued")
-    if arr.dtype == object:  # numbers stored as objects; anything else: TypeError
-        arr = arr.astype(np.float64)
     if arr.ndim == 2 and arr.shape[1] == 0:
         raise ValueError(f"0 feature(s) (shape={arr.shape}) while a minimum of 1 is "
                          "required.")

@@ -19,7 +19,9 @@ IRIS = smallvis.datasets.load("iris")[0]
     (np.ones(5), ValueError, "2-D array"),
     (np.ones((3, 3, 3)), ValueError, "2-D array"),
     (np.array([["a", "b"], ["c", "d"]]), TypeError, "numeric"),
-    (np.array([[1, 2], [3, None]], dtype=object), TypeError, "numeric"),
+    # None in an object array is a missing value: refused as NaN is
+    (np.array([[1, 2], [3, None], [5, 6]], dtype=object), ValueError, "NaN or infinite"),
+    (np.array([[1, 2], [3, "4"], [5, 6]], dtype=object), TypeError, "numeric"),
     (np.ones((4, 2), dtype=complex), TypeError, "complex"),
     (sp.csr_matrix(np.eye(4)), TypeError, "sparse"),
 ])
