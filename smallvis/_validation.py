@@ -718,12 +718,15 @@ def spell_options(message, options, spell):
 
     The keyword form is how a message tells the user what to set
     ("pass perplexity= to choose"); the bare name, which says what is
-    wrong, stays.  Names that ``spell`` maps to None stay as they are.
+    wrong, stays.  A value written after the keyword (``kernel='exp'``)
+    is set off by a space (``--kernel 'exp'``).  Names that ``spell`` maps
+    to None stay as they are.
     """
     for name in options:
         text = spell(name)
         if text is not None:
-            message = re.sub(rf"(?<![\w-]){re.escape(name)}=", lambda _: text, message)
+            message = re.sub(rf"(?<![\w-]){re.escape(name)}=(?=(\S?))",
+                             lambda match: text + (" " if match.group(1) else ""), message)
     return message
 
 

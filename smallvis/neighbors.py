@@ -88,7 +88,7 @@ from ._backend import kernels as select_kernels
 from ._new_points import (centre_and_extent, distance_units, far_keys, far_points,
                           forest_queries, in_units)
 from ._numeric import power_of_two_exponent, tie_key as _tie_key
-from ._validation import (MAX_REFINE_ROUNDS, check_data, check_integer, check_iterations,
+from ._validation import (MAX_REFINE_ROUNDS, ParameterError, check_data, check_integer, check_iterations,
                           check_random_state, check_threads)
 
 __all__ = ["nearest_neighbors", "knn_graph", "NEIGHBOR_METHODS", "EXACT_MAX_N",
@@ -249,13 +249,14 @@ def knn_graph(X, n_neighbors, *, method="auto", n_trees=None, search_k=None, n_r
 def check_search_params(method, n_trees, name="method"):
     """Check a neighbour-search backend name and Annoy tree count.
 
-    Returns ``n_trees`` as an int (or None); raises ``ValueError`` or
-    ``TypeError`` naming the argument (``name`` for the backend).
+    Returns ``n_trees`` as an int (or None); raises ``ParameterError`` (a
+    ``ValueError``) or ``TypeError`` naming the argument (``name`` for the
+    backend), so that the command line names its option.
     """
     if not isinstance(method, str) or method not in NEIGHBOR_METHODS:
-        raise ValueError(
-            f"{name} must be one of {', '.join(map(repr, NEIGHBOR_METHODS))}; got {method!r}"
-        )
+        raise ParameterError(
+            f"{name} must be one of {', '.join(map(repr, NEIGHBOR_METHODS))}; got {method!r}",
+            (name,))
     if n_trees is not None:
         n_trees = check_integer(n_trees, "n_trees", low=1, high=ANNOY_MAX_TREES)
     return n_trees
