@@ -306,11 +306,12 @@ class Embedding:
 
     # ---- transform -------------------------------------------------------
 
-    def _check_is_fitted(self):
+    def _check_is_fitted(self, action="transform(X_new)"):
+        """Raise :class:`NotFittedError` before ``action`` on an unfitted estimator."""
         if not hasattr(self, "reference_"):
             raise NotFittedError(
                 f"This {type(self).__name__} instance is not fitted yet: call fit(X) "
-                "before transform(X_new)"
+                f"before {action}"
             )
 
     def _check_feature_names(self, X):
