@@ -460,9 +460,16 @@ def _ncvis_cost(nu, a, b, spread, min_dist, correct_q):
     return "ncvis", (nu, a, b)
 
 
+#: Largest ``nu`` of NCVis's stochastic form, where it is a count of noise
+#: samples drawn per positive sample (200 times the default of 5): the run's
+#: time grows with it, and a larger value is a typo or a forged file.
+NCVIS_SGD_MAX_NU = 1000.0
+
+
 def _ncvis_sgd_params(Q, nu, a, b, spread, min_dist, correct_q):
     """nu is the mean of the noise schedule; each epoch's update uses its own count."""
     _, (nu, a, b) = _ncvis_cost(nu, a, b, spread, min_dist, correct_q)
+    nu = check_number(nu, "nu", low=0, low_open=True, high=NCVIS_SGD_MAX_NU)
     return {"a": a, "b": b, "n_negative": nu}
 
 

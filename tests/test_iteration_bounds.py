@@ -63,3 +63,11 @@ def test_the_largest_counts_are_accepted():
                            exaggeration_iter=100_000, momentum_switch_iter=100_000,
                            cost_every=100_000)
     assert plan.settings.n_iter == 100_000
+
+
+def test_ncvis_noise_samples_per_edge_are_bounded_in_the_stochastic_form():
+    """``nu`` counts noise samples per positive one there: 10**7 ran for minutes."""
+    with pytest.raises(ValueError, match=r"nu must be in \(0, 1000\]"):
+        smallvis.embed(X, "ncvis", optimizer="sgd", n_epochs=2, nu=1e7, n_neighbors=5)
+    with pytest.raises(ValueError, match=r"nu must be in \(0, 1000\]"):
+        smallvis.NCVIS(optimizer="sgd", n_epochs=2, method_params={"nu": 1e7}).fit(X)

@@ -652,6 +652,7 @@ RUNAWAY_COUNTS = [
     ("tsne", ("params", "exaggeration_iter"), 10**9),
     ("tsne", ("params", "momentum_switch_iter"), 10**9),
     ("tsne", ("params", "cost_every"), 10**9),
+    ("ncvis_sgd", ("reference", "cost_params", "__dict__", "nu"), 1e7),
 ]
 
 
