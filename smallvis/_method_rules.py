@@ -329,14 +329,16 @@ MAX_UMAP_B = 10.0
 def umap_output_kernel(a=None, b=None, spread=1.0, min_dist=0.1):
     """UMAP's ``(a, b)``: given directly, or fitted to ``spread`` and ``min_dist``."""
     if (a is None) != (b is None):
-        raise ValueError("give both a and b, or neither (then spread and min_dist set them)")
+        raise ParameterError("give both a and b, or neither (then spread and min_dist set "
+                             "them)", ("a", "b"))
     if a is not None:
         return (check_number(a, "a", low=0, low_open=True),
                 check_number(b, "b", low=0, low_open=True, high=MAX_UMAP_B))
     spread = check_number(spread, "spread", low=0, low_open=True)
     min_dist = check_number(min_dist, "min_dist", low=0)
     if min_dist > spread:
-        raise ValueError(f"min_dist must be at most spread = {spread:g}; got {min_dist:g}")
+        raise ParameterError(f"min_dist must be at most spread = {spread:g}; got {min_dist:g}",
+                             ("min_dist", "spread"))
     return _fitted_ab(spread, min_dist)
 
 

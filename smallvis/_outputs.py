@@ -16,7 +16,10 @@ Every writer of a user-named file (``smallvis embed --out/--plot/--save-model``,
   is (``--out /dev/stdout > y.csv`` or ``>> log.txt``: the bytes are added
   at the end of the file the shell opened).  The bytes are made in memory
   first and then written in one go, without creating, truncating or
-  renaming anything.  Opening a FIFO waits for a reader, so this happens
+  renaming anything; this process's standard output or error is written
+  through its own descriptor, whose file offset the shell shares (``{ echo
+  a; smallvis ... --out /dev/stdout; echo b; } > log.txt`` keeps the order).
+  Opening a FIFO waits for a reader, so this happens
   only once the bytes are ready, never when the path is checked.
 * **Refused**, before anything is computed: a block device, a directory, a
   socket, a link loop, a missing directory, and a read-only file or
@@ -28,6 +31,7 @@ Every writer of a user-named file (``smallvis embed --out/--plot/--save-model``,
 import io
 import os
 import stat
+import sys
 import tempfile
 
 __all__ = ["check_output", "is_stream", "write_output"]
@@ -215,9 +219,46 @@ def _write_into_stream(path, write):
     """
     buffer = io.BytesIO()
     write(buffer)
+    standard = _standard_descriptor(path)
+    if standard is not None:
+        _write_to_descriptor(standard, buffer.getbuffer())
+        return
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOCTTY", 0))
     with os.fdopen(fd, "wb") as stream:
         stream.write(buffer.getbuffer())
+
+
+def _standard_descriptor(path):
+    """1 or 2 if ``path`` is the file this process's standard output or error
+    writes to, else None."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    for fd in (1, 2):
+        try:
+            if os.path.samestat(os.fstat(fd), st):
+                return fd
+        except OSError:  # that descriptor is closed
+            pass
+    return None
+
+
+def _write_to_descriptor(fd, data):
+    """Write ``data`` through the descriptor ``fd`` (1 or 2) itself.
+
+    A file the shell opened with ``>`` has one offset, shared by everything
+    that writes through the shell's descriptor; a new descriptor opened on
+    ``/dev/stdout`` would have its own and be overwritten by what comes
+    after.  Python's own buffered ``sys.stdout`` and ``sys.stderr`` are
+    flushed first, so the bytes come in the order they were made.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            stream.flush()
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def _default_mode():

@@ -401,7 +401,8 @@ def load_input(source, header=None, labels=None, labels_header=None):
         )
     ext = os.path.splitext(source)[1].lower()
     if not is_dataset and ext not in INPUT_FORMATS:
-        raise CLIError(f"input {source!r}: unsupported file type {ext!r}; use .csv or .npy")
+        raise CLIError(f"input {source!r}: unsupported file type {ext!r}; use "
+                       f"{', '.join(INPUT_FORMATS[:-1])} or {INPUT_FORMATS[-1]}")
     found, names = False, None
     if is_dataset:
         X, y = datasets.load(source)

@@ -5,6 +5,7 @@ the argument and the allowed range.  The Cython kernels run without bounds
 checks, so everything they receive passes through here first.
 """
 
+import decimal
 import numbers
 import os
 import re
@@ -16,7 +17,14 @@ import scipy.sparse as sp
 
 
 def _as_array(value, name):
-    """``np.asarray`` with a message naming the argument on failure."""
+    """``np.asarray`` with a message naming the argument on failure.
+
+    An object array (a pandas frame with object or nullable columns, a list
+    mixing ``None`` with numbers) becomes float64 if every element is a real
+    number, NaN, ``None`` or ``pd.NA`` (:func:`_objects_as_float`); the
+    missing ones become NaN, which the callers refuse as NaN.  Any other
+    object array is a ``TypeError`` naming ``name``.
+    """
     if isinstance(value, np.ma.MaskedArray):
         raise TypeError(
             f"{name} is a masked array; smallvis ignores masks, so fill or drop "
@@ -29,35 +37,49 @@ def _as_array(value, name):
             f"{name} cannot be converted to a numeric array (ragged or mixed "
             f"content?): {exc}"
         ) from None
-    return _pandas_missing_as_nan(value, arr) if arr.dtype == object else arr
+    return _objects_as_float(value, arr, name) if arr.dtype == object else arr
 
 
-def _pandas_missing_as_nan(value, arr):
-    """pandas' missing value ``pd.NA`` as NaN, so that it is refused as NaN is.
+#: Element types of an object array that count as numbers.
+_NUMBER_TYPES = (numbers.Real, np.bool_, decimal.Decimal)
 
-    pandas' nullable dtypes (``Int64``, ``Float64``, ``boolean``) and object
-    columns holding ``pd.NA`` convert to object arrays, whose ``pd.NA``
-    ``float()`` cannot read.  A DataFrame or Series whose columns all have
-    numeric dtypes becomes float64 (``pd.NA`` as NaN); in any other object
-    array, ``pd.NA`` entries become NaN, and the array float64 if everything
-    else is a number.  pandas is never imported here: without it loaded, no
+
+def _objects_as_float(value, arr, name):
+    """The object array ``arr`` (from ``value``) as float64, missing values as NaN.
+
+    A pandas DataFrame or Series whose columns all have numeric dtypes
+    (nullable ``Int64``, ``Float64``, ``boolean`` included) converts
+    directly.  Otherwise every element must be a real number (NaN
+    included), ``None`` or ``pd.NA``; anything else (strings, objects) is a
+    ``TypeError``.  pandas is never imported here: without it loaded, no
     ``pd.NA`` exists.
     """
     pandas = sys.modules.get("pandas")
-    if pandas is None:
-        return arr
-    if isinstance(value, (pandas.DataFrame, pandas.Series)):
+    if pandas is not None and isinstance(value, (pandas.DataFrame, pandas.Series)):
         dtypes = value.dtypes if isinstance(value, pandas.DataFrame) else [value.dtype]
         if all(pandas.api.types.is_numeric_dtype(d) for d in dtypes):
             return value.to_numpy(dtype=np.float64, na_value=np.nan)
-    is_na = np.frompyfunc(lambda v: v is pandas.NA, 1, 1)(arr).astype(bool)
-    if not is_na.any():
-        return arr
-    filled = np.where(is_na, np.nan, arr)
+    missing_na = pandas.NA if pandas is not None else None
+    flat = arr.ravel()
+    missing = np.fromiter((v is None or v is missing_na for v in flat), bool, flat.size)
+    for v in flat[~missing]:
+        if not isinstance(v, _NUMBER_TYPES):
+            raise TypeError(
+                f"{name} must be numeric (integer or floating point); got dtype object "
+                f"holding a {type(v).__name__} ({_short_repr(v)}); each element of the "
+                "argument must be a real number (not a string, even one that spells a "
+                "number), NaN, None or pd.NA"
+            )
     try:
-        return filled.astype(np.float64)
-    except (TypeError, ValueError):
-        return filled
+        out = np.where(missing, np.nan, flat).astype(np.float64)
+    except OverflowError:
+        raise ValueError(f"{name} holds an integer too large for float64") from None
+    return out.reshape(arr.shape)
+
+
+def _short_repr(value, width=40):
+    text = repr(value)
+    return text if len(text) <= width else text[:width - 3] + "..."
 
 
 #: Squared distances must stay below this (float64 max, about 1.8e308).
@@ -176,6 +198,27 @@ def check_data(X, name="X", min_rows=2):
     -------
     ndarray of shape (n_samples, n_features)
     """
+    arr = check_real_array(X, name)
+    if arr.ndim != 2:
+        raise ValueError(
+            f"{name} must be a 2-D array of shape (n_samples, n_features); "
+            f"got {arr.ndim}-D array of shape {arr.shape}"
+        )
+    if arr.shape[0] < min_rows:
+        raise ValueError(
+            f"{name} must have at least {min_rows} rows (samples); got {arr.shape[0]}"
+        )
+    if arr.shape[1] < 1:
+        raise ValueError(f"{name} must have at least 1 column (feature); got 0")
+    return check_finite(np.ascontiguousarray(arr, dtype=np.float64), name)
+
+
+def check_real_array(X, name):
+    """Return ``X`` as an array of booleans, integers or floats, or raise ``TypeError``.
+
+    Refused, with a message naming ``name``: scipy sparse matrices, masked
+    arrays, strings, objects, dates and complex numbers.
+    """
     if sp.issparse(X):
         raise TypeError(
             f"{name} is a scipy sparse matrix; smallvis needs a dense array "
@@ -190,18 +233,11 @@ def check_data(X, name="X", min_rows=2):
         raise TypeError(f"{name} must be real-valued; got complex dtype {arr.dtype}")
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"{name} must be numeric; got dtype {arr.dtype}")
-    if arr.ndim != 2:
-        raise ValueError(
-            f"{name} must be a 2-D array of shape (n_samples, n_features); "
-            f"got {arr.ndim}-D array of shape {arr.shape}"
-        )
-    if arr.shape[0] < min_rows:
-        raise ValueError(
-            f"{name} must have at least {min_rows} rows (samples); got {arr.shape[0]}"
-        )
-    if arr.shape[1] < 1:
-        raise ValueError(f"{name} must have at least 1 column (feature); got 0")
-    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    return arr
+
+
+def check_finite(arr, name):
+    """Return the numeric array ``arr`` if every value is finite, else raise ``ValueError``."""
     if not np.all(np.isfinite(arr)):
         bad = int(np.count_nonzero(~np.isfinite(arr)))
         raise ValueError(f"{name} contains {bad} NaN or infinite value(s); all values must be finite")
@@ -287,6 +323,35 @@ def check_integer(value, name, low=None, high=None, *, why=None):
         reason = f" ({why})" if why else ""
         raise ParameterError(f"{name} must be in [{lo}, {hi}]{reason}; got {value}", (name,))
     return value
+
+
+#: Largest accepted iteration count (``n_iter``, ``n_epochs``,
+#: ``exaggeration_iter``, ``momentum_switch_iter``, ``cost_every``): 100
+#: times the longest default run (t-SNE's 1000 iterations, UMAP's 500
+#: epochs on small data); a run this long takes hours, a larger count is a
+#: typo or a forged file.
+MAX_ITERATIONS = 100_000
+
+#: Largest accepted ``transform`` iteration count (``n_iter`` of
+#: :meth:`smallvis.transform.Reference.transform`, ``transform_n_iter``):
+#: 100 times the default of 100.
+MAX_TRANSFORM_ITERATIONS = 10_000
+
+#: Largest accepted ``n_refine`` (rounds of neighbour refinement after an
+#: Annoy search): 250 times the default of 4; refinement stops by itself
+#: long before when nothing changes.
+MAX_REFINE_ROUNDS = 1_000
+
+
+def check_iterations(value, name, low=0, high=MAX_ITERATIONS):
+    """Return an iteration count ``value`` as an int in ``[low, high]``.
+
+    The one bound on every count of iterations, epochs or rounds that a
+    caller, an estimator or a model file sets, so that no value makes a run
+    that never ends; otherwise as :func:`check_integer`.
+    """
+    return check_integer(value, name, low=low, high=high,
+                         why="the bound keeps a run from never ending")
 
 
 #: Largest accepted ``n_threads``: every thread gets O(N) scratch buffers.
@@ -653,12 +718,15 @@ def spell_options(message, options, spell):
 
     The keyword form is how a message tells the user what to set
     ("pass perplexity= to choose"); the bare name, which says what is
-    wrong, stays.  Names that ``spell`` maps to None stay as they are.
+    wrong, stays.  A value written after the keyword (``kernel='exp'``)
+    is set off by a space (``--kernel 'exp'``).  Names that ``spell`` maps
+    to None stay as they are.
     """
     for name in options:
         text = spell(name)
         if text is not None:
-            message = re.sub(rf"(?<![\w-]){re.escape(name)}=", lambda _: text, message)
+            message = re.sub(rf"(?<![\w-]){re.escape(name)}=(?=(\S?))",
+                             lambda match: text + (" " if match.group(1) else ""), message)
     return message
 
 

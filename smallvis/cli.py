@@ -599,6 +599,26 @@ def _one_line_warning(message, category, filename, lineno, file=None, line=None)
     print(f"smallvis: warning: {cli_message(message)}", file=sys.stderr)
 
 
+#: Exit status of a command whose reader closed the pipe: 128 + SIGPIPE (13),
+#: what the shell reports for a command that the signal ended.
+BROKEN_PIPE_STATUS = 141
+
+
+def _reader_gone():
+    """End quietly after a write to a closed pipe, with :data:`BROKEN_PIPE_STATUS`.
+
+    Standard output is pointed at the null device, so that flushing it at
+    exit does not fail a second time.
+    """
+    try:
+        sys.stdout.flush()
+    except (BrokenPipeError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    return BROKEN_PIPE_STATUS
+
+
 def main(argv=None):
     """Entry point of the ``smallvis`` command."""
     parser = build_parser()
@@ -620,6 +640,8 @@ def main(argv=None):
                 return _interrupted(args, tracker)
             print("smallvis: interrupted; no file was left half-written", file=sys.stderr)
             return 130
+        except BrokenPipeError:  # the reader went away: `smallvis ... | head -1`
+            return _reader_gone()
         except OSError as exc:  # e.g. a disk that filled up while writing
             print(f"smallvis: error: {' '.join(str(exc).split())}; no output file was "
                   "left half-written", file=sys.stderr)

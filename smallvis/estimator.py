@@ -34,7 +34,7 @@ import scipy.sparse as sp
 from .api import embed
 from .methods import DEFAULT_METHOD, METHODS, get_method
 from .transform import (TRANSFORM_LEARNING_RATE, TRANSFORM_N_ITER, NotFittedError,
-                        build_reference, check_new_points)
+                        build_reference, check_new_points, check_transform_settings)
 from ._validation import (ParameterError, SmallDataWarning, _as_array, check_data,
                           check_random_state, spell_options, warn_from_caller)
 
@@ -69,8 +69,6 @@ def _check_array(X):
     arr = _as_array(X, "X")
     if np.iscomplexobj(arr):
         raise ValueError("Complex data not supported: X must be real-valued")
-    if arr.dtype == object:  # numbers stored as objects; anything else: TypeError
-        arr = arr.astype(np.float64)
     if arr.ndim == 2 and arr.shape[1] == 0:
         raise ValueError(f"0 feature(s) (shape={arr.shape}) while a minimum of 1 is "
                          "required.")
@@ -240,6 +238,8 @@ class Embedding:
         names = _feature_names(X)
         X = self._check_fit_data(X)  # the data first: NaN before any parameter
         method = get_method(self._method_name())
+        check_transform_settings(self.transform_n_iter, self.transform_learning_rate,
+                                 prefix="transform_")
         rng = check_random_state(self.random_state)
         if isinstance(self.random_state, (int, np.integer)) and not isinstance(
                 self.random_state, bool):
@@ -306,11 +306,12 @@ class Embedding:
 
     # ---- transform -------------------------------------------------------
 
-    def _check_is_fitted(self):
+    def _check_is_fitted(self, action="transform(X_new)"):
+        """Raise :class:`NotFittedError` before ``action`` on an unfitted estimator."""
         if not hasattr(self, "reference_"):
             raise NotFittedError(
                 f"This {type(self).__name__} instance is not fitted yet: call fit(X) "
-                "before transform(X_new)"
+                f"before {action}"
             )
 
     def _check_feature_names(self, X):

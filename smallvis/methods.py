@@ -427,11 +427,12 @@ def _largevis_cost(gamma, eps, kernel, alpha):
     eps = check_number(eps, "eps", low=0)
     alpha = check_number(alpha, "alpha", low=0, low_open=True)
     if kernel not in LARGEVIS_KERNELS:
-        raise ValueError(f"kernel must be one of {', '.join(LARGEVIS_KERNELS)}; got {kernel!r}")
+        raise ParameterError(f"kernel must be one of {', '.join(LARGEVIS_KERNELS)}; "
+                             f"got {kernel!r}", ("kernel",))
     if kernel == "exp":
         return "largevis_exp", (gamma,)
     if kernel == "cauchy" and alpha != 1.0:
-        raise ValueError("alpha is used only with kernel='cauchy_alpha'")
+        raise ParameterError("alpha is used only with kernel='cauchy_alpha'", ("alpha", "kernel"))
     return "largevis", (gamma, eps, alpha)
 
 
@@ -459,9 +460,16 @@ def _ncvis_cost(nu, a, b, spread, min_dist, correct_q):
     return "ncvis", (nu, a, b)
 
 
+#: Largest ``nu`` of NCVis's stochastic form, where it is a count of noise
+#: samples drawn per positive sample (200 times the default of 5): the run's
+#: time grows with it, and a larger value is a typo or a forged file.
+NCVIS_SGD_MAX_NU = 1000.0
+
+
 def _ncvis_sgd_params(Q, nu, a, b, spread, min_dist, correct_q):
     """nu is the mean of the noise schedule; each epoch's update uses its own count."""
     _, (nu, a, b) = _ncvis_cost(nu, a, b, spread, min_dist, correct_q)
+    nu = check_number(nu, "nu", low=0, low_open=True, high=NCVIS_SGD_MAX_NU)
     return {"a": a, "b": b, "n_negative": nu}
 
 
@@ -490,8 +498,9 @@ def _tumap_sgd_params(eps):
 def _largevis_sgd_params(gamma, eps, kernel, alpha):
     _largevis_cost(gamma, eps, kernel, alpha)
     if kernel != "cauchy":
-        raise ValueError(f"optimizer='sgd' supports largevis with kernel='cauchy' only "
-                         f"(the LargeVis reference); got kernel={kernel!r}")
+        raise ParameterError(f"optimizer='sgd' supports largevis with kernel='cauchy' only "
+                             f"(the LargeVis reference); got kernel={kernel!r}",
+                             ("kernel", "optimizer"))
     return {"gamma": float(gamma), "eps": float(eps)}
 
 

@@ -117,6 +117,9 @@ def save_model(model, file):
     ------
     NotFittedError
         ``model`` has not been fitted.
+    TypeError
+        ``file`` is a file object open in text mode, or neither a path nor
+        a file object.
     ValueError
         A parameter with no safe file form (e.g. a ``callback`` function);
         or ``file`` is a read-only file (for root too), in a missing or
@@ -128,7 +131,8 @@ def save_model(model, file):
     """
     if not isinstance(model, Embedding):
         raise TypeError(f"save_model needs a smallvis Embedding; got {type(model).__name__}")
-    model._check_is_fitted()
+    model._check_is_fitted("save_model")
+    _check_binary_target(file)
     ref = model.reference_
     arrays = {}
     params = {name: _encode(value, f"param:{name}", arrays)
@@ -152,6 +156,20 @@ def save_model(model, file):
     }
     blob = np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8)
     _write_archive(file, header=blob, X=ref.X, Y=ref.Y, **arrays)
+
+
+def _check_binary_target(file):
+    """Refuse a ``file`` for :func:`save_model` that is neither a path nor a
+    file object open for writing bytes (a text-mode file)."""
+    if isinstance(file, (str, os.PathLike)):
+        return
+    if isinstance(file, io.TextIOBase):
+        raise TypeError("save_model: file is open in text mode; open it in binary mode "
+                        "(open(path, 'wb')) or pass the path")
+    writable = getattr(file, "writable", None)
+    if not callable(getattr(file, "write", None)) or (callable(writable) and not writable()):
+        raise TypeError("save_model: file must be a path or a binary file object open "
+                        f"for writing; got {type(file).__name__}")
 
 
 def _write_archive(file, **arrays):

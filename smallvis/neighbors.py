@@ -88,7 +88,8 @@ from ._backend import kernels as select_kernels
 from ._new_points import (centre_and_extent, distance_units, far_keys, far_points,
                           forest_queries, in_units)
 from ._numeric import power_of_two_exponent, tie_key as _tie_key
-from ._validation import check_data, check_integer, check_random_state, check_threads
+from ._validation import (MAX_REFINE_ROUNDS, ParameterError, check_data, check_integer, check_iterations,
+                          check_random_state, check_threads)
 
 __all__ = ["nearest_neighbors", "knn_graph", "NEIGHBOR_METHODS", "EXACT_MAX_N",
            "ANNOY_DEFAULT_TREES", "ANNOY_DEFAULT_REFINE", "ANNOY_MAX_TREES",
@@ -186,7 +187,8 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
     n_refine : int, optional
         Annoy only: rounds of neighbour-of-neighbour refinement after the
         search (:func:`smallvis._kernels.knn_refine`, NN-descent's local
-        join).  Default ``ANNOY_DEFAULT_REFINE`` (4); the rounds stop early
+        join), at most ``MAX_REFINE_ROUNDS`` (1000).  Default
+        ``ANNOY_DEFAULT_REFINE`` (4); the rounds stop early
         once a round changes nothing, and rounds after the first are cheap
         (they only examine what changed in the previous round).  0 returns
         Annoy's neighbours as they are.
@@ -247,13 +249,14 @@ def knn_graph(X, n_neighbors, *, method="auto", n_trees=None, search_k=None, n_r
 def check_search_params(method, n_trees, name="method"):
     """Check a neighbour-search backend name and Annoy tree count.
 
-    Returns ``n_trees`` as an int (or None); raises ``ValueError`` or
-    ``TypeError`` naming the argument (``name`` for the backend).
+    Returns ``n_trees`` as an int (or None); raises ``ParameterError`` (a
+    ``ValueError``) or ``TypeError`` naming the argument (``name`` for the
+    backend), so that the command line names its option.
     """
     if not isinstance(method, str) or method not in NEIGHBOR_METHODS:
-        raise ValueError(
-            f"{name} must be one of {', '.join(map(repr, NEIGHBOR_METHODS))}; got {method!r}"
-        )
+        raise ParameterError(
+            f"{name} must be one of {', '.join(map(repr, NEIGHBOR_METHODS))}; got {method!r}",
+            (name,))
     if n_trees is not None:
         n_trees = check_integer(n_trees, "n_trees", low=1, high=ANNOY_MAX_TREES)
     return n_trees
@@ -559,7 +562,7 @@ class KNNIndex:
         if search_k is not None:
             search_k = check_integer(search_k, "search_k", low=1, high=ANNOY_MAX_SEARCH_K)
         if n_refine is not None:
-            n_refine = check_integer(n_refine, "n_refine", low=0)
+            n_refine = check_iterations(n_refine, "n_refine", high=MAX_REFINE_ROUNDS)
         if n_explore is not None:
             n_explore = check_integer(n_explore, "n_explore", low=1)
         self.n_threads = check_threads(n_threads)

@@ -30,7 +30,7 @@ from . import _progress
 from . import _threads
 from . import sgd as _sgd
 from .affinities import kernel_triplet
-from ._validation import check_integer, check_number
+from ._validation import check_iterations, check_number
 from .methods import METHODS, choose_gradient
 from .optim import OptimizerSettings, optimize_exact
 from .sampled_cost import SampledCost
@@ -165,16 +165,16 @@ class ExactPlan:
             learning_rate = method.auto_learning_rate(n_samples, exaggeration)
         settings = OptimizerSettings(
             learning_rate=check_number(learning_rate, "learning_rate", low=0, low_open=True),
-            n_iter=check_integer(n_iter, "n_iter", low=0),
+            n_iter=check_iterations(n_iter, "n_iter", low=0),
             exaggeration=exaggeration,
-            exaggeration_iter=check_integer(exaggeration_iter, "exaggeration_iter", low=0),
+            exaggeration_iter=check_iterations(exaggeration_iter, "exaggeration_iter", low=0),
             momentum=check_number(momentum, "momentum", low=0, high=1),
             final_momentum=check_number(final_momentum, "final_momentum", low=0, high=1),
-            momentum_switch_iter=check_integer(momentum_switch_iter, "momentum_switch_iter",
-                                               low=0),
+            momentum_switch_iter=check_iterations(momentum_switch_iter,
+                                                  "momentum_switch_iter", low=0),
             min_gain=check_number(min_gain, "min_gain", low=0),
             tol=check_number(tol, "tol", low=0),
-            cost_every=check_integer(cost_every, "cost_every", low=1),
+            cost_every=check_iterations(cost_every, "cost_every", low=1),
         )
         init = defaults.get("init", "spca") if init is None else init
         return cls(settings, init, affinity_params, cost_params, gradient)
@@ -241,7 +241,7 @@ class SgdPlan:
             {**spec.param_defaults, **keywords}, n_samples)
         if n_epochs is None:
             n_epochs = spec.n_epochs(n_samples)
-        n_epochs = check_integer(n_epochs, "n_epochs", low=1)
+        n_epochs = check_iterations(n_epochs, "n_epochs", low=1)
         if learning_rate is None or learning_rate == "auto":
             learning_rate = spec.learning_rate
         learning_rate = check_number(learning_rate, "learning_rate", low=0, low_open=True)

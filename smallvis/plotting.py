@@ -8,8 +8,8 @@ use (scripts, CI), select the Agg backend yourself, e.g. with
 
 import numpy as np
 
-from ._outputs import write_output
-from ._validation import check_integer
+from ._outputs import is_stream, write_output
+from ._validation import check_finite, check_integer, check_real_array
 
 __all__ = ["plot", "plot_every", "PlotEvery", "plot_costs", "save_plot"]
 
@@ -19,11 +19,13 @@ _MAX_CATEGORIES = MAX_CATEGORIES
 
 
 def _as_embedding(Y):
-    """Return `Y` as a float array of shape (n, 2) ready for scatter."""
-    try:
-        arr = np.asarray(Y, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"Y must be a numeric array: {exc}") from None
+    """Return `Y` as a finite float array of shape (n, 2) ready for scatter.
+
+    Refused like the data of :func:`smallvis.embed`: anything but real
+    numbers (``TypeError``) and NaN or infinite values, in any column
+    (``ValueError``); and a shape other than (n,) or (n, n_components).
+    """
+    arr = check_real_array(Y, "Y")
     if arr.ndim == 1:
         arr = arr[:, None]
     if arr.ndim != 2 or arr.shape[1] < 1:
@@ -33,6 +35,7 @@ def _as_embedding(Y):
         )
     if arr.shape[0] == 0:
         raise ValueError("Y must contain at least one point")
+    arr = check_finite(arr.astype(np.float64), "Y")
     if arr.shape[1] == 1:
         return np.column_stack([arr[:, 0], np.zeros(arr.shape[0])])
     return arr[:, :2]
@@ -97,8 +100,11 @@ def plot(Y, labels=None, ax=None, title=None, s=None, cmap=None,
     Raises
     ------
     ValueError
-        If `Y` has the wrong shape, `labels` has the wrong length or `legend`
-        is not one of the accepted values.
+        If `Y` has the wrong shape or holds NaN or infinite values (in any
+        column), `labels` has the wrong length or `legend` is not one of the
+        accepted values.
+    TypeError
+        If `Y` holds anything but real numbers.
     """
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
@@ -351,6 +357,25 @@ def plot_every(n, labels=None, **kwargs):
 PLOT_FORMATS = ("png", "pdf", "svg")
 
 
+def _plot_format(path, format):
+    """The format :func:`save_plot` writes: ``format``, else the extension of
+    ``path``, else (a character device or FIFO without one, as the command
+    line's ``--plot``) the first of :data:`PLOT_FORMATS`."""
+    import os
+
+    if format is None:
+        if not isinstance(path, (str, os.PathLike)):
+            raise ValueError("format is needed when path is a file object")
+        format = os.path.splitext(os.fspath(path))[1].lstrip(".")
+        if not format and is_stream(path):
+            format = PLOT_FORMATS[0]
+    format = str(format).lower()
+    if format not in PLOT_FORMATS:
+        raise ValueError(f"plot format must be one of {', '.join(PLOT_FORMATS)} (taken "
+                         f"from the file extension); got {format!r}")
+    return format
+
+
 def save_plot(Y, path, labels=None, title=None, format=None):
     """Plot an embedding and write it to a PNG, PDF or SVG file.
 
@@ -368,7 +393,8 @@ def save_plot(Y, path, labels=None, title=None, format=None):
     title : str, default=None
         Plot title.
     format : {"png", "pdf", "svg"}, optional
-        Default: from the extension of ``path`` (required for a file object).
+        Default: from the extension of ``path``; for a character device or
+        FIFO without one (``/dev/stdout``), png.  Required for a file object.
 
     Returns
     -------
@@ -378,7 +404,8 @@ def save_plot(Y, path, labels=None, title=None, format=None):
     Raises
     ------
     ValueError
-        A format (or extension) other than png, pdf or svg; or ``path`` is a
+        ``Y`` holds NaN or infinite values or has the wrong shape.  A format
+        (or extension) other than png, pdf or svg; or ``path`` is a
         read-only file (for root too), in a missing or read-only directory,
         a directory, a block device, a socket or a link loop.
     """
@@ -386,17 +413,11 @@ def save_plot(Y, path, labels=None, title=None, format=None):
 
     import matplotlib.pyplot as plt
 
-    if format is None:
-        if not isinstance(path, (str, os.PathLike)):
-            raise ValueError("format is needed when path is a file object")
-        format = os.path.splitext(os.fspath(path))[1].lstrip(".")
-    format = str(format).lower()
-    if format not in PLOT_FORMATS:
-        raise ValueError(f"plot format must be one of {', '.join(PLOT_FORMATS)} (taken "
-                         f"from the file extension); got {format!r}")
+    format = _plot_format(path, format)
+    XY = _as_embedding(Y)  # before anything is drawn or written
     fig, ax = plt.subplots(figsize=(6, 6))
     try:
-        plot(Y, labels=labels, ax=ax, title=title)
+        plot(XY, labels=labels, ax=ax, title=title)
         if isinstance(path, (str, os.PathLike)):
             write_output(path, lambda fh: fig.savefig(fh, format=format, dpi=100,
                                                       bbox_inches="tight"), "path")

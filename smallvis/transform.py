@@ -93,7 +93,8 @@ from .affinities import (MIN_K_DIST_SCALE, PERPLEXITY_MAX_TRIES, PERPLEXITY_TOL,
                          SMOOTH_K_N_ITER, SMOOTH_K_TOL)
 from ._backend import kernels as select_kernels
 from ._sgd_reference import _absorb
-from ._validation import (_as_array, check_data, check_integer, check_number, check_threads,
+from ._validation import (MAX_TRANSFORM_ITERATIONS, _as_array, check_data,
+                          check_iterations, check_number, check_threads,
                           coordinate_span_overflows)
 from .methods import get_method
 from .neighbors import EXACT_MAX_N, KNNIndex
@@ -153,12 +154,15 @@ def check_new_points(X_new, n_features, name="X_new"):
 
 
 def check_transform_settings(n_iter, learning_rate, prefix=""):
-    """:meth:`Reference.transform`'s ``n_iter`` (an integer >= 0) and ``learning_rate`` (> 0).
+    """:meth:`Reference.transform`'s ``n_iter`` and ``learning_rate`` (> 0).
+
+    ``n_iter`` is an integer in ``[0, MAX_TRANSFORM_ITERATIONS]``
+    (:data:`smallvis._validation.MAX_TRANSFORM_ITERATIONS`).
 
     ``prefix`` goes before the names in messages (the estimator's
     ``transform_n_iter``).
     """
-    return (check_integer(n_iter, f"{prefix}n_iter", low=0),
+    return (check_iterations(n_iter, f"{prefix}n_iter", high=MAX_TRANSFORM_ITERATIONS),
             check_number(learning_rate, f"{prefix}learning_rate", low=0, low_open=True))
 
 

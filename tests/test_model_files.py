@@ -637,3 +637,30 @@ def test_a_model_fitted_on_precomputed_neighbours_loads(data):
     loaded = _load(_saved(model, X))
     assert all(np.array_equal(a, b) for a, b in zip(loaded.method_params["knn"], knn))
     assert np.array_equal(loaded.transform(X_new), model.transform(X_new))
+
+
+# ---------------------------------------------------------------------------
+# forged iteration counts: refused at load, never a run that does not end
+# ---------------------------------------------------------------------------
+
+
+RUNAWAY_COUNTS = [
+    ("umap", ("params", "transform_n_iter"), 10**12),
+    ("umap", ("params", "transform_n_iter"), 10**6),
+    ("umap_sgd", ("params", "n_epochs"), 10**12),
+    ("tsne", ("params", "n_iter"), 10**9),
+    ("tsne", ("params", "exaggeration_iter"), 10**9),
+    ("tsne", ("params", "momentum_switch_iter"), 10**9),
+    ("tsne", ("params", "cost_every"), 10**9),
+    ("ncvis_sgd", ("reference", "cost_params", "__dict__", "nu"), 1e7),
+]
+
+
+@pytest.mark.parametrize("name,path,value", RUNAWAY_COUNTS)
+def test_a_forged_iteration_count_is_refused_at_load(name, path, value, saved):
+    """``transform_n_iter`` 10**12 in the header made ``transform`` run for ever."""
+    members = _members(saved[name])
+    header = _header(members)
+    _set(path, value)(header)
+    with pytest.raises(smallvis.ModelFileError, match=path[-1]):
+        _load(_archive(_with_header(members, header)))

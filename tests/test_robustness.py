@@ -229,7 +229,7 @@ class TestHostileP:
 
     @pytest.mark.parametrize("P,exc,match", [
         (sp.csr_matrix(np.eye(8, k=1) * (1 + 1j)), TypeError, "real numeric"),
-        (np.zeros((8, 8), dtype=object), TypeError, "P must be a numeric array"),
+        (np.full((8, 8), "0", dtype=object), TypeError, "P must be numeric"),
         (np.zeros((8, 8, 1)), ValueError, "P must be a 2-D square matrix"),
         ([[0, 1], [1]], ValueError, "P cannot be converted"),
         (np.zeros((8, 8)), ValueError, "P has no positive entries"),

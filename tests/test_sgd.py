@@ -348,7 +348,7 @@ def test_verbose_progress_and_callback(iris, capsys):
     (dict(method="umap", optimizer="adam"), "optimizer must be one of"),
     (dict(method="tsne", optimizer="sgd"), "has no stochastic form"),
     (dict(method="asne", optimizer="sgd"), "has no stochastic form"),
-    (dict(method="umap", optimizer="sgd", n_epochs=0), r"n_epochs must be in \[1, inf\]"),
+    (dict(method="umap", optimizer="sgd", n_epochs=0), r"n_epochs must be in \[1, 100000\]"),
     (dict(method="umap", optimizer="sgd", learning_rate=-1.0), "learning_rate"),
     (dict(method="largevis", optimizer="sgd", kernel="exp"), "kernel='cauchy' only"),
 ])

@@ -91,3 +91,16 @@ def test_a_non_finite_cost_or_gradient_fails(spoil):
     assert not report.ok
     assert all("non-finite" in c.problem for c in report.cases)
     assert "point -1" not in str(report)
+
+
+@pytest.mark.parametrize("shape", [(1,), (1, 1), (1, 1, 1)])
+def test_a_one_element_array_is_not_a_scalar_cost(shape):
+    report = _check("tsne", _spoiled("tsne", lambda c, g: (np.full(shape, c), g)))
+    assert not report.ok
+    assert all("cost must be a scalar" in c.problem for c in report.failed)
+
+
+@pytest.mark.parametrize("as_scalar", [float, np.float64, np.asarray])
+def test_a_number_or_a_0_d_array_is_a_scalar_cost(as_scalar):
+    report = _check("tsne", _spoiled("tsne", lambda c, g: (as_scalar(c), g)))
+    assert report.ok, str(report)

@@ -19,7 +19,9 @@ IRIS = smallvis.datasets.load("iris")[0]
     (np.ones(5), ValueError, "2-D array"),
     (np.ones((3, 3, 3)), ValueError, "2-D array"),
     (np.array([["a", "b"], ["c", "d"]]), TypeError, "numeric"),
-    (np.array([[1, 2], [3, None]], dtype=object), TypeError, "numeric"),
+    # None in an object array is a missing value: refused as NaN is
+    (np.array([[1, 2], [3, None], [5, 6]], dtype=object), ValueError, "NaN or infinite"),
+    (np.array([[1, 2], [3, "4"], [5, 6]], dtype=object), TypeError, "numeric"),
     (np.ones((4, 2), dtype=complex), TypeError, "complex"),
     (sp.csr_matrix(np.eye(4)), TypeError, "sparse"),
 ])
@@ -75,7 +77,7 @@ def test_unknown_keyword_lists_valid_ones():
     (dict(learning_rate=0), r"learning_rate must be in \(0, inf\]"),
     (dict(learning_rate=-5.0), r"learning_rate must be in \(0, inf\]"),
     (dict(learning_rate="fast"), "learning_rate must be a positive number or 'auto'"),
-    (dict(n_iter=-1), r"n_iter must be in \[0, inf\]"),
+    (dict(n_iter=-1), r"n_iter must be in \[0, 100000\]"),
     (dict(exaggeration=0), r"exaggeration must be in \(0, inf\]"),
     (dict(momentum=1.5), r"momentum must be in \[0, 1\]"),
     (dict(n_threads=0), "n_threads must be a positive integer or -1"),

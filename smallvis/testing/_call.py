@@ -28,8 +28,9 @@ def call_user(fn, P, Y, learned, sparse):
 
     Exceptions raised by ``fn`` propagate as they are; a return value that is
     not ``(cost, gradient)`` (or ``(cost, gradient, dcost_dQ)`` with learned
-    scalars) of real numbers, the cost a scalar and the gradient of the shape
-    of ``Y``, raises :class:`UserOutputError`.
+    scalars) of real numbers, the cost a scalar (a number or a 0-d array: an
+    array of shape ``(1,)`` or ``(1, 1)`` is not a scalar) and the gradient of
+    the shape of ``Y``, raises :class:`UserOutputError`.
     """
     P_arg = sp.csr_matrix(P) if sparse else P.copy()
     out = fn(P_arg, Y.copy(), *learned)
@@ -38,7 +39,7 @@ def call_user(fn, P, Y, learned, sparse):
                               + (" or (cost, gradient, dcost_dQ)" if learned else "")
                               + f"; got {type(out).__name__}")
     cost = _real_array(out[0], "the cost")
-    if cost.size != 1:
+    if cost.ndim != 0:
         raise UserOutputError(f"the cost must be a scalar; got an array of shape {cost.shape}")
     grad = _real_array(out[1], "the gradient")
     if grad.shape != Y.shape:
