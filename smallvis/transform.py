@@ -83,7 +83,7 @@ The exact restricted gradient costs O(M N) per iteration for M new points
 against N training points.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -314,9 +314,13 @@ class Reference:
         n_iter : int, default=100
             Iterations of the optimisation (0: the ``P``-weighted mean start).
         learning_rate : float, default=0.5
-            Step relative to ``1 / sum_j p_sj`` per point.
+            Step relative to ``1 / sum_j p_sj`` per point.  After a fit by the
+            stochastic optimizer (``optimizer="sgd"``), the method's own SGD
+            learning rate is scaled by ``learning_rate / 0.5`` instead.
         n_threads : int, default=1
-            Threads for the Cython kernels.
+            Threads for the Cython kernels of the exact form.  The stochastic
+            form always runs on one thread, so that each new point's
+            placement does not depend on the rest of the batch.
         return_cost : bool, default=False
             Also return the final transform cost.
 
@@ -345,7 +349,7 @@ class Reference:
         cost_fn, grad_fn, args = self.kernels(kern)
         if n_iter and self.optimizer == "sgd":
             with np.errstate(over="ignore", invalid="ignore"):  # checked below
-                self._place_sgd(P, Y, kern, n_iter)
+                self._place_sgd(P, Y, kern, n_iter, learning_rate)
         elif n_iter:
             self._place_exact(Y, row_sum, lambda Yv, out: grad_fn(
                 *triplet, Yv, Y_ref, *args, out, n_threads), n_iter, learning_rate)
@@ -378,7 +382,7 @@ class Reference:
                 "new points or the fitted embedding span too wide a range"
             ) from None
 
-    def _place_sgd(self, P, Y, kernels, n_epochs):
+    def _place_sgd(self, P, Y, kernels, n_epochs, learning_rate):
         """The stochastic form, in place on ``Y``: the fit's SGD engine, reference frozen.
 
         :func:`smallvis.sgd.optimize_sgd` on the problem of
@@ -386,8 +390,11 @@ class Reference:
         new point is the head of its edges to its training neighbours, an
         edge sampled every ``max_j p_sj / p_sj`` epochs, each sample with
         the method's negatives drawn uniformly from the training points;
-        only the new points move.  Coefficients, clip, learning rate and
-        decay are the method's own (its registry ``sgd`` spec).
+        only the new points move.  Coefficients, clip and decay are the
+        method's own (its registry ``sgd`` spec); its initial learning rate
+        is scaled by ``learning_rate / TRANSFORM_LEARNING_RATE``, so the
+        default keeps the spec's own rate.  The engine runs on one thread
+        whatever ``n_threads`` :meth:`transform` was given.
 
         The draws come from the package's counter-based generator, keyed by
         (the reference's seed, epoch, the edge's key, draw), where an edge's
@@ -402,7 +409,9 @@ class Reference:
         q = float(self.cost_params[m.learned[0]]) if m.learned else 0.0
         k = int(P.indptr[1] - P.indptr[0])
         keys = neighbour_keys(P.indices.reshape(Y.shape[0], k))
-        problem = prepare_frozen(m.sgd, P, n_epochs, m.sgd.kernel_params(**self.cost_params),
+        spec = replace(m.sgd, learning_rate=m.sgd.learning_rate
+                       * (learning_rate / TRANSFORM_LEARNING_RATE))
+        problem = prepare_frozen(spec, P, n_epochs, m.sgd.kernel_params(**self.cost_params),
                                  keys, q=q)
         layout = np.ascontiguousarray(np.vstack([Y, self.Y]), dtype=np.float64)
         if coordinate_span_overflows(layout):
