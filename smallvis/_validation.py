@@ -737,3 +737,26 @@ def warn_from_caller(warning):
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
         frame, level = frame.f_back, level + 1
     warnings.warn(warning, stacklevel=level)
+
+
+def warn_not_laid_out(Y, n_steps, steps_option, closeness):
+    """Warn (from the user's line) that a run ended before its points spread out.
+
+    Parameters
+    ----------
+    Y : ndarray of shape (n_samples, n_components)
+        The returned layout.
+    n_steps : int
+        The run's length.
+    steps_option : {"n_iter", "n_epochs"}
+        The option that sets it.
+    closeness : str
+        How close every output weight still is to its value at distance 0.
+    """
+    widest = float(np.max(np.ptp(Y, axis=0)))
+    unit = "iterations" if steps_option == "n_iter" else "epochs"
+    warn_from_caller(RuntimeWarning(
+        f"after {n_steps} {unit} the embedding still spans only {widest:.3g}: every "
+        f"output weight {closeness} its value at distance 0, so the points are not laid "
+        f"out; start from a wider init (e.g. init=\"spca\" or \"random\", standard "
+        f"deviation 1e-4) or run more {unit} ({steps_option})"))

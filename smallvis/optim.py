@@ -88,15 +88,13 @@ same as 200 in scikit-learn, openTSNE and smallvis.
 
 import sys
 import time
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import warn_from_caller
 from ._validation import (MAX_SQUARED_DISTANCE, coordinate_span_overflows,
                           coordinate_span_underflows, squared_span_bound,
-                          tiny_span_message)
+                          tiny_span_message, warn_from_caller, warn_not_laid_out)
 
 #: smallvis waits this many iterations after exaggeration before testing tol.
 TOL_WAIT = 15
@@ -520,13 +518,7 @@ def _warn_if_collapsed(Y, n_iter):
     before the points spread (``tol`` does not stop a collapsed run).
     """
     if _collapsed(Y):
-        widest = float(np.max(np.ptp(Y, axis=0)))
-        warnings.warn(
-            f"after {n_iter} iterations the embedding still spans only "
-            f"{widest:.3g}: every output weight equals its value at distance 0, so the "
-            f"points are not yet laid out; start from a wider init (e.g. init=\"spca\" "
-            f"or \"random\", standard deviation 1e-4) or run more iterations (n_iter)",
-            RuntimeWarning, stacklevel=2)
+        warn_not_laid_out(Y, n_iter, "n_iter", "equals")
 
 
 def _recover(trace, it, reason, good, theta, step, learning_rate, watch, verbose):

@@ -117,9 +117,8 @@ from typing import Callable, Mapping
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import warn_from_caller
 from . import _threads
-from ._validation import squared_span_bound
+from ._validation import squared_span_bound, warn_not_laid_out
 from .optim import DivergenceError, check_starting_layout
 from ._sgd_reference import FROZEN_NOISE, _absorb
 from .reference import SGD_COEFFICIENTS, SGD_NOISES, SGD_SCHEMES
@@ -747,9 +746,5 @@ def _warn_if_not_spread(Y, prob, n_epochs):
     squared = squared_span_bound(Y)
     if not squared > 0 or weight_change_at(squared, prob) >= UNSPREAD_WEIGHT_CHANGE:
         return
-    widest = float(np.max(np.ptp(Y, axis=0)))
-    warn_from_caller(RuntimeWarning(
-        f"after {n_epochs} epochs the embedding still spans only {widest:.3g}: every "
-        f"output weight is within {UNSPREAD_WEIGHT_CHANGE:g} of its value at distance 0, "
-        f"so the points are not laid out; start from a wider init (e.g. init=\"spca\" or "
-        f"\"random\", standard deviation 1e-4) or run more epochs (n_epochs)"))
+    warn_not_laid_out(Y, n_epochs, "n_epochs",
+                      f"is within {UNSPREAD_WEIGHT_CHANGE:g} of")
