@@ -314,6 +314,9 @@ def _learning_rates(settings, row_learning_rate, Y, n_learned):
     """
     if row_learning_rate is None:
         return settings.learning_rate
+    if settings.recover:
+        raise ValueError("row_learning_rate needs settings.recover=False: a run with one "
+                         "learning rate per row does not recover from divergence")
     rates = np.asarray(row_learning_rate, dtype=np.float64)
     if rates.shape != (Y.shape[0],):
         raise ValueError(f"row_learning_rate must have one entry per row of Y "
@@ -368,7 +371,8 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
         cost evaluation, and a line for every recovery.
     row_learning_rate : ndarray of shape (n_samples,) or None
         A learning rate per row of ``Y``, in place of
-        ``settings.learning_rate`` (placing new points: module docstring).
+        ``settings.learning_rate`` (placing new points: module docstring);
+        needs ``settings.recover=False``.
 
     Returns
     -------
@@ -376,6 +380,9 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
 
     Raises
     ------
+    ValueError
+        ``row_learning_rate`` has the wrong shape or comes with
+        ``settings.recover=True``.
     DivergenceError
         The run diverged again after :data:`MAX_RECOVERIES` halvings of the
         learning rate (module docstring, "Divergence guard"), or at all with
@@ -486,13 +493,10 @@ def _warn_if_recovered(trace, learning_rate):
         return
     n = len(trace.recoveries)
     first, now = trace.recoveries[0], trace.recoveries[-1]["learning_rate"]
-    if np.ndim(now) == 0:
-        rates = f"from {learning_rate:.3g} to {now:.3g}"
-    else:  # one rate per row (placing new points): each halved n times
-        rates = f"to {0.5 ** n:.3g} times the rates asked for"
     warn_from_caller(RuntimeWarning(
         f"the run diverged and recovered {n} time{'s' if n > 1 else ''} (first at iteration "
-        f"{first['iteration']}: {first['reason']}) by halving the learning rate {rates}; "
+        f"{first['iteration']}: {first['reason']}) by halving the learning rate from "
+        f"{learning_rate:.3g} to {now:.3g}; "
         f"the details are in result.recoveries; pass a smaller learning_rate to avoid it"))
 
 
