@@ -348,8 +348,7 @@ class Reference:
         Y = np.ascontiguousarray((P @ Y_ref) / row_sum[:, None])
         cost_fn, grad_fn, args = self.kernels(kern)
         if n_iter and self.optimizer == "sgd":
-            with np.errstate(over="ignore", invalid="ignore"):  # checked below
-                self._place_sgd(P, Y, kern, n_iter, learning_rate)
+            self._place_sgd(P, Y, kern, n_iter, learning_rate)
         elif n_iter:
             self._place_exact(Y, row_sum, lambda Yv, out: grad_fn(
                 *triplet, Yv, Y_ref, *args, out, n_threads), n_iter, learning_rate)
@@ -369,8 +368,7 @@ class Reference:
         gradient or coordinates that are not finite raise ``ValueError``.
         """
         def full_gradient(Yv, learned, exaggerated, out):
-            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-                gradient(Yv, out)
+            gradient(Yv, out)  # optimize_exact's guard judges what is not finite
 
         try:
             optimize_exact(Y, full_gradient, None,
