@@ -15,6 +15,8 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+from ._numeric import power_of_two_exponent
+
 
 def _as_array(value, name):
     """``np.asarray`` with a message naming the argument on failure.
@@ -129,8 +131,7 @@ def power_of_two_rescaling(Y, target_exponent=-13):
     That is a standard deviation of about 1e-4, the scale of the "random"
     and "spca" initialisations.  Multiplying by ``2**k`` is exact.
     """
-    widest = float(np.max(np.ptp(Y, axis=0)))
-    return target_exponent - int(np.frexp(widest)[1])
+    return target_exponent - power_of_two_exponent(np.ptp(Y, axis=0))
 
 
 def tiny_span_message(Y, name, *, array=True):

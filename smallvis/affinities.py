@@ -14,7 +14,7 @@ from scipy.spatial.distance import pdist, squareform
 from . import _progress
 from ._backend import is_fast
 from ._memory import release_free_heap
-from ._numeric import power_of_two_exponent
+from ._numeric import in_units, power_of_two_exponent
 from ._validation import (ParameterError, _as_array, check_integer, check_number,
                           check_threads)
 from .neighbors import nearest_neighbors
@@ -56,7 +56,7 @@ def squared_distances(X, exponent=0):
     ``2**exponent`` (see :func:`conditional_perplexity`) is exact on both
     roads.
     """
-    Xs = np.ldexp(X, -exponent) if exponent else X
+    Xs = in_units(X, exponent)
     if _exact_gram(X):
         sq = np.einsum("ij,ij->i", Xs, Xs)
         D = Xs @ Xs.T

@@ -86,8 +86,8 @@ from scipy.spatial.distance import cdist
 from . import _progress, _threads
 from ._backend import kernels as select_kernels
 from ._new_points import (centre_and_extent, distance_units, far_keys, far_points,
-                          forest_queries, in_units)
-from ._numeric import power_of_two_exponent, tie_key as _tie_key
+                          forest_queries)
+from ._numeric import in_units, power_of_two_exponent, tie_key as _tie_key
 from ._validation import (MAX_REFINE_ROUNDS, ParameterError, check_data, check_integer, check_iterations,
                           check_random_state, check_threads)
 
