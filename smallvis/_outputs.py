@@ -161,17 +161,19 @@ def _written_in_place(path, st):
     and, with ``>>``, drop what the file held), or ``path`` goes through a
     link only the kernel resolves (/proc/self/fd/N into a deleted file), so
     there is no directory to rename in."""
-    return _is_standard_stream(st) or _resolved_only_by_kernel(path, st)
+    return _fd_of(st) is not None or _resolved_only_by_kernel(path, st)
 
 
-def _is_standard_stream(st):
+def _fd_of(st):
+    """1 or 2 if ``st`` is the file this process's standard output or error
+    writes to, else None."""
     for fd in (1, 2):
         try:
             if os.path.samestat(os.fstat(fd), st):
-                return True
+                return fd
         except OSError:  # that descriptor is closed
             pass
-    return False
+    return None
 
 
 def _resolved_only_by_kernel(path, st):
@@ -232,16 +234,9 @@ def _standard_descriptor(path):
     """1 or 2 if ``path`` is the file this process's standard output or error
     writes to, else None."""
     try:
-        st = os.stat(path)
+        return _fd_of(os.stat(path))
     except OSError:
         return None
-    for fd in (1, 2):
-        try:
-            if os.path.samestat(os.fstat(fd), st):
-                return fd
-        except OSError:  # that descriptor is closed
-            pass
-    return None
 
 
 def _write_to_descriptor(fd, data):
