@@ -120,8 +120,8 @@ import scipy.sparse as sp
 from . import _threads
 from ._validation import squared_span_bound, warn_not_laid_out
 from .optim import DivergenceError, check_starting_layout
-from ._sgd_reference import FROZEN_NOISE, _absorb
-from .reference import SGD_COEFFICIENTS, SGD_NOISES, SGD_SCHEMES
+from ._sgd_reference import (ENGINE_NOISES, FROZEN_NOISE, SGD_COEFFICIENTS, SGD_NOISES,
+                             SGD_SCHEMES, _absorb)
 
 #: ``optimizer="auto"`` uses the exact optimizer up to this many points and
 #: the stochastic one above, for methods that have a stochastic form.
@@ -598,7 +598,7 @@ def _check_problem(prob, Y):
     if not (Y.dtype == np.float64 and Y.flags.c_contiguous and Y.flags.writeable):
         raise ValueError("Y must be a writeable C-contiguous float64 array")
     if (prob.coefficient not in SGD_COEFFICIENTS or prob.scheme not in SGD_SCHEMES
-            or prob.noise not in SGD_NOISES + (FROZEN_NOISE,)):
+            or prob.noise not in ENGINE_NOISES):
         raise ValueError(f"unknown coefficient, scheme or noise: {prob.coefficient!r}, "
                          f"{prob.scheme!r}, {prob.noise!r}")
     for name in ("head", "tail", "edge_alias", "noise_alias"):
