@@ -34,7 +34,7 @@ import numpy as np
 
 from . import __version__, datasets
 from ._outputs import check_output, is_stream, write_output
-from ._tables import CLIError, columns_by_name, load_input
+from ._tables import CLIError, columns_by_name, load_input, number_type
 from ._validation import check_data, spell_options
 from .api import embed
 from .methods import DEFAULT_METHOD, METHODS, knn_only_methods
@@ -149,26 +149,10 @@ def _write_coordinates(fh, Y, path):
 # ---------------------------------------------------------------------------
 
 
-def _registry_defaults(values):
-    """'30; largevis: 50'-style text for a {method: default} mapping."""
-    values = {name: v for name, v in values.items() if v is not None}
-    groups = {}
-    for name, value in values.items():
-        groups.setdefault(f"{value:g}", []).append(name)
-    common = max(groups, key=lambda v: len(groups[v]))
-    others = "; ".join(f"{', '.join(names)}: {v}" for v, names in groups.items()
-                       if v != common)
-    return common + (f"; {others}" if others else "")
-
-
 def _number_or_text(text):
     """A number if ``text`` reads as one (``7``, ``0.5``), else the text (``auto``)."""
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
+    kind = number_type([text])
+    return text if kind is None else kind(text)
 
 
 def _registry_parameters():
@@ -214,14 +198,22 @@ def _flag(param):
     return "--" + param.replace("_", "-")
 
 
-def _defaults_text(by_method):
-    """'umap, tumap: 15; tsne, largevis: unset'-style text of a {method: default} mapping."""
+def _defaults_text(by_method, *, name_common=True):
+    """'umap, tumap: 15; tsne, largevis: auto'-style text of a {method: default} mapping.
+
+    ``name_common=False``: the most common value first without its methods
+    ('30; largevis: 50'), for an option whose methods are listed elsewhere.
+    """
     groups = {}
     for name, value in by_method.items():
         text = "auto" if value is None else (f"{value:g}" if isinstance(value, float)
                                               else str(value))
         groups.setdefault(text, []).append(name)
-    return "; ".join(f"{', '.join(names)}: {text}" for text, names in groups.items())
+    parts = [f"{', '.join(names)}: {text}" for text, names in groups.items()]
+    if name_common:
+        return "; ".join(parts)
+    common = max(groups, key=lambda text: len(groups[text]))
+    return "; ".join([common] + [part for text, part in zip(groups, parts) if text != common])
 
 
 def _add_method_parameters(parser, skip):
@@ -310,11 +302,11 @@ def build_parser():
                    help=f"embedding method (default: {DEFAULT_METHOD})")
     e.add_argument("--fast", action="store_true",
                    help="use the Cython kernels (same numbers to rounding, much faster)")
-    perplexities = {n: m.affinity_params.get("perplexity") for n, m in METHODS.items()}
+    used = {n: m.affinity_params["perplexity"] for n, m in METHODS.items()
+            if m.affinity_params.get("perplexity") is not None}
     e.add_argument("--perplexity", type=float, default=None,
-                   help=f"perplexity of the input affinities, for "
-                        f"{', '.join(n for n, v in perplexities.items() if v is not None)} "
-                        f"(default: {_registry_defaults(perplexities)})")
+                   help=f"perplexity of the input affinities, for {', '.join(used)} "
+                        f"(default: {_defaults_text(used, name_common=False)})")
     e.add_argument("--n-components", type=int, default=2,
                    help="output dimension (default: 2)")
     e.add_argument("--optimizer", default="auto", choices=["auto", "exact", "sgd"],
@@ -330,7 +322,7 @@ def build_parser():
                      for n, m in METHODS.items()}
     e.add_argument("--exaggeration", type=float, default=None,
                    help=f"factor multiplying P in the first 250 iterations of the exact "
-                        f"optimizer (default: {_registry_defaults(exaggerations)})")
+                        f"optimizer (default: {_defaults_text(exaggerations, name_common=False)})")
     e.add_argument("--init", default=None,
                    choices=["spca", "pca", "random", "spectral", "laplacian", "power"],
                    help="initial layout (default: the method's)")
