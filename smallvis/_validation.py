@@ -245,8 +245,7 @@ def check_finite(arr, name):
     return arr
 
 
-def check_number(value, name, *, low=None, high=None, low_open=False,
-                 high_open=False, integer=False):
+def check_number(value, name, *, low=None, high=None, low_open=False, high_open=False):
     """Return ``value`` as float (or int) if it lies in the allowed range.
 
     Parameters
@@ -259,17 +258,11 @@ def check_number(value, name, *, low=None, high=None, low_open=False,
         Bounds; None means unbounded.
     low_open, high_open : bool
         Whether the bound itself is excluded.
-    integer : bool
-        Require an integer: the same as :func:`check_integer` (with open
-        bounds moved in by one).
 
     Returns
     -------
-    float or int
+    float
     """
-    if integer:  # kept for callers written before check_integer
-        return check_integer(value, name, low=None if low is None else low + low_open,
-                             high=None if high is None else high - high_open)
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number; got {value!r}")
     value = float(value)

@@ -17,7 +17,6 @@ from ._memory import release_free_heap
 from ._numeric import in_units, power_of_two_exponent
 from ._validation import (ParameterError, _as_array, check_integer, check_number,
                           check_threads)
-from .neighbors import nearest_neighbors
 
 PERPLEXITY_TOL = 1e-5
 PERPLEXITY_MAX_TRIES = 50
@@ -512,7 +511,6 @@ def joint_perplexity_knn(X, perplexity, kernels, **knn_params):
     scipy.sparse.csr_matrix of shape (n_samples, n_samples)
         Symmetric, sums to 1.
     """
-    n = X.shape[0]
     params = {"n_neighbors": None, "knn": None, "knn_method": "auto", "random_state": None,
               "n_threads": 1, "n_trees": None}
     unknown = set(knn_params) - set(params)

@@ -121,19 +121,6 @@ def check_outputs(outputs, inputs):
             raise CLIError(str(exc)) from None
 
 
-def atomic_write(path, write, option="file"):
-    """Write the output ``path`` by ``write(binary_file)``, never harming another file.
-
-    A regular file (or a link's final target) is replaced atomically: a
-    temporary file in the target's directory, then a rename, so readers see
-    the old file or the complete new one; on any error (or Ctrl-C) the
-    temporary file is removed and the target is untouched; the new file gets
-    the old one's permissions.  A character device or FIFO is written into.
-    See :func:`smallvis._outputs.write_output`.
-    """
-    write_output(path, write, option)
-
-
 def _write_coordinates(fh, Y, path):
     if path.lower().endswith(".npy"):
         np.save(fh, Y, allow_pickle=False)
@@ -425,13 +412,13 @@ class _Tracker:
 def _write_outputs(args, Y, labels, title, written):
     """Write --out and --plot, appending a note to ``written`` after each."""
     if args.out:
-        atomic_write(args.out, lambda fh: _write_coordinates(fh, Y, args.out), "--out")
+        write_output(args.out, lambda fh: _write_coordinates(fh, Y, args.out), "--out")
         written.append(f"coordinates -> {args.out}")
     if args.plot:
         from .plotting import save_plot
 
         fmt = output_format(args.plot, PLOT_FORMATS).lstrip(".")
-        atomic_write(args.plot, lambda fh: save_plot(Y, fh, labels=labels, title=title,
+        write_output(args.plot, lambda fh: save_plot(Y, fh, labels=labels, title=title,
                                                      format=fmt), "--plot")
         written.append(f"plot -> {args.plot}")
 
@@ -499,7 +486,7 @@ def _write_model(args, X, result, feature_names):
         optimizer=args.optimizer, n_epochs=args.n_epochs, exaggeration=args.exaggeration,
         random_state=args.random_state, n_threads=args.threads,
         method_params=method_parameters(args) or None, feature_names=feature_names)
-    atomic_write(args.save_model, lambda fh: save_model(model, fh), "--save-model")
+    write_output(args.save_model, lambda fh: save_model(model, fh), "--save-model")
 
 
 def _save_placed_plot(fh, Y_train, Y_new, labels, title, fmt):
@@ -545,13 +532,13 @@ def run_transform(args):
         Y_new = model.transform(X)
     written = []
     if args.out:
-        atomic_write(args.out, lambda fh: _write_coordinates(fh, Y_new, args.out), "--out")
+        write_output(args.out, lambda fh: _write_coordinates(fh, Y_new, args.out), "--out")
         written.append(f"coordinates -> {args.out}")
     if args.plot:
         fmt = output_format(args.plot, PLOT_FORMATS).lstrip(".")
         title = (f"{model.reference_.method}: {len(Y_new)} new points of "
                  f"{os.path.basename(args.input)} placed")
-        atomic_write(args.plot, lambda fh: _save_placed_plot(
+        write_output(args.plot, lambda fh: _save_placed_plot(
             fh, model.embedding_, Y_new, labels, title, fmt), "--plot")
         written.append(f"plot -> {args.plot}")
     if not args.quiet:
