@@ -226,9 +226,9 @@ class Reference:
         """
         method = "annoy" if self.uses_annoy() else "exact"
         if self._index is None or self._index.method != method:
-            self._index = KNNIndex(self.X, method=method,
-                                   n_trees=self.affinity_params.get("n_trees"),
-                                   random_state=int(self.seed) % (2**31 - 1), fast=self.fast)
+            self._index = KNNIndex._of_checked(
+                self.X, method=method, n_trees=self.affinity_params.get("n_trees"),
+                random_state=int(self.seed) % (2**31 - 1), fast=self.fast)
         return self._index
 
     def neighbors(self, X_new, k):
@@ -238,7 +238,10 @@ class Reference:
     # ---- affinities -----------------------------------------------------
 
     def new_rows(self, X_new, kernels):
-        """The new points' rows of ``P`` as an ``(M, N)`` CSR matrix."""
+        """The new points' rows of ``P`` as an ``(M, N)`` CSR matrix.
+
+        ``X_new`` as :func:`check_new_points` returns it (not checked again).
+        """
         m = get_method(self.method)
         n, n_new = self.X.shape[0], X_new.shape[0]
         params = self.affinity_params
@@ -246,7 +249,7 @@ class Reference:
             k = min(int(params["n_neighbors"]) - 1, n)
             # far points: every membership is 1 to within 1e-5 (sigma's floor,
             # 1e-3 of the mean distance, dwarfs the differences of distance)
-            idx, dist, _, _ = self.knn_index().query_scaled(X_new, k)
+            idx, dist, _, _ = self.knn_index()._query_checked(X_new, k)
             with_self = np.zeros((n_new, k + 1))
             with_self[:, 1:] = relative_distances(dist)
             sigma, rho = np.zeros(n_new), np.zeros(n_new)
@@ -259,14 +262,14 @@ class Reference:
             vals = np.exp(-np.maximum(with_self[:, 1:] - rho[:, None], 0.0) / sigma[:, None])
         elif m.p_family.knn_graph:  # kNN indicators
             k = min(int(params["n_neighbors"]), n)
-            idx = self.knn_index().query_scaled(X_new, k).indices
+            idx = self.knn_index()._query_checked(X_new, k).indices
             vals = np.full(idx.shape, 1.0 / k)
         else:  # perplexity calibration (the asne, ssne, t-SNE and LargeVis families)
             perplexity = float(params["perplexity"])
             k = params.get("n_neighbors") or max(int(np.floor(3.0 * perplexity)), 1)
             k = min(int(k), n)
             perplexity = min(perplexity, k)
-            idx, dist, _, far_d2 = self.knn_index().query_scaled(X_new, k)
+            idx, dist, _, far_d2 = self.knn_index()._query_checked(X_new, k)
             D2 = relative_distances(dist) ** 2
             far = ~np.isnan(far_d2[:, 0])
             D2[far] = relative_distances(far_d2[far])  # already squared distances
