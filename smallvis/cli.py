@@ -24,6 +24,7 @@ these options, included), 130 interrupted (Ctrl-C).
 """
 
 import argparse
+import functools
 import io
 import os
 import stat
@@ -142,8 +143,11 @@ def _number_or_text(text):
     return text if kind is None else kind(text)
 
 
+@functools.lru_cache(maxsize=None)
 def _registry_parameters():
     """``{parameter: ({method: default}, example values)}`` over the registry.
+
+    Computed once (the registry does not change); callers must not modify it.
 
     The example values are the defaults of both optimizers (the stochastic
     form's ``param_defaults`` too); they give the option's type.
@@ -241,9 +245,11 @@ def option_flag(keyword):
     return flag if flag in _embed_flags() else None
 
 
+@functools.lru_cache(maxsize=None)
 def _embed_flags():
+    """Every option string of ``smallvis embed`` (the parser is built once)."""
     embed_parser = build_parser()._subparsers._group_actions[0].choices["embed"]
-    return {s for action in embed_parser._actions for s in action.option_strings}
+    return frozenset(s for action in embed_parser._actions for s in action.option_strings)
 
 
 def cli_message(exc_or_warning):
