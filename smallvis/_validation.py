@@ -134,18 +134,21 @@ def power_of_two_rescaling(Y, target_exponent=-13):
     return target_exponent - power_of_two_exponent(np.ptp(Y, axis=0))
 
 
-def tiny_span_message(Y, name, *, array=True):
+def tiny_span_message(Y, name, *, array=True, remedy=None):
     """The message for an initial layout whose squared distances underflow.
 
     ``array``: the layout is the user's ``init`` array, so the message gives
     the exact power-of-two rescaling of it; otherwise (a named
     initialisation) it names the initialisations that are scaled for the
-    kernels.
+    kernels.  ``remedy``: what to do instead, for a layout that ``init``
+    does not set.
     """
     head = (f"{name} spans only {float(np.max(np.ptp(Y, axis=0))):.3g}: the squared "
             f"distances between its rows underflow float64 (below "
             f"{MIN_SQUARED_DISTANCE:.3g}), so every output kernel sees its points at one "
             f"place and the embedding would stay there; ")
+    if remedy is not None:
+        return head + remedy
     named = "init=\"spca\" (the PCA scores scaled to standard deviation 1e-4) or init=\"random\""
     if not array:
         return head + f"use {named}"

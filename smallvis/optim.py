@@ -273,17 +273,18 @@ class _DivergenceWatch:
         return None
 
 
-def check_starting_layout(Y):
+def check_starting_layout(Y, name="the initial layout (init)", remedy=None):
     """Refuse a start whose rows differ but whose squared distances all underflow.
 
     From there every output kernel sees a single point and the run would
     end where it began (:func:`smallvis._validation.coordinate_span_underflows`).
     An ``init`` array is refused earlier, by name; this catches a named
     initialisation of data of such a size (``init="pca"`` keeps the units
-    of ``X``).
+    of ``X``).  A caller whose layout ``init`` does not set passes its own
+    ``name`` and ``remedy`` (:func:`smallvis._validation.tiny_span_message`).
     """
     if coordinate_span_underflows(Y):
-        raise ValueError(tiny_span_message(Y, "the initial layout (init)", array=False))
+        raise ValueError(tiny_span_message(Y, name, array=False, remedy=remedy))
 
 
 def _starting_cost(Y, learned, cost, watch, settings):

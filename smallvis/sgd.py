@@ -661,7 +661,7 @@ def _print_epoch_line(epoch, n_epochs, start):
 
 
 def optimize_sgd(Y, kernels, prob, seed, *, n_threads=1, callback=None, verbose=False,
-                 n_blocks=10):
+                 n_blocks=10, layout_name="the initial layout (init)", remedy=None):
     """Run the stochastic optimizer in place on ``Y``.
 
     The epochs run in blocks (one epoch per block when ``callback`` is
@@ -685,13 +685,17 @@ def optimize_sgd(Y, kernels, prob, seed, *, n_threads=1, callback=None, verbose=
         ``callback(epoch, Y, None)`` after every epoch; return True to stop.
     verbose : bool, default=False
         A progress line (epoch, elapsed, ETA) per block.
+    layout_name, remedy : str, optional
+        How a refusal of a collapsed start names ``Y`` and what it advises
+        (:func:`smallvis.optim.check_starting_layout`; by default the fit's
+        ``init``).
 
     Returns
     -------
     SgdTrace
     """
     _check_problem(prob, Y)
-    check_starting_layout(Y)
+    check_starting_layout(Y, layout_name, remedy)
     seed = int(seed)
     if not 0 <= seed < 2 ** 64:
         raise ValueError(f"seed must lie in [0, 2**64); got {seed}")

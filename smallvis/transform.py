@@ -424,7 +424,10 @@ class Reference:
                 "or check X_new"
             )
         try:
-            optimize_sgd(layout, kernels, problem, int(self.seed) % 2**64, n_threads=1)
+            optimize_sgd(layout, kernels, problem, int(self.seed) % 2**64, n_threads=1,
+                         layout_name=f"{self.method} transform: the fitted embedding (with "
+                                     "the new points' starts)",
+                         remedy="refit, or check the model file")
         except DivergenceError:
             pass  # the new rows that are not finite are named by check_placement
         Y[...] = layout[:Y.shape[0]]

@@ -252,3 +252,18 @@ def test_stochastic_placement_follows_the_learning_rate():
     tiny = ref.transform(X_new, n_iter=40, learning_rate=1e-9)
     assert np.allclose(tiny, start, rtol=0, atol=1e-6)
     assert not np.allclose(ref.transform(X_new, n_iter=40, learning_rate=50.0), default)
+
+
+def test_a_collapsed_fitted_map_is_refused_without_naming_init():
+    """transform has no init option: a stochastic placement on a map too small to
+    resolve names the fitted embedding instead."""
+    import dataclasses
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    result = smallvis.embed(X, "umap", optimizer="sgd", n_epochs=20, random_state=1,
+                            n_neighbors=5, return_result=True)
+    ref = dataclasses.replace(build_reference("umap", X, result, seed=1),
+                              Y=result.Y * 1e-170)
+    with pytest.raises(ValueError, match="umap transform: the fitted embedding") as caught:
+        ref.transform(X[:3] + 0.1, n_iter=10)
+    assert "init" not in str(caught.value)
