@@ -54,4 +54,5 @@ __all__ = [
     "plot_costs",
     "plot_every",
     "save_model",
-] + [_cls.__name__ for _cls in _METHOD_CLASSES.values()]
+]
+__all__ += [_cls.__name__ for _cls in _METHOD_CLASSES.values()]

@@ -151,16 +151,14 @@ def check_learned(name, value):
 
 
 def check_perplexity(perplexity, n_samples):
-    """Perplexity must lie in ``[1, n_samples - 1]``."""
-    if n_samples is None:
-        return check_number(perplexity, "perplexity", low=1)
-    if not isinstance(perplexity, bool) and isinstance(perplexity, (int, float)) \
-            and perplexity > n_samples - 1:
-        raise ParameterError(
-            f"perplexity must be at most n_samples - 1 = {n_samples - 1} for "
-            f"{n_samples} samples; got {perplexity}", ("perplexity",)
-        )
-    return check_number(perplexity, "perplexity", low=1, high=n_samples - 1)
+    """Perplexity must lie in ``[1, n_samples - 1]`` (``n_samples=None``: at least 1).
+
+    A range check only: :meth:`~smallvis.methods.Method.fit_sizes` has
+    already refused a value above ``n_samples - 1`` with its own message
+    (:data:`PERPLEXITY_SIZE`).
+    """
+    high = None if n_samples is None else n_samples - 1
+    return check_number(perplexity, "perplexity", low=1, high=high)
 
 
 def perplexity_for_small_data(n_samples):

@@ -14,7 +14,7 @@ training points extreme in its direction, as in exact arithmetic.
 
 import numpy as np
 
-from ._numeric import power_of_two_exponent
+from ._numeric import power_of_two_exponent, row_exponents
 
 #: New points' distances are measured in the data's own units when the
 #: largest entry of the training data and of the new point is below
@@ -35,21 +35,6 @@ FAR_EXPONENT = 26
 
 # Entries of training data per block of far_keys.
 _BLOCK_ELEMENTS = 4_000_000
-
-
-def row_exponents(A, default):
-    """Per row of ``A``, the exponent ``e`` with ``max|row| = m 2**e``, ``0.5 <= m < 1``.
-
-    ``default`` for rows of zeros (:func:`smallvis._numeric.power_of_two_exponent`
-    row by row).
-    """
-    top = np.abs(A).max(axis=1)
-    return np.where(top > 0.0, np.frexp(top)[1], default).astype(np.int64)
-
-
-def in_units(A, unit):
-    """``A / 2**unit`` (exact for normal numbers; ``A`` itself for unit 0)."""
-    return np.ldexp(A, -unit) if unit else A
 
 
 def distance_units(fit_exponent, X_new):

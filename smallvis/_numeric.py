@@ -20,6 +20,21 @@ def power_of_two_exponent(X):
     return int(np.frexp(top)[1])
 
 
+def row_exponents(A, default):
+    """Per row of ``A``, the exponent ``e`` with ``max|row| = m 2**e``, ``0.5 <= m < 1``.
+
+    ``default`` for rows of zeros (:func:`power_of_two_exponent` row by
+    row).
+    """
+    top = np.abs(A).max(axis=1)
+    return np.where(top > 0.0, np.frexp(top)[1], default).astype(np.int64)
+
+
+def in_units(A, unit):
+    """``A / 2**unit`` (exact for normal numbers; ``A`` itself for unit 0)."""
+    return np.ldexp(A, -unit) if unit else A
+
+
 def tie_key(d2):
     """Squared distances snapped to a 40-bit mantissa, for ordering neighbours.
 

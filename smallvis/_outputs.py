@@ -161,17 +161,19 @@ def _written_in_place(path, st):
     and, with ``>>``, drop what the file held), or ``path`` goes through a
     link only the kernel resolves (/proc/self/fd/N into a deleted file), so
     there is no directory to rename in."""
-    return _is_standard_stream(st) or _resolved_only_by_kernel(path, st)
+    return _fd_of(st) is not None or _resolved_only_by_kernel(path, st)
 
 
-def _is_standard_stream(st):
+def _fd_of(st):
+    """1 or 2 if ``st`` is the file this process's standard output or error
+    writes to, else None."""
     for fd in (1, 2):
         try:
             if os.path.samestat(os.fstat(fd), st):
-                return True
+                return fd
         except OSError:  # that descriptor is closed
             pass
-    return False
+    return None
 
 
 def _resolved_only_by_kernel(path, st):
@@ -232,16 +234,9 @@ def _standard_descriptor(path):
     """1 or 2 if ``path`` is the file this process's standard output or error
     writes to, else None."""
     try:
-        st = os.stat(path)
+        return _fd_of(os.stat(path))
     except OSError:
         return None
-    for fd in (1, 2):
-        try:
-            if os.path.samestat(os.fstat(fd), st):
-                return fd
-        except OSError:  # that descriptor is closed
-            pass
-    return None
 
 
 def _write_to_descriptor(fd, data):
@@ -261,11 +256,40 @@ def _write_to_descriptor(fd, data):
         view = view[os.write(fd, view):]
 
 
-def _default_mode():
-    """The permission bits of a new file: 0666 minus the umask."""
-    umask = os.umask(0)
+def _umask_from_proc():
+    """The process umask as Linux reports it (``Umask:`` in /proc/self/status), or None."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _umask_by_setting():
+    """The process umask by setting it and restoring it (not thread-safe: once, at import)."""
+    umask = os.umask(0o022)
     os.umask(umask)
-    return 0o666 & ~umask
+    return umask
+
+
+#: Where the system does not report the umask, the one at import.
+_IMPORT_UMASK = _umask_from_proc()
+if _IMPORT_UMASK is None:
+    _IMPORT_UMASK = _umask_by_setting()
+
+
+def _default_mode():
+    """The permission bits of a new file: 0666 minus the umask.
+
+    The umask is read, never set (setting and restoring it would race with
+    other threads creating files); where the system does not report it, the
+    umask at import is used.
+    """
+    umask = _umask_from_proc()
+    return 0o666 & ~(_IMPORT_UMASK if umask is None else umask)
 
 
 def _take_over_metadata(tmp, target):

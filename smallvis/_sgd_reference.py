@@ -196,6 +196,8 @@ SGD_NOISES = ("uniform", "uniform_others", "degree")
 #: The noise of a problem with frozen rows (placing new points): negatives
 #: drawn uniformly from the frozen rows (see :func:`sgd_epochs`).
 FROZEN_NOISE = "reference"
+#: Every noise the engines run: the fit's, then the frozen one.
+ENGINE_NOISES = SGD_NOISES + (FROZEN_NOISE,)
 
 #: The parameters a coefficient reads; ``nu`` is set per epoch.
 _CoefficientParams = namedtuple("_CoefficientParams", "a b gamma eps nu")
@@ -420,8 +422,7 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     schemes draw negative ``p`` with ``d = 2p, 2p + 1``.
     """
     attract, repel = _coefficient_functions(problem)
-    noises = SGD_NOISES + (FROZEN_NOISE,)
-    if problem.scheme not in SGD_SCHEMES or problem.noise not in noises:
+    if problem.scheme not in SGD_SCHEMES or problem.noise not in ENGINE_NOISES:
         raise ValueError(f"unknown SGD scheme or noise: {problem.scheme!r}, {problem.noise!r}")
     pr = problem
     head, tail, q, q_offset = pr.head, pr.tail, pr.q, pr.q_offset

@@ -214,17 +214,25 @@ def _column_index(spec, names, width, path):
     return None
 
 
+def number_type(texts):
+    """``int`` or ``float``, the first that reads every one of ``texts``, or None."""
+    for kind in (int, float):
+        try:
+            for text in texts:
+                kind(text)
+        except ValueError:
+            continue
+        return kind
+    return None
+
+
 def _typed_labels(cells, where):
     """Labels as int, float or str values (whichever fits all of them)."""
     for k, c in enumerate(cells):
         if not c:
             raise CLIError(f"{where(k)}: empty label")
-    for kind in (int, float):
-        try:
-            return np.array([kind(c) for c in cells])
-        except ValueError:
-            pass
-    return np.array(cells)
+    kind = number_type(cells)
+    return np.array(cells if kind is None else [kind(c) for c in cells])
 
 
 def read_csv(path, header=None, labels=None):

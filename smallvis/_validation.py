@@ -15,6 +15,8 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+from ._numeric import power_of_two_exponent
+
 
 def _as_array(value, name):
     """``np.asarray`` with a message naming the argument on failure.
@@ -129,22 +131,24 @@ def power_of_two_rescaling(Y, target_exponent=-13):
     That is a standard deviation of about 1e-4, the scale of the "random"
     and "spca" initialisations.  Multiplying by ``2**k`` is exact.
     """
-    widest = float(np.max(np.ptp(Y, axis=0)))
-    return target_exponent - int(np.frexp(widest)[1])
+    return target_exponent - power_of_two_exponent(np.ptp(Y, axis=0))
 
 
-def tiny_span_message(Y, name, *, array=True):
+def tiny_span_message(Y, name, *, array=True, remedy=None):
     """The message for an initial layout whose squared distances underflow.
 
     ``array``: the layout is the user's ``init`` array, so the message gives
     the exact power-of-two rescaling of it; otherwise (a named
     initialisation) it names the initialisations that are scaled for the
-    kernels.
+    kernels.  ``remedy``: what to do instead, for a layout that ``init``
+    does not set.
     """
     head = (f"{name} spans only {float(np.max(np.ptp(Y, axis=0))):.3g}: the squared "
             f"distances between its rows underflow float64 (below "
             f"{MIN_SQUARED_DISTANCE:.3g}), so every output kernel sees its points at one "
             f"place and the embedding would stay there; ")
+    if remedy is not None:
+        return head + remedy
     named = "init=\"spca\" (the PCA scores scaled to standard deviation 1e-4) or init=\"random\""
     if not array:
         return head + f"use {named}"
@@ -244,8 +248,7 @@ def check_finite(arr, name):
     return arr
 
 
-def check_number(value, name, *, low=None, high=None, low_open=False,
-                 high_open=False, integer=False):
+def check_number(value, name, *, low=None, high=None, low_open=False, high_open=False):
     """Return ``value`` as float (or int) if it lies in the allowed range.
 
     Parameters
@@ -258,17 +261,11 @@ def check_number(value, name, *, low=None, high=None, low_open=False,
         Bounds; None means unbounded.
     low_open, high_open : bool
         Whether the bound itself is excluded.
-    integer : bool
-        Require an integer: the same as :func:`check_integer` (with open
-        bounds moved in by one).
 
     Returns
     -------
-    float or int
+    float
     """
-    if integer:  # kept for callers written before check_integer
-        return check_integer(value, name, low=None if low is None else low + low_open,
-                             high=None if high is None else high - high_open)
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number; got {value!r}")
     value = float(value)
@@ -737,3 +734,26 @@ def warn_from_caller(warning):
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
         frame, level = frame.f_back, level + 1
     warnings.warn(warning, stacklevel=level)
+
+
+def warn_not_laid_out(Y, n_steps, steps_option, closeness):
+    """Warn (from the user's line) that a run ended before its points spread out.
+
+    Parameters
+    ----------
+    Y : ndarray of shape (n_samples, n_components)
+        The returned layout.
+    n_steps : int
+        The run's length.
+    steps_option : {"n_iter", "n_epochs"}
+        The option that sets it.
+    closeness : str
+        How close every output weight still is to its value at distance 0.
+    """
+    widest = float(np.max(np.ptp(Y, axis=0)))
+    unit = "iterations" if steps_option == "n_iter" else "epochs"
+    warn_from_caller(RuntimeWarning(
+        f"after {n_steps} {unit} the embedding still spans only {widest:.3g}: every "
+        f"output weight {closeness} its value at distance 0, so the points are not laid "
+        f"out; start from a wider init (e.g. init=\"spca\" or \"random\", standard "
+        f"deviation 1e-4) or run more {unit} ({steps_option})"))

@@ -14,10 +14,9 @@ from scipy.spatial.distance import pdist, squareform
 from . import _progress
 from ._backend import is_fast
 from ._memory import release_free_heap
-from ._numeric import power_of_two_exponent
+from ._numeric import in_units, power_of_two_exponent
 from ._validation import (ParameterError, _as_array, check_integer, check_number,
                           check_threads)
-from .neighbors import nearest_neighbors
 
 PERPLEXITY_TOL = 1e-5
 PERPLEXITY_MAX_TRIES = 50
@@ -56,7 +55,7 @@ def squared_distances(X, exponent=0):
     ``2**exponent`` (see :func:`conditional_perplexity`) is exact on both
     roads.
     """
-    Xs = np.ldexp(X, -exponent) if exponent else X
+    Xs = in_units(X, exponent)
     if _exact_gram(X):
         sq = np.einsum("ij,ij->i", Xs, Xs)
         D = Xs @ Xs.T
@@ -512,7 +511,6 @@ def joint_perplexity_knn(X, perplexity, kernels, **knn_params):
     scipy.sparse.csr_matrix of shape (n_samples, n_samples)
         Symmetric, sums to 1.
     """
-    n = X.shape[0]
     params = {"n_neighbors": None, "knn": None, "knn_method": "auto", "random_state": None,
               "n_threads": 1, "n_trees": None}
     unknown = set(knn_params) - set(params)

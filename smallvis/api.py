@@ -1,12 +1,10 @@
 """Public API: ``embed``, ``affinities``, ``cost_and_gradient``, ``list_methods``."""
 
-import sys
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import warn_from_caller
 from . import _progress
 from . import _threads
 from . import affinities as aff
@@ -21,9 +19,9 @@ from ._validation import (
     check_data,
     check_dense_memory,
     check_integer,
-    check_number,
     check_random_state,
     check_threads,
+    warn_from_caller,
 )
 from .init import count_merged_rows, initialize
 from .methods import (DEFAULT_METHOD, METHODS, check_learned, check_param_value, choose_gradient,

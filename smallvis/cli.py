@@ -24,6 +24,7 @@ these options, included), 130 interrupted (Ctrl-C).
 """
 
 import argparse
+import functools
 import io
 import os
 import stat
@@ -34,7 +35,7 @@ import numpy as np
 
 from . import __version__, datasets
 from ._outputs import check_output, is_stream, write_output
-from ._tables import CLIError, columns_by_name, load_input
+from ._tables import CLIError, columns_by_name, load_input, number_type
 from ._validation import check_data, spell_options
 from .api import embed
 from .methods import DEFAULT_METHOD, METHODS, knn_only_methods
@@ -121,19 +122,6 @@ def check_outputs(outputs, inputs):
             raise CLIError(str(exc)) from None
 
 
-def atomic_write(path, write, option="file"):
-    """Write the output ``path`` by ``write(binary_file)``, never harming another file.
-
-    A regular file (or a link's final target) is replaced atomically: a
-    temporary file in the target's directory, then a rename, so readers see
-    the old file or the complete new one; on any error (or Ctrl-C) the
-    temporary file is removed and the target is untouched; the new file gets
-    the old one's permissions.  A character device or FIFO is written into.
-    See :func:`smallvis._outputs.write_output`.
-    """
-    write_output(path, write, option)
-
-
 def _write_coordinates(fh, Y, path):
     if path.lower().endswith(".npy"):
         np.save(fh, Y, allow_pickle=False)
@@ -149,30 +137,17 @@ def _write_coordinates(fh, Y, path):
 # ---------------------------------------------------------------------------
 
 
-def _registry_defaults(values):
-    """'30; largevis: 50'-style text for a {method: default} mapping."""
-    values = {name: v for name, v in values.items() if v is not None}
-    groups = {}
-    for name, value in values.items():
-        groups.setdefault(f"{value:g}", []).append(name)
-    common = max(groups, key=lambda v: len(groups[v]))
-    others = "; ".join(f"{', '.join(names)}: {v}" for v, names in groups.items()
-                       if v != common)
-    return common + (f"; {others}" if others else "")
-
-
 def _number_or_text(text):
     """A number if ``text`` reads as one (``7``, ``0.5``), else the text (``auto``)."""
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
+    kind = number_type([text])
+    return text if kind is None else kind(text)
 
 
+@functools.lru_cache(maxsize=None)
 def _registry_parameters():
     """``{parameter: ({method: default}, example values)}`` over the registry.
+
+    Computed once (the registry does not change); callers must not modify it.
 
     The example values are the defaults of both optimizers (the stochastic
     form's ``param_defaults`` too); they give the option's type.
@@ -214,14 +189,22 @@ def _flag(param):
     return "--" + param.replace("_", "-")
 
 
-def _defaults_text(by_method):
-    """'umap, tumap: 15; tsne, largevis: unset'-style text of a {method: default} mapping."""
+def _defaults_text(by_method, *, name_common=True):
+    """'umap, tumap: 15; tsne, largevis: auto'-style text of a {method: default} mapping.
+
+    ``name_common=False``: the most common value first without its methods
+    ('30; largevis: 50'), for an option whose methods are listed elsewhere.
+    """
     groups = {}
     for name, value in by_method.items():
         text = "auto" if value is None else (f"{value:g}" if isinstance(value, float)
                                               else str(value))
         groups.setdefault(text, []).append(name)
-    return "; ".join(f"{', '.join(names)}: {text}" for text, names in groups.items())
+    parts = [f"{', '.join(names)}: {text}" for text, names in groups.items()]
+    if name_common:
+        return "; ".join(parts)
+    common = max(groups, key=lambda text: len(groups[text]))
+    return "; ".join([common] + [part for text, part in zip(groups, parts) if text != common])
 
 
 def _add_method_parameters(parser, skip):
@@ -262,9 +245,11 @@ def option_flag(keyword):
     return flag if flag in _embed_flags() else None
 
 
+@functools.lru_cache(maxsize=None)
 def _embed_flags():
+    """Every option string of ``smallvis embed`` (the parser is built once)."""
     embed_parser = build_parser()._subparsers._group_actions[0].choices["embed"]
-    return {s for action in embed_parser._actions for s in action.option_strings}
+    return frozenset(s for action in embed_parser._actions for s in action.option_strings)
 
 
 def cli_message(exc_or_warning):
@@ -310,11 +295,11 @@ def build_parser():
                    help=f"embedding method (default: {DEFAULT_METHOD})")
     e.add_argument("--fast", action="store_true",
                    help="use the Cython kernels (same numbers to rounding, much faster)")
-    perplexities = {n: m.affinity_params.get("perplexity") for n, m in METHODS.items()}
+    used = {n: m.affinity_params["perplexity"] for n, m in METHODS.items()
+            if m.affinity_params.get("perplexity") is not None}
     e.add_argument("--perplexity", type=float, default=None,
-                   help=f"perplexity of the input affinities, for "
-                        f"{', '.join(n for n, v in perplexities.items() if v is not None)} "
-                        f"(default: {_registry_defaults(perplexities)})")
+                   help=f"perplexity of the input affinities, for {', '.join(used)} "
+                        f"(default: {_defaults_text(used, name_common=False)})")
     e.add_argument("--n-components", type=int, default=2,
                    help="output dimension (default: 2)")
     e.add_argument("--optimizer", default="auto", choices=["auto", "exact", "sgd"],
@@ -330,7 +315,7 @@ def build_parser():
                      for n, m in METHODS.items()}
     e.add_argument("--exaggeration", type=float, default=None,
                    help=f"factor multiplying P in the first 250 iterations of the exact "
-                        f"optimizer (default: {_registry_defaults(exaggerations)})")
+                        f"optimizer (default: {_defaults_text(exaggerations, name_common=False)})")
     e.add_argument("--init", default=None,
                    choices=["spca", "pca", "random", "spectral", "laplacian", "power"],
                    help="initial layout (default: the method's)")
@@ -433,13 +418,13 @@ class _Tracker:
 def _write_outputs(args, Y, labels, title, written):
     """Write --out and --plot, appending a note to ``written`` after each."""
     if args.out:
-        atomic_write(args.out, lambda fh: _write_coordinates(fh, Y, args.out), "--out")
+        write_output(args.out, lambda fh: _write_coordinates(fh, Y, args.out), "--out")
         written.append(f"coordinates -> {args.out}")
     if args.plot:
         from .plotting import save_plot
 
         fmt = output_format(args.plot, PLOT_FORMATS).lstrip(".")
-        atomic_write(args.plot, lambda fh: save_plot(Y, fh, labels=labels, title=title,
+        write_output(args.plot, lambda fh: save_plot(Y, fh, labels=labels, title=title,
                                                      format=fmt), "--plot")
         written.append(f"plot -> {args.plot}")
 
@@ -507,7 +492,7 @@ def _write_model(args, X, result, feature_names):
         optimizer=args.optimizer, n_epochs=args.n_epochs, exaggeration=args.exaggeration,
         random_state=args.random_state, n_threads=args.threads,
         method_params=method_parameters(args) or None, feature_names=feature_names)
-    atomic_write(args.save_model, lambda fh: save_model(model, fh), "--save-model")
+    write_output(args.save_model, lambda fh: save_model(model, fh), "--save-model")
 
 
 def _save_placed_plot(fh, Y_train, Y_new, labels, title, fmt):
@@ -553,13 +538,13 @@ def run_transform(args):
         Y_new = model.transform(X)
     written = []
     if args.out:
-        atomic_write(args.out, lambda fh: _write_coordinates(fh, Y_new, args.out), "--out")
+        write_output(args.out, lambda fh: _write_coordinates(fh, Y_new, args.out), "--out")
         written.append(f"coordinates -> {args.out}")
     if args.plot:
         fmt = output_format(args.plot, PLOT_FORMATS).lstrip(".")
         title = (f"{model.reference_.method}: {len(Y_new)} new points of "
                  f"{os.path.basename(args.input)} placed")
-        atomic_write(args.plot, lambda fh: _save_placed_plot(
+        write_output(args.plot, lambda fh: _save_placed_plot(
             fh, model.embedding_, Y_new, labels, title, fmt), "--plot")
         written.append(f"plot -> {args.plot}")
     if not args.quiet:

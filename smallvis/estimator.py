@@ -99,7 +99,9 @@ class Embedding:
         stochastic fit (0: each new point at the ``P``-weighted mean of its
         neighbours).
     transform_learning_rate : float, default=0.5
-        :meth:`transform`'s step, relative to ``1 / sum_j p_sj`` per point.
+        :meth:`transform`'s step, relative to ``1 / sum_j p_sj`` per point;
+        after a stochastic fit (``optimizer="sgd"``), the factor
+        ``transform_learning_rate / 0.5`` on the method's own SGD rate.
 
     Attributes
     ----------

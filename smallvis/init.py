@@ -8,7 +8,6 @@ from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
 from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 
-from ._validation import warn_from_caller
 from ._validation import check_coordinate_span, check_embedding
 from ._numeric import power_of_two_exponent
 

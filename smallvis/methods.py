@@ -18,7 +18,8 @@ from . import affinities as aff
 from . import sampled_cost
 # the parts of the entries (LEARNED_LIMIT and SizedParam re-exported: they were
 # defined here)
-from ._method_rules import (KNN_GRAPH_SIZE, LARGEVIS_SGD_GAMMA, LARGEVIS_SGD_NEGATIVES,
+from ._method_rules import (  # noqa: F401  (LEARNED_LIMIT, SizedParam: re-exported)
+                            KNN_GRAPH_SIZE, LARGEVIS_SGD_GAMMA, LARGEVIS_SGD_NEGATIVES,
                             LEARNED_LIMIT, OTHERS_SIZE, PERPLEXITY_SIZE, UMAP_SIZE,
                             AffinityFamily, Approximation, Confusion, SizedParam,
                             check_learned, check_ncvis_graph, check_param_value,

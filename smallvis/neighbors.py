@@ -86,8 +86,8 @@ from scipy.spatial.distance import cdist
 from . import _progress, _threads
 from ._backend import kernels as select_kernels
 from ._new_points import (centre_and_extent, distance_units, far_keys, far_points,
-                          forest_queries, in_units)
-from ._numeric import power_of_two_exponent, tie_key as _tie_key
+                          forest_queries)
+from ._numeric import in_units, power_of_two_exponent, tie_key as _tie_key
 from ._validation import (MAX_REFINE_ROUNDS, ParameterError, check_data, check_integer, check_iterations,
                           check_random_state, check_threads)
 
@@ -240,7 +240,7 @@ def knn_graph(X, n_neighbors, *, method="auto", n_trees=None, search_k=None, n_r
     """
     X = check_data(X)
     n_neighbors = check_integer(n_neighbors, "n_neighbors", 1, X.shape[0] - 1)
-    index = KNNIndex(X, method=method, n_trees=n_trees, search_k=search_k,
+    index = KNNIndex._of_checked(X, method=method, n_trees=n_trees, search_k=search_k,
                      n_refine=n_refine, n_explore=n_explore, random_state=random_state,
                      n_threads=n_threads, fast=fast)
     return index.neighbors(n_neighbors)
@@ -557,7 +557,24 @@ class KNNIndex:
 
     def __init__(self, X, *, method="auto", n_trees=None, search_k=None, n_refine=None,
                  n_explore=None, random_state=None, n_threads=1, fast=False):
-        X = check_data(X)
+        self._configure(check_data(X), method=method, n_trees=n_trees, search_k=search_k,
+                        n_refine=n_refine, n_explore=n_explore, random_state=random_state,
+                        n_threads=n_threads, fast=fast)
+
+    @classmethod
+    def _of_checked(cls, X, **settings):
+        """Internal: the index over ``X`` that the caller has already checked.
+
+        ``X`` is finite, 2-D, with at least 2 rows (:func:`check_data`);
+        it is not scanned again.  ``settings`` as the constructor's.
+        """
+        index = cls.__new__(cls)
+        index._configure(np.ascontiguousarray(X, dtype=np.float64), **settings)
+        return index
+
+    def _configure(self, X, *, method="auto", n_trees=None, search_k=None, n_refine=None,
+                   n_explore=None, random_state=None, n_threads=1, fast=False):
+        """The constructor's work on checked data ``X``: settings checked and stored."""
         n_trees = check_search_params(method, n_trees)
         if search_k is not None:
             search_k = check_integer(search_k, "search_k", low=1, high=ANNOY_MAX_SEARCH_K)
@@ -730,6 +747,15 @@ class KNNIndex:
             raise ValueError(f"X_new has {X_new.shape[1]} features; the index was built "
                              f"on {self.X.shape[1]}")
         k = check_integer(n_neighbors, "n_neighbors", 1, self.X.shape[0])
+        return self._query_checked(X_new, k)
+
+    def _query_checked(self, X_new, k):
+        """Internal: :meth:`query_scaled` of checked new points, ``1 <= k <= n_samples``.
+
+        ``X_new`` is C-contiguous float64, finite, with the training data's
+        number of features (as :func:`smallvis.transform.check_new_points`
+        returns it); it is not scanned again.
+        """
         units = self.distance_units(X_new)
         if self.method == "exact":
             indices, distances = self._exact_query(X_new, k, units)

@@ -88,15 +88,13 @@ same as 200 in scikit-learn, openTSNE and smallvis.
 
 import sys
 import time
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import warn_from_caller
 from ._validation import (MAX_SQUARED_DISTANCE, coordinate_span_overflows,
                           coordinate_span_underflows, squared_span_bound,
-                          tiny_span_message)
+                          tiny_span_message, warn_from_caller, warn_not_laid_out)
 
 #: smallvis waits this many iterations after exaggeration before testing tol.
 TOL_WAIT = 15
@@ -275,17 +273,18 @@ class _DivergenceWatch:
         return None
 
 
-def check_starting_layout(Y):
+def check_starting_layout(Y, name="the initial layout (init)", remedy=None):
     """Refuse a start whose rows differ but whose squared distances all underflow.
 
     From there every output kernel sees a single point and the run would
     end where it began (:func:`smallvis._validation.coordinate_span_underflows`).
     An ``init`` array is refused earlier, by name; this catches a named
     initialisation of data of such a size (``init="pca"`` keeps the units
-    of ``X``).
+    of ``X``).  A caller whose layout ``init`` does not set passes its own
+    ``name`` and ``remedy`` (:func:`smallvis._validation.tiny_span_message`).
     """
     if coordinate_span_underflows(Y):
-        raise ValueError(tiny_span_message(Y, "the initial layout (init)", array=False))
+        raise ValueError(tiny_span_message(Y, name, array=False, remedy=remedy))
 
 
 def _starting_cost(Y, learned, cost, watch, settings):
@@ -316,6 +315,9 @@ def _learning_rates(settings, row_learning_rate, Y, n_learned):
     """
     if row_learning_rate is None:
         return settings.learning_rate
+    if settings.recover:
+        raise ValueError("row_learning_rate needs settings.recover=False: a run with one "
+                         "learning rate per row does not recover from divergence")
     rates = np.asarray(row_learning_rate, dtype=np.float64)
     if rates.shape != (Y.shape[0],):
         raise ValueError(f"row_learning_rate must have one entry per row of Y "
@@ -370,7 +372,8 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
         cost evaluation, and a line for every recovery.
     row_learning_rate : ndarray of shape (n_samples,) or None
         A learning rate per row of ``Y``, in place of
-        ``settings.learning_rate`` (placing new points: module docstring).
+        ``settings.learning_rate`` (placing new points: module docstring);
+        needs ``settings.recover=False``.
 
     Returns
     -------
@@ -378,6 +381,9 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
 
     Raises
     ------
+    ValueError
+        ``row_learning_rate`` has the wrong shape or comes with
+        ``settings.recover=True``.
     DivergenceError
         The run diverged again after :data:`MAX_RECOVERIES` halvings of the
         learning rate (module docstring, "Divergence guard"), or at all with
@@ -488,13 +494,10 @@ def _warn_if_recovered(trace, learning_rate):
         return
     n = len(trace.recoveries)
     first, now = trace.recoveries[0], trace.recoveries[-1]["learning_rate"]
-    if np.ndim(now) == 0:
-        rates = f"from {learning_rate:.3g} to {now:.3g}"
-    else:  # one rate per row (placing new points): each halved n times
-        rates = f"to {0.5 ** n:.3g} times the rates asked for"
     warn_from_caller(RuntimeWarning(
         f"the run diverged and recovered {n} time{'s' if n > 1 else ''} (first at iteration "
-        f"{first['iteration']}: {first['reason']}) by halving the learning rate {rates}; "
+        f"{first['iteration']}: {first['reason']}) by halving the learning rate from "
+        f"{learning_rate:.3g} to {now:.3g}; "
         f"the details are in result.recoveries; pass a smaller learning_rate to avoid it"))
 
 
@@ -520,13 +523,7 @@ def _warn_if_collapsed(Y, n_iter):
     before the points spread (``tol`` does not stop a collapsed run).
     """
     if _collapsed(Y):
-        widest = float(np.max(np.ptp(Y, axis=0)))
-        warnings.warn(
-            f"after {n_iter} iterations the embedding still spans only "
-            f"{widest:.3g}: every output weight equals its value at distance 0, so the "
-            f"points are not yet laid out; start from a wider init (e.g. init=\"spca\" "
-            f"or \"random\", standard deviation 1e-4) or run more iterations (n_iter)",
-            RuntimeWarning, stacklevel=2)
+        warn_not_laid_out(Y, n_iter, "n_iter", "equals")
 
 
 def _recover(trace, it, reason, good, theta, step, learning_rate, watch, verbose):

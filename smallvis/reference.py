@@ -926,7 +926,7 @@ def ncvis_gradient(indptr, indices, data, Y, Q, nu, a, b, grad, n_threads):
 # loop (in their own module; they are part of this module's interface)
 # ---------------------------------------------------------------------------
 
-from smallvis._sgd_reference import (  # noqa: E402
+from smallvis._sgd_reference import (  # noqa: E402, F401  (re-exported)
     SGD_COEFFICIENTS,
     SGD_NOISES,
     SGD_SCHEMES,

@@ -117,12 +117,11 @@ from typing import Callable, Mapping
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import warn_from_caller
 from . import _threads
-from ._validation import squared_span_bound
+from ._validation import squared_span_bound, warn_not_laid_out
 from .optim import DivergenceError, check_starting_layout
-from ._sgd_reference import FROZEN_NOISE, _absorb
-from .reference import SGD_COEFFICIENTS, SGD_NOISES, SGD_SCHEMES
+from ._sgd_reference import (ENGINE_NOISES, FROZEN_NOISE, SGD_COEFFICIENTS, SGD_NOISES,
+                             SGD_SCHEMES, _absorb)
 
 #: ``optimizer="auto"`` uses the exact optimizer up to this many points and
 #: the stochastic one above, for methods that have a stochastic form.
@@ -599,7 +598,7 @@ def _check_problem(prob, Y):
     if not (Y.dtype == np.float64 and Y.flags.c_contiguous and Y.flags.writeable):
         raise ValueError("Y must be a writeable C-contiguous float64 array")
     if (prob.coefficient not in SGD_COEFFICIENTS or prob.scheme not in SGD_SCHEMES
-            or prob.noise not in SGD_NOISES + (FROZEN_NOISE,)):
+            or prob.noise not in ENGINE_NOISES):
         raise ValueError(f"unknown coefficient, scheme or noise: {prob.coefficient!r}, "
                          f"{prob.scheme!r}, {prob.noise!r}")
     for name in ("head", "tail", "edge_alias", "noise_alias"):
@@ -662,7 +661,7 @@ def _print_epoch_line(epoch, n_epochs, start):
 
 
 def optimize_sgd(Y, kernels, prob, seed, *, n_threads=1, callback=None, verbose=False,
-                 n_blocks=10):
+                 n_blocks=10, layout_name="the initial layout (init)", remedy=None):
     """Run the stochastic optimizer in place on ``Y``.
 
     The epochs run in blocks (one epoch per block when ``callback`` is
@@ -686,13 +685,17 @@ def optimize_sgd(Y, kernels, prob, seed, *, n_threads=1, callback=None, verbose=
         ``callback(epoch, Y, None)`` after every epoch; return True to stop.
     verbose : bool, default=False
         A progress line (epoch, elapsed, ETA) per block.
+    layout_name, remedy : str, optional
+        How a refusal of a collapsed start names ``Y`` and what it advises
+        (:func:`smallvis.optim.check_starting_layout`; by default the fit's
+        ``init``).
 
     Returns
     -------
     SgdTrace
     """
     _check_problem(prob, Y)
-    check_starting_layout(Y)
+    check_starting_layout(Y, layout_name, remedy)
     seed = int(seed)
     if not 0 <= seed < 2 ** 64:
         raise ValueError(f"seed must lie in [0, 2**64); got {seed}")
@@ -747,9 +750,5 @@ def _warn_if_not_spread(Y, prob, n_epochs):
     squared = squared_span_bound(Y)
     if not squared > 0 or weight_change_at(squared, prob) >= UNSPREAD_WEIGHT_CHANGE:
         return
-    widest = float(np.max(np.ptp(Y, axis=0)))
-    warn_from_caller(RuntimeWarning(
-        f"after {n_epochs} epochs the embedding still spans only {widest:.3g}: every "
-        f"output weight is within {UNSPREAD_WEIGHT_CHANGE:g} of its value at distance 0, "
-        f"so the points are not laid out; start from a wider init (e.g. init=\"spca\" or "
-        f"\"random\", standard deviation 1e-4) or run more epochs (n_epochs)"))
+    warn_not_laid_out(Y, n_epochs, "n_epochs",
+                      f"is within {UNSPREAD_WEIGHT_CHANGE:g} of")

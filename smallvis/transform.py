@@ -83,7 +83,7 @@ The exact restricted gradient costs O(M N) per iteration for M new points
 against N training points.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -226,9 +226,9 @@ class Reference:
         """
         method = "annoy" if self.uses_annoy() else "exact"
         if self._index is None or self._index.method != method:
-            self._index = KNNIndex(self.X, method=method,
-                                   n_trees=self.affinity_params.get("n_trees"),
-                                   random_state=int(self.seed) % (2**31 - 1), fast=self.fast)
+            self._index = KNNIndex._of_checked(
+                self.X, method=method, n_trees=self.affinity_params.get("n_trees"),
+                random_state=int(self.seed) % (2**31 - 1), fast=self.fast)
         return self._index
 
     def neighbors(self, X_new, k):
@@ -238,7 +238,10 @@ class Reference:
     # ---- affinities -----------------------------------------------------
 
     def new_rows(self, X_new, kernels):
-        """The new points' rows of ``P`` as an ``(M, N)`` CSR matrix."""
+        """The new points' rows of ``P`` as an ``(M, N)`` CSR matrix.
+
+        ``X_new`` as :func:`check_new_points` returns it (not checked again).
+        """
         m = get_method(self.method)
         n, n_new = self.X.shape[0], X_new.shape[0]
         params = self.affinity_params
@@ -246,7 +249,7 @@ class Reference:
             k = min(int(params["n_neighbors"]) - 1, n)
             # far points: every membership is 1 to within 1e-5 (sigma's floor,
             # 1e-3 of the mean distance, dwarfs the differences of distance)
-            idx, dist, _, _ = self.knn_index().query_scaled(X_new, k)
+            idx, dist, _, _ = self.knn_index()._query_checked(X_new, k)
             with_self = np.zeros((n_new, k + 1))
             with_self[:, 1:] = relative_distances(dist)
             sigma, rho = np.zeros(n_new), np.zeros(n_new)
@@ -259,14 +262,14 @@ class Reference:
             vals = np.exp(-np.maximum(with_self[:, 1:] - rho[:, None], 0.0) / sigma[:, None])
         elif m.p_family.knn_graph:  # kNN indicators
             k = min(int(params["n_neighbors"]), n)
-            idx = self.knn_index().query_scaled(X_new, k).indices
+            idx = self.knn_index()._query_checked(X_new, k).indices
             vals = np.full(idx.shape, 1.0 / k)
         else:  # perplexity calibration (the asne, ssne, t-SNE and LargeVis families)
             perplexity = float(params["perplexity"])
             k = params.get("n_neighbors") or max(int(np.floor(3.0 * perplexity)), 1)
             k = min(int(k), n)
             perplexity = min(perplexity, k)
-            idx, dist, _, far_d2 = self.knn_index().query_scaled(X_new, k)
+            idx, dist, _, far_d2 = self.knn_index()._query_checked(X_new, k)
             D2 = relative_distances(dist) ** 2
             far = ~np.isnan(far_d2[:, 0])
             D2[far] = relative_distances(far_d2[far])  # already squared distances
@@ -314,9 +317,13 @@ class Reference:
         n_iter : int, default=100
             Iterations of the optimisation (0: the ``P``-weighted mean start).
         learning_rate : float, default=0.5
-            Step relative to ``1 / sum_j p_sj`` per point.
+            Step relative to ``1 / sum_j p_sj`` per point.  After a fit by the
+            stochastic optimizer (``optimizer="sgd"``), the method's own SGD
+            learning rate is scaled by ``learning_rate / 0.5`` instead.
         n_threads : int, default=1
-            Threads for the Cython kernels.
+            Threads for the Cython kernels of the exact form.  The stochastic
+            form always runs on one thread, so that each new point's
+            placement does not depend on the rest of the batch.
         return_cost : bool, default=False
             Also return the final transform cost.
 
@@ -344,8 +351,7 @@ class Reference:
         Y = np.ascontiguousarray((P @ Y_ref) / row_sum[:, None])
         cost_fn, grad_fn, args = self.kernels(kern)
         if n_iter and self.optimizer == "sgd":
-            with np.errstate(over="ignore", invalid="ignore"):  # checked below
-                self._place_sgd(P, Y, kern, n_iter)
+            self._place_sgd(P, Y, kern, n_iter, learning_rate)
         elif n_iter:
             self._place_exact(Y, row_sum, lambda Yv, out: grad_fn(
                 *triplet, Yv, Y_ref, *args, out, n_threads), n_iter, learning_rate)
@@ -365,8 +371,7 @@ class Reference:
         gradient or coordinates that are not finite raise ``ValueError``.
         """
         def full_gradient(Yv, learned, exaggerated, out):
-            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-                gradient(Yv, out)
+            gradient(Yv, out)  # optimize_exact's guard judges what is not finite
 
         try:
             optimize_exact(Y, full_gradient, None,
@@ -378,7 +383,7 @@ class Reference:
                 "new points or the fitted embedding span too wide a range"
             ) from None
 
-    def _place_sgd(self, P, Y, kernels, n_epochs):
+    def _place_sgd(self, P, Y, kernels, n_epochs, learning_rate):
         """The stochastic form, in place on ``Y``: the fit's SGD engine, reference frozen.
 
         :func:`smallvis.sgd.optimize_sgd` on the problem of
@@ -386,8 +391,11 @@ class Reference:
         new point is the head of its edges to its training neighbours, an
         edge sampled every ``max_j p_sj / p_sj`` epochs, each sample with
         the method's negatives drawn uniformly from the training points;
-        only the new points move.  Coefficients, clip, learning rate and
-        decay are the method's own (its registry ``sgd`` spec).
+        only the new points move.  Coefficients, clip and decay are the
+        method's own (its registry ``sgd`` spec); its initial learning rate
+        is scaled by ``learning_rate / TRANSFORM_LEARNING_RATE``, so the
+        default keeps the spec's own rate.  The engine runs on one thread
+        whatever ``n_threads`` :meth:`transform` was given.
 
         The draws come from the package's counter-based generator, keyed by
         (the reference's seed, epoch, the edge's key, draw), where an edge's
@@ -402,7 +410,9 @@ class Reference:
         q = float(self.cost_params[m.learned[0]]) if m.learned else 0.0
         k = int(P.indptr[1] - P.indptr[0])
         keys = neighbour_keys(P.indices.reshape(Y.shape[0], k))
-        problem = prepare_frozen(m.sgd, P, n_epochs, m.sgd.kernel_params(**self.cost_params),
+        spec = replace(m.sgd, learning_rate=m.sgd.learning_rate
+                       * (learning_rate / TRANSFORM_LEARNING_RATE))
+        problem = prepare_frozen(spec, P, n_epochs, m.sgd.kernel_params(**self.cost_params),
                                  keys, q=q)
         layout = np.ascontiguousarray(np.vstack([Y, self.Y]), dtype=np.float64)
         if coordinate_span_overflows(layout):
@@ -414,7 +424,10 @@ class Reference:
                 "or check X_new"
             )
         try:
-            optimize_sgd(layout, kernels, problem, int(self.seed) % 2**64, n_threads=1)
+            optimize_sgd(layout, kernels, problem, int(self.seed) % 2**64, n_threads=1,
+                         layout_name=f"{self.method} transform: the fitted embedding (with "
+                                     "the new points' starts)",
+                         remedy="refit, or check the model file")
         except DivergenceError:
             pass  # the new rows that are not finite are named by check_placement
         Y[...] = layout[:Y.shape[0]]

@@ -156,3 +156,15 @@ def test_a_run_that_ends_laid_out_does_not_warn():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         smallvis.embed(X30, "ssne", fast=True, init=Y30 * 1e-4, perplexity=5, n_iter=200)
+
+
+def test_the_collapse_warnings_point_at_the_callers_line():
+    """Both optimizers' "not laid out" warnings name the user's file, not the package's."""
+    with pytest.warns(RuntimeWarning, match="still spans only") as exact:
+        smallvis.embed(X30, "ssne", fast=True, init=Y30 * 1e-100, perplexity=5, n_iter=50)
+    with pytest.warns(RuntimeWarning, match="still spans only") as stochastic:
+        smallvis.embed(X30, "ncvis", optimizer="sgd", init=Y30 * 1e-150, n_neighbors=5,
+                       random_state=1, n_epochs=10)
+    for caught in (exact, stochastic):
+        files = {w.filename for w in caught if "still spans only" in str(w.message)}
+        assert files == {__file__}, files

@@ -106,3 +106,25 @@ def test_query_refuses_points_of_another_width():
         index.query(np.zeros((2, 3)), 2)
     with pytest.raises(ValueError, match="n_neighbors"):
         index.query(np.zeros((2, 8)), 51)
+
+
+def test_transform_validates_its_data_once(monkeypatch):
+    """The index trusts what transform has checked: no second scan of X or X_new."""
+    import smallvis
+    from smallvis import neighbors
+
+    X = _clusters(60, dim=4)
+    model = smallvis.Embedding(method="umap", method_params={"n_neighbors": 5}, random_state=1,
+                               transform_n_iter=0).fit(X)
+    scans = []
+
+    def counting(X, *args, **kwargs):
+        scans.append(np.shape(X))
+        raise AssertionError("the index validated data again")
+
+    monkeypatch.setattr(neighbors, "check_data", counting)
+    model.reference_._index = None  # built afresh, on the internal path
+    model.transform(X[:5] + 0.1)
+    assert scans == []
+    with pytest.raises(AssertionError, match="validated data again"):
+        KNNIndex(X)  # public callers are still checked

@@ -139,3 +139,11 @@ def test_a_run_that_cannot_recover_names_the_method():
     with pytest.raises(DivergenceError, match="ssne.*iteration"):
         smallvis.embed(X, "ssne", fast=True, init=1e150 * rng.normal(size=(150, 2)),
                        learning_rate=1e300, n_iter=50)
+
+
+def test_row_learning_rates_with_recovery_are_refused_by_name():
+    """A per-row learning rate cannot be halved and reported: refused up front."""
+    s = OptimizerSettings(learning_rate=1.0, n_iter=3, tol=0, cost_every=None, recover=True)
+    with pytest.raises(ValueError, match="row_learning_rate.*recover"):
+        optimize_exact(np.ones((3, 2)), lambda Y, learned, ex, out: out.fill(np.nan), None, s,
+                       row_learning_rate=np.ones(3))

@@ -494,3 +494,20 @@ def test_save_plot_failing_halfway_leaves_the_old_file(tmp_path, monkeypatch):
         save_plot(np.zeros((5, 2)) + np.arange(5)[:, None], tmp_path / "y.png")
     assert (tmp_path / "y.png").read_bytes() == b"the good old plot"
     assert os.listdir(tmp_path) == ["y.png"]
+
+
+def test_a_new_output_gets_the_umask_bits_without_touching_the_umask(tmp_path, monkeypatch):
+    """The mode of a new output is 0666 minus the umask, read without setting it
+    (setting and restoring it races with other threads)."""
+    from smallvis import _outputs
+    old = os.umask(0o027)
+    try:
+        def no_umask(mask):
+            raise AssertionError("the process umask was changed")
+        monkeypatch.setattr(_outputs.os, "umask", no_umask)
+        target = tmp_path / "new.bin"
+        _outputs.write_output(target, lambda f: f.write(b"x"))
+        monkeypatch.undo()
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o640

@@ -235,3 +235,35 @@ def test_stochastic_placement_after_a_stochastic_fit(method, digits_split):
     np.fill_diagonal(D, np.inf)
     moved = np.linalg.norm(again - Y[:100], axis=1) / np.median(D.min(axis=1))
     assert np.median(moved) < 4.0 and np.quantile(moved, 0.8) < 8.0, moved
+
+
+def test_stochastic_placement_follows_the_learning_rate():
+    """The stochastic form scales its steps by ``learning_rate / 0.5``: tiny steps barely move."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(80, 4))
+    X_new = rng.normal(size=(6, 4))
+    result = smallvis.embed(X, method="umap", fast=True, random_state=1, optimizer="sgd",
+                            n_iter=30, return_result=True)
+    ref = build_reference("umap", X, result, seed=1)
+    start = ref.transform(X_new, n_iter=0)
+    default = ref.transform(X_new, n_iter=40)
+    assert np.array_equal(default, ref.transform(X_new, n_iter=40, learning_rate=0.5))
+    assert not np.allclose(default, start)
+    tiny = ref.transform(X_new, n_iter=40, learning_rate=1e-9)
+    assert np.allclose(tiny, start, rtol=0, atol=1e-6)
+    assert not np.allclose(ref.transform(X_new, n_iter=40, learning_rate=50.0), default)
+
+
+def test_a_collapsed_fitted_map_is_refused_without_naming_init():
+    """transform has no init option: a stochastic placement on a map too small to
+    resolve names the fitted embedding instead."""
+    import dataclasses
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    result = smallvis.embed(X, "umap", optimizer="sgd", n_epochs=20, random_state=1,
+                            n_neighbors=5, return_result=True)
+    ref = dataclasses.replace(build_reference("umap", X, result, seed=1),
+                              Y=result.Y * 1e-170)
+    with pytest.raises(ValueError, match="umap transform: the fitted embedding") as caught:
+        ref.transform(X[:3] + 0.1, n_iter=10)
+    assert "init" not in str(caught.value)
