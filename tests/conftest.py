@@ -79,3 +79,12 @@ def method_affinities(method, n, rng, density=1.0):
     if m.fuzzy:
         P = 0.95 * P / P.max()
     return P
+
+
+def one_error_line(capsys, *needles):
+    """The command line's stderr: exactly one ``smallvis: error:`` line holding every needle."""
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("smallvis: error:"), err
+    for needle in needles:
+        assert needle in err, err
+    return err

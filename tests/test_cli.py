@@ -13,6 +13,8 @@ import smallvis.cli as cli
 import smallvis.plotting as plotting
 from smallvis.cli import main
 
+from conftest import one_error_line
+
 
 def test_embed_builtin_dataset_writes_csv_and_png(tmp_path, capsys):
     out, png = tmp_path / "y.csv", tmp_path / "y.png"
@@ -96,13 +98,6 @@ def no_embedding(monkeypatch):
     monkeypatch.setattr(cli, "embed", refuse)
 
 
-def _one_error_line(capsys, *needles):
-    err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and err.startswith("smallvis: error:"), err
-    for needle in needles:
-        assert needle in err, err
-    return err
-
 
 @pytest.mark.parametrize("option,name,needle", [
     ("--out", "missing_dir/y.csv", "does not exist"),
@@ -115,14 +110,14 @@ def _one_error_line(capsys, *needles):
 def test_bad_output_path_exits_2_before_any_work(tmp_path, capsys, no_embedding,
                                                  option, name, needle):
     assert main(["embed", "iris", option, str(tmp_path / name)]) == 2
-    _one_error_line(capsys, option, needle)
+    one_error_line(capsys, option, needle)
     assert list(tmp_path.iterdir()) == []
 
 
 def test_output_that_is_a_directory_exits_2(tmp_path, capsys, no_embedding):
     (tmp_path / "d.csv").mkdir()
     assert main(["embed", "iris", "--out", str(tmp_path / "d.csv")]) == 2
-    _one_error_line(capsys, "is a directory")
+    one_error_line(capsys, "is a directory")
 
 
 def _labelled_csv(path, header=True, label_first=False):
@@ -188,18 +183,18 @@ def test_labels_from_a_file(tmp_path, captured):
 def test_labels_that_fit_nothing_exit_2(tmp_path, capsys, no_embedding):
     _labelled_csv(tmp_path / "iris.csv")
     assert main(["embed", str(tmp_path / "iris.csv"), "--labels", "colour"]) == 2
-    _one_error_line(capsys, "--labels 'colour'", "no column of that name")
+    one_error_line(capsys, "--labels 'colour'", "no column of that name")
     assert main(["embed", str(tmp_path / "iris.csv"), "--labels", "9"]) == 2
-    _one_error_line(capsys, "column numbers run from 1 to 5")
+    one_error_line(capsys, "column numbers run from 1 to 5")
     (tmp_path / "short.txt").write_text("a\nb\n")
     assert main(["embed", "iris", "--labels", str(tmp_path / "short.txt")]) == 2
-    _one_error_line(capsys, "has 2 labels for 150 data rows")
+    one_error_line(capsys, "has 2 labels for 150 data rows")
 
 
 def test_text_column_without_labels_says_how_to_use_it(tmp_path, capsys, no_embedding):
     _labelled_csv(tmp_path / "iris.csv", header=False)
     assert main(["embed", str(tmp_path / "iris.csv")]) == 2
-    _one_error_line(capsys, "line 1, column 5", "'setosa'", "--labels")
+    one_error_line(capsys, "line 1, column 5", "'setosa'", "--labels")
 
 
 def test_numeric_header_needs_header_flag(tmp_path, captured, capsys):
@@ -217,7 +212,7 @@ def test_numeric_header_needs_header_flag(tmp_path, captured, capsys):
     # --no-header with a text first row: an error, not a dropped row
     np.savetxt(f, X, delimiter=",", header="a,b,c,d", comments="")
     assert main(["embed", str(f), "--no-header", *FAST_RUN]) == 2
-    _one_error_line(capsys, "line 1, column 1", "'a'")
+    one_error_line(capsys, "line 1, column 1", "'a'")
 
 
 @pytest.mark.parametrize("ext,magic", [("pdf", b"%PDF"), ("svg", b"<?xml"), ("png", b"\x89PNG")])
@@ -331,4 +326,4 @@ def test_too_many_text_labels_for_a_plot_are_refused_before_work(tmp_path, capsy
     (tmp_path / "x.csv").write_text("a,b,who\n" + "\n".join(rows) + "\n")
     assert main(["embed", str(tmp_path / "x.csv"), "--labels", "who",
                  "--plot", str(tmp_path / "y.png")]) == 2
-    _one_error_line(capsys, "30 distinct text labels", "at most 20")
+    one_error_line(capsys, "30 distinct text labels", "at most 20")

@@ -13,6 +13,8 @@ import smallvis.cli as cli
 import smallvis.plotting as plotting
 from smallvis.cli import main
 
+from conftest import one_error_line
+
 # the tests compare the command line with model.transform of a bare array
 pytestmark = pytest.mark.filterwarnings("ignore:X does not have valid feature names")
 
@@ -64,13 +66,6 @@ def _numbers(X):
     return [[repr(float(v)) for v in row] for row in X]
 
 
-def _error(capsys, *needles):
-    err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and err.startswith("smallvis: error:"), err
-    for needle in needles:
-        assert needle in err, err
-    return err
-
 
 def _warnings(capsys):
     return [line for line in capsys.readouterr().err.splitlines()
@@ -97,7 +92,7 @@ def test_r_write_table_header_one_name_short_is_refused(iris, capsys, seen, labe
     _r_write_table("r.csv", X, np.array(["a", "b", "c"])[y], empty_corner=False)
     extra = [] if labels is None else ["--labels", labels, "--plot", "r.png"]
     assert main(["embed", "r.csv", *RUN, *extra]) == 2
-    _error(capsys, "'r.csv'", "line 1", "5 names", "6 columns", "row.names=FALSE")
+    one_error_line(capsys, "'r.csv'", "line 1", "5 names", "6 columns", "row.names=FALSE")
     assert "X" not in seen
 
 
@@ -110,7 +105,7 @@ def test_header_and_data_widths_must_agree(iris, capsys, seen, header, width):
     X, _ = iris
     _write("x.csv", header, _numbers(X[:, :width]))
     assert main(["embed", "x.csv", *RUN]) == 2
-    _error(capsys, "'x.csv'", "line 1", f"{len(header)} names", f"{width} columns")
+    one_error_line(capsys, "'x.csv'", "line 1", f"{len(header)} names", f"{width} columns")
     assert "X" not in seen
 
 
@@ -125,7 +120,7 @@ def test_unnamed_row_name_column_is_refused(iris, capsys, seen, writer):
         _write("r.csv", [""] + NAMES, [[i, *row] for i, row in enumerate(_numbers(X))])
         fix = "index=False"
     assert main(["embed", "r.csv", *RUN]) == 2
-    _error(capsys, "'r.csv'", "line 1", "column 1", "no name", fix)
+    one_error_line(capsys, "'r.csv'", "line 1", "column 1", "no name", fix)
     assert "X" not in seen
 
 
@@ -134,7 +129,7 @@ def test_duplicate_column_names_are_refused(iris, capsys, seen):
     _write("x.csv", ["a", "b", "a", "c"], _numbers(X))
     for extra in ([], ["--labels", "a"]):
         assert main(["embed", "x.csv", *RUN, *extra]) == 2
-        _error(capsys, "'x.csv'", "line 1", "'a'", "columns 1 and 3")
+        one_error_line(capsys, "'x.csv'", "line 1", "'a'", "columns 1 and 3")
     assert "X" not in seen
 
 
@@ -162,7 +157,7 @@ def test_labels_file_with_one_extra_number_is_refused(iris, capsys, seen, extra)
     np.save("x.npy", X)
     _labels_file("y.txt", [extra, *y])
     assert main(["embed", "x.npy", *RUN, "--labels", "y.txt", "--plot", "x.png"]) == 2
-    _error(capsys, "'y.txt'", "151 labels for 150 data rows")
+    one_error_line(capsys, "'y.txt'", "151 labels for 150 data rows")
     assert "X" not in seen
 
 
@@ -181,7 +176,7 @@ def test_text_first_line_over_text_labels_needs_labels_header(iris, capsys, seen
     np.save("x.npy", X)
     _labels_file("y.txt", ["species", *names])
     assert main(["embed", "x.npy", *RUN, "--labels", "y.txt", "--plot", "x.png"]) == 2
-    _error(capsys, "'y.txt'", "151 labels for 150 data rows", "--labels-header")
+    one_error_line(capsys, "'y.txt'", "151 labels for 150 data rows", "--labels-header")
     assert "X" not in seen
     assert main(["embed", "x.npy", *RUN, "--labels", "y.txt", "--labels-header",
                  "--plot", "x.png"]) == 0
@@ -197,7 +192,7 @@ def test_no_labels_header_keeps_the_first_line(iris, capsys, seen):
     assert list(seen["labels"]) == ["group", *map(str, y[1:])]
     # by default the same file is a header over 149 labels: refused
     assert main(["embed", "x.npy", *RUN, "--labels", "y.txt", "--plot", "x.png"]) == 2
-    _error(capsys, "149 labels for 150 data rows")
+    one_error_line(capsys, "149 labels for 150 data rows")
 
 
 # ---------------------------------------------------------------------------
@@ -250,7 +245,7 @@ def test_transform_refuses_columns_that_do_not_match(named_model, capsys, header
     rows = [[*row, c][:len(header)] for row, c in zip(_numbers(X_new), y_new)]
     _write("new.csv", header, rows)
     assert main(["transform", "new.csv", "--model", "m.npz", "--out", "placed.csv"]) == 2
-    _error(capsys, "'new.csv'", *needles)
+    one_error_line(capsys, "'new.csv'", *needles)
 
 
 def test_transform_without_header_goes_by_position_and_says_so(named_model, capsys):
@@ -307,7 +302,7 @@ def test_decimal_commas_are_refused_with_the_reason(iris, capsys, seen):
     with open("x.csv", "w") as fh:
         fh.write("a;b\n1,5;2,25\n3,5;4\n-0,5;1e3\n")
     assert main(["embed", "x.csv", *RUN]) == 2
-    _error(capsys, "'x.csv', line 2, column 1", "'1,5'", "decimal mark must be '.'")
+    one_error_line(capsys, "'x.csv', line 2, column 1", "'1,5'", "decimal mark must be '.'")
     assert "X" not in seen
 
 
@@ -338,7 +333,7 @@ def test_pandas_index_under_an_unnamed_header_is_refused_with_the_reason(iris, c
     X, _ = iris
     _write("x.csv", ["", "0", "1", "2", "3"], [[i, *row] for i, row in enumerate(_numbers(X))])
     assert main(["embed", "x.csv", *RUN]) == 2
-    _error(capsys, "'x.csv', line 1, column 1", "index=False", "row.names=FALSE")
+    one_error_line(capsys, "'x.csv', line 1, column 1", "index=False", "row.names=FALSE")
     assert "X" not in seen
 
 
@@ -347,5 +342,5 @@ def test_labels_header_without_a_labels_file_is_refused(iris, capsys, seen):
     _write("x.csv", NAMES + ["class"], [[*row, c] for row, c in zip(_numbers(X), y)])
     for extra in (["--labels", "class"], []):
         assert main(["embed", "x.csv", *RUN, *extra, "--labels-header"]) == 2
-        _error(capsys, "--labels-header", "--labels FILE")
+        one_error_line(capsys, "--labels-header", "--labels FILE")
     assert "X" not in seen

@@ -33,6 +33,8 @@ import smallvis.cli as cli
 from smallvis.cli import main
 from smallvis.plotting import save_plot
 
+from conftest import one_error_line
+
 RUN = ["--method", "tsne", "--fast", "--n-iter", "20", "--perplexity", "5",
        "--random-state", "0", "--quiet"]
 
@@ -55,13 +57,6 @@ def model():
     X, _ = smallvis.datasets.load("iris")
     return smallvis.TSNE(random_state=0, n_iter=20, perplexity=5, fast=True).fit(X[:40])
 
-
-def _one_error_line(capsys, *needles):
-    err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and err.startswith("smallvis: error:"), err
-    for needle in needles:
-        assert needle in err, err
-    return err
 
 
 def _null_device(path):
@@ -177,7 +172,7 @@ def test_checking_a_fifo_output_does_not_wait_for_a_reader(tmp_path, monkeypatch
     run.start()
     run.join(timeout=30)
     assert status == [2]
-    _one_error_line(capsys, "no_such_input.csv")
+    one_error_line(capsys, "no_such_input.csv")
     assert _kind("y.csv") == stat.S_IFIFO
 
 
@@ -256,7 +251,7 @@ def test_block_devices_directories_sockets_and_link_loops_are_refused_before_wor
     finally:
         if sock is not None:
             sock.close()
-    _one_error_line(capsys, option, repr(name), needle)
+    one_error_line(capsys, option, repr(name), needle)
     assert _kind(name) == stat.S_IFLNK
     if kind == "block":
         assert _kind("thing") == stat.S_IFBLK
@@ -271,7 +266,7 @@ def test_transform_outputs_follow_the_same_rules(tmp_path, monkeypatch, capsys, 
     os.chmod("ro.png", 0o444)
     command = ["transform", "iris", "--model", "m.npz", "--out", "sink.csv", "--quiet"]
     assert main(command + ["--plot", "ro.png"]) == 2
-    _one_error_line(capsys, "--plot", "read-only")
+    one_error_line(capsys, "--plot", "read-only")
     assert (tmp_path / "ro.png").read_bytes() == b"precious"
     os.symlink("nul", "sink.png")
     assert main(command + ["--plot", "sink.png"]) == 0
@@ -291,7 +286,7 @@ def test_a_read_only_output_is_refused_even_for_root(tmp_path, monkeypatch, caps
     (tmp_path / name).write_bytes(b"precious")
     os.chmod(name, mode)
     assert main(["embed", "iris", option, name, *RUN]) == 2
-    _one_error_line(capsys, option, repr(name), "read-only")
+    one_error_line(capsys, option, repr(name), "read-only")
     assert (tmp_path / name).read_bytes() == b"precious"
 
 
@@ -304,7 +299,7 @@ def test_a_link_to_a_read_only_file_is_refused(tmp_path, monkeypatch, capsys,
     name = OPTIONS[option]
     os.symlink("keep", name)
     assert main(["embed", "iris", option, name, *RUN]) == 2
-    _one_error_line(capsys, option, "read-only")
+    one_error_line(capsys, option, "read-only")
     assert (tmp_path / "keep").read_bytes() == b"precious"
 
 
@@ -316,7 +311,7 @@ def test_a_read_only_directory_is_refused_even_for_root(tmp_path, monkeypatch, c
     os.chmod("locked", 0o555)
     try:
         assert main(["embed", "iris", option, f"locked/{OPTIONS[option]}", *RUN]) == 2
-        _one_error_line(capsys, option, "is not writable")
+        one_error_line(capsys, option, "is not writable")
         assert os.listdir("locked") == []
     finally:
         os.chmod("locked", 0o755)
@@ -368,7 +363,7 @@ def test_a_link_into_a_missing_directory_is_refused_before_work(tmp_path, monkey
     monkeypatch.chdir(tmp_path)
     os.symlink("nowhere/new.csv", "y.csv")
     assert main(["embed", "iris", "--out", "y.csv", *RUN]) == 2
-    _one_error_line(capsys, "--out", "does not exist")
+    one_error_line(capsys, "--out", "does not exist")
     assert os.listdir() == ["y.csv"]
 
 
@@ -386,7 +381,7 @@ def test_an_output_that_links_to_an_input_is_refused(tmp_path, monkeypatch, caps
         os.symlink("data.npy", "in.npy")
         source, out = "in.npy", "data.npy"
     assert main(["embed", source, "--out", out, *RUN]) == 2
-    _one_error_line(capsys, "--out", "is the input file")
+    one_error_line(capsys, "--out", "is the input file")
     assert (tmp_path / "data.npy").read_bytes() == before
 
 
