@@ -118,7 +118,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import _threads
-from ._validation import squared_span_bound, warn_not_laid_out
+from ._validation import ParameterError, squared_span_bound, warn_not_laid_out
 from .optim import DivergenceError, check_starting_layout
 from ._sgd_reference import (ENGINE_NOISES, FROZEN_NOISE, SGD_COEFFICIENTS, SGD_NOISES,
                              SGD_SCHEMES, _absorb)
@@ -269,13 +269,13 @@ def choose_optimizer(method, optimizer, n_samples, stochastic_methods=()):
     for the error message (the engine does not read the registry).
     """
     if not isinstance(optimizer, str) or optimizer not in OPTIMIZERS:
-        raise ValueError(f"optimizer must be one of {', '.join(map(repr, OPTIMIZERS))}; "
-                         f"got {optimizer!r}")
+        raise ParameterError(f"optimizer must be one of "
+                             f"{', '.join(map(repr, OPTIMIZERS))}; got {optimizer!r}",
+                             ("optimizer",))
     if optimizer == "sgd" and method.sgd is None:
-        raise ValueError(
+        raise ParameterError(
             f"method {method.name!r} has no stochastic form; optimizer='sgd' is "
-            f"available for {', '.join(stochastic_methods)}"
-        )
+            f"available for {', '.join(stochastic_methods)}", ("optimizer",))
     if optimizer == "auto":
         return "sgd" if method.sgd is not None and n_samples > AUTO_SGD_MIN_N else "exact"
     return optimizer

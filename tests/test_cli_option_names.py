@@ -20,6 +20,7 @@ CASES = [
     ("largevis", ["--optimizer", "sgd", "--kernel", "exp"], "--kernel, --optimizer"),
     ("umap", ["--min-dist", "3", "--spread", "1"], "--min-dist, --spread"),
     ("ncvis", ["--min-dist", "2", "--spread", "0.5"], "--min-dist, --spread"),
+    ("tsne", ["--optimizer", "sgd"], "--optimizer"),
 ]
 
 
