@@ -88,3 +88,17 @@ def one_error_line(capsys, *needles):
     for needle in needles:
         assert needle in err, err
     return err
+
+
+def quadratic_problem(target):
+    """``(gradient, cost)`` of 0.5 |Y - target|^2, in the optimizer's calling form.
+
+    A smooth bowl whose gradient is ``Y - target``: the update rule and the
+    divergence guard are checked on it without any embedding method.
+    """
+    def gradient(Y, learned, exaggerated, out):
+        out[...] = Y - target
+
+    def cost(Y, learned):
+        return 0.5 * float(np.sum((Y - target) ** 2))
+    return gradient, cost

@@ -23,16 +23,11 @@ from smallvis.optim import DivergenceError, OptimizerSettings, optimize_exact
 from smallvis.sgd import SgdSpec, optimize_sgd, prepare_frozen
 from smallvis.transform import Reference, build_reference, neighbour_keys, placement_settings
 
+from conftest import quadratic_problem
+
 LONG = os.environ.get("SMALLVIS_LONG_TESTS", "0") not in ("", "0")
 SGD_METHODS = [name for name, m in METHODS.items() if m.sgd is not None]
 TRANSFORM_PY = Path(__file__).resolve().parents[1] / "smallvis" / "transform.py"
-
-
-def _bowl(target):
-    """Cost 0.5 |Y - target|^2; gradient Y - target."""
-    def gradient(Y, learned, exaggerated, out):
-        out[...] = Y - target
-    return gradient
 
 
 # ---- the exact engine's placement settings ------------------------------
@@ -43,7 +38,7 @@ def test_placement_settings_follow_the_rule_by_hand():
     rates = np.array([0.5, 0.1])
     Y = np.zeros((2, 2))
     s = placement_settings(n_iter=4, max_step=0.6)
-    trace = optimize_exact(Y, _bowl(target), None, s, row_learning_rate=rates)
+    trace = optimize_exact(Y, quadratic_problem(target)[0], None, s, row_learning_rate=rates)
     assert trace.n_iter == 4 and trace.costs == []  # the cost is never evaluated
     # the rule written out: gains +0.2 on a sign change (sign(0) = 0 differs
     # from any nonzero sign), x0.8 otherwise; momentum 0.5 for it <= 4 // 4
@@ -76,7 +71,7 @@ def test_placement_refuses_a_gradient_that_is_not_finite_at_once():
 
 def test_placement_needs_one_learning_rate_per_row():
     with pytest.raises(ValueError, match="row_learning_rate"):
-        optimize_exact(np.zeros((3, 2)), _bowl(np.ones((3, 2))), None,
+        optimize_exact(np.zeros((3, 2)), quadratic_problem(np.ones((3, 2)))[0], None,
                        placement_settings(2, 1.0), row_learning_rate=np.ones(2))
 
 
@@ -87,7 +82,7 @@ def test_the_fit_keeps_its_settings_by_default():
             s.cost_every) == (None, True, True, False, True, 50)
     target = np.array([[4.0, -1.0], [0.5, 2.0]])
     Y = np.zeros((2, 2))
-    optimize_exact(Y, _bowl(target), lambda Y, L: 0.0,
+    optimize_exact(Y, quadratic_problem(target)[0], lambda Y, L: 0.0,
                    OptimizerSettings(learning_rate=0.1, n_iter=3, tol=0))
     np.testing.assert_allclose(Y.mean(axis=0), 0.0, atol=1e-15)  # re-centred
 

@@ -18,16 +18,9 @@ from smallvis._validation import coordinate_span_overflows
 from smallvis.optim import (RISE_ONCE, RISE_TWICE, DivergenceError, OptimizerSettings,
                             optimize_exact)
 
+from conftest import quadratic_problem
+
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-
-
-def _bowl(target):
-    """Cost 0.5 |Y - target|^2 and its gradient."""
-    def gradient(Y, learned, exaggerated, out):
-        out[...] = Y - target
-    def cost(Y, learned):
-        return 0.5 * float(np.sum((Y - target) ** 2))
-    return gradient, cost
 
 
 def test_a_wide_map_whose_cost_falls_is_not_diverging():
@@ -36,7 +29,7 @@ def test_a_wide_map_whose_cost_falls_is_not_diverging():
     rng = np.random.default_rng(3)
     target = 1e6 * rng.standard_normal((10, 2))
     target -= target.mean(axis=0)  # the optimizer re-centres
-    gradient, cost = _bowl(target)
+    gradient, cost = quadratic_problem(target)
     Y = 1e-4 * rng.standard_normal((10, 2))
     trace = optimize_exact(Y, gradient, cost, OptimizerSettings(learning_rate=0.5, n_iter=100,
                                                                 tol=0, cost_every=10))

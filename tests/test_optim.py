@@ -6,14 +6,7 @@ import pytest
 import smallvis
 from smallvis.optim import MAX_RECOVERIES, DivergenceError, OptimizerSettings, optimize_exact
 
-
-def quadratic_problem(target):
-    """Cost 0.5|Y - target|^2: a smooth bowl to check the update rule on."""
-    def gradient(Y, learned, exaggerated, out):
-        out[...] = Y - target
-    def cost(Y, learned):
-        return 0.5 * float(np.sum((Y - target) ** 2))
-    return gradient, cost
+from conftest import quadratic_problem
 
 
 def test_first_steps_follow_the_delta_bar_delta_rule():
