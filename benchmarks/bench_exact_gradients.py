@@ -17,9 +17,9 @@ import numpy as np
 
 import smallvis
 from _common import median_time
-from smallvis import _kernels, reference
+from smallvis.engines import _kernels, reference
 from smallvis._validation import check_affinities
-from smallvis.affinities import kernel_triplet
+from smallvis.inputs.affinities import kernel_triplet
 
 METHODS = ("tsne", "largevis", "umap", "tumap", "ncvis")
 

@@ -9,7 +9,7 @@ Two datasets (fixed seeds), chosen to bracket what Annoy finds easy and hard:
   dimensions plus noise of sd 0.1 (``gaussian_clusters`` of bench_sgd.py),
   the structured case real data resemble.
 
-Default mode: times ``smallvis.neighbors.knn_graph`` with ``method="exact"``
+Default mode: times ``smallvis.inputs.neighbors.knn_graph`` with ``method="exact"``
 and ``method="annoy"`` (defaults, and variants without refinement or with
 the whole-list refinement) and prints the median of the runs, the speed-ups
 and each search's recall of the exact neighbour sets.
@@ -38,7 +38,7 @@ import numpy as np
 
 from _common import median_time, print_table
 from bench_sgd import gaussian_clusters
-from smallvis.neighbors import default_n_explore, default_search_k, knn_graph
+from smallvis.inputs.neighbors import default_n_explore, default_search_k, knn_graph
 
 CURVE_TREES = (5, 7, 10)
 CURVE_SEARCH = (0.5, 1.0, 2.0)
@@ -120,9 +120,9 @@ def affinity(X, name, args):
     import importlib
     import statistics
 
-    from smallvis import _kernels
+    from smallvis.engines import _kernels
 
-    aff = importlib.import_module("smallvis.affinities")
+    aff = importlib.import_module("smallvis.inputs.affinities")
     try:
         from openTSNE.affinity import PerplexityBasedNN
     except ImportError:

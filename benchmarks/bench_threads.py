@@ -14,7 +14,7 @@ Workloads:
 
 * ``exact t-SNE``: a whole exact t-SNE run on digits (N = 1797, 250
   iterations) through ``embed``, i.e. with the thread policy applied;
-* ``t-SNE gradient kernel``: one call of ``smallvis._kernels.tsne_gradient``
+* ``t-SNE gradient kernel``: one call of ``smallvis.engines._kernels.tsne_gradient``
   on random data of N points with the thread count forced, bypassing the
   policy.  This is the table that sets
   ``smallvis._threads.EXACT_MIN_PAIRS``: the smallest N at which two threads
@@ -23,7 +23,7 @@ Workloads:
   structured data of bench_scale.py, 10,000 and 20,000 points (more with
   ``--sgd-sizes``), the neighbours computed once beforehand (the time is that
   of ``embed``'s optimisation stage);
-* ``kNN graph``: ``smallvis.neighbors.nearest_neighbors`` with k = 150
+* ``kNN graph``: ``smallvis.inputs.neighbors.nearest_neighbors`` with k = 150
   (LargeVis's 3 x perplexity) on 20,000 points of the same data.
 
 Machine load matters more than anything here: run it on a quiet machine
@@ -50,9 +50,9 @@ import numpy as np
 
 import smallvis
 from bench_scale import structured_data
-from smallvis import _kernels
-from smallvis.affinities import kernel_triplet
-from smallvis.neighbors import nearest_neighbors
+from smallvis.engines import _kernels
+from smallvis.inputs.affinities import kernel_triplet
+from smallvis.inputs.neighbors import nearest_neighbors
 
 BUSY = "while True:\n    pass\n"
 
@@ -79,7 +79,7 @@ def exact_tsne(threads):
 def kernel_gradient(n):
     rng = np.random.default_rng(0)
     Y = rng.normal(size=(n, 2))
-    # a sparse kNN-like P, as t-SNE uses above smallvis.methods.DENSE_P_MAX_N
+    # a sparse kNN-like P, as t-SNE uses above smallvis.methods.registry.DENSE_P_MAX_N
     k = 90
     import scipy.sparse as sp
     rows = np.repeat(np.arange(n), k)

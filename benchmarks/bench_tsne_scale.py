@@ -81,7 +81,7 @@ def sklearn_run(X, threads, n_iter):
 
 def crossover(threads, n_iter, sizes):
     """Optimisation time of whole runs, exact against FFT gradient, against N."""
-    from smallvis.neighbors import nearest_neighbors
+    from smallvis.inputs.neighbors import nearest_neighbors
 
     print(f"t-SNE optimisation ({n_iter} iterations, 2-D, {threads} thread(s), same kNN P): "
           "exact vs FFT gradient (n_interpolation=3)")

@@ -13,23 +13,23 @@ See :func:`list_methods` for the methods and ``METHODS`` for their parameters.
 import importlib as _importlib
 
 from . import datasets, metrics
-from ._backend import kernels
+from .engines._backend import kernels
 from .api import EmbedResult, affinities, cost_and_gradient, embed, list_methods
 from .estimator import METHOD_CLASSES as _METHOD_CLASSES
 from .estimator import Embedding, NotFittedError
 from .model_io import ModelFileError, load_model, save_model
-from .methods import METHODS
-from .optim import DivergenceError
+from .methods.registry import METHODS
+from .engines.optim import DivergenceError
 from ._validation import SmallDataWarning
 from .plotting import plot, plot_costs, plot_every
 
 #: One estimator class per method (``TSNE``, ``UMAP``, ...), from the registry.
 globals().update({_cls.__name__: _cls for _cls in _METHOD_CLASSES.values()})
 
-#: The module :mod:`smallvis.affinities` (perplexity calibration, UMAP and
+#: The module :mod:`smallvis.inputs.affinities` (perplexity calibration, UMAP and
 #: NCVis graphs), under a name that the function ``smallvis.affinities`` does
 #: not hide.
-input_affinities = _importlib.import_module(".affinities", __name__)
+input_affinities = _importlib.import_module(".inputs.affinities", __name__)
 
 __version__ = "0.1.0"
 

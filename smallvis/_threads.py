@@ -85,7 +85,7 @@ def sgd_threads(n_threads, samples_per_call):
     return n_threads if samples_per_call >= SGD_MIN_UPDATES else 1
 
 
-#: Annoy queries (:func:`smallvis.neighbors.nearest_neighbors`): below this
+#: Annoy queries (:func:`smallvis.inputs.neighbors.nearest_neighbors`): below this
 #: many inspected nodes, ``n_samples * search_k``, the queries run on one
 #: thread.  Annoy releases the GIL while it searches, but each query also
 #: holds it for the Python call and its result list, and the queries of a

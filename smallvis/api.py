@@ -7,9 +7,9 @@ import numpy as np
 
 from . import _progress
 from . import _threads
-from . import affinities as aff
-from ._backend import kernels as select_kernels
-from ._method_rules import umap_output_kernel
+from .inputs import affinities as aff
+from .engines._backend import kernels as select_kernels
+from .methods._rules import umap_output_kernel
 from ._memory import release_free_heap
 from ._validation import (
     check_affinities,
@@ -23,10 +23,10 @@ from ._validation import (
     check_threads,
     warn_from_caller,
 )
-from .init import count_merged_rows, initialize
-from .methods import (DEFAULT_METHOD, METHODS, check_learned, check_param_value, choose_gradient,
+from .engines.init import count_merged_rows, initialize
+from .methods.registry import (DEFAULT_METHOD, METHODS, check_learned, check_param_value, choose_gradient,
                       get_method)
-from .optim import DivergenceError
+from .engines.optim import DivergenceError
 from .plans import Objective, make_plan, method_keywords
 
 
@@ -41,9 +41,9 @@ class EmbedResult:
     cost : float
         Cost at ``Y`` with the true (unexaggerated) ``P``; never NaN.  With
         the stochastic optimizer: the exact cost of the final ``Y`` when
-        ``n_samples <= smallvis.sgd.SGD_COST_MAX_N`` (5000), else (an exact
+        ``n_samples <= smallvis.engines.sgd.SGD_COST_MAX_N`` (5000), else (an exact
         evaluation is O(N^2)) an unbiased estimate from a sample of edges
-        and of pairs (:mod:`smallvis.sampled_cost`); with an approximate
+        and of pairs (:mod:`smallvis.engines.sampled_cost`); with an approximate
         gradient (t-SNE's ``gradient="fft"``), the cost of that
         approximation (exact attraction, interpolated normalisation Z);
         ``cost_kind`` says which.
@@ -77,7 +77,7 @@ class EmbedResult:
     recoveries : list of dict
         Exact optimizer: one entry per recovery from a diverging run
         (``iteration``, ``restart``, ``reason``, new ``learning_rate``; see
-        :mod:`smallvis.optim`).  Empty when the run never diverged.
+        :mod:`smallvis.engines.optim`).  Empty when the run never diverged.
     cost_kind : {"exact", "estimate", "approximate"}
         Whether ``cost`` (and ``itercosts``) is the exact cost, a sampled
         estimate, or the cost of an approximate gradient.
@@ -207,7 +207,7 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, return_learned=F
         overflows), ``Y`` whose coordinates span more than about 1e154 (squared
         distances would overflow), a cost or gradient that is not finite in
         float64 for this ``P`` and ``Y``, or, with ``fast=False``, more points
-        than the NumPy reference may hold (``smallvis.reference.MAX_DENSE_BYTES``);
+        than the NumPy reference may hold (``smallvis.engines.reference.MAX_DENSE_BYTES``);
         a ``gradient`` the method does not have, or in a dimension the
         approximation does not support (the message lists what exists).
     TypeError
@@ -306,7 +306,7 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
     n_components : int, default=2
         Output dimension.
     init : {"spca", "pca", "random", "spectral", "laplacian", "power"} or ndarray, optional
-        Initial coordinates, see :func:`smallvis.init.initialize`.  Default:
+        Initial coordinates, see :func:`smallvis.engines.init.initialize`.  Default:
         the method's, read from the registry: ``optimizer_defaults["init"]``
         for the exact optimizer, the reference code's ``sgd.init`` for the
         stochastic one (e.g. ``smallvis.METHODS["umap"].sgd.init``).
@@ -321,15 +321,15 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
         ``(n_samples - 1) // 3`` (at least 1).  A value given that is too
         large is a ValueError.
     optimizer : {"auto", "exact", "sgd"}, default="auto"
-        "exact": full-gradient delta-bar-delta (:mod:`smallvis.optim`).
-        "sgd": edge and negative sampling (:mod:`smallvis.sgd`), for the
+        "exact": full-gradient delta-bar-delta (:mod:`smallvis.engines.optim`).
+        "sgd": edge and negative sampling (:mod:`smallvis.engines.sgd`), for the
         methods whose registry entry has a stochastic form (``sgd`` not
         None); asking for it with another method is a ValueError.  "auto":
         "sgd" for those methods when ``n_samples > 5000``
-        (``smallvis.sgd.AUTO_SGD_MIN_N``), "exact" otherwise.  With "sgd"
+        (``smallvis.engines.sgd.AUTO_SGD_MIN_N``), "exact" otherwise.  With "sgd"
         the method follows its reference code's defaults
         (``METHODS[method].sgd``, including ``param_defaults`` such as
-        largevis's ``gamma``; module docstring of :mod:`smallvis.sgd`).
+        largevis's ``gamma``; module docstring of :mod:`smallvis.engines.sgd`).
         Each optimizer reads and validates only its own keywords
         (:mod:`smallvis.plans`): with "sgd", ``n_iter``, ``exaggeration*``,
         ``momentum*``, ``min_gain``, ``tol`` and ``cost_every`` are ignored;
@@ -342,7 +342,7 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
         output, O(N) per iteration; the attraction over ``P`` stays exact;
         accuracy set by the method parameter ``n_interpolation``, default 3).
         "auto": the approximation above its ``auto_min_n`` points (tsne:
-        10,000, ``smallvis.methods.FFT_AUTO_MIN_N``) when the dimension
+        10,000, ``smallvis.methods.registry.FFT_AUTO_MIN_N``) when the dimension
         allows, "exact" otherwise.  With an approximation the costs
         monitored and reported are its own (``cost_kind="approximate"``).
         ``result.params["gradient"]`` records what ran.  A name the method
@@ -382,14 +382,14 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
         results are deterministic for a given ``n_threads``.  Stochastic
         optimizer: with one thread the same ``random_state`` gives the same
         ``Y`` bit for bit; with more, threads update ``Y`` without locks
-        (Hogwild), so runs differ slightly (see :mod:`smallvis.sgd`).
+        (Hogwild), so runs differ slightly (see :mod:`smallvis.engines.sgd`).
     verbose : bool, default=False
         Print progress to stderr: each stage (nearest neighbours with its
         trees, queries and refinement rounds; calibration; init;
         optimisation) as it starts, with its time when it ends, then the
         optimizer's lines (iteration, cost, elapsed, ETA).  The stochastic
         optimizer's lines show a sampled estimate of the cost
-        (:mod:`smallvis.sampled_cost`), labelled "est. cost".
+        (:mod:`smallvis.engines.sampled_cost`), labelled "est. cost".
     callback : callable, optional
         ``callback(iteration, Y, cost)`` after every iteration (sgd: every
         epoch); ``cost`` is None unless it was evaluated (always None with

@@ -4,11 +4,11 @@
 and hands them to a plan.  There is one plan per optimizer:
 
 * :class:`ExactPlan`, the full-gradient delta-bar-delta optimizer
-  (:mod:`smallvis.optim`): its :class:`~smallvis.optim.OptimizerSettings`,
+  (:mod:`smallvis.engines.optim`): its :class:`~smallvis.engines.optim.OptimizerSettings`,
   with defaults from the method's ``optimizer_defaults`` and
   ``auto_learning_rate`` in the registry;
 * :class:`SgdPlan`, the edge- and negative-sampling optimizer
-  (:mod:`smallvis.sgd`): the method's :class:`~smallvis.sgd.SgdSpec`, the
+  (:mod:`smallvis.engines.sgd`): the method's :class:`~smallvis.engines.sgd.SgdSpec`, the
   number of epochs and the initial learning rate.
 
 Each plan validates only the keywords it uses (the other optimizer's
@@ -28,12 +28,12 @@ import scipy.sparse as sp
 
 from . import _progress
 from . import _threads
-from . import sgd as _sgd
-from .affinities import kernel_triplet
+from .engines import sgd as _sgd
+from .inputs.affinities import kernel_triplet
 from ._validation import check_iterations, check_number
-from .methods import METHODS, choose_gradient
-from .optim import OptimizerSettings, optimize_exact
-from .sampled_cost import SampledCost
+from .methods.registry import METHODS, choose_gradient
+from .engines.optim import OptimizerSettings, optimize_exact
+from .engines.sampled_cost import SampledCost
 
 
 @dataclass
@@ -45,7 +45,7 @@ class Objective:
     P : ndarray or scipy.sparse.csr_matrix
         The validated affinities.
     triplet : tuple of ndarray
-        ``P`` as the kernels read it (:func:`smallvis.affinities.kernel_triplet`),
+        ``P`` as the kernels read it (:func:`smallvis.inputs.affinities.kernel_triplet`),
         made on first use: the stochastic optimizer at scale never needs it,
         and its int64 indices cost 8 bytes per edge.
     cost_fn, gradient_fn : callable
@@ -81,7 +81,7 @@ class Objective:
         """The objective of ``method`` for validated affinities ``P``.
 
         ``gradient``: ``"exact"`` or the name of one of the method's
-        approximations (as resolved by :func:`smallvis.methods.choose_gradient`).
+        approximations (as resolved by :func:`smallvis.methods.registry.choose_gradient`).
         """
         cost_fn, gradient_fn, args = method.cost_kernels(kernels, cost_params, gradient)
         learned = np.array([cost_params[k] for k in method.learned], dtype=np.float64)
@@ -149,7 +149,7 @@ class ExactPlan:
               cost_every=50, gradient="exact"):
         """Validate the exact optimizer's keywords; defaults from the registry.
 
-        ``gradient`` is already resolved (:func:`smallvis.methods.choose_gradient`).
+        ``gradient`` is already resolved (:func:`smallvis.methods.registry.choose_gradient`).
         """
         affinity_params, cost_params = method.split_params(keywords, n_samples)
         defaults = method.optimizer_defaults
@@ -256,7 +256,7 @@ class SgdPlan:
         """Edge and negative sampling on ``Y`` (in place).
 
         Above ``SGD_COST_MAX_N`` points the reported cost is a sampled
-        estimate (:mod:`smallvis.sampled_cost`; ``cost_kind="estimate"``);
+        estimate (:mod:`smallvis.engines.sampled_cost`; ``cost_kind="estimate"``);
         with ``verbose`` each epoch line shows it.
         """
         learned = objective.learned
@@ -295,7 +295,7 @@ def make_plan(method, n_samples, optimizer, keywords, *, init, learning_rate, n_
 
     ``gradient`` ("auto", "exact" or an approximation of the method) is
     checked for every method and used by the exact optimizer
-    (:func:`smallvis.methods.choose_gradient`).
+    (:func:`smallvis.methods.registry.choose_gradient`).
     """
     stochastic = [name for name, m in METHODS.items() if m.sgd is not None]
     gradient = choose_gradient(method, gradient, n_samples, n_components)

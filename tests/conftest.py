@@ -11,11 +11,11 @@ import scipy.sparse as sp
 import smallvis
 
 try:
-    from smallvis import _kernels, reference
+    from smallvis.engines import _kernels, reference
 except ImportError as exc:  # e.g. `python -m pytest` on a checkout never built
     raise ImportError(
         f"the smallvis imported from {smallvis.__path__[0]} has no compiled "
-        "smallvis._kernels; for development install it editable, which builds "
+        "smallvis.engines._kernels; for development install it editable, which builds "
         "the extension in place: pip install -e \".[test]\" (see CONTRIBUTING.md)"
     ) from exc
 
@@ -50,7 +50,7 @@ KERNEL_MODULES = {"reference": reference, "cython": _kernels}
 def csr_triplet(P):
     """Kernel input for P via the package's own conversion."""
     from smallvis._validation import check_affinities
-    from smallvis.affinities import kernel_triplet
+    from smallvis.inputs.affinities import kernel_triplet
 
     return kernel_triplet(check_affinities(sp.csr_matrix(P)))
 
@@ -72,7 +72,7 @@ EXACT_VARIANTS = {
 
 def method_affinities(method, n, rng, density=1.0):
     """A P suited to ``method``: conditional for asne, memberships for umap."""
-    from smallvis.methods import METHODS
+    from smallvis.methods.registry import METHODS
 
     m = METHODS[method]
     P = random_affinities(n, rng, symmetric=m.symmetric, density=density)

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import smallvis
-from smallvis.affinities import conditional_perplexity
-from smallvis._backend import kernels
+from smallvis.inputs.affinities import conditional_perplexity
+from smallvis.engines._backend import kernels
 
 
 def row_perplexity(P):
@@ -82,7 +82,7 @@ def test_integer_data_distances_are_those_of_pdist_bit_for_bit(shape, high):
     from scipy.spatial.distance import pdist, squareform
 
     from smallvis._numeric import power_of_two_exponent
-    from smallvis.affinities import _exact_gram, squared_distances
+    from smallvis.inputs.affinities import _exact_gram, squared_distances
 
     rng = np.random.default_rng(shape[0])
     X = rng.integers(-high, high, size=shape).astype(float)
@@ -97,7 +97,7 @@ def test_integer_data_distances_are_those_of_pdist_bit_for_bit(shape, high):
 
 
 def test_distances_of_other_data_take_pdist():
-    from smallvis.affinities import _exact_gram
+    from smallvis.inputs.affinities import _exact_gram
 
     rng = np.random.default_rng(3)
     assert not _exact_gram(rng.normal(size=(20, 4)))  # not integer-valued
@@ -107,7 +107,7 @@ def test_distances_of_other_data_take_pdist():
 
 @pytest.mark.parametrize("n", [2, 3, 63, 64, 65, 129, 200])
 def test_symmetrised_rows_are_the_bits_of_symmetrize(n):
-    from smallvis.affinities import (_symmetrized_rows, _with_zero_diagonal,
+    from smallvis.inputs.affinities import (_symmetrized_rows, _with_zero_diagonal,
                                      symmetrize)
 
     R = np.random.default_rng(n).random((n, n - 1))

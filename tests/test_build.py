@@ -2,8 +2,8 @@
 
 import importlib.machinery
 
-import smallvis._kernels as kernels
-import smallvis._sgd_kernels as sgd_kernels
+import smallvis.engines._kernels as kernels
+import smallvis.engines._sgd_kernels as sgd_kernels
 
 
 def test_kernels_are_compiled_extension():
@@ -14,11 +14,11 @@ def test_kernels_are_compiled_extension():
 
 def test_sgd_twins_are_part_of_the_kernel_module():
     assert kernels.sgd_epochs is sgd_kernels.sgd_epochs
-    assert kernels.sgd_epochs.__module__ == "smallvis._kernels"
+    assert kernels.sgd_epochs.__module__ == "smallvis.engines._kernels"
 
 
 def test_fast_path_selects_the_extension():
-    from smallvis._backend import kernels as select
+    from smallvis.engines._backend import kernels as select
 
     assert select(True) is kernels
-    assert select(False).__name__ == "smallvis.reference"
+    assert select(False).__name__ == "smallvis.engines.reference"

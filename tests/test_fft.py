@@ -7,8 +7,8 @@ import pytest
 import scipy.sparse as sp
 
 import smallvis
-from smallvis import _kernels, reference
-from smallvis.methods import FFT_AUTO_MIN_N, METHODS, choose_gradient
+from smallvis.engines import _kernels, reference
+from smallvis.methods.registry import FFT_AUTO_MIN_N, METHODS, choose_gradient
 
 from conftest import csr_triplet, random_affinities
 

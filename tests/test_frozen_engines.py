@@ -1,8 +1,8 @@
 """Placing new points runs the fit's own engines, with the reference rows frozen.
 
-The exact engine (:func:`smallvis.optim.optimize_exact`) with the placement
-settings, and the stochastic engine (:func:`smallvis.sgd.optimize_sgd`) on the
-problem of :func:`smallvis.sgd.prepare_frozen`, in both twins; and a guard
+The exact engine (:func:`smallvis.engines.optim.optimize_exact`) with the placement
+settings, and the stochastic engine (:func:`smallvis.engines.sgd.optimize_sgd`) on the
+problem of :func:`smallvis.engines.sgd.prepare_frozen`, in both twins; and a guard
 rail that ``transform.py`` keeps no optimisation loop of its own.
 """
 
@@ -17,17 +17,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import smallvis
-from smallvis import _sgd_kernels, reference
-from smallvis.methods import METHODS
-from smallvis.optim import DivergenceError, OptimizerSettings, optimize_exact
-from smallvis.sgd import SgdSpec, optimize_sgd, prepare_frozen
-from smallvis.transform import Reference, build_reference, neighbour_keys, placement_settings
+from smallvis.engines import _sgd_kernels, reference
+from smallvis.methods.registry import METHODS
+from smallvis.engines.optim import DivergenceError, OptimizerSettings, optimize_exact
+from smallvis.engines.sgd import SgdSpec, optimize_sgd, prepare_frozen
+from smallvis.engines.transform import Reference, build_reference, neighbour_keys, placement_settings
 
 from conftest import quadratic_problem
 
 LONG = os.environ.get("SMALLVIS_LONG_TESTS", "0") not in ("", "0")
 SGD_METHODS = [name for name, m in METHODS.items() if m.sgd is not None]
-TRANSFORM_PY = Path(__file__).resolve().parents[1] / "smallvis" / "transform.py"
+TRANSFORM_PY = Path(__file__).resolve().parents[1] / "smallvis" / "engines" / "transform.py"
 
 
 # ---- the exact engine's placement settings ------------------------------

@@ -31,10 +31,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import smallvis
-from smallvis import _kernels, reference
+from smallvis.engines import _kernels, reference
 from smallvis._validation import check_affinities
 
-aff = importlib.import_module("smallvis.affinities")
+aff = importlib.import_module("smallvis.inputs.affinities")
 
 METHODS = sorted(smallvis.METHODS)
 _LONG = int(os.environ.get("SMALLVIS_FUZZ_EXAMPLES", "0"))

@@ -15,7 +15,7 @@ import pytest
 
 import smallvis
 from smallvis._validation import coordinate_span_overflows
-from smallvis.optim import (RISE_ONCE, RISE_TWICE, DivergenceError, OptimizerSettings,
+from smallvis.engines.optim import (RISE_ONCE, RISE_TWICE, DivergenceError, OptimizerSettings,
                             optimize_exact)
 
 from conftest import quadratic_problem

@@ -19,15 +19,17 @@ ROOT = Path(__file__).resolve().parent.parent / PACKAGE
 #: below, so the list reads as the pipeline: helpers, kernels, kNN search,
 #: input affinities, the stages after it, the registry, the plans, the API.
 LAYERS = [
-    {"_numeric", "_validation", "_threads", "_memory", "_outputs", "_new_points"},
+    {"_numeric", "_validation", "_threads", "_memory", "_outputs", "engines._new_points",
+     "engines", "inputs", "methods"},
     {"_progress"},
-    {"_sgd_reference", "_sgd_kernels"},
-    {"reference", "_kernels", "_backend"},
-    {"neighbors"},
-    {"affinities"},
-    {"init", "optim", "sgd", "metrics", "datasets", "sampled_cost"},
-    {"methods", "_method_rules"},
-    {"plans", "transform"},
+    {"engines._sgd_reference", "engines._sgd_kernels"},
+    {"engines.reference", "engines._kernels", "engines._backend"},
+    {"inputs.neighbors"},
+    {"inputs.affinities"},
+    {"engines.init", "engines.optim", "engines.sgd", "metrics", "datasets",
+     "engines.sampled_cost"},
+    {"methods.registry", "methods._rules"},
+    {"plans", "engines.transform"},
     {"api", "plotting"},
     {"estimator"},
     {"model_io", "_tables"},
@@ -73,7 +75,7 @@ def _targets(importer, tree, modules):
             base = _resolve(importer, node.level, node.module)
             for alias in node.names:
                 # "from smallvis import reference" imports a submodule;
-                # "from .methods import METHODS" imports the module itself
+                # "from .methods.registry import METHODS" imports the module itself
                 sub = _strip(f"{base}.{alias.name}")
                 found.add(sub if sub in modules else _strip(base))
     return {name for name in found if name in modules and name != importer}
@@ -83,13 +85,18 @@ def import_graph():
     """``{module: set of package modules it imports}`` for every module."""
     trees = {_module_name(path): ast.parse(path.read_text(encoding="utf-8"))
              for path in sorted(ROOT.rglob("*.py"))}
-    modules = set(trees) | {"_kernels"}
+    compiled = {_module_name(path): path for path in sorted(ROOT.rglob("*.pyx"))}
+    modules = set(trees) | set(compiled)
     graph = {name: _targets(name, tree, modules) for name, tree in trees.items()}
-    pyx = (ROOT / "_kernels.pyx").read_text(encoding="utf-8")
-    graph["_kernels"] = {
-        m for m in re.findall(rf"^\s*from {PACKAGE}\.(\w+) c?import", pyx, re.M)
-        if m in modules
-    }
+    for name, path in compiled.items():
+        # an extension's source is its .pyx and the .pxi files it includes
+        source = path.read_text(encoding="utf-8")
+        source += "".join((path.parent / name).read_text(encoding="utf-8")
+                          for name in re.findall(r'^include "([^"]+)"', source, re.M))
+        graph[name] = {
+            m for m in re.findall(rf"^\s*from {PACKAGE}\.([\w.]+) c?import", source, re.M)
+            if m in modules
+        }
     return graph
 
 
@@ -121,9 +128,10 @@ def find_cycle(graph):
 
 def test_graph_sees_the_imports():
     graph = import_graph()
-    assert "_backend" in graph["api"] and "reference" in graph["_backend"]
-    assert "reference" in graph["_kernels"]  # the twin list, from the .pyx
-    assert "methods" in graph["__init__"]
+    assert "engines._backend" in graph["api"]
+    assert "engines.reference" in graph["engines._backend"]
+    assert "engines.reference" in graph["engines._kernels"]  # the twin list, from the .pyx
+    assert "methods.registry" in graph["__init__"]
 
 
 def test_find_cycle_detects_a_cycle():
@@ -137,10 +145,11 @@ def test_no_import_cycles():
 
 
 def _layer(module):
-    top = module.split(".")[0]
-    for rank, layer in enumerate(LAYERS):
-        if top in layer:
-            return rank
+    # a module of its own, else the subpackage it belongs to (datasets, testing)
+    for name in (module, module.split(".")[0]):
+        for rank, layer in enumerate(LAYERS):
+            if name in layer:
+                return rank
     pytest.fail(f"smallvis.{module} is in no layer of tests/test_imports.py::LAYERS; "
                 "add it where it belongs in the data flow")
 
@@ -151,6 +160,6 @@ def test_layers_follow_the_data_flow():
         f"{src} imports {dst}"
         for src, targets in graph.items()
         for dst in targets
-        if src.split(".")[0] != dst.split(".")[0] and _layer(dst) > _layer(src)
+        if _layer(dst) > _layer(src)
     )
     assert not upward, "imports against the data flow: " + "; ".join(upward)

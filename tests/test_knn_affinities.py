@@ -9,8 +9,8 @@ import pytest
 import scipy.sparse as sp
 
 from smallvis import datasets
-from smallvis._backend import kernels
-from smallvis.affinities import (
+from smallvis.engines._backend import kernels
+from smallvis.inputs.affinities import (
     conditional_perplexity_knn,
     fuzzy_memberships,
     joint_perplexity,
@@ -19,7 +19,7 @@ from smallvis.affinities import (
     umap_ab,
     umap_graph,
 )
-from smallvis.neighbors import nearest_neighbors
+from smallvis.inputs.neighbors import nearest_neighbors
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -10,11 +10,15 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from smallvis import _kernels, _threads, neighbors, reference
-from smallvis._numeric import tie_key
-from smallvis.neighbors import knn_graph, nearest_neighbors
+from smallvis import _threads
 
-aff = importlib.import_module("smallvis.affinities")
+from smallvis.engines import _kernels, reference
+
+from smallvis.inputs import neighbors
+from smallvis._numeric import tie_key
+from smallvis.inputs.neighbors import knn_graph, nearest_neighbors
+
+aff = importlib.import_module("smallvis.inputs.affinities")
 
 
 def _clusters(n, dim=8, seed=0):
@@ -161,7 +165,7 @@ def test_union_is_half_of_a_plus_its_transpose():
 
 def test_joint_perplexity_knn_equals_the_scipy_construction(fast):
     """The union kernels give bit for bit SciPy's normalize(symmetrize(P))."""
-    from smallvis._backend import kernels
+    from smallvis.engines._backend import kernels
 
     X = _clusters(300, seed=3)
     kern = kernels(fast)

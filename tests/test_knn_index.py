@@ -1,4 +1,4 @@
-"""One kNN index for the fit and for new points (smallvis.neighbors.KNNIndex)."""
+"""One kNN index for the fit and for new points (smallvis.inputs.neighbors.KNNIndex)."""
 
 import pickle
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.spatial.distance import cdist
 
-from smallvis.neighbors import KNNIndex, knn_graph
+from smallvis.inputs.neighbors import KNNIndex, knn_graph
 
 
 def _clusters(n, dim=8, n_clusters=6, seed=0):
@@ -111,7 +111,7 @@ def test_query_refuses_points_of_another_width():
 def test_transform_validates_its_data_once(monkeypatch):
     """The index trusts what transform has checked: no second scan of X or X_new."""
     import smallvis
-    from smallvis import neighbors
+    from smallvis.inputs import neighbors
 
     X = _clusters(60, dim=4)
     model = smallvis.Embedding(method="umap", method_params={"n_neighbors": 5}, random_state=1,

@@ -19,9 +19,9 @@ import pytest
 import scipy.sparse as sp
 
 import smallvis
-from smallvis._backend import kernels as select_kernels
-from smallvis.affinities import conditional_perplexity, conditional_perplexity_knn
-from smallvis.neighbors import nearest_neighbors
+from smallvis.engines._backend import kernels as select_kernels
+from smallvis.inputs.affinities import conditional_perplexity, conditional_perplexity_knn
+from smallvis.inputs.neighbors import nearest_neighbors
 
 from conftest import EXACT_VARIANTS, method_affinities
 

@@ -631,7 +631,7 @@ def test_special_files_are_refused_without_reading(kind, tmp_path):
 def test_a_model_fitted_on_precomputed_neighbours_loads(data):
     """``method_params={"knn": ...}`` arrays pass the builder's own ``knn`` check on load."""
     X, X_new = data
-    knn = smallvis.neighbors.nearest_neighbors(X, 10)
+    knn = smallvis.inputs.neighbors.nearest_neighbors(X, 10)
     model = smallvis.UMAP(random_state=0, n_iter=30,
                           method_params={"n_neighbors": 8, "knn": knn})
     loaded = _load(_saved(model, X))

@@ -16,7 +16,7 @@ import pytest
 from scipy.spatial.distance import pdist
 
 import smallvis
-from smallvis.init import initialize, power_iteration_layout
+from smallvis.engines.init import initialize, power_iteration_layout
 
 IRIS = smallvis.datasets.load("iris")[0]
 IRIS60 = IRIS[np.argsort(np.arange(150) % 50, kind="stable")[:60]]  # 20 of each

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import smallvis
-from smallvis.optim import MAX_RECOVERIES, DivergenceError, OptimizerSettings, optimize_exact
+from smallvis.engines.optim import MAX_RECOVERIES, DivergenceError, OptimizerSettings, optimize_exact
 
 from conftest import quadratic_problem
 

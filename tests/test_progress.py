@@ -8,7 +8,7 @@ import pytest
 
 import smallvis
 from smallvis import _progress
-from smallvis.neighbors import nearest_neighbors
+from smallvis.inputs.neighbors import nearest_neighbors
 
 
 def _stage_lines(err):

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import smallvis
-from smallvis.init import pca_scores
-from smallvis.optim import OptimizerSettings, optimize_exact
+from smallvis.engines.init import pca_scores
+from smallvis.engines.optim import OptimizerSettings, optimize_exact
 
 X10 = smallvis.datasets.load("iris")[0][:10]
 

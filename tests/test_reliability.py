@@ -14,9 +14,9 @@ import scipy.sparse as sp
 
 import smallvis
 from smallvis import datasets
-from smallvis.affinities import check_knn
-from smallvis.init import initialize
-from smallvis.neighbors import ANNOY_MAX_TREES, nearest_neighbors
+from smallvis.inputs.affinities import check_knn
+from smallvis.engines.init import initialize
+from smallvis.inputs.neighbors import ANNOY_MAX_TREES, nearest_neighbors
 
 from conftest import method_affinities
 
@@ -163,7 +163,7 @@ def test_init_with_some_coincident_rows_is_accepted(blobs):
 
 
 def test_named_init_that_comes_out_degenerate_is_replaced(blobs, monkeypatch):
-    import smallvis.init as init_module
+    import smallvis.engines.init as init_module
 
     monkeypatch.setattr(init_module, "power_iteration_layout",
                         lambda P, d, rng: np.zeros((P.shape[0], d)))
@@ -286,7 +286,7 @@ def test_umap_ab_fit_does_not_depend_on_the_unit_of_spread(spread, ratio):
     """The kernel 1/(1 + a x^2b) in units of spread: b depends on
     min_dist / spread only, and a scales as spread^(-2b).  Fitted directly,
     spread = 0.01 gave b = -72.8 and spread = 100 a negative a."""
-    from smallvis.affinities import umap_ab
+    from smallvis.inputs.affinities import umap_ab
 
     a1, b1 = umap_ab(1.0, ratio)
     a, b = umap_ab(spread, ratio * spread)

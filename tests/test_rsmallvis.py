@@ -114,7 +114,7 @@ def test_fuzzy_cost_matches_r_on_r_layout(method, fast):
 
 
 def test_umap_ab_matches_r_fit():
-    from smallvis.affinities import umap_ab
+    from smallvis.inputs.affinities import umap_ab
 
     d = json.load(open(os.path.join(HERE, "umap.json")))
     a, b = umap_ab(spread=1.0, min_dist=0.001)
@@ -340,7 +340,7 @@ def test_r_iris10_row4_has_a_tied_neighbour_that_r_and_this_package_order_differ
     X = iris10_scaled_as_r()
     tenths = np.rint(iris10()[0] * 10).astype(int)
     assert np.sum((tenths[3] - tenths[1]) ** 2) == np.sum((tenths[3] - tenths[6]) ** 2) == 11
-    ours, _ = smallvis.neighbors.nearest_neighbors(X, 4, method="exact")
+    ours, _ = smallvis.inputs.neighbors.nearest_neighbors(X, 4, method="exact")
     r_order, _ = r_neighbors(X, 5)
     differ = np.flatnonzero(np.any(np.sort(ours, axis=1) != np.sort(r_order, axis=1), axis=1))
     np.testing.assert_array_equal(differ, [3])

@@ -1,4 +1,4 @@
-"""The sampled cost estimate of the stochastic optimizer (smallvis.sampled_cost).
+"""The sampled cost estimate of the stochastic optimizer (smallvis.engines.sampled_cost).
 
 Checked against the exact cost kernels (smallvis.cost_and_gradient): equal to
 rounding when the samples cover every edge and pair, within a few per cent on
@@ -13,10 +13,10 @@ import pytest
 
 import smallvis
 from smallvis._validation import check_affinities
-from smallvis.methods import get_method
-from smallvis.sampled_cost import SampledCost, supports
+from smallvis.methods.registry import get_method
+from smallvis.engines.sampled_cost import SampledCost, supports
 
-aff = sys.modules["smallvis.affinities"]  # the module, not the function
+aff = sys.modules["smallvis.inputs.affinities"]  # the module, not the function
 
 CASES = [
     ("largevis", {}), ("largevis", {"kernel": "exp"}),

@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 
 import smallvis
-from smallvis import _kernels, _sgd_reference, datasets, reference, sgd
-from smallvis.methods import METHODS
+from smallvis import datasets
+from smallvis.engines import _kernels, _sgd_reference, reference, sgd
+from smallvis.methods.registry import METHODS
 from smallvis.metrics import knn_accuracy, knn_preservation
 
 SGD_METHODS = [name for name, m in METHODS.items() if m.sgd is not None]
@@ -223,7 +224,7 @@ def _problem(name, X, n_epochs, kernels=reference, correct_q=False):
     affinity_params, cost_params = m.split_params(params, X.shape[0])
     P = m.build_affinities(X, kernels, 0, 1, **affinity_params)
     rng = np.random.default_rng(0)
-    Y0 = smallvis.init.initialize(m.sgd.init, X, 2, rng, P=P)
+    Y0 = smallvis.engines.init.initialize(m.sgd.init, X, 2, rng, P=P)
     prob = sgd.prepare(m.sgd, P, n_epochs, m.sgd.kernel_params(**cost_params),
                        m.sgd.learning_rate, kernels, correct_q=correct_q)
     return prob, Y0

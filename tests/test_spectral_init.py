@@ -8,14 +8,14 @@ import pytest
 import scipy.sparse as sp
 
 import smallvis
-import smallvis.init
+import smallvis.engines.init
 from smallvis import datasets
-from smallvis._backend import kernels
-from smallvis.affinities import joint_perplexity, ncvis_graph, umap_graph
+from smallvis.engines._backend import kernels
+from smallvis.inputs.affinities import joint_perplexity, ncvis_graph, umap_graph
 from scipy.sparse.linalg import LinearOperator, eigsh
 
-from smallvis.init import SPECTRAL_SCALE, initialize
-from smallvis.neighbors import nearest_neighbors
+from smallvis.engines.init import SPECTRAL_SCALE, initialize
+from smallvis.inputs.neighbors import nearest_neighbors
 
 
 def _label_agreement(Y, labels, k=10):
@@ -131,7 +131,7 @@ def test_nearly_disconnected_graph_needs_bounded_work(init, seed, monkeypatch):
             return M @ x
         return eigsh(LinearOperator(M.shape, matvec=matvec, dtype=M.dtype), **kwargs)
 
-    monkeypatch.setattr(smallvis.init, "eigsh", counting_eigsh)
+    monkeypatch.setattr(smallvis.engines.init, "eigsh", counting_eigsh)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # connected, and no fallback to PCA
         Y = initialize(init, X, 2, np.random.default_rng(seed), P=P)

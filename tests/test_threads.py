@@ -4,9 +4,10 @@ import numpy as np
 import pytest
 
 import smallvis
-from smallvis import _kernels, _threads
-from smallvis import sgd as _sgd
-from smallvis.methods import METHODS
+from smallvis import _threads
+from smallvis.engines import _kernels
+from smallvis.engines import sgd as _sgd
+from smallvis.methods.registry import METHODS
 
 
 def test_exact_threads_crossover():

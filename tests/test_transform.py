@@ -1,13 +1,13 @@
-"""Placing new points: the transform twin kernels and smallvis.transform."""
+"""Placing new points: the transform twin kernels and smallvis.engines.transform."""
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
 import smallvis
-from smallvis import _kernels, reference
-from smallvis.methods import METHODS
-from smallvis.transform import Reference, build_reference
+from smallvis.engines import _kernels, reference
+from smallvis.methods.registry import METHODS
+from smallvis.engines.transform import Reference, build_reference
 
 from test_gradients import central_differences
 
@@ -116,7 +116,7 @@ def test_a_new_point_feels_only_the_reference(name, rng):
 
 
 # ---------------------------------------------------------------------------
-# smallvis.transform on real data
+# smallvis.engines.transform on real data
 # ---------------------------------------------------------------------------
 
 
@@ -202,7 +202,7 @@ def test_numpy_and_cython_paths_place_points_alike(digits_split):
 
 def test_annoy_search_for_large_references(monkeypatch, digits_split):
     """Above EXACT_MAX_N the index is Annoy, seeded: the same neighbours each time."""
-    import smallvis.transform as tr
+    import smallvis.engines.transform as tr
 
     X, _, X_new, _ = digits_split
     result, ref = _fit("umap", X)

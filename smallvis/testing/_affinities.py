@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from ..affinities import PERPLEXITY_TOL, SMOOTH_K_TOL
+from ..inputs.affinities import PERPLEXITY_TOL, SMOOTH_K_TOL
 from ..api import affinities
-from ..methods import get_method
+from ..methods.registry import get_method
 
 __all__ = ["AffinityReport", "check_affinities"]
 

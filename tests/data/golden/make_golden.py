@@ -22,7 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 
 import smallvis
-from smallvis.affinities import umap_ab
+from smallvis.inputs.affinities import umap_ab
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 RDIR = os.path.join(ROOT, "tests", "data", "rsmallvis")

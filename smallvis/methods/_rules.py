@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
 
-from . import affinities as aff
-from ._validation import ParameterError, check_integer, check_number
-from .neighbors import check_search_params
+from ..inputs import affinities as aff
+from .._validation import ParameterError, check_integer, check_number
+from ..inputs.neighbors import check_search_params
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ class Approximation:
         One line: the algorithm and where it comes from.
     resolve_cost : callable
         ``resolve_cost(**cost_params) -> (kernel prefix, args)``, as
-        :attr:`smallvis.methods.Method.resolve_cost`, for the approximate twin kernels
+        :attr:`smallvis.methods.registry.Method.resolve_cost`, for the approximate twin kernels
         ``<prefix>_cost`` and ``<prefix>_gradient``.
     dimensions : tuple of int
         The output dimensions it supports.
@@ -153,7 +153,7 @@ def check_learned(name, value):
 def check_perplexity(perplexity, n_samples):
     """Perplexity must lie in ``[1, n_samples - 1]`` (``n_samples=None``: at least 1).
 
-    A range check only: :meth:`~smallvis.methods.Method.fit_sizes` has
+    A range check only: :meth:`~smallvis.methods.registry.Method.fit_sizes` has
     already refused a value above ``n_samples - 1`` with its own message
     (:data:`PERPLEXITY_SIZE`).
     """
@@ -279,7 +279,7 @@ LARGEVIS_SGD_NEGATIVES = 5
 
 #: largevis's ``gamma`` under the stochastic optimizer.  The reference's 7
 #: needs the reference's sample count (about 10,000 N samples and more, see
-#: smallvis.sgd.largevis_n_epochs) to pull the classes apart; with a budget
+#: smallvis.engines.sgd.largevis_n_epochs) to pull the classes apart; with a budget
 #: of the order of umap's it stops short: on the 25-class data of
 #: benchmarks/bench_scale.py, 500 epochs reach a 10-NN accuracy of 0.972
 #: (20,000 points) with gamma = 3, 0.996 with 2 and 0.999 with 1, and 1000
@@ -361,13 +361,13 @@ def check_perplexity_knn(n_samples, perplexity, n_neighbors=None, knn_method="au
 
 def check_umap_graph(n_samples, n_neighbors, local_connectivity, bandwidth,
                       set_op_mix_ratio, knn_method="auto", knn=None, n_trees=None):
-    """What :func:`smallvis.affinities.umap_graph` refuses, computing nothing."""
+    """What :func:`smallvis.inputs.affinities.umap_graph` refuses, computing nothing."""
     k = aff.check_umap_graph_params(n_samples, n_neighbors, local_connectivity, bandwidth,
                                     set_op_mix_ratio)[0] - 1  # the point itself counted
     _check_search(n_samples, k, knn_method, knn, n_trees)
 
 
 def check_ncvis_graph(n_samples, n_neighbors, knn_method="auto", knn=None, n_trees=None):
-    """What :func:`smallvis.affinities.ncvis_graph` refuses, computing nothing."""
+    """What :func:`smallvis.inputs.affinities.ncvis_graph` refuses, computing nothing."""
     k = aff.check_ncvis_neighbors(n_neighbors, n_samples)
     _check_search(n_samples, k, knn_method, knn, n_trees)

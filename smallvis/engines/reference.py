@@ -1,8 +1,8 @@
 """Readable, exact NumPy reference kernels.
 
 Every public function here has a Cython twin of the same name and the same
-``inspect.signature`` in :mod:`smallvis._kernels`.  The twins are
-interchangeable: :func:`smallvis._backend.kernels` picks one module from the
+``inspect.signature`` in :mod:`smallvis.engines._kernels`.  The twins are
+interchangeable: :func:`smallvis.engines._backend.kernels` picks one module from the
 ``fast`` flag, and nothing else in the package branches on it.
 
 Conventions shared by both modules
@@ -26,7 +26,7 @@ from scipy.sparse import csr_matrix
 from scipy.spatial.distance import cdist
 from scipy import special
 
-from ._numeric import tie_key as _tie_key
+from .._numeric import tie_key as _tie_key
 
 #: Smallest positive normal double: floors the argument of log(1 - w) when
 #: two output points coincide (w = 1), so costs stay finite (about 708 per
@@ -37,7 +37,7 @@ LOG_FLOOR = np.finfo(np.float64).tiny
 #: kernels build dense N x N matrices, so the wrappers in :mod:`smallvis.api`
 #: refuse sizes whose estimate ``DENSE_ARRAYS * N**2 * 8`` exceeds this
 #: (N above 4096) before allocating anything.  Raise it deliberately
-#: (``smallvis.reference.MAX_DENSE_BYTES = ...``) on a machine with more memory.
+#: (``smallvis.engines.reference.MAX_DENSE_BYTES = ...``) on a machine with more memory.
 MAX_DENSE_BYTES = 2 * 1024**3
 
 #: Dense N x N float64 arrays alive at the peak of an ``embed`` call on this
@@ -926,17 +926,9 @@ def ncvis_gradient(indptr, indices, data, Y, Q, nu, a, b, grad, n_threads):
 # loop (in their own module; they are part of this module's interface)
 # ---------------------------------------------------------------------------
 
-from smallvis._sgd_reference import (  # noqa: E402, F401  (re-exported)
-    SGD_COEFFICIENTS,
-    SGD_NOISES,
-    SGD_SCHEMES,
-    alias_table,
-    counter_randint,
-    counter_random,
-    counter_uniform,
-    sgd_coefficients,
-    sgd_epochs,
-)
+from smallvis.engines._sgd_reference import (SGD_COEFFICIENTS, SGD_NOISES, SGD_SCHEMES,  # noqa: E402, F401  (re-exported)
+                                             alias_table, counter_randint, counter_random,
+                                             counter_uniform, sgd_coefficients, sgd_epochs)
 
 for _twin in (alias_table, counter_randint, counter_random, counter_uniform,
               sgd_coefficients, sgd_epochs):

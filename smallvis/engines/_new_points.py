@@ -1,6 +1,6 @@
 r"""Where new points sit relative to a training set: units, far points, keys.
 
-The geometry :class:`smallvis.neighbors.KNNIndex` needs to search the
+The geometry :class:`smallvis.inputs.neighbors.KNNIndex` needs to search the
 nearest training points of points it was not built on, however large,
 small or distant they are.  Pure NumPy on powers of two; no search here.
 
@@ -14,7 +14,7 @@ training points extreme in its direction, as in exact arithmetic.
 
 import numpy as np
 
-from ._numeric import power_of_two_exponent, row_exponents
+from .._numeric import power_of_two_exponent, row_exponents
 
 #: New points' distances are measured in the data's own units when the
 #: largest entry of the training data and of the new point is below

@@ -5,11 +5,11 @@ coordinates, the method's settings) and places new points into it with
 :meth:`Reference.transform`, in four steps (docs/theory.md §6):
 
 1. **Neighbours.**  The ``k`` nearest training points of each new point,
-   from the :class:`smallvis.neighbors.KNNIndex` over the training data
+   from the :class:`smallvis.inputs.neighbors.KNNIndex` over the training data
    (:meth:`Reference.knn_index`), the index the fit's own kNN graph comes
    from: the same distance, the same tie rule ((snapped distance, index)),
    exact search when the training set has at most
-   :data:`smallvis.neighbors.EXACT_MAX_N` points, otherwise the Annoy forest
+   :data:`smallvis.inputs.neighbors.EXACT_MAX_N` points, otherwise the Annoy forest
    (seeded from the fitted seed, built on one thread, so it is the same in
    every process; it is rebuilt, not stored) followed by the fit's
    neighbour-of-neighbour refinement, so new points get the fit's recall.
@@ -21,7 +21,7 @@ coordinates, the method's settings) and places new points into it with
    ``2**FAR_EXPONENT`` times the training data's extent from their centre
    has distances that tie in float64; its neighbours are ranked (and, for
    the perplexity methods, its row calibrated) by the projection form of
-   the distance (:meth:`smallvis.neighbors.KNNIndex.query_scaled`): they
+   the distance (:meth:`smallvis.inputs.neighbors.KNNIndex.query_scaled`): they
    are the training points extreme in its direction, as in exact
    arithmetic.
 2. **Affinities.**  Each new point's row of ``P``, by the method's own rule,
@@ -43,14 +43,14 @@ coordinates, the method's settings) and places new points into it with
 3. **Start.**  The ``P``-weighted mean of the neighbours' fitted positions
    (as umap-learn and openTSNE).
 4. **Optimisation.**  The method's ``<kernel>_transform_cost`` and
-   ``_gradient`` twins (:mod:`smallvis.reference`): the terms of each new
+   ``_gradient`` twins (:mod:`smallvis.engines.reference`): the terms of each new
    point's own row of the method's cost, over every training point, with the
    training coordinates fixed.  **New points do not interact**: a point is
    placed as if it were the only one added, as umap-learn and openTSNE do.
    Repulsion between new points would make a point's position depend on the
    batch it arrived in, and transforming a large batch (or the training set
    itself) would count the data's density twice.  The optimizer
-   is the fit's own, :func:`smallvis.optim.optimize_exact` (delta-bar-delta
+   is the fit's own, :func:`smallvis.engines.optim.optimize_exact` (delta-bar-delta
    with momentum), run on the new points' rows with the settings of
    :func:`placement_settings`: no re-centring (the reference frame is
    fixed), the step of point ``s`` scaled by ``1 / sum_j p_sj`` so that one
@@ -62,8 +62,8 @@ coordinates, the method's settings) and places new points into it with
 When the fit used the stochastic optimizer (``optimizer="sgd"``, the
 default of largevis, umap, tumap and ncvis above 5,000 points), the new
 points are placed by the fit's stochastic engine instead
-(:meth:`Reference._place_sgd`: :func:`smallvis.sgd.optimize_sgd` on the
-problem of :func:`smallvis.sgd.prepare_frozen`, umap-learn's transform:
+(:meth:`Reference._place_sgd`: :func:`smallvis.engines.sgd.optimize_sgd` on the
+problem of :func:`smallvis.engines.sgd.prepare_frozen`, umap-learn's transform:
 edge samples and uniform negatives from the training points, the training
 rows frozen, the method's coefficients, clip, learning rate and decay from
 its registry ``sgd`` spec): O(M k) per epoch instead of O(M N).  Its
@@ -89,15 +89,14 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.spatial.distance import cdist
 
-from .affinities import (MIN_K_DIST_SCALE, PERPLEXITY_MAX_TRIES, PERPLEXITY_TOL,
-                         SMOOTH_K_N_ITER, SMOOTH_K_TOL)
+from ..inputs.affinities import (MIN_K_DIST_SCALE, PERPLEXITY_MAX_TRIES, PERPLEXITY_TOL,
+                                 SMOOTH_K_N_ITER, SMOOTH_K_TOL)
 from ._backend import kernels as select_kernels
 from ._sgd_reference import _absorb
-from ._validation import (MAX_TRANSFORM_ITERATIONS, _as_array, check_data,
-                          check_iterations, check_number, check_threads,
-                          coordinate_span_overflows)
-from .methods import get_method
-from .neighbors import EXACT_MAX_N, KNNIndex
+from .._validation import (MAX_TRANSFORM_ITERATIONS, _as_array, check_data, check_iterations,
+                           check_number, check_threads, coordinate_span_overflows)
+from ..methods.registry import get_method
+from ..inputs.neighbors import EXACT_MAX_N, KNNIndex
 from .optim import DivergenceError, OptimizerSettings, optimize_exact
 from .sgd import optimize_sgd, prepare_frozen
 
@@ -218,7 +217,7 @@ class Reference:
         return self.X.shape[0] > EXACT_MAX_N
 
     def knn_index(self):
-        """The :class:`smallvis.neighbors.KNNIndex` over the training data, built once.
+        """The :class:`smallvis.inputs.neighbors.KNNIndex` over the training data, built once.
 
         Exact search up to :data:`EXACT_MAX_N` training points, Annoy above
         (seeded from :attr:`seed`, ``n_trees`` as the fit's); never stored
@@ -363,7 +362,7 @@ class Reference:
     def _place_exact(self, Y, row_sum, gradient, n_iter, learning_rate):
         """The exact form, in place on ``Y``: the fit's optimizer with the reference fixed.
 
-        :func:`smallvis.optim.optimize_exact` on the new points' rows only
+        :func:`smallvis.engines.optim.optimize_exact` on the new points' rows only
         (``gradient(Y, out)`` sees the reference through its kernel), with
         the settings of :func:`placement_settings`: a learning rate of
         ``learning_rate / sum_j p_sj`` per point, steps clipped to
@@ -386,8 +385,8 @@ class Reference:
     def _place_sgd(self, P, Y, kernels, n_epochs, learning_rate):
         """The stochastic form, in place on ``Y``: the fit's SGD engine, reference frozen.
 
-        :func:`smallvis.sgd.optimize_sgd` on the problem of
-        :func:`smallvis.sgd.prepare_frozen` (umap-learn's transform): each
+        :func:`smallvis.engines.sgd.optimize_sgd` on the problem of
+        :func:`smallvis.engines.sgd.prepare_frozen` (umap-learn's transform): each
         new point is the head of its edges to its training neighbours, an
         edge sampled every ``max_j p_sj / p_sj`` epochs, each sample with
         the method's negatives drawn uniformly from the training points;
@@ -434,7 +433,7 @@ class Reference:
 
 
 def placement_settings(n_iter, max_step):
-    """The exact optimizer's settings for placing new points (:mod:`smallvis.optim`).
+    """The exact optimizer's settings for placing new points (:mod:`smallvis.engines.optim`).
 
     ``n_iter`` iterations exactly (the cost is not evaluated), momentum
     :data:`TRANSFORM_MOMENTUM` (the first for the first quarter of the

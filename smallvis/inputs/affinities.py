@@ -11,12 +11,11 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.spatial.distance import pdist, squareform
 
-from . import _progress
-from ._backend import is_fast
-from ._memory import release_free_heap
-from ._numeric import in_units, power_of_two_exponent
-from ._validation import (ParameterError, _as_array, check_integer, check_number,
-                          check_threads)
+from .. import _progress
+from ..engines._backend import is_fast
+from .._memory import release_free_heap
+from .._numeric import in_units, power_of_two_exponent
+from .._validation import ParameterError, _as_array, check_integer, check_number, check_threads
 
 PERPLEXITY_TOL = 1e-5
 PERPLEXITY_MAX_TRIES = 50
@@ -123,7 +122,7 @@ def conditional_perplexity(X, perplexity, kernels, *, tol=PERPLEXITY_TOL,
     perplexity : float
         Target perplexity, ``1 <= perplexity <= n_samples - 1``.
     kernels : module
-        The kernel module (:mod:`smallvis.reference` or ``smallvis._kernels``).
+        The kernel module (:mod:`smallvis.engines.reference` or ``smallvis.engines._kernels``).
     tol : float, default=1e-5
         Tolerance on the entropy (nats).
     max_tries : int, default=50
@@ -295,10 +294,10 @@ def _knn(X, k, knn, knn_method, random_state, n_threads, n_trees=None, kernels=N
     """The ``k`` nearest other points of each row, computed or precomputed.
 
     ``knn`` is None or an ``(indices, distances)`` pair as returned by
-    :func:`smallvis.neighbors.nearest_neighbors` with at least ``k``
+    :func:`smallvis.inputs.neighbors.nearest_neighbors` with at least ``k``
     columns; its first ``k`` columns are used.  ``kernels`` (None: the NumPy
     reference) runs the search's refinement.  The indices are int32
-    (:func:`smallvis.neighbors.knn_graph`) when computed here, int64 when
+    (:func:`smallvis.inputs.neighbors.knn_graph`) when computed here, int64 when
     precomputed.
     """
     from .neighbors import check_search_params, knn_graph
@@ -331,7 +330,7 @@ def check_knn(knn, n, k):
     Rows whose distances are not in non-decreasing order are sorted, each
     whole row by (distance, index), before the first ``k`` columns are
     taken: the result is that of the same neighbours passed in order, as
-    :func:`smallvis.neighbors.nearest_neighbors` returns them.  Rows already
+    :func:`smallvis.inputs.neighbors.nearest_neighbors` returns them.  Rows already
     in order are left exactly as they are.
 
     Returns
@@ -421,18 +420,18 @@ def conditional_perplexity_knn(X, perplexity, kernels, *, n_neighbors=None, knn=
         (LargeVis: calibrate over 3 x perplexity neighbours; docs/theory.md §2.1).
     knn : (indices, distances), optional
         Precomputed neighbours (point itself excluded), e.g. from
-        :func:`smallvis.neighbors.nearest_neighbors`; rows out of order are
+        :func:`smallvis.inputs.neighbors.nearest_neighbors`; rows out of order are
         sorted, then the first ``k`` columns are used (see
         :func:`check_knn` for what is refused).  Default: computed with
         ``knn_method``.
     knn_method : {"auto", "exact", "annoy"}, default="auto"
     n_trees : int, optional
-        Annoy trees (default: :data:`smallvis.neighbors.ANNOY_DEFAULT_TREES`).
+        Annoy trees (default: :data:`smallvis.inputs.neighbors.ANNOY_DEFAULT_TREES`).
     random_state : None, int or Generator
         Seeds Annoy.
     n_threads : int, default=1
         Threads for the neighbour search (see
-        :func:`smallvis.neighbors.nearest_neighbors`) and the calibration.
+        :func:`smallvis.inputs.neighbors.nearest_neighbors`) and the calibration.
     tol, max_tries
         As :func:`conditional_perplexity`.
 
@@ -565,7 +564,7 @@ def smooth_knn_distances(distances, kernels, *, local_connectivity=1.0, bandwidt
     r"""UMAP's :math:`\sigma_i` and :math:`\rho_i` from self-excluded kNN distances.
 
     ``distances`` has the ``k - 1`` nearest *other* points of each row
-    (as :func:`smallvis.neighbors.nearest_neighbors` returns them); the
+    (as :func:`smallvis.inputs.neighbors.nearest_neighbors` returns them); the
     point itself is put back as a zero column 0, so ``k`` counts the point
     as umap-learn's ``n_neighbors`` does, the target is
     :math:`\log_2(k) \cdot \mathrm{bandwidth}`, and the floor
@@ -692,7 +691,7 @@ def umap_graph(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwidth=1.0
         Precomputed self-excluded neighbours with at least
         ``n_neighbors - 1`` columns (checked and sorted by :func:`check_knn`).
     knn_method, random_state, n_threads, n_trees
-        Passed to :func:`smallvis.neighbors.nearest_neighbors`.
+        Passed to :func:`smallvis.inputs.neighbors.nearest_neighbors`.
 
     Returns
     -------

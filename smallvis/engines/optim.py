@@ -66,7 +66,7 @@ stops such a run, whose cost is flat to rounding without having converged.
 
 Placing new points against a fixed reference
 --------------------------------------------
-:meth:`smallvis.transform.Reference.transform` runs this same engine on the
+:meth:`smallvis.engines.transform.Reference.transform` runs this same engine on the
 new points only (the reference rows enter through its gradient, fixed).
 What differs is settings: a learning rate per row (``row_learning_rate``),
 a clip of the step (``max_step``), no re-centring (the reference frame is
@@ -92,9 +92,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import (MAX_SQUARED_DISTANCE, coordinate_span_overflows,
-                          coordinate_span_underflows, squared_span_bound,
-                          tiny_span_message, warn_from_caller, warn_not_laid_out)
+from .._validation import (MAX_SQUARED_DISTANCE, coordinate_span_overflows,
+                           coordinate_span_underflows, squared_span_bound, tiny_span_message,
+                           warn_from_caller, warn_not_laid_out)
 
 #: smallvis waits this many iterations after exaggeration before testing tol.
 TOL_WAIT = 15

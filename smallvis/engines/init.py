@@ -8,8 +8,8 @@ from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
 from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 
-from ._validation import check_coordinate_span, check_embedding
-from ._numeric import power_of_two_exponent
+from .._validation import check_coordinate_span, check_embedding
+from .._numeric import power_of_two_exponent
 
 #: Standard deviation of the "random" and "spca" initialisations.
 SMALL_SD = 1e-4
