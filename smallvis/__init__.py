@@ -8,11 +8,14 @@ Quick start
 >>> Y = smallvis.embed(X, method="tsne", fast=True, random_state=0)
 
 See :func:`list_methods` for the methods and ``METHODS`` for their parameters.
+``smallvis.reference`` is the readable NumPy kernels (``fast=False``;
+:mod:`smallvis.engines.reference`), formulas in their docstrings.
 """
 
 import importlib as _importlib
 
 from . import datasets, metrics
+from .engines import reference
 from .engines._backend import kernels
 from .api import EmbedResult, affinities, cost_and_gradient, embed, list_methods
 from .estimator import METHOD_CLASSES as _METHOD_CLASSES
@@ -53,6 +56,7 @@ __all__ = [
     "plot",
     "plot_costs",
     "plot_every",
+    "reference",
     "save_model",
 ]
 __all__ += [_cls.__name__ for _cls in _METHOD_CLASSES.values()]
