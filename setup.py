@@ -1,4 +1,4 @@
-"""Build script for the ``smallvis.engines._kernels`` Cython extension.
+"""Build script for the ``smallvis.backends._kernels`` Cython extension.
 
 Project metadata lives in ``pyproject.toml``; this file only declares the
 extension.  OpenMP is used when a small probe program compiles and links with
@@ -135,17 +135,17 @@ exact_order = [] if sys.platform == "win32" else ["-O3", "-fno-math-errno", "-ff
 
 extensions = [
     Extension(
-        "smallvis.engines._sgd_kernels",
-        ["smallvis/engines/_sgd_kernels.pyx"],
+        "smallvis.backends._sgd_kernels",
+        ["smallvis/backends/_sgd_kernels.pyx"],
         extra_compile_args=exact_order + omp_compile,
         extra_link_args=omp_link,
     ),
     Extension(
-        "smallvis.engines._kernels",
-        ["smallvis/engines/_kernels.pyx"],
-        include_dirs=[np.get_include(), "smallvis", "smallvis/engines"],
-        depends=["smallvis/engines/_pairloops.h", "smallvis/engines/_fft_repulsion.pxi",
-                 "smallvis/engines/_transform_kernels.pxi"],
+        "smallvis.backends._kernels",
+        ["smallvis/backends/_kernels.pyx"],
+        include_dirs=[np.get_include(), "smallvis", "smallvis/kernels"],
+        depends=["smallvis/backends/_pairloops.h", "smallvis/backends/_fft_repulsion.pxi",
+                 "smallvis/backends/_transform_kernels.pxi"],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")] + mvec_macros,
         extra_compile_args=compile_args + omp_compile + mvec_compile,
         libraries=mvec_libs,

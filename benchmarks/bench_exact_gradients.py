@@ -17,7 +17,8 @@ import numpy as np
 
 import smallvis
 from _common import median_time
-from smallvis.engines import _kernels, reference
+from smallvis.backends import _kernels
+from smallvis.backends import reference
 from smallvis._validation import check_affinities
 from smallvis.inputs.affinities import kernel_triplet
 

@@ -120,7 +120,7 @@ def affinity(X, name, args):
     import importlib
     import statistics
 
-    from smallvis.engines import _kernels
+    from smallvis.backends import _kernels
 
     aff = importlib.import_module("smallvis.inputs.affinities")
     try:

@@ -12,8 +12,8 @@ What to expect: the Cython kernels keep O(N) scratch, so
 calibrates P over all points (dense) up to 4096 points and over 3 x
 perplexity nearest neighbours (sparse) above, so at N = 20,000 the whole
 Cython exact run stays in a few hundred MiB; the NumPy reference holds about
-``smallvis.engines.reference.DENSE_ARRAYS`` dense N x N arrays and refuses N above
-the limit set by ``smallvis.engines.reference.MAX_DENSE_BYTES`` (N > 4096 by
+``smallvis.backends.reference.DENSE_ARRAYS`` dense N x N arrays and refuses N above
+the limit set by ``smallvis.backends.reference.MAX_DENSE_BYTES`` (N > 4096 by
 default) before allocating anything.
 
 ``--graph``: instead, the LargeVis input graph alone
@@ -65,7 +65,7 @@ print(json.dumps({"base_kb": base, "peak_kb": peak, "status": status}))
 GRAPH_CHILD = r"""
 import importlib, json, resource, sys, time
 import numpy as np
-from smallvis.engines import _kernels
+from smallvis.backends import _kernels
 aff = importlib.import_module("smallvis.inputs.affinities")
 n = int(sys.argv[1])
 # gaussian_clusters(n) of bench_sgd.py (same draws), its einsum done in

@@ -14,7 +14,7 @@ Workloads:
 
 * ``exact t-SNE``: a whole exact t-SNE run on digits (N = 1797, 250
   iterations) through ``embed``, i.e. with the thread policy applied;
-* ``t-SNE gradient kernel``: one call of ``smallvis.engines._kernels.tsne_gradient``
+* ``t-SNE gradient kernel``: one call of ``smallvis.backends._kernels.tsne_gradient``
   on random data of N points with the thread count forced, bypassing the
   policy.  This is the table that sets
   ``smallvis._threads.EXACT_MIN_PAIRS``: the smallest N at which two threads
@@ -50,7 +50,7 @@ import numpy as np
 
 import smallvis
 from bench_scale import structured_data
-from smallvis.engines import _kernels
+from smallvis.backends import _kernels
 from smallvis.inputs.affinities import kernel_triplet
 from smallvis.inputs.neighbors import nearest_neighbors
 
@@ -79,7 +79,7 @@ def exact_tsne(threads):
 def kernel_gradient(n):
     rng = np.random.default_rng(0)
     Y = rng.normal(size=(n, 2))
-    # a sparse kNN-like P, as t-SNE uses above smallvis.methods.registry.DENSE_P_MAX_N
+    # a sparse kNN-like P, as t-SNE uses above smallvis.registry.DENSE_P_MAX_N
     k = 90
     import scipy.sparse as sp
     rows = np.repeat(np.arange(n), k)

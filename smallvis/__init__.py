@@ -9,19 +9,19 @@ Quick start
 
 See :func:`list_methods` for the methods and ``METHODS`` for their parameters.
 ``smallvis.reference`` is the readable NumPy kernels (``fast=False``;
-:mod:`smallvis.engines.reference`), formulas in their docstrings.
+:mod:`smallvis.backends.reference`), formulas in their docstrings.
 """
 
 import importlib as _importlib
 
 from . import datasets, metrics
-from .engines import reference
-from .engines._backend import kernels
+from .backends import reference
+from .backends._backend import kernels
 from .api import EmbedResult, affinities, cost_and_gradient, embed, list_methods
 from .estimator import METHOD_CLASSES as _METHOD_CLASSES
 from .estimator import Embedding, NotFittedError
 from .model_io import ModelFileError, load_model, save_model
-from .methods.registry import METHODS
+from .registry import METHODS
 from .engines.optim import DivergenceError
 from ._validation import SmallDataWarning
 from .plotting import plot, plot_costs, plot_every

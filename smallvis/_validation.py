@@ -330,7 +330,7 @@ def check_integer(value, name, low=None, high=None, *, why=None):
 MAX_ITERATIONS = 100_000
 
 #: Largest accepted ``transform`` iteration count (``n_iter`` of
-#: :meth:`smallvis.engines.transform.Reference.transform`, ``transform_n_iter``):
+#: :meth:`smallvis.transform.Reference.transform`, ``transform_n_iter``):
 #: 100 times the default of 100.
 MAX_TRANSFORM_ITERATIONS = 10_000
 
@@ -362,7 +362,7 @@ def check_threads(n_threads):
     ``os.cpu_count()`` is lowered to it with a ``RuntimeWarning``: extra
     threads only add per-thread scratch memory (O(N) each) and contention.
     Results of the exact optimizer depend on the thread count in the last
-    bits only (see :mod:`smallvis.engines._kernels`).
+    bits only (see :mod:`smallvis.backends._kernels`).
     """
     n_threads = check_integer(n_threads, "n_threads", low=-1, high=MAX_THREADS)
     if n_threads == 0:
@@ -640,7 +640,7 @@ def check_dense_memory(kernels, n_samples):
             f"(fast=False): it needs O(N^2) memory, about {kernels.DENSE_ARRAYS} dense "
             f"N x N float64 arrays = {need / 1024**3:.1f} GiB, above the limit of "
             f"{limit / 1024**3:.1f} GiB (n_samples <= {n_max}; "
-            f"smallvis.engines.reference.MAX_DENSE_BYTES); use fast=True"
+            f"smallvis.backends.reference.MAX_DENSE_BYTES); use fast=True"
         )
 
 

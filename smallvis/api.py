@@ -8,8 +8,8 @@ import numpy as np
 from . import _progress
 from . import _threads
 from .inputs import affinities as aff
-from .engines._backend import kernels as select_kernels
-from .methods._rules import umap_output_kernel
+from .backends._backend import kernels as select_kernels
+from ._method_rules import umap_output_kernel
 from ._memory import release_free_heap
 from ._validation import (
     check_affinities,
@@ -24,8 +24,8 @@ from ._validation import (
     warn_from_caller,
 )
 from .engines.init import count_merged_rows, initialize
-from .methods.registry import (DEFAULT_METHOD, METHODS, check_learned, check_param_value, choose_gradient,
-                      get_method)
+from .registry import (DEFAULT_METHOD, METHODS, check_learned, check_param_value, choose_gradient,
+                       get_method)
 from .engines.optim import DivergenceError
 from .plans import Objective, make_plan, method_keywords
 
@@ -207,7 +207,7 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, return_learned=F
         overflows), ``Y`` whose coordinates span more than about 1e154 (squared
         distances would overflow), a cost or gradient that is not finite in
         float64 for this ``P`` and ``Y``, or, with ``fast=False``, more points
-        than the NumPy reference may hold (``smallvis.engines.reference.MAX_DENSE_BYTES``);
+        than the NumPy reference may hold (``smallvis.backends.reference.MAX_DENSE_BYTES``);
         a ``gradient`` the method does not have, or in a dimension the
         approximation does not support (the message lists what exists).
     TypeError
@@ -342,7 +342,7 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
         output, O(N) per iteration; the attraction over ``P`` stays exact;
         accuracy set by the method parameter ``n_interpolation``, default 3).
         "auto": the approximation above its ``auto_min_n`` points (tsne:
-        10,000, ``smallvis.methods.registry.FFT_AUTO_MIN_N``) when the dimension
+        10,000, ``smallvis.registry.FFT_AUTO_MIN_N``) when the dimension
         allows, "exact" otherwise.  With an approximation the costs
         monitored and reported are its own (``cost_kind="approximate"``).
         ``result.params["gradient"]`` records what ran.  A name the method

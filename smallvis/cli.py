@@ -38,7 +38,7 @@ from ._outputs import check_output, is_stream, write_output
 from ._tables import CLIError, columns_by_name, load_input, number_type
 from ._validation import check_data, spell_options
 from .api import embed
-from .methods.registry import DEFAULT_METHOD, METHODS, knn_only_methods
+from .registry import DEFAULT_METHOD, METHODS, knn_only_methods
 
 #: Extensions accepted by ``--out`` (coordinates) and ``--plot``.
 OUT_FORMATS = (".csv", ".txt", ".npy")

@@ -18,7 +18,7 @@ The per-method classes (``smallvis.TSNE``, ``smallvis.UMAP``, ...) are made
 from the registry :data:`smallvis.METHODS`: the same parameters without
 ``method``.
 
-``transform`` places new points with :mod:`smallvis.engines.transform` (the method's
+``transform`` places new points with :mod:`smallvis.transform` (the method's
 own affinity rule and cost, the fitted coordinates fixed).  A fitted
 estimator pickles (the Annoy index of a large training set is rebuilt from
 the stored data and seed, not pickled); :func:`smallvis.save_model` writes it
@@ -32,9 +32,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from .api import embed
-from .methods.registry import DEFAULT_METHOD, METHODS, get_method
-from .engines.transform import (TRANSFORM_LEARNING_RATE, TRANSFORM_N_ITER, NotFittedError,
-                                build_reference, check_new_points, check_transform_settings)
+from .registry import DEFAULT_METHOD, METHODS, get_method
+from .transform import (TRANSFORM_LEARNING_RATE, TRANSFORM_N_ITER, NotFittedError, build_reference,
+                        check_new_points, check_transform_settings)
 from ._validation import (ParameterError, SmallDataWarning, _as_array, check_data,
                           check_random_state, spell_options, warn_from_caller)
 
@@ -113,7 +113,7 @@ class Embedding:
     result_ : EmbedResult
         Everything the fit produced (``P``, costs, timings, learned scalars);
         None on a model loaded with :func:`smallvis.load_model`.
-    reference_ : smallvis.engines.transform.Reference
+    reference_ : smallvis.transform.Reference
         What :meth:`transform` places new points against.
     """
 
@@ -337,7 +337,7 @@ class Embedding:
 
         Each new point is placed against the training points only: new points
         do not repel each other, so a point lands where it would if it came
-        alone (see :mod:`smallvis.engines.transform`).
+        alone (see :mod:`smallvis.transform`).
 
         Parameters
         ----------

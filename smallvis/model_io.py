@@ -6,7 +6,7 @@ member by member and never unpickled, so loading one runs no code:
 ``header``
     UTF-8 JSON as a ``uint8`` array: the format name and version, the
     estimator class, its constructor parameters, and the fitted settings
-    that :mod:`smallvis.engines.transform` needs (method, affinity and cost
+    that :mod:`smallvis.transform` needs (method, affinity and cost
     parameters with learned scalars, row scale, seed, backend).
 ``X``, ``Y``
     The training data and the fitted coordinates, float64.
@@ -44,16 +44,16 @@ import zlib
 
 import numpy as np
 
-from .engines._backend import check_fast
+from .backends._backend import check_fast
 from ._outputs import write_output
 from ._validation import (check_coordinate_span, check_data, check_integer, check_number,
                           check_random_state, check_threads)
 from .estimator import METHOD_CLASSES, Embedding
 from .engines.init import check_init
-from .methods.registry import get_method
+from .registry import get_method
 from .plans import make_plan, method_keywords
 from .engines.sgd import choose_optimizer
-from .engines.transform import UNSTORED_AFFINITY_PARAMS, Reference, check_transform_settings
+from .transform import UNSTORED_AFFINITY_PARAMS, Reference, check_transform_settings
 
 __all__ = ["save_model", "load_model", "ModelFileError", "FORMAT", "VERSION"]
 
@@ -583,7 +583,7 @@ def _check_row_scale(row_scale, method, n_samples):
 
     A normalised ``P`` sums to 1 (``asne``'s conditional one to
     ``n_samples``), so the value lies in ``[1 / n_samples, 1]`` up to
-    rounding (:func:`smallvis.engines.transform.build_reference`).
+    rounding (:func:`smallvis.transform.build_reference`).
     """
     row_scale = check_number(row_scale, "row_scale", low=0, low_open=True)
     if method.fuzzy and row_scale != 1.0:

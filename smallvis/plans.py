@@ -31,7 +31,7 @@ from . import _threads
 from .engines import sgd as _sgd
 from .inputs.affinities import kernel_triplet
 from ._validation import check_iterations, check_number
-from .methods.registry import METHODS, choose_gradient
+from .registry import METHODS, choose_gradient
 from .engines.optim import OptimizerSettings, optimize_exact
 from .engines.sampled_cost import SampledCost
 
@@ -81,7 +81,7 @@ class Objective:
         """The objective of ``method`` for validated affinities ``P``.
 
         ``gradient``: ``"exact"`` or the name of one of the method's
-        approximations (as resolved by :func:`smallvis.methods.registry.choose_gradient`).
+        approximations (as resolved by :func:`smallvis.registry.choose_gradient`).
         """
         cost_fn, gradient_fn, args = method.cost_kernels(kernels, cost_params, gradient)
         learned = np.array([cost_params[k] for k in method.learned], dtype=np.float64)
@@ -149,7 +149,7 @@ class ExactPlan:
               cost_every=50, gradient="exact"):
         """Validate the exact optimizer's keywords; defaults from the registry.
 
-        ``gradient`` is already resolved (:func:`smallvis.methods.registry.choose_gradient`).
+        ``gradient`` is already resolved (:func:`smallvis.registry.choose_gradient`).
         """
         affinity_params, cost_params = method.split_params(keywords, n_samples)
         defaults = method.optimizer_defaults
@@ -295,7 +295,7 @@ def make_plan(method, n_samples, optimizer, keywords, *, init, learning_rate, n_
 
     ``gradient`` ("auto", "exact" or an approximation of the method) is
     checked for every method and used by the exact optimizer
-    (:func:`smallvis.methods.registry.choose_gradient`).
+    (:func:`smallvis.registry.choose_gradient`).
     """
     stochastic = [name for name, m in METHODS.items() if m.sgd is not None]
     gradient = choose_gradient(method, gradient, n_samples, n_components)

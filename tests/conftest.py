@@ -11,11 +11,12 @@ import scipy.sparse as sp
 import smallvis
 
 try:
-    from smallvis.engines import _kernels, reference
+    from smallvis.backends import _kernels
+    from smallvis.backends import reference
 except ImportError as exc:  # e.g. `python -m pytest` on a checkout never built
     raise ImportError(
         f"the smallvis imported from {smallvis.__path__[0]} has no compiled "
-        "smallvis.engines._kernels; for development install it editable, which builds "
+        "smallvis.backends._kernels; for development install it editable, which builds "
         "the extension in place: pip install -e \".[test]\" (see CONTRIBUTING.md)"
     ) from exc
 
@@ -72,7 +73,7 @@ EXACT_VARIANTS = {
 
 def method_affinities(method, n, rng, density=1.0):
     """A P suited to ``method``: conditional for asne, memberships for umap."""
-    from smallvis.methods.registry import METHODS
+    from smallvis.registry import METHODS
 
     m = METHODS[method]
     P = random_affinities(n, rng, symmetric=m.symmetric, density=density)

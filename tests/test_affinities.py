@@ -7,7 +7,7 @@ import pytest
 
 import smallvis
 from smallvis.inputs.affinities import conditional_perplexity
-from smallvis.engines._backend import kernels
+from smallvis.backends._backend import kernels
 
 
 def row_perplexity(P):

@@ -2,8 +2,8 @@
 
 import importlib.machinery
 
-import smallvis.engines._kernels as kernels
-import smallvis.engines._sgd_kernels as sgd_kernels
+import smallvis.backends._kernels as kernels
+import smallvis.backends._sgd_kernels as sgd_kernels
 
 
 def test_kernels_are_compiled_extension():
@@ -14,11 +14,11 @@ def test_kernels_are_compiled_extension():
 
 def test_sgd_twins_are_part_of_the_kernel_module():
     assert kernels.sgd_epochs is sgd_kernels.sgd_epochs
-    assert kernels.sgd_epochs.__module__ == "smallvis.engines._kernels"
+    assert kernels.sgd_epochs.__module__ == "smallvis.backends._kernels"
 
 
 def test_fast_path_selects_the_extension():
-    from smallvis.engines._backend import kernels as select
+    from smallvis.backends._backend import kernels as select
 
     assert select(True) is kernels
-    assert select(False).__name__ == "smallvis.engines.reference"
+    assert select(False).__name__ == "smallvis.backends.reference"

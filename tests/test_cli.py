@@ -312,7 +312,7 @@ def test_ctrl_c_with_save_partial_writes_the_coordinates_so_far(tmp_path):
 
 def test_unbuilt_kernels_say_what_to_do(monkeypatch):
     """Importing an unbuilt source tree used to end in a 'circular import' message."""
-    import smallvis.engines._backend as backend
+    import smallvis.backends._backend as backend
 
     monkeypatch.setattr(backend, "_kernels", None)
     monkeypatch.setattr(backend, "_IMPORT_ERROR", ImportError("circular import"))

@@ -10,7 +10,7 @@ import pytest
 
 import smallvis
 from smallvis.estimator import METHOD_CLASSES, Embedding
-from smallvis.methods.registry import METHODS
+from smallvis.registry import METHODS
 
 #: Checks that a transductive embedding cannot pass: they demand that
 #: ``fit_transform(X)`` equal ``fit(X).transform(X)``.  ``fit_transform``

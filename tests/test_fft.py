@@ -7,8 +7,9 @@ import pytest
 import scipy.sparse as sp
 
 import smallvis
-from smallvis.engines import _kernels, reference
-from smallvis.methods.registry import FFT_AUTO_MIN_N, METHODS, choose_gradient
+from smallvis.backends import _kernels
+from smallvis.backends import reference
+from smallvis.registry import FFT_AUTO_MIN_N, METHODS, choose_gradient
 
 from conftest import csr_triplet, random_affinities
 

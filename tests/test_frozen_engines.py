@@ -17,17 +17,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import smallvis
-from smallvis.engines import _sgd_kernels, reference
-from smallvis.methods.registry import METHODS
+from smallvis.backends import _sgd_kernels
+from smallvis.backends import reference
+from smallvis.registry import METHODS
 from smallvis.engines.optim import DivergenceError, OptimizerSettings, optimize_exact
 from smallvis.engines.sgd import SgdSpec, optimize_sgd, prepare_frozen
-from smallvis.engines.transform import Reference, build_reference, neighbour_keys, placement_settings
+from smallvis.transform import Reference, build_reference, neighbour_keys, placement_settings
 
 from conftest import quadratic_problem
 
 LONG = os.environ.get("SMALLVIS_LONG_TESTS", "0") not in ("", "0")
 SGD_METHODS = [name for name, m in METHODS.items() if m.sgd is not None]
-TRANSFORM_PY = Path(__file__).resolve().parents[1] / "smallvis" / "engines" / "transform.py"
+TRANSFORM_PY = Path(__file__).resolve().parents[1] / "smallvis" / "transform.py"
 
 
 # ---- the exact engine's placement settings ------------------------------

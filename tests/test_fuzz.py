@@ -31,7 +31,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import smallvis
-from smallvis.engines import _kernels, reference
+from smallvis.backends import _kernels
+from smallvis.backends import reference
 from smallvis._validation import check_affinities
 
 aff = importlib.import_module("smallvis.inputs.affinities")

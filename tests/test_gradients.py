@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import smallvis
-from smallvis.methods.registry import METHODS
+from smallvis.registry import METHODS
 
 from conftest import EXACT_VARIANTS, method_affinities, random_affinities
 

@@ -19,17 +19,17 @@ ROOT = Path(__file__).resolve().parent.parent / PACKAGE
 #: below, so the list reads as the pipeline: helpers, kernels, kNN search,
 #: input affinities, the stages after it, the registry, the plans, the API.
 LAYERS = [
-    {"_numeric", "_validation", "_threads", "_memory", "_outputs", "engines._new_points",
-     "engines", "inputs", "methods"},
+    {"_numeric", "_validation", "_threads", "_memory", "_outputs", "methods", "backends",
+     "inputs", "engines"},
     {"_progress"},
-    {"engines._sgd_reference", "engines._sgd_kernels"},
-    {"engines.reference", "engines._kernels", "engines._backend"},
-    {"inputs.neighbors"},
+    {"backends._sgd_reference", "backends._sgd_kernels"},
+    {"backends.reference", "backends._kernels", "backends._backend"},
+    {"inputs._new_points", "inputs.neighbors"},
     {"inputs.affinities"},
     {"engines.init", "engines.optim", "engines.sgd", "metrics", "datasets",
      "engines.sampled_cost"},
-    {"methods.registry", "methods._rules"},
-    {"plans", "engines.transform"},
+    {"registry", "_method_rules"},
+    {"plans", "transform"},
     {"api", "plotting"},
     {"estimator"},
     {"model_io", "_tables"},
@@ -75,7 +75,7 @@ def _targets(importer, tree, modules):
             base = _resolve(importer, node.level, node.module)
             for alias in node.names:
                 # "from smallvis import reference" imports a submodule;
-                # "from .methods.registry import METHODS" imports the module itself
+                # "from .registry import METHODS" imports the module itself
                 sub = _strip(f"{base}.{alias.name}")
                 found.add(sub if sub in modules else _strip(base))
     return {name for name in found if name in modules and name != importer}
@@ -128,10 +128,10 @@ def find_cycle(graph):
 
 def test_graph_sees_the_imports():
     graph = import_graph()
-    assert "engines._backend" in graph["api"]
-    assert "engines.reference" in graph["engines._backend"]
-    assert "engines.reference" in graph["engines._kernels"]  # the twin list, from the .pyx
-    assert "methods.registry" in graph["__init__"]
+    assert "backends._backend" in graph["api"]
+    assert "backends.reference" in graph["backends._backend"]
+    assert "backends.reference" in graph["backends._kernels"]  # the twin list, from the .pyx
+    assert "registry" in graph["__init__"]
 
 
 def test_find_cycle_detects_a_cycle():

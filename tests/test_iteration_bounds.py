@@ -57,7 +57,7 @@ def test_n_refine_is_bounded():
 def test_the_largest_counts_are_accepted():
     """The bounds themselves pass the checks (no run: 0 iterations to go)."""
     from smallvis.plans import ExactPlan
-    from smallvis.methods.registry import METHODS
+    from smallvis.registry import METHODS
 
     plan = ExactPlan.build(METHODS["tsne"], 30, {"perplexity": 5}, n_iter=100_000,
                            exaggeration_iter=100_000, momentum_switch_iter=100_000,

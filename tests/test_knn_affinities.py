@@ -9,7 +9,7 @@ import pytest
 import scipy.sparse as sp
 
 from smallvis import datasets
-from smallvis.engines._backend import kernels
+from smallvis.backends._backend import kernels
 from smallvis.inputs.affinities import (
     conditional_perplexity_knn,
     fuzzy_memberships,

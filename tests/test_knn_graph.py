@@ -12,7 +12,9 @@ import scipy.sparse as sp
 
 from smallvis import _threads
 
-from smallvis.engines import _kernels, reference
+from smallvis.backends import _kernels
+
+from smallvis.backends import reference
 
 from smallvis.inputs import neighbors
 from smallvis._numeric import tie_key
@@ -165,7 +167,7 @@ def test_union_is_half_of_a_plus_its_transpose():
 
 def test_joint_perplexity_knn_equals_the_scipy_construction(fast):
     """The union kernels give bit for bit SciPy's normalize(symmetrize(P))."""
-    from smallvis.engines._backend import kernels
+    from smallvis.backends._backend import kernels
 
     X = _clusters(300, seed=3)
     kern = kernels(fast)

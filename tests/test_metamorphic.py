@@ -19,7 +19,7 @@ import pytest
 import scipy.sparse as sp
 
 import smallvis
-from smallvis.engines._backend import kernels as select_kernels
+from smallvis.backends._backend import kernels as select_kernels
 from smallvis.inputs.affinities import conditional_perplexity, conditional_perplexity_knn
 from smallvis.inputs.neighbors import nearest_neighbors
 

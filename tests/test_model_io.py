@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import smallvis
-from smallvis.methods.registry import METHODS
+from smallvis.registry import METHODS
 
 #: Where the smallvis this test imported lives (the clone with its kernels
 #: built in place, or site-packages after ``pip install .``): the child
@@ -89,7 +89,7 @@ def test_round_trip_across_processes(split, tmp_path):
 
 def test_pickle_across_processes_with_an_annoy_index(split, tmp_path, monkeypatch):
     """The Annoy index is dropped from the pickle and rebuilt identically."""
-    import smallvis.engines.transform as tr
+    import smallvis.transform as tr
 
     X, X_new = split
     monkeypatch.setattr(tr, "EXACT_MAX_N", 50)
@@ -99,7 +99,7 @@ def test_pickle_across_processes_with_an_annoy_index(split, tmp_path, monkeypatc
     (tmp_path / "m.pkl").write_bytes(pickle.dumps(model))
     code = textwrap.dedent(f"""
         import sys; sys.path.insert(0, {str(ROOT)!r})
-        import pickle, numpy as np, smallvis.engines.transform as tr
+        import pickle, numpy as np, smallvis.transform as tr
         tr.EXACT_MAX_N = 50
         m = pickle.loads(open({str(tmp_path / 'm.pkl')!r}, 'rb').read())
         assert m.reference_._index is None

@@ -177,7 +177,8 @@ def _new_flags(old, new, w):
 @pytest.mark.parametrize("n_explore", [1, 3, 1000])
 def test_knn_refine_twins_agree_bitwise_over_rounds(case, k, n_explore):
     """Round after round; from round 2 the Cython twin skips what was examined."""
-    from smallvis.engines import _kernels, reference
+    from smallvis.backends import _kernels
+    from smallvis.backends import reference
 
     X = _refine_inputs()[case]
     idx, d2 = _refine_input(X, k, seed=case)
@@ -195,7 +196,8 @@ def test_knn_refine_twins_agree_bitwise_over_rounds(case, k, n_explore):
 @pytest.mark.parametrize("n_explore", [2, 1000])
 def test_knn_refine_skipping_is_exact(n_explore):
     """Skipping what the last round examined gives the full round's result."""
-    from smallvis.engines import _kernels, reference
+    from smallvis.backends import _kernels
+    from smallvis.backends import reference
 
     X = _refine_inputs()[0]
     idx, d2 = _refine_input(X, 8, seed=3)
@@ -211,7 +213,7 @@ def test_knn_refine_skipping_is_exact(n_explore):
 
 @pytest.mark.parametrize("n_threads", [2, 3])
 def test_knn_refine_same_on_any_number_of_threads(n_threads):
-    from smallvis.engines import _kernels
+    from smallvis.backends import _kernels
 
     X = _refine_inputs()[0]
     idx, d2 = _refine_input(X, 8, seed=3)
@@ -223,7 +225,7 @@ def test_knn_refine_same_on_any_number_of_threads(n_threads):
 
 @pytest.mark.parametrize("case", range(4))
 def test_knn_refine_only_improves_and_keeps_the_package_order(case):
-    from smallvis.engines import _kernels
+    from smallvis.backends import _kernels
     from smallvis._numeric import tie_key as _tie_key
 
     X = _refine_inputs()[case]
@@ -243,7 +245,7 @@ def test_knn_refine_only_improves_and_keeps_the_package_order(case):
 
 
 def test_knn_refine_leaves_the_exact_graph_unchanged():
-    from smallvis.engines import _kernels
+    from smallvis.backends import _kernels
 
     X = np.random.default_rng(8).normal(size=(200, 5))
     idx, _ = nearest_neighbors(X, 10, method="exact")
@@ -277,7 +279,8 @@ def test_refinement_recovers_what_a_weak_forest_missed():
 def test_annoy_refinement_follows_fast(monkeypatch):
     """fast=False runs no Cython (the refinement is a twin kernel); both agree."""
     import smallvis
-    from smallvis.engines import _kernels, reference
+    from smallvis.backends import _kernels
+    from smallvis.backends import reference
 
     X = np.random.default_rng(3).normal(size=(300, 6))
     calls = []
@@ -293,12 +296,12 @@ def test_annoy_refinement_follows_fast(monkeypatch):
     spy(_kernels)
     spy(reference)
     smallvis.affinities(X, "umap", fast=False, knn_method="annoy", n_trees=2, random_state=5)
-    assert calls and set(calls) == {"smallvis.engines.reference"}  # through the method's graph
+    assert calls and set(calls) == {"smallvis.backends.reference"}  # through the method's graph
     calls.clear()
     slow = nearest_neighbors(X, 8, method="annoy", n_trees=2, random_state=5, fast=False)
-    assert calls and set(calls) == {"smallvis.engines.reference"}
+    assert calls and set(calls) == {"smallvis.backends.reference"}
     calls.clear()
     quick = nearest_neighbors(X, 8, method="annoy", n_trees=2, random_state=5, fast=True)
-    assert calls and set(calls) == {"smallvis.engines._kernels"}
+    assert calls and set(calls) == {"smallvis.backends._kernels"}
     np.testing.assert_array_equal(slow[0], quick[0])
     np.testing.assert_array_equal(slow[1], quick[1])

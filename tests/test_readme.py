@@ -4,7 +4,8 @@ import re
 from pathlib import Path
 
 import smallvis
-from smallvis.engines import reference, sgd
+from smallvis.engines import sgd
+from smallvis.backends import reference
 from smallvis.inputs.neighbors import EXACT_MAX_N
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")

@@ -7,7 +7,7 @@ Docstrings (the first statement of a module, class or function, when it is
 a string) are prose and doctest examples, and are not code: they may name
 methods.  Names inside longer strings (``"umap's fuzzy graph"``) are text,
 not a list, and are not counted.  Signature defaults are code: they read
-:data:`smallvis.methods.registry.DEFAULT_METHOD`.
+:data:`smallvis.registry.DEFAULT_METHOD`.
 
 Cython sources cannot be parsed by :mod:`ast` and are not scanned.
 """
@@ -17,21 +17,23 @@ from pathlib import Path
 
 import pytest
 
-from smallvis.engines import reference, _kernels
-from smallvis.methods.registry import (DEFAULT_METHOD, KERNEL_FAMILIES, METHODS, get_method,
+from smallvis.backends import reference
+
+from smallvis.backends import _kernels
+from smallvis.registry import (DEFAULT_METHOD, KERNEL_FAMILIES, METHODS, get_method,
                               knn_only_methods)
 
 PACKAGE = Path(__file__).resolve().parent.parent / "smallvis"
 
 #: The registry itself.
-REGISTRY = "methods/registry.py"
+REGISTRY = "registry.py"
 
 #: Modules not yet switched to the registry, to be removed from this list
 #: when they are.  Each names methods for a reason given here.
 NOT_YET_SWITCHED = {
     # a kernel maths file, to be split into one unit per method: the SGD
     # coefficient names "umap" and "ncvis" of SGD_COEFFICIENTS
-    "engines/_sgd_reference.py",
+    "backends/_sgd_reference.py",
 }
 
 #: Modules that still rewrite the kernel-name rule (Method.resolve_cost and

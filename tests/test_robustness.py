@@ -16,7 +16,7 @@ import pytest
 import scipy.sparse as sp
 
 import smallvis
-from smallvis.engines import reference
+from smallvis.backends import reference
 from smallvis.cli import main
 
 from conftest import random_affinities
@@ -382,7 +382,7 @@ def test_all_identical_rows_fall_back_with_a_counted_warning(method, fast):
 def test_fallback_rows_follow_the_documented_rule(fast):
     """Row with identical distances: 1/floor(u) on the floor(u) lowest indices."""
     X = np.full((6, 2), 3.0)
-    kern = reference if not fast else importlib.import_module("smallvis.engines._kernels")
+    kern = reference if not fast else importlib.import_module("smallvis.backends._kernels")
     with pytest.warns(RuntimeWarning, match="did not converge for 6 of 6 rows"):
         P, _ = aff.conditional_perplexity(X, 2.5, kern)
     for i in range(6):
@@ -429,7 +429,7 @@ def test_affinities_are_scale_invariant(method, fast, scale):
 
 @pytest.mark.parametrize("k", [-900, -3, 5, 700])
 def test_power_of_two_scaling_gives_identical_P(fast, k):
-    kern = reference if not fast else importlib.import_module("smallvis.engines._kernels")
+    kern = reference if not fast else importlib.import_module("smallvis.backends._kernels")
     P, beta = aff.conditional_perplexity(JITTERED, 10, kern)
     Pk, beta_k = aff.conditional_perplexity(np.ldexp(JITTERED, k), 10, kern)
     np.testing.assert_array_equal(Pk, P)
@@ -558,7 +558,7 @@ def test_numpy_path_refuses_huge_n_without_allocating():
 def test_limit_is_a_module_constant(monkeypatch):
     monkeypatch.setattr(reference, "MAX_DENSE_BYTES", 16 * 8 * 30**2)
     X = JITTERED[:31]
-    with pytest.raises(ValueError, match=r"n_samples <= 30; smallvis.engines.reference.MAX_DENSE_BYTES"):
+    with pytest.raises(ValueError, match=r"n_samples <= 30; smallvis.backends.reference.MAX_DENSE_BYTES"):
         smallvis.embed(X, perplexity=5, n_iter=1, fast=False)
     # the Cython path keeps O(N) scratch and is not limited
     assert _finite(smallvis.embed(X, perplexity=5, n_iter=1, fast=True))

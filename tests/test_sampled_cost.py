@@ -13,7 +13,7 @@ import pytest
 
 import smallvis
 from smallvis._validation import check_affinities
-from smallvis.methods.registry import get_method
+from smallvis.registry import get_method
 from smallvis.engines.sampled_cost import SampledCost, supports
 
 aff = sys.modules["smallvis.inputs.affinities"]  # the module, not the function

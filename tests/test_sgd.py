@@ -5,8 +5,11 @@ import pytest
 
 import smallvis
 from smallvis import datasets
-from smallvis.engines import _kernels, _sgd_reference, reference, sgd
-from smallvis.methods.registry import METHODS
+from smallvis.engines import sgd
+from smallvis.backends import _kernels
+from smallvis.backends import _sgd_reference
+from smallvis.backends import reference
+from smallvis.registry import METHODS
 from smallvis.metrics import knn_accuracy, knn_preservation
 
 SGD_METHODS = [name for name, m in METHODS.items() if m.sgd is not None]

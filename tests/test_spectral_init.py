@@ -10,7 +10,7 @@ import scipy.sparse as sp
 import smallvis
 import smallvis.engines.init
 from smallvis import datasets
-from smallvis.engines._backend import kernels
+from smallvis.backends._backend import kernels
 from smallvis.inputs.affinities import joint_perplexity, ncvis_graph, umap_graph
 from scipy.sparse.linalg import LinearOperator, eigsh
 

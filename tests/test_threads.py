@@ -5,9 +5,9 @@ import pytest
 
 import smallvis
 from smallvis import _threads
-from smallvis.engines import _kernels
+from smallvis.backends import _kernels
 from smallvis.engines import sgd as _sgd
-from smallvis.methods.registry import METHODS
+from smallvis.registry import METHODS
 
 
 def test_exact_threads_crossover():

@@ -1,13 +1,14 @@
-"""Placing new points: the transform twin kernels and smallvis.engines.transform."""
+"""Placing new points: the transform twin kernels and smallvis.transform."""
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
 import smallvis
-from smallvis.engines import _kernels, reference
-from smallvis.methods.registry import METHODS
-from smallvis.engines.transform import Reference, build_reference
+from smallvis.backends import _kernels
+from smallvis.backends import reference
+from smallvis.registry import METHODS
+from smallvis.transform import Reference, build_reference
 
 from test_gradients import central_differences
 
@@ -116,7 +117,7 @@ def test_a_new_point_feels_only_the_reference(name, rng):
 
 
 # ---------------------------------------------------------------------------
-# smallvis.engines.transform on real data
+# smallvis.transform on real data
 # ---------------------------------------------------------------------------
 
 
@@ -202,7 +203,7 @@ def test_numpy_and_cython_paths_place_points_alike(digits_split):
 
 def test_annoy_search_for_large_references(monkeypatch, digits_split):
     """Above EXACT_MAX_N the index is Annoy, seeded: the same neighbours each time."""
-    import smallvis.engines.transform as tr
+    import smallvis.transform as tr
 
     X, _, X_new, _ = digits_split
     result, ref = _fit("umap", X)

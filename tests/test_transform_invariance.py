@@ -25,8 +25,8 @@ from hypothesis import strategies as st
 from scipy.spatial.distance import cdist
 
 import smallvis
-from smallvis.methods.registry import METHODS
-from smallvis.engines.transform import Reference, build_reference
+from smallvis.registry import METHODS
+from smallvis.transform import Reference, build_reference
 
 LONG = os.environ.get("SMALLVIS_LONG_TESTS", "") not in ("", "0")
 
@@ -152,7 +152,7 @@ def test_a_far_point_is_placed_at_the_edge_of_its_nearest_neighbours(method, opt
     direction (largest first): the oracle, computed without any distance.
     The stochastic forms run on the Annoy path (a small EXACT_MAX_N).
     """
-    import smallvis.engines.transform as tr
+    import smallvis.transform as tr
 
     X, X_new, refs = fitted
     if optimizer == "sgd":
@@ -228,7 +228,7 @@ def test_stochastic_placement_still_depends_on_the_seed(fitted):
 @pytest.mark.parametrize("scale,offset", [(1e-170, 0.0), (1e160, 0.0), (2.0**-600, 0.0),
                                           (1.0, 1e7), (1e-30, 1e-24)])
 def test_annoy_search_in_any_units(scale, offset, monkeypatch, fitted):
-    import smallvis.engines.transform as tr
+    import smallvis.transform as tr
 
     X, X_new, refs = fitted
     exact = refs["tsne"].neighbors(X_new, 12)[0]

@@ -6,8 +6,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from smallvis.engines import _kernels, reference
-from smallvis.methods.registry import METHODS
+from smallvis.backends import _kernels
+
+from smallvis.backends import reference
+from smallvis.registry import METHODS
 
 from conftest import EXACT_VARIANTS, csr_triplet, method_affinities, random_affinities
 
@@ -24,7 +26,7 @@ def public_functions(module):
 def test_every_kernel_has_a_twin_with_identical_signature():
     cython = public_functions(_kernels)
     numpy_ = public_functions(reference)
-    assert cython, "no public kernels found in smallvis.engines._kernels"
+    assert cython, "no public kernels found in smallvis.backends._kernels"
     assert set(cython) == set(numpy_), set(cython) ^ set(numpy_)
     for name, fn in cython.items():
         assert inspect.signature(fn) == inspect.signature(numpy_[name]), name

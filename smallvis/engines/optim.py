@@ -66,7 +66,7 @@ stops such a run, whose cost is flat to rounding without having converged.
 
 Placing new points against a fixed reference
 --------------------------------------------
-:meth:`smallvis.engines.transform.Reference.transform` runs this same engine on the
+:meth:`smallvis.transform.Reference.transform` runs this same engine on the
 new points only (the reference rows enter through its gradient, fixed).
 What differs is settings: a learning rate per row (``row_learning_rate``),
 a clip of the step (``max_step``), no re-centring (the reference frame is

@@ -1,7 +1,7 @@
 r"""A cheap sampled estimate of a method's exact cost (for large stochastic runs).
 
-The exact costs of largevis, umap, tumap and ncvis (:mod:`smallvis.engines.reference`;
-the methods whose entry has :attr:`~smallvis.methods.registry.Method.sampled_terms`)
+The exact costs of largevis, umap, tumap and ncvis (:mod:`smallvis.backends.reference`;
+the methods whose entry has :attr:`~smallvis.registry.Method.sampled_terms`)
 are sums over all ordered pairs :math:`i \ne j` of a pair term
 :math:`f_i(p_{ij}, d_{ij}^2)`.  Evaluating them is O(N^2), so the stochastic
 optimizer reports the exact cost only up to
@@ -28,7 +28,7 @@ cent of the cost with the default sample sizes on data of tens of thousands
 of points; use it to follow a run, not to compare runs to the last digit.
 
 The estimated (like the exact) cost is the method's cost of
-:mod:`smallvis.engines.reference`, not always what the stochastic updates descend.
+:mod:`smallvis.backends.reference`, not always what the stochastic updates descend.
 For largevis the cost weighs the repulsion of every pair by ``gamma``, the
 sampled negatives by about ``5 * gamma / N**2``, so the estimate is almost
 all repulsion and rises late in a good run, when the classes tighten
@@ -55,7 +55,7 @@ def _log_one_minus_w(U):
 
 
 def _fixed_terms(make):
-    """A terms factory (:attr:`smallvis.methods.registry.Method.sampled_terms`) for terms
+    """A terms factory (:attr:`smallvis.registry.Method.sampled_terms`) for terms
     that depend on the kernel arguments only: ``make(*args) -> (zero, edge)``."""
     def terms(args, row_sums, n_samples):
         pair = make(*args)
@@ -147,9 +147,9 @@ class SampledCost:
 
     Parameters
     ----------
-    method : smallvis.methods.registry.Method
+    method : smallvis.registry.Method
         A method whose cost is a sum of pair terms: one with
-        :attr:`~smallvis.methods.registry.Method.sampled_terms` for its kernel
+        :attr:`~smallvis.registry.Method.sampled_terms` for its kernel
         (:func:`supports`).
     cost_params : dict
         The method's cost parameters, defaults filled in (the values of its

@@ -1,15 +1,15 @@
 """The stochastic optimizer: one edge- and negative-sampling engine for all methods.
 
 A method with a stochastic form carries an :class:`SgdSpec` in the registry
-(:data:`smallvis.methods.registry.METHODS`).  The spec names the method's per-edge
+(:data:`smallvis.registry.METHODS`).  The spec names the method's per-edge
 coefficient (``"umap"``: :math:`1/(1 + a d^{2b})`; ``"cauchy"``:
 :math:`1/(1 + d^2)`, used by tumap and largevis; ``"ncvis"``: the NCE
 coefficient with a learned normalisation), its sampling scheme and its
 defaults; everything else (sampling, schedule, threads, randomness) is
-written once, in the twin kernels ``sgd_epochs`` of :mod:`smallvis.engines.reference`
-(a readable per-edge loop) and :mod:`smallvis.engines._kernels` (Cython).  The
+written once, in the twin kernels ``sgd_epochs`` of :mod:`smallvis.backends.reference`
+(a readable per-edge loop) and :mod:`smallvis.backends._kernels` (Cython).  The
 coefficients are small named functions in both twins
-(``smallvis.engines.reference.SGD_COEFFICIENTS``; derivations in docs/theory.md).
+(``smallvis.backends.reference.SGD_COEFFICIENTS``; derivations in docs/theory.md).
 
 Sampling schemes
 ----------------
@@ -62,7 +62,7 @@ skip ``i``), moving negatives and the clip after the step, plus:
 Placing new points: frozen rows
 -------------------------------
 :func:`prepare_frozen` builds the problem of placing new points into a
-fitted layout (umap-learn's transform; :mod:`smallvis.engines.transform`) for the
+fitted layout (umap-learn's transform; :mod:`smallvis.transform`) for the
 same loop: the rows are the new points, then the reference points, which
 no step moves (``n_free``: the number of rows that move; a tail or negative
 from ``n_free`` on stays put).  Each new point is the head of its edges to
@@ -78,14 +78,14 @@ spec's; the learned normalisation stays at its fitted value.
 Randomness and threads
 ----------------------
 Every random draw is a pure function of ``(seed, epoch, edge or sample,
-draw index)`` (:func:`smallvis.engines.reference.counter_random`, splitmix64 mixing;
+draw index)`` (:func:`smallvis.backends.reference.counter_random`, splitmix64 mixing;
 integers by Lemire's multiply-shift, doubles from the top 53 bits), computed
 identically by both kernels.  Hence:
 
 * the NumPy and Cython loops make the same draws and, with one thread, the
   same floating-point operations in the same order: they agree bit for bit
   (the Cython loop is compiled without the flags that would let the
-  compiler regroup its arithmetic; see :mod:`smallvis.engines._sgd_kernels`);
+  compiler regroup its arithmetic; see :mod:`smallvis.backends._sgd_kernels`);
 * with ``n_threads=1`` the same ``random_state`` gives the same ``Y``, bit
   for bit, and running the epochs in blocks gives the same result as one
   long run;
@@ -120,8 +120,8 @@ import scipy.sparse as sp
 from .. import _threads
 from .._validation import ParameterError, squared_span_bound, warn_not_laid_out
 from .optim import DivergenceError, check_starting_layout
-from ._sgd_reference import (ENGINE_NOISES, FROZEN_NOISE, SGD_COEFFICIENTS, SGD_NOISES,
-                             SGD_SCHEMES, _absorb)
+from ..backends._sgd_reference import (ENGINE_NOISES, FROZEN_NOISE, SGD_COEFFICIENTS, SGD_NOISES,
+                                      SGD_SCHEMES, _absorb)
 
 #: ``optimizer="auto"`` uses the exact optimizer up to this many points and
 #: the stochastic one above, for methods that have a stochastic form.
@@ -156,7 +156,7 @@ def largevis_n_epochs(n_samples):
     far more: 10^9 samples below 10,000 points, 10^9 to 10^10 linearly in
     N up to a million points (about 22,000 N at 70,000 points) and 10,000 N
     above; uwot's ``lvish`` matches that count.  That budget is 20 to 100
-    times umap's.  With ``gamma = 1`` (smallvis.methods.registry.LARGEVIS_SGD_GAMMA)
+    times umap's.  With ``gamma = 1`` (smallvis.registry.LARGEVIS_SGD_GAMMA)
     far fewer samples reach umap's quality: on the 25-class data of
     benchmarks/bench_scale.py the 10-NN accuracy is 0.9998 at 10,000 points
     after 500 epochs, 0.999 at 20,000 and 70,000 after 500 (0.997 after
@@ -174,8 +174,8 @@ class SgdSpec:
     ----------
     coefficient : {"umap", "cauchy", "ncvis"}
         Per-edge attraction/repulsion coefficients (a key of
-        ``smallvis.engines.reference.SGD_COEFFICIENTS``; see
-        :func:`smallvis.engines.reference.sgd_epochs`).
+        ``smallvis.backends.reference.SGD_COEFFICIENTS``; see
+        :func:`smallvis.backends.reference.sgd_epochs`).
     scheme : {"epochs_per_sample", "alias", "every_edge"}
         How positive edges are sampled (module docstring).
     noise : {"uniform", "uniform_others", "degree"}
@@ -360,7 +360,7 @@ def _row_sums(indptr, w):
 class SgdProblem:
     """Everything the kernel ``sgd_epochs`` reads, built once by :func:`prepare`.
 
-    The attributes are documented in :func:`smallvis.engines.reference.sgd_epochs`;
+    The attributes are documented in :func:`smallvis.backends.reference.sgd_epochs`;
     ``state`` and ``q`` are updated in place by the runs.
     """
 
@@ -673,7 +673,7 @@ def optimize_sgd(Y, kernels, prob, seed, *, n_threads=1, callback=None, verbose=
     Y : ndarray of shape (n_samples, n_components)
         Initial coordinates, updated in place.
     kernels : module
-        :mod:`smallvis.engines.reference` or :mod:`smallvis.engines._kernels`.
+        :mod:`smallvis.backends.reference` or :mod:`smallvis.backends._kernels`.
     prob : SgdProblem
         From :func:`prepare`.
     seed : int

@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from scipy.spatial.distance import pdist, squareform
 
 from .. import _progress
-from ..engines._backend import is_fast
+from ..backends._backend import is_fast
 from .._memory import release_free_heap
 from .._numeric import in_units, power_of_two_exponent
 from .._validation import ParameterError, _as_array, check_integer, check_number, check_threads
@@ -122,7 +122,7 @@ def conditional_perplexity(X, perplexity, kernels, *, tol=PERPLEXITY_TOL,
     perplexity : float
         Target perplexity, ``1 <= perplexity <= n_samples - 1``.
     kernels : module
-        The kernel module (:mod:`smallvis.engines.reference` or ``smallvis.engines._kernels``).
+        The kernel module (:mod:`smallvis.backends.reference` or ``smallvis.backends._kernels``).
     tol : float, default=1e-5
         Tolerance on the entropy (nats).
     max_tries : int, default=50

@@ -5,12 +5,12 @@ both questions the package asks: each training point's own nearest other
 points (:meth:`KNNIndex.neighbors`, the fit's kNN graph, which
 :func:`nearest_neighbors` and :func:`knn_graph` return) and the nearest
 training points of new points (:meth:`KNNIndex.query`, what
-:class:`smallvis.engines.transform.Reference` places new points with).  Both use
+:class:`smallvis.transform.Reference` places new points with).  Both use
 one distance (:func:`sq_distances`, the one place where a ``metric`` would
 go), one tie rule, the same backend rule, the same Annoy forest and the
 same refinement, so a new point gets the recall of a training point.  New
 points are measured in the fit's units and far points are ranked by the
-projection form of the distance (:mod:`smallvis.engines._new_points`).  The index
+projection form of the distance (:mod:`smallvis.inputs._new_points`).  The index
 pickles without its forest, which is rebuilt identically on first use.
 
 :func:`nearest_neighbors` returns, for every row of ``X``, the indices and
@@ -55,7 +55,7 @@ Backends
     "euclidean")``) built on the centred data, queried with a small
     ``search_k``, then up to ``n_refine`` rounds (default 4) of
     neighbour-of-neighbour refinement, the local join of NN-descent and the
-    "neighbour exploring" of LargeVis (:func:`smallvis.engines._kernels.knn_refine`):
+    "neighbour exploring" of LargeVis (:func:`smallvis.backends._kernels.knn_refine`):
     each point's list becomes the best ``k`` among its neighbours and the
     ``n_explore`` nearest neighbours of each of them.  After the first
     round only what changed is examined again, so the rounds get cheap
@@ -84,9 +84,8 @@ import numpy as np
 from scipy.spatial.distance import cdist
 
 from .. import _progress, _threads
-from ..engines._backend import kernels as select_kernels
-from ..engines._new_points import (centre_and_extent, distance_units, far_keys, far_points,
-                                   forest_queries)
+from ..backends._backend import kernels as select_kernels
+from ._new_points import centre_and_extent, distance_units, far_keys, far_points, forest_queries
 from .._numeric import in_units, power_of_two_exponent, tie_key as _tie_key
 from .._validation import (MAX_REFINE_ROUNDS, ParameterError, check_data, check_integer,
                            check_iterations, check_random_state, check_threads)
@@ -186,7 +185,7 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
         and dropped): the refinement makes up the difference for less.
     n_refine : int, optional
         Annoy only: rounds of neighbour-of-neighbour refinement after the
-        search (:func:`smallvis.engines._kernels.knn_refine`, NN-descent's local
+        search (:func:`smallvis.backends._kernels.knn_refine`, NN-descent's local
         join), at most ``MAX_REFINE_ROUNDS`` (1000).  Default
         ``ANNOY_DEFAULT_REFINE`` (4); the rounds stop early
         once a round changes nothing, and rounds after the first are cheap
@@ -210,8 +209,8 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
         neighbours are the same on any number of threads.
     fast : bool, default=False
         Annoy only: run the refinement with the Cython kernel
-        (:mod:`smallvis.engines._kernels`) instead of its NumPy twin in
-        :mod:`smallvis.engines.reference`; both return the same neighbours.
+        (:mod:`smallvis.backends._kernels`) instead of its NumPy twin in
+        :mod:`smallvis.backends.reference`; both return the same neighbours.
 
     Returns
     -------
@@ -738,8 +737,8 @@ class KNNIndex:
         """:meth:`query` with each row's distances in units of ``2**units[row]``.
 
         Returns a :class:`NewNeighbours`, which also holds the units and, for
-        far points (:func:`smallvis.engines._new_points.far_points`), the differences of their squared
-        distances from the projection form (:func:`smallvis.engines._new_points.far_keys`), which do not
+        far points (:func:`smallvis.inputs._new_points.far_points`), the differences of their squared
+        distances from the projection form (:func:`smallvis.inputs._new_points.far_keys`), which do not
         tie where the float64 distances do.
         """
         X_new = check_data(X_new, "X_new", min_rows=1)
@@ -753,7 +752,7 @@ class KNNIndex:
         """Internal: :meth:`query_scaled` of checked new points, ``1 <= k <= n_samples``.
 
         ``X_new`` is C-contiguous float64, finite, with the training data's
-        number of features (as :func:`smallvis.engines.transform.check_new_points`
+        number of features (as :func:`smallvis.transform.check_new_points`
         returns it); it is not scanned again.
         """
         units = self.distance_units(X_new)
@@ -776,7 +775,7 @@ class KNNIndex:
     def distance_units(self, X_new):
         """Per new point, the power of two its distances are measured in (0: the data's units).
 
-        See :func:`smallvis.engines._new_points.distance_units`.
+        See :func:`smallvis.inputs._new_points.distance_units`.
         """
         return distance_units(self._data_exponent(), X_new)
 
@@ -851,5 +850,5 @@ class KNNIndex:
         return self._centre
 
     def far_points(self, X_new):
-        """Which new points are "far" (:func:`smallvis.engines._new_points.far_points`)."""
+        """Which new points are "far" (:func:`smallvis.inputs._new_points.far_points`)."""
         return far_points(X_new, *self._centre_and_extent())

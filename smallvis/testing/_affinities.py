@@ -15,7 +15,7 @@ import scipy.sparse as sp
 
 from ..inputs.affinities import PERPLEXITY_TOL, SMOOTH_K_TOL
 from ..api import affinities
-from ..methods.registry import get_method
+from ..registry import get_method
 
 __all__ = ["AffinityReport", "check_affinities"]
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from .. import datasets
 from ..api import affinities
-from ..methods.registry import get_method
+from ..registry import get_method
 
 __all__ = ["GradientCase", "default_cases", "make_case"]
 
@@ -91,7 +91,7 @@ def method_affinities(method, X, n_neighbors=None):
     """A valid dense ``P`` of ``method`` for ``X`` (kNN-sparse with ``n_neighbors``).
 
     The method's registry entry gives the recipe
-    (:attr:`smallvis.methods.registry.Method.case_affinities`): asne's own affinities
+    (:attr:`smallvis.registry.Method.case_affinities`): asne's own affinities
     are calibrated over all points, and its kNN variant keeps each row's
     ``n_neighbors`` largest entries and renormalises the row; the joint
     methods take the dense joint ``P`` and t-SNE's kNN ``P``; the graph

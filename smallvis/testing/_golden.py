@@ -17,7 +17,7 @@ from importlib import resources
 import numpy as np
 import scipy.sparse as sp
 
-from ..methods.registry import get_method
+from ..registry import get_method
 
 __all__ = ["golden", "golden_methods"]
 

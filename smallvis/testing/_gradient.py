@@ -7,7 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..api import cost_and_gradient
-from ..methods.registry import get_method
+from ..registry import get_method
 from ._call import UserOutputError, call_user
 from ._cases import GradientCase, default_cases
 from ._diagnose import diagnose

@@ -3,9 +3,9 @@
 :func:`check_gradient` compares a user's function with each entry of
 :data:`KNOWN_MISTAKES` for its method; a match names the mistake in the
 report.  Which mistakes a method has is part of its registry entry
-(:attr:`smallvis.methods.registry.Method.known_mistakes`): names of entries of
+(:attr:`smallvis.registry.Method.known_mistakes`): names of entries of
 :data:`CATALOGUE`, each a small dense NumPy cost/gradient written the way
-the mistake is usually made, or a :class:`~smallvis.methods.registry.Confusion` with
+the mistake is usually made, or a :class:`~smallvis.registry.Confusion` with
 another method, which is matched against that method's reference.
 :func:`reference_terms` splits the reference gradient into the part that is
 linear in ``P`` (attraction) and the part that does not depend on ``P``
@@ -18,9 +18,9 @@ from typing import Callable
 import numpy as np
 import scipy.sparse as sp
 
-from ..engines import reference
+from ..backends import reference
 from ..inputs.affinities import kernel_triplet
-from ..methods.registry import METHODS, Confusion, get_method
+from ..registry import METHODS, Confusion, get_method
 
 __all__ = ["CATALOGUE", "KNOWN_MISTAKES", "Mistake", "reference_terms", "resolved_params"]
 
@@ -116,7 +116,7 @@ def _reference_of(other):
 
 
 #: The known mistakes, by name; a method's registry entry lists those that
-#: apply to it (:attr:`smallvis.methods.registry.Method.known_mistakes`).
+#: apply to it (:attr:`smallvis.registry.Method.known_mistakes`).
 CATALOGUE = {
     "gaussian_output_kernel": Mistake(
         "a Gaussian output kernel exp(-d^2) instead of t-SNE's Student-t 1 / (1 + d^2)",

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
 
-from ..inputs import affinities as aff
-from .._validation import ParameterError, check_integer, check_number
-from ..inputs.neighbors import check_search_params
+from .inputs import affinities as aff
+from ._validation import ParameterError, check_integer, check_number
+from .inputs.neighbors import check_search_params
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ class Approximation:
         One line: the algorithm and where it comes from.
     resolve_cost : callable
         ``resolve_cost(**cost_params) -> (kernel prefix, args)``, as
-        :attr:`smallvis.methods.registry.Method.resolve_cost`, for the approximate twin kernels
+        :attr:`smallvis.registry.Method.resolve_cost`, for the approximate twin kernels
         ``<prefix>_cost`` and ``<prefix>_gradient``.
     dimensions : tuple of int
         The output dimensions it supports.
@@ -153,7 +153,7 @@ def check_learned(name, value):
 def check_perplexity(perplexity, n_samples):
     """Perplexity must lie in ``[1, n_samples - 1]`` (``n_samples=None``: at least 1).
 
-    A range check only: :meth:`~smallvis.methods.registry.Method.fit_sizes` has
+    A range check only: :meth:`~smallvis.registry.Method.fit_sizes` has
     already refused a value above ``n_samples - 1`` with its own message
     (:data:`PERPLEXITY_SIZE`).
     """

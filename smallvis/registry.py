@@ -14,22 +14,23 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from ..inputs import affinities as aff
-from ..engines import sampled_cost
+from .inputs import affinities as aff
+from .engines import sampled_cost
 # the parts of the entries (LEARNED_LIMIT and SizedParam re-exported: they were
 # defined here)
-from ._rules import (KNN_GRAPH_SIZE, LARGEVIS_SGD_GAMMA, LARGEVIS_SGD_NEGATIVES, LEARNED_LIMIT,  # noqa: F401  (LEARNED_LIMIT, SizedParam: re-exported)
-                     OTHERS_SIZE, PERPLEXITY_SIZE, UMAP_SIZE, AffinityFamily, Approximation,
-                     Confusion, SizedParam, check_learned, check_ncvis_graph, check_param_value,
-                     check_perplexity, check_perplexity_knn, check_umap_graph,
-                     conditional_auto_learning_rate, fuzzy_auto_learning_rate,
-                     gaussian_auto_learning_rate, is_real_number, joint_auto_learning_rate,
-                     largevis_auto_gamma, largevis_auto_learning_rate, ncvis_auto_learning_rate,
-                     umap_output_kernel)
-from .._validation import (ParameterError, SmallDataWarning, check_integer, check_number,
-                           warn_from_caller)
-from ..inputs.neighbors import check_search_params
-from ..engines.sgd import SgdSpec, largevis_n_epochs, umap_n_epochs
+from ._method_rules import (KNN_GRAPH_SIZE, LARGEVIS_SGD_GAMMA, LARGEVIS_SGD_NEGATIVES,  # noqa: F401  (LEARNED_LIMIT, SizedParam: re-exported)
+                            LEARNED_LIMIT, OTHERS_SIZE, PERPLEXITY_SIZE, UMAP_SIZE, AffinityFamily,
+                            Approximation, Confusion, SizedParam, check_learned, check_ncvis_graph,
+                            check_param_value, check_perplexity, check_perplexity_knn,
+                            check_umap_graph, conditional_auto_learning_rate,
+                            fuzzy_auto_learning_rate, gaussian_auto_learning_rate, is_real_number,
+                            joint_auto_learning_rate, largevis_auto_gamma,
+                            largevis_auto_learning_rate, ncvis_auto_learning_rate,
+                            umap_output_kernel)
+from ._validation import (ParameterError, SmallDataWarning, check_integer, check_number,
+                          warn_from_caller)
+from .inputs.neighbors import check_search_params
+from .engines.sgd import SgdSpec, largevis_n_epochs, umap_n_epochs
 
 #: Up to this many points, t-SNE calibrates P over all other points (dense
 #: P); above it, over 3 x perplexity nearest neighbours (sparse P).
@@ -217,7 +218,7 @@ class Method:
     def kernels(self, module, cost_params, gradient="exact", family="embed"):
         """The ``(cost, gradient, args)`` kernels of ``family`` in a kernel module.
 
-        ``module`` is :mod:`smallvis.engines.reference` or :mod:`smallvis.engines._kernels`;
+        ``module`` is :mod:`smallvis.backends.reference` or :mod:`smallvis.backends._kernels`;
         ``family`` a key of :data:`KERNEL_FAMILIES`.  The embedding kernels
         are called as ``cost(indptr, indices, data, Y, *learned, *args,
         n_threads)`` and ``gradient(indptr, indices, data, Y, *learned,

@@ -1,8 +1,8 @@
 """Readable, exact NumPy reference kernels.
 
 Every public function here has a Cython twin of the same name and the same
-``inspect.signature`` in :mod:`smallvis.engines._kernels`.  The twins are
-interchangeable: :func:`smallvis.engines._backend.kernels` picks one module from the
+``inspect.signature`` in :mod:`smallvis.backends._kernels`.  The twins are
+interchangeable: :func:`smallvis.backends._backend.kernels` picks one module from the
 ``fast`` flag, and nothing else in the package branches on it.
 
 Conventions shared by both modules
@@ -37,7 +37,7 @@ LOG_FLOOR = np.finfo(np.float64).tiny
 #: kernels build dense N x N matrices, so the wrappers in :mod:`smallvis.api`
 #: refuse sizes whose estimate ``DENSE_ARRAYS * N**2 * 8`` exceeds this
 #: (N above 4096) before allocating anything.  Raise it deliberately
-#: (``smallvis.engines.reference.MAX_DENSE_BYTES = ...``) on a machine with more memory.
+#: (``smallvis.backends.reference.MAX_DENSE_BYTES = ...``) on a machine with more memory.
 MAX_DENSE_BYTES = 2 * 1024**3
 
 #: Dense N x N float64 arrays alive at the peak of an ``embed`` call on this
@@ -926,7 +926,7 @@ def ncvis_gradient(indptr, indices, data, Y, Q, nu, a, b, grad, n_threads):
 # loop (in their own module; they are part of this module's interface)
 # ---------------------------------------------------------------------------
 
-from smallvis.engines._sgd_reference import (SGD_COEFFICIENTS, SGD_NOISES, SGD_SCHEMES,  # noqa: E402, F401  (re-exported)
+from smallvis.backends._sgd_reference import (SGD_COEFFICIENTS, SGD_NOISES, SGD_SCHEMES,  # noqa: E402, F401  (re-exported)
                                              alias_table, counter_randint, counter_random,
                                              counter_uniform, sgd_coefficients, sgd_epochs)
 

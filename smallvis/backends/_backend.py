@@ -24,7 +24,7 @@ def kernels(fast):
     Parameters
     ----------
     fast : bool
-        Select :mod:`smallvis.engines._kernels` (True) or :mod:`smallvis.engines.reference`.
+        Select :mod:`smallvis.backends._kernels` (True) or :mod:`smallvis.backends.reference`.
 
     Returns
     -------
@@ -37,7 +37,7 @@ def kernels(fast):
         import os
 
         raise ImportError(
-            "smallvis.engines._kernels (the Cython fast path) is not built in "
+            "smallvis.backends._kernels (the Cython fast path) is not built in "
             f"{os.path.dirname(__file__)}.  If you installed smallvis with pip, this "
             "is probably the source tree of a clone, imported because Python was "
             "started in the clone's root: start it elsewhere, or build the kernels in "

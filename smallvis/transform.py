@@ -43,7 +43,7 @@ coordinates, the method's settings) and places new points into it with
 3. **Start.**  The ``P``-weighted mean of the neighbours' fitted positions
    (as umap-learn and openTSNE).
 4. **Optimisation.**  The method's ``<kernel>_transform_cost`` and
-   ``_gradient`` twins (:mod:`smallvis.engines.reference`): the terms of each new
+   ``_gradient`` twins (:mod:`smallvis.backends.reference`): the terms of each new
    point's own row of the method's cost, over every training point, with the
    training coordinates fixed.  **New points do not interact**: a point is
    placed as if it were the only one added, as umap-learn and openTSNE do.
@@ -89,16 +89,16 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.spatial.distance import cdist
 
-from ..inputs.affinities import (MIN_K_DIST_SCALE, PERPLEXITY_MAX_TRIES, PERPLEXITY_TOL,
-                                 SMOOTH_K_N_ITER, SMOOTH_K_TOL)
-from ._backend import kernels as select_kernels
-from ._sgd_reference import _absorb
-from .._validation import (MAX_TRANSFORM_ITERATIONS, _as_array, check_data, check_iterations,
-                           check_number, check_threads, coordinate_span_overflows)
-from ..methods.registry import get_method
-from ..inputs.neighbors import EXACT_MAX_N, KNNIndex
-from .optim import DivergenceError, OptimizerSettings, optimize_exact
-from .sgd import optimize_sgd, prepare_frozen
+from .inputs.affinities import (MIN_K_DIST_SCALE, PERPLEXITY_MAX_TRIES, PERPLEXITY_TOL,
+                                SMOOTH_K_N_ITER, SMOOTH_K_TOL)
+from .backends._backend import kernels as select_kernels
+from .backends._sgd_reference import _absorb
+from ._validation import (MAX_TRANSFORM_ITERATIONS, _as_array, check_data, check_iterations,
+                          check_number, check_threads, coordinate_span_overflows)
+from .registry import get_method
+from .inputs.neighbors import EXACT_MAX_N, KNNIndex
+from .engines.optim import DivergenceError, OptimizerSettings, optimize_exact
+from .engines.sgd import optimize_sgd, prepare_frozen
 
 #: Default number of iterations of the transform optimisation.
 TRANSFORM_N_ITER = 100

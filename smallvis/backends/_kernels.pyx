@@ -105,8 +105,8 @@ import numpy as np
 
 # The twin contract: exactly the public names of the NumPy reference
 # (tests/test_twins.py checks that each is defined here, with its signature).
-from smallvis.engines.reference import __all__ as _twin_names
-from smallvis.engines.reference import CALIBRATION_BLOCK
+from smallvis.backends.reference import __all__ as _twin_names
+from smallvis.backends.reference import CALIBRATION_BLOCK
 
 __all__ = list(_twin_names)
 
@@ -1181,7 +1181,7 @@ def ncvis_gradient(indptr, indices, data, Y, Q, nu, a, b, grad, n_threads):
 # without the flags that regroup floating-point arithmetic, so that they match
 # the reference bit for bit (see smallvis/_sgd_kernels.pyx); they belong to
 # this module's interface.
-from smallvis.engines._sgd_kernels import (alias_table, counter_randint, counter_random,
+from smallvis.backends._sgd_kernels import (alias_table, counter_randint, counter_random,
                                    counter_uniform, sgd_coefficients, sgd_epochs)
 for _twin in (alias_table, counter_randint, counter_random, counter_uniform,
               sgd_coefficients, sgd_epochs):

@@ -1,9 +1,9 @@
 """Readable NumPy twins of the stochastic optimizer's kernels.
 
-Re-exported by :mod:`smallvis.engines.reference` (which lists them in its
+Re-exported by :mod:`smallvis.backends.reference` (which lists them in its
 ``__all__``): the counter-based random numbers, Walker's alias table, the
 per-method SGD coefficients and the epoch loop ``sgd_epochs``.  Their Cython
-twins are in ``smallvis/engines/_sgd_kernels.pyx``; with one thread both loops
+twins are in ``smallvis/backends/_sgd_kernels.pyx``; with one thread both loops
 perform the same floating-point operations in the same order and agree bit
 for bit.  Formulas: docs/theory.md ("SGD coefficients", "NCVis: noise ratio
 and learned normalisation").

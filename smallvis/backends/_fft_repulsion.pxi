@@ -9,7 +9,7 @@
 
 from scipy import fft as _fft
 
-from smallvis.engines.reference import FFT_INTERVAL_WIDTH, FFT_MAX_NODES, FFT_MIN_INTERVALS
+from smallvis.backends.reference import FFT_INTERVAL_WIDTH, FFT_MAX_NODES, FFT_MIN_INTERVALS
 
 
 def _fft_grid_of(Y, Py_ssize_t p):
