@@ -41,6 +41,8 @@ cdef extern from "methods/tsne.h" nogil:
         double eps
     ctypedef struct smallvis_ncvis_params:
         double e, nu, a, b
+    double smallvis_ncvis_noise(double row_sum, double n_others,
+                                const smallvis_ncvis_params* k) noexcept
     # the output weights the normalised methods' loops here use
     double smallvis_tsne_w(double d2, double scale) noexcept
     double smallvis_tsne_edge(double p, double d2) noexcept
@@ -925,10 +927,11 @@ def asne_gradient(indptr, indices, data, Y, grad, n_threads):
 
 
 # ---------------------------------------------------------------------------
-# un-normalised methods (largevis, umap, tumap, ncvis): one engine for all,
-# fed by each method's unit (smallvis/methods/<method>.h, instantiated in
-# _pairloops.h); the named functions below only fill the unit's parameters
+# un-normalised methods: one engine for all, fed by each method's unit
+# (smallvis/methods/<method>.h, instantiated in _pairloops.h)
 # ---------------------------------------------------------------------------
+
+# ---- engine: begin
 
 
 cdef double _coef_gradient(const smallvis_exact_unit* unit, const void* params,
@@ -1006,7 +1009,11 @@ cdef double _pair_cost(const smallvis_exact_unit* unit, const void* params, indp
     for i in range(n):
         total += rrow[i] + erow[i]
     return 2.0 * total
+# ---- engine: end
 
+
+# The named functions: each fills its unit's parameter struct and hands the
+# unit's table to the engine.
 
 cdef smallvis_largevis_params _largevis_params(gamma, eps, alpha):
     cdef smallvis_largevis_params k
@@ -1089,10 +1096,18 @@ def tumap_gradient(indptr, indices, data, Y, eps, grad, n_threads):
 
 
 def _ncvis_noise(indptr, data, Py_ssize_t n, double nu):
-    """nu p_n(i) = nu * (row sum of P) / (N - 1) for every point."""
+    """Every point's noise nu p_n(i) (smallvis_ncvis_noise, N - 1 others)."""
     owner = np.repeat(np.arange(n), np.diff(indptr))
-    rows = np.bincount(owner, weights=data, minlength=n)
-    return np.ascontiguousarray(nu * rows / (n - 1))
+    rows_arr = np.bincount(owner, weights=data, minlength=n)
+    cdef const double[::1] rows = rows_arr
+    out_arr = np.empty(n)
+    cdef double[::1] out = out_arr
+    cdef smallvis_ncvis_params k
+    cdef Py_ssize_t i
+    k.nu = nu
+    for i in range(n):
+        out[i] = smallvis_ncvis_noise(rows[i], <double>(n - 1), &k)
+    return out_arr
 
 
 def ncvis_cost(indptr, indices, data, Y, Q, nu, a, b, n_threads):

@@ -20,8 +20,8 @@
  * smallvis/methods/common.h).  This file holds the engines that run them:
  * row loops written once and instantiated per unit by the macros below,
  * the unit tables the Cython callers pick from, and the specialised fast
- * paths (t-SNE's four rows, UMAP's two-pass 2-D row), which call the
- * units' inline functions rather than spell out a formula.
+ * paths (each between "fast path" marks), which call the units' inline
+ * functions rather than spell out a formula.
  */
 
 #if defined(__x86_64__) && defined(__linux__) && \
@@ -209,8 +209,8 @@ static double smallvis_tsne_cost_row_2d(const double *__restrict__ x,
  *   smallvis_NAME_row_value(psum, n, k)          a new point's per-point value;
  *   smallvis_NAME_transform_c(d2, p, r, k)       a new point's coefficient;
  *   smallvis_NAME_transform_cost(d2, p, r, k)    a new point's pair cost;
- * ri, rj are per-point values of the pair's ends (NCVis's noise; the
- * callers pass zeros for the others).  The engines below reach ``k``
+ * ri, rj are per-point values of the pair's ends (a noise level, say; the
+ * callers pass zeros for a method without them).  The engines below reach ``k``
  * through a ``const void *`` once per row, and copy it into a local
  * struct, so that each loop runs on registers; every per-pair call is
  * inlined.  Coincident points (d2 == 0) exert no force: the rows zero c.

@@ -71,6 +71,9 @@ cdef double _transform(const smallvis_transform_unit* unit, const void* params, 
     return total
 
 
+# ---- the named functions: each hands its unit's table and parameters to the engine
+
+
 def asne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
     """Gaussian row KL of new points; see the reference twin."""
     return _transform(&smallvis_transform_asne, NULL, indptr, indices, data, Y, Y_ref,

@@ -17,6 +17,15 @@ typedef struct {
     double e, nu, a, b;
 } smallvis_ncvis_params;
 
+/* A point's noise r = nu p_n = nu (its row sum of P) / (the number of
+ * points it is compared with): n - 1 in the fit, n reference rows for a
+ * new point. */
+static inline double smallvis_ncvis_noise(double row_sum, double n_others,
+                                          const smallvis_ncvis_params *k)
+{
+    return k->nu * row_sum / n_others;
+}
+
 /* q = e^{-Q} / (1 + a d2^b), e^{-Q} at d2 = 0 */
 static inline double smallvis_ncvis_q(double d2, const smallvis_ncvis_params *k)
 {
@@ -81,7 +90,7 @@ static inline double smallvis_ncvis_edge(double p, double d2, double ri, double 
 static inline double smallvis_ncvis_row_value(double psum, ptrdiff_t n,
                                               const smallvis_ncvis_params *k)
 {
-    return k->nu * psum / (double)n;
+    return smallvis_ncvis_noise(psum, (double)n, k);
 }
 
 /* Transform row (the reference rows fixed, so only the new point's noise):
