@@ -20,7 +20,7 @@ final reduction (about 1e-15 relative).
 """
 
 from cython.parallel cimport prange, threadid
-from libc.math cimport exp, log, log1p, fabs, floor, fmin, fmax, frexp, ldexp, sqrt, INFINITY
+from libc.math cimport exp, log, fabs, floor, fmin, fmax, frexp, ldexp, sqrt, INFINITY
 from libc.stdint cimport int32_t, int64_t, uint8_t, INT64_MAX
 
 cdef extern from *:
@@ -29,29 +29,41 @@ cdef extern from *:
     ctypedef double* dptr "double * __restrict__"
     ctypedef const double* cdptr "const double * __restrict__"
 
-cdef extern from "methods/tsne.h" nogil:
-    # the units' parameter structs, filled by the named wrappers below
+# The method units (smallvis/methods/<method>.h): the parameter structs
+# that the named functions below fill, and the weights that the loops of
+# the normalised methods here use.
+cdef extern from "methods/largevis.h" nogil:
     ctypedef struct smallvis_largevis_params:
         double gamma, eps, alpha
     ctypedef struct smallvis_largevis_exp_params:
         double gamma
+
+cdef extern from "methods/umap.h" nogil:
     ctypedef struct smallvis_umap_params:
         double a, b, eps, gamma
+
+cdef extern from "methods/tumap.h" nogil:
     ctypedef struct smallvis_tumap_params:
         double eps
+
+cdef extern from "methods/ncvis.h" nogil:
     ctypedef struct smallvis_ncvis_params:
         double e, nu, a, b
     double smallvis_ncvis_noise(double row_sum, double n_others,
                                 const smallvis_ncvis_params* k) noexcept
-    # the output weights the normalised methods' loops here use
+
+cdef extern from "methods/tsne.h" nogil:
     double smallvis_tsne_w(double d2, double scale) noexcept
     double smallvis_tsne_edge(double p, double d2) noexcept
+
+cdef extern from "methods/asne.h" nogil:
     double smallvis_asne_w(double d2, double shift) noexcept
+
+cdef extern from "methods/ssne.h" nogil:
     double smallvis_ssne_w(double d2, double shift) noexcept
 
 cdef extern from "_pairloops.h" nogil:
     # C loops compiled once per instruction set (see the header)
-    double LOG_FLOOR "SMALLVIS_LOG_FLOOR"
     void smallvis_tsne_rows4_2d(const double* x, const double* y, Py_ssize_t n,
                                 Py_ssize_t i, const double* p0,
                                 const double* p1, const double* p2,

@@ -22,7 +22,7 @@ rounding, not bitwise.
 """
 
 from cython.parallel cimport prange, threadid
-from libc.math cimport exp, exp2, log2, NAN
+from libc.math cimport log2, NAN
 from libc.stdint cimport int32_t, int64_t, uint64_t, uintptr_t
 from libc.stdlib cimport calloc, free, malloc
 
