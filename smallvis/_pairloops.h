@@ -207,8 +207,8 @@ static double smallvis_tsne_cost_row_2d(const double *__restrict__ x,
  *   smallvis_NAME_repulsion_scale(k)             factor of a row's sum of it;
  *   smallvis_NAME_edge(p, d2, ri, rj, k)         a stored entry's cost term;
  *   smallvis_NAME_row_value(psum, n, k)          a new point's per-point value;
- *   smallvis_NAME_transform_c(d2, p, r, k)       a new point's coefficient;
- *   smallvis_NAME_transform_cost(d2, p, r, k)    a new point's pair cost;
+ *   smallvis_NAME_transform_c(d2, p, r, k)       a new point's coefficient
+ *       (its cost is the fit's: the repulsion and edge terms, with ri = rj = r);
  * ri, rj are per-point values of the pair's ends (a noise level, say; the
  * callers pass zeros for a method without them).  The engines below reach ``k``
  * through a ``const void *`` once per row, and copy it into a local
@@ -361,7 +361,22 @@ static void smallvis_umap_row_2d_two_pass(
  * the cost row returns the row's cost.
  */
 
-/* Un-normalised units: c_sj = transform_c(d2, p, r), r the row's value. */
+/* A loop the compiler must not vectorise: its body runs for a few entries
+ * of a long row, and a vector loop would evaluate it for all of them. */
+#if defined(__clang__)
+#define SMALLVIS_SCALAR_LOOP _Pragma("clang loop vectorize(disable)")
+#define SMALLVIS_SCALAR_FN
+#elif defined(__GNUC__)
+#define SMALLVIS_SCALAR_LOOP
+#define SMALLVIS_SCALAR_FN __attribute__((noinline, optimize("no-tree-vectorize")))
+#else
+#define SMALLVIS_SCALAR_LOOP
+#define SMALLVIS_SCALAR_FN
+#endif
+
+/* Un-normalised units.  c_sj = transform_c(d2, p, r), r the row's value;
+ * the cost is the fit's, for the pairs (s, j) with both ends' value r:
+ *     scale * sum_j repulsion(d2_j) + sum_{p_sj > 0} edge(p_sj, d2_j). */
 #define SMALLVIS_TRANSFORM_PAIR_ROWS(name)                                    \
     SMALLVIS_CLONES                                                           \
     static void smallvis_##name##_transform_coef_row(                         \
@@ -376,17 +391,31 @@ static void smallvis_umap_row_2d_two_pass(
             c[j] = d2[j] > 0.0 ? v : 0.0;                                     \
         }                                                                     \
     }                                                                         \
+    SMALLVIS_SCALAR_FN                                                        \
+    static double smallvis_##name##_transform_edges(                          \
+        const double *d2, const double *p, ptrdiff_t n, double r,             \
+        const smallvis_##name##_params *k)                                    \
+    {                                                                         \
+        double s = 0.0;                                                       \
+        SMALLVIS_SCALAR_LOOP                                                  \
+        for (ptrdiff_t j = 0; j < n; j++)                                     \
+            if (p[j] > 0.0)                                                   \
+                s += smallvis_##name##_edge(p[j], d2[j], r, r, k);            \
+        return s;                                                             \
+    }                                                                         \
+    SMALLVIS_CLONES                                                           \
     static double smallvis_##name##_transform_cost_row(                       \
-        const double *d2, const double *p, ptrdiff_t n, double psum,          \
-        const void *params)                                                   \
+        const double *__restrict__ d2, const double *__restrict__ p,          \
+        ptrdiff_t n, double psum, const void *params)                         \
     {                                                                         \
         const smallvis_##name##_params k =                                    \
             *(const smallvis_##name##_params *)params;                        \
         const double r = smallvis_##name##_row_value(psum, n, &k);            \
-        double cost = 0.0;                                                    \
+        double s = 0.0;                                                       \
         for (ptrdiff_t j = 0; j < n; j++)                                     \
-            cost += smallvis_##name##_transform_cost(d2[j], p[j], r, &k);     \
-        return cost;                                                          \
+            s += smallvis_##name##_repulsion(d2[j], r, r, &k);                \
+        return smallvis_##name##_repulsion_scale(&k) * s                      \
+            + smallvis_##name##_transform_edges(d2, p, n, r, &k);             \
     }
 
 /* Normalised units: KL(p_s || q_s), q_sj = w_sj / sum_k w_sk, through the

@@ -4,8 +4,8 @@
  * A unit is one method's maths for the compiled kernels: its named
  * parameter struct, output weight, exact pair coefficient, cost terms,
  * transform-row terms and stochastic (SGD) coefficients, each a static
- * inline function.  The engines (smallvis/_pairloops.h for the exact and
- * transform rows, smallvis/_sgd_kernels.pyx for the epoch loop) are
+ * inline function.  The engines (_pairloops.h for the exact and
+ * transform rows, _sgd_kernels.pyx for the epoch loop) are
  * instantiated once per unit and never spell out a method's formula.
  * The NumPy reference of every piece carries the same formula in a
  * ``.. math::`` block.
@@ -76,12 +76,6 @@ static inline double smallvis_xlogx(double x)
     return x > 0.0 ? x * log(x) : 0.0;
 }
 
-/* x log y, 0 at x = 0. */
-static inline double smallvis_xlogy(double x, double y)
-{
-    return x > 0.0 ? x * log(y) : 0.0;
-}
-
 /*
  * The repulsive cost of a heavy-tailed weight w = 1 / (1 + u), u >= 0:
  *     -log(1 - w) = log(1 + u) - log(u),
@@ -107,17 +101,6 @@ static inline double smallvis_power_w(double d2b, double a)
 static inline double smallvis_fuzzy_edge(double v, double u)
 {
     return smallvis_xlogx(v) + smallvis_xlogx(1.0 - v) + v * smallvis_floored_log(u);
-}
-
-/*
- * The whole fuzzy cross-entropy of one pair (a new point's row):
- *     v log v + (1 - v) log(1 - v) - v log w - (1 - v) log(1 - w),
- * w = 1 / (1 + u).
- */
-static inline double smallvis_fuzzy_cross_entropy(double v, double u)
-{
-    return smallvis_xlogx(v) + smallvis_xlogx(1.0 - v) + v * log1p(u)
-        + (1.0 - v) * smallvis_fuzzy_repulsion(u);
 }
 
 #endif /* SMALLVIS_METHODS_COMMON_H */

@@ -5,7 +5,7 @@
  * with the cost sum_{ij} -p_ij log w_ij - gamma sum_{ij} log(1 - w_ij)
  * (docs/theory.md; NumPy unit: the LargeVis reference functions).
  * Every function is documented by its formula; the engines of
- * smallvis/_pairloops.h and smallvis/_sgd_kernels.pyx instantiate them.
+ * _pairloops.h and _sgd_kernels.pyx instantiate them.
  */
 #ifndef SMALLVIS_METHODS_LARGEVIS_H
 #define SMALLVIS_METHODS_LARGEVIS_H
@@ -79,14 +79,6 @@ static inline double smallvis_largevis_transform_c(double d2, double p, double r
 {
     double unused = 0.0;
     return 2.0 * smallvis_largevis_c(d2, p, r, r, k, &unused);
-}
-
-/* Transform row cost term: p log(1 + alpha d2) - gamma log(1 - w). */
-static inline double smallvis_largevis_transform_cost(double d2, double p, double r,
-                                                      const smallvis_largevis_params *k)
-{
-    return smallvis_largevis_edge(p, d2, r, r, k)
-        + smallvis_largevis_repulsion_scale(k) * smallvis_largevis_repulsion(d2, r, r, k);
 }
 
 /* The stochastic loop (alpha = 1).  Attraction of a positive sample:
@@ -185,14 +177,6 @@ static inline double smallvis_largevis_exp_transform_c(
 {
     double unused = 0.0;
     return 2.0 * smallvis_largevis_exp_c(d2, p, r, r, k, &unused);
-}
-
-/* p (d2 + log(1 + exp(-d2))) + gamma log(1 + exp(-d2)) */
-static inline double smallvis_largevis_exp_transform_cost(
-    double d2, double p, double r, const smallvis_largevis_exp_params *k)
-{
-    const double e = smallvis_largevis_exp_repulsion(d2, r, r, k);
-    return p * (d2 + e) + smallvis_largevis_exp_repulsion_scale(k) * e;
 }
 
 #endif /* SMALLVIS_METHODS_LARGEVIS_H */

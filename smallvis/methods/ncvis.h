@@ -105,14 +105,6 @@ static inline double smallvis_ncvis_transform_c(double d2, double p, double r,
     return 2.0 * r / (qm + r) * (p - qm) * k->a * k->b * (t / dd) * qh;
 }
 
-/* Transform row cost: -(p log(q / (q + r)) + r log(r / (q + r))). */
-static inline double smallvis_ncvis_transform_cost(double d2, double p, double r,
-                                                   const smallvis_ncvis_params *k)
-{
-    const double qm = smallvis_ncvis_q(d2, k);
-    return -(smallvis_xlogy(p, qm / (qm + r)) + smallvis_xlogy(r, r / (qm + r)));
-}
-
 /* The stochastic loop.  For the squared distance d2 and the normalisation
  * Q' seen by the head (q here), in the epoch with nu noise samples:
  *     w' = e^{-Q'} q_hat / nu,  slope = 2 a b d^{2(b-1)} q_hat

@@ -68,13 +68,4 @@ static inline double smallvis_tumap_transform_c(double d2, double p, double r,
     return 2.0 * smallvis_tumap_c(d2, p, r, r, k, &unused);
 }
 
-/* the pair's whole fuzzy cross-entropy, u = d2 */
-static inline double smallvis_tumap_transform_cost(double d2, double p, double r,
-                                                   const smallvis_tumap_params *k)
-{
-    (void)r;
-    (void)k;
-    return smallvis_fuzzy_cross_entropy(p, d2);
-}
-
 #endif /* SMALLVIS_METHODS_TUMAP_H */

@@ -82,14 +82,6 @@ static inline double smallvis_umap_transform_c(double d2, double p, double r,
     return 2.0 * smallvis_umap_c(d2, p, r, r, k, &unused);
 }
 
-/* the pair's whole fuzzy cross-entropy */
-static inline double smallvis_umap_transform_cost(double d2, double p, double r,
-                                                  const smallvis_umap_params *k)
-{
-    (void)r;
-    return smallvis_fuzzy_cross_entropy(p, smallvis_umap_u(d2, k));
-}
-
 /* The stochastic loop (umap-learn).  Attraction of a positive sample,
  *     c_a = -2 a b d^{2(b-1)} / (1 + a d^{2b})   (0 at d2 = 0),
  * repulsion of a negative sample,
