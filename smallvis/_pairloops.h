@@ -40,7 +40,9 @@
 
 /* ---- the units: begin -------------------------------------------------
  * The one list of the compiled methods.  Adding a method: write its unit
- * smallvis/methods/<method>.h, include it here and add one line to a list.
+ * smallvis/methods/<method>.h, include it here and add one line to a list
+ * (and, for a stochastic loop, one line to SMALLVIS_SGD_UNITS in
+ * _sgd_kernels.pyx); its named Cython functions only fill its struct.
  *
  * SMALLVIS_PAIR_UNITS: the un-normalised methods (a cost summed over
  * pairs), each with how its exact gradient runs in two output dimensions:
