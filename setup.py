@@ -7,6 +7,7 @@ then accepted but ignored).  No ``-march=native``: the default build must run
 on any machine of the same architecture.
 """
 
+import glob
 import os
 import shutil
 import subprocess
@@ -133,19 +134,26 @@ compile_args = [] if sys.platform == "win32" else fast_math
 # multiply-add.  It has no reductions to vectorise, so it loses nothing.
 exact_order = [] if sys.platform == "win32" else ["-O3", "-fno-math-errno", "-ffp-contract=off"]
 
+# The package directory is an include directory, so that the engines reach
+# each method's C unit as "methods/<method>.h" wherever they live.
+PACKAGE_DIR = "smallvis"
+UNITS = sorted(glob.glob(os.path.join(PACKAGE_DIR, "methods", "*.h")))
+
 extensions = [
     Extension(
         "smallvis.backends._sgd_kernels",
         ["smallvis/backends/_sgd_kernels.pyx"],
+        include_dirs=[PACKAGE_DIR],
+        depends=UNITS,
         extra_compile_args=exact_order + omp_compile,
         extra_link_args=omp_link,
     ),
     Extension(
         "smallvis.backends._kernels",
         ["smallvis/backends/_kernels.pyx"],
-        include_dirs=[np.get_include(), "smallvis", "smallvis/kernels"],
+        include_dirs=[np.get_include(), PACKAGE_DIR],
         depends=["smallvis/backends/_pairloops.h", "smallvis/backends/_fft_repulsion.pxi",
-                 "smallvis/backends/_transform_kernels.pxi"],
+                 "smallvis/backends/_transform_kernels.pxi"] + UNITS,
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")] + mvec_macros,
         extra_compile_args=compile_args + omp_compile + mvec_compile,
         libraries=mvec_libs,
@@ -157,5 +165,6 @@ setup(
     ext_modules=cythonize(
         extensions,
         compiler_directives={"language_level": "3"},
+        include_path=[PACKAGE_DIR],
     ),
 )

@@ -1,6 +1,6 @@
 # Included by _kernels.pyx: t-SNE with FFT-accelerated interpolation.
 #
-# Cython twins of smallvis.reference.tsne_fft_cost and tsne_fft_gradient; the
+# Cython twins of smallvis.backends.reference.tsne_fft_cost and tsne_fft_gradient; the
 # algorithm and its formulas are in the reference docstrings and in
 # docs/theory.md §3.9.  The grid geometry, the Lagrange weights, the spreading
 # of charges onto the nodes and the interpolation back to the points are C
@@ -54,10 +54,14 @@ def _kernel_hat(kernel_power, Py_ssize_t m, Py_ssize_t size, Py_ssize_t dim, dou
     of the data in 2-D; the rows k > size/2 of the ``rfftn`` layout repeat
     rows size - k.
     """
-    cdef Py_ssize_t half = size // 2
+    cdef Py_ssize_t half = size // 2, t
     near2 = np.arange(m, dtype=np.float64) ** 2
     d2 = near2 if dim == 1 else near2[:, None] + near2[None, :]
-    quadrant = 1.0 / (1.0 + d2 * step2)
+    quadrant = np.empty_like(d2)
+    cdef const double[::1] d2v = d2.reshape(-1)
+    cdef double[::1] wv = quadrant.reshape(-1)
+    for t in range(wv.shape[0]):
+        wv[t] = smallvis_tsne_w(d2v[t] * step2, 1.0)
     if kernel_power == 2:
         quadrant *= quadrant
     first_half = np.zeros((half + 1,) * dim)
@@ -222,7 +226,7 @@ def tsne_fft_cost(indptr, indices, data, Y, n_interpolation, n_threads):
                     for d in range(dim):
                         diff = y[i, d] - y[j, d]
                         d2 = d2 + diff * diff
-                    s = s + pv * log(pv * (1.0 + d2))
+                    s = s + smallvis_tsne_edge(pv, d2)
             srow[i] = s
             prow[i] = ps
     cdef double total = 0.0, p_sum = 0.0
@@ -274,7 +278,7 @@ def tsne_fft_gradient(indptr, indices, data, Y, n_interpolation, grad, n_threads
                 if dim == 2:
                     diff = y[i, 1] - y[j, 1]
                     d2 = d2 + diff * diff
-                coef = dv[k] / (1.0 + d2)
+                coef = smallvis_tsne_w(d2, dv[k])  # p / (1 + d2)
                 a0 = a0 + coef * (y[i, 0] - y[j, 0])
                 if dim == 2:
                     a1 = a1 + coef * (y[i, 1] - y[j, 1])

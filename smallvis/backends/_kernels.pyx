@@ -1,7 +1,7 @@
 # cython: language_level=3
 # cython: boundscheck=False, wraparound=False, cdivision=True
 # cython: initializedcheck=False, nonecheck=False, embedsignature=False
-"""Cython twins of :mod:`smallvis.reference`.
+"""Cython twins of :mod:`smallvis.backends.reference`.
 
 Each public function here has the same name, the same ``inspect.signature``
 and the same meaning as its NumPy twin; see the reference docstrings for the
@@ -20,7 +20,7 @@ final reduction (about 1e-15 relative).
 """
 
 from cython.parallel cimport prange, threadid
-from libc.math cimport exp, log, log1p, fabs, floor, fmin, fmax, frexp, ldexp, sqrt, INFINITY
+from libc.math cimport exp, log, fabs, floor, fmin, fmax, frexp, ldexp, sqrt, INFINITY
 from libc.stdint cimport int32_t, int64_t, uint8_t, INT64_MAX
 
 cdef extern from *:
@@ -29,12 +29,41 @@ cdef extern from *:
     ctypedef double* dptr "double * __restrict__"
     ctypedef const double* cdptr "const double * __restrict__"
 
+# The method units (smallvis/methods/<method>.h): the parameter structs
+# that the named functions below fill, and the weights that the loops of
+# the normalised methods here use.
+cdef extern from "methods/largevis.h" nogil:
+    ctypedef struct smallvis_largevis_params:
+        double gamma, eps, alpha
+    ctypedef struct smallvis_largevis_exp_params:
+        double gamma
+
+cdef extern from "methods/umap.h" nogil:
+    ctypedef struct smallvis_umap_params:
+        double a, b, eps, gamma
+
+cdef extern from "methods/tumap.h" nogil:
+    ctypedef struct smallvis_tumap_params:
+        double eps
+
+cdef extern from "methods/ncvis.h" nogil:
+    ctypedef struct smallvis_ncvis_params:
+        double e, nu, a, b
+    double smallvis_ncvis_noise(double row_sum, double n_others,
+                                const smallvis_ncvis_params* k) noexcept
+
+cdef extern from "methods/tsne.h" nogil:
+    double smallvis_tsne_w(double d2, double scale) noexcept
+    double smallvis_tsne_edge(double p, double d2) noexcept
+
+cdef extern from "methods/asne.h" nogil:
+    double smallvis_asne_w(double d2, double shift) noexcept
+
+cdef extern from "methods/ssne.h" nogil:
+    double smallvis_ssne_w(double d2, double shift) noexcept
+
 cdef extern from "_pairloops.h" nogil:
     # C loops compiled once per instruction set (see the header)
-    double LOG_FLOOR "SMALLVIS_LOG_FLOOR"
-    # the output weights, one definition each
-    double smallvis_cauchy(double d2, double scale) noexcept
-    double smallvis_umap_w(double u, double a) noexcept
     void smallvis_tsne_rows4_2d(const double* x, const double* y, Py_ssize_t n,
                                 Py_ssize_t i, const double* p0,
                                 const double* p1, const double* p2,
@@ -47,37 +76,44 @@ cdef extern from "_pairloops.h" nogil:
                                        double scale, double* ax, double* ay,
                                        double* rx, double* ry,
                                        double* z) noexcept
-    double smallvis_largevis_coef(const double* d2, const double* p,
-                                const double* aux, Py_ssize_t i, Py_ssize_t start,
-                                Py_ssize_t n, const double* q, double* coef) noexcept
-    double smallvis_largevis_exp_coef(const double* d2, const double* p,
-                                    const double* aux, Py_ssize_t i, Py_ssize_t start,
-                                    Py_ssize_t n, const double* q, double* coef) noexcept
-    double smallvis_umap_coef(const double* d2, const double* p,
-                            const double* aux, Py_ssize_t i, Py_ssize_t start,
-                            Py_ssize_t n, const double* q, double* coef) noexcept
-    double smallvis_tumap_coef(const double* d2, const double* p,
-                             const double* aux, Py_ssize_t i, Py_ssize_t start,
-                             Py_ssize_t n, const double* q, double* coef) noexcept
-    void smallvis_largevis_row_2d(const double* x, const double* y,
-                                  Py_ssize_t n, Py_ssize_t i, const double* p,
-                                  const double* q, double* gx,
-                                  double* gy) noexcept
-    void smallvis_largevis_exp_row_2d(const double* x, const double* y,
-                                      Py_ssize_t n, Py_ssize_t i,
-                                      const double* p, const double* q,
-                                      double* gx, double* gy) noexcept
-    void smallvis_umap_row_2d(const double* x, const double* y, Py_ssize_t n,
-                              Py_ssize_t i, const double* p, const double* q,
-                              double* gx, double* gy) noexcept
-    void smallvis_tumap_row_2d(const double* x, const double* y, Py_ssize_t n,
-                               Py_ssize_t i, const double* p, const double* q,
-                               double* gx, double* gy) noexcept
-    double smallvis_cauchy_repulsion_row(const double* d2, Py_ssize_t start,
-                                         Py_ssize_t n, double a,
-                                         double b) noexcept
-    double smallvis_exp_repulsion_row(const double* d2, Py_ssize_t start,
-                                      Py_ssize_t n) noexcept
+    # an un-normalised unit's exact rows (see the header)
+    ctypedef struct smallvis_exact_unit:
+        double (*coef_row)(const double* d2, const double* p, const double* aux,
+                           Py_ssize_t i, Py_ssize_t start, Py_ssize_t n,
+                           const void* params, double* coef) noexcept nogil
+        void (*row_2d)(const double* x, const double* y, Py_ssize_t n,
+                       Py_ssize_t i, const double* p, const void* params,
+                       double* gx, double* gy) noexcept nogil
+        double (*repulsion_row)(const double* d2, const double* aux, Py_ssize_t i,
+                                Py_ssize_t start, Py_ssize_t n,
+                                const void* params) noexcept nogil
+        double (*edge_row)(const int64_t* indptr, const int64_t* indices,
+                           const double* data, int dense, const double* d2,
+                           const double* aux, Py_ssize_t i, Py_ssize_t n,
+                           const void* params) noexcept nogil
+    # a unit's rows for new points (see the header)
+    ctypedef struct smallvis_transform_unit:
+        void (*coef_row)(const double* d2, const double* p, Py_ssize_t n,
+                         double psum, const void* params, double* c) noexcept nogil
+        double (*cost_row)(const double* d2, const double* p, Py_ssize_t n,
+                           double psum, const void* params) noexcept nogil
+    const smallvis_exact_unit smallvis_exact_largevis
+    const smallvis_exact_unit smallvis_exact_largevis_exp
+    const smallvis_exact_unit smallvis_exact_umap
+    const smallvis_exact_unit smallvis_exact_tumap
+    const smallvis_exact_unit smallvis_exact_ncvis
+    const smallvis_transform_unit smallvis_transform_asne
+    const smallvis_transform_unit smallvis_transform_ssne
+    const smallvis_transform_unit smallvis_transform_tsne
+    const smallvis_transform_unit smallvis_transform_largevis
+    const smallvis_transform_unit smallvis_transform_largevis_exp
+    const smallvis_transform_unit smallvis_transform_umap
+    const smallvis_transform_unit smallvis_transform_tumap
+    const smallvis_transform_unit smallvis_transform_ncvis
+    void smallvis_tr_sq_dists(const double* Rt, Py_ssize_t n, Py_ssize_t dim,
+                              const double* y, double* d2) noexcept
+    double smallvis_tr_force(const double* Rt, Py_ssize_t n, const double* c,
+                             double yd) noexcept
     double smallvis_row_entropy(const double* d2, Py_ssize_t m, double dmin,
                                 double beta, double* p, double* z) noexcept
     double smallvis_row_entropy_slope(const double* d2, Py_ssize_t m, double dmin,
@@ -89,17 +125,9 @@ cdef extern from "_pairloops.h" nogil:
                                      Py_ssize_t i, const double* p,
                                      Py_ssize_t start, Py_ssize_t n,
                                      double* z, double* psum) noexcept
-    double smallvis_ncvis_coef(const double* d2, const double* p,
-                               const double* r, Py_ssize_t i, Py_ssize_t start,
-                               Py_ssize_t n, const double* q,
-                               double* coef) noexcept
     double smallvis_tie_key(double d2) noexcept
     void smallvis_sq_dists_to(const double* X, Py_ssize_t dim, const double* xi,
                               const int64_t* cand, Py_ssize_t m, double* out) noexcept
-    double smallvis_ncvis_noise_row(const double* d2, const double* r,
-                                    Py_ssize_t i, Py_ssize_t start,
-                                    Py_ssize_t n, double e, double a,
-                                    double b) noexcept
 
 import numpy as np
 
@@ -547,13 +575,13 @@ def tsne_cost(indptr, indices, data, Y, n_threads):
                 d2 = &sc[threadid(), 0, 0]
                 _sq_dist_row(&Yt[0, 0], n, dim, i, i + 1, d2)
                 for j in range(i + 1, n):
-                    z = z + smallvis_cauchy(d2[j], 1.0)
+                    z = z + smallvis_tsne_w(d2[j], 1.0)
                 for k in range(ip[i], ip[i + 1]):
                     j = ix[k]
                     p = dv[k]
                     ps = ps + p
                     if j > i and p > 0.0:
-                        s = s + p * log(p * (1.0 + d2[j]))
+                        s = s + smallvis_tsne_edge(p, d2[j])
             zrow[i] = z
             lrow[i] = s
             prow_sum[i] = ps
@@ -571,7 +599,7 @@ cdef void _tsne_pair(const double* Yt, Py_ssize_t n, Py_ssize_t dim,
                      double* attr, double* rep, double* zi) noexcept nogil:
     """One unordered pair (i, j) of the t-SNE gradient (w scaled by ``scale``)."""
     cdef Py_ssize_t d
-    cdef double w = smallvis_cauchy(_pair_sq_dist(Yt, n, dim, i, j), scale)
+    cdef double w = smallvis_tsne_w(_pair_sq_dist(Yt, n, dim, i, j), scale)
     cdef double a = p * w, r = w * w, diff
     zi[0] += w
     for d in range(dim):
@@ -591,7 +619,7 @@ cdef void _tsne_row(const double* Yt, Py_ssize_t n, Py_ssize_t dim,
     cdef double z = 0.0, w
     _sq_dist_row(Yt, n, dim, i, start, d2)
     for j in range(start, n):
-        w = smallvis_cauchy(d2[j], scale)
+        w = smallvis_tsne_w(d2[j], scale)
         z += w
         ca[j] = prow[j] * w
         cr[j] = w * w
@@ -757,7 +785,7 @@ def ssne_cost(indptr, indices, data, Y, n_threads):
             _sq_dist_row(&Yt[0, 0], n, dim, i, i + 1, d2)
             z = 0.0
             for j in range(i + 1, n):
-                z = z + exp(-(d2[j] - m))
+                z = z + smallvis_ssne_w(d2[j], m)
             zrow[i] = z
             s = 0.0
             for k in range(ip[i], ip[i + 1]):
@@ -801,7 +829,7 @@ def ssne_gradient(indptr, indices, data, Y, grad, n_threads):
             _scatter_row(&ip[0], &ix[0], &dv[0], i, i + 1, prow)
             z = 0.0
             for j in range(i + 1, n):
-                e = exp(-(d2[j] - m))
+                e = smallvis_ssne_w(d2[j], m)
                 z = z + e
                 d2[j] = e
             zrow[i] = z
@@ -835,7 +863,7 @@ cdef inline double _asne_row_weights(const double* Yt, Py_ssize_t n,
         if j == i:
             e[j] = 0.0
         else:
-            e[j] = exp(-(d2[j] - m))
+            e[j] = smallvis_asne_w(d2[j], m)
             z += e[j]
     m_out[0] = m
     return z
@@ -911,117 +939,23 @@ def asne_gradient(indptr, indices, data, Y, grad, n_threads):
 
 
 # ---------------------------------------------------------------------------
-# un-normalised methods (largevis, umap, tumap, ncvis): one engine, one small
-# "coefficient" and "cost" function per method (after uwot's gradient classes)
+# un-normalised methods: one engine for all, fed by each method's unit
+# (smallvis/methods/<method>.h, instantiated in _pairloops.h)
 # ---------------------------------------------------------------------------
 
-# The per-method pieces take the row i, a per-point auxiliary array ``aux``
-# (NCVis's nu p_n; unused by the others) and the parameter vector q.
-#
-# coef(d2, p, aux, i, start, n, q, coef): c_j with force 4 c_j (y_i - y_j);
-# returns row i's term of the derivative in a learned scalar (else 0)
-ctypedef double (*coef_fn)(const double*, const double*, const double*,
-                           Py_ssize_t, Py_ssize_t, Py_ssize_t, const double*,
-                           double*) noexcept nogil
-# row_2d(x, y, n, i, p, q, gx, gy): the force part, fused, for 2-D output
-ctypedef void (*row2d_fn)(const double*, const double*, Py_ssize_t,
-                          Py_ssize_t, const double*, const double*, double*,
-                          double*) noexcept nogil
-# repulsion(d2, aux, i, start, n, q): sum over j of the all-pairs cost term
-ctypedef double (*repulsion_fn)(const double*, const double*, Py_ssize_t,
-                                Py_ssize_t, Py_ssize_t,
-                                const double*) noexcept nogil
-# edge(p, d2, aux, i, j, q): the cost term of a stored entry beyond it
-ctypedef double (*edge_fn)(double, double, const double*, Py_ssize_t,
-                           Py_ssize_t, const double*) noexcept nogil
+# ---- engine: begin
 
 
-cdef inline double _xlogx(double x) noexcept nogil:
-    return x * log(x) if x > 0.0 else 0.0
-
-
-cdef inline double _floored_log(double x) noexcept nogil:
-    return log(x if x > LOG_FLOOR else LOG_FLOOR)
-
-
-# q: largevis (gamma, eps, alpha); largevis_exp (gamma,); umap (a, b, eps);
-#    tumap (eps,); ncvis (exp(-Q), a, b)
-
-cdef double _largevis_repulsion(const double* d2, const double* aux,
-                                Py_ssize_t i, Py_ssize_t start, Py_ssize_t n,
-                                const double* q) noexcept nogil:
-    return q[0] * smallvis_cauchy_repulsion_row(d2, start, n, q[2], 1.0)
-
-
-cdef double _largevis_edge(double p, double d2, const double* aux,
-                           Py_ssize_t i, Py_ssize_t j,
-                           const double* q) noexcept nogil:
-    return p * log1p(q[2] * d2)
-
-
-cdef double _largevis_exp_repulsion(const double* d2, const double* aux,
-                                    Py_ssize_t i, Py_ssize_t start,
-                                    Py_ssize_t n, const double* q) noexcept nogil:
-    return q[0] * smallvis_exp_repulsion_row(d2, start, n)
-
-
-cdef double _largevis_exp_edge(double p, double d2, const double* aux,
-                               Py_ssize_t i, Py_ssize_t j,
-                               const double* q) noexcept nogil:
-    return p * (d2 + log1p(exp(-d2)))
-
-
-cdef double _umap_repulsion(const double* d2, const double* aux, Py_ssize_t i,
-                            Py_ssize_t start, Py_ssize_t n,
-                            const double* q) noexcept nogil:
-    return smallvis_cauchy_repulsion_row(d2, start, n, q[0], q[1])
-
-
-cdef double _umap_edge(double v, double d2, const double* aux, Py_ssize_t i,
-                       Py_ssize_t j, const double* q) noexcept nogil:
-    cdef double u = q[0] * exp(q[1] * log(d2)) if d2 > 0.0 else 0.0
-    return _xlogx(v) + _xlogx(1.0 - v) + v * _floored_log(u)
-
-
-cdef double _tumap_repulsion(const double* d2, const double* aux, Py_ssize_t i,
-                             Py_ssize_t start, Py_ssize_t n,
-                             const double* q) noexcept nogil:
-    return smallvis_cauchy_repulsion_row(d2, start, n, 1.0, 1.0)
-
-
-cdef double _tumap_edge(double v, double d2, const double* aux, Py_ssize_t i,
-                        Py_ssize_t j, const double* q) noexcept nogil:
-    return _xlogx(v) + _xlogx(1.0 - v) + v * _floored_log(d2)
-
-
-# NCVis's terms depend on the ordered pair (through nu p_n(i)); _pair_cost
-# counts each unordered pair twice, so these return the mean of (i, j), (j, i).
-
-cdef double _ncvis_repulsion(const double* d2, const double* r, Py_ssize_t i,
-                             Py_ssize_t start, Py_ssize_t n,
-                             const double* q) noexcept nogil:
-    return 0.5 * smallvis_ncvis_noise_row(d2, r, i, start, n, q[0], q[1], q[2])
-
-
-cdef double _ncvis_edge(double p, double d2, const double* r, Py_ssize_t i,
-                        Py_ssize_t j, const double* q) noexcept nogil:
-    cdef double m = q[0] * smallvis_umap_w(exp(q[2] * log(d2)), q[1]) if d2 > 0.0 else q[0]
-    return 0.5 * p * (log1p(r[i] / m) + log1p(r[j] / m))
-
-
-cdef double _coef_gradient(coef_fn coef, row2d_fn row_2d, params, indptr,
-                           indices, data, Y, grad, int nt, aux=None):
+cdef double _coef_gradient(const smallvis_exact_unit* unit, const void* params,
+                           indptr, indices, data, Y, grad, int nt, aux=None):
     """Gradient 4 sum_j c_ij (y_i - y_j) over unordered pairs (P symmetric).
 
     Writes ``grad``; returns the sum of the rows' learned-scalar terms.
-    ``row_2d`` may be NULL (no fused 2-D loop).
+    The unit's fused 2-D row, when it has one, runs for 2-D output.
     """
     cdef const int64_t[::1] ip = indptr
     cdef const int64_t[::1] ix = indices
     cdef const double[::1] dv = data
-    q_arr = np.zeros(3)
-    q_arr[:len(params)] = params
-    cdef double[::1] q = q_arr
     cdef Py_ssize_t n = Y.shape[0], dim = Y.shape[1], i
     cdef const double[::1] av = np.zeros(n) if aux is None else aux
     Yt_arr = np.ascontiguousarray(Y.T)
@@ -1032,6 +966,7 @@ cdef double _coef_gradient(coef_fn coef, row2d_fn row_2d, params, indptr,
     cdef double[:, :, ::1] acc = acc_arr
     cdef double[::1] lrow = np.zeros(n)
     cdef bint dense = ip[n] == n * n
+    cdef bint fused = dim == 2 and unit.row_2d != NULL
     cdef const double* prow
     cdef int t
     with nogil:
@@ -1042,13 +977,13 @@ cdef double _coef_gradient(coef_fn coef, row2d_fn row_2d, params, indptr,
             else:
                 _scatter_row(&ip[0], &ix[0], &dv[0], i, i + 1, &sc[t, 1, 0])
                 prow = &sc[t, 1, 0]
-            if dim == 2 and row_2d != NULL:
-                row_2d(&Yt[0, 0], &Yt[1, 0], n, i, prow, &q[0], &acc[t, 0, 0],
-                       &acc[t, 1, 0])
+            if fused:
+                unit.row_2d(&Yt[0, 0], &Yt[1, 0], n, i, prow, params, &acc[t, 0, 0],
+                            &acc[t, 1, 0])
             else:
                 _sq_dist_row(&Yt[0, 0], n, dim, i, i + 1, &sc[t, 0, 0])
-                lrow[i] = coef(&sc[t, 0, 0], prow, &av[0], i, i + 1, n, &q[0],
-                               &sc[t, 2, 0])
+                lrow[i] = unit.coef_row(&sc[t, 0, 0], prow, &av[0], i, i + 1, n,
+                                        params, &sc[t, 2, 0])
                 _accumulate_pairs(&Yt[0, 0], n, dim, i, i + 1, &sc[t, 2, 0],
                                   &acc[t, 0, 0])
             if not dense:
@@ -1060,126 +995,150 @@ cdef double _coef_gradient(coef_fn coef, row2d_fn row_2d, params, indptr,
     return total
 
 
-cdef double _pair_cost(repulsion_fn repulsion, edge_fn edge, params, indptr,
+cdef double _pair_cost(const smallvis_exact_unit* unit, const void* params, indptr,
                        indices, data, Y, int nt, aux=None):
     """2 * sum_{i<j} [repulsion(d2) + edge(p_ij, d2) for stored p_ij > 0]."""
     cdef const int64_t[::1] ip = indptr
-    cdef const int64_t[::1] ix = indices
-    cdef const double[::1] dv = data
-    cdef double[::1] q = np.ascontiguousarray(params, dtype=np.float64)
-    cdef Py_ssize_t n = Y.shape[0], dim = Y.shape[1], i, j
+    cdef const int64_t[::1] ix = np.ascontiguousarray(indices) if len(indices) else np.zeros(1, dtype=np.int64)
+    cdef const double[::1] dv = np.ascontiguousarray(data) if len(data) else np.zeros(1)
+    cdef Py_ssize_t n = Y.shape[0], dim = Y.shape[1], i
     cdef const double[::1] av = np.zeros(n) if aux is None else aux
     Yt_arr = np.ascontiguousarray(Y.T)
     cdef const double[:, ::1] Yt = Yt_arr
     cdef double[:, :, ::1] sc = _scratch(nt, 1, n)
     cdef double[::1] rrow = np.zeros(n)
     cdef double[::1] erow = np.zeros(n)
-    cdef bint dense = ip[n] == n * n
+    cdef int dense = ip[n] == n * n
     cdef double* d2
-    cdef double s, p
-    cdef int64_t k
     with nogil:
         for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
             d2 = &sc[threadid(), 0, 0]
             _sq_dist_row(&Yt[0, 0], n, dim, i, i + 1, d2)
-            rrow[i] = repulsion(d2, &av[0], i, i + 1, n, &q[0])
-            s = 0.0
-            if dense:
-                for j in range(i + 1, n):
-                    p = dv[i * n + j]
-                    if p > 0.0:
-                        s = s + edge(p, d2[j], &av[0], i, j, &q[0])
-            else:
-                for k in range(ip[i], ip[i + 1]):
-                    j = ix[k]
-                    if j > i and dv[k] > 0.0:
-                        s = s + edge(dv[k], d2[j], &av[0], i, j, &q[0])
-            erow[i] = s
+            rrow[i] = unit.repulsion_row(d2, &av[0], i, i + 1, n, params)
+            erow[i] = unit.edge_row(&ip[0], &ix[0], &dv[0], dense, d2, &av[0], i, n,
+                                    params)
     cdef double total = 0.0
     for i in range(n):
         total += rrow[i] + erow[i]
     return 2.0 * total
+# ---- engine: end
+
+
+# The named functions: each fills its unit's parameter struct and hands the
+# unit's table to the engine.
+
+cdef smallvis_largevis_params _largevis_params(gamma, eps, alpha):
+    cdef smallvis_largevis_params k
+    k.gamma, k.eps, k.alpha = gamma, eps, alpha
+    return k
+
+
+cdef smallvis_largevis_exp_params _largevis_exp_params(gamma):
+    cdef smallvis_largevis_exp_params k
+    k.gamma = gamma
+    return k
+
+
+cdef smallvis_umap_params _umap_params(a, b, eps):
+    cdef smallvis_umap_params k
+    k.a, k.b, k.eps, k.gamma = a, b, eps, 1.0
+    return k
+
+
+cdef smallvis_tumap_params _tumap_params(eps):
+    cdef smallvis_tumap_params k
+    k.eps = eps
+    return k
+
+
+cdef smallvis_ncvis_params _ncvis_params(Q, nu, a, b):
+    cdef smallvis_ncvis_params k
+    k.e, k.nu, k.a, k.b = exp(-<double>Q), nu, a, b
+    return k
 
 
 def largevis_cost(indptr, indices, data, Y, gamma, eps, alpha, n_threads):
     """LargeVis cost with w = 1 / (1 + alpha d^2); see the reference twin."""
-    return _pair_cost(_largevis_repulsion, _largevis_edge, (gamma, eps, alpha),
-                      indptr, indices, data, Y, n_threads)
+    cdef smallvis_largevis_params k = _largevis_params(gamma, eps, alpha)
+    return _pair_cost(&smallvis_exact_largevis, &k, indptr, indices, data, Y, n_threads)
 
 
 def largevis_gradient(indptr, indices, data, Y, gamma, eps, alpha, grad,
                       n_threads):
     """LargeVis gradient; see the reference twin."""
-    _coef_gradient(smallvis_largevis_coef, smallvis_largevis_row_2d, (gamma, eps, alpha), indptr, indices, data,
-                   Y, grad, n_threads)
+    cdef smallvis_largevis_params k = _largevis_params(gamma, eps, alpha)
+    _coef_gradient(&smallvis_exact_largevis, &k, indptr, indices, data, Y, grad, n_threads)
 
 
 def largevis_exp_cost(indptr, indices, data, Y, gamma, n_threads):
     """LargeVis cost with w = 1 / (1 + exp(d^2)); see the reference twin."""
-    return _pair_cost(_largevis_exp_repulsion, _largevis_exp_edge, (gamma,),
-                      indptr, indices, data, Y, n_threads)
+    cdef smallvis_largevis_exp_params k = _largevis_exp_params(gamma)
+    return _pair_cost(&smallvis_exact_largevis_exp, &k, indptr, indices, data, Y, n_threads)
 
 
 def largevis_exp_gradient(indptr, indices, data, Y, gamma, grad, n_threads):
     """LargeVis gradient with the exponential weight; see the reference twin."""
-    _coef_gradient(smallvis_largevis_exp_coef, smallvis_largevis_exp_row_2d, (gamma,), indptr, indices, data, Y,
-                   grad, n_threads)
+    cdef smallvis_largevis_exp_params k = _largevis_exp_params(gamma)
+    _coef_gradient(&smallvis_exact_largevis_exp, &k, indptr, indices, data, Y, grad,
+                   n_threads)
 
 
 def umap_cost(indptr, indices, data, Y, a, b, eps, n_threads):
     """UMAP fuzzy cross-entropy; see the reference twin."""
-    return _pair_cost(_umap_repulsion, _umap_edge, (a, b, eps), indptr,
-                      indices, data, Y, n_threads)
+    cdef smallvis_umap_params k = _umap_params(a, b, eps)
+    return _pair_cost(&smallvis_exact_umap, &k, indptr, indices, data, Y, n_threads)
 
 
 def umap_gradient(indptr, indices, data, Y, a, b, eps, grad, n_threads):
     """UMAP gradient 4 sum_j b (v_ij - w_ij) / (d^2 + eps) (y_i - y_j)."""
-    _coef_gradient(smallvis_umap_coef, smallvis_umap_row_2d, (a, b, eps), indptr, indices, data, Y, grad,
-                   n_threads)
+    cdef smallvis_umap_params k = _umap_params(a, b, eps)
+    _coef_gradient(&smallvis_exact_umap, &k, indptr, indices, data, Y, grad, n_threads)
 
 
 def tumap_cost(indptr, indices, data, Y, eps, n_threads):
     """t-UMAP cost (UMAP with a = b = 1); see the reference twin."""
-    return _pair_cost(_tumap_repulsion, _tumap_edge, (eps,), indptr, indices,
-                      data, Y, n_threads)
+    cdef smallvis_tumap_params k = _tumap_params(eps)
+    return _pair_cost(&smallvis_exact_tumap, &k, indptr, indices, data, Y, n_threads)
 
 
 def tumap_gradient(indptr, indices, data, Y, eps, grad, n_threads):
     """t-UMAP gradient 4 sum_j (v - w) w / (1 - w + eps) (y_i - y_j)."""
-    _coef_gradient(smallvis_tumap_coef, smallvis_tumap_row_2d, (eps,), indptr, indices, data, Y, grad,
-                   n_threads)
-
-
-
-# ---------------------------------------------------------------------------
-# ncvis
-# ---------------------------------------------------------------------------
+    cdef smallvis_tumap_params k = _tumap_params(eps)
+    _coef_gradient(&smallvis_exact_tumap, &k, indptr, indices, data, Y, grad, n_threads)
 
 
 def _ncvis_noise(indptr, data, Py_ssize_t n, double nu):
-    """nu p_n(i) = nu * (row sum of P) / (N - 1) for every point."""
+    """Every point's noise nu p_n(i) (smallvis_ncvis_noise, N - 1 others)."""
     owner = np.repeat(np.arange(n), np.diff(indptr))
-    rows = np.bincount(owner, weights=data, minlength=n)
-    return np.ascontiguousarray(nu * rows / (n - 1))
+    rows_arr = np.bincount(owner, weights=data, minlength=n)
+    cdef const double[::1] rows = rows_arr
+    out_arr = np.empty(n)
+    cdef double[::1] out = out_arr
+    cdef smallvis_ncvis_params k
+    cdef Py_ssize_t i
+    k.nu = nu
+    for i in range(n):
+        out[i] = smallvis_ncvis_noise(rows[i], <double>(n - 1), &k)
+    return out_arr
 
 
 def ncvis_cost(indptr, indices, data, Y, Q, nu, a, b, n_threads):
     """NCVis cost -J(Y, Q); see the reference twin."""
-    return _pair_cost(_ncvis_repulsion, _ncvis_edge, (exp(-<double>Q), a, b),
-                      indptr, indices, data, Y, n_threads,
+    cdef smallvis_ncvis_params k = _ncvis_params(Q, nu, a, b)
+    return _pair_cost(&smallvis_exact_ncvis, &k, indptr, indices, data, Y, n_threads,
                       aux=_ncvis_noise(indptr, data, Y.shape[0], nu))
 
 
 def ncvis_gradient(indptr, indices, data, Y, Q, nu, a, b, grad, n_threads):
     """NCVis gradient in Y (into grad); returns the derivative in Q."""
-    return _coef_gradient(smallvis_ncvis_coef, NULL, (exp(-<double>Q), a, b),
-                          indptr, indices, data, Y, grad, n_threads,
-                          aux=_ncvis_noise(indptr, data, Y.shape[0], nu))
+    cdef smallvis_ncvis_params k = _ncvis_params(Q, nu, a, b)
+    return _coef_gradient(&smallvis_exact_ncvis, &k, indptr, indices, data, Y, grad,
+                          n_threads, aux=_ncvis_noise(indptr, data, Y.shape[0], nu))
 
 
 # The stochastic optimizer's twins are compiled as their own extension,
 # without the flags that regroup floating-point arithmetic, so that they match
-# the reference bit for bit (see smallvis/_sgd_kernels.pyx); they belong to
+# the reference bit for bit (see smallvis/backends/_sgd_kernels.pyx); they belong to
 # this module's interface.
 from smallvis.backends._sgd_kernels import (alias_table, counter_randint, counter_random,
                                    counter_uniform, sgd_coefficients, sgd_epochs)

@@ -1,12 +1,9 @@
 /*
- * Innermost pair loops of smallvis._kernels that dominate exact-gradient
+ * Innermost pair loops of smallvis.backends._kernels that dominate exact-gradient
  * run time.  They are plain C so that the compiler can build one clone per
  * instruction set (AVX-512, AVX2, baseline x86-64) and pick the best one
  * when the module is loaded (GCC/Clang `target_clones`, dispatched through
  * an ifunc).  The default build stays portable: no -march flags.
- *
- * Each function is documented at its Cython caller in _kernels.pyx; the
- * maths is that of the NumPy reference in smallvis/reference.py.
  */
 #ifndef SMALLVIS_PAIRLOOPS_H
 #define SMALLVIS_PAIRLOOPS_H
@@ -15,56 +12,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/*
- * Vector maths.  When the build found glibc's libmvec (setup.py probes for
- * it and defines SMALLVIS_LIBMVEC), exp and log are declared with the simd
- * attribute so that GCC's vectoriser calls their vector versions; otherwise
- * they call the scalar libm functions.  Either way the result agrees with
- * the NumPy reference to a few units in the last place.
- */
-#if defined(SMALLVIS_LIBMVEC)
-double exp(double) __attribute__((simd("notinbranch")));
-double log(double) __attribute__((simd("notinbranch")));
-double log1p(double) __attribute__((simd("notinbranch")));
-#endif
+#include "methods/common.h"
 
 /*
- * x**y for x > 0 in vector loops.  With glibc 2.35's vector exp2 and log2
- * (setup.py defines SMALLVIS_LIBMVEC_EXP2) as exp2(y log2 x): on AVX-512
- * they take about 0.86 ns an element against 1.24 ns for exp(y log x), with
- * the same accuracy (the error of the exponent, |y log2 x| ulp, dominates
- * either way).
+ * The maths of each method lives in its unit, smallvis/methods/<method>.h
+ * (with the vector-maths declarations and shared pieces in
+ * smallvis/methods/common.h).  This file holds the engines that run them:
+ * row loops written once and instantiated per unit by the macros below,
+ * the unit tables the Cython callers pick from, and the specialised fast
+ * paths (each between "fast path" marks), which call the units' inline
+ * functions rather than spell out a formula.
  */
-#if defined(SMALLVIS_LIBMVEC_EXP2)
-double exp2(double) __attribute__((simd("notinbranch")));
-double log2(double) __attribute__((simd("notinbranch")));
-#define SMALLVIS_POW_POS(x, y) exp2((y) * log2(x))
-#else
-#define SMALLVIS_POW_POS(x, y) exp((y) * log(x))
-#endif
-
-/* Smallest positive normal double: floors log() arguments (see reference). */
-#define SMALLVIS_LOG_FLOOR 2.2250738585072014e-308
-
-/*
- * The output weights, each written once (reference.py has the same maths).
- *
- * Cauchy, w = 1 / (1 + d2), of t-SNE, LargeVis (with alpha d2) and t-UMAP.
- * ``scale`` multiplies the weight: 1 everywhere except in the t-SNE
- * gradient, which passes a power of two (exact, see tsne_gradient in
- * _kernels.pyx) so that w^2 does not underflow when the layout is huge.
- */
-static inline double smallvis_cauchy(double d2, double scale)
-{
-    return scale / (1.0 + d2);
-}
-
-/* UMAP (and NCVis), w = 1 / (1 + a u) with u = d2^b computed by the caller
- * (the vector loops compute d2^b in a separate pass). */
-static inline double smallvis_umap_w(double u, double a)
-{
-    return smallvis_cauchy(a * u, 1.0);
-}
 
 #if defined(__x86_64__) && defined(__linux__) && \
     ((defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8) || \
@@ -74,20 +32,58 @@ static inline double smallvis_umap_w(double u, double a)
 #define SMALLVIS_CLONES
 #endif
 
-/*
- * t-SNE, two output dimensions, rows i .. i + 3 against columns j >= i + 4.
- * For each pair: w = scale / (1 + d^2); a = p w (attraction), r = w^2
- * (repulsion).  Row sums go to ax/ay/rx/ry[i + r]; the opposite
- * contributions are subtracted at j.  z[r] accumulates sum_j w.  Sharing
- * each column between four rows quarters the loads and stores at j.
- * The body is inlined into two entry points below, so that the common case
- * (scale 1) keeps a register free in this register-hungry loop.
- */
 #if defined(__GNUC__)
 #define SMALLVIS_ALWAYS_INLINE inline __attribute__((always_inline))
 #else
 #define SMALLVIS_ALWAYS_INLINE inline
 #endif
+
+/* ---- the units: begin -------------------------------------------------
+ * The one list of the compiled methods.  Adding a method: write its unit
+ * smallvis/methods/<method>.h, include it here and add one line to a list
+ * (and, for a stochastic loop, one line to SMALLVIS_SGD_UNITS in
+ * _sgd_kernels.pyx); its named Cython functions only fill its struct.
+ *
+ * SMALLVIS_PAIR_UNITS: the un-normalised methods (a cost summed over
+ * pairs), each with how its exact gradient runs in two output dimensions:
+ * FUSED (the generic fused row), NO_ROW_2D (the generic any-dimension
+ * row: it returns a learned scalar's term), or a specialised fast path.
+ * SMALLVIS_NORMALISED_UNITS: the methods whose output weights are
+ * normalised, for a new point's row KL (their exact gradients are the
+ * Cython functions named after them in _kernels.pyx).
+ */
+#include "methods/asne.h"
+#include "methods/ssne.h"
+#include "methods/tsne.h"
+#include "methods/largevis.h"
+#include "methods/umap.h"
+#include "methods/tumap.h"
+#include "methods/ncvis.h"
+
+#define SMALLVIS_PAIR_UNITS(X)          \
+    X(largevis, FUSED)                  \
+    X(largevis_exp, FUSED)              \
+    X(umap, UMAP_TWO_PASS)              \
+    X(tumap, FUSED)                     \
+    X(ncvis, NO_ROW_2D)
+
+#define SMALLVIS_NORMALISED_UNITS(X)    \
+    X(asne)                             \
+    X(ssne)                             \
+    X(tsne)
+/* ---- the units: end --------------------------------------------------- */
+
+/* ---- fast path: t-SNE's four rows ------------------------------------- */
+/*
+ * t-SNE, two output dimensions, rows i .. i + 3 against columns j >= i + 4.
+ * For each pair: w = scale / (1 + d^2) (smallvis_tsne_w); a = p w
+ * (attraction), r = w^2 (repulsion).  Row sums go to ax/ay/rx/ry[i + r];
+ * the opposite contributions are subtracted at j.  z[r] accumulates
+ * sum_j w.  Sharing each column between four rows quarters the loads and
+ * stores at j.  The body is inlined into two entry points below, so that
+ * the common case (scale 1) keeps a register free in this register-hungry
+ * loop.
+ */
 static SMALLVIS_ALWAYS_INLINE void smallvis_tsne_rows4_2d_body(
     const double *__restrict__ x, const double *__restrict__ y, ptrdiff_t n,
     ptrdiff_t i, const double *__restrict__ p0, const double *__restrict__ p1,
@@ -104,10 +100,10 @@ static SMALLVIS_ALWAYS_INLINE void smallvis_tsne_rows4_2d_body(
         const double xj = x[j], yj = y[j];
         const double dx0 = x0 - xj, dy0 = y0 - yj, dx1 = x1 - xj, dy1 = y1 - yj;
         const double dx2 = x2 - xj, dy2 = y2 - yj, dx3 = x3 - xj, dy3 = y3 - yj;
-        const double w0 = smallvis_cauchy(dx0 * dx0 + dy0 * dy0, scale);
-        const double w1 = smallvis_cauchy(dx1 * dx1 + dy1 * dy1, scale);
-        const double w2 = smallvis_cauchy(dx2 * dx2 + dy2 * dy2, scale);
-        const double w3 = smallvis_cauchy(dx3 * dx3 + dy3 * dy3, scale);
+        const double w0 = smallvis_tsne_w(dx0 * dx0 + dy0 * dy0, scale);
+        const double w1 = smallvis_tsne_w(dx1 * dx1 + dy1 * dy1, scale);
+        const double w2 = smallvis_tsne_w(dx2 * dx2 + dy2 * dy2, scale);
+        const double w3 = smallvis_tsne_w(dx3 * dx3 + dy3 * dy3, scale);
         const double a0 = p0[j] * w0, a1 = p1[j] * w1, a2 = p2[j] * w2, a3 = p3[j] * w3;
         const double r0 = w0 * w0, r1 = w1 * w1, r2 = w2 * w2, r3 = w3 * w3;
         z0 += w0; z1 += w1; z2 += w2; z3 += w3;
@@ -154,249 +150,10 @@ static void smallvis_tsne_rows4_2d_scaled(
 }
 
 /*
- * Per-pair gradient coefficients c(d2, p; q0, q1, q2) of the un-normalised
- * methods: the pair (i, j) contributes 4 c (y_i - y_j) to the gradient of
- * y_i.  Coincident points (d2 == 0) exert no force (the callers zero c).
- */
-
-/* LargeVis, w = 1 / (1 + alpha d2): c = alpha p w - gamma w / (d2 + eps).
- * q = (gamma, eps, alpha). */
-static inline double smallvis_largevis_c(double d, double p, double gamma,
-                                         double eps, double alpha)
-{
-    const double w = smallvis_cauchy(alpha * d, 1.0);
-    return alpha * p * w - gamma * w / (d + eps);
-}
-
-/* LargeVis, w = 1 / (1 + exp(d2)): c = (1 - w) p - gamma w.  q = (gamma). */
-static inline double smallvis_largevis_exp_c(double d, double p, double gamma,
-                                             double unused1, double unused2)
-{
-    const double w = 1.0 / (1.0 + exp(d));
-    (void)unused1;
-    (void)unused2;
-    return (1.0 - w) * p - gamma * w;
-}
-
-/* UMAP, w = 1 / (1 + a u), u = d2^b: c = b (v - w) / (d2 + eps). */
-static inline double smallvis_umap_c_of_u(double d, double u, double p,
-                                          double a, double b, double eps)
-{
-    return b * (p - smallvis_umap_w(u, a)) / (d + eps);
-}
-
-/* The same with d2^b computed here.  q = (a, b, eps). */
-static inline double smallvis_umap_c(double d, double p, double a, double b,
-                                     double eps)
-{
-    return smallvis_umap_c_of_u(d, SMALLVIS_POW_POS(d > 0.0 ? d : 1.0, b), p,
-                                a, b, eps);
-}
-
-/* t-UMAP, w = 1 / (1 + d2): c = (v - w) w / (1 - w + eps), 1 - w = d2 w.
- * q = (eps). */
-static inline double smallvis_tumap_c(double d, double p, double eps,
-                                      double unused1, double unused2)
-{
-    const double w = smallvis_cauchy(d, 1.0);
-    (void)unused1;
-    (void)unused2;
-    return (p - w) * w / (d * w + eps);
-}
-
-/* coef[j] = c(d2[j], p[j]) for start <= j < n (any output dimension).
- * The signature is shared with smallvis_ncvis_coef: ``aux`` and ``i`` are
- * unused here, and the returned row term (of a learned scalar's
- * derivative) is 0. */
-#define SMALLVIS_COEF_ROW(name, c)                                            \
-    SMALLVIS_CLONES                                                           \
-    static double name(const double *__restrict__ d2,                         \
-                       const double *__restrict__ p,                          \
-                       const double *__restrict__ aux, ptrdiff_t i,           \
-                       ptrdiff_t start, ptrdiff_t n,                          \
-                       const double *__restrict__ q,                          \
-                       double *__restrict__ coef)                             \
-    {                                                                         \
-        const double q0 = q[0], q1 = q[1], q2 = q[2];                         \
-        (void)aux;                                                            \
-        (void)i;                                                              \
-        for (ptrdiff_t j = start; j < n; j++) {                               \
-            const double d = d2[j];                                           \
-            const double cj = c(d, p[j], q0, q1, q2);                         \
-            coef[j] = d > 0.0 ? cj : 0.0;                                     \
-        }                                                                     \
-        return 0.0;                                                           \
-    }
-
-/* Two output dimensions, fused: row i against j > i, gx/gy[i] += sum_j c dx,
- * gx/gy[j] -= c dx (the caller multiplies by 4 at the end). */
-#define SMALLVIS_FORCE_ROW_2D(name, c)                                        \
-    SMALLVIS_CLONES                                                           \
-    static void name(const double *__restrict__ x,                            \
-                     const double *__restrict__ y, ptrdiff_t n, ptrdiff_t i,  \
-                     const double *__restrict__ p,                            \
-                     const double *__restrict__ q, double *__restrict__ gx,   \
-                     double *__restrict__ gy)                                 \
-    {                                                                         \
-        const double q0 = q[0], q1 = q[1], q2 = q[2];                         \
-        const double xi = x[i], yi = y[i];                                    \
-        double sx = 0.0, sy = 0.0;                                            \
-        for (ptrdiff_t j = i + 1; j < n; j++) {                               \
-            const double dx = xi - x[j], dy = yi - y[j];                      \
-            const double d = dx * dx + dy * dy;                               \
-            const double cj = c(d, p[j], q0, q1, q2);                         \
-            const double f = d > 0.0 ? cj : 0.0;                              \
-            sx += f * dx;                                                     \
-            sy += f * dy;                                                     \
-            gx[j] -= f * dx;                                                  \
-            gy[j] -= f * dy;                                                  \
-        }                                                                     \
-        gx[i] += sx;                                                          \
-        gy[i] += sy;                                                          \
-    }
-
-SMALLVIS_COEF_ROW(smallvis_largevis_coef, smallvis_largevis_c)
-SMALLVIS_COEF_ROW(smallvis_largevis_exp_coef, smallvis_largevis_exp_c)
-SMALLVIS_COEF_ROW(smallvis_umap_coef, smallvis_umap_c)
-SMALLVIS_COEF_ROW(smallvis_tumap_coef, smallvis_tumap_c)
-SMALLVIS_FORCE_ROW_2D(smallvis_largevis_row_2d, smallvis_largevis_c)
-SMALLVIS_FORCE_ROW_2D(smallvis_largevis_exp_row_2d, smallvis_largevis_exp_c)
-
-/* UMAP's fused 2-D row (smallvis_umap_c_of_u, as SMALLVIS_FORCE_ROW_2D), in two
- * passes over blocks of 256 columns: first d^b into a stack buffer, then the
- * forces.  A vector-maths call in the middle of the force loop would spill
- * its accumulators on every call. */
-SMALLVIS_CLONES
-static void smallvis_umap_row_2d(const double *__restrict__ x,
-                                 const double *__restrict__ y, ptrdiff_t n, ptrdiff_t i,
-                                 const double *__restrict__ p,
-                                 const double *__restrict__ q, double *__restrict__ gx,
-                                 double *__restrict__ gy)
-{
-    const double a = q[0], b = q[1], eps = q[2];
-    const double xi = x[i], yi = y[i];
-    double sx = 0.0, sy = 0.0;
-    double u[256];
-    for (ptrdiff_t j0 = i + 1; j0 < n; j0 += 256) {
-        const ptrdiff_t len = n - j0 < 256 ? n - j0 : 256;
-        for (ptrdiff_t t = 0; t < len; t++) {
-            const double dx = xi - x[j0 + t], dy = yi - y[j0 + t];
-            const double d = dx * dx + dy * dy;
-            u[t] = SMALLVIS_POW_POS(d > 0.0 ? d : 1.0, b);
-        }
-        for (ptrdiff_t t = 0; t < len; t++) {
-            const ptrdiff_t j = j0 + t;
-            const double dx = xi - x[j], dy = yi - y[j];
-            const double d = dx * dx + dy * dy;
-            const double cj = smallvis_umap_c_of_u(d, u[t], p[j], a, b, eps);
-            const double f = d > 0.0 ? cj : 0.0;
-            sx += f * dx;
-            sy += f * dy;
-            gx[j] -= f * dx;
-            gy[j] -= f * dy;
-        }
-    }
-    gx[i] += sx;
-    gy[i] += sy;
-}
-SMALLVIS_FORCE_ROW_2D(smallvis_tumap_row_2d, smallvis_tumap_c)
-
-/*
- * Repulsive cost terms summed over one row, columns start <= j < n:
- * sum_j -log(1 - w_ij), with 1 - w written without cancellation and its
- * log floored at SMALLVIS_LOG_FLOOR (coincident points).
- */
-
-/* w = 1 / (1 + u), u = a d2^b (Cauchy: a = alpha, b = 1): 1 - w = u / (1 + u). */
-SMALLVIS_CLONES
-static double smallvis_cauchy_repulsion_row(
-    const double *__restrict__ d2, ptrdiff_t start, ptrdiff_t n, double a,
-    double b)
-{
-    double s = 0.0;
-    for (ptrdiff_t j = start; j < n; j++) {
-        const double d = d2[j];
-        const double u = d > 0.0 ? a * SMALLVIS_POW_POS(d, b) : 0.0;
-        const double floored = u > SMALLVIS_LOG_FLOOR ? u : SMALLVIS_LOG_FLOOR;
-        s += log1p(u) - log(floored);
-    }
-    return s;
-}
-
-/* w = 1 / (1 + exp(d2)): -log(1 - w) = log1p(exp(-d2)). */
-SMALLVIS_CLONES
-static double smallvis_exp_repulsion_row(
-    const double *__restrict__ d2, ptrdiff_t start, ptrdiff_t n)
-{
-    double s = 0.0;
-    for (ptrdiff_t j = start; j < n; j++) {
-        s += log1p(exp(-d2[j]));
-    }
-    return s;
-}
-
-/*
- * NCVis (docs/theory.md §3.8), row i against columns start <= j < n.  r (``aux``)
- * holds nu p_n(k) for every point; params = (e, a, b) with e = exp(-Q), and
- * q = e / (1 + a d2^b).
- * coef[j] = (G_ij + G_ji) / 2 with
- *     G_ij = r_i / (q + r_i) (p_ij - q) a b d2^(b - 1) qhat,
- * so the pair adds 4 coef (y_i - y_j) to the gradient of y_i.  Returns
- * sum_j (p_ij - q) (r_i / (q + r_i) + r_j / (q + r_j)), the two ordered
- * pairs' share of the derivative in Q.
- */
-SMALLVIS_CLONES
-static double smallvis_ncvis_coef(
-    const double *__restrict__ d2, const double *__restrict__ p,
-    const double *__restrict__ r, ptrdiff_t i, ptrdiff_t start, ptrdiff_t n,
-    const double *__restrict__ params, double *__restrict__ coef)
-{
-    const double e = params[0], a = params[1], b = params[2];
-    const double ri = r[i];
-    double s = 0.0;
-    for (ptrdiff_t j = start; j < n; j++) {
-        const double d = d2[j];
-        const double ld = log(d > 0.0 ? d : 1.0);
-        const double q_hat = d > 0.0 ? smallvis_umap_w(exp(b * ld), a) : 1.0;
-        const double q = e * q_hat;
-        const double si = q + ri, sj = q + r[j];
-        const double wi = si > 0.0 ? ri / si : 0.0;
-        const double wj = sj > 0.0 ? r[j] / sj : 0.0;
-        const double diff = p[j] - q;
-        const double g = diff * a * b * exp((b - 1.0) * ld) * q_hat;
-        const double c = 0.5 * (wi + wj) * g;
-        coef[j] = d > 0.0 ? c : 0.0;
-        s += diff * (wi + wj);
-    }
-    return s;
-}
-
-/*
- * NCVis noise term of -J for row i against columns start <= j < n:
- * sum_j r_i log1p(q / r_i) + r_j log1p(q / r_j), terms with r = 0 being 0.
- */
-SMALLVIS_CLONES
-static double smallvis_ncvis_noise_row(
-    const double *__restrict__ d2, const double *__restrict__ r, ptrdiff_t i,
-    ptrdiff_t start, ptrdiff_t n, double e, double a, double b)
-{
-    const double ri = r[i];
-    double s = 0.0;
-    for (ptrdiff_t j = start; j < n; j++) {
-        const double d = d2[j];
-        const double q = e * smallvis_umap_w(SMALLVIS_POW_POS(d > 0.0 ? d : 1.0, b), a);
-        const double qq = d > 0.0 ? q : e;
-        const double ti = ri > 0.0 ? ri * log1p(qq / (ri > 0.0 ? ri : 1.0)) : 0.0;
-        const double tj = r[j] > 0.0 ? r[j] * log1p(qq / (r[j] > 0.0 ? r[j] : 1.0)) : 0.0;
-        s += ti + tj;
-    }
-    return s;
-}
-
-/*
  * t-SNE cost, row i against dense columns start <= j < n: returns
- * sum_j p_j log(p_j (1 + d2_j)) over p_j > 0, adds sum_j 1 / (1 + d2_j)
- * to *z and sum_j p_j to *psum (so that the caller need not read P twice).
+ * sum_j p_j log(p_j (1 + d2_j)) over p_j > 0 (smallvis_tsne_edge), adds
+ * sum_j w_j to *z and sum_j p_j to *psum (so that the caller need not
+ * read P twice).
  */
 SMALLVIS_CLONES
 static double smallvis_tsne_cost_row(const double *__restrict__ d2,
@@ -407,10 +164,9 @@ static double smallvis_tsne_cost_row(const double *__restrict__ d2,
     double s = 0.0, zi = 0.0, ps = 0.0;
     for (ptrdiff_t j = start; j < n; j++) {
         const double pj = p[j];
-        const double t = pj * log(pj > 0.0 ? pj * (1.0 + d2[j]) : 1.0);
-        s += t;
+        s += smallvis_tsne_edge(pj, d2[j]);
         ps += pj;
-        zi += smallvis_cauchy(d2[j], 1.0);
+        zi += smallvis_tsne_w(d2[j], 1.0);
     }
     *z += zi;
     *psum += ps;
@@ -433,12 +189,342 @@ static double smallvis_tsne_cost_row_2d(const double *__restrict__ x,
         const double dx = xi - x[j], dy = yi - y[j];
         const double d = dx * dx + dy * dy;
         const double pj = p[j];
-        s += pj * log(pj > 0.0 ? pj * (1.0 + d) : 1.0);
+        s += smallvis_tsne_edge(pj, d);
         ps += pj;
-        zi += smallvis_cauchy(d, 1.0);
+        zi += smallvis_tsne_w(d, 1.0);
     }
     *z += zi;
     *psum += ps;
+    return s;
+}
+/* ---- fast path: end --------------------------------------------------- */
+
+/*
+ * The engines of the un-normalised units.  Each unit NAME provides
+ * (methods/<method>.h): the struct smallvis_NAME_params and the inline
+ *   smallvis_NAME_c(d2, p, ri, rj, k, &dq_sum)   pair coefficient c: the pair
+ *       adds 4 c (y_i - y_j) to the gradient of y_i; it adds its share of
+ *       a learned scalar's derivative to dq_sum (if the method has one);
+ *   smallvis_NAME_repulsion(d2, ri, rj, k)       all-pairs cost term;
+ *   smallvis_NAME_repulsion_scale(k)             factor of a row's sum of it;
+ *   smallvis_NAME_edge(p, d2, ri, rj, k)         a stored entry's cost term;
+ *   smallvis_NAME_row_value(psum, n, k)          a new point's per-point value;
+ *   smallvis_NAME_transform_c(d2, p, r, k)       a new point's coefficient
+ *       (its cost is the fit's: the repulsion and edge terms, with ri = rj = r);
+ * ri, rj are per-point values of the pair's ends (a noise level, say; the
+ * callers pass zeros for a method without them).  The engines below reach ``k``
+ * through a ``const void *`` once per row, and copy it into a local
+ * struct, so that each loop runs on registers; every per-pair call is
+ * inlined.  Coincident points (d2 == 0) exert no force: the rows zero c.
+ */
+
+/* Row i against columns start <= j < n (any output dimension):
+ * coef[j] = c(d2[j], p[j]); returns the row's terms of a learned scalar's
+ * derivative (0 without one). */
+#define SMALLVIS_COEF_ROW(name)                                               \
+    SMALLVIS_CLONES                                                           \
+    static double smallvis_##name##_coef_row(                                 \
+        const double *__restrict__ d2, const double *__restrict__ p,          \
+        const double *__restrict__ aux, ptrdiff_t i, ptrdiff_t start,         \
+        ptrdiff_t n, const void *params, double *__restrict__ coef)           \
+    {                                                                         \
+        const smallvis_##name##_params k =                                    \
+            *(const smallvis_##name##_params *)params;                        \
+        const double ri = aux[i];                                             \
+        double s = 0.0;                                                       \
+        for (ptrdiff_t j = start; j < n; j++) {                               \
+            const double d = d2[j];                                           \
+            const double cj = smallvis_##name##_c(d, p[j], ri, aux[j], &k, &s); \
+            coef[j] = d > 0.0 ? cj : 0.0;                                     \
+        }                                                                     \
+        return s;                                                             \
+    }
+
+/* Row i of the all-pairs cost term, columns start <= j < n:
+ * scale * sum_j repulsion(d2[j]). */
+#define SMALLVIS_REPULSION_ROW(name)                                          \
+    SMALLVIS_CLONES                                                           \
+    static double smallvis_##name##_repulsion_row(                            \
+        const double *__restrict__ d2, const double *__restrict__ aux,        \
+        ptrdiff_t i, ptrdiff_t start, ptrdiff_t n, const void *params)        \
+    {                                                                         \
+        const smallvis_##name##_params k =                                    \
+            *(const smallvis_##name##_params *)params;                        \
+        const double ri = aux[i];                                             \
+        double s = 0.0;                                                       \
+        for (ptrdiff_t j = start; j < n; j++)                                 \
+            s += smallvis_##name##_repulsion(d2[j], ri, aux[j], &k);          \
+        return smallvis_##name##_repulsion_scale(&k) * s;                     \
+    }
+
+/* Row i's stored entries p_ij > 0 with j > i: sum of edge(p_ij, d2[j]).
+ * P is dense (data row i at data + i n) or CSR (indptr, indices, data). */
+#define SMALLVIS_EDGE_ROW(name)                                               \
+    static double smallvis_##name##_edge_row(                                 \
+        const int64_t *indptr, const int64_t *indices, const double *data,    \
+        int dense, const double *d2, const double *aux, ptrdiff_t i,          \
+        ptrdiff_t n, const void *params)                                      \
+    {                                                                         \
+        const smallvis_##name##_params k =                                    \
+            *(const smallvis_##name##_params *)params;                        \
+        const double ri = aux[i];                                             \
+        double s = 0.0;                                                       \
+        if (dense) {                                                          \
+            for (ptrdiff_t j = i + 1; j < n; j++) {                           \
+                const double p = data[i * n + j];                             \
+                if (p > 0.0)                                                  \
+                    s = s + smallvis_##name##_edge(p, d2[j], ri, aux[j], &k); \
+            }                                                                 \
+        } else {                                                              \
+            for (int64_t e = indptr[i]; e < indptr[i + 1]; e++) {             \
+                const int64_t j = indices[e];                                 \
+                if (j > i && data[e] > 0.0)                                   \
+                    s = s + smallvis_##name##_edge(data[e], d2[j], ri, aux[j], &k); \
+            }                                                                 \
+        }                                                                     \
+        return s;                                                             \
+    }
+
+/* Two output dimensions, fused: row i against j > i, gx/gy[i] += sum_j c dx,
+ * gx/gy[j] -= c dx (the caller multiplies by 4 at the end). */
+#define SMALLVIS_ROW_2D_FUSED(name)                                           \
+    SMALLVIS_CLONES                                                           \
+    static void smallvis_##name##_row_2d(                                     \
+        const double *__restrict__ x, const double *__restrict__ y,           \
+        ptrdiff_t n, ptrdiff_t i, const double *__restrict__ p,               \
+        const void *params, double *__restrict__ gx, double *__restrict__ gy) \
+    {                                                                         \
+        const smallvis_##name##_params k =                                    \
+            *(const smallvis_##name##_params *)params;                        \
+        const double xi = x[i], yi = y[i];                                    \
+        double sx = 0.0, sy = 0.0, unused = 0.0;                              \
+        for (ptrdiff_t j = i + 1; j < n; j++) {                               \
+            const double dx = xi - x[j], dy = yi - y[j];                      \
+            const double d = dx * dx + dy * dy;                               \
+            const double cj = smallvis_##name##_c(d, p[j], 0.0, 0.0, &k, &unused); \
+            const double f = d > 0.0 ? cj : 0.0;                              \
+            sx += f * dx;                                                     \
+            sy += f * dy;                                                     \
+            gx[j] -= f * dx;                                                  \
+            gy[j] -= f * dy;                                                  \
+        }                                                                     \
+        gx[i] += sx;                                                          \
+        gy[i] += sy;                                                          \
+    }
+#define SMALLVIS_ROW_2D_FN_FUSED(name) smallvis_##name##_row_2d
+#define SMALLVIS_ROW_2D_NO_ROW_2D(name)
+#define SMALLVIS_ROW_2D_FN_NO_ROW_2D(name) NULL
+
+/* ---- fast path: UMAP's two-pass 2-D row ------------------------------- */
+/* UMAP's fused 2-D row (as SMALLVIS_ROW_2D_FUSED with smallvis_umap_c_of_d2b),
+ * in two passes over blocks of 256 columns: first d^b into a stack buffer,
+ * then the forces.  A vector-maths call in the middle of the force loop
+ * would spill its accumulators on every call. */
+SMALLVIS_CLONES
+static void smallvis_umap_row_2d_two_pass(
+    const double *__restrict__ x, const double *__restrict__ y, ptrdiff_t n,
+    ptrdiff_t i, const double *__restrict__ p, const void *params,
+    double *__restrict__ gx, double *__restrict__ gy)
+{
+    const smallvis_umap_params k = *(const smallvis_umap_params *)params;
+    const double xi = x[i], yi = y[i];
+    double sx = 0.0, sy = 0.0;
+    double u[256];
+    for (ptrdiff_t j0 = i + 1; j0 < n; j0 += 256) {
+        const ptrdiff_t len = n - j0 < 256 ? n - j0 : 256;
+        for (ptrdiff_t t = 0; t < len; t++) {
+            const double dx = xi - x[j0 + t], dy = yi - y[j0 + t];
+            const double d = dx * dx + dy * dy;
+            u[t] = SMALLVIS_POW_POS(d > 0.0 ? d : 1.0, k.b);
+        }
+        for (ptrdiff_t t = 0; t < len; t++) {
+            const ptrdiff_t j = j0 + t;
+            const double dx = xi - x[j], dy = yi - y[j];
+            const double d = dx * dx + dy * dy;
+            const double cj = smallvis_umap_c_of_d2b(d, u[t], p[j], &k);
+            const double f = d > 0.0 ? cj : 0.0;
+            sx += f * dx;
+            sy += f * dy;
+            gx[j] -= f * dx;
+            gy[j] -= f * dy;
+        }
+    }
+    gx[i] += sx;
+    gy[i] += sy;
+}
+#define SMALLVIS_ROW_2D_UMAP_TWO_PASS(name)
+#define SMALLVIS_ROW_2D_FN_UMAP_TWO_PASS(name) smallvis_umap_row_2d_two_pass
+/* ---- fast path: end --------------------------------------------------- */
+
+/*
+ * Transform rows: one new point s against the n fixed reference points.
+ * d2: its squared distances; p: its dense row of P; psum: the row's sum.
+ * The coefficient row writes c_sj, so that grad_s = sum_j c_sj (y_s - y_j);
+ * the cost row returns the row's cost.
+ */
+
+/* A loop the compiler must not vectorise: its body runs for a few entries
+ * of a long row, and a vector loop would evaluate it for all of them. */
+#if defined(__clang__)
+#define SMALLVIS_SCALAR_LOOP _Pragma("clang loop vectorize(disable)")
+#define SMALLVIS_SCALAR_FN
+#elif defined(__GNUC__)
+#define SMALLVIS_SCALAR_LOOP
+#define SMALLVIS_SCALAR_FN __attribute__((noinline, optimize("no-tree-vectorize")))
+#else
+#define SMALLVIS_SCALAR_LOOP
+#define SMALLVIS_SCALAR_FN
+#endif
+
+/* Un-normalised units.  c_sj = transform_c(d2, p, r), r the row's value;
+ * the cost is the fit's, for the pairs (s, j) with both ends' value r:
+ *     scale * sum_j repulsion(d2_j) + sum_{p_sj > 0} edge(p_sj, d2_j). */
+#define SMALLVIS_TRANSFORM_PAIR_ROWS(name)                                    \
+    SMALLVIS_CLONES                                                           \
+    static void smallvis_##name##_transform_coef_row(                         \
+        const double *__restrict__ d2, const double *__restrict__ p,          \
+        ptrdiff_t n, double psum, const void *params, double *__restrict__ c) \
+    {                                                                         \
+        const smallvis_##name##_params k =                                    \
+            *(const smallvis_##name##_params *)params;                        \
+        const double r = smallvis_##name##_row_value(psum, n, &k);            \
+        for (ptrdiff_t j = 0; j < n; j++) {                                   \
+            const double v = smallvis_##name##_transform_c(d2[j], p[j], r, &k); \
+            c[j] = d2[j] > 0.0 ? v : 0.0;                                     \
+        }                                                                     \
+    }                                                                         \
+    SMALLVIS_SCALAR_FN                                                        \
+    static double smallvis_##name##_transform_edges(                          \
+        const double *d2, const double *p, ptrdiff_t n, double r,             \
+        const smallvis_##name##_params *k)                                    \
+    {                                                                         \
+        double s = 0.0;                                                       \
+        SMALLVIS_SCALAR_LOOP                                                  \
+        for (ptrdiff_t j = 0; j < n; j++)                                     \
+            if (p[j] > 0.0)                                                   \
+                s += smallvis_##name##_edge(p[j], d2[j], r, r, k);            \
+        return s;                                                             \
+    }                                                                         \
+    SMALLVIS_CLONES                                                           \
+    static double smallvis_##name##_transform_cost_row(                       \
+        const double *__restrict__ d2, const double *__restrict__ p,          \
+        ptrdiff_t n, double psum, const void *params)                         \
+    {                                                                         \
+        const smallvis_##name##_params k =                                    \
+            *(const smallvis_##name##_params *)params;                        \
+        const double r = smallvis_##name##_row_value(psum, n, &k);            \
+        double s = 0.0;                                                       \
+        for (ptrdiff_t j = 0; j < n; j++)                                     \
+            s += smallvis_##name##_repulsion(d2[j], r, r, &k);                \
+        return smallvis_##name##_repulsion_scale(&k) * s                      \
+            + smallvis_##name##_transform_edges(d2, p, n, r, &k);             \
+    }
+
+/* Normalised units: KL(p_s || q_s), q_sj = w_sj / sum_k w_sk, through the
+ * unit's hooks row_shift, row_w, row_force and row_neg_log_w:
+ *     c_sj = 2 (p_sj - psum q_sj) row_force(w_sj),
+ *     cost = sum_j p_sj (log p_sj - log w_sj + log sum_k w_sk). */
+#define SMALLVIS_TRANSFORM_NORMALISED_ROWS(name)                              \
+    SMALLVIS_CLONES                                                           \
+    static void smallvis_##name##_transform_coef_row(                         \
+        const double *__restrict__ d2, const double *__restrict__ p,          \
+        ptrdiff_t n, double psum, const void *params, double *__restrict__ c) \
+    {                                                                         \
+        const double shift = smallvis_##name##_row_shift(d2, n);              \
+        double z = 0.0;                                                       \
+        (void)params;                                                         \
+        for (ptrdiff_t j = 0; j < n; j++) {                                   \
+            c[j] = smallvis_##name##_row_w(d2[j], shift);                     \
+            z += c[j];                                                        \
+        }                                                                     \
+        for (ptrdiff_t j = 0; j < n; j++)                                     \
+            c[j] = 2.0 * (p[j] - psum * c[j] / z) * smallvis_##name##_row_force(c[j]); \
+    }                                                                         \
+    static double smallvis_##name##_transform_cost_row(                       \
+        const double *d2, const double *p, ptrdiff_t n, double psum,          \
+        const void *params)                                                   \
+    {                                                                         \
+        const double shift = smallvis_##name##_row_shift(d2, n);              \
+        double z = 0.0, cost = 0.0, lz;                                       \
+        (void)params;                                                         \
+        (void)psum;                                                           \
+        for (ptrdiff_t j = 0; j < n; j++)                                     \
+            z += smallvis_##name##_row_w(d2[j], shift);                       \
+        lz = log(z);                                                          \
+        for (ptrdiff_t j = 0; j < n; j++)                                     \
+            if (p[j] > 0.0)                                                   \
+                cost += p[j] * (log(p[j]) + smallvis_##name##_row_neg_log_w(d2[j], shift) + lz); \
+        return cost;                                                          \
+    }
+
+/* The tables the Cython callers choose from, once per call. */
+typedef struct {
+    double (*coef_row)(const double *d2, const double *p, const double *aux,
+                       ptrdiff_t i, ptrdiff_t start, ptrdiff_t n,
+                       const void *params, double *coef);
+    /* NULL: the engine runs coef_row in two dimensions too */
+    void (*row_2d)(const double *x, const double *y, ptrdiff_t n, ptrdiff_t i,
+                   const double *p, const void *params, double *gx, double *gy);
+    double (*repulsion_row)(const double *d2, const double *aux, ptrdiff_t i,
+                            ptrdiff_t start, ptrdiff_t n, const void *params);
+    double (*edge_row)(const int64_t *indptr, const int64_t *indices,
+                       const double *data, int dense, const double *d2,
+                       const double *aux, ptrdiff_t i, ptrdiff_t n,
+                       const void *params);
+} smallvis_exact_unit;
+
+typedef struct {
+    void (*coef_row)(const double *d2, const double *p, ptrdiff_t n, double psum,
+                     const void *params, double *c);
+    double (*cost_row)(const double *d2, const double *p, ptrdiff_t n,
+                       double psum, const void *params);
+} smallvis_transform_unit;
+
+#define SMALLVIS_INSTANTIATE_PAIR_UNIT(name, row_2d)                          \
+    SMALLVIS_COEF_ROW(name)                                                   \
+    SMALLVIS_REPULSION_ROW(name)                                              \
+    SMALLVIS_EDGE_ROW(name)                                                   \
+    SMALLVIS_ROW_2D_##row_2d(name)                                            \
+    SMALLVIS_TRANSFORM_PAIR_ROWS(name)                                        \
+    static const smallvis_exact_unit smallvis_exact_##name = {                \
+        smallvis_##name##_coef_row, SMALLVIS_ROW_2D_FN_##row_2d(name),        \
+        smallvis_##name##_repulsion_row, smallvis_##name##_edge_row};         \
+    static const smallvis_transform_unit smallvis_transform_##name = {        \
+        smallvis_##name##_transform_coef_row,                                 \
+        smallvis_##name##_transform_cost_row};
+
+#define SMALLVIS_INSTANTIATE_NORMALISED_UNIT(name)                            \
+    SMALLVIS_TRANSFORM_NORMALISED_ROWS(name)                                  \
+    static const smallvis_transform_unit smallvis_transform_##name = {        \
+        smallvis_##name##_transform_coef_row,                                 \
+        smallvis_##name##_transform_cost_row};
+
+SMALLVIS_PAIR_UNITS(SMALLVIS_INSTANTIATE_PAIR_UNIT)
+SMALLVIS_NORMALISED_UNITS(SMALLVIS_INSTANTIATE_NORMALISED_UNIT)
+
+/* A new point's squared distances to the reference rows Rt ((dim, n)). */
+SMALLVIS_CLONES
+static void smallvis_tr_sq_dists(const double *Rt, ptrdiff_t n, ptrdiff_t dim,
+                                 const double *y, double *d2)
+{
+    for (ptrdiff_t j = 0; j < n; j++) d2[j] = 0.0;
+    for (ptrdiff_t d = 0; d < dim; d++) {
+        const double *r = Rt + d * n;
+        const double yd = y[d];
+        for (ptrdiff_t j = 0; j < n; j++) {
+            const double diff = yd - r[j];
+            d2[j] += diff * diff;
+        }
+    }
+}
+
+/* One coordinate of a new point's gradient: sum_j c_j (y_d - Rt_d[j]). */
+SMALLVIS_CLONES
+static double smallvis_tr_force(const double *Rt, ptrdiff_t n, const double *c,
+                                double yd)
+{
+    double s = 0.0;
+    for (ptrdiff_t j = 0; j < n; j++) s += c[j] * (yd - Rt[j]);
     return s;
 }
 

@@ -1,9 +1,9 @@
 # cython: language_level=3
 # cython: boundscheck=False, wraparound=False, cdivision=True
 # cython: initializedcheck=False, nonecheck=False, embedsignature=False
-"""The stochastic optimizer's Cython twins, re-exported by :mod:`smallvis._kernels`.
+"""The stochastic optimizer's Cython twins, re-exported by :mod:`smallvis.backends._kernels`.
 
-Twins of :func:`smallvis.reference.counter_random`, ``counter_randint``,
+Twins of :func:`smallvis.backends.reference.counter_random`, ``counter_randint``,
 ``counter_uniform``, ``alias_table`` and ``sgd_epochs``; see the reference
 docstrings for the maths.  The arithmetic here follows the reference
 operation by operation, so that with one thread both loops produce the same
@@ -16,13 +16,13 @@ the compiler regroup floating-point arithmetic (setup.py): with
 its products of four factors into other groupings, and the twins drifted
 apart by 1e-13 after 40 epochs; ``-ffp-contract=off`` keeps a platform with
 fused multiply-add (e.g. aarch64) from rounding ``a * b + c`` once instead of
-twice.  The exact-gradient kernels of :mod:`smallvis._kernels` keep those
+twice.  The exact-gradient kernels of :mod:`smallvis.backends._kernels` keep those
 flags: their reductions need them to vectorise, and their twins agree to
 rounding, not bitwise.
 """
 
 from cython.parallel cimport prange, threadid
-from libc.math cimport exp, exp2, log2, NAN
+from libc.math cimport log2, NAN
 from libc.stdint cimport int32_t, int64_t, uint64_t, uintptr_t
 from libc.stdlib cimport calloc, free, malloc
 
@@ -75,7 +75,7 @@ cdef inline double _uniform(uint64_t bits) noexcept nogil:
 
 
 def counter_random(seed, epochs, edges, draws, out):
-    """Cython twin of :func:`smallvis.reference.counter_random`."""
+    """Cython twin of :func:`smallvis.backends.reference.counter_random`."""
     cdef const int64_t[::1] ep = epochs, ed = edges, dr = draws
     cdef uint64_t[::1] o = out
     cdef uint64_t s = seed
@@ -85,7 +85,7 @@ def counter_random(seed, epochs, edges, draws, out):
 
 
 def counter_randint(seed, epochs, edges, draws, n, out):
-    """Cython twin of :func:`smallvis.reference.counter_randint`."""
+    """Cython twin of :func:`smallvis.backends.reference.counter_randint`."""
     cdef const int64_t[::1] ep = epochs, ed = edges, dr = draws
     cdef int64_t[::1] o = out
     cdef uint64_t s = seed, nn = n
@@ -95,7 +95,7 @@ def counter_randint(seed, epochs, edges, draws, n, out):
 
 
 def counter_uniform(seed, epochs, edges, draws, out):
-    """Cython twin of :func:`smallvis.reference.counter_uniform`."""
+    """Cython twin of :func:`smallvis.backends.reference.counter_uniform`."""
     cdef const int64_t[::1] ep = epochs, ed = edges, dr = draws
     cdef double[::1] o = out
     cdef uint64_t s = seed
@@ -105,7 +105,7 @@ def counter_uniform(seed, epochs, edges, draws, out):
 
 
 def alias_table(prob, alias):
-    """Cython twin of :func:`smallvis.reference.alias_table` (the same linked stacks).
+    """Cython twin of :func:`smallvis.backends.reference.alias_table` (the same linked stacks).
 
     ``alias`` is int32; the stacks are threaded through it and the work
     values live in ``prob``, so nothing else is allocated.
@@ -148,110 +148,127 @@ def alias_table(prob, alias):
 
 
 # ---------------------------------------------------------------------------
-# the per-method coefficients (reference: SGD_COEFFICIENTS; docs/theory.md)
+# the per-method coefficients (reference: SGD_COEFFICIENTS; docs/theory.md),
+# each defined in its method's unit (smallvis/methods/<method>.h)
 # ---------------------------------------------------------------------------
 
 
-cdef struct Coef:
-    # the parameters a coefficient reads; nu is the running epoch's noise count
-    double a, b, gamma, eps, nu
+cdef extern from *:
+    """
+    #include "methods/largevis.h"
+    #include "methods/umap.h"
+    #include "methods/ncvis.h"
+
+    /* ---- the units: begin ------------------------------------------------
+     * The methods with a stochastic loop: the key of
+     * smallvis.backends.reference.SGD_COEFFICIENTS, the unit, and whether the unit's
+     * coefficients see the learned scalar and the epoch's noise count
+     * (LEARNED: (k, d2, q, nu, &dq)) or only the distance (PLAIN: (k, d2)). */
+    #define SMALLVIS_SGD_UNITS(X)       \
+        X("umap", umap, PLAIN)          \
+        X("cauchy", largevis, PLAIN)    \
+        X("ncvis", ncvis, LEARNED)
+    /* ---- the units: end -------------------------------------------------- */
+
+    /* Room for any unit's parameters. */
+    typedef union {
+    #define SMALLVIS_SGD_PARAMS_MEMBER(key, name, kind) smallvis_##name##_params name;
+        SMALLVIS_SGD_UNITS(SMALLVIS_SGD_PARAMS_MEMBER)
+    #undef SMALLVIS_SGD_PARAMS_MEMBER
+    } smallvis_sgd_params;
+
+    /* c (the head moves by alpha c (y_i - y_other)); writes dJ/dQ into dq */
+    typedef double (*smallvis_sgd_coef)(const smallvis_sgd_params *k, double d2,
+                                        double q, double nu, double *dq);
+
+    typedef struct {
+        const char *key;
+        void (*fill)(smallvis_sgd_params *k, double a, double b, double gamma,
+                     double eps);
+        smallvis_sgd_coef attract, repel;
+    } smallvis_sgd_unit;
+
+    /* One unit's entry points of the uniform signature, around its inline
+     * functions. */
+    #define SMALLVIS_SGD_CALL_PLAIN(name, fn)                                   \
+        (void)q;                                                                \
+        (void)nu;                                                               \
+        *dq = 0.0;                                                              \
+        return smallvis_##name##_sgd_##fn(&k->name, d2);
+    #define SMALLVIS_SGD_CALL_LEARNED(name, fn)                                 \
+        return smallvis_##name##_sgd_##fn(&k->name, d2, q, nu, dq);
+    #define SMALLVIS_SGD_INSTANTIATE(key, name, kind)                           \
+        static void smallvis_##name##_sgd_fill(smallvis_sgd_params *k, double a, \
+                                               double b, double gamma, double eps) \
+        {                                                                       \
+            k->name = smallvis_##name##_sgd_params(a, b, gamma, eps);           \
+        }                                                                       \
+        static double smallvis_##name##_sgd_attract_any(                        \
+            const smallvis_sgd_params *k, double d2, double q, double nu, double *dq) \
+        {                                                                       \
+            SMALLVIS_SGD_CALL_##kind(name, attract)                             \
+        }                                                                       \
+        static double smallvis_##name##_sgd_repel_any(                          \
+            const smallvis_sgd_params *k, double d2, double q, double nu, double *dq) \
+        {                                                                       \
+            SMALLVIS_SGD_CALL_##kind(name, repel)                               \
+        }
+    SMALLVIS_SGD_UNITS(SMALLVIS_SGD_INSTANTIATE)
+
+    /* The table of the units, in the order of the list. */
+    #define SMALLVIS_SGD_ENTRY(key, name, kind)                                 \
+        {key, smallvis_##name##_sgd_fill, smallvis_##name##_sgd_attract_any,   \
+         smallvis_##name##_sgd_repel_any},
+    static const smallvis_sgd_unit smallvis_sgd_units[] = {
+        SMALLVIS_SGD_UNITS(SMALLVIS_SGD_ENTRY)
+    };
+    #define SMALLVIS_N_SGD_UNITS \
+        ((Py_ssize_t)(sizeof(smallvis_sgd_units) / sizeof(smallvis_sgd_units[0])))
+    """
+    ctypedef struct smallvis_umap_params:
+        pass
+    ctypedef union smallvis_sgd_params:
+        smallvis_umap_params umap
+    ctypedef double (*smallvis_sgd_coef)(const smallvis_sgd_params* k, double d2, double q,
+                                         double nu, double* dq) noexcept nogil
+    ctypedef struct smallvis_sgd_unit:
+        const char* key
+        void (*fill)(smallvis_sgd_params* k, double a, double b, double gamma,
+                     double eps) noexcept nogil
+        smallvis_sgd_coef attract
+        smallvis_sgd_coef repel
+    const smallvis_sgd_unit* smallvis_sgd_units
+    Py_ssize_t SMALLVIS_N_SGD_UNITS
+    # UMAP's fast path calls its unit's coefficients directly (inlined)
+    double smallvis_umap_sgd_attract(const smallvis_umap_params* k, double d2) noexcept nogil
+    double smallvis_umap_sgd_repel(const smallvis_umap_params* k, double d2) noexcept nogil
+    double smallvis_umap_sgd_attract_any(const smallvis_sgd_params* k, double d2, double q,
+                                         double nu, double* dq) noexcept nogil
 
 
-# c (the head moves by alpha c (y_i - y_other)); writes dJ/dQ into dq
-ctypedef double (*coef_fn)(const Coef* k, double d2, double q, double* dq) noexcept nogil
-
-
-cdef inline double _pow_pos(double x, double y) noexcept nogil:
-    # x**y for x > 0 as exp2(y log2 x): a shorter dependency chain than libm's
-    # pow (or exp(y log x)), and the reference computes exactly the same
-    # (math.exp2(y * math.log2(x)), the same C functions)
-    return exp2(y * log2(x))
-
-
-cdef inline double _umap_attract(const Coef* k, double d2, double q, double* dq) noexcept nogil:
-    cdef double d2b
-    dq[0] = 0.0
-    if d2 <= 0.0:
-        return 0.0
-    d2b = _pow_pos(d2, k.b)
-    return -2.0 * k.a * k.b * (d2b / d2) / (1.0 + k.a * d2b)
-
-
-cdef inline double _umap_repel(const Coef* k, double d2, double q, double* dq) noexcept nogil:
-    dq[0] = 0.0
-    return 2.0 * k.gamma * k.b / ((k.eps + d2) * (1.0 + k.a * _pow_pos(d2, k.b)))
-
-
-cdef double _cauchy_attract(const Coef* k, double d2, double q, double* dq) noexcept nogil:
-    dq[0] = 0.0
-    return -2.0 / (1.0 + d2)
-
-
-cdef double _cauchy_repel(const Coef* k, double d2, double q, double* dq) noexcept nogil:
-    dq[0] = 0.0
-    return 2.0 * k.gamma / ((k.eps + d2) * (1.0 + d2))
-
-
-cdef inline double _ncvis_sample(const Coef* k, double d2, double q,
-                                 double* slope) noexcept nogil:
-    # returns w' = e^{-Q'} q_hat / nu, writes 2 a b d^{2(b-1)} q_hat (0 for
-    # coincident points)
-    cdef double d2b, q_hat
-    if d2 <= 0.0:
-        slope[0] = 0.0
-        return exp(-q) / k.nu
-    d2b = _pow_pos(d2, k.b)
-    q_hat = 1.0 / (1.0 + k.a * d2b)
-    slope[0] = 2.0 * k.a * k.b * (d2b / d2) * q_hat
-    return exp(-q) * q_hat / k.nu
-
-
-cdef double _ncvis_attract(const Coef* k, double d2, double q, double* dq) noexcept nogil:
-    cdef double slope
-    cdef double w_plus = 1.0 / (1.0 + _ncvis_sample(k, d2, q, &slope))
-    dq[0] = -w_plus
-    return -w_plus * slope
-
-
-cdef double _ncvis_repel(const Coef* k, double d2, double q, double* dq) noexcept nogil:
-    cdef double slope, w_minus
-    cdef double w = _ncvis_sample(k, d2, q, &slope)
-    w_minus = w / (1.0 + w) if w < 1.0 else 1.0 / (1.0 + 1.0 / w)
-    dq[0] = w_minus
-    return w_minus * slope
-
-
-cdef int _bind_coefficient(name, coef_fn* attract, coef_fn* repel) except -1:
-    """The C functions of a name of smallvis.reference.SGD_COEFFICIENTS."""
-    if name == "umap":
-        attract[0] = _umap_attract
-        repel[0] = _umap_repel
-    elif name == "cauchy":
-        attract[0] = _cauchy_attract
-        repel[0] = _cauchy_repel
-    elif name == "ncvis":
-        attract[0] = _ncvis_attract
-        repel[0] = _ncvis_repel
-    else:
-        raise ValueError(f"unknown SGD coefficient {name!r}")
-    return 0
+cdef const smallvis_sgd_unit* _sgd_unit(name) except NULL:
+    """The unit of a name of smallvis.backends.reference.SGD_COEFFICIENTS."""
+    cdef Py_ssize_t u
+    for u in range(SMALLVIS_N_SGD_UNITS):
+        if smallvis_sgd_units[u].key.decode() == name:
+            return &smallvis_sgd_units[u]
+    raise ValueError(f"unknown SGD coefficient {name!r}")
 
 
 def sgd_coefficients(problem, d2, q, nu, out):
-    """Cython twin of :func:`smallvis.reference.sgd_coefficients`."""
+    """Cython twin of :func:`smallvis.backends.reference.sgd_coefficients`."""
     cdef const double[::1] dd = d2
     cdef double[:, ::1] o = out
-    cdef coef_fn attract, repel
-    cdef Coef k
-    cdef double qq = q, dq
+    cdef const smallvis_sgd_unit* unit = _sgd_unit(problem.coefficient)
+    cdef smallvis_sgd_params k
+    cdef double qq = q, cnu = nu, dq
     cdef Py_ssize_t t
-    _bind_coefficient(problem.coefficient, &attract, &repel)
-    k.a, k.b, k.gamma, k.eps, k.nu = problem.a, problem.b, problem.gamma, problem.eps, nu
+    unit.fill(&k, problem.a, problem.b, problem.gamma, problem.eps)
     for t in range(dd.shape[0]):
-        o[0, t] = attract(&k, dd[t], qq, &dq)
+        o[0, t] = unit.attract(&k, dd[t], qq, cnu, &dq)
         o[1, t] = dq
         if dd[t] > 0.0:
-            o[2, t] = repel(&k, dd[t], qq, &dq)
+            o[2, t] = unit.repel(&k, dd[t], qq, cnu, &dq)
             o[3, t] = dq
         else:  # never evaluated by the loop
             o[2, t] = o[3, t] = NAN
@@ -311,10 +328,12 @@ cdef struct SgdLoop:
     double* Y
     double* state
     double* q
-    # the method
-    coef_fn attract
-    coef_fn repel
-    Coef coef               # coef.nu is set per epoch, in _sgd_sample
+    # the method: its unit's coefficients and parameters (the epoch's noise
+    # count nu is passed per sample)
+    smallvis_sgd_coef attract
+    smallvis_sgd_coef repel
+    smallvis_sgd_params params
+    bint umap_fast          # UMAP's coefficients, inlined (see _sgd_sample)
     Scheme scheme
     Noise noise
     bint move_negatives, clip_after, defer_head, skip_tail, has_offset
@@ -406,7 +425,7 @@ cdef void _sgd_sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j, uin
     # UMAP's coefficients called directly (inlined), not through the pointers
     cdef _UmapKind* umap = NULL
     cdef _AnyKind* other = NULL
-    if L.repel == _umap_repel:
+    if L.umap_fast:
         _sample(L, epoch, i, j, key, first_draw, m, acc, umap)
     else:
         _sample(L, epoch, i, j, key, first_draw, m, acc, other)
@@ -426,7 +445,8 @@ ctypedef fused _Kind:
     _AnyKind
 
 
-cdef inline void _umap_sample_2d(const SgdLoop* L, const Coef* kp, double* yi, double* yj,
+cdef inline void _umap_sample_2d(const SgdLoop* L, const smallvis_umap_params* kp,
+                                 double* yi, double* yj,
                                 int64_t i, int64_t j, uint64_t key, int64_t first_draw,
                                 int64_t m, int64_t n_early, const int64_t* negatives,
                                 double alpha) noexcept nogil:
@@ -448,7 +468,7 @@ cdef inline void _umap_sample_2d(const SgdLoop* L, const Coef* kp, double* yi, d
     # the positive edge (i != j): both rows move (the tail unless frozen)
     d0 = y0 - yj[0]
     d1 = y1 - yj[1]
-    c = _umap_attract(kp, d0 * d0 + d1 * d1, 0.0, &dq)
+    c = smallvis_umap_sgd_attract(kp, d0 * d0 + d1 * d1)
     g = c * d0
     s = _scaled_step(g, alpha, bound, clip_after)
     y0 = y0 + s
@@ -469,7 +489,7 @@ cdef inline void _umap_sample_2d(const SgdLoop* L, const Coef* kp, double* yi, d
             d2 = _sq_dist_rows(yi, yi, 2)
             if d2 <= 0.0:
                 continue
-            _step(L, yi, yi, _umap_repel(kp, d2, 0.0, &dq), alpha, NULL, move and k < n_free)
+            _step(L, yi, yi, smallvis_umap_sgd_repel(kp, d2), alpha, NULL, move and k < n_free)
             y0 = yi[0]
             y1 = yi[1]
             continue
@@ -479,7 +499,7 @@ cdef inline void _umap_sample_2d(const SgdLoop* L, const Coef* kp, double* yi, d
         d2 = d0 * d0 + d1 * d1
         if d2 <= 0.0:
             continue
-        c = _umap_repel(kp, d2, 0.0, &dq)
+        c = smallvis_umap_sgd_repel(kp, d2)
         g = c * d0
         s = _scaled_step(g, alpha, bound, clip_after)
         y0 = y0 + s
@@ -504,12 +524,12 @@ cdef void _sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j, uint64_
     cdef int64_t p, k, d
     cdef double* head_acc = acc if L.defer_head else NULL
     # local copies: stores to Y then do not force reloads of L's fields
-    cdef coef_fn repel = L.repel
-    cdef Coef k_params = L.coef
+    cdef smallvis_sgd_coef repel = L.repel
+    cdef smallvis_sgd_params k_params = L.params
+    cdef double nu = <double>L.n_noise[epoch]  # NCVis's noise ratio of this epoch
     cdef int64_t negatives[EARLY_NEGATIVES]
     cdef int64_t n_early = 0 if not L.prefetch else (
         m if m < EARLY_NEGATIVES else EARLY_NEGATIVES)
-    k_params.nu = <double>L.n_noise[epoch]  # NCVis's noise ratio of this epoch
     # The negatives are pure functions of (key, draw): draw the first ones
     # now and ask the cache for their rows, which then arrive while the
     # positive step is computed.  With several threads a row last written by
@@ -525,12 +545,13 @@ cdef void _sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j, uint64_
     yk = L.Y + j * L.dim
     if _Kind is _UmapKind:
         if L.dim == 2 and not L.defer_head and L.alpha_q == 0.0:
-            _umap_sample_2d(L, &k_params, yi, yk, i, j, key, first_draw, m, n_early,
+            _umap_sample_2d(L, &k_params.umap, yi, yk, i, j, key, first_draw, m, n_early,
                             negatives, alpha)
             return
-        c = _umap_attract(&k_params, _sq_dist_rows(yi, yk, L.dim), qi, &dq)
+        c = smallvis_umap_sgd_attract(&k_params.umap, _sq_dist_rows(yi, yk, L.dim))
+        dq = 0.0
     else:
-        c = L.attract(&k_params, _sq_dist_rows(yi, yk, L.dim), qi, &dq)
+        c = L.attract(&k_params, _sq_dist_rows(yi, yk, L.dim), qi, nu, &dq)
     _step(L, yi, yk, c, alpha, head_acc, j < L.n_free)
     if L.alpha_q != 0.0:
         L.q[0] += L.alpha_q * dq
@@ -544,9 +565,10 @@ cdef void _sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j, uint64_
             continue
         qi = L.q[0] + (L.q_offset[i] if L.has_offset else 0.0)
         if _Kind is _UmapKind:
-            c = _umap_repel(&k_params, d2, qi, &dq)
+            c = smallvis_umap_sgd_repel(&k_params.umap, d2)
+            dq = 0.0
         else:
-            c = repel(&k_params, d2, qi, &dq)
+            c = repel(&k_params, d2, qi, nu, &dq)
         _step(L, yi, yk, c, alpha, head_acc, L.move_negatives and k < L.n_free)
         if L.alpha_q != 0.0:
             L.q[0] += L.alpha_q * dq
@@ -717,7 +739,7 @@ cdef inline void* _align(void* block) noexcept nogil:
 
 
 def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
-    """Cython twin of :func:`smallvis.reference.sgd_epochs`.
+    """Cython twin of :func:`smallvis.backends.reference.sgd_epochs`.
 
     One thread runs the items of an epoch in the reference's order.  With
     ``n_threads > 1`` the items are split into one contiguous share per
@@ -740,6 +762,7 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     cdef double[:, ::1] y = Y, st = problem.state
     cdef double[::1] qq = problem.q
     cdef SgdLoop L
+    cdef const smallvis_sgd_unit* unit
     cdef int64_t epoch, n_items, tid, lo, hi
     cdef int64_t first = epoch_start, last = epoch_end
     cdef int nthreads = max(1, n_threads)
@@ -748,10 +771,12 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     cdef void* acc_block
     cdef int64_t acc_stride
     pr = problem
-    _bind_coefficient(pr.coefficient, &L.attract, &L.repel)
+    unit = _sgd_unit(pr.coefficient)
+    L.attract, L.repel = unit.attract, unit.repel
+    L.umap_fast = unit.attract == smallvis_umap_sgd_attract_any
+    unit.fill(&L.params, pr.a, pr.b, pr.gamma, pr.eps)
     L.scheme = <Scheme>_scheme(pr.scheme)
     L.noise = <Noise>_noise(pr.noise)
-    L.coef.a, L.coef.b, L.coef.gamma, L.coef.eps = pr.a, pr.b, pr.gamma, pr.eps
     L.move_negatives, L.clip_after = pr.move_negatives, pr.clip_after_step
     L.defer_head, L.skip_tail = pr.defer_head, pr.skip_tail
     L.clip, L.alpha_q = pr.clip, pr.q_learning_rate
