@@ -206,8 +206,8 @@ def test_the_sampled_cost_reads_the_entry():
     params = largevis.resolve_auto(dict(largevis.cost_params), 10)
     assert supports(largevis, params)
     assert supports(largevis, {**params, "kernel": "exp"})
-    # the same kernels without the entry's terms: no estimate
-    assert not supports(replace(largevis, sampled_terms={}), params)
+    # the same kernels without the entry's units: no estimate
+    assert not supports(replace(largevis, pair_units={}), params)
     # and a method without a pair-sum cost has none
     assert not supports(get_method("tsne"), dict(get_method("tsne").cost_params))
 
