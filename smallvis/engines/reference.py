@@ -27,11 +27,11 @@ from scipy.spatial.distance import cdist
 from scipy import special
 
 from .._numeric import tie_key as _tie_key
-
-#: Smallest positive normal double: floors the argument of log(1 - w) when
-#: two output points coincide (w = 1), so costs stay finite (about 708 per
-#: coincident pair instead of +inf).  Not a parameter.
-LOG_FLOOR = np.finfo(np.float64).tiny
+from ..methods._common import LOG_FLOOR, log_one_minus_w as _log_one_minus_w  # noqa: F401  (LOG_FLOOR: re-exported)
+from ..methods.largevis import LargeVis, LargeVisExp
+from ..methods.ncvis import NCVis
+from ..methods.tumap import TUMAP
+from ..methods.umap import UMAP
 
 #: Largest memory (bytes) the NumPy path may plan for: 2 GiB.  The reference
 #: kernels build dense N x N matrices, so the wrappers in :mod:`smallvis.api`
@@ -688,14 +688,15 @@ def tsne_gradient(indptr, indices, data, Y, grad, n_threads):
 
 
 # ---------------------------------------------------------------------------
-# largevis, umap, tumap (docs/theory.md §3.5-3.7): un-normalised output weights
+# largevis, umap, tumap, ncvis (docs/theory.md §3.5-3.8): un-normalised
+# output weights, one generic engine fed by the method's unit
 # ---------------------------------------------------------------------------
 #
-# For a weight written as w = 1 / (1 + u), 1 - w = u / (1 + u), so
-#     log w = -log1p(u),   log(1 - w) = log(u) - log1p(u),
-# which avoids the cancellation of computing 1 - w directly.  log(u) is
-# floored at log(LOG_FLOOR) where two output points coincide (u = 0).
-# Coincident points (d_ij = 0) exert no force: their direction is undefined.
+# The cost of these methods is a sum of pair terms f_i(p_ij, d_ij^2) over the
+# ordered pairs i != j, and each unit (smallvis/methods/<name>.py) defines its
+# term (``cost_term``) and the pair coefficient c = df/d(d^2) (``coefficient``)
+# once.  Coincident points (d_ij = 0) exert no force: their direction is
+# undefined.
 
 
 def _off_diagonal_sum(M):
@@ -703,222 +704,136 @@ def _off_diagonal_sum(M):
     return float(M.sum() - np.trace(M))
 
 
-def _log_one_minus_w(U):
-    """log(1 - w) for w = 1 / (1 + U), floored where U = 0."""
-    return np.log(np.maximum(U, LOG_FLOOR)) - np.log1p(U)
+def _row_noise(unit, P, n_others):
+    """The noise of each row (``unit.noise``) for a unit whose cost depends on the row, else None."""
+    return unit.noise(P.sum(axis=1, keepdims=True), n_others) if unit.row_noise else None
 
 
-def _force_gradient(K, D2, Y):
-    """4 sum_j K_ij (y_i - y_j), with coincident pairs (and i = j) removed."""
-    K = np.where(D2 > 0, K, 0.0)
-    return 4.0 * _gradient_from_coefficients(K, Y)
+def _pair_cost(unit, indptr, indices, data, Y):
+    r"""The exact cost :math:`C = \sum_{i \ne j} f_i(p_{ij}, d_{ij}^2)` of a unit.
+
+    Parameters
+    ----------
+    unit : NamedTuple
+        A method unit with its parameters (e.g.
+        :class:`smallvis.methods.largevis.LargeVis`).
+    indptr, indices, data : ndarray
+        ``P`` as a CSR triplet.
+    Y : ndarray of shape (n_samples, n_components)
+
+    Returns
+    -------
+    float
+    """
+    n = Y.shape[0]
+    P = _dense(indptr, indices, data, n)
+    noise = _row_noise(unit, P, n - 1)
+    return _off_diagonal_sum(unit.cost_term(P, _squared_distances(Y), noise))
 
 
-def largevis_cost(indptr, indices, data, Y, gamma, eps, alpha, n_threads):
-    r"""LargeVis cost (docs/theory.md §3.5), the form R smallvis minimises.
+def _pair_gradient(unit, indptr, indices, data, Y, grad):
+    r"""The exact gradient of :func:`_pair_cost`, from the unit's pair coefficient.
+
+    With :math:`c_{ij} = \partial f_i / \partial d_{ij}^2` (the unit's
+    ``coefficient``, smoothed by its ``eps``),
 
     .. math::
 
-        C = -\sum_{i \ne j} p_{ij} \log w_{ij}
-            - \gamma \sum_{i \ne j} \log(1 - w_{ij}),
-        \qquad w_{ij} = \frac{1}{1 + \alpha \|y_i - y_j\|^2}.
+        \frac{\partial C}{\partial y_i} = 2 \sum_j (c_{ij} + c_{ji})(y_i - y_j),
+
+    which is :math:`4 \sum_j c_{ij} (y_i - y_j)` when the term does not
+    depend on the row (``P`` symmetric).  Writes ``grad``.
+
+    Returns
+    -------
+    float or None
+        The derivative in the unit's learned scalar (NCVis's ``Q``),
+        :math:`\sum_{i \ne j} \partial f_i / \partial Q`; None without one.
+    """
+    n = Y.shape[0]
+    P = _dense(indptr, indices, data, n)
+    D2 = _squared_distances(Y)
+    noise = _row_noise(unit, P, n - 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        C, dq = unit.coefficient(P, D2, noise)
+    C = np.where(D2 > 0, C, 0.0)  # coincident points, and i = j
+    if noise is None:
+        grad[...] = 4.0 * _gradient_from_coefficients(C, Y)
+    else:
+        grad[...] = _gradient_from_coefficients(2.0 * (C + C.T), Y)
+    if dq is None:
+        return None
+    return float(np.sum(np.where(~np.eye(n, dtype=bool), dq, 0.0)))
+
+
+def largevis_cost(indptr, indices, data, Y, gamma, eps, alpha, n_threads):
+    """LargeVis cost, the form R smallvis minimises (:class:`~smallvis.methods.largevis.LargeVis`).
 
     ``alpha = 1`` is the Cauchy kernel of t-SNE.  ``eps`` regularises only
     the gradient and is ignored here.
     """
-    n = Y.shape[0]
-    P = _dense(indptr, indices, data, n)
-    U = alpha * _squared_distances(Y)
-    C = P * np.log1p(U) - gamma * _log_one_minus_w(U)
-    return _off_diagonal_sum(C)
+    return _pair_cost(LargeVis(gamma, eps, alpha), indptr, indices, data, Y)
 
 
 def largevis_gradient(indptr, indices, data, Y, gamma, eps, alpha, grad, n_threads):
-    r"""LargeVis gradient (docs/theory.md §3.5, ``P`` symmetric).
-
-    .. math::
-
-        \frac{\partial C}{\partial y_i} = 4 \sum_j \left(
-            \alpha w_{ij} p_{ij} - \frac{\gamma w_{ij}}{d_{ij}^2 + \epsilon}
-        \right) (y_i - y_j).
+    """LargeVis gradient (``P`` symmetric; :meth:`~smallvis.methods.largevis.LargeVis.coefficient`).
 
     Exact when ``eps = 0``; LargeVis uses ``eps = 0.1``.
     """
-    n = Y.shape[0]
-    P = _dense(indptr, indices, data, n)
-    D2 = _squared_distances(Y)
-    W = 1.0 / (1.0 + alpha * D2)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        K = alpha * W * P - gamma * W / (D2 + eps)
-    grad[...] = _force_gradient(K, D2, Y)
+    _pair_gradient(LargeVis(gamma, eps, alpha), indptr, indices, data, Y, grad)
 
 
 def largevis_exp_cost(indptr, indices, data, Y, gamma, n_threads):
-    r"""LargeVis cost with the exponential weight (docs/theory.md §3.5).
-
-    .. math::
-
-        C = -\sum_{i \ne j} p_{ij} \log w_{ij}
-            - \gamma \sum_{i \ne j} \log(1 - w_{ij}),
-        \qquad w_{ij} = \frac{1}{1 + \exp(\|y_i - y_j\|^2)}.
-
-    Computed stably as :math:`-\log w = d^2 + \log(1 + e^{-d^2})` and
-    :math:`-\log(1 - w) = \log(1 + e^{-d^2})`.
-    """
-    n = Y.shape[0]
-    P = _dense(indptr, indices, data, n)
-    D2 = _squared_distances(Y)
-    softplus_neg = np.log1p(np.exp(-D2))
-    C = P * (D2 + softplus_neg) + gamma * softplus_neg
-    return _off_diagonal_sum(C)
+    """LargeVis cost with the exponential weight (:class:`~smallvis.methods.largevis.LargeVisExp`)."""
+    return _pair_cost(LargeVisExp(gamma), indptr, indices, data, Y)
 
 
 def largevis_exp_gradient(indptr, indices, data, Y, gamma, grad, n_threads):
-    r"""LargeVis gradient with the exponential weight (docs/theory.md §3.5).
-
-    .. math::
-
-        \frac{\partial C}{\partial y_i} = 4 \sum_j \left[
-            (1 - w_{ij}) p_{ij} - \gamma w_{ij} \right] (y_i - y_j).
-    """
-    n = Y.shape[0]
-    P = _dense(indptr, indices, data, n)
-    D2 = _squared_distances(Y)
-    W = 1.0 / (1.0 + np.exp(D2))
-    grad[...] = _force_gradient((1.0 - W) * P - gamma * W, D2, Y)
+    """LargeVis gradient with the exponential weight (``P`` symmetric)."""
+    _pair_gradient(LargeVisExp(gamma), indptr, indices, data, Y, grad)
 
 
 def umap_cost(indptr, indices, data, Y, a, b, eps, n_threads):
-    r"""UMAP cost: the fuzzy-set cross-entropy (docs/theory.md §3.6).
-
-    .. math::
-
-        C = \sum_{i \ne j} \left[ v_{ij} \log \frac{v_{ij}}{w_{ij}}
-            + (1 - v_{ij}) \log \frac{1 - v_{ij}}{1 - w_{ij}} \right],
-        \qquad w_{ij} = \frac{1}{1 + a \|y_i - y_j\|^{2b}}.
+    """UMAP cost: the fuzzy-set cross-entropy (:class:`~smallvis.methods.umap.UMAP`).
 
     The constant terms (in ``v`` only) are kept; ``0 log 0 = 0``.  ``eps``
     regularises only the gradient and is ignored here.
     """
-    n = Y.shape[0]
-    V = _dense(indptr, indices, data, n)
-    U = a * _squared_distances(Y) ** b
-    C = (special.xlogy(V, V) + special.xlogy(1.0 - V, 1.0 - V)
-         + V * np.log1p(U) - (1.0 - V) * _log_one_minus_w(U))
-    return _off_diagonal_sum(C)
+    return _pair_cost(UMAP(a, b, eps), indptr, indices, data, Y)
 
 
 def umap_gradient(indptr, indices, data, Y, a, b, eps, grad, n_threads):
-    r"""UMAP gradient for the exact optimizer (docs/theory.md §3.6, compact form).
-
-    .. math::
-
-        \frac{\partial C}{\partial y_i} = 4 \sum_j
-            \frac{b\,(v_{ij} - w_{ij})}{d_{ij}^2 + \epsilon} (y_i - y_j).
-
-    Exact when ``eps = 0``, where it equals the explicit form
-    :math:`4 \sum_j [a b d^{2(b-1)} w v - b (1 - v) w / d^2](y_i - y_j)`.
-    """
-    n = Y.shape[0]
-    V = _dense(indptr, indices, data, n)
-    D2 = _squared_distances(Y)
-    W = 1.0 / (1.0 + a * D2 ** b)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        K = b * (V - W) / (D2 + eps)
-    grad[...] = _force_gradient(K, D2, Y)
+    """UMAP gradient for the exact optimizer (compact form; exact when ``eps = 0``)."""
+    _pair_gradient(UMAP(a, b, eps), indptr, indices, data, Y, grad)
 
 
 def tumap_cost(indptr, indices, data, Y, eps, n_threads):
-    r"""t-UMAP cost: :func:`umap_cost` with ``a = b = 1``.
-
-    .. math::
-
-        C = \sum_{i \ne j} \left[ v_{ij} \log \frac{v_{ij}}{w_{ij}}
-            + (1 - v_{ij}) \log \frac{1 - v_{ij}}{1 - w_{ij}} \right],
-        \qquad w_{ij} = \frac{1}{1 + \|y_i - y_j\|^2}.
-    """
-    return umap_cost(indptr, indices, data, Y, 1.0, 1.0, eps, n_threads)
+    """t-UMAP cost: UMAP's with ``a = b = 1`` (:class:`~smallvis.methods.tumap.TUMAP`)."""
+    return _pair_cost(TUMAP(eps), indptr, indices, data, Y)
 
 
 def tumap_gradient(indptr, indices, data, Y, eps, grad, n_threads):
-    r"""t-UMAP gradient for the exact optimizer (R smallvis's form; docs/theory.md §3.7).
-
-    .. math::
-
-        \frac{\partial C}{\partial y_i} = 4 \sum_j (v_{ij} - w_{ij})
-            \frac{w_{ij}}{1 - w_{ij} + \epsilon} (y_i - y_j),
-
-    with :math:`1 - w = d^2 w` computed without cancellation.  Exact when
-    ``eps = 0`` (then :math:`w / (1 - w) = 1 / d^2`).
-    """
-    n = Y.shape[0]
-    V = _dense(indptr, indices, data, n)
-    D2 = _squared_distances(Y)
-    W = 1.0 / (1.0 + D2)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        K = (V - W) * W / (D2 * W + eps)
-    grad[...] = _force_gradient(K, D2, Y)
-
-
-# ---------------------------------------------------------------------------
-# ncvis (docs/theory.md §3.8): noise-contrastive estimation with a learned normalisation
-# ---------------------------------------------------------------------------
-
-
-def _ncvis_terms(indptr, indices, data, Y, Q, nu, a, b):
-    """Dense P, the model q_ij, the noise nu * p_n(i) and squared distances."""
-    n = Y.shape[0]
-    P = _dense(indptr, indices, data, n)
-    D2 = _squared_distances(Y)
-    q_hat = 1.0 / (1.0 + a * D2 ** b)
-    Qm = np.exp(-Q) * q_hat
-    noise = nu * P.sum(axis=1, keepdims=True) / (n - 1)  # nu p_n(i, j), any j
-    off = ~np.eye(n, dtype=bool)
-    return P, D2, q_hat, Qm, np.broadcast_to(noise, (n, n)), off
+    """t-UMAP gradient for the exact optimizer (R smallvis's form; exact when ``eps = 0``)."""
+    _pair_gradient(TUMAP(eps), indptr, indices, data, Y, grad)
 
 
 def ncvis_cost(indptr, indices, data, Y, Q, nu, a, b, n_threads):
-    r"""NCVis cost :math:`-J(Y, Q)`, the negated NCE objective (docs/theory.md §3.8).
+    r"""NCVis cost :math:`-J(Y, Q)`, the negated NCE objective (:class:`~smallvis.methods.ncvis.NCVis`).
 
-    .. math::
-
-        J = \sum_{i \ne j} p_{ij} \log \frac{q_{ij}}{q_{ij} + \nu p_n(i)}
-          + \nu \sum_{i \ne j} p_n(i) \log \frac{\nu p_n(i)}{q_{ij} + \nu p_n(i)},
-
-    with :math:`q_{ij} = e^{-Q} / (1 + a d_{ij}^{2b})` and the noise
-    distribution :math:`p_n(i) = \sum_k p_{ik} / (N - 1)`.
+    The noise distribution is :math:`p_n(i) = \sum_k p_{ik} / (N - 1)`.
     """
-    P, _, _, Qm, R, off = _ncvis_terms(indptr, indices, data, Y, Q, nu, a, b)
-    J = special.xlogy(P, Qm / (Qm + R)) + special.xlogy(R, R / (Qm + R))
-    return float(-J[off].sum())
+    return _pair_cost(NCVis(Q, nu, a, b), indptr, indices, data, Y)
 
 
 def ncvis_gradient(indptr, indices, data, Y, Q, nu, a, b, grad, n_threads):
-    r"""Gradient of the NCVis cost in ``Y`` (written to ``grad``) and in ``Q``.
-
-    With :math:`s_{ij} = q_{ij} + \nu p_n(i)` and
-    :math:`G_{ij} = \frac{\nu p_n(i)}{s_{ij}} (p_{ij} - q_{ij})\,
-    a b\, d_{ij}^{2(b-1)} \hat q_{ij}` (docs/theory.md §3.8):
-
-    .. math::
-
-        \frac{\partial (-J)}{\partial y_i} = 2 \sum_j (G_{ij} + G_{ji})(y_i - y_j),
-        \qquad
-        \frac{\partial (-J)}{\partial Q} = \sum_{i \ne j}
-            \frac{\nu p_n(i)}{s_{ij}} (p_{ij} - q_{ij}).
+    """Gradient of the NCVis cost in ``Y`` (written to ``grad``) and in ``Q``.
 
     Returns
     -------
     float
         The derivative in ``Q``.
     """
-    P, D2, q_hat, Qm, R, off = _ncvis_terms(indptr, indices, data, Y, Q, nu, a, b)
-    weight = np.where(off, R / (Qm + R), 0.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        G = weight * (P - Qm) * a * b * D2 ** (b - 1.0) * q_hat
-    G = np.where(D2 > 0, G, 0.0)  # coincident points exert no force
-    grad[...] = _gradient_from_coefficients(2.0 * (G + G.T), Y)
-    return float(np.sum(weight * (P - Qm)))
+    return _pair_gradient(NCVis(Q, nu, a, b), indptr, indices, data, Y, grad)
 
 
 # ---------------------------------------------------------------------------
