@@ -27,7 +27,7 @@ from scipy.spatial.distance import cdist
 from scipy import special
 
 from .._numeric import tie_key as _tie_key
-from ..methods._common import LOG_FLOOR, log_one_minus_w as _log_one_minus_w  # noqa: F401  (LOG_FLOOR: re-exported)
+from ..methods._common import LOG_FLOOR  # noqa: F401  (re-exported: it was defined here)
 from ..methods.largevis import LargeVis, LargeVisExp
 from ..methods.ncvis import NCVis
 from ..methods.tumap import TUMAP
@@ -1260,159 +1260,86 @@ def tsne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
     grad[...] = _transform_force(K, np.ones_like(D2), Y, Y_ref)
 
 
-def largevis_transform_cost(indptr, indices, data, Y, Y_ref, gamma, eps, alpha, n_threads):
-    r"""Row terms of the LargeVis cost for new points against a fixed reference.
+def _transform_pair_cost(unit, indptr, indices, data, Y, Y_ref):
+    r"""The row terms of a unit's cost for new points: :math:`\sum_s \sum_j f_s(p_{sj}, d_{sj}^2)`.
+
+    ``j`` over the reference points; a new point's noise (NCVis) is spread
+    over the ``N`` reference points.
+    """
+    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
+    noise = _row_noise(unit, P, max(Y_ref.shape[0], 1))
+    return float(np.sum(unit.cost_term(P, D2, noise)))
+
+
+def _transform_pair_gradient(unit, indptr, indices, data, Y, Y_ref, grad):
+    r"""Gradient of :func:`_transform_pair_cost` in the new points (writes ``grad``).
 
     .. math::
 
-        C = -\sum_s \sum_j p_{sj} \log w_{sj} - \gamma \sum_s \sum_j \log(1 - w_{sj}),
-        \qquad w_{sj} = \frac{1}{1 + \alpha \|y_s - y_j\|^2}.
+        \frac{\partial C}{\partial y_s} = 2 \sum_j c_{sj} (y_s - y_j),
 
-    ``eps`` regularises only the gradient.
+    with :math:`c` the unit's pair coefficient (exact when ``eps = 0``).
     """
     P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
-    U = alpha * D2
-    return float(np.sum(P * np.log1p(U) - gamma * _log_one_minus_w(U)))
+    noise = _row_noise(unit, P, max(Y_ref.shape[0], 1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        C, _ = unit.coefficient(P, D2, noise)
+    grad[...] = _transform_force(C, D2, Y, Y_ref)
+
+
+def largevis_transform_cost(indptr, indices, data, Y, Y_ref, gamma, eps, alpha, n_threads):
+    """Row terms of the LargeVis cost for new points (``eps`` regularises only the gradient)."""
+    return _transform_pair_cost(LargeVis(gamma, eps, alpha), indptr, indices, data, Y, Y_ref)
 
 
 def largevis_transform_gradient(indptr, indices, data, Y, Y_ref, gamma, eps, alpha, grad,
                                 n_threads):
-    r"""Gradient of :func:`largevis_transform_cost` (exact when ``eps = 0``).
-
-    .. math::
-
-        \frac{\partial C}{\partial y_s} = 2 \sum_j \left(
-            \alpha w_{sj} p_{sj} - \frac{\gamma w_{sj}}{d_{sj}^2 + \epsilon}
-        \right)(y_s - y_j).
-    """
-    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
-    W = 1.0 / (1.0 + alpha * D2)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        K = alpha * W * P - gamma * W / (D2 + eps)
-    grad[...] = _transform_force(K, D2, Y, Y_ref)
+    """Gradient of :func:`largevis_transform_cost` (exact when ``eps = 0``)."""
+    _transform_pair_gradient(LargeVis(gamma, eps, alpha), indptr, indices, data, Y, Y_ref, grad)
 
 
 def largevis_exp_transform_cost(indptr, indices, data, Y, Y_ref, gamma, n_threads):
-    r"""Row terms of the exponential-weight LargeVis cost for new points.
-
-    .. math::
-
-        C = -\sum_s \sum_j p_{sj} \log w_{sj} - \gamma \sum_s \sum_j \log(1 - w_{sj}),
-        \qquad w_{sj} = \frac{1}{1 + \exp(\|y_s - y_j\|^2)}.
-    """
-    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
-    softplus_neg = np.log1p(np.exp(-D2))
-    return float(np.sum(P * (D2 + softplus_neg) + gamma * softplus_neg))
+    """Row terms of the exponential-weight LargeVis cost for new points."""
+    return _transform_pair_cost(LargeVisExp(gamma), indptr, indices, data, Y, Y_ref)
 
 
 def largevis_exp_transform_gradient(indptr, indices, data, Y, Y_ref, gamma, grad, n_threads):
-    r"""Gradient of :func:`largevis_exp_transform_cost`.
-
-    .. math::
-
-        \frac{\partial C}{\partial y_s} = 2 \sum_j \left[
-            (1 - w_{sj}) p_{sj} - \gamma w_{sj} \right](y_s - y_j).
-    """
-    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
-    W = 1.0 / (1.0 + np.exp(D2))
-    grad[...] = _transform_force((1.0 - W) * P - gamma * W, D2, Y, Y_ref)
+    """Gradient of :func:`largevis_exp_transform_cost`."""
+    _transform_pair_gradient(LargeVisExp(gamma), indptr, indices, data, Y, Y_ref, grad)
 
 
 def umap_transform_cost(indptr, indices, data, Y, Y_ref, a, b, eps, n_threads):
-    r"""Row terms of the UMAP cross-entropy for new points.
-
-    .. math::
-
-        C = \sum_s \sum_j \left[ v_{sj} \log \frac{v_{sj}}{w_{sj}}
-            + (1 - v_{sj}) \log \frac{1 - v_{sj}}{1 - w_{sj}} \right],
-        \qquad w_{sj} = \frac{1}{1 + a \|y_s - y_j\|^{2b}}.
-    """
-    V, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
-    U = a * D2 ** b
-    C = (special.xlogy(V, V) + special.xlogy(1.0 - V, 1.0 - V)
-         + V * np.log1p(U) - (1.0 - V) * _log_one_minus_w(U))
-    return float(C.sum())
+    """Row terms of the UMAP cross-entropy for new points."""
+    return _transform_pair_cost(UMAP(a, b, eps), indptr, indices, data, Y, Y_ref)
 
 
 def umap_transform_gradient(indptr, indices, data, Y, Y_ref, a, b, eps, grad, n_threads):
-    r"""Gradient of :func:`umap_transform_cost` (exact when ``eps = 0``).
-
-    .. math::
-
-        \frac{\partial C}{\partial y_s} = 2 \sum_j
-            \frac{b\,(v_{sj} - w_{sj})}{d_{sj}^2 + \epsilon}(y_s - y_j).
-    """
-    V, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
-    W = 1.0 / (1.0 + a * D2 ** b)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        K = b * (V - W) / (D2 + eps)
-    grad[...] = _transform_force(K, D2, Y, Y_ref)
+    """Gradient of :func:`umap_transform_cost` (exact when ``eps = 0``)."""
+    _transform_pair_gradient(UMAP(a, b, eps), indptr, indices, data, Y, Y_ref, grad)
 
 
 def tumap_transform_cost(indptr, indices, data, Y, Y_ref, eps, n_threads):
-    r""":func:`umap_transform_cost` with ``a = b = 1``.
-
-    .. math::
-
-        C = \sum_s \sum_j \left[ v_{sj} \log \frac{v_{sj}}{w_{sj}}
-            + (1 - v_{sj}) \log \frac{1 - v_{sj}}{1 - w_{sj}} \right],
-        \qquad w_{sj} = \frac{1}{1 + \|y_s - y_j\|^2}.
-    """
-    return umap_transform_cost(indptr, indices, data, Y, Y_ref, 1.0, 1.0, eps, n_threads)
+    """Row terms of the t-UMAP cross-entropy (UMAP's with ``a = b = 1``) for new points."""
+    return _transform_pair_cost(TUMAP(eps), indptr, indices, data, Y, Y_ref)
 
 
 def tumap_transform_gradient(indptr, indices, data, Y, Y_ref, eps, grad, n_threads):
-    r"""Gradient of :func:`tumap_transform_cost` (exact when ``eps = 0``).
-
-    .. math::
-
-        \frac{\partial C}{\partial y_s} = 2 \sum_j (v_{sj} - w_{sj})
-            \frac{w_{sj}}{1 - w_{sj} + \epsilon}(y_s - y_j).
-    """
-    V, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
-    W = 1.0 / (1.0 + D2)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        K = (V - W) * W / (D2 * W + eps)
-    grad[...] = _transform_force(K, D2, Y, Y_ref)
-
-
-def _ncvis_transform_terms(indptr, indices, data, Y, Y_ref, Q, nu, a, b):
-    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
-    q_hat = 1.0 / (1.0 + a * D2 ** b)
-    Qm = np.exp(-Q) * q_hat
-    R = nu * P.sum(axis=1, keepdims=True) / max(Y_ref.shape[0], 1)  # nu p_n(s)
-    return P, D2, q_hat, Qm, np.broadcast_to(R, P.shape)
+    """Gradient of :func:`tumap_transform_cost` (exact when ``eps = 0``)."""
+    _transform_pair_gradient(TUMAP(eps), indptr, indices, data, Y, Y_ref, grad)
 
 
 def ncvis_transform_cost(indptr, indices, data, Y, Y_ref, Q, nu, a, b, n_threads):
     r"""Row terms of the NCVis cost :math:`-J` for new points, ``Q`` fixed.
 
-    .. math::
-
-        -J = -\sum_s \sum_j \left[ p_{sj} \log \frac{q_{sj}}{q_{sj} + \nu p_n(s)}
-            + \nu p_n(s) \log \frac{\nu p_n(s)}{q_{sj} + \nu p_n(s)} \right],
-
-    with :math:`q_{sj} = e^{-Q} / (1 + a d_{sj}^{2b})` and
-    :math:`p_n(s) = \sum_k p_{sk} / N` over the ``N`` reference points.
+    The noise of new point ``s`` is :math:`\nu p_n(s)`, :math:`p_n(s) =
+    \sum_k p_{sk} / N` over the ``N`` reference points.
     """
-    P, _, _, Qm, R = _ncvis_transform_terms(indptr, indices, data, Y, Y_ref, Q, nu, a, b)
-    J = special.xlogy(P, Qm / (Qm + R)) + special.xlogy(R, R / (Qm + R))
-    return float(-J.sum())
+    return _transform_pair_cost(NCVis(Q, nu, a, b), indptr, indices, data, Y, Y_ref)
 
 
 def ncvis_transform_gradient(indptr, indices, data, Y, Y_ref, Q, nu, a, b, grad, n_threads):
-    r"""Gradient of :func:`ncvis_transform_cost` in the new points.
-
-    .. math::
-
-        \frac{\partial (-J)}{\partial y_s} = 2 \sum_j
-            \frac{\nu p_n(s)}{q_{sj} + \nu p_n(s)} (p_{sj} - q_{sj})\,
-            a b\, d_{sj}^{2(b-1)} \hat q_{sj}\, (y_s - y_j).
-    """
-    P, D2, q_hat, Qm, R = _ncvis_transform_terms(indptr, indices, data, Y, Y_ref, Q, nu, a, b)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        K = R / (Qm + R) * (P - Qm) * a * b * D2 ** (b - 1.0) * q_hat
-    grad[...] = _transform_force(K, D2, Y, Y_ref)
+    """Gradient of :func:`ncvis_transform_cost` in the new points."""
+    _transform_pair_gradient(NCVis(Q, nu, a, b), indptr, indices, data, Y, Y_ref, grad)
 
 
 #: The transform twins, in the order they are defined above (no list of
