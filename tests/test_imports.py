@@ -21,8 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent / PACKAGE
 LAYERS = [
     # the ground floor, with the method units (pure maths, which the engines take)
     {"_numeric", "_validation", "_threads", "_memory", "_outputs", "engines._new_points",
-     "engines", "inputs", "methods", "methods._common", "methods.largevis", "methods.umap",
-     "methods.tumap", "methods.ncvis"},
+     "engines", "inputs", "methods", "methods._common", "methods.asne", "methods.ssne",
+     "methods.tsne", "methods.largevis", "methods.umap", "methods.tumap", "methods.ncvis"},
     {"_progress"},
     {"engines._sgd_reference", "engines._sgd_kernels"},
     {"engines.reference", "engines._kernels", "engines._backend"},

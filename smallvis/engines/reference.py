@@ -28,8 +28,11 @@ from scipy import special
 
 from .._numeric import tie_key as _tie_key
 from ..methods._common import LOG_FLOOR  # noqa: F401  (re-exported: it was defined here)
+from ..methods.asne import ASNE
 from ..methods.largevis import LargeVis, LargeVisExp
 from ..methods.ncvis import NCVis
+from ..methods.ssne import SSNE
+from ..methods.tsne import TSNE
 from ..methods.tumap import TUMAP
 from ..methods.umap import UMAP
 
@@ -547,143 +550,81 @@ def knn_union_fill(indices, values, indptr, out_indices, out_data, n_threads):
 
 
 # ---------------------------------------------------------------------------
-# asne: asymmetric SNE (docs/theory.md §3.2)
+# asne, ssne, tsne (docs/theory.md §3.2-3.4): output weights normalised to q,
+# the KL divergence; each method's weight (and the formulas) in its unit
 # ---------------------------------------------------------------------------
 
 
-def _asne_log_q(Y):
-    """Row-wise log q_{j|i} with a Gaussian kernel; the diagonal is -inf.
-
-    Each row's distances are shifted by their minimum first; q is unchanged
-    and log q keeps full precision when the distances are large.
-    """
+def _off_diagonal_distances(Y):
+    """Squared distances with ``inf`` on the diagonal: a pair (i, i) has weight 0."""
     D2 = _squared_distances(Y)
     np.fill_diagonal(D2, np.inf)
-    D2 -= D2.min(axis=1, keepdims=True)
-    return -D2 - special.logsumexp(-D2, axis=1, keepdims=True)
+    return D2
+
+
+def _normalised_log_q(unit, D2, axis):
+    """``log q`` of a unit with a log weight (the Gaussian), normalised in the log domain.
+
+    Over each row (``axis=1``) or all pairs (``axis=None``).  The log
+    weights are shifted by their largest value first: ``q`` is unchanged
+    and ``log q`` keeps full precision when the distances are large.
+    """
+    L = unit.log_weight(D2)
+    L -= L.max(axis=axis, keepdims=True)
+    return L - special.logsumexp(L, axis=axis, keepdims=True)
 
 
 def asne_cost(indptr, indices, data, Y, n_threads):
-    r"""Cost of asymmetric SNE.
-
-    .. math::
-
-        C = \sum_i \mathrm{KL}(P_i \| Q_i)
-          = \sum_i \sum_{j \ne i} p_{j|i} \log \frac{p_{j|i}}{q_{j|i}},
-        \qquad
-        q_{j|i} = \frac{\exp(-\|y_i - y_j\|^2)}{\sum_{k \ne i} \exp(-\|y_i - y_k\|^2)}.
-
-    Row ``i`` of ``P`` holds :math:`p_{j|i}`.
-    """
+    """Cost of asymmetric SNE (:mod:`smallvis.methods.asne`): row ``i`` of ``P`` holds p_{j|i}."""
     n = Y.shape[0]
     P = _dense(indptr, indices, data, n)
-    return _xlogy_sum(P, _asne_log_q(Y))
+    return _xlogy_sum(P, _normalised_log_q(ASNE(), _off_diagonal_distances(Y), 1))
 
 
 def asne_gradient(indptr, indices, data, Y, grad, n_threads):
-    r"""Gradient of asymmetric SNE (docs/theory.md §3.2).
-
-    .. math::
-
-        \frac{\partial C}{\partial y_i} =
-        2 \sum_{j \ne i} \left(p_{j|i} - q_{j|i} + p_{i|j} - q_{i|j}\right)(y_i - y_j).
-    """
+    r"""Gradient of asymmetric SNE: :math:`2 \sum_j (p_{j|i} - q_{j|i} + p_{i|j} - q_{i|j})(y_i - y_j)`."""
     n = Y.shape[0]
     P = _dense(indptr, indices, data, n)
-    Q = np.exp(_asne_log_q(Y))
+    Q = np.exp(_normalised_log_q(ASNE(), _off_diagonal_distances(Y), 1))
     K = 2.0 * (P - Q + P.T - Q.T)
     grad[...] = _gradient_from_coefficients(K, Y)
 
 
-# ---------------------------------------------------------------------------
-# ssne: symmetric SNE (docs/theory.md §3.3)
-# ---------------------------------------------------------------------------
-
-
-def _ssne_log_q(Y):
-    """Joint log q_ij with a Gaussian kernel; the diagonal is -inf.
-
-    Distances are shifted by their minimum first (q unchanged, log q exact).
-    """
-    D2 = _squared_distances(Y)
-    np.fill_diagonal(D2, np.inf)
-    D2 -= D2.min()
-    return -D2 - special.logsumexp(-D2)
-
-
 def ssne_cost(indptr, indices, data, Y, n_threads):
-    r"""Cost of symmetric SNE.
-
-    .. math::
-
-        C = \mathrm{KL}(P \| Q) = \sum_{i \ne j} p_{ij} \log \frac{p_{ij}}{q_{ij}},
-        \qquad
-        q_{ij} = \frac{\exp(-\|y_i - y_j\|^2)}{\sum_{k \ne l} \exp(-\|y_k - y_l\|^2)}.
-    """
+    """Cost of symmetric SNE, KL(P || Q) (:mod:`smallvis.methods.ssne`)."""
     n = Y.shape[0]
     P = _dense(indptr, indices, data, n)
-    return _xlogy_sum(P, _ssne_log_q(Y))
+    return _xlogy_sum(P, _normalised_log_q(SSNE(), _off_diagonal_distances(Y), None))
 
 
 def ssne_gradient(indptr, indices, data, Y, grad, n_threads):
-    r"""Gradient of symmetric SNE (``P`` symmetric).
-
-    .. math::
-
-        \frac{\partial C}{\partial y_i} = 4 \sum_{j \ne i} (p_{ij} - q_{ij})(y_i - y_j).
-    """
+    r"""Gradient of symmetric SNE (``P`` symmetric): :math:`4 \sum_j (p_{ij} - q_{ij})(y_i - y_j)`."""
     n = Y.shape[0]
     P = _dense(indptr, indices, data, n)
-    Q = np.exp(_ssne_log_q(Y))
+    Q = np.exp(_normalised_log_q(SSNE(), _off_diagonal_distances(Y), None))
     grad[...] = _gradient_from_coefficients(4.0 * (P - Q), Y)
 
 
-# ---------------------------------------------------------------------------
-# tsne: t-distributed SNE (docs/theory.md §3.4)
-# ---------------------------------------------------------------------------
-
-
-def _cauchy_weights(Y):
-    """Cauchy output weights w_ij = 1 / (1 + d_ij^2), zero on the diagonal."""
-    W = _squared_distances(Y)
-    W += 1.0
-    np.reciprocal(W, out=W)
-    np.fill_diagonal(W, 0.0)
-    return W
-
-
 def tsne_cost(indptr, indices, data, Y, n_threads):
-    r"""Cost of t-SNE.
-
-    .. math::
-
-        C = \mathrm{KL}(P \| Q) = \sum_{i \ne j} p_{ij} \log \frac{p_{ij}}{q_{ij}},
-        \qquad
-        q_{ij} = \frac{w_{ij}}{\sum_{k \ne l} w_{kl}},
-        \qquad
-        w_{ij} = \frac{1}{1 + \|y_i - y_j\|^2}.
-    """
+    """Cost of t-SNE, KL(P || Q) with the Cauchy weight (:mod:`smallvis.methods.tsne`)."""
     n = Y.shape[0]
     P = _dense(indptr, indices, data, n)
-    W = _cauchy_weights(Y)
+    D2 = _off_diagonal_distances(Y)
+    W = TSNE().weight(D2, out=D2)
     with np.errstate(divide="ignore"):
         log_Q = np.log(W) - np.log(W.sum())
     return _xlogy_sum(P, log_Q)
 
 
 def tsne_gradient(indptr, indices, data, Y, grad, n_threads):
-    r"""Gradient of t-SNE (``P`` symmetric).
-
-    .. math::
-
-        \frac{\partial C}{\partial y_i} =
-        4 \sum_{j \ne i} (p_{ij} - q_{ij})\, w_{ij}\, (y_i - y_j).
-    """
+    r"""Gradient of t-SNE (``P`` symmetric): :math:`4 \sum_j (p_{ij} - q_{ij})\, w_{ij}\, (y_i - y_j)`."""
     n = Y.shape[0]
     P = _dense(indptr, indices, data, n)
-    W = _cauchy_weights(Y)
+    unit = TSNE()
+    D2 = _off_diagonal_distances(Y)
+    W = unit.weight(D2, out=D2)
     K = P - W / W.sum()  # p_ij - q_ij
-    K *= W
+    K *= unit.slope(W)
     grad[...] = 4.0 * _gradient_from_coefficients(K, Y)
 
 
@@ -983,7 +924,7 @@ def _fft_potentials(Y, n_interpolation, kernels, charges, n_threads):
 
 
 def _cauchy(d2):
-    return 1.0 / (1.0 + d2)
+    return TSNE().weight(d2)
 
 
 def _cauchy_squared(d2):
@@ -1162,12 +1103,6 @@ def _transform_force(K, D2, Y, Y_ref):
     return 2.0 * (K.sum(axis=1)[:, None] * (Y - origin) - K @ (Y_ref - origin))
 
 
-def _gaussian_row_log_q(D2):
-    """Row-normalised log q_{j|s} under the Gaussian kernel (shifted by the row minimum)."""
-    L = -(D2 - D2.min(axis=1, keepdims=True))
-    return L - special.logsumexp(L, axis=1, keepdims=True)
-
-
 def asne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
     r"""Cost of new points placed by asymmetric SNE against a fixed reference.
 
@@ -1180,7 +1115,7 @@ def asne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
     ``j, k`` over the reference points: row ``s`` of the asne cost.
     """
     P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
-    return _xlogy_sum(P, _gaussian_row_log_q(D2))
+    return _xlogy_sum(P, _normalised_log_q(ASNE(), D2, 1))
 
 
 def asne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
@@ -1194,7 +1129,7 @@ def asne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
     (:math:`\pi_s = 1` for a calibrated row).
     """
     P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
-    K = P - P.sum(axis=1, keepdims=True) * np.exp(_gaussian_row_log_q(D2))
+    K = P - P.sum(axis=1, keepdims=True) * np.exp(_normalised_log_q(ASNE(), D2, 1))
     grad[...] = _transform_force(K, np.ones_like(D2), Y, Y_ref)
 
 
@@ -1238,7 +1173,7 @@ def tsne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
     the joint normalisation replaced by the new point's row, as openTSNE.
     """
     P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
-    W = 1.0 / (1.0 + D2)
+    W = TSNE().weight(D2)
     log_Q = np.log(W) - np.log(W.sum(axis=1, keepdims=True))
     return _xlogy_sum(P, log_Q)
 
@@ -1255,8 +1190,9 @@ def tsne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
     (:math:`\pi_s = 1` for a calibrated row).
     """
     P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
-    W = 1.0 / (1.0 + D2)
-    K = (P - P.sum(axis=1, keepdims=True) * W / W.sum(axis=1, keepdims=True)) * W
+    unit = TSNE()
+    W = unit.weight(D2)
+    K = (P - P.sum(axis=1, keepdims=True) * W / W.sum(axis=1, keepdims=True)) * unit.slope(W)
     grad[...] = _transform_force(K, np.ones_like(D2), Y, Y_ref)
 
 
