@@ -17,6 +17,14 @@ Conventions shared by both modules
   ``None``; ``*_cost`` functions return a float.
 * ``n_threads`` is accepted for signature parity and ignored here.
 
+Each method's maths is written once, in its unit (``smallvis/methods/<name>.py``:
+its parameters, weight, pair coefficient, cost terms and SGD coefficients,
+with the formulas).  The kernels of the methods whose cost is a sum of pair
+terms (largevis, umap, tumap, ncvis) are thin wrappers that build the unit
+from their arguments and call one engine: :func:`_pair_cost` and
+:func:`_pair_gradient` over all pairs, :func:`_transform_pair_cost` and
+:func:`_transform_pair_gradient` for new points against fixed rows.
+
 The Python wrappers in :mod:`smallvis.api` validate shapes, dtypes and index
 ranges before calling any kernel.
 """
