@@ -590,7 +590,13 @@ def asne_cost(indptr, indices, data, Y, n_threads):
 
 
 def asne_gradient(indptr, indices, data, Y, grad, n_threads):
-    r"""Gradient of asymmetric SNE: :math:`2 \sum_j (p_{j|i} - q_{j|i} + p_{i|j} - q_{i|j})(y_i - y_j)`."""
+    r"""Gradient of asymmetric SNE (:mod:`smallvis.methods.asne`).
+
+    .. math::
+
+        \frac{\partial C}{\partial y_i} =
+        2 \sum_{j \ne i} \left(p_{j|i} - q_{j|i} + p_{i|j} - q_{i|j}\right)(y_i - y_j).
+    """
     n = Y.shape[0]
     P = _dense(indptr, indices, data, n)
     Q = np.exp(_normalised_log_q(ASNE(), _off_diagonal_distances(Y), 1))
@@ -606,7 +612,12 @@ def ssne_cost(indptr, indices, data, Y, n_threads):
 
 
 def ssne_gradient(indptr, indices, data, Y, grad, n_threads):
-    r"""Gradient of symmetric SNE (``P`` symmetric): :math:`4 \sum_j (p_{ij} - q_{ij})(y_i - y_j)`."""
+    r"""Gradient of symmetric SNE, ``P`` symmetric (:mod:`smallvis.methods.ssne`).
+
+    .. math::
+
+        \frac{\partial C}{\partial y_i} = 4 \sum_{j \ne i} (p_{ij} - q_{ij})(y_i - y_j).
+    """
     n = Y.shape[0]
     P = _dense(indptr, indices, data, n)
     Q = np.exp(_normalised_log_q(SSNE(), _off_diagonal_distances(Y), None))
@@ -625,7 +636,13 @@ def tsne_cost(indptr, indices, data, Y, n_threads):
 
 
 def tsne_gradient(indptr, indices, data, Y, grad, n_threads):
-    r"""Gradient of t-SNE (``P`` symmetric): :math:`4 \sum_j (p_{ij} - q_{ij})\, w_{ij}\, (y_i - y_j)`."""
+    r"""Gradient of t-SNE, ``P`` symmetric (:mod:`smallvis.methods.tsne`).
+
+    .. math::
+
+        \frac{\partial C}{\partial y_i} =
+        4 \sum_{j \ne i} (p_{ij} - q_{ij})\, w_{ij}\, (y_i - y_j).
+    """
     n = Y.shape[0]
     P = _dense(indptr, indices, data, n)
     unit = TSNE()
@@ -654,7 +671,7 @@ def _off_diagonal_sum(M):
 
 
 def _row_noise(unit, P, n_others):
-    """The noise of each row (``unit.noise``) for a unit whose cost depends on the row, else None."""
+    """``unit.noise`` of each row when the unit's cost depends on the row, else None."""
     return unit.noise(P.sum(axis=1, keepdims=True), n_others) if unit.row_noise else None
 
 
@@ -725,7 +742,7 @@ def largevis_cost(indptr, indices, data, Y, gamma, eps, alpha, n_threads):
 
 
 def largevis_gradient(indptr, indices, data, Y, gamma, eps, alpha, grad, n_threads):
-    """LargeVis gradient (``P`` symmetric; :meth:`~smallvis.methods.largevis.LargeVis.coefficient`).
+    """LargeVis gradient, ``P`` symmetric (:meth:`.LargeVis.coefficient`).
 
     Exact when ``eps = 0``; LargeVis uses ``eps = 0.1``.
     """
@@ -733,7 +750,7 @@ def largevis_gradient(indptr, indices, data, Y, gamma, eps, alpha, grad, n_threa
 
 
 def largevis_exp_cost(indptr, indices, data, Y, gamma, n_threads):
-    """LargeVis cost with the exponential weight (:class:`~smallvis.methods.largevis.LargeVisExp`)."""
+    """LargeVis cost with the exponential weight (:class:`.LargeVisExp`)."""
     return _pair_cost(LargeVisExp(gamma), indptr, indices, data, Y)
 
 
@@ -767,7 +784,7 @@ def tumap_gradient(indptr, indices, data, Y, eps, grad, n_threads):
 
 
 def ncvis_cost(indptr, indices, data, Y, Q, nu, a, b, n_threads):
-    r"""NCVis cost :math:`-J(Y, Q)`, the negated NCE objective (:class:`~smallvis.methods.ncvis.NCVis`).
+    r"""NCVis cost :math:`-J(Y, Q)`, the negated NCE objective (:class:`.NCVis`).
 
     The noise distribution is :math:`p_n(i) = \sum_k p_{ik} / (N - 1)`.
     """

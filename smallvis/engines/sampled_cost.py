@@ -3,11 +3,11 @@ r"""A cheap sampled estimate of a method's exact cost (for large stochastic runs
 The exact costs of largevis, umap, tumap and ncvis (:mod:`smallvis.engines.reference`;
 the methods whose entry has :attr:`~smallvis.methods.registry.Method.pair_units`)
 are sums over all ordered pairs :math:`i \ne j` of a pair term
-:math:`f_i(p_{ij}, d_{ij}^2)`, which the method's unit defines: its
-``edge_term`` is :math:`f_i(p, d^2) - f_i(0, d^2)` and its ``pair_term``
-:math:`f_i(0, d^2)` (``smallvis/methods/<name>.py``).  Evaluating them is O(N^2), so the stochastic
-optimizer reports the exact cost only up to
-:data:`smallvis.engines.sgd.SGD_COST_MAX_N` points.  Split the sum as
+:math:`f_i(p_{ij}, d_{ij}^2)`, which the method's unit defines
+(``smallvis/methods/<name>.py``): its ``edge_term`` is
+:math:`f_i(p, d^2) - f_i(0, d^2)` and its ``pair_term`` :math:`f_i(0, d^2)`.
+Evaluating the sum is O(N^2), so the stochastic optimizer reports the exact
+cost only up to :data:`smallvis.engines.sgd.SGD_COST_MAX_N` points.  Split the sum as
 
 .. math::
 

@@ -153,7 +153,12 @@ class LargeVisExp(NamedTuple):
         return (1.0 - w) * p - self.gamma * w, None
 
     def cost_term(self, p, d2, noise=None):
-        r"""The pair's cost :math:`f(p, d^2) = p (d^2 + \log(1 + e^{-d^2})) + \gamma \log(1 + e^{-d^2})`."""
+        r"""The pair's cost, computed stably.
+
+        .. math::
+
+            f(p, d^2) = p \left(d^2 + \log(1 + e^{-d^2})\right) + \gamma \log(1 + e^{-d^2}).
+        """
         softplus_neg = np.log1p(np.exp(-d2))
         return p * (d2 + softplus_neg) + self.gamma * softplus_neg
 

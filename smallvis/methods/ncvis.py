@@ -76,7 +76,7 @@ class NCVis(NamedTuple):
         return self.nu * row_sums / n_others
 
     def coefficient(self, p, d2, noise):
-        r"""The pair coefficient :math:`G = \partial f / \partial d^2` and :math:`\partial f / \partial Q`.
+        r"""The pair coefficient :math:`G = \partial f / \partial d^2`, and the derivative in Q.
 
         With :math:`s_{ij} = q_{ij} + \nu p_n(i)`:
 
