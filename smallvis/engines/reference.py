@@ -590,7 +590,7 @@ def asne_cost(indptr, indices, data, Y, n_threads):
 
 
 def asne_gradient(indptr, indices, data, Y, grad, n_threads):
-    r"""Gradient of asymmetric SNE (:mod:`smallvis.methods.asne`).
+    r"""Gradient of asymmetric SNE (docs/theory.md §3.2).
 
     .. math::
 
