@@ -15,10 +15,10 @@ from typing import Callable, Mapping
 import numpy as np
 
 from .inputs import affinities as aff
-from .engines import sampled_cost
 # the parts of the entries (LEARNED_LIMIT and SizedParam re-exported: they were
 # defined here)
-from ._method_rules import (KNN_GRAPH_SIZE, LARGEVIS_SGD_GAMMA, LARGEVIS_SGD_NEGATIVES,  # noqa: F401  (LEARNED_LIMIT, SizedParam: re-exported)
+from ._method_rules import (  # noqa: F401  (LEARNED_LIMIT, SizedParam: re-exported)
+                            KNN_GRAPH_SIZE, LARGEVIS_SGD_GAMMA, LARGEVIS_SGD_NEGATIVES,
                             LEARNED_LIMIT, OTHERS_SIZE, PERPLEXITY_SIZE, UMAP_SIZE, AffinityFamily,
                             Approximation, Confusion, SizedParam, check_learned, check_ncvis_graph,
                             check_param_value, check_perplexity, check_perplexity_knn,
@@ -31,6 +31,10 @@ from ._validation import (ParameterError, SmallDataWarning, check_integer, check
                           warn_from_caller)
 from .inputs.neighbors import check_search_params
 from .engines.sgd import SgdSpec, largevis_n_epochs, umap_n_epochs
+from .methods.largevis import LargeVis, LargeVisExp
+from .methods.ncvis import NCVis
+from .methods.tumap import TUMAP
+from .methods.umap import UMAP
 
 #: Up to this many points, t-SNE calibrates P over all other points (dense
 #: P); above it, over 3 x perplexity nearest neighbours (sparse P).
@@ -127,11 +131,12 @@ class Method:
         Cost parameter values that select an exact kernel other than the
         default's (largevis's ``{"kernel": "exp"}``); with the default,
         :meth:`kernel_prefixes` lists every exact kernel the method can use.
-    sampled_terms : mapping
-        ``{kernel prefix: terms}`` for the costs that are sums of pair
-        terms, which :class:`smallvis.engines.sampled_cost.SampledCost` can
-        estimate; ``terms(args, row_sums, n_samples)`` as there.  Empty: no
-        estimate.
+    pair_units : mapping
+        ``{kernel prefix: unit}`` for the costs that are sums of pair
+        terms: the NumPy unit (``smallvis/methods/<name>.py``) whose cost
+        terms :class:`smallvis.engines.sampled_cost.SampledCost` samples.
+        The unit is built from the kernel's arguments (the learned values
+        first).  Empty: no estimate.
     fitted_params : tuple of str
         Cost parameters that ``resolve_cost`` turns into the kernel's
         leading arguments, in their order (UMAP's ``a`` and ``b``, fitted
@@ -181,7 +186,7 @@ class Method:
     sized_params: Mapping = field(default_factory=dict)
     check_affinity_params: Callable = None
     kernel_options: tuple = ()
-    sampled_terms: Mapping = field(default_factory=dict)
+    pair_units: Mapping = field(default_factory=dict)
     fitted_params: tuple = ()
     fit_inputs: tuple = ()
     exact_gradient: Callable = None
@@ -674,8 +679,7 @@ METHODS = MappingProxyType({
                         param_defaults={"gamma": LARGEVIS_SGD_GAMMA,
                                         "n_trees": SGD_ANNOY_TREES}),
             kernel_options=({"kernel": "exp"},),
-            sampled_terms={"largevis": sampled_cost.largevis_terms,
-                           "largevis_exp": sampled_cost.largevis_exp_terms},
+            pair_units={"largevis": LargeVis, "largevis_exp": LargeVisExp},
             exact_gradient=_largevis_exact_gradient,
             case_affinities=_joint_case,
         ),
@@ -687,7 +691,7 @@ METHODS = MappingProxyType({
             resolve_cost=_umap_cost,
             sgd=SgdSpec(kernel_params=_umap_sgd_params, **_UMAP_SGD),
             **_FUZZY_METHOD,
-            sampled_terms={"umap": sampled_cost.umap_terms},
+            pair_units={"umap": UMAP},
             fitted_params=("a", "b"),
             fit_inputs=("spread", "min_dist"),
             exact_gradient=_eps_smooths,
@@ -709,7 +713,7 @@ METHODS = MappingProxyType({
             sgd=SgdSpec(kernel_params=_tumap_sgd_params,
                         **{**_UMAP_SGD, "coefficient": "cauchy"}),
             **_FUZZY_METHOD,
-            sampled_terms={"tumap": sampled_cost.tumap_terms},
+            pair_units={"tumap": TUMAP},
             exact_gradient=_eps_smooths,
             case_affinities=_graph_case("tumap"),
             known_mistakes=("repulsion_without_1_minus_v_cauchy",),
@@ -737,7 +741,7 @@ METHODS = MappingProxyType({
                         clip_after_step=True, init="power", decay="quadratic",
                         noise_schedule="cubic", q_learning_rate=1.0,
                         param_defaults={"n_trees": SGD_ANNOY_TREES}),
-            sampled_terms={"ncvis": sampled_cost.ncvis_terms},
+            pair_units={"ncvis": NCVis},
             fitted_params=("nu", "a", "b"),
             fit_inputs=("spread", "min_dist"),
             p_family=KNN_GRAPH,

@@ -19,6 +19,8 @@ ROOT = Path(__file__).resolve().parent.parent / PACKAGE
 #: below, so the list reads as the pipeline: helpers, kernels, kNN search,
 #: input affinities, the stages after it, the registry, the plans, the API.
 LAYERS = [
+    # the ground floor: helpers, the subpackages' docstrings, and the method
+    # units of smallvis/methods/ (pure maths, which the kernels take)
     {"_numeric", "_validation", "_threads", "_memory", "_outputs", "methods", "backends",
      "inputs", "engines"},
     {"_progress"},

@@ -10,9 +10,11 @@ and learned normalisation").
 """
 
 import math
-from collections import namedtuple
-
 import numpy as np
+
+from ..methods.largevis import LargeVis
+from ..methods.ncvis import NCVis
+from ..methods.umap import UMAP
 
 
 _MASK64 = 0xFFFFFFFFFFFFFFFF
@@ -109,86 +111,19 @@ def counter_uniform(seed, epochs, edges, draws, out):
     out[...] = _uniform(words)
 
 
-def _pow_pos(x, y):
-    """``x ** y`` for ``x > 0``, computed as ``2 ** (y log2 x)`` (as the Cython twin).
-
-    ``math.exp2`` and ``math.log2`` call the C library's ``exp2`` and
-    ``log2``, the functions the Cython twin calls, so both give the same bits.
-    """
-    return math.exp2(y * math.log2(x))
-
-
-# The per-method coefficients of the stochastic loop (docs/theory.md, "SGD
-# coefficients").  Each takes the coefficient parameters ``k`` (a, b, gamma,
-# eps and the epoch's nu), the squared distance and the learned scalar ``q``
-# seen by the head, and returns ``(c, dJ/dQ)``: the sample moves the head by
-# ``alpha c (y_i - y_other)``.  dJ/dQ is 0 for the methods without a learned Q.
-
-
-def _umap_attract(k, d2, q):
-    """umap-learn: :math:`-2ab d^{2(b-1)} / (1 + a d^{2b})` (McInnes et al. 2018)."""
-    if d2 <= 0.0:
-        return 0.0, 0.0
-    d2b = _pow_pos(d2, k.b)
-    return -2.0 * k.a * k.b * (d2b / d2) / (1.0 + k.a * d2b), 0.0
-
-
-def _umap_repel(k, d2, q):
-    """umap-learn: :math:`2 \\gamma b / ((\\epsilon + d^2)(1 + a d^{2b}))`."""
-    return 2.0 * k.gamma * k.b / ((k.eps + d2) * (1.0 + k.a * _pow_pos(d2, k.b))), 0.0
-
-
-def _cauchy_attract(k, d2, q):
-    """Cauchy weight (tumap; LargeVis, Tang et al. 2016): :math:`-2 / (1 + d^2)`."""
-    return -2.0 / (1.0 + d2), 0.0
-
-
-def _cauchy_repel(k, d2, q):
-    """Cauchy weight: :math:`2 \\gamma / ((\\epsilon + d^2)(1 + d^2))`."""
-    return 2.0 * k.gamma / ((k.eps + d2) * (1.0 + d2)), 0.0
-
-
-def _ncvis_sample(k, d2, q):
-    """NCVis's ``w' = e^{-Q'} q_hat / nu`` and the slope ``2 a b d^{2(b-1)} q_hat``.
-
-    ``q`` is ``Q'``, the normalisation seen by the head; ``k.nu`` is the
-    noise ratio of the running epoch, the number of negatives drawn per
-    positive sample (the NCVis reference code divides by its current noise
-    count).  The slope is 0 for coincident points (no force).
-    """
-    if d2 <= 0.0:
-        return math.exp(-q) / k.nu, 0.0
-    d2b = _pow_pos(d2, k.b)
-    q_hat = 1.0 / (1.0 + k.a * d2b)
-    return math.exp(-q) * q_hat / k.nu, 2.0 * k.a * k.b * (d2b / d2) * q_hat
-
-
-def _ncvis_attract(k, d2, q):
-    """NCVis (Artemenkov & Panov 2020): :math:`w^+ = 1 / (1 + w')`, dJ/dQ' = :math:`-w^+`.
-
-    The head moves by :math:`\\alpha k^+ (y_j - y_i)`, :math:`k^+ = 2 w^+ \\hat q
-    a b d^{2(b-1)}`.
-    """
-    w, slope = _ncvis_sample(k, d2, q)
-    w_plus = 1.0 / (1.0 + w)
-    return -w_plus * slope, -w_plus
-
-
-def _ncvis_repel(k, d2, q):
-    """NCVis: :math:`w^- = w' / (1 + w')` (written without overflow), dJ/dQ' = :math:`w^-`."""
-    w, slope = _ncvis_sample(k, d2, q)
-    w_minus = w / (1.0 + w) if w < 1.0 else 1.0 / (1.0 + 1.0 / w)
-    return w_minus * slope, w_minus
-
+# The per-method coefficients of the stochastic loop live in the method units
+# (smallvis/methods/<name>.py, docs/theory.md "SGD coefficients"): a unit's
+# ``from_sgd(a, b, gamma, eps, nu)`` gives its parameters from the problem's
+# and the epoch's ``nu``; its ``sgd_attract(d2, q)`` and ``sgd_repel(d2, q)``
+# return ``(c, dJ/dQ)``, where ``q`` is the learned scalar seen by the head:
+# the sample moves the head by ``alpha c (y_i - y_other)``.  dJ/dQ is 0 for
+# the methods without a learned Q.
 
 #: The stochastic loop's coefficients by name: ``problem.coefficient`` of
-#: :func:`sgd_epochs` is one of these keys, in both twins (the Cython twin
-#: binds each name to its own C functions; a test checks that they agree).
-SGD_COEFFICIENTS = {
-    "umap": (_umap_attract, _umap_repel),
-    "cauchy": (_cauchy_attract, _cauchy_repel),
-    "ncvis": (_ncvis_attract, _ncvis_repel),
-}
+#: :func:`sgd_epochs` is one of these keys (each unit's ``sgd_coefficient``),
+#: in both twins (the Cython twin binds each name to its C unit; a test
+#: checks that they agree).
+SGD_COEFFICIENTS = {unit.sgd_coefficient: unit for unit in (UMAP, LargeVis, NCVis)}
 #: How positive samples are chosen (``problem.scheme``; see :func:`sgd_epochs`).
 SGD_SCHEMES = ("epochs_per_sample", "alias", "every_edge")
 #: How negatives are drawn (``problem.noise``; see :func:`sgd_epochs`).
@@ -199,11 +134,9 @@ FROZEN_NOISE = "reference"
 #: Every noise the engines run: the fit's, then the frozen one.
 ENGINE_NOISES = SGD_NOISES + (FROZEN_NOISE,)
 
-#: The parameters a coefficient reads; ``nu`` is set per epoch.
-_CoefficientParams = namedtuple("_CoefficientParams", "a b gamma eps nu")
 
-
-def _coefficient_functions(problem):
+def _coefficient_unit(problem):
+    """The unit class of ``problem.coefficient``."""
     try:
         return SGD_COEFFICIENTS[problem.coefficient]
     except (KeyError, TypeError):
@@ -236,11 +169,11 @@ def sgd_coefficients(problem, d2, q, nu, out):
     out : ndarray of float64, shape (4, n)
         Receives :math:`(c_a, \partial_Q J_a, c_r, \partial_Q J_r)` per distance.
     """
-    attract, repel = _coefficient_functions(problem)
-    k = _CoefficientParams(problem.a, problem.b, problem.gamma, problem.eps, float(nu))
+    k = _coefficient_unit(problem).from_sgd(problem.a, problem.b, problem.gamma,
+                                             problem.eps, float(nu))
     for t in range(len(d2)):
-        out[0, t], out[1, t] = attract(k, float(d2[t]), float(q))
-        out[2:, t] = repel(k, float(d2[t]), float(q)) if d2[t] > 0.0 else math.nan
+        out[0, t], out[1, t] = k.sgd_attract(float(d2[t]), float(q))
+        out[2:, t] = k.sgd_repel(float(d2[t]), float(q)) if d2[t] > 0.0 else math.nan
 
 
 def _clip(x, bound):
@@ -320,7 +253,8 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     :math:`g = \mathrm{clip}(c_r(d^2_{ik})\,(y_i - y_k))`,
     :math:`y_i \leftarrow y_i + \alpha_e g` (and, if negatives move,
     :math:`y_k \leftarrow y_k - \alpha_e g`).  The coefficients
-    (``SGD_COEFFICIENTS``; derivations in docs/theory.md):
+    (``SGD_COEFFICIENTS``: the units' ``sgd_attract`` and ``sgd_repel``;
+    derivations in docs/theory.md):
 
     .. math::
 
@@ -421,7 +355,7 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     ``d = 0, 1`` and negative ``p`` with ``d = 2 + 2p, 3 + 2p``; the other
     schemes draw negative ``p`` with ``d = 2p, 2p + 1``.
     """
-    attract, repel = _coefficient_functions(problem)
+    unit = _coefficient_unit(problem)
     if problem.scheme not in SGD_SCHEMES or problem.noise not in ENGINE_NOISES:
         raise ValueError(f"unknown SGD scheme or noise: {problem.scheme!r}, {problem.noise!r}")
     pr = problem
@@ -447,7 +381,7 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
         alpha = pr.alphas[epoch]
         acc = np.zeros(Y.shape[1]) if pr.defer_head else None
         qi = q[0] + q_offset[i] if len(q_offset) else q[0]
-        c, dq = attract(k, float(np.sum((Y[i] - Y[j]) ** 2)), qi)
+        c, dq = k.sgd_attract(float(np.sum((Y[i] - Y[j]) ** 2)), qi)
         step(i, j, c, alpha, acc, j < n_free)
         if pr.q_learning_rate != 0.0:
             q[0] += pr.q_learning_rate * dq
@@ -469,7 +403,7 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
             if d2 <= 0.0:
                 continue
             qi = q[0] + q_offset[i] if len(q_offset) else q[0]
-            c, dq = repel(k, d2, qi)
+            c, dq = k.sgd_repel(d2, qi)
             step(i, neg, c, alpha, acc, pr.move_negatives and neg < n_free)
             if pr.q_learning_rate != 0.0:
                 q[0] += pr.q_learning_rate * dq
@@ -479,7 +413,7 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     for epoch in range(epoch_start, epoch_end):
         n_noise = int(pr.n_noise[epoch])
         # the epoch's noise count is NCVis's nu
-        k = _CoefficientParams(pr.a, pr.b, pr.gamma, pr.eps, float(n_noise))
+        k = unit.from_sgd(pr.a, pr.b, pr.gamma, pr.eps, float(n_noise))
         if pr.scheme == "alias":
             keys = _edge_key(seed, epoch, np.arange(pr.samples_per_epoch, dtype=np.int64))
             for s in range(pr.samples_per_epoch):

@@ -17,6 +17,14 @@ Conventions shared by both modules
   ``None``; ``*_cost`` functions return a float.
 * ``n_threads`` is accepted for signature parity and ignored here.
 
+Each method's maths is written once, in its unit (``smallvis/methods/<name>.py``:
+its parameters, weight, pair coefficient, cost terms and SGD coefficients,
+with the formulas).  The kernels of the methods whose cost is a sum of pair
+terms (largevis, umap, tumap, ncvis) are thin wrappers that build the unit
+from their arguments and call one engine: :func:`_pair_cost` and
+:func:`_pair_gradient` over all pairs, :func:`_transform_pair_cost` and
+:func:`_transform_pair_gradient` for new points against fixed rows.
+
 The Python wrappers in :mod:`smallvis.api` validate shapes, dtypes and index
 ranges before calling any kernel.
 """
@@ -27,11 +35,14 @@ from scipy.spatial.distance import cdist
 from scipy import special
 
 from .._numeric import tie_key as _tie_key
-
-#: Smallest positive normal double: floors the argument of log(1 - w) when
-#: two output points coincide (w = 1), so costs stay finite (about 708 per
-#: coincident pair instead of +inf).  Not a parameter.
-LOG_FLOOR = np.finfo(np.float64).tiny
+from ..methods._common import LOG_FLOOR  # noqa: F401  (re-exported: it was defined here)
+from ..methods.asne import ASNE
+from ..methods.largevis import LargeVis, LargeVisExp
+from ..methods.ncvis import NCVis
+from ..methods.ssne import SSNE
+from ..methods.tsne import TSNE
+from ..methods.tumap import TUMAP
+from ..methods.umap import UMAP
 
 #: Largest memory (bytes) the NumPy path may plan for: 2 GiB.  The reference
 #: kernels build dense N x N matrices, so the wrappers in :mod:`smallvis.api`
@@ -547,37 +558,35 @@ def knn_union_fill(indices, values, indptr, out_indices, out_data, n_threads):
 
 
 # ---------------------------------------------------------------------------
-# asne: asymmetric SNE (docs/theory.md §3.2)
+# asne, ssne, tsne (docs/theory.md §3.2-3.4): output weights normalised to q,
+# the KL divergence; each method's weight (and the formulas) in its unit
 # ---------------------------------------------------------------------------
 
 
-def _asne_log_q(Y):
-    """Row-wise log q_{j|i} with a Gaussian kernel; the diagonal is -inf.
-
-    Each row's distances are shifted by their minimum first; q is unchanged
-    and log q keeps full precision when the distances are large.
-    """
+def _off_diagonal_distances(Y):
+    """Squared distances with ``inf`` on the diagonal: a pair (i, i) has weight 0."""
     D2 = _squared_distances(Y)
     np.fill_diagonal(D2, np.inf)
-    D2 -= D2.min(axis=1, keepdims=True)
-    return -D2 - special.logsumexp(-D2, axis=1, keepdims=True)
+    return D2
+
+
+def _normalised_log_q(unit, D2, axis):
+    """``log q`` of a unit with a log weight (the Gaussian), normalised in the log domain.
+
+    Over each row (``axis=1``) or all pairs (``axis=None``).  The log
+    weights are shifted by their largest value first: ``q`` is unchanged
+    and ``log q`` keeps full precision when the distances are large.
+    """
+    L = unit.log_weight(D2)
+    L -= L.max(axis=axis, keepdims=True)
+    return L - special.logsumexp(L, axis=axis, keepdims=True)
 
 
 def asne_cost(indptr, indices, data, Y, n_threads):
-    r"""Cost of asymmetric SNE.
-
-    .. math::
-
-        C = \sum_i \mathrm{KL}(P_i \| Q_i)
-          = \sum_i \sum_{j \ne i} p_{j|i} \log \frac{p_{j|i}}{q_{j|i}},
-        \qquad
-        q_{j|i} = \frac{\exp(-\|y_i - y_j\|^2)}{\sum_{k \ne i} \exp(-\|y_i - y_k\|^2)}.
-
-    Row ``i`` of ``P`` holds :math:`p_{j|i}`.
-    """
+    """Cost of asymmetric SNE (:mod:`smallvis.methods.asne`): row ``i`` of ``P`` holds p_{j|i}."""
     n = Y.shape[0]
     P = _dense(indptr, indices, data, n)
-    return _xlogy_sum(P, _asne_log_q(Y))
+    return _xlogy_sum(P, _normalised_log_q(ASNE(), _off_diagonal_distances(Y), 1))
 
 
 def asne_gradient(indptr, indices, data, Y, grad, n_threads):
@@ -590,43 +599,20 @@ def asne_gradient(indptr, indices, data, Y, grad, n_threads):
     """
     n = Y.shape[0]
     P = _dense(indptr, indices, data, n)
-    Q = np.exp(_asne_log_q(Y))
+    Q = np.exp(_normalised_log_q(ASNE(), _off_diagonal_distances(Y), 1))
     K = 2.0 * (P - Q + P.T - Q.T)
     grad[...] = _gradient_from_coefficients(K, Y)
 
 
-# ---------------------------------------------------------------------------
-# ssne: symmetric SNE (docs/theory.md §3.3)
-# ---------------------------------------------------------------------------
-
-
-def _ssne_log_q(Y):
-    """Joint log q_ij with a Gaussian kernel; the diagonal is -inf.
-
-    Distances are shifted by their minimum first (q unchanged, log q exact).
-    """
-    D2 = _squared_distances(Y)
-    np.fill_diagonal(D2, np.inf)
-    D2 -= D2.min()
-    return -D2 - special.logsumexp(-D2)
-
-
 def ssne_cost(indptr, indices, data, Y, n_threads):
-    r"""Cost of symmetric SNE.
-
-    .. math::
-
-        C = \mathrm{KL}(P \| Q) = \sum_{i \ne j} p_{ij} \log \frac{p_{ij}}{q_{ij}},
-        \qquad
-        q_{ij} = \frac{\exp(-\|y_i - y_j\|^2)}{\sum_{k \ne l} \exp(-\|y_k - y_l\|^2)}.
-    """
+    """Cost of symmetric SNE, KL(P || Q) (:mod:`smallvis.methods.ssne`)."""
     n = Y.shape[0]
     P = _dense(indptr, indices, data, n)
-    return _xlogy_sum(P, _ssne_log_q(Y))
+    return _xlogy_sum(P, _normalised_log_q(SSNE(), _off_diagonal_distances(Y), None))
 
 
 def ssne_gradient(indptr, indices, data, Y, grad, n_threads):
-    r"""Gradient of symmetric SNE (``P`` symmetric).
+    r"""Gradient of symmetric SNE, ``P`` symmetric (:mod:`smallvis.methods.ssne`).
 
     .. math::
 
@@ -634,45 +620,23 @@ def ssne_gradient(indptr, indices, data, Y, grad, n_threads):
     """
     n = Y.shape[0]
     P = _dense(indptr, indices, data, n)
-    Q = np.exp(_ssne_log_q(Y))
+    Q = np.exp(_normalised_log_q(SSNE(), _off_diagonal_distances(Y), None))
     grad[...] = _gradient_from_coefficients(4.0 * (P - Q), Y)
 
 
-# ---------------------------------------------------------------------------
-# tsne: t-distributed SNE (docs/theory.md §3.4)
-# ---------------------------------------------------------------------------
-
-
-def _cauchy_weights(Y):
-    """Cauchy output weights w_ij = 1 / (1 + d_ij^2), zero on the diagonal."""
-    W = _squared_distances(Y)
-    W += 1.0
-    np.reciprocal(W, out=W)
-    np.fill_diagonal(W, 0.0)
-    return W
-
-
 def tsne_cost(indptr, indices, data, Y, n_threads):
-    r"""Cost of t-SNE.
-
-    .. math::
-
-        C = \mathrm{KL}(P \| Q) = \sum_{i \ne j} p_{ij} \log \frac{p_{ij}}{q_{ij}},
-        \qquad
-        q_{ij} = \frac{w_{ij}}{\sum_{k \ne l} w_{kl}},
-        \qquad
-        w_{ij} = \frac{1}{1 + \|y_i - y_j\|^2}.
-    """
+    """Cost of t-SNE, KL(P || Q) with the Cauchy weight (:mod:`smallvis.methods.tsne`)."""
     n = Y.shape[0]
     P = _dense(indptr, indices, data, n)
-    W = _cauchy_weights(Y)
+    D2 = _off_diagonal_distances(Y)
+    W = TSNE().weight(D2, out=D2)
     with np.errstate(divide="ignore"):
         log_Q = np.log(W) - np.log(W.sum())
     return _xlogy_sum(P, log_Q)
 
 
 def tsne_gradient(indptr, indices, data, Y, grad, n_threads):
-    r"""Gradient of t-SNE (``P`` symmetric).
+    r"""Gradient of t-SNE, ``P`` symmetric (:mod:`smallvis.methods.tsne`).
 
     .. math::
 
@@ -681,21 +645,24 @@ def tsne_gradient(indptr, indices, data, Y, grad, n_threads):
     """
     n = Y.shape[0]
     P = _dense(indptr, indices, data, n)
-    W = _cauchy_weights(Y)
+    unit = TSNE()
+    D2 = _off_diagonal_distances(Y)
+    W = unit.weight(D2, out=D2)
     K = P - W / W.sum()  # p_ij - q_ij
-    K *= W
+    K *= unit.slope(W)
     grad[...] = 4.0 * _gradient_from_coefficients(K, Y)
 
 
 # ---------------------------------------------------------------------------
-# largevis, umap, tumap (docs/theory.md §3.5-3.7): un-normalised output weights
+# largevis, umap, tumap, ncvis (docs/theory.md §3.5-3.8): un-normalised
+# output weights, one generic engine fed by the method's unit
 # ---------------------------------------------------------------------------
 #
-# For a weight written as w = 1 / (1 + u), 1 - w = u / (1 + u), so
-#     log w = -log1p(u),   log(1 - w) = log(u) - log1p(u),
-# which avoids the cancellation of computing 1 - w directly.  log(u) is
-# floored at log(LOG_FLOOR) where two output points coincide (u = 0).
-# Coincident points (d_ij = 0) exert no force: their direction is undefined.
+# The cost of these methods is a sum of pair terms f_i(p_ij, d_ij^2) over the
+# ordered pairs i != j, and each unit (smallvis/methods/<name>.py) defines its
+# term (``cost_term``) and the pair coefficient c = df/d(d^2) (``coefficient``)
+# once.  Coincident points (d_ij = 0) exert no force: their direction is
+# undefined.
 
 
 def _off_diagonal_sum(M):
@@ -703,222 +670,136 @@ def _off_diagonal_sum(M):
     return float(M.sum() - np.trace(M))
 
 
-def _log_one_minus_w(U):
-    """log(1 - w) for w = 1 / (1 + U), floored where U = 0."""
-    return np.log(np.maximum(U, LOG_FLOOR)) - np.log1p(U)
+def _row_noise(unit, P, n_others):
+    """``unit.noise`` of each row when the unit's cost depends on the row, else None."""
+    return unit.noise(P.sum(axis=1, keepdims=True), n_others) if unit.row_noise else None
 
 
-def _force_gradient(K, D2, Y):
-    """4 sum_j K_ij (y_i - y_j), with coincident pairs (and i = j) removed."""
-    K = np.where(D2 > 0, K, 0.0)
-    return 4.0 * _gradient_from_coefficients(K, Y)
+def _pair_cost(unit, indptr, indices, data, Y):
+    r"""The exact cost :math:`C = \sum_{i \ne j} f_i(p_{ij}, d_{ij}^2)` of a unit.
+
+    Parameters
+    ----------
+    unit : NamedTuple
+        A method unit with its parameters (e.g.
+        :class:`smallvis.methods.largevis.LargeVis`).
+    indptr, indices, data : ndarray
+        ``P`` as a CSR triplet.
+    Y : ndarray of shape (n_samples, n_components)
+
+    Returns
+    -------
+    float
+    """
+    n = Y.shape[0]
+    P = _dense(indptr, indices, data, n)
+    noise = _row_noise(unit, P, n - 1)
+    return _off_diagonal_sum(unit.cost_term(P, _squared_distances(Y), noise))
 
 
-def largevis_cost(indptr, indices, data, Y, gamma, eps, alpha, n_threads):
-    r"""LargeVis cost (docs/theory.md §3.5), the form R smallvis minimises.
+def _pair_gradient(unit, indptr, indices, data, Y, grad):
+    r"""The exact gradient of :func:`_pair_cost`, from the unit's pair coefficient.
+
+    With :math:`c_{ij} = \partial f_i / \partial d_{ij}^2` (the unit's
+    ``coefficient``, smoothed by its ``eps``),
 
     .. math::
 
-        C = -\sum_{i \ne j} p_{ij} \log w_{ij}
-            - \gamma \sum_{i \ne j} \log(1 - w_{ij}),
-        \qquad w_{ij} = \frac{1}{1 + \alpha \|y_i - y_j\|^2}.
+        \frac{\partial C}{\partial y_i} = 2 \sum_j (c_{ij} + c_{ji})(y_i - y_j),
+
+    which is :math:`4 \sum_j c_{ij} (y_i - y_j)` when the term does not
+    depend on the row (``P`` symmetric).  Writes ``grad``.
+
+    Returns
+    -------
+    float or None
+        The derivative in the unit's learned scalar (NCVis's ``Q``),
+        :math:`\sum_{i \ne j} \partial f_i / \partial Q`; None without one.
+    """
+    n = Y.shape[0]
+    P = _dense(indptr, indices, data, n)
+    D2 = _squared_distances(Y)
+    noise = _row_noise(unit, P, n - 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        C, dq = unit.coefficient(P, D2, noise)
+    C = np.where(D2 > 0, C, 0.0)  # coincident points, and i = j
+    if noise is None:
+        grad[...] = 4.0 * _gradient_from_coefficients(C, Y)
+    else:
+        grad[...] = _gradient_from_coefficients(2.0 * (C + C.T), Y)
+    if dq is None:
+        return None
+    return float(np.sum(np.where(~np.eye(n, dtype=bool), dq, 0.0)))
+
+
+def largevis_cost(indptr, indices, data, Y, gamma, eps, alpha, n_threads):
+    """LargeVis cost, the form R smallvis minimises (:class:`~smallvis.methods.largevis.LargeVis`).
 
     ``alpha = 1`` is the Cauchy kernel of t-SNE.  ``eps`` regularises only
     the gradient and is ignored here.
     """
-    n = Y.shape[0]
-    P = _dense(indptr, indices, data, n)
-    U = alpha * _squared_distances(Y)
-    C = P * np.log1p(U) - gamma * _log_one_minus_w(U)
-    return _off_diagonal_sum(C)
+    return _pair_cost(LargeVis(gamma, eps, alpha), indptr, indices, data, Y)
 
 
 def largevis_gradient(indptr, indices, data, Y, gamma, eps, alpha, grad, n_threads):
-    r"""LargeVis gradient (docs/theory.md §3.5, ``P`` symmetric).
-
-    .. math::
-
-        \frac{\partial C}{\partial y_i} = 4 \sum_j \left(
-            \alpha w_{ij} p_{ij} - \frac{\gamma w_{ij}}{d_{ij}^2 + \epsilon}
-        \right) (y_i - y_j).
+    """LargeVis gradient, ``P`` symmetric (:meth:`.LargeVis.coefficient`).
 
     Exact when ``eps = 0``; LargeVis uses ``eps = 0.1``.
     """
-    n = Y.shape[0]
-    P = _dense(indptr, indices, data, n)
-    D2 = _squared_distances(Y)
-    W = 1.0 / (1.0 + alpha * D2)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        K = alpha * W * P - gamma * W / (D2 + eps)
-    grad[...] = _force_gradient(K, D2, Y)
+    _pair_gradient(LargeVis(gamma, eps, alpha), indptr, indices, data, Y, grad)
 
 
 def largevis_exp_cost(indptr, indices, data, Y, gamma, n_threads):
-    r"""LargeVis cost with the exponential weight (docs/theory.md §3.5).
-
-    .. math::
-
-        C = -\sum_{i \ne j} p_{ij} \log w_{ij}
-            - \gamma \sum_{i \ne j} \log(1 - w_{ij}),
-        \qquad w_{ij} = \frac{1}{1 + \exp(\|y_i - y_j\|^2)}.
-
-    Computed stably as :math:`-\log w = d^2 + \log(1 + e^{-d^2})` and
-    :math:`-\log(1 - w) = \log(1 + e^{-d^2})`.
-    """
-    n = Y.shape[0]
-    P = _dense(indptr, indices, data, n)
-    D2 = _squared_distances(Y)
-    softplus_neg = np.log1p(np.exp(-D2))
-    C = P * (D2 + softplus_neg) + gamma * softplus_neg
-    return _off_diagonal_sum(C)
+    """LargeVis cost with the exponential weight (:class:`.LargeVisExp`)."""
+    return _pair_cost(LargeVisExp(gamma), indptr, indices, data, Y)
 
 
 def largevis_exp_gradient(indptr, indices, data, Y, gamma, grad, n_threads):
-    r"""LargeVis gradient with the exponential weight (docs/theory.md §3.5).
-
-    .. math::
-
-        \frac{\partial C}{\partial y_i} = 4 \sum_j \left[
-            (1 - w_{ij}) p_{ij} - \gamma w_{ij} \right] (y_i - y_j).
-    """
-    n = Y.shape[0]
-    P = _dense(indptr, indices, data, n)
-    D2 = _squared_distances(Y)
-    W = 1.0 / (1.0 + np.exp(D2))
-    grad[...] = _force_gradient((1.0 - W) * P - gamma * W, D2, Y)
+    """LargeVis gradient with the exponential weight (``P`` symmetric)."""
+    _pair_gradient(LargeVisExp(gamma), indptr, indices, data, Y, grad)
 
 
 def umap_cost(indptr, indices, data, Y, a, b, eps, n_threads):
-    r"""UMAP cost: the fuzzy-set cross-entropy (docs/theory.md §3.6).
-
-    .. math::
-
-        C = \sum_{i \ne j} \left[ v_{ij} \log \frac{v_{ij}}{w_{ij}}
-            + (1 - v_{ij}) \log \frac{1 - v_{ij}}{1 - w_{ij}} \right],
-        \qquad w_{ij} = \frac{1}{1 + a \|y_i - y_j\|^{2b}}.
+    """UMAP cost: the fuzzy-set cross-entropy (:class:`~smallvis.methods.umap.UMAP`).
 
     The constant terms (in ``v`` only) are kept; ``0 log 0 = 0``.  ``eps``
     regularises only the gradient and is ignored here.
     """
-    n = Y.shape[0]
-    V = _dense(indptr, indices, data, n)
-    U = a * _squared_distances(Y) ** b
-    C = (special.xlogy(V, V) + special.xlogy(1.0 - V, 1.0 - V)
-         + V * np.log1p(U) - (1.0 - V) * _log_one_minus_w(U))
-    return _off_diagonal_sum(C)
+    return _pair_cost(UMAP(a, b, eps), indptr, indices, data, Y)
 
 
 def umap_gradient(indptr, indices, data, Y, a, b, eps, grad, n_threads):
-    r"""UMAP gradient for the exact optimizer (docs/theory.md §3.6, compact form).
-
-    .. math::
-
-        \frac{\partial C}{\partial y_i} = 4 \sum_j
-            \frac{b\,(v_{ij} - w_{ij})}{d_{ij}^2 + \epsilon} (y_i - y_j).
-
-    Exact when ``eps = 0``, where it equals the explicit form
-    :math:`4 \sum_j [a b d^{2(b-1)} w v - b (1 - v) w / d^2](y_i - y_j)`.
-    """
-    n = Y.shape[0]
-    V = _dense(indptr, indices, data, n)
-    D2 = _squared_distances(Y)
-    W = 1.0 / (1.0 + a * D2 ** b)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        K = b * (V - W) / (D2 + eps)
-    grad[...] = _force_gradient(K, D2, Y)
+    """UMAP gradient for the exact optimizer (compact form; exact when ``eps = 0``)."""
+    _pair_gradient(UMAP(a, b, eps), indptr, indices, data, Y, grad)
 
 
 def tumap_cost(indptr, indices, data, Y, eps, n_threads):
-    r"""t-UMAP cost: :func:`umap_cost` with ``a = b = 1``.
-
-    .. math::
-
-        C = \sum_{i \ne j} \left[ v_{ij} \log \frac{v_{ij}}{w_{ij}}
-            + (1 - v_{ij}) \log \frac{1 - v_{ij}}{1 - w_{ij}} \right],
-        \qquad w_{ij} = \frac{1}{1 + \|y_i - y_j\|^2}.
-    """
-    return umap_cost(indptr, indices, data, Y, 1.0, 1.0, eps, n_threads)
+    """t-UMAP cost: UMAP's with ``a = b = 1`` (:class:`~smallvis.methods.tumap.TUMAP`)."""
+    return _pair_cost(TUMAP(eps), indptr, indices, data, Y)
 
 
 def tumap_gradient(indptr, indices, data, Y, eps, grad, n_threads):
-    r"""t-UMAP gradient for the exact optimizer (R smallvis's form; docs/theory.md §3.7).
-
-    .. math::
-
-        \frac{\partial C}{\partial y_i} = 4 \sum_j (v_{ij} - w_{ij})
-            \frac{w_{ij}}{1 - w_{ij} + \epsilon} (y_i - y_j),
-
-    with :math:`1 - w = d^2 w` computed without cancellation.  Exact when
-    ``eps = 0`` (then :math:`w / (1 - w) = 1 / d^2`).
-    """
-    n = Y.shape[0]
-    V = _dense(indptr, indices, data, n)
-    D2 = _squared_distances(Y)
-    W = 1.0 / (1.0 + D2)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        K = (V - W) * W / (D2 * W + eps)
-    grad[...] = _force_gradient(K, D2, Y)
-
-
-# ---------------------------------------------------------------------------
-# ncvis (docs/theory.md §3.8): noise-contrastive estimation with a learned normalisation
-# ---------------------------------------------------------------------------
-
-
-def _ncvis_terms(indptr, indices, data, Y, Q, nu, a, b):
-    """Dense P, the model q_ij, the noise nu * p_n(i) and squared distances."""
-    n = Y.shape[0]
-    P = _dense(indptr, indices, data, n)
-    D2 = _squared_distances(Y)
-    q_hat = 1.0 / (1.0 + a * D2 ** b)
-    Qm = np.exp(-Q) * q_hat
-    noise = nu * P.sum(axis=1, keepdims=True) / (n - 1)  # nu p_n(i, j), any j
-    off = ~np.eye(n, dtype=bool)
-    return P, D2, q_hat, Qm, np.broadcast_to(noise, (n, n)), off
+    """t-UMAP gradient for the exact optimizer (R smallvis's form; exact when ``eps = 0``)."""
+    _pair_gradient(TUMAP(eps), indptr, indices, data, Y, grad)
 
 
 def ncvis_cost(indptr, indices, data, Y, Q, nu, a, b, n_threads):
-    r"""NCVis cost :math:`-J(Y, Q)`, the negated NCE objective (docs/theory.md §3.8).
+    r"""NCVis cost :math:`-J(Y, Q)`, the negated NCE objective (:class:`.NCVis`).
 
-    .. math::
-
-        J = \sum_{i \ne j} p_{ij} \log \frac{q_{ij}}{q_{ij} + \nu p_n(i)}
-          + \nu \sum_{i \ne j} p_n(i) \log \frac{\nu p_n(i)}{q_{ij} + \nu p_n(i)},
-
-    with :math:`q_{ij} = e^{-Q} / (1 + a d_{ij}^{2b})` and the noise
-    distribution :math:`p_n(i) = \sum_k p_{ik} / (N - 1)`.
+    The noise distribution is :math:`p_n(i) = \sum_k p_{ik} / (N - 1)`.
     """
-    P, _, _, Qm, R, off = _ncvis_terms(indptr, indices, data, Y, Q, nu, a, b)
-    J = special.xlogy(P, Qm / (Qm + R)) + special.xlogy(R, R / (Qm + R))
-    return float(-J[off].sum())
+    return _pair_cost(NCVis(Q, nu, a, b), indptr, indices, data, Y)
 
 
 def ncvis_gradient(indptr, indices, data, Y, Q, nu, a, b, grad, n_threads):
-    r"""Gradient of the NCVis cost in ``Y`` (written to ``grad``) and in ``Q``.
-
-    With :math:`s_{ij} = q_{ij} + \nu p_n(i)` and
-    :math:`G_{ij} = \frac{\nu p_n(i)}{s_{ij}} (p_{ij} - q_{ij})\,
-    a b\, d_{ij}^{2(b-1)} \hat q_{ij}` (docs/theory.md §3.8):
-
-    .. math::
-
-        \frac{\partial (-J)}{\partial y_i} = 2 \sum_j (G_{ij} + G_{ji})(y_i - y_j),
-        \qquad
-        \frac{\partial (-J)}{\partial Q} = \sum_{i \ne j}
-            \frac{\nu p_n(i)}{s_{ij}} (p_{ij} - q_{ij}).
+    """Gradient of the NCVis cost in ``Y`` (written to ``grad``) and in ``Q``.
 
     Returns
     -------
     float
         The derivative in ``Q``.
     """
-    P, D2, q_hat, Qm, R, off = _ncvis_terms(indptr, indices, data, Y, Q, nu, a, b)
-    weight = np.where(off, R / (Qm + R), 0.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        G = weight * (P - Qm) * a * b * D2 ** (b - 1.0) * q_hat
-    G = np.where(D2 > 0, G, 0.0)  # coincident points exert no force
-    grad[...] = _gradient_from_coefficients(2.0 * (G + G.T), Y)
-    return float(np.sum(weight * (P - Qm)))
+    return _pair_gradient(NCVis(Q, nu, a, b), indptr, indices, data, Y, grad)
 
 
 # ---------------------------------------------------------------------------
@@ -1068,7 +949,7 @@ def _fft_potentials(Y, n_interpolation, kernels, charges, n_threads):
 
 
 def _cauchy(d2):
-    return 1.0 / (1.0 + d2)
+    return TSNE().weight(d2)
 
 
 def _cauchy_squared(d2):
@@ -1247,12 +1128,6 @@ def _transform_force(K, D2, Y, Y_ref):
     return 2.0 * (K.sum(axis=1)[:, None] * (Y - origin) - K @ (Y_ref - origin))
 
 
-def _gaussian_row_log_q(D2):
-    """Row-normalised log q_{j|s} under the Gaussian kernel (shifted by the row minimum)."""
-    L = -(D2 - D2.min(axis=1, keepdims=True))
-    return L - special.logsumexp(L, axis=1, keepdims=True)
-
-
 def asne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
     r"""Cost of new points placed by asymmetric SNE against a fixed reference.
 
@@ -1265,7 +1140,7 @@ def asne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
     ``j, k`` over the reference points: row ``s`` of the asne cost.
     """
     P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
-    return _xlogy_sum(P, _gaussian_row_log_q(D2))
+    return _xlogy_sum(P, _normalised_log_q(ASNE(), D2, 1))
 
 
 def asne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
@@ -1279,7 +1154,7 @@ def asne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
     (:math:`\pi_s = 1` for a calibrated row).
     """
     P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
-    K = P - P.sum(axis=1, keepdims=True) * np.exp(_gaussian_row_log_q(D2))
+    K = P - P.sum(axis=1, keepdims=True) * np.exp(_normalised_log_q(ASNE(), D2, 1))
     grad[...] = _transform_force(K, np.ones_like(D2), Y, Y_ref)
 
 
@@ -1323,7 +1198,7 @@ def tsne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
     the joint normalisation replaced by the new point's row, as openTSNE.
     """
     P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
-    W = 1.0 / (1.0 + D2)
+    W = TSNE().weight(D2)
     log_Q = np.log(W) - np.log(W.sum(axis=1, keepdims=True))
     return _xlogy_sum(P, log_Q)
 
@@ -1340,164 +1215,92 @@ def tsne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
     (:math:`\pi_s = 1` for a calibrated row).
     """
     P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
-    W = 1.0 / (1.0 + D2)
-    K = (P - P.sum(axis=1, keepdims=True) * W / W.sum(axis=1, keepdims=True)) * W
+    unit = TSNE()
+    W = unit.weight(D2)
+    K = (P - P.sum(axis=1, keepdims=True) * W / W.sum(axis=1, keepdims=True)) * unit.slope(W)
     grad[...] = _transform_force(K, np.ones_like(D2), Y, Y_ref)
 
 
-def largevis_transform_cost(indptr, indices, data, Y, Y_ref, gamma, eps, alpha, n_threads):
-    r"""Row terms of the LargeVis cost for new points against a fixed reference.
+def _transform_pair_cost(unit, indptr, indices, data, Y, Y_ref):
+    r"""The row terms of a unit's cost for new points: :math:`\sum_s \sum_j f_s(p_{sj}, d_{sj}^2)`.
+
+    ``j`` over the reference points; a new point's noise (NCVis) is spread
+    over the ``N`` reference points.
+    """
+    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
+    noise = _row_noise(unit, P, max(Y_ref.shape[0], 1))
+    return float(np.sum(unit.cost_term(P, D2, noise)))
+
+
+def _transform_pair_gradient(unit, indptr, indices, data, Y, Y_ref, grad):
+    r"""Gradient of :func:`_transform_pair_cost` in the new points (writes ``grad``).
 
     .. math::
 
-        C = -\sum_s \sum_j p_{sj} \log w_{sj} - \gamma \sum_s \sum_j \log(1 - w_{sj}),
-        \qquad w_{sj} = \frac{1}{1 + \alpha \|y_s - y_j\|^2}.
+        \frac{\partial C}{\partial y_s} = 2 \sum_j c_{sj} (y_s - y_j),
 
-    ``eps`` regularises only the gradient.
+    with :math:`c` the unit's pair coefficient (exact when ``eps = 0``).
     """
     P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
-    U = alpha * D2
-    return float(np.sum(P * np.log1p(U) - gamma * _log_one_minus_w(U)))
+    noise = _row_noise(unit, P, max(Y_ref.shape[0], 1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        C, _ = unit.coefficient(P, D2, noise)
+    grad[...] = _transform_force(C, D2, Y, Y_ref)
+
+
+def largevis_transform_cost(indptr, indices, data, Y, Y_ref, gamma, eps, alpha, n_threads):
+    """Row terms of the LargeVis cost for new points (``eps`` regularises only the gradient)."""
+    return _transform_pair_cost(LargeVis(gamma, eps, alpha), indptr, indices, data, Y, Y_ref)
 
 
 def largevis_transform_gradient(indptr, indices, data, Y, Y_ref, gamma, eps, alpha, grad,
                                 n_threads):
-    r"""Gradient of :func:`largevis_transform_cost` (exact when ``eps = 0``).
-
-    .. math::
-
-        \frac{\partial C}{\partial y_s} = 2 \sum_j \left(
-            \alpha w_{sj} p_{sj} - \frac{\gamma w_{sj}}{d_{sj}^2 + \epsilon}
-        \right)(y_s - y_j).
-    """
-    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
-    W = 1.0 / (1.0 + alpha * D2)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        K = alpha * W * P - gamma * W / (D2 + eps)
-    grad[...] = _transform_force(K, D2, Y, Y_ref)
+    """Gradient of :func:`largevis_transform_cost` (exact when ``eps = 0``)."""
+    _transform_pair_gradient(LargeVis(gamma, eps, alpha), indptr, indices, data, Y, Y_ref, grad)
 
 
 def largevis_exp_transform_cost(indptr, indices, data, Y, Y_ref, gamma, n_threads):
-    r"""Row terms of the exponential-weight LargeVis cost for new points.
-
-    .. math::
-
-        C = -\sum_s \sum_j p_{sj} \log w_{sj} - \gamma \sum_s \sum_j \log(1 - w_{sj}),
-        \qquad w_{sj} = \frac{1}{1 + \exp(\|y_s - y_j\|^2)}.
-    """
-    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
-    softplus_neg = np.log1p(np.exp(-D2))
-    return float(np.sum(P * (D2 + softplus_neg) + gamma * softplus_neg))
+    """Row terms of the exponential-weight LargeVis cost for new points."""
+    return _transform_pair_cost(LargeVisExp(gamma), indptr, indices, data, Y, Y_ref)
 
 
 def largevis_exp_transform_gradient(indptr, indices, data, Y, Y_ref, gamma, grad, n_threads):
-    r"""Gradient of :func:`largevis_exp_transform_cost`.
-
-    .. math::
-
-        \frac{\partial C}{\partial y_s} = 2 \sum_j \left[
-            (1 - w_{sj}) p_{sj} - \gamma w_{sj} \right](y_s - y_j).
-    """
-    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
-    W = 1.0 / (1.0 + np.exp(D2))
-    grad[...] = _transform_force((1.0 - W) * P - gamma * W, D2, Y, Y_ref)
+    """Gradient of :func:`largevis_exp_transform_cost`."""
+    _transform_pair_gradient(LargeVisExp(gamma), indptr, indices, data, Y, Y_ref, grad)
 
 
 def umap_transform_cost(indptr, indices, data, Y, Y_ref, a, b, eps, n_threads):
-    r"""Row terms of the UMAP cross-entropy for new points.
-
-    .. math::
-
-        C = \sum_s \sum_j \left[ v_{sj} \log \frac{v_{sj}}{w_{sj}}
-            + (1 - v_{sj}) \log \frac{1 - v_{sj}}{1 - w_{sj}} \right],
-        \qquad w_{sj} = \frac{1}{1 + a \|y_s - y_j\|^{2b}}.
-    """
-    V, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
-    U = a * D2 ** b
-    C = (special.xlogy(V, V) + special.xlogy(1.0 - V, 1.0 - V)
-         + V * np.log1p(U) - (1.0 - V) * _log_one_minus_w(U))
-    return float(C.sum())
+    """Row terms of the UMAP cross-entropy for new points."""
+    return _transform_pair_cost(UMAP(a, b, eps), indptr, indices, data, Y, Y_ref)
 
 
 def umap_transform_gradient(indptr, indices, data, Y, Y_ref, a, b, eps, grad, n_threads):
-    r"""Gradient of :func:`umap_transform_cost` (exact when ``eps = 0``).
-
-    .. math::
-
-        \frac{\partial C}{\partial y_s} = 2 \sum_j
-            \frac{b\,(v_{sj} - w_{sj})}{d_{sj}^2 + \epsilon}(y_s - y_j).
-    """
-    V, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
-    W = 1.0 / (1.0 + a * D2 ** b)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        K = b * (V - W) / (D2 + eps)
-    grad[...] = _transform_force(K, D2, Y, Y_ref)
+    """Gradient of :func:`umap_transform_cost` (exact when ``eps = 0``)."""
+    _transform_pair_gradient(UMAP(a, b, eps), indptr, indices, data, Y, Y_ref, grad)
 
 
 def tumap_transform_cost(indptr, indices, data, Y, Y_ref, eps, n_threads):
-    r""":func:`umap_transform_cost` with ``a = b = 1``.
-
-    .. math::
-
-        C = \sum_s \sum_j \left[ v_{sj} \log \frac{v_{sj}}{w_{sj}}
-            + (1 - v_{sj}) \log \frac{1 - v_{sj}}{1 - w_{sj}} \right],
-        \qquad w_{sj} = \frac{1}{1 + \|y_s - y_j\|^2}.
-    """
-    return umap_transform_cost(indptr, indices, data, Y, Y_ref, 1.0, 1.0, eps, n_threads)
+    """Row terms of the t-UMAP cross-entropy (UMAP's with ``a = b = 1``) for new points."""
+    return _transform_pair_cost(TUMAP(eps), indptr, indices, data, Y, Y_ref)
 
 
 def tumap_transform_gradient(indptr, indices, data, Y, Y_ref, eps, grad, n_threads):
-    r"""Gradient of :func:`tumap_transform_cost` (exact when ``eps = 0``).
-
-    .. math::
-
-        \frac{\partial C}{\partial y_s} = 2 \sum_j (v_{sj} - w_{sj})
-            \frac{w_{sj}}{1 - w_{sj} + \epsilon}(y_s - y_j).
-    """
-    V, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
-    W = 1.0 / (1.0 + D2)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        K = (V - W) * W / (D2 * W + eps)
-    grad[...] = _transform_force(K, D2, Y, Y_ref)
-
-
-def _ncvis_transform_terms(indptr, indices, data, Y, Y_ref, Q, nu, a, b):
-    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
-    q_hat = 1.0 / (1.0 + a * D2 ** b)
-    Qm = np.exp(-Q) * q_hat
-    R = nu * P.sum(axis=1, keepdims=True) / max(Y_ref.shape[0], 1)  # nu p_n(s)
-    return P, D2, q_hat, Qm, np.broadcast_to(R, P.shape)
+    """Gradient of :func:`tumap_transform_cost` (exact when ``eps = 0``)."""
+    _transform_pair_gradient(TUMAP(eps), indptr, indices, data, Y, Y_ref, grad)
 
 
 def ncvis_transform_cost(indptr, indices, data, Y, Y_ref, Q, nu, a, b, n_threads):
     r"""Row terms of the NCVis cost :math:`-J` for new points, ``Q`` fixed.
 
-    .. math::
-
-        -J = -\sum_s \sum_j \left[ p_{sj} \log \frac{q_{sj}}{q_{sj} + \nu p_n(s)}
-            + \nu p_n(s) \log \frac{\nu p_n(s)}{q_{sj} + \nu p_n(s)} \right],
-
-    with :math:`q_{sj} = e^{-Q} / (1 + a d_{sj}^{2b})` and
-    :math:`p_n(s) = \sum_k p_{sk} / N` over the ``N`` reference points.
+    The noise of new point ``s`` is :math:`\nu p_n(s)`, :math:`p_n(s) =
+    \sum_k p_{sk} / N` over the ``N`` reference points.
     """
-    P, _, _, Qm, R = _ncvis_transform_terms(indptr, indices, data, Y, Y_ref, Q, nu, a, b)
-    J = special.xlogy(P, Qm / (Qm + R)) + special.xlogy(R, R / (Qm + R))
-    return float(-J.sum())
+    return _transform_pair_cost(NCVis(Q, nu, a, b), indptr, indices, data, Y, Y_ref)
 
 
 def ncvis_transform_gradient(indptr, indices, data, Y, Y_ref, Q, nu, a, b, grad, n_threads):
-    r"""Gradient of :func:`ncvis_transform_cost` in the new points.
-
-    .. math::
-
-        \frac{\partial (-J)}{\partial y_s} = 2 \sum_j
-            \frac{\nu p_n(s)}{q_{sj} + \nu p_n(s)} (p_{sj} - q_{sj})\,
-            a b\, d_{sj}^{2(b-1)} \hat q_{sj}\, (y_s - y_j).
-    """
-    P, D2, q_hat, Qm, R = _ncvis_transform_terms(indptr, indices, data, Y, Y_ref, Q, nu, a, b)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        K = R / (Qm + R) * (P - Qm) * a * b * D2 ** (b - 1.0) * q_hat
-    grad[...] = _transform_force(K, D2, Y, Y_ref)
+    """Gradient of :func:`ncvis_transform_cost` in the new points."""
+    _transform_pair_gradient(NCVis(Q, nu, a, b), indptr, indices, data, Y, Y_ref, grad)
 
 
 #: The transform twins, in the order they are defined above (no list of

@@ -1,11 +1,13 @@
 r"""A cheap sampled estimate of a method's exact cost (for large stochastic runs).
 
 The exact costs of largevis, umap, tumap and ncvis (:mod:`smallvis.backends.reference`;
-the methods whose entry has :attr:`~smallvis.registry.Method.sampled_terms`)
+the methods whose entry has :attr:`~smallvis.registry.Method.pair_units`)
 are sums over all ordered pairs :math:`i \ne j` of a pair term
-:math:`f_i(p_{ij}, d_{ij}^2)`.  Evaluating them is O(N^2), so the stochastic
-optimizer reports the exact cost only up to
-:data:`smallvis.engines.sgd.SGD_COST_MAX_N` points.  Split the sum as
+:math:`f_i(p_{ij}, d_{ij}^2)`, which the method's unit defines
+(``smallvis/methods/<name>.py``): its ``edge_term`` is
+:math:`f_i(p, d^2) - f_i(0, d^2)` and its ``pair_term`` :math:`f_i(0, d^2)`.
+Evaluating the sum is O(N^2), so the stochastic optimizer reports the exact
+cost only up to :data:`smallvis.engines.sgd.SGD_COST_MAX_N` points.  Split the sum as
 
 .. math::
 
@@ -39,107 +41,17 @@ finite.
 """
 
 import numpy as np
-from scipy import special
 
 __all__ = ["SampledCost", "supports"]
 
 #: Default number of sampled edges and of sampled pairs.
 DEFAULT_SAMPLES = 100_000
 
-_TINY = np.finfo(np.float64).tiny
-
-
-def _log_one_minus_w(U):
-    """log(1 - w) for w = 1 / (1 + U), floored where U = 0 (as the reference)."""
-    return np.log(np.maximum(U, _TINY)) - np.log1p(U)
-
-
-def _fixed_terms(make):
-    """A terms factory (:attr:`smallvis.registry.Method.sampled_terms`) for terms
-    that depend on the kernel arguments only: ``make(*args) -> (zero, edge)``."""
-    def terms(args, row_sums, n_samples):
-        pair = make(*args)
-        return lambda learned: pair
-    terms.__doc__ = make.__doc__
-    return terms
-
-
-@_fixed_terms
-def largevis_terms(gamma, eps, alpha):
-    """The pair terms of the LargeVis cost with a Cauchy kernel."""
-    def zero(d2, i):
-        return -gamma * _log_one_minus_w(alpha * d2)
-
-    def edge(p, d2, i):
-        return p * np.log1p(alpha * d2)
-
-    return zero, edge
-
-
-@_fixed_terms
-def largevis_exp_terms(gamma):
-    """The pair terms of the LargeVis cost with the exponential kernel."""
-    def zero(d2, i):
-        return gamma * np.log1p(np.exp(-d2))
-
-    def edge(p, d2, i):
-        return p * (d2 + np.log1p(np.exp(-d2)))
-
-    return zero, edge
-
-
-def _umap_pair_terms(a, b, eps):
-    def zero(d2, i):
-        return -_log_one_minus_w(a * d2 ** b)
-
-    def edge(v, d2, i):
-        # f(v) - f(0): the log1p terms cancel, leaving v log U
-        U = np.maximum(a * d2 ** b, _TINY)
-        return special.xlogy(v, v) + special.xlogy(1.0 - v, 1.0 - v) + v * np.log(U)
-
-    return zero, edge
-
-
-umap_terms = _fixed_terms(_umap_pair_terms)
-umap_terms.__doc__ = "The pair terms of the fuzzy cross-entropy with UMAP's kernel."
-
-
-@_fixed_terms
-def tumap_terms(eps):
-    """The pair terms of the fuzzy cross-entropy with t-UMAP's kernel (a = b = 1)."""
-    return _umap_pair_terms(1.0, 1.0, eps)
-
-
-def ncvis_terms(args, row_sums, n_samples):
-    """The pair terms of the NCVis cost, whose noise depends on ``P`` and ``Q``."""
-    nu, a, b = args
-    noise = nu * row_sums() / (n_samples - 1)  # nu p_n(i)
-
-    def terms(learned):
-        Q = float(np.ravel(learned)[0]) if len(learned) else 0.0
-
-        def log_q(d2):
-            return -Q - np.log1p(a * d2 ** b)
-
-        def zero(d2, i):
-            R = noise[i]
-            with np.errstate(divide="ignore"):
-                log_r = np.log(R)
-            # R log((q + R) / R), 0 where R = 0 (a point without edges)
-            return np.where(R > 0, R * (np.logaddexp(log_q(d2), log_r) - log_r), 0.0)
-
-        def edge(p, d2, i):
-            lq = log_q(d2)
-            return p * (np.logaddexp(lq, np.log(noise[i])) - lq)
-
-        return zero, edge
-    return terms
-
 
 def supports(method, cost_params):
     """Whether the cost of ``method`` with ``cost_params`` can be estimated."""
     name, _ = method.kernel_name(cost_params)
-    return name in method.sampled_terms
+    return name in method.pair_units
 
 
 class SampledCost:
@@ -148,8 +60,8 @@ class SampledCost:
     Parameters
     ----------
     method : smallvis.registry.Method
-        A method whose cost is a sum of pair terms: one with
-        :attr:`~smallvis.registry.Method.sampled_terms` for its kernel
+        A method whose cost is a sum of pair terms: one with a unit in
+        :attr:`~smallvis.registry.Method.pair_units` for its kernel
         (:func:`supports`).
     cost_params : dict
         The method's cost parameters, defaults filled in (the values of its
@@ -172,7 +84,7 @@ class SampledCost:
     def __init__(self, method, cost_params, triplet, n_samples, *,
                  n_edges_sampled=DEFAULT_SAMPLES, n_pairs_sampled=DEFAULT_SAMPLES):
         name, args = method.kernel_name(cost_params)
-        if name not in method.sampled_terms:
+        if name not in method.pair_units:
             raise ValueError(f"no sampled cost estimate for {method.name!r} "
                              f"(kernel {name!r}); it has no pair-sum cost")
         indptr, indices, data = (np.asarray(a) for a in triplet)
@@ -202,12 +114,20 @@ class SampledCost:
         self._pi, self._pj = i.astype(np.int64), j.astype(np.int64)
         self.exact = self._edge_scale == 1.0 and self._pair_scale == 1.0
         self.name = name
-
-        def row_sums():
+        self._unit = method.pair_units[name]
+        self._args = tuple(args)
+        self._n_learned = len(method.learned)
+        self._n = n
+        self._row_sums = None
+        if self._unit.row_noise:  # the noise of each row (NCVis)
             rows = np.repeat(np.arange(n, dtype=np.int32), np.diff(indptr))
-            return np.bincount(rows, weights=data, minlength=n)
+            self._row_sums = np.bincount(rows, weights=data, minlength=n)
 
-        self._terms = method.sampled_terms[name](args, row_sums, n)
+    def _parameters(self, learned):
+        """The unit's parameters: the learned values (0 when not given), then the fixed ones."""
+        values = [float(v) for v in np.ravel(learned)[:self._n_learned]]
+        values += [0.0] * (self._n_learned - len(values))
+        return self._unit(*values, *self._args)
 
     @staticmethod
     def _d2(Y, i, j):
@@ -222,9 +142,13 @@ class SampledCost:
         float
         """
         Y = np.asarray(Y, dtype=np.float64)
-        zero, edge = self._terms(learned)
+        unit = self._parameters(learned)
+        edge_noise = pair_noise = None
+        if unit.row_noise:
+            noise = unit.noise(self._row_sums, self._n - 1)
+            edge_noise, pair_noise = noise[self._ei], noise[self._pi]
         with np.errstate(over="ignore", under="ignore"):
             d2 = self._d2(Y, self._ei, self._ej)
-            edges = np.sum(edge(self._ep, d2, self._ei))  # f(p) - f(0)
-            pairs = np.sum(zero(self._d2(Y, self._pi, self._pj), self._pi))
+            edges = np.sum(unit.edge_term(self._ep, d2, edge_noise))  # f(p) - f(0)
+            pairs = np.sum(unit.pair_term(self._d2(Y, self._pi, self._pj), pair_noise))
         return float(self._edge_scale * edges + self._pair_scale * pairs)

@@ -1,0 +1,112 @@
+r"""Maths pieces that several method units share (the C side: ``common.h``).
+
+Pure maths on NumPy arrays or floats: nothing here imports the package, so
+the units (and the engines below the registry) may use it.
+
+The heavy-tailed weights of LargeVis, UMAP and t-UMAP are written as
+:math:`w = 1 / (1 + u)`, so that
+
+.. math::
+
+    \log w = -\log(1 + u), \qquad \log(1 - w) = \log u - \log(1 + u),
+
+which avoids the cancellation of computing :math:`1 - w` directly.
+:math:`\log u` is floored at :math:`\log` :data:`LOG_FLOOR` where two
+output points coincide (:math:`u = 0`).
+"""
+
+import math
+
+import numpy as np
+from scipy import special
+
+#: Smallest positive normal double: floors the argument of log(1 - w) when
+#: two output points coincide (w = 1), so costs stay finite (about 708 per
+#: coincident pair instead of +inf).  Not a parameter.
+LOG_FLOOR = np.finfo(np.float64).tiny
+
+
+def log_one_minus_w(U):
+    r""":math:`\log(1 - w)` for :math:`w = 1 / (1 + u)`, floored where :math:`u = 0`.
+
+    .. math::
+
+        \log(1 - w) = \log \max(u, \text{LOG\_FLOOR}) - \log(1 + u).
+
+    Parameters
+    ----------
+    U : ndarray
+        Non-negative :math:`u`.
+
+    Returns
+    -------
+    ndarray
+    """
+    return np.log(np.maximum(U, LOG_FLOOR)) - np.log1p(U)
+
+
+def pow_pos(x, y):
+    """``x ** y`` for ``x > 0``, computed as ``2 ** (y log2 x)`` (as the Cython twin).
+
+    ``math.exp2`` and ``math.log2`` call the C library's ``exp2`` and
+    ``log2``, the functions the Cython twin calls, so both give the same bits.
+
+    Parameters
+    ----------
+    x, y : float
+
+    Returns
+    -------
+    float
+    """
+    return math.exp2(y * math.log2(x))
+
+
+def fuzzy_cost_term(V, U):
+    r"""The fuzzy cross-entropy of a pair, membership ``v`` against :math:`w = 1/(1 + u)`.
+
+    .. math::
+
+        v \log \frac{v}{w} + (1 - v) \log \frac{1 - v}{1 - w}
+        = v \log v + (1 - v) \log(1 - v) + v \log(1 + u) - (1 - v) \log(1 - w),
+
+    with :math:`0 \log 0 = 0`.  It is :func:`fuzzy_edge_term` plus
+    :func:`fuzzy_pair_term`.
+
+    Parameters
+    ----------
+    V : ndarray
+        Memberships in [0, 1].
+    U : ndarray
+        Non-negative :math:`u`, broadcastable against ``V``.
+
+    Returns
+    -------
+    ndarray
+    """
+    return (special.xlogy(V, V) + special.xlogy(1.0 - V, 1.0 - V)
+            + V * np.log1p(U) - (1.0 - V) * log_one_minus_w(U))
+
+
+def fuzzy_pair_term(U):
+    r"""The fuzzy cross-entropy of a pair with no membership: :math:`-\log(1 - w)`.
+
+    .. math::
+
+        f(0, u) = -\log(1 - w) = \log(1 + u) - \log u.
+    """
+    return -log_one_minus_w(U)
+
+
+def fuzzy_edge_term(V, U):
+    r"""What a stored membership ``v`` adds to :func:`fuzzy_pair_term`.
+
+    .. math::
+
+        f(v, u) - f(0, u) = v \log v + (1 - v) \log(1 - v) + v \log u
+
+    (the :math:`\log(1 + u)` terms cancel), :math:`\log u` floored as in
+    :func:`log_one_minus_w`.
+    """
+    U = np.maximum(U, LOG_FLOOR)
+    return special.xlogy(V, V) + special.xlogy(1.0 - V, 1.0 - V) + V * np.log(U)

@@ -1,0 +1,42 @@
+r"""Asymmetric SNE (Hinton & Roweis 2002), the NumPy unit (the C side: ``asne.h``).
+
+The output weight is the Gaussian :math:`w = \exp(-d^2)`, normalised per
+row (docs/theory.md §3.2):
+
+.. math::
+
+    C = \sum_i \mathrm{KL}(P_i \| Q_i)
+      = \sum_i \sum_{j \ne i} p_{j|i} \log \frac{p_{j|i}}{q_{j|i}},
+    \qquad
+    q_{j|i} = \frac{\exp(-\|y_i - y_j\|^2)}{\sum_{k \ne i} \exp(-\|y_i - y_k\|^2)},
+
+where row ``i`` of ``P`` holds :math:`p_{j|i}`.  Since
+:math:`-\partial \log w / \partial d^2 = 1`, the gradient is
+
+.. math::
+
+    \frac{\partial C}{\partial y_i} =
+    2 \sum_{j \ne i} \left(p_{j|i} - q_{j|i} + p_{i|j} - q_{i|j}\right)(y_i - y_j).
+
+A new point ``s`` placed against fixed rows has the cost of its own row,
+:math:`\sum_j p_{j|s} \log(p_{j|s} / q_{j|s})`, and the gradient
+:math:`2 \sum_j (p_{j|s} - \pi_s q_{j|s})(y_s - y_j)` with
+:math:`\pi_s = \sum_k p_{k|s}` (1 for a calibrated row).
+"""
+
+from typing import NamedTuple
+
+
+class ASNE(NamedTuple):
+    """Asymmetric SNE: the Gaussian weight, normalised over each row (no parameters)."""
+
+    #: The normalisation of ``q``: over each row.
+    normalisation = "rows"
+
+    def log_weight(self, d2):
+        r"""The log of the output weight, :math:`\log w = -d^2`.
+
+        The engines normalise in the log domain (the weights underflow far
+        from a point), shifting each row by its largest log weight.
+        """
+        return -d2

@@ -1,0 +1,39 @@
+r"""Symmetric SNE (Cook et al. 2007), the NumPy unit (the C side: ``ssne.h``).
+
+The output weight is the Gaussian :math:`w = \exp(-d^2)`, normalised over
+all pairs (docs/theory.md §3.3):
+
+.. math::
+
+    C = \mathrm{KL}(P \| Q) = \sum_{i \ne j} p_{ij} \log \frac{p_{ij}}{q_{ij}},
+    \qquad
+    q_{ij} = \frac{\exp(-\|y_i - y_j\|^2)}{\sum_{k \ne l} \exp(-\|y_k - y_l\|^2)}.
+
+Since :math:`-\partial \log w / \partial d^2 = 1`, the gradient for a
+symmetric ``P`` is
+
+.. math::
+
+    \frac{\partial C}{\partial y_i} = 4 \sum_{j \ne i} (p_{ij} - q_{ij})(y_i - y_j).
+
+A new point placed against fixed rows uses its own row's normalisation
+(as openTSNE does for t-SNE), so its cost and gradient are asne's
+(:mod:`smallvis.methods.asne`).
+"""
+
+from typing import NamedTuple
+
+
+class SSNE(NamedTuple):
+    """Symmetric SNE: the Gaussian weight, normalised over all pairs (no parameters)."""
+
+    #: The normalisation of ``q``: over all pairs.
+    normalisation = "total"
+
+    def log_weight(self, d2):
+        r"""The log of the output weight, :math:`\log w = -d^2`.
+
+        The engines normalise in the log domain (the weights underflow far
+        from a point), shifting by the largest log weight.
+        """
+        return -d2
