@@ -3,7 +3,7 @@ r"""LargeVis (Tang et al. 2016), the NumPy unit: both output weights.
 A unit holds a method's maths once: its parameters (the fields of a
 :class:`~typing.NamedTuple`), its output weight, the exact pair coefficient,
 the cost terms and the stochastic (SGD) coefficients.  The engines of
-:mod:`smallvis.engines` take a unit and never spell out a formula; the C
+:mod:`smallvis.backends` take a unit and never spell out a formula; the C
 unit ``largevis.h`` beside this file holds the same maths for the compiled
 kernels.
 
