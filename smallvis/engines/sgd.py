@@ -732,12 +732,11 @@ UNSPREAD_WEIGHT_CHANGE = 1e-6
 def weight_change_at(squared_distance, prob):
     """How far the output weight at ``squared_distance`` is below its value at 0, relative.
 
-    UMAP's curve (umap, NCVis): ``a d^{2b}``; the Cauchy weight: ``d^2``
-    (to first order; exact enough to compare with a small threshold).
+    :math:`1 - w(d^2) / w(0)`, with the weight of the method's unit (the
+    stochastic loop's, ``prob.coefficient``).
     """
-    if prob.coefficient == "cauchy":
-        return squared_distance
-    return prob.a * squared_distance ** prob.b
+    unit = SGD_COEFFICIENTS[prob.coefficient].from_sgd(prob.a, prob.b, prob.gamma, prob.eps, 1.0)
+    return 1.0 - float(unit.weight(squared_distance)) / float(unit.weight(0.0))
 
 
 def _warn_if_not_spread(Y, prob, n_epochs):
