@@ -93,7 +93,9 @@ def open_tsne():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--methods", default=",".join(smallvis.METHODS))
+    parser.add_argument("--methods", default=None,
+                        help="comma-separated; default: every method (with --optimizer sgd, "
+                             "every method that has a stochastic form)")
     parser.add_argument("--optimizer", default="auto", choices=("auto", "exact", "sgd"))
     parser.add_argument("--no-others", action="store_true",
                         help="skip umap-learn and openTSNE")
@@ -102,7 +104,10 @@ def main():
     print(f"digits: {len(data[0])} training points, {len(data[2])} new points, one thread, "
           f"optimizer {args.optimizer}")
     rows = []
-    for method in args.methods.split(","):
+    methods = args.methods.split(",") if args.methods else [
+        name for name, entry in smallvis.METHODS.items()
+        if args.optimizer != "sgd" or entry.sgd is not None]
+    for method in methods:
         rows.append(measure(f"smallvis {method}", *ours(method, args.optimizer), data,
                             args.repeats))
     others = () if args.no_others or args.optimizer != "auto" else (
