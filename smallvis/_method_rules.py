@@ -4,7 +4,7 @@ The records an entry holds (approximate gradients, kinds of ``P``,
 confusions with another method, size limits), the generic checks of method
 parameters, the rules for size limits on small data and for
 ``learning_rate="auto"``, and UMAP's output kernel fitted to ``spread`` and
-``min_dist``.  Its code names no method: :mod:`smallvis.methods`
+``min_dist``.  Its code names no method: :mod:`smallvis.registry`
 attaches these parts to its entries.
 """
 

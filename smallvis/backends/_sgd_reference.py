@@ -169,11 +169,11 @@ def sgd_coefficients(problem, d2, q, nu, out):
     out : ndarray of float64, shape (4, n)
         Receives :math:`(c_a, \partial_Q J_a, c_r, \partial_Q J_r)` per distance.
     """
-    k = _coefficient_unit(problem).from_sgd(problem.a, problem.b, problem.gamma,
-                                             problem.eps, float(nu))
+    epoch_unit = _coefficient_unit(problem).from_sgd(problem.a, problem.b, problem.gamma,
+                                                     problem.eps, float(nu))
     for t in range(len(d2)):
-        out[0, t], out[1, t] = k.sgd_attract(float(d2[t]), float(q))
-        out[2:, t] = k.sgd_repel(float(d2[t]), float(q)) if d2[t] > 0.0 else math.nan
+        out[0, t], out[1, t] = epoch_unit.sgd_attract(float(d2[t]), float(q))
+        out[2:, t] = epoch_unit.sgd_repel(float(d2[t]), float(q)) if d2[t] > 0.0 else math.nan
 
 
 def _clip(x, bound):
@@ -376,12 +376,12 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
             if move_other:
                 Y[k, d] -= s
 
-    def sample(epoch, i, j, key, first_draw, m, k):
+    def sample(epoch, i, j, key, first_draw, m, epoch_unit):
         """One positive edge (i, j) and its ``m`` negatives."""
         alpha = pr.alphas[epoch]
         acc = np.zeros(Y.shape[1]) if pr.defer_head else None
         qi = q[0] + q_offset[i] if len(q_offset) else q[0]
-        c, dq = k.sgd_attract(float(np.sum((Y[i] - Y[j]) ** 2)), qi)
+        c, dq = epoch_unit.sgd_attract(float(np.sum((Y[i] - Y[j]) ** 2)), qi)
         step(i, j, c, alpha, acc, j < n_free)
         if pr.q_learning_rate != 0.0:
             q[0] += pr.q_learning_rate * dq
@@ -403,7 +403,7 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
             if d2 <= 0.0:
                 continue
             qi = q[0] + q_offset[i] if len(q_offset) else q[0]
-            c, dq = k.sgd_repel(d2, qi)
+            c, dq = epoch_unit.sgd_repel(d2, qi)
             step(i, neg, c, alpha, acc, pr.move_negatives and neg < n_free)
             if pr.q_learning_rate != 0.0:
                 q[0] += pr.q_learning_rate * dq
@@ -413,20 +413,20 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     for epoch in range(epoch_start, epoch_end):
         n_noise = int(pr.n_noise[epoch])
         # the epoch's noise count is NCVis's nu
-        k = unit.from_sgd(pr.a, pr.b, pr.gamma, pr.eps, float(n_noise))
+        epoch_unit = unit.from_sgd(pr.a, pr.b, pr.gamma, pr.eps, float(n_noise))
         if pr.scheme == "alias":
             keys = _edge_key(seed, epoch, np.arange(pr.samples_per_epoch, dtype=np.int64))
             for s in range(pr.samples_per_epoch):
                 words = _absorb(keys[s], np.array([0, 1], dtype=np.int64))
                 e = _alias_draw(words[0], words[1], pr.edge_weight, pr.edge_alias)
                 i = int(np.searchsorted(pr.indptr, e, side="right")) - 1  # e's row
-                sample(epoch, i, tail[e], keys[s], 2, n_noise, k)
+                sample(epoch, i, tail[e], keys[s], 2, n_noise, epoch_unit)
             continue
         ids = pr.edge_key if len(pr.edge_key) else np.arange(len(tail), dtype=np.int64)
         keys = _edge_key(seed, epoch, ids)
         for e in range(len(tail)):
             if pr.scheme == "every_edge":
-                sample(epoch, head[e], tail[e], keys[e], 0, n_noise, k)
+                sample(epoch, head[e], tail[e], keys[e], 0, n_noise, epoch_unit)
                 continue
             # umap-learn: edge e is due every edge_weight[e] epochs; its
             # negatives are due n_noise times as often.
@@ -437,4 +437,4 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
             per_negative = pr.edge_weight[e] / n_noise
             m = int((epoch + 1 - state[1, e]) / per_negative)
             state[1, e] += m * per_negative
-            sample(epoch, head[e], tail[e], keys[e], 0, m, k)
+            sample(epoch, head[e], tail[e], keys[e], 0, m, epoch_unit)

@@ -1,7 +1,8 @@
-"""The methods: the registry and, per method, its maths once per backend.
+"""Each method's maths, once per backend: ``<name>.py`` (NumPy) and ``<name>.h`` (C).
 
-``registry`` holds :class:`~smallvis.registry.Method` and
-:data:`~smallvis.registry.METHODS`, the only list of methods; every
-other part of the package reads it.  This package imports nothing, so the
-engines can use a method's units without loading the registry.
+A NumPy unit is a ``NamedTuple`` of the method's parameters with its
+weight, pair coefficient, cost terms and stochastic coefficients; the C
+unit beside it holds the same maths for the compiled kernels.  The list of
+methods is :data:`smallvis.registry.METHODS`, which imports the units; this
+package imports nothing, so the kernels below the registry can use them.
 """

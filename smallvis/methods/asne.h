@@ -1,7 +1,7 @@
 /*
  * Asymmetric SNE (Hinton & Roweis 2002), the C unit: the Gaussian output
  * weight w = exp(-d2), shifted by the row's smallest d2 so that it cannot
- * underflow (docs/theory.md; NumPy unit: the ASNE reference functions).
+ * underflow (docs/theory.md; NumPy unit: methods/asne.py).
  */
 #ifndef SMALLVIS_METHODS_ASNE_H
 #define SMALLVIS_METHODS_ASNE_H

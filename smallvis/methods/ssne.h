@@ -1,7 +1,7 @@
 /*
  * Symmetric SNE (van der Maaten & Hinton 2008), the C unit: the Gaussian
  * weight of asne.h, normalised over all pairs (docs/theory.md; NumPy unit:
- * the SSNE reference functions).  A new point's row is asne's row KL.
+ * methods/ssne.py).  A new point's row is asne's row KL.
  */
 #ifndef SMALLVIS_METHODS_SSNE_H
 #define SMALLVIS_METHODS_SSNE_H

@@ -2,7 +2,7 @@
  * t-SNE (van der Maaten & Hinton 2008), the C unit: the Cauchy output
  * weight that the exact gradient's 4-row loop, its cost rows, the FFT
  * interpolation and a new point's row KL use (docs/theory.md; NumPy unit:
- * the t-SNE reference functions).
+ * methods/tsne.py).
  */
 #ifndef SMALLVIS_METHODS_TSNE_H
 #define SMALLVIS_METHODS_TSNE_H

@@ -54,7 +54,7 @@ class TSNE(NamedTuple):
         ndarray
         """
         w = np.add(d2, 1.0, out=out)
-        return np.reciprocal(w, out=w)
+        return np.reciprocal(w, out=w if out is not None else None)
 
     def slope(self, w):
         r""":math:`-\partial \log w / \partial d^2 = w`: the factor of a pair's KL force."""
