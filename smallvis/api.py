@@ -287,7 +287,8 @@ def _warn_if_distinct_points_merged(Y, X, cost_params, name):
 def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
           perplexity=None, optimizer="auto", gradient="auto", n_epochs=None,
           learning_rate=None, n_iter=1000, exaggeration=None,
-          exaggeration_iter=250, momentum=0.5, final_momentum=0.8,
+          exaggeration_iter=250, late_exaggeration=1.0, late_exaggeration_iter=None,
+          momentum=0.5, final_momentum=0.8,
           momentum_switch_iter=250, min_gain=0.01, tol=1e-7, cost_every=50,
           random_state=None, n_threads=1, verbose=False, callback=None,
           return_result=False, **method_params):
@@ -366,6 +367,15 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
         iterations.  Default: the method's ``optimizer_defaults["exaggeration"]``
         (12 for t-SNE).  Use 1 to reproduce the R package smallvis.
     exaggeration_iter : int, default=250
+    late_exaggeration : float, default=1.0
+        Factor multiplying ``P`` after iteration ``late_exaggeration_iter``,
+        to the end of the run (1: none).  Values above 1 move a t-SNE map
+        toward UMAP-like maps (Böhm, Berens & Kobak 2022; docs/theory.md
+        §5).  The costs monitored and reported are always those of the true
+        ``P``.
+    late_exaggeration_iter : int, optional
+        The last iteration before late exaggeration; default
+        ``exaggeration_iter`` (late exaggeration follows the early phase).
     momentum, final_momentum : float, default=0.5, 0.8
     momentum_switch_iter : int, default=250
         The last iteration that uses ``momentum``.
@@ -419,6 +429,7 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
         learning_rate=learning_rate, n_epochs=n_epochs, gradient=gradient,
         n_components=n_components, n_iter=n_iter,
         exaggeration=exaggeration, exaggeration_iter=exaggeration_iter,
+        late_exaggeration=late_exaggeration, late_exaggeration_iter=late_exaggeration_iter,
         momentum=momentum, final_momentum=final_momentum,
         momentum_switch_iter=momentum_switch_iter, min_gain=min_gain, tol=tol,
         cost_every=cost_every)

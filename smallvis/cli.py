@@ -316,6 +316,13 @@ def build_parser():
     e.add_argument("--exaggeration", type=float, default=None,
                    help=f"factor multiplying P in the first 250 iterations of the exact "
                         f"optimizer (default: {_defaults_text(exaggerations, name_common=False)})")
+    e.add_argument("--late-exaggeration", type=float, default=1.0,
+                   help="factor multiplying P after --late-exaggeration-iter iterations of "
+                        "the exact optimizer, to the end (default: 1, none); above 1 moves "
+                        "t-SNE toward UMAP-like maps")
+    e.add_argument("--late-exaggeration-iter", type=int, default=None,
+                   help="the last iteration before late exaggeration (default: the end of "
+                        "early exaggeration, 250)")
     e.add_argument("--init", default=None,
                    choices=["spca", "pca", "random", "spectral", "laplacian", "power"],
                    help="initial layout (default: the method's)")
@@ -456,7 +463,8 @@ def run_embed(args, tracker):
         init=args.init, perplexity=args.perplexity,
         learning_rate=learning_rate, n_iter=args.n_iter,
         optimizer=args.optimizer, n_epochs=args.n_epochs,
-        exaggeration=args.exaggeration, random_state=args.random_state,
+        exaggeration=args.exaggeration, late_exaggeration=args.late_exaggeration,
+        late_exaggeration_iter=args.late_exaggeration_iter, random_state=args.random_state,
         n_threads=args.threads, verbose=not args.quiet, return_result=True,
         callback=tracker if args.save_partial else None, **method_params,
     )
@@ -490,6 +498,8 @@ def _write_model(args, X, result, feature_names):
         init=args.init, perplexity=args.perplexity,
         learning_rate=_learning_rate(args.learning_rate), n_iter=args.n_iter,
         optimizer=args.optimizer, n_epochs=args.n_epochs, exaggeration=args.exaggeration,
+        late_exaggeration=args.late_exaggeration,
+        late_exaggeration_iter=args.late_exaggeration_iter,
         random_state=args.random_state, n_threads=args.threads,
         method_params=method_parameters(args) or None, feature_names=feature_names)
     write_output(args.save_model, lambda fh: save_model(model, fh), "--save-model")

@@ -87,7 +87,8 @@ class Embedding:
         Cython kernels (True) or the NumPy reference (False).  Unlike
         :func:`smallvis.embed` the default is the fast path.
     optimizer, gradient, init, perplexity, n_iter, n_epochs, learning_rate,
-    exaggeration, exaggeration_iter, momentum, final_momentum,
+    exaggeration, exaggeration_iter, late_exaggeration, late_exaggeration_iter,
+    momentum, final_momentum,
     momentum_switch_iter, min_gain, tol, cost_every, random_state,
     n_threads, verbose, callback
         As :func:`smallvis.embed` (same defaults).
@@ -119,7 +120,8 @@ class Embedding:
 
     def __init__(self, method=DEFAULT_METHOD, *, n_components=2, fast=True, optimizer="auto",
                  gradient="auto", init=None, perplexity=None, n_iter=1000, n_epochs=None, learning_rate=None,
-                 exaggeration=None, exaggeration_iter=250, momentum=0.5, final_momentum=0.8,
+                 exaggeration=None, exaggeration_iter=250, late_exaggeration=1.0,
+                 late_exaggeration_iter=None, momentum=0.5, final_momentum=0.8,
                  momentum_switch_iter=250, min_gain=0.01, tol=1e-7, cost_every=50,
                  random_state=None, n_threads=1, verbose=False, callback=None,
                  method_params=None, transform_n_iter=TRANSFORM_N_ITER,
@@ -136,6 +138,8 @@ class Embedding:
         self.learning_rate = learning_rate
         self.exaggeration = exaggeration
         self.exaggeration_iter = exaggeration_iter
+        self.late_exaggeration = late_exaggeration
+        self.late_exaggeration_iter = late_exaggeration_iter
         self.momentum = momentum
         self.final_momentum = final_momentum
         self.momentum_switch_iter = momentum_switch_iter

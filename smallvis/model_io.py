@@ -61,6 +61,10 @@ __all__ = ["save_model", "load_model", "ModelFileError", "FORMAT", "VERSION"]
 FORMAT = "smallvis-model"
 VERSION = 1
 
+#: Constructor parameters added since version 1 was defined, with the value
+#: a file that lacks them was fitted with (their default then and now).
+ADDED_PARAMS = {"late_exaggeration": 1.0, "late_exaggeration_iter": None}
+
 
 class ModelFileError(ValueError):
     """A file that is not a smallvis model, or is damaged or truncated."""
@@ -565,6 +569,8 @@ def _check_estimator(model, n_samples):
         n_epochs=settings["n_epochs"], gradient=settings["gradient"],
         n_components=n_components, n_iter=settings["n_iter"],
         exaggeration=settings["exaggeration"], exaggeration_iter=settings["exaggeration_iter"],
+        late_exaggeration=settings["late_exaggeration"],
+        late_exaggeration_iter=settings["late_exaggeration_iter"],
         momentum=settings["momentum"], final_momentum=settings["final_momentum"],
         momentum_switch_iter=settings["momentum_switch_iter"], min_gain=settings["min_gain"],
         tol=settings["tol"], cost_every=settings["cost_every"])
@@ -654,6 +660,8 @@ def _build_estimator(file, header, arrays):
     # save_model refuses a callback, so none is stored
     names = [n for n in cls._get_param_names() if n != "callback"]
     params = header["params"]
+    if isinstance(params, dict):  # a file from before a parameter existed: its default
+        params = {**{k: v for k, v in ADDED_PARAMS.items() if k in names}, **params}
     _check_keys(file, "params", params, names)
     return cls(**{k: _decode(v, arrays) for k, v in params.items()})
 

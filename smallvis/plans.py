@@ -130,6 +130,28 @@ def method_keywords(method, perplexity, method_params, defaults=None):
     return params
 
 
+class _ScaledValues:
+    """``values * factor``, with one scaled copy kept for the factor last asked for.
+
+    The exact optimizer asks for the same factor for many iterations in a
+    row (early exaggeration, then the true ``P``, then late exaggeration),
+    so at most one copy of ``P``'s values exists besides ``P`` itself, and
+    it is recomputed only when the factor changes.
+    """
+
+    def __init__(self, values):
+        self.values = values
+        self.factor, self.scaled = None, None
+
+    def __call__(self, factor):
+        if factor == 1.0:
+            return self.values
+        if factor != self.factor:
+            self.scaled = self.values * factor
+            self.factor = factor
+        return self.scaled
+
+
 @dataclass(frozen=True)
 class ExactPlan:
     """The exact optimizer's run: settings, initialisation and method parameters."""
@@ -144,9 +166,10 @@ class ExactPlan:
 
     @classmethod
     def build(cls, method, n_samples, keywords, *, init=None, learning_rate=None,
-              n_iter=1000, exaggeration=None, exaggeration_iter=250, momentum=0.5,
-              final_momentum=0.8, momentum_switch_iter=250, min_gain=0.01, tol=1e-7,
-              cost_every=50, gradient="exact"):
+              n_iter=1000, exaggeration=None, exaggeration_iter=250, late_exaggeration=1.0,
+              late_exaggeration_iter=None, momentum=0.5, final_momentum=0.8,
+              momentum_switch_iter=250, min_gain=0.01, tol=1e-7, cost_every=50,
+              gradient="exact"):
         """Validate the exact optimizer's keywords; defaults from the registry.
 
         ``gradient`` is already resolved (:func:`smallvis.registry.choose_gradient`).
@@ -168,6 +191,11 @@ class ExactPlan:
             n_iter=check_iterations(n_iter, "n_iter", low=0),
             exaggeration=exaggeration,
             exaggeration_iter=check_iterations(exaggeration_iter, "exaggeration_iter", low=0),
+            late_exaggeration=check_number(late_exaggeration, "late_exaggeration", low=0,
+                                           low_open=True),
+            late_exaggeration_iter=(None if late_exaggeration_iter is None else
+                                    check_iterations(late_exaggeration_iter,
+                                                     "late_exaggeration_iter", low=0)),
             momentum=check_number(momentum, "momentum", low=0, high=1),
             final_momentum=check_number(final_momentum, "final_momentum", low=0, high=1),
             momentum_switch_iter=check_iterations(momentum_switch_iter,
@@ -193,20 +221,20 @@ class ExactPlan:
         s = self.settings
         if verbose:  # a line at least every few seconds between cost evaluations
             callback = _progress.Heartbeat(s.n_iter, callback)
-        data = objective.triplet[2]
-        # a second copy of P only when the early iterations use it
-        exaggerated = data * s.exaggeration if s.exaggeration != 1.0 else data
+        scaled_p = _ScaledValues(objective.triplet[2])
 
-        def gradient(Ycur, lcur, exaggerating, out):
-            return objective.gradient(Ycur, lcur, out, exaggerated if exaggerating else data)
+        def gradient(Ycur, lcur, exaggeration, out):
+            return objective.gradient(Ycur, lcur, out, scaled_p(exaggeration))
 
         trace = optimize_exact(Y, gradient, objective.cost, s, learned=objective.learned,
                                callback=callback, verbose=verbose)
         final_cost = (trace.costs[-1] if trace.costs and trace.iterations[-1] == trace.n_iter
                       else objective.cost(Y, objective.learned))
         settings = {k: getattr(s, k) for k in (
-            "n_iter", "learning_rate", "exaggeration", "exaggeration_iter", "momentum",
-            "final_momentum", "momentum_switch_iter", "min_gain", "tol", "cost_every")}
+            "n_iter", "learning_rate", "exaggeration", "exaggeration_iter", "late_exaggeration",
+            "late_start", "momentum", "final_momentum", "momentum_switch_iter", "min_gain",
+            "tol", "cost_every")}
+        settings["late_exaggeration_iter"] = settings.pop("late_start")
         settings["gradient"] = self.gradient
         # an approximate gradient's run monitors (tol, progress, divergence)
         # and reports its approximate cost: O(N) where the exact one is O(N^2)

@@ -31,12 +31,12 @@ def test_first_steps_follow_the_delta_bar_delta_rule():
 
 def test_exaggeration_applies_to_the_first_iterations_only():
     flags = []
-    def gradient(Y, learned, exaggerated, out):
-        flags.append(exaggerated)
+    def gradient(Y, learned, exaggeration, out):
+        flags.append(exaggeration)
         out[...] = 0.0
     s = OptimizerSettings(learning_rate=1, n_iter=6, exaggeration=4, exaggeration_iter=3, tol=0)
     optimize_exact(np.zeros((3, 2)), gradient, lambda Y, learned: 0.0, s)
-    assert flags == [True, True, True, False, False, False]
+    assert flags == [4.0, 4.0, 4.0, 1.0, 1.0, 1.0]
 
 
 def test_reported_costs_use_true_p():

@@ -2,7 +2,9 @@
 
 One iteration, numbered ``it = 1 .. n_iter`` as in the R package smallvis:
 
-1. ``G = gradient(Y)``, using ``exaggeration * P`` while ``it <= exaggeration_iter``.
+1. ``G = gradient(Y)``, using ``exaggeration * P`` while ``it <= exaggeration_iter``
+   and ``late_exaggeration * P`` once ``it > late_exaggeration_iter``
+   (:meth:`OptimizerSettings.exaggeration_at`).
 2. Gains: ``gains + 0.2`` where ``sign(G) != sign(update)``, else ``gains * 0.8``;
    floored at ``min_gain``.  (``update`` starts at zero, and ``sign(0) = 0``.)
 3. ``update = mu * update - learning_rate * gains * G``; ``Y += update``;
@@ -14,8 +16,8 @@ One iteration, numbered ``it = 1 .. n_iter`` as in the R package smallvis:
    False).
 5. Every ``cost_every`` iterations and at the last one, evaluate the cost of the
    true (unexaggerated) ``P`` at the new ``Y``; stop early when the relative
-   change per iteration falls below ``tol`` (after exaggeration, with a wait of
-   15 iterations as in smallvis).  ``cost_every=None``: the cost is never
+   change per iteration falls below ``tol`` (after early exaggeration and after
+   the start of late exaggeration, with a wait of 15 iterations as in smallvis).  ``cost_every=None``: the cost is never
    evaluated, and the run makes exactly ``n_iter`` iterations.
 6. ``callback(it, Y, cost)`` is called (``cost`` is None when it was not
    evaluated); a truthy return value stops the run.
@@ -34,17 +36,20 @@ diverging when
   iteration, before the next gradient could turn it into inf or NaN);
 * the cost rises by more than :data:`RISE_ONCE` (a doubling) above the
   lowest cost seen, or by more than :data:`RISE_TWICE` (10%) above it at
-  two evaluations in a row: after exaggeration when there is some, and
-  from the start (whose cost is evaluated once, not recorded) when there
-  is none.
+  two evaluations in a row: while ``P`` is not exaggerated (after early
+  exaggeration when there is some, and from the start, whose cost is
+  evaluated once, not recorded, when there is none).  Exaggeration moves
+  the map away from the minimum of the true cost on purpose, so the rise
+  rule is off while it lasts, late exaggeration included; the other
+  checks stay on.
 
 A wide map is not a diverging one: a heavy-tailed map of a few points
 legitimately spans hundreds of units (R smallvis's own 10-point t-SNE test
 ends spanning about 565), and its cost keeps falling.
 
 It then recovers in a defined way: it goes back to the last good state (the
-evaluation with the lowest cost, the start included, after exaggeration or
-in a run without it; the latest one during exaggeration), halves the
+evaluation with the lowest cost, the start included, while ``P`` is not
+exaggerated; the latest one during exaggeration), halves the
 learning rate, resets the gains and the momentum buffer, and carries on
 from that iteration, so the run still ends at ``n_iter``.  Each recovery is
 recorded (``OptimizerTrace.recoveries``, ``EmbedResult.recoveries``) and
@@ -135,6 +140,10 @@ class OptimizerSettings:
     n_iter: int = 1000
     exaggeration: float = 1.0
     exaggeration_iter: int = 250
+    #: factor multiplying ``P`` after iteration ``late_exaggeration_iter``
+    late_exaggeration: float = 1.0
+    #: the last iteration before late exaggeration; None: ``exaggeration_iter``
+    late_exaggeration_iter: int = None
     momentum: float = 0.5
     final_momentum: float = 0.8
     momentum_switch_iter: int = 250
@@ -152,6 +161,33 @@ class OptimizerSettings:
     check_gradient: bool = False
     #: recover from a divergence (halve the learning rate); False: raise
     recover: bool = True
+
+    @property
+    def late_start(self):
+        """The last iteration before late exaggeration (``late_exaggeration_iter`` resolved)."""
+        return (self.exaggeration_iter if self.late_exaggeration_iter is None
+                else self.late_exaggeration_iter)
+
+    def exaggeration_at(self, it):
+        """The factor multiplying ``P`` in the gradient of iteration ``it`` (1: none).
+
+        ``exaggeration`` while ``it <= exaggeration_iter``, then
+        ``late_exaggeration`` once ``it > late_start``, else 1.  Early
+        exaggeration wins where both would apply.
+        """
+        if it <= self.exaggeration_iter and self.exaggeration != 1.0:
+            return self.exaggeration
+        if it > self.late_start and self.late_exaggeration != 1.0:
+            return self.late_exaggeration
+        return 1.0
+
+    def exaggeration_ends(self):
+        """The last iteration of early exaggeration; 0 without it."""
+        return self.exaggeration_iter if self.exaggeration != 1.0 else 0
+
+    def late_exaggeration_starts(self):
+        """The last iteration before late exaggeration; None without it."""
+        return self.late_start if self.late_exaggeration != 1.0 else None
 
 
 @dataclass
@@ -248,10 +284,14 @@ class _Checkpoint:
 class _DivergenceWatch:
     """Decides, at each cost evaluation, whether the run is diverging."""
 
-    def __init__(self, exaggeration_ends):
-        self.exaggeration_ends = exaggeration_ends
-        self.best = None   # lowest cost after exaggeration
+    def __init__(self, settings):
+        self.settings = settings
+        self.best = None   # lowest cost while P is not exaggerated
         self.rising = False
+
+    def judges(self, it):
+        """Whether the rise rule applies at iteration ``it`` (``P`` not exaggerated)."""
+        return self.settings.exaggeration_at(it) == 1.0
 
     def reset(self, best):
         self.best, self.rising = best, False
@@ -260,7 +300,7 @@ class _DivergenceWatch:
         """A reason string if the run diverges at this evaluation, else None."""
         if not np.isfinite(cost):
             return f"the cost is {cost}"
-        if it <= self.exaggeration_ends:
+        if not self.judges(it):
             return None
         if self.best is None or cost <= self.best:
             self.best, self.rising = cost, False
@@ -288,7 +328,7 @@ def check_starting_layout(Y, name="the initial layout (init)", remedy=None):
 
 
 def _starting_cost(Y, learned, cost, watch, settings):
-    """The cost at the start, the first baseline of the rise rule; None during exaggeration.
+    """The cost at the start, the first baseline of the rise rule; None when exaggerated.
 
     Without exaggeration a run is judged from its first iteration: a cost
     that has doubled by the first evaluation (or risen by 10% twice) is a
@@ -296,7 +336,7 @@ def _starting_cost(Y, learned, cost, watch, settings):
     starting cost that is not finite gives no baseline, nor does a run
     that never evaluates its cost (``cost_every=None``).
     """
-    if watch.exaggeration_ends > 0 or settings.cost_every is None:
+    if not watch.judges(1) or settings.cost_every is None:
         return None
     with _judged_by_the_guard():
         start = cost(Y, learned)
@@ -356,9 +396,11 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
     Y : ndarray of shape (n_samples, n_components)
         Initial coordinates; updated in place.
     gradient : callable
-        ``gradient(Y, learned, exaggerated, out)`` writes the gradient in
-        ``Y`` into ``out`` and returns the gradient in ``learned`` (an array
-        like ``learned``, or None when there is nothing learned).
+        ``gradient(Y, learned, exaggeration, out)`` writes the gradient in
+        ``Y``, with ``P`` multiplied by the float ``exaggeration`` (1.0: the
+        true ``P``; :meth:`OptimizerSettings.exaggeration_at`), into ``out``
+        and returns the gradient in ``learned`` (an array like ``learned``,
+        or None when there is nothing learned).
     cost : callable or None
         ``cost(Y, learned)`` returns the cost with the true ``P``; None
         only with ``settings.cost_every=None``.
@@ -405,17 +447,17 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
     ones = np.ones(Y.shape[0])
     start = time.perf_counter()
     previous_cost = None
-    exaggerating = s.exaggeration != 1.0 and s.exaggeration_iter > 0
-    exaggeration_ends = s.exaggeration_iter if exaggerating else 0
-    tol_from = exaggeration_ends + TOL_WAIT
+    late = s.late_exaggeration_starts()
+    # tol never stops a run before late exaggeration has started and settled
+    tol_from = max(s.exaggeration_ends(), 0 if late is None else late) + TOL_WAIT
     learning_rate = _learning_rates(s, row_learning_rate, Y, Lv.size)
-    watch = _DivergenceWatch(exaggeration_ends)
+    watch = _DivergenceWatch(s)
     good = _Checkpoint(0, theta, _starting_cost(Y, learned, cost, watch, s))
     it = 0
     while it < s.n_iter:
         it += 1
         with _judged_by_the_guard():
-            g_learned = gradient(Yv, Lv, exaggerating and it <= s.exaggeration_iter, GY)
+            g_learned = gradient(Yv, Lv, s.exaggeration_at(it), GY)
         if Lv.size:
             G[Y.size:] = g_learned
         diverged = _nonfinite_gradient(G) if s.check_gradient else None
@@ -450,7 +492,7 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
         if current is not None:
             trace.iterations.append(it)
             trace.costs.append(current)
-            if it <= exaggeration_ends or current <= watch.best:
+            if not watch.judges(it) or current <= watch.best:
                 good = _Checkpoint(it, theta, current)
             if verbose:
                 _progress(it, s.n_iter, current, start)
@@ -544,9 +586,9 @@ def _recover(trace, it, reason, good, theta, step, learning_rate, watch, verbose
     theta[...] = good.theta
     step.update[...] = 0.0
     step.gains[...] = 1.0
-    # a state evaluated after exaggeration (or the start of a run without
-    # it) is the new baseline; during exaggeration there is none
-    judged = good.iteration > watch.exaggeration_ends or watch.exaggeration_ends == 0
+    # a state evaluated with the true P (or the start of a run that begins
+    # without exaggeration) is the new baseline; during exaggeration there is none
+    judged = watch.judges(max(good.iteration, 1))
     watch.reset(good.cost if judged else None)
     # forget what was recorded after the good state
     keep = sum(1 for i in trace.iterations if i <= good.iteration)
