@@ -70,6 +70,31 @@ FUZZY = AffinityFamily("fuzzy", normalised="", knn_graph=True)
 KNN_GRAPH = AffinityFamily("knn graph", normalised="total", knn_graph=True)
 
 
+class _UnitKernel:
+    """A generic pair-unit kernel called as a named kernel would be.
+
+    ``entry`` is ``pair_cost``, ``pair_gradient``, ``pair_transform_cost``
+    or ``pair_transform_gradient`` of a kernel module; the call
+    ``kernel(indptr, indices, data, Y[, Y_ref], *unit_args[, grad], n_threads)``
+    becomes ``entry(unit(*unit_args), indptr, indices, data, Y[, Y_ref][, grad],
+    n_threads)``.  It belongs to the entry's module (``__module__``), as a
+    named kernel does.
+    """
+
+    def __init__(self, entry, unit, family, n_trailing):
+        self.entry, self.unit = entry, unit
+        self.n_leading = 5 if family == "transform" else 4
+        self.n_trailing = n_trailing
+        self.__module__, self.__name__ = entry.__module__, entry.__name__
+
+    def __call__(self, *args):
+        lead, split = self.n_leading, len(args) - self.n_trailing
+        return self.entry(self.unit(*args[lead:split]), *args[:lead], *args[split:])
+
+    def __repr__(self):
+        return f"<{self.__name__} of {self.unit.__name__}>"
+
+
 @dataclass(frozen=True)
 class Method:
     """One neighbour-embedding method.
@@ -111,8 +136,8 @@ class Method:
         The method's stochastic form (``optimizer="sgd"``), or None.
     auto_params : mapping
         Cost parameters whose default ``"auto"`` depends on the number of
-        points: ``{name: rule}``, where ``rule(n_samples)`` gives the value
-        (largevis's ``gamma``).
+        points: ``{name: rule}``, where ``rule(n_samples, **other_params)``
+        gives the value (largevis's ``gamma``).
     approximations : mapping
         The method's approximate gradients, ``{name: Approximation}``
         (``gradient=name`` in ``embed`` and ``cost_and_gradient``); empty
@@ -134,7 +159,9 @@ class Method:
     pair_units : mapping
         ``{kernel prefix: unit}`` for the costs that are sums of pair
         terms: the NumPy unit (``smallvis/methods/<name>.py``) whose cost
-        terms :class:`smallvis.engines.sampled_cost.SampledCost` samples.
+        terms :class:`smallvis.engines.sampled_cost.SampledCost` samples,
+        and that the generic kernels (``pair_cost``, ``pair_gradient`` and
+        their transform pair) run for a prefix without named kernels.
         The unit is built from the kernel's arguments (the learned values
         first).  Empty: no estimate.
     fitted_params : tuple of str
@@ -166,6 +193,13 @@ class Method:
         Whether the gradient carries t-SNE's factor 4, which openTSNE's
         convention leaves out (a user gradient of 1/4 the reference is then
         named as that convention).
+    examples : tuple of mapping
+        Example cost parameters, at which the gradient is the exact
+        gradient of the cost (``eps = 0``): the tests' tables of parameters
+        (finite differences, twins, transform, frozen rows, the stochastic
+        loop, the units) take a method's rows from here when they have no
+        hand-written rows for it, and the golden script its case.  The
+        first is the golden case's.
     """
 
     name: str
@@ -195,12 +229,21 @@ class Method:
     known_mistakes: tuple = ()
     constant_term: str = ""
     factor_4_convention: bool = True
+    examples: tuple = ()
 
     def resolve_auto(self, cost_params, n_samples):
-        """``cost_params`` with every ``"auto"`` value of :attr:`auto_params` resolved."""
-        return {k: (self.auto_params[k](n_samples)
-                    if k in self.auto_params and isinstance(v, str) and v == "auto" else v)
-                for k, v in cost_params.items()}
+        """``cost_params`` with every ``"auto"`` value of :attr:`auto_params` resolved.
+
+        A rule is called as ``rule(n_samples, **others)``, ``others`` the
+        other cost parameters (Neg-t-SNE's ``z_bar`` depends on the
+        negatives per positive sample).
+        """
+        def resolved(k, v):
+            if k in self.auto_params and isinstance(v, str) and v == "auto":
+                return self.auto_params[k](n_samples, **{o: w for o, w in cost_params.items()
+                                                         if o != k})
+            return v
+        return {k: resolved(k, v) for k, v in cost_params.items()}
 
     def kernel_name(self, cost_params, gradient="exact"):
         """The one rule from a method to its kernels: ``(prefix, args)``.
@@ -233,6 +276,12 @@ class Method:
         """
         prefix, args = self.kernel_name(cost_params, gradient)
         cost_suffix, gradient_suffix = KERNEL_FAMILIES[family]
+        if not hasattr(module, f"{prefix}_{cost_suffix}") and prefix in self.pair_units:
+            # no named kernels: the generic entry points, given the unit
+            unit = self.pair_units[prefix]
+            return (_UnitKernel(getattr(module, f"pair_{cost_suffix}"), unit, family, 1),
+                    _UnitKernel(getattr(module, f"pair_{gradient_suffix}"), unit, family, 2),
+                    tuple(args))
         return (getattr(module, f"{prefix}_{cost_suffix}"),
                 getattr(module, f"{prefix}_{gradient_suffix}"), tuple(args))
 
