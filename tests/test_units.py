@@ -22,6 +22,8 @@ from smallvis.backends import _sgd_reference
 from smallvis.backends import reference
 from smallvis.registry import METHODS
 
+from conftest import example_params
+
 PACKAGE = Path(__file__).resolve().parent.parent / "smallvis"
 
 #: Every unit of a pair-sum cost, by kernel prefix, from the registry.
@@ -35,16 +37,29 @@ FIELD_VALUES = {"gamma": 1.7, "eps": 0.0, "alpha": 0.6, "a": 1.3, "b": 0.8, "Q":
 PAIR_INTERFACE = ("row_noise", "coefficient", "cost_term", "edge_term", "pair_term")
 
 #: What the stochastic loop reads from a unit of ``SGD_COEFFICIENTS``.
-SGD_INTERFACE = ("sgd_coefficient", "from_sgd", "sgd_attract", "sgd_repel")
+SGD_INTERFACE = ("sgd_coefficient", "sgd_unit", "sgd_attract", "sgd_repel")
 
 #: The engine functions of the NumPy reference that take a unit.
 PAIR_ENGINES = {"_pair_cost", "_pair_gradient", "_transform_pair_cost",
                 "_transform_pair_gradient"}
 
 
+def _example_unit(prefix):
+    """The unit of ``prefix`` at its method's first registry example that selects it."""
+    for name, m in METHODS.items():
+        for params in example_params(name, 40):
+            selected, args = m.kernel_name(params)
+            if selected == prefix:
+                return m.pair_units[prefix](*(params[k] for k in m.learned), *args)
+    raise AssertionError(f"{prefix}: give FIELD_VALUES its fields or its method examples")
+
+
 def _unit(prefix, **changes):
     cls = PAIR_UNITS[prefix]
-    return cls(*(changes.get(f, FIELD_VALUES[f]) for f in cls._fields))
+    if all(f in FIELD_VALUES for f in cls._fields):
+        return cls(*(changes.get(f, FIELD_VALUES[f]) for f in cls._fields))
+    # fields without a hand-written value: the registry's example
+    return _example_unit(prefix)._replace(**changes)
 
 
 def _pairs(rng, n=200):
@@ -60,7 +75,12 @@ def _noise(unit, noise):
 
 
 def test_the_registry_names_every_pair_unit():
-    assert set(PAIR_UNITS) == {"largevis", "largevis_exp", "umap", "tumap", "ncvis"}
+    assert set(PAIR_UNITS) >= {"largevis", "largevis_exp", "umap", "tumap", "ncvis"}
+    # every pair unit of smallvis/methods is registered under its kernel prefix
+    from smallvis.methods import unit_classes
+
+    units = {cls.kernel: cls for cls in unit_classes() if hasattr(cls, "kernel")}
+    assert PAIR_UNITS == units, set(PAIR_UNITS) ^ set(units)
     for prefix, unit in PAIR_UNITS.items():
         for name in PAIR_INTERFACE:
             assert hasattr(unit, name), (prefix, name)

@@ -145,6 +145,35 @@ def main():
     }
     print(f"ncvis     cost {cost:.17g}  Q {Q:.17g}  dQ {learned['Q']:.3g}")
 
+    # every other registered method (no case above): its own P of the
+    # jittered iris and 100 iterations of its exact optimizer at its first
+    # registry example; tests/test_testing_golden.py checks the gradient
+    # against finite differences of the cost
+    for name, m in smallvis.METHODS.items():
+        if name in cases:
+            continue
+        params = dict(m.examples[0])
+        affinity_params = ({"n_neighbors": 15, "knn_method": "exact"}
+                           if "n_neighbors" in m.affinity_params else {})
+        P = smallvis.affinities(X, name, **affinity_params)
+        arrays.update(sparse_parts(f"iris_jitter__P_{name}", P))
+        Y = smallvis.embed(X, name, fast=False, n_iter=100, random_state=42,
+                           **affinity_params, **params)
+        cost, grad, learned = smallvis.cost_and_gradient(name, P, Y, return_learned=True,
+                                                         **params)
+        arrays[f"{name}__Y"] = Y
+        arrays[f"{name}__gradient"] = grad
+        cases[name] = {
+            "data": "iris_jitter", "P": f"P_{name}", "params": params,
+            "affinity_params": affinity_params, "cost": cost, "learned_gradient": learned,
+            "source": (f"X: iris plus a small jitter (as the R smallvis umap fixture); P: "
+                       f"smallvis {version}; Y: 100 iterations of smallvis {version}'s exact "
+                       f"{name} optimizer at {params}; cost and gradient: smallvis {version} "
+                       "NumPy reference, checked by finite differences."),
+            "checks": {},
+        }
+        print(f"{name:<9} cost {cost:.17g}")
+
     os.makedirs(OUT, exist_ok=True)
     np.savez_compressed(os.path.join(OUT, "golden.npz"), **arrays)
     meta = {"format": 1, "produced_with": f"smallvis {version}", "cases": cases}
