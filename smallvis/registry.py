@@ -31,6 +31,7 @@ from ._validation import (ParameterError, SmallDataWarning, check_integer, check
                           warn_from_caller)
 from .inputs.neighbors import check_search_params
 from .engines.sgd import SgdSpec, largevis_n_epochs, umap_n_epochs
+from .methods import units_named  # noqa: F401  (for the entries of methods added below)
 from .methods.largevis import LargeVis, LargeVisExp
 from .methods.ncvis import NCVis
 from .methods.tumap import TUMAP
@@ -643,162 +644,168 @@ def _largevis_exact_gradient(cost_params):
 # the registry
 # ---------------------------------------------------------------------------
 
-METHODS = MappingProxyType({
-    m.name: m
-    for m in (
-        Method(
-            name="asne",
-            summary="asymmetric SNE: conditional Gaussian P and Q, KL per row",
-            kernel="asne",
-            build_affinities=_conditional,
-            affinity_params={"perplexity": 30.0},
-            sized_params={"perplexity": PERPLEXITY_SIZE},
-            symmetric=False,
-            optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
-            auto_learning_rate=conditional_auto_learning_rate,
-            p_family=CONDITIONAL,
-            constant_term="entropy",
-            case_affinities=_conditional_case,
-            factor_4_convention=False,
+#: The entries, in the order of ``list_methods``.  A method added later
+#: appends its entry below, after its own helpers (CONTRIBUTING.md, "Adding
+#: a method").
+_ENTRIES = [
+    Method(
+        name="asne",
+        summary="asymmetric SNE: conditional Gaussian P and Q, KL per row",
+        kernel="asne",
+        build_affinities=_conditional,
+        affinity_params={"perplexity": 30.0},
+        sized_params={"perplexity": PERPLEXITY_SIZE},
+        symmetric=False,
+        optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
+        auto_learning_rate=conditional_auto_learning_rate,
+        p_family=CONDITIONAL,
+        constant_term="entropy",
+        case_affinities=_conditional_case,
+        factor_4_convention=False,
+    ),
+    Method(
+        name="ssne",
+        summary="symmetric SNE: joint Gaussian P and Q, KL(P||Q)",
+        kernel="ssne",
+        build_affinities=_joint,
+        affinity_params={"perplexity": 30.0},
+        sized_params={"perplexity": PERPLEXITY_SIZE},
+        optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
+        auto_learning_rate=gaussian_auto_learning_rate,
+        constant_term="entropy",
+        case_affinities=_joint_case,
+        known_mistakes=(
+            Confusion("tsne", "a Student-t output kernel 1 / (1 + d^2) instead of "
+                              "symmetric SNE's Gaussian"),
         ),
-        Method(
-            name="ssne",
-            summary="symmetric SNE: joint Gaussian P and Q, KL(P||Q)",
-            kernel="ssne",
-            build_affinities=_joint,
-            affinity_params={"perplexity": 30.0},
-            sized_params={"perplexity": PERPLEXITY_SIZE},
-            optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
-            auto_learning_rate=gaussian_auto_learning_rate,
-            constant_term="entropy",
-            case_affinities=_joint_case,
-            known_mistakes=(
-                Confusion("tsne", "a Student-t output kernel 1 / (1 + d^2) instead of "
-                                  "symmetric SNE's Gaussian"),
-            ),
+    ),
+    Method(
+        name="tsne",
+        summary="t-SNE: joint Gaussian P, Student-t (Cauchy) Q, KL(P||Q)",
+        kernel="tsne",
+        build_affinities=_tsne_affinities,
+        check_affinity_params=check_perplexity_knn,
+        affinity_params={"perplexity": 30.0, "n_neighbors": None, **_KNN_DEFAULTS},
+        sized_params={"perplexity": PERPLEXITY_SIZE, "n_neighbors": OTHERS_SIZE},
+        # n_interpolation: the accuracy of gradient="fft" (unused by "exact")
+        cost_params={"n_interpolation": FFT_N_INTERPOLATION},
+        resolve_cost=_tsne_cost,
+        optimizer_defaults={"learning_rate": "auto", "exaggeration": 12.0, "init": "spca"},
+        auto_learning_rate=joint_auto_learning_rate,
+        approximations={"fft": Approximation(
+            name="fft",
+            summary="FFT-accelerated interpolation of the repulsion (FIt-SNE, "
+                    "Linderman et al. 2019), O(N) per iteration",
+            resolve_cost=_tsne_fft_cost, dimensions=(1, 2),
+            auto_min_n=FFT_AUTO_MIN_N)},
+        constant_term="entropy",
+        case_affinities=_joint_case,
+        known_mistakes=(
+            "gaussian_output_kernel",
+            Confusion("ssne", "symmetric SNE: a Gaussian output kernel instead of "
+                              "t-SNE's Student-t"),
+            "unsquared_repulsion",
+            "row_normalised_q",
         ),
-        Method(
-            name="tsne",
-            summary="t-SNE: joint Gaussian P, Student-t (Cauchy) Q, KL(P||Q)",
-            kernel="tsne",
-            build_affinities=_tsne_affinities,
-            check_affinity_params=check_perplexity_knn,
-            affinity_params={"perplexity": 30.0, "n_neighbors": None, **_KNN_DEFAULTS},
-            sized_params={"perplexity": PERPLEXITY_SIZE, "n_neighbors": OTHERS_SIZE},
-            # n_interpolation: the accuracy of gradient="fft" (unused by "exact")
-            cost_params={"n_interpolation": FFT_N_INTERPOLATION},
-            resolve_cost=_tsne_cost,
-            optimizer_defaults={"learning_rate": "auto", "exaggeration": 12.0, "init": "spca"},
-            auto_learning_rate=joint_auto_learning_rate,
-            approximations={"fft": Approximation(
-                name="fft",
-                summary="FFT-accelerated interpolation of the repulsion (FIt-SNE, "
-                        "Linderman et al. 2019), O(N) per iteration",
-                resolve_cost=_tsne_fft_cost, dimensions=(1, 2),
-                auto_min_n=FFT_AUTO_MIN_N)},
-            constant_term="entropy",
-            case_affinities=_joint_case,
-            known_mistakes=(
-                "gaussian_output_kernel",
-                Confusion("ssne", "symmetric SNE: a Gaussian output kernel instead of "
-                                  "t-SNE's Student-t"),
-                "unsquared_repulsion",
-                "row_normalised_q",
-            ),
+    ),
+    Method(
+        name="largevis",
+        summary="LargeVis: kNN perplexity P, Cauchy weights, gamma-weighted repulsion",
+        kernel="largevis",
+        build_affinities=_largevis_affinities,
+        check_affinity_params=check_perplexity_knn,
+        affinity_params={"perplexity": 50.0, "n_neighbors": None, **_KNN_DEFAULTS},
+        sized_params={"perplexity": PERPLEXITY_SIZE, "n_neighbors": OTHERS_SIZE},
+        cost_params={"gamma": "auto", "eps": 0.1, "kernel": "cauchy", "alpha": 1.0},
+        auto_params={"gamma": largevis_auto_gamma},
+        resolve_cost=_largevis_cost,
+        optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
+        auto_learning_rate=largevis_auto_learning_rate,
+        # the LargeVis reference code (LargeVis.cpp, visualize_thread)
+        sgd=SgdSpec(coefficient="cauchy", scheme="alias", noise="degree",
+                    n_epochs=largevis_n_epochs, kernel_params=_largevis_sgd_params,
+                    n_negative=LARGEVIS_SGD_NEGATIVES, clip=5.0, learning_rate=1.0,
+                    min_learning_rate=1e-4, move_negatives=True, defer_head=True,
+                    skip_tail=True, init="random",
+                    param_defaults={"gamma": LARGEVIS_SGD_GAMMA,
+                                    "n_trees": SGD_ANNOY_TREES}),
+        kernel_options=({"kernel": "exp"},),
+        pair_units={"largevis": LargeVis, "largevis_exp": LargeVisExp},
+        exact_gradient=_largevis_exact_gradient,
+        case_affinities=_joint_case,
+    ),
+    Method(
+        name="umap",
+        summary="UMAP: fuzzy kNN graph, 1/(1 + a d^2b) weights, fuzzy cross-entropy",
+        kernel="umap",
+        cost_params={"a": None, "b": None, "spread": 1.0, "min_dist": 0.1, "eps": 0.001},
+        resolve_cost=_umap_cost,
+        sgd=SgdSpec(kernel_params=_umap_sgd_params, **_UMAP_SGD),
+        **_FUZZY_METHOD,
+        pair_units={"umap": UMAP},
+        fitted_params=("a", "b"),
+        fit_inputs=("spread", "min_dist"),
+        exact_gradient=_eps_smooths,
+        case_affinities=_graph_case("umap"),
+        known_mistakes=(
+            Confusion("tumap", "t-UMAP's output kernel (a = b = 1): a and b are not used"),
+            "repulsion_without_1_minus_v",
         ),
-        Method(
-            name="largevis",
-            summary="LargeVis: kNN perplexity P, Cauchy weights, gamma-weighted repulsion",
-            kernel="largevis",
-            build_affinities=_largevis_affinities,
-            check_affinity_params=check_perplexity_knn,
-            affinity_params={"perplexity": 50.0, "n_neighbors": None, **_KNN_DEFAULTS},
-            sized_params={"perplexity": PERPLEXITY_SIZE, "n_neighbors": OTHERS_SIZE},
-            cost_params={"gamma": "auto", "eps": 0.1, "kernel": "cauchy", "alpha": 1.0},
-            auto_params={"gamma": largevis_auto_gamma},
-            resolve_cost=_largevis_cost,
-            optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
-            auto_learning_rate=largevis_auto_learning_rate,
-            # the LargeVis reference code (LargeVis.cpp, visualize_thread)
-            sgd=SgdSpec(coefficient="cauchy", scheme="alias", noise="degree",
-                        n_epochs=largevis_n_epochs, kernel_params=_largevis_sgd_params,
-                        n_negative=LARGEVIS_SGD_NEGATIVES, clip=5.0, learning_rate=1.0,
-                        min_learning_rate=1e-4, move_negatives=True, defer_head=True,
-                        skip_tail=True, init="random",
-                        param_defaults={"gamma": LARGEVIS_SGD_GAMMA,
-                                        "n_trees": SGD_ANNOY_TREES}),
-            kernel_options=({"kernel": "exp"},),
-            pair_units={"largevis": LargeVis, "largevis_exp": LargeVisExp},
-            exact_gradient=_largevis_exact_gradient,
-            case_affinities=_joint_case,
-        ),
-        Method(
-            name="umap",
-            summary="UMAP: fuzzy kNN graph, 1/(1 + a d^2b) weights, fuzzy cross-entropy",
-            kernel="umap",
-            cost_params={"a": None, "b": None, "spread": 1.0, "min_dist": 0.1, "eps": 0.001},
-            resolve_cost=_umap_cost,
-            sgd=SgdSpec(kernel_params=_umap_sgd_params, **_UMAP_SGD),
-            **_FUZZY_METHOD,
-            pair_units={"umap": UMAP},
-            fitted_params=("a", "b"),
-            fit_inputs=("spread", "min_dist"),
-            exact_gradient=_eps_smooths,
-            case_affinities=_graph_case("umap"),
-            known_mistakes=(
-                Confusion("tumap", "t-UMAP's output kernel (a = b = 1): a and b are not used"),
-                "repulsion_without_1_minus_v",
-            ),
-        ),
-        Method(
-            name="tumap",
-            summary="t-UMAP: UMAP with a = b = 1 (Cauchy weights)",
-            kernel="tumap",
-            cost_params={"eps": 0.001},
-            resolve_cost=_tumap_cost,
-            # umap's loop with a = b = 1, written as the Cauchy coefficient:
-            # the same numbers as d^(2b) = exp(b log d^2) with b = 1, without
-            # the exp and log
-            sgd=SgdSpec(kernel_params=_tumap_sgd_params,
-                        **{**_UMAP_SGD, "coefficient": "cauchy"}),
-            **_FUZZY_METHOD,
-            pair_units={"tumap": TUMAP},
-            exact_gradient=_eps_smooths,
-            case_affinities=_graph_case("tumap"),
-            known_mistakes=("repulsion_without_1_minus_v_cauchy",),
-        ),
-        Method(
-            name="ncvis",
-            summary="NCVis: noise-contrastive estimation with a learned normalisation Q",
-            kernel="ncvis",
-            build_affinities=_ncvis_affinities,
-            check_affinity_params=check_ncvis_graph,
-            affinity_params={"n_neighbors": 15, **_KNN_DEFAULTS},
-            sized_params={"n_neighbors": KNN_GRAPH_SIZE},
-            cost_params={"Q": 0.0, "nu": 5.0, "a": None, "b": None, "spread": 1.0,
-                         "min_dist": 0.4, "correct_q": False},
-            resolve_cost=_ncvis_cost,
-            learned=("Q",),
-            # from a 1e-4-sized start the exact run sits on a plateau that the
-            # tol test mistakes for convergence; NCVis's own start avoids it
-            optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "power"},
-            auto_learning_rate=ncvis_auto_learning_rate,
-            # the NCVis reference code (docs/theory.md §4.4)
-            sgd=SgdSpec(coefficient="ncvis", scheme="every_edge", noise="uniform_others",
-                        n_epochs=ncvis_n_epochs, kernel_params=_ncvis_sgd_params,
-                        n_negative=5, clip=4.0, learning_rate=1.0, move_negatives=True,
-                        clip_after_step=True, init="power", decay="quadratic",
-                        noise_schedule="cubic", q_learning_rate=1.0,
-                        param_defaults={"n_trees": SGD_ANNOY_TREES}),
-            pair_units={"ncvis": NCVis},
-            fitted_params=("nu", "a", "b"),
-            fit_inputs=("spread", "min_dist"),
-            p_family=KNN_GRAPH,
-            case_affinities=_graph_case("ncvis"),
-            factor_4_convention=False,
-        ),
-    )
-})
+    ),
+    Method(
+        name="tumap",
+        summary="t-UMAP: UMAP with a = b = 1 (Cauchy weights)",
+        kernel="tumap",
+        cost_params={"eps": 0.001},
+        resolve_cost=_tumap_cost,
+        # umap's loop with a = b = 1, written as the Cauchy coefficient:
+        # the same numbers as d^(2b) = exp(b log d^2) with b = 1, without
+        # the exp and log
+        sgd=SgdSpec(kernel_params=_tumap_sgd_params,
+                    **{**_UMAP_SGD, "coefficient": "cauchy"}),
+        **_FUZZY_METHOD,
+        pair_units={"tumap": TUMAP},
+        exact_gradient=_eps_smooths,
+        case_affinities=_graph_case("tumap"),
+        known_mistakes=("repulsion_without_1_minus_v_cauchy",),
+    ),
+    Method(
+        name="ncvis",
+        summary="NCVis: noise-contrastive estimation with a learned normalisation Q",
+        kernel="ncvis",
+        build_affinities=_ncvis_affinities,
+        check_affinity_params=check_ncvis_graph,
+        affinity_params={"n_neighbors": 15, **_KNN_DEFAULTS},
+        sized_params={"n_neighbors": KNN_GRAPH_SIZE},
+        cost_params={"Q": 0.0, "nu": 5.0, "a": None, "b": None, "spread": 1.0,
+                     "min_dist": 0.4, "correct_q": False},
+        resolve_cost=_ncvis_cost,
+        learned=("Q",),
+        # from a 1e-4-sized start the exact run sits on a plateau that the
+        # tol test mistakes for convergence; NCVis's own start avoids it
+        optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "power"},
+        auto_learning_rate=ncvis_auto_learning_rate,
+        # the NCVis reference code (docs/theory.md §4.4)
+        sgd=SgdSpec(coefficient="ncvis", scheme="every_edge", noise="uniform_others",
+                    n_epochs=ncvis_n_epochs, kernel_params=_ncvis_sgd_params,
+                    n_negative=5, clip=4.0, learning_rate=1.0, move_negatives=True,
+                    clip_after_step=True, init="power", decay="quadratic",
+                    noise_schedule="cubic", q_learning_rate=1.0,
+                    param_defaults={"n_trees": SGD_ANNOY_TREES}),
+        pair_units={"ncvis": NCVis},
+        fitted_params=("nu", "a", "b"),
+        fit_inputs=("spread", "min_dist"),
+        p_family=KNN_GRAPH,
+        case_affinities=_graph_case("ncvis"),
+        factor_4_convention=False,
+    ),
+]
+
+# ---- methods added to the built-in ones: each one block, its helpers and its entry
+
+
+#: The registry: every method by name.
+METHODS = MappingProxyType({m.name: m for m in _ENTRIES})
 
 
 def get_method(name):

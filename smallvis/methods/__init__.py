@@ -35,3 +35,17 @@ def unit_classes():
                     and (hasattr(value, "kernel") or hasattr(value, "sgd_coefficient"))):
                 found.append(value)
     return found
+
+
+def units_named(*kernels):
+    """``{kernel: unit class}`` of the discovered pair units with these kernel prefixes.
+
+    A registry entry's ``pair_units`` without an import of the unit's module.
+
+    Raises
+    ------
+    KeyError
+        A prefix that no unit of this package has.
+    """
+    found = {cls.kernel: cls for cls in unit_classes() if hasattr(cls, "kernel")}
+    return {kernel: found[kernel] for kernel in kernels}
