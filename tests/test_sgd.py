@@ -396,16 +396,27 @@ def _exact_ncvis_ascent(P, Y, Q, nu, a, b):
     return -grad, -dQ
 
 
+def _example_fields(coefficient):
+    """The unit fields of the first registry example of a method with this coefficient."""
+    for name, m in METHODS.items():
+        if m.sgd is not None and m.sgd.coefficient == coefficient and m.examples:
+            fields = dict(m.sgd.kernel_params(**example_params(name, 40)[0]))
+            fields.pop("n_negative", None)
+            return fields
+    return {}
+
+
 def _coefficients(kernels, name, d2, q, nu, n_others=99, **params):
     """(c_a, dJ/dQ_a, c_r, dJ/dQ_r) at the squared distances d2, from a twin.
 
     ``params`` set the unit's fields (names it does not have are ignored);
-    the others take the engine's defaults.
+    the others take the engine's defaults, or a registry example's.
     """
     from types import SimpleNamespace
 
     unit = reference.SGD_COEFFICIENTS[name]
-    values = {**sgd.SGD_FIELD_DEFAULTS, **unit._field_defaults, **params}
+    values = {**sgd.SGD_FIELD_DEFAULTS, **unit._field_defaults, **_example_fields(name),
+              **params}
     problem = SimpleNamespace(coefficient=name, n_others=n_others,
                               params=tuple(float(values[f]) for f in unit._fields))
     out = np.full((4, len(d2)), np.nan)
@@ -622,8 +633,9 @@ def _tiny_problem(coefficient, scheme, noise, kernels):
                        move_negatives=rng.random() < 0.5, defer_head=rng.random() < 0.5,
                        skip_tail=rng.random() < 0.5, clip_after_step=rng.random() < 0.5,
                        q_learning_rate=0.3, noise_schedule="cubic", n_negative=3)
-    prob = sgd.prepare(spec, W / W.sum(), 4, {"a": 1.2, "b": 0.9, "gamma": 1.5,
-                                              "eps": 0.01}, 0.5, kernels, correct_q=True)
+    prob = sgd.prepare(spec, W / W.sum(), 4, {**_example_fields(coefficient), "a": 1.2,
+                                              "b": 0.9, "gamma": 1.5, "eps": 0.01},
+                       0.5, kernels, correct_q=True)
     return prob, rng.normal(size=(n, 2))
 
 
