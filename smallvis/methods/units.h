@@ -7,12 +7,13 @@
  * (backends/_kernels.pyx), and the stochastic loop's coefficient table
  * (backends/_sgd_kernels.pyx).
  *
- * Adding a method: write its unit methods/<method>.h, then add its
- * #include and its line together at the top of the list, e.g.
- *     #include "negtsne.h"
- *     #define SMALLVIS_PAIR_UNITS(X)  \
- *         X(negtsne, FUSED, PLAIN)    \
- *         ...
+ * Adding a method: write its unit methods/<method>.h, then add its line at
+ * the end of the list and its #include right below (one change: the last
+ * line gains its backslash), e.g.
+ *         X(ncvis, NO_ROW_2D, LEARNED)    \
+ *         X(newmethod, FUSED, PLAIN)
+ *     #include "newmethod.h"
+ *     #include "largevis.h"
  * (tests/test_c_units.py checks that every unit is here).
  *
  * A pair unit NAME (a cost summed over pairs) provides, besides the maths
@@ -50,16 +51,16 @@
     X(tsne)
 
 /* ---- the units: begin ------------------------------------------------- */
-#include "largevis.h"
-#include "umap.h"
-#include "tumap.h"
-#include "ncvis.h"
 #define SMALLVIS_PAIR_UNITS(X)                  \
     X(largevis, FUSED, PLAIN)                   \
     X(largevis_exp, FUSED, NO_SGD)              \
     X(umap, UMAP_TWO_PASS, PLAIN)               \
     X(tumap, FUSED, NO_SGD)                     \
     X(ncvis, NO_ROW_2D, LEARNED)
+#include "largevis.h"
+#include "umap.h"
+#include "tumap.h"
+#include "ncvis.h"
 /* ---- the units: end --------------------------------------------------- */
 
 /* Room for any pair unit's parameters. */
