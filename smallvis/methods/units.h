@@ -56,7 +56,9 @@
     X(largevis_exp, FUSED, NO_SGD)              \
     X(umap, UMAP_TWO_PASS, PLAIN)               \
     X(tumap, FUSED, NO_SGD)                     \
-    X(ncvis, NO_ROW_2D, LEARNED)
+    X(ncvis, NO_ROW_2D, LEARNED)                \
+    X(negtsne, FUSED, PLAIN)
+#include "negtsne.h"
 #include "largevis.h"
 #include "umap.h"
 #include "tumap.h"
