@@ -290,8 +290,8 @@ LARGEVIS_SGD_NEGATIVES = 5
 LARGEVIS_SGD_GAMMA = 1.0
 
 
-def largevis_auto_gamma(n_samples):
-    """``gamma="auto"`` of the exact LargeVis cost: ``35 / (N (N - 1))``.
+def largevis_auto_gamma(n_samples, **cost_params):
+    """``gamma="auto"`` of the exact LargeVis cost: ``35 / (N (N - 1))`` (other parameters unused).
 
     The exact cost weighs the attraction by ``P`` (which sums to 1) and the
     repulsion by ``gamma`` on each of the ``N (N - 1)`` ordered pairs.  The

@@ -69,6 +69,17 @@ EXACT_VARIANTS = {
     "tumap": [dict(eps=0.0)],
     "ncvis": [dict(Q=0.0), dict(Q=4.0, nu=2.0, a=1.3, b=0.8), dict(Q=-1.0, min_dist=0.1)],
 }
+#: A method without hand-written rows takes its registry examples (and fails
+#: tests/test_registry_only.py::test_every_method_has_example_parameters
+#: without them).
+EXACT_VARIANTS.update({name: [dict(example) for example in m.examples]
+                       for name, m in smallvis.METHODS.items() if name not in EXACT_VARIANTS})
+
+
+def example_params(method, n_samples):
+    """A method's cost parameters at each of its registry examples, ``"auto"`` resolved."""
+    m = smallvis.METHODS[method]
+    return [m.resolve_auto({**m.cost_params, **example}, n_samples) for example in m.examples]
 
 
 def method_affinities(method, n, rng, density=1.0):

@@ -56,21 +56,91 @@ def _pairloops_engine():
     return _without_blocks(text, r"---- fast path:", r"---- fast path: end")
 
 
+#: the headers that hold no unit: the shared pieces and the list
+NOT_UNITS = {"common", "units"}
+
+
+def _unit_headers():
+    return sorted(p for p in UNIT_DIR.glob("*.h") if p.stem not in NOT_UNITS)
+
+
+def _list_macro(name):
+    """The unit names of one X-macro list of methods/units.h."""
+    text = _c_comments_dropped((UNIT_DIR / "units.h").read_text(encoding="utf-8"))
+    match = re.search(rf"#define {name}\(X\)(.*?)(?:\n(?!\s)|\Z)", text, flags=re.S)
+    assert match, f"{name} not found in methods/units.h"
+    return re.findall(r"X\((\w+)", match.group(1))
+
+
 def test_every_method_has_a_c_unit():
-    units = {path.stem for path in UNIT_DIR.glob("*.h")} - {"common"}
+    units = {path.stem for path in UNIT_DIR.glob("*.h")} - NOT_UNITS
     assert set(smallvis.METHODS) <= units
 
 
+def test_every_unit_is_in_the_list():
+    """Each C unit is included by methods/units.h and named in one of its lists."""
+    text = _c_comments_dropped((UNIT_DIR / "units.h").read_text(encoding="utf-8"))
+    pair, normalised = _list_macro("SMALLVIS_PAIR_UNITS"), _list_macro("SMALLVIS_NORMALISED_UNITS")
+    for path in _unit_headers():
+        assert f'#include "{path.name}"' in text, f"methods/units.h does not include {path.name}"
+        source = path.read_text(encoding="utf-8")
+        loaded = re.findall(r"\bsmallvis_(\w+)_load\s*\(", source)
+        if loaded:  # a pair unit (or several): each is a line of the pair list
+            for name in loaded:
+                assert name in pair, f"{name} ({path.name}) is not in SMALLVIS_PAIR_UNITS"
+        else:
+            assert path.stem in normalised, f"{path.name} is in no list of methods/units.h"
+
+
 def test_every_unit_is_included_by_the_engine():
-    text = _source("_pairloops.h")
-    for path in sorted(UNIT_DIR.glob("*.h")):
-        assert f'#include "methods/{path.name}"' in text, path.name
+    for name in ("_pairloops.h", "_sgd_kernels.pyx"):
+        assert '#include "methods/units.h"' in _source(name), name
+
+
+def test_the_compiled_list_is_the_list():
+    """The extension was built from the current list (rebuild after editing it)."""
+    from smallvis.backends import _kernels
+
+    assert list(_kernels._PAIR_UNITS) == _list_macro("SMALLVIS_PAIR_UNITS")
+
+
+def test_each_loader_reads_its_numpy_unit_s_fields_in_order():
+    """A C unit's ``smallvis_NAME_fields`` (its loader's order) is the NamedTuple's ``_fields``."""
+    from smallvis.backends import _kernels
+    from smallvis.methods import unit_classes
+
+    pair_units = [cls for cls in unit_classes() if hasattr(cls, "kernel")]
+    assert {cls.kernel for cls in pair_units} == set(_kernels._PAIR_UNITS)
+    for cls in pair_units:
+        assert _kernels._PAIR_UNITS[cls.kernel][1] == cls._fields, cls.__name__
+
+
+def test_the_loader_puts_each_field_in_its_place():
+    """Loading a unit whose fields differ one at a time changes the cost: no field is dropped."""
+    import numpy as np
+
+    from smallvis.backends import _kernels, reference
+    from smallvis.methods import unit_classes
+
+    rng = np.random.default_rng(3)
+    n = 12
+    P = rng.uniform(0.0, 1.0, (n, n))
+    P = (P + P.T) / (2 * (P + P.T).sum())
+    np.fill_diagonal(P, 0.0)
+    triplet = (np.arange(0, n * n + 1, n, dtype=np.int64),
+               np.tile(np.arange(n, dtype=np.int64), n), np.ascontiguousarray(P.ravel()))
+    Y = rng.normal(size=(n, 2))
+    for cls in (c for c in unit_classes() if hasattr(c, "kernel")):
+        base = cls(*(0.7 + 0.1 * i for i in range(len(cls._fields))))
+        for field in cls._fields:
+            unit = base._replace(**{field: getattr(base, field) * 1.3})
+            fast = _kernels.pair_cost(unit, *triplet, Y, 1)
+            slow = reference.pair_cost(unit, *triplet, Y, 1)
+            np.testing.assert_allclose(fast, slow, rtol=1e-10, err_msg=f"{cls.__name__}.{field}")
 
 
 def test_each_unit_defines_a_named_parameter_struct():
-    for path in sorted(UNIT_DIR.glob("*.h")):
-        if path.stem == "common":
-            continue
+    for path in _unit_headers():
         text = path.read_text(encoding="utf-8")
         assert re.search(rf"\bsmallvis_{path.stem}_params\s*;", text), path.name
 

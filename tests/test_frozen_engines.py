@@ -24,7 +24,7 @@ from smallvis.engines.optim import DivergenceError, OptimizerSettings, optimize_
 from smallvis.engines.sgd import SgdSpec, optimize_sgd, prepare_frozen
 from smallvis.transform import Reference, build_reference, neighbour_keys, placement_settings
 
-from conftest import quadratic_problem
+from conftest import example_params, quadratic_problem
 
 LONG = os.environ.get("SMALLVIS_LONG_TESTS", "0") not in ("", "0")
 SGD_METHODS = [name for name, m in METHODS.items() if m.sgd is not None]
@@ -108,6 +108,11 @@ _KERNEL_PARAMS = {"umap": {"a": 1.58, "b": 0.9, "eps": 0.001},
                   "tumap": {"eps": 0.001},
                   "largevis": {"gamma": 1.0, "eps": 0.1},
                   "ncvis": {"a": 1.58, "b": 0.9, "n_negative": 5}}
+#: A stochastic method without a hand-written row: its first registry
+#: example's parameters, through its entry's own ``kernel_params``.
+_KERNEL_PARAMS.update({name: m.sgd.kernel_params(**example_params(name, 40)[0])
+                       for name, m in METHODS.items()
+                       if m.sgd is not None and name not in _KERNEL_PARAMS})
 
 
 def _run_frozen(name, P, layout, n_epochs, kernels, q=0.0):

@@ -19,6 +19,7 @@ Cython sources cannot be parsed by :mod:`ast` and are not scanned.
 import ast
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from smallvis.backends import reference
@@ -174,7 +175,61 @@ def test_every_kernel_prefix_has_its_twins(family):
         for prefix in m.kernel_prefixes():
             for suffix in KERNEL_FAMILIES[family]:
                 for module in (reference, _kernels):
-                    assert f"{prefix}_{suffix}" in module.__all__
+                    # named twins, or a pair unit run by the generic twins
+                    assert (f"{prefix}_{suffix}" in module.__all__
+                            or (prefix in m.pair_units and f"pair_{suffix}" in module.__all__))
+
+
+#: The methods whose named kernels users and the tutorials call: they stay.
+NAMED_KERNELS = ("asne", "ssne", "tsne", "largevis", "largevis_exp", "umap", "tumap", "ncvis")
+
+
+@pytest.mark.parametrize("family", sorted(KERNEL_FAMILIES))
+def test_the_named_kernels_stay(family):
+    for prefix in NAMED_KERNELS:
+        for suffix in KERNEL_FAMILIES[family]:
+            for module in (reference, _kernels):
+                assert f"{prefix}_{suffix}" in module.__all__
+
+
+@pytest.mark.parametrize("module", [reference, _kernels], ids=["numpy", "cython"])
+def test_a_method_without_named_kernels_gets_the_generic_ones(module):
+    from dataclasses import replace
+
+    largevis = get_method("largevis")
+    params = {**largevis.resolve_auto(dict(largevis.cost_params), 10), "eps": 0.0}
+    renamed = replace(largevis, kernel="unnamed", resolve_cost=lambda **p: (
+        "unnamed", largevis.resolve_cost(**p)[1]),
+        pair_units={"unnamed": largevis.pair_units["largevis"]})
+    rng = np.random.default_rng(1)
+    n = 9
+    P = rng.uniform(size=(n, n))
+    P = (P + P.T) / (P + P.T).sum()
+    np.fill_diagonal(P, 0.0)
+    triplet = (np.arange(0, n * n + 1, n, dtype=np.int64),
+               np.tile(np.arange(n, dtype=np.int64), n), np.ascontiguousarray(P.ravel()))
+    Y = rng.normal(size=(n, 2))
+    for family in sorted(KERNEL_FAMILIES):
+        named = largevis.kernels(module, params, family=family)
+        generic = renamed.kernels(module, params, family=family)
+        assert generic[0].__module__ == module.__name__ and generic[2] == named[2]
+        lead = (Y, Y + 0.3) if family == "transform" else (Y,)
+        g1, g2 = np.zeros_like(Y), np.zeros_like(Y)
+        assert generic[0](*triplet, *lead, *generic[2], 1) == named[0](*triplet, *lead,
+                                                                        *named[2], 1)
+        generic[1](*triplet, *lead, *generic[2], g1, 1)
+        named[1](*triplet, *lead, *named[2], g2, 1)
+        np.testing.assert_array_equal(g1, g2)
+
+
+def test_every_method_has_example_parameters():
+    """Each method has hand-written test rows or registry examples, the tests' parameters."""
+    from conftest import EXACT_VARIANTS
+
+    for name, m in METHODS.items():
+        assert EXACT_VARIANTS[name], f"{name}: give its Method entry examples=(...)"
+        for example in m.examples:
+            assert set(example) <= set(m.cost_params), (name, example)
 
 
 def test_defaults_and_lists_come_from_the_registry():

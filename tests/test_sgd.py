@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 import smallvis
 from smallvis import datasets
@@ -11,6 +12,8 @@ from smallvis.backends import _sgd_reference
 from smallvis.backends import reference
 from smallvis.registry import METHODS
 from smallvis.metrics import knn_accuracy, knn_preservation
+
+from conftest import example_params
 
 SGD_METHODS = [name for name, m in METHODS.items() if m.sgd is not None]
 
@@ -28,7 +31,10 @@ def digits():
 
 
 def test_sgd_methods_are_registered():
-    assert set(SGD_METHODS) == {"largevis", "umap", "tumap", "ncvis"}
+    assert set(SGD_METHODS) >= {"largevis", "umap", "tumap", "ncvis"}
+    # every unit with stochastic coefficients is some registered method's
+    assert {m.sgd.coefficient for m in METHODS.values() if m.sgd} == set(
+        reference.SGD_COEFFICIENTS)
 
 
 # ---------------------------------------------------------------------------
@@ -390,12 +396,29 @@ def _exact_ncvis_ascent(P, Y, Q, nu, a, b):
     return -grad, -dQ
 
 
-def _coefficients(kernels, name, d2, q, nu, **params):
-    """(c_a, dJ/dQ_a, c_r, dJ/dQ_r) at the squared distances d2, from a twin."""
+def _example_fields(coefficient):
+    """The unit fields of the first registry example of a method with this coefficient."""
+    for name, m in METHODS.items():
+        if m.sgd is not None and m.sgd.coefficient == coefficient and m.examples:
+            fields = dict(m.sgd.kernel_params(**example_params(name, 40)[0]))
+            fields.pop("n_negative", None)
+            return fields
+    return {}
+
+
+def _coefficients(kernels, name, d2, q, nu, n_others=99, **params):
+    """(c_a, dJ/dQ_a, c_r, dJ/dQ_r) at the squared distances d2, from a twin.
+
+    ``params`` set the unit's fields (names it does not have are ignored);
+    the others take the engine's defaults, or a registry example's.
+    """
     from types import SimpleNamespace
 
-    problem = SimpleNamespace(coefficient=name, **{"a": 1.0, "b": 1.0, "gamma": 1.0,
-                                                   "eps": 0.0, **params})
+    unit = reference.SGD_COEFFICIENTS[name]
+    values = {**sgd.SGD_FIELD_DEFAULTS, **unit._field_defaults, **_example_fields(name),
+              **params}
+    problem = SimpleNamespace(coefficient=name, n_others=n_others,
+                              params=tuple(float(values[f]) for f in unit._fields))
     out = np.full((4, len(d2)), np.nan)
     kernels.sgd_coefficients(problem, np.ascontiguousarray(d2, dtype=np.float64), q, nu, out)
     return out
@@ -457,6 +480,68 @@ def test_ncvis_expected_update_is_the_exact_nce_gradient(kernels, nu, correct_q)
     np.testing.assert_allclose(G, n_edges * G_exact, rtol=1e-12, atol=1e-14)
     assert dQ == pytest.approx(n_edges * dQ_exact, rel=1e-12)
     assert abs(dQ) > 0.1  # Q is not already stationary: the check has teeth
+
+
+def _expected_descent(kernels, name, P, Y, params):
+    """One epoch's update per unit step of a method's loop, averaged over the noise.
+
+    The loop of scheme "every_edge" with "uniform_others" noise: every
+    stored edge (i, j) once as a positive sample (the tail moves opposite),
+    then m negatives k uniform over the n - 1 points other than i, which move
+    too if the spec says so: the expectation is the sum over k != i with
+    weight m / (n - 1).  Enumerated exactly with the coefficients the loop
+    calls, at the unit fields of the method's kernel_params.
+    """
+    m = METHODS[name]
+    kernel_params = dict(m.sgd.kernel_params(**params))
+    n_negative = kernel_params.pop("n_negative", m.sgd.n_negative)
+    n = len(Y)
+    G = np.zeros_like(Y)
+    for i, j in zip(*np.nonzero(P)):
+        diff = Y[i] - Y
+        c_a, _, c_r, _ = _coefficients(kernels, m.sgd.coefficient, np.sum(diff ** 2, axis=1),
+                                       0.0, n_negative, n_others=n - 1, **kernel_params)
+        G[i] += c_a[j] * diff[j]
+        G[j] -= c_a[j] * diff[j]
+        for k in range(n):
+            if k != i:
+                G[i] += n_negative / (n - 1) * c_r[k] * diff[k]
+                if m.sgd.move_negatives:
+                    G[k] -= n_negative / (n - 1) * c_r[k] * diff[k]
+    return G
+
+
+@pytest.mark.parametrize("kernels", [reference, _kernels], ids=["numpy", "cython"])
+@pytest.mark.parametrize("name", SGD_METHODS)
+def test_expected_update_is_the_exact_gradient(kernels, name):
+    """E[update] = -|E| dC/dY on a regular graph (a ring), at each registry example.
+
+    Each edge is sampled once an epoch (p_ij = 1 / |E|), and a head of
+    degree 2 draws 2 m uniform negatives, so every ordered pair is repelled
+    with the weight of an exact cost whose noise is uniform over the pairs.
+    umap-learn's and LargeVis's sampling (edges by weight, negatives that do
+    not move or follow the degree) is not the gradient of their exact costs
+    in expectation, and NCVis's learned Q has its own test (below).
+    """
+    m = METHODS[name]
+    if m.sgd.scheme != "every_edge" or m.sgd.noise != "uniform_others" or m.learned:
+        pytest.skip(f"{name}: its sampling is not its exact cost's gradient in expectation, "
+                    "or its learned scalar has its own test")
+    rng = np.random.default_rng(9)
+    n = 7
+    P = _ncvis_graph([(i, (i + 1) % n) for i in range(n)], n)
+    M = sp.csr_matrix(P)
+    triplet = (M.indptr.astype(np.int64), M.indices.astype(np.int64), M.data)
+    Y = rng.normal(size=(n, 2))
+    examples = example_params(name, n)
+    assert examples, f"{name}: give its Method entry examples=(...)"
+    for params in examples:
+        G = _expected_descent(kernels, name, P, Y, params)
+        _, gradient, args = m.cost_kernels(kernels, params)
+        grad = np.zeros_like(Y)
+        gradient(*triplet, Y, *args, grad, 1)
+        np.testing.assert_allclose(G, -np.count_nonzero(P) * grad, rtol=1e-12, atol=1e-14)
+        assert np.abs(grad).max() > 1e-3  # not a stationary layout: the check has teeth
 
 
 @pytest.mark.parametrize("kernels", [reference, _kernels], ids=["numpy", "cython"])
@@ -548,8 +633,9 @@ def _tiny_problem(coefficient, scheme, noise, kernels):
                        move_negatives=rng.random() < 0.5, defer_head=rng.random() < 0.5,
                        skip_tail=rng.random() < 0.5, clip_after_step=rng.random() < 0.5,
                        q_learning_rate=0.3, noise_schedule="cubic", n_negative=3)
-    prob = sgd.prepare(spec, W / W.sum(), 4, {"a": 1.2, "b": 0.9, "gamma": 1.5,
-                                              "eps": 0.01}, 0.5, kernels, correct_q=True)
+    prob = sgd.prepare(spec, W / W.sum(), 4, {**_example_fields(coefficient), "a": 1.2,
+                                              "b": 0.9, "gamma": 1.5, "eps": 0.01},
+                       0.5, kernels, correct_q=True)
     return prob, rng.normal(size=(n, 2))
 
 

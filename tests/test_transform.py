@@ -10,6 +10,7 @@ from smallvis.backends import reference
 from smallvis.registry import METHODS
 from smallvis.transform import Reference, build_reference
 
+from conftest import example_params
 from test_gradients import central_differences
 
 #: (kernel prefix, arguments after Y_ref) with eps = 0 where there is one, so
@@ -20,6 +21,11 @@ EXACT = {
     "largevis_exp": (0.05,), "umap": (1.577, 0.895, 0.0), "umap_b": (1.93, 0.79, 0.0),
     "tumap": (0.0,), "ncvis": (0.3, 5.0, 0.767, 1.223),
 }
+#: A method without hand-written rows: its first registry example's arguments
+#: (its kernels may be the generic ones, see _kernels_of).
+EXACT.update({name: METHODS[name].kernel_name(example_params(name, 25)[0])[1]
+              for name, m in METHODS.items()
+              if m.examples and m.kernel not in {_p for _p in EXACT} | {"largevis_exp"}})
 #: the package defaults (eps > 0) for the twin comparison
 DEFAULTS = {"largevis": (0.02, 0.1, 1.0), "umap": (1.577, 0.895, 0.001), "tumap": (0.001,)}
 
@@ -40,8 +46,12 @@ def _problem(rng, m=6, n=25, dim=2, density=0.3, scale=1.0):
 
 def _kernels_of(module, name):
     prefix = _prefix(name)
-    return (getattr(module, f"{prefix}_transform_cost"),
-            getattr(module, f"{prefix}_transform_gradient"))
+    if f"{prefix}_transform_cost" in module.__all__:
+        return (getattr(module, f"{prefix}_transform_cost"),
+                getattr(module, f"{prefix}_transform_gradient"))
+    # no named kernels: the registry's rule gives the generic ones
+    m = METHODS[name]
+    return m.kernels(module, example_params(name, 25)[0], family="transform")[:2]
 
 
 def _registry_prefixes():
@@ -54,10 +64,13 @@ def test_every_cost_kernel_has_transform_twins():
     prefixes = _registry_prefixes()
     for m in METHODS.values():
         assert m.kernel in prefixes
+    generic = {p for m in METHODS.values() for p in m.pair_units}
     for prefix in prefixes:
         for module in (reference, _kernels):
             for part in ("cost", "gradient"):
-                assert f"{prefix}_transform_{part}" in module.__all__
+                # named twins, or a pair unit that the generic twins run
+                assert (f"{prefix}_transform_{part}" in module.__all__
+                        or (prefix in generic and f"pair_transform_{part}" in module.__all__))
 
 
 def test_every_registry_kernel_has_transform_cases():

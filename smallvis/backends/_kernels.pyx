@@ -29,29 +29,9 @@ cdef extern from *:
     ctypedef double* dptr "double * __restrict__"
     ctypedef const double* cdptr "const double * __restrict__"
 
-# The method units (smallvis/methods/<method>.h): the parameter structs
-# that the named functions below fill, and the weights that the loops of
-# the normalised methods here use.
-cdef extern from "methods/largevis.h" nogil:
-    ctypedef struct smallvis_largevis_params:
-        double gamma, eps, alpha
-    ctypedef struct smallvis_largevis_exp_params:
-        double gamma
-
-cdef extern from "methods/umap.h" nogil:
-    ctypedef struct smallvis_umap_params:
-        double a, b, eps, gamma
-
-cdef extern from "methods/tumap.h" nogil:
-    ctypedef struct smallvis_tumap_params:
-        double eps
-
-cdef extern from "methods/ncvis.h" nogil:
-    ctypedef struct smallvis_ncvis_params:
-        double e, nu, a, b
-    double smallvis_ncvis_noise(double row_sum, double n_others,
-                                const smallvis_ncvis_params* k) noexcept
-
+# The normalised methods' units (smallvis/methods/<method>.h): the weights
+# that their loops here use.  The pair units need no declaration here: the
+# entry points pick them from the list's tables (_pairloops.h, methods/units.h).
 cdef extern from "methods/tsne.h" nogil:
     double smallvis_tsne_w(double d2, double scale) noexcept
     double smallvis_tsne_edge(double p, double d2) noexcept
@@ -97,19 +77,20 @@ cdef extern from "_pairloops.h" nogil:
                          double psum, const void* params, double* c) noexcept nogil
         double (*cost_row)(const double* d2, const double* p, Py_ssize_t n,
                            double psum, const void* params) noexcept nogil
-    const smallvis_exact_unit smallvis_exact_largevis
-    const smallvis_exact_unit smallvis_exact_largevis_exp
-    const smallvis_exact_unit smallvis_exact_umap
-    const smallvis_exact_unit smallvis_exact_tumap
-    const smallvis_exact_unit smallvis_exact_ncvis
+    # the pair units of the one list (methods/units.h), in its order
+    ctypedef union smallvis_unit_params:
+        pass
+    ctypedef void (*smallvis_unit_loader)(const double* f, double n_others,
+                                          void* k) noexcept nogil
+    const smallvis_exact_unit** smallvis_exact_units
+    const smallvis_transform_unit** smallvis_transform_units
     const smallvis_transform_unit smallvis_transform_asne
     const smallvis_transform_unit smallvis_transform_ssne
     const smallvis_transform_unit smallvis_transform_tsne
-    const smallvis_transform_unit smallvis_transform_largevis
-    const smallvis_transform_unit smallvis_transform_largevis_exp
-    const smallvis_transform_unit smallvis_transform_umap
-    const smallvis_transform_unit smallvis_transform_tumap
-    const smallvis_transform_unit smallvis_transform_ncvis
+    const char** smallvis_unit_names
+    const char** smallvis_unit_fields
+    const smallvis_unit_loader* smallvis_unit_loaders
+    Py_ssize_t SMALLVIS_N_UNITS
     void smallvis_tr_sq_dists(const double* Rt, Py_ssize_t n, Py_ssize_t dim,
                               const double* y, double* d2) noexcept
     double smallvis_tr_force(const double* Rt, Py_ssize_t n, const double* c,
@@ -135,6 +116,10 @@ import numpy as np
 # (tests/test_twins.py checks that each is defined here, with its signature).
 from smallvis.backends.reference import __all__ as _twin_names
 from smallvis.backends.reference import CALIBRATION_BLOCK
+from smallvis.methods.largevis import LargeVis, LargeVisExp
+from smallvis.methods.ncvis import NCVis
+from smallvis.methods.tumap import TUMAP
+from smallvis.methods.umap import UMAP
 
 __all__ = list(_twin_names)
 
@@ -1024,116 +1009,114 @@ cdef double _pair_cost(const smallvis_exact_unit* unit, const void* params, indp
 # ---- engine: end
 
 
-# The named functions: each fills its unit's parameter struct and hands the
-# unit's table to the engine.
+# ---------------------------------------------------------------------------
+# the entry points of the pair units: a unit (its NumPy NamedTuple) in, its
+# compiled twin picked from the list's tables by the unit's ``kernel``, its
+# fields (in NamedTuple order) loaded into its C struct by its loader
+# ---------------------------------------------------------------------------
 
-cdef smallvis_largevis_params _largevis_params(gamma, eps, alpha):
-    cdef smallvis_largevis_params k
-    k.gamma, k.eps, k.alpha = gamma, eps, alpha
-    return k
-
-
-cdef smallvis_largevis_exp_params _largevis_exp_params(gamma):
-    cdef smallvis_largevis_exp_params k
-    k.gamma = gamma
-    return k
+#: ``{unit name: (index in the list, its fields)}``, from the list itself
+#: (methods/units.h); tests compare the fields with the NumPy units'.
+_PAIR_UNITS = {smallvis_unit_names[_u].decode():
+               (_u, tuple(smallvis_unit_fields[_u].decode().split()))
+               for _u in range(SMALLVIS_N_UNITS)}
 
 
-cdef smallvis_umap_params _umap_params(a, b, eps):
-    cdef smallvis_umap_params k
-    k.a, k.b, k.eps, k.gamma = a, b, eps, 1.0
-    return k
+cdef Py_ssize_t _load_unit(unit, double n_others, smallvis_unit_params* k) except -1:
+    """Fill ``k`` from a NumPy unit's fields; return the unit's index in the list."""
+    try:
+        u, fields = _PAIR_UNITS[type(unit).kernel]
+    except (AttributeError, KeyError):
+        raise ValueError(f"no compiled pair unit for {unit!r}; compiled: "
+                         f"{', '.join(_PAIR_UNITS)}") from None
+    if len(unit) != len(fields):
+        raise ValueError(f"{type(unit).__name__} has {len(unit)} fields; its C unit reads "
+                         f"{len(fields)} ({' '.join(fields)})")
+    cdef const double[::1] f = np.ascontiguousarray(tuple(unit), dtype=np.float64)
+    smallvis_unit_loaders[u](&f[0], n_others, k)
+    return u
 
 
-cdef smallvis_tumap_params _tumap_params(eps):
-    cdef smallvis_tumap_params k
-    k.eps = eps
-    return k
+def _row_noise(unit, indptr, data, Py_ssize_t n, n_others):
+    """The unit's noise of every row (``unit.noise``), or None without row noise."""
+    if not unit.row_noise:
+        return None
+    owner = np.repeat(np.arange(n), np.diff(indptr))
+    rows = np.bincount(owner, weights=data, minlength=n)
+    return np.ascontiguousarray(np.broadcast_to(unit.noise(rows, n_others), (n,)),
+                                dtype=np.float64)
 
 
-cdef smallvis_ncvis_params _ncvis_params(Q, nu, a, b):
-    cdef smallvis_ncvis_params k
-    k.e, k.nu, k.a, k.b = exp(-<double>Q), nu, a, b
-    return k
+def pair_cost(unit, indptr, indices, data, Y, n_threads):
+    """A pair unit's exact cost; see the reference twin."""
+    cdef smallvis_unit_params k
+    cdef Py_ssize_t u = _load_unit(unit, <double>(Y.shape[0] - 1), &k)
+    return _pair_cost(smallvis_exact_units[u], &k, indptr, indices, data, Y, n_threads,
+                      aux=_row_noise(unit, indptr, data, Y.shape[0], Y.shape[0] - 1))
 
+
+def pair_gradient(unit, indptr, indices, data, Y, grad, n_threads):
+    """A pair unit's exact gradient (into grad); see the reference twin."""
+    cdef smallvis_unit_params k
+    cdef Py_ssize_t u = _load_unit(unit, <double>(Y.shape[0] - 1), &k)
+    learned = _coef_gradient(smallvis_exact_units[u], &k, indptr, indices, data, Y, grad,
+                             n_threads,
+                             aux=_row_noise(unit, indptr, data, Y.shape[0], Y.shape[0] - 1))
+    return learned if getattr(unit, "learned", ()) else None
+
+
+# The named functions of the methods that have them: thin wrappers (the
+# tutorials and users call them by name); a new method needs none.
 
 def largevis_cost(indptr, indices, data, Y, gamma, eps, alpha, n_threads):
     """LargeVis cost with w = 1 / (1 + alpha d^2); see the reference twin."""
-    cdef smallvis_largevis_params k = _largevis_params(gamma, eps, alpha)
-    return _pair_cost(&smallvis_exact_largevis, &k, indptr, indices, data, Y, n_threads)
+    return pair_cost(LargeVis(gamma, eps, alpha), indptr, indices, data, Y, n_threads)
 
 
 def largevis_gradient(indptr, indices, data, Y, gamma, eps, alpha, grad,
                       n_threads):
     """LargeVis gradient; see the reference twin."""
-    cdef smallvis_largevis_params k = _largevis_params(gamma, eps, alpha)
-    _coef_gradient(&smallvis_exact_largevis, &k, indptr, indices, data, Y, grad, n_threads)
+    pair_gradient(LargeVis(gamma, eps, alpha), indptr, indices, data, Y, grad, n_threads)
 
 
 def largevis_exp_cost(indptr, indices, data, Y, gamma, n_threads):
     """LargeVis cost with w = 1 / (1 + exp(d^2)); see the reference twin."""
-    cdef smallvis_largevis_exp_params k = _largevis_exp_params(gamma)
-    return _pair_cost(&smallvis_exact_largevis_exp, &k, indptr, indices, data, Y, n_threads)
+    return pair_cost(LargeVisExp(gamma), indptr, indices, data, Y, n_threads)
 
 
 def largevis_exp_gradient(indptr, indices, data, Y, gamma, grad, n_threads):
     """LargeVis gradient with the exponential weight; see the reference twin."""
-    cdef smallvis_largevis_exp_params k = _largevis_exp_params(gamma)
-    _coef_gradient(&smallvis_exact_largevis_exp, &k, indptr, indices, data, Y, grad,
-                   n_threads)
+    pair_gradient(LargeVisExp(gamma), indptr, indices, data, Y, grad, n_threads)
 
 
 def umap_cost(indptr, indices, data, Y, a, b, eps, n_threads):
     """UMAP fuzzy cross-entropy; see the reference twin."""
-    cdef smallvis_umap_params k = _umap_params(a, b, eps)
-    return _pair_cost(&smallvis_exact_umap, &k, indptr, indices, data, Y, n_threads)
+    return pair_cost(UMAP(a, b, eps), indptr, indices, data, Y, n_threads)
 
 
 def umap_gradient(indptr, indices, data, Y, a, b, eps, grad, n_threads):
     """UMAP gradient 4 sum_j b (v_ij - w_ij) / (d^2 + eps) (y_i - y_j)."""
-    cdef smallvis_umap_params k = _umap_params(a, b, eps)
-    _coef_gradient(&smallvis_exact_umap, &k, indptr, indices, data, Y, grad, n_threads)
+    pair_gradient(UMAP(a, b, eps), indptr, indices, data, Y, grad, n_threads)
 
 
 def tumap_cost(indptr, indices, data, Y, eps, n_threads):
     """t-UMAP cost (UMAP with a = b = 1); see the reference twin."""
-    cdef smallvis_tumap_params k = _tumap_params(eps)
-    return _pair_cost(&smallvis_exact_tumap, &k, indptr, indices, data, Y, n_threads)
+    return pair_cost(TUMAP(eps), indptr, indices, data, Y, n_threads)
 
 
 def tumap_gradient(indptr, indices, data, Y, eps, grad, n_threads):
     """t-UMAP gradient 4 sum_j (v - w) w / (1 - w + eps) (y_i - y_j)."""
-    cdef smallvis_tumap_params k = _tumap_params(eps)
-    _coef_gradient(&smallvis_exact_tumap, &k, indptr, indices, data, Y, grad, n_threads)
-
-
-def _ncvis_noise(indptr, data, Py_ssize_t n, double nu):
-    """Every point's noise nu p_n(i) (smallvis_ncvis_noise, N - 1 others)."""
-    owner = np.repeat(np.arange(n), np.diff(indptr))
-    rows_arr = np.bincount(owner, weights=data, minlength=n)
-    cdef const double[::1] rows = rows_arr
-    out_arr = np.empty(n)
-    cdef double[::1] out = out_arr
-    cdef smallvis_ncvis_params k
-    cdef Py_ssize_t i
-    k.nu = nu
-    for i in range(n):
-        out[i] = smallvis_ncvis_noise(rows[i], <double>(n - 1), &k)
-    return out_arr
+    pair_gradient(TUMAP(eps), indptr, indices, data, Y, grad, n_threads)
 
 
 def ncvis_cost(indptr, indices, data, Y, Q, nu, a, b, n_threads):
     """NCVis cost -J(Y, Q); see the reference twin."""
-    cdef smallvis_ncvis_params k = _ncvis_params(Q, nu, a, b)
-    return _pair_cost(&smallvis_exact_ncvis, &k, indptr, indices, data, Y, n_threads,
-                      aux=_ncvis_noise(indptr, data, Y.shape[0], nu))
+    return pair_cost(NCVis(Q, nu, a, b), indptr, indices, data, Y, n_threads)
 
 
 def ncvis_gradient(indptr, indices, data, Y, Q, nu, a, b, grad, n_threads):
     """NCVis gradient in Y (into grad); returns the derivative in Q."""
-    cdef smallvis_ncvis_params k = _ncvis_params(Q, nu, a, b)
-    return _coef_gradient(&smallvis_exact_ncvis, &k, indptr, indices, data, Y, grad,
-                          n_threads, aux=_ncvis_noise(indptr, data, Y.shape[0], nu))
+    return pair_gradient(NCVis(Q, nu, a, b), indptr, indices, data, Y, grad, n_threads)
 
 
 # The stochastic optimizer's twins are compiled as their own extension,

@@ -12,7 +12,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "methods/common.h"
 
 /*
  * The maths of each method lives in its unit, smallvis/methods/<method>.h
@@ -38,40 +37,9 @@
 #define SMALLVIS_ALWAYS_INLINE inline
 #endif
 
-/* ---- the units: begin -------------------------------------------------
- * The one list of the compiled methods.  Adding a method: write its unit
- * smallvis/methods/<method>.h, include it here and add one line to a list
- * (and, for a stochastic loop, one line to SMALLVIS_SGD_UNITS in
- * _sgd_kernels.pyx); its named Cython functions only fill its struct.
- *
- * SMALLVIS_PAIR_UNITS: the un-normalised methods (a cost summed over
- * pairs), each with how its exact gradient runs in two output dimensions:
- * FUSED (the generic fused row), NO_ROW_2D (the generic any-dimension
- * row: it returns a learned scalar's term), or a specialised fast path.
- * SMALLVIS_NORMALISED_UNITS: the methods whose output weights are
- * normalised, for a new point's row KL (their exact gradients are the
- * Cython functions named after them in _kernels.pyx).
- */
-#include "methods/asne.h"
-#include "methods/ssne.h"
-#include "methods/tsne.h"
-#include "methods/largevis.h"
-#include "methods/umap.h"
-#include "methods/tumap.h"
-#include "methods/ncvis.h"
-
-#define SMALLVIS_PAIR_UNITS(X)          \
-    X(largevis, FUSED)                  \
-    X(largevis_exp, FUSED)              \
-    X(umap, UMAP_TWO_PASS)              \
-    X(tumap, FUSED)                     \
-    X(ncvis, NO_ROW_2D)
-
-#define SMALLVIS_NORMALISED_UNITS(X)    \
-    X(asne)                             \
-    X(ssne)                             \
-    X(tsne)
-/* ---- the units: end --------------------------------------------------- */
+/* The units and their one list (SMALLVIS_PAIR_UNITS, SMALLVIS_NORMALISED_UNITS):
+ * smallvis/methods/units.h.  Every row loop below is instantiated from it. */
+#include "methods/units.h"
 
 /* ---- fast path: t-SNE's four rows ------------------------------------- */
 /*
@@ -480,7 +448,7 @@ typedef struct {
                        double psum, const void *params);
 } smallvis_transform_unit;
 
-#define SMALLVIS_INSTANTIATE_PAIR_UNIT(name, row_2d)                          \
+#define SMALLVIS_INSTANTIATE_PAIR_UNIT(name, row_2d, sgd)                     \
     SMALLVIS_COEF_ROW(name)                                                   \
     SMALLVIS_REPULSION_ROW(name)                                              \
     SMALLVIS_EDGE_ROW(name)                                                   \
@@ -501,6 +469,17 @@ typedef struct {
 
 SMALLVIS_PAIR_UNITS(SMALLVIS_INSTANTIATE_PAIR_UNIT)
 SMALLVIS_NORMALISED_UNITS(SMALLVIS_INSTANTIATE_NORMALISED_UNIT)
+
+/* The pair units' tables in the order of the list (methods/units.h): the
+ * Cython entry points pick a unit by its index. */
+#define SMALLVIS_EXACT_ENTRY(name, row_2d, sgd) &smallvis_exact_##name,
+static const smallvis_exact_unit *const smallvis_exact_units[] = {
+    SMALLVIS_PAIR_UNITS(SMALLVIS_EXACT_ENTRY)};
+#undef SMALLVIS_EXACT_ENTRY
+#define SMALLVIS_TRANSFORM_ENTRY(name, row_2d, sgd) &smallvis_transform_##name,
+static const smallvis_transform_unit *const smallvis_transform_units[] = {
+    SMALLVIS_PAIR_UNITS(SMALLVIS_TRANSFORM_ENTRY)};
+#undef SMALLVIS_TRANSFORM_ENTRY
 
 /* A new point's squared distances to the reference rows Rt ((dim, n)). */
 SMALLVIS_CLONES

@@ -28,6 +28,8 @@ from libc.stdlib cimport calloc, free, malloc
 
 import numpy as np
 
+from smallvis.backends._sgd_reference import SGD_COEFFICIENTS
+
 cdef extern from *:
     # rows of Y that never alias (i != k is guaranteed by the callers)
     ctypedef double* dptr "double * __restrict__"
@@ -155,36 +157,19 @@ def alias_table(prob, alias):
 
 cdef extern from *:
     """
-    #include "methods/largevis.h"
-    #include "methods/umap.h"
-    #include "methods/ncvis.h"
-
-    /* ---- the units: begin ------------------------------------------------
-     * The methods with a stochastic loop: the key of
-     * smallvis.backends.reference.SGD_COEFFICIENTS, the unit, and whether the unit's
+    /* The units and their one list (SMALLVIS_PAIR_UNITS): each line's SGD
+     * kind says whether the unit has a stochastic loop and whether its
      * coefficients see the learned scalar and the epoch's noise count
      * (LEARNED: (k, d2, q, nu, &dq)) or only the distance (PLAIN: (k, d2)). */
-    #define SMALLVIS_SGD_UNITS(X)       \
-        X("umap", umap, PLAIN)          \
-        X("cauchy", largevis, PLAIN)    \
-        X("ncvis", ncvis, LEARNED)
-    /* ---- the units: end -------------------------------------------------- */
-
-    /* Room for any unit's parameters. */
-    typedef union {
-    #define SMALLVIS_SGD_PARAMS_MEMBER(key, name, kind) smallvis_##name##_params name;
-        SMALLVIS_SGD_UNITS(SMALLVIS_SGD_PARAMS_MEMBER)
-    #undef SMALLVIS_SGD_PARAMS_MEMBER
-    } smallvis_sgd_params;
+    #include "methods/units.h"
 
     /* c (the head moves by alpha c (y_i - y_other)); writes dJ/dQ into dq */
-    typedef double (*smallvis_sgd_coef)(const smallvis_sgd_params *k, double d2,
+    typedef double (*smallvis_sgd_coef)(const smallvis_unit_params *k, double d2,
                                         double q, double nu, double *dq);
 
     typedef struct {
-        const char *key;
-        void (*fill)(smallvis_sgd_params *k, double a, double b, double gamma,
-                     double eps);
+        const char *name;
+        smallvis_unit_loader load;
         smallvis_sgd_coef attract, repel;
     } smallvis_sgd_unit;
 
@@ -197,44 +182,48 @@ cdef extern from *:
         return smallvis_##name##_sgd_##fn(&k->name, d2);
     #define SMALLVIS_SGD_CALL_LEARNED(name, fn)                                 \
         return smallvis_##name##_sgd_##fn(&k->name, d2, q, nu, dq);
-    #define SMALLVIS_SGD_INSTANTIATE(key, name, kind)                           \
-        static void smallvis_##name##_sgd_fill(smallvis_sgd_params *k, double a, \
-                                               double b, double gamma, double eps) \
-        {                                                                       \
-            k->name = smallvis_##name##_sgd_params(a, b, gamma, eps);           \
-        }                                                                       \
+    #define SMALLVIS_SGD_FUNCTIONS(name, kind)                                  \
         static double smallvis_##name##_sgd_attract_any(                        \
-            const smallvis_sgd_params *k, double d2, double q, double nu, double *dq) \
+            const smallvis_unit_params *k, double d2, double q, double nu, double *dq) \
         {                                                                       \
             SMALLVIS_SGD_CALL_##kind(name, attract)                             \
         }                                                                       \
         static double smallvis_##name##_sgd_repel_any(                          \
-            const smallvis_sgd_params *k, double d2, double q, double nu, double *dq) \
+            const smallvis_unit_params *k, double d2, double q, double nu, double *dq) \
         {                                                                       \
             SMALLVIS_SGD_CALL_##kind(name, repel)                               \
         }
-    SMALLVIS_SGD_UNITS(SMALLVIS_SGD_INSTANTIATE)
+    #define SMALLVIS_SGD_INSTANTIATE_NO_SGD(name)
+    #define SMALLVIS_SGD_INSTANTIATE_PLAIN(name) SMALLVIS_SGD_FUNCTIONS(name, PLAIN)
+    #define SMALLVIS_SGD_INSTANTIATE_LEARNED(name) SMALLVIS_SGD_FUNCTIONS(name, LEARNED)
+    #define SMALLVIS_SGD_INSTANTIATE(name, row_2d, sgd) SMALLVIS_SGD_INSTANTIATE_##sgd(name)
+    SMALLVIS_PAIR_UNITS(SMALLVIS_SGD_INSTANTIATE)
 
-    /* The table of the units, in the order of the list. */
-    #define SMALLVIS_SGD_ENTRY(key, name, kind)                                 \
-        {key, smallvis_##name##_sgd_fill, smallvis_##name##_sgd_attract_any,   \
+    /* The table of the units with a stochastic loop, in the order of the list. */
+    #define SMALLVIS_SGD_ENTRY_NO_SGD(name)
+    #define SMALLVIS_SGD_ENTRY_ANY(name)                                        \
+        {#name, smallvis_##name##_load_any, smallvis_##name##_sgd_attract_any, \
          smallvis_##name##_sgd_repel_any},
+    #define SMALLVIS_SGD_ENTRY_PLAIN(name) SMALLVIS_SGD_ENTRY_ANY(name)
+    #define SMALLVIS_SGD_ENTRY_LEARNED(name) SMALLVIS_SGD_ENTRY_ANY(name)
+    #define SMALLVIS_SGD_ENTRY(name, row_2d, sgd) SMALLVIS_SGD_ENTRY_##sgd(name)
     static const smallvis_sgd_unit smallvis_sgd_units[] = {
-        SMALLVIS_SGD_UNITS(SMALLVIS_SGD_ENTRY)
+        SMALLVIS_PAIR_UNITS(SMALLVIS_SGD_ENTRY)
     };
     #define SMALLVIS_N_SGD_UNITS \
         ((Py_ssize_t)(sizeof(smallvis_sgd_units) / sizeof(smallvis_sgd_units[0])))
     """
     ctypedef struct smallvis_umap_params:
         pass
-    ctypedef union smallvis_sgd_params:
+    ctypedef union smallvis_unit_params:
         smallvis_umap_params umap
-    ctypedef double (*smallvis_sgd_coef)(const smallvis_sgd_params* k, double d2, double q,
+    ctypedef void (*smallvis_unit_loader)(const double* f, double n_others,
+                                          void* k) noexcept nogil
+    ctypedef double (*smallvis_sgd_coef)(const smallvis_unit_params* k, double d2, double q,
                                          double nu, double* dq) noexcept nogil
     ctypedef struct smallvis_sgd_unit:
-        const char* key
-        void (*fill)(smallvis_sgd_params* k, double a, double b, double gamma,
-                     double eps) noexcept nogil
+        const char* name
+        smallvis_unit_loader load
         smallvis_sgd_coef attract
         smallvis_sgd_coef repel
     const smallvis_sgd_unit* smallvis_sgd_units
@@ -242,28 +231,39 @@ cdef extern from *:
     # UMAP's fast path calls its unit's coefficients directly (inlined)
     double smallvis_umap_sgd_attract(const smallvis_umap_params* k, double d2) noexcept nogil
     double smallvis_umap_sgd_repel(const smallvis_umap_params* k, double d2) noexcept nogil
-    double smallvis_umap_sgd_attract_any(const smallvis_sgd_params* k, double d2, double q,
+    double smallvis_umap_sgd_attract_any(const smallvis_unit_params* k, double d2, double q,
                                          double nu, double* dq) noexcept nogil
 
 
-cdef const smallvis_sgd_unit* _sgd_unit(name) except NULL:
-    """The unit of a name of smallvis.backends.reference.SGD_COEFFICIENTS."""
+cdef const smallvis_sgd_unit* _sgd_unit(problem) except NULL:
+    """The C unit of ``problem.coefficient`` (a key of reference.SGD_COEFFICIENTS)."""
     cdef Py_ssize_t u
+    try:
+        name = SGD_COEFFICIENTS[problem.coefficient].kernel
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown SGD coefficient {problem.coefficient!r}") from None
     for u in range(SMALLVIS_N_SGD_UNITS):
-        if smallvis_sgd_units[u].key.decode() == name:
+        if smallvis_sgd_units[u].name.decode() == name:
             return &smallvis_sgd_units[u]
-    raise ValueError(f"unknown SGD coefficient {name!r}")
+    raise ValueError(f"SGD coefficient {problem.coefficient!r}: no compiled stochastic "
+                     f"loop for the unit {name!r}")
+
+
+cdef _load_sgd_unit(const smallvis_sgd_unit* unit, problem, smallvis_unit_params* k):
+    """Fill ``k`` from ``problem.params`` (the unit's fields in order) and ``n_others``."""
+    cdef const double[::1] f = np.ascontiguousarray(problem.params, dtype=np.float64)
+    unit.load(&f[0], <double>problem.n_others, k)
 
 
 def sgd_coefficients(problem, d2, q, nu, out):
     """Cython twin of :func:`smallvis.backends.reference.sgd_coefficients`."""
     cdef const double[::1] dd = d2
     cdef double[:, ::1] o = out
-    cdef const smallvis_sgd_unit* unit = _sgd_unit(problem.coefficient)
-    cdef smallvis_sgd_params k
+    cdef const smallvis_sgd_unit* unit = _sgd_unit(problem)
+    cdef smallvis_unit_params k
     cdef double qq = q, cnu = nu, dq
     cdef Py_ssize_t t
-    unit.fill(&k, problem.a, problem.b, problem.gamma, problem.eps)
+    _load_sgd_unit(unit, problem, &k)
     for t in range(dd.shape[0]):
         o[0, t] = unit.attract(&k, dd[t], qq, cnu, &dq)
         o[1, t] = dq
@@ -332,7 +332,7 @@ cdef struct SgdLoop:
     # count nu is passed per sample)
     smallvis_sgd_coef attract
     smallvis_sgd_coef repel
-    smallvis_sgd_params params
+    smallvis_unit_params params
     bint umap_fast          # UMAP's coefficients, inlined (see _sgd_sample)
     Scheme scheme
     Noise noise
@@ -525,7 +525,7 @@ cdef void _sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j, uint64_
     cdef double* head_acc = acc if L.defer_head else NULL
     # local copies: stores to Y then do not force reloads of L's fields
     cdef smallvis_sgd_coef repel = L.repel
-    cdef smallvis_sgd_params k_params = L.params
+    cdef smallvis_unit_params k_params = L.params
     cdef double nu = <double>L.n_noise[epoch]  # NCVis's noise ratio of this epoch
     cdef int64_t negatives[EARLY_NEGATIVES]
     cdef int64_t n_early = 0 if not L.prefetch else (
@@ -771,10 +771,10 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     cdef void* acc_block
     cdef int64_t acc_stride
     pr = problem
-    unit = _sgd_unit(pr.coefficient)
+    unit = _sgd_unit(pr)
     L.attract, L.repel = unit.attract, unit.repel
     L.umap_fast = unit.attract == smallvis_umap_sgd_attract_any
-    unit.fill(&L.params, pr.a, pr.b, pr.gamma, pr.eps)
+    _load_sgd_unit(unit, pr, &L.params)
     L.scheme = <Scheme>_scheme(pr.scheme)
     L.noise = <Noise>_noise(pr.noise)
     L.move_negatives, L.clip_after = pr.move_negatives, pr.clip_after_step

@@ -12,9 +12,7 @@ and learned normalisation").
 import math
 import numpy as np
 
-from ..methods.largevis import LargeVis
-from ..methods.ncvis import NCVis
-from ..methods.umap import UMAP
+from ..methods import unit_classes
 
 
 _MASK64 = 0xFFFFFFFFFFFFFFFF
@@ -112,18 +110,22 @@ def counter_uniform(seed, epochs, edges, draws, out):
 
 
 # The per-method coefficients of the stochastic loop live in the method units
-# (smallvis/methods/<name>.py, docs/theory.md "SGD coefficients"): a unit's
-# ``from_sgd(a, b, gamma, eps, nu)`` gives its parameters from the problem's
-# and the epoch's ``nu``; its ``sgd_attract(d2, q)`` and ``sgd_repel(d2, q)``
-# return ``(c, dJ/dQ)``, where ``q`` is the learned scalar seen by the head:
-# the sample moves the head by ``alpha c (y_i - y_other)``.  dJ/dQ is 0 for
-# the methods without a learned Q.
+# (smallvis/methods/<name>.py, docs/theory.md "SGD coefficients"): the
+# problem's ``params`` are the unit's fields, and the unit's
+# ``sgd_unit(n_others, nu)`` gives what an epoch with ``nu`` negatives per
+# positive sample calls on a map of ``n_others + 1`` points; its
+# ``sgd_attract(d2, q)`` and ``sgd_repel(d2, q)`` return ``(c, dJ/dQ)``,
+# where ``q`` is the learned scalar seen by the head: the sample moves the
+# head by ``alpha c (y_i - y_other)``.  dJ/dQ is 0 for the methods without
+# a learned Q.
 
 #: The stochastic loop's coefficients by name: ``problem.coefficient`` of
-#: :func:`sgd_epochs` is one of these keys (each unit's ``sgd_coefficient``),
-#: in both twins (the Cython twin binds each name to its C unit; a test
-#: checks that they agree).
-SGD_COEFFICIENTS = {unit.sgd_coefficient: unit for unit in (UMAP, LargeVis, NCVis)}
+#: :func:`sgd_epochs` is one of these keys (each unit's ``sgd_coefficient``,
+#: found among the units of :mod:`smallvis.methods`), in both twins (the
+#: Cython twin runs the C unit named by the unit's ``kernel``; a test checks
+#: that they agree).
+SGD_COEFFICIENTS = {unit.sgd_coefficient: unit for unit in unit_classes()
+                    if hasattr(unit, "sgd_coefficient")}
 #: How positive samples are chosen (``problem.scheme``; see :func:`sgd_epochs`).
 SGD_SCHEMES = ("epochs_per_sample", "alias", "every_edge")
 #: How negatives are drawn (``problem.noise``; see :func:`sgd_epochs`).
@@ -144,6 +146,12 @@ def _coefficient_unit(problem):
                          f"of {', '.join(SGD_COEFFICIENTS)}") from None
 
 
+def _epoch_unit(problem, nu):
+    """What an epoch with ``nu`` negatives per positive calls: the unit of the problem's fields."""
+    unit = _coefficient_unit(problem)(*(float(v) for v in problem.params))
+    return unit.sgd_unit(int(problem.n_others), float(nu))
+
+
 def sgd_coefficients(problem, d2, q, nu, out):
     r"""The stochastic loop's coefficients of ``problem.coefficient``, at given distances.
 
@@ -157,7 +165,7 @@ def sgd_coefficients(problem, d2, q, nu, out):
     Parameters
     ----------
     problem : object
-        Reads ``coefficient``, ``a``, ``b``, ``gamma`` and ``eps`` (see
+        Reads ``coefficient``, ``params`` and ``n_others`` (see
         :func:`sgd_epochs`).
     d2 : ndarray of float64, shape (n,)
         Squared distances (non-negative).  The loop skips a negative at
@@ -169,8 +177,7 @@ def sgd_coefficients(problem, d2, q, nu, out):
     out : ndarray of float64, shape (4, n)
         Receives :math:`(c_a, \partial_Q J_a, c_r, \partial_Q J_r)` per distance.
     """
-    epoch_unit = _coefficient_unit(problem).from_sgd(problem.a, problem.b, problem.gamma,
-                                                     problem.eps, float(nu))
+    epoch_unit = _epoch_unit(problem, nu)
     for t in range(len(d2)):
         out[0, t], out[1, t] = epoch_unit.sgd_attract(float(d2[t]), float(q))
         out[2:, t] = epoch_unit.sgd_repel(float(d2[t]), float(q)) if d2[t] > 0.0 else math.nan
@@ -312,7 +319,10 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
           correction added to ``q`` before a coefficient sees it (NCVis's
           :math:`Q' = Q + \log p_i^-`); empty: none.
         * ``coefficient`` (a key of ``SGD_COEFFICIENTS``) and its
-          parameters ``a``, ``b``, ``gamma``, ``eps`` (floats).
+          parameters ``params``: the fields of its unit, in order (floats).
+        * ``n_others`` (int): the points a point of the map is compared
+          with, ``N - 1`` (a fit; the reference's ``N - 1`` when placing new
+          points), for a unit whose coefficients depend on it.
         * ``scheme``: ``"epochs_per_sample"`` (umap-learn's bookkeeping),
           ``"alias"`` (``samples_per_epoch`` edges drawn from the alias
           table) or ``"every_edge"`` (every edge once per epoch).
@@ -355,7 +365,7 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     ``d = 0, 1`` and negative ``p`` with ``d = 2 + 2p, 3 + 2p``; the other
     schemes draw negative ``p`` with ``d = 2p, 2p + 1``.
     """
-    unit = _coefficient_unit(problem)
+    _coefficient_unit(problem)  # a known coefficient, or a clear error
     if problem.scheme not in SGD_SCHEMES or problem.noise not in ENGINE_NOISES:
         raise ValueError(f"unknown SGD scheme or noise: {problem.scheme!r}, {problem.noise!r}")
     pr = problem
@@ -413,7 +423,7 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     for epoch in range(epoch_start, epoch_end):
         n_noise = int(pr.n_noise[epoch])
         # the epoch's noise count is NCVis's nu
-        epoch_unit = unit.from_sgd(pr.a, pr.b, pr.gamma, pr.eps, float(n_noise))
+        epoch_unit = _epoch_unit(pr, n_noise)
         if pr.scheme == "alias":
             keys = _edge_key(seed, epoch, np.arange(pr.samples_per_epoch, dtype=np.int64))
             for s in range(pr.samples_per_epoch):

@@ -11,8 +11,9 @@
 # n_threads; the row costs are summed serially in row order.
 
 # Each method's row functions are instantiated from its unit
-# (smallvis/methods/<method>.h) in _pairloops.h; the functions below pick
-# the unit's table and fill its parameter struct.
+# (smallvis/methods/<method>.h) in _pairloops.h, from the one list of
+# methods/units.h; pair_transform_cost and pair_transform_gradient pick a
+# unit's table and load its parameters, and the named functions call them.
 
 
 cdef double _transform_row(const smallvis_transform_unit* unit, const void* params,
@@ -110,72 +111,75 @@ def tsne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
                n_threads)
 
 
+def pair_transform_cost(unit, indptr, indices, data, Y, Y_ref, n_threads):
+    """A pair unit's row terms of new points; see the reference twin."""
+    cdef smallvis_unit_params k
+    cdef Py_ssize_t u = _load_unit(unit, <double>Y_ref.shape[0], &k)
+    return _transform(smallvis_transform_units[u], &k, indptr, indices, data, Y, Y_ref,
+                      None, n_threads)
+
+
+def pair_transform_gradient(unit, indptr, indices, data, Y, Y_ref, grad, n_threads):
+    """Gradient of pair_transform_cost in the new points; see the reference twin."""
+    cdef smallvis_unit_params k
+    cdef Py_ssize_t u = _load_unit(unit, <double>Y_ref.shape[0], &k)
+    _transform(smallvis_transform_units[u], &k, indptr, indices, data, Y, Y_ref, grad,
+               n_threads)
+
+
 def largevis_transform_cost(indptr, indices, data, Y, Y_ref, gamma, eps, alpha, n_threads):
     """LargeVis row terms of new points; see the reference twin."""
-    cdef smallvis_largevis_params k = _largevis_params(gamma, eps, alpha)
-    return _transform(&smallvis_transform_largevis, &k, indptr, indices, data, Y, Y_ref,
-                      None, n_threads)
+    return pair_transform_cost(LargeVis(gamma, eps, alpha), indptr, indices, data, Y, Y_ref,
+                               n_threads)
 
 
 def largevis_transform_gradient(indptr, indices, data, Y, Y_ref, gamma, eps, alpha, grad,
                                 n_threads):
     """Gradient of largevis_transform_cost; see the reference twin."""
-    cdef smallvis_largevis_params k = _largevis_params(gamma, eps, alpha)
-    _transform(&smallvis_transform_largevis, &k, indptr, indices, data, Y, Y_ref, grad,
-               n_threads)
+    pair_transform_gradient(LargeVis(gamma, eps, alpha), indptr, indices, data, Y, Y_ref,
+                            grad, n_threads)
 
 
 def largevis_exp_transform_cost(indptr, indices, data, Y, Y_ref, gamma, n_threads):
     """Exponential-weight LargeVis row terms; see the reference twin."""
-    cdef smallvis_largevis_exp_params k = _largevis_exp_params(gamma)
-    return _transform(&smallvis_transform_largevis_exp, &k, indptr, indices, data, Y,
-                      Y_ref, None, n_threads)
+    return pair_transform_cost(LargeVisExp(gamma), indptr, indices, data, Y, Y_ref,
+                               n_threads)
 
 
 def largevis_exp_transform_gradient(indptr, indices, data, Y, Y_ref, gamma, grad, n_threads):
     """Gradient of largevis_exp_transform_cost; see the reference twin."""
-    cdef smallvis_largevis_exp_params k = _largevis_exp_params(gamma)
-    _transform(&smallvis_transform_largevis_exp, &k, indptr, indices, data, Y, Y_ref, grad,
-               n_threads)
+    pair_transform_gradient(LargeVisExp(gamma), indptr, indices, data, Y, Y_ref, grad,
+                            n_threads)
 
 
 def umap_transform_cost(indptr, indices, data, Y, Y_ref, a, b, eps, n_threads):
     """UMAP row terms of new points; see the reference twin."""
-    cdef smallvis_umap_params k = _umap_params(a, b, eps)
-    return _transform(&smallvis_transform_umap, &k, indptr, indices, data, Y, Y_ref, None,
-                      n_threads)
+    return pair_transform_cost(UMAP(a, b, eps), indptr, indices, data, Y, Y_ref, n_threads)
 
 
 def umap_transform_gradient(indptr, indices, data, Y, Y_ref, a, b, eps, grad, n_threads):
     """Gradient of umap_transform_cost; see the reference twin."""
-    cdef smallvis_umap_params k = _umap_params(a, b, eps)
-    _transform(&smallvis_transform_umap, &k, indptr, indices, data, Y, Y_ref, grad,
-               n_threads)
+    pair_transform_gradient(UMAP(a, b, eps), indptr, indices, data, Y, Y_ref, grad,
+                            n_threads)
 
 
 def tumap_transform_cost(indptr, indices, data, Y, Y_ref, eps, n_threads):
     """t-UMAP row terms of new points; see the reference twin."""
-    cdef smallvis_tumap_params k = _tumap_params(eps)
-    return _transform(&smallvis_transform_tumap, &k, indptr, indices, data, Y, Y_ref, None,
-                      n_threads)
+    return pair_transform_cost(TUMAP(eps), indptr, indices, data, Y, Y_ref, n_threads)
 
 
 def tumap_transform_gradient(indptr, indices, data, Y, Y_ref, eps, grad, n_threads):
     """Gradient of tumap_transform_cost; see the reference twin."""
-    cdef smallvis_tumap_params k = _tumap_params(eps)
-    _transform(&smallvis_transform_tumap, &k, indptr, indices, data, Y, Y_ref, grad,
-               n_threads)
+    pair_transform_gradient(TUMAP(eps), indptr, indices, data, Y, Y_ref, grad, n_threads)
 
 
 def ncvis_transform_cost(indptr, indices, data, Y, Y_ref, Q, nu, a, b, n_threads):
     """NCVis row terms of new points, Q fixed; see the reference twin."""
-    cdef smallvis_ncvis_params k = _ncvis_params(Q, nu, a, b)
-    return _transform(&smallvis_transform_ncvis, &k, indptr, indices, data, Y, Y_ref, None,
-                      n_threads)
+    return pair_transform_cost(NCVis(Q, nu, a, b), indptr, indices, data, Y, Y_ref,
+                               n_threads)
 
 
 def ncvis_transform_gradient(indptr, indices, data, Y, Y_ref, Q, nu, a, b, grad, n_threads):
     """Gradient of ncvis_transform_cost; see the reference twin."""
-    cdef smallvis_ncvis_params k = _ncvis_params(Q, nu, a, b)
-    _transform(&smallvis_transform_ncvis, &k, indptr, indices, data, Y, Y_ref, grad,
-               n_threads)
+    pair_transform_gradient(NCVis(Q, nu, a, b), indptr, indices, data, Y, Y_ref, grad,
+                            n_threads)

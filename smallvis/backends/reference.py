@@ -74,6 +74,8 @@ __all__ = [
     "tumap_gradient",
     "ncvis_cost",
     "ncvis_gradient",
+    "pair_cost",
+    "pair_gradient",
     "smooth_knn_rows",
     "asne_cost",
     "asne_gradient",
@@ -732,6 +734,47 @@ def _pair_gradient(unit, indptr, indices, data, Y, grad):
     return float(np.sum(np.where(~np.eye(n, dtype=bool), dq, 0.0)))
 
 
+def pair_cost(unit, indptr, indices, data, Y, n_threads):
+    r"""The exact cost of a pair unit: :math:`C = \sum_{i \ne j} f_i(p_{ij}, d_{ij}^2)`.
+
+    The entry point of every method whose cost is a sum of pair terms: the
+    registry's kernel rule calls it (through :meth:`smallvis.registry.Method.kernels`)
+    for a method without named kernels.
+
+    Parameters
+    ----------
+    unit : NamedTuple
+        A method unit with its parameters (``smallvis/methods/<name>.py``).
+    indptr, indices, data : ndarray
+        ``P`` as a CSR triplet.
+    Y : ndarray of shape (n_samples, n_components)
+    n_threads : int
+        Ignored here.
+
+    Returns
+    -------
+    float
+    """
+    return _pair_cost(unit, indptr, indices, data, Y)
+
+
+def pair_gradient(unit, indptr, indices, data, Y, grad, n_threads):
+    r"""The exact gradient of :func:`pair_cost` (into ``grad``).
+
+    .. math::
+
+        \frac{\partial C}{\partial y_i} = 2 \sum_j (c_{ij} + c_{ji})(y_i - y_j),
+
+    with :math:`c` the unit's pair coefficient.
+
+    Returns
+    -------
+    float or None
+        The derivative in the unit's learned scalar; None without one.
+    """
+    return _pair_gradient(unit, indptr, indices, data, Y, grad)
+
+
 def largevis_cost(indptr, indices, data, Y, gamma, eps, alpha, n_threads):
     """LargeVis cost, the form R smallvis minimises (:class:`~smallvis.methods.largevis.LargeVis`).
 
@@ -1246,6 +1289,24 @@ def _transform_pair_gradient(unit, indptr, indices, data, Y, Y_ref, grad):
     with np.errstate(divide="ignore", invalid="ignore"):
         C, _ = unit.coefficient(P, D2, noise)
     grad[...] = _transform_force(C, D2, Y, Y_ref)
+
+
+def pair_transform_cost(unit, indptr, indices, data, Y, Y_ref, n_threads):
+    r"""A pair unit's row terms for new points, :math:`\sum_s \sum_j f_s(p_{sj}, d_{sj}^2)`.
+
+    ``j`` runs over the ``N`` reference points (``Y_ref``, fixed).
+    """
+    return _transform_pair_cost(unit, indptr, indices, data, Y, Y_ref)
+
+
+def pair_transform_gradient(unit, indptr, indices, data, Y, Y_ref, grad, n_threads):
+    r"""Gradient of :func:`pair_transform_cost` in the new points (writes ``grad``).
+
+    .. math::
+
+        \frac{\partial C}{\partial y_s} = 2 \sum_j c_{sj} (y_s - y_j).
+    """
+    _transform_pair_gradient(unit, indptr, indices, data, Y, Y_ref, grad)
 
 
 def largevis_transform_cost(indptr, indices, data, Y, Y_ref, gamma, eps, alpha, n_threads):

@@ -183,9 +183,9 @@ class SgdSpec:
     n_epochs : callable
         ``n_epochs(n_samples)``: the default number of epochs.
     kernel_params : callable
-        ``kernel_params(**cost_params) -> dict``: the coefficient's
-        parameters from the method's cost parameters, among ``a``, ``b``
-        (default 1), ``gamma`` (default 1), ``eps`` (default 0) and
+        ``kernel_params(**cost_params) -> dict``: the coefficient unit's
+        fields from the method's cost parameters (a field left out takes
+        the unit's default or :data:`SGD_FIELD_DEFAULTS`), and
         ``n_negative`` (default: the spec's); raises ``ValueError`` for
         settings without a stochastic form.
     n_negative : int
@@ -380,12 +380,11 @@ class SgdProblem:
     state: np.ndarray
     q: np.ndarray
     q_offset: np.ndarray
-    # the method: its coefficient, sampling and switches
+    # the method: its coefficient (a unit) and the unit's fields, sampling
+    # and switches
     coefficient: str
-    a: float
-    b: float
-    gamma: float
-    eps: float
+    params: tuple
+    n_others: int
     scheme: str
     noise: str
     samples_per_epoch: int
@@ -401,19 +400,41 @@ class SgdProblem:
     edge_key: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
 
-def coefficient_params(spec, kernel_params):
-    """The coefficient's parameters: ``kernel_params`` over the engine's defaults.
+#: Defaults of the coefficient units' fields that ``kernel_params`` may leave
+#: out: the weight's shape ``a = b = 1`` (the Cauchy weight), ``gamma = 1``
+#: (umap-learn's repulsion strength), ``eps = 0``, LargeVis's ``alpha = 1``
+#: and NCVis's ``Q = 0`` and ``nu = 1`` (the loop passes its own ``Q'`` and
+#: each epoch's noise count).
+SGD_FIELD_DEFAULTS = {"a": 1.0, "b": 1.0, "gamma": 1.0, "eps": 0.0, "alpha": 1.0, "Q": 0.0,
+                      "nu": 1.0}
 
-    ``a``, ``b`` and ``gamma`` default to 1, ``eps`` to 0 and
-    ``n_negative`` to the spec's (see :class:`SgdSpec`); other names are
+
+def coefficient_params(spec, kernel_params):
+    """The coefficient unit's fields and ``n_negative``: ``kernel_params`` over the defaults.
+
+    A field missing from ``kernel_params`` takes the unit's own default or
+    :data:`SGD_FIELD_DEFAULTS`; ``n_negative`` defaults to the spec's (see
+    :class:`SgdSpec`).  A name of :data:`SGD_FIELD_DEFAULTS` that the unit
+    does not have is ignored (the engine's common parameters); other names
+    that are neither a field of the spec's unit nor ``n_negative`` are
     refused.
+
+    Returns
+    -------
+    params : tuple of float
+        The unit's fields, in order (``SgdProblem.params``).
+    n_negative : float
     """
-    params = {"a": 1.0, "b": 1.0, "gamma": 1.0, "eps": 0.0, "n_negative": spec.n_negative}
-    unknown = set(kernel_params) - set(params)
+    unit = SGD_COEFFICIENTS[spec.coefficient]
+    unknown = set(kernel_params) - set(unit._fields) - set(SGD_FIELD_DEFAULTS) - {"n_negative"}
     if unknown:
         raise ValueError(f"unknown SGD kernel parameters: {', '.join(sorted(unknown))}")
-    params.update(kernel_params)
-    return params
+    values = {**SGD_FIELD_DEFAULTS, **unit._field_defaults, **kernel_params}
+    missing = [name for name in unit._fields if name not in values]
+    if missing:
+        raise ValueError(f"SGD kernel parameters missing: {', '.join(missing)}")
+    return (tuple(float(values[name]) for name in unit._fields),
+            values.get("n_negative", spec.n_negative))
 
 
 def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels, *, q0=0.0,
@@ -480,7 +501,7 @@ def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels, *, q0=0.0,
             else np.repeat(np.arange(n, dtype=np.int32), np.diff(indptr)))
     if spec.noise == "degree":
         noise_prob, noise_alias = alias_table(_row_sums(indptr, w) ** DEGREE_POWER, kernels)
-    params = coefficient_params(spec, kernel_params)
+    params, n_negative = coefficient_params(spec, kernel_params)
     q_offset = empty_f
     if correct_q:
         row_sums = _row_sums(indptr, w)
@@ -492,7 +513,7 @@ def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels, *, q0=0.0,
     state = np.zeros((2, len(w)))
     if spec.scheme == "epochs_per_sample":
         state[0] = edge_weight
-        state[1] = edge_weight / params["n_negative"]
+        state[1] = edge_weight / n_negative
     return SgdProblem(
         head=head, tail=np.ascontiguousarray(cols, dtype=np.int32), indptr=indptr,
         edge_weight=np.ascontiguousarray(edge_weight, dtype=np.float64),
@@ -500,11 +521,10 @@ def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels, *, q0=0.0,
         noise_prob=noise_prob, noise_alias=noise_alias,
         n_epochs=n_epochs,
         alphas=learning_rates(n_epochs, learning_rate, spec.decay, spec.min_learning_rate),
-        n_noise=noise_counts(n_epochs, params["n_negative"], spec.noise_schedule),
+        n_noise=noise_counts(n_epochs, n_negative, spec.noise_schedule),
         state=state, q=np.array([float(q0)]),
         q_offset=np.ascontiguousarray(q_offset, dtype=np.float64),
-        coefficient=spec.coefficient, a=float(params["a"]), b=float(params["b"]),
-        gamma=float(params["gamma"]), eps=float(params["eps"]),
+        coefficient=spec.coefficient, params=params, n_others=n - 1,
         scheme=spec.scheme, noise=spec.noise, samples_per_epoch=n,
         clip=float(spec.clip), clip_after_step=bool(spec.clip_after_step),
         move_negatives=bool(spec.move_negatives), defer_head=bool(spec.defer_head),
@@ -566,8 +586,8 @@ def prepare_frozen(spec, P_new, n_epochs, kernel_params, point_keys, *, q=0.0):
     rows, w, edge_key = rows[keep], M.data[keep], edge_key[keep]
     if len(w) == 0:
         raise ValueError("P has no positive entries: nothing to optimise")
-    params = coefficient_params(spec, kernel_params)
-    n_noise = noise_counts(n_epochs, params["n_negative"], "constant")
+    params, n_negative = coefficient_params(spec, kernel_params)
+    n_noise = noise_counts(n_epochs, n_negative, "constant")
     edge_weight = row_max[rows] / w
     indptr = np.zeros(n_new + n_ref + 1, dtype=np.int32)
     indptr[1:n_new + 1] = np.cumsum(np.bincount(rows, minlength=n_new))
@@ -581,8 +601,7 @@ def prepare_frozen(spec, P_new, n_epochs, kernel_params, point_keys, *, q=0.0):
                               spec.min_learning_rate),
         n_noise=n_noise, state=np.ascontiguousarray([edge_weight, edge_weight / n_noise[0]]),
         q=np.array([float(q)]), q_offset=empty_f,
-        coefficient=spec.coefficient, a=float(params["a"]), b=float(params["b"]),
-        gamma=float(params["gamma"]), eps=float(params["eps"]),
+        coefficient=spec.coefficient, params=params, n_others=n_ref - 1,
         scheme="epochs_per_sample", noise=FROZEN_NOISE, samples_per_epoch=n_new + n_ref,
         clip=float(spec.clip), clip_after_step=bool(spec.clip_after_step),
         move_negatives=False, defer_head=bool(spec.defer_head),
@@ -630,6 +649,9 @@ def _check_problem(prob, Y):
         raise ValueError("n_noise must be non-negative (positive for epochs_per_sample)")
     if len(prob.q) != 1 or len(prob.q_offset) not in (0, n):
         raise ValueError("q must have length 1 and q_offset length 0 or n_samples")
+    if len(prob.params) != len(SGD_COEFFICIENTS[prob.coefficient]._fields):
+        raise ValueError(f"params must hold the {prob.coefficient!r} unit's fields "
+                         f"{SGD_COEFFICIENTS[prob.coefficient]._fields}")
     if prob.noise == "uniform_others" and n < 2:
         raise ValueError("uniform_others noise needs at least 2 points")
     if not 0 < prob.n_free <= MAX_INDEX:
@@ -735,7 +757,7 @@ def weight_change_at(squared_distance, prob):
     :math:`1 - w(d^2) / w(0)`, with the weight of the method's unit (the
     stochastic loop's, ``prob.coefficient``).
     """
-    unit = SGD_COEFFICIENTS[prob.coefficient].from_sgd(prob.a, prob.b, prob.gamma, prob.eps, 1.0)
+    unit = SGD_COEFFICIENTS[prob.coefficient](*prob.params).sgd_unit(prob.n_others, 1.0)
     return 1.0 - float(unit.weight(squared_distance)) / float(unit.weight(0.0))
 
 

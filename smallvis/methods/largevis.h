@@ -99,18 +99,16 @@ static inline double smallvis_largevis_sgd_repel(const smallvis_largevis_params 
     return 2.0 * k->gamma / ((k->eps + d2) * (1.0 + d2));
 }
 
-/* The stochastic loop's parameters from its problem's (a, b, gamma, eps). */
-static inline smallvis_largevis_params smallvis_largevis_sgd_params(double a, double b,
-                                                                    double gamma,
-                                                                    double eps)
+/* The fields of the NumPy unit (LargeVis), in order, into the struct;
+ * n_others (the points a point is compared with) is unused. */
+static const char smallvis_largevis_fields[] = "gamma eps alpha";
+static inline void smallvis_largevis_load(const double *f, double n_others,
+                                          smallvis_largevis_params *k)
 {
-    smallvis_largevis_params k;
-    (void)a;
-    (void)b;
-    k.gamma = gamma;
-    k.eps = eps;
-    k.alpha = 1.0;
-    return k;
+    (void)n_others;
+    k->gamma = f[0];
+    k->eps = f[1];
+    k->alpha = f[2];
 }
 
 /* ---- exponential weight ------------------------------------------------ */
@@ -177,6 +175,15 @@ static inline double smallvis_largevis_exp_transform_c(
 {
     double unused = 0.0;
     return 2.0 * smallvis_largevis_exp_c(d2, p, r, r, k, &unused);
+}
+
+/* The fields of the NumPy unit (LargeVisExp), in order, into the struct. */
+static const char smallvis_largevis_exp_fields[] = "gamma";
+static inline void smallvis_largevis_exp_load(const double *f, double n_others,
+                                              smallvis_largevis_exp_params *k)
+{
+    (void)n_others;
+    k->gamma = f[0];
 }
 
 #endif /* SMALLVIS_METHODS_LARGEVIS_H */

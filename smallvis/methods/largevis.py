@@ -45,6 +45,8 @@ class LargeVis(NamedTuple):
     #: The stochastic loop's coefficient (``SgdProblem.coefficient``): the
     #: Cauchy pair, which t-UMAP's loop uses too.
     sgd_coefficient = "cauchy"
+    #: Its kernels' prefix and its C unit (``largevis.h``, in ``units.h``'s list).
+    kernel = "largevis"
     #: Whether a pair's cost depends on its row beyond ``p`` and ``d2``.
     row_noise = False
 
@@ -85,10 +87,13 @@ class LargeVis(NamedTuple):
         r"""What a stored ``p`` adds: :math:`f(p, d^2) - f(0, d^2) = p \log(1 + \alpha d^2)`."""
         return p * np.log1p(self.alpha * d2)
 
-    @classmethod
-    def from_sgd(cls, a, b, gamma, eps, nu):
-        """The unit of the stochastic loop (``alpha = 1``; ``a``, ``b``, ``nu`` unused)."""
-        return cls(gamma, eps, 1.0)
+    def sgd_unit(self, n_others, nu):
+        """What the stochastic loop calls: the unit itself (it reads ``gamma`` and ``eps``).
+
+        Its coefficients are those of ``alpha = 1`` (the LargeVis
+        reference); ``n_others`` and ``nu`` are unused.
+        """
+        return self
 
     def sgd_attract(self, d2, q):
         r"""Attraction of a positive sample, :math:`c_a = -2 / (1 + d^2)`.
@@ -129,6 +134,8 @@ class LargeVisExp(NamedTuple):
 
     gamma: float
 
+    #: Its kernels' prefix and its C unit (``largevis.h``, in ``units.h``'s list).
+    kernel = "largevis_exp"
     #: Whether a pair's cost depends on its row beyond ``p`` and ``d2``.
     row_noise = False
 

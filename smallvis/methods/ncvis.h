@@ -145,17 +145,19 @@ static inline double smallvis_ncvis_sgd_repel(const smallvis_ncvis_params *k, do
     return w_minus * slope;
 }
 
-static inline smallvis_ncvis_params smallvis_ncvis_sgd_params(double a, double b,
-                                                              double gamma, double eps)
+/* The fields of the NumPy unit (NCVis: Q, nu, a, b), in order, into the
+ * struct, which holds e = exp(-Q); n_others is unused (the engines pass
+ * each point's noise).  The stochastic loop passes Q' and the epoch's nu
+ * per sample and reads a and b only. */
+static const char smallvis_ncvis_fields[] = "Q nu a b";
+static inline void smallvis_ncvis_load(const double *f, double n_others,
+                                       smallvis_ncvis_params *k)
 {
-    smallvis_ncvis_params k;
-    (void)gamma;
-    (void)eps;
-    k.e = 1.0;   /* the loop passes Q' (and nu) per sample */
-    k.nu = 1.0;
-    k.a = a;
-    k.b = b;
-    return k;
+    (void)n_others;
+    k->e = exp(-f[0]);
+    k->nu = f[1];
+    k->a = f[2];
+    k->b = f[3];
 }
 
 #endif /* SMALLVIS_METHODS_NCVIS_H */

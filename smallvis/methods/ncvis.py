@@ -51,8 +51,12 @@ class NCVis(NamedTuple):
 
     #: The stochastic loop's coefficient (``SgdProblem.coefficient``).
     sgd_coefficient = "ncvis"
+    #: Its kernels' prefix and its C unit (``ncvis.h``, in ``units.h``'s list).
+    kernel = "ncvis"
     #: Whether a pair's cost depends on its row beyond ``p`` and ``d2``.
     row_noise = True
+    #: The learned scalar: the gradient engines return the derivative in it.
+    learned = ("Q",)
 
     def weight(self, d2):
         r"""The output weight :math:`\hat q = 1 / (1 + a d^{2b})` (before :math:`e^{-Q}`)."""
@@ -133,14 +137,13 @@ class NCVis(NamedTuple):
         log_q = self._log_q(d2)
         return p * (np.logaddexp(log_q, np.log(noise)) - log_q)
 
-    @classmethod
-    def from_sgd(cls, a, b, gamma, eps, nu):
-        """The unit of the stochastic loop: ``nu`` is the epoch's noise count.
+    def sgd_unit(self, n_others, nu):
+        """What the stochastic loop calls in an epoch: ``nu`` is the epoch's noise count.
 
         ``Q`` is not read there (each coefficient receives the :math:`Q'`
-        seen by the head); ``gamma`` and ``eps`` are unused.
+        seen by the head); ``n_others`` is unused.
         """
-        return cls(0.0, nu, a, b)
+        return self._replace(nu=nu)
 
     def _sgd_sample(self, d2, q):
         """NCVis's ``w' = e^{-Q'} q_hat / nu`` and the slope ``2 a b d^{2(b-1)} q_hat``.

@@ -68,4 +68,13 @@ static inline double smallvis_tumap_transform_c(double d2, double p, double r,
     return 2.0 * smallvis_tumap_c(d2, p, r, r, k, &unused);
 }
 
+/* The fields of the NumPy unit (TUMAP), in order, into the struct. */
+static const char smallvis_tumap_fields[] = "eps";
+static inline void smallvis_tumap_load(const double *f, double n_others,
+                                       smallvis_tumap_params *k)
+{
+    (void)n_others;
+    k->eps = f[0];
+}
+
 #endif /* SMALLVIS_METHODS_TUMAP_H */

@@ -29,6 +29,8 @@ class TUMAP(NamedTuple):
 
     eps: float
 
+    #: Its kernels' prefix and its C unit (``tumap.h``, in ``units.h``'s list).
+    kernel = "tumap"
     #: Whether a pair's cost depends on its row beyond ``p`` and ``d2``.
     row_noise = False
 

@@ -101,15 +101,17 @@ static inline double smallvis_umap_sgd_repel(const smallvis_umap_params *k, doub
     return 2.0 * k->gamma * k->b / ((k->eps + d2) * (1.0 + k->a * smallvis_sgd_pow(d2, k->b)));
 }
 
-static inline smallvis_umap_params smallvis_umap_sgd_params(double a, double b,
-                                                            double gamma, double eps)
+/* The fields of the NumPy unit (UMAP), in order, into the struct;
+ * n_others (the points a point is compared with) is unused. */
+static const char smallvis_umap_fields[] = "a b eps gamma";
+static inline void smallvis_umap_load(const double *f, double n_others,
+                                      smallvis_umap_params *k)
 {
-    smallvis_umap_params k;
-    k.a = a;
-    k.b = b;
-    k.eps = eps;
-    k.gamma = gamma;
-    return k;
+    (void)n_others;
+    k->a = f[0];
+    k->b = f[1];
+    k->eps = f[2];
+    k->gamma = f[3];
 }
 
 #endif /* SMALLVIS_METHODS_UMAP_H */

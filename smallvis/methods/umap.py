@@ -42,6 +42,8 @@ class UMAP(NamedTuple):
 
     #: The stochastic loop's coefficient (``SgdProblem.coefficient``).
     sgd_coefficient = "umap"
+    #: Its kernels' prefix and its C unit (``umap.h``, in ``units.h``'s list).
+    kernel = "umap"
     #: Whether a pair's cost depends on its row beyond ``p`` and ``d2``.
     row_noise = False
 
@@ -86,10 +88,9 @@ class UMAP(NamedTuple):
         r""":math:`f(v, d^2) - f(0, d^2) = v \log v + (1 - v) \log(1 - v) + v \log(a d^{2b})`."""
         return fuzzy_edge_term(v, self.a * d2 ** self.b)
 
-    @classmethod
-    def from_sgd(cls, a, b, gamma, eps, nu):
-        """The unit of the stochastic loop (``nu`` unused)."""
-        return cls(a, b, eps, gamma)
+    def sgd_unit(self, n_others, nu):
+        """What the stochastic loop calls: the unit itself (``n_others``, ``nu`` unused)."""
+        return self
 
     def sgd_attract(self, d2, q):
         r"""umap-learn's attraction: :math:`c_a = -2ab\,d^{2(b-1)} / (1 + a d^{2b})`.

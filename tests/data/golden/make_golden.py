@@ -2,7 +2,8 @@
 
 Run from the repository root::
 
-    python tests/data/golden/make_golden.py
+    python tests/data/golden/make_golden.py          # adds the missing cases
+    python tests/data/golden/make_golden.py --all    # rewrites every case
 
 Inputs: the R smallvis fixtures in tests/data/rsmallvis (P and final Y of
 R smallvis runs, see the README there).  For each method the golden case is
@@ -53,6 +54,24 @@ def sparse_parts(prefix, M):
     M.sort_indices()
     return {f"{prefix}__data": M.data, f"{prefix}__indices": M.indices.astype(np.int32),
             f"{prefix}__indptr": M.indptr.astype(np.int32)}
+
+
+def keep_shipped_cases(arrays, cases):
+    """Keep the shipped cases and arrays as they are: only new cases are added.
+
+    A case is a frozen number: a later run of an optimizer may end on
+    another layout (NCVis's 100 exact iterations do since the optimizer's
+    reliability changes), and its case must not move.  ``--all`` rewrites
+    every case.
+    """
+    path = os.path.join(OUT, "golden.json")
+    if not os.path.exists(path):
+        return
+    with open(path) as fh:
+        shipped = json.load(fh)["cases"]
+    with np.load(os.path.join(OUT, "golden.npz")) as old:
+        arrays.update({key: old[key] for key in old.files})
+    cases.update(shipped)
 
 
 def main():
@@ -145,6 +164,37 @@ def main():
     }
     print(f"ncvis     cost {cost:.17g}  Q {Q:.17g}  dQ {learned['Q']:.3g}")
 
+    # every other registered method (no case above): its own P of the
+    # jittered iris and 100 iterations of its exact optimizer at its first
+    # registry example; tests/test_testing_golden.py checks the gradient
+    # against finite differences of the cost
+    for name, m in smallvis.METHODS.items():
+        if name in cases:
+            continue
+        params = dict(m.examples[0])
+        affinity_params = ({"n_neighbors": 15, "knn_method": "exact"}
+                           if "n_neighbors" in m.affinity_params else {})
+        P = smallvis.affinities(X, name, **affinity_params)
+        arrays.update(sparse_parts(f"iris_jitter__P_{name}", P))
+        Y = smallvis.embed(X, name, fast=False, n_iter=100, random_state=42,
+                           **affinity_params, **params)
+        cost, grad, learned = smallvis.cost_and_gradient(name, P, Y, return_learned=True,
+                                                         **params)
+        arrays[f"{name}__Y"] = Y
+        arrays[f"{name}__gradient"] = grad
+        cases[name] = {
+            "data": "iris_jitter", "P": f"P_{name}", "params": params,
+            "affinity_params": affinity_params, "cost": cost, "learned_gradient": learned,
+            "source": (f"X: iris plus a small jitter (as the R smallvis umap fixture); P: "
+                       f"smallvis {version}; Y: 100 iterations of smallvis {version}'s exact "
+                       f"{name} optimizer at {params}; cost and gradient: smallvis {version} "
+                       "NumPy reference, checked by finite differences."),
+            "checks": {},
+        }
+        print(f"{name:<9} cost {cost:.17g}")
+
+    if "--all" not in sys.argv:
+        keep_shipped_cases(arrays, cases)
     os.makedirs(OUT, exist_ok=True)
     np.savez_compressed(os.path.join(OUT, "golden.npz"), **arrays)
     meta = {"format": 1, "produced_with": f"smallvis {version}", "cases": cases}

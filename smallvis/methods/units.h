@@ -1,0 +1,101 @@
+/*
+ * The one list of the compiled method units: every C unit is included here
+ * and named once in SMALLVIS_PAIR_UNITS (or, for the normalised methods,
+ * SMALLVIS_NORMALISED_UNITS).  The engines are generated from these lists:
+ * the exact pair rows and the transform rows (backends/_pairloops.h), the
+ * parameter loaders and unit tables that the Cython entry points pick from
+ * (backends/_kernels.pyx), and the stochastic loop's coefficient table
+ * (backends/_sgd_kernels.pyx).
+ *
+ * Adding a method: write its unit methods/<method>.h, then add its line at
+ * the end of the list and its #include right below (one change: the last
+ * line gains its backslash), e.g.
+ *         X(ncvis, NO_ROW_2D, LEARNED)    \
+ *         X(newmethod, FUSED, PLAIN)
+ *     #include "newmethod.h"
+ *     #include "largevis.h"
+ * (tests/test_c_units.py checks that every unit is here).
+ *
+ * A pair unit NAME (a cost summed over pairs) provides, besides the maths
+ * the engines call (see backends/_pairloops.h):
+ *   smallvis_NAME_params                 its parameter struct;
+ *   smallvis_NAME_fields[]               the NumPy unit's fields, in order,
+ *                                        space-separated;
+ *   smallvis_NAME_load(f, n_others, k)   fills the struct from those fields
+ *                                        (f[0], f[1], ... in that order) and
+ *                                        the number of points a point is
+ *                                        compared with (N - 1 in a fit, the
+ *                                        N reference points for a new point).
+ * Each line: X(NAME, ROW_2D, SGD) with
+ *   ROW_2D  how its exact gradient runs in two output dimensions: FUSED (the
+ *           generic fused row), NO_ROW_2D (the generic any-dimension row: it
+ *           returns a learned scalar's term) or a specialised fast path
+ *           (UMAP_TWO_PASS);
+ *   SGD     its stochastic coefficients smallvis_NAME_sgd_attract/_repel:
+ *           PLAIN (k, d2), LEARNED (k, d2, q, nu, &dq; a learned scalar and
+ *           the epoch's noise count) or NO_SGD.
+ */
+#ifndef SMALLVIS_METHODS_UNITS_H
+#define SMALLVIS_METHODS_UNITS_H
+
+#include "common.h"
+
+/* the normalised methods (their exact gradients are Cython code of their own) */
+#include "asne.h"
+#include "ssne.h"
+#include "tsne.h"
+
+#define SMALLVIS_NORMALISED_UNITS(X)    \
+    X(asne)                             \
+    X(ssne)                             \
+    X(tsne)
+
+/* ---- the units: begin ------------------------------------------------- */
+#define SMALLVIS_PAIR_UNITS(X)                  \
+    X(largevis, FUSED, PLAIN)                   \
+    X(largevis_exp, FUSED, NO_SGD)              \
+    X(umap, UMAP_TWO_PASS, PLAIN)               \
+    X(tumap, FUSED, NO_SGD)                     \
+    X(ncvis, NO_ROW_2D, LEARNED)                \
+    X(negtsne, FUSED, PLAIN)
+#include "negtsne.h"
+#include "largevis.h"
+#include "umap.h"
+#include "tumap.h"
+#include "ncvis.h"
+/* ---- the units: end --------------------------------------------------- */
+
+/* Room for any pair unit's parameters. */
+typedef union {
+#define SMALLVIS_UNION_MEMBER(name, row_2d, sgd) smallvis_##name##_params name;
+    SMALLVIS_PAIR_UNITS(SMALLVIS_UNION_MEMBER)
+#undef SMALLVIS_UNION_MEMBER
+} smallvis_unit_params;
+
+/* A unit's loader with the struct behind a void pointer. */
+typedef void (*smallvis_unit_loader)(const double *f, double n_others, void *k);
+
+#define SMALLVIS_LOADER(name, row_2d, sgd)                                    \
+    static void smallvis_##name##_load_any(const double *f, double n_others,  \
+                                           void *k)                           \
+    {                                                                         \
+        smallvis_##name##_load(f, n_others, (smallvis_##name##_params *)k);   \
+    }
+SMALLVIS_PAIR_UNITS(SMALLVIS_LOADER)
+#undef SMALLVIS_LOADER
+
+/* The list's names, fields and loaders, in the order of the list. */
+#define SMALLVIS_NAME_ENTRY(name, row_2d, sgd) #name,
+static const char *const smallvis_unit_names[] = {SMALLVIS_PAIR_UNITS(SMALLVIS_NAME_ENTRY)};
+#undef SMALLVIS_NAME_ENTRY
+#define SMALLVIS_FIELDS_ENTRY(name, row_2d, sgd) smallvis_##name##_fields,
+static const char *const smallvis_unit_fields[] = {SMALLVIS_PAIR_UNITS(SMALLVIS_FIELDS_ENTRY)};
+#undef SMALLVIS_FIELDS_ENTRY
+#define SMALLVIS_LOADER_ENTRY(name, row_2d, sgd) smallvis_##name##_load_any,
+static const smallvis_unit_loader smallvis_unit_loaders[] = {
+    SMALLVIS_PAIR_UNITS(SMALLVIS_LOADER_ENTRY)};
+#undef SMALLVIS_LOADER_ENTRY
+#define SMALLVIS_N_UNITS \
+    ((ptrdiff_t)(sizeof(smallvis_unit_names) / sizeof(smallvis_unit_names[0])))
+
+#endif /* SMALLVIS_METHODS_UNITS_H */
