@@ -502,6 +502,90 @@ typedef struct {
 SMALLVIS_PAIR_UNITS(SMALLVIS_INSTANTIATE_PAIR_UNIT)
 SMALLVIS_NORMALISED_UNITS(SMALLVIS_INSTANTIATE_NORMALISED_UNIT)
 
+/* ---- t-SNE with heavy tails (dof != 1; methods/tsne.h) ---------------- */
+/*
+ * The exact gradient's row i against columns start <= j < n: attraction
+ * coefficients ca[j] = p_j s_j and repulsion coefficients cr[j] = w'_j s_j,
+ * s = w^(1/dof) the slope, w' the weight relative to exp(-log_w_max);
+ * returns sum_j w'_j.
+ */
+SMALLVIS_CLONES
+static double smallvis_tsne_dof_coef_row(const double *__restrict__ d2,
+                                         const double *__restrict__ p,
+                                         ptrdiff_t start, ptrdiff_t n, double dof,
+                                         double log_w_max, double *__restrict__ ca,
+                                         double *__restrict__ cr)
+{
+    double z = 0.0;
+    for (ptrdiff_t j = start; j < n; j++) {
+        const double s = smallvis_tsne_dof_slope(d2[j], dof);
+        const double w = smallvis_tsne_dof_w(d2[j], dof, log_w_max);
+        z += w;
+        ca[j] = p[j] * s;
+        cr[j] = w * s;
+    }
+    return z;
+}
+
+/* The cost's row: sum_j w'_j over start <= j < n. */
+SMALLVIS_CLONES
+static double smallvis_tsne_dof_z_row(const double *__restrict__ d2, ptrdiff_t start,
+                                      ptrdiff_t n, double dof, double log_w_max)
+{
+    double z = 0.0;
+    for (ptrdiff_t j = start; j < n; j++)
+        z += smallvis_tsne_dof_w(d2[j], dof, log_w_max);
+    return z;
+}
+
+/* A new point's row KL, q_sj = w_sj / sum_k w_sk (the hooks of
+ * SMALLVIS_TRANSFORM_NORMALISED_ROWS, with the unit's dof):
+ *     c_sj = 2 (p_sj - psum q_sj) s_sj,
+ *     cost = sum_j p_sj (log p_sj - log w_sj + log sum_k w_sk). */
+static double smallvis_tsne_dof_row_log_w_max(const double *d2, ptrdiff_t n, double dof)
+{
+    double dmin = INFINITY;
+    for (ptrdiff_t j = 0; j < n; j++)
+        dmin = d2[j] < dmin ? d2[j] : dmin;
+    return n > 0 ? smallvis_tsne_dof_neg_log_w(dmin, dof) : 0.0;
+}
+
+SMALLVIS_CLONES
+static void smallvis_tsne_dof_transform_coef_row(
+    const double *__restrict__ d2, const double *__restrict__ p, ptrdiff_t n,
+    double psum, const void *params, double *__restrict__ c)
+{
+    const double dof = ((const smallvis_tsne_params *)params)->dof;
+    const double top = smallvis_tsne_dof_row_log_w_max(d2, n, dof);
+    double z = 0.0;
+    for (ptrdiff_t j = 0; j < n; j++) {
+        c[j] = smallvis_tsne_dof_w(d2[j], dof, top);
+        z += c[j];
+    }
+    for (ptrdiff_t j = 0; j < n; j++)
+        c[j] = 2.0 * (p[j] - psum * c[j] / z) * smallvis_tsne_dof_slope(d2[j], dof);
+}
+
+static double smallvis_tsne_dof_transform_cost_row(
+    const double *d2, const double *p, ptrdiff_t n, double psum, const void *params)
+{
+    const double dof = ((const smallvis_tsne_params *)params)->dof;
+    const double top = smallvis_tsne_dof_row_log_w_max(d2, n, dof);
+    double z = 0.0, cost = 0.0, lz;
+    (void)psum;
+    for (ptrdiff_t j = 0; j < n; j++)
+        z += smallvis_tsne_dof_w(d2[j], dof, top);
+    lz = log(z) - top;  /* log sum_k w_sk */
+    for (ptrdiff_t j = 0; j < n; j++)
+        if (p[j] > 0.0)
+            cost += smallvis_tsne_dof_edge(p[j], d2[j], dof) + p[j] * lz;
+    return cost;
+}
+
+static const smallvis_transform_unit smallvis_transform_tsne_dof = {
+    smallvis_tsne_dof_transform_coef_row, smallvis_tsne_dof_transform_cost_row};
+/* ---- t-SNE with heavy tails: end -------------------------------------- */
+
 /* A new point's squared distances to the reference rows Rt ((dim, n)). */
 SMALLVIS_CLONES
 static void smallvis_tr_sq_dists(const double *Rt, ptrdiff_t n, ptrdiff_t dim,
