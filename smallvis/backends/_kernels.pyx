@@ -116,6 +116,13 @@ cdef extern from "_pairloops.h" nogil:
                                       double* ca, double* cr) noexcept
     double smallvis_tsne_dof_z_row(const double* d2, Py_ssize_t start, Py_ssize_t n,
                                    double dof, double log_w_max) noexcept
+    double smallvis_tsne_dof_row_2d(const double* x, const double* y, Py_ssize_t n,
+                                    Py_ssize_t i, const double* p, double dof,
+                                    double log_w_max, double* ax, double* ay,
+                                    double* rx, double* ry) noexcept
+    double smallvis_tsne_dof_cost_row(const double* d2, const double* p, Py_ssize_t start,
+                                      Py_ssize_t n, double dof, double log_w_max,
+                                      double* z, double* psum) noexcept
     const smallvis_transform_unit smallvis_transform_largevis
     const smallvis_transform_unit smallvis_transform_largevis_exp
     const smallvis_transform_unit smallvis_transform_umap
@@ -777,23 +784,30 @@ def tsne_dof_cost(indptr, indices, data, Y, dof, n_threads):
     cdef double[::1] lrow = np.zeros(n)
     cdef double[::1] prow_sum = np.zeros(n)
     cdef double* d2
-    cdef double s, p, ps, top
+    cdef double s, p, ps, z, top
+    cdef bint dense = ip[n] == n * n
     cdef int64_t k
     with nogil:
         top = _tsne_dof_log_w_max(&Yt[0, 0], n, dim, nt, a, sc, zrow)
         for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
             d2 = &sc[threadid(), 0, 0]
             _sq_dist_row(&Yt[0, 0], n, dim, i, i + 1, d2)
-            zrow[i] = smallvis_tsne_dof_z_row(d2, i + 1, n, a, top)
             s = 0.0
             ps = 0.0
-            for k in range(ip[i], ip[i + 1]):
-                j = ix[k]
-                p = dv[k]
-                if j != i:
-                    ps = ps + p
-                if j > i and p > 0.0:
-                    s = s + smallvis_tsne_dof_edge(p, d2[j], a)
+            if dense:
+                z = 0.0
+                s = smallvis_tsne_dof_cost_row(d2, &dv[i * n], i + 1, n, a, top, &z, &ps)
+                zrow[i] = z
+                ps = 2.0 * ps
+            else:
+                zrow[i] = smallvis_tsne_dof_z_row(d2, i + 1, n, a, top)
+                for k in range(ip[i], ip[i + 1]):
+                    j = ix[k]
+                    p = dv[k]
+                    if j != i:
+                        ps = ps + p
+                    if j > i and p > 0.0:
+                        s = s + smallvis_tsne_dof_edge(p, d2[j], a)
             lrow[i] = s
             prow_sum[i] = ps
     cdef double Z = 0.0, total = 0.0, P_sum = 0.0
@@ -840,11 +854,18 @@ def tsne_dof_gradient(indptr, indices, data, Y, dof, grad, n_threads):
             else:
                 _scatter_row(&ip[0], &ix[0], &dv[0], i, i + 1, &sc[t, 3, 0])
                 prow = &sc[t, 3, 0]
-            _sq_dist_row(&Yt[0, 0], n, dim, i, i + 1, &sc[t, 0, 0])
-            zrow[i] = smallvis_tsne_dof_coef_row(&sc[t, 0, 0], prow, i + 1, n, a, top,
-                                                 &sc[t, 1, 0], &sc[t, 2, 0])
-            _accumulate_pairs(&Yt[0, 0], n, dim, i, i + 1, &sc[t, 1, 0], &attr[t, 0, 0])
-            _accumulate_pairs(&Yt[0, 0], n, dim, i, i + 1, &sc[t, 2, 0], &rep[t, 0, 0])
+            if dim == 2:
+                zrow[i] = smallvis_tsne_dof_row_2d(&Yt[0, 0], &Yt[1, 0], n, i, prow, a, top,
+                                                   &attr[t, 0, 0], &attr[t, 1, 0],
+                                                   &rep[t, 0, 0], &rep[t, 1, 0])
+            else:
+                _sq_dist_row(&Yt[0, 0], n, dim, i, i + 1, &sc[t, 0, 0])
+                zrow[i] = smallvis_tsne_dof_coef_row(&sc[t, 0, 0], prow, i + 1, n, a, top,
+                                                     &sc[t, 1, 0], &sc[t, 2, 0])
+                _accumulate_pairs(&Yt[0, 0], n, dim, i, i + 1, &sc[t, 1, 0],
+                                  &attr[t, 0, 0])
+                _accumulate_pairs(&Yt[0, 0], n, dim, i, i + 1, &sc[t, 2, 0],
+                                  &rep[t, 0, 0])
             if not dense:
                 _clear_row(&ip[0], &ix[0], i, &sc[t, 3, 0])
     cdef double Z = 0.0
