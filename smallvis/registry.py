@@ -640,8 +640,7 @@ METHODS = MappingProxyType({
         ),
         Method(
             name="tsne",
-            summary="t-SNE: joint Gaussian P, Student-t (Cauchy) Q, KL(P||Q); dof for heavier "
-                    "tails",
+            summary="t-SNE: joint Gaussian P, Student-t (Cauchy) Q, KL(P||Q)",
             kernel="tsne",
             build_affinities=_tsne_affinities,
             check_affinity_params=check_perplexity_knn,
