@@ -429,15 +429,25 @@ FFT_MAX_INTERPOLATION = 20
 FFT_AUTO_MIN_N = 10_000
 
 
-def _tsne_cost(n_interpolation=FFT_N_INTERPOLATION):
+def _check_dof(dof):
+    """t-SNE's ``dof`` (the kernel's heavy tail): a finite real number > 0."""
+    return check_number(dof, "dof", low=0, low_open=True)
+
+
+def _tsne_cost(n_interpolation=FFT_N_INTERPOLATION, dof=1.0):
     check_integer(n_interpolation, "n_interpolation", low=1, high=FFT_MAX_INTERPOLATION)
-    return "tsne", ()
+    dof = _check_dof(dof)
+    # dof = 1: the Cauchy kernels, whose numbers t-SNE has always had
+    return ("tsne", ()) if dof == 1.0 else ("tsne_dof", (dof,))
 
 
-def _tsne_fft_cost(n_interpolation=FFT_N_INTERPOLATION):
+def _tsne_fft_cost(n_interpolation=FFT_N_INTERPOLATION, dof=1.0):
     n_interpolation = check_integer(n_interpolation, "n_interpolation", low=1,
                                     high=FFT_MAX_INTERPOLATION)
-    return "tsne_fft", (n_interpolation,)
+    dof = _check_dof(dof)
+    if dof == 1.0:
+        return "tsne_fft", (n_interpolation,)
+    return "tsne_dof_fft", (n_interpolation, dof)
 
 
 def _tsne_affinities(X, kernels, random_state, n_threads, perplexity, n_neighbors,
@@ -687,9 +697,11 @@ _ENTRIES = [
         check_affinity_params=check_perplexity_knn,
         affinity_params={"perplexity": 30.0, "n_neighbors": None, **_KNN_DEFAULTS},
         sized_params={"perplexity": PERPLEXITY_SIZE, "n_neighbors": OTHERS_SIZE},
-        # n_interpolation: the accuracy of gradient="fft" (unused by "exact")
-        cost_params={"n_interpolation": FFT_N_INTERPOLATION},
+        # n_interpolation: the accuracy of gradient="fft" (unused by "exact");
+        # dof: the output kernel's heavy tail (1 + d^2/dof)^-dof, 1 = Cauchy
+        cost_params={"n_interpolation": FFT_N_INTERPOLATION, "dof": 1.0},
         resolve_cost=_tsne_cost,
+        kernel_options=({"dof": 0.5},),
         optimizer_defaults={"learning_rate": "auto", "exaggeration": 12.0, "init": "spca"},
         auto_learning_rate=joint_auto_learning_rate,
         approximations={"fft": Approximation(

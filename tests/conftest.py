@@ -62,7 +62,7 @@ def csr_triplet(P):
 EXACT_VARIANTS = {
     "asne": [{}],
     "ssne": [{}],
-    "tsne": [{}],
+    "tsne": [{}, dict(dof=0.3), dict(dof=0.5), dict(dof=2.0), dict(dof=100.0)],
     "largevis": [dict(eps=0.0), dict(eps=0.0, gamma=3.0, kernel="cauchy_alpha", alpha=0.5),
                  dict(kernel="exp", gamma=0.5)],
     "umap": [dict(eps=0.0), dict(eps=0.0, a=1.2, b=0.7), dict(eps=0.0, spread=1.0, min_dist=0.4)],

@@ -16,7 +16,7 @@ from test_gradients import central_differences
 #: (kernel prefix, arguments after Y_ref) with eps = 0 where there is one, so
 #: that each gradient is the exact gradient of its cost.
 EXACT = {
-    "asne": (), "ssne": (), "tsne": (),
+    "asne": (), "ssne": (), "tsne": (), "tsne_dof": (0.5,), "tsne_dof_light": (3.0,),
     "largevis": (0.02, 0.0, 1.0), "largevis_alpha": (0.02, 0.0, 0.7),
     "largevis_exp": (0.05,), "umap": (1.577, 0.895, 0.0), "umap_b": (1.93, 0.79, 0.0),
     "tumap": (0.0,), "ncvis": (0.3, 5.0, 0.767, 1.223),
@@ -31,7 +31,8 @@ DEFAULTS = {"largevis": (0.02, 0.1, 1.0), "umap": (1.577, 0.895, 0.001), "tumap"
 
 
 def _prefix(name):
-    return {"largevis_alpha": "largevis", "umap_b": "umap"}.get(name, name)
+    return {"largevis_alpha": "largevis", "umap_b": "umap",
+            "tsne_dof_light": "tsne_dof"}.get(name, name)
 
 
 def _problem(rng, m=6, n=25, dim=2, density=0.3, scale=1.0):

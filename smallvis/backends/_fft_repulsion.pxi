@@ -44,8 +44,12 @@ cdef inline void _lagrange_row(double t, Py_ssize_t p, double* out) noexcept nog
 
 
 def _kernel_hat(kernel_power, Py_ssize_t m, Py_ssize_t size, Py_ssize_t dim, double step2,
-                n_threads):
-    """Fourier transform of (1 + d^2)^-power on the node offsets, circulant-embedded.
+                n_threads, double dof=1.0):
+    """Fourier transform of w^power on the node offsets, circulant-embedded.
+
+    w = 1 / (1 + d^2) for ``dof`` = 1; otherwise the heavy-tailed weight
+    (1 + d^2/dof)^-dof, and power 2 stands for the repulsion's kernel
+    w^(1 + 1/dof) = (1 + d^2/dof)^-(dof + 1) (methods/tsne.py).
 
     The circulant's first column holds the kernel at the offsets 0..m-1,
     mirrored at size-m+1..size-1, and zeros between (``size`` is even and
@@ -60,10 +64,15 @@ def _kernel_hat(kernel_power, Py_ssize_t m, Py_ssize_t size, Py_ssize_t dim, dou
     quadrant = np.empty_like(d2)
     cdef const double[::1] d2v = d2.reshape(-1)
     cdef double[::1] wv = quadrant.reshape(-1)
-    for t in range(wv.shape[0]):
-        wv[t] = smallvis_tsne_w(d2v[t] * step2, 1.0)
-    if kernel_power == 2:
-        quadrant *= quadrant
+    cdef double exponent = dof if kernel_power == 1 else dof + 1.0
+    if dof == 1.0:
+        for t in range(wv.shape[0]):
+            wv[t] = smallvis_tsne_w(d2v[t] * step2, 1.0)
+        if kernel_power == 2:
+            quadrant *= quadrant
+    else:
+        for t in range(wv.shape[0]):
+            wv[t] = exp(-exponent / dof * smallvis_tsne_dof_neg_log_w(d2v[t] * step2, dof))
     first_half = np.zeros((half + 1,) * dim)
     first_half[(slice(0, m),) * dim] = quadrant
     spectrum = _fft.dctn(first_half, type=1, workers=n_threads)
@@ -107,12 +116,13 @@ cdef class _FftGrid:
                     self.base[i, d] = box * p
                     _lagrange_row(u - box, p, &self.weights[i, d, 0])
 
-    def potentials(self, charges, bint squared, n_threads):
+    def potentials(self, charges, bint squared, n_threads, double dof=1.0):
         """Interpolated potentials of the charges (sums include j = i).
 
         Column 0 of the result is sum_j K1(y_i, y_j) charges[j, 0]; with
         ``squared``, columns 1 + c are sum_j K2(y_i, y_j) charges[j, c]
-        (K1 = 1 / (1 + d^2), K2 = K1^2).  The charges are spread and
+        (K1 = 1 / (1 + d^2), K2 = K1^2; for ``dof`` != 1, K1 = (1 +
+        d^2/dof)^-dof and K2 = K1^(1 + 1/dof)).  The charges are spread and
         transformed once for both kernels.  They are spread onto a compact
         node array with the charges innermost (a point touches p^dim short
         runs of it, which stay in cache); the zero padding of the circulant
@@ -152,10 +162,10 @@ cdef class _FftGrid:
         if dim == 2:
             spectrum = _fft.fft(spectrum, n=size, axis=-2, workers=n_threads, overwrite_x=True)
         products = np.empty((n_out,) + spectrum.shape[1:], dtype=spectrum.dtype)
-        np.multiply(spectrum[0], _kernel_hat(1, m, size, dim, step2, n_threads),
+        np.multiply(spectrum[0], _kernel_hat(1, m, size, dim, step2, n_threads, dof),
                     out=products[0])
         if squared:
-            np.multiply(spectrum, _kernel_hat(2, m, size, dim, step2, n_threads),
+            np.multiply(spectrum, _kernel_hat(2, m, size, dim, step2, n_threads, dof),
                         out=products[1:])
         del spectrum
         if dim == 1:
@@ -279,6 +289,96 @@ def tsne_fft_gradient(indptr, indices, data, Y, n_interpolation, grad, n_threads
                     diff = y[i, 1] - y[j, 1]
                     d2 = d2 + diff * diff
                 coef = smallvis_tsne_w(d2, dv[k])  # p / (1 + d2)
+                a0 = a0 + coef * (y[i, 0] - y[j, 0])
+                if dim == 2:
+                    a1 = a1 + coef * (y[i, 1] - y[j, 1])
+            g[i, 0] = 4.0 * (a0 - ((y[i, 0] - lo[0]) * phi[i, 1] - phi[i, 2]) * inv_z)
+            if dim == 2:
+                g[i, 1] = 4.0 * (a1 - ((y[i, 1] - lo[1]) * phi[i, 1] - phi[i, 3]) * inv_z)
+
+
+def tsne_dof_fft_cost(indptr, indices, data, Y, n_interpolation, dof, n_threads):
+    """Heavy-tailed t-SNE cost with Z from FFT-accelerated interpolation; see the reference."""
+    cdef const int64_t[::1] ip = indptr
+    cdef const int64_t[::1] ix = indices
+    cdef const double[::1] dv = data
+    cdef const double[:, ::1] y = Y
+    cdef Py_ssize_t n = Y.shape[0], dim = Y.shape[1], i, j, d
+    cdef int64_t k
+    cdef int nt = n_threads
+    cdef double a = dof
+    cdef double[::1] srow = np.zeros(n)
+    cdef double[::1] prow = np.zeros(n)
+    cdef double s, ps, d2, diff, pv
+    _check_fft_dim(dim)
+    with nogil:
+        for i in prange(n, schedule="static", num_threads=nt):
+            s = 0.0
+            ps = 0.0
+            for k in range(ip[i], ip[i + 1]):
+                j = ix[k]
+                if j == i:
+                    continue
+                pv = dv[k]
+                ps = ps + pv
+                if pv > 0.0:
+                    d2 = 0.0
+                    for d in range(dim):
+                        diff = y[i, d] - y[j, d]
+                        d2 = d2 + diff * diff
+                    s = s + smallvis_tsne_dof_edge(pv, d2, a)
+            srow[i] = s
+            prow[i] = ps
+    cdef double total = 0.0, p_sum = 0.0
+    for i in range(n):
+        total += srow[i]
+        p_sum += prow[i]
+    grid = _FftGrid(Y, n_interpolation)
+    cdef double Z = _fft_z_from(grid.potentials(np.ones((n, 1)), False, n_threads, a))
+    return total + p_sum * log(Z)
+
+
+def tsne_dof_fft_gradient(indptr, indices, data, Y, n_interpolation, dof, grad, n_threads):
+    """Heavy-tailed t-SNE gradient with the FFT-interpolated repulsion; see the reference.
+
+    As tsne_fft_gradient, with the attraction coefficient p w^(1/dof) and
+    the kernels of ``dof`` in :class:`_FftGrid`.
+    """
+    cdef const int64_t[::1] ip = indptr
+    cdef const int64_t[::1] ix = indices
+    cdef const double[::1] dv = data
+    cdef const double[:, ::1] y = Y
+    cdef double[:, ::1] g = grad
+    cdef Py_ssize_t n = Y.shape[0], dim = Y.shape[1], i, j, d
+    cdef int64_t k
+    cdef int nt = n_threads
+    cdef double a = dof
+    _check_fft_dim(dim)
+    grid = _FftGrid(Y, n_interpolation)
+    cdef const double[::1] lo = grid.lo
+    charges_arr = np.empty((n, dim + 1))
+    cdef double[:, ::1] charges = charges_arr
+    for i in range(n):
+        charges[i, 0] = 1.0
+        for d in range(dim):
+            charges[i, d + 1] = y[i, d] - lo[d]
+    # column 0: K1 potential of unit charges; 1 + c: K2 potentials of charges c
+    cdef const double[:, ::1] phi = grid.potentials(charges_arr, True, n_threads, a)
+    cdef double Z = _fft_z_from(phi)
+    cdef double inv_z = 1.0 / Z
+    cdef double a0, a1, diff, d2, coef
+    with nogil:
+        for i in prange(n, schedule="static", num_threads=nt):
+            a0 = 0.0
+            a1 = 0.0
+            for k in range(ip[i], ip[i + 1]):
+                j = ix[k]
+                diff = y[i, 0] - y[j, 0]
+                d2 = diff * diff
+                if dim == 2:
+                    diff = y[i, 1] - y[j, 1]
+                    d2 = d2 + diff * diff
+                coef = dv[k] * smallvis_tsne_dof_slope(d2, a)
                 a0 = a0 + coef * (y[i, 0] - y[j, 0])
                 if dim == 2:
                     a1 = a1 + coef * (y[i, 1] - y[j, 1])

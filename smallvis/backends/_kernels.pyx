@@ -35,6 +35,11 @@ cdef extern from *:
 cdef extern from "methods/tsne.h" nogil:
     double smallvis_tsne_w(double d2, double scale) noexcept
     double smallvis_tsne_edge(double p, double d2) noexcept
+    ctypedef struct smallvis_tsne_params:
+        double dof
+    double smallvis_tsne_dof_neg_log_w(double d2, double dof) noexcept
+    double smallvis_tsne_dof_slope(double d2, double dof) noexcept
+    double smallvis_tsne_dof_edge(double p, double d2, double dof) noexcept
 
 cdef extern from "methods/asne.h" nogil:
     double smallvis_asne_w(double d2, double shift) noexcept
@@ -91,6 +96,19 @@ cdef extern from "_pairloops.h" nogil:
     const char** smallvis_unit_fields
     const smallvis_unit_loader* smallvis_unit_loaders
     Py_ssize_t SMALLVIS_N_UNITS
+    const smallvis_transform_unit smallvis_transform_tsne_dof
+    double smallvis_tsne_dof_coef_row(const double* d2, const double* p, Py_ssize_t start,
+                                      Py_ssize_t n, double dof, double log_w_max,
+                                      double* ca, double* cr) noexcept
+    double smallvis_tsne_dof_z_row(const double* d2, Py_ssize_t start, Py_ssize_t n,
+                                   double dof, double log_w_max) noexcept
+    double smallvis_tsne_dof_row_2d(const double* x, const double* y, Py_ssize_t n,
+                                    Py_ssize_t i, const double* p, double dof,
+                                    double log_w_max, double* ax, double* ay,
+                                    double* rx, double* ry) noexcept
+    double smallvis_tsne_dof_cost_row(const double* d2, const double* p, Py_ssize_t start,
+                                      Py_ssize_t n, double dof, double log_w_max,
+                                      double* z, double* psum) noexcept
     void smallvis_tr_sq_dists(const double* Rt, Py_ssize_t n, Py_ssize_t dim,
                               const double* y, double* d2) noexcept
     double smallvis_tr_force(const double* Rt, Py_ssize_t n, const double* c,
@@ -718,6 +736,128 @@ def tsne_gradient(indptr, indices, data, Y, grad, n_threads):
         Z += zrow[i]
     Z *= 2.0
     _combine_threads(attr, rep, Z, 4.0 / scale, grad)
+
+
+# tsne with heavy tails, dof != 1 (dof = 1 runs the Cauchy kernels above)
+
+
+cdef double _tsne_dof_log_w_max(const double* Yt, Py_ssize_t n, Py_ssize_t dim, int nt,
+                                double dof, double[:, :, ::1] sc,
+                                double[::1] mrow) noexcept nogil:
+    """-log w at the smallest squared distance: the loops' weights are relative to it."""
+    cdef double m = _global_min_sq_dist(Yt, n, dim, nt, sc, mrow) if n > 1 else 0.0
+    return smallvis_tsne_dof_neg_log_w(m, dof)
+
+
+def tsne_dof_cost(indptr, indices, data, Y, dof, n_threads):
+    """t-SNE cost KL(P||Q) with the heavy-tailed weight; see the reference twin.
+
+    With P symmetric each unordered pair is visited once: KL = 2 sum_{i<j,
+    p>0} p_ij (log p_ij - log w_ij) + (sum P) log Z, with Z summed over the
+    weights relative to the largest (tsne.h).
+    """
+    cdef const int64_t[::1] ip = indptr
+    cdef const int64_t[::1] ix = indices
+    cdef const double[::1] dv = data
+    cdef Py_ssize_t n = Y.shape[0], dim = Y.shape[1], i, j
+    cdef int nt = n_threads
+    cdef double a = dof
+    Yt_arr = np.ascontiguousarray(Y.T)
+    cdef const double[:, ::1] Yt = Yt_arr
+    cdef double[:, :, ::1] sc = _scratch(nt, 1, n)
+    cdef double[::1] zrow = np.zeros(n)
+    cdef double[::1] lrow = np.zeros(n)
+    cdef double[::1] prow_sum = np.zeros(n)
+    cdef double* d2
+    cdef double s, p, ps, z, top
+    cdef bint dense = ip[n] == n * n
+    cdef int64_t k
+    with nogil:
+        top = _tsne_dof_log_w_max(&Yt[0, 0], n, dim, nt, a, sc, zrow)
+        for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
+            d2 = &sc[threadid(), 0, 0]
+            _sq_dist_row(&Yt[0, 0], n, dim, i, i + 1, d2)
+            s = 0.0
+            ps = 0.0
+            if dense:
+                z = 0.0
+                s = smallvis_tsne_dof_cost_row(d2, &dv[i * n], i + 1, n, a, top, &z, &ps)
+                zrow[i] = z
+                ps = 2.0 * ps
+            else:
+                zrow[i] = smallvis_tsne_dof_z_row(d2, i + 1, n, a, top)
+                for k in range(ip[i], ip[i + 1]):
+                    j = ix[k]
+                    p = dv[k]
+                    if j != i:
+                        ps = ps + p
+                    if j > i and p > 0.0:
+                        s = s + smallvis_tsne_dof_edge(p, d2[j], a)
+            lrow[i] = s
+            prow_sum[i] = ps
+    cdef double Z = 0.0, total = 0.0, P_sum = 0.0
+    for i in range(n):
+        Z += zrow[i]
+        total += lrow[i]
+        P_sum += prow_sum[i]
+    Z *= 2.0
+    return 2.0 * total + P_sum * (log(Z) - top)
+
+
+def tsne_dof_gradient(indptr, indices, data, Y, dof, grad, n_threads):
+    """t-SNE gradient 4 sum_j (p_ij - q_ij) w_ij^(1/dof) (y_i - y_j); see the reference.
+
+    Row by row (any output dimension): the attraction coefficients p s and
+    the repulsion coefficients w' s of a row (_pairloops.h), w' the weight
+    relative to the largest, accumulated per thread as in tsne_gradient.
+    """
+    cdef const int64_t[::1] ip = indptr
+    cdef const int64_t[::1] ix = indices
+    cdef const double[::1] dv = data
+    cdef Py_ssize_t n = Y.shape[0], dim = Y.shape[1], i
+    cdef int nt = n_threads
+    cdef double a = dof
+    Yt_arr = np.ascontiguousarray(Y.T)
+    cdef const double[:, ::1] Yt = Yt_arr
+    # per thread: d2, attraction and repulsion coefficients, the P row
+    cdef double[:, :, ::1] sc = _scratch(nt, 4, n)
+    attr_arr = np.zeros((nt, dim, n))
+    rep_arr = np.zeros((nt, dim, n))
+    cdef double[:, :, ::1] attr = attr_arr
+    cdef double[:, :, ::1] rep = rep_arr
+    cdef double[::1] zrow = np.zeros(n)
+    cdef bint dense = ip[n] == n * n
+    cdef const double* prow
+    cdef double top
+    cdef int t
+    with nogil:
+        top = _tsne_dof_log_w_max(&Yt[0, 0], n, dim, nt, a, sc, zrow)
+        for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
+            t = threadid()
+            if dense:
+                prow = &dv[i * n]
+            else:
+                _scatter_row(&ip[0], &ix[0], &dv[0], i, i + 1, &sc[t, 3, 0])
+                prow = &sc[t, 3, 0]
+            if dim == 2:
+                zrow[i] = smallvis_tsne_dof_row_2d(&Yt[0, 0], &Yt[1, 0], n, i, prow, a, top,
+                                                   &attr[t, 0, 0], &attr[t, 1, 0],
+                                                   &rep[t, 0, 0], &rep[t, 1, 0])
+            else:
+                _sq_dist_row(&Yt[0, 0], n, dim, i, i + 1, &sc[t, 0, 0])
+                zrow[i] = smallvis_tsne_dof_coef_row(&sc[t, 0, 0], prow, i + 1, n, a, top,
+                                                     &sc[t, 1, 0], &sc[t, 2, 0])
+                _accumulate_pairs(&Yt[0, 0], n, dim, i, i + 1, &sc[t, 1, 0],
+                                  &attr[t, 0, 0])
+                _accumulate_pairs(&Yt[0, 0], n, dim, i, i + 1, &sc[t, 2, 0],
+                                  &rep[t, 0, 0])
+            if not dense:
+                _clear_row(&ip[0], &ix[0], i, &sc[t, 3, 0])
+    cdef double Z = 0.0
+    for i in range(n):
+        Z += zrow[i]
+    Z *= 2.0
+    _combine_threads(attr, rep, Z, 4.0, grad)
 
 
 # ---------------------------------------------------------------------------

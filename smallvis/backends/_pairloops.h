@@ -480,6 +480,155 @@ static const smallvis_exact_unit *const smallvis_exact_units[] = {
 static const smallvis_transform_unit *const smallvis_transform_units[] = {
     SMALLVIS_PAIR_UNITS(SMALLVIS_TRANSFORM_ENTRY)};
 #undef SMALLVIS_TRANSFORM_ENTRY
+/* ---- fast path: t-SNE with heavy tails (dof != 1; methods/tsne.h) ----- */
+/*
+ * The exact gradient's row i against columns start <= j < n: attraction
+ * coefficients ca[j] = p_j s_j and repulsion coefficients cr[j] = w'_j s_j,
+ * s = w^(1/dof) the slope, w' the weight relative to exp(-log_w_max);
+ * returns sum_j w'_j.
+ */
+SMALLVIS_CLONES
+static double smallvis_tsne_dof_coef_row(const double *__restrict__ d2,
+                                         const double *__restrict__ p,
+                                         ptrdiff_t start, ptrdiff_t n, double dof,
+                                         double log_w_max, double *__restrict__ ca,
+                                         double *__restrict__ cr)
+{
+    double z = 0.0;
+    for (ptrdiff_t j = start; j < n; j++) {
+        const double s = smallvis_tsne_dof_slope(d2[j], dof);
+        const double w = smallvis_tsne_dof_w(d2[j], dof, log_w_max);
+        z += w;
+        ca[j] = p[j] * s;
+        cr[j] = w * s;
+    }
+    return z;
+}
+
+/* The same row in two output dimensions, fused: the squared distances from
+ * the coordinate columns x and y, the forces accumulated at once (ax, ay:
+ * attraction; rx, ry: repulsion; row i's sums added at i, subtracted at
+ * j), in two passes over blocks of 256 columns as UMAP's row (the weights
+ * first, through the vector exp and log1p).  Returns sum_j w'_j. */
+SMALLVIS_CLONES
+static double smallvis_tsne_dof_row_2d(
+    const double *__restrict__ x, const double *__restrict__ y, ptrdiff_t n,
+    ptrdiff_t i, const double *__restrict__ p, double dof, double log_w_max,
+    double *__restrict__ ax, double *__restrict__ ay, double *__restrict__ rx,
+    double *__restrict__ ry)
+{
+    const double xi = x[i], yi = y[i];
+    double sax = 0.0, say = 0.0, srx = 0.0, sry = 0.0, z = 0.0;
+    double u[256];
+    for (ptrdiff_t j0 = i + 1; j0 < n; j0 += 256) {
+        const ptrdiff_t len = n - j0 < 256 ? n - j0 : 256;
+        for (ptrdiff_t t = 0; t < len; t++) {
+            const double dx = xi - x[j0 + t], dy = yi - y[j0 + t];
+            u[t] = smallvis_tsne_dof_w(dx * dx + dy * dy, dof, log_w_max);
+        }
+        for (ptrdiff_t t = 0; t < len; t++) {
+            const ptrdiff_t j = j0 + t;
+            const double dx = xi - x[j], dy = yi - y[j];
+            const double s = smallvis_tsne_dof_slope(dx * dx + dy * dy, dof);
+            const double a = p[j] * s, r = u[t] * s;
+            z += u[t];
+            sax += a * dx;
+            say += a * dy;
+            srx += r * dx;
+            sry += r * dy;
+            ax[j] -= a * dx;
+            ay[j] -= a * dy;
+            rx[j] -= r * dx;
+            ry[j] -= r * dy;
+        }
+    }
+    ax[i] += sax;
+    ay[i] += say;
+    rx[i] += srx;
+    ry[i] += sry;
+    return z;
+}
+
+/* The cost's row over dense columns start <= j < n: returns the stored
+ * entries' terms sum_{p_j > 0} p_j (log p_j - log w_j), adds sum_j w'_j to
+ * *z and sum_j p_j to *psum (as smallvis_tsne_cost_row). */
+SMALLVIS_CLONES
+static double smallvis_tsne_dof_cost_row(const double *__restrict__ d2,
+                                         const double *__restrict__ p, ptrdiff_t start,
+                                         ptrdiff_t n, double dof, double log_w_max,
+                                         double *z, double *psum)
+{
+    double s = 0.0, zi = 0.0, ps = 0.0;
+    for (ptrdiff_t j = start; j < n; j++) {
+        const double pj = p[j];
+        const double e = smallvis_tsne_dof_edge(pj > 0.0 ? pj : 1.0, d2[j], dof);
+        s += pj > 0.0 ? e : 0.0;
+        ps += pj;
+        zi += smallvis_tsne_dof_w(d2[j], dof, log_w_max);
+    }
+    *z += zi;
+    *psum += ps;
+    return s;
+}
+
+/* The cost's row: sum_j w'_j over start <= j < n. */
+SMALLVIS_CLONES
+static double smallvis_tsne_dof_z_row(const double *__restrict__ d2, ptrdiff_t start,
+                                      ptrdiff_t n, double dof, double log_w_max)
+{
+    double z = 0.0;
+    for (ptrdiff_t j = start; j < n; j++)
+        z += smallvis_tsne_dof_w(d2[j], dof, log_w_max);
+    return z;
+}
+
+/* A new point's row KL, q_sj = w_sj / sum_k w_sk (the hooks of
+ * SMALLVIS_TRANSFORM_NORMALISED_ROWS, with the unit's dof):
+ *     c_sj = 2 (p_sj - psum q_sj) s_sj,
+ *     cost = sum_j p_sj (log p_sj - log w_sj + log sum_k w_sk). */
+static double smallvis_tsne_dof_row_log_w_max(const double *d2, ptrdiff_t n, double dof)
+{
+    double dmin = INFINITY;
+    for (ptrdiff_t j = 0; j < n; j++)
+        dmin = d2[j] < dmin ? d2[j] : dmin;
+    return n > 0 ? smallvis_tsne_dof_neg_log_w(dmin, dof) : 0.0;
+}
+
+SMALLVIS_CLONES
+static void smallvis_tsne_dof_transform_coef_row(
+    const double *__restrict__ d2, const double *__restrict__ p, ptrdiff_t n,
+    double psum, const void *params, double *__restrict__ c)
+{
+    const double dof = ((const smallvis_tsne_params *)params)->dof;
+    const double top = smallvis_tsne_dof_row_log_w_max(d2, n, dof);
+    double z = 0.0;
+    for (ptrdiff_t j = 0; j < n; j++) {
+        c[j] = smallvis_tsne_dof_w(d2[j], dof, top);
+        z += c[j];
+    }
+    for (ptrdiff_t j = 0; j < n; j++)
+        c[j] = 2.0 * (p[j] - psum * c[j] / z) * smallvis_tsne_dof_slope(d2[j], dof);
+}
+
+static double smallvis_tsne_dof_transform_cost_row(
+    const double *d2, const double *p, ptrdiff_t n, double psum, const void *params)
+{
+    const double dof = ((const smallvis_tsne_params *)params)->dof;
+    const double top = smallvis_tsne_dof_row_log_w_max(d2, n, dof);
+    double z = 0.0, cost = 0.0, lz;
+    (void)psum;
+    for (ptrdiff_t j = 0; j < n; j++)
+        z += smallvis_tsne_dof_w(d2[j], dof, top);
+    lz = log(z) - top;  /* log sum_k w_sk */
+    for (ptrdiff_t j = 0; j < n; j++)
+        if (p[j] > 0.0)
+            cost += smallvis_tsne_dof_edge(p[j], d2[j], dof) + p[j] * lz;
+    return cost;
+}
+
+static const smallvis_transform_unit smallvis_transform_tsne_dof = {
+    smallvis_tsne_dof_transform_coef_row, smallvis_tsne_dof_transform_cost_row};
+/* ---- fast path: end --------------------------------------------------- */
 
 /* A new point's squared distances to the reference rows Rt ((dim, n)). */
 SMALLVIS_CLONES

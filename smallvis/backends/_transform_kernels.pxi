@@ -127,6 +127,22 @@ def pair_transform_gradient(unit, indptr, indices, data, Y, Y_ref, grad, n_threa
                n_threads)
 
 
+def tsne_dof_transform_cost(indptr, indices, data, Y, Y_ref, dof, n_threads):
+    """Heavy-tailed row KL of new points; see the reference twin."""
+    cdef smallvis_tsne_params k
+    k.dof = dof
+    return _transform(&smallvis_transform_tsne_dof, &k, indptr, indices, data, Y, Y_ref,
+                      None, n_threads)
+
+
+def tsne_dof_transform_gradient(indptr, indices, data, Y, Y_ref, dof, grad, n_threads):
+    """Gradient of tsne_dof_transform_cost; see the reference twin."""
+    cdef smallvis_tsne_params k
+    k.dof = dof
+    _transform(&smallvis_transform_tsne_dof, &k, indptr, indices, data, Y, Y_ref, grad,
+               n_threads)
+
+
 def largevis_transform_cost(indptr, indices, data, Y, Y_ref, gamma, eps, alpha, n_threads):
     """LargeVis row terms of new points; see the reference twin."""
     return pair_transform_cost(LargeVis(gamma, eps, alpha), indptr, indices, data, Y, Y_ref,

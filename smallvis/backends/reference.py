@@ -83,6 +83,8 @@ __all__ = [
     "ssne_gradient",
     "tsne_cost",
     "tsne_gradient",
+    "tsne_dof_cost",
+    "tsne_dof_gradient",
     "alias_table",
     "counter_random",
     "counter_randint",
@@ -655,6 +657,42 @@ def tsne_gradient(indptr, indices, data, Y, grad, n_threads):
     grad[...] = 4.0 * _gradient_from_coefficients(K, Y)
 
 
+def tsne_dof_cost(indptr, indices, data, Y, dof, n_threads):
+    r"""Cost of t-SNE with the heavy-tailed weight of ``dof`` = :math:`\alpha` (:mod:`smallvis.methods.tsne`).
+
+    .. math::
+
+        C = \sum_{i \ne j} p_{ij} \log \frac{p_{ij}}{q_{ij}}, \qquad
+        q_{ij} = \frac{w_{ij}}{\sum_{k \ne l} w_{kl}}, \qquad
+        w_{ij} = \Bigl(1 + \frac{d_{ij}^2}{\alpha}\Bigr)^{-\alpha},
+
+    with ``log q`` normalised in the log domain (no underflow of ``w`` for
+    large :math:`\alpha` or far points).  :func:`tsne_cost` is the case
+    :math:`\alpha = 1`.
+    """
+    n = Y.shape[0]
+    P = _dense(indptr, indices, data, n)
+    return _xlogy_sum(P, _normalised_log_q(TSNE(dof), _off_diagonal_distances(Y), None))
+
+
+def tsne_dof_gradient(indptr, indices, data, Y, dof, grad, n_threads):
+    r"""Gradient of :func:`tsne_dof_cost`, ``P`` symmetric (:mod:`smallvis.methods.tsne`).
+
+    .. math::
+
+        \frac{\partial C}{\partial y_i} =
+        4 \sum_{j \ne i} (p_{ij} - q_{ij})\, w_{ij}^{1/\alpha}\, (y_i - y_j),
+        \qquad w_{ij}^{1/\alpha} = \frac{1}{1 + d_{ij}^2/\alpha}.
+    """
+    n = Y.shape[0]
+    P = _dense(indptr, indices, data, n)
+    unit = TSNE(dof)
+    D2 = _off_diagonal_distances(Y)
+    K = P - np.exp(_normalised_log_q(unit, D2, None))  # p_ij - q_ij
+    K *= unit.slope_at(D2)
+    grad[...] = 4.0 * _gradient_from_coefficients(K, Y)
+
+
 # ---------------------------------------------------------------------------
 # largevis, umap, tumap, ncvis (docs/theory.md §3.5-3.8): un-normalised
 # output weights, one generic engine fed by the method's unit
@@ -1139,6 +1177,71 @@ def tsne_fft_gradient(indptr, indices, data, Y, n_interpolation, grad, n_threads
     repulsion = Yc * phi2[:, :1] - phi2[:, 1:]
     grad[...] = 4.0 * (attraction - repulsion / Z)
 
+
+__all__ += ["tsne_dof_fft_cost", "tsne_dof_fft_gradient"]
+
+
+def tsne_dof_fft_cost(indptr, indices, data, Y, n_interpolation, dof, n_threads):
+    r"""Cost of :func:`tsne_dof_cost` with Z from FFT-accelerated interpolation.
+
+    .. math::
+
+        C = \sum_{i \ne j} p_{ij} \Bigl(\log p_{ij}
+            + \alpha \log\bigl(1 + d_{ij}^2/\alpha\bigr)\Bigr)
+            + \Bigl(\sum_{i \ne j} p_{ij}\Bigr) \log Z,
+        \qquad Z = \sum_{k \ne l} \bigl(1 + d_{kl}^2/\alpha\bigr)^{-\alpha},
+
+    exact over the stored entries of ``P``, ``Z`` interpolated as in
+    :func:`tsne_fft_gradient` with the kernel :math:`w` of ``dof`` =
+    :math:`\alpha` (:func:`tsne_fft_cost` is the case :math:`\alpha = 1`).
+    """
+    n = Y.shape[0]
+    _check_fft_dim(Y.shape[1])
+    unit = TSNE(dof)
+    rows = _csr_rows(indptr, n)
+    diff = Y[rows] - Y[indices]
+    d2 = np.sum(diff * diff, axis=1)
+    keep = (data > 0) & (rows != indices)
+    attraction = float(np.sum(data[keep] * (np.log(data[keep]) - unit.log_weight(d2[keep]))))
+    p_sum = float(np.sum(data[rows != indices]))
+    (phi,) = _fft_potentials(Y, n_interpolation, [unit.weight], [np.ones((n, 1))], n_threads)
+    return attraction + p_sum * np.log(float(np.sum(phi[:, 0] - 1.0)))
+
+
+def tsne_dof_fft_gradient(indptr, indices, data, Y, n_interpolation, dof, grad, n_threads):
+    r"""Gradient of :func:`tsne_dof_cost` with the repulsion from FFT-accelerated interpolation.
+
+    The algorithm of :func:`tsne_fft_gradient` with the kernels of ``dof``
+    = :math:`\alpha`:
+
+    .. math::
+
+        \frac{\partial C}{\partial y_i}
+        = 4 \sum_{j} p_{ij} w_{ij}^{1/\alpha} (y_i - y_j)
+          - \frac{4}{Z} \sum_{j} w_{ij}^{1 + 1/\alpha} (y_i - y_j),
+
+    :math:`K_1 = w = (1 + d^2/\alpha)^{-\alpha}` interpolated for ``Z`` and
+    :math:`K_2 = w^{1 + 1/\alpha} = (1 + d^2/\alpha)^{-(\alpha + 1)}` for
+    the repulsion; the attraction is exact over the stored entries of ``P``.
+    """
+    n, dim = Y.shape
+    _check_fft_dim(dim)
+    unit = TSNE(dof)
+    lo, _, _ = _fft_grid(Y, n_interpolation)
+    Yc = Y - lo
+    rows = _csr_rows(indptr, n)
+    diff = Y[rows] - Y[indices]
+    coef = data * unit.slope_at(np.sum(diff * diff, axis=1))
+    attraction = np.zeros((n, dim))
+    for d in range(dim):
+        attraction[:, d] = np.bincount(rows, weights=coef * diff[:, d], minlength=n)
+    phi1, phi2 = _fft_potentials(
+        Y, n_interpolation, [unit.weight, unit.repulsion_kernel],
+        [np.ones((n, 1)), np.column_stack([np.ones(n), Yc])], n_threads)
+    Z = float(np.sum(phi1[:, 0] - 1.0))
+    repulsion = Yc * phi2[:, :1] - phi2[:, 1:]
+    grad[...] = 4.0 * (attraction - repulsion / Z)
+
 # transform: new points against a fixed reference embedding (docs/theory.md §6)
 # ---------------------------------------------------------------------------
 #
@@ -1261,6 +1364,39 @@ def tsne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
     unit = TSNE()
     W = unit.weight(D2)
     K = (P - P.sum(axis=1, keepdims=True) * W / W.sum(axis=1, keepdims=True)) * unit.slope(W)
+    grad[...] = _transform_force(K, np.ones_like(D2), Y, Y_ref)
+
+
+def tsne_dof_transform_cost(indptr, indices, data, Y, Y_ref, dof, n_threads):
+    r"""Cost of new points placed by t-SNE with ``dof`` = :math:`\alpha`: the row KL.
+
+    .. math::
+
+        C = \sum_s \sum_j p_{j|s} \log \frac{p_{j|s}}{q_{j|s}},
+        \qquad
+        q_{j|s} = \frac{w_{sj}}{\sum_k w_{sk}},
+        \qquad
+        w_{sj} = \Bigl(1 + \frac{\|y_s - y_j\|^2}{\alpha}\Bigr)^{-\alpha}
+
+    (:func:`tsne_transform_cost` is the case :math:`\alpha = 1`).
+    """
+    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
+    return _xlogy_sum(P, _normalised_log_q(TSNE(dof), D2, 1))
+
+
+def tsne_dof_transform_gradient(indptr, indices, data, Y, Y_ref, dof, grad, n_threads):
+    r"""Gradient of :func:`tsne_dof_transform_cost`.
+
+    .. math::
+
+        \frac{\partial C}{\partial y_s} =
+        2 \sum_j (p_{j|s} - \pi_s q_{j|s})\, w_{sj}^{1/\alpha}\, (y_s - y_j),
+        \qquad \pi_s = \sum_k p_{k|s}.
+    """
+    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
+    unit = TSNE(dof)
+    Q = np.exp(_normalised_log_q(unit, D2, 1))
+    K = (P - P.sum(axis=1, keepdims=True) * Q) * unit.slope_at(D2)
     grad[...] = _transform_force(K, np.ones_like(D2), Y, Y_ref)
 
 

@@ -1,17 +1,19 @@
 /*
  * t-SNE (van der Maaten & Hinton 2008), the C unit: the Cauchy output
  * weight that the exact gradient's 4-row loop, its cost rows, the FFT
- * interpolation and a new point's row KL use (docs/theory.md; NumPy unit:
- * methods/tsne.py).
+ * interpolation and a new point's row KL use, and the heavy-tailed weight
+ * (1 + d2/dof)^-dof of Kobak et al. (2019) for dof != 1 (docs/theory.md
+ * §3.4; NumPy unit: methods/tsne.py).
  */
 #ifndef SMALLVIS_METHODS_TSNE_H
 #define SMALLVIS_METHODS_TSNE_H
 
 #include "common.h"
 
-/* no parameters */
+/* dof = alpha > 0: the heavy tail; 1 is the Cauchy weight (the functions
+ * without "dof" in their name) */
 typedef struct {
-    char unused;
+    double dof;
 } smallvis_tsne_params;
 
 /* w = scale / (1 + d2); scale is 1, or a power of two for huge layouts so
@@ -56,6 +58,37 @@ static inline double smallvis_tsne_row_neg_log_w(double d2, double shift)
 {
     (void)shift;
     return log1p(d2);
+}
+
+/*
+ * The heavy-tailed weight, dof = alpha != 1 (the kernels with "dof" in
+ * their name; alpha = 1 runs the Cauchy functions above):
+ *     w = (1 + d2/alpha)^-alpha,  -log w = alpha log1p(d2/alpha),
+ *     slope -d log w / d d2 = 1 / (1 + d2/alpha) = w^(1/alpha).
+ * The loops use w relative to the largest weight of the set they
+ * normalise, w' = exp(log_w_max + log w), with log_w_max = -log w at the
+ * smallest d2: q = w / sum w is unchanged and no weight underflows to a
+ * zero normaliser (large alpha tends to the Gaussian exp(-d2)).
+ */
+static inline double smallvis_tsne_dof_neg_log_w(double d2, double dof)
+{
+    return dof * log1p(d2 / dof);
+}
+
+static inline double smallvis_tsne_dof_w(double d2, double dof, double log_w_max)
+{
+    return exp(log_w_max - smallvis_tsne_dof_neg_log_w(d2, dof));
+}
+
+static inline double smallvis_tsne_dof_slope(double d2, double dof)
+{
+    return 1.0 / (1.0 + d2 / dof);
+}
+
+/* The cost of a stored entry p beyond the normaliser: p (log p - log w). */
+static inline double smallvis_tsne_dof_edge(double p, double d2, double dof)
+{
+    return p * (log(p) + smallvis_tsne_dof_neg_log_w(d2, dof));
 }
 
 #endif /* SMALLVIS_METHODS_TSNE_H */
