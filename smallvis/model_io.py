@@ -64,6 +64,9 @@ VERSION = 1
 #: Constructor parameters added since version 1 was defined, with the value
 #: a file that lacks them was fitted with (their default then and now).
 ADDED_PARAMS = {"late_exaggeration": 1.0, "late_exaggeration_iter": None}
+#: Method cost parameters added since then, whose registry default is what a
+#: file that lacks them ran with (tsne's ``dof = 1``, the Cauchy kernel).
+ADDED_COST_PARAMS = ("dof",)
 
 
 class ModelFileError(ValueError):
@@ -618,7 +621,12 @@ def _check_reference(file, r, model, X, Y, arrays):
     stored = [k for k in method.affinity_params if k not in UNSTORED_AFFINITY_PARAMS]
     affinity = _checked(file, "reference.affinity_params", _decode_params,
                         r["affinity_params"], stored, arrays)
-    cost = _checked(file, "reference.cost_params", _decode_params, r["cost_params"],
+    cost_params = r["cost_params"]
+    if isinstance(cost_params, dict) and isinstance(cost_params.get("__dict__"), dict):
+        # a file from before a cost parameter existed: the default it ran with
+        added = {k: method.cost_params[k] for k in ADDED_COST_PARAMS if k in method.cost_params}
+        cost_params = {"__dict__": {**added, **cost_params["__dict__"]}}
+    cost = _checked(file, "reference.cost_params", _decode_params, cost_params,
                     list(method.cost_params), arrays)
     affinity, cost = _checked(file, "reference", method.split_params, {**affinity, **cost}, n)
     _checked(file, "reference.affinity_params", method.check_affinity_values, n, **affinity)

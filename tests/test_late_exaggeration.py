@@ -122,14 +122,18 @@ def test_model_files_keep_late_exaggeration(tmp_path, digits):
     assert model.result_.params["late_exaggeration_iter"] == 260
 
 
-def _without(path, names):
-    """A copy of a model file whose header lacks the parameters ``names``."""
+def _without(path, names, cost_names=()):
+    """A copy of a model file whose header lacks the parameters ``names`` (and
+    the reference's cost parameters ``cost_names``): a file written before
+    they existed."""
     with zipfile.ZipFile(path) as z:
         members = {n: z.read(n) for n in z.namelist()}
     header = np.load(io.BytesIO(members["header.npy"]))
     data = json.loads(header.tobytes().decode())
     for name in names:
         del data["params"][name]
+    for name in cost_names:
+        del data["reference"]["cost_params"]["__dict__"][name]
     buf = io.BytesIO()
     np.save(buf, np.frombuffer(json.dumps(data).encode(), dtype=np.uint8))
     members["header.npy"] = buf.getvalue()
@@ -140,14 +144,15 @@ def _without(path, names):
     return out
 
 
-def test_a_model_file_from_before_late_exaggeration_loads_with_its_defaults(tmp_path):
+def test_a_model_file_from_before_late_exaggeration_and_dof_loads_with_their_defaults(tmp_path):
     X, _ = smallvis.datasets.load("iris")
     model = smallvis.Embedding("tsne", n_iter=50, random_state=0).fit(X)
     path = tmp_path / "m.smallvis"
     smallvis.save_model(model, path)
-    old = _without(path, ["late_exaggeration", "late_exaggeration_iter"])
+    old = _without(path, ["late_exaggeration", "late_exaggeration_iter"], ["dof"])
     loaded = smallvis.load_model(old)
     assert loaded.late_exaggeration == 1.0 and loaded.late_exaggeration_iter is None
+    assert loaded.reference_.cost_params["dof"] == 1.0
     np.testing.assert_array_equal(loaded.transform(X[:5]), model.transform(X[:5]))
 
 
