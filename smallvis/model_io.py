@@ -629,12 +629,19 @@ def _check_reference(file, r, model, X, Y, arrays):
         optimizer=optimizer)
 
 
+#: Affinity parameters added after the first model files, with the value
+#: that every earlier file ran with (a file without them loads with it).
+ADDED_PARAMS = {"metric": "euclidean"}
+
+
 def _decode_params(value, names, arrays):
     """A header's parameter dict (``{"__dict__": ...}``) with exactly the keys ``names``."""
     if not (isinstance(value, dict) and set(value) == {"__dict__"}
             and isinstance(value["__dict__"], dict)):
         raise TypeError(f"must be a dict of parameters; got {value!r}")
     params = value["__dict__"]
+    # files written before a parameter existed ran with its default
+    params = {**{k: v for k, v in ADDED_PARAMS.items() if k in names}, **params}
     missing = [k for k in names if k not in params]
     unknown = [k for k in params if k not in names]
     if missing or unknown:

@@ -227,11 +227,12 @@ class Reference:
         if self._index is None or self._index.method != method:
             self._index = KNNIndex._of_checked(
                 self.X, method=method, n_trees=self.affinity_params.get("n_trees"),
-                random_state=int(self.seed) % (2**31 - 1), fast=self.fast)
+                random_state=int(self.seed) % (2**31 - 1), fast=self.fast,
+                metric=self.affinity_params.get("metric", "euclidean"))
         return self._index
 
     def neighbors(self, X_new, k):
-        """Indices and Euclidean distances of the ``k`` nearest training points."""
+        """Indices and distances (of the fit's metric) of the ``k`` nearest training points."""
         return self.knn_index().query(X_new, k)
 
     # ---- affinities -----------------------------------------------------

@@ -66,7 +66,7 @@ def test_unknown_method_lists_available():
 
 
 def test_unknown_keyword_lists_valid_ones():
-    with pytest.raises(ValueError, match=r"unknown parameter\(s\) 'gamma' for method 'tsne'; valid method parameters: knn, knn_method, n_interpolation, n_neighbors, n_trees, perplexity"):
+    with pytest.raises(ValueError, match=r"unknown parameter\(s\) 'gamma' for method 'tsne'; valid method parameters: knn, knn_method, metric, n_interpolation, n_neighbors, n_trees, perplexity"):
         smallvis.embed(IRIS, method="tsne", gamma=1)
     with pytest.raises(ValueError, match=r"unknown parameter\(s\) 'perplexity' for the cost of 'tsne'"):
         smallvis.cost_and_gradient("tsne", np.zeros((2, 2)), np.zeros((2, 2)), perplexity=3)

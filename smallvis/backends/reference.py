@@ -349,7 +349,33 @@ def smooth_knn_rows(distances, target, local_connectivity, tol, n_iter,
 # ---------------------------------------------------------------------------
 
 
-def knn_candidates(X, candidates, indices, sq_dist, n_threads):
+def _core_distances_to(X, cand, i, metric_code):
+    r"""The kNN kernels' distance from row ``i`` of ``X`` to rows ``cand``, by metric code.
+
+    .. math::
+
+        0:\ \sum_f (x_{cf} - x_{if})^2, \qquad
+        1:\ \sum_f |x_{cf} - x_{if}|, \qquad
+        2:\ \#\{f : x_{cf} 
+e x_{if}\},
+
+    summed feature by feature in order (the squared Euclidean distance, the
+    Manhattan distance, the Hamming count; see
+    :mod:`smallvis.inputs.distances` for what each metric searches with).
+    """
+    d = np.zeros(len(cand))
+    for f in range(X.shape[1]):
+        diff = X[cand, f] - X[i, f]
+        if metric_code == 0:
+            d += diff * diff
+        elif metric_code == 1:
+            d += np.abs(diff)
+        else:
+            d += diff != 0
+    return d
+
+
+def knn_candidates(X, candidates, indices, sq_dist, n_threads, metric_code=0):
     r"""The ``k`` nearest of each row's candidates, with float64 distances.
 
     Row ``i`` of ``candidates`` lists points (e.g. an Annoy query's answer)
@@ -378,6 +404,9 @@ def knn_candidates(X, candidates, indices, sq_dist, n_threads):
         Output: their squared distances; ``inf`` where the index is ``-1``.
     n_threads : int
         Threads over rows (Cython twin; ignored here).
+    metric_code : int, default=0
+        The distance summed (:func:`_core_distances_to`): 0 squared
+        Euclidean, 1 Manhattan, 2 Hamming count; ``sq_dist`` holds it.
 
     Returns
     -------
@@ -389,10 +418,7 @@ def knn_candidates(X, candidates, indices, sq_dist, n_threads):
     for i in range(n):
         cand = np.unique(candidates[i])
         cand = cand[(cand >= 0) & (cand != i)]
-        d2 = np.zeros(len(cand))
-        for f in range(X.shape[1]):
-            diff = X[cand, f] - X[i, f]
-            d2 += diff * diff
+        d2 = _core_distances_to(X, cand, i, metric_code)
         order = np.lexsort((cand, _tie_key(d2)))[:k]
         v = len(order)
         indices[i, :v], sq_dist[i, :v] = cand[order], d2[order]
@@ -402,7 +428,7 @@ def knn_candidates(X, candidates, indices, sq_dist, n_threads):
 
 
 def knn_refine(X, indices, sq_dist, flags, n_explore, out_indices, out_sq_dist,
-               out_flags, n_threads):
+               out_flags, n_threads, metric_code=0):
     r"""One round of local join over a k-nearest-neighbour graph.
 
     Each point's new list is the best ``k`` among its current neighbours and
@@ -453,6 +479,9 @@ def knn_refine(X, indices, sq_dist, flags, n_explore, out_indices, out_sq_dist,
         entered the first ``w`` from further down, else 0.
     n_threads : int
         Threads over rows (Cython twin; ignored here).
+    metric_code : int, default=0
+        The distance summed (:func:`_core_distances_to`): 0 squared
+        Euclidean, 1 Manhattan, 2 Hamming count; ``sq_dist`` holds it.
 
     Returns
     -------
@@ -473,10 +502,7 @@ def knn_refine(X, indices, sq_dist, flags, n_explore, out_indices, out_sq_dist,
         own = indices[i]
         cand = np.unique(indices[own[own >= 0], :w].ravel())
         cand = cand[(cand >= 0) & (cand != i) & ~np.isin(cand, own)]
-        d2 = np.zeros(len(cand))
-        for f in range(X.shape[1]):
-            diff = X[cand, f] - X[i, f]
-            d2 += diff * diff
+        d2 = _core_distances_to(X, cand, i, metric_code)
         idx = np.concatenate([own, cand])
         all_d2 = np.concatenate([sq_dist[i], d2])
         order = np.lexsort((idx, _tie_key(all_d2)))[:k]
