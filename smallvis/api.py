@@ -4,10 +4,12 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.sparse as sp
 
 from . import _progress
 from . import _threads
 from .inputs import affinities as aff
+from .inputs import precomputed
 from .backends._backend import kernels as select_kernels
 from ._method_rules import umap_output_kernel
 from ._memory import release_free_heap
@@ -105,6 +107,68 @@ class EmbedResult:
         return self.learned.get("Q")
 
 
+def _check_data(X, params):
+    """The data, or what stands for them: ``(X or None, params)``, before the method is known.
+
+    ``X`` is checked as :func:`check_data` does; with
+    ``metric="precomputed"``, a dense ``X`` must be a distance matrix
+    (:func:`smallvis.inputs.precomputed.check_distance_matrix`) and a
+    sparse one is a kNN graph, passed on as ``knn`` (``X`` None).
+    ``params`` is a new dict.
+    """
+    params = dict(params)
+    metric = params.get("metric", "euclidean")
+    if X is not None and sp.issparse(X) and metric == precomputed.PRECOMPUTED:
+        if params.get("knn") is not None:
+            raise ValueError("give the neighbours once: a sparse X with metric='precomputed' "
+                             "is a kNN graph, and knn= was given too")
+        params["knn"] = precomputed.knn_from_graph(X)
+        return None, params
+    if X is not None:
+        X = check_data(X)
+        if metric == precomputed.PRECOMPUTED:
+            precomputed.check_distance_matrix(X)
+    return X, params
+
+
+def _check_stand_ins(X, m, params):
+    """``(X, params, P, has_data)``: what the builders get when no data were given.
+
+    ``affinities`` (a user's ``P``) is removed from ``params`` and returned
+    checked and normalised as the method's own (else None).  Without ``X``
+    (``knn`` or ``affinities`` alone) the builders get an ``(n, 0)`` array
+    that carries the number of points only, and ``has_data`` is False.
+    """
+    params = dict(params)
+    user_P = params.pop("affinities", None)
+    if user_P is not None:
+        C = check_affinities(user_P, symmetric=m.symmetric, fuzzy=m.fuzzy, name="affinities")
+        if X is not None and C.shape[0] != X.shape[0]:
+            raise ValueError(f"affinities has {C.shape[0]} rows but X has {X.shape[0]}; "
+                             "they must match")
+        user_P = precomputed.affinities_of_method(C, m.p_family)
+        n = C.shape[0]
+    elif X is None:
+        knn = params.get("knn")
+        if knn is None:
+            raise TypeError("X is required unless the neighbours (knn=, or a sparse kNN graph "
+                            "with metric='precomputed') or the affinities (affinities=) are "
+                            "given")
+        if "knn" not in m.affinity_params:
+            usable = [name for name, other in METHODS.items() if "knn" in other.affinity_params]
+            raise ValueError(f"{m.name}'s P needs the distances between all points, not a kNN "
+                             f"graph; use one of {', '.join(usable)}, or pass the dense "
+                             "distance matrix with metric='precomputed'")
+        try:
+            n = len(knn[0])
+        except (TypeError, IndexError):
+            raise TypeError("knn must be a pair (indices, distances) from "
+                            "nearest_neighbors") from None
+    if X is None:
+        return np.zeros((n, 0)), params, user_P, False
+    return X, params, user_P, True
+
+
 def list_methods():
     """Names of the available methods, in registry order.
 
@@ -120,8 +184,9 @@ def affinities(X, method=DEFAULT_METHOD, *, fast=False, random_state=None, n_thr
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
-        Input data.
+    X : array-like of shape (n_samples, n_features), or None
+        Input data; with ``metric="precomputed"``, distances (see
+        :func:`embed`); None with ``knn=``.
     method : str, default="tsne"
         A name from :func:`list_methods`.
     fast : bool, default=False
@@ -142,8 +207,12 @@ def affinities(X, method=DEFAULT_METHOD, *, fast=False, random_state=None, n_thr
         (symmetric, entries in (0, 1], not normalised).  ncvis: the union of
         the kNN graphs, normalised to sum 1.
     """
-    X = check_data(X)  # the data first: NaN is reported before any parameter
+    if "affinities" in params:
+        raise TypeError("affinities() builds P; it takes no affinities= (pass that P to "
+                        "embed)")
+    X, params = _check_data(X, params)  # the data first: NaN before any parameter
     m = get_method(method)
+    X, params, _, _ = _check_stand_ins(X, m, params)
     kern = select_kernels(fast)
     if set(params) & set(m.cost_params):
         raise ValueError(
@@ -295,9 +364,18 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
+    X : array-like of shape (n_samples, n_features), or None
         Input data; finite, at least 2 rows.  Checked before any other
-        argument.
+        argument.  With the method parameter ``metric="precomputed"``: a
+        dense symmetric matrix of distances with a zero diagonal, or a
+        sparse kNN graph (row ``i`` stores the distances to the neighbours
+        of ``i``).  None when ``knn=(indices, distances)`` (a method
+        parameter) or ``affinities=P`` (a user's input affinities, checked
+        as :func:`cost_and_gradient` checks ``P`` and normalised as the
+        method's own: divided by their sum, by row sums for asne, as given
+        for umap and tumap) stand for the data.  Without coordinates
+        (precomputed distances, ``knn`` or ``affinities`` alone) the default
+        ``init`` is "spectral"; without any data "pca"/"spca" are refused.
     method : str, default="tsne"
         A name from :func:`list_methods`.
     fast : bool, default=False
@@ -405,8 +483,15 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
     """
     t0 = time.perf_counter()
     progress = _progress.begin(verbose)  # noqa: F841  stage lines while this lives
-    X = check_data(X)  # the data first: NaN is reported before any parameter
+    X, method_params = _check_data(X, method_params)  # the data first: NaN before any parameter
     m = get_method(method)
+    X, method_params, user_P, has_data = _check_stand_ins(X, m, method_params)
+    coordinates = has_data and method_params.get("metric") != precomputed.PRECOMPUTED
+    if not coordinates and init is None:
+        init = "spectral"  # no coordinates to take principal components of
+    elif not has_data and isinstance(init, str) and init in ("pca", "spca"):
+        raise ValueError(f"init={init!r} needs the data X; without them (knn= or "
+                         "affinities= alone) use 'spectral', 'random' or an array")
     kern = select_kernels(fast)
     n = X.shape[0]
     check_dense_memory(kern, n)
@@ -427,9 +512,12 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
                   f"kernels, learning rate {plan.learning_rate:g}")
 
     t1 = time.perf_counter()
-    C = check_built_affinities(
-        m.build_affinities(X, kern, random_state, n_threads, **plan.affinity_params),
-        n, symmetric=m.symmetric, fuzzy=m.fuzzy)
+    if user_P is not None:
+        C = user_P
+    else:
+        C = check_built_affinities(
+            m.build_affinities(X, kern, random_state, n_threads, **plan.affinity_params),
+            n, symmetric=m.symmetric, fuzzy=m.fuzzy)
     release_free_heap()  # the builders' temporaries, before the optimizer allocates
     t2 = time.perf_counter()
     with _progress.stage("init", plan.init if isinstance(plan.init, str) else "user array"):
@@ -444,7 +532,8 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
     except DivergenceError as exc:
         raise DivergenceError(f"{m.name}: {exc}") from None
     t3 = time.perf_counter()
-    _warn_if_distinct_points_merged(Y, X, plan.cost_params, m.name)
+    if has_data:
+        _warn_if_distinct_points_merged(Y, X, plan.cost_params, m.name)
     _progress.say(f"optimisation: done in {t3 - t_init:.2f}s")
     if not return_result:
         return Y

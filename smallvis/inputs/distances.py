@@ -55,6 +55,7 @@ import numpy as np
 from scipy.spatial.distance import cdist, pdist, squareform
 
 from .._validation import ParameterError
+from .precomputed import PRECOMPUTED, check_distance_matrix, check_distance_rows
 
 __all__ = ["METRICS", "DEFAULT_METRIC", "KERNEL_CODES", "check_metric", "prepare",
            "core_distances", "finish", "pairwise_distances", "annoy_space", "hamming_codes",
@@ -83,10 +84,11 @@ _CDIST_CORE = {0: "sqeuclidean", 1: "cityblock"}
 
 
 def check_metric(metric, name="metric"):
-    """``metric`` if it is one of :data:`METRICS`; else a ``ParameterError`` naming them."""
-    if not isinstance(metric, str) or metric not in METRICS:
+    """``metric`` if it is one of :data:`METRICS` or "precomputed"; else a ``ParameterError``."""
+    if not isinstance(metric, str) or metric not in METRICS + (PRECOMPUTED,):
         raise ParameterError(
-            f"{name} must be one of {', '.join(map(repr, METRICS))}; got {metric!r}", (name,))
+            f"{name} must be one of {', '.join(map(repr, METRICS))} or 'precomputed' "
+            f"(X holds the distances); got {metric!r}", (name,))
     return metric
 
 
@@ -98,6 +100,8 @@ def prepare(X, metric, name="X"):
     ``ValueError`` for a row whose cosine (a row of zeros) or correlation
     (a constant row) distance is undefined.
     """
+    if metric == PRECOMPUTED:  # rows of distances (to the training points)
+        return check_distance_rows(X, name)
     if metric not in ("cosine", "correlation"):
         return X
     R = X - X.mean(axis=1, keepdims=True) if metric == "correlation" else np.array(X)
@@ -120,8 +124,12 @@ def core_distances(A, B, metric):
     """The core quantity (module table) between prepared rows ``A`` and ``B``.
 
     :func:`scipy.spatial.distance.cdist`, summed in the order of the kNN
-    kernels; the Hamming count is exact (an integer).
+    kernels; the Hamming count is exact (an integer).  With
+    ``"precomputed"``, ``A`` holds the distances to the rows of ``B``
+    themselves: a copy of ``A``.
     """
+    if metric == PRECOMPUTED:  # A holds rows of distances to the rows of B
+        return np.array(A, dtype=np.float64)
     code = KERNEL_CODES[metric]
     if code in _CDIST_CORE:
         return cdist(A, B, _CDIST_CORE[code])
@@ -135,6 +143,11 @@ def finish(core, metric, n_features, out=None):
     """
     if metric == "euclidean":
         return np.sqrt(core, out=out)
+    if metric == PRECOMPUTED:  # the distances themselves
+        if out is None:
+            return np.array(core)
+        out[...] = core
+        return out
     scale = {"cosine": 0.5, "correlation": 0.5, "manhattan": 1.0,
              "hamming": 1.0 / max(n_features, 1)}[metric]
     return np.multiply(core, scale, out=out)
@@ -146,6 +159,8 @@ def pairwise_distances(X, metric):
     Each unordered pair computed once (``pdist``) from the prepared rows,
     as the searches compute it; zero diagonal.  ``X`` is checked data.
     """
+    if metric == PRECOMPUTED:
+        return np.array(check_distance_matrix(X))
     Z = prepare(X, metric)
     code = KERNEL_CODES[metric]
     if code in _CDIST_CORE:

@@ -594,6 +594,13 @@ class KNNIndex:
             n_explore = check_integer(n_explore, "n_explore", low=1)
         self.n_threads = check_threads(n_threads)
         rng = check_random_state(random_state)
+        if self.metric == metrics.PRECOMPUTED:
+            metrics.check_distance_matrix(X)
+            if method == "annoy":
+                raise ParameterError("knn_method='annoy' cannot search precomputed distances "
+                                     "(there are no vectors to index); use 'exact' or 'auto'",
+                                     ("knn_method",))
+            method = "exact"  # a selection among the rows of the distances
         if method == "auto":
             method = "exact" if X.shape[0] <= EXACT_MAX_N else "annoy"
         self.X = X
