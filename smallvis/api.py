@@ -10,6 +10,8 @@ from . import _progress
 from . import _threads
 from .inputs import affinities as aff
 from .inputs import precomputed
+from .inputs.neighbors import check_points
+from .inputs.projection import fit_projection
 from .backends._backend import kernels as select_kernels
 from ._method_rules import umap_output_kernel
 from ._memory import release_free_heap
@@ -125,10 +127,29 @@ def _check_data(X, params):
         params["knn"] = precomputed.knn_from_graph(X)
         return None, params
     if X is not None:
-        X = check_data(X)
+        X = check_points(X)  # sparse X: a canonical CSR copy
         if metric == precomputed.PRECOMPUTED:
             precomputed.check_distance_matrix(X)
     return X, params
+
+
+#: Components of the truncated SVD that stands for a sparse X where
+#: coordinates are needed (the "pca"/"spca" init, the check for merged points).
+SPARSE_INIT_RANK = 8
+
+
+def _coordinates(X, random_state):
+    """``X`` itself, or for sparse ``X`` its truncated SVD scores (no dense N x D copy).
+
+    The PCA of the scores (what "pca" and "spca" take) approximates the
+    PCA of ``X`` by the top :data:`SPARSE_INIT_RANK` singular directions of
+    the uncentred rows.
+    """
+    if not sp.issparse(X):
+        return X
+    rank = max(1, min(SPARSE_INIT_RANK, X.shape[0] - 1, X.shape[1]))
+    seed = random_state if isinstance(random_state, (int, np.integer)) else 0
+    return fit_projection(X, rank, int(seed), centre=False).apply(X)
 
 
 def _check_stand_ins(X, m, params):
@@ -520,8 +541,9 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
             n, symmetric=m.symmetric, fuzzy=m.fuzzy)
     release_free_heap()  # the builders' temporaries, before the optimizer allocates
     t2 = time.perf_counter()
+    X_coords = _coordinates(X, random_state)
     with _progress.stage("init", plan.init if isinstance(plan.init, str) else "user array"):
-        Y = initialize(plan.init, X, n_components, rng, P=C)  # graph inits need P
+        Y = initialize(plan.init, X_coords, n_components, rng, P=C)  # graph inits need P
     t_init = time.perf_counter()
 
     objective = Objective.build(m, kern, C, plan.cost_params, n_threads, plan.gradient)
@@ -533,7 +555,7 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
         raise DivergenceError(f"{m.name}: {exc}") from None
     t3 = time.perf_counter()
     if has_data:
-        _warn_if_distinct_points_merged(Y, X, plan.cost_params, m.name)
+        _warn_if_distinct_points_merged(Y, X_coords, plan.cost_params, m.name)
     _progress.say(f"optimisation: done in {t3 - t_init:.2f}s")
     if not return_result:
         return Y

@@ -36,7 +36,8 @@ import numpy as np
 from . import __version__, datasets
 from ._outputs import check_output, is_stream, write_output
 from ._tables import CLIError, columns_by_name, load_input, number_type
-from ._validation import check_data, spell_options
+from .inputs.neighbors import check_points
+from ._validation import spell_options
 from .api import embed
 from .registry import DEFAULT_METHOD, METHODS, knn_only_methods
 
@@ -435,7 +436,7 @@ def run_embed(args, tracker):
                    ("--save-model", args.save_model, MODEL_FORMATS)], inputs)
     X, labels, names = load_input(args.input, header=args.header, labels=args.labels,
                                   labels_header=args.labels_header)
-    X = check_data(X)  # the data first: NaN is reported before any option
+    X = check_points(X)  # the data first: NaN is reported before any option
     learning_rate = _learning_rate(args.learning_rate)
     method_params = method_parameters(args)
     tracker.labels = labels

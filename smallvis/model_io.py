@@ -121,7 +121,8 @@ def save_model(model, file):
         ``file`` is a file object open in text mode, or neither a path nor
         a file object.
     ValueError
-        A parameter with no safe file form (e.g. a ``callback`` function);
+        A parameter with no safe file form (e.g. a ``callback`` function), a
+        model fitted on sparse X;
         or ``file`` is a read-only file (for root too), in a missing or
         read-only directory, a directory, a block device, a socket or a
         link loop (nothing is written).
@@ -134,6 +135,10 @@ def save_model(model, file):
     model._check_is_fitted("save_model")
     _check_binary_target(file)
     ref = model.reference_
+    if not isinstance(ref.X, np.ndarray):
+        raise ValueError("save_model: the model was fitted on sparse X, which model files "
+                         "do not hold yet; pickle the fitted estimator instead (trusted "
+                         "sources only)")
     arrays = {}
     params = {name: _encode(value, f"param:{name}", arrays)
               for name, value in model.get_params().items() if name != "callback"}

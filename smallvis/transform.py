@@ -96,7 +96,7 @@ from .backends._sgd_reference import _absorb
 from ._validation import (MAX_TRANSFORM_ITERATIONS, _as_array, check_data, check_iterations,
                           check_number, check_threads, coordinate_span_overflows)
 from .registry import get_method
-from .inputs.neighbors import EXACT_MAX_N, KNNIndex
+from .inputs.neighbors import EXACT_MAX_N, KNNIndex, check_points
 from .engines.optim import DivergenceError, OptimizerSettings, optimize_exact
 from .engines.sgd import optimize_sgd, prepare_frozen
 
@@ -127,13 +127,26 @@ class NotFittedError(ValueError, AttributeError):
     """
 
 
-def check_new_points(X_new, n_features, name="X_new"):
+def check_new_points(X_new, n_features, name="X_new", sparse=False):
     """``X_new`` as a C-contiguous float64 array with ``n_features`` columns, or raise.
+
+    ``sparse``: the training data were sparse; ``X_new`` may be dense or
+    sparse and is returned as a canonical CSR matrix.
 
     Refused with a ``ValueError`` naming the problem: not 2-D, no rows, a
     different number of features from the training data, NaN or infinite
     values.  Nothing is changed by a refusal.
     """
+    if sparse or sp.issparse(X_new):
+        if not sparse:
+            raise TypeError(f"{name} is sparse but the model was fitted on dense data; pass "
+                            f"{name}.toarray()")
+        arr = check_points(X_new if sp.issparse(X_new) else check_data(X_new, name, 1),
+                           name, min_rows=1)
+        if arr.shape[1] != n_features:
+            raise ValueError(f"X has {arr.shape[1]} features, but the model is expecting "
+                             f"{n_features} features as input")
+        return sp.csr_matrix(arr)
     arr = _as_array(X_new, name)
     if arr.ndim == 1:
         raise ValueError(
@@ -339,7 +352,7 @@ class Reference:
             ``X_new`` is not finite or has the wrong shape, or a placement is
             not finite (the fitted map spans too wide a range).
         """
-        X_new = check_new_points(X_new, self.X.shape[1])
+        X_new = check_new_points(X_new, self.X.shape[1], sparse=sp.issparse(self.X))
         n_iter, learning_rate = check_transform_settings(n_iter, learning_rate)
         n_threads = check_threads(n_threads)
         kern = select_kernels(self.fast)
@@ -499,7 +512,8 @@ def build_reference(method, X, result, *, seed, fast=True):
     cost_params.update(result.learned)
     P = result.P
     row_scale = 1.0 if m.fuzzy else float(P.sum()) / X.shape[0]
-    return Reference(method=m.name, X=np.ascontiguousarray(X, dtype=np.float64),
+    X = X if sp.issparse(X) else np.ascontiguousarray(X, dtype=np.float64)
+    return Reference(method=m.name, X=X,
                      Y=np.ascontiguousarray(result.Y, dtype=np.float64),
                      affinity_params=affinity_params, cost_params=cost_params,
                      row_scale=row_scale, seed=int(seed), fast=bool(fast),

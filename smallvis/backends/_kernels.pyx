@@ -1487,3 +1487,5 @@ def knn_union_fill(indices, values, indptr, out_indices, out_data, n_threads):
 include "_fft_repulsion.pxi"
 
 include "_transform_kernels.pxi"
+
+include "_sparse_kernels.pxi"

@@ -91,6 +91,7 @@ __all__ = [
     "knn_candidates",
     "knn_union_count",
     "knn_union_fill",
+    "sparse_pair_sq_distances",
 ]
 
 
@@ -425,6 +426,41 @@ def knn_candidates(X, candidates, indices, sq_dist, n_threads, metric_code=0):
         indices[i, v:], sq_dist[i, v:] = -1, np.inf
         n_short += v < k
     return n_short
+
+
+def sparse_pair_sq_distances(indptr, indices, data, rows, cols, out, n_threads):
+    r"""Squared Euclidean distances between pairs of rows of a CSR matrix.
+
+    .. math::
+
+        \texttt{out}_t = \sum_f (x_{a_t f} - x_{b_t f})^2,
+        \qquad a_t = \texttt{rows}_t,\ b_t = \texttt{cols}_t,
+
+    summed over the union of the two rows' stored columns in column order,
+    from differences (equal rows are at exactly 0), left to right.
+
+    Parameters
+    ----------
+    indptr, indices, data : ndarray
+        The CSR matrix: int64 row pointers, int64 column indices sorted
+        within each row (no duplicates), float64 values.
+    rows, cols : ndarray of shape (m,), int64
+        The pairs.
+    out : ndarray of shape (m,)
+        Output.
+    n_threads : int
+        Threads over pairs (Cython twin; ignored here).
+    """
+    for t in range(len(rows)):
+        a, b = int(rows[t]), int(cols[t])
+        ia, va = indices[indptr[a]:indptr[a + 1]], data[indptr[a]:indptr[a + 1]]
+        ib, vb = indices[indptr[b]:indptr[b + 1]], data[indptr[b]:indptr[b + 1]]
+        union = np.union1d(ia, ib)
+        xa, xb = np.zeros(len(union)), np.zeros(len(union))
+        xa[np.searchsorted(union, ia)] = va
+        xb[np.searchsorted(union, ib)] = vb
+        diff = xa - xb
+        out[t] = np.cumsum(diff * diff)[-1] if len(union) else 0.0
 
 
 def knn_refine(X, indices, sq_dist, flags, n_explore, out_indices, out_sq_dist,

@@ -159,7 +159,7 @@ def conditional_perplexity(X, perplexity, kernels, *, tol=PERPLEXITY_TOL,
     return _with_zero_diagonal(rows), beta
 
 
-def _scaled_squared_distances(X, metric):
+def _scaled_squared_distances(X, metric, kernels):
     """``(D2, e)``: the squared ``metric`` distances in units of ``2**e``, all pairs.
 
     The Euclidean matrix is :func:`squared_distances` of ``X / 2**e``, ``e``
@@ -167,10 +167,15 @@ def _scaled_squared_distances(X, metric):
     metric's distances are divided by the power of two of their largest
     before they are squared, so no square over- or underflows either.
     """
-    if metric == "euclidean":
+    if sp.issparse(X):
+        from .sparse_search import pairwise_distances as sparse_pairwise
+
+        D = sparse_pairwise(X, metric, kernels)
+    elif metric == "euclidean":
         e = power_of_two_exponent(X)
         return squared_distances(X, e), e
-    D = metrics.pairwise_distances(X, metric)
+    else:
+        D = metrics.pairwise_distances(X, metric)
     e = power_of_two_exponent(D)
     D = in_units(D, e)
     return np.square(D, out=D), e
@@ -182,7 +187,7 @@ def _dense_rows(X, perplexity, kernels, tol=PERPLEXITY_TOL,
     check_dense_affinity_size(X.shape[0])
     with _progress.stage("calibration", f"perplexity {perplexity:g} over all "
                                         f"{X.shape[0]} points"):
-        D2, e = _scaled_squared_distances(X, metric)
+        D2, e = _scaled_squared_distances(X, metric, kernels)
         D2 = np.ascontiguousarray(_off_diagonal(D2))
         n = D2.shape[0]
         # the rows fill the first n (n - 1) entries of an n x n buffer.  At

@@ -85,7 +85,10 @@ from scipy.spatial.distance import cdist
 
 from .. import _progress, _threads
 from ..backends._backend import kernels as select_kernels
+import scipy.sparse as sp
+
 from . import distances as metrics
+from . import sparse_search
 from ._new_points import centre_and_extent, distance_units, far_keys, far_points, forest_queries
 from .._numeric import in_units, power_of_two_exponent, tie_key as _tie_key
 from .._validation import (MAX_REFINE_ROUNDS, ParameterError, check_data, check_integer,
@@ -240,12 +243,20 @@ def knn_graph(X, n_neighbors, *, method="auto", n_trees=None, search_k=None, n_r
     the search is :meth:`KNNIndex.neighbors` of a :class:`KNNIndex` over
     ``X``.
     """
-    X = check_data(X)
+    X = check_points(X)
     n_neighbors = check_integer(n_neighbors, "n_neighbors", 1, X.shape[0] - 1)
     index = KNNIndex._of_checked(X, method=method, n_trees=n_trees, search_k=search_k,
                      n_refine=n_refine, n_explore=n_explore, random_state=random_state,
                      n_threads=n_threads, fast=fast, metric=metric)
     return index.neighbors(n_neighbors)
+
+
+def check_points(X, name="X", min_rows=2):
+    """Dense data checked by :func:`check_data`; sparse data by
+    :func:`smallvis.inputs.sparse_search.check_sparse_data` (a canonical CSR copy)."""
+    if sp.issparse(X):
+        return sparse_search.check_sparse_data(X, name, min_rows)
+    return check_data(X, name, min_rows)
 
 
 def check_search_params(method, n_trees, name="method"):
@@ -565,7 +576,7 @@ class KNNIndex:
     def __init__(self, X, *, method="auto", n_trees=None, search_k=None, n_refine=None,
                  n_explore=None, random_state=None, n_threads=1, fast=False,
                  metric="euclidean"):
-        self._configure(check_data(X), method=method, n_trees=n_trees, search_k=search_k,
+        self._configure(check_points(X), method=method, n_trees=n_trees, search_k=search_k,
                         n_refine=n_refine, n_explore=n_explore, random_state=random_state,
                         n_threads=n_threads, fast=fast, metric=metric)
 
@@ -577,7 +588,9 @@ class KNNIndex:
         it is not scanned again.  ``settings`` as the constructor's.
         """
         index = cls.__new__(cls)
-        index._configure(np.ascontiguousarray(X, dtype=np.float64), **settings)
+        if not sp.issparse(X):
+            X = np.ascontiguousarray(X, dtype=np.float64)
+        index._configure(X, **settings)
         return index
 
     def _configure(self, X, *, method="auto", n_trees=None, search_k=None, n_refine=None,
@@ -594,7 +607,12 @@ class KNNIndex:
             n_explore = check_integer(n_explore, "n_explore", low=1)
         self.n_threads = check_threads(n_threads)
         rng = check_random_state(random_state)
-        if self.metric == metrics.PRECOMPUTED:
+        if sp.issparse(X):
+            if self.metric == metrics.PRECOMPUTED:
+                raise ValueError("a sparse X with metric='precomputed' is a kNN graph: pass "
+                                 "it to embed or affinities, which read its neighbours")
+            sparse_search.check_sparse_metric(self.metric)
+        elif self.metric == metrics.PRECOMPUTED:
             metrics.check_distance_matrix(X)
             if method == "annoy":
                 raise ParameterError("knn_method='annoy' cannot search precomputed distances "
@@ -623,11 +641,12 @@ class KNNIndex:
         self._graphs = {}  # width -> the training points' own neighbours
         self._prepared = None  # the metric's rows (distances.prepare)
         self._categories = None  # hamming: the columns' values (the forest's codes)
+        self._sparse = None  # sparse X: its search structures (sparse_search.SparseIndex)
 
     def __getstate__(self):
         state = self.__dict__.copy()
         for derived in ("_forest", "_exponent", "_centre", "_graphs", "_prepared",
-                        "_categories"):
+                        "_categories", "_sparse"):
             state.pop(derived, None)
         return state
 
@@ -639,8 +658,19 @@ class KNNIndex:
     def _points(self):
         """The training rows the metric measures (:func:`smallvis.inputs.distances.prepare`)."""
         if self._prepared is None:
-            self._prepared = metrics.prepare(self.X, self.metric)
+            self._prepared = (sparse_search.prepare_sparse(self.X, self.metric)
+                              if sp.issparse(self.X) else metrics.prepare(self.X, self.metric))
         return self._prepared
+
+    def _sparse_index(self):
+        """Sparse X: the exact or projected search (:mod:`smallvis.inputs.sparse_search`)."""
+        if self._sparse is None:
+            self._sparse = sparse_search.SparseIndex(
+                self._points(), method=self.method, n_trees=self.n_trees,
+                seed=self.seed, n_refine=self.n_refine, fast=self.fast,
+                n_threads=self.n_threads, kernels=select_kernels(self.fast),
+                dense_index=KNNIndex._of_checked)
+        return self._sparse
 
     def _scaled_metric(self):
         """Whether distances change with the data's scale (searched in powers of two)."""
@@ -658,6 +688,11 @@ class KNNIndex:
         """
         n = self.X.shape[0]
         k = check_integer(n_neighbors, "n_neighbors", 1, n - 1)
+        if sp.issparse(self.X):
+            with _progress.stage("kNN", f"{self.method} (sparse), {k} neighbours of {n} points"):
+                indices, sq_dist = self._sparse_index().neighbors(k)
+            distances = _monotone_finish(sq_dist, self.metric, self.X.shape[1], out=sq_dist)
+            return indices.astype(_index_dtype(n)), distances
         Xs, e = self._scaled_data()
         if self.method == "exact":
             with _progress.stage("kNN", f"exact, {k} neighbours of {n} points"):
@@ -784,7 +819,7 @@ class KNNIndex:
         distances from the projection form (:func:`smallvis.inputs._new_points.far_keys`), which do not
         tie where the float64 distances do.
         """
-        X_new = check_data(X_new, "X_new", min_rows=1)
+        X_new = check_points(X_new, "X_new", min_rows=1)
         if X_new.shape[1] != self.X.shape[1]:
             raise ValueError(f"X_new has {X_new.shape[1]} features; the index was built "
                              f"on {self.X.shape[1]}")
@@ -798,6 +833,11 @@ class KNNIndex:
         number of features (as :func:`smallvis.transform.check_new_points`
         returns it); it is not scanned again.
         """
+        if sp.issparse(self.X):
+            return self._sparse_query(X_new, k)
+        if sp.issparse(X_new):
+            raise TypeError("X_new is sparse but the index was built on dense data; pass "
+                            "X_new.toarray()")
         units = self.distance_units(X_new)
         X_new = metrics.prepare(X_new, self.metric, "X_new")
         if self.method == "exact":
@@ -819,6 +859,16 @@ class KNNIndex:
                               in_units(self.X[order], units[s]))
             distances[s] = np.sqrt(np.maximum.accumulate(d2[0]))  # equal to rounding
         return NewNeighbours(indices, distances, units, far_sq)
+
+    def _sparse_query(self, X_new, k):
+        """:meth:`_query_checked` of a sparse training set (new points dense or sparse)."""
+        X_new = sparse_search.prepare_sparse(sp.csr_matrix(X_new, dtype=np.float64),
+                                             self.metric, "X_new")
+        width = min(self._n_explore(k), k, self.X.shape[0] - 1)
+        indices, sq_dist = self._sparse_index().query(X_new, k, lambda: self._graph(width))
+        distances = _monotone_finish(sq_dist, self.metric, self.X.shape[1], out=sq_dist)
+        zeros = np.zeros(X_new.shape[0], dtype=np.int64)
+        return NewNeighbours(indices, distances, zeros, np.full(indices.shape, np.nan))
 
     def distance_units(self, X_new):
         """Per new point, the power of two its distances are measured in (0: the data's units).
