@@ -102,6 +102,9 @@ class EmbedResult:
     learned: dict = field(default_factory=dict)
     recoveries: list = field(default_factory=list)
     cost_kind: str = "exact"
+    #: The ``pca=`` projection (:class:`smallvis.inputs.projection.Projection`)
+    #: that the neighbour search ran in, or None.
+    projection: object = None
 
     @property
     def Q(self):
@@ -131,6 +134,30 @@ def _check_data(X, params):
         if metric == precomputed.PRECOMPUTED:
             precomputed.check_distance_matrix(X)
     return X, params
+
+
+#: Metrics that a ``pca=`` projection keeps meaningful (Euclidean distances
+#: of the scores approximate those of the data; cosine those of sparse rows).
+PCA_METRICS = ("euclidean", "cosine")
+
+
+def _check_pca(pca, X, params, random_state):
+    """The fitted ``pca=`` projection of ``X``, or None (``pca`` None)."""
+    if pca is None:
+        return None
+    if X is None or params.get("metric") == precomputed.PRECOMPUTED:
+        raise ValueError("pca= reduces the data X; it takes no precomputed distances, "
+                         "knn= or affinities= alone")
+    metric = params.get("metric", "euclidean")
+    if metric not in PCA_METRICS:
+        raise ValueError(f"pca= keeps the {' and '.join(PCA_METRICS)} metrics; got metric="
+                         f"{metric!r} (drop pca= for it)")
+    pca = check_integer(pca, "pca", low=1, high=min(X.shape))
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        seed = int(random_state)
+    else:  # a Generator (or None): one draw from it seeds the projection
+        seed = int(check_random_state(random_state).integers(2**31 - 1))
+    return fit_projection(X, pca, seed)
 
 
 #: Components of the truncated SVD that stands for a sparse X where
@@ -380,7 +407,7 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
           exaggeration_iter=250, momentum=0.5, final_momentum=0.8,
           momentum_switch_iter=250, min_gain=0.01, tol=1e-7, cost_every=50,
           random_state=None, n_threads=1, verbose=False, callback=None,
-          return_result=False, **method_params):
+          return_result=False, pca=None, **method_params):
     """Embed ``X`` in ``n_components`` dimensions with ``method``.
 
     Parameters
@@ -495,6 +522,15 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
         sgd).  Return True to stop.
     return_result : bool, default=False
         Return an :class:`EmbedResult` instead of the coordinates.
+    pca : int, optional
+        Reduce ``X`` to this many principal components before anything
+        else (the neighbour search, P, the initialisation): centred
+        randomised SVD for dense ``X``, truncated SVD without centring for
+        sparse ``X`` (:mod:`smallvis.inputs.projection`), seeded from
+        ``random_state``.  For the Euclidean and cosine metrics; at most
+        ``min(n_samples, n_features)``.  The projection is kept
+        (``result.projection``, the estimators' ``reference_``, model
+        files) and ``transform`` applies it to new points.
     **method_params
         Method parameters (see ``smallvis.METHODS[method]``).
 
@@ -507,6 +543,10 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
     X, method_params = _check_data(X, method_params)  # the data first: NaN before any parameter
     m = get_method(method)
     X, method_params, user_P, has_data = _check_stand_ins(X, m, method_params)
+    projection = _check_pca(pca, X if has_data else None, method_params, random_state)
+    if projection is not None:
+        with _progress.stage("pca", f"{pca} components of {X.shape[1]} features"):
+            X = projection.apply(X)
     coordinates = has_data and method_params.get("metric") != precomputed.PRECOMPUTED
     if not coordinates and init is None:
         init = "spectral"  # no coordinates to take principal components of
@@ -561,7 +601,8 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
         return Y
     params = dict(fast=bool(fast), n_components=n_components, optimizer=plan.name,
                   init=plan.init if isinstance(plan.init, str) else "array",
-                  random_state=random_state, n_threads=n_threads, **outcome.settings,
+                  random_state=random_state, n_threads=n_threads, pca=pca,
+                  **outcome.settings,
                   **plan.affinity_params, **plan.cost_params)
     return EmbedResult(
         Y=Y, cost=float(outcome.final_cost), itercosts=np.asarray(outcome.costs, dtype=float),
@@ -573,4 +614,5 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
         learned={k: float(v) for k, v in zip(m.learned, objective.learned)},
         recoveries=outcome.recoveries,
         cost_kind=outcome.cost_kind,
+        projection=projection,
     )

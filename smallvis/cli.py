@@ -298,6 +298,9 @@ def build_parser():
                    help="use the Cython kernels (same numbers to rounding, much faster)")
     used = {n: m.affinity_params["perplexity"] for n, m in METHODS.items()
             if m.affinity_params.get("perplexity") is not None}
+    e.add_argument("--pca", type=int, default=None, metavar="INT",
+                   help="reduce the input to this many principal components first "
+                        "(truncated SVD for a sparse .npz); stored in --save-model")
     e.add_argument("--perplexity", type=float, default=None,
                    help=f"perplexity of the input affinities, for {', '.join(used)} "
                         f"(default: {_defaults_text(used, name_common=False)})")
@@ -459,7 +462,7 @@ def run_embed(args, tracker):
         optimizer=args.optimizer, n_epochs=args.n_epochs,
         exaggeration=args.exaggeration, random_state=args.random_state,
         n_threads=args.threads, verbose=not args.quiet, return_result=True,
-        callback=tracker if args.save_partial else None, **method_params,
+        callback=tracker if args.save_partial else None, pca=args.pca, **method_params,
     )
     tracker.finished = True
     title = f"{args.method} of {os.path.basename(args.input)} ({_cost_text(result)})"
@@ -491,7 +494,7 @@ def _write_model(args, X, result, feature_names):
         init=args.init, perplexity=args.perplexity,
         learning_rate=_learning_rate(args.learning_rate), n_iter=args.n_iter,
         optimizer=args.optimizer, n_epochs=args.n_epochs, exaggeration=args.exaggeration,
-        random_state=args.random_state, n_threads=args.threads,
+        random_state=args.random_state, n_threads=args.threads, pca=args.pca,
         method_params=method_parameters(args) or None, feature_names=feature_names)
     write_output(args.save_model, lambda fh: save_model(model, fh), "--save-model")
 

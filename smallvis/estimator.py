@@ -89,8 +89,9 @@ class Embedding:
     optimizer, gradient, init, perplexity, n_iter, n_epochs, learning_rate,
     exaggeration, exaggeration_iter, momentum, final_momentum,
     momentum_switch_iter, min_gain, tol, cost_every, random_state,
-    n_threads, verbose, callback
-        As :func:`smallvis.embed` (same defaults).
+    n_threads, verbose, callback, pca
+        As :func:`smallvis.embed` (same defaults); ``transform`` applies the
+        fit's ``pca`` projection to new points.
     method_params : dict, optional
         The method's parameters (``smallvis.METHODS[method]``), e.g.
         ``{"n_neighbors": 30, "min_dist": 0.3}`` for umap.
@@ -123,8 +124,9 @@ class Embedding:
                  momentum_switch_iter=250, min_gain=0.01, tol=1e-7, cost_every=50,
                  random_state=None, n_threads=1, verbose=False, callback=None,
                  method_params=None, transform_n_iter=TRANSFORM_N_ITER,
-                 transform_learning_rate=TRANSFORM_LEARNING_RATE):
+                 transform_learning_rate=TRANSFORM_LEARNING_RATE, pca=None):
         self.method = method
+        self.pca = pca
         self.n_components = n_components
         self.fast = fast
         self.optimizer = optimizer
@@ -365,7 +367,7 @@ class Embedding:
                 f"{self.n_features_in_} features as input"
             )
         X = check_new_points(arr, self.n_features_in_, name="X",
-                             sparse=sp.issparse(self.reference_.X))
+                             sparse=self.reference_.takes_sparse())
         return self.reference_.transform(X, n_iter=self.transform_n_iter,
                                          learning_rate=self.transform_learning_rate,
                                          n_threads=self.n_threads)

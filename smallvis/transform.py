@@ -215,6 +215,10 @@ class Reference:
     seed: int
     fast: bool = True
     optimizer: str = "exact"
+    #: The fit's ``pca=`` projection (:class:`smallvis.inputs.projection.Projection`):
+    #: ``X`` holds the training points' scores and new points are projected
+    #: the same way.  None: ``X`` is the training data.
+    projection: object = None
     _index: object = field(default=None, repr=False, compare=False)
 
     def __getstate__(self):
@@ -224,6 +228,16 @@ class Reference:
         return state
 
     # ---- neighbours -----------------------------------------------------
+
+    def n_features(self):
+        """Columns of the new points: the training data's (before any projection)."""
+        return self.X.shape[1] if self.projection is None else self.projection.components.shape[1]
+
+    def takes_sparse(self):
+        """Whether the fit's data were sparse (new points may be sparse too)."""
+        if self.projection is not None:
+            return self.projection.mean is None
+        return sp.issparse(self.X)
 
     def uses_annoy(self):
         """Whether new points are searched with Annoy (large training sets)."""
@@ -246,6 +260,9 @@ class Reference:
 
     def neighbors(self, X_new, k):
         """Indices and distances (of the fit's metric) of the ``k`` nearest training points."""
+        if self.projection is not None:
+            X_new = self.projection.apply(check_new_points(X_new, self.n_features(),
+                                                           sparse=self.takes_sparse()))
         return self.knn_index().query(X_new, k)
 
     # ---- affinities -----------------------------------------------------
@@ -352,7 +369,9 @@ class Reference:
             ``X_new`` is not finite or has the wrong shape, or a placement is
             not finite (the fitted map spans too wide a range).
         """
-        X_new = check_new_points(X_new, self.X.shape[1], sparse=sp.issparse(self.X))
+        X_new = check_new_points(X_new, self.n_features(), sparse=self.takes_sparse())
+        if self.projection is not None:
+            X_new = self.projection.apply(X_new)
         n_iter, learning_rate = check_transform_settings(n_iter, learning_rate)
         n_threads = check_threads(n_threads)
         kern = select_kernels(self.fast)
@@ -513,7 +532,10 @@ def build_reference(method, X, result, *, seed, fast=True):
     P = result.P
     row_scale = 1.0 if m.fuzzy else float(P.sum()) / X.shape[0]
     X = X if sp.issparse(X) else np.ascontiguousarray(X, dtype=np.float64)
-    return Reference(method=m.name, X=X,
+    projection = getattr(result, "projection", None)
+    if projection is not None:  # the search ran in the scores: keep those
+        X = projection.apply(X)
+    return Reference(method=m.name, X=X, projection=projection,
                      Y=np.ascontiguousarray(result.Y, dtype=np.float64),
                      affinity_params=affinity_params, cost_params=cost_params,
                      row_scale=row_scale, seed=int(seed), fast=bool(fast),
