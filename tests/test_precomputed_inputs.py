@@ -108,6 +108,16 @@ def test_without_data_the_default_init_is_spectral():
 # ---------------------------------------------------------------------------
 
 
+def test_a_diagonal_at_rounding_level_is_zero():
+    """SciPy's cosine distance of a row to itself can be 2e-16: accepted, never read."""
+    X = _data(seed=10)
+    D = cdist(X, X, "cosine")
+    D[np.arange(150), np.arange(150)] = 2.2e-16
+    P = smallvis.affinities(D, "tsne", metric="precomputed")
+    np.testing.assert_allclose(P, smallvis.affinities(X, "tsne", metric="cosine"), rtol=1e-9,
+                               atol=1e-15)
+
+
 def test_bad_distance_matrices_are_refused():
     X = _data(seed=5)
     D = cdist(X, X)

@@ -35,19 +35,22 @@ def check_distance_matrix(D, name="X"):
     """A dense precomputed distance matrix, checked: square, non-negative, zero diagonal, symmetric.
 
     ``D`` is checked data (finite float64, :func:`smallvis._validation.check_data`).
-    Symmetric to ``1e-10`` of its largest entry.  Returns ``D``.
+    Symmetric, and zero on the diagonal, to ``1e-10`` of its largest entry
+    (the rounding of a matrix computed row by row).  Returns ``D``.
     """
     n, m = D.shape
     if n != m:
         raise ValueError(f"{name} with metric='precomputed' must be a square matrix of "
                          f"distances (n_samples, n_samples); got shape {D.shape}")
     check_distance_rows(D, name)
-    diagonal = np.flatnonzero(np.diagonal(D))
+    largest = float(D.max()) if D.size else 0.0
+    # rounding is allowed (SciPy's cosine distance of a row to itself can be
+    # 2e-16); the diagonal is never read
+    diagonal = np.flatnonzero(np.diagonal(D) > SYMMETRY_TOL * largest)
     if diagonal.size:
         raise ValueError(f"{name} with metric='precomputed' must have a zero diagonal (the "
                          f"distance of a point to itself); row {int(diagonal[0])} has "
-                         f"{D[diagonal[0], diagonal[0]]!r}")
-    largest = float(D.max()) if D.size else 0.0
+                         f"{float(D[diagonal[0], diagonal[0]])!r}")
     # in strips of rows: no N x N temporary
     for start in range(0, n, 256):
         block = D[start:start + 256]
