@@ -1,4 +1,4 @@
-"""The input metrics: how the neighbour searches and the dense P measure a distance.
+r"""The input metrics: how the neighbour searches and the dense P measure a distance.
 
 Every search of the package (:class:`smallvis.inputs.neighbors.KNNIndex`:
 exact, Annoy and its refinement, new points) and the all-pairs
@@ -6,15 +6,15 @@ calibration of the small-data builders measure distances through this
 module, for one of :data:`METRICS`:
 
 ``"euclidean"`` (the default)
-    :math:`\\sqrt{\\sum_f (x_f - y_f)^2}`.
+    :math:`\sqrt{\sum_f (x_f - y_f)^2}`.
 ``"cosine"``
-    :math:`1 - x \\cdot y / (|x| |y|)`.
+    :math:`1 - x \cdot y / (|x| |y|)`.
 ``"correlation"``
     The cosine distance of the rows centred on their own means.
 ``"manhattan"``
-    :math:`\\sum_f |x_f - y_f|` (SciPy's ``"cityblock"``).
+    :math:`\sum_f |x_f - y_f|` (SciPy's ``"cityblock"``).
 ``"hamming"``
-    The fraction of coordinates that differ, :math:`\\#\\{f : x_f \\ne y_f\\} / d`.
+    The fraction of coordinates that differ, :math:`\#\{f : x_f \ne y_f\} / d`.
 
 Each metric is computed from a *core* quantity of *prepared* rows, the one
 the twin kernels ``knn_candidates`` and ``knn_refine`` sum
@@ -32,7 +32,7 @@ manhattan      ``x``                                  sum of absolute diffs    c
 hamming        ``x``                                  count of unequal         core / d
 =============  ====================================  =======================  ===========
 
-For unit rows :math:`u, v`, :math:`|u - v|^2 = 2 (1 - u \\cdot v)`, so the
+For unit rows :math:`u, v`, :math:`|u - v|^2 = 2 (1 - u \cdot v)`, so the
 cosine distance is half the squared Euclidean distance of the normalised
 rows: the same ranking, computed from differences (two equal directions
 are at exactly 0, where ``1 - u.v`` leaves a rounding residue).  A row of
