@@ -290,7 +290,8 @@ def build_parser():
                     "Output paths are checked before any work; outputs are written "
                     "atomically and never replace an input.")
     e.add_argument("input", help=f"a table (.csv or .txt; cells separated by commas, "
-                                 f"tabs, semicolons or spaces), a .npy file, or a "
+                                 f"tabs, semicolons or spaces), a .npy file, a sparse "
+                                 f".npz (scipy.sparse.save_npz), or a "
                                  f"built-in dataset: {', '.join(datasets.names())}")
     e.add_argument("--method", default=DEFAULT_METHOD, choices=list(METHODS),
                    help=f"embedding method (default: {DEFAULT_METHOD})")
