@@ -251,6 +251,8 @@ class Reference:
         in model files nor pickles, rebuilt identically on first use.
         """
         method = "annoy" if self.uses_annoy() else "exact"
+        if self.affinity_params.get("metric") == "precomputed":
+            method = "exact"  # rows of distances: a selection, nothing to index
         if self._index is None or self._index.method != method:
             self._index = KNNIndex._of_checked(
                 self.X, method=method, n_trees=self.affinity_params.get("n_trees"),

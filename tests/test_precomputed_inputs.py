@@ -210,3 +210,19 @@ def test_transform_takes_distances_to_the_training_points(method):
     np.testing.assert_array_equal(loaded.transform(cdist(new, train)), placed)
     with pytest.raises(ValueError, match="non-negative"):
         by_distance.transform(-cdist(new, train))
+
+
+def test_transform_of_a_large_precomputed_fit_selects_exactly(monkeypatch):
+    """Above EXACT_MAX_N training points new points use Annoy, but not rows of distances."""
+    import smallvis.transform
+
+    X = _data(170, seed=11)
+    train, new = X[:150], X[150:]
+    model = smallvis.Embedding("umap", random_state=0, n_epochs=20,
+                               method_params={"metric": "precomputed"}).fit(cdist(train, train))
+    expected = model.transform(cdist(new, train))
+    monkeypatch.setattr(smallvis.transform, "EXACT_MAX_N", 100)
+    model.reference_._index = None
+    assert model.reference_.uses_annoy()
+    np.testing.assert_array_equal(model.transform(cdist(new, train)), expected)
+    assert model.reference_.knn_index().method == "exact"
