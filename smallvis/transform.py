@@ -97,6 +97,7 @@ from ._validation import (MAX_TRANSFORM_ITERATIONS, _as_array, check_data, check
                           check_number, check_threads, coordinate_span_overflows)
 from .registry import get_method
 from .inputs.neighbors import EXACT_MAX_N, KNNIndex, check_points
+from .inputs.sparse_search import SPARSE_EXACT_MAX_N
 from .engines.optim import DivergenceError, OptimizerSettings, optimize_exact
 from .engines.sgd import optimize_sgd, prepare_frozen
 
@@ -240,8 +241,9 @@ class Reference:
         return sp.issparse(self.X)
 
     def uses_annoy(self):
-        """Whether new points are searched with Annoy (large training sets)."""
-        return self.X.shape[0] > EXACT_MAX_N
+        """Whether new points are searched with Annoy (large training sets), as the fit's "auto"."""
+        limit = SPARSE_EXACT_MAX_N if sp.issparse(self.X) else EXACT_MAX_N
+        return self.X.shape[0] > limit
 
     def knn_index(self):
         """The :class:`smallvis.inputs.neighbors.KNNIndex` over the training data, built once.

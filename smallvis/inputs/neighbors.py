@@ -620,7 +620,8 @@ class KNNIndex:
                                      ("knn_method",))
             method = "exact"  # a selection among the rows of the distances
         if method == "auto":
-            method = "exact" if X.shape[0] <= EXACT_MAX_N else "annoy"
+            limit = sparse_search.SPARSE_EXACT_MAX_N if sp.issparse(X) else EXACT_MAX_N
+            method = "exact" if X.shape[0] <= limit else "annoy"
         self.X = X
         self.method = method
         self.n_trees = ANNOY_DEFAULT_TREES if n_trees is None else n_trees
@@ -669,7 +670,8 @@ class KNNIndex:
                 self._points(), method=self.method, n_trees=self.n_trees,
                 seed=self.seed, n_refine=self.n_refine, fast=self.fast,
                 n_threads=self.n_threads, kernels=select_kernels(self.fast),
-                dense_index=KNNIndex._of_checked)
+                dense_index=KNNIndex._of_checked,
+                n_explore=lambda k: min(self._n_explore(k), k))
         return self._sparse
 
     def _scaled_metric(self):
