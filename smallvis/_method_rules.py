@@ -15,6 +15,7 @@ from typing import Callable
 
 from .inputs import affinities as aff
 from ._validation import ParameterError, check_integer, check_number
+from .inputs.distances import check_metric
 from .inputs.neighbors import check_search_params
 
 
@@ -128,8 +129,11 @@ def check_param_value(name, value, default):
     A parameter whose default is a real number must be a finite real number
     (an integer if the default is one); the method-specific range checks
     (e.g. :func:`check_perplexity`) come on top.  Other defaults are not
-    checked here.
+    checked here, but for ``metric``, which every method checks alike
+    (:func:`smallvis.inputs.distances.check_metric`).
     """
+    if name == "metric":
+        return check_metric(value)
     if isinstance(default, numbers.Real) and not isinstance(default, bool):
         if value is default:
             return value
@@ -345,29 +349,32 @@ def umap_output_kernel(a=None, b=None, spread=1.0, min_dist=0.1):
 # ---------------------------------------------------------------------------
 
 
-def _check_search(n_samples, k, knn_method, knn, n_trees):
+def _check_search(n_samples, k, knn_method, knn, n_trees, metric="euclidean"):
     """The builders' checks of the neighbour search, or of a precomputed ``knn``."""
     check_search_params(knn_method, n_trees, name="knn_method")
+    check_metric(metric)
     if knn is not None:
         aff.check_knn(knn, n_samples, k)
 
 
 def check_perplexity_knn(n_samples, perplexity, n_neighbors=None, knn_method="auto",
-                          knn=None, n_trees=None):
+                          knn=None, n_trees=None, metric="euclidean"):
     """What the kNN perplexity builders refuse (tsne, largevis), computing nothing."""
     k = aff.check_perplexity_neighbors(perplexity, n_neighbors, n_samples)
-    _check_search(n_samples, k, knn_method, knn, n_trees)
+    _check_search(n_samples, k, knn_method, knn, n_trees, metric)
 
 
 def check_umap_graph(n_samples, n_neighbors, local_connectivity, bandwidth,
-                      set_op_mix_ratio, knn_method="auto", knn=None, n_trees=None):
+                      set_op_mix_ratio, knn_method="auto", knn=None, n_trees=None,
+                      metric="euclidean"):
     """What :func:`smallvis.inputs.affinities.umap_graph` refuses, computing nothing."""
     k = aff.check_umap_graph_params(n_samples, n_neighbors, local_connectivity, bandwidth,
                                     set_op_mix_ratio)[0] - 1  # the point itself counted
-    _check_search(n_samples, k, knn_method, knn, n_trees)
+    _check_search(n_samples, k, knn_method, knn, n_trees, metric)
 
 
-def check_ncvis_graph(n_samples, n_neighbors, knn_method="auto", knn=None, n_trees=None):
+def check_ncvis_graph(n_samples, n_neighbors, knn_method="auto", knn=None, n_trees=None,
+                      metric="euclidean"):
     """What :func:`smallvis.inputs.affinities.ncvis_graph` refuses, computing nothing."""
     k = aff.check_ncvis_neighbors(n_neighbors, n_samples)
-    _check_search(n_samples, k, knn_method, knn, n_trees)
+    _check_search(n_samples, k, knn_method, knn, n_trees, metric)

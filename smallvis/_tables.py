@@ -22,7 +22,7 @@ import numpy as np
 from . import datasets
 
 #: Extensions accepted as input files.
-INPUT_FORMATS = (".csv", ".txt", ".npy")
+INPUT_FORMATS = (".csv", ".txt", ".npy", ".npz")
 
 
 class CLIError(Exception):
@@ -414,6 +414,8 @@ def load_input(source, header=None, labels=None, labels_header=None):
     found, names = False, None
     if is_dataset:
         X, y = datasets.load(source)
+    elif ext == ".npz":
+        X, y = _load_sparse_npz(source), None
     elif ext == ".npy":
         X, y = _load_npy(source), None
         if labels is not None and X.ndim == 2 and re.fullmatch(r"[+-]?\d+", labels):
@@ -434,6 +436,18 @@ def load_input(source, header=None, labels=None, labels_header=None):
         raise CLIError(f"{option} applies to a --labels FILE only (here "
                        f"{'no --labels' if labels is None else '--labels names a column'})")
     return X, y, names
+
+
+def _load_sparse_npz(source):
+    """A sparse matrix written by ``scipy.sparse.save_npz`` (no pickles)."""
+    import scipy.sparse as sp
+
+    try:
+        return sp.load_npz(source)
+    except (OSError, ValueError, KeyError, EOFError) as exc:
+        raise CLIError(f"cannot read {source!r} as a sparse matrix (a .npz input must be "
+                       f"written by scipy.sparse.save_npz): {exc or type(exc).__name__}"
+                       ) from None
 
 
 def _load_npy(source):

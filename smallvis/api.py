@@ -4,10 +4,14 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.sparse as sp
 
 from . import _progress
 from . import _threads
 from .inputs import affinities as aff
+from .inputs import precomputed
+from .inputs.neighbors import check_points
+from .inputs.projection import fit_projection
 from .backends._backend import kernels as select_kernels
 from ._method_rules import umap_output_kernel
 from ._memory import release_free_heap
@@ -98,11 +102,119 @@ class EmbedResult:
     learned: dict = field(default_factory=dict)
     recoveries: list = field(default_factory=list)
     cost_kind: str = "exact"
+    #: The ``pca=`` projection (:class:`smallvis.inputs.projection.Projection`)
+    #: that the neighbour search ran in, or None.
+    projection: object = None
 
     @property
     def Q(self):
         """NCVis's learned normalisation (None for other methods)."""
         return self.learned.get("Q")
+
+
+def _check_data(X, params):
+    """The data, or what stands for them: ``(X or None, params)``, before the method is known.
+
+    ``X`` is checked as :func:`check_data` does; with
+    ``metric="precomputed"``, a dense ``X`` must be a distance matrix
+    (:func:`smallvis.inputs.precomputed.check_distance_matrix`) and a
+    sparse one is a kNN graph, passed on as ``knn`` (``X`` None).
+    ``params`` is a new dict.
+    """
+    params = dict(params)
+    metric = params.get("metric", "euclidean")
+    if X is not None and sp.issparse(X) and metric == precomputed.PRECOMPUTED:
+        if params.get("knn") is not None:
+            raise ValueError("give the neighbours once: a sparse X with metric='precomputed' "
+                             "is a kNN graph, and knn= was given too")
+        params["knn"] = precomputed.knn_from_graph(X)
+        return None, params
+    if X is not None:
+        X = check_points(X)  # sparse X: a canonical CSR copy
+        if metric == precomputed.PRECOMPUTED:
+            precomputed.check_distance_matrix(X)
+    return X, params
+
+
+#: Metrics that a ``pca=`` projection keeps meaningful (Euclidean distances
+#: of the scores approximate those of the data; cosine those of sparse rows).
+PCA_METRICS = ("euclidean", "cosine")
+
+
+def _check_pca(pca, X, params, random_state):
+    """The fitted ``pca=`` projection of ``X``, or None (``pca`` None)."""
+    if pca is None:
+        return None
+    if X is None or params.get("metric") == precomputed.PRECOMPUTED:
+        raise ValueError("pca= reduces the data X; it takes no precomputed distances, "
+                         "knn= or affinities= alone")
+    metric = params.get("metric", "euclidean")
+    if metric not in PCA_METRICS:
+        raise ValueError(f"pca= keeps the {' and '.join(PCA_METRICS)} metrics; got metric="
+                         f"{metric!r} (drop pca= for it)")
+    pca = check_integer(pca, "pca", low=1, high=min(X.shape))
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        seed = int(random_state)
+    else:  # a Generator (or None): one draw from it seeds the projection
+        seed = int(check_random_state(random_state).integers(2**31 - 1))
+    return fit_projection(X, pca, seed)
+
+
+#: Components of the truncated SVD that stands for a sparse X where
+#: coordinates are needed (the "pca"/"spca" init, the check for merged points).
+SPARSE_INIT_RANK = 8
+
+
+def _coordinates(X, random_state):
+    """``X`` itself, or for sparse ``X`` its truncated SVD scores (no dense N x D copy).
+
+    The PCA of the scores (what "pca" and "spca" take) approximates the
+    PCA of ``X`` by the top :data:`SPARSE_INIT_RANK` singular directions of
+    the uncentred rows.
+    """
+    if not sp.issparse(X):
+        return X
+    rank = max(1, min(SPARSE_INIT_RANK, X.shape[0] - 1, X.shape[1]))
+    seed = random_state if isinstance(random_state, (int, np.integer)) else 0
+    return fit_projection(X, rank, int(seed), centre=False).apply(X)
+
+
+def _check_stand_ins(X, m, params):
+    """``(X, params, P, has_data)``: what the builders get when no data were given.
+
+    ``affinities`` (a user's ``P``) is removed from ``params`` and returned
+    checked and normalised as the method's own (else None).  Without ``X``
+    (``knn`` or ``affinities`` alone) the builders get an ``(n, 0)`` array
+    that carries the number of points only, and ``has_data`` is False.
+    """
+    params = dict(params)
+    user_P = params.pop("affinities", None)
+    if user_P is not None:
+        C = check_affinities(user_P, symmetric=m.symmetric, fuzzy=m.fuzzy, name="affinities")
+        if X is not None and C.shape[0] != X.shape[0]:
+            raise ValueError(f"affinities has {C.shape[0]} rows but X has {X.shape[0]}; "
+                             "they must match")
+        user_P = precomputed.affinities_of_method(C, m.p_family)
+        n = C.shape[0]
+    elif X is None:
+        knn = params.get("knn")
+        if knn is None:
+            raise TypeError("X is required unless the neighbours (knn=, or a sparse kNN graph "
+                            "with metric='precomputed') or the affinities (affinities=) are "
+                            "given")
+        if "knn" not in m.affinity_params:
+            usable = [name for name, other in METHODS.items() if "knn" in other.affinity_params]
+            raise ValueError(f"{m.name}'s P needs the distances between all points, not a kNN "
+                             f"graph; use one of {', '.join(usable)}, or pass the dense "
+                             "distance matrix with metric='precomputed'")
+        try:
+            n = len(knn[0])
+        except (TypeError, IndexError):
+            raise TypeError("knn must be a pair (indices, distances) from "
+                            "nearest_neighbors") from None
+    if X is None:
+        return np.zeros((n, 0)), params, user_P, False
+    return X, params, user_P, True
 
 
 def list_methods():
@@ -120,8 +232,9 @@ def affinities(X, method=DEFAULT_METHOD, *, fast=False, random_state=None, n_thr
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
-        Input data.
+    X : array-like of shape (n_samples, n_features), or None
+        Input data; with ``metric="precomputed"``, distances (see
+        :func:`embed`); None with ``knn=``.
     method : str, default="tsne"
         A name from :func:`list_methods`.
     fast : bool, default=False
@@ -142,8 +255,12 @@ def affinities(X, method=DEFAULT_METHOD, *, fast=False, random_state=None, n_thr
         (symmetric, entries in (0, 1], not normalised).  ncvis: the union of
         the kNN graphs, normalised to sum 1.
     """
-    X = check_data(X)  # the data first: NaN is reported before any parameter
+    if "affinities" in params:
+        raise TypeError("affinities() builds P; it takes no affinities= (pass that P to "
+                        "embed)")
+    X, params = _check_data(X, params)  # the data first: NaN before any parameter
     m = get_method(method)
+    X, params, _, _ = _check_stand_ins(X, m, params)
     kern = select_kernels(fast)
     if set(params) & set(m.cost_params):
         raise ValueError(
@@ -291,14 +408,23 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
           momentum=0.5, final_momentum=0.8,
           momentum_switch_iter=250, min_gain=0.01, tol=1e-7, cost_every=50,
           random_state=None, n_threads=1, verbose=False, callback=None,
-          return_result=False, **method_params):
+          return_result=False, pca=None, **method_params):
     """Embed ``X`` in ``n_components`` dimensions with ``method``.
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
+    X : array-like of shape (n_samples, n_features), or None
         Input data; finite, at least 2 rows.  Checked before any other
-        argument.
+        argument.  With the method parameter ``metric="precomputed"``: a
+        dense symmetric matrix of distances with a zero diagonal, or a
+        sparse kNN graph (row ``i`` stores the distances to the neighbours
+        of ``i``).  None when ``knn=(indices, distances)`` (a method
+        parameter) or ``affinities=P`` (a user's input affinities, checked
+        as :func:`cost_and_gradient` checks ``P`` and normalised as the
+        method's own: divided by their sum, by row sums for asne, as given
+        for umap and tumap) stand for the data.  Without coordinates
+        (precomputed distances, ``knn`` or ``affinities`` alone) the default
+        ``init`` is "spectral"; without any data "pca"/"spca" are refused.
     method : str, default="tsne"
         A name from :func:`list_methods`.
     fast : bool, default=False
@@ -406,6 +532,15 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
         sgd).  Return True to stop.
     return_result : bool, default=False
         Return an :class:`EmbedResult` instead of the coordinates.
+    pca : int, optional
+        Reduce ``X`` to this many principal components before anything
+        else (the neighbour search, P, the initialisation): centred
+        randomised SVD for dense ``X``, truncated SVD without centring for
+        sparse ``X`` (:mod:`smallvis.inputs.projection`), seeded from
+        ``random_state``.  For the Euclidean and cosine metrics; at most
+        ``min(n_samples, n_features)``.  The projection is kept
+        (``result.projection``, the estimators' ``reference_``, model
+        files) and ``transform`` applies it to new points.
     **method_params
         Method parameters (see ``smallvis.METHODS[method]``).
 
@@ -415,8 +550,19 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
     """
     t0 = time.perf_counter()
     progress = _progress.begin(verbose)  # noqa: F841  stage lines while this lives
-    X = check_data(X)  # the data first: NaN is reported before any parameter
+    X, method_params = _check_data(X, method_params)  # the data first: NaN before any parameter
     m = get_method(method)
+    X, method_params, user_P, has_data = _check_stand_ins(X, m, method_params)
+    projection = _check_pca(pca, X if has_data else None, method_params, random_state)
+    if projection is not None:
+        with _progress.stage("pca", f"{pca} components of {X.shape[1]} features"):
+            X = projection.apply(X)
+    coordinates = has_data and method_params.get("metric") != precomputed.PRECOMPUTED
+    if not coordinates and init is None:
+        init = "spectral"  # no coordinates to take principal components of
+    elif not has_data and isinstance(init, str) and init in ("pca", "spca"):
+        raise ValueError(f"init={init!r} needs the data X; without them (knn= or "
+                         "affinities= alone) use 'spectral', 'random' or an array")
     kern = select_kernels(fast)
     n = X.shape[0]
     check_dense_memory(kern, n)
@@ -438,13 +584,17 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
                   f"kernels, learning rate {plan.learning_rate:g}")
 
     t1 = time.perf_counter()
-    C = check_built_affinities(
-        m.build_affinities(X, kern, random_state, n_threads, **plan.affinity_params),
-        n, symmetric=m.symmetric, fuzzy=m.fuzzy)
+    if user_P is not None:
+        C = user_P
+    else:
+        C = check_built_affinities(
+            m.build_affinities(X, kern, random_state, n_threads, **plan.affinity_params),
+            n, symmetric=m.symmetric, fuzzy=m.fuzzy)
     release_free_heap()  # the builders' temporaries, before the optimizer allocates
     t2 = time.perf_counter()
+    X_coords = _coordinates(X, random_state)
     with _progress.stage("init", plan.init if isinstance(plan.init, str) else "user array"):
-        Y = initialize(plan.init, X, n_components, rng, P=C)  # graph inits need P
+        Y = initialize(plan.init, X_coords, n_components, rng, P=C)  # graph inits need P
     t_init = time.perf_counter()
 
     objective = Objective.build(m, kern, C, plan.cost_params, n_threads, plan.gradient)
@@ -455,13 +605,15 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
     except DivergenceError as exc:
         raise DivergenceError(f"{m.name}: {exc}") from None
     t3 = time.perf_counter()
-    _warn_if_distinct_points_merged(Y, X, plan.cost_params, m.name)
+    if has_data:
+        _warn_if_distinct_points_merged(Y, X_coords, plan.cost_params, m.name)
     _progress.say(f"optimisation: done in {t3 - t_init:.2f}s")
     if not return_result:
         return Y
     params = dict(fast=bool(fast), n_components=n_components, optimizer=plan.name,
                   init=plan.init if isinstance(plan.init, str) else "array",
-                  random_state=random_state, n_threads=n_threads, **outcome.settings,
+                  random_state=random_state, n_threads=n_threads, pca=pca,
+                  **outcome.settings,
                   **plan.affinity_params, **plan.cost_params)
     return EmbedResult(
         Y=Y, cost=float(outcome.final_cost), itercosts=np.asarray(outcome.costs, dtype=float),
@@ -473,4 +625,5 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
         learned={k: float(v) for k, v in zip(m.learned, objective.learned)},
         recoveries=outcome.recoveries,
         cost_kind=outcome.cost_kind,
+        projection=projection,
     )

@@ -36,7 +36,8 @@ import numpy as np
 from . import __version__, datasets
 from ._outputs import check_output, is_stream, write_output
 from ._tables import CLIError, columns_by_name, load_input, number_type
-from ._validation import check_data, spell_options
+from .inputs.neighbors import check_points
+from ._validation import spell_options
 from .api import embed
 from .registry import DEFAULT_METHOD, METHODS, knn_only_methods
 
@@ -289,7 +290,8 @@ def build_parser():
                     "Output paths are checked before any work; outputs are written "
                     "atomically and never replace an input.")
     e.add_argument("input", help=f"a table (.csv or .txt; cells separated by commas, "
-                                 f"tabs, semicolons or spaces), a .npy file, or a "
+                                 f"tabs, semicolons or spaces), a .npy file, a sparse "
+                                 f".npz (scipy.sparse.save_npz), or a "
                                  f"built-in dataset: {', '.join(datasets.names())}")
     e.add_argument("--method", default=DEFAULT_METHOD, choices=list(METHODS),
                    help=f"embedding method (default: {DEFAULT_METHOD})")
@@ -297,6 +299,9 @@ def build_parser():
                    help="use the Cython kernels (same numbers to rounding, much faster)")
     used = {n: m.affinity_params["perplexity"] for n, m in METHODS.items()
             if m.affinity_params.get("perplexity") is not None}
+    e.add_argument("--pca", type=int, default=None, metavar="INT",
+                   help="reduce the input to this many principal components first "
+                        "(truncated SVD for a sparse .npz); stored in --save-model")
     e.add_argument("--perplexity", type=float, default=None,
                    help=f"perplexity of the input affinities, for {', '.join(used)} "
                         f"(default: {_defaults_text(used, name_common=False)})")
@@ -442,7 +447,7 @@ def run_embed(args, tracker):
                    ("--save-model", args.save_model, MODEL_FORMATS)], inputs)
     X, labels, names = load_input(args.input, header=args.header, labels=args.labels,
                                   labels_header=args.labels_header)
-    X = check_data(X)  # the data first: NaN is reported before any option
+    X = check_points(X)  # the data first: NaN is reported before any option
     learning_rate = _learning_rate(args.learning_rate)
     method_params = method_parameters(args)
     tracker.labels = labels
@@ -466,7 +471,7 @@ def run_embed(args, tracker):
         exaggeration=args.exaggeration, late_exaggeration=args.late_exaggeration,
         late_exaggeration_iter=args.late_exaggeration_iter, random_state=args.random_state,
         n_threads=args.threads, verbose=not args.quiet, return_result=True,
-        callback=tracker if args.save_partial else None, **method_params,
+        callback=tracker if args.save_partial else None, pca=args.pca, **method_params,
     )
     tracker.finished = True
     title = f"{args.method} of {os.path.basename(args.input)} ({_cost_text(result)})"
@@ -500,7 +505,7 @@ def _write_model(args, X, result, feature_names):
         optimizer=args.optimizer, n_epochs=args.n_epochs, exaggeration=args.exaggeration,
         late_exaggeration=args.late_exaggeration,
         late_exaggeration_iter=args.late_exaggeration_iter,
-        random_state=args.random_state, n_threads=args.threads,
+        random_state=args.random_state, n_threads=args.threads, pca=args.pca,
         method_params=method_parameters(args) or None, feature_names=feature_names)
     write_output(args.save_model, lambda fh: save_model(model, fh), "--save-model")
 

@@ -35,6 +35,7 @@ from .api import embed
 from .registry import DEFAULT_METHOD, METHODS, get_method
 from .transform import (TRANSFORM_LEARNING_RATE, TRANSFORM_N_ITER, NotFittedError, build_reference,
                         check_new_points, check_transform_settings)
+from .inputs.neighbors import check_points
 from ._validation import (ParameterError, SmallDataWarning, _as_array, check_data,
                           check_random_state, spell_options, warn_from_caller)
 
@@ -64,8 +65,7 @@ def _feature_names(X):
 def _check_array(X):
     """``X`` as an array, with the checks whose wording scikit-learn's tests expect."""
     if sp.issparse(X):
-        raise TypeError("X is a scipy sparse matrix; sparse input is not supported "
-                        "(use X.toarray())")
+        return X  # checked by check_points
     arr = _as_array(X, "X")
     if np.iscomplexobj(arr):
         raise ValueError("Complex data not supported: X must be real-valued")
@@ -90,8 +90,9 @@ class Embedding:
     exaggeration, exaggeration_iter, late_exaggeration, late_exaggeration_iter,
     momentum, final_momentum,
     momentum_switch_iter, min_gain, tol, cost_every, random_state,
-    n_threads, verbose, callback
-        As :func:`smallvis.embed` (same defaults).
+    n_threads, verbose, callback, pca
+        As :func:`smallvis.embed` (same defaults); ``transform`` applies the
+        fit's ``pca`` projection to new points.
     method_params : dict, optional
         The method's parameters (``smallvis.METHODS[method]``), e.g.
         ``{"n_neighbors": 30, "min_dist": 0.3}`` for umap.
@@ -125,8 +126,9 @@ class Embedding:
                  momentum_switch_iter=250, min_gain=0.01, tol=1e-7, cost_every=50,
                  random_state=None, n_threads=1, verbose=False, callback=None,
                  method_params=None, transform_n_iter=TRANSFORM_N_ITER,
-                 transform_learning_rate=TRANSFORM_LEARNING_RATE):
+                 transform_learning_rate=TRANSFORM_LEARNING_RATE, pca=None):
         self.method = method
+        self.pca = pca
         self.n_components = n_components
         self.fast = fast
         self.optimizer = optimizer
@@ -198,7 +200,7 @@ class Embedding:
         from sklearn.utils import InputTags, Tags, TargetTags, TransformerTags
 
         return Tags(estimator_type=None, target_tags=TargetTags(required=False),
-                    transformer_tags=TransformerTags(), input_tags=InputTags())
+                    transformer_tags=TransformerTags(), input_tags=InputTags(sparse=True))
 
     def __sklearn_is_fitted__(self):
         return hasattr(self, "reference_")
@@ -210,7 +212,7 @@ class Embedding:
         if arr.ndim == 2 and arr.shape[0] < 2:
             raise ValueError(f"n_samples = {arr.shape[0]}: an embedding needs at least 2 "
                              "samples (got one sample or none)")
-        return check_data(arr)
+        return check_points(arr)
 
     def _embed_keywords(self):
         """``(settings, method_params)``: the keywords ``fit`` gives :func:`smallvis.embed`.
@@ -294,7 +296,7 @@ class Embedding:
 
     def _set_fitted(self, X, result, seed, names=None):
         """Set the fitted state from training data and the ``EmbedResult`` of its fit."""
-        Xf = np.ascontiguousarray(X, dtype=np.float64)
+        Xf = X if sp.issparse(X) else np.ascontiguousarray(X, dtype=np.float64)
         reference = build_reference(result.method, Xf, result, seed=seed, fast=self.fast)
         # set the fitted state only once everything has succeeded
         self.__dict__.pop("feature_names_in_", None)
@@ -368,7 +370,8 @@ class Embedding:
                 f"X has {arr.shape[1]} features, but {type(self).__name__} is expecting "
                 f"{self.n_features_in_} features as input"
             )
-        X = check_new_points(arr, self.n_features_in_, name="X")
+        X = check_new_points(arr, self.n_features_in_, name="X",
+                             sparse=self.reference_.takes_sparse())
         return self.reference_.transform(X, n_iter=self.transform_n_iter,
                                          learning_rate=self.transform_learning_rate,
                                          n_threads=self.n_threads)

@@ -50,6 +50,7 @@ from ._validation import (check_coordinate_span, check_data, check_integer, chec
                           check_random_state, check_threads)
 from .estimator import METHOD_CLASSES, Embedding
 from .engines.init import check_init
+from .inputs.projection import Projection
 from .registry import get_method
 from .plans import make_plan, method_keywords
 from .engines.sgd import choose_optimizer
@@ -128,7 +129,8 @@ def save_model(model, file):
         ``file`` is a file object open in text mode, or neither a path nor
         a file object.
     ValueError
-        A parameter with no safe file form (e.g. a ``callback`` function);
+        A parameter with no safe file form (e.g. a ``callback`` function), a
+        model fitted on sparse X;
         or ``file`` is a read-only file (for root too), in a missing or
         read-only directory, a directory, a block device, a socket or a
         link loop (nothing is written).
@@ -141,6 +143,10 @@ def save_model(model, file):
     model._check_is_fitted("save_model")
     _check_binary_target(file)
     ref = model.reference_
+    if not isinstance(ref.X, np.ndarray):
+        raise ValueError("save_model: the model was fitted on sparse X, which model files "
+                         "do not hold yet; pickle the fitted estimator instead (trusted "
+                         "sources only)")
     arrays = {}
     params = {name: _encode(value, f"param:{name}", arrays)
               for name, value in model.get_params().items() if name != "callback"}
@@ -159,6 +165,9 @@ def save_model(model, file):
             "cost_params": _encode(ref.cost_params, "ref:cost", arrays),
             "row_scale": float(ref.row_scale), "seed": int(ref.seed), "fast": bool(ref.fast),
             "optimizer": str(ref.optimizer),
+            "projection": _encode(None if ref.projection is None else {
+                "components": ref.projection.components,
+                "mean": ref.projection.mean}, "ref:projection", arrays),
         },
     }
     blob = np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8)
@@ -196,7 +205,11 @@ def _write_archive(file, **arrays):
 HEADER_FIELDS = ("format", "version", "class", "params", "n_features_in",
                  "feature_names_in", "reference")
 REFERENCE_FIELDS = ("method", "affinity_params", "cost_params", "row_scale", "seed",
-                    "fast", "optimizer")
+                    "fast", "optimizer", "projection")
+
+#: Reference fields that files written before them lack, with the value
+#: those files mean (no ``pca=`` projection).
+OPTIONAL_REFERENCE_FIELDS = {"projection": None}
 
 #: Members of every model file (``<key>.npy`` in the archive); the others
 #: are arrays that the header references, with keys starting with
@@ -392,6 +405,8 @@ def _read_header(archive):
         archive.fail(f"format version {header.get('version')!r}; this smallvis reads "
                      f"version {VERSION}")
     _check_keys(archive.file, "(top level)", header, HEADER_FIELDS)
+    if isinstance(header.get("reference"), dict):
+        header["reference"] = {**OPTIONAL_REFERENCE_FIELDS, **header["reference"]}
     _check_keys(archive.file, "reference", header["reference"], REFERENCE_FIELDS)
     if not isinstance(header["params"], dict):
         archive.fail(f"header field params must be a dict; got {header['params']!r}")
@@ -440,7 +455,8 @@ def _referenced(file, header):
     keys = set()
     for where, value in [*((f"params.{k}", v) for k, v in header["params"].items()),
                          ("reference.affinity_params", header["reference"]["affinity_params"]),
-                         ("reference.cost_params", header["reference"]["cost_params"])]:
+                         ("reference.cost_params", header["reference"]["cost_params"]),
+                         ("reference.projection", header["reference"]["projection"])]:
         try:
             keys |= _array_keys(value, where)
         except ValueError as exc:
@@ -460,7 +476,8 @@ def _check_layouts(archive, header, referenced):
     if n_y != n or n < 2:
         archive.fail(f"X has {n} rows and Y has {n_y}; they must be equal, and at least 2")
     n_features = header["n_features_in"]
-    if not _is_int(n_features) or n_features != d:
+    projected = header["reference"]["projection"] is not None  # X holds scores then
+    if not _is_int(n_features) or (n_features != d and not projected):
         archive.fail(f"header field n_features_in = {n_features!r}, but X has {d} columns")
     n_components = header["params"].get("n_components")
     if not _is_int(n_components) or n_components != width:
@@ -606,7 +623,7 @@ def _check_row_scale(row_scale, method, n_samples):
     return row_scale
 
 
-def _check_reference(file, r, model, X, Y, arrays):
+def _check_reference(file, r, model, X, Y, arrays, n_features):
     """The :class:`Reference` of the header's ``reference``, every field checked."""
     method = _checked(file, "reference.method", get_method, r["method"])
     if method.name != model._method_name():
@@ -640,7 +657,36 @@ def _check_reference(file, r, model, X, Y, arrays):
                            method, n),
         seed=_checked(file, "reference.seed", check_integer, r["seed"], "seed", low=0),
         fast=_checked(file, "reference.fast", check_fast, r["fast"]),
-        optimizer=optimizer)
+        optimizer=optimizer,
+        projection=_checked(file, "reference.projection", _check_projection,
+                            _decode(r["projection"], arrays), X.shape[1],
+                            n_features))
+
+
+#: Affinity parameters added after the first model files, with the value
+#: that every earlier file ran with (a file without them loads with it).
+ADDED_PARAMS = {"metric": "euclidean"}
+
+
+def _check_projection(value, n_scores, n_features):
+    """The stored ``pca=`` projection: None, or components (n_scores, n_features) and a mean."""
+    if value is None:
+        if n_scores != n_features:
+            raise ValueError(f"X has {n_scores} columns but the model takes {n_features} "
+                             "features, and there is no projection between them")
+        return None
+    if not (isinstance(value, dict) and set(value) == {"components", "mean"}):
+        raise TypeError("must be None or a dict of components and mean")
+    components, mean = value["components"], value["mean"]
+    if not isinstance(components, np.ndarray) or components.shape != (n_scores, n_features):
+        raise ValueError(f"components must have shape (X's {n_scores} columns, "
+                         f"{n_features} features)")
+    components = check_data(components.astype(np.float64), "components", min_rows=1)
+    if mean is not None:
+        if not isinstance(mean, np.ndarray) or mean.shape != (n_features,):
+            raise ValueError(f"mean must be None or have shape ({n_features},)")
+        mean = check_data(mean.astype(np.float64)[None, :], "mean", min_rows=1)[0]
+    return Projection(components, mean)
 
 
 def _decode_params(value, names, arrays):
@@ -649,6 +695,8 @@ def _decode_params(value, names, arrays):
             and isinstance(value["__dict__"], dict)):
         raise TypeError(f"must be a dict of parameters; got {value!r}")
     params = value["__dict__"]
+    # files written before a parameter existed ran with its default
+    params = {**{k: v for k, v in ADDED_PARAMS.items() if k in names}, **params}
     missing = [k for k in names if k not in params]
     unknown = [k for k in params if k not in names]
     if missing or unknown:
@@ -719,12 +767,13 @@ def load_model(file):
     _checked(file, "X, Y", _check_data, X, Y)
     model = _build_estimator(file, header, arrays)
     _checked(file, "params", _check_estimator, model, X.shape[0])
-    reference = _check_reference(file, header["reference"], model, X, Y, arrays)
+    n_features = header["n_features_in"]  # X's columns unless a projection maps them
+    reference = _check_reference(file, header["reference"], model, X, Y, arrays, n_features)
     names = _checked(file, "feature_names_in", _check_feature_names,
-                     header["feature_names_in"], X.shape[1])
+                     header["feature_names_in"], n_features)
     if names is not None:
         model.feature_names_in_ = names
-    model.n_features_in_ = X.shape[1]
+    model.n_features_in_ = n_features
     model.embedding_ = reference.Y
     model.result_ = None
     model.reference_ = reference

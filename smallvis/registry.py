@@ -29,6 +29,7 @@ from ._method_rules import (  # noqa: F401  (LEARNED_LIMIT, SizedParam: re-expor
                             umap_output_kernel)
 from ._validation import (ParameterError, SmallDataWarning, check_integer, check_number,
                           warn_from_caller)
+from .inputs.distances import check_metric
 from .inputs.neighbors import check_search_params
 from .engines.sgd import SgdSpec, largevis_n_epochs, umap_n_epochs
 from .methods import units_named  # noqa: F401  (for the entries of methods added below)
@@ -374,7 +375,7 @@ class Method:
 # affinity builders
 # ---------------------------------------------------------------------------
 
-_KNN_DEFAULTS = {"knn_method": "auto", "knn": None, "n_trees": None}
+_KNN_DEFAULTS = {"knn_method": "auto", "knn": None, "n_trees": None, "metric": "euclidean"}
 
 
 def _check_dense_size(n_samples):
@@ -394,14 +395,14 @@ def _check_dense_size(n_samples):
         ) from None
 
 
-def _conditional(X, kernels, random_state, n_threads, perplexity):
+def _conditional(X, kernels, random_state, n_threads, perplexity, metric):
     _check_dense_size(X.shape[0])
-    return aff.conditional_perplexity(X, perplexity, kernels)[0]
+    return aff.conditional_perplexity(X, perplexity, kernels, metric=check_metric(metric))[0]
 
 
-def _joint(X, kernels, random_state, n_threads, perplexity):
+def _joint(X, kernels, random_state, n_threads, perplexity, metric):
     _check_dense_size(X.shape[0])
-    return aff.joint_perplexity(X, perplexity, kernels)
+    return aff.joint_perplexity(X, perplexity, kernels, metric=check_metric(metric))
 
 
 #: Affinity builders that always calibrate over all pairs (asne, ssne).
@@ -451,29 +452,32 @@ def _tsne_fft_cost(n_interpolation=FFT_N_INTERPOLATION, dof=1.0):
 
 
 def _tsne_affinities(X, kernels, random_state, n_threads, perplexity, n_neighbors,
-                     knn_method, knn, n_trees):
+                     knn_method, knn, n_trees, metric):
     # checked here too: the dense branch below does not search neighbours
     check_search_params(knn_method, n_trees, name="knn_method")
+    metric = check_metric(metric)
     if n_neighbors is None and knn is None and X.shape[0] <= DENSE_P_MAX_N:
-        return aff.joint_perplexity(X, perplexity, kernels)
+        return aff.joint_perplexity(X, perplexity, kernels, metric=metric)
     return aff.joint_perplexity_knn(X, perplexity, kernels, n_neighbors=n_neighbors,
                                     knn=knn, knn_method=knn_method, n_trees=n_trees,
-                                    random_state=random_state, n_threads=n_threads)
+                                    random_state=random_state, n_threads=n_threads,
+                                    metric=metric)
 
 
 def _largevis_affinities(X, kernels, random_state, n_threads, perplexity, n_neighbors,
-                         knn_method, knn, n_trees):
+                         knn_method, knn, n_trees, metric):
     return aff.joint_perplexity_knn(X, perplexity, kernels, n_neighbors=n_neighbors,
                                     knn=knn, knn_method=knn_method, n_trees=n_trees,
-                                    random_state=random_state, n_threads=n_threads)
+                                    random_state=random_state, n_threads=n_threads,
+                                    metric=check_metric(metric))
 
 
 def _umap_affinities(X, kernels, random_state, n_threads, n_neighbors, local_connectivity,
-                     bandwidth, set_op_mix_ratio, knn_method, knn, n_trees):
+                     bandwidth, set_op_mix_ratio, knn_method, knn, n_trees, metric):
     return aff.umap_graph(X, n_neighbors, kernels, local_connectivity=local_connectivity,
                           bandwidth=bandwidth, set_op_mix_ratio=set_op_mix_ratio, knn=knn,
                           knn_method=knn_method, random_state=random_state,
-                          n_threads=n_threads, n_trees=n_trees)
+                          n_threads=n_threads, n_trees=n_trees, metric=check_metric(metric))
 
 
 _UMAP_GRAPH_PARAMS = {"n_neighbors": 15, "local_connectivity": 1.0, "bandwidth": 1.0,
@@ -510,10 +514,10 @@ def _tumap_cost(eps):
 
 
 def _ncvis_affinities(X, kernels, random_state, n_threads, n_neighbors, knn_method, knn,
-                      n_trees):
+                      n_trees, metric):
     return aff.ncvis_graph(X, n_neighbors, knn=knn, knn_method=knn_method,
                            random_state=random_state, n_threads=n_threads, n_trees=n_trees,
-                           kernels=kernels)
+                           kernels=kernels, metric=check_metric(metric))
 
 
 def _ncvis_cost(nu, a, b, spread, min_dist, correct_q):
@@ -663,7 +667,7 @@ _ENTRIES = [
         summary="asymmetric SNE: conditional Gaussian P and Q, KL per row",
         kernel="asne",
         build_affinities=_conditional,
-        affinity_params={"perplexity": 30.0},
+        affinity_params={"perplexity": 30.0, "metric": "euclidean"},
         sized_params={"perplexity": PERPLEXITY_SIZE},
         symmetric=False,
         optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
@@ -678,7 +682,7 @@ _ENTRIES = [
         summary="symmetric SNE: joint Gaussian P and Q, KL(P||Q)",
         kernel="ssne",
         build_affinities=_joint,
-        affinity_params={"perplexity": 30.0},
+        affinity_params={"perplexity": 30.0, "metric": "euclidean"},
         sized_params={"perplexity": PERPLEXITY_SIZE},
         optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
         auto_learning_rate=gaussian_auto_learning_rate,

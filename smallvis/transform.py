@@ -96,7 +96,8 @@ from .backends._sgd_reference import _absorb
 from ._validation import (MAX_TRANSFORM_ITERATIONS, _as_array, check_data, check_iterations,
                           check_number, check_threads, coordinate_span_overflows)
 from .registry import get_method
-from .inputs.neighbors import EXACT_MAX_N, KNNIndex
+from .inputs.neighbors import EXACT_MAX_N, KNNIndex, check_points
+from .inputs.sparse_search import SPARSE_EXACT_MAX_N
 from .engines.optim import DivergenceError, OptimizerSettings, optimize_exact
 from .engines.sgd import optimize_sgd, prepare_frozen
 
@@ -127,13 +128,26 @@ class NotFittedError(ValueError, AttributeError):
     """
 
 
-def check_new_points(X_new, n_features, name="X_new"):
+def check_new_points(X_new, n_features, name="X_new", sparse=False):
     """``X_new`` as a C-contiguous float64 array with ``n_features`` columns, or raise.
+
+    ``sparse``: the training data were sparse; ``X_new`` may be dense or
+    sparse and is returned as a canonical CSR matrix.
 
     Refused with a ``ValueError`` naming the problem: not 2-D, no rows, a
     different number of features from the training data, NaN or infinite
     values.  Nothing is changed by a refusal.
     """
+    if sparse or sp.issparse(X_new):
+        if not sparse:
+            raise TypeError(f"{name} is sparse but the model was fitted on dense data; pass "
+                            f"{name}.toarray()")
+        arr = check_points(X_new if sp.issparse(X_new) else check_data(X_new, name, 1),
+                           name, min_rows=1)
+        if arr.shape[1] != n_features:
+            raise ValueError(f"X has {arr.shape[1]} features, but the model is expecting "
+                             f"{n_features} features as input")
+        return sp.csr_matrix(arr)
     arr = _as_array(X_new, name)
     if arr.ndim == 1:
         raise ValueError(
@@ -202,6 +216,10 @@ class Reference:
     seed: int
     fast: bool = True
     optimizer: str = "exact"
+    #: The fit's ``pca=`` projection (:class:`smallvis.inputs.projection.Projection`):
+    #: ``X`` holds the training points' scores and new points are projected
+    #: the same way.  None: ``X`` is the training data.
+    projection: object = None
     _index: object = field(default=None, repr=False, compare=False)
 
     def __getstate__(self):
@@ -212,9 +230,20 @@ class Reference:
 
     # ---- neighbours -----------------------------------------------------
 
+    def n_features(self):
+        """Columns of the new points: the training data's (before any projection)."""
+        return self.X.shape[1] if self.projection is None else self.projection.components.shape[1]
+
+    def takes_sparse(self):
+        """Whether the fit's data were sparse (new points may be sparse too)."""
+        if self.projection is not None:
+            return self.projection.mean is None
+        return sp.issparse(self.X)
+
     def uses_annoy(self):
-        """Whether new points are searched with Annoy (large training sets)."""
-        return self.X.shape[0] > EXACT_MAX_N
+        """Whether new points are searched with Annoy (large training sets), as the fit's "auto"."""
+        limit = SPARSE_EXACT_MAX_N if sp.issparse(self.X) else EXACT_MAX_N
+        return self.X.shape[0] > limit
 
     def knn_index(self):
         """The :class:`smallvis.inputs.neighbors.KNNIndex` over the training data, built once.
@@ -224,14 +253,20 @@ class Reference:
         in model files nor pickles, rebuilt identically on first use.
         """
         method = "annoy" if self.uses_annoy() else "exact"
+        if self.affinity_params.get("metric") == "precomputed":
+            method = "exact"  # rows of distances: a selection, nothing to index
         if self._index is None or self._index.method != method:
             self._index = KNNIndex._of_checked(
                 self.X, method=method, n_trees=self.affinity_params.get("n_trees"),
-                random_state=int(self.seed) % (2**31 - 1), fast=self.fast)
+                random_state=int(self.seed) % (2**31 - 1), fast=self.fast,
+                metric=self.affinity_params.get("metric", "euclidean"))
         return self._index
 
     def neighbors(self, X_new, k):
-        """Indices and Euclidean distances of the ``k`` nearest training points."""
+        """Indices and distances (of the fit's metric) of the ``k`` nearest training points."""
+        if self.projection is not None:
+            X_new = self.projection.apply(check_new_points(X_new, self.n_features(),
+                                                           sparse=self.takes_sparse()))
         return self.knn_index().query(X_new, k)
 
     # ---- affinities -----------------------------------------------------
@@ -338,7 +373,9 @@ class Reference:
             ``X_new`` is not finite or has the wrong shape, or a placement is
             not finite (the fitted map spans too wide a range).
         """
-        X_new = check_new_points(X_new, self.X.shape[1])
+        X_new = check_new_points(X_new, self.n_features(), sparse=self.takes_sparse())
+        if self.projection is not None:
+            X_new = self.projection.apply(X_new)
         n_iter, learning_rate = check_transform_settings(n_iter, learning_rate)
         n_threads = check_threads(n_threads)
         kern = select_kernels(self.fast)
@@ -498,7 +535,11 @@ def build_reference(method, X, result, *, seed, fast=True):
     cost_params.update(result.learned)
     P = result.P
     row_scale = 1.0 if m.fuzzy else float(P.sum()) / X.shape[0]
-    return Reference(method=m.name, X=np.ascontiguousarray(X, dtype=np.float64),
+    X = X if sp.issparse(X) else np.ascontiguousarray(X, dtype=np.float64)
+    projection = getattr(result, "projection", None)
+    if projection is not None:  # the search ran in the scores: keep those
+        X = projection.apply(X)
+    return Reference(method=m.name, X=X, projection=projection,
                      Y=np.ascontiguousarray(result.Y, dtype=np.float64),
                      affinity_params=affinity_params, cost_params=cost_params,
                      row_scale=row_scale, seed=int(seed), fast=bool(fast),

@@ -28,8 +28,8 @@ def test_an_unsupported_input_lists_every_accepted_type(command, name, fitted, t
     extra = ["--model", str(model)] if command == "transform" else []
     assert main([command, str(source), *extra, "--out", str(tmp_path / "o.csv")]) == 2
     err = capsys.readouterr().err
-    assert "use .csv, .txt or .npy" in err
-    assert INPUT_FORMATS == (".csv", ".txt", ".npy")
+    assert "use .csv, .txt, .npy or .npz" in err
+    assert INPUT_FORMATS == (".csv", ".txt", ".npy", ".npz")
 
 
 def test_save_model_on_an_unfitted_estimator_names_save_model():

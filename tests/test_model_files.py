@@ -578,7 +578,12 @@ def test_affinity_checks_refuse_what_the_builders_refuse(method):
     m = smallvis.METHODS[method]
     X = _split()[0][:20]
     if m.check_affinity_params is None:  # split_params checks everything there is
-        assert set(m.affinity_params) == {"perplexity"}
+        assert set(m.affinity_params) == {"perplexity", "metric"}
+        with pytest.raises(ValueError) as built:
+            smallvis.affinities(X, method, metric="cosinus")
+        with pytest.raises(ValueError) as checked:  # what a model file's load runs
+            m.split_params({"metric": "cosinus"}, 20)
+        assert str(checked.value) == str(built.value)
         return
     params = {**m.affinity_params, **({"perplexity": 5.0} if "perplexity" in
                                       m.affinity_params else {})}

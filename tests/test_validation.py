@@ -23,7 +23,11 @@ IRIS = smallvis.datasets.load("iris")[0]
     (np.array([[1, 2], [3, None], [5, 6]], dtype=object), ValueError, "NaN or infinite"),
     (np.array([[1, 2], [3, "4"], [5, 6]], dtype=object), TypeError, "numeric"),
     (np.ones((4, 2), dtype=complex), TypeError, "complex"),
-    (sp.csr_matrix(np.eye(4)), TypeError, "sparse"),
+    # sparse X is data (tests/test_sparse_inputs.py), checked as dense X is
+    (sp.csr_matrix(np.array([[0.0, np.nan], [1.0, 2.0], [3.0, 4.0]])), ValueError,
+     "NaN or infinite"),
+    (sp.csr_matrix(np.ones((1, 3))), ValueError, "at least 2 rows"),
+    (sp.csr_matrix(np.ones((4, 2), dtype=complex)), TypeError, "real numbers"),
 ])
 def test_bad_X(X, exc, match):
     with pytest.raises(exc, match=match):
@@ -66,7 +70,7 @@ def test_unknown_method_lists_available():
 
 
 def test_unknown_keyword_lists_valid_ones():
-    with pytest.raises(ValueError, match=r"unknown parameter\(s\) 'gamma' for method 'tsne'; valid method parameters: dof, knn, knn_method, n_interpolation, n_neighbors, n_trees, perplexity"):
+    with pytest.raises(ValueError, match=r"unknown parameter\(s\) 'gamma' for method 'tsne'; valid method parameters: dof, knn, knn_method, metric, n_interpolation, n_neighbors, n_trees, perplexity"):
         smallvis.embed(IRIS, method="tsne", gamma=1)
     with pytest.raises(ValueError, match=r"unknown parameter\(s\) 'perplexity' for the cost of 'tsne'"):
         smallvis.cost_and_gradient("tsne", np.zeros((2, 2)), np.zeros((2, 2)), perplexity=3)

@@ -128,6 +128,19 @@ cdef extern from "_pairloops.h" nogil:
     void smallvis_sq_dists_to(const double* X, Py_ssize_t dim, const double* xi,
                               const int64_t* cand, Py_ssize_t m, double* out) noexcept
 
+cdef extern from "_metric_dists.h" nogil:
+    void smallvis_metric_dists_to(int code, const double* X, Py_ssize_t dim, const double* xi,
+                                  const int64_t* cand, Py_ssize_t m, double* out) noexcept
+
+
+cdef inline void _core_dists_to(int code, const double* x, Py_ssize_t dim, const double* xi,
+                                const int64_t* cand, Py_ssize_t m, double* out) noexcept nogil:
+    """The kNN kernels' distance of metric ``code`` (0: squared Euclidean)."""
+    if code == 0:
+        smallvis_sq_dists_to(x, dim, xi, cand, m, out)
+    else:
+        smallvis_metric_dists_to(code, x, dim, xi, cand, m, out)
+
 import numpy as np
 
 # The twin contract: exactly the public names of the NumPy reference
@@ -1284,7 +1297,8 @@ cdef inline bint _before(double ka, int64_t ia, double kb, int64_t ib) noexcept 
 cdef Py_ssize_t _candidates_row(const double* x, Py_ssize_t dim, const int32_t* crow,
                                 Py_ssize_t m, Py_ssize_t i, Py_ssize_t k,
                                 int32_t* stamp, int64_t* cand, double* cd2,
-                                double* keys, int32_t* oi, double* od) noexcept nogil:
+                                double* keys, int32_t* oi, double* od,
+                                int code) noexcept nogil:
     """Row i of knn_candidates; returns 1 if fewer than k candidates were valid."""
     cdef Py_ssize_t t, r, v = 0
     cdef int32_t c
@@ -1297,7 +1311,7 @@ cdef Py_ssize_t _candidates_row(const double* x, Py_ssize_t dim, const int32_t* 
             stamp[c] = <int32_t>i
             cand[v] = c
             v += 1
-    smallvis_sq_dists_to(x, dim, x + i * dim, cand, v, cd2)
+    _core_dists_to(code, x, dim, x + i * dim, cand, v, cd2)
     # insertion sort by (key, index): Annoy's lists are nearly in order
     for t in range(v):
         keys[t] = smallvis_tie_key(cd2[t])
@@ -1324,7 +1338,7 @@ cdef Py_ssize_t _candidates_row(const double* x, Py_ssize_t dim, const int32_t* 
     return 1 if v < k else 0
 
 
-def knn_candidates(X, candidates, indices, sq_dist, n_threads):
+def knn_candidates(X, candidates, indices, sq_dist, n_threads, metric_code=0):
     """Best k of each row's candidate list, with float64 distances; see the reference twin."""
     cdef const double[:, ::1] x = X
     cdef const int32_t[:, ::1] cv = candidates
@@ -1337,6 +1351,7 @@ def knn_candidates(X, candidates, indices, sq_dist, n_threads):
     cdef int64_t[:, ::1] cand = np.empty((nt, max(m, 1)), dtype=np.int64)
     cdef double[:, ::1] cd2 = np.empty((nt, max(m, 1)))
     cdef double[:, ::1] keys = np.empty((nt, max(m, 1)))
+    cdef int code = <int>metric_code
     if n == 0 or k == 0:
         return 0
     with nogil:
@@ -1344,7 +1359,7 @@ def knn_candidates(X, candidates, indices, sq_dist, n_threads):
             tid = threadid()
             n_short += _candidates_row(&x[0, 0], dim, &cv[i, 0], m, i, k, &stamp[tid, 0],
                                        &cand[tid, 0], &cd2[tid, 0], &keys[tid, 0],
-                                       &oi[i, 0], &od[i, 0])
+                                       &oi[i, 0], &od[i, 0], code)
     return n_short
 
 
@@ -1353,7 +1368,7 @@ cdef Py_ssize_t _refine_row(const double* x, Py_ssize_t dim, const int32_t* nb,
                             Py_ssize_t k, Py_ssize_t w, Py_ssize_t i, int32_t* stamp,
                             int64_t* cand,
                             double* cd2, double* keys, Py_ssize_t* orig, int32_t* oi,
-                            double* od, uint8_t* of) noexcept nogil:
+                            double* od, uint8_t* of, int code) noexcept nogil:
     """Row i of knn_refine; returns 1 if the row changed."""
     cdef const int32_t* row = nb + i * k
     cdef const uint8_t* fl = flags + i * k
@@ -1384,7 +1399,7 @@ cdef Py_ssize_t _refine_row(const double* x, Py_ssize_t dim, const int32_t* nb,
                         stamp[c] = <int32_t>i
                         cand[m] = c
                         m += 1
-    smallvis_sq_dists_to(x, dim, x + i * dim, cand, m, cd2)
+    _core_dists_to(code, x, dim, x + i * dim, cand, m, cd2)
     for r in range(k):
         oi[r] = row[r]
         od[r] = d2[i * k + r]
@@ -1419,7 +1434,7 @@ cdef Py_ssize_t _refine_row(const double* x, Py_ssize_t dim, const int32_t* nb,
 
 
 def knn_refine(X, indices, sq_dist, flags, n_explore, out_indices, out_sq_dist,
-               out_flags, n_threads):
+               out_flags, n_threads, metric_code=0):
     """One local-join round; see the reference twin.
 
     Candidates are deduplicated with a stamp per point and thread
@@ -1447,6 +1462,7 @@ def knn_refine(X, indices, sq_dist, flags, n_explore, out_indices, out_sq_dist,
     cdef Py_ssize_t[:, ::1] orig = np.empty((nt, max(1, k)), dtype=np.intp)
     cdef uint8_t[::1] has_new = np.zeros(max(n, 1), dtype=np.uint8)
     cdef Py_ssize_t s
+    cdef int code = <int>metric_code
     if n == 0 or k == 0:
         return 0
     with nogil:
@@ -1460,7 +1476,7 @@ def knn_refine(X, indices, sq_dist, flags, n_explore, out_indices, out_sq_dist,
             n_changed += _refine_row(&x[0, 0], dim, &nb[0, 0], &d2[0, 0], &fl[0, 0],
                                      &has_new[0], k, w, i, &stamp[tid, 0], &cand[tid, 0], &cd2[tid, 0],
                                      &keys[tid, 0], &orig[tid, 0], &oi[i, 0], &od[i, 0],
-                                     &of[i, 0])
+                                     &of[i, 0], code)
     return n_changed
 
 
@@ -1594,3 +1610,5 @@ def knn_union_fill(indices, values, indptr, out_indices, out_data, n_threads):
 include "_fft_repulsion.pxi"
 
 include "_transform_kernels.pxi"
+
+include "_sparse_kernels.pxi"

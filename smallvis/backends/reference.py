@@ -95,6 +95,7 @@ __all__ = [
     "knn_candidates",
     "knn_union_count",
     "knn_union_fill",
+    "sparse_pair_sq_distances",
 ]
 
 
@@ -353,7 +354,33 @@ def smooth_knn_rows(distances, target, local_connectivity, tol, n_iter,
 # ---------------------------------------------------------------------------
 
 
-def knn_candidates(X, candidates, indices, sq_dist, n_threads):
+def _core_distances_to(X, cand, i, metric_code):
+    r"""The kNN kernels' distance from row ``i`` of ``X`` to rows ``cand``, by metric code.
+
+    .. math::
+
+        0:\ \sum_f (x_{cf} - x_{if})^2, \qquad
+        1:\ \sum_f |x_{cf} - x_{if}|, \qquad
+        2:\ \#\{f : x_{cf} 
+e x_{if}\},
+
+    summed feature by feature in order (the squared Euclidean distance, the
+    Manhattan distance, the Hamming count; see
+    :mod:`smallvis.inputs.distances` for what each metric searches with).
+    """
+    d = np.zeros(len(cand))
+    for f in range(X.shape[1]):
+        diff = X[cand, f] - X[i, f]
+        if metric_code == 0:
+            d += diff * diff
+        elif metric_code == 1:
+            d += np.abs(diff)
+        else:
+            d += diff != 0
+    return d
+
+
+def knn_candidates(X, candidates, indices, sq_dist, n_threads, metric_code=0):
     r"""The ``k`` nearest of each row's candidates, with float64 distances.
 
     Row ``i`` of ``candidates`` lists points (e.g. an Annoy query's answer)
@@ -382,6 +409,9 @@ def knn_candidates(X, candidates, indices, sq_dist, n_threads):
         Output: their squared distances; ``inf`` where the index is ``-1``.
     n_threads : int
         Threads over rows (Cython twin; ignored here).
+    metric_code : int, default=0
+        The distance summed (:func:`_core_distances_to`): 0 squared
+        Euclidean, 1 Manhattan, 2 Hamming count; ``sq_dist`` holds it.
 
     Returns
     -------
@@ -393,10 +423,7 @@ def knn_candidates(X, candidates, indices, sq_dist, n_threads):
     for i in range(n):
         cand = np.unique(candidates[i])
         cand = cand[(cand >= 0) & (cand != i)]
-        d2 = np.zeros(len(cand))
-        for f in range(X.shape[1]):
-            diff = X[cand, f] - X[i, f]
-            d2 += diff * diff
+        d2 = _core_distances_to(X, cand, i, metric_code)
         order = np.lexsort((cand, _tie_key(d2)))[:k]
         v = len(order)
         indices[i, :v], sq_dist[i, :v] = cand[order], d2[order]
@@ -405,8 +432,43 @@ def knn_candidates(X, candidates, indices, sq_dist, n_threads):
     return n_short
 
 
+def sparse_pair_sq_distances(indptr, indices, data, rows, cols, out, n_threads):
+    r"""Squared Euclidean distances between pairs of rows of a CSR matrix.
+
+    .. math::
+
+        \texttt{out}_t = \sum_f (x_{a_t f} - x_{b_t f})^2,
+        \qquad a_t = \texttt{rows}_t,\ b_t = \texttt{cols}_t,
+
+    summed over the union of the two rows' stored columns in column order,
+    from differences (equal rows are at exactly 0), left to right.
+
+    Parameters
+    ----------
+    indptr, indices, data : ndarray
+        The CSR matrix: int64 row pointers, int64 column indices sorted
+        within each row (no duplicates), float64 values.
+    rows, cols : ndarray of shape (m,), int64
+        The pairs.
+    out : ndarray of shape (m,)
+        Output.
+    n_threads : int
+        Threads over pairs (Cython twin; ignored here).
+    """
+    for t in range(len(rows)):
+        a, b = int(rows[t]), int(cols[t])
+        ia, va = indices[indptr[a]:indptr[a + 1]], data[indptr[a]:indptr[a + 1]]
+        ib, vb = indices[indptr[b]:indptr[b + 1]], data[indptr[b]:indptr[b + 1]]
+        union = np.union1d(ia, ib)
+        xa, xb = np.zeros(len(union)), np.zeros(len(union))
+        xa[np.searchsorted(union, ia)] = va
+        xb[np.searchsorted(union, ib)] = vb
+        diff = xa - xb
+        out[t] = np.cumsum(diff * diff)[-1] if len(union) else 0.0
+
+
 def knn_refine(X, indices, sq_dist, flags, n_explore, out_indices, out_sq_dist,
-               out_flags, n_threads):
+               out_flags, n_threads, metric_code=0):
     r"""One round of local join over a k-nearest-neighbour graph.
 
     Each point's new list is the best ``k`` among its current neighbours and
@@ -457,6 +519,9 @@ def knn_refine(X, indices, sq_dist, flags, n_explore, out_indices, out_sq_dist,
         entered the first ``w`` from further down, else 0.
     n_threads : int
         Threads over rows (Cython twin; ignored here).
+    metric_code : int, default=0
+        The distance summed (:func:`_core_distances_to`): 0 squared
+        Euclidean, 1 Manhattan, 2 Hamming count; ``sq_dist`` holds it.
 
     Returns
     -------
@@ -477,10 +542,7 @@ def knn_refine(X, indices, sq_dist, flags, n_explore, out_indices, out_sq_dist,
         own = indices[i]
         cand = np.unique(indices[own[own >= 0], :w].ravel())
         cand = cand[(cand >= 0) & (cand != i) & ~np.isin(cand, own)]
-        d2 = np.zeros(len(cand))
-        for f in range(X.shape[1]):
-            diff = X[cand, f] - X[i, f]
-            d2 += diff * diff
+        d2 = _core_distances_to(X, cand, i, metric_code)
         idx = np.concatenate([own, cand])
         all_d2 = np.concatenate([sq_dist[i], d2])
         order = np.lexsort((idx, _tie_key(all_d2)))[:k]

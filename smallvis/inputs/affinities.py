@@ -12,6 +12,7 @@ import scipy.sparse as sp
 from scipy.spatial.distance import pdist, squareform
 
 from .. import _progress
+from . import distances as metrics
 from ..backends._backend import is_fast
 from .._memory import release_free_heap
 from .._numeric import in_units, power_of_two_exponent
@@ -112,7 +113,7 @@ def _warn_failed_rows(n_failed, n, perplexity, stacklevel=4):
 
 
 def conditional_perplexity(X, perplexity, kernels, *, tol=PERPLEXITY_TOL,
-                           max_tries=PERPLEXITY_MAX_TRIES):
+                           max_tries=PERPLEXITY_MAX_TRIES, metric="euclidean"):
     r"""Row-stochastic Gaussian affinities :math:`p_{j|i}` of a given perplexity.
 
     Parameters
@@ -127,6 +128,10 @@ def conditional_perplexity(X, perplexity, kernels, *, tol=PERPLEXITY_TOL,
         Tolerance on the entropy (nats).
     max_tries : int, default=50
         Maximum bisection steps per row.
+    metric : str, default="euclidean"
+        The input distance :math:`d_{ij}` (:mod:`smallvis.inputs.distances`);
+        the Gaussian is calibrated on its square, :math:`\exp(-\beta_i
+        d_{ij}^2)`, whatever the metric (docs/theory.md §2.1).
 
     Returns
     -------
@@ -149,18 +154,41 @@ def conditional_perplexity(X, perplexity, kernels, *, tol=PERPLEXITY_TOL,
     relative, the bisection tolerance permitting) for ``X``, ``1e150 * X`` and
     ``1e-150 * X``.
     """
-    rows, beta = _dense_rows(X, perplexity, kernels, tol, max_tries, stacklevel=5)
+    rows, beta = _dense_rows(X, perplexity, kernels, tol, max_tries, stacklevel=5,
+                             metric=metric)
     return _with_zero_diagonal(rows), beta
 
 
+def _scaled_squared_distances(X, metric, kernels):
+    """``(D2, e)``: the squared ``metric`` distances in units of ``2**e``, all pairs.
+
+    The Euclidean matrix is :func:`squared_distances` of ``X / 2**e``, ``e``
+    of ``X`` (the road of every earlier release, bit for bit); another
+    metric's distances are divided by the power of two of their largest
+    before they are squared, so no square over- or underflows either.
+    """
+    if sp.issparse(X):
+        from .sparse_search import pairwise_distances as sparse_pairwise
+
+        D = sparse_pairwise(X, metric, kernels)
+    elif metric == "euclidean":
+        e = power_of_two_exponent(X)
+        return squared_distances(X, e), e
+    else:
+        D = metrics.pairwise_distances(X, metric)
+    e = power_of_two_exponent(D)
+    D = in_units(D, e)
+    return np.square(D, out=D), e
+
+
 def _dense_rows(X, perplexity, kernels, tol=PERPLEXITY_TOL,
-                max_tries=PERPLEXITY_MAX_TRIES, stacklevel=4):
+                max_tries=PERPLEXITY_MAX_TRIES, stacklevel=4, metric="euclidean"):
     """:func:`conditional_perplexity` with ``P`` as its ``(n, n - 1)`` off-diagonal rows."""
-    e = power_of_two_exponent(X)
     check_dense_affinity_size(X.shape[0])
     with _progress.stage("calibration", f"perplexity {perplexity:g} over all "
                                         f"{X.shape[0]} points"):
-        D2 = np.ascontiguousarray(_off_diagonal(squared_distances(X, e)))
+        D2, e = _scaled_squared_distances(X, metric, kernels)
+        D2 = np.ascontiguousarray(_off_diagonal(D2))
         n = D2.shape[0]
         # the rows fill the first n (n - 1) entries of an n x n buffer.  At
         # P's own size, glibc serves it by mmap like P, and freeing it gives
@@ -220,14 +248,15 @@ def _symmetrized_rows(R):
     return J
 
 
-def joint_perplexity(X, perplexity, kernels):
+def joint_perplexity(X, perplexity, kernels, metric="euclidean"):
     """Symmetric, matrix-normalised perplexity affinities (ssne, tsne).
 
     ``normalize(symmetrize(P))`` of the conditional ``P`` with no other
     N x N temporary (:func:`_symmetrized_rows`): the same operations on the
-    same numbers, so the same bits.
+    same numbers, so the same bits.  ``metric`` as
+    :func:`conditional_perplexity`.
     """
-    R, _ = _dense_rows(X, perplexity, kernels)
+    R, _ = _dense_rows(X, perplexity, kernels, metric=metric)
     J = _symmetrized_rows(R)
     del R
     np.divide(J, J.sum(), out=J)
@@ -290,7 +319,8 @@ SMOOTH_K_N_ITER = 64
 MIN_K_DIST_SCALE = 1e-3
 
 
-def _knn(X, k, knn, knn_method, random_state, n_threads, n_trees=None, kernels=None):
+def _knn(X, k, knn, knn_method, random_state, n_threads, n_trees=None, kernels=None,
+         metric="euclidean"):
     """The ``k`` nearest other points of each row, computed or precomputed.
 
     ``knn`` is None or an ``(indices, distances)`` pair as returned by
@@ -307,7 +337,8 @@ def _knn(X, k, knn, knn_method, random_state, n_threads, n_trees=None, kernels=N
     if knn is None:
         fast = kernels is not None and is_fast(kernels)
         indices, distances = knn_graph(X, k, method=knn_method, random_state=random_state,
-                                       n_threads=n_threads, n_trees=n_trees, fast=fast)
+                                       n_threads=n_threads, n_trees=n_trees, fast=fast,
+                                       metric=metric)
         release_free_heap()  # the search's copies of X, freed but resident
         if not np.all(np.isfinite(distances)):
             raise ValueError(
@@ -399,7 +430,8 @@ def _rows_to_csr(indices, values, n):
 
 def conditional_perplexity_knn(X, perplexity, kernels, *, n_neighbors=None, knn=None,
                                knn_method="auto", random_state=None, n_threads=1,
-                               n_trees=None, tol=PERPLEXITY_TOL, max_tries=PERPLEXITY_MAX_TRIES):
+                               n_trees=None, tol=PERPLEXITY_TOL, max_tries=PERPLEXITY_MAX_TRIES,
+                               metric="euclidean"):
     r"""Sparse conditional Gaussian affinities calibrated on a kNN graph.
 
     The bandwidth search of :func:`conditional_perplexity` (the twin kernel
@@ -432,7 +464,7 @@ def conditional_perplexity_knn(X, perplexity, kernels, *, n_neighbors=None, knn=
     n_threads : int, default=1
         Threads for the neighbour search (see
         :func:`smallvis.inputs.neighbors.nearest_neighbors`) and the calibration.
-    tol, max_tries
+    tol, max_tries, metric
         As :func:`conditional_perplexity`.
 
     Returns
@@ -443,7 +475,7 @@ def conditional_perplexity_knn(X, perplexity, kernels, *, n_neighbors=None, knn=
     """
     indices, rows, beta = _calibrated_rows(X, perplexity, kernels, n_neighbors, knn,
                                            knn_method, random_state, n_threads, n_trees,
-                                           tol, max_tries)
+                                           tol, max_tries, metric)
     return _rows_to_csr(indices, rows, X.shape[0]), beta
 
 
@@ -464,7 +496,8 @@ def check_perplexity_neighbors(perplexity, n_neighbors, n_samples):
 
 
 def _calibrated_rows(X, perplexity, kernels, n_neighbors, knn, knn_method, random_state,
-                     n_threads, n_trees, tol=PERPLEXITY_TOL, max_tries=PERPLEXITY_MAX_TRIES):
+                     n_threads, n_trees, tol=PERPLEXITY_TOL, max_tries=PERPLEXITY_MAX_TRIES,
+                     metric="euclidean"):
     """Neighbours (n, k) and their calibrated ``p_{j|i}`` (n, k), and beta.
 
     Memory: the distances are squared in place and freed once calibrated,
@@ -474,7 +507,7 @@ def _calibrated_rows(X, perplexity, kernels, n_neighbors, knn, knn_method, rando
     n_neighbors = check_perplexity_neighbors(perplexity, n_neighbors, n)
     n_threads = check_threads(n_threads)
     indices, distances = _knn(X, n_neighbors, knn, knn_method, random_state, n_threads,
-                              n_trees, kernels)
+                              n_trees, kernels, metric)
     e = power_of_two_exponent(distances)  # P is scale-free; beta is scaled back
     # D2 = (distances / 2**e)**2, in place when the array is ours
     D2 = np.array(distances, dtype=np.float64, order="C", copy=True if knn is not None else None)
@@ -511,7 +544,7 @@ def joint_perplexity_knn(X, perplexity, kernels, **knn_params):
         Symmetric, sums to 1.
     """
     params = {"n_neighbors": None, "knn": None, "knn_method": "auto", "random_state": None,
-              "n_threads": 1, "n_trees": None}
+              "n_threads": 1, "n_trees": None, "metric": "euclidean"}
     unknown = set(knn_params) - set(params)
     if unknown:
         raise TypeError(f"unexpected keyword argument(s): {', '.join(sorted(unknown))}")
@@ -622,7 +655,7 @@ def check_umap_graph_params(n_samples, n_neighbors, local_connectivity=1.0, band
 
 def fuzzy_memberships(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwidth=1.0,
                       knn=None, knn_method="auto", random_state=None, n_threads=1,
-                      n_trees=None):
+                      n_trees=None, metric="euclidean"):
     r"""Directed UMAP membership strengths :math:`v_{j|i}` (before the union).
 
     .. math::
@@ -642,7 +675,7 @@ def fuzzy_memberships(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwi
     n_neighbors, local_connectivity, bandwidth, _ = check_umap_graph_params(
         n, n_neighbors, local_connectivity, bandwidth)
     indices, distances = _knn(X, n_neighbors - 1, knn, knn_method, random_state, n_threads,
-                              n_trees, kernels)
+                              n_trees, kernels, metric)
     unit, sigma, rho, e, _ = _smooth_knn_unit(distances, kernels,
                                               local_connectivity=local_connectivity,
                                               bandwidth=bandwidth)
@@ -657,7 +690,7 @@ def fuzzy_memberships(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwi
 
 def umap_graph(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwidth=1.0,
                set_op_mix_ratio=1.0, knn=None, knn_method="auto", random_state=None,
-               n_threads=1, n_trees=None):
+               n_threads=1, n_trees=None, metric="euclidean"):
     r"""UMAP's fuzzy simplicial set: the symmetric input graph ``V``.
 
     Following umap-learn (docs/theory.md §2.2): memberships :math:`v_{j|i}` from
@@ -690,8 +723,9 @@ def umap_graph(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwidth=1.0
     knn : (indices, distances), optional
         Precomputed self-excluded neighbours with at least
         ``n_neighbors - 1`` columns (checked and sorted by :func:`check_knn`).
-    knn_method, random_state, n_threads, n_trees
-        Passed to :func:`smallvis.inputs.neighbors.nearest_neighbors`.
+    knn_method, random_state, n_threads, n_trees, metric
+        Passed to :func:`smallvis.inputs.neighbors.nearest_neighbors`; the
+        memberships use the metric's distances themselves, as umap-learn.
 
     Returns
     -------
@@ -703,7 +737,7 @@ def umap_graph(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwidth=1.0
     A, _, _ = fuzzy_memberships(X, n_neighbors, kernels, local_connectivity=local_connectivity,
                                 bandwidth=bandwidth, knn=knn, knn_method=knn_method,
                                 random_state=random_state, n_threads=n_threads,
-                                n_trees=n_trees)
+                                n_trees=n_trees, metric=metric)
     At = A.T.tocsr()
     prod = A.multiply(At)
     V = (mix * (A + At - prod) + (1.0 - mix) * prod).tocsr()
@@ -718,7 +752,7 @@ def check_ncvis_neighbors(n_neighbors, n_samples):
 
 
 def ncvis_graph(X, n_neighbors=15, *, knn=None, knn_method="auto", random_state=None,
-                n_threads=1, n_trees=None, kernels=None):
+                n_threads=1, n_trees=None, kernels=None, metric="euclidean"):
     r"""NCVis input affinities: the union-symmetrised kNN graph, normalised.
 
     .. math::
@@ -736,7 +770,7 @@ def ncvis_graph(X, n_neighbors=15, *, knn=None, knn_method="auto", random_state=
     n_neighbors : int, default=15
         Neighbours per point, the point itself not counted,
         ``1 <= n_neighbors < n_samples``.
-    knn, knn_method, random_state, n_threads, n_trees
+    knn, knn_method, random_state, n_threads, n_trees, metric
         As :func:`umap_graph`.
     kernels : module, optional
         The kernel module for the neighbour search's refinement (default:
@@ -750,7 +784,7 @@ def ncvis_graph(X, n_neighbors=15, *, knn=None, knn_method="auto", random_state=
     n = X.shape[0]
     n_neighbors = check_ncvis_neighbors(n_neighbors, n)
     indices, _ = _knn(X, n_neighbors, knn, knn_method, random_state, n_threads, n_trees,
-                      kernels)
+                      kernels, metric)
     A = _rows_to_csr(indices, np.ones(indices.shape), n)
     V = ((A + A.T) > 0).astype(np.float64).tocsr()
     V.sort_indices()

@@ -1,4 +1,4 @@
-"""Euclidean nearest neighbours: one index for the fit and for new points.
+"""Nearest neighbours: one index for the fit and for new points.
 
 :class:`KNNIndex` holds a training set and the search settings and answers
 both questions the package asks: each training point's own nearest other
@@ -6,15 +6,15 @@ points (:meth:`KNNIndex.neighbors`, the fit's kNN graph, which
 :func:`nearest_neighbors` and :func:`knn_graph` return) and the nearest
 training points of new points (:meth:`KNNIndex.query`, what
 :class:`smallvis.transform.Reference` places new points with).  Both use
-one distance (:func:`sq_distances`, the one place where a ``metric`` would
-go), one tie rule, the same backend rule, the same Annoy forest and the
+one distance (a ``metric`` of :mod:`smallvis.inputs.distances`, computed
+from the core quantity that module defines), one tie rule, the same backend rule, the same Annoy forest and the
 same refinement, so a new point gets the recall of a training point.  New
 points are measured in the fit's units and far points are ranked by the
 projection form of the distance (:mod:`smallvis.inputs._new_points`).  The index
 pickles without its forest, which is rebuilt identically on first use.
 
 :func:`nearest_neighbors` returns, for every row of ``X``, the indices and
-Euclidean (not squared) distances of its ``n_neighbors`` nearest *other*
+distances (Euclidean by default, not squared) of its ``n_neighbors`` nearest *other*
 rows.  **The point itself is never included**, even when it has duplicates
 at distance 0: a duplicate is a real neighbour, the point is not.  Methods
 whose convention counts the point itself (UMAP's ``n_neighbors``) ask for one
@@ -85,6 +85,10 @@ from scipy.spatial.distance import cdist
 
 from .. import _progress, _threads
 from ..backends._backend import kernels as select_kernels
+import scipy.sparse as sp
+
+from . import distances as metrics
+from . import sparse_search
 from ._new_points import centre_and_extent, distance_units, far_keys, far_points, forest_queries
 from .._numeric import in_units, power_of_two_exponent, tie_key as _tie_key
 from .._validation import (MAX_REFINE_ROUNDS, ParameterError, check_data, check_integer,
@@ -159,8 +163,8 @@ _BLOCK_ELEMENTS = 4_000_000
 
 def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
                       search_k=None, n_refine=None, n_explore=None, random_state=None,
-                      n_threads=1, fast=False):
-    """Indices and Euclidean distances of the nearest neighbours of each row.
+                      n_threads=1, fast=False, metric="euclidean"):
+    """Indices and distances of the nearest neighbours of each row.
 
     Parameters
     ----------
@@ -211,6 +215,8 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
         Annoy only: run the refinement with the Cython kernel
         (:mod:`smallvis.backends._kernels`) instead of its NumPy twin in
         :mod:`smallvis.backends.reference`; both return the same neighbours.
+    metric : {"euclidean", "cosine", "correlation", "manhattan", "hamming"}, default="euclidean"
+        The distance (:mod:`smallvis.inputs.distances`), on every backend.
 
     Returns
     -------
@@ -218,18 +224,18 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
         Neighbour indices, nearest first, never the row itself
         (:func:`knn_graph` returns them as int32).
     distances : ndarray of shape (n_samples, n_neighbors), float64
-        Euclidean distances, non-decreasing along each row; equal distances
-        are ordered by increasing index.
+        Distances of ``metric``, non-decreasing along each row; equal
+        distances are ordered by increasing index.
     """
     indices, distances = knn_graph(X, n_neighbors, method=method, n_trees=n_trees,
                                    search_k=search_k, n_refine=n_refine,
                                    n_explore=n_explore, random_state=random_state,
-                                   n_threads=n_threads, fast=fast)
+                                   n_threads=n_threads, fast=fast, metric=metric)
     return indices.astype(np.int64), distances
 
 
 def knn_graph(X, n_neighbors, *, method="auto", n_trees=None, search_k=None, n_refine=None,
-              n_explore=None, random_state=None, n_threads=1, fast=False):
+              n_explore=None, random_state=None, n_threads=1, fast=False, metric="euclidean"):
     """:func:`nearest_neighbors` with int32 indices (int64 from 2**31 points on).
 
     The form the affinities use: half the memory of int64 indices.
@@ -237,12 +243,20 @@ def knn_graph(X, n_neighbors, *, method="auto", n_trees=None, search_k=None, n_r
     the search is :meth:`KNNIndex.neighbors` of a :class:`KNNIndex` over
     ``X``.
     """
-    X = check_data(X)
+    X = check_points(X)
     n_neighbors = check_integer(n_neighbors, "n_neighbors", 1, X.shape[0] - 1)
     index = KNNIndex._of_checked(X, method=method, n_trees=n_trees, search_k=search_k,
                      n_refine=n_refine, n_explore=n_explore, random_state=random_state,
-                     n_threads=n_threads, fast=fast)
+                     n_threads=n_threads, fast=fast, metric=metric)
     return index.neighbors(n_neighbors)
+
+
+def check_points(X, name="X", min_rows=2):
+    """Dense data checked by :func:`check_data`; sparse data by
+    :func:`smallvis.inputs.sparse_search.check_sparse_data` (a canonical CSR copy)."""
+    if sp.issparse(X):
+        return sparse_search.check_sparse_data(X, name, min_rows)
+    return check_data(X, name, min_rows)
 
 
 def check_search_params(method, n_trees, name="method"):
@@ -286,10 +300,9 @@ def sq_distances(A, B):
     (:func:`scipy.spatial.distance.cdist` ``"sqeuclidean"``: each square
     summed feature by feature, in order, from differences, so duplicates are
     at exactly 0 and the Annoy path's twin kernels ``knn_candidates`` and
-    ``knn_refine``, which sum in the same order, give the same bits).  A
-    ``metric`` option of :class:`KNNIndex` belongs here (and in those
-    kernels): nothing in the fit or in ``transform`` measures a distance
-    between data points itself.
+    ``knn_refine``, which sum in the same order, give the same bits).  The
+    core quantity of the Euclidean, cosine and correlation metrics
+    (:func:`smallvis.inputs.distances.core_distances`).
     """
     return cdist(A, B, "sqeuclidean")
 
@@ -318,33 +331,39 @@ def _k_smallest(D2, k):
     return indices, sq_dist
 
 
-def _exact(X, k):
-    """Each row's ``k`` nearest other rows of ``X`` by brute force, in blocks of rows."""
+def _exact(X, k, metric="euclidean"):
+    """Each row's ``k`` nearest other rows of ``X`` by brute force, in blocks of rows.
+
+    ``X`` holds :func:`smallvis.inputs.distances.prepare`'s rows; the
+    distances are ``metric``'s, in the units of ``X``.
+    """
     n = X.shape[0]
     indices = np.empty((n, k), dtype=np.int64)
     distances = np.empty((n, k), dtype=np.float64)
     block = max(1, _BLOCK_ELEMENTS // n)
     for start in range(0, n, block):
         stop = min(n, start + block)
-        D2 = sq_distances(X[start:stop], X)
+        D2 = metrics.core_distances(X[start:stop], X, metric)
         rows = np.arange(stop - start)
         D2[rows, start + rows] = np.inf  # never the point itself
         indices[start:stop], distances[start:stop] = _k_smallest(D2, k)
-    return indices, _monotone_sqrt(distances)
+    return indices, _monotone_finish(distances, metric, X.shape[1])
 
 
-def _monotone_sqrt(d2, out=None):
-    """sqrt of rows that are sorted up to rounding, made non-decreasing.
+def _monotone_finish(d2, metric, n_features, out=None):
+    """The distances of core rows sorted up to rounding, made non-decreasing.
 
     Within a group of snapped ties the raw values can decrease by an ulp;
     the running maximum removes that (a change of at most ~1e-12 relative).
-    ``out`` (may be ``d2``) receives the result.
+    ``out`` (may be ``d2``) receives the result (the square root of the
+    running maximum for the Euclidean metric;
+    :func:`smallvis.inputs.distances.finish`).
     """
     out = np.maximum.accumulate(d2, axis=1, out=out)
-    return np.sqrt(out, out=out)
+    return metrics.finish(out, metric, n_features, out=out)
 
 
-def _build_forest(X_index, n_trees, seed):
+def _build_forest(X_index, n_trees, seed, space="euclidean"):
     """Annoy's forest of ``n_trees`` trees over the rows of ``X_index``, seeded.
 
     Built on one thread: Annoy's multi-threaded build seeds each thread
@@ -356,7 +375,7 @@ def _build_forest(X_index, n_trees, seed):
 
     n, dim = X_index.shape
     t = time.perf_counter()
-    forest = AnnoyIndex(dim, "euclidean")
+    forest = AnnoyIndex(dim, space)
     forest.set_seed(seed)
     for i in range(n):
         forest.add_item(i, X_index[i])
@@ -365,7 +384,7 @@ def _build_forest(X_index, n_trees, seed):
     return forest
 
 
-def _candidate_sq_distances(X, cand, k, n_threads, kernels):
+def _candidate_sq_distances(X, cand, k, n_threads, kernels, metric_code=0):
     """The best ``k`` of each row's candidates (twin kernel ``knn_candidates``).
 
     Returns int32 indices and float64 squared distances of shape (n, k), in
@@ -377,7 +396,7 @@ def _candidate_sq_distances(X, cand, k, n_threads, kernels):
     n = X.shape[0]
     indices = np.empty((n, k), dtype=np.int32)
     sq_dist = np.empty((n, k))
-    kernels.knn_candidates(X, cand, indices, sq_dist, n_threads)
+    kernels.knn_candidates(X, cand, indices, sq_dist, n_threads, metric_code)
     _progress.step("kNN", "candidate distances", t)
     return indices, sq_dist
 
@@ -462,16 +481,16 @@ def _query_vectors(index, queries, cand, search_k, n_threads):
     _in_chunks(n, fill, n_threads)
 
 
-def _fill_short_rows(X, indices, sq_dist):
+def _fill_short_rows(X, indices, sq_dist, metric="euclidean"):
     """Brute force the rows that still have empty slots (index -1)."""
     n, k = indices.shape
     for i in np.flatnonzero(indices[:, -1] < 0):
         others = np.delete(np.arange(n), i)
-        row = sq_distances(X[i:i + 1], X[others])[0]
+        row = metrics.core_distances(X[i:i + 1], X[others], metric)[0]
         indices[i], sq_dist[i] = _select(row, others, k)
 
 
-def _refine(X, indices, sq_dist, n_rounds, n_explore, n_threads, kernels):
+def _refine(X, indices, sq_dist, n_rounds, n_explore, n_threads, kernels, metric_code=0):
     """``n_rounds`` of the twin kernel ``knn_refine`` (squared distances)."""
     flags = np.full(indices.shape, 3, dtype=np.uint8)
     out_indices, out_sq_dist = np.empty_like(indices), np.empty_like(sq_dist)
@@ -479,7 +498,7 @@ def _refine(X, indices, sq_dist, n_rounds, n_explore, n_threads, kernels):
     for round_number in range(1, n_rounds + 1):
         t = time.perf_counter()
         n_changed = kernels.knn_refine(X, indices, sq_dist, flags, n_explore, out_indices,
-                                       out_sq_dist, out_flags, n_threads)
+                                       out_sq_dist, out_flags, n_threads, metric_code)
         indices, out_indices = out_indices, indices
         sq_dist, out_sq_dist = out_sq_dist, sq_dist
         flags, out_flags = out_flags, flags
@@ -555,10 +574,11 @@ class KNNIndex:
     """
 
     def __init__(self, X, *, method="auto", n_trees=None, search_k=None, n_refine=None,
-                 n_explore=None, random_state=None, n_threads=1, fast=False):
-        self._configure(check_data(X), method=method, n_trees=n_trees, search_k=search_k,
+                 n_explore=None, random_state=None, n_threads=1, fast=False,
+                 metric="euclidean"):
+        self._configure(check_points(X), method=method, n_trees=n_trees, search_k=search_k,
                         n_refine=n_refine, n_explore=n_explore, random_state=random_state,
-                        n_threads=n_threads, fast=fast)
+                        n_threads=n_threads, fast=fast, metric=metric)
 
     @classmethod
     def _of_checked(cls, X, **settings):
@@ -568,13 +588,17 @@ class KNNIndex:
         it is not scanned again.  ``settings`` as the constructor's.
         """
         index = cls.__new__(cls)
-        index._configure(np.ascontiguousarray(X, dtype=np.float64), **settings)
+        if not sp.issparse(X):
+            X = np.ascontiguousarray(X, dtype=np.float64)
+        index._configure(X, **settings)
         return index
 
     def _configure(self, X, *, method="auto", n_trees=None, search_k=None, n_refine=None,
-                   n_explore=None, random_state=None, n_threads=1, fast=False):
+                   n_explore=None, random_state=None, n_threads=1, fast=False,
+                   metric="euclidean"):
         """The constructor's work on checked data ``X``: settings checked and stored."""
         n_trees = check_search_params(method, n_trees)
+        self.metric = metrics.check_metric(metric)
         if search_k is not None:
             search_k = check_integer(search_k, "search_k", low=1, high=ANNOY_MAX_SEARCH_K)
         if n_refine is not None:
@@ -583,8 +607,21 @@ class KNNIndex:
             n_explore = check_integer(n_explore, "n_explore", low=1)
         self.n_threads = check_threads(n_threads)
         rng = check_random_state(random_state)
+        if sp.issparse(X):
+            if self.metric == metrics.PRECOMPUTED:
+                raise ValueError("a sparse X with metric='precomputed' is a kNN graph: pass "
+                                 "it to embed or affinities, which read its neighbours")
+            sparse_search.check_sparse_metric(self.metric)
+        elif self.metric == metrics.PRECOMPUTED:
+            metrics.check_distance_matrix(X)
+            if method == "annoy":
+                raise ParameterError("knn_method='annoy' cannot search precomputed distances "
+                                     "(there are no vectors to index); use 'exact' or 'auto'",
+                                     ("knn_method",))
+            method = "exact"  # a selection among the rows of the distances
         if method == "auto":
-            method = "exact" if X.shape[0] <= EXACT_MAX_N else "annoy"
+            limit = sparse_search.SPARSE_EXACT_MAX_N if sp.issparse(X) else EXACT_MAX_N
+            method = "exact" if X.shape[0] <= limit else "annoy"
         self.X = X
         self.method = method
         self.n_trees = ANNOY_DEFAULT_TREES if n_trees is None else n_trees
@@ -594,6 +631,7 @@ class KNNIndex:
         self.fast = bool(fast)
         self.seed = int(rng.integers(1, 2**31 - 1)) if method == "annoy" else None
         self._clear_derived()
+        self._points()  # a row the metric cannot measure is refused here
 
     # ---- pickling: the data and settings only --------------------------
 
@@ -602,21 +640,48 @@ class KNNIndex:
         self._exponent = None  # e of X / 2**e
         self._centre = None  # (column means, exponent of the centred data)
         self._graphs = {}  # width -> the training points' own neighbours
+        self._prepared = None  # the metric's rows (distances.prepare)
+        self._categories = None  # hamming: the columns' values (the forest's codes)
+        self._sparse = None  # sparse X: its search structures (sparse_search.SparseIndex)
 
     def __getstate__(self):
         state = self.__dict__.copy()
-        for derived in ("_forest", "_exponent", "_centre", "_graphs"):
+        for derived in ("_forest", "_exponent", "_centre", "_graphs", "_prepared",
+                        "_categories", "_sparse"):
             state.pop(derived, None)
         return state
 
     def __setstate__(self, state):
+        state.setdefault("metric", "euclidean")  # pickles made before metrics existed
         self.__dict__.update(state)
         self._clear_derived()
+
+    def _points(self):
+        """The training rows the metric measures (:func:`smallvis.inputs.distances.prepare`)."""
+        if self._prepared is None:
+            self._prepared = (sparse_search.prepare_sparse(self.X, self.metric)
+                              if sp.issparse(self.X) else metrics.prepare(self.X, self.metric))
+        return self._prepared
+
+    def _sparse_index(self):
+        """Sparse X: the exact or projected search (:mod:`smallvis.inputs.sparse_search`)."""
+        if self._sparse is None:
+            self._sparse = sparse_search.SparseIndex(
+                self._points(), method=self.method, n_trees=self.n_trees,
+                seed=self.seed, n_refine=self.n_refine, fast=self.fast,
+                n_threads=self.n_threads, kernels=select_kernels(self.fast),
+                dense_index=KNNIndex._of_checked,
+                n_explore=lambda k: min(self._n_explore(k), k))
+        return self._sparse
+
+    def _scaled_metric(self):
+        """Whether distances change with the data's scale (searched in powers of two)."""
+        return self.metric in metrics.SCALED_METRICS
 
     # ---- the training points' own neighbours (the fit) ------------------
 
     def neighbors(self, n_neighbors):
-        """Indices and Euclidean distances of each training point's nearest other points.
+        """Indices and distances (of :attr:`metric`) of each training point's nearest other points.
 
         What :func:`knn_graph` returns (see there and
         :func:`nearest_neighbors`): the point itself excluded, rows in the
@@ -625,24 +690,33 @@ class KNNIndex:
         """
         n = self.X.shape[0]
         k = check_integer(n_neighbors, "n_neighbors", 1, n - 1)
+        if sp.issparse(self.X):
+            with _progress.stage("kNN", f"{self.method} (sparse), {k} neighbours of {n} points"):
+                indices, sq_dist = self._sparse_index().neighbors(k)
+            distances = _monotone_finish(sq_dist, self.metric, self.X.shape[1], out=sq_dist)
+            return indices.astype(_index_dtype(n)), distances
         Xs, e = self._scaled_data()
         if self.method == "exact":
             with _progress.stage("kNN", f"exact, {k} neighbours of {n} points"):
-                indices, distances = _exact(Xs, k)
+                indices, distances = _exact(Xs, k, self.metric)
             indices = indices.astype(_index_dtype(n))
         else:
             with _progress.stage("kNN", f"annoy, {k} neighbours of {n} points"):
                 indices, sq_dist = self._annoy_graph(Xs, k)
-            # sqrt in place: the squared distances are not needed any more
-            distances = _monotone_sqrt(sq_dist, out=sq_dist)
+            # in place: the core distances are not needed any more
+            distances = _monotone_finish(sq_dist, self.metric, Xs.shape[1], out=sq_dist)
         if e:
             np.ldexp(distances, e, out=distances)
         return indices, distances
 
     def _data_exponent(self):
-        """``e`` with ``max|X| = m 2**e``, ``0.5 <= m < 1``: the fit's unit."""
+        """``e`` with ``max|X| = m 2**e``, ``0.5 <= m < 1``: the fit's unit.
+
+        0 for the metrics measured on unit rows or by counting
+        (:data:`smallvis.inputs.distances.SCALED_METRICS`).
+        """
         if self._exponent is None:
-            self._exponent = power_of_two_exponent(self.X)
+            self._exponent = power_of_two_exponent(self.X) if self._scaled_metric() else 0
         return self._exponent
 
     def _scaled_data(self):
@@ -651,7 +725,7 @@ class KNNIndex:
         A copy (unless ``e`` is 0), made for each search and not kept.
         """
         e = self._data_exponent()
-        return np.ascontiguousarray(in_units(self.X, e), dtype=np.float64), e
+        return np.ascontiguousarray(in_units(self._points(), e), dtype=np.float64), e
 
     def _search_k(self, k):
         search_k = self.search_k or default_search_k(self.n_trees, k)
@@ -665,7 +739,12 @@ class KNNIndex:
         if self._forest is None:
             if Xs is None:
                 Xs, _ = self._scaled_data()
-            self._forest = _build_forest(_centred_unit(Xs), self.n_trees, self.seed)
+            if self.metric == "hamming":
+                rows, self._categories = metrics.hamming_codes(Xs)
+            else:
+                rows = _centred_unit(Xs)
+            self._forest = _build_forest(rows, self.n_trees, self.seed,
+                                         metrics.annoy_space(self.metric))
         return self._forest
 
     def _release_forest(self):
@@ -686,11 +765,12 @@ class KNNIndex:
         if built_here:
             self._release_forest()
         _progress.step("kNN", f"{n} queries", t)
-        indices, sq_dist = _candidate_sq_distances(Xs, cand, k, self.n_threads, kernels)
+        code = metrics.KERNEL_CODES[self.metric]
+        indices, sq_dist = _candidate_sq_distances(Xs, cand, k, self.n_threads, kernels, code)
         del cand
         indices, sq_dist = _refine(Xs, indices, sq_dist, self.n_refine, self._n_explore(k),
-                                   self.n_threads, kernels)
-        _fill_short_rows(Xs, indices, sq_dist)
+                                   self.n_threads, kernels, code)
+        _fill_short_rows(Xs, indices, sq_dist, self.metric)
         return indices, sq_dist
 
     def _graph(self, width):
@@ -702,7 +782,7 @@ class KNNIndex:
     # ---- new points (transform) -----------------------------------------
 
     def query(self, X_new, n_neighbors):
-        """Indices and Euclidean distances of the ``k`` nearest training points of new points.
+        """Indices and distances (of :attr:`metric`) of the ``k`` nearest training points of new points.
 
         Parameters
         ----------
@@ -717,7 +797,7 @@ class KNNIndex:
         indices : ndarray of shape (n_new, k), int64
             Nearest first; equal distances ordered by index, as in the fit.
         distances : ndarray of shape (n_new, k)
-            Euclidean distances (inf where one exceeds float64).
+            Distances of :attr:`metric` (inf where one exceeds float64).
 
         Notes
         -----
@@ -741,7 +821,7 @@ class KNNIndex:
         distances from the projection form (:func:`smallvis.inputs._new_points.far_keys`), which do not
         tie where the float64 distances do.
         """
-        X_new = check_data(X_new, "X_new", min_rows=1)
+        X_new = check_points(X_new, "X_new", min_rows=1)
         if X_new.shape[1] != self.X.shape[1]:
             raise ValueError(f"X_new has {X_new.shape[1]} features; the index was built "
                              f"on {self.X.shape[1]}")
@@ -755,12 +835,22 @@ class KNNIndex:
         number of features (as :func:`smallvis.transform.check_new_points`
         returns it); it is not scanned again.
         """
+        if sp.issparse(self.X):
+            return self._sparse_query(X_new, k)
+        if sp.issparse(X_new):
+            raise TypeError("X_new is sparse but the index was built on dense data; pass "
+                            "X_new.toarray()")
         units = self.distance_units(X_new)
+        X_new = metrics.prepare(X_new, self.metric, "X_new")
         if self.method == "exact":
             indices, distances = self._exact_query(X_new, k, units)
         else:
             indices, distances = self._annoy_query(X_new, k, units)
         far_sq = np.full(indices.shape, np.nan)
+        if self.metric != "euclidean":
+            # unit rows and counts have no far points; Manhattan distances
+            # are not squared, so they neither overflow nor tie earlier
+            return NewNeighbours(indices, distances, units, far_sq)
         pool = np.arange(self.X.shape[0])
         for s in np.flatnonzero(self.far_points(X_new)):
             keys = far_keys(self.X, *self._centre_and_extent(), X_new[s])
@@ -772,11 +862,24 @@ class KNNIndex:
             distances[s] = np.sqrt(np.maximum.accumulate(d2[0]))  # equal to rounding
         return NewNeighbours(indices, distances, units, far_sq)
 
+    def _sparse_query(self, X_new, k):
+        """:meth:`_query_checked` of a sparse training set (new points dense or sparse)."""
+        X_new = sparse_search.prepare_sparse(sp.csr_matrix(X_new, dtype=np.float64),
+                                             self.metric, "X_new")
+        width = min(self._n_explore(k), k, self.X.shape[0] - 1)
+        indices, sq_dist = self._sparse_index().query(X_new, k, lambda: self._graph(width))
+        distances = _monotone_finish(sq_dist, self.metric, self.X.shape[1], out=sq_dist)
+        zeros = np.zeros(X_new.shape[0], dtype=np.int64)
+        return NewNeighbours(indices, distances, zeros, np.full(indices.shape, np.nan))
+
     def distance_units(self, X_new):
         """Per new point, the power of two its distances are measured in (0: the data's units).
 
-        See :func:`smallvis.inputs._new_points.distance_units`.
+        See :func:`smallvis.inputs._new_points.distance_units`; 0 for the
+        metrics measured on unit rows or by counting.
         """
+        if not self._scaled_metric():
+            return np.zeros(len(X_new), dtype=np.int64)
         return distance_units(self._data_exponent(), X_new)
 
     def _exact_query(self, X_new, k, units):
@@ -786,20 +889,24 @@ class KNNIndex:
         block = max(1, _BLOCK_ELEMENTS // self.X.shape[0])
         for unit in np.unique(units):
             rows = np.flatnonzero(units == unit)
-            X_ref = in_units(self.X, unit)
+            X_ref = in_units(self._points(), unit)
             for start in range(0, len(rows), block):
                 part = rows[start:start + block]
-                D2 = sq_distances(in_units(X_new[part], unit), X_ref)
+                D2 = metrics.core_distances(in_units(X_new[part], unit), X_ref, self.metric)
                 indices[part], d2 = _k_smallest(D2, k)
-                distances[part] = np.sqrt(d2)
+                distances[part] = metrics.finish(d2, self.metric, X_ref.shape[1])
         return indices, distances
 
     def _annoy_query(self, X_new, k, units):
         """The forest's candidates, refined as the fit's graph (see :meth:`query`)."""
         m, n = X_new.shape[0], self.X.shape[0]
         search_k = self._search_k(k)
-        cand = _annoy_vector_candidates(self._annoy_forest(), forest_queries(X_new, *self._centre_and_extent()), k,
-                                        search_k, self.n_threads)
+        forest = self._annoy_forest()
+        if self.metric == "hamming":
+            queries = metrics.hamming_codes(X_new, self._categories)[0]
+        else:
+            queries = forest_queries(X_new, *self._centre_and_extent())
+        cand = _annoy_vector_candidates(forest, queries, k, search_k, self.n_threads)
         indices = np.empty((m, k), dtype=np.int64)
         sq_dist = np.empty((m, k))
         for s in range(m):
@@ -810,7 +917,7 @@ class KNNIndex:
             rows = self._refine_queries(X_new, units, indices, sq_dist, rows, width)
             if not len(rows):
                 break
-        distances = np.sqrt(sq_dist)
+        distances = metrics.finish(sq_dist, self.metric, X_new.shape[1])
         short = np.flatnonzero(indices[:, -1] < 0)  # fewer than k candidates: brute force
         if len(short):
             indices[short], distances[short] = self._exact_query(X_new[short], k, units[short])
@@ -837,7 +944,8 @@ class KNNIndex:
     def _best_candidates(self, x, unit, cand, k):
         """The best ``k`` distinct candidates of one new point ``x`` (-1 and inf pad)."""
         cand = np.unique(cand[cand >= 0])
-        d2 = sq_distances(in_units(x[None, :], unit), in_units(self.X[cand], unit))[0]
+        d2 = metrics.core_distances(in_units(x[None, :], unit),
+                                    in_units(self._points()[cand], unit), self.metric)[0]
         best, d2 = _select(d2, cand, k)
         pad = k - len(best)
         return (np.concatenate([best, np.full(pad, -1, dtype=np.int64)]),
@@ -846,7 +954,7 @@ class KNNIndex:
     def _centre_and_extent(self):
         """The training data's column means and the exponent of their largest centred entry."""
         if self._centre is None:
-            self._centre = centre_and_extent(self.X)
+            self._centre = centre_and_extent(self._points())
         return self._centre
 
     def far_points(self, X_new):

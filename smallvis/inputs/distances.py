@@ -1,0 +1,212 @@
+r"""The input metrics: how the neighbour searches and the dense P measure a distance.
+
+Every search of the package (:class:`smallvis.inputs.neighbors.KNNIndex`:
+exact, Annoy and its refinement, new points) and the all-pairs
+calibration of the small-data builders measure distances through this
+module, for one of :data:`METRICS`:
+
+``"euclidean"`` (the default)
+    :math:`\sqrt{\sum_f (x_f - y_f)^2}`.
+``"cosine"``
+    :math:`1 - x \cdot y / (|x| |y|)`.
+``"correlation"``
+    The cosine distance of the rows centred on their own means.
+``"manhattan"``
+    :math:`\sum_f |x_f - y_f|` (SciPy's ``"cityblock"``).
+``"hamming"``
+    The fraction of coordinates that differ, :math:`\#\{f : x_f \ne y_f\} / d`.
+
+Each metric is computed from a *core* quantity of *prepared* rows, the one
+the twin kernels ``knn_candidates`` and ``knn_refine`` sum
+(:data:`KERNEL_CODES`) and the exact search takes from
+:func:`scipy.spatial.distance.cdist`, so that both searches rank and report
+the same numbers:
+
+=============  ====================================  =======================  ===========
+metric         prepared rows                          core                     distance
+=============  ====================================  =======================  ===========
+euclidean      ``x``                                  squared Euclidean        sqrt(core)
+cosine         ``x / |x|``                            squared Euclidean        core / 2
+correlation    ``(x - mean(x)) / |x - mean(x)|``      squared Euclidean        core / 2
+manhattan      ``x``                                  sum of absolute diffs    core
+hamming        ``x``                                  count of unequal         core / d
+=============  ====================================  =======================  ===========
+
+For unit rows :math:`u, v`, :math:`|u - v|^2 = 2 (1 - u \cdot v)`, so the
+cosine distance is half the squared Euclidean distance of the normalised
+rows: the same ranking, computed from differences (two equal directions
+are at exactly 0, where ``1 - u.v`` leaves a rounding residue).  A row of
+zeros has no direction: ``"cosine"`` refuses it, and ``"correlation"`` a
+constant row, as their distance is undefined (SciPy returns NaN).
+
+The Annoy forest indexes the prepared rows in Euclidean space for the
+metrics whose core is the squared Euclidean distance (Euclidean distance
+on unit rows ranks as Annoy's "angular"), in Annoy's "manhattan" space for
+``"manhattan"``, and for ``"hamming"`` in Euclidean space on the one-hot
+codes of the columns (:func:`hamming_codes`): the squared Euclidean
+distance between one-hot codes is twice the number of differing
+coordinates, so the forest ranks by the Hamming distance for any values,
+binary or categorical, not only for the binary data of Annoy's own
+"hamming" space (which packs bits).  The refinement and the reported
+distances use the exact core either way.
+"""
+
+import numpy as np
+from scipy.spatial.distance import cdist, pdist, squareform
+
+from .._validation import ParameterError
+from .precomputed import PRECOMPUTED, check_distance_matrix, check_distance_rows
+
+__all__ = ["METRICS", "DEFAULT_METRIC", "KERNEL_CODES", "check_metric", "prepare",
+           "core_distances", "finish", "pairwise_distances", "annoy_space", "hamming_codes",
+           "HAMMING_MAX_CODES"]
+
+#: The metrics every path accepts.
+METRICS = ("euclidean", "cosine", "correlation", "manhattan", "hamming")
+
+DEFAULT_METRIC = "euclidean"
+
+#: The core each metric's kNN kernels sum (``metric_code`` of the twins
+#: ``knn_candidates`` and ``knn_refine``): 0 squared Euclidean, 1 sum of
+#: absolute differences, 2 count of unequal coordinates.
+KERNEL_CODES = {"euclidean": 0, "cosine": 0, "correlation": 0, "manhattan": 1, "hamming": 2}
+
+#: Metrics whose distance changes with the scale of the data (the others
+#: are measured on unit rows or count coordinates).
+SCALED_METRICS = ("euclidean", "manhattan")
+
+#: Most one-hot columns (distinct values summed over the columns) of the
+#: Annoy forest of ``metric="hamming"`` (Annoy stores that many floats per
+#: point); above, the exact search is the way (``knn_method="exact"``).
+HAMMING_MAX_CODES = 4096
+
+_CDIST_CORE = {0: "sqeuclidean", 1: "cityblock"}
+
+
+def check_metric(metric, name="metric"):
+    """``metric`` if it is one of :data:`METRICS` or "precomputed"; else a ``ParameterError``."""
+    if not isinstance(metric, str) or metric not in METRICS + (PRECOMPUTED,):
+        raise ParameterError(
+            f"{name} must be one of {', '.join(map(repr, METRICS))} or 'precomputed' "
+            f"(X holds the distances); got {metric!r}", (name,))
+    return metric
+
+
+def prepare(X, metric, name="X"):
+    """The rows the searches of ``metric`` work on (see the module table).
+
+    ``X`` is checked float64 data; it is returned as it is for the metrics
+    that use the rows as given, else as a new C-contiguous array.  Raises
+    ``ValueError`` for a row whose cosine (a row of zeros) or correlation
+    (a constant row) distance is undefined.
+    """
+    if metric == PRECOMPUTED:  # rows of distances (to the training points)
+        return check_distance_rows(X, name)
+    if metric not in ("cosine", "correlation"):
+        return X
+    R = X - X.mean(axis=1, keepdims=True) if metric == "correlation" else np.array(X)
+    # the norm of each row divided by its largest entry, so that no square
+    # overflows or underflows
+    top = np.max(np.abs(R), axis=1) if R.shape[1] else np.zeros(R.shape[0])
+    empty = ~(top > 0)
+    if empty.any():
+        what = "all zeros" if metric == "cosine" else "constant"
+        raise ValueError(
+            f"{name} has {int(empty.sum())} row(s) that are {what} (first: row "
+            f"{int(np.flatnonzero(empty)[0])}); their {metric} distance is undefined; drop "
+            "them or use another metric")
+    R /= top[:, None]
+    R /= np.sqrt(np.einsum("ij,ij->i", R, R))[:, None]
+    return np.ascontiguousarray(R)
+
+
+def core_distances(A, B, metric):
+    """The core quantity (module table) between prepared rows ``A`` and ``B``.
+
+    :func:`scipy.spatial.distance.cdist`, summed in the order of the kNN
+    kernels; the Hamming count is exact (an integer).  With
+    ``"precomputed"``, ``A`` holds the distances to the rows of ``B``
+    themselves: a copy of ``A``.
+    """
+    if metric == PRECOMPUTED:  # A holds rows of distances to the rows of B
+        return np.array(A, dtype=np.float64)
+    code = KERNEL_CODES[metric]
+    if code in _CDIST_CORE:
+        return cdist(A, B, _CDIST_CORE[code])
+    return np.rint(cdist(A, B, "hamming") * A.shape[1])
+
+
+def finish(core, metric, n_features, out=None):
+    """The distances of ``metric`` from their core quantity (module table).
+
+    ``out`` may be ``core`` (computed in place).
+    """
+    if metric == "euclidean":
+        return np.sqrt(core, out=out)
+    if metric == PRECOMPUTED:  # the distances themselves
+        if out is None:
+            return np.array(core)
+        out[...] = core
+        return out
+    scale = {"cosine": 0.5, "correlation": 0.5, "manhattan": 1.0,
+             "hamming": 1.0 / max(n_features, 1)}[metric]
+    return np.multiply(core, scale, out=out)
+
+
+def pairwise_distances(X, metric):
+    """Dense symmetric ``(n, n)`` matrix of ``metric`` distances between the rows of ``X``.
+
+    Each unordered pair computed once (``pdist``) from the prepared rows,
+    as the searches compute it; zero diagonal.  ``X`` is checked data.
+    """
+    if metric == PRECOMPUTED:
+        return np.array(check_distance_matrix(X))
+    Z = prepare(X, metric)
+    code = KERNEL_CODES[metric]
+    if code in _CDIST_CORE:
+        core = pdist(Z, _CDIST_CORE[code])
+    else:
+        core = np.rint(pdist(Z, "hamming") * Z.shape[1])
+    return squareform(finish(core, metric, Z.shape[1], out=core), checks=False)
+
+
+def annoy_space(metric):
+    """Annoy's space for the forest of ``metric``'s prepared (or one-hot) rows."""
+    return "manhattan" if metric == "manhattan" else "euclidean"
+
+
+def hamming_codes(X, categories=None):
+    """One-hot codes of the values of each column, for the Annoy forest of ``"hamming"``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    categories : list of ndarray, optional
+        The sorted distinct values of each column (default: those of ``X``;
+        pass the training data's for new points, whose unseen values get no
+        code).
+
+    Returns
+    -------
+    codes : ndarray of shape (n_samples, n_codes), float32
+        ``|codes_i - codes_j|^2 = 2 * #{f : x_if != x_jf}`` (values seen in
+        ``categories``).
+    categories : list of ndarray
+    """
+    if categories is None:
+        categories = [np.unique(X[:, f]) for f in range(X.shape[1])]
+        n_codes = sum(len(c) for c in categories)
+        if n_codes > HAMMING_MAX_CODES:
+            raise ValueError(
+                f"metric='hamming' with the Annoy search indexes one-hot codes of the "
+                f"columns' values: X has {n_codes} distinct (column, value) pairs, more than "
+                f"{HAMMING_MAX_CODES}; use knn_method='exact' (or fewer distinct values)")
+    codes = np.zeros((X.shape[0], sum(len(c) for c in categories)), dtype=np.float32)
+    start = 0
+    for f, values in enumerate(categories):
+        pos = np.searchsorted(values, X[:, f])
+        pos = np.minimum(pos, len(values) - 1)
+        seen = values[pos] == X[:, f]
+        codes[np.flatnonzero(seen), start + pos[seen]] = 1.0
+        start += len(values)
+    return codes, categories

@@ -1,0 +1,363 @@
+"""``metric=``: every search and every P measures the distance SciPy defines."""
+
+import io
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.spatial.distance import cdist
+
+import smallvis
+from smallvis.backends import _kernels, reference
+from smallvis.inputs import affinities as aff
+from smallvis.inputs import distances
+from smallvis.inputs.neighbors import KNNIndex, knn_graph
+from smallvis._numeric import tie_key
+
+METRICS = distances.METRICS
+
+#: SciPy's name of each metric.
+SCIPY = {"euclidean": "euclidean", "cosine": "cosine", "correlation": "correlation",
+         "manhattan": "cityblock", "hamming": "hamming"}
+
+
+def _clusters(n, dim=10, n_clusters=6, seed=0):
+    centres = np.random.default_rng(0).normal(scale=4.0, size=(n_clusters, dim))
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(n_clusters, size=n)
+    return centres[labels] + rng.normal(size=(n, dim)) + 0.5
+
+
+def _categorical(n, dim=16, seed=0):
+    """Codes 0..3 with cluster structure: rows copy one of a few prototypes, with noise."""
+    rng = np.random.default_rng(seed)
+    protos = rng.integers(0, 4, size=(8, dim))
+    X = protos[rng.integers(8, size=n)]
+    flip = rng.random(X.shape) < 0.25
+    X[flip] = rng.integers(0, 4, size=int(flip.sum()))
+    return X.astype(float)
+
+
+def _data(metric, n, seed=0):
+    """Data the metric is meant for: counts for hamming, clusters otherwise."""
+    return _categorical(n, seed=seed) if metric == "hamming" else _clusters(n, seed=seed)
+
+
+def _scipy_knn_distances(X, k, metric):
+    D = cdist(X, X, SCIPY[metric])
+    np.fill_diagonal(D, np.inf)
+    return np.sort(D, axis=1)[:, :k]
+
+
+# ---------------------------------------------------------------------------
+# the exact path is SciPy's cdist
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_exact_neighbours_have_scipys_distances(metric):
+    X = _data(metric, 300, seed=1)
+    k = 12
+    idx, dist = knn_graph(X, k, method="exact", metric=metric)
+    D = cdist(X, X, SCIPY[metric])
+    np.testing.assert_allclose(dist, np.take_along_axis(D, idx.astype(np.int64), 1),
+                               rtol=1e-12, atol=1e-14)
+    # and they are the k smallest (ties may pick other indices at the same distance)
+    np.testing.assert_allclose(dist, _scipy_knn_distances(X, k, metric), rtol=1e-12,
+                               atol=1e-14)
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_exact_queries_of_new_points_have_scipys_distances(metric):
+    X, X_new = _data(metric, 250, seed=2), _data(metric, 30, seed=3)
+    idx, dist = KNNIndex(X, method="exact", metric=metric).query(X_new, 7)
+    D = cdist(X_new, X, SCIPY[metric])
+    np.testing.assert_allclose(dist, np.take_along_axis(D, idx, 1), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(dist, np.sort(D, axis=1)[:, :7], rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_pairwise_distances_of_the_dense_p_are_scipys(metric):
+    X = _data(metric, 120, seed=4)
+    np.testing.assert_allclose(distances.pairwise_distances(X, metric),
+                               cdist(X, X, SCIPY[metric]), rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("fast", [False, True])
+@pytest.mark.parametrize("metric", ["cosine", "manhattan", "hamming"])
+def test_dense_p_is_calibrated_on_squared_metric_distances(metric, fast):
+    """ssne's P from cdist's distances squared, built here step by step."""
+    X = _data(metric, 90, seed=5)
+    P = smallvis.affinities(X, "ssne", metric=metric, perplexity=10.0, fast=fast)
+    D2 = cdist(X, X, SCIPY[metric]) ** 2
+    n = len(X)
+    D2_off = np.array([np.delete(D2[i], i) for i in range(n)])
+    rows = np.zeros_like(D2_off)
+    reference.perplexity_rows(D2_off, 10.0, aff.PERPLEXITY_TOL, aff.PERPLEXITY_MAX_TRIES,
+                              rows, np.zeros(n), 1)
+    C = np.zeros((n, n))
+    for i in range(n):
+        C[i, np.arange(n) != i] = rows[i]
+    expected = (C + C.T) / 2
+    np.testing.assert_allclose(P, expected / expected.sum(), rtol=1e-9, atol=1e-15)
+
+
+@pytest.mark.parametrize("method", ["umap", "largevis", "ncvis", "tsne"])
+@pytest.mark.parametrize("metric", ["cosine", "correlation"])
+def test_knn_affinities_use_the_metrics_neighbours(method, metric):
+    """The builders' P equals the P of the same neighbours given as ``knn=`` from SciPy."""
+    X = _clusters(150, seed=6)
+    D = cdist(X, X, SCIPY[metric])
+    np.fill_diagonal(D, np.inf)
+    order = np.lexsort((np.broadcast_to(np.arange(150), D.shape), D), axis=1)[:, :60]
+    knn = (order, np.take_along_axis(D, order, 1))
+    params = ({"n_neighbors": 15} if method in ("umap", "ncvis")
+              else {"perplexity": 10.0, "n_neighbors": 30})
+    P = smallvis.affinities(X, method, metric=metric, knn_method="exact", **params)
+    Q = smallvis.affinities(X, method, knn=knn, **params)
+    np.testing.assert_allclose(P.toarray(), Q.toarray(), rtol=1e-9, atol=1e-15)
+
+
+# ---------------------------------------------------------------------------
+# the approximate path: Annoy, refined with the metric's own distances
+# ---------------------------------------------------------------------------
+
+
+def _recall_by_distance(found_dist, exact_dist):
+    """Share of found neighbours within the exact k-th distance (ties count once each)."""
+    kth = exact_dist[:, -1:] * (1 + 1e-12) + 1e-15
+    return float(np.mean(found_dist <= kth))
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("dataset", ["clusters", "digits"])
+def test_annoy_recall_for_every_metric(metric, dataset):
+    if dataset == "digits":
+        X = smallvis.datasets.load("digits")[0].astype(float)[:1500]
+        if metric == "hamming":
+            X = (X > 4).astype(float)  # binary pixels
+    else:
+        X = _data(metric, 2000, seed=7)
+    k = 15
+    exact = knn_graph(X, k, method="exact", metric=metric)
+    approx = knn_graph(X, k, method="annoy", metric=metric, random_state=3, fast=True)
+    assert _recall_by_distance(approx[1], exact[1]) >= 0.98
+    # the distances reported are the metric's
+    D = cdist(X, X, SCIPY[metric])
+    np.testing.assert_allclose(approx[1], np.take_along_axis(D, approx[0].astype(np.int64), 1),
+                               rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_annoy_queries_of_new_points_reach_the_same_recall(metric):
+    data = _data(metric, 1600, seed=8)
+    X, X_new = data[:1500], data[1500:]
+    k = 10
+    exact = KNNIndex(X, method="exact", metric=metric).query(X_new, k)
+    approx = KNNIndex(X, method="annoy", metric=metric, random_state=2).query(X_new, k)
+    assert _recall_by_distance(approx[1], exact[1]) >= 0.98
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_both_backends_report_the_same_distances_for_the_same_neighbours(metric):
+    X = _data(metric, 400, seed=10)
+    e_idx, e_dist = knn_graph(X, 8, method="exact", metric=metric)
+    a_idx, a_dist = knn_graph(X, 8, method="annoy", metric=metric, random_state=0,
+                              n_trees=20, fast=True)
+    same = e_idx == a_idx
+    assert same.mean() > 0.9
+    np.testing.assert_array_equal(e_dist[same], a_dist[same])
+
+
+# ---------------------------------------------------------------------------
+# the twin kernels' metric codes
+# ---------------------------------------------------------------------------
+
+
+def _candidates(n, m, seed):
+    rng = np.random.default_rng(seed)
+    cand = rng.integers(-1, n, size=(n, m)).astype(np.int32)
+    cand[:, 0] = np.arange(n)
+    return cand
+
+
+@pytest.mark.parametrize("code", [0, 1, 2])
+def test_knn_candidates_twins_agree_bitwise_for_every_metric_code(code):
+    X = _categorical(200, seed=11) if code == 2 else _clusters(200, seed=11)
+    cand = _candidates(200, 14, seed=code)
+    outs = []
+    for module in (reference, _kernels):
+        idx = np.empty((200, 6), dtype=np.int32)
+        d = np.empty((200, 6))
+        short = module.knn_candidates(X, cand, idx, d, 1, code)
+        outs.append((short, idx, d))
+    assert outs[0][0] == outs[1][0]
+    np.testing.assert_array_equal(outs[0][1], outs[1][1])
+    np.testing.assert_array_equal(outs[0][2], outs[1][2])
+    # against SciPy: the core quantity of each code
+    core = {0: cdist(X, X, "sqeuclidean"), 1: cdist(X, X, "cityblock"),
+            2: cdist(X, X, "hamming") * X.shape[1]}[code]
+    i = np.arange(200)[:, None]
+    valid = outs[1][1] >= 0
+    np.testing.assert_allclose(outs[1][2][valid], core[np.broadcast_to(i, valid.shape)[valid],
+                                                       outs[1][1][valid]], rtol=1e-13)
+
+
+@pytest.mark.parametrize("code", [1, 2])
+def test_knn_refine_twins_agree_bitwise_for_every_metric_code(code):
+    X = _categorical(250, seed=12) if code == 2 else _clusters(250, seed=12)
+    k = 8
+    idx = np.empty((250, k), dtype=np.int32)
+    d = np.empty((250, k))
+    reference.knn_candidates(X, _candidates(250, 12, seed=5), idx, d, 1, code)
+    assert np.all(idx >= 0)
+    flags = np.full(idx.shape, 3, dtype=np.uint8)
+    for _ in range(3):
+        outs = []
+        for module in (reference, _kernels):
+            out = (np.empty_like(idx), np.empty_like(d), np.empty_like(flags))
+            changed = module.knn_refine(X, idx, d, flags, 1000, *out, 1, code)
+            outs.append(out + (changed,))
+        for a, b in zip(*outs):
+            np.testing.assert_array_equal(a, b)
+        idx, d, flags = outs[1][:3]
+    order = np.lexsort((idx, tie_key(d)), axis=1)
+    np.testing.assert_array_equal(order, np.broadcast_to(np.arange(k), idx.shape))
+
+
+# ---------------------------------------------------------------------------
+# errors
+# ---------------------------------------------------------------------------
+
+
+def test_an_unknown_metric_is_refused_naming_the_metrics():
+    X = _clusters(50)
+    for call in (lambda: smallvis.embed(X, "umap", metric="cosinus"),
+                 lambda: smallvis.affinities(X, "asne", metric="cosinus"),
+                 lambda: knn_graph(X, 5, metric="cosinus"),
+                 lambda: smallvis.embed(X, "tsne", metric=3)):
+        with pytest.raises(ValueError, match="metric must be one of 'euclidean', 'cosine'"):
+            call()
+
+
+@pytest.mark.parametrize("metric, row, what", [("cosine", np.zeros(10), "all zeros"),
+                                               ("correlation", np.full(10, 3.0), "constant")])
+def test_rows_without_a_direction_are_refused(metric, row, what):
+    X = _clusters(60)
+    X[17] = row
+    with pytest.raises(ValueError, match=f"1 row.* {what} .first: row 17.*undefined"):
+        smallvis.embed(X, "umap", metric=metric)
+    with pytest.raises(ValueError, match=f"X_new has 1 row.* {what}"):
+        KNNIndex(_clusters(60), metric=metric).query(row[None, :], 3)
+
+
+def test_hamming_with_too_many_values_for_annoy_points_to_the_exact_search():
+    X = np.random.default_rng(0).normal(size=(300, 20))  # 6000 distinct (column, value)
+    with pytest.raises(ValueError, match="knn_method='exact'"):
+        knn_graph(X, 5, method="annoy", metric="hamming")
+    knn_graph(X, 5, method="exact", metric="hamming")  # the exact search takes it
+
+
+# ---------------------------------------------------------------------------
+# new points, model files, the command line
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("metric", ["cosine", "correlation"])
+def test_scale_free_metrics_place_scaled_new_points_at_the_same_spot(metric):
+    X = _clusters(200, seed=13)
+    model = smallvis.Embedding("umap", random_state=0, n_epochs=30,
+                               method_params={"metric": metric}).fit(X[:150])
+    Y = model.transform(X[150:])
+    np.testing.assert_array_equal(model.transform(X[150:] * 8.0), Y)
+    # the neighbours of new points are those of the metric
+    idx, _ = model.reference_.neighbors(X[150:] * 1e6, 5)
+    D = cdist(X[150:], X[:150], SCIPY[metric])
+    np.testing.assert_allclose(np.take_along_axis(D, idx, 1), np.sort(D, 1)[:, :5],
+                               rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("method", ["tsne", "umap"])
+@pytest.mark.parametrize("metric", ["cosine", "manhattan"])
+def test_model_files_keep_the_metric(method, metric):
+    X = _clusters(160, seed=14)
+    model = smallvis.Embedding(method, random_state=1, n_iter=100, n_epochs=30,
+                               method_params={"metric": metric}).fit(X[:130])
+    buf = io.BytesIO()
+    smallvis.save_model(model, buf)
+    buf.seek(0)
+    loaded = smallvis.load_model(buf)
+    assert loaded.method_params == {"metric": metric}
+    assert loaded.reference_.affinity_params["metric"] == metric
+    np.testing.assert_array_equal(loaded.transform(X[130:]), model.transform(X[130:]))
+    # a Euclidean fit of the same data places the new points elsewhere
+    other = smallvis.Embedding(method, random_state=1, n_iter=100, n_epochs=30).fit(X[:130])
+    assert other.reference_.affinity_params["metric"] == "euclidean"
+
+
+def test_model_files_without_a_metric_load_as_euclidean():
+    """Files written before ``metric`` existed ran with the Euclidean distance."""
+    import json
+    import zipfile
+
+    X = _clusters(120, seed=15)
+    model = smallvis.Embedding("umap", random_state=1, n_epochs=20).fit(X[:100])
+    buf = io.BytesIO()
+    smallvis.save_model(model, buf)
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as zin, \
+            zipfile.ZipFile(out, "w") as zout:
+        for item in zin.infolist():
+            data = zin.read(item.filename)
+            if item.filename == "header.npy":
+                header_array = np.load(io.BytesIO(data))
+                header = json.loads(header_array.tobytes().decode("utf-8"))
+                del header["reference"]["affinity_params"]["__dict__"]["metric"]
+                blob = io.BytesIO()
+                np.save(blob, np.frombuffer(json.dumps(header).encode("utf-8"),
+                                            dtype=np.uint8))
+                data = blob.getvalue()
+            zout.writestr(item, data)
+    out.seek(0)
+    loaded = smallvis.load_model(out)
+    assert loaded.reference_.affinity_params["metric"] == "euclidean"
+    np.testing.assert_array_equal(loaded.transform(X[100:]), model.transform(X[100:]))
+
+
+def test_a_forged_metric_in_a_model_file_is_refused():
+    import json
+    import zipfile
+
+    X = _clusters(120, seed=16)
+    model = smallvis.Embedding("tsne", random_state=1, n_iter=50).fit(X[:100])
+    buf = io.BytesIO()
+    smallvis.save_model(model, buf)
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as zin, \
+            zipfile.ZipFile(out, "w") as zout:
+        for item in zin.infolist():
+            data = zin.read(item.filename)
+            if item.filename == "header.npy":
+                header = json.loads(np.load(io.BytesIO(data)).tobytes().decode("utf-8"))
+                header["reference"]["affinity_params"]["__dict__"]["metric"] = "minkowski"
+                blob = io.BytesIO()
+                np.save(blob, np.frombuffer(json.dumps(header).encode("utf-8"),
+                                            dtype=np.uint8))
+                data = blob.getvalue()
+            zout.writestr(item, data)
+    out.seek(0)
+    with pytest.raises(smallvis.ModelFileError, match="metric must be one of"):
+        smallvis.load_model(out)
+
+
+def test_cli_metric_gives_the_api_result(tmp_path):
+    from smallvis.cli import main
+
+    X = _clusters(120, seed=17)
+    np.savetxt(tmp_path / "x.csv", X, delimiter=",")
+    code = main(["embed", str(tmp_path / "x.csv"), "--method", "umap", "--metric", "cosine",
+                 "--random-state", "4", "--out", str(tmp_path / "y.csv"), "--quiet"])
+    assert code in (0, None)
+    Y = np.loadtxt(tmp_path / "y.csv", delimiter=",", skiprows=1)
+    expected = smallvis.embed(X, "umap", metric="cosine", random_state=4)
+    np.testing.assert_allclose(Y, expected, rtol=1e-12, atol=1e-12)

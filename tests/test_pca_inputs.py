@@ -1,0 +1,99 @@
+"""pca=: the data reduced to principal components first, the projection kept for transform."""
+
+import io
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import smallvis
+from smallvis.inputs.projection import fit_projection
+
+
+def _data(n=400, d=60, seed=0):
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(scale=4.0, size=(5, d))
+    return centres[rng.integers(5, size=n)] + rng.normal(size=(n, d)) + 10.0
+
+
+def test_the_projection_is_numpys_pca():
+    """Scores equal NumPy's SVD of the centred data, up to each component's sign."""
+    rng = np.random.default_rng(0)  # a spectrum with gaps: the components are defined
+    rotation, _ = np.linalg.qr(rng.normal(size=(60, 60)))
+    X = (rng.normal(size=(400, 60)) * np.geomspace(20.0, 0.1, 60)) @ rotation + 10.0
+    projection = fit_projection(X, 6, seed=0)
+    Xc = X - X.mean(axis=0)
+    _, s, Vt = np.linalg.svd(Xc, full_matrices=False)
+    signs = np.sign(np.sum(projection.components * Vt[:6], axis=1))
+    # randomised: to the accuracy of four power iterations on this spectrum
+    np.testing.assert_allclose(projection.components, signs[:, None] * Vt[:6], atol=1e-4)
+    np.testing.assert_allclose(projection.apply(X), Xc @ (signs[:, None] * Vt[:6]).T,
+                               atol=1e-3 * s[0] / np.sqrt(len(X)))
+
+
+def test_sparse_projection_is_uncentred_truncated_svd():
+    X = sp.csr_matrix(np.maximum(_data(300, seed=1) - 11.0, 0.0))  # clusters, 60% zeros
+    projection = fit_projection(X, 4, seed=0)
+    assert projection.mean is None
+    _, _, Vt = np.linalg.svd(X.toarray(), full_matrices=False)  # not centred
+    # the same subspace: all principal angles near 0
+    cosines = np.linalg.svd(projection.components @ Vt[:4].T, compute_uv=False)
+    np.testing.assert_allclose(cosines, 1.0, atol=1e-6)
+
+
+@pytest.mark.parametrize("method", ["umap", "tsne"])
+def test_pca_equals_embedding_the_scores(method):
+    X = _data(seed=2)
+    result = smallvis.embed(X, method, pca=10, random_state=3, n_iter=100, n_epochs=20,
+                            return_result=True)
+    scores = fit_projection(X, 10, seed=3).apply(X)
+    np.testing.assert_array_equal(result.Y, smallvis.embed(scores, method, random_state=3,
+                                                           n_iter=100, n_epochs=20))
+    assert result.params["pca"] == 10
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_transform_and_model_files_apply_the_same_projection(sparse):
+    X = _data(500, seed=4)
+    X = sp.csr_matrix(np.maximum(X - 11.0, 0.0)) if sparse else X
+    model = smallvis.Embedding("umap", random_state=0, n_epochs=30, pca=8).fit(X[:450])
+    assert model.reference_.X.shape == (450, 8) and model.n_features_in_ == 60
+    placed = model.transform(X[450:])
+    scores = model.reference_.projection.apply(X[450:])
+    np.testing.assert_array_equal(
+        model.reference_.neighbors(X[450:], 5)[0],
+        smallvis.inputs.neighbors.KNNIndex(model.reference_.X, method="exact").query(scores,
+                                                                                     5)[0])
+    buf = io.BytesIO()
+    smallvis.save_model(model, buf)
+    buf.seek(0)
+    loaded = smallvis.load_model(buf)
+    assert loaded.pca == 8 and loaded.n_features_in_ == 60
+    np.testing.assert_array_equal(loaded.reference_.projection.components,
+                                  model.reference_.projection.components)
+    np.testing.assert_array_equal(loaded.transform(X[450:]), placed)
+
+
+def test_bad_pca_is_refused():
+    X = _data(100, d=20, seed=5)
+    for value, match in ((0, r"pca must be in \[1, 20\]"), (21, r"pca must be in \[1, 20\]"),
+                         (2.5, "pca must be an integer")):
+        with pytest.raises(ValueError if value != 2.5 else (TypeError, ValueError),
+                           match=match):
+            smallvis.embed(X, "umap", pca=value)
+    with pytest.raises(ValueError, match="pca= keeps the euclidean and cosine metrics"):
+        smallvis.embed(X, "umap", pca=5, metric="hamming")
+    with pytest.raises(ValueError, match="pca= reduces the data X"):
+        smallvis.embed(np.abs(X[:, :1] - X[:, :1].T), "umap", pca=5, metric="precomputed")
+
+
+def test_cli_pca_is_stored_in_the_model(tmp_path):
+    from smallvis.cli import main
+
+    X = _data(120, d=30, seed=6)
+    np.savetxt(tmp_path / "x.csv", X, delimiter=",")
+    assert main(["embed", str(tmp_path / "x.csv"), "--method", "umap", "--pca", "5",
+                 "--random-state", "1", "--out", str(tmp_path / "y.csv"), "--quiet",
+                 "--save-model", str(tmp_path / "m.npz")]) in (0, None)
+    model = smallvis.load_model(tmp_path / "m.npz")
+    assert model.pca == 5 and model.reference_.X.shape == (120, 5)

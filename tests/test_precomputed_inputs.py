@@ -1,0 +1,228 @@
+"""Precomputed distances, kNN graphs and affinities stand for the data, checked as X is."""
+
+import io
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.spatial.distance import cdist
+
+import smallvis
+from smallvis.inputs.neighbors import knn_graph
+from smallvis.inputs.precomputed import knn_from_graph
+
+KNN_METHODS = ["tsne", "largevis", "umap", "tumap", "ncvis"]
+
+
+def _data(n=150, seed=0):
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(scale=3.0, size=(4, 6))
+    return centres[rng.integers(4, size=n)] + rng.normal(size=(n, 6))
+
+
+def _params(method):
+    return {"perplexity": 8.0, "n_neighbors": 30} if method in ("tsne", "largevis") else {}
+
+
+def _dense(P):
+    return P.toarray() if sp.issparse(P) else P
+
+
+def _graph(idx, dist, n):
+    k = idx.shape[1]
+    # copies: SciPy may sort a matrix's indices in place, in arrays it shares
+    return sp.csr_matrix((dist.ravel().copy(), idx.ravel().copy(), np.arange(0, n * k + 1, k)),
+                         shape=(n, n))
+
+
+@pytest.mark.parametrize("method", smallvis.list_methods())
+def test_a_distance_matrix_gives_the_p_of_the_data(method):
+    X = _data()
+    P = smallvis.affinities(X, method)
+    Q = smallvis.affinities(cdist(X, X), method, metric="precomputed")
+    np.testing.assert_allclose(_dense(Q), _dense(P), rtol=1e-9, atol=1e-15)
+
+
+@pytest.mark.parametrize("method", KNN_METHODS)
+def test_a_sparse_knn_graph_and_knn_alone_give_the_p_of_the_data(method):
+    X = _data(seed=1)
+    idx, dist = knn_graph(X, 30, method="exact")
+    P = smallvis.affinities(X, method, knn_method="exact", **_params(method))
+    for graph in (_graph(idx, dist, 150), sp.coo_array(_graph(idx, dist, 150)),
+                  _graph(idx, dist, 150).tocsc()):
+        Q = smallvis.affinities(graph, method, metric="precomputed", **_params(method))
+        np.testing.assert_array_equal(_dense(Q), _dense(P))
+    R = smallvis.affinities(None, method, knn=(idx, dist), **_params(method))
+    np.testing.assert_array_equal(_dense(R), _dense(P))
+    Y1 = smallvis.embed(None, method, knn=(idx, dist), random_state=0, n_iter=60,
+                        n_epochs=10, **_params(method))
+    Y2 = smallvis.embed(_graph(idx, dist, 150), method, metric="precomputed", random_state=0,
+                        n_iter=60, n_epochs=10, **_params(method))
+    assert np.all(np.isfinite(Y1))
+    np.testing.assert_array_equal(Y1, Y2)
+
+
+def test_a_knn_graph_with_its_diagonal_and_rows_of_other_widths():
+    X = _data(seed=2)
+    idx, dist = knn_graph(X, 12, method="exact")
+    G = _graph(idx, dist, 150).tolil()
+    G.setdiag(0.0)  # the point itself, stored at 0: dropped
+    G[5, idx[5, 11]] = 0.0  # one row shorter (an explicit zero stays: a neighbour at 0)
+    G = G.tocsr()
+    G.eliminate_zeros()
+    got_idx, got_dist = knn_from_graph(G)
+    assert got_idx.shape == (150, 11)
+    np.testing.assert_array_equal(got_idx, idx[:, :11])
+    np.testing.assert_array_equal(got_dist, dist[:, :11])
+
+
+@pytest.mark.parametrize("method", smallvis.list_methods())
+def test_user_affinities_are_used_as_the_methods_own(method):
+    X = _data(seed=3)
+    P = smallvis.affinities(X, method)
+    Y1 = smallvis.embed(X, method, random_state=0, n_iter=50, n_epochs=10, init="random")
+    Y2 = smallvis.embed(None, method, affinities=P, random_state=0, n_iter=50, n_epochs=10,
+                        init="random")
+    # P divided by its sum (1 to rounding): the same map to rounding
+    np.testing.assert_allclose(Y1, Y2, rtol=1e-9, atol=1e-9)
+    # scaled: brought back to the method's normalisation (not for fuzzy memberships)
+    if method in ("umap", "tumap"):
+        return
+    result = smallvis.embed(None, method, affinities=3.0 * _dense(P), random_state=0,
+                            n_iter=0, return_result=True, init="random")
+    np.testing.assert_allclose(_dense(result.P), _dense(P), rtol=1e-12, atol=1e-18)
+
+
+def test_without_data_the_default_init_is_spectral():
+    X = _data(seed=4)
+    idx, dist = knn_graph(X, 14, method="exact")
+    result = smallvis.embed(None, "umap", knn=(idx, dist), random_state=0, n_epochs=5,
+                            return_result=True)
+    assert result.params["init"] == "spectral"
+    with pytest.raises(ValueError, match="init='spca' needs the data X"):
+        smallvis.embed(None, "tsne", knn=(idx, dist), init="spca")
+
+
+# ---------------------------------------------------------------------------
+# what is refused
+# ---------------------------------------------------------------------------
+
+
+def test_a_diagonal_at_rounding_level_is_zero():
+    """SciPy's cosine distance of a row to itself can be 2e-16: accepted, never read."""
+    X = _data(seed=10)
+    D = cdist(X, X, "cosine")
+    D[np.arange(150), np.arange(150)] = 2.2e-16
+    P = smallvis.affinities(D, "tsne", metric="precomputed")
+    np.testing.assert_allclose(P, smallvis.affinities(X, "tsne", metric="cosine"), rtol=1e-9,
+                               atol=1e-15)
+
+
+def test_bad_distance_matrices_are_refused():
+    X = _data(seed=5)
+    D = cdist(X, X)
+    cases = [(D[:, :100], "square"), (D + np.eye(150), "zero diagonal"),
+             (D - 0.01, "non-negative"), (D + np.triu(D) * 0.01, "symmetric"),
+             (np.where(np.eye(150) > 0, 0, np.nan), "NaN")]
+    for bad, match in cases:
+        with pytest.raises(ValueError, match=match):
+            smallvis.embed(bad, "umap", metric="precomputed")
+
+
+def test_bad_knn_graphs_are_refused():
+    X = _data(seed=6)
+    idx, dist = knn_graph(X, 10, method="exact")
+    G = _graph(idx, dist, 150)
+    bad_diag = G.tolil()
+    bad_diag[3, 3] = 0.5
+    negative = G.copy()
+    negative.data[7] = -1.0
+    empty = G.tolil()
+    empty[9, :] = 0
+    empty = empty.tocsr()
+    empty.eliminate_zeros()
+    twice = sp.coo_matrix((np.r_[dist.ravel(), 1.0], (np.r_[np.repeat(np.arange(150), 10), 0],
+                                                      np.r_[idx.ravel(), idx[0, 0]])),
+                          shape=(150, 150))
+    cases = [(G[:, :140], "square"), (bad_diag.tocsr(), "diagonal must be 0"),
+             (negative, "non-negative"), (empty, "row 9 .* no neighbour"),
+             (twice, "twice")]
+    for bad, match in cases:
+        with pytest.raises(ValueError, match=match):
+            smallvis.embed(bad, "umap", metric="precomputed", n_neighbors=8)
+    with pytest.raises(ValueError, match="knn has 10 neighbours per point; 29 are needed"):
+        smallvis.embed(G, "tsne", metric="precomputed", perplexity=8.0, n_neighbors=29)
+    with pytest.raises(ValueError, match="give the neighbours once"):
+        smallvis.embed(G, "umap", metric="precomputed", knn=(idx, dist))
+
+
+def test_dense_only_methods_name_the_methods_that_take_a_graph():
+    idx, dist = knn_graph(_data(seed=7), 10, method="exact")
+    for method in ("asne", "ssne"):
+        with pytest.raises(ValueError, match="use one of tsne, largevis, umap, tumap, ncvis"):
+            smallvis.embed(None, method, knn=(idx, dist))
+
+
+def test_bad_user_affinities_are_refused():
+    X = _data(seed=8)
+    P = smallvis.affinities(X, "tsne")
+    with pytest.raises(ValueError, match="symmetric"):
+        smallvis.embed(None, "tsne", affinities=P + np.triu(P))
+    with pytest.raises(ValueError, match="non-negative"):
+        smallvis.embed(None, "tsne", affinities=P - 1e-3)
+    with pytest.raises(ValueError, match="zero diagonal"):
+        smallvis.embed(None, "tsne", affinities=P + np.eye(150))
+    with pytest.raises(ValueError, match="affinities has 150 rows but X has 100"):
+        smallvis.embed(X[:100], "tsne", affinities=P)
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        smallvis.embed(None, "umap", affinities=5.0 * _dense(smallvis.affinities(X, "umap")))
+    with pytest.raises(TypeError, match="X is required"):
+        smallvis.embed(None, "tsne")
+    with pytest.raises(ValueError, match="'annoy' cannot search precomputed"):
+        smallvis.affinities(cdist(X, X), "umap", metric="precomputed", knn_method="annoy")
+
+
+# ---------------------------------------------------------------------------
+# transform of a fit on precomputed distances
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("method", ["umap", "tsne"])
+def test_transform_takes_distances_to_the_training_points(method):
+    X = _data(180, seed=9)
+    train, new = X[:150], X[150:]
+    by_distance = smallvis.Embedding(method, random_state=0, n_iter=100, n_epochs=20,
+                                     method_params={"metric": "precomputed"})
+    by_distance.fit(cdist(train, train))
+    by_data = smallvis.Embedding(method, random_state=0, n_iter=100, n_epochs=20).fit(train)
+    # the new points' rows of P: those of the data, measured from the distances
+    kernels = smallvis.backends.reference
+    np.testing.assert_allclose(by_distance.reference_.new_rows(cdist(new, train),
+                                                               kernels).toarray(),
+                               by_data.reference_.new_rows(new, kernels).toarray(),
+                               rtol=1e-9, atol=1e-15)
+    placed = by_distance.transform(cdist(new, train))
+    assert np.all(np.isfinite(placed))
+    buf = io.BytesIO()
+    smallvis.save_model(by_distance, buf)
+    buf.seek(0)
+    loaded = smallvis.load_model(buf)
+    np.testing.assert_array_equal(loaded.transform(cdist(new, train)), placed)
+    with pytest.raises(ValueError, match="non-negative"):
+        by_distance.transform(-cdist(new, train))
+
+
+def test_transform_of_a_large_precomputed_fit_selects_exactly(monkeypatch):
+    """Above EXACT_MAX_N training points new points use Annoy, but not rows of distances."""
+    import smallvis.transform
+
+    X = _data(170, seed=11)
+    train, new = X[:150], X[150:]
+    model = smallvis.Embedding("umap", random_state=0, n_epochs=20,
+                               method_params={"metric": "precomputed"}).fit(cdist(train, train))
+    expected = model.transform(cdist(new, train))
+    monkeypatch.setattr(smallvis.transform, "EXACT_MAX_N", 100)
+    model.reference_._index = None
+    assert model.reference_.uses_annoy()
+    np.testing.assert_array_equal(model.transform(cdist(new, train)), expected)
+    assert model.reference_.knn_index().method == "exact"

@@ -1,0 +1,146 @@
+"""Sparse X (scipy.sparse) on every path, measured exactly, never densified."""
+
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.spatial.distance import cdist
+
+import smallvis
+from smallvis.backends import _kernels, reference
+from smallvis.inputs import sparse_search
+from smallvis.inputs.neighbors import KNNIndex, knn_graph
+
+
+def _text(n, d=400, topics=5, seed=0):
+    """Topic-structured counts, TF-IDF weighted: short documents over a vocabulary."""
+    rng = np.random.default_rng(seed)
+    word_p = rng.dirichlet(np.full(d, 0.1), size=topics)
+    labels = rng.integers(topics, size=n)
+    rows, cols = [], []
+    for i in range(n):
+        words = rng.choice(d, size=rng.poisson(25) + 3, p=0.8 * word_p[labels[i]] + 0.2 / d)
+        rows += [i] * len(words)
+        cols += list(words)
+    X = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, d))
+    X.sum_duplicates()
+    idf = np.log((1 + n) / (1 + np.bincount(X.indices, minlength=d))) + 1
+    return sp.csr_matrix(X @ sp.diags(idf)), labels
+
+
+FORMATS = [sp.csr_matrix, sp.csc_matrix, sp.coo_matrix, sp.csr_array, sp.coo_array]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("metric", ["euclidean", "cosine"])
+def test_exact_sparse_neighbours_have_scipys_distances(fmt, metric):
+    X, _ = _text(300, seed=1)
+    idx, dist = knn_graph(fmt(X), 10, method="exact", metric=metric)
+    D = cdist(X.toarray(), X.toarray(), metric)
+    np.testing.assert_allclose(dist, np.take_along_axis(D, idx.astype(np.int64), 1),
+                               rtol=1e-12, atol=1e-14)
+    np.fill_diagonal(D, np.inf)
+    np.testing.assert_allclose(dist, np.sort(D, axis=1)[:, :10], rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "cosine"])
+def test_sparse_and_dense_x_give_the_same_p(metric):
+    X, _ = _text(200, seed=2)
+    for method in smallvis.list_methods():
+        P = smallvis.affinities(X, method, metric=metric)
+        Q = smallvis.affinities(X.toarray(), method, metric=metric)
+        P = P.toarray() if sp.issparse(P) else P
+        Q = Q.toarray() if sp.issparse(Q) else Q
+        np.testing.assert_allclose(P, Q, rtol=1e-9, atol=1e-15, err_msg=method)
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "cosine"])
+def test_the_projected_search_finds_most_exact_neighbours(metric):
+    X, _ = _text(1500, seed=3)
+    exact = knn_graph(X, 10, method="exact", metric=metric)
+    approx = knn_graph(X, 10, method="annoy", metric=metric, random_state=0, fast=True)
+    D = cdist(X.toarray(), X.toarray(), metric)
+    # exact distances for what it found, and most of the true neighbours
+    np.testing.assert_allclose(approx[1], np.take_along_axis(D, approx[0].astype(np.int64), 1),
+                               rtol=1e-12, atol=1e-14)
+    assert np.mean(approx[1] <= exact[1][:, -1:] * (1 + 1e-12)) >= 0.9
+
+
+def test_sparse_pair_kernel_twins_agree_bitwise():
+    X, _ = _text(120, seed=4)
+    X = sp.vstack([X, X[:3]], format="csr")  # duplicates: at exactly 0
+    X.sort_indices()
+    arrays = (X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data)
+    rng = np.random.default_rng(0)
+    rows, cols = rng.integers(0, 123, 2000), rng.integers(0, 123, 2000)
+    rows[:3], cols[:3] = [0, 1, 2], [120, 121, 122]
+    outs = []
+    for module in (reference, _kernels):
+        out = np.empty(2000)
+        module.sparse_pair_sq_distances(*arrays, rows, cols, out, 2)
+        outs.append(out)
+    np.testing.assert_array_equal(outs[0], outs[1])
+    assert np.all(outs[0][:3] == 0.0)
+    D = X.toarray()
+    np.testing.assert_allclose(outs[0], ((D[rows] - D[cols]) ** 2).sum(axis=1), rtol=1e-13)
+
+
+@pytest.mark.parametrize("method", ["exact", "annoy"])
+def test_transform_of_a_sparse_fit_takes_sparse_or_dense_new_points(method):
+    X, _ = _text(700, seed=5)
+    model = smallvis.Embedding("umap", random_state=0, n_epochs=30,
+                               method_params={"metric": "cosine", "knn_method": method})
+    model.fit(X[:600])
+    placed = model.transform(X[600:])
+    np.testing.assert_array_equal(model.transform(X[600:].toarray()), placed)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(model)).transform(X[600:]), placed)
+    # the new points' neighbours are those of the exact search
+    ref_idx = KNNIndex(X[:600], method="exact", metric="cosine").query(X[600:], 8)
+    got = model.reference_.neighbors(X[600:], 8)
+    assert np.mean(got[1] <= ref_idx[1][:, -1:] * (1 + 1e-12)) >= 0.9
+
+
+def test_sparse_refusals_name_what_is_allowed():
+    X, _ = _text(100, seed=6)
+    with pytest.raises(ValueError, match="sparse X takes metric in 'euclidean', 'cosine'"):
+        smallvis.embed(X, "umap", metric="manhattan")
+    bad = X.copy()
+    bad.data[3] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        smallvis.embed(bad, "umap")
+    empty = sp.vstack([X[:50], sp.csr_matrix((1, 400)), X[50:]], format="csr")
+    with pytest.raises(ValueError, match=r"1 row.*all zeros \(first: row 50\)"):
+        smallvis.embed(empty, "umap", metric="cosine")
+    model = smallvis.Embedding("umap", random_state=0, n_epochs=10).fit(X)
+    with pytest.raises(ValueError, match="sparse X"):
+        smallvis.save_model(model, "never-written.npz")
+    dense_model = smallvis.Embedding("umap", random_state=0, n_epochs=10).fit(X.toarray())
+    with pytest.raises(TypeError, match="fitted on dense data"):
+        dense_model.transform(X[:5])
+
+
+def test_the_cli_reads_a_sparse_npz(tmp_path):
+    from smallvis.cli import main
+
+    X, _ = _text(150, seed=7)
+    sp.save_npz(tmp_path / "x.npz", X)
+    code = main(["embed", str(tmp_path / "x.npz"), "--method", "umap", "--metric", "cosine",
+                 "--random-state", "2", "--out", str(tmp_path / "y.csv"), "--quiet"])
+    assert code in (0, None)
+    Y = np.loadtxt(tmp_path / "y.csv", delimiter=",", skiprows=1)
+    np.testing.assert_allclose(Y, smallvis.embed(X, "umap", metric="cosine", random_state=2),
+                               rtol=1e-12, atol=1e-12)
+
+
+def test_no_dense_copy_of_the_data(monkeypatch):
+    """The sparse search never asks SciPy for X as a dense array."""
+    X, _ = _text(900, d=5000, seed=8)
+
+    def refuse(self, *args, **kwargs):
+        raise AssertionError("a dense copy of X was made")
+
+    monkeypatch.setattr(sp.csr_matrix, "toarray", refuse)
+    monkeypatch.setattr(sp.csr_matrix, "todense", refuse)
+    knn_graph(X, 10, method="annoy", metric="cosine", random_state=0, fast=True)
+    sparse_search.check_sparse_data(X)
