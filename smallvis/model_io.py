@@ -64,10 +64,8 @@ VERSION = 1
 
 #: Constructor parameters added since version 1 was defined, with the value
 #: a file that lacks them was fitted with (their default then and now).
-ADDED_PARAMS = {"late_exaggeration": 1.0, "late_exaggeration_iter": None}
-#: Method cost parameters added since then, whose registry default is what a
-#: file that lacks them ran with (tsne's ``dof = 1``, the Cauchy kernel).
-ADDED_COST_PARAMS = ("dof",)
+ADDED_ESTIMATOR_PARAMS = {"late_exaggeration": 1.0, "late_exaggeration_iter": None,
+                          "pca": None}
 
 
 class ModelFileError(ValueError):
@@ -638,12 +636,7 @@ def _check_reference(file, r, model, X, Y, arrays, n_features):
     stored = [k for k in method.affinity_params if k not in UNSTORED_AFFINITY_PARAMS]
     affinity = _checked(file, "reference.affinity_params", _decode_params,
                         r["affinity_params"], stored, arrays)
-    cost_params = r["cost_params"]
-    if isinstance(cost_params, dict) and isinstance(cost_params.get("__dict__"), dict):
-        # a file from before a cost parameter existed: the default it ran with
-        added = {k: method.cost_params[k] for k in ADDED_COST_PARAMS if k in method.cost_params}
-        cost_params = {"__dict__": {**added, **cost_params["__dict__"]}}
-    cost = _checked(file, "reference.cost_params", _decode_params, cost_params,
+    cost = _checked(file, "reference.cost_params", _decode_params, r["cost_params"],
                     list(method.cost_params), arrays)
     affinity, cost = _checked(file, "reference", method.split_params, {**affinity, **cost}, n)
     _checked(file, "reference.affinity_params", method.check_affinity_values, n, **affinity)
@@ -663,9 +656,10 @@ def _check_reference(file, r, model, X, Y, arrays, n_features):
                             n_features))
 
 
-#: Affinity parameters added after the first model files, with the value
-#: that every earlier file ran with (a file without them loads with it).
-ADDED_PARAMS = {"metric": "euclidean"}
+#: Method parameters (affinity and cost) added after the first model files,
+#: with the value that every earlier file ran with (a file without them loads
+#: with it): the Euclidean metric, and tsne's Cauchy kernel (``dof = 1``).
+ADDED_METHOD_PARAMS = {"metric": "euclidean", "dof": 1.0}
 
 
 def _check_projection(value, n_scores, n_features):
@@ -696,7 +690,7 @@ def _decode_params(value, names, arrays):
         raise TypeError(f"must be a dict of parameters; got {value!r}")
     params = value["__dict__"]
     # files written before a parameter existed ran with its default
-    params = {**{k: v for k, v in ADDED_PARAMS.items() if k in names}, **params}
+    params = {**{k: v for k, v in ADDED_METHOD_PARAMS.items() if k in names}, **params}
     missing = [k for k in names if k not in params]
     unknown = [k for k in params if k not in names]
     if missing or unknown:
@@ -717,7 +711,8 @@ def _build_estimator(file, header, arrays):
     names = [n for n in cls._get_param_names() if n != "callback"]
     params = header["params"]
     if isinstance(params, dict):  # a file from before a parameter existed: its default
-        params = {**{k: v for k, v in ADDED_PARAMS.items() if k in names}, **params}
+        params = {**{k: v for k, v in ADDED_ESTIMATOR_PARAMS.items() if k in names},
+                  **params}
     _check_keys(file, "params", params, names)
     return cls(**{k: _decode(v, arrays) for k, v in params.items()})
 

@@ -122,7 +122,7 @@ def test_model_files_keep_late_exaggeration(tmp_path, digits):
     assert model.result_.params["late_exaggeration_iter"] == 260
 
 
-def _without(path, names, cost_names=()):
+def _without(path, names, cost_names=(), affinity_names=()):
     """A copy of a model file whose header lacks the parameters ``names`` (and
     the reference's cost parameters ``cost_names``): a file written before
     they existed."""
@@ -134,6 +134,9 @@ def _without(path, names, cost_names=()):
         del data["params"][name]
     for name in cost_names:
         del data["reference"]["cost_params"]["__dict__"][name]
+    for name in affinity_names:
+        del data["reference"]["affinity_params"]["__dict__"][name]
+    data["reference"].pop("projection", None)
     buf = io.BytesIO()
     np.save(buf, np.frombuffer(json.dumps(data).encode(), dtype=np.uint8))
     members["header.npy"] = buf.getvalue()
@@ -144,15 +147,18 @@ def _without(path, names, cost_names=()):
     return out
 
 
-def test_a_model_file_from_before_late_exaggeration_and_dof_loads_with_their_defaults(tmp_path):
+def test_a_model_file_from_before_todays_parameters_loads_with_their_defaults(tmp_path):
     X, _ = smallvis.datasets.load("iris")
     model = smallvis.Embedding("tsne", n_iter=50, random_state=0).fit(X)
     path = tmp_path / "m.smallvis"
     smallvis.save_model(model, path)
-    old = _without(path, ["late_exaggeration", "late_exaggeration_iter"], ["dof"])
+    old = _without(path, ["late_exaggeration", "late_exaggeration_iter", "pca"], ["dof"],
+                   ["metric"])
     loaded = smallvis.load_model(old)
     assert loaded.late_exaggeration == 1.0 and loaded.late_exaggeration_iter is None
     assert loaded.reference_.cost_params["dof"] == 1.0
+    assert loaded.reference_.affinity_params["metric"] == "euclidean"
+    assert loaded.pca is None and loaded.reference_.projection is None
     np.testing.assert_array_equal(loaded.transform(X[:5]), model.transform(X[:5]))
 
 
