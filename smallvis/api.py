@@ -502,6 +502,11 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
     late_exaggeration_iter : int, optional
         The last iteration before late exaggeration; default
         ``exaggeration_iter`` (late exaggeration follows the early phase).
+        With ``learning_rate="auto"`` the late phase steps at
+        ``min(learning_rate, n_samples / (4 * late_exaggeration * sum(P)))``
+        (docs/theory.md §5).  Late exaggeration belongs to the exact
+        optimizer: with "sgd" it is checked, and a value other than 1 is
+        ignored with a ``UserWarning``.
     momentum, final_momentum : float, default=0.5, 0.8
     momentum_switch_iter : int, default=250
         The last iteration that uses ``momentum``.

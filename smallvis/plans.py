@@ -21,7 +21,7 @@ optimizer with ``gradient=`` naming one of the method's approximations
 """
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -30,7 +30,7 @@ from . import _progress
 from . import _threads
 from .engines import sgd as _sgd
 from .inputs.affinities import kernel_triplet
-from ._validation import check_iterations, check_number
+from ._validation import check_iterations, check_number, warn_from_caller
 from .registry import METHODS, choose_gradient
 from .engines.optim import OptimizerSettings, optimize_exact
 from .engines.sampled_cost import SampledCost
@@ -162,6 +162,8 @@ class ExactPlan:
     cost_params: dict
     #: "exact" or the name of the method's approximation that runs
     gradient: str = "exact"
+    #: the learning rate came from "auto" (so late exaggeration may lower it)
+    auto_learning_rate: bool = False
     name = "exact"
 
     @classmethod
@@ -181,21 +183,21 @@ class ExactPlan:
         exaggeration = check_number(exaggeration, "exaggeration", low=0, low_open=True)
         if learning_rate is None:
             learning_rate = defaults.get("learning_rate", "auto")
-        if isinstance(learning_rate, str):
+        auto = isinstance(learning_rate, str)
+        if auto:
             if learning_rate != "auto":
                 raise ValueError("learning_rate must be a positive number or 'auto'; "
                                  f"got {learning_rate!r}")
             learning_rate = method.auto_learning_rate(n_samples, exaggeration)
+        late_exaggeration, late_exaggeration_iter = check_late_exaggeration(
+            late_exaggeration, late_exaggeration_iter, n_iter)
         settings = OptimizerSettings(
             learning_rate=check_number(learning_rate, "learning_rate", low=0, low_open=True),
             n_iter=check_iterations(n_iter, "n_iter", low=0),
             exaggeration=exaggeration,
             exaggeration_iter=check_iterations(exaggeration_iter, "exaggeration_iter", low=0),
-            late_exaggeration=check_number(late_exaggeration, "late_exaggeration", low=0,
-                                           low_open=True),
-            late_exaggeration_iter=(None if late_exaggeration_iter is None else
-                                    check_iterations(late_exaggeration_iter,
-                                                     "late_exaggeration_iter", low=0)),
+            late_exaggeration=late_exaggeration,
+            late_exaggeration_iter=late_exaggeration_iter,
             momentum=check_number(momentum, "momentum", low=0, high=1),
             final_momentum=check_number(final_momentum, "final_momentum", low=0, high=1),
             momentum_switch_iter=check_iterations(momentum_switch_iter,
@@ -205,7 +207,7 @@ class ExactPlan:
             cost_every=check_iterations(cost_every, "cost_every", low=1),
         )
         init = defaults.get("init", "spca") if init is None else init
-        return cls(settings, init, affinity_params, cost_params, gradient)
+        return cls(settings, init, affinity_params, cost_params, gradient, auto)
 
     @property
     def learning_rate(self):
@@ -222,6 +224,10 @@ class ExactPlan:
         if verbose:  # a line at least every few seconds between cost evaluations
             callback = _progress.Heartbeat(s.n_iter, callback)
         scaled_p = _ScaledValues(objective.triplet[2])
+        if self.auto_learning_rate and s.late_exaggeration > 1.0:
+            s = replace(s, late_learning_rate=late_learning_rate(
+                s.learning_rate, s.late_exaggeration, Y.shape[0],
+                float(np.sum(objective.triplet[2]))))
 
         def gradient(Ycur, lcur, exaggeration, out):
             return objective.gradient(Ycur, lcur, out, scaled_p(exaggeration))
@@ -232,8 +238,8 @@ class ExactPlan:
                       else objective.cost(Y, objective.learned))
         settings = {k: getattr(s, k) for k in (
             "n_iter", "learning_rate", "exaggeration", "exaggeration_iter", "late_exaggeration",
-            "late_start", "momentum", "final_momentum", "momentum_switch_iter", "min_gain",
-            "tol", "cost_every")}
+            "late_start", "late_learning_rate", "momentum", "final_momentum",
+            "momentum_switch_iter", "min_gain", "tol", "cost_every")}
         settings["late_exaggeration_iter"] = settings.pop("late_start")
         settings["gradient"] = self.gradient
         # an approximate gradient's run monitors (tol, progress, divergence)
@@ -317,6 +323,38 @@ class SgdPlan:
                           cost_kind=cost_kind)
 
 
+def check_late_exaggeration(late_exaggeration, late_exaggeration_iter, n_iter):
+    """``(late_exaggeration, late_exaggeration_iter)`` checked.
+
+    A factor other than 1 whose phase would start at or after the last
+    iteration is refused: no iteration would use it.
+    """
+    late_exaggeration = check_number(late_exaggeration, "late_exaggeration", low=0,
+                                     low_open=True)
+    if late_exaggeration_iter is not None:
+        late_exaggeration_iter = check_iterations(late_exaggeration_iter,
+                                                  "late_exaggeration_iter", low=0)
+        if (late_exaggeration != 1.0 and isinstance(n_iter, (int, np.integer))
+                and late_exaggeration_iter >= n_iter):
+            raise ValueError(f"late_exaggeration_iter ({late_exaggeration_iter}) must be "
+                             f"below n_iter ({n_iter}): late exaggeration applies after it, "
+                             "and no iteration would")
+    return late_exaggeration, late_exaggeration_iter
+
+
+def late_learning_rate(learning_rate, late_exaggeration, n_samples, p_sum):
+    """The "auto" learning rate of the late-exaggerated phase.
+
+    Multiplying ``P`` by ρ multiplies the attraction's stiffness: each
+    point's is about 4ρ times its row sum, ``p_sum / n_samples`` on
+    average.  A step above ``n_samples / (4 ρ p_sum)`` then overshoots (on
+    400 digits, ρ = 12 at the auto rate of 50 oscillates; at 8 it converges),
+    so the phase uses ``min(learning_rate, n_samples / (4 ρ p_sum))``, as
+    openTSNE's "auto" rate divides by the exaggeration of the current phase.
+    """
+    return min(learning_rate, n_samples / (4.0 * late_exaggeration * p_sum))
+
+
 def make_plan(method, n_samples, optimizer, keywords, *, init, learning_rate, n_epochs,
               gradient="auto", n_components=2, **exact_settings):
     """The plan of the optimizer that ``optimizer`` ("auto", "exact", "sgd") selects.
@@ -329,6 +367,14 @@ def make_plan(method, n_samples, optimizer, keywords, *, init, learning_rate, n_
     gradient = choose_gradient(method, gradient, n_samples, n_components)
     chosen = _sgd.choose_optimizer(method, optimizer, n_samples, stochastic)
     if chosen == "sgd":
+        late = exact_settings.get("late_exaggeration", 1.0)
+        late, _ = check_late_exaggeration(late, exact_settings.get("late_exaggeration_iter"),
+                                          None)
+        if late != 1.0:
+            warn_from_caller(UserWarning(
+                f"late_exaggeration={late:g} is ignored: {method.name} runs the stochastic "
+                "optimizer (optimizer='sgd'), and late exaggeration belongs to the exact "
+                "one; pass optimizer='exact' to use it"))
         return SgdPlan.build(method, n_samples, keywords, init=init,
                              learning_rate=learning_rate, n_epochs=n_epochs)
     return ExactPlan.build(method, n_samples, keywords, init=init,

@@ -172,3 +172,44 @@ def test_the_cli_passes_late_exaggeration(tmp_path):
     assert code == 0
     loaded = smallvis.load_model(model)
     assert loaded.late_exaggeration == 3.0 and loaded.late_exaggeration_iter == 280
+
+
+def test_the_auto_rate_of_the_late_phase_keeps_a_strong_factor_stable(digits):
+    """ρ = 12 on 400 points at the auto rate of 50 oscillated (within-class
+    share 0.59, against 0.06 without late exaggeration); the late phase's auto
+    rate N / (4 ρ sum(P)) = 8.3 converges, and the classes tighten."""
+    X, y = digits
+    frames = []
+    r = smallvis.embed(X, "tsne", fast=True, n_iter=1000, tol=0, late_exaggeration=12,
+                       random_state=0, return_result=True,
+                       callback=lambda it, Y, c: frames.append(Y.copy()) if it >= 999 else None)
+    assert r.params["learning_rate"] == 50.0
+    assert r.params["late_learning_rate"] == pytest.approx(400 / (4 * 12 * r.P.sum()))
+    last_step = np.linalg.norm(frames[1] - frames[0]) / np.linalg.norm(frames[1])
+    assert last_step < 1e-3
+    within = np.mean([r.Y[y == c].var(axis=0).sum() for c in np.unique(y)])
+    assert within / r.Y.var(axis=0).sum() < 0.05
+
+
+def test_a_learning_rate_given_is_kept_in_the_late_phase(digits):
+    X, _ = digits
+    r = smallvis.embed(X, "tsne", fast=True, n_iter=300, late_exaggeration=12,
+                       learning_rate=50, random_state=0, return_result=True)
+    assert r.params["late_learning_rate"] is None
+    r = smallvis.embed(X, "tsne", fast=True, n_iter=300, random_state=0, return_result=True)
+    assert r.params["late_learning_rate"] is None  # no late phase
+
+
+def test_late_exaggeration_after_the_last_iteration_is_refused():
+    X, _ = smallvis.datasets.load("iris")
+    with pytest.raises(ValueError, match="late_exaggeration_iter .*below n_iter"):
+        smallvis.embed(X, "tsne", n_iter=300, late_exaggeration=4, late_exaggeration_iter=300)
+    smallvis.embed(X, "tsne", n_iter=30, late_exaggeration=1, late_exaggeration_iter=300)
+
+
+def test_the_stochastic_optimizer_checks_and_names_an_ignored_late_exaggeration():
+    X, _ = smallvis.datasets.load("iris")
+    with pytest.raises(ValueError, match="late_exaggeration"):
+        smallvis.embed(X, "umap", optimizer="sgd", n_epochs=5, late_exaggeration=-5)
+    with pytest.warns(UserWarning, match="late_exaggeration=4 is ignored.*optimizer='exact'"):
+        smallvis.embed(X, "umap", optimizer="sgd", n_epochs=5, late_exaggeration=4)

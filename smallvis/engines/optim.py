@@ -144,6 +144,8 @@ class OptimizerSettings:
     late_exaggeration: float = 1.0
     #: the last iteration before late exaggeration; None: ``exaggeration_iter``
     late_exaggeration_iter: int = None
+    #: the learning rate of the late-exaggerated phase; None: ``learning_rate``
+    late_learning_rate: float = None
     momentum: float = 0.5
     final_momentum: float = 0.8
     momentum_switch_iter: int = 250
@@ -448,6 +450,9 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
     start = time.perf_counter()
     previous_cost = None
     late = s.late_exaggeration_starts()
+    # the late phase's rate, kept in proportion through the guard's halvings
+    late_rate_scale = (1.0 if s.late_learning_rate is None
+                       else s.late_learning_rate / s.learning_rate)
     # tol never stops a run before late exaggeration has started and settled
     tol_from = max(s.exaggeration_ends(), 0 if late is None else late) + TOL_WAIT
     learning_rate = _learning_rates(s, row_learning_rate, Y, Lv.size)
@@ -464,8 +469,10 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
         current = None
         if diverged is None:
             mu = s.momentum if it <= s.momentum_switch_iter else s.final_momentum
+            rate = (learning_rate * late_rate_scale if late is not None and it > late
+                    else learning_rate)
             with _judged_by_the_guard():
-                theta += step(G, learning_rate, mu)
+                theta += step(G, rate, mu)
                 if s.recentre:
                     _recentre(Yv, ones)
             diverged = _diverged_coordinates(theta, Yv)
