@@ -61,6 +61,8 @@ SMALLVIS_METHODS = ("largevis", "umap", "tsne")
 PEER_METHODS = ("umap-learn", "opentsne")
 R_METHODS = ("uwot-lvish", "uwot-umap")
 ALL_METHODS = SMALLVIS_METHODS + PEER_METHODS + R_METHODS
+#: The peers' metric names that SciPy spells otherwise
+SCIPY_NAMES = {"manhattan": "cityblock", "l1": "cityblock", "l2": "euclidean"}
 #: float64 entries in one block of distances (64 MB)
 BLOCK_ENTRIES = 8_000_000
 
@@ -98,7 +100,7 @@ def _distance_block(X, rows, metric, sq_norms):
     if sp.issparse(X):
         raise ValueError(f"metric {metric!r} needs a dense X here; a sparse X "
                          f"works with 'euclidean', 'cosine' and 'correlation'")
-    return cdist(X[rows], X, metric)
+    return cdist(X[rows], X, SCIPY_NAMES.get(metric, metric))
 
 
 def _prepared(X, metric):
@@ -131,7 +133,8 @@ def exact_neighbors_of(X, rows, k, metric="euclidean"):
         Neighbours per query, the point itself excluded.
     metric : str
         "euclidean", "cosine" or "correlation" (dense or sparse X), or any
-        metric of :func:`scipy.spatial.distance.cdist` (dense X).
+        metric of :func:`scipy.spatial.distance.cdist` or "manhattan"
+        (dense X).
 
     Returns
     -------

@@ -21,8 +21,10 @@ scratch, with no file to download:
   float64).
 
 Labels are 0-9, shuffled so that any prefix of the rows samples every class.
-With the defaults the leave-one-out 10-NN accuracy in pixel space is about
-0.93, and maps of it are neither trivially separated nor noise.
+With the defaults the leave-one-out 10-NN accuracy in pixel space is 0.89
+on 10,000 rows; on 70,000 rows umap-learn's ``UMAP()`` map has a 10-NN
+accuracy of 0.89 and a 15-NN preservation of 0.12 (on real 70,000 x 784
+images: 0.78 and 0.13), with some classes touching, as in real images.
 
 Usage: python benchmarks/make_image_data.py OUT.npy OUT_labels.npy
        [--n 70000] [--seed 0]

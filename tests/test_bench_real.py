@@ -36,7 +36,7 @@ def brute_distances(A, metric):
     diff = A[:, None, :] - A[None, :, :]
     if metric == "euclidean":
         return np.sqrt((diff ** 2).sum(axis=2))
-    if metric == "cityblock":
+    if metric in ("cityblock", "manhattan"):
         return np.abs(diff).sum(axis=2)
     if metric == "correlation":
         A = A - A.mean(axis=1, keepdims=True)
@@ -58,7 +58,8 @@ def points():
     return X
 
 
-@pytest.mark.parametrize("metric", ["euclidean", "cosine", "correlation", "cityblock"])
+@pytest.mark.parametrize("metric", ["euclidean", "cosine", "correlation", "cityblock",
+                                    "manhattan"])
 def test_exact_neighbors_dense(bench_real, points, metric):
     rows = np.array([0, 4, 7, 21, 29])
     got = bench_real.exact_neighbors_of(points, rows, 5, metric)
