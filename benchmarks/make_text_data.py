@@ -20,9 +20,12 @@ builds such a matrix from a small topic model, with no file to download:
   cosine and Euclidean neighbours agree).  Words no document uses are
   dropped.
 
-Labels are the label topics 0-19.  With the defaults umap-learn's
-``UMAP(metric="cosine")`` gets a 10-NN accuracy of about 0.6 on 50,000
-documents: hard, like real text, and far from 1.
+Labels are the label topics 0-19.  With the defaults, on 50,000 documents
+(8,000 words, 2.1 million non-zeros) umap-learn's ``UMAP(metric="cosine")``
+map has a 10-NN accuracy of 0.64 (0.43 on real short texts of that size):
+hard, like real text, and far from 1.  The accuracy is steep in
+``background`` and ``second``: at 10,000 documents the cosine 10-NN
+accuracy in X is 0.76 with background 0.6, 0.42 with 0.7.
 
 Saved with :func:`scipy.sparse.save_npz` (CSR, float64) and
 :func:`numpy.save` for the labels.
