@@ -31,7 +31,9 @@ Columns, medians over ``--repeats`` runs (seeds 0, 1, ...):
   the classes (:func:`pieces_per_class`; needs scikit-learn).
 
 The parent process never loads the data (a child's ``ru_maxrss`` starts at
-its parent's RSS); the quality measures run in one more child at the end.
+its parent's RSS); the quality measures run in one more child at the end,
+with ``--python`` (the pieces column is left empty, with a note, where
+that interpreter has no scikit-learn).
 The peers may live in another environment: ``--peers-python``.
 
 Usage: python benchmarks/bench_real.py DATA.npy|DATA.npz LABELS.npy
@@ -434,7 +436,8 @@ def main():
                         choices=ALL_METHODS)
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--python", default=sys.executable,
-                        help="interpreter for the smallvis runs (default: this one)")
+                        help="interpreter for the smallvis runs and the quality "
+                             "measures (default: this one)")
     parser.add_argument("--peers-python", default=sys.executable,
                         help="interpreter with umap-learn, openTSNE and scikit-learn")
     parser.add_argument("--out-dir", help="a new directory to keep the maps and logs in")
@@ -459,7 +462,7 @@ def main():
         y_paths = [r["y"] for runs in results.values() for r in runs if "error" not in r]
         if y_paths:
             line, _, error = run_child(
-                [args.peers_python, "-c", QUALITY_CHILD, HERE, args.data, args.labels,
+                [args.python, "-c", QUALITY_CHILD, HERE, args.data, args.labels,
                  args.metric] + y_paths, os.path.join(work, "quality"))
             if error:
                 raise SystemExit(f"quality measures failed: {error}")
