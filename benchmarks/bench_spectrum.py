@@ -24,25 +24,27 @@ Data: ``digits`` (N = 1,797) and ``curves3k`` (3,000 points of
 ``smallvis.datasets.curved_clusters``, ten classes on curved sheets in
 50-D).
 
-What the numbers show (one thread; the tables are in CHANGELOG.md).  In
+What the numbers show (one run of this script, one thread).  In
 smallvis's convention, which is the paper's (the model is q = φ/Z̄), the
 LARGEST Z̄, N(N − 1)/m, is the UMAP-like end: the most compact map (span 36
-on digits, 45 on curves, as ncvis's 34 and 29) with the lowest 15-NN
-preservation (0.468, 0.268), as t-SNE with late exaggeration 4 (0.452,
-0.273), which Böhm et al. find UMAP-like.  Shrinking Z̄ adds repulsion: the
-local measures rise and level off from about 10 N down, near t-SNE's own
+on digits, 45 on curves, as stochastic umap's 29 and 28 and ncvis's 34 and
+29) with the lowest 15-NN preservation (0.468, 0.268; stochastic umap
+0.533, 0.320), as t-SNE with late exaggeration 4 (0.452, 0.273), which
+Böhm et al. find UMAP-like.  Shrinking Z̄ adds repulsion: the local
+measures rise and level off from about 10 N down, near t-SNE's own
 partition function (6.6 N on digits, 16 N on curves), a little below
 t-SNE's (15-NN preservation 0.546 against 0.588 on digits, 0.372 against
 0.410 on curves); below about N the map only spreads further (past t-SNE).
 Issue 27 put it the other way round ("small Z̄ is close to umap"): that is
-true of 1/Z̄, or of c's reciprocal, not of Z̄ as defined here.  The global
-measure does not fall along the way for Neg-t-SNE: on digits the distance
-correlation rises as Z̄ shrinks (0.408 to 0.545), on curves it stays at
-0.60.  Late exaggeration walks tsne toward the UMAP end (local measures
-fall); its distance correlation rises on curves (0.510 to 0.576) and falls
-on digits (0.515 to 0.433).  Every negtsne map shares more neighbours with
-tsne's map than with (exact) umap's.  dof < 1 splits clusters at a small
-cost in the local measures; dof = 100 approaches ssne.
+true of 1/Z̄, not of Z̄ as defined here.  The global measure does not fall
+along the way for Neg-t-SNE: on digits the distance correlation rises as Z̄
+shrinks (0.408 to 0.545; stochastic umap 0.377, tsne 0.515), on curves it
+stays at 0.60.  Late exaggeration walks tsne toward the UMAP end (local
+measures fall); its distance correlation rises on curves (0.510 to 0.576)
+and falls on digits (0.515 to 0.433).  Every negtsne map shares more
+neighbours with tsne's map than with exact umap's (which is itself less
+compact than stochastic umap's).  dof = 0.5 loses a little of the local
+measures (it splits clusters: tutorial 08); dof = 100 approaches ssne.
 
 Usage::
 
