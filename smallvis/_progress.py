@@ -13,6 +13,14 @@ lookup.  Lines go to stderr, each prefixed ``smallvis:``, e.g.::
     smallvis: kNN: refinement round 1 in 0.31s, 2406 rows changed
     smallvis: kNN: done in 6.02s
 
+Inside a long stage, :func:`counter` reports how far it has got at least
+every :data:`EVERY_SECONDS` (2 s), between chunks of rows (never per row
+inside a hot loop), and :func:`ticking` reports a single long call from a
+background thread::
+
+    smallvis: kNN: building 10 trees, 2.0s, ETA 2.1s
+    smallvis: kNN: queries 23,552/70,000 (33%), 8.1s, ETA 16.0s
+
 The per-iteration lines of the optimizers (iteration, cost, elapsed, ETA)
 are printed by the optimizers themselves.  No progress-bar library is used:
 the stages are few and the optimizers already print a line per step of
@@ -21,11 +29,13 @@ progress, which also reads well in log files and notebooks.
 
 import contextvars
 import sys
+import threading
 import time
 import weakref
 from contextlib import contextmanager
 
-__all__ = ["reporting", "begin", "active", "stage", "step", "say", "EpochLines", "Heartbeat"]
+__all__ = ["reporting", "begin", "active", "stage", "step", "say", "counter", "Counter",
+           "ticking", "EpochLines", "Heartbeat", "EVERY_SECONDS"]
 
 _REPORTER = contextvars.ContextVar("smallvis_progress", default=None)
 
@@ -186,3 +196,153 @@ class Heartbeat:
             print(f"iter {iteration:>6d}/{self.n_iter}  elapsed {elapsed:7.2f}s  "
                   f"ETA {eta:7.2f}s", file=self.stream or sys.stderr, flush=True)
         return stop
+
+
+#: Longest silence of a long stage while reporting, in seconds.
+EVERY_SECONDS = 2.0
+
+#: What a chunk of rows (:meth:`Counter.spans`) aims to take, in seconds.
+_CHUNK_SECONDS = 0.5
+
+
+def _thousands(count):
+    return f"{count:,}"
+
+
+class Counter:
+    """Progress of ``total`` units of work inside a stage: a line when due.
+
+    Made by :func:`counter`.  :meth:`advance` records finished work and
+    prints ``smallvis: <stage>: <what> <done>/<total> (<percent>%),
+    <elapsed>s, ETA <seconds>s`` when :data:`EVERY_SECONDS` (or
+    ``seconds``) have passed since the last line (or since the start).
+    The ETA assumes the rest goes at the average rate so far.  Safe to call
+    from several threads.
+
+    Parameters
+    ----------
+    reporter : _Reporter
+    stage, what : str
+    total : int
+    seconds : float
+        Longest silence.
+    clock : callable
+        Returns seconds (:func:`time.perf_counter`; tests pass a fake).
+    """
+
+    def __init__(self, reporter, stage, what, total, seconds, clock):
+        self.reporter = reporter
+        self.stage = stage
+        self.what = what
+        self.total = int(total)
+        self.seconds = seconds
+        self.clock = clock
+        self.done = 0
+        self.start = self.last = clock()
+        self._lock = threading.Lock()
+
+    def advance(self, n):
+        """Record ``n`` more units done; print a line if one is due."""
+        with self._lock:
+            self.done += n
+            now = self.clock()
+            if now - self.last < self.seconds:
+                return
+            self.last = now
+            done, elapsed = self.done, now - self.start
+        eta = elapsed / done * (self.total - done) if done else float("nan")
+        percent = 100 * done // self.total if self.total else 100
+        self.reporter.say(f"{self.stage}: {self.what} {_thousands(done)}/"
+                          f"{_thousands(self.total)} ({percent}%), {elapsed:.1f}s, "
+                          f"ETA {eta:.1f}s")
+
+    def spans(self, first=1024, multiple=1):
+        """``(start, stop)`` chunks of ``range(total)``, advancing after each.
+
+        Chunks aim at ``_CHUNK_SECONDS`` each from the rate measured so far
+        (the first has ``first`` units), so that lines can come every
+        :data:`EVERY_SECONDS`; every chunk but the last is a multiple of
+        ``multiple`` units.  The caller does the work of a span in the body
+        of its loop.
+        """
+        start = 0
+        size = max(multiple, first - first % multiple)
+        while start < self.total:
+            stop = min(self.total, start + size)
+            t = self.clock()
+            yield start, stop
+            took = self.clock() - t
+            self.advance(stop - start)
+            if took > 0:
+                size = int(min(max(size * _CHUNK_SECONDS / took, size / 4), size * 4))
+            else:
+                size *= 4
+            size = max(multiple, size - size % multiple)
+            start = stop
+
+
+class _Silent:
+    """What :func:`counter` returns when reporting is off: does nothing."""
+
+    total = 0
+
+    def advance(self, n):
+        pass
+
+    def spans(self, first=1024, multiple=1):
+        """One span over everything: the work is done in one call, as unreported."""
+        return [(0, self.total)]
+
+
+def counter(stage, what, total, seconds=None, clock=time.perf_counter):
+    """A :class:`Counter` of ``total`` units of ``what`` in ``stage``, or a silent one.
+
+    With reporting off the result's :meth:`~Counter.advance` does nothing and
+    its :meth:`~Counter.spans` is one span over all ``total`` units (the
+    cost is one context-variable lookup).  ``seconds`` defaults to
+    :data:`EVERY_SECONDS`.
+    """
+    reporter = _current()
+    if reporter is None:
+        silent = _Silent()
+        silent.total = int(total)
+        return silent
+    return Counter(reporter, stage, what, total,
+                   EVERY_SECONDS if seconds is None else seconds, clock)
+
+
+@contextmanager
+def ticking(stage, what, estimate=None, seconds=None):
+    """While the block runs, a line every ``seconds`` from a background thread.
+
+    For work that is one long call the package cannot split (Annoy's
+    ``build``): ``smallvis: <stage>: <what>, <elapsed>s, ETA <seconds>s``,
+    the ETA from ``estimate`` (the expected total seconds, or None: no
+    ETA).  Nothing happens with reporting off.
+    """
+    reporter = _current()
+    if reporter is None:
+        yield
+        return
+    seconds = max(0.01, EVERY_SECONDS if seconds is None else seconds)
+    stop = threading.Event()
+    start = time.perf_counter()
+
+    def tick():
+        while not stop.wait(seconds):
+            elapsed = time.perf_counter() - start
+            if estimate is None:
+                eta = ""
+            elif elapsed < estimate:
+                eta = f", ETA {estimate - elapsed:.1f}s"
+            else:
+                eta = ", ETA soon (longer than estimated)"
+            reporter.say(f"{stage}: {what}, {elapsed:.1f}s{eta}")
+
+    thread = threading.Thread(target=tick, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
