@@ -50,9 +50,15 @@ class _Reporter:
     def __init__(self, stream=None, alive=None):
         self.stream = stream
         self.alive = alive
+        self.last = time.perf_counter()  # when the last line was printed
 
     def say(self, text):
         print(f"smallvis: {text}", file=self.stream or sys.stderr, flush=True)
+        self.last = time.perf_counter()
+
+    def silent_for(self):
+        """Seconds since the last line."""
+        return time.perf_counter() - self.last
 
 
 def _current():
@@ -174,13 +180,16 @@ class Heartbeat:
     silent for ``seconds`` (it prints its own line only at cost evaluations,
     every ``cost_every`` iterations, which can be minutes apart on large data).
 
-    ``callback`` (the user's, or None) is called first; its answer is returned.
+    ``seconds`` defaults to :data:`EVERY_SECONDS` minus the slack an
+    iteration needs (1.25 s), so that no silence lasts 2 s while an
+    iteration takes under 0.75 s.  ``callback`` (the user's, or None) is
+    called first; its answer is returned.
     """
 
-    def __init__(self, n_iter, callback, seconds=2.0, stream=None):
+    def __init__(self, n_iter, callback, seconds=None, stream=None):
         self.n_iter = n_iter
         self.callback = callback
-        self.seconds = seconds
+        self.seconds = EVERY_SECONDS - _SLACK_SECONDS if seconds is None else seconds
         self.stream = stream
         self.start = self.last = time.perf_counter()
 
@@ -202,7 +211,11 @@ class Heartbeat:
 EVERY_SECONDS = 2.0
 
 #: What a chunk of rows (:meth:`Counter.spans`) aims to take, in seconds.
-_CHUNK_SECONDS = 0.5
+_CHUNK_SECONDS = 0.25
+
+#: A line is due this much before :data:`EVERY_SECONDS` of silence, so that
+#: the chunk under way (a quarter to half a second) ends in time.
+_SLACK_SECONDS = 0.75
 
 
 def _thousands(count):
@@ -214,8 +227,10 @@ class Counter:
 
     Made by :func:`counter`.  :meth:`advance` records finished work and
     prints ``smallvis: <stage>: <what> <done>/<total> (<percent>%),
-    <elapsed>s, ETA <seconds>s`` when :data:`EVERY_SECONDS` (or
-    ``seconds``) have passed since the last line (or since the start).
+    <elapsed>s, ETA <seconds>s`` when the last line of the run (of this
+    counter or any other) is ``seconds - _SLACK_SECONDS`` old (1.25 s for
+    the default :data:`EVERY_SECONDS`), so that with chunks of work of a
+    quarter to half a second no silence lasts ``seconds``.
     The ETA assumes the rest goes at the average rate so far.  Safe to call
     from several threads.
 
@@ -237,8 +252,11 @@ class Counter:
         self.total = int(total)
         self.seconds = seconds
         self.clock = clock
+        self.due = max(0.0, seconds - _SLACK_SECONDS)
         self.done = 0
-        self.start = self.last = clock()
+        self.start = clock()
+        # the run's last line, on this counter's clock
+        self.last = self.start - min(reporter.silent_for(), seconds)
         self._lock = threading.Lock()
 
     def advance(self, n):
@@ -246,7 +264,7 @@ class Counter:
         with self._lock:
             self.done += n
             now = self.clock()
-            if now - self.last < self.seconds:
+            if now - self.last < self.due:
                 return
             self.last = now
             done, elapsed = self.done, now - self.start
@@ -316,7 +334,8 @@ def ticking(stage, what, estimate=None, seconds=None):
     """While the block runs, a line every ``seconds`` from a background thread.
 
     For work that is one long call the package cannot split (Annoy's
-    ``build``): ``smallvis: <stage>: <what>, <elapsed>s, ETA <seconds>s``,
+    ``build``): ``smallvis: <stage>: <what>, <elapsed>s, ETA <seconds>s``
+    (when the run's last line is ``seconds - _SLACK_SECONDS`` old),
     the ETA from ``estimate`` (the expected total seconds, or None: no
     ETA).  Nothing happens with reporting off.
     """
@@ -324,12 +343,14 @@ def ticking(stage, what, estimate=None, seconds=None):
     if reporter is None:
         yield
         return
-    seconds = max(0.01, EVERY_SECONDS if seconds is None else seconds)
+    seconds = max(0.01, (EVERY_SECONDS if seconds is None else seconds) - _SLACK_SECONDS)
     stop = threading.Event()
     start = time.perf_counter()
 
     def tick():
-        while not stop.wait(seconds):
+        while not stop.wait(max(0.01, seconds - reporter.silent_for())):
+            if reporter.silent_for() < seconds:
+                continue
             elapsed = time.perf_counter() - start
             if estimate is None:
                 eta = ""

@@ -121,13 +121,15 @@ def test_counter_prints_when_due_with_counts_and_eta():
     with _progress.reporting(stream=out):
         progress = _progress.counter("kNN", "queries", 70_000, clock=clock)
     for seconds, rows in [(1.0, 10_000), (2.5, 10_000), (3.0, 3_000), (4.4, 1_000),
-                          (6.5, 11_000)]:
+                          (5.0, 11_000), (6.5, 35_000)]:
         clock.now = 100.0 + seconds
         progress.advance(rows)
-    # due at 2.5 s (>= 2 s after the start) and at 6.5 s (>= 2 s after 2.5 s)
+    # a line is due 1.25 s after the last one (2 s minus the slack a chunk of
+    # work needs): at 2.5 s, 4.4 s and 6.5 s; the ETA is at the mean rate
     assert out.getvalue().splitlines() == [
         "smallvis: kNN: queries 20,000/70,000 (28%), 2.5s, ETA 6.2s",
-        "smallvis: kNN: queries 35,000/70,000 (50%), 6.5s, ETA 6.5s"]
+        "smallvis: kNN: queries 24,000/70,000 (34%), 4.4s, ETA 8.4s",
+        "smallvis: kNN: queries 70,000/70,000 (100%), 6.5s, ETA 0.0s"]
 
 
 def test_counter_spans_cover_the_rows_and_adapt_to_the_rate():
@@ -141,8 +143,9 @@ def test_counter_spans_cover_the_rows_and_adapt_to_the_rate():
     assert spans[0] == (0, 4096) and spans[-1][1] == 50_000
     assert all(a[1] == b[0] for a, b in zip(spans, spans[1:]))
     assert all((stop - start) % 4096 == 0 for start, stop in spans[:-1])
-    lines = out.getvalue().splitlines()
-    assert len(lines) == 2 and lines[0].startswith("smallvis: calibration: rows ")
+    lines = out.getvalue().splitlines()  # 0.41 s chunks, 5 s: due at 1.64, 3.28, 4.92 s
+    assert [line.split(", ")[1] for line in lines] == ["1.6s", "3.3s", "4.9s"]
+    assert lines[0].startswith("smallvis: calibration: rows 16,384/50,000 (32%)")
     assert progress.done == 50_000
 
 
