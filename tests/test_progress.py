@@ -242,3 +242,13 @@ def test_quiet_command_line_prints_nothing(tmp_path, capsys, monkeypatch):
                  "--knn-method", "annoy", "--quiet", "--out", str(out)]) == 0
     captured = capsys.readouterr()
     assert captured.err == "" and captured.out == ""
+
+
+def test_exact_search_reports_its_blocks_with_the_same_graph(monkeypatch):
+    X = np.random.default_rng(4).normal(size=(3000, 8))
+    quiet = knn_graph(X, 10, method="exact")
+    loud, lines = _verbose_every_chunk(monkeypatch, lambda: knn_graph(X, 10, method="exact"))
+    np.testing.assert_array_equal(quiet[0], loud[0])
+    np.testing.assert_array_equal(quiet[1], loud[1])
+    assert any(re.match(r"smallvis: kNN: exact rows [\d,]+/3,000 \(\d+%\)", line)
+               for line in lines)

@@ -341,12 +341,14 @@ def _exact(X, k, metric="euclidean"):
     indices = np.empty((n, k), dtype=np.int64)
     distances = np.empty((n, k), dtype=np.float64)
     block = max(1, _BLOCK_ELEMENTS // n)
+    progress = _progress.counter("kNN", "exact rows", n)
     for start in range(0, n, block):
         stop = min(n, start + block)
         D2 = metrics.core_distances(X[start:stop], X, metric)
         rows = np.arange(stop - start)
         D2[rows, start + rows] = np.inf  # never the point itself
         indices[start:stop], distances[start:stop] = _k_smallest(D2, k)
+        progress.advance(stop - start)
     return indices, _monotone_finish(distances, metric, X.shape[1])
 
 
