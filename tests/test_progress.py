@@ -1,6 +1,8 @@
 """Progress from the first second: verbose runs announce every stage with its time."""
 
+import io
 import re
+import time
 import warnings
 
 import numpy as np
@@ -8,7 +10,9 @@ import pytest
 
 import smallvis
 from smallvis import _progress
-from smallvis.inputs.neighbors import nearest_neighbors
+from smallvis.backends._backend import kernels as select_kernels
+from smallvis.inputs.affinities import joint_perplexity_knn
+from smallvis.inputs.neighbors import knn_graph, nearest_neighbors
 
 
 def _stage_lines(err):
@@ -98,3 +102,153 @@ def test_verbose_exact_run_is_the_same_run():
     runs = [smallvis.embed(X, "tsne", n_iter=60, random_state=2, verbose=verbose)
             for verbose in (False, True)]
     np.testing.assert_array_equal(runs[0], runs[1])
+
+
+# ---- progress inside long stages ---------------------------------------------
+
+class _FakeClock:
+    """A clock the test moves by hand."""
+
+    def __init__(self):
+        self.now = 100.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_counter_prints_when_due_with_counts_and_eta():
+    clock, out = _FakeClock(), io.StringIO()
+    with _progress.reporting(stream=out):
+        progress = _progress.counter("kNN", "queries", 70_000, clock=clock)
+    for seconds, rows in [(1.0, 10_000), (2.5, 10_000), (3.0, 3_000), (4.4, 1_000),
+                          (5.0, 11_000), (6.5, 35_000)]:
+        clock.now = 100.0 + seconds
+        progress.advance(rows)
+    # a line is due 1.25 s after the last one (2 s minus the slack a chunk of
+    # work needs): at 2.5 s, 4.4 s and 6.5 s; the ETA is at the mean rate
+    assert out.getvalue().splitlines() == [
+        "smallvis: kNN: queries 20,000/70,000 (28%), 2.5s, ETA 6.2s",
+        "smallvis: kNN: queries 24,000/70,000 (34%), 4.4s, ETA 8.4s",
+        "smallvis: kNN: queries 70,000/70,000 (100%), 6.5s, ETA 0.0s"]
+
+
+def test_counter_spans_cover_the_rows_and_adapt_to_the_rate():
+    clock, out = _FakeClock(), io.StringIO()
+    with _progress.reporting(stream=out):
+        progress = _progress.counter("calibration", "rows", 50_000, clock=clock)
+    spans = []
+    for start, stop in progress.spans(first=4096, multiple=4096):
+        spans.append((start, stop))
+        clock.now += (stop - start) * 1e-4  # 0.41 s per 4096 rows
+    assert spans[0] == (0, 4096) and spans[-1][1] == 50_000
+    assert all(a[1] == b[0] for a, b in zip(spans, spans[1:]))
+    assert all((stop - start) % 4096 == 0 for start, stop in spans[:-1])
+    lines = out.getvalue().splitlines()  # 0.41 s chunks, 5 s: due at 1.64, 3.28, 4.92 s
+    assert [line.split(", ")[1] for line in lines] == ["1.6s", "3.3s", "4.9s"]
+    assert lines[0].startswith("smallvis: calibration: rows 16,384/50,000 (32%)")
+    assert progress.done == 50_000
+
+
+def test_counter_and_ticking_are_silent_unless_reporting(capsys):
+    progress = _progress.counter("kNN", "queries", 5000, seconds=0.0)
+    progress.advance(5000)
+    assert list(progress.spans(first=10)) == [(0, 5000)]  # one call, as unreported
+    with _progress.ticking("kNN", "building", estimate=1.0, seconds=0.01):
+        time.sleep(0.05)
+    assert capsys.readouterr().err == ""
+
+
+def test_ticking_reports_a_long_call_from_a_background_thread():
+    out = io.StringIO()
+    with _progress.reporting(stream=out):
+        with _progress.ticking("kNN", "building 10 trees", estimate=100.0, seconds=0.02):
+            time.sleep(0.15)
+    lines = out.getvalue().splitlines()
+    assert len(lines) >= 2
+    assert all(re.fullmatch(r"smallvis: kNN: building 10 trees, \d+\.\ds, ETA \d+\.\ds", line)
+               for line in lines)
+
+
+def _verbose_every_chunk(monkeypatch, call):
+    """``call()`` with reporting on and a line due after every chunk; (result, lines)."""
+    monkeypatch.setattr(_progress, "EVERY_SECONDS", 0.0)
+    out = io.StringIO()
+    with _progress.reporting(stream=out):
+        result = call()
+    return result, out.getvalue().splitlines()
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_knn_graph_and_p_are_the_same_bits_with_progress_on(monkeypatch, n_threads):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(9000, 12))
+    X[::3] += 4.0
+
+    def graph():
+        return knn_graph(X, 15, method="annoy", random_state=1, n_threads=n_threads, fast=True)
+
+    def affinities():
+        return joint_perplexity_knn(X, 10, select_kernels(True), knn_method="annoy",
+                                    random_state=1, n_threads=n_threads)
+
+    quiet = graph()
+    loud, lines = _verbose_every_chunk(monkeypatch, graph)
+    np.testing.assert_array_equal(quiet[0], loud[0])
+    np.testing.assert_array_equal(quiet[1], loud[1])
+    text = "\n".join(lines)
+    for what in ("queries", "candidate distances", "refinement round 1, rows",
+                 "rows added to the forest"):
+        assert re.search(rf"kNN: {what} [\d,]+/9,000 \(\d+%\), \d+\.\ds, ETA ", text), what
+    P_quiet = affinities()
+    P_loud, lines = _verbose_every_chunk(monkeypatch, affinities)
+    assert any(re.match(r"smallvis: calibration: rows 4,096/9,000", line) for line in lines)
+    for name in ("indptr", "indices", "data"):
+        np.testing.assert_array_equal(getattr(P_quiet, name), getattr(P_loud, name))
+
+
+@pytest.mark.parametrize("fast", [False, True])
+def test_knn_kernels_by_row_chunks_match_one_call(fast):
+    """``start``/``stop`` of the twins ``knn_candidates`` and ``knn_refine``."""
+    kernels = select_kernels(fast)
+    rng = np.random.default_rng(5)
+    n, k = 300, 6
+    X = rng.normal(size=(n, 4))
+    cand = rng.integers(-1, n, size=(n, 12)).astype(np.int32)
+    whole = [np.empty((n, k), dtype=np.int32), np.empty((n, k))]
+    parts = [np.empty((n, k), dtype=np.int32), np.empty((n, k))]
+    short = kernels.knn_candidates(X, cand, *whole, 2)
+    short_parts = sum(kernels.knn_candidates(X, cand, *parts, 2, 0, start, stop)
+                      for start, stop in [(0, 7), (7, 200), (200, n)])
+    assert short == short_parts
+    for a, b in zip(whole, parts):
+        np.testing.assert_array_equal(a, b)
+    flags = np.full((n, k), 3, dtype=np.uint8)
+    outs = [[np.empty((n, k), dtype=np.int32), np.empty((n, k)),
+             np.empty((n, k), dtype=np.uint8)] for _ in range(2)]
+    changed = kernels.knn_refine(X, *whole, flags, 4, *outs[0], 2)
+    changed_parts = sum(kernels.knn_refine(X, *whole, flags, 4, *outs[1], 2, 0, start, stop)
+                        for start, stop in [(0, 100), (100, 101), (101, n)])
+    assert changed == changed_parts > 0
+    for a, b in zip(*outs):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_quiet_command_line_prints_nothing(tmp_path, capsys, monkeypatch):
+    from smallvis.cli import main
+
+    monkeypatch.setattr(_progress, "EVERY_SECONDS", 0.0)
+    out = tmp_path / "y.csv"
+    assert main(["embed", "iris", "--method", "largevis", "--fast", "--n-iter", "20",
+                 "--knn-method", "annoy", "--quiet", "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == "" and captured.out == ""
+
+
+def test_exact_search_reports_its_blocks_with_the_same_graph(monkeypatch):
+    X = np.random.default_rng(4).normal(size=(3000, 8))
+    quiet = knn_graph(X, 10, method="exact")
+    loud, lines = _verbose_every_chunk(monkeypatch, lambda: knn_graph(X, 10, method="exact"))
+    np.testing.assert_array_equal(quiet[0], loud[0])
+    np.testing.assert_array_equal(quiet[1], loud[1])
+    assert any(re.match(r"smallvis: kNN: exact rows [\d,]+/3,000 \(\d+%\)", line)
+               for line in lines)

@@ -1338,7 +1338,8 @@ cdef Py_ssize_t _candidates_row(const double* x, Py_ssize_t dim, const int32_t* 
     return 1 if v < k else 0
 
 
-def knn_candidates(X, candidates, indices, sq_dist, n_threads, metric_code=0):
+def knn_candidates(X, candidates, indices, sq_dist, n_threads, metric_code=0, start=0,
+                   stop=None):
     """Best k of each row's candidate list, with float64 distances; see the reference twin."""
     cdef const double[:, ::1] x = X
     cdef const int32_t[:, ::1] cv = candidates
@@ -1352,10 +1353,11 @@ def knn_candidates(X, candidates, indices, sq_dist, n_threads, metric_code=0):
     cdef double[:, ::1] cd2 = np.empty((nt, max(m, 1)))
     cdef double[:, ::1] keys = np.empty((nt, max(m, 1)))
     cdef int code = <int>metric_code
+    cdef Py_ssize_t first = start, last = n if stop is None else stop
     if n == 0 or k == 0:
         return 0
     with nogil:
-        for i in prange(n, schedule="static", num_threads=nt):
+        for i in prange(first, last, schedule="static", num_threads=nt):
             tid = threadid()
             n_short += _candidates_row(&x[0, 0], dim, &cv[i, 0], m, i, k, &stamp[tid, 0],
                                        &cand[tid, 0], &cd2[tid, 0], &keys[tid, 0],
@@ -1434,7 +1436,7 @@ cdef Py_ssize_t _refine_row(const double* x, Py_ssize_t dim, const int32_t* nb,
 
 
 def knn_refine(X, indices, sq_dist, flags, n_explore, out_indices, out_sq_dist,
-               out_flags, n_threads, metric_code=0):
+               out_flags, n_threads, metric_code=0, start=0, stop=None):
     """One local-join round; see the reference twin.
 
     Candidates are deduplicated with a stamp per point and thread
@@ -1463,6 +1465,7 @@ def knn_refine(X, indices, sq_dist, flags, n_explore, out_indices, out_sq_dist,
     cdef uint8_t[::1] has_new = np.zeros(max(n, 1), dtype=np.uint8)
     cdef Py_ssize_t s
     cdef int code = <int>metric_code
+    cdef Py_ssize_t first = start, last = n if stop is None else stop
     if n == 0 or k == 0:
         return 0
     with nogil:
@@ -1471,7 +1474,7 @@ def knn_refine(X, indices, sq_dist, flags, n_explore, out_indices, out_sq_dist,
                 if fl[i, s] & 2:
                     has_new[i] = 1
                     break
-        for i in prange(n, schedule="static", num_threads=nt):
+        for i in prange(first, last, schedule="static", num_threads=nt):
             tid = threadid()
             n_changed += _refine_row(&x[0, 0], dim, &nb[0, 0], &d2[0, 0], &fl[0, 0],
                                      &has_new[0], k, w, i, &stamp[tid, 0], &cand[tid, 0], &cd2[tid, 0],

@@ -380,7 +380,8 @@ e x_{if}\},
     return d
 
 
-def knn_candidates(X, candidates, indices, sq_dist, n_threads, metric_code=0):
+def knn_candidates(X, candidates, indices, sq_dist, n_threads, metric_code=0, start=0,
+                   stop=None):
     r"""The ``k`` nearest of each row's candidates, with float64 distances.
 
     Row ``i`` of ``candidates`` lists points (e.g. an Annoy query's answer)
@@ -412,15 +413,19 @@ def knn_candidates(X, candidates, indices, sq_dist, n_threads, metric_code=0):
     metric_code : int, default=0
         The distance summed (:func:`_core_distances_to`): 0 squared
         Euclidean, 1 Manhattan, 2 Hamming count; ``sq_dist`` holds it.
+    start, stop : int, default=0 and None (``n_samples``)
+        Only rows ``start`` to ``stop - 1`` are computed and written (a
+        caller reporting progress goes through the rows in chunks; each row
+        depends only on its own candidates).
 
     Returns
     -------
     n_short : int
-        Rows with fewer than ``k`` valid candidates.
+        Rows (of those computed) with fewer than ``k`` valid candidates.
     """
     n, k = indices.shape
     n_short = 0
-    for i in range(n):
+    for i in range(start, n if stop is None else stop):
         cand = np.unique(candidates[i])
         cand = cand[(cand >= 0) & (cand != i)]
         d2 = _core_distances_to(X, cand, i, metric_code)
@@ -468,7 +473,7 @@ def sparse_pair_sq_distances(indptr, indices, data, rows, cols, out, n_threads):
 
 
 def knn_refine(X, indices, sq_dist, flags, n_explore, out_indices, out_sq_dist,
-               out_flags, n_threads, metric_code=0):
+               out_flags, n_threads, metric_code=0, start=0, stop=None):
     r"""One round of local join over a k-nearest-neighbour graph.
 
     Each point's new list is the best ``k`` among its current neighbours and
@@ -522,11 +527,15 @@ def knn_refine(X, indices, sq_dist, flags, n_explore, out_indices, out_sq_dist,
     metric_code : int, default=0
         The distance summed (:func:`_core_distances_to`): 0 squared
         Euclidean, 1 Manhattan, 2 Hamming count; ``sq_dist`` holds it.
+    start, stop : int, default=0 and None (``n_samples``)
+        Only output rows ``start`` to ``stop - 1`` are computed and written;
+        rows are independent (see above), so a round done in chunks of rows
+        gives the same result.
 
     Returns
     -------
     n_changed : int
-        Rows whose list changed.
+        Rows (of those computed) whose list changed.
 
     Notes
     -----
@@ -538,7 +547,7 @@ def knn_refine(X, indices, sq_dist, flags, n_explore, out_indices, out_sq_dist,
     n, k = indices.shape
     w = min(int(n_explore), k)
     n_changed = 0
-    for i in range(n):
+    for i in range(start, n if stop is None else stop):
         own = indices[i]
         cand = np.unique(indices[own[own >= 0], :w].ravel())
         cand = cand[(cand >= 0) & (cand != i) & ~np.isin(cand, own)]

@@ -14,6 +14,7 @@ from scipy.spatial.distance import pdist, squareform
 from .. import _progress
 from . import distances as metrics
 from ..backends._backend import is_fast
+from ..backends.reference import CALIBRATION_BLOCK
 from .._memory import release_free_heap
 from .._numeric import in_units, power_of_two_exponent
 from .._validation import ParameterError, _as_array, check_integer, check_number, check_threads
@@ -159,6 +160,23 @@ def conditional_perplexity(X, perplexity, kernels, *, tol=PERPLEXITY_TOL,
     return _with_zero_diagonal(rows), beta
 
 
+def _perplexity_rows(kernels, D2, perplexity, tol, max_tries, P, beta, n_threads):
+    """The twin kernel ``perplexity_rows``, in chunks of rows when reporting progress.
+
+    The chunks are whole blocks of ``CALIBRATION_BLOCK`` rows, which the
+    kernel calibrates independently of each other, so P and beta are the
+    same bits as from one call (which is what runs when not reporting).
+    Returns the number of failed rows.
+    """
+    progress = _progress.counter("calibration", "rows", D2.shape[0])
+    n_failed = 0
+    for start, stop in progress.spans(first=CALIBRATION_BLOCK, multiple=CALIBRATION_BLOCK):
+        n_failed += kernels.perplexity_rows(D2[start:stop], float(perplexity), float(tol),
+                                            int(max_tries), P[start:stop], beta[start:stop],
+                                            n_threads)
+    return n_failed
+
+
 def _scaled_squared_distances(X, metric, kernels):
     """``(D2, e)``: the squared ``metric`` distances in units of ``2**e``, all pairs.
 
@@ -197,8 +215,7 @@ def _dense_rows(X, perplexity, kernels, tol=PERPLEXITY_TOL,
         # array, the exaggerated P), and the peak memory of a run grew by it
         rows = np.zeros(n * n)[:n * (n - 1)].reshape(n, n - 1)
         beta = np.zeros(n)
-        n_failed = kernels.perplexity_rows(D2, float(perplexity), float(tol),
-                                           int(max_tries), rows, beta, 1)
+        n_failed = _perplexity_rows(kernels, D2, perplexity, tol, max_tries, rows, beta, 1)
     _warn_failed_rows(n_failed, n, perplexity, stacklevel=stacklevel)
     with np.errstate(over="ignore", under="ignore"):  # beta may leave the range
         beta = np.ldexp(beta, -2 * e) if e else beta
@@ -519,8 +536,8 @@ def _calibrated_rows(X, perplexity, kernels, n_neighbors, knn, knn_method, rando
     beta = np.zeros(n)
     with _progress.stage("calibration", f"perplexity {perplexity:g} over "
                                         f"{n_neighbors} neighbours"):
-        n_failed = kernels.perplexity_rows(D2, float(perplexity), float(tol),
-                                           int(max_tries), rows, beta, n_threads)
+        n_failed = _perplexity_rows(kernels, D2, perplexity, tol, max_tries, rows, beta,
+                                    n_threads)
     del D2
     with np.errstate(over="ignore", under="ignore"):  # beta may leave the range
         beta = np.ldexp(beta, -2 * e) if e else beta

@@ -341,12 +341,14 @@ def _exact(X, k, metric="euclidean"):
     indices = np.empty((n, k), dtype=np.int64)
     distances = np.empty((n, k), dtype=np.float64)
     block = max(1, _BLOCK_ELEMENTS // n)
+    progress = _progress.counter("kNN", "exact rows", n)
     for start in range(0, n, block):
         stop = min(n, start + block)
         D2 = metrics.core_distances(X[start:stop], X, metric)
         rows = np.arange(stop - start)
         D2[rows, start + rows] = np.inf  # never the point itself
         indices[start:stop], distances[start:stop] = _k_smallest(D2, k)
+        progress.advance(stop - start)
     return indices, _monotone_finish(distances, metric, X.shape[1])
 
 
@@ -377,11 +379,47 @@ def _build_forest(X_index, n_trees, seed, space="euclidean"):
     t = time.perf_counter()
     forest = AnnoyIndex(dim, space)
     forest.set_seed(seed)
-    for i in range(n):
-        forest.add_item(i, X_index[i])
-    forest.build(n_trees, n_jobs=1)
+    progress = _progress.counter("kNN", "rows added to the forest", n)
+    for start, stop in progress.spans():  # one span when not reporting
+        for i in range(start, stop):
+            forest.add_item(i, X_index[i])
+    estimate = _build_seconds(X_index, n_trees, seed, space) if _progress.active() else None
+    with _progress.ticking("kNN", f"building {n_trees} trees", estimate):
+        forest.build(n_trees, n_jobs=1)
     _progress.step("kNN", f"{n_trees} trees built", t)
     return forest
+
+
+# Rows of the trial forest that times a build (:func:`_build_seconds`).
+_TRIAL_ROWS = 1000
+
+
+def _build_seconds(X_index, n_trees, seed, space):
+    """Expected seconds of Annoy's ``build`` in :func:`_build_forest` (for the ETA).
+
+    ``build`` is one C call, so its progress cannot be counted; it is
+    estimated from a trial: ``n_trees`` trees over the first
+    ``_TRIAL_ROWS`` rows, timed and scaled by ``n log n`` (a tree splits
+    ``n`` points about ``log n`` levels deep).  Only run when reporting
+    is on, and only for data more than 4 times the trial's size; a few
+    hundredths of a second (mostly Annoy's ``add_item``).  None: no
+    estimate.
+    """
+    from annoy import AnnoyIndex
+
+    n, dim = X_index.shape
+    m = _TRIAL_ROWS
+    if n <= 4 * m:
+        return None
+    trial = AnnoyIndex(dim, space)
+    trial.set_seed(seed)
+    for i in range(m):
+        trial.add_item(i, X_index[i])
+    t = time.perf_counter()
+    trial.build(n_trees, n_jobs=1)
+    took = time.perf_counter() - t
+    trial.unload()
+    return took * (n * np.log2(n)) / (m * np.log2(m))
 
 
 def _candidate_sq_distances(X, cand, k, n_threads, kernels, metric_code=0):
@@ -396,7 +434,9 @@ def _candidate_sq_distances(X, cand, k, n_threads, kernels, metric_code=0):
     n = X.shape[0]
     indices = np.empty((n, k), dtype=np.int32)
     sq_dist = np.empty((n, k))
-    kernels.knn_candidates(X, cand, indices, sq_dist, n_threads, metric_code)
+    progress = _progress.counter("kNN", "candidate distances", n)
+    for start, stop in progress.spans():  # one span when not reporting
+        kernels.knn_candidates(X, cand, indices, sq_dist, n_threads, metric_code, start, stop)
     _progress.step("kNN", "candidate distances", t)
     return indices, sq_dist
 
@@ -454,14 +494,17 @@ def _query(index, cand, search_k, n_threads):
     The rows are queried in chunks of ``_QUERY_CHUNK`` (:func:`_in_chunks`):
     only one chunk's Python lists exist at a time per thread.  Each query
     depends only on the index and its row, so the result is the same on
-    any number of threads.
+    any number of threads.  With reporting on, a progress line (rows done,
+    ETA) comes after a chunk when one is due.
     """
     n, m = cand.shape
+    progress = _progress.counter("kNN", "queries", n)
 
     def fill(start):
         stop = min(n, start + _QUERY_CHUNK)
         _store(cand, start, [index.get_nns_by_item(i, m, search_k=search_k)
                              for i in range(start, stop)])
+        progress.advance(stop - start)
 
     _in_chunks(n, fill, n_threads)
 
@@ -497,8 +540,13 @@ def _refine(X, indices, sq_dist, n_rounds, n_explore, n_threads, kernels, metric
     out_flags = np.empty_like(flags)
     for round_number in range(1, n_rounds + 1):
         t = time.perf_counter()
-        n_changed = kernels.knn_refine(X, indices, sq_dist, flags, n_explore, out_indices,
-                                       out_sq_dist, out_flags, n_threads, metric_code)
+        n_changed = 0
+        progress = _progress.counter("kNN", f"refinement round {round_number}, rows",
+                                     indices.shape[0])
+        for start, stop in progress.spans():  # one span when not reporting
+            n_changed += kernels.knn_refine(X, indices, sq_dist, flags, n_explore,
+                                            out_indices, out_sq_dist, out_flags, n_threads,
+                                            metric_code, start, stop)
         indices, out_indices = out_indices, indices
         sq_dist, out_sq_dist = out_sq_dist, sq_dist
         flags, out_flags = out_flags, flags
