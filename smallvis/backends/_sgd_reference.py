@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from ..methods import unit_classes
+from ..methods._common import unit_field_values
 
 
 _MASK64 = 0xFFFFFFFFFFFFFFFF
@@ -146,9 +147,20 @@ def _coefficient_unit(problem):
                          f"of {', '.join(SGD_COEFFICIENTS)}") from None
 
 
+def _problem_fields(problem):
+    """``problem.params`` as floats, each checked to be a real number (both twins load these)."""
+    unit_class = _coefficient_unit(problem)
+    try:
+        unit = unit_class(*problem.params)
+    except TypeError:
+        raise ValueError(f"params must hold the {problem.coefficient!r} unit's fields "
+                         f"{unit_class._fields}; got {problem.params!r}") from None
+    return unit_field_values(unit)
+
+
 def _epoch_unit(problem, nu):
     """What an epoch with ``nu`` negatives per positive calls: the unit of the problem's fields."""
-    unit = _coefficient_unit(problem)(*(float(v) for v in problem.params))
+    unit = _coefficient_unit(problem)(*_problem_fields(problem))
     return unit.sgd_unit(int(problem.n_others), float(nu))
 
 
