@@ -106,6 +106,20 @@ def test_a_p_of_more_rows_than_y_is_refused_not_a_crash(rng):
                 ValueError, "indptr must have n_rows \\+ 1 = 11 entries")
 
 
+def test_the_named_kernels_refuse_shapes_alike(rng):
+    # they skip only the index-range pass (the optimizer's P is checked once)
+    ip, ix, dv = _triplet(300, 300)
+    Y = rng.normal(size=(10, 2))
+    _same_error(lambda m: m.umap_gradient(ip, ix, dv, Y, 1.5, 0.9, 0.001, np.zeros_like(Y), 1),
+                ValueError, "indptr must have")
+    ip, ix, dv = _triplet(N, N)
+    Y = rng.normal(size=(N, 2))
+    _same_error(lambda m: m.tumap_gradient(ip, ix, dv, Y, 0.001, np.zeros((N, 3)), 1),
+                ValueError, "grad must have")
+    _same_error(lambda m: m.ncvis_cost(ip, ix, dv, Y, None, 5.0, 1.5, 0.9, 1), TypeError,
+                "NCVis.Q must be a real number")
+
+
 def test_the_full_layout_reads_no_index(rng):
     # kernel_triplet's full layout: data is the dense matrix, indices unread
     P = np.abs(rng.normal(size=(N, N)))

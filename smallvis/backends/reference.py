@@ -140,9 +140,14 @@ def _check_pair_arrays(indptr, indices, data, Y, grad=None, Y_ref=None, *,
     Y : ndarray of float64, shape (n_rows, n_components)
     grad : ndarray of float64 or None
     Y_ref : ndarray of float64, shape (n_columns, n_components), or None
-    in_range : callable
+    in_range : callable or None
         ``in_range(indices, n_columns)``: whether every index lies in
-        ``[0, n_columns)`` (the compiled twin passes a one-pass loop).
+        ``[0, n_columns)`` (the compiled twin passes a one-pass loop).  None
+        skips this O(nnz) pass: the named fit kernels (``umap_gradient``, ...)
+        do, since the exact optimizer calls them every iteration on the
+        ``P`` that :func:`smallvis._validation.check_affinities` and
+        ``kernel_triplet`` checked once, and the pass costs about a tenth
+        of a LargeVis gradient.  The generic entry points always check.
     """
     _check_kernel_array(Y, "Y", np.float64, 2)
     n_rows, dim = Y.shape
@@ -174,7 +179,7 @@ def _check_pair_arrays(indptr, indices, data, Y, grad=None, Y_ref=None, *,
         raise ValueError(f"indptr[-1] ({indptr[-1]}), len(indices) ({indices.shape[0]}) "
                          f"and len(data) ({data.shape[0]}) must be equal")
     full_layout = Y_ref is None and data.shape[0] == n_rows * n_columns
-    if not full_layout and not in_range(indices, n_columns):
+    if in_range is not None and not full_layout and not in_range(indices, n_columns):
         raise ValueError(f"indices must lie in [0, {n_columns - 1}] (a column per row of "
                          f"{'Y' if Y_ref is None else 'Y_ref'})")
 
@@ -852,7 +857,7 @@ def _row_noise(unit, P, n_others):
     return unit.noise(P.sum(axis=1, keepdims=True), n_others) if unit.row_noise else None
 
 
-def _pair_cost(unit, indptr, indices, data, Y):
+def _pair_cost(unit, indptr, indices, data, Y, in_range=_indices_in_range):
     r"""The exact cost :math:`C = \sum_{i \ne j} f_i(p_{ij}, d_{ij}^2)` of a unit.
 
     Parameters
@@ -869,14 +874,14 @@ def _pair_cost(unit, indptr, indices, data, Y):
     float
     """
     unit_field_values(unit)
-    _check_pair_arrays(indptr, indices, data, Y)
+    _check_pair_arrays(indptr, indices, data, Y, in_range=in_range)
     n = Y.shape[0]
     P = _dense(indptr, indices, data, n)
     noise = _row_noise(unit, P, n - 1)
     return _off_diagonal_sum(unit.cost_term(P, _squared_distances(Y), noise))
 
 
-def _pair_gradient(unit, indptr, indices, data, Y, grad):
+def _pair_gradient(unit, indptr, indices, data, Y, grad, in_range=_indices_in_range):
     r"""The exact gradient of :func:`_pair_cost`, from the unit's pair coefficient.
 
     With :math:`c_{ij} = \partial f_i / \partial d_{ij}^2` (the unit's
@@ -896,7 +901,7 @@ def _pair_gradient(unit, indptr, indices, data, Y, grad):
         :math:`\sum_{i \ne j} \partial f_i / \partial Q`; None without one.
     """
     unit_field_values(unit)
-    _check_pair_arrays(indptr, indices, data, Y, grad)
+    _check_pair_arrays(indptr, indices, data, Y, grad, in_range=in_range)
     n = Y.shape[0]
     P = _dense(indptr, indices, data, n)
     D2 = _squared_distances(Y)
@@ -960,7 +965,8 @@ def largevis_cost(indptr, indices, data, Y, gamma, eps, alpha, n_threads):
     ``alpha = 1`` is the Cauchy kernel of t-SNE.  ``eps`` regularises only
     the gradient and is ignored here.
     """
-    return _pair_cost(LargeVis(gamma, eps, alpha), indptr, indices, data, Y)
+    return _pair_cost(LargeVis(gamma, eps, alpha), indptr, indices, data, Y,
+                      in_range=None)
 
 
 def largevis_gradient(indptr, indices, data, Y, gamma, eps, alpha, grad, n_threads):
@@ -968,17 +974,18 @@ def largevis_gradient(indptr, indices, data, Y, gamma, eps, alpha, grad, n_threa
 
     Exact when ``eps = 0``; LargeVis uses ``eps = 0.1``.
     """
-    _pair_gradient(LargeVis(gamma, eps, alpha), indptr, indices, data, Y, grad)
+    _pair_gradient(LargeVis(gamma, eps, alpha), indptr, indices, data, Y, grad,
+                   in_range=None)
 
 
 def largevis_exp_cost(indptr, indices, data, Y, gamma, n_threads):
     """LargeVis cost with the exponential weight (:class:`.LargeVisExp`)."""
-    return _pair_cost(LargeVisExp(gamma), indptr, indices, data, Y)
+    return _pair_cost(LargeVisExp(gamma), indptr, indices, data, Y, in_range=None)
 
 
 def largevis_exp_gradient(indptr, indices, data, Y, gamma, grad, n_threads):
     """LargeVis gradient with the exponential weight (``P`` symmetric)."""
-    _pair_gradient(LargeVisExp(gamma), indptr, indices, data, Y, grad)
+    _pair_gradient(LargeVisExp(gamma), indptr, indices, data, Y, grad, in_range=None)
 
 
 def umap_cost(indptr, indices, data, Y, a, b, eps, n_threads):
@@ -987,22 +994,22 @@ def umap_cost(indptr, indices, data, Y, a, b, eps, n_threads):
     The constant terms (in ``v`` only) are kept; ``0 log 0 = 0``.  ``eps``
     regularises only the gradient and is ignored here.
     """
-    return _pair_cost(UMAP(a, b, eps), indptr, indices, data, Y)
+    return _pair_cost(UMAP(a, b, eps), indptr, indices, data, Y, in_range=None)
 
 
 def umap_gradient(indptr, indices, data, Y, a, b, eps, grad, n_threads):
     """UMAP gradient for the exact optimizer (compact form; exact when ``eps = 0``)."""
-    _pair_gradient(UMAP(a, b, eps), indptr, indices, data, Y, grad)
+    _pair_gradient(UMAP(a, b, eps), indptr, indices, data, Y, grad, in_range=None)
 
 
 def tumap_cost(indptr, indices, data, Y, eps, n_threads):
     """t-UMAP cost: UMAP's with ``a = b = 1`` (:class:`~smallvis.methods.tumap.TUMAP`)."""
-    return _pair_cost(TUMAP(eps), indptr, indices, data, Y)
+    return _pair_cost(TUMAP(eps), indptr, indices, data, Y, in_range=None)
 
 
 def tumap_gradient(indptr, indices, data, Y, eps, grad, n_threads):
     """t-UMAP gradient for the exact optimizer (R smallvis's form; exact when ``eps = 0``)."""
-    _pair_gradient(TUMAP(eps), indptr, indices, data, Y, grad)
+    _pair_gradient(TUMAP(eps), indptr, indices, data, Y, grad, in_range=None)
 
 
 def ncvis_cost(indptr, indices, data, Y, Q, nu, a, b, n_threads):
@@ -1010,7 +1017,7 @@ def ncvis_cost(indptr, indices, data, Y, Q, nu, a, b, n_threads):
 
     The noise distribution is :math:`p_n(i) = \sum_k p_{ik} / (N - 1)`.
     """
-    return _pair_cost(NCVis(Q, nu, a, b), indptr, indices, data, Y)
+    return _pair_cost(NCVis(Q, nu, a, b), indptr, indices, data, Y, in_range=None)
 
 
 def ncvis_gradient(indptr, indices, data, Y, Q, nu, a, b, grad, n_threads):
@@ -1021,7 +1028,8 @@ def ncvis_gradient(indptr, indices, data, Y, Q, nu, a, b, grad, n_threads):
     float
         The derivative in ``Q``.
     """
-    return _pair_gradient(NCVis(Q, nu, a, b), indptr, indices, data, Y, grad)
+    return _pair_gradient(NCVis(Q, nu, a, b), indptr, indices, data, Y, grad,
+                          in_range=None)
 
 
 # ---------------------------------------------------------------------------
