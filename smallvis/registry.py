@@ -852,10 +852,20 @@ def _negtsne_cost(z_bar, negative_sample_rate):
 
 
 def _negtsne_sgd_params(z_bar, negative_sample_rate):
-    """The unit's fields, and ``m`` negatives drawn per positive sample."""
+    """The unit's fields, and ``m`` negatives drawn per positive sample.
+
+    The stochastic loop draws a whole number of negatives, and ``c = Z m xi``
+    is built from ``m``: both are the same number only when ``m`` is whole,
+    so a fractional ``m`` (which the exact cost takes as it is) is refused
+    here rather than rounded in the loop and not in ``c``.
+    """
     _, (z_bar, m) = _negtsne_cost(z_bar, negative_sample_rate)
-    m = check_number(m, "negative_sample_rate", low=0, low_open=True,
-                     high=NEGTSNE_SGD_MAX_NEGATIVES)
+    if not (m.is_integer() and 1 <= m <= NEGTSNE_SGD_MAX_NEGATIVES):
+        raise ParameterError(
+            f"negative_sample_rate of negtsne with optimizer='sgd' is the number of "
+            f"negatives drawn per positive sample: a whole number in [1, "
+            f"{NEGTSNE_SGD_MAX_NEGATIVES:g}]; got {negative_sample_rate!r} (the exact "
+            f"optimizer takes any positive value)", ("negative_sample_rate",))
     return {"z_bar": z_bar, "m": m, "n_negative": m}
 
 

@@ -11,6 +11,7 @@ formula.
 import ast
 import inspect
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -35,6 +36,8 @@ FIELD_VALUES = {"gamma": 1.7, "eps": 0.0, "alpha": 0.6, "a": 1.3, "b": 0.8, "Q":
 
 #: What the engines read from a pair unit.
 PAIR_INTERFACE = ("row_noise", "coefficient", "cost_term", "edge_term", "pair_term")
+#: What they read besides from a unit with ``row_noise = True``.
+ROW_NOISE_INTERFACE = ("noise",)
 
 #: What the stochastic loop reads from a unit of ``SGD_COEFFICIENTS``, and
 #: from what its ``sgd_unit`` gives (the unit itself, or an object of its own).
@@ -84,8 +87,30 @@ def test_the_registry_names_every_pair_unit():
     units = {cls.kernel: cls for cls in unit_classes() if hasattr(cls, "kernel")}
     assert PAIR_UNITS == units, set(PAIR_UNITS) ^ set(units)
     for prefix, unit in PAIR_UNITS.items():
-        for name in PAIR_INTERFACE:
-            assert hasattr(unit, name), (prefix, name)
+        assert not _missing_interface(unit), (prefix, _missing_interface(unit))
+
+
+def _missing_interface(unit):
+    """What the engines read from a pair unit and ``unit`` lacks."""
+    needed = PAIR_INTERFACE + (ROW_NOISE_INTERFACE if getattr(unit, "row_noise", False)
+                               else ())
+    return [name for name in needed if not hasattr(unit, name)]
+
+
+def test_a_unit_with_row_noise_must_give_its_noise():
+    from smallvis.methods.negtsne import NegTSNE
+
+    class WithoutNoise(NamedTuple):
+        z_bar: float
+        m: float
+        row_noise = True
+        coefficient = NegTSNE.coefficient
+        cost_term = NegTSNE.cost_term
+        edge_term = NegTSNE.edge_term
+        pair_term = NegTSNE.pair_term
+
+    assert _missing_interface(WithoutNoise) == ["noise"]
+    assert _missing_interface(NegTSNE) == []
 
 
 @pytest.mark.parametrize("prefix", sorted(PAIR_UNITS))

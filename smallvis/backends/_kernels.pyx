@@ -21,7 +21,7 @@ final reduction (about 1e-15 relative).
 
 from cython.parallel cimport prange, threadid
 from libc.math cimport exp, log, fabs, floor, fmin, fmax, frexp, ldexp, sqrt, INFINITY
-from libc.stdint cimport int32_t, int64_t, uint8_t, INT64_MAX
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t, INT64_MAX
 
 cdef extern from *:
     # Non-aliasing pointers let the C compiler vectorise the fused pair loops
@@ -147,6 +147,8 @@ import numpy as np
 # (tests/test_twins.py checks that each is defined here, with its signature).
 from smallvis.backends.reference import __all__ as _twin_names
 from smallvis.backends.reference import CALIBRATION_BLOCK
+from smallvis.backends.reference import _check_pair_arrays
+from smallvis.methods._common import unit_field_values
 from smallvis.methods.largevis import LargeVis, LargeVisExp
 from smallvis.methods.ncvis import NCVis
 from smallvis.methods.tumap import TUMAP
@@ -1176,7 +1178,12 @@ _PAIR_UNITS = {smallvis_unit_names[_u].decode():
 
 
 cdef Py_ssize_t _load_unit(unit, double n_others, smallvis_unit_params* k) except -1:
-    """Fill ``k`` from a NumPy unit's fields; return the unit's index in the list."""
+    """Fill ``k`` from a NumPy unit's fields; return the unit's index in the list.
+
+    Each field is checked to be a real number (``unit_field_values``, as the
+    reference twin checks it) before it is read as a double.
+    """
+    values = unit_field_values(unit)
     try:
         u, fields = _PAIR_UNITS[type(unit).kernel]
     except (AttributeError, KeyError):
@@ -1185,9 +1192,20 @@ cdef Py_ssize_t _load_unit(unit, double n_others, smallvis_unit_params* k) excep
     if len(unit) != len(fields):
         raise ValueError(f"{type(unit).__name__} has {len(unit)} fields; its C unit reads "
                          f"{len(fields)} ({' '.join(fields)})")
-    cdef const double[::1] f = np.ascontiguousarray(tuple(unit), dtype=np.float64)
+    cdef const double[::1] f = np.ascontiguousarray(values, dtype=np.float64)
     smallvis_unit_loaders[u](&f[0], n_others, k)
     return u
+
+
+def _indices_in_range(indices, int64_t n_columns):
+    """Whether every index lies in ``[0, n_columns)``: one pass, no temporaries."""
+    cdef const int64_t[::1] ix = indices
+    cdef Py_ssize_t k, nnz = ix.shape[0]
+    cdef int outside = 0
+    with nogil:
+        for k in range(nnz):
+            outside |= <uint64_t>ix[k] >= <uint64_t>n_columns
+    return outside == 0
 
 
 def _row_noise(unit, indptr, data, Py_ssize_t n, n_others):
@@ -1200,76 +1218,94 @@ def _row_noise(unit, indptr, data, Py_ssize_t n, n_others):
                                 dtype=np.float64)
 
 
-def pair_cost(unit, indptr, indices, data, Y, n_threads):
-    """A pair unit's exact cost; see the reference twin."""
+def _checked_pair_cost(unit, indptr, indices, data, Y, n_threads, in_range):
+    """pair_cost, the index-range pass ``in_range`` (None: skipped; see _check_pair_arrays)."""
     cdef smallvis_unit_params k
     cdef Py_ssize_t u = _load_unit(unit, <double>(Y.shape[0] - 1), &k)
+    _check_pair_arrays(indptr, indices, data, Y, in_range=in_range)
     return _pair_cost(smallvis_exact_units[u], &k, indptr, indices, data, Y, n_threads,
                       aux=_row_noise(unit, indptr, data, Y.shape[0], Y.shape[0] - 1))
 
 
-def pair_gradient(unit, indptr, indices, data, Y, grad, n_threads):
-    """A pair unit's exact gradient (into grad); see the reference twin."""
+def _checked_pair_gradient(unit, indptr, indices, data, Y, grad, n_threads, in_range):
+    """pair_gradient, the index-range pass ``in_range`` (None: skipped)."""
     cdef smallvis_unit_params k
     cdef Py_ssize_t u = _load_unit(unit, <double>(Y.shape[0] - 1), &k)
+    _check_pair_arrays(indptr, indices, data, Y, grad, in_range=in_range)
     learned = _coef_gradient(smallvis_exact_units[u], &k, indptr, indices, data, Y, grad,
                              n_threads,
                              aux=_row_noise(unit, indptr, data, Y.shape[0], Y.shape[0] - 1))
     return learned if getattr(unit, "learned", ()) else None
 
 
+def pair_cost(unit, indptr, indices, data, Y, n_threads):
+    """A pair unit's exact cost; see the reference twin."""
+    return _checked_pair_cost(unit, indptr, indices, data, Y, n_threads, _indices_in_range)
+
+
+def pair_gradient(unit, indptr, indices, data, Y, grad, n_threads):
+    """A pair unit's exact gradient (into grad); see the reference twin."""
+    return _checked_pair_gradient(unit, indptr, indices, data, Y, grad, n_threads,
+                                  _indices_in_range)
+
+
 # The named functions of the methods that have them: thin wrappers (the
-# tutorials and users call them by name); a new method needs none.
+# tutorials and users call them by name); a new method needs none.  The
+# exact optimizer calls them every iteration on a P checked once, so they
+# skip the O(nnz) index-range pass (see reference._check_pair_arrays).
 
 def largevis_cost(indptr, indices, data, Y, gamma, eps, alpha, n_threads):
     """LargeVis cost with w = 1 / (1 + alpha d^2); see the reference twin."""
-    return pair_cost(LargeVis(gamma, eps, alpha), indptr, indices, data, Y, n_threads)
+    return _checked_pair_cost(LargeVis(gamma, eps, alpha), indptr, indices, data, Y,
+                              n_threads, None)
 
 
 def largevis_gradient(indptr, indices, data, Y, gamma, eps, alpha, grad,
                       n_threads):
     """LargeVis gradient; see the reference twin."""
-    pair_gradient(LargeVis(gamma, eps, alpha), indptr, indices, data, Y, grad, n_threads)
+    _checked_pair_gradient(LargeVis(gamma, eps, alpha), indptr, indices, data, Y,
+                           grad, n_threads, None)
 
 
 def largevis_exp_cost(indptr, indices, data, Y, gamma, n_threads):
     """LargeVis cost with w = 1 / (1 + exp(d^2)); see the reference twin."""
-    return pair_cost(LargeVisExp(gamma), indptr, indices, data, Y, n_threads)
+    return _checked_pair_cost(LargeVisExp(gamma), indptr, indices, data, Y, n_threads, None)
 
 
 def largevis_exp_gradient(indptr, indices, data, Y, gamma, grad, n_threads):
     """LargeVis gradient with the exponential weight; see the reference twin."""
-    pair_gradient(LargeVisExp(gamma), indptr, indices, data, Y, grad, n_threads)
+    _checked_pair_gradient(LargeVisExp(gamma), indptr, indices, data, Y, grad, n_threads, None)
 
 
 def umap_cost(indptr, indices, data, Y, a, b, eps, n_threads):
     """UMAP fuzzy cross-entropy; see the reference twin."""
-    return pair_cost(UMAP(a, b, eps), indptr, indices, data, Y, n_threads)
+    return _checked_pair_cost(UMAP(a, b, eps), indptr, indices, data, Y, n_threads, None)
 
 
 def umap_gradient(indptr, indices, data, Y, a, b, eps, grad, n_threads):
     """UMAP gradient 4 sum_j b (v_ij - w_ij) / (d^2 + eps) (y_i - y_j)."""
-    pair_gradient(UMAP(a, b, eps), indptr, indices, data, Y, grad, n_threads)
+    _checked_pair_gradient(UMAP(a, b, eps), indptr, indices, data, Y, grad, n_threads, None)
 
 
 def tumap_cost(indptr, indices, data, Y, eps, n_threads):
     """t-UMAP cost (UMAP with a = b = 1); see the reference twin."""
-    return pair_cost(TUMAP(eps), indptr, indices, data, Y, n_threads)
+    return _checked_pair_cost(TUMAP(eps), indptr, indices, data, Y, n_threads, None)
 
 
 def tumap_gradient(indptr, indices, data, Y, eps, grad, n_threads):
     """t-UMAP gradient 4 sum_j (v - w) w / (1 - w + eps) (y_i - y_j)."""
-    pair_gradient(TUMAP(eps), indptr, indices, data, Y, grad, n_threads)
+    _checked_pair_gradient(TUMAP(eps), indptr, indices, data, Y, grad, n_threads, None)
 
 
 def ncvis_cost(indptr, indices, data, Y, Q, nu, a, b, n_threads):
     """NCVis cost -J(Y, Q); see the reference twin."""
-    return pair_cost(NCVis(Q, nu, a, b), indptr, indices, data, Y, n_threads)
+    return _checked_pair_cost(NCVis(Q, nu, a, b), indptr, indices, data, Y, n_threads, None)
 
 
 def ncvis_gradient(indptr, indices, data, Y, Q, nu, a, b, grad, n_threads):
     """NCVis gradient in Y (into grad); returns the derivative in Q."""
-    return pair_gradient(NCVis(Q, nu, a, b), indptr, indices, data, Y, grad, n_threads)
+    return _checked_pair_gradient(NCVis(Q, nu, a, b), indptr, indices, data, Y,
+                                  grad, n_threads, None)
 
 
 # The stochastic optimizer's twins are compiled as their own extension,

@@ -28,7 +28,7 @@ from libc.stdlib cimport calloc, free, malloc
 
 import numpy as np
 
-from smallvis.backends._sgd_reference import SGD_COEFFICIENTS
+from smallvis.backends._sgd_reference import SGD_COEFFICIENTS, _problem_fields
 
 cdef extern from *:
     # rows of Y that never alias (i != k is guaranteed by the callers)
@@ -251,7 +251,8 @@ cdef const smallvis_sgd_unit* _sgd_unit(problem) except NULL:
 
 cdef _load_sgd_unit(const smallvis_sgd_unit* unit, problem, smallvis_unit_params* k):
     """Fill ``k`` from ``problem.params`` (the unit's fields in order) and ``n_others``."""
-    cdef const double[::1] f = np.ascontiguousarray(problem.params, dtype=np.float64)
+    cdef const double[::1] f = np.ascontiguousarray(_problem_fields(problem),
+                                                     dtype=np.float64)
     unit.load(&f[0], <double>problem.n_others, k)
 
 

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from ..methods import unit_classes
+from ..methods._common import unit_field_values
 
 
 _MASK64 = 0xFFFFFFFFFFFFFFFF
@@ -146,9 +147,20 @@ def _coefficient_unit(problem):
                          f"of {', '.join(SGD_COEFFICIENTS)}") from None
 
 
+def _problem_fields(problem):
+    """``problem.params`` as floats, each checked to be a real number (both twins load these)."""
+    unit_class = _coefficient_unit(problem)
+    try:
+        unit = unit_class(*problem.params)
+    except TypeError:
+        raise ValueError(f"params must hold the {problem.coefficient!r} unit's fields "
+                         f"{unit_class._fields}; got {problem.params!r}") from None
+    return unit_field_values(unit)
+
+
 def _epoch_unit(problem, nu):
     """What an epoch with ``nu`` negatives per positive calls: the unit of the problem's fields."""
-    unit = _coefficient_unit(problem)(*(float(v) for v in problem.params))
+    unit = _coefficient_unit(problem)(*_problem_fields(problem))
     return unit.sgd_unit(int(problem.n_others), float(nu))
 
 
@@ -321,8 +333,9 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
         * ``coefficient`` (a key of ``SGD_COEFFICIENTS``) and its
           parameters ``params``: the fields of its unit, in order (floats).
         * ``n_others`` (int): the points a point of the map is compared
-          with, ``N - 1`` (a fit; the reference's ``N - 1`` when placing new
-          points), for a unit whose coefficients depend on it.
+          with, ``N - 1`` (a fit; the ``N`` reference points when placing
+          new points, as the exact transform), for a unit whose coefficients
+          depend on it.
         * ``scheme``: ``"epochs_per_sample"`` (umap-learn's bookkeeping),
           ``"alias"`` (``samples_per_epoch`` edges drawn from the alias
           table) or ``"every_edge"`` (every edge once per epoch).

@@ -115,6 +115,7 @@ def pair_transform_cost(unit, indptr, indices, data, Y, Y_ref, n_threads):
     """A pair unit's row terms of new points; see the reference twin."""
     cdef smallvis_unit_params k
     cdef Py_ssize_t u = _load_unit(unit, <double>Y_ref.shape[0], &k)
+    _check_pair_arrays(indptr, indices, data, Y, Y_ref=Y_ref, in_range=_indices_in_range)
     return _transform(smallvis_transform_units[u], &k, indptr, indices, data, Y, Y_ref,
                       None, n_threads)
 
@@ -123,6 +124,7 @@ def pair_transform_gradient(unit, indptr, indices, data, Y, Y_ref, grad, n_threa
     """Gradient of pair_transform_cost in the new points; see the reference twin."""
     cdef smallvis_unit_params k
     cdef Py_ssize_t u = _load_unit(unit, <double>Y_ref.shape[0], &k)
+    _check_pair_arrays(indptr, indices, data, Y, grad, Y_ref, in_range=_indices_in_range)
     _transform(smallvis_transform_units[u], &k, indptr, indices, data, Y, Y_ref, grad,
                n_threads)
 

@@ -36,6 +36,7 @@ from scipy import special
 
 from .._numeric import tie_key as _tie_key
 from ..methods._common import LOG_FLOOR  # noqa: F401  (re-exported: it was defined here)
+from ..methods._common import unit_field_values
 from ..methods.asne import ASNE
 from ..methods.largevis import LargeVis, LargeVisExp
 from ..methods.ncvis import NCVis
@@ -102,6 +103,85 @@ __all__ = [
 # ---------------------------------------------------------------------------
 # helpers (private: not part of the twin contract)
 # ---------------------------------------------------------------------------
+
+
+def _indices_in_range(indices, n_columns):
+    """Whether every stored column index lies in ``[0, n_columns)``."""
+    return indices.size == 0 or (indices.min() >= 0 and indices.max() < n_columns)
+
+
+def _check_kernel_array(arr, name, dtype, ndim, writeable=False):
+    """Raise ValueError unless ``arr`` is a C-contiguous ``ndim``-D ``dtype`` ndarray."""
+    if (isinstance(arr, np.ndarray) and arr.dtype == dtype and arr.ndim == ndim
+            and arr.flags.c_contiguous and (arr.flags.writeable or not writeable)):
+        return
+    got = (f"{arr.ndim}-D {arr.dtype} array (C-contiguous: {arr.flags.c_contiguous}, "
+           f"writeable: {arr.flags.writeable})" if isinstance(arr, np.ndarray)
+           else type(arr).__name__)
+    raise ValueError(f"{name} must be a {'writeable ' * writeable}C-contiguous {ndim}-D "
+                     f"{np.dtype(dtype).name} array; got a {got}")
+
+
+def _check_pair_arrays(indptr, indices, data, Y, grad=None, Y_ref=None, *,
+                       in_range=_indices_in_range):
+    """The arrays of a pair unit's entry point, as the compiled twin reads them unchecked.
+
+    Both twins call it, so they refuse the same input with the same
+    ``ValueError``.  ``P`` (the CSR triplet) has a row per row of ``Y`` and a
+    column per row of ``Y`` (a fit) or of ``Y_ref`` (new points against a
+    reference); ``grad``, when given, is written and has ``Y``'s shape.  In
+    the full layout of a fit (``data`` is the dense ``N x N`` matrix) the
+    kernels read no column index, so none is checked.
+
+    Parameters
+    ----------
+    indptr, indices : ndarray of int64
+    data : ndarray of float64
+    Y : ndarray of float64, shape (n_rows, n_components)
+    grad : ndarray of float64 or None
+    Y_ref : ndarray of float64, shape (n_columns, n_components), or None
+    in_range : callable or None
+        ``in_range(indices, n_columns)``: whether every index lies in
+        ``[0, n_columns)`` (the compiled twin passes a one-pass loop).  None
+        skips this O(nnz) pass: the named fit kernels (``umap_gradient``, ...)
+        do, since the exact optimizer calls them every iteration on the
+        ``P`` that :func:`smallvis._validation.check_affinities` and
+        ``kernel_triplet`` checked once, and the pass costs about a tenth
+        of a LargeVis gradient.  The generic entry points always check.
+    """
+    _check_kernel_array(Y, "Y", np.float64, 2)
+    n_rows, dim = Y.shape
+    if dim < 1:
+        raise ValueError(f"Y must have at least one column; got shape {Y.shape}")
+    if Y_ref is None:
+        if n_rows < 1:
+            raise ValueError("Y must have at least one row")
+        n_columns = n_rows
+    else:
+        _check_kernel_array(Y_ref, "Y_ref", np.float64, 2)
+        if Y_ref.shape[0] < 1 or Y_ref.shape[1] != dim:
+            raise ValueError(f"Y_ref must have at least one row and Y's {dim} columns; "
+                             f"got shape {Y_ref.shape}")
+        n_columns = Y_ref.shape[0]
+    if grad is not None:
+        _check_kernel_array(grad, "grad", np.float64, 2, writeable=True)
+        if grad.shape != Y.shape:
+            raise ValueError(f"grad must have Y's shape {Y.shape}; got {grad.shape}")
+    _check_kernel_array(indptr, "indptr", np.int64, 1)
+    _check_kernel_array(indices, "indices", np.int64, 1)
+    _check_kernel_array(data, "data", np.float64, 1)
+    if indptr.shape[0] != n_rows + 1:
+        raise ValueError(f"indptr must have n_rows + 1 = {n_rows + 1} entries (a row per "
+                         f"row of Y); got {indptr.shape[0]}")
+    if indptr[0] != 0 or np.any(indptr[1:] < indptr[:-1]):
+        raise ValueError("indptr must start at 0 and be non-decreasing")
+    if not indptr[-1] == indices.shape[0] == data.shape[0]:
+        raise ValueError(f"indptr[-1] ({indptr[-1]}), len(indices) ({indices.shape[0]}) "
+                         f"and len(data) ({data.shape[0]}) must be equal")
+    full_layout = Y_ref is None and data.shape[0] == n_rows * n_columns
+    if in_range is not None and not full_layout and not in_range(indices, n_columns):
+        raise ValueError(f"indices must lie in [0, {n_columns - 1}] (a column per row of "
+                         f"{'Y' if Y_ref is None else 'Y_ref'})")
 
 
 def _dense(indptr, indices, data, n):
@@ -786,7 +866,7 @@ def _row_noise(unit, P, n_others):
     return unit.noise(P.sum(axis=1, keepdims=True), n_others) if unit.row_noise else None
 
 
-def _pair_cost(unit, indptr, indices, data, Y):
+def _pair_cost(unit, indptr, indices, data, Y, in_range=_indices_in_range):
     r"""The exact cost :math:`C = \sum_{i \ne j} f_i(p_{ij}, d_{ij}^2)` of a unit.
 
     Parameters
@@ -802,13 +882,15 @@ def _pair_cost(unit, indptr, indices, data, Y):
     -------
     float
     """
+    unit_field_values(unit)
+    _check_pair_arrays(indptr, indices, data, Y, in_range=in_range)
     n = Y.shape[0]
     P = _dense(indptr, indices, data, n)
     noise = _row_noise(unit, P, n - 1)
     return _off_diagonal_sum(unit.cost_term(P, _squared_distances(Y), noise))
 
 
-def _pair_gradient(unit, indptr, indices, data, Y, grad):
+def _pair_gradient(unit, indptr, indices, data, Y, grad, in_range=_indices_in_range):
     r"""The exact gradient of :func:`_pair_cost`, from the unit's pair coefficient.
 
     With :math:`c_{ij} = \partial f_i / \partial d_{ij}^2` (the unit's
@@ -827,6 +909,8 @@ def _pair_gradient(unit, indptr, indices, data, Y, grad):
         The derivative in the unit's learned scalar (NCVis's ``Q``),
         :math:`\sum_{i \ne j} \partial f_i / \partial Q`; None without one.
     """
+    unit_field_values(unit)
+    _check_pair_arrays(indptr, indices, data, Y, grad, in_range=in_range)
     n = Y.shape[0]
     P = _dense(indptr, indices, data, n)
     D2 = _squared_distances(Y)
@@ -890,7 +974,8 @@ def largevis_cost(indptr, indices, data, Y, gamma, eps, alpha, n_threads):
     ``alpha = 1`` is the Cauchy kernel of t-SNE.  ``eps`` regularises only
     the gradient and is ignored here.
     """
-    return _pair_cost(LargeVis(gamma, eps, alpha), indptr, indices, data, Y)
+    return _pair_cost(LargeVis(gamma, eps, alpha), indptr, indices, data, Y,
+                      in_range=None)
 
 
 def largevis_gradient(indptr, indices, data, Y, gamma, eps, alpha, grad, n_threads):
@@ -898,17 +983,18 @@ def largevis_gradient(indptr, indices, data, Y, gamma, eps, alpha, grad, n_threa
 
     Exact when ``eps = 0``; LargeVis uses ``eps = 0.1``.
     """
-    _pair_gradient(LargeVis(gamma, eps, alpha), indptr, indices, data, Y, grad)
+    _pair_gradient(LargeVis(gamma, eps, alpha), indptr, indices, data, Y, grad,
+                   in_range=None)
 
 
 def largevis_exp_cost(indptr, indices, data, Y, gamma, n_threads):
     """LargeVis cost with the exponential weight (:class:`.LargeVisExp`)."""
-    return _pair_cost(LargeVisExp(gamma), indptr, indices, data, Y)
+    return _pair_cost(LargeVisExp(gamma), indptr, indices, data, Y, in_range=None)
 
 
 def largevis_exp_gradient(indptr, indices, data, Y, gamma, grad, n_threads):
     """LargeVis gradient with the exponential weight (``P`` symmetric)."""
-    _pair_gradient(LargeVisExp(gamma), indptr, indices, data, Y, grad)
+    _pair_gradient(LargeVisExp(gamma), indptr, indices, data, Y, grad, in_range=None)
 
 
 def umap_cost(indptr, indices, data, Y, a, b, eps, n_threads):
@@ -917,22 +1003,22 @@ def umap_cost(indptr, indices, data, Y, a, b, eps, n_threads):
     The constant terms (in ``v`` only) are kept; ``0 log 0 = 0``.  ``eps``
     regularises only the gradient and is ignored here.
     """
-    return _pair_cost(UMAP(a, b, eps), indptr, indices, data, Y)
+    return _pair_cost(UMAP(a, b, eps), indptr, indices, data, Y, in_range=None)
 
 
 def umap_gradient(indptr, indices, data, Y, a, b, eps, grad, n_threads):
     """UMAP gradient for the exact optimizer (compact form; exact when ``eps = 0``)."""
-    _pair_gradient(UMAP(a, b, eps), indptr, indices, data, Y, grad)
+    _pair_gradient(UMAP(a, b, eps), indptr, indices, data, Y, grad, in_range=None)
 
 
 def tumap_cost(indptr, indices, data, Y, eps, n_threads):
     """t-UMAP cost: UMAP's with ``a = b = 1`` (:class:`~smallvis.methods.tumap.TUMAP`)."""
-    return _pair_cost(TUMAP(eps), indptr, indices, data, Y)
+    return _pair_cost(TUMAP(eps), indptr, indices, data, Y, in_range=None)
 
 
 def tumap_gradient(indptr, indices, data, Y, eps, grad, n_threads):
     """t-UMAP gradient for the exact optimizer (R smallvis's form; exact when ``eps = 0``)."""
-    _pair_gradient(TUMAP(eps), indptr, indices, data, Y, grad)
+    _pair_gradient(TUMAP(eps), indptr, indices, data, Y, grad, in_range=None)
 
 
 def ncvis_cost(indptr, indices, data, Y, Q, nu, a, b, n_threads):
@@ -940,7 +1026,7 @@ def ncvis_cost(indptr, indices, data, Y, Q, nu, a, b, n_threads):
 
     The noise distribution is :math:`p_n(i) = \sum_k p_{ik} / (N - 1)`.
     """
-    return _pair_cost(NCVis(Q, nu, a, b), indptr, indices, data, Y)
+    return _pair_cost(NCVis(Q, nu, a, b), indptr, indices, data, Y, in_range=None)
 
 
 def ncvis_gradient(indptr, indices, data, Y, Q, nu, a, b, grad, n_threads):
@@ -951,7 +1037,8 @@ def ncvis_gradient(indptr, indices, data, Y, Q, nu, a, b, grad, n_threads):
     float
         The derivative in ``Q``.
     """
-    return _pair_gradient(NCVis(Q, nu, a, b), indptr, indices, data, Y, grad)
+    return _pair_gradient(NCVis(Q, nu, a, b), indptr, indices, data, Y, grad,
+                          in_range=None)
 
 
 # ---------------------------------------------------------------------------
@@ -1477,8 +1564,10 @@ def _transform_pair_cost(unit, indptr, indices, data, Y, Y_ref):
     ``j`` over the reference points; a new point's noise (NCVis) is spread
     over the ``N`` reference points.
     """
+    unit_field_values(unit)
+    _check_pair_arrays(indptr, indices, data, Y, Y_ref=Y_ref)
     P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
-    noise = _row_noise(unit, P, max(Y_ref.shape[0], 1))
+    noise = _row_noise(unit, P, Y_ref.shape[0])
     return float(np.sum(unit.cost_term(P, D2, noise)))
 
 
@@ -1491,8 +1580,10 @@ def _transform_pair_gradient(unit, indptr, indices, data, Y, Y_ref, grad):
 
     with :math:`c` the unit's pair coefficient (exact when ``eps = 0``).
     """
+    unit_field_values(unit)
+    _check_pair_arrays(indptr, indices, data, Y, grad, Y_ref)
     P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
-    noise = _row_noise(unit, P, max(Y_ref.shape[0], 1))
+    noise = _row_noise(unit, P, Y_ref.shape[0])
     with np.errstate(divide="ignore", invalid="ignore"):
         C, _ = unit.coefficient(P, D2, noise)
     grad[...] = _transform_force(C, D2, Y, Y_ref)

@@ -601,7 +601,9 @@ def prepare_frozen(spec, P_new, n_epochs, kernel_params, point_keys, *, q=0.0):
                               spec.min_learning_rate),
         n_noise=n_noise, state=np.ascontiguousarray([edge_weight, edge_weight / n_noise[0]]),
         q=np.array([float(q)]), q_offset=empty_f,
-        coefficient=spec.coefficient, params=params, n_others=n_ref - 1,
+        # a new point is compared with the n_ref reference points (docs/theory.md
+        # §3.10: Neg-t-SNE's xi = 1 / (N (N + 1))), as the exact transform loads
+        coefficient=spec.coefficient, params=params, n_others=n_ref,
         scheme="epochs_per_sample", noise=FROZEN_NOISE, samples_per_epoch=n_new + n_ref,
         clip=float(spec.clip), clip_after_step=bool(spec.clip_after_step),
         move_negatives=False, defer_head=bool(spec.defer_head),

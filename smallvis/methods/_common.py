@@ -26,6 +26,47 @@ from scipy import special
 LOG_FLOOR = np.finfo(np.float64).tiny
 
 
+def unit_field_values(unit):
+    """The fields of a method unit as floats, each checked to be a real number.
+
+    A field may be infinite (a limit some units define) but not NaN, a
+    boolean, a string, None or any other object: the compiled units read
+    their fields as doubles, and would turn None into NaN and ``"300"`` into
+    300.0, so both twins check here before any arithmetic.
+
+    Parameters
+    ----------
+    unit : NamedTuple
+        A unit of ``smallvis/methods/`` with its parameters.
+
+    Returns
+    -------
+    tuple of float
+
+    Raises
+    ------
+    TypeError
+        A field that is not a real number.
+    ValueError
+        A NaN field.
+    """
+    fields = getattr(type(unit), "_fields", None)
+    if not isinstance(unit, tuple) or fields is None:
+        raise TypeError(f"unit must be a method unit (a NamedTuple of smallvis.methods); "
+                        f"got {unit!r}")
+    values = []
+    for name, value in zip(fields, unit):
+        where = f"{type(unit).__name__}.{name}"
+        if isinstance(value, (bool, np.bool_)) or not isinstance(
+                value, (int, float, np.integer, np.floating)):
+            raise TypeError(f"{where} must be a real number; got {value!r}")
+        value = float(value)
+        if math.isnan(value):
+            raise ValueError(f"{where} must be a number, not NaN")
+        values.append(value)
+    return tuple(values)
+
+
 def log_one_minus_w(U):
     r""":math:`\log(1 - w)` for :math:`w = 1 / (1 + u)`, floored where :math:`u = 0`.
 

@@ -113,9 +113,10 @@ class NegTSNE(NamedTuple):
     def sgd_unit(self, n_others, nu):
         r"""What the stochastic loop calls: the per-pair constant :math:`c = \bar Z m / (n_o (n_o + 1))`.
 
-        ``n_others`` is ``N - 1`` (the map's points but one); ``m`` is the
-        unit's, the negatives drawn per positive sample (``nu``, the same
-        number, is not read).
+        ``n_others`` is ``N - 1`` in a fit (the map's points but one) and
+        ``N`` for new points against ``N`` reference points, as in
+        :meth:`noise`; ``m`` is the unit's, the whole number of negatives
+        drawn per positive sample (``nu``, the same number, is not read).
         """
         return NegTSNESample(self.z_bar * (self.m / (n_others * (n_others + 1.0))))
 
