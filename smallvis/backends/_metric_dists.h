@@ -29,33 +29,6 @@
 #else
 #define SMALLVIS_METRIC_STRICT
 #define SMALLVIS_METRIC_STRICT_BODY
-/*
- * sum_f (x_a[f] - x_b[f])^2 of rows a and b of a CSR matrix (sorted column
- * indices), over the union of their stored columns in column order: exact
- * differences, so equal rows are at exactly 0, and the order of the NumPy
- * twin's sequential sum (smallvis/backends/reference.py).
- */
-SMALLVIS_METRIC_STRICT
-static double smallvis_sparse_pair_sq(const int64_t *__restrict__ indptr,
-                                      const int64_t *__restrict__ indices,
-                                      const double *__restrict__ data, int64_t a, int64_t b)
-{
-    SMALLVIS_METRIC_STRICT_BODY
-    int64_t p = indptr[a], pe = indptr[a + 1], q = indptr[b], qe = indptr[b + 1];
-    double s = 0.0, e;
-    while (p < pe || q < qe) {
-        if (q >= qe || (p < pe && indices[p] < indices[q])) {
-            e = data[p++];
-        } else if (p >= pe || indices[q] < indices[p]) {
-            e = -data[q++];
-        } else {
-            e = data[p++] - data[q++];
-        }
-        s += e * e;
-    }
-    return s;
-}
-
 #endif
 
 SMALLVIS_METRIC_STRICT
