@@ -4,10 +4,13 @@ A reduced version of ``benchmarks/bench_defaults.py``: each method runs with
 ``fast=True`` and nothing but defaults (two threads, which change the last
 bits but not the settings), on digits and on 3,000 points of the structured
 ``curves`` data.  The floors are the benchmark's: on digits, 10-NN accuracy
->= 0.97 (asne, ssne: 0.93); on curves, within 0.03 of the best method.  A
+>= 0.97 (asne, ssne: 0.93); on curves, within 0.03 of the best method
+(asne's and ssne's curves runs, about 75 s, with ``SMALLVIS_LONG_TESTS=1``).  A
 default run must not lean on the divergence guard either: a recovery means
 the default learning rate is too large for the method.
 """
+
+import os
 
 import numpy as np
 import pytest
@@ -28,10 +31,22 @@ def digits():
     return smallvis.datasets.load("digits")
 
 
+#: Methods whose default run on the 3,000 curves points is long (asne about
+#: 55 s, ssne about 20 s: Gaussian P and Q over all pairs, where the others
+#: take 2-17 s); their curves check runs with SMALLVIS_LONG_TESTS=1, their
+#: digits floor always.
+LONG = os.environ.get("SMALLVIS_LONG_TESTS", "") not in ("", "0")
+CURVES_LONG_METHODS = {"asne", "ssne"}
+
+
+def _curves_methods():
+    return [m for m in smallvis.list_methods() if LONG or m not in CURVES_LONG_METHODS]
+
+
 @pytest.fixture(scope="module")
 def curves_accuracy():
     X, labels = smallvis.datasets.curved_clusters(3000)
-    results = {m: _default_run(m, X) for m in smallvis.list_methods()}
+    results = {m: _default_run(m, X) for m in _curves_methods()}
     return {m: (knn_accuracy(r.Y, labels, 10), r) for m, r in results.items()}
 
 
@@ -43,7 +58,10 @@ def test_default_map_of_digits_meets_its_floor(method, digits):
     assert knn_accuracy(r.Y, labels, 10) >= DIGITS_FLOORS.get(method, 0.97)
 
 
-@pytest.mark.parametrize("method", smallvis.list_methods())
+@pytest.mark.parametrize("method", [
+    pytest.param(m, marks=pytest.mark.skipif(
+        not LONG and m in CURVES_LONG_METHODS,
+        reason="a long default run; set SMALLVIS_LONG_TESTS=1")) for m in smallvis.list_methods()])
 def test_default_map_of_curves_is_within_003_of_the_best(method, curves_accuracy):
     best = max(acc for acc, _ in curves_accuracy.values())
     accuracy, r = curves_accuracy[method]
