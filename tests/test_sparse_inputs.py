@@ -144,3 +144,70 @@ def test_no_dense_copy_of_the_data(monkeypatch):
     monkeypatch.setattr(sp.csr_matrix, "todense", refuse)
     knn_graph(X, 10, method="annoy", metric="cosine", random_state=0, fast=True)
     sparse_search.check_sparse_data(X)
+
+
+def _kernel_arrays(X):
+    X = sp.csr_matrix(X)
+    X.sort_indices()
+    C = X.tocsc()
+    C.sort_indices()
+    as64 = lambda a: np.ascontiguousarray(a, dtype=np.int64)
+    return (as64(X.indptr), as64(X.indices), X.data, as64(C.indptr), as64(C.indices), C.data)
+
+
+def test_sparse_row_dots_twins_agree_bitwise():
+    X, _ = _text(150, seed=9)
+    X = sp.vstack([X, X[:2], sp.csr_matrix((1, 400))], format="csr")  # duplicates, an empty row
+    arrays = _kernel_arrays(X)
+    rows = np.array([0, 5, 150, 151, 152, 7, 7], dtype=np.int64)
+    outs = []
+    for module in (reference, _kernels):
+        out = np.full((len(rows), X.shape[0]), np.nan)
+        module.sparse_row_dots(*arrays, rows, out, 3)
+        outs.append(out)
+    np.testing.assert_array_equal(outs[0], outs[1])
+    D = X.toarray()
+    np.testing.assert_allclose(outs[0], D[rows] @ D.T, rtol=1e-13, atol=1e-15)
+    assert np.all(outs[0][4] == 0.0)  # the empty row
+
+
+@pytest.mark.parametrize("width", [1, 12, 151])
+def test_sparse_row_nearest_twins_agree_bitwise(width):
+    X, _ = _text(150, seed=10)
+    X = sp.vstack([X, X[:2]], format="csr")  # duplicates: ties broken by index
+    arrays = _kernel_arrays(X)
+    half_sq = 0.5 * np.asarray(X.multiply(X).sum(axis=1)).ravel()
+    rows = np.array([0, 1, 3, 150, 151, 60], dtype=np.int64)
+    skip = np.array([0, 1, 3, 150, 151, -1], dtype=np.int64)
+    slack = np.full(len(rows), 1e-9)
+    outs = []
+    for module in (reference, _kernels):
+        idx = np.empty((len(rows), width), dtype=np.int64)
+        count = np.empty(len(rows), dtype=np.int64)
+        module.sparse_row_nearest(*arrays, half_sq, rows, skip, slack, idx, count, 2)
+        outs.append((idx, count))
+    np.testing.assert_array_equal(outs[0][0], outs[1][0])
+    np.testing.assert_array_equal(outs[0][1], outs[1][1])
+    # against the distances, with ties by index; the twins' duplicates come first
+    D = cdist(X.toarray()[rows], X.toarray(), "sqeuclidean")
+    D[np.flatnonzero(skip >= 0), skip[skip >= 0]] = np.inf
+    D = np.round(D, 9)
+    expect = np.array([np.lexsort((np.arange(X.shape[0]), d))[:width] for d in D])
+    np.testing.assert_array_equal(outs[1][0], expect)
+    assert outs[1][0][0, 0] == 150 and outs[1][0][3, 0] == 0  # row 0 and its copy
+    assert np.all(outs[1][1] >= width)
+
+
+def test_exact_sparse_search_of_many_rows_matches_scipy_in_chunks(monkeypatch):
+    """Rows in several kernel calls, new points too: the exact neighbours."""
+    monkeypatch.setattr(sparse_search, "_EXACT_CHUNK", 64)
+    X, _ = _text(400, seed=11)
+    index = KNNIndex(X[:300], method="exact", metric="cosine")
+    idx, dist = index.neighbors(9)
+    D = cdist(X[:300].toarray(), X[:300].toarray(), "cosine")
+    np.fill_diagonal(D, np.inf)
+    np.testing.assert_allclose(dist, np.sort(D, axis=1)[:, :9], rtol=1e-12, atol=1e-14)
+    q_idx, q_dist = index.query(X[300:], 9)
+    Dq = cdist(X[300:].toarray(), X[:300].toarray(), "cosine")
+    np.testing.assert_allclose(q_dist, np.sort(Dq, axis=1)[:, :9], rtol=1e-12, atol=1e-14)
+    np.testing.assert_array_equal(q_idx, np.argsort(Dq, axis=1, kind="stable")[:, :9])
