@@ -112,9 +112,6 @@ def test_sparse_refusals_name_what_is_allowed():
     empty = sp.vstack([X[:50], sp.csr_matrix((1, 400)), X[50:]], format="csr")
     with pytest.raises(ValueError, match=r"1 row.*all zeros \(first: row 50\)"):
         smallvis.embed(empty, "umap", metric="cosine")
-    model = smallvis.Embedding("umap", random_state=0, n_epochs=10).fit(X)
-    with pytest.raises(ValueError, match="sparse X"):
-        smallvis.save_model(model, "never-written.npz")
     dense_model = smallvis.Embedding("umap", random_state=0, n_epochs=10).fit(X.toarray())
     with pytest.raises(TypeError, match="fitted on dense data"):
         dense_model.transform(X[:5])
@@ -211,3 +208,124 @@ def test_exact_sparse_search_of_many_rows_matches_scipy_in_chunks(monkeypatch):
     Dq = cdist(X[300:].toarray(), X[:300].toarray(), "cosine")
     np.testing.assert_allclose(q_dist, np.sort(Dq, axis=1)[:, :9], rtol=1e-12, atol=1e-14)
     np.testing.assert_array_equal(q_idx, np.argsort(Dq, axis=1, kind="stable")[:, :9])
+
+
+# ---------------------------------------------------------------------------
+# model files of sparse fits: the training rows as CSR arrays
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def sparse_fit():
+    X, _ = _text(500, seed=12)
+    model = smallvis.Embedding("umap", random_state=0, n_epochs=30,
+                               method_params={"metric": "cosine", "knn_method": "annoy"})
+    model.fit(X[:420])
+    return model, X[420:]
+
+
+def _saved_bytes(model):
+    import io
+
+    buf = io.BytesIO()
+    smallvis.save_model(model, buf)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("method,metric", [("umap", "euclidean"), ("tsne", "cosine")])
+def test_a_sparse_fit_round_trips_through_a_model_file(method, metric, tmp_path):
+    X, _ = _text(300, seed=13)
+    model = smallvis.Embedding(method, random_state=1, n_epochs=20, n_iter=50,
+                               method_params={"metric": metric})
+    model.fit(X[:250])
+    smallvis.save_model(model, tmp_path / "m.npz")
+    loaded = smallvis.load_model(tmp_path / "m.npz")
+    assert sp.issparse(loaded.reference_.X)
+    assert (loaded.reference_.X != model.reference_.X).nnz == 0
+    np.testing.assert_array_equal(loaded.embedding_, model.embedding_)
+    np.testing.assert_array_equal(loaded.transform(X[250:]), model.transform(X[250:]))
+    np.testing.assert_array_equal(loaded.transform(X[250:].toarray()),
+                                  model.transform(X[250:]))
+
+
+def test_a_sparse_fit_searched_by_annoy_round_trips(sparse_fit):
+    import io
+
+    model, X_new = sparse_fit
+    loaded = smallvis.load_model(io.BytesIO(_saved_bytes(model)))
+    np.testing.assert_array_equal(loaded.transform(X_new), model.transform(X_new))
+
+
+def _forge(raw, edit):
+    """The archive ``raw`` with its members changed by ``edit(members, header)``."""
+    import io
+    import json
+    import zipfile
+
+    with zipfile.ZipFile(io.BytesIO(raw)) as zf:
+        members = {i.filename[:-4]: np.lib.format.read_array(io.BytesIO(zf.read(i)))
+                   for i in zf.infolist()}
+    header = json.loads(members["header"].tobytes())
+    edit(members, header)
+    members["header"] = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
+    buf = io.BytesIO()
+    np.savez(buf, **members)
+    return io.BytesIO(buf.getvalue())
+
+
+def _set(key, value):
+    def edit(members, header):
+        members[key] = value(members[key])
+    return edit
+
+
+def _drop_member(key):
+    def edit(members, header):
+        del members[key]
+    return edit
+
+
+def _unsorted(indices):
+    indices = indices.copy()
+    indices[[0, 1]] = indices[[1, 0]]
+    return indices
+
+
+def _with_nan(data):
+    data = data.copy()
+    data[5] = np.nan
+    return data
+
+
+def _x_format(value):
+    def edit(members, header):
+        header["reference"]["x_format"] = value
+    return edit
+
+
+def _empty_first_row(members, header):
+    ip = members["X:indptr"]
+    start = ip[1]
+    members["X:indices"], members["X:data"] = (members["X:indices"][start:],
+                                               members["X:data"][start:])
+    members["X:indptr"] = np.concatenate([[0], ip[1:] - start])
+
+
+@pytest.mark.parametrize("edit,words", [
+    (_set("X:indices", lambda a: a + 10_000), r"X:indices must lie in \[0, 400\)"),
+    (_set("X:indices", _unsorted), "sorted within each row"),
+    (_set("X:indptr", lambda a: a[::-1].copy()), "X:indptr must run from 0"),
+    (_set("X:indptr", lambda a: a[:-5]), "X has 415 rows and Y has 420"),
+    (_set("X:data", _with_nan), "NaN"),
+    (_set("X:data", lambda a: a[:-1]), "equal lengths"),
+    (_set("X:indices", lambda a: a.astype(np.int32)), "1-D int64"),
+    (_set("X:data", lambda a: a.astype(np.float32)), "1-D float64"),
+    (_drop_member("X:data"), "missing member.*X:data"),
+    (_x_format("dense"), "unknown member.*'X:data'"),
+    (_x_format("coo"), "x_format must be 'dense' or 'csr'"),
+    (_empty_first_row, "all zeros"),
+])
+def test_a_damaged_sparse_model_file_is_refused(edit, words, sparse_fit):
+    model, _ = sparse_fit
+    with pytest.raises(smallvis.ModelFileError, match=words):
+        smallvis.load_model(_forge(_saved_bytes(model), edit))
