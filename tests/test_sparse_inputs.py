@@ -67,6 +67,22 @@ def test_the_projected_search_finds_most_exact_neighbours(metric):
     assert np.mean(approx[1] <= exact[1][:, -1:] * (1 + 1e-12)) >= 0.9
 
 
+@pytest.mark.parametrize("n,d,topics,k,metric", [(1200, 300, 4, 10, "cosine"),
+                                                  (1000, 1000, 10, 15, "euclidean")])
+def test_the_approximate_path_above_the_exact_limit_reaches_recall_098(n, d, topics, k, metric,
+                                                                         monkeypatch):
+    """``method="auto"`` above SPARSE_EXACT_MAX_N (lowered here) searches the projection."""
+    monkeypatch.setattr(sparse_search, "SPARSE_EXACT_MAX_N", 500)
+    X, _ = _text(n, d=d, topics=topics, seed=3)
+    index = KNNIndex(X, metric=metric, random_state=0, fast=True)
+    assert index.method == "annoy"
+    idx, dist = index.neighbors(k)
+    D = cdist(X.toarray(), X.toarray(), metric)
+    np.fill_diagonal(D, np.inf)
+    kth = np.sort(D, axis=1)[:, k - 1:k]
+    assert np.mean(dist <= kth * (1 + 1e-12)) >= 0.98
+
+
 def test_sparse_pair_kernel_twins_agree_bitwise():
     X, _ = _text(120, seed=4)
     X = sp.vstack([X, X[:3]], format="csr")  # duplicates: at exactly 0

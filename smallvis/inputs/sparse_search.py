@@ -1,4 +1,4 @@
-"""Nearest neighbours of sparse data (``scipy.sparse`` X), without a dense copy.
+r"""Nearest neighbours of sparse data (``scipy.sparse`` X), without a dense copy.
 
 :class:`smallvis.inputs.neighbors.KNNIndex` hands a sparse ``X`` here.  The
 distances are exact in the original space: the twin kernel
@@ -9,19 +9,36 @@ for ``"cosine"`` on rows scaled to unit length (half the squared distance,
 
 Exact search (up to :data:`SPARSE_EXACT_MAX_N` points, or
 ``method="exact"``)
-    Blocks of rows against all rows by sparse products,
-    :math:`|x|^2 + |y|^2 - 2 x \\cdot y`, shortlist a few more than ``k``
-    per row; their exact distances choose the ``k``.
+    Each row's dot products with every row are scattered into one row
+    buffer from the columns' lists of rows (twin kernels
+    ``sparse_row_dots`` and ``sparse_row_nearest``, rows over threads,
+    the same bits on any number), and while the buffer is in cache the
+    ``k + 8`` rows of smallest :math:`\tfrac12 |y|^2 - x \cdot y` are kept;
+    their exact distances choose the ``k``.  The cost is
+    :math:`\sum_f \mathrm{df}_f^2` multiply-adds (``df_f``: the rows that
+    store column ``f``) plus ``n`` keys per row, and no ``n x n`` block.
 Approximate search (above)
     Annoy cannot hold the rows (it stores ``D`` floats per point), so the
     search runs in a truncated SVD of the rows (:data:`SEARCH_RANK`
     components, not centred: :mod:`smallvis.inputs.projection`), where the
-    dense index (Annoy and its refinement) finds ``2 k`` candidates; their
+    dense index (Annoy and its refinement) finds candidates; their
     exact distances choose the ``k``, and rounds of neighbour-of-neighbour
     refinement with exact distances (as :func:`smallvis.backends.reference.knn_refine`,
     vectorised over rows) recover what the projection ranked wrongly.
     New points are projected the same way and refined against the
     training points' own graph.
+
+Why exact up to 65,536 points, measured on a synthetic 50,000 x 8,000
+TF-IDF set of short texts (2.1 million non-zeros, benchmarks/make_text_data.py;
+cosine, 14 neighbours, one thread): the projected search found 0.09 of the
+exact neighbours among its 120 candidates and 0.47 after four refinement
+rounds, and more rounds, reverse neighbours or more candidates gain little
+(noisy text: the nearest rows are barely nearer than the rest, cosine
+distance 0.78 against about 0.95).  Exact products in SciPy took 106 s; the
+kernel takes about 10 s of CPU (13 s for t-SNE's 90 neighbours), with
+recall 1.  On data with structure the projected search does reach 0.98
+(tests/test_sparse_inputs.py), so it stays for larger sets, where the
+products' cost grows as ``n**2``.
 """
 
 import numpy as np
