@@ -345,3 +345,19 @@ def test_a_damaged_sparse_model_file_is_refused(edit, words, sparse_fit):
     model, _ = sparse_fit
     with pytest.raises(smallvis.ModelFileError, match=words):
         smallvis.load_model(_forge(_saved_bytes(model), edit))
+
+
+def test_the_cli_saves_a_sparse_model_and_transforms_with_it(tmp_path):
+    from smallvis.cli import main
+
+    X, _ = _text(180, seed=14)
+    sp.save_npz(tmp_path / "x.npz", X[:150])
+    sp.save_npz(tmp_path / "new.npz", X[150:])
+    assert main(["embed", str(tmp_path / "x.npz"), "--method", "umap", "--metric", "cosine",
+                 "--random-state", "3", "--out", str(tmp_path / "y.csv"),
+                 "--save-model", str(tmp_path / "m.npz"), "--quiet"]) in (0, None)
+    assert main(["transform", str(tmp_path / "new.npz"), "--model", str(tmp_path / "m.npz"),
+                 "--out", str(tmp_path / "t.csv"), "--quiet"]) in (0, None)
+    placed = np.loadtxt(tmp_path / "t.csv", delimiter=",", skiprows=1)
+    model = smallvis.load_model(tmp_path / "m.npz")
+    np.testing.assert_allclose(placed, model.transform(X[150:]), rtol=1e-12, atol=1e-12)
