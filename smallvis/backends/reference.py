@@ -635,7 +635,9 @@ def sparse_row_nearest(indptr, indices, data, col_indptr, col_rows, col_data, ha
         keys = half_sq - dots[0]
         if skip[t] >= 0:
             keys[skip[t]] = np.inf
-        order = np.lexsort((np.arange(n), keys))[:width]
+        # the smallest (key, index) pairs: lexsort among the keys up to the width-th
+        near = np.flatnonzero(keys <= np.partition(keys, width - 1)[width - 1])
+        order = near[np.lexsort((near, keys[near]))[:width]]
         out_idx[t] = order
         within = keys <= keys[order[-1]] + slack[t]
         if skip[t] >= 0:
