@@ -10,6 +10,12 @@ member by member and never unpickled, so loading one runs no code:
     parameters with learned scalars, row scale, seed, backend).
 ``X``, ``Y``
     The training data and the fitted coordinates, float64.
+``X:indptr``, ``X:indices``, ``X:data``
+    Instead of ``X``, training data that were sparse (``scipy.sparse``
+    without ``pca=``): their canonical CSR arrays (int64 row pointers,
+    int64 column indices sorted within each row, float64 values), with the
+    header's ``reference.x_format`` ``"csr"``; ``transform`` searches them
+    as the fit did.
 ``param:<name>``, ``param:<name>:<key>``
     Array-valued parameters (a user ``init`` array, arrays inside
     ``method_params``), referenced from the header.
@@ -43,6 +49,7 @@ import zipfile
 import zlib
 
 import numpy as np
+import scipy.sparse as sp
 
 from .backends._backend import check_fast
 from ._outputs import write_output
@@ -51,6 +58,7 @@ from ._validation import (check_coordinate_span, check_data, check_integer, chec
 from .estimator import METHOD_CLASSES, Embedding
 from .engines.init import check_init
 from .inputs.projection import Projection
+from .inputs.sparse_search import SPARSE_METRICS, prepare_sparse
 from .registry import get_method
 from .plans import make_plan, method_keywords
 from .engines.sgd import choose_optimizer
@@ -127,8 +135,7 @@ def save_model(model, file):
         ``file`` is a file object open in text mode, or neither a path nor
         a file object.
     ValueError
-        A parameter with no safe file form (e.g. a ``callback`` function), a
-        model fitted on sparse X;
+        A parameter with no safe file form (e.g. a ``callback`` function);
         or ``file`` is a read-only file (for root too), in a missing or
         read-only directory, a directory, a block device, a socket or a
         link loop (nothing is written).
@@ -141,10 +148,6 @@ def save_model(model, file):
     model._check_is_fitted("save_model")
     _check_binary_target(file)
     ref = model.reference_
-    if not isinstance(ref.X, np.ndarray):
-        raise ValueError("save_model: the model was fitted on sparse X, which model files "
-                         "do not hold yet; pickle the fitted estimator instead (trusted "
-                         "sources only)")
     arrays = {}
     params = {name: _encode(value, f"param:{name}", arrays)
               for name, value in model.get_params().items() if name != "callback"}
@@ -166,10 +169,20 @@ def save_model(model, file):
             "projection": _encode(None if ref.projection is None else {
                 "components": ref.projection.components,
                 "mean": ref.projection.mean}, "ref:projection", arrays),
+            "x_format": "csr" if sp.issparse(ref.X) else "dense",
         },
     }
     blob = np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8)
-    _write_archive(file, header=blob, X=ref.X, Y=ref.Y, **arrays)
+    _write_archive(file, header=blob, Y=ref.Y, **_data_members(ref.X), **arrays)
+
+
+def _data_members(X):
+    """The members holding the training data: ``X``, or a sparse X's CSR arrays."""
+    if not sp.issparse(X):
+        return {"X": X}
+    C = sp.csr_matrix(X)  # canonical already (checked at fit)
+    return {"X:indptr": C.indptr.astype(np.int64), "X:indices": C.indices.astype(np.int64),
+            "X:data": C.data.astype(np.float64)}
 
 
 def _check_binary_target(file):
@@ -203,16 +216,19 @@ def _write_archive(file, **arrays):
 HEADER_FIELDS = ("format", "version", "class", "params", "n_features_in",
                  "feature_names_in", "reference")
 REFERENCE_FIELDS = ("method", "affinity_params", "cost_params", "row_scale", "seed",
-                    "fast", "optimizer", "projection")
+                    "fast", "optimizer", "projection", "x_format")
 
 #: Reference fields that files written before them lack, with the value
-#: those files mean (no ``pca=`` projection).
-OPTIONAL_REFERENCE_FIELDS = {"projection": None}
+#: those files mean (no ``pca=`` projection, dense training data).
+OPTIONAL_REFERENCE_FIELDS = {"projection": None, "x_format": "dense"}
 
 #: Members of every model file (``<key>.npy`` in the archive); the others
-#: are arrays that the header references, with keys starting with
-#: :data:`ARRAY_PREFIXES`.
-CORE_MEMBERS = ("header", "X", "Y")
+#: are the training data's (:data:`DATA_MEMBERS`) and arrays that the header
+#: references, with keys starting with :data:`ARRAY_PREFIXES`.
+CORE_MEMBERS = ("header", "Y")
+
+#: The members of the training data, by ``reference.x_format``.
+DATA_MEMBERS = {"dense": ("X",), "csr": ("X:indptr", "X:indices", "X:data")}
 ARRAY_PREFIXES = ("param:", "ref:")
 
 #: Largest header accepted (UTF-8 JSON), in bytes.
@@ -291,14 +307,14 @@ class _Archive:
     def fail(self, why):
         _fail(self.file, why)
 
-    def check_members(self, referenced):
+    def check_members(self, data, referenced):
         """Refuse a member the format does not define and a missing one, reading none."""
-        expected = set(CORE_MEMBERS) | set(referenced)
+        expected = set(CORE_MEMBERS) | set(data) | set(referenced)
         unknown = sorted(set(self.members) - expected)
         if unknown:
             self.fail(f"unknown member(s) {', '.join(map(repr, unknown))}; the format has "
-                      "header, X, Y and the arrays its header references")
-        missing = [key for key in (*CORE_MEMBERS, *sorted(referenced))
+                      f"header, {', '.join(data)}, Y and the arrays its header references")
+        missing = [key for key in (*CORE_MEMBERS, *data, *sorted(referenced))
                    if key not in self.members]
         if missing:
             self.fail(f"missing member(s) {', '.join(map(repr, missing))}")
@@ -406,6 +422,13 @@ def _read_header(archive):
     if isinstance(header.get("reference"), dict):
         header["reference"] = {**OPTIONAL_REFERENCE_FIELDS, **header["reference"]}
     _check_keys(archive.file, "reference", header["reference"], REFERENCE_FIELDS)
+    x_format = header["reference"]["x_format"]
+    if not isinstance(x_format, str) or x_format not in DATA_MEMBERS:
+        archive.fail(f"header field reference.x_format must be 'dense' or 'csr'; got "
+                     f"{x_format!r}")
+    if x_format == "csr" and header["reference"]["projection"] is not None:
+        archive.fail("header field reference.x_format is 'csr' but a projection is stored "
+                     "(a pca= fit holds its dense scores)")
     if not isinstance(header["params"], dict):
         archive.fail(f"header field params must be a dict; got {header['params']!r}")
     return header
@@ -463,19 +486,28 @@ def _referenced(file, header):
 
 
 def _check_layouts(archive, header, referenced):
-    """The declared shapes of X, Y and the parameter arrays, before any is read."""
-    layouts = {key: archive.layout(key) for key in ("X", "Y", *sorted(referenced))}
-    for key in ("X", "Y"):
-        shape, _, dtype, _ = layouts[key]
+    """The declared shapes of X (or its CSR arrays), Y and the parameter arrays, before
+    any is read."""
+    data = DATA_MEMBERS[header["reference"]["x_format"]]
+    layouts = {key: archive.layout(key) for key in (*data, "Y", *sorted(referenced))}
+    shape, _, dtype, _ = layouts["Y"]
+    if dtype.kind != "f" or dtype.itemsize != 8 or len(shape) != 2:
+        archive.fail(f"member 'Y' must be a 2-D float64 array; got dtype {dtype}, "
+                     f"shape {shape}")
+    n_y, width = shape
+    n_features = header["n_features_in"]
+    if data == ("X",):
+        shape, _, dtype, _ = layouts["X"]
         if dtype.kind != "f" or dtype.itemsize != 8 or len(shape) != 2:
-            archive.fail(f"member {key!r} must be a 2-D float64 array; got dtype {dtype}, "
+            archive.fail(f"member 'X' must be a 2-D float64 array; got dtype {dtype}, "
                          f"shape {shape}")
-    (n, d), (n_y, width) = layouts["X"][0], layouts["Y"][0]
+        n, d = shape
+    else:
+        n, d = _check_csr_layouts(archive, layouts), n_features
     if n_y != n or n < 2:
         archive.fail(f"X has {n} rows and Y has {n_y}; they must be equal, and at least 2")
-    n_features = header["n_features_in"]
     projected = header["reference"]["projection"] is not None  # X holds scores then
-    if not _is_int(n_features) or (n_features != d and not projected):
+    if not _is_int(n_features) or n_features < 1 or (n_features != d and not projected):
         archive.fail(f"header field n_features_in = {n_features!r}, but X has {d} columns")
     n_components = header["params"].get("n_components")
     if not _is_int(n_components) or n_components != width:
@@ -490,6 +522,45 @@ def _check_layouts(archive, header, referenced):
         archive.fail(f"its members declare {total} bytes, more than a {archive.size}-byte "
                      "archive can hold")
     return layouts
+
+
+def _check_csr_layouts(archive, layouts):
+    """The declared shapes of a sparse X's CSR arrays; returns its number of rows."""
+    for key, kind in (("X:indptr", "i"), ("X:indices", "i"), ("X:data", "f")):
+        shape, _, dtype, _ = layouts[key]
+        if dtype.kind != kind or dtype.itemsize != 8 or len(shape) != 1:
+            archive.fail(f"member {key!r} must be a 1-D {'int64' if kind == 'i' else 'float64'} "
+                         f"array; got dtype {dtype}, shape {shape}")
+    nnz = layouts["X:indices"][0][0]
+    if layouts["X:data"][0][0] != nnz:
+        archive.fail(f"members 'X:indices' and 'X:data' must have equal lengths; got {nnz} "
+                     f"and {layouts['X:data'][0][0]}")
+    return layouts["X:indptr"][0][0] - 1
+
+
+def _csr_data(indptr, indices, data, n_features):
+    """The sparse training data from its stored CSR arrays, every invariant checked.
+
+    Row pointers from 0 to the number of values, non-decreasing; column
+    indices in ``[0, n_features)``, strictly increasing within each row
+    (sorted, no duplicates); finite values.
+    """
+    n = indptr.shape[0] - 1
+    if indptr[0] != 0 or indptr[-1] != indices.shape[0] or np.any(np.diff(indptr) < 0):
+        raise ValueError(f"X:indptr must run from 0 to the {indices.shape[0]} stored values "
+                         "without decreasing")
+    if indices.size and (indices.min() < 0 or indices.max() >= n_features):
+        raise ValueError(f"X:indices must lie in [0, {n_features}) (the model's features)")
+    rising = np.diff(indices) > 0
+    row_starts = indptr[1:-1][(indptr[1:-1] > 0) & (indptr[1:-1] < indices.shape[0])]
+    rising[row_starts - 1] = True  # a new row may start lower
+    if not np.all(rising):
+        raise ValueError("X:indices must be sorted within each row, without duplicates")
+    if not np.all(np.isfinite(data)):
+        raise ValueError("X:data contains NaN or infinite values")
+    X = sp.csr_matrix((data, indices, indptr), shape=(n, n_features))
+    X.has_canonical_format = True
+    return X
 
 
 def _is_int(value):
@@ -524,7 +595,7 @@ def _read_model_file(file):
             archive = _Archive(zf, file)
             header = _read_header(archive)
             referenced = _referenced(file, header)
-            archive.check_members(referenced)
+            archive.check_members(DATA_MEMBERS[header["reference"]["x_format"]], referenced)
             layouts = _check_layouts(archive, header, referenced)
             arrays = {key: archive.read(key, layout) for key, layout in layouts.items()}
     except ModelFileError:
@@ -533,7 +604,12 @@ def _read_model_file(file):
         _fail(file, f"a damaged archive: {exc}")
     except OSError as exc:
         _fail(file, f"cannot be read: {exc}")
-    X = arrays.pop("X").astype(np.float64, copy=False)
+    if header["reference"]["x_format"] == "csr":
+        X = _checked(file, "X", _csr_data, *(arrays.pop(f"X:{part}")
+                                             for part in ("indptr", "indices", "data")),
+                     header["n_features_in"])
+    else:
+        X = arrays.pop("X").astype(np.float64, copy=False)
     Y = arrays.pop("Y").astype(np.float64, copy=False)
     return header, X, Y, arrays
 
@@ -553,8 +629,12 @@ def _checked(file, where, check, *args, **kwargs):
 
 
 def _check_data(X, Y):
-    """The stored arrays: finite; the squared distances between rows of ``Y`` too."""
-    check_data(X, "X")
+    """The stored arrays: finite; the squared distances between rows of ``Y`` too.
+
+    A sparse ``X`` was checked when it was read (:func:`_csr_data`).
+    """
+    if not sp.issparse(X):
+        check_data(X, "X")
     check_coordinate_span(check_data(Y, "Y"), "Y")
 
 
@@ -643,8 +723,14 @@ def _check_reference(file, r, model, X, Y, arrays, n_features):
     if optimizer == "sgd":
         _checked(file, "reference.cost_params", method.sgd.kernel_params, **cost)
     affinity = {k: v for k, v in affinity.items() if k in stored}
+    if sp.issparse(X) and affinity.get("metric") not in SPARSE_METRICS:
+        _fail(file, f"header field reference.affinity_params: sparse X takes metric in "
+                    f"{', '.join(map(repr, SPARSE_METRICS))}; got {affinity.get('metric')!r}")
+    if sp.issparse(X) and affinity.get("metric") == "cosine":
+        _checked(file, "X", prepare_sparse, X, "cosine")  # no all-zero row
     return Reference(
-        method=method.name, X=np.ascontiguousarray(X), Y=np.ascontiguousarray(Y),
+        method=method.name, X=X if sp.issparse(X) else np.ascontiguousarray(X),
+        Y=np.ascontiguousarray(Y),
         affinity_params=affinity, cost_params=cost,
         row_scale=_checked(file, "reference.row_scale", _check_row_scale, r["row_scale"],
                            method, n),

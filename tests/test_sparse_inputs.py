@@ -67,6 +67,22 @@ def test_the_projected_search_finds_most_exact_neighbours(metric):
     assert np.mean(approx[1] <= exact[1][:, -1:] * (1 + 1e-12)) >= 0.9
 
 
+@pytest.mark.parametrize("n,d,topics,k,metric", [(1200, 300, 4, 10, "cosine"),
+                                                  (1000, 1000, 10, 15, "euclidean")])
+def test_the_approximate_path_above_the_exact_limit_reaches_recall_098(n, d, topics, k, metric,
+                                                                         monkeypatch):
+    """``method="auto"`` above SPARSE_EXACT_MAX_N (lowered here) searches the projection."""
+    monkeypatch.setattr(sparse_search, "SPARSE_EXACT_MAX_N", 500)
+    X, _ = _text(n, d=d, topics=topics, seed=3)
+    index = KNNIndex(X, metric=metric, random_state=0, fast=True)
+    assert index.method == "annoy"
+    idx, dist = index.neighbors(k)
+    D = cdist(X.toarray(), X.toarray(), metric)
+    np.fill_diagonal(D, np.inf)
+    kth = np.sort(D, axis=1)[:, k - 1:k]
+    assert np.mean(dist <= kth * (1 + 1e-12)) >= 0.98
+
+
 def test_sparse_pair_kernel_twins_agree_bitwise():
     X, _ = _text(120, seed=4)
     X = sp.vstack([X, X[:3]], format="csr")  # duplicates: at exactly 0
@@ -112,9 +128,6 @@ def test_sparse_refusals_name_what_is_allowed():
     empty = sp.vstack([X[:50], sp.csr_matrix((1, 400)), X[50:]], format="csr")
     with pytest.raises(ValueError, match=r"1 row.*all zeros \(first: row 50\)"):
         smallvis.embed(empty, "umap", metric="cosine")
-    model = smallvis.Embedding("umap", random_state=0, n_epochs=10).fit(X)
-    with pytest.raises(ValueError, match="sparse X"):
-        smallvis.save_model(model, "never-written.npz")
     dense_model = smallvis.Embedding("umap", random_state=0, n_epochs=10).fit(X.toarray())
     with pytest.raises(TypeError, match="fitted on dense data"):
         dense_model.transform(X[:5])
@@ -144,3 +157,207 @@ def test_no_dense_copy_of_the_data(monkeypatch):
     monkeypatch.setattr(sp.csr_matrix, "todense", refuse)
     knn_graph(X, 10, method="annoy", metric="cosine", random_state=0, fast=True)
     sparse_search.check_sparse_data(X)
+
+
+def _kernel_arrays(X):
+    X = sp.csr_matrix(X)
+    X.sort_indices()
+    C = X.tocsc()
+    C.sort_indices()
+    as64 = lambda a: np.ascontiguousarray(a, dtype=np.int64)
+    return (as64(X.indptr), as64(X.indices), X.data, as64(C.indptr), as64(C.indices), C.data)
+
+
+def test_sparse_row_dots_twins_agree_bitwise():
+    X, _ = _text(150, seed=9)
+    X = sp.vstack([X, X[:2], sp.csr_matrix((1, 400))], format="csr")  # duplicates, an empty row
+    arrays = _kernel_arrays(X)
+    rows = np.array([0, 5, 150, 151, 152, 7, 7], dtype=np.int64)
+    outs = []
+    for module in (reference, _kernels):
+        out = np.full((len(rows), X.shape[0]), np.nan)
+        module.sparse_row_dots(*arrays, rows, out, 3)
+        outs.append(out)
+    np.testing.assert_array_equal(outs[0], outs[1])
+    D = X.toarray()
+    np.testing.assert_allclose(outs[0], D[rows] @ D.T, rtol=1e-13, atol=1e-15)
+    assert np.all(outs[0][4] == 0.0)  # the empty row
+
+
+@pytest.mark.parametrize("width", [1, 12, 151])
+def test_sparse_row_nearest_twins_agree_bitwise(width):
+    X, _ = _text(150, seed=10)
+    X = sp.vstack([X, X[:2]], format="csr")  # duplicates: ties broken by index
+    arrays = _kernel_arrays(X)
+    half_sq = 0.5 * np.asarray(X.multiply(X).sum(axis=1)).ravel()
+    rows = np.array([0, 1, 3, 150, 151, 60], dtype=np.int64)
+    skip = np.array([0, 1, 3, 150, 151, -1], dtype=np.int64)
+    slack = np.full(len(rows), 1e-9)
+    outs = []
+    for module in (reference, _kernels):
+        idx = np.empty((len(rows), width), dtype=np.int64)
+        count = np.empty(len(rows), dtype=np.int64)
+        module.sparse_row_nearest(*arrays, half_sq, rows, skip, slack, idx, count, 2)
+        outs.append((idx, count))
+    np.testing.assert_array_equal(outs[0][0], outs[1][0])
+    np.testing.assert_array_equal(outs[0][1], outs[1][1])
+    # against the distances, with ties by index; the twins' duplicates come first
+    D = cdist(X.toarray()[rows], X.toarray(), "sqeuclidean")
+    D[np.flatnonzero(skip >= 0), skip[skip >= 0]] = np.inf
+    D = np.round(D, 9)
+    expect = np.array([np.lexsort((np.arange(X.shape[0]), d))[:width] for d in D])
+    np.testing.assert_array_equal(outs[1][0], expect)
+    assert outs[1][0][0, 0] == 150 and outs[1][0][3, 0] == 0  # row 0 and its copy
+    assert np.all(outs[1][1] >= width)
+
+
+def test_exact_sparse_search_of_many_rows_matches_scipy_in_chunks(monkeypatch):
+    """Rows in several kernel calls, new points too: the exact neighbours."""
+    monkeypatch.setattr(sparse_search, "_EXACT_CHUNK", 64)
+    X, _ = _text(400, seed=11)
+    index = KNNIndex(X[:300], method="exact", metric="cosine")
+    idx, dist = index.neighbors(9)
+    D = cdist(X[:300].toarray(), X[:300].toarray(), "cosine")
+    np.fill_diagonal(D, np.inf)
+    np.testing.assert_allclose(dist, np.sort(D, axis=1)[:, :9], rtol=1e-12, atol=1e-14)
+    q_idx, q_dist = index.query(X[300:], 9)
+    Dq = cdist(X[300:].toarray(), X[:300].toarray(), "cosine")
+    np.testing.assert_allclose(q_dist, np.sort(Dq, axis=1)[:, :9], rtol=1e-12, atol=1e-14)
+    np.testing.assert_array_equal(q_idx, np.argsort(Dq, axis=1, kind="stable")[:, :9])
+
+
+# ---------------------------------------------------------------------------
+# model files of sparse fits: the training rows as CSR arrays
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def sparse_fit():
+    X, _ = _text(500, seed=12)
+    model = smallvis.Embedding("umap", random_state=0, n_epochs=30,
+                               method_params={"metric": "cosine", "knn_method": "annoy"})
+    model.fit(X[:420])
+    return model, X[420:]
+
+
+def _saved_bytes(model):
+    import io
+
+    buf = io.BytesIO()
+    smallvis.save_model(model, buf)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("method,metric", [("umap", "euclidean"), ("tsne", "cosine")])
+def test_a_sparse_fit_round_trips_through_a_model_file(method, metric, tmp_path):
+    X, _ = _text(300, seed=13)
+    model = smallvis.Embedding(method, random_state=1, n_epochs=20, n_iter=50,
+                               method_params={"metric": metric})
+    model.fit(X[:250])
+    smallvis.save_model(model, tmp_path / "m.npz")
+    loaded = smallvis.load_model(tmp_path / "m.npz")
+    assert sp.issparse(loaded.reference_.X)
+    assert (loaded.reference_.X != model.reference_.X).nnz == 0
+    np.testing.assert_array_equal(loaded.embedding_, model.embedding_)
+    np.testing.assert_array_equal(loaded.transform(X[250:]), model.transform(X[250:]))
+    np.testing.assert_array_equal(loaded.transform(X[250:].toarray()),
+                                  model.transform(X[250:]))
+
+
+def test_a_sparse_fit_searched_by_annoy_round_trips(sparse_fit):
+    import io
+
+    model, X_new = sparse_fit
+    loaded = smallvis.load_model(io.BytesIO(_saved_bytes(model)))
+    np.testing.assert_array_equal(loaded.transform(X_new), model.transform(X_new))
+
+
+def _forge(raw, edit):
+    """The archive ``raw`` with its members changed by ``edit(members, header)``."""
+    import io
+    import json
+    import zipfile
+
+    with zipfile.ZipFile(io.BytesIO(raw)) as zf:
+        members = {i.filename[:-4]: np.lib.format.read_array(io.BytesIO(zf.read(i)))
+                   for i in zf.infolist()}
+    header = json.loads(members["header"].tobytes())
+    edit(members, header)
+    members["header"] = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
+    buf = io.BytesIO()
+    np.savez(buf, **members)
+    return io.BytesIO(buf.getvalue())
+
+
+def _set(key, value):
+    def edit(members, header):
+        members[key] = value(members[key])
+    return edit
+
+
+def _drop_member(key):
+    def edit(members, header):
+        del members[key]
+    return edit
+
+
+def _unsorted(indices):
+    indices = indices.copy()
+    indices[[0, 1]] = indices[[1, 0]]
+    return indices
+
+
+def _with_nan(data):
+    data = data.copy()
+    data[5] = np.nan
+    return data
+
+
+def _x_format(value):
+    def edit(members, header):
+        header["reference"]["x_format"] = value
+    return edit
+
+
+def _empty_first_row(members, header):
+    ip = members["X:indptr"]
+    start = ip[1]
+    members["X:indices"], members["X:data"] = (members["X:indices"][start:],
+                                               members["X:data"][start:])
+    members["X:indptr"] = np.concatenate([[0], ip[1:] - start])
+
+
+@pytest.mark.parametrize("edit,words", [
+    (_set("X:indices", lambda a: a + 10_000), r"X:indices must lie in \[0, 400\)"),
+    (_set("X:indices", _unsorted), "sorted within each row"),
+    (_set("X:indptr", lambda a: a[::-1].copy()), "X:indptr must run from 0"),
+    (_set("X:indptr", lambda a: a[:-5]), "X has 415 rows and Y has 420"),
+    (_set("X:data", _with_nan), "NaN"),
+    (_set("X:data", lambda a: a[:-1]), "equal lengths"),
+    (_set("X:indices", lambda a: a.astype(np.int32)), "1-D int64"),
+    (_set("X:data", lambda a: a.astype(np.float32)), "1-D float64"),
+    (_drop_member("X:data"), "missing member.*X:data"),
+    (_x_format("dense"), "unknown member.*'X:data'"),
+    (_x_format("coo"), "x_format must be 'dense' or 'csr'"),
+    (_empty_first_row, "all zeros"),
+])
+def test_a_damaged_sparse_model_file_is_refused(edit, words, sparse_fit):
+    model, _ = sparse_fit
+    with pytest.raises(smallvis.ModelFileError, match=words):
+        smallvis.load_model(_forge(_saved_bytes(model), edit))
+
+
+def test_the_cli_saves_a_sparse_model_and_transforms_with_it(tmp_path):
+    from smallvis.cli import main
+
+    X, _ = _text(180, seed=14)
+    sp.save_npz(tmp_path / "x.npz", X[:150])
+    sp.save_npz(tmp_path / "new.npz", X[150:])
+    assert main(["embed", str(tmp_path / "x.npz"), "--method", "umap", "--metric", "cosine",
+                 "--random-state", "3", "--out", str(tmp_path / "y.csv"),
+                 "--save-model", str(tmp_path / "m.npz"), "--quiet"]) in (0, None)
+    assert main(["transform", str(tmp_path / "new.npz"), "--model", str(tmp_path / "m.npz"),
+                 "--out", str(tmp_path / "t.csv"), "--quiet"]) in (0, None)
+    placed = np.loadtxt(tmp_path / "t.csv", delimiter=",", skiprows=1)
+    model = smallvis.load_model(tmp_path / "m.npz")
+    np.testing.assert_allclose(placed, model.transform(X[150:]), rtol=1e-12, atol=1e-12)

@@ -79,4 +79,78 @@ static double smallvis_sparse_pair_sq(const int64_t *__restrict__ indptr,
     return s;
 }
 
+/*
+ * out[c] = x_a . x_c for every row c of a CSR matrix, from its transpose's
+ * columns (CSC: for each column f, the rows that store it and their values):
+ * out is cleared, then for each stored column f of row a in column order and
+ * each row c storing f in row order, out[c] += x_a[f] * x_c[f].  The order of
+ * the NumPy twin's scatter (smallvis/backends/reference.py): the same bits.
+ */
+SMALLVIS_METRIC_STRICT
+static void smallvis_sparse_row_dots(const int64_t *__restrict__ indptr,
+                                     const int64_t *__restrict__ indices,
+                                     const double *__restrict__ data,
+                                     const int64_t *__restrict__ col_indptr,
+                                     const int64_t *__restrict__ col_rows,
+                                     const double *__restrict__ col_data,
+                                     int64_t a, int64_t n, double *__restrict__ out)
+{
+    SMALLVIS_METRIC_STRICT_BODY
+    int64_t p, q, f;
+    double x;
+    for (q = 0; q < n; q++)
+        out[q] = 0.0;
+    for (p = indptr[a]; p < indptr[a + 1]; p++) {
+        f = indices[p];
+        x = data[p];
+        for (q = col_indptr[f]; q < col_indptr[f + 1]; q++)
+            out[col_rows[q]] += x * col_data[q];
+    }
+}
+
+/*
+ * The `width` rows c != skip of smallest key[c] = half_sq[c] - dots[c]
+ * (dots from smallvis_sparse_row_dots, written into `dots`), ties by index,
+ * into idx in increasing (key, index) order; returns how many keys lie
+ * within slack of the last one's (>= width).  As the NumPy twin's lexsort.
+ */
+SMALLVIS_METRIC_STRICT
+static int64_t smallvis_sparse_row_nearest(const int64_t *__restrict__ indptr,
+                                           const int64_t *__restrict__ indices,
+                                           const double *__restrict__ data,
+                                           const int64_t *__restrict__ col_indptr,
+                                           const int64_t *__restrict__ col_rows,
+                                           const double *__restrict__ col_data,
+                                           const double *__restrict__ half_sq,
+                                           int64_t a, int64_t skip, int64_t n, int64_t width,
+                                           double slack, double *__restrict__ dots,
+                                           double *__restrict__ keys,
+                                           int64_t *__restrict__ idx)
+{
+    SMALLVIS_METRIC_STRICT_BODY
+    int64_t c, j, filled = 0, count = 0;
+    double key, last;
+    smallvis_sparse_row_dots(indptr, indices, data, col_indptr, col_rows, col_data, a, n, dots);
+    for (c = 0; c < n; c++) {
+        if (c == skip)
+            continue;
+        key = half_sq[c] - dots[c];
+        if (filled == width && !(key < keys[width - 1]))
+            continue;
+        j = filled < width ? filled++ : width - 1;
+        while (j > 0 && key < keys[j - 1]) {
+            keys[j] = keys[j - 1];
+            idx[j] = idx[j - 1];
+            j--;
+        }
+        keys[j] = key;
+        idx[j] = c;
+    }
+    last = keys[width - 1] + slack;
+    for (c = 0; c < n; c++)
+        if (c != skip && half_sq[c] - dots[c] <= last)
+            count++;
+    return count;
+}
+
 #endif

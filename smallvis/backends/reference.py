@@ -97,6 +97,8 @@ __all__ = [
     "knn_union_count",
     "knn_union_fill",
     "sparse_pair_sq_distances",
+    "sparse_row_dots",
+    "sparse_row_nearest",
 ]
 
 
@@ -550,6 +552,97 @@ def sparse_pair_sq_distances(indptr, indices, data, rows, cols, out, n_threads):
         xb[np.searchsorted(union, ib)] = vb
         diff = xa - xb
         out[t] = np.cumsum(diff * diff)[-1] if len(union) else 0.0
+
+
+def sparse_row_dots(indptr, indices, data, col_indptr, col_rows, col_data, rows, out,
+                    n_threads):
+    r"""Dot products of some rows of a CSR matrix with every row of it.
+
+    .. math::
+
+        \texttt{out}_{t c} = \sum_f x_{a_t f}\, x_{c f},
+        \qquad a_t = \texttt{rows}_t,\ c = 0, \dots, n - 1,
+
+    scattered column by column: for each stored column ``f`` of row
+    ``a_t`` in column order, ``x_{a_t f} x_{c f}`` is added to
+    ``out[t, c]`` for every row ``c`` storing ``f`` (in row order), so
+    every entry sums its terms in column order.
+
+    Parameters
+    ----------
+    indptr, indices, data : ndarray
+        The CSR matrix (``n`` rows): int64 row pointers, int64 column
+        indices sorted within each row, float64 values.
+    col_indptr, col_rows, col_data : ndarray
+        The same matrix as CSC (one entry of ``col_indptr`` per column plus
+        one): int64 column pointers, int64 row indices sorted within each
+        column, float64 values.
+    rows : ndarray of shape (m,), int64
+        The rows ``a_t``.
+    out : ndarray of shape (m, n)
+        Output, C order.
+    n_threads : int
+        Threads over rows (Cython twin; ignored here).
+    """
+    for t in range(len(rows)):
+        a = int(rows[t])
+        out[t] = 0.0
+        for p in range(indptr[a], indptr[a + 1]):
+            f = indices[p]
+            lo, hi = col_indptr[f], col_indptr[f + 1]
+            out[t, col_rows[lo:hi]] += data[p] * col_data[lo:hi]
+
+
+def sparse_row_nearest(indptr, indices, data, col_indptr, col_rows, col_data, half_sq, rows,
+                       skip, slack, out_idx, out_count, n_threads):
+    r"""Per row, the ``width`` other rows of smallest key, from the rows' dot products.
+
+    .. math::
+
+        \kappa_{t c} = \tfrac12 |x_c|^2 - x_{a_t} \cdot x_c
+        = \tfrac12 \left(|x_{a_t} - x_c|^2 - |x_{a_t}|^2\right),
+
+    so a row's keys order the rows by distance from ``x_{a_t}``.  The dot
+    products are those of :func:`sparse_row_dots` (the same bits).
+
+    Parameters
+    ----------
+    indptr, indices, data, col_indptr, col_rows, col_data : ndarray
+        The CSR rows and the CSC columns, as :func:`sparse_row_dots`.
+    half_sq : ndarray of shape (n,)
+        :math:`\tfrac12 |x_c|^2` of the ``n`` column-held rows.
+    rows : ndarray of shape (m,), int64
+        The rows ``a_t``.
+    skip : ndarray of shape (m,), int64
+        A column-held row that is never chosen for row ``t`` (itself), or -1.
+    slack : ndarray of shape (m,)
+        Rounding allowance of row ``t``'s keys, >= 0.
+    out_idx : ndarray of shape (m, width), int64
+        Output: the ``width`` rows of smallest key (``width <= n - 1`` with a
+        ``skip``), by increasing key, ties by increasing index.
+    out_count : ndarray of shape (m,), int64
+        Output: how many rows (``skip`` aside) have a key within
+        ``slack[t]`` of the last chosen one's: ``width`` unless rows tie
+        with it up to rounding.
+    n_threads : int
+        Threads over rows (Cython twin; ignored here).
+    """
+    n, width = half_sq.shape[0], out_idx.shape[1]
+    dots = np.empty((1, n))
+    for t in range(len(rows)):
+        sparse_row_dots(indptr, indices, data, col_indptr, col_rows, col_data, rows[t:t + 1],
+                        dots, 1)
+        keys = half_sq - dots[0]
+        if skip[t] >= 0:
+            keys[skip[t]] = np.inf
+        # the smallest (key, index) pairs: lexsort among the keys up to the width-th
+        near = np.flatnonzero(keys <= np.partition(keys, width - 1)[width - 1])
+        order = near[np.lexsort((near, keys[near]))[:width]]
+        out_idx[t] = order
+        within = keys <= keys[order[-1]] + slack[t]
+        if skip[t] >= 0:
+            within[skip[t]] = False
+        out_count[t] = np.count_nonzero(within)
 
 
 def knn_refine(X, indices, sq_dist, flags, n_explore, out_indices, out_sq_dist,
