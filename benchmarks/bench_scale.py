@@ -11,12 +11,17 @@ each in a fresh child process, one thread:
 
 It prints, per run: the wall-clock time of each stage (kNN and P together,
 initialisation, optimisation; from ``EmbedResult.timings``), the total, the
-peak resident memory of the child (``getrusage`` ``ru_maxrss``: memory
-allocated in C is invisible to tracemalloc; the parent stays small, since a
-child's ``ru_maxrss`` starts from the parent's RSS at the fork) and the
-peak before the call (Python, the libraries and X), and the 10-NN accuracy of the map
+CPU time of the call (``time.process_time``: on a busy machine the wall
+clock of a one-thread run grows with the load, its CPU time much less), the
+peak resident memory of the child (``os.wait4``'s ``ru_maxrss``: memory
+allocated in C is invisible to tracemalloc; the parent never builds the
+data, since a child's ``ru_maxrss`` starts from the parent's RSS at the
+fork) and the peak before the call (Python, the libraries and X).  The
+quality columns are computed in one more child per size, from the maps the
+runs saved: the 10-NN accuracy of the map
 (:func:`smallvis.metrics.knn_accuracy`) on a fixed random subsample of
-10,000 points.
+10,000 points, and the 15-NN preservation over 5,000 fixed points (the
+measure of ``bench_real.py``: exact neighbours in X against those in Y).
 
 The data (:func:`structured_data`): 25 classes on curved two-dimensional
 sheets in a 12-dimensional latent space, lifted to 50 dimensions and blurred
@@ -24,21 +29,27 @@ by noise; the recipe of :func:`smallvis.datasets.curved_clusters` with more
 classes.  At 70,000 points 99.99% of a 10,000-point subsample share the
 label of the majority of their 10 nearest neighbours in X.
 
+The million-point row: ``--sizes 1000000`` (about 0.4 GB of X per child;
+each call needs a few GiB more, so run the sizes one at a time on a small
+machine).  umap-learn may live in another environment: ``--peers-python``.
+
 Usage: python benchmarks/bench_scale.py [--sizes 10000 30000 70000 150000]
-       [--skip-umap-learn] [--methods largevis umap] [--largevis-params '{"n_epochs": 500}']
+       [--skip-umap-learn] [--peers-python PATH] [--methods largevis umap]
+       [--largevis-params '{"n_epochs": 500}']
 """
 
 import argparse
-import importlib.util
 import json
 import os
 import subprocess
 import sys
+import tempfile
 
 import _common  # noqa: F401  (sets single-threaded environment first)
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
 
 
 def structured_data(n, seed=0, n_classes=25, dim=50, latent=12):
@@ -81,8 +92,9 @@ sys.path.insert(0, sys.argv[1])
 import _common
 import numpy as np
 from bench_scale import structured_data
-n, who, params = int(sys.argv[2]), sys.argv[3], json.loads(sys.argv[4])
+n, who, params, y_path = int(sys.argv[2]), sys.argv[3], json.loads(sys.argv[4]), sys.argv[5]
 X, labels = structured_data(n)
+del labels
 if who == "umap-learn":
     from umap import UMAP
     warnings.simplefilter("ignore")
@@ -91,41 +103,88 @@ if who == "umap-learn":
 else:
     import smallvis
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 if who == "umap-learn":
     Y = UMAP(**params).fit_transform(X)
     stages = {}
 else:
     r = smallvis.embed(X, who, fast=True, return_result=True, random_state=0, **params)
     Y, stages = r.Y, dict(r.timings)
-total = time.perf_counter() - t0
+total, cpu = time.perf_counter() - t0, time.process_time() - c0
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+np.save(y_path, np.asarray(Y, dtype=np.float64))
+print(json.dumps({"total": total, "cpu": cpu, "stages": stages, "base_kb": base,
+                  "peak_kb": peak}))
+"""
+
+QUALITY_CHILD = r"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import _common
+import numpy as np
+from bench_real import exact_neighbors_of, fixed_rows, knn_preservation_at
+from bench_scale import structured_data
 from smallvis.metrics import knn_accuracy
+n, y_paths = int(sys.argv[2]), sys.argv[3:]
+X, labels = structured_data(n)
+rows = fixed_rows(n)
+nn_x = exact_neighbors_of(X, rows, 15)
+del X
 sub = np.random.default_rng(1).choice(n, size=min(n, 10000), replace=False)
-acc = knn_accuracy(Y[sub], labels[sub], 10)
-print(json.dumps({"total": total, "stages": stages, "base_kb": base, "peak_kb": peak,
-                  "acc": acc}))
+out = {}
+for path in y_paths:
+    Y = np.load(path)
+    out[path] = {"acc": knn_accuracy(Y[sub], labels[sub], 10),
+                 "pres15": knn_preservation_at(nn_x, Y, rows, 15)}
+print(json.dumps(out))
 """
 
 
-def run_child(n, who, params):
-    out = subprocess.run([sys.executable, "-c", CHILD, HERE, str(n), who, json.dumps(params)],
-                         capture_output=True, text=True)
+def child_env():
+    """One thread, and this tree importable (the peers' interpreter too)."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
+               MKL_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (ROOT, env.get("PYTHONPATH")) if p)
+    return env
+
+
+def _last_json(out):
     if out.returncode != 0:
         return {"error": out.stderr.strip().splitlines()[-1] if out.stderr else "failed"}
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def fmt_row(n, name, res):
+def run_child(n, who, params, y_path, python=sys.executable):
+    """Run one call in a child; its timings and memory (the map goes to ``y_path``)."""
+    return _last_json(subprocess.run(
+        [python, "-c", CHILD, HERE, str(n), who, json.dumps(params), y_path],
+        capture_output=True, text=True, env=child_env()))
+
+
+def run_quality(n, y_paths):
+    """10-NN accuracy and 15-NN preservation of each saved map, in one child."""
+    if not y_paths:
+        return {}
+    res = _last_json(subprocess.run([sys.executable, "-c", QUALITY_CHILD, HERE, str(n),
+                                     *y_paths], capture_output=True, text=True,
+                                    env=child_env()))
+    return {path: res for path in y_paths} if "error" in res else res
+
+
+def fmt_row(n, name, res, qual):
     if "error" in res:
-        return f"| {n:,} | {name} | failed: {res['error']} | | | | | | |"
+        return f"| {n:,} | {name} | failed: {res['error']} | | | | | | | | |"
     st = res["stages"]
     cell = (lambda k: f"{st[k]:.1f}") if st else (lambda k: "-")
     gib = res["peak_kb"] / 1024 ** 2
     base = res["base_kb"] / 1024 ** 2
+    if "error" in qual:
+        acc = pres = f"failed: {qual['error']}"
+    else:
+        acc, pres = f"{qual['acc']:.3f}", f"{qual['pres15']:.3f}"
     return (f"| {n:,} | {name} | {cell('affinities')} | {cell('init')} | "
-            f"{cell('optimize')} | {res['total']:.1f} | {gib:.2f} | {base:.2f} | "
-            f"{res['acc']:.3f} |")
+            f"{cell('optimize')} | {res['total']:.1f} | {res['cpu']:.1f} | {gib:.2f} | "
+            f"{base:.2f} | {acc} | {pres} |")
 
 
 def main():
@@ -136,24 +195,35 @@ def main():
     parser.add_argument("--largevis-params", type=json.loads, default={},
                         help="extra embed keywords for largevis, as JSON")
     parser.add_argument("--skip-umap-learn", action="store_true")
+    parser.add_argument("--peers-python", default=sys.executable,
+                        help="the Python that has umap-learn (default: this one)")
     args = parser.parse_args()
     # not imported here: a child inherits the parent's peak RSS through
     # fork and exec, and umap-learn's imports (numba, llvmlite, ...) would
     # raise every child's floor to about 0.25 GiB
-    have_umap = importlib.util.find_spec("umap") is not None and not args.skip_umap_learn
+    have_umap = not args.skip_umap_learn and subprocess.run(
+        [args.peers_python, "-c", "import umap"], capture_output=True).returncode == 0
     print(f"one thread; load average at start: "
           f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print("\n| N | call | kNN + P s | init s | optimise s | total s | peak RSS GiB "
-          "| RSS before GiB | 10-NN accuracy |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for n in args.sizes:
-        for method in args.methods:
-            params = args.largevis_params if method == "largevis" else {}
-            label = f"smallvis {method}" + (f" {json.dumps(params)}" if params else "")
-            print(fmt_row(n, label, run_child(n, method, params)), flush=True)
-        if have_umap:
-            print(fmt_row(n, "umap-learn UMAP()", run_child(n, "umap-learn", {})),
-                  flush=True)
+    print("\n| N | call | kNN + P s | init s | optimise s | total s | CPU s | peak RSS GiB "
+          "| RSS before GiB | 10-NN accuracy | 15-NN preservation |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory(prefix="bench_scale_") as work:
+        for n in args.sizes:
+            calls = []
+            for method in args.methods:
+                params = args.largevis_params if method == "largevis" else {}
+                label = f"smallvis {method}" + (f" {json.dumps(params)}" if params else "")
+                calls.append((label, method, params, sys.executable))
+            if have_umap:
+                calls.append(("umap-learn UMAP()", "umap-learn", {}, args.peers_python))
+            runs = []
+            for i, (label, who, params, python) in enumerate(calls):
+                y_path = os.path.join(work, f"{n}_{i}.npy")
+                runs.append((label, y_path, run_child(n, who, params, y_path, python)))
+            qual = run_quality(n, [y for _, y, res in runs if "error" not in res])
+            for label, y_path, res in runs:
+                print(fmt_row(n, label, res, qual.get(y_path, {})), flush=True)
     print(f"\nload average at end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

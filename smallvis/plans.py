@@ -377,6 +377,9 @@ def make_plan(method, n_samples, optimizer, keywords, *, init, learning_rate, n_
                 "one; pass optimizer='exact' to use it"))
         return SgdPlan.build(method, n_samples, keywords, init=init,
                              learning_rate=learning_rate, n_epochs=n_epochs)
+    if n_epochs is not None:
+        # not used by the exact optimizer, but a bad value is still refused
+        check_iterations(n_epochs, "n_epochs", low=1)
     return ExactPlan.build(method, n_samples, keywords, init=init,
                            learning_rate=learning_rate, gradient=gradient,
                            **exact_settings)

@@ -40,6 +40,16 @@ def test_n_epochs_is_bounded():
         smallvis.UMAP(optimizer="sgd", n_epochs=10**12).fit(X)
 
 
+@pytest.mark.parametrize("value,error", [(-3, ValueError), (0, ValueError),
+                                         (100_001, ValueError), (2.5, TypeError),
+                                         ("500", TypeError)])
+def test_a_bad_n_epochs_is_refused_when_the_exact_optimizer_runs(value, error):
+    # 30 points: optimizer="auto" runs the exact optimizer, which has no use
+    # for n_epochs; a bad value is still an error, not silently dropped
+    with pytest.raises(error, match="n_epochs"):
+        smallvis.embed(X, "largevis", n_neighbors=5, n_iter=5, n_epochs=value)
+
+
 def test_transform_n_iter_is_bounded_at_fit_and_at_transform():
     # the default is 100 iterations; 10,000 is the bound
     with pytest.raises(ValueError, match=r"transform_n_iter must be in \[0, 10000\]"):
