@@ -212,6 +212,13 @@ class SgdSpec:
         all, rounded, at least 1.
     q_learning_rate : float
         Step of the learned normalisation (NCVis's ``alpha_Q``); 0: none.
+    init_neighbors : int
+        When the default ``init`` is a graph initialisation, it is computed
+        from each row's ``init_neighbors`` largest entries of ``P``, made
+        symmetric (:func:`smallvis.engines.init.strongest_entries`): a
+        smaller eigenproblem for a ``P`` with many entries per row
+        (largevis).  0: from all of ``P``.  An ``init`` the user names uses
+        all of ``P``.
     """
 
     coefficient: str
@@ -232,6 +239,7 @@ class SgdSpec:
     decay: str = "linear"
     noise_schedule: str = "constant"
     q_learning_rate: float = 0.0
+    init_neighbors: int = 0
 
     def __post_init__(self):
         for name, value, allowed in (("coefficient", self.coefficient, SGD_COEFFICIENTS),
