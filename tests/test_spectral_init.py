@@ -163,9 +163,20 @@ def test_strongest_entries_keeps_each_rows_k_largest_then_symmetrises():
         top = cols[np.argsort(dense[i, cols])[::-1][:k]]
         kept[i, top] = dense[i, top]
     expected = np.maximum(kept, kept.T)
-    W = smallvis.engines.init.strongest_entries(sp.csr_matrix(dense), k)
+    P = sp.csr_matrix(dense)
+    before = (P.data.copy(), P.indices.copy(), P.indptr.copy())
+    W = smallvis.engines.init.strongest_entries(P, k)
     np.testing.assert_array_equal(W.toarray(), expected)
     assert sp.isspmatrix_csr(W)
+    for a, b in zip(before, (P.data, P.indices, P.indptr)):  # P itself untouched
+        np.testing.assert_array_equal(a, b)
+
+
+def test_strongest_entries_in_blocks_equals_one_block(monkeypatch):
+    P = sp.random(300, 300, density=0.2, random_state=5, format="csr")
+    whole = smallvis.engines.init.strongest_entries(P, 6).toarray()
+    monkeypatch.setattr(smallvis.engines.init, "STRONGEST_BLOCK_ROWS", 7)
+    np.testing.assert_array_equal(smallvis.engines.init.strongest_entries(P, 6).toarray(), whole)
 
 
 def test_largevis_stochastic_default_start_is_spectral_on_15_strongest_entries():

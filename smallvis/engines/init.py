@@ -90,11 +90,16 @@ def _graph(P, n):
     return W
 
 
+#: Rows of ``P`` that :func:`strongest_entries` sorts at once: its
+#: temporaries stay a few times the block's entries, not ``P``'s.
+STRONGEST_BLOCK_ROWS = 4096
+
+
 def strongest_entries(P, k):
     """The graph of each row's ``k`` largest entries of ``P``, made symmetric.
 
     Row ``i`` keeps its ``k`` largest stored entries (of entries within
-    about 1e-10 of the largest entry of ``P`` of each other, either may be
+    about 1e-12 of the largest entry of ``P`` of each other, either may be
     kept); the result is the element-wise maximum of that matrix and its
     transpose, so an entry kept by either row stays.  A smaller graph for a
     graph initialisation of a dense-rowed ``P`` (largevis's 150 neighbours).
@@ -111,15 +116,20 @@ def strongest_entries(P, k):
     """
     P = sp.csr_matrix(P)
     n = P.shape[0]
-    rows = np.repeat(np.arange(n), np.diff(P.indptr))
-    # one sort by row, largest first within a row: the key row + (1 - p / (2 max p))
-    # orders entries closer than about 1e-10 max p arbitrarily (either may stay)
+    keep = np.zeros(P.nnz, dtype=bool)
     top = P.data.max() if P.nnz else 1.0
-    order = np.argsort(rows + (1.0 - P.data / (2.0 * top)))
-    rank = np.empty(P.nnz, dtype=np.int64)
-    rank[order] = np.arange(P.nnz) - P.indptr[rows[order]]
-    keep = rank < k
-    A = sp.csr_matrix((P.data[keep], (rows[keep], P.indices[keep])), shape=P.shape)
+    for start in range(0, n, STRONGEST_BLOCK_ROWS):
+        stop = min(n, start + STRONGEST_BLOCK_ROWS)
+        lo, hi = P.indptr[start], P.indptr[stop]
+        starts = P.indptr[start:stop] - lo
+        rows = np.repeat(np.arange(stop - start), np.diff(P.indptr[start:stop + 1]))
+        # one sort by row, largest first within a row: key row + (1 - p / (2 max p))
+        order = np.argsort(rows + (1.0 - P.data[lo:hi] / (2.0 * top)))
+        rank = np.empty(hi - lo, dtype=np.int64)
+        rank[order] = np.arange(hi - lo) - starts[rows[order]]
+        keep[lo:hi] = rank < k
+    indptr = np.concatenate(([0], np.cumsum(np.minimum(np.diff(P.indptr), k))))
+    A = sp.csr_matrix((P.data[keep], P.indices[keep], indptr), shape=P.shape)
     return A.maximum(A.T).tocsr()
 
 
