@@ -436,7 +436,9 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
         Initial coordinates, see :func:`smallvis.engines.init.initialize`.  Default:
         the method's, read from the registry: ``optimizer_defaults["init"]``
         for the exact optimizer, the reference code's ``sgd.init`` for the
-        stochastic one (e.g. ``smallvis.METHODS["umap"].sgd.init``).
+        stochastic one (e.g. ``smallvis.METHODS["umap"].sgd.init``); the
+        stochastic largevis's default spectral start sees only each row's 15
+        largest entries of ``P`` (``sgd.init_neighbors``), a named one all.
     perplexity : float, optional
         Perplexity for the methods that use it (default: the method's
         ``affinity_params["perplexity"]``).  At most ``n_samples - 1``.  A
@@ -599,7 +601,8 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
     t2 = time.perf_counter()
     X_coords = _coordinates(X, random_state)
     with _progress.stage("init", plan.init if isinstance(plan.init, str) else "user array"):
-        Y = initialize(plan.init, X_coords, n_components, rng, P=C)  # graph inits need P
+        Y = initialize(plan.init, X_coords, n_components, rng,
+                       P=plan.init_affinities(C))  # graph inits need P
     t_init = time.perf_counter()
 
     objective = Objective.build(m, kern, C, plan.cost_params, n_threads, plan.gradient)

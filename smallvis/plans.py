@@ -34,6 +34,7 @@ from ._validation import check_iterations, check_number, warn_from_caller
 from .registry import METHODS, choose_gradient
 from .engines.optim import OptimizerSettings, optimize_exact
 from .engines.sampled_cost import SampledCost
+from .engines.init import GRAPH_INITS, strongest_entries
 
 
 @dataclass
@@ -213,6 +214,10 @@ class ExactPlan:
     def learning_rate(self):
         return self.settings.learning_rate
 
+    def init_affinities(self, P):
+        """The affinities the initialisation sees: ``P``."""
+        return P
+
     def describe(self):
         return "exact optimizer" + ("" if self.gradient == "exact"
                                     else f", {self.gradient} gradient")
@@ -260,6 +265,7 @@ class SgdPlan:
     init: object
     affinity_params: dict
     cost_params: dict
+    init_neighbors: int = 0
     name = "sgd"
     gradient = "exact"  # the exact cost kernels (the run samples its own forces)
 
@@ -280,7 +286,17 @@ class SgdPlan:
             learning_rate = spec.learning_rate
         learning_rate = check_number(learning_rate, "learning_rate", low=0, low_open=True)
         return cls(spec, n_epochs, learning_rate, spec.kernel_params(**cost_params),
-                   spec.init if init is None else init, affinity_params, cost_params)
+                   spec.init if init is None else init, affinity_params, cost_params,
+                   spec.init_neighbors if init is None else 0)
+
+    def init_affinities(self, P):
+        """The affinities the initialisation sees: ``P``, or its strongest entries.
+
+        See ``init_neighbors`` of :class:`smallvis.engines.sgd.SgdSpec`.
+        """
+        if self.init_neighbors and self.init in GRAPH_INITS:
+            return strongest_entries(P, self.init_neighbors)
+        return P
 
     def describe(self):
         return f"sgd optimizer, {self.n_epochs} epochs"

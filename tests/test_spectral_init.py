@@ -144,3 +144,63 @@ def test_nearly_disconnected_graph_needs_bounded_work(init, seed, monkeypatch):
     U = U / np.linalg.norm(U, axis=0)
     M = sp.diags(d ** -0.5) @ W @ sp.diags(d ** -0.5)
     assert np.all(1.0 - np.einsum("ij,ij->j", U, M @ U) < 1e-5)  # Rayleigh quotients of L
+
+
+def test_strongest_entries_keeps_each_rows_k_largest_then_symmetrises():
+    # checked against a dense construction: row by row, the k largest
+    # entries (distinct values, so no ties), then the element-wise maximum
+    # with the transpose
+    rng = np.random.default_rng(3)
+    n, k = 40, 4
+    dense = rng.random((n, n)) * (rng.random((n, n)) < 0.4)
+    np.fill_diagonal(dense, 0.0)
+    dense[7] = 0.0  # an empty row
+    dense[8, :2] = [0.5, 0.25]  # a row with fewer than k entries
+    dense[8, 2:] = 0.0
+    kept = np.zeros_like(dense)
+    for i in range(n):
+        cols = np.flatnonzero(dense[i])
+        top = cols[np.argsort(dense[i, cols])[::-1][:k]]
+        kept[i, top] = dense[i, top]
+    expected = np.maximum(kept, kept.T)
+    P = sp.csr_matrix(dense)
+    before = (P.data.copy(), P.indices.copy(), P.indptr.copy())
+    W = smallvis.engines.init.strongest_entries(P, k)
+    np.testing.assert_array_equal(W.toarray(), expected)
+    assert sp.isspmatrix_csr(W)
+    for a, b in zip(before, (P.data, P.indices, P.indptr)):  # P itself untouched
+        np.testing.assert_array_equal(a, b)
+
+
+def test_strongest_entries_in_blocks_equals_one_block(monkeypatch):
+    P = sp.random(300, 300, density=0.2, random_state=5, format="csr")
+    whole = smallvis.engines.init.strongest_entries(P, 6).toarray()
+    monkeypatch.setattr(smallvis.engines.init, "STRONGEST_BLOCK_ROWS", 7)
+    np.testing.assert_array_equal(smallvis.engines.init.strongest_entries(P, 6).toarray(), whole)
+
+
+def test_largevis_stochastic_default_start_is_spectral_on_15_strongest_entries():
+    # the default start of the stochastic largevis (registry) uses the graph
+    # of each row's 15 largest entries of P; an init the user names uses all
+    # of P
+    from smallvis.plans import make_plan
+    from smallvis.registry import METHODS
+
+    X = datasets.load("s1k")[0]
+    m = METHODS["largevis"]
+    P = smallvis.affinities(X, "largevis", perplexity=10)
+    common = dict(learning_rate=None, n_epochs=None, gradient="auto", n_components=2,
+                  n_iter=1000, exaggeration=None, exaggeration_iter=250,
+                  late_exaggeration=1.0, late_exaggeration_iter=None, momentum=0.5,
+                  final_momentum=0.8, momentum_switch_iter=250, min_gain=0.01, tol=1e-7,
+                  cost_every=50)
+    plan = make_plan(m, X.shape[0], "sgd", {"perplexity": 10}, init=None, **common)
+    assert plan.init == "spectral" and plan.init_neighbors == 15
+    W = plan.init_affinities(P)
+    assert W.nnz < P.nnz
+    np.testing.assert_array_equal(
+        W.toarray(), smallvis.engines.init.strongest_entries(P, 15).toarray())
+    named = make_plan(m, X.shape[0], "sgd", {"perplexity": 10}, init="spectral", **common)
+    assert named.init_affinities(P) is P
+    exact = make_plan(m, X.shape[0], "exact", {"perplexity": 10}, init=None, **common)
+    assert exact.init_affinities(P) is P

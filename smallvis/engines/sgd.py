@@ -149,21 +149,23 @@ def umap_n_epochs(n_samples):
 
 
 def largevis_n_epochs(n_samples):
-    """Default epochs of ``n_samples`` edge samples each for largevis.
+    """Default epochs of ``n_samples`` edge samples each for largevis: 1000.
 
-    1000 epochs up to 10,000 points and 500 above, i.e. 1000 N (500 N)
-    positive samples with 5 negatives each.  The LargeVis reference draws
-    far more: 10^9 samples below 10,000 points, 10^9 to 10^10 linearly in
-    N up to a million points (about 22,000 N at 70,000 points) and 10,000 N
-    above; uwot's ``lvish`` matches that count.  That budget is 20 to 100
-    times umap's.  With ``gamma = 1`` (smallvis.registry.LARGEVIS_SGD_GAMMA)
-    far fewer samples reach umap's quality: on the 25-class data of
-    benchmarks/bench_scale.py the 10-NN accuracy is 0.9998 at 10,000 points
-    after 500 epochs, 0.999 at 20,000 and 70,000 after 500 (0.997 after
-    300), against umap's 0.9999 to 1.000.  Small data get twice the epochs
-    at little cost.
+    That is 1000 N positive samples with 5 negatives each, at every size.
+    The LargeVis reference draws far more: 10^9 samples below 10,000
+    points, 10^9 to 10^10 linearly in N up to a million points (about
+    22,000 N at 70,000 points) and 10,000 N above; uwot's ``lvish`` matches
+    that count.  Chosen on 784-dimensional images with a spectral start
+    (docs/theory.md §4.3): at 70,000 points and ``gamma = 7``, 500 epochs
+    reach a 10-NN accuracy of 0.797 and a 15-NN preservation of 0.120,
+    1000 epochs 0.868 and 0.145, 2000 epochs 0.893 and 0.159 at twice the
+    optimisation time; with the default ``gamma = 5``
+    (smallvis.registry.LARGEVIS_SGD_GAMMA) 1000 epochs keep as much local
+    structure as uwot's LargeVis.  Above 10,000 points this was 500 epochs
+    with ``gamma = 1``, whose map kept less local structure than uwot's
+    LargeVis (0.095 against 0.130).
     """
-    return 1000 if n_samples <= 10_000 else 500
+    return 1000
 
 
 @dataclass(frozen=True)
@@ -212,6 +214,13 @@ class SgdSpec:
         all, rounded, at least 1.
     q_learning_rate : float
         Step of the learned normalisation (NCVis's ``alpha_Q``); 0: none.
+    init_neighbors : int
+        When the default ``init`` is a graph initialisation, it is computed
+        from each row's ``init_neighbors`` largest entries of ``P``, made
+        symmetric (:func:`smallvis.engines.init.strongest_entries`): a
+        smaller eigenproblem for a ``P`` with many entries per row
+        (largevis).  0: from all of ``P``.  An ``init`` the user names uses
+        all of ``P``.
     """
 
     coefficient: str
@@ -232,6 +241,7 @@ class SgdSpec:
     decay: str = "linear"
     noise_schedule: str = "constant"
     q_learning_rate: float = 0.0
+    init_neighbors: int = 0
 
     def __post_init__(self):
         for name, value, allowed in (("coefficient", self.coefficient, SGD_COEFFICIENTS),
