@@ -71,6 +71,14 @@ Backends
     vectors, centred and scaled as the data) and refined by the same rule
     against the training points' own graph (computed once per index),
     point by point, so a point's answer does not depend on its batch.
+    Dense data of many features (from
+    :data:`smallvis.inputs.projected_search.MIN_FEATURES`, 500, for the
+    Euclidean, cosine and correlation metrics) are searched in a
+    projection instead: the forest and the refinement run on the scores of
+    a randomised PCA, for more candidates than ``k``, and the ``k`` are
+    chosen among them by exact distances in the original space
+    (:mod:`smallvis.inputs.projected_search`); the reported distances and
+    the tie rule are the same.
 ``"auto"``
     ``"exact"`` for ``N <= EXACT_MAX_N`` (4096), ``"annoy"`` above.  Up to a
     few thousand points brute force takes well under a second and is exact.
@@ -808,7 +816,10 @@ class KNNIndex:
         return 0 if self._projected() and abs(e) <= _new_points.SAFE_EXPONENT else e
 
     def _search_k(self, k):
-        search_k = self.search_k or default_search_k(self.n_trees, k)
+        trees = self.n_trees
+        if self._projected():  # the queries' cost as the default forest's (projected_search)
+            trees = min(trees, projected_search.DEFAULT_TREES)
+        search_k = self.search_k or default_search_k(trees, k)
         return min(search_k, self.n_trees * self.X.shape[0])
 
     def _n_explore(self, k):
