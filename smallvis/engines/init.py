@@ -11,6 +11,7 @@ from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 from .._validation import check_coordinate_span, check_embedding
 from .._numeric import power_of_two_exponent
 from ..inputs.projected_search import MIN_FEATURES as RANDOMISED_PCA_MIN_FEATURES
+from ..inputs.projected_search import scores as projected_scores
 from ..inputs.projection import fit_projection
 
 #: Standard deviation of the "random" and "spca" initialisations.
@@ -77,7 +78,8 @@ def pca_scores(X, n_components):
     ndarray of shape (n_samples, n_components)
     """
     if _randomised(X, n_components):
-        scores = fit_projection(X, n_components, RANDOMISED_PCA_SEED, centre=True).apply(X)
+        scores = projected_scores(fit_projection(X, n_components, RANDOMISED_PCA_SEED,
+                                                 centre=True), X)
         k = n_components
     else:
         Xc = X - X.mean(axis=0)

@@ -837,18 +837,19 @@ class KNNIndex:
             self._search_projection = projected_search.fit_search_projection(Xs, self.seed)
             _progress.step("kNN", f"projection on {len(self._search_projection.components)} "
                            "principal axes", t)
-        return self._search_projection.apply(Xs)
+        return projected_search.scores(self._search_projection, Xs)
 
-    def _annoy_forest(self, Xs=None):
+    def _annoy_forest(self, Xs=None, scores=None):
         """The forest, built on first use from ``Xs`` (:meth:`_scaled_data`).
 
-        The projected search (:meth:`_projected`) builds it on the scores.
+        The projected search (:meth:`_projected`) builds it on the scores
+        (:meth:`_search_scores` of ``Xs``, unless given).
         """
         if self._forest is None:
-            if Xs is None:
+            if Xs is None and scores is None:
                 Xs, _ = self._scaled_data()
             if self._projected():
-                scores = self._search_scores(Xs)
+                scores = self._search_scores(Xs) if scores is None else scores
                 self._score_frame = centre_and_extent(scores)
                 rows = _centred_unit(scores)
                 del scores
@@ -898,18 +899,21 @@ class KNNIndex:
         kernels = select_kernels(self.fast)
         n = Xs.shape[0]
         m = projected_search.n_candidates(k, n)
+        scores = self._search_scores(Xs)
         built_here = self._forest is None
-        forest = self._annoy_forest(Xs)
+        forest = self._annoy_forest(Xs, scores)
         t = time.perf_counter()
         cand = _annoy_candidates(forest, n, m + 1, self._search_k(m), self.n_threads)
         if built_here:
             self._release_forest()
         _progress.step("kNN", f"{n} queries", t)
-        scores = self._search_scores(Xs)
         indices, sq_dist = _candidate_sq_distances(scores, cand, m, self.n_threads, kernels,
                                                    label="candidate distances (projected)")
         del cand
-        indices, sq_dist = _refine(scores, indices, sq_dist, self.n_refine, self._n_explore(m),
+        # the window of k's search or of m's, the smaller (whole short lists
+        # cost m**2 distances a row; 10 of m already find most)
+        n_explore = self.n_explore or min(default_n_explore(k), default_n_explore(m))
+        indices, sq_dist = _refine(scores, indices, sq_dist, self.n_refine, n_explore,
                                    self.n_threads, kernels)
         order = projected_search.leaf_order(scores)
         del scores, sq_dist

@@ -50,7 +50,7 @@ import numpy as np
 from .projection import fit_projection
 
 __all__ = ["CHECK_ROWS", "RECALL_FLOOR", "sample_recall", "MIN_FEATURES", "METRICS", "SEARCH_RANK", "DEFAULT_TREES", "LEAF_SIZE", "uses_projection",
-           "n_candidates", "fit_search_projection", "leaf_order", "check_rows"]
+           "n_candidates", "fit_search_projection", "leaf_order", "check_rows", "scores"]
 
 #: Dense data with at least this many features are searched in a
 #: projection (for :data:`METRICS`); below, the search stays in the original
@@ -124,6 +124,20 @@ def fit_search_projection(X, seed):
     rank = max(1, min(SEARCH_RANK, X.shape[0] - 1, X.shape[1]))
     return fit_projection(X, rank, seed, centre=True,
                           power_iterations=SEARCH_POWER_ITERATIONS)
+
+
+def scores(projection, X):
+    r"""The rows of ``X`` on the search's axes, without a centred copy of ``X``.
+
+    .. math::
+
+        S = X C^\top - \bar x\, C^\top
+
+    (``C`` the components, :math:`\bar x` the training means): one
+    product with ``X`` and no ``n x d`` temporary.
+    """
+    components = projection.components
+    return X @ components.T - projection.mean @ components.T
 
 
 def leaf_order(S, leaf_size=LEAF_SIZE):
