@@ -14,7 +14,8 @@ def power_of_two_exponent(X):
     Dividing by ``2**e`` (``np.ldexp(X, -e)``) is exact for every entry that
     stays a normal number, so it changes no digit of the data.
     """
-    top = float(np.max(np.abs(X))) if X.size else 0.0
+    # max(max X, -min X): the largest |entry| without an |X| copy of X
+    top = max(float(np.max(X)), -float(np.min(X))) if X.size else 0.0
     if top == 0.0 or not np.isfinite(top):
         return 0
     return int(np.frexp(top)[1])

@@ -27,7 +27,7 @@ LAYERS = [
     {"backends._sgd_reference", "backends._sgd_kernels"},
     {"backends.reference", "backends._kernels", "backends._backend"},
     {"inputs._new_points", "inputs.neighbors", "inputs.distances", "inputs.precomputed",
-     "inputs.projection", "inputs.sparse_search"},
+     "inputs.projection", "inputs.sparse_search", "inputs.projected_search"},
     {"inputs.affinities"},
     {"engines.init", "engines.optim", "engines.sgd", "metrics", "datasets",
      "engines.sampled_cost"},

@@ -1375,7 +1375,7 @@ cdef Py_ssize_t _candidates_row(const double* x, Py_ssize_t dim, const int32_t* 
 
 
 def knn_candidates(X, candidates, indices, sq_dist, n_threads, metric_code=0, start=0,
-                   stop=None):
+                   stop=None, order=None):
     """Best k of each row's candidate list, with float64 distances; see the reference twin."""
     cdef const double[:, ::1] x = X
     cdef const int32_t[:, ::1] cv = candidates
@@ -1390,10 +1390,17 @@ def knn_candidates(X, candidates, indices, sq_dist, n_threads, metric_code=0, st
     cdef double[:, ::1] keys = np.empty((nt, max(m, 1)))
     cdef int code = <int>metric_code
     cdef Py_ssize_t first = start, last = n if stop is None else stop
+    cdef Py_ssize_t p
+    cdef const int64_t[::1] rows
     if n == 0 or k == 0:
         return 0
+    if order is None:
+        rows = np.arange(n, dtype=np.int64)
+    else:
+        rows = order
     with nogil:
-        for i in prange(first, last, schedule="static", num_threads=nt):
+        for p in prange(first, last, schedule="static", num_threads=nt):
+            i = rows[p]
             tid = threadid()
             n_short += _candidates_row(&x[0, 0], dim, &cv[i, 0], m, i, k, &stamp[tid, 0],
                                        &cand[tid, 0], &cd2[tid, 0], &keys[tid, 0],

@@ -463,7 +463,7 @@ e x_{if}\},
 
 
 def knn_candidates(X, candidates, indices, sq_dist, n_threads, metric_code=0, start=0,
-                   stop=None):
+                   stop=None, order=None):
     r"""The ``k`` nearest of each row's candidates, with float64 distances.
 
     Row ``i`` of ``candidates`` lists points (e.g. an Annoy query's answer)
@@ -499,6 +499,13 @@ def knn_candidates(X, candidates, indices, sq_dist, n_threads, metric_code=0, st
         Only rows ``start`` to ``stop - 1`` are computed and written (a
         caller reporting progress goes through the rows in chunks; each row
         depends only on its own candidates).
+    order : ndarray of shape (n_samples,), int64, optional
+        A permutation of the rows: positions ``start`` to ``stop - 1`` of
+        ``order`` are the rows computed, in that order.  The result of a
+        row does not depend on it; an order that visits near rows one after
+        another keeps their shared candidates in the cache (the Cython
+        twin's speed on data of hundreds of dimensions).  None: the rows in
+        their own order.
 
     Returns
     -------
@@ -507,7 +514,8 @@ def knn_candidates(X, candidates, indices, sq_dist, n_threads, metric_code=0, st
     """
     n, k = indices.shape
     n_short = 0
-    for i in range(start, n if stop is None else stop):
+    rows = range(n) if order is None else order
+    for i in rows[start:n if stop is None else stop]:
         cand = np.unique(candidates[i])
         cand = cand[(cand >= 0) & (cand != i)]
         d2 = _core_distances_to(X, cand, i, metric_code)

@@ -10,6 +10,9 @@ from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 
 from .._validation import check_coordinate_span, check_embedding
 from .._numeric import power_of_two_exponent
+from ..inputs.projected_search import MIN_FEATURES as RANDOMISED_PCA_MIN_FEATURES
+from ..inputs.projected_search import scores as projected_scores
+from ..inputs.projection import fit_projection
 
 #: Standard deviation of the "random" and "spca" initialisations.
 SMALL_SD = 1e-4
@@ -35,11 +38,35 @@ GRAPH_INITS = ("spectral", "laplacian")
 EIGSH_ATTEMPTS = ((1e-8, 50), (1e-4, None))
 
 
+#: Seed of the randomised PCA of data with many features (fixed: the
+#: initialisation draws nothing from the caller's generator for it).
+RANDOMISED_PCA_SEED = 0
+
+#: Exponents of the largest entry within which the PCA initialisations of
+#: many features work on ``X`` as it is (no scaled copy; see
+#: :func:`_named_init`).
+_SAFE_EXPONENT = 200
+
+
+def _randomised(X, n_components):
+    """Whether :func:`pca_scores` uses the randomised PCA (many features, few components)."""
+    return X.shape[1] >= RANDOMISED_PCA_MIN_FEATURES and n_components < min(X.shape)
+
+
 def pca_scores(X, n_components):
     """Principal-component scores of ``X`` with a deterministic sign.
 
     Each component is flipped so that its largest-magnitude score is positive.
-    Columns beyond the rank of ``X`` are zero.
+    Columns beyond the rank of ``X`` are zero.  From
+    ``RANDOMISED_PCA_MIN_FEATURES`` (500) features on, the components come
+    from the randomised range finder of
+    :func:`smallvis.inputs.projection.fit_projection` (seed
+    ``RANDOMISED_PCA_SEED``), which needs neither a centred copy of ``X``
+    nor its full SVD (on 70,000 x 784 those take 1.3 GB and most of a
+    minute; the range finder a few seconds and ``n x (n_components + 10)``
+    numbers); the scores agree with the SVD's to the range finder's
+    accuracy (``tests/test_projected_search.py``).  Below, the thin SVD of
+    the centred data.
 
     Parameters
     ----------
@@ -50,11 +77,16 @@ def pca_scores(X, n_components):
     -------
     ndarray of shape (n_samples, n_components)
     """
-    Xc = X - X.mean(axis=0)
-    U, s, _ = np.linalg.svd(Xc, full_matrices=False)
-    k = min(n_components, len(s))
-    scores = np.zeros((X.shape[0], n_components))
-    scores[:, :k] = U[:, :k] * s[:k]
+    if _randomised(X, n_components):
+        scores = projected_scores(fit_projection(X, n_components, RANDOMISED_PCA_SEED,
+                                                 centre=True), X)
+        k = n_components
+    else:
+        Xc = X - X.mean(axis=0)
+        U, s, _ = np.linalg.svd(Xc, full_matrices=False)
+        k = min(n_components, len(s))
+        scores = np.zeros((X.shape[0], n_components))
+        scores[:, :k] = U[:, :k] * s[:k]
     for c in range(k):
         col = scores[:, c]
         if col[np.argmax(np.abs(col))] < 0:
@@ -497,7 +529,11 @@ def _named_init(init, X, n_components, rng, P):
     # and safe from overflow (data near 1e300) and underflow (near 1e-300) in
     # the SVD and the standard deviation below; "pca" scales back to X's units.
     e = power_of_two_exponent(X)
-    scores = pca_scores(np.ldexp(X, -e), n_components)
+    if _randomised(X, n_components) and abs(e) <= _SAFE_EXPONENT:
+        # no scaled copy of X: products and QR commute with a power of two
+        scores = np.ldexp(pca_scores(X, n_components), -e)
+    else:
+        scores = pca_scores(np.ldexp(X, -e), n_components)
     if init == "pca":
         scores = np.ldexp(scores, e)
         if not np.any(scores):

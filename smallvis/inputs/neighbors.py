@@ -71,6 +71,14 @@ Backends
     vectors, centred and scaled as the data) and refined by the same rule
     against the training points' own graph (computed once per index),
     point by point, so a point's answer does not depend on its batch.
+    Dense data of many features (from
+    :data:`smallvis.inputs.projected_search.MIN_FEATURES`, 500, for the
+    Euclidean, cosine and correlation metrics) are searched in a
+    projection instead: the forest and the refinement run on the scores of
+    a randomised PCA, for more candidates than ``k``, and the ``k`` are
+    chosen among them by exact distances in the original space
+    (:mod:`smallvis.inputs.projected_search`); the reported distances and
+    the tie rule are the same.
 ``"auto"``
     ``"exact"`` for ``N <= EXACT_MAX_N`` (4096), ``"annoy"`` above.  Up to a
     few thousand points brute force takes well under a second and is exact.
@@ -88,9 +96,10 @@ from ..backends._backend import kernels as select_kernels
 import scipy.sparse as sp
 
 from . import distances as metrics
-from . import sparse_search
+from . import projected_search, sparse_search
+from . import _new_points
 from ._new_points import centre_and_extent, distance_units, far_keys, far_points, forest_queries
-from .._numeric import in_units, power_of_two_exponent, tie_key as _tie_key
+from .._numeric import in_units, power_of_two_exponent, row_exponents, tie_key as _tie_key
 from .._validation import (MAX_REFINE_ROUNDS, ParameterError, check_data, check_integer,
                            check_iterations, check_random_state, check_threads)
 
@@ -422,22 +431,28 @@ def _build_seconds(X_index, n_trees, seed, space):
     return took * (n * np.log2(n)) / (m * np.log2(m))
 
 
-def _candidate_sq_distances(X, cand, k, n_threads, kernels, metric_code=0):
+def _candidate_sq_distances(X, cand, k, n_threads, kernels, metric_code=0, order=None,
+                            label="candidate distances"):
     """The best ``k`` of each row's candidates (twin kernel ``knn_candidates``).
 
     Returns int32 indices and float64 squared distances of shape (n, k), in
     the package order, padded with index -1 and distance inf where a row
     has fewer than ``k`` candidates other than itself (the refinement and
-    :func:`_fill_short_rows` fill those slots).
+    :func:`_fill_short_rows` fill those slots).  ``order`` (a permutation
+    of the rows, int64) is the order the rows are visited in; it changes
+    the speed only.  ``label`` names the step in the progress lines.
     """
     t = time.perf_counter()
     n = X.shape[0]
+    if order is not None and (order.dtype != np.int64 or order.shape != (n,)):
+        raise ValueError(f"order must be an int64 permutation of {n} rows")
     indices = np.empty((n, k), dtype=np.int32)
     sq_dist = np.empty((n, k))
-    progress = _progress.counter("kNN", "candidate distances", n)
+    progress = _progress.counter("kNN", label, n)
     for start, stop in progress.spans():  # one span when not reporting
-        kernels.knn_candidates(X, cand, indices, sq_dist, n_threads, metric_code, start, stop)
-    _progress.step("kNN", "candidate distances", t)
+        kernels.knn_candidates(X, cand, indices, sq_dist, n_threads, metric_code, start, stop,
+                               order)
+    _progress.step("kNN", label, t)
     return indices, sq_dist
 
 
@@ -672,12 +687,19 @@ class KNNIndex:
             method = "exact" if X.shape[0] <= limit else "annoy"
         self.X = X
         self.method = method
-        self.n_trees = ANNOY_DEFAULT_TREES if n_trees is None else n_trees
+        if n_trees is None:
+            projected = (not sp.issparse(X) and method == "annoy"
+                         and projected_search.uses_projection(X.shape[1], self.metric))
+            n_trees = projected_search.DEFAULT_TREES if projected else ANNOY_DEFAULT_TREES
+        self.n_trees = n_trees
         self.search_k = search_k
         self.n_refine = ANNOY_DEFAULT_REFINE if n_refine is None else n_refine
         self.n_explore = n_explore
         self.fast = bool(fast)
         self.seed = int(rng.integers(1, 2**31 - 1)) if method == "annoy" else None
+        # the projection a search of many features runs in (kept and pickled:
+        # new points are projected by the one the fit used)
+        self._search_projection = None
         self._clear_derived()
         self._points()  # a row the metric cannot measure is refused here
 
@@ -691,16 +713,18 @@ class KNNIndex:
         self._prepared = None  # the metric's rows (distances.prepare)
         self._categories = None  # hamming: the columns' values (the forest's codes)
         self._sparse = None  # sparse X: its search structures (sparse_search.SparseIndex)
+        self._score_frame = None  # projected search: centre and extent of the forest's scores
 
     def __getstate__(self):
         state = self.__dict__.copy()
         for derived in ("_forest", "_exponent", "_centre", "_graphs", "_prepared",
-                        "_categories", "_sparse"):
+                        "_categories", "_sparse", "_score_frame"):
             state.pop(derived, None)
         return state
 
     def __setstate__(self, state):
         state.setdefault("metric", "euclidean")  # pickles made before metrics existed
+        state.setdefault("_search_projection", None)  # and before the projected search
         self.__dict__.update(state)
         self._clear_derived()
 
@@ -751,8 +775,11 @@ class KNNIndex:
         else:
             with _progress.stage("kNN", f"annoy, {k} neighbours of {n} points"):
                 indices, sq_dist = self._annoy_graph(Xs, k)
+            del Xs
+            if self._search_units() != e:  # in units of 2**e, exactly
+                np.ldexp(sq_dist, 2 * (self._search_units() - e), out=sq_dist)
             # in place: the core distances are not needed any more
-            distances = _monotone_finish(sq_dist, self.metric, Xs.shape[1], out=sq_dist)
+            distances = _monotone_finish(sq_dist, self.metric, self.X.shape[1], out=sq_dist)
         if e:
             np.ldexp(distances, e, out=distances)
         return indices, distances
@@ -768,26 +795,65 @@ class KNNIndex:
         return self._exponent
 
     def _scaled_data(self):
-        """``(X / 2**e, e)``: the data the fit searches, so no square over- or underflows.
+        """``(X / 2**u, e)``: the data the fit searches (``u`` :meth:`_search_units`).
 
-        A copy (unless ``e`` is 0), made for each search and not kept.
+        A copy (unless ``u`` is 0), made for each search and not kept.
+        """
+        units = self._search_units()
+        return (np.ascontiguousarray(in_units(self._points(), units), dtype=np.float64),
+                self._data_exponent())
+
+    def _search_units(self):
+        """The power of two the fit's search divides the data by: ``e``, or 0.
+
+        ``e`` (:meth:`_data_exponent`) so that no square over- or
+        underflows.  The projected search (:meth:`_projected`) of data
+        whose largest entry lies within ``2**±SAFE_EXPONENT`` of 1 works on
+        the data as they are (no square can leave float64's range there,
+        and dividing by a power of two is exact): no copy of ``X``.
         """
         e = self._data_exponent()
-        return np.ascontiguousarray(in_units(self._points(), e), dtype=np.float64), e
+        return 0 if self._projected() and abs(e) <= _new_points.SAFE_EXPONENT else e
 
     def _search_k(self, k):
-        search_k = self.search_k or default_search_k(self.n_trees, k)
+        trees = self.n_trees
+        if self._projected():  # the queries' cost as the default forest's (projected_search)
+            trees = min(trees, projected_search.DEFAULT_TREES)
+        search_k = self.search_k or default_search_k(trees, k)
         return min(search_k, self.n_trees * self.X.shape[0])
 
     def _n_explore(self, k):
         return self.n_explore or default_n_explore(k)
 
-    def _annoy_forest(self, Xs=None):
-        """The forest, built on first use from ``Xs`` (:meth:`_scaled_data`)."""
+    def _projected(self):
+        """Whether the Annoy search runs in a projection (:mod:`smallvis.inputs.projected_search`)."""
+        return (self.method == "annoy" and not sp.issparse(self.X)
+                and projected_search.uses_projection(self.X.shape[1], self.metric))
+
+    def _search_scores(self, Xs):
+        """The scores of ``Xs`` on the search's projection (fitted on first use, then kept)."""
+        if self._search_projection is None:
+            t = time.perf_counter()
+            self._search_projection = projected_search.fit_search_projection(Xs, self.seed)
+            _progress.step("kNN", f"projection on {len(self._search_projection.components)} "
+                           "principal axes", t)
+        return projected_search.scores(self._search_projection, Xs)
+
+    def _annoy_forest(self, Xs=None, scores=None):
+        """The forest, built on first use from ``Xs`` (:meth:`_scaled_data`).
+
+        The projected search (:meth:`_projected`) builds it on the scores
+        (:meth:`_search_scores` of ``Xs``, unless given).
+        """
         if self._forest is None:
-            if Xs is None:
+            if Xs is None and scores is None:
                 Xs, _ = self._scaled_data()
-            if self.metric == "hamming":
+            if self._projected():
+                scores = self._search_scores(Xs) if scores is None else scores
+                self._score_frame = centre_and_extent(scores)
+                rows = _centred_unit(scores)
+                del scores
+            elif self.metric == "hamming":
                 rows, self._categories = metrics.hamming_codes(Xs)
             else:
                 rows = _centred_unit(Xs)
@@ -802,6 +868,8 @@ class KNNIndex:
 
     def _annoy_graph(self, Xs, k):
         """Annoy's candidates, their distances, the refinement: squared distances."""
+        if self._projected():
+            return self._projected_graph(Xs, k)
         kernels = select_kernels(self.fast)
         n = Xs.shape[0]
         search_k = self._search_k(k)
@@ -818,6 +886,46 @@ class KNNIndex:
         del cand
         indices, sq_dist = _refine(Xs, indices, sq_dist, self.n_refine, self._n_explore(k),
                                    self.n_threads, kernels, code)
+        _fill_short_rows(Xs, indices, sq_dist, self.metric)
+        return indices, sq_dist
+
+    def _projected_graph(self, Xs, k):
+        """The search in a projection (:mod:`smallvis.inputs.projected_search`): squared distances.
+
+        Annoy's candidates of the scores and the refinement there, for
+        ``m = n_candidates(k)`` neighbours; then the best ``k`` of those by
+        exact distances of ``Xs``, rows visited in leaf order.
+        """
+        kernels = select_kernels(self.fast)
+        n = Xs.shape[0]
+        m = projected_search.n_candidates(k, n)
+        scores = self._search_scores(Xs)
+        built_here = self._forest is None
+        forest = self._annoy_forest(Xs, scores)
+        t = time.perf_counter()
+        cand = _annoy_candidates(forest, n, m + 1, self._search_k(m), self.n_threads)
+        if built_here:
+            self._release_forest()
+        _progress.step("kNN", f"{n} queries", t)
+        indices, sq_dist = _candidate_sq_distances(scores, cand, m, self.n_threads, kernels,
+                                                   label="candidate distances (projected)")
+        del cand
+        # the window of k's search or of m's, the smaller (whole short lists
+        # cost m**2 distances a row; 10 of m already find most)
+        n_explore = self.n_explore or min(default_n_explore(k), default_n_explore(m))
+        indices, sq_dist = _refine(scores, indices, sq_dist, self.n_refine, n_explore,
+                                   self.n_threads, kernels)
+        order = projected_search.leaf_order(scores)
+        del scores, sq_dist
+        code = metrics.KERNEL_CODES[self.metric]
+        indices, sq_dist = _candidate_sq_distances(Xs, indices, k, self.n_threads, kernels, code,
+                                                   order, label="exact distances")
+        recall = projected_search.sample_recall(Xs, indices, projected_search.check_rows(n))
+        if recall < projected_search.RECALL_FLOOR:
+            _progress.say(f"kNN: the projection kept {recall:.2f} of the checked neighbours: "
+                          "refining in the original space")
+            indices, sq_dist = _refine(Xs, indices, sq_dist, self.n_refine, self._n_explore(k),
+                                       self.n_threads, kernels, code)
         _fill_short_rows(Xs, indices, sq_dist, self.metric)
         return indices, sq_dist
 
@@ -950,11 +1058,15 @@ class KNNIndex:
         m, n = X_new.shape[0], self.X.shape[0]
         search_k = self._search_k(k)
         forest = self._annoy_forest()
-        if self.metric == "hamming":
-            queries = metrics.hamming_codes(X_new, self._categories)[0]
+        if self._projected():
+            queries = forest_queries(self._new_scores(X_new), *self._score_frame)
+            width = projected_search.n_candidates(k, n + 1)
+            search_k = self._search_k(width)
+        elif self.metric == "hamming":
+            queries, width = metrics.hamming_codes(X_new, self._categories)[0], k
         else:
-            queries = forest_queries(X_new, *self._centre_and_extent())
-        cand = _annoy_vector_candidates(forest, queries, k, search_k, self.n_threads)
+            queries, width = forest_queries(X_new, *self._centre_and_extent()), k
+        cand = _annoy_vector_candidates(forest, queries, width, search_k, self.n_threads)
         indices = np.empty((m, k), dtype=np.int64)
         sq_dist = np.empty((m, k))
         for s in range(m):
@@ -970,6 +1082,24 @@ class KNNIndex:
         if len(short):
             indices[short], distances[short] = self._exact_query(X_new[short], k, units[short])
         return indices, distances
+
+    def _new_scores(self, X_new):
+        """New points (prepared rows) on the search's projection, in the fit's units.
+
+        Each row is first divided by a power of two that brings its largest
+        entry below 1 (exact), so nothing overflows; rows up to
+        ``2**MAX_QUERY_EXPONENT`` beyond the training data's range get
+        their exact scores back, rows farther are moved nearer along their
+        direction (as :func:`forest_queries` does; only their direction
+        matters there).
+        """
+        projection = self._search_projection
+        e = self._search_units()
+        shift = np.maximum(row_exponents(X_new, e) - e, 0)
+        centred = np.ldexp(X_new, -(e + shift)[:, None]) - np.ldexp(projection.mean[None, :],
+                                                                     -shift[:, None])
+        scores = centred @ projection.components.T
+        return np.ldexp(scores, np.minimum(shift, _new_points.MAX_QUERY_EXPONENT)[:, None])
 
     def _refine_queries(self, X_new, units, indices, sq_dist, rows, width):
         """One round of the fit's refinement for new points ``rows``, in place.

@@ -50,7 +50,7 @@ class Projection(NamedTuple):
         return np.ascontiguousarray(scores, dtype=np.float64)
 
 
-def fit_projection(X, n_components, seed, centre=None):
+def fit_projection(X, n_components, seed, centre=None, power_iterations=POWER_ITERATIONS):
     """The top ``n_components`` right singular vectors of ``X`` (centred if dense).
 
     Parameters
@@ -63,6 +63,9 @@ def fit_projection(X, n_components, seed, centre=None):
         Seeds the random directions.
     centre : bool, optional
         Subtract the column means first; default: for dense ``X`` only.
+    power_iterations : int, default=POWER_ITERATIONS
+        ``q``: more make the axes more precise, each costs two products
+        with ``X``.
 
     Returns
     -------
@@ -85,7 +88,7 @@ def fit_projection(X, n_components, seed, centre=None):
         return out - np.outer(mean, M.sum(axis=0)) if mean is not None else out
 
     Q, _ = np.linalg.qr(times(omega))
-    for _ in range(POWER_ITERATIONS):
+    for _ in range(power_iterations):
         Q, _ = np.linalg.qr(times_t(Q))
         Q, _ = np.linalg.qr(times(Q))
     B = times_t(Q).T  # (width, d) = Q^T (X - mean)

@@ -1,0 +1,227 @@
+"""The search of dense data with many features in a projection (smallvis.inputs.projected_search).
+
+Recall against brute force, the twins bitwise, the row order of the
+``knn_candidates`` twins, every metric, one-thread reproducibility, new
+points and model files with the stored projection, the self-check's
+fallback, and the randomised PCA initialisation of many features.  The
+feature threshold is lowered where a small case keeps the NumPy twin fast.
+"""
+
+import pickle
+
+import numpy as np
+import pytest
+from scipy.spatial.distance import cdist
+
+import smallvis
+from smallvis.backends import _kernels, reference
+from smallvis.engines import init as init_module
+from smallvis.inputs import projected_search
+from smallvis.inputs.neighbors import KNNIndex, knn_graph
+
+
+def _low_rank(n, dim, rank=8, seed=0, noise=0.05):
+    """Clusters on a ``rank``-dimensional subspace of ``dim`` features, a little noise."""
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(0.0, 4.0, size=(10, rank))
+    Z = centres[np.arange(n) % 10] + rng.standard_normal((n, rank))
+    basis = np.linalg.qr(rng.standard_normal((dim, rank)))[0]
+    return 3.0 * (Z @ basis.T + noise * rng.standard_normal((n, dim))) + 7.0
+
+
+def _recall(exact, approx):
+    return np.mean([len(np.intersect1d(a, b)) for a, b in zip(exact, approx)]) / exact.shape[1]
+
+
+@pytest.fixture
+def low_threshold(monkeypatch):
+    """Project from 40 features on, so that small cases take the projected path."""
+    monkeypatch.setattr(projected_search, "MIN_FEATURES", 40)
+
+
+# ---------------------------------------------------------------------------
+# the row order of knn_candidates
+# ---------------------------------------------------------------------------
+
+def test_knn_candidates_order_changes_nothing_and_twins_agree():
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((150, 9))
+    X[7] = X[8]  # a duplicate
+    cand = rng.integers(-1, 150, size=(150, 14)).astype(np.int32)
+    cand[:, 0] = np.arange(150)
+    order = rng.permutation(150).astype(np.int64)
+    results = []
+    for module in (reference, _kernels):
+        for row_order, n_threads in ((None, 1), (order, 1), (order, 3)):
+            idx, d2 = np.empty((150, 5), dtype=np.int32), np.empty((150, 5))
+            short = module.knn_candidates(X, cand, idx, d2, n_threads, 0, 0, None, row_order)
+            results.append((short, idx, d2))
+    for short, idx, d2 in results[1:]:
+        assert short == results[0][0]
+        assert np.array_equal(idx, results[0][1]) and np.array_equal(d2, results[0][2])
+    # independently: the best 5 valid candidates by direct distances
+    i = 3
+    valid = np.unique(cand[i][(cand[i] >= 0) & (cand[i] != i)])
+    d = ((X[valid] - X[i]) ** 2).sum(axis=1)
+    assert set(results[0][1][i]) == set(valid[np.argsort(d, kind="stable")[:5]])
+
+
+def test_knn_candidates_order_computes_only_its_positions():
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((60, 4))
+    cand = np.tile(np.arange(60, dtype=np.int32), (60, 1))
+    order = rng.permutation(60).astype(np.int64)
+    for module in (reference, _kernels):
+        idx = np.full((60, 3), -7, dtype=np.int32)
+        d2 = np.full((60, 3), -1.0)
+        module.knn_candidates(X, cand, idx, d2, 1, 0, 10, 25, order)
+        done = np.zeros(60, dtype=bool)
+        done[order[10:25]] = True
+        assert (idx[done] >= 0).all() and (idx[~done] == -7).all()
+
+
+def test_leaf_order_is_a_permutation_that_keeps_near_rows_together():
+    X = _low_rank(2000, 5, rank=5, seed=3)
+    order = projected_search.leaf_order(X, leaf_size=32)
+    assert order.dtype == np.int64 and np.array_equal(np.sort(order), np.arange(2000))
+    assert np.array_equal(order, projected_search.leaf_order(X, leaf_size=32))
+    step = np.linalg.norm(X[order[1:]] - X[order[:-1]], axis=1)
+    shuffled = np.random.default_rng(0).permutation(2000)
+    random_step = np.linalg.norm(X[shuffled[1:]] - X[shuffled[:-1]], axis=1)
+    assert np.median(step) < 0.5 * np.median(random_step)
+
+
+# ---------------------------------------------------------------------------
+# the search
+# ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def many_features():
+    """2,000 points of 520 features (above the threshold) and their exact 40 neighbours."""
+    X = _low_rank(2000, 520)
+    return X, knn_graph(X, 40, method="exact")
+
+
+@pytest.mark.parametrize("k", [15, 40])
+def test_projected_search_recall_and_exact_distances(k, many_features):
+    X, (exact, exact_dist) = many_features
+    exact, exact_dist = exact[:, :k], exact_dist[:, :k]
+    index = KNNIndex(X, method="annoy", random_state=0, fast=True)
+    idx, dist = index.neighbors(k)
+    assert index._projected() and index._search_projection is not None
+    assert index.n_trees == projected_search.DEFAULT_TREES
+    assert _recall(exact, idx) >= 0.98
+    # the reported distances are the exact distances of the pairs found
+    rows = np.arange(0, 2000, 37)
+    direct = np.sqrt(np.array([cdist(X[r:r + 1], X[idx[r]], "sqeuclidean")[0] for r in rows]))
+    np.testing.assert_allclose(dist[rows], direct, rtol=1e-12)
+    same = idx == exact
+    assert np.array_equal(dist[same], exact_dist[same])
+
+
+def test_projected_search_twins_agree_bitwise(low_threshold):
+    X = _low_rank(700, 48, seed=4)
+    found = [knn_graph(X, 12, method="annoy", random_state=5, fast=fast) for fast in (False, True)]
+    assert np.array_equal(found[0][0], found[1][0])
+    assert np.array_equal(found[0][1], found[1][1])
+    assert KNNIndex(X, method="annoy", random_state=5)._projected()
+
+
+def test_projected_search_is_reproducible_and_thread_independent(low_threshold):
+    X = _low_rank(2000, 64, seed=6)
+    runs = [knn_graph(X, 10, method="annoy", random_state=9, fast=True, n_threads=t)
+            for t in (1, 1, 2)]
+    for idx, dist in runs[1:]:
+        assert np.array_equal(idx, runs[0][0]) and np.array_equal(dist, runs[0][1])
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "cosine", "correlation", "manhattan",
+                                    "hamming"])
+def test_every_metric(metric, low_threshold):
+    X = _low_rank(1500, 60, seed=7)
+    if metric == "hamming":
+        X = np.round(X / 6.0)
+    index = KNNIndex(X, method="annoy", random_state=1, fast=True, metric=metric)
+    assert index._projected() == (metric in projected_search.METRICS)
+    idx, dist = index.neighbors(10)
+    exact, exact_dist = knn_graph(X, 10, method="exact", metric=metric)
+    assert _recall(exact, idx) >= 0.95
+    same = idx == exact
+    assert np.array_equal(dist[same], exact_dist[same])
+
+
+def test_below_the_threshold_nothing_is_projected():
+    X = _low_rank(600, projected_search.MIN_FEATURES - 1, seed=8)
+    index = KNNIndex(X, method="annoy", random_state=0)
+    assert not index._projected() and index.n_trees == 10
+    index.neighbors(5)
+    assert index._search_projection is None
+
+
+def test_data_without_a_faithful_projection_are_refined_in_their_own_space(low_threshold,
+                                                                           monkeypatch):
+    rng = np.random.default_rng(10)
+    X = rng.standard_normal((1500, 300))  # noise of full rank: no projection keeps it
+    exact, _ = knn_graph(X, 10, method="exact")
+    with_check = _recall(exact, knn_graph(X, 10, method="annoy", random_state=2, fast=True)[0])
+    monkeypatch.setattr(projected_search, "RECALL_FLOOR", 0.0)
+    without = _recall(exact, knn_graph(X, 10, method="annoy", random_state=2, fast=True)[0])
+    assert without < 0.8 and with_check > without + 0.1
+
+
+def test_sample_recall_counts_exact_neighbours():
+    X = _low_rank(800, 30, seed=11)
+    exact, _ = knn_graph(X, 6, method="exact")
+    rows = projected_search.check_rows(800)
+    assert len(rows) == projected_search.CHECK_ROWS
+    assert projected_search.sample_recall(X, exact, rows) == 1.0
+    half = exact.copy()
+    half[:, 3:] = (half[:, 3:] + 400) % 800  # far points instead of the last three
+    assert projected_search.sample_recall(X, half, rows) == pytest.approx(0.5, abs=0.02)
+
+
+# ---------------------------------------------------------------------------
+# new points and stored models
+# ---------------------------------------------------------------------------
+
+def test_new_points_use_the_stored_projection(low_threshold):
+    X = _low_rank(3000, 64, seed=12)
+    X_new = X[:40] + 0.01
+    index = KNNIndex(X, method="annoy", random_state=3, fast=True)
+    found = index.query(X_new, 8)
+    assert np.array_equal(found[0][:, 0], np.arange(40))
+    exact = np.argsort(cdist(X_new, X, "sqeuclidean"), axis=1, kind="stable")[:, :8]
+    assert _recall(exact, found[0]) >= 0.98
+    copy = pickle.loads(pickle.dumps(index))
+    assert np.array_equal(copy._search_projection.components,
+                          index._search_projection.components)
+    again = copy.query(X_new, 8)
+    assert np.array_equal(again[0], found[0]) and np.array_equal(again[1], found[1])
+    far = index.query(X[:2] * 1e250, 3)  # far points: finite scores, an answer
+    assert np.all(far[0] >= 0)
+
+
+def test_model_file_round_trip_with_the_projection(low_threshold, monkeypatch, tmp_path):
+    from smallvis import transform
+    from smallvis.inputs import neighbors
+    monkeypatch.setattr(transform, "EXACT_MAX_N", 1000)  # Annoy for new points
+    monkeypatch.setattr(neighbors, "EXACT_MAX_N", 1000)  # and for the fit
+    X = _low_rank(1500, 64, seed=13)
+    model = smallvis.Embedding("umap", random_state=2, n_epochs=30, n_threads=1).fit(X[:1400])
+    assert model.reference_.knn_index()._projected()
+    path = tmp_path / "model.npz"
+    smallvis.save_model(model, path)
+    loaded = smallvis.load_model(path)
+    assert np.array_equal(loaded.transform(X[1400:]), model.transform(X[1400:]))
+
+
+# ---------------------------------------------------------------------------
+# the PCA initialisation of many features
+# ---------------------------------------------------------------------------
+
+def test_randomised_pca_scores_match_the_svd(monkeypatch):
+    X = _low_rank(600, 520, seed=14)
+    fast = init_module.pca_scores(X, 2)
+    monkeypatch.setattr(init_module, "RANDOMISED_PCA_MIN_FEATURES", 10**9)
+    svd = init_module.pca_scores(X, 2)
+    np.testing.assert_allclose(fast, svd, rtol=1e-7, atol=1e-7 * np.abs(svd).max())
