@@ -185,6 +185,8 @@ class RowSampledCost:
     ----------
     exact : bool
         True when every row is in the sample (the estimate is the exact cost).
+    rows : ndarray of int
+        The sampled rows.
     """
 
     def __init__(self, cost_fn, args, triplet, n_samples, n_threads, *,
@@ -205,6 +207,7 @@ class RowSampledCost:
                          np.ascontiguousarray(data[keep] * (n / len(rows))))
         self._cost_fn, self._args, self._n_threads = cost_fn, tuple(args), n_threads
         self.exact = len(rows) == n
+        self.rows = rows
 
     def __call__(self, Y, learned=()):
         """The estimated cost at ``Y``."""
