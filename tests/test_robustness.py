@@ -44,6 +44,11 @@ def _small_kwargs(method, n):
     """
     kw = {}
     params = _params(method)
+    spec = smallvis.METHODS[method].sgd
+    if spec is not None and spec.auto_min_n == 0:
+        # stochastic at every size under "auto" (infonce): the short exact
+        # run (n_iter) that these tests mean, not 500 epochs of the NumPy loop
+        kw["optimizer"] = "exact"
     if "perplexity" in params:
         kw["perplexity"] = min(5.0, n - 1)
     elif "n_neighbors" in params:

@@ -326,8 +326,12 @@ def test_quality_floor_on_digits(digits, name):
 
 def test_auto_chooses_by_size_and_method():
     for name, m in METHODS.items():
-        assert sgd.choose_optimizer(m, "auto", sgd.AUTO_SGD_MIN_N) == "exact"
-        big = sgd.choose_optimizer(m, "auto", sgd.AUTO_SGD_MIN_N + 1)
+        # the engine's limit, or the spec's own (0: stochastic at every size)
+        limit = sgd.AUTO_SGD_MIN_N if m.sgd is None else m.sgd.auto_min_n
+        assert limit in (sgd.AUTO_SGD_MIN_N, 0), name
+        if limit:
+            assert sgd.choose_optimizer(m, "auto", limit) == "exact"
+        big = sgd.choose_optimizer(m, "auto", limit + 1)
         assert big == ("sgd" if m.sgd is not None else "exact")
         assert sgd.choose_optimizer(m, "exact", 10 ** 6) == "exact"
 
