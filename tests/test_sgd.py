@@ -34,9 +34,9 @@ def digits():
 
 def test_sgd_methods_are_registered():
     assert set(SGD_METHODS) >= {"largevis", "umap", "tumap", "ncvis"}
-    # every unit with stochastic coefficients is some registered method's
+    # every unit with stochastic coefficients (or a grouped step) is some registered method's
     assert {m.sgd.coefficient for m in METHODS.values() if m.sgd} == set(
-        reference.SGD_COEFFICIENTS)
+        reference.SGD_COEFFICIENTS) | set(reference.SGD_GROUPS)
 
 
 # ---------------------------------------------------------------------------

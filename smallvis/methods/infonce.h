@@ -61,6 +61,11 @@ static inline double smallvis_infonce_row(double *phi, ptrdiff_t n_cols, ptrdiff
             slopes[k] = 0.0;
     if (n_pos == 0)
         return 0.0;
+    if (n_o == 1.0) { /* the only candidate is the positive: every sample costs log(1 + m) */
+        for (q = 0; q < n_pos; q++)
+            cost += p[q];
+        return cost * log1p(m);
+    }
     for (k = 0; k < n_cols; k++) {
         if (k == skip)
             continue;

@@ -134,6 +134,8 @@ class InfoNCE(NamedTuple):
         slopes = np.zeros(n_o)
         if len(pos) == 0:
             return 0.0, slopes
+        if n_o == 1:  # the only candidate is the positive: every sample costs log(1 + m)
+            return float(np.sum(p) * np.log1p(m)), slopes
         s = phi.max()
         ph = phi / s
         t = quadrature_nodes(m, ph[pos].min() + m * ph.min())
