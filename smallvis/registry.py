@@ -904,7 +904,7 @@ _ENTRIES.append(Method(
 #: log(m + 1).
 INFONCE_MAX_NEGATIVES = 1000
 #: With the stochastic optimizer InfoNCE reports the exact cost of the final
-#: ``Y`` up to this many points (about 1.5 s on one thread at 1,000 points:
+#: ``Y`` up to this many points (about 0.6 s on one thread at 1,000 points:
 #: the exact cost is O(N^2 T) with T ~ 200 quadrature nodes), a row-sampled
 #: estimate above.
 INFONCE_EXACT_COST_MAX_N = 1000
