@@ -45,9 +45,10 @@ class EmbedResult:
     cost : float
         Cost at ``Y`` with the true (unexaggerated) ``P``; never NaN.  With
         the stochastic optimizer: the exact cost of the final ``Y`` when
-        ``n_samples <= smallvis.engines.sgd.SGD_COST_MAX_N`` (5000), else (an exact
+        ``n_samples <= smallvis.engines.sgd.SGD_COST_MAX_N`` (5000; the
+        method's ``sgd.exact_cost_max_n``, 1000 for infonce), else (an exact
         evaluation is O(N^2)) an unbiased estimate from a sample of edges
-        and of pairs (:mod:`smallvis.engines.sampled_cost`); with an approximate
+        and of pairs, or of rows (:mod:`smallvis.engines.sampled_cost`); with an approximate
         gradient (t-SNE's ``gradient="fft"``), the cost of that
         approximation (exact attraction, interpolated normalisation Z);
         ``cost_kind`` says which.

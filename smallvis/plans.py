@@ -33,7 +33,8 @@ from .inputs.affinities import kernel_triplet
 from ._validation import check_iterations, check_number, warn_from_caller
 from .registry import METHODS, choose_gradient
 from .engines.optim import OptimizerSettings, optimize_exact
-from .engines.sampled_cost import SampledCost
+from .engines.sampled_cost import RowSampledCost, SampledCost
+from .engines.sampled_cost import supports as supports_sampled_cost
 from .engines.init import GRAPH_INITS, strongest_entries
 
 
@@ -305,8 +306,10 @@ class SgdPlan:
             method=None):
         """Edge and negative sampling on ``Y`` (in place).
 
-        Above ``SGD_COST_MAX_N`` points the reported cost is a sampled
-        estimate (:mod:`smallvis.engines.sampled_cost`; ``cost_kind="estimate"``);
+        Above the spec's ``exact_cost_max_n`` points (``SGD_COST_MAX_N`` unless
+        the method's exact cost is slower) the reported cost is a sampled
+        estimate (:mod:`smallvis.engines.sampled_cost`: of pairs, or of rows
+        for a method without pair terms; ``cost_kind="estimate"``);
         with ``verbose`` each epoch line shows it.
         """
         learned = objective.learned
@@ -320,8 +323,13 @@ class SgdPlan:
         # would hold the same entries (kernel_triplet: sparse layout)
         edges = ((P.indptr, P.indices, P.data) if sp.issparse(P) and P.nnz < 0.5 * n * n
                  else objective.triplet)
-        estimate = (SampledCost(method, self.cost_params, edges, n)
-                    if method is not None and (verbose or n > _sgd.SGD_COST_MAX_N) else None)
+        cost_max_n = self.spec.exact_cost_max_n
+        estimate = None
+        if method is not None and (verbose or n > cost_max_n):
+            estimate = (SampledCost(method, self.cost_params, edges, n)
+                        if supports_sampled_cost(method, self.cost_params)
+                        else RowSampledCost(objective.cost_fn, objective.args, objective.triplet,
+                                            n, objective.kernel_threads))
         if verbose and estimate is not None:  # epoch lines with the estimated cost
             callback = _progress.EpochLines(self.n_epochs, callback,
                                             lambda Ycur: estimate(Ycur, problem.q))
@@ -329,7 +337,7 @@ class SgdPlan:
                                   callback=callback, verbose=verbose and estimate is None)
         learned[:] = problem.q[:learned.size]
         cost_kind = "exact"
-        if estimate is None or n <= _sgd.SGD_COST_MAX_N or estimate.exact:
+        if estimate is None or n <= cost_max_n or estimate.exact:
             final_cost = objective.cost(Y, learned)
         else:
             final_cost, cost_kind = estimate(Y, learned), "estimate"

@@ -905,6 +905,70 @@ _ENTRIES.append(Method(
 ))
 
 
+# InfoNCE, "InfoNC-t-SNE" (Damrich, Böhm, Hamprecht & Kobak 2023; docs/theory.md §3.11)
+
+#: Largest ``negative_sample_rate`` of InfoNCE: the stochastic step holds a
+#: sample's m negatives at once, and the exact cost's quadrature grows with
+#: log(m + 1).
+INFONCE_MAX_NEGATIVES = 1000
+#: With the stochastic optimizer InfoNCE reports the exact cost of the final
+#: ``Y`` up to this many points (about 0.6 s on one thread at 1,000 points:
+#: the exact cost is O(N^2 T) with T ~ 200 quadrature nodes), a row-sampled
+#: estimate above.
+INFONCE_EXACT_COST_MAX_N = 1000
+
+
+def _infonce_negatives(negative_sample_rate):
+    """``m``: a whole number in [1, INFONCE_MAX_NEGATIVES], as a float."""
+    m = float(check_number(negative_sample_rate, "negative_sample_rate", low=1,
+                           high=INFONCE_MAX_NEGATIVES))
+    if not m.is_integer():
+        raise ParameterError(
+            f"negative_sample_rate of infonce is the number of negatives drawn per "
+            f"positive sample: a whole number in [1, {INFONCE_MAX_NEGATIVES}]; got "
+            f"{negative_sample_rate!r}", ("negative_sample_rate",))
+    return m
+
+
+def _infonce_cost(negative_sample_rate):
+    return "infonce", (_infonce_negatives(negative_sample_rate),)
+
+
+def _infonce_sgd_params(negative_sample_rate):
+    m = _infonce_negatives(negative_sample_rate)
+    return {"m": m, "n_negative": m}
+
+
+_ENTRIES.append(Method(
+    name="infonce",
+    summary="InfoNC-t-SNE: InfoNCE with m negatives per positive sample, Cauchy weights",
+    kernel="infonce",
+    build_affinities=_ncvis_affinities,
+    check_affinity_params=check_ncvis_graph,
+    affinity_params={"n_neighbors": 15, **_KNN_DEFAULTS},
+    sized_params={"n_neighbors": KNN_GRAPH_SIZE},
+    cost_params={"negative_sample_rate": 5.0},
+    resolve_cost=_infonce_cost,
+    optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
+    auto_learning_rate=largevis_auto_learning_rate,
+    # every edge once per epoch (P is uniform over the edges: p_ij is the
+    # edge's probability), m uniform negatives that move, one grouped step
+    # per sample (§3.11); the exact gradient is O(N^2 T): "auto" runs the
+    # stochastic form at every size
+    sgd=SgdSpec(coefficient="infonce", scheme="every_edge", noise="uniform_others",
+                n_epochs=umap_n_epochs, kernel_params=_infonce_sgd_params,
+                n_negative=5, clip=4.0, learning_rate=1.0, move_negatives=True,
+                init="spectral", param_defaults={"n_trees": SGD_ANNOY_TREES},
+                auto_min_n=0, exact_cost_max_n=INFONCE_EXACT_COST_MAX_N),
+    p_family=KNN_GRAPH,
+    case_affinities=_graph_case("infonce"),
+    factor_4_convention=False,
+    # small m first: the tests enumerate every tuple of negatives
+    examples=({"negative_sample_rate": 3.0}, {"negative_sample_rate": 1.0},
+              {"negative_sample_rate": 2.0}),
+))
+
+
 #: The registry: every method by name.
 METHODS = MappingProxyType({m.name: m for m in _ENTRIES})
 

@@ -1,5 +1,7 @@
 """The stochastic optimizer: random numbers, twin parity, seeds, quality, inputs."""
 
+import itertools
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -32,9 +34,9 @@ def digits():
 
 def test_sgd_methods_are_registered():
     assert set(SGD_METHODS) >= {"largevis", "umap", "tumap", "ncvis"}
-    # every unit with stochastic coefficients is some registered method's
+    # every unit with stochastic coefficients (or a grouped step) is some registered method's
     assert {m.sgd.coefficient for m in METHODS.values() if m.sgd} == set(
-        reference.SGD_COEFFICIENTS)
+        reference.SGD_COEFFICIENTS) | set(reference.SGD_GROUPS)
 
 
 # ---------------------------------------------------------------------------
@@ -324,8 +326,12 @@ def test_quality_floor_on_digits(digits, name):
 
 def test_auto_chooses_by_size_and_method():
     for name, m in METHODS.items():
-        assert sgd.choose_optimizer(m, "auto", sgd.AUTO_SGD_MIN_N) == "exact"
-        big = sgd.choose_optimizer(m, "auto", sgd.AUTO_SGD_MIN_N + 1)
+        # the engine's limit, or the spec's own (0: stochastic at every size)
+        limit = sgd.AUTO_SGD_MIN_N if m.sgd is None else m.sgd.auto_min_n
+        assert limit in (sgd.AUTO_SGD_MIN_N, 0), name
+        if limit:
+            assert sgd.choose_optimizer(m, "auto", limit) == "exact"
+        big = sgd.choose_optimizer(m, "auto", limit + 1)
         assert big == ("sgd" if m.sgd is not None else "exact")
         assert sgd.choose_optimizer(m, "exact", 10 ** 6) == "exact"
 
@@ -482,6 +488,40 @@ def test_ncvis_expected_update_is_the_exact_nce_gradient(kernels, nu, correct_q)
     assert abs(dQ) > 0.1  # Q is not already stationary: the check has teeth
 
 
+def _expected_grouped_descent(kernels, name, P, Y, params):
+    """:func:`_expected_descent` of a grouped step (InfoNCE): every tuple of negatives.
+
+    Each stored edge (i, j) once, with each of the (n - 1)^m ordered tuples
+    of m negatives drawn uniformly (with replacement) from the n - 1 points
+    other than i, at probability (n - 1)^-m; the sample's coefficients come
+    from the twin the loop calls (``sgd_group_coefficients``), every
+    difference taken at the same Y, as the grouped step does.
+    """
+    from types import SimpleNamespace
+
+    m = METHODS[name]
+    kernel_params = dict(m.sgd.kernel_params(**params))
+    n_negative = int(kernel_params.pop("n_negative", m.sgd.n_negative))
+    unit = reference.SGD_GROUPS[m.sgd.coefficient]
+    n = len(Y)
+    problem = SimpleNamespace(coefficient=m.sgd.coefficient, n_others=n - 1,
+                              params=tuple(float(kernel_params[f]) for f in unit._fields))
+    weight = float(n - 1) ** -n_negative
+    G = np.zeros_like(Y)
+    c = np.empty(n_negative + 1)
+    for i, j in zip(*np.nonzero(P)):
+        others = [k for k in range(n) if k != i]
+        for negatives in itertools.product(others, repeat=n_negative):
+            rows = [j, *negatives]
+            diff = Y[i] - Y[rows]
+            kernels.sgd_group_coefficients(problem, np.sum(diff ** 2, axis=1), c)
+            G[i] += weight * (c @ diff)
+            for q, k in enumerate(rows):
+                if q == 0 or m.sgd.move_negatives:
+                    G[k] -= weight * c[q] * diff[q]
+    return G
+
+
 def _expected_descent(kernels, name, P, Y, params):
     """One epoch's update per unit step of a method's loop, averaged over the noise.
 
@@ -493,6 +533,8 @@ def _expected_descent(kernels, name, P, Y, params):
     calls, at the unit fields of the method's kernel_params.
     """
     m = METHODS[name]
+    if m.sgd.coefficient in reference.SGD_GROUPS:
+        return _expected_grouped_descent(kernels, name, P, Y, params)
     kernel_params = dict(m.sgd.kernel_params(**params))
     n_negative = kernel_params.pop("n_negative", m.sgd.n_negative)
     n = len(Y)

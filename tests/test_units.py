@@ -165,10 +165,15 @@ def test_sgd_coefficients_come_from_the_units():
         epoch_unit = unit(*(fields.get(f, 1.0) for f in unit._fields)).sgd_unit(99, 5.0)
         for name in SGD_EPOCH_INTERFACE:
             assert hasattr(epoch_unit, name), (key, name)
-    # every stochastic method's coefficient is a unit's
+    # a grouped step's unit computes a whole sample's coefficients
+    for key, unit in _sgd_reference.SGD_GROUPS.items():
+        epoch_unit = unit(*(1.0 for f in unit._fields)).sgd_unit(99, 5.0)
+        assert hasattr(epoch_unit, "sgd_group") and hasattr(epoch_unit, "weight"), key
+    # every stochastic method's coefficient (or grouped step) is a unit's
     for m in METHODS.values():
         if m.sgd is not None:
-            assert m.sgd.coefficient in _sgd_reference.SGD_COEFFICIENTS
+            assert m.sgd.coefficient in {**_sgd_reference.SGD_COEFFICIENTS,
+                                         **_sgd_reference.SGD_GROUPS}
 
 
 # ---------------------------------------------------------------------------

@@ -41,6 +41,12 @@ cdef extern from "methods/tsne.h" nogil:
     double smallvis_tsne_dof_slope(double d2, double dof) noexcept
     double smallvis_tsne_dof_edge(double p, double d2, double dof) noexcept
 
+cdef extern from "methods/infonce.h" nogil:
+    double smallvis_infonce_phi(double d2) noexcept
+    double smallvis_infonce_row(double* phi, Py_ssize_t n_cols, Py_ssize_t skip,
+                                const int64_t* pos, const double* p, Py_ssize_t n_pos,
+                                double m, double* slopes, double* e) noexcept
+
 cdef extern from "methods/asne.h" nogil:
     double smallvis_asne_w(double d2, double shift) noexcept
 
@@ -878,6 +884,138 @@ def tsne_dof_gradient(indptr, indices, data, Y, dof, grad, n_threads):
 # ---------------------------------------------------------------------------
 # ssne
 # ---------------------------------------------------------------------------
+# infonce: each row's expected loss is one unit call (methods/infonce.h)
+# ---------------------------------------------------------------------------
+
+
+cdef Py_ssize_t _infonce_positives(const int64_t* ip, const int64_t* ix, const double* dv,
+                                   Py_ssize_t i, Py_ssize_t n_cols, bint full,
+                                   Py_ssize_t skip, int64_t* pos,
+                                   double* p) noexcept nogil:
+    """The stored positive entries of row ``i`` (not column ``skip``): their count."""
+    cdef Py_ssize_t count = 0, k
+    cdef int64_t q
+    if full:
+        for k in range(n_cols):
+            if k != skip and dv[i * n_cols + k] > 0.0:
+                pos[count] = k
+                p[count] = dv[i * n_cols + k]
+                count += 1
+        return count
+    for q in range(ip[i], ip[i + 1]):
+        if ix[q] != skip and dv[q] > 0.0:
+            pos[count] = ix[q]
+            p[count] = dv[q]
+            count += 1
+    return count
+
+
+cdef double _infonce_row(const double* y, const double* yr, Py_ssize_t dim,
+                         Py_ssize_t i, Py_ssize_t n_cols, Py_ssize_t skip,
+                         const int64_t* ip, const int64_t* ix, const double* dv, bint full,
+                         double m, bint want_grad, double* work, int64_t* pos,
+                         double* acc_row, double* acc_cols) noexcept nogil:
+    """Row ``i``'s cost; with ``want_grad`` its forces: ``acc_row`` (y_i's) and
+    ``acc_cols`` (the columns', ``n_cols x dim``; NULL for fixed columns)."""
+    cdef double* phi = work
+    cdef double* phi0 = work + n_cols
+    cdef double* slopes = work + 2 * n_cols
+    cdef double* e = work + 3 * n_cols
+    cdef double* p = work + 4 * n_cols
+    cdef const double* yi = y + i * dim
+    cdef Py_ssize_t k, d, n_pos
+    cdef double d2, diff, c, cost
+    for k in range(n_cols):
+        d2 = 0.0
+        for d in range(dim):
+            diff = yi[d] - yr[k * dim + d]
+            d2 = d2 + diff * diff
+        phi[k] = smallvis_infonce_phi(d2)
+        phi0[k] = phi[k]
+    n_pos = _infonce_positives(ip, ix, dv, i, n_cols, full, skip, pos, p)
+    cost = smallvis_infonce_row(phi, n_cols, skip, pos, p, n_pos, m,
+                                slopes if want_grad else NULL, e)
+    if want_grad and n_pos > 0:
+        for k in range(n_cols):
+            if k == skip:
+                continue
+            # dC_i/d(d2) = -phi^2 dC_i/dphi; d(d2)/dy_i = 2 (y_i - y_k)
+            c = -2.0 * slopes[k] * phi0[k] * phi0[k]
+            for d in range(dim):
+                diff = c * (yi[d] - yr[k * dim + d])
+                acc_row[d] += diff
+                if acc_cols != NULL:
+                    acc_cols[k * dim + d] -= diff
+    return cost
+
+
+cdef double _infonce(indptr, indices, data, Y, Y_ref, double m, grad, int nt):
+    """The expected InfoNCE loss (and gradient into ``grad``, when given) of a map
+    (``Y_ref`` None) or of new points against ``Y_ref``."""
+    fit = Y_ref is None
+    Yr = Y if fit else Y_ref
+    cdef const int64_t[::1] ip = indptr
+    cdef const int64_t[::1] ix = indices
+    cdef const double[::1] dv = data
+    cdef const double[:, ::1] y = Y
+    cdef const double[:, ::1] yr = Yr
+    cdef Py_ssize_t n_rows = y.shape[0], n_cols = yr.shape[0], dim = y.shape[1], i, d, t
+    cdef bint full = fit and dv.shape[0] == n_rows * n_cols
+    cdef bint want_grad = grad is not None, is_fit = fit
+    nt = max(1, nt)
+    cdef double[:, ::1] work = np.zeros((nt, 5 * n_cols))
+    cdef int64_t[:, ::1] pos = np.zeros((nt, n_cols), dtype=np.int64)
+    # per thread: the forces on every row (a fit moves the columns too)
+    cdef double[:, :, ::1] acc = np.zeros((nt, n_rows if want_grad else 1,
+                                           dim if want_grad else 1))
+    cdef double[::1] costs = np.zeros(n_rows)
+    cdef const int64_t* ipp = &ip[0]
+    cdef const int64_t* ixp = &ix[0] if ix.shape[0] else NULL
+    cdef const double* dvp = &dv[0] if dv.shape[0] else NULL
+    with nogil:
+        for i in prange(n_rows, schedule="static", chunksize=1, num_threads=nt):
+            t = threadid()
+            costs[i] = _infonce_row(&y[0, 0], &yr[0, 0], dim, i, n_cols,
+                                    i if is_fit else -1, ipp, ixp, dvp, full, m, want_grad,
+                                    &work[t, 0], &pos[t, 0],
+                                    &acc[t, i, 0] if want_grad else NULL,
+                                    &acc[t, 0, 0] if want_grad and is_fit else NULL)
+    cdef double total = 0.0, s
+    cdef double[:, ::1] g
+    for i in range(n_rows):
+        total += costs[i]
+    if want_grad:
+        g = grad
+        for i in range(n_rows):
+            for d in range(dim):
+                s = acc[0, i, d]
+                for t in range(1, nt):
+                    s = s + acc[t, i, d]
+                g[i, d] = s
+    return total
+
+
+def infonce_cost(indptr, indices, data, Y, m, n_threads):
+    """The expected InfoNCE loss; see the reference twin."""
+    return _infonce(indptr, indices, data, Y, None, m, None, n_threads)
+
+
+def infonce_gradient(indptr, indices, data, Y, m, grad, n_threads):
+    """Gradient of infonce_cost (the derivative of its quadrature); see the reference twin."""
+    _infonce(indptr, indices, data, Y, None, m, grad, n_threads)
+
+
+def infonce_transform_cost(indptr, indices, data, Y, Y_ref, m, n_threads):
+    """The expected InfoNCE loss of new points; see the reference twin."""
+    return _infonce(indptr, indices, data, Y, Y_ref, m, None, n_threads)
+
+
+def infonce_transform_gradient(indptr, indices, data, Y, Y_ref, m, grad, n_threads):
+    """Gradient of infonce_transform_cost; see the reference twin."""
+    _infonce(indptr, indices, data, Y, Y_ref, m, grad, n_threads)
+
+
+# ---------------------------------------------------------------------------
 
 
 cdef double _global_min_sq_dist(const double* Yt, Py_ssize_t n, Py_ssize_t dim,
@@ -1313,9 +1451,10 @@ def ncvis_gradient(indptr, indices, data, Y, Q, nu, a, b, grad, n_threads):
 # the reference bit for bit (see smallvis/backends/_sgd_kernels.pyx); they belong to
 # this module's interface.
 from smallvis.backends._sgd_kernels import (alias_table, counter_randint, counter_random,
-                                   counter_uniform, sgd_coefficients, sgd_epochs)
+                                   counter_uniform, sgd_coefficients, sgd_epochs,
+                                   sgd_group_coefficients)
 for _twin in (alias_table, counter_randint, counter_random, counter_uniform,
-              sgd_coefficients, sgd_epochs):
+              sgd_coefficients, sgd_epochs, sgd_group_coefficients):
     _twin.__module__ = __name__
 del _twin
 

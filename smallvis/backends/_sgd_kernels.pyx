@@ -28,7 +28,7 @@ from libc.stdlib cimport calloc, free, malloc
 
 import numpy as np
 
-from smallvis.backends._sgd_reference import SGD_COEFFICIENTS, _problem_fields
+from smallvis.backends._sgd_reference import SGD_COEFFICIENTS, SGD_GROUPS, _problem_fields
 
 cdef extern from *:
     # rows of Y that never alias (i != k is guaranteed by the callers)
@@ -212,6 +212,21 @@ cdef extern from *:
     };
     #define SMALLVIS_N_SGD_UNITS \
         ((Py_ssize_t)(sizeof(smallvis_sgd_units) / sizeof(smallvis_sgd_units[0])))
+
+    /* The grouped steps (SMALLVIS_ROW_UNITS): c[0 .. m] of a sample from the
+     * squared distances of its positive and its m negatives. */
+    typedef void (*smallvis_sgd_group_fn)(double d2_pos, const double *d2_neg,
+                                          int64_t m, double *c);
+    typedef struct {
+        const char *name;
+        smallvis_sgd_group_fn group;
+    } smallvis_sgd_group_unit;
+    #define SMALLVIS_SGD_GROUP_ENTRY(name) {#name, smallvis_##name##_sgd_group},
+    static const smallvis_sgd_group_unit smallvis_sgd_group_units[] = {
+        SMALLVIS_ROW_UNITS(SMALLVIS_SGD_GROUP_ENTRY)
+    };
+    #define SMALLVIS_N_SGD_GROUP_UNITS \
+        ((Py_ssize_t)(sizeof(smallvis_sgd_group_units) / sizeof(smallvis_sgd_group_units[0])))
     """
     ctypedef struct smallvis_umap_params:
         pass
@@ -228,6 +243,13 @@ cdef extern from *:
         smallvis_sgd_coef repel
     const smallvis_sgd_unit* smallvis_sgd_units
     Py_ssize_t SMALLVIS_N_SGD_UNITS
+    ctypedef void (*smallvis_sgd_group_fn)(double d2_pos, const double* d2_neg, int64_t m,
+                                           double* c) noexcept nogil
+    ctypedef struct smallvis_sgd_group_unit:
+        const char* name
+        smallvis_sgd_group_fn group
+    const smallvis_sgd_group_unit* smallvis_sgd_group_units
+    Py_ssize_t SMALLVIS_N_SGD_GROUP_UNITS
     # UMAP's fast path calls its unit's coefficients directly (inlined)
     double smallvis_umap_sgd_attract(const smallvis_umap_params* k, double d2) noexcept nogil
     double smallvis_umap_sgd_repel(const smallvis_umap_params* k, double d2) noexcept nogil
@@ -249,6 +271,33 @@ cdef const smallvis_sgd_unit* _sgd_unit(problem) except NULL:
                      f"loop for the unit {name!r}")
 
 
+cdef smallvis_sgd_group_fn _sgd_group(problem) except NULL:
+    """The grouped step of ``problem.coefficient`` (a key of reference.SGD_GROUPS)."""
+    cdef Py_ssize_t u
+    name = SGD_GROUPS[problem.coefficient].sgd_grouped
+    for u in range(SMALLVIS_N_SGD_GROUP_UNITS):
+        if smallvis_sgd_group_units[u].name.decode() == name:
+            return smallvis_sgd_group_units[u].group
+    raise ValueError(f"SGD coefficient {problem.coefficient!r}: no compiled grouped step "
+                     f"{name!r}")
+
+
+def _is_grouped(problem):
+    return isinstance(problem.coefficient, str) and problem.coefficient in SGD_GROUPS
+
+
+def sgd_group_coefficients(problem, d2, out):
+    """Cython twin of :func:`smallvis.backends.reference.sgd_group_coefficients`."""
+    if not _is_grouped(problem):
+        raise ValueError(f"{problem.coefficient!r} is not a grouped step; expected one of "
+                         f"{', '.join(SGD_GROUPS)}")
+    _problem_fields(problem)  # the unit's fields, checked as the reference does
+    cdef smallvis_sgd_group_fn group = _sgd_group(problem)
+    cdef const double[::1] dd = d2
+    cdef double[::1] o = out
+    group(dd[0], &dd[1] if dd.shape[0] > 1 else NULL, dd.shape[0] - 1, &o[0])
+
+
 cdef _load_sgd_unit(const smallvis_sgd_unit* unit, problem, smallvis_unit_params* k):
     """Fill ``k`` from ``problem.params`` (the unit's fields in order) and ``n_others``."""
     cdef const double[::1] f = np.ascontiguousarray(_problem_fields(problem),
@@ -258,6 +307,9 @@ cdef _load_sgd_unit(const smallvis_sgd_unit* unit, problem, smallvis_unit_params
 
 def sgd_coefficients(problem, d2, q, nu, out):
     """Cython twin of :func:`smallvis.backends.reference.sgd_coefficients`."""
+    if _is_grouped(problem):
+        raise ValueError(f"{problem.coefficient!r} is a grouped step: its coefficients "
+                         "depend on the whole sample (sgd_group_coefficients)")
     cdef const double[::1] dd = d2
     cdef double[:, ::1] o = out
     cdef const smallvis_sgd_unit* unit = _sgd_unit(problem)
@@ -335,6 +387,9 @@ cdef struct SgdLoop:
     smallvis_sgd_coef repel
     smallvis_unit_params params
     bint umap_fast          # UMAP's coefficients, inlined (see _sgd_sample)
+    # a grouped step (SGD_GROUPS): one call for a whole sample, its work room
+    # in each thread's accumulator block after the dim entries of acc
+    smallvis_sgd_group_fn group
     Scheme scheme
     Noise noise
     bint move_negatives, clip_after, defer_head, skip_tail, has_offset
@@ -420,13 +475,51 @@ cdef inline int64_t _negative(const SgdLoop* L, uint64_t key, int64_t draw,
     return _randint(_absorb(key, <uint64_t>draw), <uint64_t>L.n)
 
 
+cdef void _grouped_sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j,
+                          uint64_t key, int64_t first_draw, int64_t m,
+                          double* room) noexcept nogil:
+    """One positive edge (i, j) and its m negatives in one grouped step (reference:
+    ``grouped_sample``): every difference at the current Y, the sample's
+    coefficients from one call, then the steps in draw order."""
+    cdef double alpha = L.alphas[epoch]
+    cdef int64_t dim = L.dim, q, d, k
+    cdef int64_t* others = <int64_t*>room
+    cdef double* d2 = room + (m + 1)
+    cdef double* c = d2 + (m + 1)
+    cdef double* diff = c + (m + 1)
+    cdef double* yi = L.Y + i * dim
+    cdef double* yk
+    cdef double s
+    cdef bint move
+    others[0] = j
+    for q in range(m):
+        others[1 + q] = _negative(L, key, first_draw + 2 * q, i)
+    for q in range(m + 1):
+        yk = L.Y + others[q] * dim
+        for d in range(dim):
+            diff[q * dim + d] = yi[d] - yk[d]
+        d2[q] = _sq_dist_rows(yi, yk, dim)
+    L.group(d2[0], d2 + 1, m, c)
+    for q in range(m + 1):
+        k = others[q]
+        yk = L.Y + k * dim
+        move = k < L.n_free if q == 0 else (L.move_negatives and k < L.n_free)
+        for d in range(dim):
+            s = _scaled_step(c[q] * diff[q * dim + d], alpha, L.clip, L.clip_after)
+            yi[d] += s
+            if move:
+                yk[d] -= s
+
+
 cdef void _sgd_sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j, uint64_t key,
                       int64_t first_draw, int64_t m, double* acc) noexcept nogil:
     """One positive edge (i, j) and its m negatives (reference: ``sample``)."""
     # UMAP's coefficients called directly (inlined), not through the pointers
     cdef _UmapKind* umap = NULL
     cdef _AnyKind* other = NULL
-    if L.umap_fast:
+    if L.group != NULL:
+        _grouped_sample(L, epoch, i, j, key, first_draw, m, acc + L.dim)
+    elif L.umap_fast:
         _sample(L, epoch, i, j, key, first_draw, m, acc, umap)
     else:
         _sample(L, epoch, i, j, key, first_draw, m, acc, other)
@@ -654,8 +747,9 @@ cdef void _sgd_item(const SgdLoop* L, int64_t epoch, uint64_t epoch_key, int64_t
         per_negative = L.edge_weight[e] / <double>L.n_noise[epoch]
         m = <int64_t>((<double>(epoch + 1) - L.state[L.n_edges + e]) / per_negative)
         L.state[L.n_edges + e] += <double>m * per_negative
+        # a grouped step's loss is defined with the epoch's count of negatives
         _sgd_sample(L, epoch, L.head[e], L.tail[e], _absorb(epoch_key, _item_key(L, e)), 0,
-                    m, acc)
+                    m if L.group == NULL else L.n_noise[epoch], acc)
         return
     if L.scheme == ALIAS:
         key = _absorb(epoch_key, <uint64_t>e)
@@ -772,10 +866,20 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     cdef void* acc_block
     cdef int64_t acc_stride
     pr = problem
-    unit = _sgd_unit(pr)
-    L.attract, L.repel = unit.attract, unit.repel
-    L.umap_fast = unit.attract == smallvis_umap_sgd_attract_any
-    _load_sgd_unit(unit, pr, &L.params)
+    cdef int64_t group_room = 0
+    L.group = NULL
+    L.umap_fast = False
+    if _is_grouped(pr):
+        _problem_fields(pr)  # the unit's fields, checked as the reference does
+        L.group = _sgd_group(pr)
+        L.attract = L.repel = NULL
+        # per sample: its rows, distances and coefficients, and its differences
+        group_room = (int(np.max(nn)) + 1) * (y.shape[1] + 3) if nn.shape[0] else 0
+    else:
+        unit = _sgd_unit(pr)
+        L.attract, L.repel = unit.attract, unit.repel
+        L.umap_fast = unit.attract == smallvis_umap_sgd_attract_any
+        _load_sgd_unit(unit, pr, &L.params)
     L.scheme = <Scheme>_scheme(pr.scheme)
     L.noise = <Noise>_noise(pr.noise)
     L.move_negatives, L.clip_after = pr.move_negatives, pr.clip_after_step
@@ -810,7 +914,7 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
             raise MemoryError()
     n_items = L.samples_per_epoch if L.scheme == ALIAS else L.n_edges
     # each thread's accumulator on cache lines of its own
-    acc_stride = _padded(max(1, L.dim))
+    acc_stride = _padded(max(1, L.dim) + group_room)
     acc_block = calloc(nthreads * acc_stride * sizeof(double) + CACHE_LINE, 1)
     if acc_block == NULL:
         free(L.block_row)

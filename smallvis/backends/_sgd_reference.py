@@ -127,6 +127,16 @@ def counter_uniform(seed, epochs, edges, draws, out):
 #: that they agree).
 SGD_COEFFICIENTS = {unit.sgd_coefficient: unit for unit in unit_classes()
                     if hasattr(unit, "sgd_coefficient")}
+#: The stochastic loop's grouped steps by name: ``problem.coefficient`` may
+#: instead be one of these keys (each unit's ``sgd_grouped``).  A grouped unit's
+#: sample computes the coefficients of its positive and all its negatives at
+#: once from their squared distances (``unit.sgd_group(d2_pos, d2_neg)``;
+#: InfoNCE's softmax denominator couples them), then applies the steps; the
+#: Cython twin runs the C unit's ``smallvis_<name>_sgd_group``.  Its loss is
+#: defined with ``m`` negatives, so every sample draws the epoch's ``n_noise``
+#: (scheme "epochs_per_sample" too, whose bookkeeping of negatives then only
+#: advances).
+SGD_GROUPS = {unit.sgd_grouped: unit for unit in unit_classes() if hasattr(unit, "sgd_grouped")}
 #: How positive samples are chosen (``problem.scheme``; see :func:`sgd_epochs`).
 SGD_SCHEMES = ("epochs_per_sample", "alias", "every_edge")
 #: How negatives are drawn (``problem.noise``; see :func:`sgd_epochs`).
@@ -139,12 +149,17 @@ ENGINE_NOISES = SGD_NOISES + (FROZEN_NOISE,)
 
 
 def _coefficient_unit(problem):
-    """The unit class of ``problem.coefficient``."""
+    """The unit class of ``problem.coefficient`` (a per-pair or a grouped unit)."""
     try:
-        return SGD_COEFFICIENTS[problem.coefficient]
+        return {**SGD_COEFFICIENTS, **SGD_GROUPS}[problem.coefficient]
     except (KeyError, TypeError):
         raise ValueError(f"unknown SGD coefficient {problem.coefficient!r}; expected one "
-                         f"of {', '.join(SGD_COEFFICIENTS)}") from None
+                         f"of {', '.join([*SGD_COEFFICIENTS, *SGD_GROUPS])}") from None
+
+
+def _is_grouped(problem):
+    """Whether ``problem.coefficient`` names a grouped step (:data:`SGD_GROUPS`)."""
+    return isinstance(problem.coefficient, str) and problem.coefficient in SGD_GROUPS
 
 
 def _problem_fields(problem):
@@ -159,9 +174,42 @@ def _problem_fields(problem):
 
 
 def _epoch_unit(problem, nu):
-    """What an epoch with ``nu`` negatives per positive calls: the unit of the problem's fields."""
+    """What an epoch with ``nu`` negatives per positive calls: the unit of the problem's fields.
+
+    A grouped unit's ``sgd_unit`` is the unit itself (its step reads the
+    sample's distances only).
+    """
     unit = _coefficient_unit(problem)(*_problem_fields(problem))
     return unit.sgd_unit(int(problem.n_others), float(nu))
+
+
+def sgd_group_coefficients(problem, d2, out):
+    r"""The grouped step's coefficients of ``problem.coefficient`` for one sample.
+
+    ``d2[0]`` is the positive pair's squared distance and ``d2[1:]`` those
+    of its ``m`` negatives; ``out[0]`` receives the positive's coefficient
+    and ``out[1:]`` the negatives' (the head moves by
+    :math:`\alpha c (y_i - y_{other})`).  InfoNCE's
+    (:meth:`smallvis.methods.infonce.InfoNCE.sgd_group`), with
+    :math:`D = \phi_{ij} + \sum_l \phi_{ik_l}`:
+
+    .. math::
+
+        c_a = -2 \phi_{ij} \Bigl(1 - \frac{\phi_{ij}}{D}\Bigr), \qquad
+        c_{r,l} = \frac{2 \phi_{ik_l}^2}{D}.
+
+    Parameters
+    ----------
+    problem : object
+        Reads ``coefficient`` (a key of :data:`SGD_GROUPS`) and ``params``.
+    d2 : ndarray of float64, shape (m + 1,)
+    out : ndarray of float64, shape (m + 1,)
+    """
+    if not _is_grouped(problem):
+        raise ValueError(f"{problem.coefficient!r} is not a grouped step; expected one of "
+                         f"{', '.join(SGD_GROUPS)}")
+    unit = _epoch_unit(problem, len(d2) - 1)
+    out[0], out[1:] = unit.sgd_group(float(d2[0]), d2[1:])
 
 
 def sgd_coefficients(problem, d2, q, nu, out):
@@ -189,6 +237,9 @@ def sgd_coefficients(problem, d2, q, nu, out):
     out : ndarray of float64, shape (4, n)
         Receives :math:`(c_a, \partial_Q J_a, c_r, \partial_Q J_r)` per distance.
     """
+    if _is_grouped(problem):
+        raise ValueError(f"{problem.coefficient!r} is a grouped step: its coefficients "
+                         "depend on the whole sample (sgd_group_coefficients)")
     epoch_unit = _epoch_unit(problem, nu)
     for t in range(len(d2)):
         out[0, t], out[1, t] = epoch_unit.sgd_attract(float(d2[t]), float(q))
@@ -382,6 +433,7 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     if problem.scheme not in SGD_SCHEMES or problem.noise not in ENGINE_NOISES:
         raise ValueError(f"unknown SGD scheme or noise: {problem.scheme!r}, {problem.noise!r}")
     pr = problem
+    grouped = _is_grouped(pr)
     head, tail, q, q_offset = pr.head, pr.tail, pr.q, pr.q_offset
     n = Y.shape[0]
     n_free = min(int(pr.n_free), n)
@@ -399,8 +451,46 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
             if move_other:
                 Y[k, d] -= s
 
+    def draw_negative(words, p, i):
+        """Negative ``p`` of a sample with head ``i``, from its words."""
+        if pr.noise == "degree":
+            return _alias_draw(words[2 * p], words[2 * p + 1], pr.noise_prob, pr.noise_alias)
+        if pr.noise == "uniform_others":
+            neg = int(_randint(words[2 * p], n - 1))
+            return neg + (neg >= i)
+        if pr.noise == "reference":
+            return n_free + int(_randint(words[2 * p], n - n_free))
+        return int(_randint(words[2 * p], n))
+
+    def grouped_sample(epoch, i, j, key, first_draw, m, epoch_unit):
+        """One positive edge (i, j) and its ``m`` negatives in one grouped step.
+
+        Every difference and distance is taken at the current ``Y``, the
+        coefficients of the whole sample are computed, then the steps are
+        applied in draw order (the positive first): the sample's update is
+        the clipped descent on its loss at one point.
+        """
+        alpha = pr.alphas[epoch]
+        words = _absorb(key, np.arange(first_draw, first_draw + 2 * m, dtype=np.int64))
+        others = [j] + [draw_negative(words, p, i) for p in range(m)]
+        diffs = [Y[i] - Y[k] for k in others]
+        d2 = np.array([float(np.sum(diff ** 2)) for diff in diffs])
+        c_a, c_r = epoch_unit.sgd_group(float(d2[0]), d2[1:])
+        moves = [j < n_free] + [pr.move_negatives and k < n_free for k in others[1:]]
+        for k, c, diff, move in zip(others, [c_a, *c_r], diffs, moves):
+            for d in range(Y.shape[1]):
+                g = c * diff[d]
+                s = (_clip(alpha * g, pr.clip) if pr.clip_after_step
+                     else alpha * _clip(g, pr.clip))
+                Y[i, d] += s
+                if move:
+                    Y[k, d] -= s
+
     def sample(epoch, i, j, key, first_draw, m, epoch_unit):
         """One positive edge (i, j) and its ``m`` negatives."""
+        if grouped:
+            grouped_sample(epoch, i, j, key, first_draw, m, epoch_unit)
+            return
         alpha = pr.alphas[epoch]
         acc = np.zeros(Y.shape[1]) if pr.defer_head else None
         qi = q[0] + q_offset[i] if len(q_offset) else q[0]
@@ -410,16 +500,7 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
             q[0] += pr.q_learning_rate * dq
         words = _absorb(key, np.arange(first_draw, first_draw + 2 * m, dtype=np.int64))
         for p in range(m):
-            if pr.noise == "degree":
-                neg = _alias_draw(words[2 * p], words[2 * p + 1], pr.noise_prob,
-                                  pr.noise_alias)
-            elif pr.noise == "uniform_others":
-                neg = int(_randint(words[2 * p], n - 1))
-                neg += neg >= i
-            elif pr.noise == "reference":
-                neg = n_free + int(_randint(words[2 * p], n - n_free))
-            else:
-                neg = int(_randint(words[2 * p], n))
+            neg = draw_negative(words, p, i)
             if pr.skip_tail and neg == j:
                 continue
             d2 = float(np.sum((Y[i] - Y[neg]) ** 2))
@@ -460,4 +541,5 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
             per_negative = pr.edge_weight[e] / n_noise
             m = int((epoch + 1 - state[1, e]) / per_negative)
             state[1, e] += m * per_negative
-            sample(epoch, head[e], tail[e], keys[e], 0, m, epoch_unit)
+            # a grouped step's loss is defined with the epoch's count of negatives
+            sample(epoch, head[e], tail[e], keys[e], 0, n_noise if grouped else m, epoch_unit)

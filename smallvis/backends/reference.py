@@ -38,6 +38,7 @@ from .._numeric import tie_key as _tie_key
 from ..methods._common import LOG_FLOOR  # noqa: F401  (re-exported: it was defined here)
 from ..methods._common import unit_field_values
 from ..methods.asne import ASNE
+from ..methods.infonce import InfoNCE
 from ..methods.largevis import LargeVis, LargeVisExp
 from ..methods.ncvis import NCVis
 from ..methods.ssne import SSNE
@@ -86,11 +87,14 @@ __all__ = [
     "tsne_gradient",
     "tsne_dof_cost",
     "tsne_dof_gradient",
+    "infonce_cost",
+    "infonce_gradient",
     "alias_table",
     "counter_random",
     "counter_randint",
     "counter_uniform",
     "sgd_coefficients",
+    "sgd_group_coefficients",
     "sgd_epochs",
     "knn_refine",
     "knn_candidates",
@@ -946,6 +950,61 @@ def tsne_dof_gradient(indptr, indices, data, Y, dof, grad, n_threads):
 
 
 # ---------------------------------------------------------------------------
+# infonce (docs/theory.md §3.11): the expected InfoNCE loss, one Frullani
+# integral per pair, row by row (the maths in its unit)
+# ---------------------------------------------------------------------------
+
+
+def _infonce_rows(unit, P, D2, skip_self):
+    """Each row's cost and the matrix of ``dC_i/d(d2_ik)`` (rows of ``P`` over the columns of ``D2``)."""
+    n_rows, n_cols = D2.shape
+    costs, K = np.zeros(n_rows), np.zeros((n_rows, n_cols))
+    for i in range(n_rows):
+        others = np.arange(n_cols) != i if skip_self else np.ones(n_cols, dtype=bool)
+        phi = unit.weight(D2[i, others])
+        pos = np.flatnonzero(P[i, others])
+        costs[i], slopes = unit.row_cost_and_slopes(phi, pos, P[i, others][pos])
+        K[i, others] = -slopes * phi * phi  # d phi / d(d2) = -phi^2
+    return costs, K
+
+
+def infonce_cost(indptr, indices, data, Y, m, n_threads):
+    r"""The expected InfoNCE loss of a map (:mod:`smallvis.methods.infonce`).
+
+    .. math::
+
+        C = \sum_{i \ne j} p_{ij} \Bigl[-\log \phi_{ij} + \int_0^\infty
+            \bigl(e^{-t} - e^{-\phi_{ij} t} M_i(t)^m\bigr) \frac{dt}{t}\Bigr],
+        \qquad M_i(t) = \frac{1}{N - 1} \sum_{k \ne i} e^{-t \phi_{ik}},
+
+    the integral by the trapezoid rule in :math:`\log t`
+    (:meth:`~smallvis.methods.infonce.InfoNCE.row_cost_and_slopes`).
+    """
+    n = Y.shape[0]
+    costs, _ = _infonce_rows(InfoNCE(m), _dense(indptr, indices, data, n),
+                             _squared_distances(Y), True)
+    return float(costs.sum())
+
+
+def infonce_gradient(indptr, indices, data, Y, m, grad, n_threads):
+    r"""Gradient of :func:`infonce_cost`: the analytic derivative of the same quadrature.
+
+    .. math::
+
+        \frac{\partial C}{\partial y_i} = 2 \sum_{k \ne i} (K_{ik} + K_{ki})(y_i - y_k),
+        \qquad K_{ik} = \frac{\partial C_i}{\partial d_{ik}^2}
+        = -\phi_{ik}^2 \frac{\partial C_i}{\partial \phi_{ik}},
+
+    :math:`C_i` row ``i``'s terms, which depend on every :math:`\phi_{ik}`
+    through :math:`M_i`.
+    """
+    n = Y.shape[0]
+    _, K = _infonce_rows(InfoNCE(m), _dense(indptr, indices, data, n),
+                         _squared_distances(Y), True)
+    grad[...] = 2.0 * _gradient_from_coefficients(K + K.T, Y)
+
+
+# ---------------------------------------------------------------------------
 # largevis, umap, tumap, ncvis (docs/theory.md §3.5-3.8): un-normalised
 # output weights, one generic engine fed by the method's unit
 # ---------------------------------------------------------------------------
@@ -1147,12 +1206,13 @@ def ncvis_gradient(indptr, indices, data, Y, Q, nu, a, b, grad, n_threads):
 # loop (in their own module; they are part of this module's interface)
 # ---------------------------------------------------------------------------
 
-from smallvis.backends._sgd_reference import (SGD_COEFFICIENTS, SGD_NOISES, SGD_SCHEMES,  # noqa: E402, F401  (re-exported)
-                                             alias_table, counter_randint, counter_random,
-                                             counter_uniform, sgd_coefficients, sgd_epochs)
+from smallvis.backends._sgd_reference import (SGD_COEFFICIENTS, SGD_GROUPS, SGD_NOISES,  # noqa: E402, F401  (re-exported)
+                                             SGD_SCHEMES, alias_table, counter_randint,
+                                             counter_random, counter_uniform, sgd_coefficients,
+                                             sgd_epochs, sgd_group_coefficients)
 
 for _twin in (alias_table, counter_randint, counter_random, counter_uniform,
-              sgd_coefficients, sgd_epochs):
+              sgd_coefficients, sgd_epochs, sgd_group_coefficients):
     _twin.__module__ = __name__
 del _twin
 
@@ -1657,6 +1717,36 @@ def tsne_dof_transform_gradient(indptr, indices, data, Y, Y_ref, dof, grad, n_th
     Q = np.exp(_normalised_log_q(unit, D2, 1))
     K = (P - P.sum(axis=1, keepdims=True) * Q) * unit.slope_at(D2)
     grad[...] = _transform_force(K, np.ones_like(D2), Y, Y_ref)
+
+
+def infonce_transform_cost(indptr, indices, data, Y, Y_ref, m, n_threads):
+    r"""The expected InfoNCE loss of new points against fixed reference points.
+
+    .. math::
+
+        C = \sum_s \sum_j p_{sj} \Bigl[-\log \phi_{sj} + \int_0^\infty
+            \bigl(e^{-t} - e^{-\phi_{sj} t} M_s(t)^m\bigr) \frac{dt}{t}\Bigr],
+        \qquad M_s(t) = \frac{1}{N} \sum_{k} e^{-t \phi_{sk}},
+
+    ``j, k`` over the ``N`` reference points: the new point's positives and
+    its negatives are reference points.
+    """
+    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
+    costs, _ = _infonce_rows(InfoNCE(m), P, D2, False)
+    return float(costs.sum())
+
+
+def infonce_transform_gradient(indptr, indices, data, Y, Y_ref, m, grad, n_threads):
+    r"""Gradient of :func:`infonce_transform_cost` in the new points.
+
+    .. math::
+
+        \frac{\partial C}{\partial y_s} = 2 \sum_k K_{sk} (y_s - y_k),
+        \qquad K_{sk} = -\phi_{sk}^2 \frac{\partial C_s}{\partial \phi_{sk}}.
+    """
+    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
+    _, K = _infonce_rows(InfoNCE(m), P, D2, False)
+    grad[...] = _transform_force(K, D2, Y, Y_ref)
 
 
 def _transform_pair_cost(unit, indptr, indices, data, Y, Y_ref):

@@ -42,10 +42,12 @@ finite.
 
 import numpy as np
 
-__all__ = ["SampledCost", "supports"]
+__all__ = ["RowSampledCost", "SampledCost", "supports"]
 
 #: Default number of sampled edges and of sampled pairs.
 DEFAULT_SAMPLES = 100_000
+#: Default number of sampled rows of :class:`RowSampledCost`.
+DEFAULT_ROWS = 100
 
 
 def supports(method, cost_params):
@@ -152,3 +154,61 @@ class SampledCost:
             edges = np.sum(unit.edge_term(self._ep, d2, edge_noise))  # f(p) - f(0)
             pairs = np.sum(unit.pair_term(self._d2(Y, self._pi, self._pj), pair_noise))
         return float(self._edge_scale * edges + self._pair_scale * pairs)
+
+
+class RowSampledCost:
+    r"""A row-sampled estimate of a cost that is a sum of row terms, :math:`C = \sum_i C_i`.
+
+    For a method whose row term is not a sum of pair terms (InfoNCE's row
+    is one expectation over its candidates) but is linear in the row's
+    ``P`` (each :math:`C_i` is :math:`\sum_j p_{ij}` times a function of
+    ``Y``): the exact cost kernel, run on the rows of a uniform sample
+    ``S`` of ``P``'s rows scaled by :math:`N / |S|` (the other rows empty),
+    is the unbiased estimate :math:`\frac{N}{|S|} \sum_{i \in S} C_i`.
+    Its cost is that of ``|S|`` rows of the exact kernel.  The rows are
+    drawn once from a fixed internal seed, as :class:`SampledCost`.
+
+    Parameters
+    ----------
+    cost_fn : callable
+        The exact cost kernel, ``cost_fn(indptr, indices, data, Y, *learned,
+        *args, n_threads)``.
+    args : tuple
+        Its method arguments.
+    triplet : tuple of ndarray
+        ``P`` as the kernels read it (int64 CSR, or the full dense layout).
+    n_samples : int
+    n_threads : int
+    n_rows_sampled : int
+
+    Attributes
+    ----------
+    exact : bool
+        True when every row is in the sample (the estimate is the exact cost).
+    rows : ndarray of int
+        The sampled rows.
+    """
+
+    def __init__(self, cost_fn, args, triplet, n_samples, n_threads, *,
+                 n_rows_sampled=DEFAULT_ROWS):
+        indptr, indices, data = (np.asarray(a) for a in triplet)
+        n = int(n_samples)
+        if len(data) == n * n and len(indptr) == n + 1:  # the full layout: rows of n
+            indptr = np.arange(0, n * n + 1, n, dtype=np.int64)
+            indices = np.tile(np.arange(n, dtype=np.int64), n)
+        rng = np.random.default_rng(20_160_412)  # fixed: never the run's generator
+        rows = (np.arange(n) if n_rows_sampled >= n
+                else np.sort(rng.choice(n, size=n_rows_sampled, replace=False)))
+        counts = np.zeros(n, dtype=np.int64)
+        counts[rows] = indptr[rows + 1] - indptr[rows]
+        keep = np.concatenate([np.arange(indptr[r], indptr[r + 1]) for r in rows])
+        self._triplet = (np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
+                         np.ascontiguousarray(indices[keep], dtype=np.int64),
+                         np.ascontiguousarray(data[keep] * (n / len(rows))))
+        self._cost_fn, self._args, self._n_threads = cost_fn, tuple(args), n_threads
+        self.exact = len(rows) == n
+        self.rows = rows
+
+    def __call__(self, Y, learned=()):
+        """The estimated cost at ``Y``."""
+        return float(self._cost_fn(*self._triplet, Y, *learned, *self._args, self._n_threads))

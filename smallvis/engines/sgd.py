@@ -120,8 +120,12 @@ import scipy.sparse as sp
 from .. import _threads
 from .._validation import ParameterError, squared_span_bound, warn_not_laid_out
 from .optim import DivergenceError, check_starting_layout
-from ..backends._sgd_reference import (ENGINE_NOISES, FROZEN_NOISE, SGD_COEFFICIENTS, SGD_NOISES,
-                                      SGD_SCHEMES, _absorb)
+from ..backends._sgd_reference import (ENGINE_NOISES, FROZEN_NOISE, SGD_COEFFICIENTS, SGD_GROUPS,
+                                      SGD_NOISES, SGD_SCHEMES, _absorb)
+
+#: Every step the loop runs by name: the per-pair coefficients and the
+#: grouped steps (``SgdSpec.coefficient``).
+SGD_STEPS = {**SGD_COEFFICIENTS, **SGD_GROUPS}
 
 #: ``optimizer="auto"`` uses the exact optimizer up to this many points and
 #: the stochastic one above, for methods that have a stochastic form.
@@ -221,6 +225,13 @@ class SgdSpec:
         smaller eigenproblem for a ``P`` with many entries per row
         (largevis).  0: from all of ``P``.  An ``init`` the user names uses
         all of ``P``.
+    auto_min_n : int
+        ``optimizer="auto"`` takes this stochastic form above this many
+        points (:data:`AUTO_SGD_MIN_N`; 0: at every size, for a method whose
+        exact gradient is too slow to be a default).
+    exact_cost_max_n : int
+        The run reports the exact cost of the final ``Y`` up to this many
+        points (:data:`SGD_COST_MAX_N`), an estimate above.
     """
 
     coefficient: str
@@ -242,9 +253,11 @@ class SgdSpec:
     noise_schedule: str = "constant"
     q_learning_rate: float = 0.0
     init_neighbors: int = 0
+    auto_min_n: int = AUTO_SGD_MIN_N
+    exact_cost_max_n: int = SGD_COST_MAX_N
 
     def __post_init__(self):
-        for name, value, allowed in (("coefficient", self.coefficient, SGD_COEFFICIENTS),
+        for name, value, allowed in (("coefficient", self.coefficient, SGD_STEPS),
                                      ("scheme", self.scheme, SGD_SCHEMES),
                                      ("noise", self.noise, SGD_NOISES)):
             if value not in allowed:
@@ -287,7 +300,8 @@ def choose_optimizer(method, optimizer, n_samples, stochastic_methods=()):
             f"method {method.name!r} has no stochastic form; optimizer='sgd' is "
             f"available for {', '.join(stochastic_methods)}", ("optimizer",))
     if optimizer == "auto":
-        return "sgd" if method.sgd is not None and n_samples > AUTO_SGD_MIN_N else "exact"
+        return ("sgd" if method.sgd is not None and n_samples > method.sgd.auto_min_n
+                else "exact")
     return optimizer
 
 
@@ -435,7 +449,7 @@ def coefficient_params(spec, kernel_params):
         The unit's fields, in order (``SgdProblem.params``).
     n_negative : float
     """
-    unit = SGD_COEFFICIENTS[spec.coefficient]
+    unit = SGD_STEPS[spec.coefficient]
     unknown = set(kernel_params) - set(unit._fields) - set(SGD_FIELD_DEFAULTS) - {"n_negative"}
     if unknown:
         raise ValueError(f"unknown SGD kernel parameters: {', '.join(sorted(unknown))}")
@@ -628,7 +642,7 @@ def _check_problem(prob, Y):
     n_edges = len(prob.tail)
     if not (Y.dtype == np.float64 and Y.flags.c_contiguous and Y.flags.writeable):
         raise ValueError("Y must be a writeable C-contiguous float64 array")
-    if (prob.coefficient not in SGD_COEFFICIENTS or prob.scheme not in SGD_SCHEMES
+    if (prob.coefficient not in SGD_STEPS or prob.scheme not in SGD_SCHEMES
             or prob.noise not in ENGINE_NOISES):
         raise ValueError(f"unknown coefficient, scheme or noise: {prob.coefficient!r}, "
                          f"{prob.scheme!r}, {prob.noise!r}")
@@ -661,9 +675,9 @@ def _check_problem(prob, Y):
         raise ValueError("n_noise must be non-negative (positive for epochs_per_sample)")
     if len(prob.q) != 1 or len(prob.q_offset) not in (0, n):
         raise ValueError("q must have length 1 and q_offset length 0 or n_samples")
-    if len(prob.params) != len(SGD_COEFFICIENTS[prob.coefficient]._fields):
+    if len(prob.params) != len(SGD_STEPS[prob.coefficient]._fields):
         raise ValueError(f"params must hold the {prob.coefficient!r} unit's fields "
-                         f"{SGD_COEFFICIENTS[prob.coefficient]._fields}")
+                         f"{SGD_STEPS[prob.coefficient]._fields}")
     if prob.noise == "uniform_others" and n < 2:
         raise ValueError("uniform_others noise needs at least 2 points")
     if not 0 < prob.n_free <= MAX_INDEX:
@@ -769,7 +783,7 @@ def weight_change_at(squared_distance, prob):
     :math:`1 - w(d^2) / w(0)`, with the weight of the method's unit (the
     stochastic loop's, ``prob.coefficient``).
     """
-    unit = SGD_COEFFICIENTS[prob.coefficient](*prob.params).sgd_unit(prob.n_others, 1.0)
+    unit = SGD_STEPS[prob.coefficient](*prob.params).sgd_unit(prob.n_others, 1.0)
     return 1.0 - float(unit.weight(squared_distance)) / float(unit.weight(0.0))
 
 

@@ -15,8 +15,9 @@ def unit_classes():
     """Every unit class of this package's modules, in module-name order.
 
     Discovered, not listed: a unit is a ``NamedTuple`` class defined in
-    ``smallvis/methods/<name>.py`` with a ``kernel`` (a pair unit) or an
-    ``sgd_coefficient`` (a stochastic loop's coefficients).  The engines
+    ``smallvis/methods/<name>.py`` with a ``kernel`` (a pair unit), an
+    ``sgd_coefficient`` (a stochastic loop's coefficients) or an
+    ``sgd_grouped`` (a stochastic loop's grouped step).  The engines
     below the registry read their tables from here, so that a new unit needs
     no line in them.
 
@@ -32,7 +33,8 @@ def unit_classes():
         for value in vars(module).values():
             if (isinstance(value, type) and issubclass(value, tuple)
                     and value.__module__ == module.__name__
-                    and (hasattr(value, "kernel") or hasattr(value, "sgd_coefficient"))):
+                    and any(hasattr(value, attr)
+                            for attr in ("kernel", "sgd_coefficient", "sgd_grouped"))):
                 found.append(value)
     return found
 

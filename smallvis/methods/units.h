@@ -50,6 +50,15 @@
     X(ssne)                             \
     X(tsne)
 
+/* the units that own their whole row: a row's expected loss is not a sum of
+ * pair terms (InfoNCE's softmax couples a row's candidates); the kernels
+ * that call them are Cython code of their own, and the stochastic loop runs
+ * their grouped step smallvis_NAME_sgd_group */
+#include "infonce.h"
+
+#define SMALLVIS_ROW_UNITS(X)           \
+    X(infonce)
+
 /* ---- the units: begin ------------------------------------------------- */
 #define SMALLVIS_PAIR_UNITS(X)                  \
     X(largevis, FUSED, PLAIN)                   \
