@@ -332,7 +332,7 @@ class SgdPlan:
                                             n, objective.kernel_threads))
         if verbose and estimate is not None:  # epoch lines with the estimated cost
             callback = _progress.EpochLines(self.n_epochs, callback,
-                                            lambda Ycur: estimate(Ycur, problem.q))
+                                            lambda Ycur: estimate(Ycur, problem.q[:learned.size]))
         trace = _sgd.optimize_sgd(Y, kernels, problem, seed, n_threads=objective.n_threads,
                                   callback=callback, verbose=verbose and estimate is None)
         learned[:] = problem.q[:learned.size]

@@ -104,6 +104,25 @@ def test_verbose_exact_run_is_the_same_run():
     np.testing.assert_array_equal(runs[0], runs[1])
 
 
+STOCHASTIC = [name for name, m in smallvis.METHODS.items() if m.sgd is not None]
+
+
+@pytest.mark.parametrize("method", STOCHASTIC)
+@pytest.mark.parametrize("fast", [False, True])
+def test_verbose_stochastic_run_prints_estimates_and_is_the_same_run(method, fast, capsys):
+    # the epoch lines estimate the cost with the learned scalars the method
+    # has (NCVis's Q; none for the others): a verbose run must neither fail
+    # nor move a bit of the map
+    X, _ = smallvis.datasets.load("iris")
+    runs = [smallvis.embed(X, method, optimizer="sgd", n_epochs=4, fast=fast,
+                           random_state=3, verbose=verbose)
+            for verbose in (False, True)]
+    lines = [line for line in capsys.readouterr().err.splitlines() if "est. cost" in line]
+    assert lines and all(np.isfinite(float(line.split("est. cost")[1].split()[0]))
+                         for line in lines)
+    np.testing.assert_array_equal(runs[0], runs[1])
+
+
 # ---- progress inside long stages ---------------------------------------------
 
 class _FakeClock:
