@@ -177,6 +177,29 @@ def test_group_coefficients_are_the_sample_loss_gradient(kernels):
         kernels.sgd_coefficients(problem, np.ones(3), 0.0, 3.0, np.empty((4, 3)))
 
 
+@pytest.mark.parametrize("kernels", list(KERNEL_MODULES.values()), ids=list(KERNEL_MODULES))
+@pytest.mark.parametrize("d2,out", [
+    (np.ones(4), np.empty(1)),          # out shorter than d2: written past its end
+    (np.ones(2), np.empty(4)),          # out longer
+    (np.empty(0), np.empty(0)),         # no positive pair at all
+    (np.ones((2, 2)), np.empty((2, 2))),
+    (np.ones(3, dtype=np.float32), np.empty(3)),
+    ([1.0, 2.0], np.empty(2)),
+])
+def test_grouped_coefficients_refuse_arrays_of_other_shapes(kernels, d2, out):
+    from types import SimpleNamespace
+
+    problem = SimpleNamespace(coefficient="infonce", n_others=10, params=(3.0,))
+    guard = np.full(8, -99.0)
+    size = out.size if out.ndim == 1 else 0
+    if out.ndim == 1:
+        guard[:size] = 0.0
+        out = guard[:size]  # a view: anything written past it lands in guard
+    with pytest.raises(ValueError, match="d2|out"):
+        kernels.sgd_group_coefficients(problem, d2, out)
+    assert np.all(guard[size:] == -99.0)
+
+
 @pytest.mark.filterwarnings("ignore::smallvis.SmallDataWarning")
 @pytest.mark.parametrize("rate", [0, 0.5, 2.5, -1, 1001, float("nan"), "5"])
 def test_negative_sample_rate_must_be_a_whole_number_of_negatives(rate):

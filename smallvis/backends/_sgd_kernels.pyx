@@ -28,7 +28,8 @@ from libc.stdlib cimport calloc, free, malloc
 
 import numpy as np
 
-from smallvis.backends._sgd_reference import SGD_COEFFICIENTS, SGD_GROUPS, _problem_fields
+from smallvis.backends._sgd_reference import (SGD_COEFFICIENTS, SGD_GROUPS, _problem_fields,
+                                              check_group_arrays)
 
 cdef extern from *:
     # rows of Y that never alias (i != k is guaranteed by the callers)
@@ -291,6 +292,7 @@ def sgd_group_coefficients(problem, d2, out):
     if not _is_grouped(problem):
         raise ValueError(f"{problem.coefficient!r} is not a grouped step; expected one of "
                          f"{', '.join(SGD_GROUPS)}")
+    check_group_arrays(d2, out)
     _problem_fields(problem)  # the unit's fields, checked as the reference does
     cdef smallvis_sgd_group_fn group = _sgd_group(problem)
     cdef const double[::1] dd = d2

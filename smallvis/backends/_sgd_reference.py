@@ -183,6 +183,22 @@ def _epoch_unit(problem, nu):
     return unit.sgd_unit(int(problem.n_others), float(nu))
 
 
+def check_group_arrays(d2, out):
+    """Refuse a grouped step's arrays unless both are 1-D float64 of one length >= 1.
+
+    Shared by both twins of :func:`sgd_group_coefficients`: the compiled one
+    reads ``d2`` and writes ``out`` without bounds checks.
+    """
+    for name, a in (("d2", d2), ("out", out)):
+        if not isinstance(a, np.ndarray) or a.dtype != np.float64 or a.ndim != 1:
+            raise ValueError(f"{name} must be a 1-D float64 array (the positive's squared "
+                             f"distance, then the negatives'); got {type(a).__name__}"
+                             f"{'' if not isinstance(a, np.ndarray) else f' {a.dtype} {a.shape}'}")
+    if d2.shape[0] < 1 or out.shape != d2.shape:
+        raise ValueError(f"d2 and out must have the same length, at least 1 (m + 1 for m "
+                         f"negatives); got {d2.shape[0]} and {out.shape[0]}")
+
+
 def sgd_group_coefficients(problem, d2, out):
     r"""The grouped step's coefficients of ``problem.coefficient`` for one sample.
 
@@ -208,6 +224,7 @@ def sgd_group_coefficients(problem, d2, out):
     if not _is_grouped(problem):
         raise ValueError(f"{problem.coefficient!r} is not a grouped step; expected one of "
                          f"{', '.join(SGD_GROUPS)}")
+    check_group_arrays(d2, out)
     unit = _epoch_unit(problem, len(d2) - 1)
     out[0], out[1:] = unit.sgd_group(float(d2[0]), d2[1:])
 
