@@ -603,7 +603,8 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
     X_coords = _coordinates(X, random_state)
     with _progress.stage("init", plan.init if isinstance(plan.init, str) else "user array"):
         Y = initialize(plan.init, X_coords, n_components, rng,
-                       P=plan.init_affinities(C))  # graph inits need P
+                       P=plan.init_affinities(C),  # graph inits need P
+                       graph_name=plan.init_graph_name)
     t_init = time.perf_counter()
 
     objective = Objective.build(m, kern, C, plan.cost_params, n_threads, plan.gradient)

@@ -35,7 +35,7 @@ from .registry import METHODS, choose_gradient
 from .engines.optim import OptimizerSettings, optimize_exact
 from .engines.sampled_cost import RowSampledCost, SampledCost
 from .engines.sampled_cost import supports as supports_sampled_cost
-from .engines.init import GRAPH_INITS, strongest_entries
+from .engines.init import AFFINITY_GRAPH, GRAPH_INITS, strongest_entries
 
 
 @dataclass
@@ -219,6 +219,9 @@ class ExactPlan:
         """The affinities the initialisation sees: ``P``."""
         return P
 
+    #: What :meth:`init_affinities` returns, as the warnings name it.
+    init_graph_name = AFFINITY_GRAPH
+
     def describe(self):
         return "exact optimizer" + ("" if self.gradient == "exact"
                                     else f", {self.gradient} gradient")
@@ -298,6 +301,13 @@ class SgdPlan:
         if self.init_neighbors and self.init in GRAPH_INITS:
             return strongest_entries(P, self.init_neighbors)
         return P
+
+    @property
+    def init_graph_name(self):
+        """What :meth:`init_affinities` returns, as the warnings name it."""
+        if self.init_neighbors and self.init in GRAPH_INITS:
+            return f"the graph of each point's {self.init_neighbors} strongest entries of P"
+        return AFFINITY_GRAPH
 
     def describe(self):
         return f"sgd optimizer, {self.n_epochs} epochs"

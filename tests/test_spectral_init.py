@@ -204,3 +204,18 @@ def test_largevis_stochastic_default_start_is_spectral_on_15_strongest_entries()
     assert named.init_affinities(P) is P
     exact = make_plan(m, X.shape[0], "exact", {"perplexity": 10}, init=None, **common)
     assert exact.init_affinities(P) is P
+
+
+def test_a_split_start_graph_is_named_in_the_warning():
+    # 40 blobs: largevis's P (150 neighbours, perplexity 50) may link them,
+    # the start's graph of 15 strongest entries does not; the warning must
+    # say which graph is in pieces, and name P itself when the start used it
+    rng = np.random.default_rng(0)
+    X = np.concatenate([rng.normal(size=(40, 10)) + 30 * rng.normal(size=10)
+                        for _ in range(40)])
+    for init, named in ((None, "15 strongest entries of P"), ("spectral", "the affinity graph")):
+        with pytest.warns(RuntimeWarning, match="connected components") as record:
+            smallvis.embed(X, "largevis", optimizer="sgd", n_epochs=2, init=init,
+                           perplexity=10, fast=True)
+        message = next(str(w.message) for w in record if "connected" in str(w.message))
+        assert named in message

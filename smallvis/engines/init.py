@@ -27,6 +27,8 @@ SPECTRAL_SCALE = 10.0
 
 #: Inits that need the input affinities ``P``.
 GRAPH_INITS = ("spectral", "laplacian")
+#: How the warnings name the ``P`` given to :func:`initialize`.
+AFFINITY_GRAPH = "the affinity graph"
 
 #: ARPACK's attempts in :func:`spectral_layout`: (relative residual
 #: tolerance, most implicit restarts; None for 5 times the number of
@@ -245,7 +247,7 @@ def _top_eigenvectors(M, k, v0):
     return None, None
 
 
-def _graph_init(init, X, n_components, rng, P):
+def _graph_init(init, X, n_components, rng, P, graph_name=AFFINITY_GRAPH):
     n = X.shape[0]
     if P is None:
         raise ValueError(
@@ -256,7 +258,7 @@ def _graph_init(init, X, n_components, rng, P):
     n_comp, labels = connected_components(W, directed=False)
     if n_comp > 1:
         warnings.warn(
-            f"the affinity graph has {n_comp} connected components: init={init!r} lays "
+            f"{graph_name} has {n_comp} connected components: init={init!r} lays "
             f"out each component separately and places them by the PCA of the "
             f"component means of X",
             RuntimeWarning, stacklevel=5,
@@ -360,7 +362,7 @@ def check_init(init, n_samples, n_components):
     return init
 
 
-def initialize(init, X, n_components, rng, P=None):
+def initialize(init, X, n_components, rng, P=None, graph_name=AFFINITY_GRAPH):
     """Return the initial embedding.
 
     Parameters
@@ -394,6 +396,9 @@ def initialize(init, X, n_components, rng, P=None):
     P : ndarray or sparse matrix of shape (n_samples, n_samples), optional
         Input affinities; required by "spectral" and "laplacian" (made
         symmetric as ``(P + P.T) / 2``), ignored otherwise.
+    graph_name : str, default="the affinity graph"
+        What ``P`` is, for the warning about a graph in several pieces
+        (e.g. a graph made of the strongest entries of the input P).
 
     Returns
     -------
@@ -403,7 +408,7 @@ def initialize(init, X, n_components, rng, P=None):
     init = check_init(init, n, n_components)
     if not isinstance(init, str):
         return init
-    Y = _named_init(init, X, n_components, rng, P)
+    Y = _named_init(init, X, n_components, rng, P, graph_name)
     if n > 1 and not np.any(np.ptp(Y, axis=0)):
         warnings.warn(
             f"init={init!r} put every point at the same place (the gradient vanishes "
@@ -514,11 +519,11 @@ def check_not_degenerate(Y, name="init"):
     return Y
 
 
-def _named_init(init, X, n_components, rng, P):
+def _named_init(init, X, n_components, rng, P, graph_name=AFFINITY_GRAPH):
     """The layout of a named initialisation (``initialize`` checks it)."""
     n = X.shape[0]
     if init in GRAPH_INITS:
-        return _graph_init(init, X, n_components, rng, P)
+        return _graph_init(init, X, n_components, rng, P, graph_name)
     if init == "power":
         if P is None:
             raise ValueError("init='power' needs the input affinities: pass P to initialize()")
