@@ -264,12 +264,20 @@ def test_a_sparse_fit_round_trips_through_a_model_file(method, metric, tmp_path)
                                   model.transform(X[250:]))
 
 
-def test_a_sparse_fit_searched_by_annoy_round_trips(sparse_fit):
+def test_a_sparse_fit_searched_by_annoy_round_trips(sparse_fit, monkeypatch):
     import io
 
+    import smallvis.transform as transform_module
+
+    # new points are searched exactly up to SPARSE_EXACT_MAX_N training
+    # points: lower it so that both transforms query the Annoy forest
+    monkeypatch.setattr(transform_module, "SPARSE_EXACT_MAX_N", 100)
     model, X_new = sparse_fit
     loaded = smallvis.load_model(io.BytesIO(_saved_bytes(model)))
-    np.testing.assert_array_equal(loaded.transform(X_new), model.transform(X_new))
+    expected = model.transform(X_new)
+    assert model.reference_.knn_index().method == "annoy"
+    assert loaded.reference_.knn_index().method == "annoy"
+    np.testing.assert_array_equal(loaded.transform(X_new), expected)
 
 
 def _forge(raw, edit):
