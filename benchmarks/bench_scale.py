@@ -39,6 +39,7 @@ Usage: python benchmarks/bench_scale.py [--sizes 10000 30000 70000 150000]
 """
 
 import argparse
+import importlib.util
 import json
 import os
 import subprocess
@@ -140,11 +141,22 @@ print(json.dumps(out))
 """
 
 
+def _smallvis_parent():
+    """The folder holding the smallvis this interpreter would import (not importing it).
+
+    An installed package (CI installs one) where there is one; otherwise this
+    checkout, built in place.
+    """
+    spec = importlib.util.find_spec("smallvis")
+    return os.path.dirname(os.path.dirname(spec.origin)) if spec and spec.origin else ROOT
+
+
 def child_env():
-    """One thread, and this tree importable (the peers' interpreter too)."""
+    """One thread, and the same smallvis importable (the peers' interpreter too)."""
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
                MKL_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (ROOT, env.get("PYTHONPATH")) if p)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (_smallvis_parent(), env.get("PYTHONPATH")) if p)
     return env
 
 
@@ -158,7 +170,7 @@ def run_child(n, who, params, y_path, python=sys.executable):
     """Run one call in a child; its timings and memory (the map goes to ``y_path``)."""
     return _last_json(subprocess.run(
         [python, "-c", CHILD, HERE, str(n), who, json.dumps(params), y_path],
-        capture_output=True, text=True, env=child_env()))
+        capture_output=True, text=True, env=child_env(), cwd=os.path.dirname(y_path)))
 
 
 def run_quality(n, y_paths):
@@ -167,7 +179,7 @@ def run_quality(n, y_paths):
         return {}
     res = _last_json(subprocess.run([sys.executable, "-c", QUALITY_CHILD, HERE, str(n),
                                      *y_paths], capture_output=True, text=True,
-                                    env=child_env()))
+                                    env=child_env(), cwd=os.path.dirname(y_paths[0])))
     return {path: res for path in y_paths} if "error" in res else res
 
 
