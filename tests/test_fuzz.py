@@ -229,8 +229,9 @@ def test_embed_never_crashes(X, method, fast, n_iter, n_components, init, seed):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            Y = smallvis.embed(X, method, fast=fast, n_iter=n_iter, init=init,
-                               n_components=n_components, random_state=seed, **kw)
+            # n_epochs: a stochastic "auto" run (infonce at any size) as short
+            Y = smallvis.embed(X, method, fast=fast, n_iter=n_iter, n_epochs=n_iter + 1,
+                               init=init, n_components=n_components, random_state=seed, **kw)
     except CLEAN_ERRORS:
         return
     except FloatingPointError as exc:
