@@ -27,7 +27,7 @@ from ._validation import (
     check_threads,
     warn_from_caller,
 )
-from .engines.init import count_merged_rows, initialize
+from .engines.init import count_merged_rows, describe_init, initialize
 from .registry import (DEFAULT_METHOD, METHODS, check_learned, check_param_value, choose_gradient,
                        get_method)
 from .engines.optim import DivergenceError
@@ -433,13 +433,20 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
         same numbers to rounding.
     n_components : int, default=2
         Output dimension.
-    init : {"spca", "pca", "random", "spectral", "laplacian", "power"} or ndarray, optional
-        Initial coordinates, see :func:`smallvis.engines.init.initialize`.  Default:
-        the method's, read from the registry: ``optimizer_defaults["init"]``
-        for the exact optimizer, the reference code's ``sgd.init`` for the
-        stochastic one (e.g. ``smallvis.METHODS["umap"].sgd.init``); the
-        stochastic largevis's default spectral start sees only each row's 15
-        largest entries of ``P`` (``sgd.init_neighbors``), a named one all.
+    init : {"spca", "pca", "random", "spectral", "laplacian", "power"}, "spectral:K",
+        "laplacian:K" or ndarray, optional
+        Initial coordinates, see :func:`smallvis.engines.init.initialize`.
+        "spectral" and "laplacian" lay out the graph of all of ``P``;
+        "spectral:K" and "laplacian:K" (``1 <= K <= n_samples - 1``) that
+        of each point's ``K`` strongest entries of ``P``, made symmetric.
+        Default: the method's, read from the registry:
+        ``optimizer_defaults["init"]`` for the exact optimizer, the
+        reference code's ``sgd.init`` for the stochastic one (e.g.
+        ``smallvis.METHODS["umap"].sgd.init``; the stochastic largevis's is
+        "spectral:15", written "spectral:<n_samples - 1>" on fewer than 16
+        points, where it is the same graph).  ``result.params["init"]``
+        records the named init that ran: passed back, it gives the same
+        start.
     perplexity : float, optional
         Perplexity for the methods that use it (default: the method's
         ``affinity_params["perplexity"]``).  At most ``n_samples - 1``.  A
@@ -601,10 +608,9 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
     release_free_heap()  # the builders' temporaries, before the optimizer allocates
     t2 = time.perf_counter()
     X_coords = _coordinates(X, random_state)
-    with _progress.stage("init", plan.init if isinstance(plan.init, str) else "user array"):
-        Y = initialize(plan.init, X_coords, n_components, rng,
-                       P=plan.init_affinities(C),  # graph inits need P
-                       graph_name=plan.init_graph_name)
+    with _progress.stage("init", describe_init(plan.init) if isinstance(plan.init, str)
+                         else "user array"):
+        Y = initialize(plan.init, X_coords, n_components, rng, P=C)  # graph inits need P
     t_init = time.perf_counter()
 
     objective = Objective.build(m, kern, C, plan.cost_params, n_threads, plan.gradient)

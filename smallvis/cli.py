@@ -39,6 +39,7 @@ from ._tables import CLIError, columns_by_name, load_input, number_type
 from .inputs.neighbors import check_points
 from ._validation import spell_options
 from .api import embed
+from .engines.init import GRAPH_INITS, INIT_NAME_CHOICES, INIT_NAMES, check_init_name
 from .registry import DEFAULT_METHOD, METHODS, knn_only_methods
 
 #: Extensions accepted by ``--out`` (coordinates) and ``--plot``.
@@ -328,9 +329,11 @@ def build_parser():
     e.add_argument("--late-exaggeration-iter", type=int, default=None,
                    help="the last iteration before late exaggeration (default: the end of "
                         "early exaggeration, 250)")
-    e.add_argument("--init", default=None,
-                   choices=["spca", "pca", "random", "spectral", "laplacian", "power"],
-                   help="initial layout (default: the method's)")
+    e.add_argument("--init", default=None, type=_init_name, metavar="INIT",
+                   help=f"initial layout: {', '.join(INIT_NAMES)}, or "
+                        f"{' or '.join(n + ':K' for n in GRAPH_INITS)}, the layout of the "
+                        f"graph of each point's K strongest entries of P (default: the "
+                        f"method's{_strongest_defaults_text()})")
     e.add_argument("--random-state", type=int, default=None,
                    help="integer seed; the same seed, settings and --threads 1 give "
                         "the same coordinates on every run (default: a fresh seed)")
@@ -392,6 +395,21 @@ def build_parser():
                    help="threads for the placement (-1: all cores; default: 1)")
     t.add_argument("--quiet", action="store_true", help="no summary line")
     return parser
+
+
+def _strongest_defaults_text():
+    """The stochastic defaults of the form "spectral:K", for ``--init``'s help."""
+    parts = [f"{name} with sgd: {m.sgd.init}" for name, m in METHODS.items()
+             if m.sgd is not None and ":" in m.sgd.init]
+    return "".join(f"; {part}" for part in parts)
+
+
+def _init_name(text):
+    """``--init``: a named init (:func:`smallvis.engines.init.check_init_name`)."""
+    try:
+        return check_init_name(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be {INIT_NAME_CHOICES}; got {text!r}") from None
 
 
 def _learning_rate(text):

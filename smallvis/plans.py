@@ -35,7 +35,7 @@ from .registry import METHODS, choose_gradient
 from .engines.optim import OptimizerSettings, optimize_exact
 from .engines.sampled_cost import RowSampledCost, SampledCost
 from .engines.sampled_cost import supports as supports_sampled_cost
-from .engines.init import AFFINITY_GRAPH, GRAPH_INITS, strongest_entries
+from .engines.init import check_init, sized_init
 
 
 @dataclass
@@ -208,19 +208,12 @@ class ExactPlan:
             tol=check_number(tol, "tol", low=0),
             cost_every=check_iterations(cost_every, "cost_every", low=1),
         )
-        init = defaults.get("init", "spca") if init is None else init
+        init = sized_init(defaults.get("init", "spca"), n_samples) if init is None else init
         return cls(settings, init, affinity_params, cost_params, gradient, auto)
 
     @property
     def learning_rate(self):
         return self.settings.learning_rate
-
-    def init_affinities(self, P):
-        """The affinities the initialisation sees: ``P``."""
-        return P
-
-    #: What :meth:`init_affinities` returns, as the warnings name it.
-    init_graph_name = AFFINITY_GRAPH
 
     def describe(self):
         return "exact optimizer" + ("" if self.gradient == "exact"
@@ -269,7 +262,6 @@ class SgdPlan:
     init: object
     affinity_params: dict
     cost_params: dict
-    init_neighbors: int = 0
     name = "sgd"
     gradient = "exact"  # the exact cost kernels (the run samples its own forces)
 
@@ -290,24 +282,8 @@ class SgdPlan:
             learning_rate = spec.learning_rate
         learning_rate = check_number(learning_rate, "learning_rate", low=0, low_open=True)
         return cls(spec, n_epochs, learning_rate, spec.kernel_params(**cost_params),
-                   spec.init if init is None else init, affinity_params, cost_params,
-                   spec.init_neighbors if init is None else 0)
-
-    def init_affinities(self, P):
-        """The affinities the initialisation sees: ``P``, or its strongest entries.
-
-        See ``init_neighbors`` of :class:`smallvis.engines.sgd.SgdSpec`.
-        """
-        if self.init_neighbors and self.init in GRAPH_INITS:
-            return strongest_entries(P, self.init_neighbors)
-        return P
-
-    @property
-    def init_graph_name(self):
-        """What :meth:`init_affinities` returns, as the warnings name it."""
-        if self.init_neighbors and self.init in GRAPH_INITS:
-            return f"the graph of each point's {self.init_neighbors} strongest entries of P"
-        return AFFINITY_GRAPH
+                   sized_init(spec.init, n_samples) if init is None else init,
+                   affinity_params, cost_params)
 
     def describe(self):
         return f"sgd optimizer, {self.n_epochs} epochs"
@@ -395,8 +371,11 @@ def make_plan(method, n_samples, optimizer, keywords, *, init, learning_rate, n_
 
     ``gradient`` ("auto", "exact" or an approximation of the method) is
     checked for every method and used by the exact optimizer
-    (:func:`smallvis.registry.choose_gradient`).
+    (:func:`smallvis.registry.choose_gradient`).  A named ``init`` is
+    checked here, before any work (an array when it is used).
     """
+    if isinstance(init, str):
+        check_init(init, n_samples, n_components)
     stochastic = [name for name, m in METHODS.items() if m.sgd is not None]
     gradient = choose_gradient(method, gradient, n_samples, n_components)
     chosen = _sgd.choose_optimizer(method, optimizer, n_samples, stochastic)

@@ -214,6 +214,9 @@ FORGED = [
     ("umap", _set(("params", "random_state"), -3), "random_state"),
     ("umap", _set(("params", "fast"), 2), "fast"),
     ("umap", _set(("params", "init"), "circle"), "init"),
+    ("umap", _set(("params", "init"), "spectral:0"), "init"),
+    ("umap", _set(("params", "init"), "laplacian:x"), "init"),
+    ("umap", _set(("params", "init"), "spectral:60"), "init"),  # above n_samples - 1
     ("umap", _set(("params", "transform_n_iter"), -1), "transform_n_iter"),
     ("umap", _set(("params", "transform_learning_rate"), 0.0), "transform_learning_rate"),
     ("umap", _set(("params", "method_params"), {"__dict__": {"perplexity": 5.0}}),

@@ -180,13 +180,16 @@ def test_strongest_entries_in_blocks_equals_one_block(monkeypatch):
 
 
 def test_largevis_stochastic_default_start_is_spectral_on_15_strongest_entries():
-    # the default start of the stochastic largevis (registry) uses the graph
-    # of each row's 15 largest entries of P; an init the user names uses all
-    # of P
+    # the default start of the stochastic largevis (registry) is the named
+    # init "spectral:15", the graph of each row's 15 largest entries of P;
+    # an init the user names "spectral", and the exact optimizer's default,
+    # use all of P
+    from smallvis.engines.init import init_affinities
     from smallvis.plans import make_plan
     from smallvis.registry import METHODS
 
     X = datasets.load("s1k")[0]
+    n = X.shape[0]
     m = METHODS["largevis"]
     P = smallvis.affinities(X, "largevis", perplexity=10)
     common = dict(learning_rate=None, n_epochs=None, gradient="auto", n_components=2,
@@ -194,16 +197,16 @@ def test_largevis_stochastic_default_start_is_spectral_on_15_strongest_entries()
                   late_exaggeration=1.0, late_exaggeration_iter=None, momentum=0.5,
                   final_momentum=0.8, momentum_switch_iter=250, min_gain=0.01, tol=1e-7,
                   cost_every=50)
-    plan = make_plan(m, X.shape[0], "sgd", {"perplexity": 10}, init=None, **common)
-    assert plan.init == "spectral" and plan.init_neighbors == 15
-    W = plan.init_affinities(P)
+    plan = make_plan(m, n, "sgd", {"perplexity": 10}, init=None, **common)
+    assert plan.init == "spectral:15"
+    W = init_affinities(plan.init, P, n)
     assert W.nnz < P.nnz
     np.testing.assert_array_equal(
         W.toarray(), smallvis.engines.init.strongest_entries(P, 15).toarray())
-    named = make_plan(m, X.shape[0], "sgd", {"perplexity": 10}, init="spectral", **common)
-    assert named.init_affinities(P) is P
-    exact = make_plan(m, X.shape[0], "exact", {"perplexity": 10}, init=None, **common)
-    assert exact.init_affinities(P) is P
+    named = make_plan(m, n, "sgd", {"perplexity": 10}, init="spectral", **common)
+    assert init_affinities(named.init, P, n) is P
+    exact = make_plan(m, n, "exact", {"perplexity": 10}, init=None, **common)
+    assert init_affinities(exact.init, P, n) is P
 
 
 def test_a_split_start_graph_is_named_in_the_warning():

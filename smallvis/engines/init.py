@@ -1,5 +1,6 @@
 """Initial output coordinates."""
 
+import re
 import warnings
 
 import numpy as np
@@ -8,7 +9,7 @@ from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
 from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 
-from .._validation import check_coordinate_span, check_embedding
+from .._validation import ParameterError, check_coordinate_span, check_embedding
 from .._numeric import power_of_two_exponent
 from ..inputs.projected_search import MIN_FEATURES as RANDOMISED_PCA_MIN_FEATURES
 from ..inputs.projected_search import scores as projected_scores
@@ -29,6 +30,19 @@ SPECTRAL_SCALE = 10.0
 GRAPH_INITS = ("spectral", "laplacian")
 #: How the warnings name the ``P`` given to :func:`initialize`.
 AFFINITY_GRAPH = "the affinity graph"
+
+#: A graph init of each point's ``K`` strongest entries of ``P``, spelled
+#: ``"<graph init>:<K>"`` (``"spectral:15"``): ``K`` a positive decimal
+#: integer without leading zeros, so one graph has one spelling.
+_STRONGEST_INIT = re.compile(rf"({'|'.join(GRAPH_INITS)}):([1-9][0-9]*)")
+
+#: The named inits, for the messages.
+INIT_NAME_CHOICES = (f"one of {', '.join(INIT_NAMES)}, "
+                     + " or ".join(f"'{name}:K'" for name in GRAPH_INITS)
+                     + " (K from 1 to n_samples - 1: the layout of the graph of each "
+                       "point's K strongest entries of P)")
+#: What ``init`` may be, for the messages.
+INIT_CHOICES = f"{INIT_NAME_CHOICES}, or an array"
 
 #: ARPACK's attempts in :func:`spectral_layout`: (relative residual
 #: tolerance, most implicit restarts; None for 5 times the number of
@@ -111,11 +125,12 @@ def _fix_signs(V):
     return V
 
 
-def _graph(P, n):
-    """Symmetric, non-negative sparse weights from ``P`` with a zero diagonal."""
+def _graph(P):
+    """Symmetric, non-negative sparse weights from ``P`` with a zero diagonal.
+
+    ``P`` is square (:func:`_check_graph_input`).
+    """
     W = sp.csr_matrix(P, dtype=np.float64)
-    if W.shape != (n, n):
-        raise ValueError(f"P must have shape ({n}, {n}) for spectral initialisation; got {W.shape}")
     W = 0.5 * (W + W.T)
     W = (W - sp.diags(W.diagonal())).tocsr()  # zero diagonal (setdiag goes via LIL: slow)
     W.eliminate_zeros()
@@ -165,6 +180,55 @@ def strongest_entries(P, k):
     indptr = np.concatenate(([0], np.cumsum(np.minimum(np.diff(P.indptr), k))))
     A = sp.csr_matrix((P.data[keep], P.indices[keep], indptr), shape=P.shape)
     return A.maximum(A.T).tocsr()
+
+
+def strongest_init(name, k):
+    """The init ``name`` (a graph init) of each point's ``k`` strongest entries: ``"name:k"``."""
+    return f"{name}:{int(k)}"
+
+
+def split_init(init):
+    """``(name, k)`` of a named init: ``k`` per point for ``"name:k"``, else None.
+
+    ``"spectral:15"`` gives ``("spectral", 15)``, ``"spectral"``
+    ``("spectral", None)``; a string of neither form comes back whole, as
+    the name (:func:`check_init_name` refuses it).
+    """
+    match = _STRONGEST_INIT.fullmatch(init)
+    if match is None:
+        return init, None
+    return match.group(1), int(match.group(2))
+
+
+def init_graph_name(init):
+    """How the warnings name the graph that the named ``init`` lays out."""
+    _, k = split_init(init)
+    if k is None:
+        return AFFINITY_GRAPH
+    return f"the graph of each point's {k} strongest entries of P"
+
+
+def describe_init(init):
+    """The named ``init`` for the progress lines: ``"spectral:15"`` says what its graph is."""
+    name, k = split_init(init)
+    if k is None:
+        return init
+    return f"{init}, the {name} layout of {init_graph_name(init)}"
+
+
+def sized_init(init, n_samples):
+    """A default ``init`` for ``n_samples`` points: ``"name:k"`` with ``k`` at most ``n_samples - 1``.
+
+    A point has at most ``n_samples - 1`` entries in its row of ``P``, so
+    keeping its ``k >= n_samples - 1`` strongest keeps them all: lowering
+    ``k`` to ``n_samples - 1`` gives the same graph and the same layout,
+    spelled as a value that :func:`check_init` accepts.  Any other ``init``
+    is returned as it is.
+    """
+    name, k = split_init(init)
+    if k is None or k <= n_samples - 1:
+        return init
+    return strongest_init(name, max(1, n_samples - 1))
 
 
 def spectral_layout(P, n_components, rng, *, random_walk=False):
@@ -247,24 +311,19 @@ def _top_eigenvectors(M, k, v0):
     return None, None
 
 
-def _graph_init(init, X, n_components, rng, P, graph_name=AFFINITY_GRAPH):
-    n = X.shape[0]
-    if P is None:
-        raise ValueError(
-            f"init={init!r} needs the input affinities: pass P (a (n_samples, "
-            f"n_samples) affinity matrix) to initialize()"
-        )
-    W = _graph(P, n)
+def _graph_init(init, X, n_components, rng, P):
+    """The layout of a graph init of ``P`` (already its strongest entries for "name:k")."""
+    W = _graph(P)
     n_comp, labels = connected_components(W, directed=False)
     if n_comp > 1:
         warnings.warn(
-            f"{graph_name} has {n_comp} connected components: init={init!r} lays "
+            f"{init_graph_name(init)} has {n_comp} connected components: init={init!r} lays "
             f"out each component separately and places them by the PCA of the "
             f"component means of X",
             RuntimeWarning, stacklevel=5,
         )
         return _component_layout(init, X, n_components, rng, W, n_comp, labels)
-    Y = spectral_layout(W, n_components, rng, random_walk=(init == "laplacian"))
+    Y = spectral_layout(W, n_components, rng, random_walk=_random_walk(init))
     if Y is None:
         warnings.warn(
             f"the eigensolver did not converge: init={init!r} replaced by PCA scaled "
@@ -273,6 +332,11 @@ def _graph_init(init, X, n_components, rng, P, graph_name=AFFINITY_GRAPH):
         )
         return _pca_fallback(X, n_components, rng)
     return Y
+
+
+def _random_walk(init):
+    """Whether the graph init ``init`` is the random-walk ("laplacian") eigenmap."""
+    return split_init(init)[0] == "laplacian"
 
 
 def _component_layout(init, X, n_components, rng, W, n_comp, labels):
@@ -298,7 +362,7 @@ def _component_layout(init, X, n_components, rng, W, n_comp, labels):
         sub = None
         if len(members) > 2:
             sub = spectral_layout(W[members][:, members], n_components, rng,
-                                  random_walk=(init == "laplacian"))
+                                  random_walk=_random_walk(init))
         if sub is None:
             sub = pca_scores(X[members], n_components) if len(members) > 1 \
                 else np.zeros((1, n_components))
@@ -347,28 +411,70 @@ def power_iteration_layout(P, n_components, rng, n_iter=POWER_ITERATIONS):
     return np.ascontiguousarray(Y)
 
 
-def check_init(init, n_samples, n_components):
-    """``init`` checked, computing nothing: a name from ``INIT_NAMES``, or the array.
+def check_init_name(init):
+    """A named ``init`` checked: a name from ``INIT_NAMES``, or ``"spectral:K"`` / ``"laplacian:K"``.
 
-    An array must have shape ``(n_samples, n_components)``, finite values
-    and rows that are not all equal; it is returned as a float64 copy.
+    The number of points is not needed: :func:`check_init` also bounds ``K``.
     """
-    if init is None:
-        raise TypeError(f"init must be one of {', '.join(INIT_NAMES)} or an array; got None")
-    if not isinstance(init, str):
-        return check_not_degenerate(check_embedding(init, n_samples, n_components))
-    if init not in INIT_NAMES:
-        raise ValueError(f"init must be one of {', '.join(INIT_NAMES)} or an array; got {init!r}")
+    if init not in INIT_NAMES and split_init(init)[1] is None:
+        raise ParameterError(f"init must be {INIT_CHOICES}; got {init!r}", ("init",))
     return init
 
 
-def initialize(init, X, n_components, rng, P=None, graph_name=AFFINITY_GRAPH):
+def check_init(init, n_samples, n_components):
+    """``init`` checked, computing nothing: a named init, or the array.
+
+    A name is one of ``INIT_NAMES``, or ``"spectral:K"`` / ``"laplacian:K"``
+    with ``1 <= K <= n_samples - 1`` (:func:`split_init`).  An array must
+    have shape ``(n_samples, n_components)``, finite values and rows that
+    are not all equal; it is returned as a float64 copy.
+    """
+    if init is None:
+        raise TypeError(f"init must be {INIT_CHOICES}; got None")
+    if not isinstance(init, str):
+        return check_not_degenerate(check_embedding(init, n_samples, n_components))
+    _, k = split_init(check_init_name(init))
+    if k is not None and k > n_samples - 1:
+        raise ParameterError(
+            f"init={init!r} keeps each point's {k} strongest entries of P, but each of the "
+            f"{n_samples} points has at most {n_samples - 1}: K must be from 1 to "
+            f"{n_samples - 1}", ("init",))
+    return init
+
+
+def init_affinities(init, P, n_samples):
+    """The graph that the named ``init`` lays out: ``P``, or each point's ``K`` strongest entries.
+
+    ``P`` itself for a name without ``K`` (None stays None);
+    :func:`strongest_entries` of ``P`` for ``"spectral:K"`` and
+    ``"laplacian:K"``, which need ``P`` of shape ``(n_samples, n_samples)``.
+    """
+    _, k = split_init(init)
+    if k is None:
+        return P
+    _check_graph_input(init, P, n_samples)
+    return strongest_entries(P, k)
+
+
+def _check_graph_input(init, P, n):
+    """Refuse a missing ``P``, or one of the wrong shape, for the graph init ``init``."""
+    if P is None:
+        raise ValueError(
+            f"init={init!r} needs the input affinities: pass P (a (n_samples, "
+            f"n_samples) affinity matrix) to initialize()"
+        )
+    if np.shape(P) != (n, n):
+        raise ValueError(f"P must have shape ({n}, {n}) for spectral initialisation; "
+                         f"got {np.shape(P)}")
+
+
+def initialize(init, X, n_components, rng, P=None):
     """Return the initial embedding.
 
     Parameters
     ----------
-    init : {"random", "pca", "spca", "spectral", "laplacian", "power"} or ndarray
-        of shape (n_samples, n_components)
+    init : {"random", "pca", "spca", "spectral", "laplacian", "power"}, "spectral:K",
+        "laplacian:K" or ndarray of shape (n_samples, n_components)
         ``"random"``: Gaussian with standard deviation 1e-4.
         ``"pca"``: the first principal-component scores, unscaled.
         ``"spca"``: the PCA scores scaled so the first column has standard
@@ -381,6 +487,11 @@ def initialize(init, X, n_components, rng, P=None, graph_name=AFFINITY_GRAPH):
         component separately, placed by the PCA of the component means of
         ``X`` (see :func:`_component_layout`); if the eigensolver fails they
         warn and use the PCA scores scaled the same way instead.
+        ``"spectral:K"`` and ``"laplacian:K"`` (``K`` from 1 to
+        ``n_samples - 1``): the same layouts of a smaller graph, each
+        point's ``K`` strongest entries of ``P`` made symmetric
+        (:func:`strongest_entries`), which is also the ``P`` the check
+        for merged rows below sees.
         ``"power"``: 20 steps of power iteration on ``P`` with standardised
         columns (the NCVis reference), see :func:`power_iteration_layout`.
         An array is used as given (copied, not centred); one whose rows
@@ -394,11 +505,8 @@ def initialize(init, X, n_components, rng, P=None, graph_name=AFFINITY_GRAPH):
     n_components : int
     rng : numpy.random.Generator
     P : ndarray or sparse matrix of shape (n_samples, n_samples), optional
-        Input affinities; required by "spectral" and "laplacian" (made
-        symmetric as ``(P + P.T) / 2``), ignored otherwise.
-    graph_name : str, default="the affinity graph"
-        What ``P`` is, for the warning about a graph in several pieces
-        (e.g. a graph made of the strongest entries of the input P).
+        Input affinities; required by the graph inits (made symmetric as
+        ``(P + P.T) / 2``) and "power".
 
     Returns
     -------
@@ -408,7 +516,8 @@ def initialize(init, X, n_components, rng, P=None, graph_name=AFFINITY_GRAPH):
     init = check_init(init, n, n_components)
     if not isinstance(init, str):
         return init
-    Y = _named_init(init, X, n_components, rng, P, graph_name)
+    P = init_affinities(init, P, n)
+    Y = _named_init(init, X, n_components, rng, P)
     if n > 1 and not np.any(np.ptp(Y, axis=0)):
         warnings.warn(
             f"init={init!r} put every point at the same place (the gradient vanishes "
@@ -519,11 +628,15 @@ def check_not_degenerate(Y, name="init"):
     return Y
 
 
-def _named_init(init, X, n_components, rng, P, graph_name=AFFINITY_GRAPH):
-    """The layout of a named initialisation (``initialize`` checks it)."""
+def _named_init(init, X, n_components, rng, P):
+    """The layout of a named initialisation (``initialize`` checks it).
+
+    ``P`` is the graph a graph init lays out (:func:`init_affinities`).
+    """
     n = X.shape[0]
-    if init in GRAPH_INITS:
-        return _graph_init(init, X, n_components, rng, P, graph_name)
+    if split_init(init)[0] in GRAPH_INITS:
+        _check_graph_input(init, P, n)
+        return _graph_init(init, X, n_components, rng, P)
     if init == "power":
         if P is None:
             raise ValueError("init='power' needs the input affinities: pass P to initialize()")

@@ -205,7 +205,12 @@ class SgdSpec:
     move_negatives, defer_head, skip_tail, clip_after_step : bool
         Switches of the loop (see ``sgd_epochs``).
     init : str
-        Default initialisation.
+        Default initialisation, a named init
+        (:func:`smallvis.engines.init.check_init`): e.g. ``"spectral:15"``
+        for the spectral layout of each point's 15 strongest entries of
+        ``P`` (largevis: a smaller eigenproblem than its 150 neighbours'),
+        lowered to ``n_samples - 1`` entries on fewer points
+        (:func:`smallvis.engines.init.sized_init`: the same graph).
     param_defaults : mapping
         Method parameters whose default differs under the stochastic
         optimizer (e.g. largevis's ``gamma``).
@@ -218,13 +223,6 @@ class SgdSpec:
         all, rounded, at least 1.
     q_learning_rate : float
         Step of the learned normalisation (NCVis's ``alpha_Q``); 0: none.
-    init_neighbors : int
-        When the default ``init`` is a graph initialisation, it is computed
-        from each row's ``init_neighbors`` largest entries of ``P``, made
-        symmetric (:func:`smallvis.engines.init.strongest_entries`): a
-        smaller eigenproblem for a ``P`` with many entries per row
-        (largevis).  0: from all of ``P``.  An ``init`` the user names uses
-        all of ``P``.
     auto_min_n : int
         ``optimizer="auto"`` takes this stochastic form above this many
         points (:data:`AUTO_SGD_MIN_N`; 0: at every size, for a method whose
@@ -252,7 +250,6 @@ class SgdSpec:
     decay: str = "linear"
     noise_schedule: str = "constant"
     q_learning_rate: float = 0.0
-    init_neighbors: int = 0
     auto_min_n: int = AUTO_SGD_MIN_N
     exact_cost_max_n: int = SGD_COST_MAX_N
 
