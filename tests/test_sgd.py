@@ -299,8 +299,8 @@ def test_blocks_of_epochs_equal_one_run(iris, name):
 @pytest.mark.filterwarnings("ignore:the affinity graph")
 @pytest.mark.parametrize("fast,n_epochs", [(True, None), (False, 8)])
 @pytest.mark.parametrize("name", SGD_METHODS)
-def test_same_seed_same_y_bitwise(iris, name, fast, n_epochs):
-    X, _ = iris
+def test_same_seed_same_y_bitwise(iris60, name, fast, n_epochs):
+    X, _ = iris60
     kw = dict(fast=fast, optimizer="sgd", n_epochs=n_epochs, n_threads=1)
     if name == "largevis":
         kw["perplexity"] = 30.0
