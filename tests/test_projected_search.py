@@ -207,7 +207,9 @@ def test_model_file_round_trip_with_the_projection(low_threshold, monkeypatch, t
     monkeypatch.setattr(transform, "EXACT_MAX_N", 1000)  # Annoy for new points
     monkeypatch.setattr(neighbors, "EXACT_MAX_N", 1000)  # and for the fit
     X = _low_rank(1500, 64, seed=13)
-    model = smallvis.Embedding("umap", random_state=2, n_epochs=30, n_threads=1).fit(X[:1400])
+    # 1,400 points run the exact optimizer: n_iter, not n_epochs, keeps the fit short
+    model = smallvis.Embedding("umap", random_state=2, n_iter=30, n_epochs=30,
+                               n_threads=1).fit(X[:1400])
     assert model.reference_.knn_index()._projected()
     path = tmp_path / "model.npz"
     smallvis.save_model(model, path)

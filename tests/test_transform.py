@@ -142,11 +142,28 @@ def digits_split():
     return X[order[:480]], labels[order[:480]], X[order[480:]], labels[order[480:]]
 
 
-def _fit(method, X, **params):
+def _fit(method, X):
     n_iter = {"asne": 300, "ssne": 300}.get(method, 500)
     result = smallvis.embed(X, method=method, fast=True, random_state=1, n_iter=n_iter,
-                            return_result=True, **params)
+                            return_result=True)
     return result, build_reference(method, X, result, seed=1)
+
+
+@pytest.fixture(scope="module")
+def fitted(digits_split):
+    """``fitted(method)``: the exact fit of the 480 training digits and its reference.
+
+    Each method is fitted once for the module; the tests only read the
+    result and transform against the reference.
+    """
+    X = digits_split[0]
+    fits = {}
+
+    def fit(method):
+        if method not in fits:
+            fits[method] = _fit(method, X)
+        return fits[method]
+    return fit
 
 
 def _knn_accuracy(Y_train, y_train, Y_new, y_new, k=10):
@@ -159,9 +176,9 @@ def _knn_accuracy(Y_train, y_train, Y_new, y_new, k=10):
 
 
 @pytest.mark.parametrize("method", list(METHODS))
-def test_training_points_land_near_their_fitted_positions(method, digits_split):
+def test_training_points_land_near_their_fitted_positions(method, digits_split, fitted):
     X, _, _, _ = digits_split
-    result, ref = _fit(method, X)
+    result, ref = fitted(method)
     Y = result.Y
     again = ref.transform(X[:100])
     # distance to the fitted position, in units of the median distance
@@ -175,9 +192,9 @@ def test_training_points_land_near_their_fitted_positions(method, digits_split):
 
 
 @pytest.mark.parametrize("method", ["tsne", "umap", "largevis", "ncvis"])
-def test_new_points_are_placed_among_their_class(method, digits_split):
+def test_new_points_are_placed_among_their_class(method, digits_split, fitted):
     X, y, X_new, y_new = digits_split
-    result, ref = _fit(method, X)
+    result, ref = fitted(method)
     start = ref.transform(X_new, n_iter=0)
     placed, cost = ref.transform(X_new, return_cost=True)
     _, cost_start = ref.transform(X_new, n_iter=0, return_cost=True)
@@ -193,9 +210,9 @@ def test_new_points_are_placed_among_their_class(method, digits_split):
     assert accuracy > fitted - 0.07, (accuracy, fitted)
 
 
-def test_transform_is_deterministic_and_batch_independent(digits_split):
+def test_transform_is_deterministic_and_batch_independent(digits_split, fitted):
     X, _, X_new, _ = digits_split
-    _, ref = _fit("umap", X)
+    _, ref = fitted("umap")
     a = ref.transform(X_new)
     b = ref.transform(X_new)
     assert np.array_equal(a, b)
@@ -204,9 +221,9 @@ def test_transform_is_deterministic_and_batch_independent(digits_split):
     assert np.array_equal(a, c) and np.array_equal(a, d)
 
 
-def test_numpy_and_cython_paths_place_points_alike(digits_split):
+def test_numpy_and_cython_paths_place_points_alike(digits_split, fitted):
     X, _, X_new, _ = digits_split
-    result, ref = _fit("tsne", X)
+    result, ref = fitted("tsne")
     slow = Reference(**{**{k: getattr(ref, k) for k in ("method", "X", "Y", "affinity_params",
                                                        "cost_params", "row_scale", "seed")},
                         "fast": False})
@@ -215,12 +232,12 @@ def test_numpy_and_cython_paths_place_points_alike(digits_split):
     np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-8 * np.abs(a).max())
 
 
-def test_annoy_search_for_large_references(monkeypatch, digits_split):
+def test_annoy_search_for_large_references(monkeypatch, digits_split, fitted):
     """Above EXACT_MAX_N the index is Annoy, seeded: the same neighbours each time."""
     import smallvis.transform as tr
 
     X, _, X_new, _ = digits_split
-    result, ref = _fit("umap", X)
+    result, ref = fitted("umap")
     exact_idx, exact_d = ref.neighbors(X_new, 14)
     monkeypatch.setattr(tr, "EXACT_MAX_N", 100)
     ref2 = build_reference("umap", X, result, seed=1)
