@@ -205,14 +205,9 @@ def sgd_group_coefficients(problem, d2, out):
     ``d2[0]`` is the positive pair's squared distance and ``d2[1:]`` those
     of its ``m`` negatives; ``out[0]`` receives the positive's coefficient
     and ``out[1:]`` the negatives' (the head moves by
-    :math:`\alpha c (y_i - y_{other})`).  InfoNCE's
-    (:meth:`smallvis.methods.infonce.InfoNCE.sgd_group`), with
-    :math:`D = \phi_{ij} + \sum_l \phi_{ik_l}`:
-
-    .. math::
-
-        c_a = -2 \phi_{ij} \Bigl(1 - \frac{\phi_{ij}}{D}\Bigr), \qquad
-        c_{r,l} = \frac{2 \phi_{ik_l}^2}{D}.
+    :math:`\alpha c (y_i - y_{other})`).  The formulas are the method
+    unit's ``sgd_group`` (e.g.
+    :meth:`smallvis.methods.infonce.InfoNCE.sgd_group`).
 
     Parameters
     ----------
