@@ -714,11 +714,12 @@ class KNNIndex:
         self._categories = None  # hamming: the columns' values (the forest's codes)
         self._sparse = None  # sparse X: its search structures (sparse_search.SparseIndex)
         self._score_frame = None  # projected search: centre and extent of the forest's scores
+        self._leaf_order = None  # projected search: the training row of each forest item
 
     def __getstate__(self):
         state = self.__dict__.copy()
         for derived in ("_forest", "_exponent", "_centre", "_graphs", "_prepared",
-                        "_categories", "_sparse", "_score_frame"):
+                        "_categories", "_sparse", "_score_frame", "_leaf_order"):
             state.pop(derived, None)
         return state
 
@@ -839,17 +840,33 @@ class KNNIndex:
                            "principal axes", t)
         return projected_search.scores(self._search_projection, Xs)
 
+    def _ordered_scores(self, Xs):
+        """The scores of ``Xs`` (:meth:`_search_scores`), rows in leaf order.
+
+        The order (:func:`smallvis.inputs.projected_search.leaf_order` of
+        the scores) is computed on first use and kept as
+        :attr:`_leaf_order`: position ``p`` of the result is training row
+        ``_leaf_order[p]``.
+        """
+        scores = self._search_scores(Xs)
+        if self._leaf_order is None:
+            t = time.perf_counter()
+            self._leaf_order = projected_search.leaf_order(scores)
+            _progress.step("kNN", "leaf order", t)
+        return scores[self._leaf_order]
+
     def _annoy_forest(self, Xs=None, scores=None):
         """The forest, built on first use from ``Xs`` (:meth:`_scaled_data`).
 
         The projected search (:meth:`_projected`) builds it on the scores
-        (:meth:`_search_scores` of ``Xs``, unless given).
+        in leaf order (:meth:`_ordered_scores` of ``Xs``, unless given):
+        its item ``p`` is training row ``_leaf_order[p]``.
         """
         if self._forest is None:
             if Xs is None and scores is None:
                 Xs, _ = self._scaled_data()
             if self._projected():
-                scores = self._search_scores(Xs) if scores is None else scores
+                scores = self._ordered_scores(Xs) if scores is None else scores
                 self._score_frame = centre_and_extent(scores)
                 rows = _centred_unit(scores)
                 del scores
@@ -899,11 +916,13 @@ class KNNIndex:
         kernels = select_kernels(self.fast)
         n = Xs.shape[0]
         m = projected_search.n_candidates(k, n)
-        scores = self._search_scores(Xs)
+        scores = self._ordered_scores(Xs)  # position p: row order[p]
+        order = self._leaf_order
         built_here = self._forest is None
         forest = self._annoy_forest(Xs, scores)
         t = time.perf_counter()
         cand = _annoy_candidates(forest, n, m + 1, self._search_k(m), self.n_threads)
+        del forest
         if built_here:
             self._release_forest()
         _progress.step("kNN", f"{n} queries", t)
@@ -915,11 +934,18 @@ class KNNIndex:
         n_explore = self.n_explore or min(default_n_explore(k), default_n_explore(m))
         indices, sq_dist = _refine(scores, indices, sq_dist, self.n_refine, n_explore,
                                    self.n_threads, kernels)
-        order = projected_search.leaf_order(scores)
         del scores, sq_dist
+        # back to the package's numbering: row order[p] gets order[indices[p]]
+        # (the appended -1 keeps an empty slot's -1)
+        row_of = np.append(order, -1).astype(indices.dtype)
+        position = np.empty_like(order)
+        position[order] = np.arange(n)
+        candidates = row_of[indices[position]]
+        del indices
         code = metrics.KERNEL_CODES[self.metric]
-        indices, sq_dist = _candidate_sq_distances(Xs, indices, k, self.n_threads, kernels, code,
-                                                   order, label="exact distances")
+        indices, sq_dist = _candidate_sq_distances(Xs, candidates, k, self.n_threads, kernels,
+                                                   code, order, label="exact distances")
+        del candidates
         recall = projected_search.sample_recall(Xs, indices, projected_search.check_rows(n))
         if recall < projected_search.RECALL_FLOOR:
             _progress.say(f"kNN: the projection kept {recall:.2f} of the checked neighbours: "
@@ -1067,6 +1093,8 @@ class KNNIndex:
         else:
             queries, width = forest_queries(X_new, *self._centre_and_extent()), k
         cand = _annoy_vector_candidates(forest, queries, width, search_k, self.n_threads)
+        if self._projected():  # item p of the forest is training row _leaf_order[p]
+            cand = np.append(self._leaf_order, -1)[cand]
         indices = np.empty((m, k), dtype=np.int64)
         sq_dist = np.empty((m, k))
         for s in range(m):

@@ -13,10 +13,16 @@ the search runs in three steps instead:
    index's seed).  Squared Euclidean distances of the projection are
    those of the data minus the part outside the axes, so near points stay
    near.
-2. **Candidates in the projection.**  Annoy's forest is built on the
-   scores, queried for :func:`n_candidates` neighbours (more than ``k``),
-   and refined there by the package's neighbour-of-neighbour rounds: each
-   distance costs ``SEARCH_RANK`` numbers instead of ``D``.
+2. **Candidates in the projection.**  The scores are renumbered in
+   :func:`leaf_order` (points near each other get neighbouring numbers),
+   Annoy's forest is built on them, queried for :func:`n_candidates`
+   neighbours (more than ``k``), and refined there by the package's
+   neighbour-of-neighbour rounds: each distance costs ``SEARCH_RANK``
+   numbers instead of ``D``.  With the near rows stored next to each
+   other, the queries, the candidate distances and the rounds mostly read
+   rows that are already in the cache (on 70,000 images of 784 pixels,
+   k = 150: the queries 10.2 s -> 7.7 s, the first round 7.1 s -> 3.6 s,
+   one thread).  The candidates are numbered back before step 3.
 3. **The choice in the original space.**  Of each row's candidates, the
    ``k`` with the smallest exact distance in the original space are kept,
    by the twin kernel ``knn_candidates`` (float64, summed feature by
