@@ -28,17 +28,26 @@ Approximate search (above)
     New points are projected the same way and refined against the
     training points' own graph.
 
-Why exact up to 65,536 points, measured on a synthetic 50,000 x 8,000
-TF-IDF set of short texts (2.1 million non-zeros, benchmarks/make_text_data.py;
-cosine, 14 neighbours, one thread): the projected search found 0.09 of the
-exact neighbours among its 120 candidates and 0.47 after four refinement
-rounds, and more rounds, reverse neighbours or more candidates gain little
-(noisy text: the nearest rows are barely nearer than the rest, cosine
-distance 0.78 against about 0.95).  Exact products in SciPy took 106 s; the
-kernel takes about 10 s of CPU (13 s for t-SNE's 90 neighbours), with
-recall 1.  On data with structure the projected search does reach 0.98
-(tests/test_sparse_inputs.py), so it stays for larger sets, where the
-products' cost grows as ``n**2``.
+Why exact up to 262,144 points, measured on synthetic TF-IDF sets of short
+texts (benchmarks/make_text_data.py, 8,000 terms; cosine, 15 neighbours,
+one thread):
+
+===========  ==================  ==============================  ====================
+rows         exact search        projected search (recall)       pynndescent (recall)
+===========  ==================  ==============================  ====================
+131,072      72 s                139 s (0.37)                    72 s (0.51)
+262,144      302 s               305 s (0.31)                    157 s (0.44)
+===========  ==================  ==============================  ====================
+
+The projected search's neighbour-of-neighbour rounds stall on noisy text
+(the nearest rows are barely nearer than the rest: cosine distance 0.78
+against about 0.95 at 50,000 rows), so up to 262,144 rows the exact search
+is at least as fast, and exact.  (pynndescent, umap-learn's search, is
+faster at the larger size, with 0.44 of the neighbours; CPU seconds, its
+JIT warmed.)  The exact cost grows as ``n**2`` and the
+projected one about as ``n log n``, so above that the projected search
+stays; on data with structure it does reach 0.98
+(tests/test_sparse_inputs.py).
 """
 
 import numpy as np
@@ -54,11 +63,10 @@ SPARSE_METRICS = ("euclidean", "cosine")
 #: ``method="auto"`` searches sparse X exactly up to this many points.  The
 #: kernel's products cost about :math:`\sum_f \mathrm{df}_f^2` multiply-adds
 #: (``df_f``: rows storing column ``f``) plus a scan of ``n`` keys per row:
-#: on 50,000 TF-IDF rows of 8,000 terms (2.1 million non-zeros) the 14
-#: nearest neighbours take about 12 s on one thread, where the projected
-#: search found 0.47 of them (its neighbour-of-neighbour rounds stall: on
-#: noisy text the nearest rows are barely nearer than the rest).
-SPARSE_EXACT_MAX_N = 65536
+#: on 262,144 TF-IDF rows of 8,000 terms the 15 nearest neighbours take
+#: about 300 s on one thread, as long as the projected search, which found
+#: 0.31 of them (the table above).
+SPARSE_EXACT_MAX_N = 262144
 
 #: Components of the truncated SVD the approximate search runs in.
 SEARCH_RANK = 64
