@@ -273,3 +273,41 @@ def test_exact_search_reports_its_blocks_with_the_same_graph(monkeypatch):
     np.testing.assert_array_equal(quiet[1], loud[1])
     assert any(re.match(r"smallvis: kNN: exact rows [\d,]+/3,000 \(\d+%\)", line)
                for line in lines)
+
+
+# ---- the stages that reported only their end: UMAP calibration, sparse search,
+# new points ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("fast", [False, True])
+def test_smooth_knn_kernels_by_row_chunks_match_one_call(fast):
+    """``start``/``stop`` of the twins ``smooth_knn_rows``: the floor's mean stays global."""
+    kernels = select_kernels(fast)
+    rng = np.random.default_rng(6)
+    dist = np.sort(rng.exponential(size=(200, 8)), axis=1)
+    dist[:, 0] = 0.0
+    dist[50:60, 1:] = 0.0  # rows of duplicates: rho = 0, sigma floored by the global mean
+    outs = [[np.zeros(200), np.zeros(200)] for _ in range(2)]
+    failed = kernels.smooth_knn_rows(dist, 3.0, 1.0, 1e-5, 64, 1e-3, *outs[0])
+    failed_parts = sum(kernels.smooth_knn_rows(dist, 3.0, 1.0, 1e-5, 64, 1e-3, *outs[1],
+                                               start, stop)
+                       for start, stop in [(0, 55), (55, 56), (56, 200)])
+    assert failed == failed_parts == 10  # the duplicates' rows cannot reach the target
+    for a, b in zip(*outs):
+        np.testing.assert_array_equal(a, b)
+    # a row's floor with rho = 0 is 1e-3 of the mean over every row, not its chunk's
+    assert outs[1][0][55] == pytest.approx(1e-3 * dist.mean(), rel=1e-12)
+
+
+def test_umap_bandwidths_report_rows_with_the_same_bits(monkeypatch):
+    from smallvis.inputs.affinities import smooth_knn_distances
+
+    rng = np.random.default_rng(7)
+    dist = np.sort(rng.exponential(size=(9000, 14)), axis=1)
+    kernels = select_kernels(True)
+    quiet = smooth_knn_distances(dist, kernels)
+    loud, lines = _verbose_every_chunk(monkeypatch, lambda: smooth_knn_distances(dist, kernels))
+    for a, b in zip(quiet, loud):
+        np.testing.assert_array_equal(a, b)
+    assert any(re.match(r"smallvis: calibration: rows 4,096/9,000 \(45%\), \d+\.\ds, ETA ",
+                        line) for line in lines), lines
+
