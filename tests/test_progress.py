@@ -311,3 +311,38 @@ def test_umap_bandwidths_report_rows_with_the_same_bits(monkeypatch):
     assert any(re.match(r"smallvis: calibration: rows 4,096/9,000 \(45%\), \d+\.\ds, ETA ",
                         line) for line in lines), lines
 
+
+def _text_like(n, d, rng):
+    """Sparse rows of a few words each, in a few topics (structure the search can find)."""
+    topic = rng.integers(0, 4, size=n)
+    cols = (topic[:, None] * (d // 4) + rng.integers(0, d // 4, size=(n, 6))).ravel()
+    rows = np.repeat(np.arange(n), 6)
+    import scipy.sparse as sp
+
+    return sp.csr_matrix((rng.random(n * 6) + 0.5, (rows, cols)), shape=(n, d))
+
+
+def test_projected_sparse_search_reports_its_loops_with_the_same_graph(monkeypatch):
+    from smallvis.inputs.neighbors import KNNIndex
+
+    rng = np.random.default_rng(8)
+    X = _text_like(2600, 48, rng)  # more rows than a first chunk (2048)
+    X_new = _text_like(600, 48, rng)
+
+    def search():
+        index = KNNIndex(X, method="annoy", metric="cosine", random_state=3, fast=True)
+        return index.neighbors(6), index.query(X_new, 6)
+
+    quiet = search()
+    loud, lines = _verbose_every_chunk(monkeypatch, search)
+    for a, b in zip(quiet, loud):
+        np.testing.assert_array_equal(a[0], b[0])
+        np.testing.assert_array_equal(a[1], b[1])
+    text = "\n".join(lines)
+    for what, total in [("range finder products", "10"), ("exact distances", "2,600"),
+                        ("exact refinement round 1, rows", "2,600"),
+                        ("exact distances of new points", "600"),
+                        ("new points' exact refinement round 1, rows", "600")]:
+        assert re.search(rf"kNN: {what} [\d,]+/{total} \(\d+%\), \d+\.\ds, ETA ", text), what
+    assert re.search(r"kNN: exact refinement round 1 in \d+\.\d\ds", text)
+
