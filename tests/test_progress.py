@@ -346,3 +346,66 @@ def test_projected_sparse_search_reports_its_loops_with_the_same_graph(monkeypat
         assert re.search(rf"kNN: {what} [\d,]+/{total} \(\d+%\), \d+\.\ds, ETA ", text), what
     assert re.search(r"kNN: exact refinement round 1 in \d+\.\d\ds", text)
 
+
+@pytest.mark.parametrize("method", ["annoy", "exact"])
+def test_new_points_queries_report_with_the_same_neighbours(monkeypatch, method):
+    from smallvis.inputs.neighbors import KNNIndex
+
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(3000, 6))
+    X[::2] += 3.0
+    X_new = rng.normal(size=(2500, 6))
+    index = KNNIndex(X, method=method, random_state=4, fast=True)
+    index.neighbors(10)  # the graph the refinement of new points reads
+
+    quiet = index.query(X_new, 10)
+    loud, lines = _verbose_every_chunk(monkeypatch, lambda: index.query(X_new, 10))
+    np.testing.assert_array_equal(quiet[0], loud[0])
+    np.testing.assert_array_equal(quiet[1], loud[1])
+    text = "\n".join(lines)
+    assert f"smallvis: kNN: {method}, 10 neighbours of 2500 new points among 3000" in text
+    steps = (["queries of new points", "candidate distances of new points",
+              "new points' refinement round 1, rows"] if method == "annoy"
+             else ["exact rows of new points"])
+    for what in steps:
+        assert re.search(rf"kNN: {what} [\d,]+/2,500 \(\d+%\), \d+\.\ds, ETA ", text), what
+
+
+@pytest.mark.parametrize("method", ["umap", "tsne"])
+def test_verbose_transform_reports_each_stage_and_places_the_same(monkeypatch, capsys, method):
+    X, _ = smallvis.datasets.load("iris")
+    monkeypatch.setattr(_progress, "EVERY_SECONDS", 0.0)  # a line whenever one can come
+    placed = []
+    for verbose in (False, True):
+        model = smallvis.Embedding(method, n_iter=30, random_state=0, verbose=False)
+        model.fit(X[:120])
+        model.set_params(verbose=verbose)
+        placed.append(model.transform(X[120:]))
+    np.testing.assert_array_equal(placed[0], placed[1])
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == f"smallvis: transform: 30 new points into the {method} map of 120 points"
+    text = "\n".join(lines)
+    assert "smallvis: kNN: exact, " in text
+    assert re.search(r"smallvis: calibration: rows of new points [\d,]+/30 \(\d+%\)", text)
+    assert re.search(r"smallvis: optimisation: done in \d+\.\d\ds", text)
+    assert re.search(r"^iter +\d+/100  elapsed", text, re.M)  # the exact form's heartbeat
+
+
+def test_quiet_transform_prints_nothing(tmp_path, capsys, monkeypatch):
+    from smallvis.cli import main
+
+    monkeypatch.setattr(_progress, "EVERY_SECONDS", 0.0)
+    monkeypatch.chdir(tmp_path)
+    X, _ = smallvis.datasets.load("iris")
+    np.savetxt("train.csv", X[:120], delimiter=",")
+    np.savetxt("new.csv", X[120:], delimiter=",")
+    assert main(["embed", "train.csv", "--method", "umap", "--fast", "--n-iter", "20",
+                 "--quiet", "--save-model", "m.npz"]) == 0
+    assert main(["transform", "new.csv", "--model", "m.npz", "--out", "y.csv",
+                 "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+    smallvis.load_model("m.npz").transform(X[120:])  # verbose=False: silent too
+    assert capsys.readouterr().err == ""
+    assert main(["transform", "new.csv", "--model", "m.npz", "--out", "y2.csv"]) == 0
+    err = capsys.readouterr().err
+    assert "smallvis: transform: 30 new points" in err and "placed 30 new points" in err
