@@ -393,7 +393,7 @@ def build_parser():
                         "matched by name")
     t.add_argument("--threads", type=int, default=1,
                    help="threads for the placement (-1: all cores; default: 1)")
-    t.add_argument("--quiet", action="store_true", help="no summary line")
+    t.add_argument("--quiet", action="store_true", help="no progress output nor summary line")
     return parser
 
 
@@ -565,7 +565,7 @@ def run_transform(args):
         import matplotlib
 
         matplotlib.use("Agg")
-    model.set_params(n_threads=args.threads)
+    model.set_params(n_threads=args.threads, verbose=not args.quiet)
     with warnings.catch_warnings():  # the names were matched above
         warnings.filterwarnings("ignore", message="X does not have valid feature names")
         Y_new = model.transform(X)

@@ -31,6 +31,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+from . import _progress
 from .api import embed
 from .registry import DEFAULT_METHOD, METHODS, get_method
 from .transform import (TRANSFORM_LEARNING_RATE, TRANSFORM_N_ITER, NotFittedError, build_reference,
@@ -92,7 +93,9 @@ class Embedding:
     momentum_switch_iter, min_gain, tol, cost_every, random_state,
     n_threads, verbose, callback, pca
         As :func:`smallvis.embed` (same defaults); ``transform`` applies the
-        fit's ``pca`` projection to new points.
+        fit's ``pca`` projection to new points, and with ``verbose``
+        reports its stages (neighbours, calibration, optimisation) as the
+        fit does.
     method_params : dict, optional
         The method's parameters (``smallvis.METHODS[method]``), e.g.
         ``{"n_neighbors": 30, "min_dist": 0.3}`` for umap.
@@ -363,6 +366,7 @@ class Embedding:
             2-D.  The fitted state is unchanged.
         """
         self._check_is_fitted()
+        progress = _progress.begin(bool(self.verbose))  # noqa: F841 (on while held)
         self._check_feature_names(X)
         arr = _check_array(X)
         if arr.ndim == 2 and arr.shape[1] != self.n_features_in_:

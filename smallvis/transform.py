@@ -89,6 +89,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.spatial.distance import cdist
 
+from . import _progress
 from .inputs.affinities import (MIN_K_DIST_SCALE, PERPLEXITY_MAX_TRIES, PERPLEXITY_TOL,
                                 SMOOTH_K_N_ITER, SMOOTH_K_TOL)
 from .backends._backend import kernels as select_kernels
@@ -288,7 +289,7 @@ class Reference:
             with_self[:, 1:] = relative_distances(dist)
             sigma, rho = np.zeros(n_new), np.zeros(n_new)
             target = np.log2(k + 1) * float(params["bandwidth"])
-            for s in range(n_new):  # one row per call: no statistic across rows
+            for s in _rows_reported(n_new):  # one row per call: no statistic across rows
                 kernels.smooth_knn_rows(with_self[s:s + 1], float(target),
                                         float(params["local_connectivity"]), SMOOTH_K_TOL,
                                         SMOOTH_K_N_ITER, MIN_K_DIST_SCALE, sigma[s:s + 1],
@@ -309,7 +310,7 @@ class Reference:
             D2[far] = relative_distances(far_d2[far])  # already squared distances
             D2 = np.ascontiguousarray(D2)
             vals = np.zeros_like(D2)
-            for s in range(n_new):  # one row per call: its search starts from itself
+            for s in _rows_reported(n_new):  # one row per call: its search starts from itself
                 kernels.perplexity_rows(D2[s:s + 1], perplexity, PERPLEXITY_TOL,
                                         PERPLEXITY_MAX_TRIES, vals[s:s + 1], np.zeros(1), 1)
         vals = vals * self.row_scale
@@ -379,6 +380,8 @@ class Reference:
         n_iter, learning_rate = check_transform_settings(n_iter, learning_rate)
         n_threads = check_threads(n_threads)
         kern = select_kernels(self.fast)
+        _progress.say(f"transform: {X_new.shape[0]} new points into the {self.method} map "
+                      f"of {self.X.shape[0]} points")
         P = self.new_rows(X_new, kern)
         triplet = (P.indptr.astype(np.int64), P.indices.astype(np.int64),
                    np.ascontiguousarray(P.data, dtype=np.float64))
@@ -386,11 +389,15 @@ class Reference:
         row_sum = np.asarray(P.sum(axis=1)).ravel()
         Y = np.ascontiguousarray((P @ Y_ref) / row_sum[:, None])
         cost_fn, grad_fn, args = self.kernels(kern)
-        if n_iter and self.optimizer == "sgd":
-            self._place_sgd(P, Y, kern, n_iter, learning_rate)
-        elif n_iter:
-            self._place_exact(Y, row_sum, lambda Yv, out: grad_fn(
-                *triplet, Yv, Y_ref, *args, out, n_threads), n_iter, learning_rate)
+        if n_iter:
+            form = ("sgd optimizer, {} epochs" if self.optimizer == "sgd"
+                    else "exact optimizer, {} iterations")
+            with _progress.stage("optimisation", form.format(n_iter)):
+                if self.optimizer == "sgd":
+                    self._place_sgd(P, Y, kern, n_iter, learning_rate)
+                else:
+                    self._place_exact(Y, row_sum, lambda Yv, out: grad_fn(
+                        *triplet, Yv, Y_ref, *args, out, n_threads), n_iter, learning_rate)
         check_placement(Y, self.method)
         if return_cost:
             return Y, float(cost_fn(*triplet, Y, Y_ref, *args, n_threads))
@@ -409,10 +416,12 @@ class Reference:
         def full_gradient(Yv, learned, exaggerated, out):
             gradient(Yv, out)  # optimize_exact's guard judges what is not finite
 
+        # with reporting on, a line at least every few seconds
+        heartbeat = _progress.Heartbeat(n_iter, None) if _progress.active() else None
         try:
             optimize_exact(Y, full_gradient, None,
                            placement_settings(n_iter, self.step_scale()),
-                           row_learning_rate=learning_rate / row_sum)
+                           row_learning_rate=learning_rate / row_sum, callback=heartbeat)
         except DivergenceError as exc:
             raise ValueError(
                 f"{self.method} transform: {exc.reason} at iteration {exc.iteration}; the "
@@ -461,12 +470,24 @@ class Reference:
             )
         try:
             optimize_sgd(layout, kernels, problem, int(self.seed) % 2**64, n_threads=1,
+                         verbose=_progress.active(),
                          layout_name=f"{self.method} transform: the fitted embedding (with "
                                      "the new points' starts)",
                          remedy="refit, or check the model file")
         except DivergenceError:
             pass  # the new rows that are not finite are named by check_placement
         Y[...] = layout[:Y.shape[0]]
+
+
+def _rows_reported(n_rows):
+    """``range(n_rows)``, with a progress line in the stage "calibration" when one is due.
+
+    The rows come in chunks (:func:`smallvis._progress.counter`); with
+    reporting off, in one.
+    """
+    progress = _progress.counter("calibration", "rows of new points", n_rows)
+    for start, stop in progress.spans():  # one span when not reporting
+        yield from range(start, stop)
 
 
 def placement_settings(n_iter, max_step):

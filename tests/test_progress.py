@@ -273,3 +273,139 @@ def test_exact_search_reports_its_blocks_with_the_same_graph(monkeypatch):
     np.testing.assert_array_equal(quiet[1], loud[1])
     assert any(re.match(r"smallvis: kNN: exact rows [\d,]+/3,000 \(\d+%\)", line)
                for line in lines)
+
+
+# ---- the stages that reported only their end: UMAP calibration, sparse search,
+# new points ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("fast", [False, True])
+def test_smooth_knn_kernels_by_row_chunks_match_one_call(fast):
+    """``start``/``stop`` of the twins ``smooth_knn_rows``: the floor's mean stays global."""
+    kernels = select_kernels(fast)
+    rng = np.random.default_rng(6)
+    dist = np.sort(rng.exponential(size=(200, 8)), axis=1)
+    dist[:, 0] = 0.0
+    dist[50:60, 1:] = 0.0  # rows of duplicates: rho = 0, sigma floored by the global mean
+    outs = [[np.zeros(200), np.zeros(200)] for _ in range(2)]
+    failed = kernels.smooth_knn_rows(dist, 3.0, 1.0, 1e-5, 64, 1e-3, *outs[0])
+    failed_parts = sum(kernels.smooth_knn_rows(dist, 3.0, 1.0, 1e-5, 64, 1e-3, *outs[1],
+                                               start, stop)
+                       for start, stop in [(0, 55), (55, 56), (56, 200)])
+    assert failed == failed_parts == 10  # the duplicates' rows cannot reach the target
+    for a, b in zip(*outs):
+        np.testing.assert_array_equal(a, b)
+    # a row's floor with rho = 0 is 1e-3 of the mean over every row, not its chunk's
+    assert outs[1][0][55] == pytest.approx(1e-3 * dist.mean(), rel=1e-12)
+
+
+def test_umap_bandwidths_report_rows_with_the_same_bits(monkeypatch):
+    from smallvis.inputs.affinities import smooth_knn_distances
+
+    rng = np.random.default_rng(7)
+    dist = np.sort(rng.exponential(size=(9000, 14)), axis=1)
+    kernels = select_kernels(True)
+    quiet = smooth_knn_distances(dist, kernels)
+    loud, lines = _verbose_every_chunk(monkeypatch, lambda: smooth_knn_distances(dist, kernels))
+    for a, b in zip(quiet, loud):
+        np.testing.assert_array_equal(a, b)
+    assert any(re.match(r"smallvis: calibration: rows 4,096/9,000 \(45%\), \d+\.\ds, ETA ",
+                        line) for line in lines), lines
+
+
+def _text_like(n, d, rng):
+    """Sparse rows of a few words each, in a few topics (structure the search can find)."""
+    topic = rng.integers(0, 4, size=n)
+    cols = (topic[:, None] * (d // 4) + rng.integers(0, d // 4, size=(n, 6))).ravel()
+    rows = np.repeat(np.arange(n), 6)
+    import scipy.sparse as sp
+
+    return sp.csr_matrix((rng.random(n * 6) + 0.5, (rows, cols)), shape=(n, d))
+
+
+def test_projected_sparse_search_reports_its_loops_with_the_same_graph(monkeypatch):
+    from smallvis.inputs.neighbors import KNNIndex
+
+    rng = np.random.default_rng(8)
+    X = _text_like(2600, 48, rng)  # more rows than a first chunk (2048)
+    X_new = _text_like(600, 48, rng)
+
+    def search():
+        index = KNNIndex(X, method="annoy", metric="cosine", random_state=3, fast=True)
+        return index.neighbors(6), index.query(X_new, 6)
+
+    quiet = search()
+    loud, lines = _verbose_every_chunk(monkeypatch, search)
+    for a, b in zip(quiet, loud):
+        np.testing.assert_array_equal(a[0], b[0])
+        np.testing.assert_array_equal(a[1], b[1])
+    text = "\n".join(lines)
+    for what, total in [("range finder products", "10"), ("exact distances", "2,600"),
+                        ("exact refinement round 1, rows", "2,600"),
+                        ("exact distances of new points", "600"),
+                        ("new points' exact refinement round 1, rows", "600")]:
+        assert re.search(rf"kNN: {what} [\d,]+/{total} \(\d+%\), \d+\.\ds, ETA ", text), what
+    assert re.search(r"kNN: exact refinement round 1 in \d+\.\d\ds", text)
+
+
+@pytest.mark.parametrize("method", ["annoy", "exact"])
+def test_new_points_queries_report_with_the_same_neighbours(monkeypatch, method):
+    from smallvis.inputs.neighbors import KNNIndex
+
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(3000, 6))
+    X[::2] += 3.0
+    X_new = rng.normal(size=(2500, 6))
+    index = KNNIndex(X, method=method, random_state=4, fast=True)
+    index.neighbors(10)  # the graph the refinement of new points reads
+
+    quiet = index.query(X_new, 10)
+    loud, lines = _verbose_every_chunk(monkeypatch, lambda: index.query(X_new, 10))
+    np.testing.assert_array_equal(quiet[0], loud[0])
+    np.testing.assert_array_equal(quiet[1], loud[1])
+    text = "\n".join(lines)
+    assert f"smallvis: kNN: {method}, 10 neighbours of 2500 new points among 3000" in text
+    steps = (["queries of new points", "candidate distances of new points",
+              "new points' refinement round 1, rows"] if method == "annoy"
+             else ["exact rows of new points"])
+    for what in steps:
+        assert re.search(rf"kNN: {what} [\d,]+/2,500 \(\d+%\), \d+\.\ds, ETA ", text), what
+
+
+@pytest.mark.parametrize("method", ["umap", "tsne"])
+def test_verbose_transform_reports_each_stage_and_places_the_same(monkeypatch, capsys, method):
+    X, _ = smallvis.datasets.load("iris")
+    monkeypatch.setattr(_progress, "EVERY_SECONDS", 0.0)  # a line whenever one can come
+    placed = []
+    for verbose in (False, True):
+        model = smallvis.Embedding(method, n_iter=30, random_state=0, verbose=False)
+        model.fit(X[:120])
+        model.set_params(verbose=verbose)
+        placed.append(model.transform(X[120:]))
+    np.testing.assert_array_equal(placed[0], placed[1])
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == f"smallvis: transform: 30 new points into the {method} map of 120 points"
+    text = "\n".join(lines)
+    assert "smallvis: kNN: exact, " in text
+    assert re.search(r"smallvis: calibration: rows of new points [\d,]+/30 \(\d+%\)", text)
+    assert re.search(r"smallvis: optimisation: done in \d+\.\d\ds", text)
+    assert re.search(r"^iter +\d+/100  elapsed", text, re.M)  # the exact form's heartbeat
+
+
+def test_quiet_transform_prints_nothing(tmp_path, capsys, monkeypatch):
+    from smallvis.cli import main
+
+    monkeypatch.setattr(_progress, "EVERY_SECONDS", 0.0)
+    monkeypatch.chdir(tmp_path)
+    X, _ = smallvis.datasets.load("iris")
+    np.savetxt("train.csv", X[:120], delimiter=",")
+    np.savetxt("new.csv", X[120:], delimiter=",")
+    assert main(["embed", "train.csv", "--method", "umap", "--fast", "--n-iter", "20",
+                 "--quiet", "--save-model", "m.npz"]) == 0
+    assert main(["transform", "new.csv", "--model", "m.npz", "--out", "y.csv",
+                 "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+    smallvis.load_model("m.npz").transform(X[120:])  # verbose=False: silent too
+    assert capsys.readouterr().err == ""
+    assert main(["transform", "new.csv", "--model", "m.npz", "--out", "y2.csv"]) == 0
+    err = capsys.readouterr().err
+    assert "smallvis: transform: 30 new points" in err and "placed 30 new points" in err

@@ -477,8 +477,12 @@ def perplexity_rows(D2, perplexity, tol, max_tries, P, beta, n_threads):
 
 
 def smooth_knn_rows(distances, target, local_connectivity, tol, n_iter,
-                    min_scale, sigma, rho):
-    """UMAP's smoothed kNN distances (rho, sigma) per row; see the reference twin."""
+                    min_scale, sigma, rho, start=0, stop=None):
+    """UMAP's smoothed kNN distances (rho, sigma) per row; see the reference twin.
+
+    Rows ``start`` to ``stop - 1`` only (clamped to the array); the floor's
+    global mean is always over every row.
+    """
     cdef const double[:, ::1] dv = distances
     cdef double[::1] sv = sigma
     cdef double[::1] rv = rho
@@ -496,8 +500,10 @@ def smooth_knn_rows(distances, target, local_connectivity, tol, n_iter,
             row_sum += dv[i, j]
         total += row_sum
     cdef double global_mean = total / (n * k)
+    cdef Py_ssize_t first = max(0, <Py_ssize_t>start)
+    cdef Py_ssize_t last = n if stop is None else min(n, <Py_ssize_t>stop)
     with nogil:
-        for i in range(n):
+        for i in range(first, last):
             # rho: the whole-th non-zero distance, interpolated towards the next
             r = 0.0
             m = 0            # number of non-zero distances seen so far

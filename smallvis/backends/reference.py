@@ -329,7 +329,7 @@ def perplexity_rows(D2, perplexity, tol, max_tries, P, beta, n_threads):
 
 
 def smooth_knn_rows(distances, target, local_connectivity, tol, n_iter,
-                    min_scale, sigma, rho):
+                    min_scale, sigma, rho, start=0, stop=None):
     r"""UMAP's smoothed kNN distances: :math:`\rho_i` and :math:`\sigma_i` per row.
 
     Row ``i`` of ``distances`` holds the Euclidean distances from point ``i``
@@ -389,18 +389,24 @@ def smooth_knn_rows(distances, target, local_connectivity, tol, n_iter,
         Output: the bandwidths :math:`\sigma_i`.
     rho : ndarray of shape (n_samples,)
         Output: the distances :math:`\rho_i`.
+    start, stop : int, default=0 and None (``n_samples``)
+        Only rows ``start`` to ``stop - 1`` are calibrated and written (a
+        caller reporting progress goes through the rows in chunks); the
+        mean :math:`\overline{d_{\cdot\cdot}}` is always that of the whole
+        array, so the rows are the same as from one call.
 
     Returns
     -------
     n_failed : int
-        Number of rows whose sum did not reach ``target`` within ``tol``.
+        Number of rows (of those calibrated) whose sum did not reach
+        ``target`` within ``tol``.
     """
     n, k = distances.shape
     global_mean = distances.mean()
     whole = int(np.floor(local_connectivity))
     frac = local_connectivity - whole
     n_failed = 0
-    for i in range(n):
+    for i in range(start, n if stop is None else stop):
         d = distances[i]
         nonzero = d[d > 0.0]
         r = 0.0

@@ -651,10 +651,26 @@ def _smooth_knn_unit(distances, kernels, *, local_connectivity, bandwidth):
     rho = np.zeros(n)
     target = np.log2(m + 1) * bandwidth
     with _progress.stage("calibration", f"UMAP bandwidths over {m + 1} neighbours"):
-        n_failed = kernels.smooth_knn_rows(with_self, float(target),
-                                           float(local_connectivity), SMOOTH_K_TOL,
-                                           SMOOTH_K_N_ITER, MIN_K_DIST_SCALE, sigma, rho)
+        n_failed = _smooth_knn_rows(kernels, with_self, target, local_connectivity, sigma,
+                                    rho)
     return with_self[:, 1:], sigma, rho, e, n_failed
+
+
+def _smooth_knn_rows(kernels, distances, target, local_connectivity, sigma, rho):
+    """The twin kernel ``smooth_knn_rows``, in chunks of rows when reporting progress.
+
+    Each row is calibrated on its own (the floor's mean is over the whole
+    array in every call), so sigma and rho are the same bits as from one
+    call, which is what runs when not reporting.  Returns the number of
+    failed rows.
+    """
+    progress = _progress.counter("calibration", "rows", distances.shape[0])
+    n_failed = 0
+    for start, stop in progress.spans(first=4096):  # one span when not reporting
+        n_failed += kernels.smooth_knn_rows(distances, float(target), float(local_connectivity),
+                                            SMOOTH_K_TOL, SMOOTH_K_N_ITER, MIN_K_DIST_SCALE,
+                                            sigma, rho, start, stop)
+    return n_failed
 
 
 def check_umap_graph_params(n_samples, n_neighbors, local_connectivity=1.0, bandwidth=1.0,

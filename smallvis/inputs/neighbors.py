@@ -527,14 +527,17 @@ def _query(index, cand, search_k, n_threads):
 def _query_vectors(index, queries, cand, search_k, n_threads):
     """Fill ``cand[s]`` with ``index.get_nns_by_vector(queries[s], m, search_k)``.
 
-    As :func:`_query`, for vectors that are not in the index.
+    As :func:`_query`, for vectors that are not in the index (progress
+    lines name them "queries of new points").
     """
     n, m = cand.shape
+    progress = _progress.counter("kNN", "queries of new points", n)
 
     def fill(start):
         stop = min(n, start + _QUERY_CHUNK)
         _store(cand, start, [index.get_nns_by_vector(queries[s], m, search_k=search_k)
                              for s in range(start, stop)])
+        progress.advance(stop - start)
 
     _in_chunks(n, fill, n_threads)
 
@@ -1015,8 +1018,16 @@ class KNNIndex:
 
         ``X_new`` is C-contiguous float64, finite, with the training data's
         number of features (as :func:`smallvis.transform.check_new_points`
-        returns it); it is not scanned again.
+        returns it); it is not scanned again.  Progress lines in the stage
+        "kNN".
         """
+        sparse = " (sparse)" if sp.issparse(self.X) else ""
+        with _progress.stage("kNN", f"{self.method}{sparse}, {k} neighbours of "
+                                    f"{X_new.shape[0]} new points among {self.X.shape[0]}"):
+            return self._query_of(X_new, k)
+
+    def _query_of(self, X_new, k):
+        """:meth:`_query_checked` without its stage lines."""
         if sp.issparse(self.X):
             return self._sparse_query(X_new, k)
         if sp.issparse(X_new):
@@ -1069,6 +1080,7 @@ class KNNIndex:
         indices = np.empty((X_new.shape[0], k), dtype=np.int64)
         distances = np.empty((X_new.shape[0], k))
         block = max(1, _BLOCK_ELEMENTS // self.X.shape[0])
+        progress = _progress.counter("kNN", "exact rows of new points", X_new.shape[0])
         for unit in np.unique(units):
             rows = np.flatnonzero(units == unit)
             X_ref = in_units(self._points(), unit)
@@ -1077,6 +1089,7 @@ class KNNIndex:
                 D2 = metrics.core_distances(in_units(X_new[part], unit), X_ref, self.metric)
                 indices[part], d2 = _k_smallest(D2, k)
                 distances[part] = metrics.finish(d2, self.metric, X_ref.shape[1])
+                progress.advance(len(part))
         return indices, distances
 
     def _annoy_query(self, X_new, k, units):
@@ -1097,12 +1110,17 @@ class KNNIndex:
             cand = np.append(self._leaf_order, -1)[cand]
         indices = np.empty((m, k), dtype=np.int64)
         sq_dist = np.empty((m, k))
-        for s in range(m):
-            indices[s], sq_dist[s] = self._best_candidates(X_new[s], units[s], cand[s], k)
+        t = time.perf_counter()
+        progress = _progress.counter("kNN", "candidate distances of new points", m)
+        for start, stop in progress.spans():  # one span when not reporting
+            for s in range(start, stop):
+                indices[s], sq_dist[s] = self._best_candidates(X_new[s], units[s], cand[s], k)
+        _progress.step("kNN", "candidate distances of new points", t)
         width = min(self._n_explore(k), k, n - 1)
         rows = np.arange(m)
-        for _ in range(self.n_refine):
-            rows = self._refine_queries(X_new, units, indices, sq_dist, rows, width)
+        for round_number in range(1, self.n_refine + 1):
+            rows = self._refine_queries(X_new, units, indices, sq_dist, rows, width,
+                                        round_number)
             if not len(rows):
                 break
         distances = metrics.finish(sq_dist, self.metric, X_new.shape[1])
@@ -1129,22 +1147,28 @@ class KNNIndex:
         scores = centred @ projection.components.T
         return np.ldexp(scores, np.minimum(shift, _new_points.MAX_QUERY_EXPONENT)[:, None])
 
-    def _refine_queries(self, X_new, units, indices, sq_dist, rows, width):
+    def _refine_queries(self, X_new, units, indices, sq_dist, rows, width, round_number=1):
         """One round of the fit's refinement for new points ``rows``, in place.
 
         Each row's list becomes the best ``k`` among its neighbours and the
         ``width`` nearest training neighbours of each of them.  Returns the
         rows whose list changed (only they can change in the next round).
+        ``round_number`` names the round in the progress lines.
         """
         graph = self._graph(width)
+        t = time.perf_counter()
         changed = []
-        for s in rows:
-            found = indices[s][indices[s] >= 0]
-            cand = np.concatenate([found, graph[found].ravel()])
-            best, d2 = self._best_candidates(X_new[s], units[s], cand, indices.shape[1])
-            if not np.array_equal(best, indices[s]):
-                indices[s], sq_dist[s] = best, d2
-                changed.append(s)
+        label = f"new points' refinement round {round_number}"
+        progress = _progress.counter("kNN", f"{label}, rows", len(rows))
+        for start, stop in progress.spans():  # one span when not reporting
+            for s in rows[start:stop]:
+                found = indices[s][indices[s] >= 0]
+                cand = np.concatenate([found, graph[found].ravel()])
+                best, d2 = self._best_candidates(X_new[s], units[s], cand, indices.shape[1])
+                if not np.array_equal(best, indices[s]):
+                    indices[s], sq_dist[s] = best, d2
+                    changed.append(s)
+        _progress.step("kNN", f"{label} ({len(changed)} rows changed)", t)
         return np.array(changed, dtype=np.int64)
 
     def _best_candidates(self, x, unit, cand, k):

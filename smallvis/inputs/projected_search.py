@@ -129,7 +129,7 @@ def fit_search_projection(X, seed):
     """
     rank = max(1, min(SEARCH_RANK, X.shape[0] - 1, X.shape[1]))
     return fit_projection(X, rank, seed, centre=True,
-                          power_iterations=SEARCH_POWER_ITERATIONS)
+                          power_iterations=SEARCH_POWER_ITERATIONS, stage="kNN")
 
 
 def scores(projection, X):

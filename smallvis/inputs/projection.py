@@ -25,6 +25,8 @@ from typing import NamedTuple, Optional
 import numpy as np
 import scipy.sparse as sp
 
+from .. import _progress
+
 #: Extra random directions and power iterations of the range finder.
 OVERSAMPLES = 10
 POWER_ITERATIONS = 4
@@ -50,7 +52,8 @@ class Projection(NamedTuple):
         return np.ascontiguousarray(scores, dtype=np.float64)
 
 
-def fit_projection(X, n_components, seed, centre=None, power_iterations=POWER_ITERATIONS):
+def fit_projection(X, n_components, seed, centre=None, power_iterations=POWER_ITERATIONS,
+                   stage="projection"):
     """The top ``n_components`` right singular vectors of ``X`` (centred if dense).
 
     Parameters
@@ -66,6 +69,9 @@ def fit_projection(X, n_components, seed, centre=None, power_iterations=POWER_IT
     power_iterations : int, default=POWER_ITERATIONS
         ``q``: more make the axes more precise, each costs two products
         with ``X``.
+    stage : str, default="projection"
+        The stage its progress lines name (with reporting on, a line when
+        one is due after each of the ``2 q + 2`` products with ``X``).
 
     Returns
     -------
@@ -87,11 +93,15 @@ def fit_projection(X, n_components, seed, centre=None, power_iterations=POWER_IT
         out = np.asarray(X.T @ M)
         return out - np.outer(mean, M.sum(axis=0)) if mean is not None else out
 
+    progress = _progress.counter(stage, "range finder products", 2 * power_iterations + 2)
     Q, _ = np.linalg.qr(times(omega))
+    progress.advance(1)
     for _ in range(power_iterations):
         Q, _ = np.linalg.qr(times_t(Q))
         Q, _ = np.linalg.qr(times(Q))
+        progress.advance(2)
     B = times_t(Q).T  # (width, d) = Q^T (X - mean)
+    progress.advance(1)
     _, _, Vt = np.linalg.svd(B, full_matrices=False)
     components = Vt[:r]
     flip = np.sign(components[np.arange(len(components)),

@@ -50,6 +50,8 @@ stays; on data with structure it does reach 0.98
 (tests/test_sparse_inputs.py).
 """
 
+import time
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -255,29 +257,59 @@ def exact_rows(X, rows_of, Q, k, exclude_self, pairs_offset=0):
     return idx, d2
 
 
-def refine_rows(rows_of, idx, d2, graph, n_rounds, width, pairs_offset=0, self_rows=None):
+def best_of_candidates(rows_of, cand, k, pairs_offset=0, label="exact distances"):
+    """Per row ``s``, the best ``k`` of its candidates ``cand[s]`` by exact distance.
+
+    Row ``s`` is row ``s + pairs_offset`` of ``rows_of`` (a
+    :class:`SparseRows`); ``cand`` holds rows of the training set (>= 0).
+    The rows are independent: with progress reporting on they go in
+    chunks (a line in the stage "kNN", named ``label``, when one is due),
+    with the same result as one pass.  Returns (idx int64, squared
+    distances), as :func:`_best`.
+    """
+    n = cand.shape[0]
+    idx, d2 = np.empty((n, k), dtype=np.int64), np.empty((n, k))
+    progress = _progress.counter("kNN", label, n)
+    for start, stop in progress.spans(first=_REFINE_CHUNK):  # one span when not reporting
+        part = cand[start:stop]
+        rows = np.arange(start, stop)[:, None] + pairs_offset
+        exact = rows_of.pairs(np.broadcast_to(rows, part.shape), part)
+        idx[start:stop], d2[start:stop] = _best(part, exact, k)
+    return idx, d2
+
+
+def refine_rows(rows_of, idx, d2, graph, n_rounds, width, pairs_offset=0, self_rows=None,
+                label="exact refinement"):
     """Rounds of neighbour-of-neighbour refinement with exact distances, vectorised.
 
     Row ``s``'s list becomes the best ``k`` among its neighbours and the
     first ``width`` neighbours of each of them in ``graph`` (the training
     points' own lists; None: ``idx`` itself, the fit), as a Jacobi round of
     :func:`smallvis.backends.reference.knn_refine`.  ``self_rows[s]`` (the
-    fit) is never a candidate of row ``s``.  Rows in chunks; stops when a
-    round changes nothing.
+    fit) is never a candidate of row ``s``.  Rows in chunks of
+    ``_REFINE_CHUNK`` (with progress reporting on, a line in the stage
+    "kNN" between chunks when one is due, and one per round, both named
+    ``label``); stops when a round changes nothing.
     """
     k = idx.shape[1]
-    for _ in range(n_rounds):
+    for round_number in range(1, n_rounds + 1):
+        t = time.perf_counter()
         g = (idx if graph is None else graph)[:, :width]
         new_idx, new_d2 = np.empty_like(idx), np.empty_like(d2)
-        for start in range(0, idx.shape[0], _REFINE_CHUNK):
-            part = slice(start, start + _REFINE_CHUNK)
-            own = idx[part]
-            cand = np.concatenate([own, g[own].reshape(own.shape[0], -1)], axis=1)
-            if self_rows is not None:
-                cand = np.where(cand == self_rows[part, None], -1, cand)
-            rows = np.arange(start, start + own.shape[0])[:, None] + pairs_offset
-            exact = rows_of.pairs(np.broadcast_to(rows, cand.shape), np.maximum(cand, 0))
-            new_idx[part], new_d2[part] = _best(cand, exact, k)
+        progress = _progress.counter("kNN", f"{label} round {round_number}, rows", idx.shape[0])
+        # one span when not reporting; rows are independent, so chunks of any
+        # size give the same bits
+        for first, last in progress.spans(first=_REFINE_CHUNK // 4):
+            for start in range(first, last, _REFINE_CHUNK):
+                part = slice(start, min(last, start + _REFINE_CHUNK))
+                own = idx[part]
+                cand = np.concatenate([own, g[own].reshape(own.shape[0], -1)], axis=1)
+                if self_rows is not None:
+                    cand = np.where(cand == self_rows[part, None], -1, cand)
+                rows = np.arange(start, start + own.shape[0])[:, None] + pairs_offset
+                exact = rows_of.pairs(np.broadcast_to(rows, cand.shape), np.maximum(cand, 0))
+                new_idx[part], new_d2[part] = _best(cand, exact, k)
+        _progress.step("kNN", f"{label} round {round_number}", t)
         if np.array_equal(new_idx, idx):
             break
         idx, d2 = new_idx, new_d2
@@ -319,8 +351,11 @@ class SparseIndex:
 
     def _projection(self):
         if self._projected is None:
+            t = time.perf_counter()
             rank = max(1, min(SEARCH_RANK, self.X.shape[1], self.X.shape[0] - 1))
-            projection = fit_projection(self.X, rank, self.seed, centre=False)
+            projection = fit_projection(self.X, rank, self.seed, centre=False,
+                                        stage="kNN")
+            _progress.step("kNN", f"truncated SVD on {rank} components", t)
             scores = projection.apply(self.X)
             index = self.dense_index(scores, method="annoy", n_trees=self.n_trees,
                                      random_state=self.seed, n_threads=self.n_threads,
@@ -336,9 +371,8 @@ class SparseIndex:
         n = self.X.shape[0]
         _, index = self._projection()
         cand = index.neighbors(n_candidates(k, n - 1))[0].astype(np.int64)
-        exact = rows_of.pairs(np.broadcast_to(np.arange(n)[:, None], cand.shape), cand)
-        idx, d2 = _best(cand, exact, k)
-        del cand, exact
+        idx, d2 = best_of_candidates(rows_of, cand, k)
+        del cand
         return refine_rows(rows_of, idx, d2, None, self.n_refine, self.n_explore(k),
                            self_rows=np.arange(n))
 
@@ -350,9 +384,8 @@ class SparseIndex:
             return exact_rows(self.X, rows_of, X_new, k, exclude_self=False, pairs_offset=n)
         projection, index = self._projection()
         cand = index.query(projection.apply(X_new), n_candidates(k, n))[0]
-        rows = np.arange(X_new.shape[0])[:, None] + n
-        exact = rows_of.pairs(np.broadcast_to(rows, cand.shape), cand)
-        idx, d2 = _best(cand, exact, k)
+        idx, d2 = best_of_candidates(rows_of, cand, k, pairs_offset=n,
+                                     label="exact distances of new points")
         training = graph()
         return refine_rows(rows_of, idx, d2, training, self.n_refine, training.shape[1],
-                           pairs_offset=n)
+                           pairs_offset=n, label="new points' exact refinement")
