@@ -305,3 +305,29 @@ def test_annoy_refinement_follows_fast(monkeypatch):
     assert calls and set(calls) == {"smallvis.backends._kernels"}
     np.testing.assert_array_equal(slow[0], quick[0])
     np.testing.assert_array_equal(slow[1], quick[1])
+
+
+def test_lists_found_in_leaf_order_come_back_in_package_order_with_ties_by_index():
+    """Position p of the working numbering is row order[p]; equal distances go by index."""
+    from smallvis.inputs.neighbors import KNNIndex
+    X = np.arange(12.0).reshape(6, 2)
+    index = KNNIndex(X, method="annoy", random_state=0)
+    order = np.array([5, 3, 1, 0, 2, 4], dtype=np.int64)
+    index._leaf_order = order
+    # lists in working numbers: position 0 (row 5) has positions 1 and 2
+    # (rows 3 and 1) tied, working order putting the larger row first
+    indices = np.array([[1, 2, 3], [0, 2, 4], [3, 1, 0], [2, 4, 5], [3, 5, 1], [4, 3, 0]],
+                       dtype=np.int32)
+    sq_dist = np.array([[1.0, 1.0, 2.0], [1.0, 1.0, 3.0], [1.0, 2.0, 3.0],
+                        [1.0, 2.0, 2.0], [1.0, 1.0, 4.0], [1.0, 5.0, 6.0]])
+    found, d2 = index._in_package_order(indices, sq_dist)
+    assert found.dtype == np.int32
+    expected = [[1, 2, 4],   # position 3: rows 1, 2, 4 (2 and 4 tied, in index order)
+                [0, 3, 5],   # position 2: no tie, order kept
+                [0, 4, 3],   # position 4: rows 4 and 0 tied at 1.0: 0 first
+                [1, 5, 2],   # position 1: rows 5 and 1 tied: 1 first
+                [2, 0, 5],   # position 5: no tie
+                [1, 3, 0]]   # position 0: rows 3 and 1 tied: 1 first
+    np.testing.assert_array_equal(found, expected)
+    np.testing.assert_array_equal(d2[5], [1.0, 1.0, 2.0])
+    np.testing.assert_array_equal(d2[2], [1.0, 1.0, 4.0])
