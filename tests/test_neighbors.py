@@ -307,9 +307,13 @@ def test_annoy_refinement_follows_fast(monkeypatch):
     np.testing.assert_array_equal(slow[1], quick[1])
 
 
-def test_lists_found_in_leaf_order_come_back_in_package_order_with_ties_by_index():
+@pytest.mark.parametrize("chunk", [65536, 2])
+def test_lists_found_in_leaf_order_come_back_in_package_order_with_ties_by_index(chunk,
+                                                                                  monkeypatch):
     """Position p of the working numbering is row order[p]; equal distances go by index."""
+    from smallvis.inputs import neighbors
     from smallvis.inputs.neighbors import KNNIndex
+    monkeypatch.setattr(neighbors, "_TIE_CHUNK", chunk)  # 2: ties re-sorted chunk by chunk
     X = np.arange(12.0).reshape(6, 2)
     index = KNNIndex(X, method="annoy", random_state=0)
     order = np.array([5, 3, 1, 0, 2, 4], dtype=np.int64)

@@ -175,6 +175,10 @@ def default_search_k(n_trees, n_neighbors):
     return n_trees * (n_neighbors + 1)
 
 
+# Rows whose ties KNNIndex._in_package_order re-sorts at a time (their
+# snapped keys take 8 k bytes a row).
+_TIE_CHUNK = 65536
+
 # Rows per cdist block of the exact search: the block's distance matrix has
 # _BLOCK_ELEMENTS / N rows, about 32 MB of float64.
 _BLOCK_ELEMENTS = 4_000_000
@@ -912,12 +916,15 @@ class KNNIndex:
         out_indices[order] = order.astype(indices.dtype)[indices]
         out_sq_dist = np.empty_like(sq_dist)
         out_sq_dist[order] = sq_dist
-        keys = _tie_key(out_sq_dist)
-        tied = np.flatnonzero(np.any(keys[:, 1:] == keys[:, :-1], axis=1))
-        if len(tied):
-            by = np.lexsort((out_indices[tied], keys[tied]), axis=-1)
-            out_indices[tied] = np.take_along_axis(out_indices[tied], by, axis=1)
-            out_sq_dist[tied] = np.take_along_axis(out_sq_dist[tied], by, axis=1)
+        for start in range(0, len(order), _TIE_CHUNK):  # chunks bound the keys' memory
+            block = slice(start, start + _TIE_CHUNK)
+            keys = _tie_key(out_sq_dist[block])
+            tied = np.flatnonzero(np.any(keys[:, 1:] == keys[:, :-1], axis=1))
+            if len(tied):
+                rows = tied + start
+                by = np.lexsort((out_indices[rows], keys[tied]), axis=-1)
+                out_indices[rows] = np.take_along_axis(out_indices[rows], by, axis=1)
+                out_sq_dist[rows] = np.take_along_axis(out_sq_dist[rows], by, axis=1)
         return out_indices, out_sq_dist
 
     def _release_forest(self):
