@@ -903,6 +903,20 @@ class KNNIndex:
                                          metrics.annoy_space(self.metric))
         return self._forest
 
+    def _training_rows(self, items):
+        """The training rows of forest items / working positions ``items`` (-1 stays -1)."""
+        return np.append(self._leaf_order, -1).astype(items.dtype)[items]
+
+    def _lists_by_row(self, lists):
+        """Lists found at working positions, renumbered and moved to their rows.
+
+        Row ``order[p]`` gets position ``p``'s list, each entry renumbered
+        to its training row (:meth:`_training_rows`).
+        """
+        out = np.empty_like(lists)
+        out[self._leaf_order] = self._training_rows(lists)
+        return out
+
     def _in_package_order(self, indices, sq_dist):
         """Neighbour lists found in leaf order (:meth:`_forest_order`), renumbered and re-sorted.
 
@@ -912,8 +926,7 @@ class KNNIndex:
         (:func:`smallvis._numeric.tie_key`); the lists have no empty slots.
         """
         order = self._leaf_order
-        out_indices = np.empty_like(indices)
-        out_indices[order] = order.astype(indices.dtype)[indices]
+        out_indices = self._lists_by_row(indices)
         out_sq_dist = np.empty_like(sq_dist)
         out_sq_dist[order] = sq_dist
         for start in range(0, len(order), _TIE_CHUNK):  # chunks bound the keys' memory
@@ -992,12 +1005,7 @@ class KNNIndex:
         indices, sq_dist = _refine(scores, indices, sq_dist, self.n_refine, n_explore,
                                    self.n_threads, kernels)
         del scores, sq_dist
-        # back to the package's numbering: row order[p] gets order[indices[p]]
-        # (the appended -1 keeps an empty slot's -1)
-        row_of = np.append(order, -1).astype(indices.dtype)
-        position = np.empty_like(order)
-        position[order] = np.arange(n)
-        candidates = row_of[indices[position]]
+        candidates = self._lists_by_row(indices)  # back to the package's numbering
         del indices
         code = metrics.KERNEL_CODES[self.metric]
         indices, sq_dist = _candidate_sq_distances(Xs, candidates, k, self.n_threads, kernels,
@@ -1161,7 +1169,7 @@ class KNNIndex:
             queries, width = forest_queries(X_new, *self._centre_and_extent()), k
         cand = _annoy_vector_candidates(forest, queries, width, search_k, self.n_threads)
         if self._leaf_order is not None:  # item p of the forest: training row _leaf_order[p]
-            cand = np.append(self._leaf_order, -1)[cand]
+            cand = self._training_rows(cand)
         indices = np.empty((m, k), dtype=np.int64)
         sq_dist = np.empty((m, k))
         t = time.perf_counter()
