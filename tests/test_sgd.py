@@ -288,6 +288,43 @@ def test_epoch_loop_twins_agree_bitwise_on_iris(iris60, name, correct_q):
 
 @pytest.mark.filterwarnings("ignore:the affinity graph")
 @pytest.mark.parametrize("name", SGD_METHODS)
+def test_rows_ahead_hints_change_no_number(iris60, name, monkeypatch):
+    """The cache hints for a large Y (rows of the samples ahead) only read.
+
+    With the size limit at 0 the hints run on iris; Y, bit for bit, and Q
+    are those of the loop without them (which equals the NumPy twin,
+    test_epoch_loop_twins_agree_bitwise_on_iris), with one thread and, for
+    the schemes' early-row hints too, with the hints on at every size.
+    """
+    from smallvis.backends import _sgd_kernels
+
+    X, _ = iris60
+    prob, Y0 = _problem(name, X, 30, kernels=_kernels)
+    monkeypatch.setattr(_sgd_kernels, "ROWS_AHEAD_MIN_BYTES", 1 << 62)
+    Y_plain, q_plain = _run(_kernels, prob, Y0, seed=99, return_q=True)
+    monkeypatch.setattr(_sgd_kernels, "ROWS_AHEAD_MIN_BYTES", 0)
+    Y_hints, q_hints = _run(_kernels, prob, Y0, seed=99, return_q=True)
+    assert np.abs(Y_plain - Y0).max() > 0.1
+    np.testing.assert_array_equal(Y_hints.view(np.uint64), Y_plain.view(np.uint64))
+    assert np.float64(q_hints).view(np.uint64) == np.float64(q_plain).view(np.uint64)
+
+
+def test_rows_ahead_hints_change_no_transform(monkeypatch):
+    """Placing new points (frozen rows, reference noise) with the hints on."""
+    from smallvis.backends import _sgd_kernels
+
+    X, _ = datasets.load("iris")
+    fitted = smallvis.Embedding("umap", fast=True, optimizer="sgd", random_state=3,
+                                n_threads=1).fit(X[:120])
+    monkeypatch.setattr(_sgd_kernels, "ROWS_AHEAD_MIN_BYTES", 1 << 62)
+    plain = fitted.transform(X[120:])
+    monkeypatch.setattr(_sgd_kernels, "ROWS_AHEAD_MIN_BYTES", 0)
+    hinted = fitted.transform(X[120:])
+    np.testing.assert_array_equal(hinted, plain)
+
+
+@pytest.mark.filterwarnings("ignore:the affinity graph")
+@pytest.mark.parametrize("name", SGD_METHODS)
 def test_blocks_of_epochs_equal_one_run(iris, name):
     X, _ = iris
     prob, Y0 = _problem(name, X, 60)

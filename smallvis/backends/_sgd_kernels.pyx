@@ -396,6 +396,7 @@ cdef struct SgdLoop:
     Noise noise
     bint move_negatives, clip_after, defer_head, skip_tail, has_offset
     bint prefetch           # ask the cache early for rows (several threads)
+    bint rows_ahead         # ask the cache for the rows of samples ahead (large Y)
     double clip, alpha_q
     # sizes
     int64_t n, dim, n_edges, n_noise_table, samples_per_epoch
@@ -766,6 +767,15 @@ cdef void _sgd_item(const SgdLoop* L, int64_t epoch, uint64_t epoch_key, int64_t
 
 #: How many samples ahead the alias scheme fetches its edges (see _run_items).
 DEF PREFETCH_AHEAD = 8
+#: How many samples ahead the loop asks for the rows of Y a sample reads,
+#: when Y is larger than ROWS_AHEAD_MIN_BYTES (see _run_items).
+DEF ROWS_AHEAD = 4
+
+#: Above this size of Y (bytes) the loop asks the cache for the rows of the
+#: samples ROWS_AHEAD on: then Y no longer fits in a core's L2 cache and every
+#: row a sample reads (head, tail, negatives) is a miss.  Read at each call, so
+#: that a test can set it to 0 and run the hints on a small problem.
+ROWS_AHEAD_MIN_BYTES = 4 << 20
 
 
 cdef inline int64_t _alias_column(const SgdLoop* L, uint64_t epoch_key,
@@ -787,23 +797,40 @@ cdef void _run_items(const SgdLoop* L, int64_t epoch, uint64_t epoch_key, int64_
     the edge of sample e + PREFETCH_AHEAD (its alias-table column of sample
     e + 2 PREFETCH_AHEAD) early and asks the cache for it.  This changes
     what is in the cache, never a number.
+
+    When Y outgrows the L2 cache (``rows_ahead``), its rows are misses too:
+    the loop then also asks for the rows of the sample ROWS_AHEAD on (head,
+    tail and first negatives) and, in the alias scheme, for the noise-table
+    entries of the sample PREFETCH_AHEAD on.  At a million points (one
+    thread, 150 neighbours) a LargeVis sample took 280 ns instead of 520,
+    and a UMAP epoch 1.4 s instead of 2.0-2.5; at 70,000 points (Y in L2)
+    it saved nothing, so it is off there.  The hints are written out in the
+    loop: moved into inline helpers they measured half as effective.
     """
     cdef int64_t e, c, edge
     cdef uint64_t key
     cdef double due = <double>(epoch + 1)
-    if L.scheme == EPOCHS_PER_SAMPLE:
+    # the epoch's count of negatives (an edge's own count may differ: the
+    # hints then cover a few rows more or less)
+    cdef int64_t m = L.n_noise[epoch], p, head, ahead
+    cdef bint rows_ahead = L.rows_ahead
+    cdef bint every_edge = L.scheme == EVERY_EDGE
+    if L.scheme != ALIAS:
         # the edges run in order, their tails are anywhere: ask early for
-        # the tail row of the edge PREFETCH_AHEAD on, if it is due
+        # the tail row of the edge PREFETCH_AHEAD on (if it is due), and
+        # for a large Y the rows of the edge ROWS_AHEAD on
         for e in range(lo, hi):
-            if (L.prefetch and e + PREFETCH_AHEAD < hi
-                    and L.state[e + PREFETCH_AHEAD] <= due):
-                _prefetch(L.Y + L.tail[e + PREFETCH_AHEAD] * L.dim)
-            _sgd_item(L, epoch, epoch_key, e, acc)
-        return
-    if L.scheme == EVERY_EDGE:
-        for e in range(lo, hi):
-            if L.prefetch and e + PREFETCH_AHEAD < hi:
-                _prefetch(L.Y + L.tail[e + PREFETCH_AHEAD] * L.dim)
+            ahead = e + PREFETCH_AHEAD
+            if L.prefetch and ahead < hi and (every_edge or L.state[ahead] <= due):
+                _prefetch(L.Y + L.tail[ahead] * L.dim)
+            ahead = e + ROWS_AHEAD
+            if rows_ahead and ahead < hi and (every_edge or L.state[ahead] <= due):
+                head = L.head[ahead]
+                _prefetch(L.Y + head * L.dim)
+                _prefetch(L.Y + L.tail[ahead] * L.dim)
+                key = _absorb(epoch_key, _item_key(L, ahead))
+                for p in range(m if m < EARLY_NEGATIVES else EARLY_NEGATIVES):
+                    _prefetch(L.Y + _negative(L, key, 2 * p, head) * L.dim)
             _sgd_item(L, epoch, epoch_key, e, acc)
         return
     for e in range(lo, hi):
@@ -817,6 +844,21 @@ cdef void _run_items(const SgdLoop* L, int64_t epoch, uint64_t epoch_key, int64_
                                L.edge_alias, L.n_edges)
             _prefetch(&L.block_row[edge >> L.block_shift])
             _prefetch(&L.tail[edge])
+            if rows_ahead and L.noise == DEGREE:
+                for p in range(m):
+                    c = _randint(_absorb(key, <uint64_t>(2 + 2 * p)), <uint64_t>L.n_noise_table)
+                    _prefetch(&L.noise_prob[c])
+                    _prefetch(&L.noise_alias[c])
+        if rows_ahead and e + ROWS_AHEAD < hi:
+            # the edge of that sample again: its entries came in above
+            key = _absorb(epoch_key, <uint64_t>(e + ROWS_AHEAD))
+            edge = _alias_draw(_absorb(key, 0), _absorb(key, 1), L.edge_weight,
+                               L.edge_alias, L.n_edges)
+            head = _edge_head(L, edge)
+            _prefetch(L.Y + head * L.dim)
+            _prefetch(L.Y + L.tail[edge] * L.dim)
+            for p in range(m):
+                _prefetch(L.Y + _negative(L, key, 2 + 2 * p, head) * L.dim)
         _sgd_item(L, epoch, epoch_key, e, acc)
 
 
@@ -847,7 +889,10 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     with several threads the loop prefetches rows of ``Y`` (a sample's
     first negatives, the tail of an edge a few places ahead): rows written
     by another core are cache misses there, and with one thread the hints
-    cost more than they save.
+    cost more than they save.  When Y is larger than
+    ``ROWS_AHEAD_MIN_BYTES`` every row is a miss, and the loop asks for the
+    rows of the samples a few places ahead at any number of threads
+    (:func:`_run_items`).
     """
     cdef const int32_t[::1] h = problem.head, t = problem.tail, ea = problem.edge_alias
     cdef const int32_t[::1] ip = problem.indptr
@@ -906,6 +951,7 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     L.n, L.dim, L.n_edges, L.n_noise_table = y.shape[0], y.shape[1], t.shape[0], npb.shape[0]
     L.n_free = min(<int64_t>problem.n_free, L.n)
     L.prefetch = nthreads > 1
+    L.rows_ahead = L.n * L.dim * <int64_t>sizeof(double) > ROWS_AHEAD_MIN_BYTES
     # blocks of 2**shift edges, 1/32 to 1/16 of an average row: most lie
     # within one row, and _edge_head then reads no indptr
     L.block_shift = max(0, <int64_t>log2(max(1.0, <double>L.n_edges / max(1, L.n))) - 4)
