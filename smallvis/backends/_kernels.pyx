@@ -133,6 +133,7 @@ cdef extern from "_pairloops.h" nogil:
     double smallvis_tie_key(double d2) noexcept
     void smallvis_sq_dists_to(const double* X, Py_ssize_t dim, const double* xi,
                               const int64_t* cand, Py_ssize_t m, double* out) noexcept
+    int smallvis_sq_dists_simd(int on) noexcept
 
 cdef extern from "_metric_dists.h" nogil:
     void smallvis_metric_dists_to(int code, const double* X, Py_ssize_t dim, const double* xi,
@@ -148,6 +149,16 @@ cdef inline void _core_dists_to(int code, const double* x, Py_ssize_t dim, const
         smallvis_metric_dists_to(code, x, dim, xi, cand, m, out)
 
 import numpy as np
+
+
+def _vector_sq_dists(on):
+    """Switch the AVX2 loop of the kNN kernels' squared distances on or off.
+
+    The two loops give the same bits (``_sq_dists_simd.h``); tests compare
+    them.  Returns whether the vector loop is now on (it stays off on a
+    processor without AVX2).
+    """
+    return bool(smallvis_sq_dists_simd(1 if on else 0))
 
 # The twin contract: exactly the public names of the NumPy reference
 # (tests/test_twins.py checks that each is defined here, with its signature).

@@ -40,6 +40,7 @@
 /* The units and their one list (SMALLVIS_PAIR_UNITS, SMALLVIS_NORMALISED_UNITS):
  * smallvis/methods/units.h.  Every row loop below is instantiated from it. */
 #include "methods/units.h"
+#include "_sq_dists_simd.h"
 
 /* ---- fast path: t-SNE's four rows ------------------------------------- */
 /*
@@ -740,7 +741,8 @@ static double smallvis_tie_key(double d2)
  * out[t] = sum_f (X[cand[t], f] - xi[f])^2 for t < m, X row-major with dim
  * columns, summed over f in order without fused multiply-adds (as the
  * reference's column loop).  Four candidates at a time, so that four
- * independent sums keep the adder busy.
+ * independent sums keep the adder busy; with AVX2, the vector loop of
+ * _sq_dists_simd.h (the same bits) does the groups of four.
  */
 SMALLVIS_STRICT_FP
 static void smallvis_sq_dists_to(const double *__restrict__ X, ptrdiff_t dim,
@@ -750,6 +752,8 @@ static void smallvis_sq_dists_to(const double *__restrict__ X, ptrdiff_t dim,
 {
     SMALLVIS_STRICT_FP_BODY
     ptrdiff_t t = 0;
+    if (dim >= 4 && m >= 4 && smallvis_avx2_dists_on())
+        t = smallvis_sq_dists_avx2(X, dim, xi, cand, m, out);
     for (; t + 4 <= m; t += 4) {
         const double *a = X + cand[t] * dim, *b = X + cand[t + 1] * dim;
         const double *c = X + cand[t + 2] * dim, *d = X + cand[t + 3] * dim;
