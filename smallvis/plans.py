@@ -316,11 +316,16 @@ class SgdPlan:
                         if supports_sampled_cost(method, self.cost_params)
                         else RowSampledCost(objective.cost_fn, objective.args, objective.triplet,
                                             n, objective.kernel_threads))
+        callback_every = 1
         if verbose and estimate is not None:  # epoch lines with the estimated cost
-            callback = _progress.EpochLines(self.n_epochs, callback,
-                                            lambda Ycur: estimate(Ycur, problem.q[:learned.size]))
+            lines = _progress.EpochLines(self.n_epochs, callback,
+                                         lambda Ycur: estimate(Ycur, problem.q[:learned.size]))
+            if callback is None:  # called only where a line is due
+                callback_every = lines.every
+            callback = lines
         trace = _sgd.optimize_sgd(Y, kernels, problem, seed, n_threads=objective.n_threads,
-                                  callback=callback, verbose=verbose and estimate is None)
+                                  callback=callback, callback_every=callback_every,
+                                  verbose=verbose and estimate is None)
         learned[:] = problem.q[:learned.size]
         cost_kind = "exact"
         if estimate is None or n <= cost_max_n or estimate.exact:

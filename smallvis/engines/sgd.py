@@ -705,13 +705,17 @@ def _print_epoch_line(epoch, n_epochs, start):
           file=sys.stderr, flush=True)
 
 
-def optimize_sgd(Y, kernels, prob, seed, *, n_threads=1, callback=None, verbose=False,
-                 n_blocks=10, layout_name="the initial layout (init)", remedy=None):
+def optimize_sgd(Y, kernels, prob, seed, *, n_threads=1, callback=None, callback_every=1,
+                 verbose=False, n_blocks=10, layout_name="the initial layout (init)",
+                 remedy=None):
     """Run the stochastic optimizer in place on ``Y``.
 
-    The epochs run in blocks (one epoch per block when ``callback`` is
-    given, else ``n_blocks`` blocks) so that progress can be reported; the
-    counter-based generator makes the blocks identical to one long run.
+    The epochs run in blocks (``callback_every`` epochs per block when
+    ``callback`` is given, else ``n_blocks`` blocks) so that progress can be
+    reported; the counter-based generator makes the blocks identical to one
+    long run.  Each block is one kernel call, whose set-up reads every edge
+    of a large problem: one epoch per block costs about a quarter more time
+    than ten blocks on 70,000 points with 150 neighbours.
 
     Parameters
     ----------
@@ -727,7 +731,11 @@ def optimize_sgd(Y, kernels, prob, seed, *, n_threads=1, callback=None, verbose=
         Requested threads; a kernel call (one block of epochs) with less
         work than :data:`smallvis._threads.SGD_MIN_UPDATES` runs on one.
     callback : callable, optional
-        ``callback(epoch, Y, None)`` after every epoch; return True to stop.
+        ``callback(epoch, Y, None)`` after every ``callback_every`` epochs
+        and after the last; return True to stop.
+    callback_every : int, default=1
+        Epochs between calls of ``callback`` (a progress line every tenth
+        of the run needs no call in between).
     verbose : bool, default=False
         A progress line (epoch, elapsed, ETA) per block.
     layout_name, remedy : str, optional
@@ -739,13 +747,16 @@ def optimize_sgd(Y, kernels, prob, seed, *, n_threads=1, callback=None, verbose=
     -------
     SgdTrace
     """
+    callback_every = int(callback_every)
+    if callback_every < 1:
+        raise ValueError(f"callback_every must be at least 1; got {callback_every}")
     _check_problem(prob, Y)
     check_starting_layout(Y, layout_name, remedy)
     seed = int(seed)
     if not 0 <= seed < 2 ** 64:
         raise ValueError(f"seed must lie in [0, 2**64); got {seed}")
     E = prob.n_epochs
-    block = 1 if callback is not None else max(1, math.ceil(E / n_blocks))
+    block = callback_every if callback is not None else max(1, math.ceil(E / n_blocks))
     trace = SgdTrace(seed=seed)
     start = time.perf_counter()
     items = prob.samples_per_epoch if prob.scheme == "alias" else len(prob.tail)
