@@ -231,8 +231,11 @@ cdef extern from *:
     """
     ctypedef struct smallvis_umap_params:
         pass
+    ctypedef struct smallvis_largevis_params:
+        pass
     ctypedef union smallvis_unit_params:
         smallvis_umap_params umap
+        smallvis_largevis_params largevis
     ctypedef void (*smallvis_unit_loader)(const double* f, double n_others,
                                           void* k) noexcept nogil
     ctypedef double (*smallvis_sgd_coef)(const smallvis_unit_params* k, double d2, double q,
@@ -251,11 +254,18 @@ cdef extern from *:
         smallvis_sgd_group_fn group
     const smallvis_sgd_group_unit* smallvis_sgd_group_units
     Py_ssize_t SMALLVIS_N_SGD_GROUP_UNITS
-    # UMAP's fast path calls its unit's coefficients directly (inlined)
+    # UMAP's and LargeVis's fast paths call their unit's coefficients
+    # directly (inlined)
     double smallvis_umap_sgd_attract(const smallvis_umap_params* k, double d2) noexcept nogil
     double smallvis_umap_sgd_repel(const smallvis_umap_params* k, double d2) noexcept nogil
     double smallvis_umap_sgd_attract_any(const smallvis_unit_params* k, double d2, double q,
                                          double nu, double* dq) noexcept nogil
+    double smallvis_largevis_sgd_attract(const smallvis_largevis_params* k,
+                                         double d2) noexcept nogil
+    double smallvis_largevis_sgd_repel(const smallvis_largevis_params* k,
+                                       double d2) noexcept nogil
+    double smallvis_largevis_sgd_attract_any(const smallvis_unit_params* k, double d2,
+                                             double q, double nu, double* dq) noexcept nogil
 
 
 cdef const smallvis_sgd_unit* _sgd_unit(problem) except NULL:
@@ -388,7 +398,7 @@ cdef struct SgdLoop:
     smallvis_sgd_coef attract
     smallvis_sgd_coef repel
     smallvis_unit_params params
-    bint umap_fast          # UMAP's coefficients, inlined (see _sgd_sample)
+    int inline_kind         # INLINE_UMAP/INLINE_LARGEVIS: coefficients inlined (_sgd_sample)
     # a grouped step (SGD_GROUPS): one call for a whole sample, its work room
     # in each thread's accumulator block after the dim entries of acc
     smallvis_sgd_group_fn group
@@ -517,18 +527,33 @@ cdef void _grouped_sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j,
 cdef void _sgd_sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j, uint64_t key,
                       int64_t first_draw, int64_t m, double* acc) noexcept nogil:
     """One positive edge (i, j) and its m negatives (reference: ``sample``)."""
-    # UMAP's coefficients called directly (inlined), not through the pointers
+    # UMAP's and LargeVis's coefficients called directly (inlined), not
+    # through the pointers
     cdef _UmapKind* umap = NULL
+    cdef _LargeVisKind* largevis = NULL
     cdef _AnyKind* other = NULL
     if L.group != NULL:
         _grouped_sample(L, epoch, i, j, key, first_draw, m, acc + L.dim)
-    elif L.umap_fast:
+    elif L.inline_kind == INLINE_UMAP:
         _sample(L, epoch, i, j, key, first_draw, m, acc, umap)
+    elif L.inline_kind == INLINE_LARGEVIS:
+        _sample(L, epoch, i, j, key, first_draw, m, acc, largevis)
     else:
         _sample(L, epoch, i, j, key, first_draw, m, acc, other)
 
 
+cdef enum:
+    # SgdLoop.inline_kind: which unit's coefficients _sample calls inline
+    INLINE_NONE = 0
+    INLINE_UMAP = 1
+    INLINE_LARGEVIS = 2
+
+
 cdef struct _UmapKind:
+    char unused
+
+
+cdef struct _LargeVisKind:
     char unused
 
 
@@ -539,15 +564,34 @@ cdef struct _AnyKind:
 # a compile-time switch: _sample is compiled once per kind
 ctypedef fused _Kind:
     _UmapKind
+    _LargeVisKind
     _AnyKind
 
 
-cdef inline void _umap_sample_2d(const SgdLoop* L, const smallvis_umap_params* kp,
-                                 double* yi, double* yj,
-                                int64_t i, int64_t j, uint64_t key, int64_t first_draw,
-                                int64_t m, int64_t n_early, const int64_t* negatives,
-                                double alpha) noexcept nogil:
-    """:func:`_sample` for UMAP's coefficients in two dimensions (no q, no deferred head).
+cdef inline double _inline_attract(_Kind* kind, const smallvis_unit_params* k,
+                                   double d2) noexcept nogil:
+    """The attraction coefficient of an inlined kind (UMAP's or LargeVis's unit)."""
+    if _Kind is _UmapKind:
+        return smallvis_umap_sgd_attract(&k.umap, d2)
+    else:
+        return smallvis_largevis_sgd_attract(&k.largevis, d2)
+
+
+cdef inline double _inline_repel(_Kind* kind, const smallvis_unit_params* k,
+                                 double d2) noexcept nogil:
+    """The repulsion coefficient of an inlined kind (UMAP's or LargeVis's unit)."""
+    if _Kind is _UmapKind:
+        return smallvis_umap_sgd_repel(&k.umap, d2)
+    else:
+        return smallvis_largevis_sgd_repel(&k.largevis, d2)
+
+
+cdef inline void _sample_2d(const SgdLoop* L, _Kind* kind, const smallvis_unit_params* kp,
+                            double* yi, double* yj,
+                            int64_t i, int64_t j, uint64_t key, int64_t first_draw,
+                            int64_t m, int64_t n_early, const int64_t* negatives,
+                            double alpha) noexcept nogil:
+    """:func:`_sample` for an inlined kind in two dimensions (no q, no deferred head).
 
     The head row is held in registers and stored after every step, so that
     memory stays current while the next distance need not wait for those
@@ -565,7 +609,7 @@ cdef inline void _umap_sample_2d(const SgdLoop* L, const smallvis_umap_params* k
     # the positive edge (i != j): both rows move (the tail unless frozen)
     d0 = y0 - yj[0]
     d1 = y1 - yj[1]
-    c = smallvis_umap_sgd_attract(kp, d0 * d0 + d1 * d1)
+    c = _inline_attract(kind, kp, d0 * d0 + d1 * d1)
     g = c * d0
     s = _scaled_step(g, alpha, bound, clip_after)
     y0 = y0 + s
@@ -586,7 +630,7 @@ cdef inline void _umap_sample_2d(const SgdLoop* L, const smallvis_umap_params* k
             d2 = _sq_dist_rows(yi, yi, 2)
             if d2 <= 0.0:
                 continue
-            _step(L, yi, yi, smallvis_umap_sgd_repel(kp, d2), alpha, NULL, move and k < n_free)
+            _step(L, yi, yi, _inline_repel(kind, kp, d2), alpha, NULL, move and k < n_free)
             y0 = yi[0]
             y1 = yi[1]
             continue
@@ -596,7 +640,7 @@ cdef inline void _umap_sample_2d(const SgdLoop* L, const smallvis_umap_params* k
         d2 = d0 * d0 + d1 * d1
         if d2 <= 0.0:
             continue
-        c = smallvis_umap_sgd_repel(kp, d2)
+        c = _inline_repel(kind, kp, d2)
         g = c * d0
         s = _scaled_step(g, alpha, bound, clip_after)
         y0 = y0 + s
@@ -640,12 +684,12 @@ cdef void _sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j, uint64_
             acc[d] = 0.0
     qi = L.q[0] + (L.q_offset[i] if L.has_offset else 0.0)
     yk = L.Y + j * L.dim
-    if _Kind is _UmapKind:
+    if _Kind is not _AnyKind:
         if L.dim == 2 and not L.defer_head and L.alpha_q == 0.0:
-            _umap_sample_2d(L, &k_params.umap, yi, yk, i, j, key, first_draw, m, n_early,
-                            negatives, alpha)
+            _sample_2d(L, kind, &k_params, yi, yk, i, j, key, first_draw, m, n_early,
+                       negatives, alpha)
             return
-        c = smallvis_umap_sgd_attract(&k_params.umap, _sq_dist_rows(yi, yk, L.dim))
+        c = _inline_attract(kind, &k_params, _sq_dist_rows(yi, yk, L.dim))
         dq = 0.0
     else:
         c = L.attract(&k_params, _sq_dist_rows(yi, yk, L.dim), qi, nu, &dq)
@@ -661,8 +705,8 @@ cdef void _sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j, uint64_
         if d2 <= 0.0:
             continue
         qi = L.q[0] + (L.q_offset[i] if L.has_offset else 0.0)
-        if _Kind is _UmapKind:
-            c = smallvis_umap_sgd_repel(&k_params.umap, d2)
+        if _Kind is not _AnyKind:
+            c = _inline_repel(kind, &k_params, d2)
             dq = 0.0
         else:
             c = repel(&k_params, d2, qi, nu, &dq)
@@ -915,7 +959,7 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     pr = problem
     cdef int64_t group_room = 0
     L.group = NULL
-    L.umap_fast = False
+    L.inline_kind = INLINE_NONE
     if _is_grouped(pr):
         _problem_fields(pr)  # the unit's fields, checked as the reference does
         L.group = _sgd_group(pr)
@@ -925,7 +969,10 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     else:
         unit = _sgd_unit(pr)
         L.attract, L.repel = unit.attract, unit.repel
-        L.umap_fast = unit.attract == smallvis_umap_sgd_attract_any
+        if unit.attract == smallvis_umap_sgd_attract_any:
+            L.inline_kind = INLINE_UMAP
+        elif unit.attract == smallvis_largevis_sgd_attract_any:
+            L.inline_kind = INLINE_LARGEVIS
         _load_sgd_unit(unit, pr, &L.params)
     L.scheme = <Scheme>_scheme(pr.scheme)
     L.noise = <Noise>_noise(pr.noise)
