@@ -655,6 +655,62 @@ cdef inline void _sample_2d(const SgdLoop* L, _Kind* kind, const smallvis_unit_p
             yk[1] -= s
 
 
+cdef inline void _sample_2d_deferred(const SgdLoop* L, _Kind* kind,
+                                     const smallvis_unit_params* kp, double* yi, double* yj,
+                                     int64_t i, int64_t j, uint64_t key, int64_t first_draw,
+                                     int64_t m, int64_t n_early, const int64_t* negatives,
+                                     double alpha) noexcept nogil:
+    """:func:`_sample` for an inlined kind in two dimensions with a deferred head step.
+
+    LargeVis's form: the head's steps add up in (a0, a1), held in registers,
+    and move the head once at the end; until then every distance is taken
+    from the head's row as it was, so the negatives' distances do not wait
+    on one another.  The operations and their order are those of the
+    generic loop (the accumulator starts at 0 and adds the steps in draw
+    order); a negative equal to the head is at distance 0 and skipped there
+    too.
+    """
+    cdef double y0 = yi[0], y1 = yi[1], a0 = 0.0, a1 = 0.0, d0, d1, d2, c, s
+    cdef double bound = L.clip
+    cdef bint clip_after = L.clip_after, move = L.move_negatives
+    cdef bint skip_tail = L.skip_tail, move_tail = j < L.n_free
+    cdef int64_t n_free = L.n_free
+    cdef double* yk
+    cdef int64_t p, k
+    d0 = y0 - yj[0]
+    d1 = y1 - yj[1]
+    c = _inline_attract(kind, kp, d0 * d0 + d1 * d1)
+    s = _scaled_step(c * d0, alpha, bound, clip_after)
+    a0 += s
+    if move_tail:
+        yj[0] -= s
+    s = _scaled_step(c * d1, alpha, bound, clip_after)
+    a1 += s
+    if move_tail:
+        yj[1] -= s
+    for p in range(m):
+        k = negatives[p] if p < n_early else _negative(L, key, first_draw + 2 * p, i)
+        if skip_tail and k == j:
+            continue
+        yk = L.Y + k * 2
+        d0 = y0 - yk[0]
+        d1 = y1 - yk[1]
+        d2 = d0 * d0 + d1 * d1
+        if d2 <= 0.0:
+            continue
+        c = _inline_repel(kind, kp, d2)
+        s = _scaled_step(c * d0, alpha, bound, clip_after)
+        a0 += s
+        if move and k < n_free:
+            yk[0] -= s
+        s = _scaled_step(c * d1, alpha, bound, clip_after)
+        a1 += s
+        if move and k < n_free:
+            yk[1] -= s
+    yi[0] = y0 + a0
+    yi[1] = y1 + a1
+
+
 cdef void _sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j, uint64_t key,
                   int64_t first_draw, int64_t m, double* acc,
                   _Kind* kind) noexcept nogil:
@@ -685,9 +741,13 @@ cdef void _sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j, uint64_
     qi = L.q[0] + (L.q_offset[i] if L.has_offset else 0.0)
     yk = L.Y + j * L.dim
     if _Kind is not _AnyKind:
-        if L.dim == 2 and not L.defer_head and L.alpha_q == 0.0:
-            _sample_2d(L, kind, &k_params, yi, yk, i, j, key, first_draw, m, n_early,
-                       negatives, alpha)
+        if L.dim == 2 and L.alpha_q == 0.0:
+            if L.defer_head:
+                _sample_2d_deferred(L, kind, &k_params, yi, yk, i, j, key, first_draw, m,
+                                    n_early, negatives, alpha)
+            else:
+                _sample_2d(L, kind, &k_params, yi, yk, i, j, key, first_draw, m, n_early,
+                           negatives, alpha)
             return
         c = _inline_attract(kind, &k_params, _sq_dist_rows(yi, yk, L.dim))
         dq = 0.0
