@@ -739,7 +739,7 @@ _ENTRIES = [
         auto_learning_rate=largevis_auto_learning_rate,
         # the LargeVis reference code (LargeVis.cpp, visualize_thread),
         # except the start: its N(0, 1e-4) needs the reference's sample
-        # count to unfold, and with 1000 epochs leaves classes in pieces
+        # count to unfold, and with 1000 epochs left classes in pieces
         # (4.2 pieces per class on 70,000 images at gamma = 5; 2.6 and 2.8
         # from 20 power steps on P, NCVis's start).  The spectral start
         # draws them whole: 1.0 and 1.4 (two runs) from the graph of each

@@ -123,7 +123,7 @@ def test_stochastic_largevis_raises_its_cost_while_descending_its_own_objective(
             snapshots[epoch] = Y.copy()
 
     res = smallvis.embed(X, "largevis", optimizer="sgd", fast=True, random_state=0,
-                         gamma=1.0, callback=keep, return_result=True)
+                         gamma=1.0, n_epochs=1000, callback=keep, return_result=True)
     assert res.n_iter == 1000 and not res.stopped_early
     cost = {e: smallvis.cost_and_gradient("largevis", P, Y, gamma=1.0)[0]
             for e, Y in snapshots.items()}
