@@ -18,7 +18,8 @@
  * per instruction.  It is compiled for AVX2 only (target attribute) and
  * chosen at run time when the processor has it, so the package's build
  * flags do not change.  smallvis_sq_dists_simd switches it off (tests
- * compare the two paths bit for bit).
+ * compare the two paths bit for bit); building with -DSMALLVIS_NO_AVX2
+ * leaves it out.
  */
 #ifndef SMALLVIS_SQ_DISTS_SIMD_H
 #define SMALLVIS_SQ_DISTS_SIMD_H
@@ -26,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__) && !defined(SMALLVIS_NO_AVX2)
 #define SMALLVIS_HAVE_AVX2_DISTS 1
 #include <immintrin.h>
 
@@ -158,9 +159,16 @@ static int smallvis_avx2_dists_on(void)
 }
 
 #else
+/* Other compilers and processors: the scalar loop only. */
 #define SMALLVIS_HAVE_AVX2_DISTS 0
 static int smallvis_avx2_dists_state = 0;
-static int smallvis_avx2_dists_on(void) { return 0; }
+static int smallvis_avx2_dists_on(void) { return smallvis_avx2_dists_state; }
+static ptrdiff_t smallvis_sq_dists_avx2(const double *X, ptrdiff_t dim, const double *xi,
+                                        const int64_t *cand, ptrdiff_t m, double *out)
+{
+    (void)X; (void)dim; (void)xi; (void)cand; (void)m; (void)out;
+    return 0;
+}
 #endif
 
 /* Switch the vector loop on (1, if the processor has it) or off (0);
