@@ -11,7 +11,7 @@
  * in the scalar loop.  Four groups of four candidates run side by side, so
  * that four chains of dependent adds overlap (on 784 features: 16 at a
  * time made the exact choice of the projected search 4.2 s -> 3.4 s against
- * 8 at a time).
+ * 8 at a time); the last 4 to 15 candidates go four at a time.
  *
  * The scalar loop is limited by its adds (a subtraction and an add per
  * feature and candidate, one at a time); the vector loop does four of each
@@ -63,8 +63,26 @@
         (s) = _mm256_add_pd((s), _mm256_permute2f128_pd(hi01, hi23, 0x31));    \
     } while (0)
 
-/* out[t] for t < m in groups of 16, 8 or 4; returns how many
- * it did (a multiple of 4), the caller finishes the rest. */
+/* The scalar loop's last dim - d4 features of the count candidates whose
+ * first d4 are summed in out[0 .. count - 1] (d4 a multiple of 4). */
+SMALLVIS_AVX2_STRICT
+static void smallvis_sq_dists_tails(const double *const *r, int count,
+                                    const double *__restrict__ xi, ptrdiff_t d4,
+                                    ptrdiff_t dim, double *__restrict__ out)
+{
+    SMALLVIS_AVX2_STRICT_BODY
+    for (int q = 0; q < count; q++) {
+        double s = out[q];
+        for (ptrdiff_t f = d4; f < dim; f++) {
+            const double e = r[q][f] - xi[f];
+            s += e * e;
+        }
+        out[q] = s;
+    }
+}
+
+/* out[t] for t < m in groups of 16, then 4; returns how many it did (a
+ * multiple of 4), the caller finishes the rest. */
 SMALLVIS_AVX2_STRICT
 static ptrdiff_t smallvis_sq_dists_avx2(const double *__restrict__ X, ptrdiff_t dim,
                                         const double *__restrict__ xi,
@@ -73,10 +91,10 @@ static ptrdiff_t smallvis_sq_dists_avx2(const double *__restrict__ X, ptrdiff_t 
 {
     SMALLVIS_AVX2_STRICT_BODY
     const ptrdiff_t d4 = dim & ~(ptrdiff_t)3;
+    const double *r[16];
     ptrdiff_t t = 0, f;
     int q;
     for (; t + 16 <= m; t += 16) {
-        const double *r[16];
         for (q = 0; q < 16; q++)
             r[q] = X + cand[t + q] * dim;
         __m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd();
@@ -92,38 +110,9 @@ static ptrdiff_t smallvis_sq_dists_avx2(const double *__restrict__ X, ptrdiff_t 
         _mm256_storeu_pd(out + t + 4, s1);
         _mm256_storeu_pd(out + t + 8, s2);
         _mm256_storeu_pd(out + t + 12, s3);
-        for (q = 0; q < 16; q++) {
-            double s = out[t + q];
-            for (f = d4; f < dim; f++) {
-                const double e = r[q][f] - xi[f];
-                s += e * e;
-            }
-            out[t + q] = s;
-        }
-    }
-    for (; t + 8 <= m; t += 8) {
-        const double *r[8];
-        for (q = 0; q < 8; q++)
-            r[q] = X + cand[t + q] * dim;
-        __m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd();
-        for (f = 0; f < d4; f += 4) {
-            const __m256d xv = _mm256_loadu_pd(xi + f);
-            SMALLVIS_AVX2_GROUP(s0, r[0], r[1], r[2], r[3], xv, f);
-            SMALLVIS_AVX2_GROUP(s1, r[4], r[5], r[6], r[7], xv, f);
-        }
-        _mm256_storeu_pd(out + t, s0);
-        _mm256_storeu_pd(out + t + 4, s1);
-        for (q = 0; q < 8; q++) {
-            double s = out[t + q];
-            for (f = d4; f < dim; f++) {
-                const double e = r[q][f] - xi[f];
-                s += e * e;
-            }
-            out[t + q] = s;
-        }
+        smallvis_sq_dists_tails(r, 16, xi, d4, dim, out + t);
     }
     for (; t + 4 <= m; t += 4) {
-        const double *r[4];
         for (q = 0; q < 4; q++)
             r[q] = X + cand[t + q] * dim;
         __m256d s0 = _mm256_setzero_pd();
@@ -132,14 +121,7 @@ static ptrdiff_t smallvis_sq_dists_avx2(const double *__restrict__ X, ptrdiff_t 
             SMALLVIS_AVX2_GROUP(s0, r[0], r[1], r[2], r[3], xv, f);
         }
         _mm256_storeu_pd(out + t, s0);
-        for (q = 0; q < 4; q++) {
-            double s = out[t + q];
-            for (f = d4; f < dim; f++) {
-                const double e = r[q][f] - xi[f];
-                s += e * e;
-            }
-            out[t + q] = s;
-        }
+        smallvis_sq_dists_tails(r, 4, xi, d4, dim, out + t);
     }
     return t;
 }
