@@ -203,7 +203,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+",
                         default=[10_000, 30_000, 70_000, 150_000])
-    parser.add_argument("--methods", nargs="+", default=["largevis", "umap"])
+    parser.add_argument("--methods", nargs="*", default=["largevis", "umap"],
+                        help="smallvis methods to run (none: only umap-learn)")
     parser.add_argument("--largevis-params", type=json.loads, default={},
                         help="extra embed keywords for largevis, as JSON")
     parser.add_argument("--skip-umap-learn", action="store_true")
