@@ -735,13 +735,9 @@ cdef void _sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j, uint64_
     for p in range(n_early):
         negatives[p] = _negative(L, key, first_draw + 2 * p, i)
         _prefetch(L.Y + negatives[p] * L.dim)
-    if L.defer_head:
-        for d in range(L.dim):
-            acc[d] = 0.0
-    qi = L.q[0] + (L.q_offset[i] if L.has_offset else 0.0)
     yk = L.Y + j * L.dim
     if _Kind is not _AnyKind:
-        if L.dim == 2 and L.alpha_q == 0.0:
+        if L.dim == 2 and L.alpha_q == 0.0:  # no accumulator, no q: registers only
             if L.defer_head:
                 _sample_2d_deferred(L, kind, &k_params, yi, yk, i, j, key, first_draw, m,
                                     n_early, negatives, alpha)
@@ -749,6 +745,11 @@ cdef void _sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j, uint64_
                 _sample_2d(L, kind, &k_params, yi, yk, i, j, key, first_draw, m, n_early,
                            negatives, alpha)
             return
+    if L.defer_head:
+        for d in range(L.dim):
+            acc[d] = 0.0
+    qi = L.q[0] + (L.q_offset[i] if L.has_offset else 0.0)
+    if _Kind is not _AnyKind:
         c = _inline_attract(kind, &k_params, _sq_dist_rows(yi, yk, L.dim))
         dq = 0.0
     else:
