@@ -110,3 +110,81 @@ def test_a_few_merged_points_in_a_large_map_do_not_warn():
         Y = smallvis.embed(X, "ncvis", fast=True, random_state=0)
     assert len(np.unique(Y, axis=0)) < len(np.unique(X, axis=0))  # some merged
     assert not [w for w in caught if "ended on one spot" in str(w.message)]
+
+
+# -- the row comparisons behind the parting: no dense copies ------------------
+
+def _plain_merged_rows(Y, X, P):
+    """merged_rows written out pair by pair on dense copies (the definition)."""
+    X = X.toarray() if hasattr(X, "toarray") else np.asarray(X)
+    P = P.toarray() if hasattr(P, "toarray") else np.asarray(P)
+    out = set()
+    for j in range(len(Y)):
+        for i in range(j):
+            if not np.array_equal(Y[i], Y[j]) or np.array_equal(X[i], X[j]):
+                continue
+            a, b = P[i].copy(), P[j].copy()
+            if a[j] != b[i]:
+                continue
+            a[[i, j]] = b[[i, j]] = 0.0
+            if np.array_equal(a, b):
+                out.add(j)
+    return np.array(sorted(out), dtype=np.intp)
+
+
+def _spots_and_graph(seed, n=60):
+    """Layouts with groups of rows on one spot; P rows equal within some groups."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    spot = rng.integers(0, 12, size=n)  # 12 spots: many rows share one
+    Y = np.column_stack([spot, spot % 5]).astype(float)
+    X = rng.integers(0, 2, size=(n, 6)).astype(float)  # many equal data rows
+    X[rng.random(n) < 0.2] *= -0.0  # signed zeros compare equal to zeros
+    hubs = rng.integers(0, 4, size=n)  # rows with one hub have equal P rows
+    P = np.zeros((n, n))
+    P[np.arange(n), n - 1 - hubs] = 0.5
+    odd = np.flatnonzero(np.arange(n) % 3 == 0)  # and rows that differ
+    P[odd, rng.integers(0, n, size=odd.size)] = 0.25
+    for a in (1, 4, 7, 10):  # pairs on one spot that are each other's neighbours
+        Y[a + 1], X[a + 1], hubs[a + 1] = Y[a], X[a] + 1.0, hubs[a]
+        P[a + 1] = P[a]
+        P[a, a + 1] = P[a + 1, a] = 0.3
+    np.fill_diagonal(P, 0.0)
+    return Y, X, sp.csr_array(X), P, sp.csr_matrix(P)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_merged_rows_match_their_definition_dense_and_sparse(seed):
+    from smallvis.engines.init import merged_rows
+
+    Y, X, Xs, P, Ps = _spots_and_graph(seed)
+    want = _plain_merged_rows(Y, X, P)
+    assert want.size  # the case is not empty
+    for data in (X, Xs):
+        for graph in (P, Ps):
+            np.testing.assert_array_equal(merged_rows(Y, data, same_rows_of=graph), want)
+
+
+def test_merged_rows_of_sparse_data_make_no_dense_rows():
+    # 400 rows on one spot in a layout of 40,000 points (text with many
+    # duplicate rows does this): dense copies of their pairs' rows of P
+    # would take 79,800 pairs x 40,000 x 8 bytes each side; they made a
+    # 58,000-document run peak at 7.8 GiB
+    import tracemalloc
+
+    import scipy.sparse as sp
+    from smallvis.engines.init import merged_rows
+
+    n, rng = 40_000, np.random.default_rng(0)
+    Y = rng.normal(size=(n, 2))
+    Y[:400] = 0.0
+    X = sp.random(n, 5_000, density=0.002, format="csr", random_state=1)
+    cols = (np.arange(n) + 1) % n
+    P = sp.csr_matrix((np.ones(n), (np.arange(n), cols)), shape=(n, n))
+    tracemalloc.start()
+    rows = merged_rows(Y, X, same_rows_of=P)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert rows.size == 0  # every P row differs (its one neighbour)
+    assert peak < 32 << 20, peak  # the dense rows: 3.2 GB of X, 25.5 GB of P

@@ -350,7 +350,7 @@ def _component_layout(init, X, n_components, rng, W, n_comp, labels):
     instead.  The whole is finally scaled to a largest coordinate of 10.
     """
     n = X.shape[0]
-    means = np.vstack([X[labels == c].mean(axis=0) for c in range(n_comp)])
+    means = np.vstack([np.asarray(X[labels == c].mean(axis=0)).ravel() for c in range(n_comp)])
     centres = _scale_to_max(pca_scores(means, n_components), 1.0)
     gaps = np.sqrt(((centres[:, None] - centres[None]) ** 2).sum(-1))
     gaps = gaps[~np.eye(n_comp, dtype=bool)]
@@ -583,10 +583,59 @@ def merged_rows(Y, X, tolerance=0.0, same_rows_of=None):
     pairs = cKDTree(Y).query_pairs(tolerance, output_type="ndarray")
     if not len(pairs):
         return np.zeros(0, dtype=np.intp)
-    differ = np.any(_dense_rows(X, pairs[:, 0]) != _dense_rows(X, pairs[:, 1]), axis=1)
-    if same_rows_of is not None:
-        differ &= _equal_rows(same_rows_of, pairs[:, 0], pairs[:, 1])
-    return np.unique(pairs[differ, 1])
+    pairs = pairs[_rows_differ(X, pairs[:, 0], pairs[:, 1])]
+    if same_rows_of is not None and len(pairs):
+        pairs = pairs[_equal_rows(same_rows_of, pairs[:, 0], pairs[:, 1])]
+    return np.unique(pairs[:, 1])
+
+
+#: Most numbers of the dense rows compared at once by :func:`_rows_differ`
+#: (8 MiB of float64 on each side): the pairs a layout puts on one spot can
+#: be thousands, and rows of ``P`` are ``n_samples`` long.
+_COMPARE_BLOCK = 1 << 20
+
+
+def _pair_blocks(n_pairs, row_length):
+    """Slices of at most ``_COMPARE_BLOCK // row_length`` pairs covering ``n_pairs``."""
+    step = max(1, _COMPARE_BLOCK // max(1, row_length))
+    return [slice(lo, lo + step) for lo in range(0, n_pairs, step)]
+
+
+def _row_differences(M, first, second):
+    """Where ``M[first] - M[second]`` is not zero (sparse, finite ``M``), block by block.
+
+    Yields ``(block, rows, cols)``: a slice of the pairs and, for each
+    entry of their difference that is not zero, the pair (counted from
+    ``block.start``) and the column.  A block holds about
+    :data:`_COMPARE_BLOCK` / 16 stored entries per side (a sparse
+    difference and its coordinates take some 80 bytes per entry).
+    """
+    M = sp.csr_array(M)
+    per_row = 16 * max(1, M.nnz // max(1, M.shape[0]))
+    for block in _pair_blocks(len(first), per_row):
+        D = (M[first[block]] - M[second[block]]).tocoo()
+        keep = D.data != 0
+        yield block, D.row[keep].astype(np.intp), D.col[keep].astype(np.intp)
+
+
+def _rows_differ(M, first, second):
+    """Whether row ``first[k]`` of ``M`` differs from row ``second[k]`` (``-0.0 == 0.0``).
+
+    ``M`` dense or sparse; no dense copy of more than :data:`_COMPARE_BLOCK`
+    numbers per side is made (a sparse ``M`` is compared by the stored
+    entries of the rows' differences).
+    """
+    first, second = np.asarray(first), np.asarray(second)
+    if sp.issparse(M):
+        out = np.zeros(len(first), dtype=bool)
+        for block, rows, _ in _row_differences(M, first, second):
+            out[block.start + rows] = True
+        return out
+    M = np.asarray(M)
+    out = np.empty(len(first), dtype=bool)
+    for block in _pair_blocks(len(first), M.shape[1]):
+        out[block] = np.any(M[first[block]] != M[second[block]], axis=1)
+    return out
 
 
 def _equal_rows(P, first, second):
@@ -594,20 +643,29 @@ def _equal_rows(P, first, second):
 
     Rows are equal as neighbourhoods: ``P[i, j] == P[i', j]`` for every
     column ``j`` other than ``i`` and ``i'`` themselves, and ``P[i, i'] ==
-    P[i', i]`` (each the other's neighbour alike).
+    P[i', i]`` (each the other's neighbour alike).  ``P`` dense or sparse,
+    compared without a dense copy of its rows (as :func:`_rows_differ`).
     """
-    a, b = _dense_rows(P, first), _dense_rows(P, second)
-    k = np.arange(len(first))
-    cross_a, cross_b = a[k, second].copy(), b[k, first].copy()
-    a[k, second] = b[k, first] = 0.0
-    a[k, first] = b[k, second] = 0.0
-    return np.all(a == b, axis=1) & (cross_a == cross_b)
-
-
-def _dense_rows(X, rows):
-    """Rows of ``X`` (dense or sparse) as a dense array."""
-    picked = X[rows]
-    return picked.toarray() if sp.issparse(picked) else np.asarray(picked)
+    first, second = np.asarray(first), np.asarray(second)
+    if sp.issparse(P):
+        P = sp.csr_array(P)
+        equal = np.ones(len(first), dtype=bool)
+        for block, rows, cols in _row_differences(P, first, second):
+            rows = block.start + rows
+            own = (cols == first[rows]) | (cols == second[rows])
+            equal[rows[~own]] = False
+        return equal & (P[first, second] == P[second, first])
+    P = np.asarray(P)
+    out = np.empty(len(first), dtype=bool)
+    for block in _pair_blocks(len(first), P.shape[1]):
+        i, j = first[block], second[block]
+        a, b = P[i], P[j]
+        k = np.arange(len(i))
+        cross_a, cross_b = a[k, j].copy(), b[k, i].copy()
+        a[k, j] = b[k, i] = 0.0
+        a[k, i] = b[k, j] = 0.0
+        out[block] = np.all(a == b, axis=1) & (cross_a == cross_b)
+    return out
 
 
 def check_not_degenerate(Y, name="init"):
