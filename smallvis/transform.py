@@ -98,7 +98,7 @@ from ._validation import (MAX_TRANSFORM_ITERATIONS, _as_array, check_data, check
                           check_number, check_threads, coordinate_span_overflows)
 from .registry import get_method
 from .inputs.neighbors import EXACT_MAX_N, KNNIndex, check_points
-from .inputs.sparse_search import SPARSE_EXACT_MAX_N
+from .inputs.sparse_search import searched_exactly
 from .engines.optim import DivergenceError, OptimizerSettings, optimize_exact
 from .engines.sgd import optimize_sgd, prepare_frozen
 
@@ -243,8 +243,9 @@ class Reference:
 
     def uses_annoy(self):
         """Whether new points are searched with Annoy (large training sets), as the fit's "auto"."""
-        limit = SPARSE_EXACT_MAX_N if sp.issparse(self.X) else EXACT_MAX_N
-        return self.X.shape[0] > limit
+        if sp.issparse(self.X):
+            return not searched_exactly(self.X)
+        return self.X.shape[0] > EXACT_MAX_N
 
     def knn_index(self):
         """The :class:`smallvis.inputs.neighbors.KNNIndex` over the training data, built once.

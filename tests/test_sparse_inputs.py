@@ -73,6 +73,7 @@ def test_the_approximate_path_above_the_exact_limit_reaches_recall_098(n, d, top
                                                                          monkeypatch):
     """``method="auto"`` above SPARSE_EXACT_MAX_N (lowered here) searches the projection."""
     monkeypatch.setattr(sparse_search, "SPARSE_EXACT_MAX_N", 500)
+    monkeypatch.setattr(sparse_search, "SPARSE_EXACT_MAX_COST", 0.0)
     X, _ = _text(n, d=d, topics=topics, seed=3)
     index = KNNIndex(X, metric=metric, random_state=0, fast=True)
     assert index.method == "annoy"
@@ -264,14 +265,40 @@ def test_a_sparse_fit_round_trips_through_a_model_file(method, metric, tmp_path)
                                   model.transform(X[250:]))
 
 
+def test_the_exact_search_cost_counts_shared_columns_and_keys():
+    X = sp.csr_matrix(np.array([[1.0, 0, 2, 0], [0, 0, 3, 0], [4, 0, 5, 6], [0, 0, 0, 7]]))
+    X.data[0] = 0.0  # an explicitly stored zero counts as stored
+    # columns stored by 2, 0, 3 and 2 rows; 4 rows
+    assert sparse_search.exact_search_cost(X) == 2 ** 2 + 0 + 3 ** 2 + 2 ** 2 + 4 ** 2
+    rng = np.random.default_rng(0)
+    Y = sp.random(300, 40, density=0.1, format="csc", random_state=rng)
+    counts = [sum(1 for i in range(300) if Y[i, f] != 0) for f in range(40)]
+    assert sparse_search.exact_search_cost(Y) == sum(c * c for c in counts) + 300 ** 2
+
+
+def test_auto_searches_sparse_data_exactly_above_the_row_limit_while_it_is_cheap(monkeypatch):
+    # the fit and transform choose alike: exact while the cost fits the limit
+    X, _ = _text(600, seed=2)
+    cost = sparse_search.exact_search_cost(X)
+    monkeypatch.setattr(sparse_search, "SPARSE_EXACT_MAX_N", 500)
+    for limit, method in ((cost, "exact"), (cost - 1.0, "annoy")):
+        monkeypatch.setattr(sparse_search, "SPARSE_EXACT_MAX_COST", limit)
+        assert KNNIndex(X, metric="cosine", random_state=0).method == method
+        model = smallvis.UMAP(random_state=0, n_epochs=5,
+                              method_params={"metric": "cosine"}).fit(X)
+        assert model.reference_.knn_index().method == method
+    monkeypatch.setattr(sparse_search, "SPARSE_EXACT_MAX_N", 600)  # the row limit alone
+    assert KNNIndex(X, metric="cosine", random_state=0).method == "exact"
+
+
 def test_a_sparse_fit_searched_by_annoy_round_trips(sparse_fit, monkeypatch):
     import io
 
-    import smallvis.transform as transform_module
-
     # new points are searched exactly up to SPARSE_EXACT_MAX_N training
-    # points: lower it so that both transforms query the Annoy forest
-    monkeypatch.setattr(transform_module, "SPARSE_EXACT_MAX_N", 100)
+    # points (or the exact cost's limit): lower both so that both
+    # transforms query the Annoy forest
+    monkeypatch.setattr(sparse_search, "SPARSE_EXACT_MAX_N", 100)
+    monkeypatch.setattr(sparse_search, "SPARSE_EXACT_MAX_COST", 0.0)
     model, X_new = sparse_fit
     loaded = smallvis.load_model(io.BytesIO(_saved_bytes(model)))
     expected = model.transform(X_new)

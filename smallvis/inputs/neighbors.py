@@ -703,8 +703,9 @@ class KNNIndex:
                                      ("knn_method",))
             method = "exact"  # a selection among the rows of the distances
         if method == "auto":
-            limit = sparse_search.SPARSE_EXACT_MAX_N if sp.issparse(X) else EXACT_MAX_N
-            method = "exact" if X.shape[0] <= limit else "annoy"
+            exact = (sparse_search.searched_exactly(X) if sp.issparse(X)
+                     else X.shape[0] <= EXACT_MAX_N)
+            method = "exact" if exact else "annoy"
         self.X = X
         self.method = method
         if n_trees is None:

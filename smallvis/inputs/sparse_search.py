@@ -7,7 +7,8 @@ squared differences (equal rows at exactly 0), for ``"euclidean"`` and
 for ``"cosine"`` on rows scaled to unit length (half the squared distance,
 :mod:`smallvis.inputs.distances`).  No ``N x D`` dense array is made.
 
-Exact search (up to :data:`SPARSE_EXACT_MAX_N` points, or
+Exact search (up to :data:`SPARSE_EXACT_MAX_N` points, above while
+:func:`exact_search_cost` is at most :data:`SPARSE_EXACT_MAX_COST`, or
 ``method="exact"``)
     Each row's dot products with every row are scattered into one row
     buffer from the columns' lists of rows (twin kernels
@@ -70,6 +71,18 @@ SPARSE_METRICS = ("euclidean", "cosine")
 #: 0.31 of them (the table above).
 SPARSE_EXACT_MAX_N = 262144
 
+#: Above :data:`SPARSE_EXACT_MAX_N` points ``method="auto"`` still searches
+#: exactly while the search's cost :func:`exact_search_cost`,
+#: :math:`\sum_f \mathrm{df}_f^2 + n^2`, is at most this: the cost of the
+#: 262,144 synthetic rows above (4.0e11; 300 s on one thread, about 0.75 ns
+#: a unit; 131,072 rows: 1.0e11, 72 s).  Real short texts store fewer
+#: common terms per row: 57,836 Debian package descriptions (8,000 terms)
+#: cost 7.1e9 and take 6.9 s exactly, while the projected search took
+#: 596 s there for 0.61 of the neighbours (its exact refinement rounds,
+#: 113 s each, cannot reach neighbours that share only a rare term).  So
+#: such text is searched exactly up to some 430,000 rows (the cost grows as n^2).
+SPARSE_EXACT_MAX_COST = 4.0e11
+
 #: Components of the truncated SVD the approximate search runs in.
 SEARCH_RANK = 64
 
@@ -94,6 +107,26 @@ _SHORTLIST = 8
 
 #: Relative rounding of the products' squared distances (|x|^2 + |y|^2 - 2 x.y).
 _PRODUCT_ROUNDING = 1e-9
+
+
+def exact_search_cost(X):
+    r"""The exact search's cost on sparse ``X`` in multiply-adds and keys: :math:`\sum_f \mathrm{df}_f^2 + n^2`.
+
+    ``df_f`` is the number of rows storing column ``f`` (each row's
+    products visit every row sharing one of its columns); ``n^2`` the keys
+    scanned.  Read from the stored structure in one pass.
+    """
+    df = np.bincount(sp.csr_matrix(X).indices, minlength=X.shape[1]).astype(np.float64)
+    return float(df @ df) + float(X.shape[0]) ** 2
+
+
+def searched_exactly(X):
+    """Whether ``method="auto"`` searches sparse ``X`` exactly (fit and ``transform`` alike).
+
+    Up to :data:`SPARSE_EXACT_MAX_N` rows always; above, while
+    :func:`exact_search_cost` is at most :data:`SPARSE_EXACT_MAX_COST`.
+    """
+    return X.shape[0] <= SPARSE_EXACT_MAX_N or exact_search_cost(X) <= SPARSE_EXACT_MAX_COST
 
 
 def check_sparse_data(X, name="X", min_rows=2):
