@@ -443,7 +443,7 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
         ``optimizer_defaults["init"]`` for the exact optimizer, the
         reference code's ``sgd.init`` for the stochastic one (e.g.
         ``smallvis.METHODS["umap"].sgd.init``; the stochastic largevis's is
-        "spectral:15", written "spectral:<n_samples - 1>" on fewer than 16
+        "spectral:30", written "spectral:<n_samples - 1>" on fewer than 31
         points, where it is the same graph).  ``result.params["init"]``
         records the named init that ran: passed back, it gives the same
         start.

@@ -179,9 +179,9 @@ def test_strongest_entries_in_blocks_equals_one_block(monkeypatch):
     np.testing.assert_array_equal(smallvis.engines.init.strongest_entries(P, 6).toarray(), whole)
 
 
-def test_largevis_stochastic_default_start_is_spectral_on_15_strongest_entries():
+def test_largevis_stochastic_default_start_is_spectral_on_30_strongest_entries():
     # the default start of the stochastic largevis (registry) is the named
-    # init "spectral:15", the graph of each row's 15 largest entries of P;
+    # init "spectral:30", the graph of each row's 30 largest entries of P;
     # an init the user names "spectral", and the exact optimizer's default,
     # use all of P
     from smallvis.engines.init import init_affinities
@@ -198,11 +198,11 @@ def test_largevis_stochastic_default_start_is_spectral_on_15_strongest_entries()
                   final_momentum=0.8, momentum_switch_iter=250, min_gain=0.01, tol=1e-7,
                   cost_every=50)
     plan = make_plan(m, n, "sgd", {"perplexity": 10}, init=None, **common)
-    assert plan.init == "spectral:15"
+    assert plan.init == "spectral:30"
     W = init_affinities(plan.init, P, n)
     assert W.nnz < P.nnz
     np.testing.assert_array_equal(
-        W.toarray(), smallvis.engines.init.strongest_entries(P, 15).toarray())
+        W.toarray(), smallvis.engines.init.strongest_entries(P, 30).toarray())
     named = make_plan(m, n, "sgd", {"perplexity": 10}, init="spectral", **common)
     assert init_affinities(named.init, P, n) is P
     exact = make_plan(m, n, "exact", {"perplexity": 10}, init=None, **common)
@@ -211,12 +211,12 @@ def test_largevis_stochastic_default_start_is_spectral_on_15_strongest_entries()
 
 def test_a_split_start_graph_is_named_in_the_warning():
     # 40 blobs: largevis's P (150 neighbours, perplexity 50) may link them,
-    # the start's graph of 15 strongest entries does not; the warning must
+    # the start's graph of 30 strongest entries does not; the warning must
     # say which graph is in pieces, and name P itself when the start used it
     rng = np.random.default_rng(0)
     X = np.concatenate([rng.normal(size=(40, 10)) + 30 * rng.normal(size=10)
                         for _ in range(40)])
-    for init, named in ((None, "15 strongest entries of P"), ("spectral", "the affinity graph")):
+    for init, named in ((None, "30 strongest entries of P"), ("spectral", "the affinity graph")):
         with pytest.warns(RuntimeWarning, match="connected components") as record:
             smallvis.embed(X, "largevis", optimizer="sgd", n_epochs=2, init=init,
                            perplexity=10, fast=True)

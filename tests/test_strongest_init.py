@@ -1,8 +1,8 @@
 """The named inits "spectral:K" and "laplacian:K", and the record of the init that ran.
 
 The default stochastic largevis starts from the spectral layout of each
-point's 15 strongest entries of P; ``result.params["init"]`` must say so
-(``"spectral:15"``), so that the params of a result, the estimator's, a
+point's 30 strongest entries of P; ``result.params["init"]`` must say so
+(``"spectral:30"``), so that the params of a result, the estimator's, a
 model file's or the command line's, passed back, give the same run, while
 ``"spectral"`` keeps meaning all of P.
 """
@@ -39,7 +39,7 @@ def _top_k_graph(P, k):
 
 def test_default_stochastic_largevis_record_reproduces_the_map(digits300):
     default = smallvis.embed(digits300, random_state=3, return_result=True, **SGD_RUN)
-    assert default.params["init"] == "spectral:15"
+    assert default.params["init"] == "spectral:30"
     again = smallvis.embed(digits300, random_state=3, init=default.params["init"], **SGD_RUN)
     assert np.array_equal(again, default.Y)
     # "spectral" lays out all of P: another start, another map
@@ -67,7 +67,7 @@ def test_the_estimators_record_refits_the_same_map(digits300):
         "perplexity": 10})
     model = smallvis.Embedding("largevis", **settings).fit(digits300)
     assert model.get_params()["init"] is None  # the method's default ...
-    assert model.result_.params["init"] == "spectral:15"  # ... is recorded as what ran
+    assert model.result_.params["init"] == "spectral:30"  # ... is recorded as what ran
     refit = smallvis.Embedding("largevis", init=model.result_.params["init"],
                                **settings).fit(digits300)
     assert np.array_equal(refit.embedding_, model.embedding_)

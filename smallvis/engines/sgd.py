@@ -225,8 +225,8 @@ class SgdSpec:
         Switches of the loop (see ``sgd_epochs``).
     init : str
         Default initialisation, a named init
-        (:func:`smallvis.engines.init.check_init`): e.g. ``"spectral:15"``
-        for the spectral layout of each point's 15 strongest entries of
+        (:func:`smallvis.engines.init.check_init`): e.g. ``"spectral:30"``
+        for the spectral layout of each point's 30 strongest entries of
         ``P`` (largevis: a smaller eigenproblem than its 150 neighbours'),
         lowered to ``n_samples - 1`` entries on fewer points
         (:func:`smallvis.engines.init.sized_init`: the same graph).
