@@ -395,17 +395,37 @@ def fitted_from_result(X, result, *, seed, feature_names=None, **params):
     return model._set_fitted(X, result, int(seed), names)
 
 
+def _unknown_arguments_message(class_name, unknown, method_param_names):
+    """The TypeError text for constructor keywords ``unknown``.
+
+    Method parameters (``metric``, ``n_neighbors``, ...) are not constructor
+    parameters: the message shows the ``method_params`` spelling for them.
+    """
+    message = (f"{class_name}() got unexpected keyword argument(s) "
+               f"{', '.join(sorted(unknown))}")
+    movable = sorted(set(unknown) & method_param_names)
+    if movable:
+        spelled = ", ".join(f"{key!r}: ..." for key in movable)
+        message += (f"; {', '.join(movable)} "
+                    f"{'is a method parameter' if len(movable) == 1 else 'are method parameters'}"
+                    f": pass method_params={{{spelled}}}")
+    return message
+
+
 def _method_class(name):
     """``Embedding`` with ``method`` fixed to the registry entry ``name``."""
     base = inspect.signature(Embedding.__init__)
     params = [p for p in base.parameters.values() if p.name != "method"]
     defaults = {p.name: p.default for p in params if p.name != "self"}
 
+    entry = METHODS[name]
+    method_param_names = set(entry.affinity_params) | set(entry.cost_params)
+
     def __init__(self, **kwargs):
         unknown = set(kwargs) - set(defaults)
         if unknown:
-            raise TypeError(f"{type(self).__name__}() got unexpected keyword argument(s) "
-                            f"{', '.join(sorted(unknown))}")
+            raise TypeError(_unknown_arguments_message(type(self).__name__, unknown,
+                                                       method_param_names))
         for key, default in defaults.items():
             setattr(self, key, kwargs.get(key, default))
 

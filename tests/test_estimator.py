@@ -85,6 +85,24 @@ def test_one_class_per_registered_method():
         smallvis.TSNE(method="umap")
 
 
+def test_a_method_parameter_given_to_the_constructor_names_method_params():
+    # umap-learn and openTSNE take metric= in the constructor; here it is a
+    # method parameter, and the error says how to spell it.
+    with pytest.raises(TypeError, match=r"metric is a method parameter: "
+                                        r"pass method_params=\{'metric': \.\.\.\}"):
+        smallvis.UMAP(metric="cosine")
+    with pytest.raises(TypeError, match=r"metric, n_neighbors are method parameters: "
+                                        r"pass method_params=\{'metric': \.\.\., "
+                                        r"'n_neighbors': \.\.\.\}") as caught:
+        smallvis.LARGEVIS(metric="cosine", n_neighbors=30, colour="red")
+    assert "colour" in str(caught.value) and "'colour'" not in str(caught.value)
+    with pytest.raises(TypeError) as caught:
+        smallvis.TSNE(colour="red")
+    assert "method_params" not in str(caught.value)
+    model = smallvis.UMAP(method_params={"metric": "cosine"})
+    assert model.get_params()["method_params"] == {"metric": "cosine"}
+
+
 def test_init_only_stores_and_params_round_trip():
     model = Embedding("umap", n_threads=2, method_params={"min_dist": 0.3})
     assert not [k for k in vars(model) if k.endswith("_")]
