@@ -101,12 +101,20 @@ def test_stochastic_largevis_defaults_reach_umaps_quality():
     assert knn_accuracy(r.Y, labels, 10) >= 0.99
 
 
-def test_largevis_epochs_fall_from_1500_to_1000_between_1e5_and_1e6_points():
-    from smallvis.engines.sgd import largevis_n_epochs
+def test_largevis_epochs_follow_the_reference_samples_per_point_above_1e5_points():
+    from smallvis.engines.sgd import largevis_n_epochs, largevis_reference_samples_per_point
+    # the reference's counts, written out: 10^9 samples below 10,000 points,
+    # (N - 10^4) * 9000 / (10^6 - 10^4) + 1000 million up to 10^6, N / 100 million above
+    assert largevis_reference_samples_per_point(5_000) == 200_000
+    assert largevis_reference_samples_per_point(100_000) == pytest.approx(
+        (90_000 * 9000 / 990_000 + 1000) * 1e6 / 100_000)
+    assert largevis_reference_samples_per_point(2_000_000) == 10_000
     assert [largevis_n_epochs(n) for n in (6_000, 70_000, 100_000)] == [1500] * 3
-    assert [largevis_n_epochs(n) for n in (1_000_000, 5_000_000)] == [1000] * 2
-    assert largevis_n_epochs(316_228) == 1250  # half-way in log N
-    sizes = np.unique(np.geomspace(1e5, 1e6, 200).astype(int))
+    # 1500 scaled by the reference's per-point ratio: 10,000 / 18,181.8 at 1e6
+    assert [largevis_n_epochs(n) for n in (1_000_000, 5_000_000)] == [825] * 2
+    assert largevis_n_epochs(150_000) == 1250
+    assert largevis_n_epochs(300_000) == 1000
+    sizes = np.unique(np.geomspace(1e5, 2e6, 300).astype(int))
     epochs = [largevis_n_epochs(n) for n in sizes]
     assert all(a >= b for a, b in zip(epochs, epochs[1:]))
     r = smallvis.embed(np.random.default_rng(0).standard_normal((6000, 5)), "largevis",
