@@ -430,7 +430,9 @@ def load_input(source, header=None, labels=None, labels_header=None):
             where = "a built-in dataset has no label columns" if is_dataset else \
                 "no column of that name or number"
             raise CLIError(f"--labels {labels!r}: {where}, and no such file")
-        y = read_labels_file(labels, len(X), header=labels_header)
+        # X.shape[0]: a sparse matrix has no len()
+        y = read_labels_file(labels, X.shape[0] if len(X.shape) else len(X),
+                             header=labels_header)
     elif labels_header is not None:
         option = "--labels-header" if labels_header else "--no-labels-header"
         raise CLIError(f"{option} applies to a --labels FILE only (here "

@@ -147,6 +147,31 @@ def test_the_cli_reads_a_sparse_npz(tmp_path):
                                rtol=1e-12, atol=1e-12)
 
 
+def test_the_cli_colours_a_sparse_npz_by_a_labels_file(tmp_path):
+    """--labels FILE with a sparse .npz: embed and transform, and a wrong count refused."""
+    from smallvis.cli import main
+
+    X, _ = _text(180, seed=9)
+    sp.save_npz(tmp_path / "x.npz", X[:150])
+    sp.save_npz(tmp_path / "new.npz", X[150:])
+    np.save(tmp_path / "labels.npy", np.arange(150) % 3)
+    (tmp_path / "new_labels.txt").write_text("".join(f"{i % 3}\n" for i in range(30)))
+    assert main(["embed", str(tmp_path / "x.npz"), "--method", "umap", "--metric", "cosine",
+                 "--labels", str(tmp_path / "labels.npy"), "--out", str(tmp_path / "y.csv"),
+                 "--plot", str(tmp_path / "y.png"), "--save-model", str(tmp_path / "m.npz"),
+                 "--quiet"]) in (0, None)
+    assert (tmp_path / "y.png").stat().st_size > 0
+    assert main(["transform", str(tmp_path / "new.npz"), "--model", str(tmp_path / "m.npz"),
+                 "--labels", str(tmp_path / "new_labels.txt"), "--out", str(tmp_path / "t.csv"),
+                 "--plot", str(tmp_path / "t.png"), "--quiet"]) in (0, None)
+    assert np.loadtxt(tmp_path / "t.csv", delimiter=",", skiprows=1).shape == (30, 2)
+    assert (tmp_path / "t.png").stat().st_size > 0
+    assert main(["embed", str(tmp_path / "new.npz"), "--method", "umap", "--metric", "cosine",
+                 "--labels", str(tmp_path / "labels.npy"), "--out", str(tmp_path / "z.csv"),
+                 "--quiet"]) == 2
+    assert not (tmp_path / "z.csv").exists()
+
+
 def test_no_dense_copy_of_the_data(monkeypatch):
     """The sparse search never asks SciPy for X as a dense array."""
     X, _ = _text(900, d=5000, seed=8)
