@@ -136,6 +136,36 @@ def test_frozen_rows_never_move_and_the_twins_agree_bitwise(name):
     assert np.array_equal(fast, slow)
 
 
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("name", SGD_METHODS)
+def test_edges_too_weak_to_be_sampled_change_nothing(name):
+    """An edge whose period exceeds the epochs is never due: dropped, silently.
+
+    Row 0 gets a last entry 1e-320 times its largest (the period overflows
+    to inf), row 1 one a hundredth of largest / n_epochs.  The placement is
+    the one without those entries, bit for bit, and no warning is raised.
+    """
+    P, layout, n_epochs = _frozen_case(n_new=3, n_ref=40, k=4, seed=5)
+    # two more reference points, after every neighbour: the weak entries come
+    # last in their rows, so the other entries keep their places (and keys)
+    layout = np.vstack([layout, [[5.0, 5.0], [-5.0, 5.0]]])
+    dense = np.hstack([P.toarray(), np.zeros((3, 2))])
+    weak = dense.copy()
+    weak[0, 40] = dense[0].max() * 1e-320
+    weak[1, 41] = dense[1].max() / n_epochs / 100
+    spec, keys = METHODS[name].sgd, np.array([3, 1, 4], dtype=np.int64)
+    placed = []
+    for matrix in (dense, weak):
+        problem = prepare_frozen(spec, sp.csr_matrix(matrix), n_epochs,
+                                 _KERNEL_PARAMS[name], keys)
+        out = layout.copy()
+        optimize_sgd(out, _sgd_kernels, problem, 7, n_threads=1)
+        placed.append(out)
+    assert sp.csr_matrix(weak).nnz == P.nnz + 2
+    assert np.array_equal(placed[0], placed[1])
+    assert not np.array_equal(placed[0][:3], layout[:3])
+
+
 @settings(max_examples=40 if LONG else 6, deadline=None, derandomize=True)
 @given(name=st.sampled_from(SGD_METHODS), seed=st.integers(0, 2**16),
        cut=st.integers(1, 6))

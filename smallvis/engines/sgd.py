@@ -640,13 +640,22 @@ def prepare_frozen(spec, P_new, n_epochs, kernel_params, point_keys, *, q=0.0):
         raise ValueError("P has no positive entries: nothing to optimise")
     params, n_negative = coefficient_params(spec, kernel_params)
     n_noise = noise_counts(n_epochs, n_negative, "constant")
-    edge_weight = row_max[rows] / w
+    with np.errstate(over="ignore"):  # inf: far too weak to be sampled
+        edge_weight = row_max[rows] / w
+    # An edge is sampled in epoch e when its period is at most e + 1, so one
+    # whose period exceeds n_epochs never is: dropped, as the fit drops the
+    # edges weaker than max / n_epochs.  Nothing else changes (each draw is
+    # keyed by the edge's place in its row of P_new), and each row keeps its
+    # strongest edge (period 1).
+    due = edge_weight <= n_epochs
+    rows, w, edge_key, edge_weight = rows[due], w[due], edge_key[due], edge_weight[due]
+    tails = M.indices[keep][due]
     indptr = np.zeros(n_new + n_ref + 1, dtype=np.int32)
     indptr[1:n_new + 1] = np.cumsum(np.bincount(rows, minlength=n_new))
     indptr[n_new + 1:] = indptr[n_new]
     empty_f, empty_i = np.zeros(0), np.zeros(0, dtype=np.int32)
     return SgdProblem(
-        head=rows.astype(np.int32), tail=(M.indices[keep] + n_new).astype(np.int32),
+        head=rows.astype(np.int32), tail=(tails + n_new).astype(np.int32),
         indptr=indptr, edge_weight=edge_weight, edge_alias=empty_i,
         noise_prob=empty_f, noise_alias=empty_i, n_epochs=n_epochs,
         alphas=learning_rates(n_epochs, spec.learning_rate, spec.decay,
