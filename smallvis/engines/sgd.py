@@ -592,7 +592,8 @@ def prepare_frozen(spec, P_new, n_epochs, kernel_params, point_keys, *, q=0.0):
     new point ``s`` is the head of its edges to its reference neighbours
     (the positive entries of row ``s`` of ``P_new``), sampled every
     ``max_j p_sj / p_sj`` epochs (``"epochs_per_sample"``, each row scaled
-    by its own maximum); each sample draws the method's negatives uniformly
+    by its own maximum; an edge whose period exceeds ``n_epochs`` is never
+    due and is left out); each sample draws the method's negatives uniformly
     from the reference rows (``"reference"`` noise), the constant number
     ``n_negative`` per sample as umap-learn's bookkeeping.  The method's
     spec gives the rest: its coefficient and ``kernel_params``, clip,
