@@ -306,6 +306,13 @@ LARGEVIS_SGD_NEGATIVES = 5
 #: with 500 epochs and a random start).
 LARGEVIS_SGD_GAMMA = LARGEVIS_REFERENCE_GAMMA
 
+#: The repulsion weight of largevis's early phase under ``optimizer="sgd"``
+#: (``early_gamma``; its length: smallvis.engines.sgd.largevis_early_epochs):
+#: umap's balance of one unit of repulsion per negative sample, under which
+#: the classes of the spectral start gather before ``gamma = 7`` spreads
+#: them (docs/theory.md §4.3).
+LARGEVIS_SGD_EARLY_GAMMA = 1.0
+
 
 def largevis_auto_gamma(n_samples, **cost_params):
     """``gamma="auto"`` of the exact LargeVis cost: ``35 / (N (N - 1))`` (other parameters unused).

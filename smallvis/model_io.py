@@ -744,8 +744,10 @@ def _check_reference(file, r, model, X, Y, arrays, n_features):
 
 #: Method parameters (affinity and cost) added after the first model files,
 #: with the value that every earlier file ran with (a file without them loads
-#: with it): the Euclidean metric, and tsne's Cauchy kernel (``dof = 1``).
-ADDED_METHOD_PARAMS = {"metric": "euclidean", "dof": 1.0}
+#: with it): the Euclidean metric, tsne's Cauchy kernel (``dof = 1``) and
+#: largevis without an early phase (``early_gamma=None``, ``early_epochs=0``).
+ADDED_METHOD_PARAMS = {"metric": "euclidean", "dof": 1.0, "early_gamma": None,
+                       "early_epochs": 0}
 
 
 def _check_projection(value, n_scores, n_features):

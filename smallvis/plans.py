@@ -262,6 +262,7 @@ class SgdPlan:
     init: object
     affinity_params: dict
     cost_params: dict
+    early: object = None  # (kernel_params, n_early) of the spec's early phase, or None
     name = "sgd"
     gradient = "exact"  # the exact cost kernels (the run samples its own forces)
 
@@ -281,9 +282,14 @@ class SgdPlan:
         if learning_rate is None or learning_rate == "auto":
             learning_rate = spec.learning_rate
         learning_rate = check_number(learning_rate, "learning_rate", low=0, low_open=True)
+        early = None
+        if spec.early_phase is not None:
+            early = spec.early_phase(n_epochs, **cost_params)
+            # the params record the phase as run ("auto" resolved, 0 for none)
+            cost_params = {**cost_params, "early_epochs": 0 if early is None else early[1]}
         return cls(spec, n_epochs, learning_rate, spec.kernel_params(**cost_params),
                    sized_init(spec.init, n_samples) if init is None else init,
-                   affinity_params, cost_params)
+                   affinity_params, cost_params, early)
 
     def describe(self):
         return f"sgd optimizer, {self.n_epochs} epochs"
@@ -302,7 +308,8 @@ class SgdPlan:
         problem = _sgd.prepare(self.spec, P, self.n_epochs, self.kernel_params,
                                self.learning_rate, kernels,
                                q0=learned[0] if learned.size else 0.0,
-                               correct_q=bool(self.cost_params.get("correct_q", False)))
+                               correct_q=bool(self.cost_params.get("correct_q", False)),
+                               early=self.early)
         seed = int(rng.integers(2 ** 63))
         n = Y.shape[0]
         # the CSR arrays as they are (int32 indices) when the kernels' triplet
@@ -398,6 +405,13 @@ def make_plan(method, n_samples, optimizer, keywords, *, init, learning_rate, n_
     if n_epochs is not None:
         # not used by the exact optimizer, but a bad value is still refused
         check_iterations(n_epochs, "n_epochs", low=1)
+    sgd_only = [k for k in (method.sgd.sgd_only_params if method.sgd is not None else ())
+                if keywords.get(k) is not None]
+    if sgd_only:
+        warn_from_caller(UserWarning(
+            f"{', '.join(sgd_only)} {'is' if len(sgd_only) == 1 else 'are'} ignored: "
+            f"{method.name} runs the exact optimizer here, and the early phase belongs "
+            "to the stochastic one; pass optimizer='sgd' to use it"))
     return ExactPlan.build(method, n_samples, keywords, init=init,
                            learning_rate=learning_rate, gradient=gradient,
                            **exact_settings)

@@ -18,7 +18,8 @@ from .inputs import affinities as aff
 # the parts of the entries (LEARNED_LIMIT and SizedParam re-exported: they were
 # defined here)
 from ._method_rules import (  # noqa: F401  (LEARNED_LIMIT, SizedParam: re-exported)
-                            KNN_GRAPH_SIZE, LARGEVIS_SGD_GAMMA, LARGEVIS_SGD_NEGATIVES,
+                            KNN_GRAPH_SIZE, LARGEVIS_SGD_EARLY_GAMMA, LARGEVIS_SGD_GAMMA,
+                            LARGEVIS_SGD_NEGATIVES,
                             LEARNED_LIMIT, OTHERS_SIZE, PERPLEXITY_SIZE, UMAP_SIZE, AffinityFamily,
                             Approximation, Confusion, SizedParam, check_learned, check_ncvis_graph,
                             check_param_value, check_perplexity, check_perplexity_knn,
@@ -31,7 +32,7 @@ from ._validation import (ParameterError, SmallDataWarning, check_integer, check
                           warn_from_caller)
 from .inputs.distances import check_metric
 from .inputs.neighbors import check_search_params
-from .engines.sgd import SgdSpec, largevis_n_epochs, umap_n_epochs
+from .engines.sgd import SgdSpec, largevis_early_epochs, largevis_n_epochs, umap_n_epochs
 from .methods import units_named  # noqa: F401  (for the entries of methods added below)
 from .methods.largevis import LargeVis, LargeVisExp
 from .methods.ncvis import NCVis
@@ -490,7 +491,15 @@ _UMAP_GRAPH_PARAMS = {"n_neighbors": 15, "local_connectivity": 1.0, "bandwidth":
 
 LARGEVIS_KERNELS = ("cauchy", "cauchy_alpha", "exp")
 
-def _largevis_cost(gamma, eps, kernel, alpha):
+def _largevis_cost(gamma, eps, kernel, alpha, early_gamma=None, early_epochs=None):
+    # early_gamma and early_epochs belong to the stochastic optimizer
+    # (_largevis_early_phase); the exact cost does not use them, but a bad
+    # value is refused on every path
+    if early_gamma is not None:
+        check_number(early_gamma, "early_gamma", low=0)
+    if early_epochs is not None and not (isinstance(early_epochs, str)
+                                         and early_epochs == "auto"):
+        check_integer(early_epochs, "early_epochs", low=0)
     gamma = check_number(gamma, "gamma", low=0)
     eps = check_number(eps, "eps", low=0)
     alpha = check_number(alpha, "alpha", low=0, low_open=True)
@@ -563,13 +572,38 @@ def _tumap_sgd_params(eps):
     return {"gamma": UMAP_SGD_GAMMA, "eps": check_number(eps, "eps", low=0)}
 
 
-def _largevis_sgd_params(gamma, eps, kernel, alpha):
+def _largevis_sgd_params(gamma, eps, kernel, alpha, early_gamma=None, early_epochs=None):
     _largevis_cost(gamma, eps, kernel, alpha)
     if kernel != "cauchy":
         raise ParameterError(f"optimizer='sgd' supports largevis with kernel='cauchy' only "
                              f"(the LargeVis reference); got kernel={kernel!r}",
                              ("kernel", "optimizer"))
     return {"gamma": float(gamma), "eps": float(eps)}
+
+
+def _largevis_early_phase(n_epochs, gamma, eps, kernel, alpha, early_gamma=None,
+                          early_epochs=None):
+    """largevis's early phase: ``early_gamma`` for the first ``early_epochs`` epochs.
+
+    ``early_epochs="auto"`` is 15% of ``n_epochs``
+    (:func:`smallvis.engines.sgd.largevis_early_epochs`); ``early_epochs=0``
+    or ``early_gamma=None`` runs ``gamma`` throughout, as the reference does.
+
+    Returns
+    -------
+    (kernel_params, n_early) or None
+    """
+    if early_epochs is None or (isinstance(early_epochs, str) and early_epochs == "auto"):
+        early_epochs = largevis_early_epochs(n_epochs)
+    else:
+        early_epochs = check_integer(early_epochs, "early_epochs", low=0)
+        if early_epochs > n_epochs:
+            raise ParameterError(f"early_epochs must be at most n_epochs ({n_epochs}); "
+                                 f"got {early_epochs}", ("early_epochs", "n_epochs"))
+    if early_gamma is None or early_epochs == 0:
+        return None
+    early_gamma = check_number(early_gamma, "early_gamma", low=0)
+    return _largevis_sgd_params(early_gamma, eps, kernel, alpha), early_epochs
 
 
 #: Annoy trees under optimizer="sgd" (large data).  Every Annoy search is
@@ -732,7 +766,8 @@ _ENTRIES = [
         check_affinity_params=check_perplexity_knn,
         affinity_params={"perplexity": 50.0, "n_neighbors": None, **_KNN_DEFAULTS},
         sized_params={"perplexity": PERPLEXITY_SIZE, "n_neighbors": OTHERS_SIZE},
-        cost_params={"gamma": "auto", "eps": 0.1, "kernel": "cauchy", "alpha": 1.0},
+        cost_params={"gamma": "auto", "eps": 0.1, "kernel": "cauchy", "alpha": 1.0,
+                     "early_gamma": None, "early_epochs": None},
         auto_params={"gamma": largevis_auto_gamma},
         resolve_cost=_largevis_cost,
         optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
@@ -756,7 +791,11 @@ _ENTRIES = [
                     min_learning_rate=1e-4, move_negatives=True, defer_head=True,
                     skip_tail=True, init="spectral:30",
                     param_defaults={"gamma": LARGEVIS_SGD_GAMMA,
-                                    "n_trees": SGD_ANNOY_TREES}),
+                                    "early_gamma": LARGEVIS_SGD_EARLY_GAMMA,
+                                    "early_epochs": "auto",
+                                    "n_trees": SGD_ANNOY_TREES},
+                    early_phase=_largevis_early_phase,
+                    sgd_only_params=("early_gamma", "early_epochs")),
         kernel_options=({"kernel": "exp"},),
         pair_units={"largevis": LargeVis, "largevis_exp": LargeVisExp},
         exact_gradient=_largevis_exact_gradient,
