@@ -283,10 +283,8 @@ class SgdPlan:
             learning_rate = spec.learning_rate
         learning_rate = check_number(learning_rate, "learning_rate", low=0, low_open=True)
         early = None
-        if spec.early_phase is not None:
-            early = spec.early_phase(n_epochs, **cost_params)
-            # the params record the phase as run ("auto" resolved, 0 for none)
-            cost_params = {**cost_params, "early_epochs": 0 if early is None else early[1]}
+        if spec.early_phase is not None:  # the params record the phase as run
+            cost_params, early = spec.early_phase(n_epochs, **cost_params)
         return cls(spec, n_epochs, learning_rate, spec.kernel_params(**cost_params),
                    sized_init(spec.init, n_samples) if init is None else init,
                    affinity_params, cost_params, early)

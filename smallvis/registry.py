@@ -491,15 +491,20 @@ _UMAP_GRAPH_PARAMS = {"n_neighbors": 15, "local_connectivity": 1.0, "bandwidth":
 
 LARGEVIS_KERNELS = ("cauchy", "cauchy_alpha", "exp")
 
+def _early_epochs_given(early_epochs):
+    """largevis's ``early_epochs`` checked: None for "auto" (or None), else an integer >= 0."""
+    if early_epochs is None or (isinstance(early_epochs, str) and early_epochs == "auto"):
+        return None
+    return check_integer(early_epochs, "early_epochs", low=0)
+
+
 def _largevis_cost(gamma, eps, kernel, alpha, early_gamma=None, early_epochs=None):
     # early_gamma and early_epochs belong to the stochastic optimizer
     # (_largevis_early_phase); the exact cost does not use them, but a bad
     # value is refused on every path
     if early_gamma is not None:
         check_number(early_gamma, "early_gamma", low=0)
-    if early_epochs is not None and not (isinstance(early_epochs, str)
-                                         and early_epochs == "auto"):
-        check_integer(early_epochs, "early_epochs", low=0)
+    _early_epochs_given(early_epochs)
     gamma = check_number(gamma, "gamma", low=0)
     eps = check_number(eps, "eps", low=0)
     alpha = check_number(alpha, "alpha", low=0, low_open=True)
@@ -581,29 +586,33 @@ def _largevis_sgd_params(gamma, eps, kernel, alpha, early_gamma=None, early_epoc
     return {"gamma": float(gamma), "eps": float(eps)}
 
 
-def _largevis_early_phase(n_epochs, gamma, eps, kernel, alpha, early_gamma=None,
-                          early_epochs=None):
+def _largevis_early_phase(n_epochs, **cost_params):
     """largevis's early phase: ``early_gamma`` for the first ``early_epochs`` epochs.
 
     ``early_epochs="auto"`` is 15% of ``n_epochs``
     (:func:`smallvis.engines.sgd.largevis_early_epochs`); ``early_epochs=0``
     or ``early_gamma=None`` runs ``gamma`` throughout, as the reference does.
+    The values were checked with the other cost parameters (``_largevis_cost``).
 
     Returns
     -------
-    (kernel_params, n_early) or None
+    cost_params : dict
+        As run: ``early_epochs`` resolved (0 for no phase).
+    early : (kernel_params, n_early) or None
     """
-    if early_epochs is None or (isinstance(early_epochs, str) and early_epochs == "auto"):
+    early_epochs = _early_epochs_given(cost_params["early_epochs"])
+    if early_epochs is None:
         early_epochs = largevis_early_epochs(n_epochs)
-    else:
-        early_epochs = check_integer(early_epochs, "early_epochs", low=0)
-        if early_epochs > n_epochs:
-            raise ParameterError(f"early_epochs must be at most n_epochs ({n_epochs}); "
-                                 f"got {early_epochs}", ("early_epochs", "n_epochs"))
-    if early_gamma is None or early_epochs == 0:
-        return None
-    early_gamma = check_number(early_gamma, "early_gamma", low=0)
-    return _largevis_sgd_params(early_gamma, eps, kernel, alpha), early_epochs
+    elif early_epochs > n_epochs:
+        raise ParameterError(f"early_epochs must be at most n_epochs ({n_epochs}); "
+                             f"got {early_epochs}", ("early_epochs", "n_epochs"))
+    early_gamma = cost_params["early_gamma"]
+    if early_gamma is None:
+        early_epochs = 0
+    early = None
+    if early_epochs:
+        early = (_largevis_sgd_params(**{**cost_params, "gamma": early_gamma}), early_epochs)
+    return {**cost_params, "early_epochs": early_epochs}, early
 
 
 #: Annoy trees under optimizer="sgd" (large data).  Every Annoy search is

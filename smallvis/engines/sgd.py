@@ -266,11 +266,13 @@ class SgdSpec:
         Method parameters whose default differs under the stochastic
         optimizer (e.g. largevis's ``gamma``).
     early_phase : callable, optional
-        ``early_phase(n_epochs, **cost_params)`` gives ``(kernel_params,
-        n_early)``: the first ``n_early`` epochs run with these coefficient
-        parameters instead of ``kernel_params`` (largevis: ``early_gamma``
-        in place of ``gamma``), or None for no early phase.  None (the
-        default): no method parameter makes one.
+        ``early_phase(n_epochs, **cost_params)`` gives ``(cost_params,
+        early)``: the cost parameters as run (the phase's resolved, for the
+        record) and ``early = (kernel_params, n_early)``, the first
+        ``n_early`` epochs running with these coefficient parameters instead
+        of ``kernel_params`` (largevis: ``early_gamma`` in place of
+        ``gamma``), or None for no early phase.  None (the default): no
+        method parameter makes one.
     sgd_only_params : tuple of str
         Method parameters that only the stochastic form reads (the early
         phase's); the exact optimizer ignores them, with a warning when one
@@ -803,11 +805,12 @@ def _run_epochs(kernels, prob, Y, seed, e0, e1, n_threads, items):
     calls identical to one call with the same parameters.
     """
     split = min(max(prob.early_epochs, e0), e1)
-    for lo, hi, problem in ((e0, split, replace(prob, params=prob.early_params)),
-                            (split, e1, prob)):
-        if hi > lo:
-            kernels.sgd_epochs(problem, Y, seed, lo, hi,
-                               _threads.sgd_threads(n_threads, items * (hi - lo)))
+    if split > e0:
+        kernels.sgd_epochs(replace(prob, params=prob.early_params), Y, seed, e0, split,
+                           _threads.sgd_threads(n_threads, items * (split - e0)))
+    if e1 > split:
+        kernels.sgd_epochs(prob, Y, seed, split, e1,
+                           _threads.sgd_threads(n_threads, items * (e1 - split)))
 
 
 def optimize_sgd(Y, kernels, prob, seed, *, n_threads=1, callback=None, callback_every=1,
