@@ -17,7 +17,9 @@ child process, one thread, from data it loads itself:
   ``n_threads=1, n_sgd_threads=1`` through ``Rscript`` (dense data only;
   Debian packages ``r-base-core`` and ``r-cran-uwot``).
 
-Columns, medians over ``--repeats`` runs (seeds 0, 1, ...):
+Columns, medians over ``--repeats`` runs (seeds ``--first-seed``,
+``--first-seed`` + 1, ...; more seeds of a call can be added in a later run
+without repeating the first ones):
 
 * time: wall clock of the call alone (loading and the JIT warm-up excluded);
 * peak RSS: the child's whole-process peak (``os.wait4``'s ``ru_maxrss``),
@@ -28,7 +30,9 @@ Columns, medians over ``--repeats`` runs (seeds 0, 1, ...):
 * 15-NN preservation: overlap of the exact 15 nearest neighbours in X (in
   ``--metric``) and in Y, over 5,000 fixed points (:func:`knn_preservation_at`);
 * pieces per class: DBSCAN pieces of each class in the map, averaged over
-  the classes (:func:`pieces_per_class`; needs scikit-learn).
+  the classes (:func:`pieces_per_class`; needs scikit-learn), then the
+  median and each run's value: one satellite of one class moves a map's
+  value by 0.1, so a few seeds say more than their median.
 
 The parent process never loads the data (a child's ``ru_maxrss`` starts at
 its parent's RSS); the quality measures run in one more child at the end,
@@ -38,7 +42,8 @@ The peers may live in another environment: ``--peers-python``.
 
 Usage: python benchmarks/bench_real.py DATA.npy|DATA.npz LABELS.npy
        [--metric euclidean] [--methods largevis umap tsne umap-learn opentsne
-       uwot-lvish uwot-umap] [--repeats 1] [--peers-python PATH]
+       uwot-lvish uwot-umap] [--repeats 1] [--first-seed 0]
+       [--peers-python PATH]
        [--out-dir DIR] [--verbose]
 """
 
@@ -392,7 +397,7 @@ def _median(runs, key):
 def format_rows(results):
     """Markdown table lines of per-method medians."""
     lines = ["| call | time s (runs) | peak RSS GiB | RSS before GiB | 10-NN accuracy "
-             "| 15-NN preservation | pieces per class |",
+             "| 15-NN preservation | pieces per class (runs) |",
              "|---|---|---|---|---|---|---|"]
     gib = 1024.0 ** 2
     for method, runs in results.items():
@@ -402,11 +407,14 @@ def format_rows(results):
             continue
         times = ", ".join(f"{r['seconds']:.1f}" for r in ok)
         pieces = _median(ok, "pieces")
+        if pieces is not None:
+            each = ", ".join(f"{r['pieces']:.1f}" for r in ok if r.get("pieces") is not None)
+            pieces = f"{pieces:.1f} ({each})"
         lines.append(
             f"| {method} | {_median(ok, 'seconds'):.1f} ({times}) "
             f"| {_median(ok, 'peak_kb') / gib:.2f} | {_median(ok, 'base_kb') / gib:.2f} "
             f"| {_median(ok, 'acc10'):.3f} | {_median(ok, 'pres15'):.3f} "
-            f"| {'-' if pieces is None else f'{pieces:.1f}'} |")
+            f"| {'-' if pieces is None else pieces} |")
     return lines
 
 
@@ -423,6 +431,8 @@ def _check_args(args):
     if args.data.endswith(".npz") and any(m in R_METHODS for m in args.methods):
         print("uwot is run on dense data only here: its rows are skipped")
         args.methods = [m for m in args.methods if m not in R_METHODS]
+    if args.repeats < 1 or args.first_seed < 0:
+        raise SystemExit("--repeats must be at least 1 and --first-seed at least 0")
     if args.out_dir and os.path.exists(args.out_dir):
         raise SystemExit(f"--out-dir {args.out_dir} exists; name a new directory")
 
@@ -435,6 +445,8 @@ def main():
     parser.add_argument("--methods", nargs="+", default=list(ALL_METHODS),
                         choices=ALL_METHODS)
     parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--first-seed", type=int, default=0,
+                        help="seed of the first run; the runs take the seeds that follow")
     parser.add_argument("--python", default=sys.executable,
                         help="interpreter for the smallvis runs and the quality "
                              "measures (default: this one)")
@@ -448,14 +460,16 @@ def main():
     work = args.out_dir or tempfile.mkdtemp(prefix="bench_real_")
     os.makedirs(work, exist_ok=True)
     try:
-        print(f"{args.data}, metric {args.metric}, one thread, {args.repeats} repeat(s); "
+        print(f"{args.data}, metric {args.metric}, one thread, {args.repeats} repeat(s) "
+              f"from seed {args.first_seed}; "
               f"load average {', '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
         r_input = (_r_input(args, work) if any(m in R_METHODS for m in args.methods)
                    else None)
         results = {}
         for method in args.methods:
             results[method] = [run_method(method, seed, args, work, r_input)
-                               for seed in range(args.repeats)]
+                               for seed in range(args.first_seed,
+                                                 args.first_seed + args.repeats)]
             ok = [r for r in results[method] if "error" not in r]
             print(f"  {method}: " + (", ".join(f"{r['seconds']:.1f} s" for r in ok)
                                      or results[method][0]["error"]), flush=True)

@@ -145,3 +145,34 @@ def test_load_data(bench_real, points, tmp_path):
     np.testing.assert_array_equal(sparse.toarray(), points)
     with pytest.raises(ValueError, match=".npy"):
         bench_real.load_data(str(tmp_path / "X.csv"))
+
+
+def test_the_table_lists_each_runs_pieces(bench_real):
+    runs = [{"seconds": s, "peak_kb": 2 * 1024 ** 2, "base_kb": 1024 ** 2, "acc10": 0.9,
+             "pres15": 0.1, "pieces": p, "y": f"{i}.npy"}
+            for i, (s, p) in enumerate([(3.0, 1.6), (1.0, 1.2), (2.0, 1.3)])]
+    header, _, row = bench_real.format_rows({"largevis": runs})
+    assert header.endswith("| pieces per class (runs) |")
+    # medians by hand: 2.0 s, 1.3 pieces; the runs in their order
+    assert row == ("| largevis | 2.0 (3.0, 1.0, 2.0) | 2.00 | 1.00 | 0.900 | 0.100 "
+                   "| 1.3 (1.6, 1.2, 1.3) |")
+    without = [dict(r, pieces=None) for r in runs]
+    assert bench_real.format_rows({"tsne": without})[2].endswith("| - |")
+
+
+def test_the_runs_take_the_seeds_from_first_seed(bench_real, tmp_path, monkeypatch):
+    data, labels = tmp_path / "X.npy", tmp_path / "labels.npy"
+    np.save(data, np.zeros((4, 2)))
+    np.save(labels, np.zeros(4))
+    seeds = []
+    monkeypatch.setattr(bench_real, "run_method",
+                        lambda method, seed, *rest: seeds.append(seed) or {"error": "skipped"})
+    monkeypatch.setattr(sys, "argv", ["bench_real.py", str(data), str(labels),
+                                      "--methods", "largevis", "--repeats", "3",
+                                      "--first-seed", "6"])
+    bench_real.main()
+    assert seeds == [6, 7, 8]
+    monkeypatch.setattr(sys, "argv", ["bench_real.py", str(data), str(labels),
+                                      "--first-seed", "-1"])
+    with pytest.raises(SystemExit, match="first-seed"):
+        bench_real.main()
