@@ -394,6 +394,14 @@ def _median(runs, key):
     return statistics.median(values) if values else None
 
 
+def _median_and_runs(runs, key):
+    """"median (run, run, ...)" of ``key`` to one decimal, or "-" when no run has it."""
+    values = [r[key] for r in runs if r.get(key) is not None]
+    if not values:
+        return "-"
+    return f"{statistics.median(values):.1f} ({', '.join(f'{v:.1f}' for v in values)})"
+
+
 def format_rows(results):
     """Markdown table lines of per-method medians."""
     lines = ["| call | time s (runs) | peak RSS GiB | RSS before GiB | 10-NN accuracy "
@@ -405,16 +413,11 @@ def format_rows(results):
         if not ok:
             lines.append(f"| {method} | failed: {runs[0]['error']} | | | | | |")
             continue
-        times = ", ".join(f"{r['seconds']:.1f}" for r in ok)
-        pieces = _median(ok, "pieces")
-        if pieces is not None:
-            each = ", ".join(f"{r['pieces']:.1f}" for r in ok if r.get("pieces") is not None)
-            pieces = f"{pieces:.1f} ({each})"
         lines.append(
-            f"| {method} | {_median(ok, 'seconds'):.1f} ({times}) "
+            f"| {method} | {_median_and_runs(ok, 'seconds')} "
             f"| {_median(ok, 'peak_kb') / gib:.2f} | {_median(ok, 'base_kb') / gib:.2f} "
             f"| {_median(ok, 'acc10'):.3f} | {_median(ok, 'pres15'):.3f} "
-            f"| {'-' if pieces is None else pieces} |")
+            f"| {_median_and_runs(ok, 'pieces')} |")
     return lines
 
 
