@@ -275,9 +275,22 @@ LABELS_HEADER_HELP = ("whether the first line of a --labels FILE is a header (de
                       "over text labels is a label unless this is given)")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, with a bad value's message led by its option.
+
+    argparse writes ``argument --n-iter: invalid int value: 'abc'``; every
+    other error about an option's value starts with the option itself
+    (:func:`cli_message`), and so does this one.  Sub-commands' parsers
+    are of this class too (``add_subparsers`` uses the parent's class).
+    """
+
+    def error(self, message):
+        super().error(message.removeprefix("argument "))
+
+
 def build_parser():
     """The argument parser (exposed for tests and docs)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="smallvis", description="Neighbour embeddings with smallvis."
     )
     parser.add_argument("--version", action="version", version=f"smallvis {__version__}",
