@@ -267,15 +267,16 @@ def check_number(value, name, *, low=None, high=None, low_open=False, high_open=
     float
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number; got {value!r}")
+        raise ParameterTypeError(f"{name} must be a real number; got {value!r}", (name,))
     value = float(value)
     if not np.isfinite(value):
         raise ParameterError(f"{name} must be finite; got {value!r}", (name,))
     too_low = low is not None and (value <= low if low_open else value < low)
     too_high = high is not None and (value >= high if high_open else value > high)
     if too_low or too_high:
-        lo = "(" if low_open else "["
-        hi = ")" if high_open else "]"
+        # an absent bound is infinite, and infinity itself is refused above
+        lo = "(" if low_open or low is None else "["
+        hi = ")" if high_open or high is None else "]"
         lo_s = "-inf" if low is None else f"{low:g}"
         hi_s = "inf" if high is None else f"{high:g}"
         raise ParameterError(f"{name} must be in {lo}{lo_s}, {hi_s}{hi}; got {value!r}",
@@ -309,16 +310,16 @@ def check_integer(value, name, low=None, high=None, *, why=None):
     int
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be an integer; got {value!r}")
+        raise ParameterTypeError(f"{name} must be an integer; got {value!r}", (name,))
     if not isinstance(value, numbers.Integral):
         if not (np.isfinite(value) and float(value).is_integer()):
-            raise TypeError(f"{name} must be an integer; got {value!r}")
+            raise ParameterTypeError(f"{name} must be an integer; got {value!r}", (name,))
     value = int(value)
     if (low is not None and value < low) or (high is not None and value > high):
-        lo = "-inf" if low is None else low
-        hi = "inf" if high is None else high
+        lo = "(-inf" if low is None else f"[{low}"
+        hi = "inf)" if high is None else f"{high}]"
         reason = f" ({why})" if why else ""
-        raise ParameterError(f"{name} must be in [{lo}, {hi}]{reason}; got {value}", (name,))
+        raise ParameterError(f"{name} must be in {lo}, {hi}{reason}; got {value}", (name,))
     return value
 
 
@@ -406,11 +407,13 @@ def check_random_state(random_state):
         return np.random.default_rng(random_state)
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
         if random_state < 0:
-            raise ValueError(f"random_state must be a non-negative integer; got {random_state}")
+            raise ParameterError(
+                f"random_state must be a non-negative integer; got {random_state}",
+                ("random_state",))
         return np.random.default_rng(int(random_state))
-    raise TypeError(
-        f"random_state must be None, a non-negative int or a numpy Generator; got {random_state!r}"
-    )
+    raise ParameterTypeError(
+        f"random_state must be None, a non-negative int or a numpy Generator; got {random_state!r}",
+        ("random_state",))
 
 
 def check_affinities(P, n_samples=None, *, symmetric=False, fuzzy=False, name="P"):
@@ -695,6 +698,19 @@ class ParameterError(ValueError):
     Front ends whose options are spelled differently (the command line's
     ``--n-neighbors`` for ``n_neighbors``) rewrite the names with
     :func:`spell_options`.
+    """
+
+    def __init__(self, message, options):
+        super().__init__(message)
+        self.options = tuple(options)
+
+
+class ParameterTypeError(TypeError):
+    """A value of the wrong type for an option the user sets; ``options`` as :class:`ParameterError`.
+
+    So that a front end leads the message with its own spelling of the
+    option (``--z-bar: z_bar must be a real number; got 'abc'``), as it does
+    for a value out of range.
     """
 
     def __init__(self, message, options):

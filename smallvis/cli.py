@@ -47,6 +47,12 @@ OUT_FORMATS = (".csv", ".txt", ".npy")
 PLOT_FORMATS = (".png", ".pdf", ".svg")
 MODEL_FORMATS = (".npz",)
 
+#: Largest dense copy ``transform`` makes of sparse new points for a model
+#: fitted on dense data (1 GiB: 1,000,000 points of 134 features).  The
+#: densified rows are what a dense file of them would load as; beyond this
+#: a sparse input of modest size on disk could ask for any amount of memory.
+MAX_DENSIFIED_BYTES = 2**30
+
 
 # ---------------------------------------------------------------------------
 # output paths: checked before any work, written atomically
@@ -275,9 +281,22 @@ LABELS_HEADER_HELP = ("whether the first line of a --labels FILE is a header (de
                       "over text labels is a label unless this is given)")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, with a bad value's message led by its option.
+
+    argparse writes ``argument --n-iter: invalid int value: 'abc'``; every
+    other error about an option's value starts with the option itself
+    (:func:`cli_message`), and so does this one.  Sub-commands' parsers
+    are of this class too (``add_subparsers`` uses the parent's class).
+    """
+
+    def error(self, message):
+        super().error(message.removeprefix("argument "))
+
+
 def build_parser():
     """The argument parser (exposed for tests and docs)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="smallvis", description="Neighbour embeddings with smallvis."
     )
     parser.add_argument("--version", action="version", version=f"smallvis {__version__}",
@@ -375,7 +394,8 @@ def build_parser():
                     "replace an input.")
     t.add_argument("input", help="new points: a table or .npy file with the training "
                                  "data's columns (matched by name when both have a "
-                                 "header), or a built-in dataset")
+                                 "header), a sparse .npz (made dense for a model fitted "
+                                 "on dense data), or a built-in dataset")
     t.add_argument("--model", required=True, help="a model file (.npz) from "
                                                   "`smallvis embed --save-model`")
     t.add_argument("--out", default=None,
@@ -545,6 +565,29 @@ def _save_placed_plot(fh, Y_train, Y_new, labels, title, fmt):
         plt.close(fig)
 
 
+def dense_new_points(X, model, source):
+    """Sparse new points as a dense array when ``model`` was fitted on dense data.
+
+    A library caller converts with ``X.toarray()``; a command-line user has
+    only the file, so the conversion is done here, up to
+    :data:`MAX_DENSIFIED_BYTES`.  Dense points, and sparse points for a
+    model fitted on sparse data, are returned as they are.
+    """
+    import scipy.sparse as sp
+
+    if not sp.issparse(X) or model.reference_.takes_sparse():
+        return X
+    need = 8 * X.shape[0] * X.shape[1]
+    if need > MAX_DENSIFIED_BYTES:
+        raise CLIError(
+            f"{source!r} is a sparse matrix and --model was fitted on dense data; as dense "
+            f"rows its {X.shape[0]} x {X.shape[1]} values would take {need / 2**30:.1f} GiB "
+            f"(at most {MAX_DENSIFIED_BYTES / 2**30:g} GiB are converted): pass the new "
+            "points as a dense .npy or .csv file in parts of fewer rows, or fit the model "
+            "on a sparse .npz input")
+    return X.toarray()
+
+
 def run_transform(args):
     from .model_io import ModelFileError, load_model
 
@@ -561,6 +604,7 @@ def run_transform(args):
     X, labels, names = load_input(args.input, header=args.header, labels=args.labels,
                                   labels_header=args.labels_header)
     X = columns_by_name(X, names, getattr(model, "feature_names_in_", None), args.input)
+    X = dense_new_points(X, model, args.input)
     if args.plot:
         import matplotlib
 

@@ -30,7 +30,7 @@ from . import _progress
 from . import _threads
 from .engines import sgd as _sgd
 from .inputs.affinities import kernel_triplet
-from ._validation import check_iterations, check_number, warn_from_caller
+from ._validation import ParameterError, check_iterations, check_number, warn_from_caller
 from .registry import METHODS, choose_gradient
 from .engines.optim import OptimizerSettings, optimize_exact
 from .engines.sampled_cost import RowSampledCost, SampledCost
@@ -356,9 +356,11 @@ def check_late_exaggeration(late_exaggeration, late_exaggeration_iter, n_iter):
                                                   "late_exaggeration_iter", low=0)
         if (late_exaggeration != 1.0 and isinstance(n_iter, (int, np.integer))
                 and late_exaggeration_iter >= n_iter):
-            raise ValueError(f"late_exaggeration_iter ({late_exaggeration_iter}) must be "
-                             f"below n_iter ({n_iter}): late exaggeration applies after it, "
-                             "and no iteration would")
+            raise ParameterError(
+                f"late_exaggeration_iter {late_exaggeration_iter} is not below n_iter "
+                f"{n_iter}: late exaggeration starts after late_exaggeration_iter, so no "
+                "iteration would be exaggerated; lower late_exaggeration_iter= or raise n_iter=",
+                ("late_exaggeration_iter", "n_iter"))
     return late_exaggeration, late_exaggeration_iter
 
 

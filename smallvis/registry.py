@@ -431,9 +431,30 @@ FFT_MAX_INTERPOLATION = 20
 FFT_AUTO_MIN_N = 10_000
 
 
+#: Smallest t-SNE ``dof`` (the heavy tail alpha of (1 + d^2/alpha)^-alpha).
+#: The weight needs d^2/alpha as a float64: at alpha = 1e-8 it stays finite
+#: up to d^2 = 1.8e300, coordinates spanning about 1e150, near the 1e154 at
+#: which any layout is refused (``check_coordinate_span``); a smaller alpha
+#: overflows it on narrower layouts, down to every layout at the smallest
+#: subnormal, and the cost and gradient become NaN.  Near the floor every
+#: weight is 1 to within alpha log(d^2/alpha) (2e-7 at unit distance): q is
+#: nearly uniform and the forces, of order alpha/d^2, barely move a map.
+DOF_MIN = 1e-8
+
+
 def _check_dof(dof):
-    """t-SNE's ``dof`` (the kernel's heavy tail): a finite real number > 0."""
-    return check_number(dof, "dof", low=0, low_open=True)
+    """t-SNE's ``dof``: a finite real number in [:data:`DOF_MIN`, inf).
+
+    The limit ``dof -> inf`` is the Gaussian weight exp(-d^2) normalised over
+    all pairs, which ``ssne`` computes exactly.
+    """
+    dof = check_number(dof, "dof")
+    if dof < DOF_MIN:
+        why = ("" if dof <= 0 else f": below {DOF_MIN:g} the heavy-tailed weight "
+               "(1 + d^2/dof)^-dof overflows float64 on ordinary layouts (and well before "
+               "that the map hardly moves from its start)")
+        raise ParameterError(f"dof must be in [{DOF_MIN:g}, inf); got {dof!r}{why}", ("dof",))
+    return dof
 
 
 def _tsne_cost(n_interpolation=FFT_N_INTERPOLATION, dof=1.0):

@@ -76,3 +76,38 @@ def test_a_point_far_outside_the_training_range_is_never_written_as_nan(files, c
     assert main(["transform", "far.csv", "--model", "m.npz", "--out", "Y_far.csv"]) == 0
     Y_far = np.loadtxt("Y_far.csv", delimiter=",", skiprows=1)
     assert Y_far.shape == (5, 2) and np.all(np.isfinite(Y_far)), Y_far
+
+
+def test_sparse_new_points_for_a_dense_model_are_converted(files, capsys):
+    """A command-line user cannot call X.toarray(): the command converts the .npz."""
+    import scipy.sparse as sp
+
+    X, X_new = files
+    assert main(["embed", "train.csv", *RUN, "--save-model", "m.npz"]) == 0
+    sp.save_npz("new.npz", sp.csr_matrix(X_new))
+    np.save("new.npy", X_new)
+    assert main(["transform", "new.npz", "--model", "m.npz", "--out", "Y_sparse.csv",
+                 "--quiet"]) == 0
+    assert main(["transform", "new.npy", "--model", "m.npz", "--out", "Y_dense.csv",
+                 "--quiet"]) == 0
+    Y_sparse = np.loadtxt("Y_sparse.csv", delimiter=",", skiprows=1)
+    assert np.array_equal(Y_sparse, np.loadtxt("Y_dense.csv", delimiter=",", skiprows=1))
+    assert Y_sparse.shape == (len(X_new), 2)
+
+
+def test_too_large_a_dense_copy_gives_advice_a_command_line_user_can_follow(
+        files, capsys, monkeypatch):
+    import scipy.sparse as sp
+
+    import smallvis.cli
+
+    X, X_new = files
+    assert main(["embed", "train.csv", *RUN, "--save-model", "m.npz"]) == 0
+    sp.save_npz("new.npz", sp.csr_matrix(X_new))
+    # a bound below this small file's dense size stands for a huge one
+    monkeypatch.setattr(smallvis.cli, "MAX_DENSIFIED_BYTES", X_new.nbytes - 1)
+    assert main(["transform", "new.npz", "--model", "m.npz", "--out", "Y.csv"]) == 2
+    err = capsys.readouterr().err
+    missing = [needle for needle in ("--model", "dense", ".npy", "sparse .npz")
+               if needle not in err]
+    assert not missing and "toarray" not in err and len(err.strip().splitlines()) == 1, err

@@ -9,7 +9,7 @@ from scipy.spatial.distance import cdist, pdist, squareform
 import smallvis
 from smallvis.backends import _kernels
 from smallvis.backends import reference
-from smallvis.registry import METHODS
+from smallvis.registry import DOF_MIN, METHODS
 from smallvis.transform import build_reference
 
 from conftest import csr_triplet, random_affinities
@@ -198,6 +198,7 @@ def test_scikit_learn_degrees_of_freedom_is_dof_on_scaled_distances(nu, rng):
 
 
 @pytest.mark.parametrize("bad,error", [(0, ValueError), (-1.0, ValueError),
+                                       (5e-324, ValueError), (1e-300, ValueError),
                                        (float("nan"), ValueError), (float("inf"), ValueError),
                                        ("heavy", TypeError), (True, TypeError)])
 def test_bad_dof_is_refused_by_name(bad, error, rng):
@@ -207,6 +208,63 @@ def test_bad_dof_is_refused_by_name(bad, error, rng):
         smallvis.cost_and_gradient("tsne", P, Y, dof=bad)
     with pytest.raises(error, match="dof"):
         smallvis.embed(rng.normal(size=(30, 4)), "tsne", dof=bad, perplexity=5, n_iter=5)
+
+
+@pytest.mark.parametrize("tiny", [5e-324, 1e-300, 0.5 * DOF_MIN])
+def test_dof_below_the_floor_names_the_range_not_the_learning_rate(tiny, rng):
+    """Before the floor, 5e-324 passed the check and the run ended in a
+    DivergenceError that advised a lower learning rate."""
+    X = rng.normal(size=(30, 4))
+    with pytest.raises(ValueError, match=rf"dof must be in \[{DOF_MIN:g}, inf\)") as info:
+        smallvis.embed(X, "tsne", dof=tiny, perplexity=5, n_iter=5)
+    assert not isinstance(info.value, smallvis.DivergenceError)
+    assert "learning_rate" not in str(info.value)
+
+
+def test_infinite_dof_is_refused_with_a_range_that_excludes_it(rng):
+    X = rng.normal(size=(30, 4))
+    with pytest.raises(ValueError, match="dof") as info:
+        smallvis.embed(X, "tsne", dof=float("inf"), perplexity=5, n_iter=5)
+    assert "inf]" not in str(info.value)
+    with pytest.raises(ValueError, match=r"dof must be in \[.*, inf\)"):
+        smallvis.embed(X, "tsne", dof=0.0, perplexity=5, n_iter=5)
+
+
+def _layout_spanning(span, rng, n=30):
+    """Gaussian rows scaled so that the widest coordinate range is ``span``."""
+    Y = rng.normal(size=(n, 2))
+    return Y * (span / np.ptp(Y, axis=0).max())
+
+
+@pytest.mark.parametrize("span", [1e-4, 1.0, 1e4, 1e150])
+def test_cost_and_gradient_are_finite_at_the_floor(span, rng):
+    """At dof = DOF_MIN both twins are finite and agree, up to coordinates spanning 1e150
+    (squared distances near 1e300, where d^2/dof is still a float64)."""
+    triplet = csr_triplet(random_affinities(30, rng))
+    Y = _layout_spanning(span, rng)
+    c_ref, g_ref = _cost_and_gradient(reference, triplet, Y, DOF_MIN)
+    c_fast, g_fast = _cost_and_gradient(_kernels, triplet, Y, DOF_MIN)
+    assert np.isfinite(c_ref) and np.all(np.isfinite(g_ref))
+    assert c_fast == pytest.approx(c_ref, rel=1e-10)
+    np.testing.assert_allclose(g_fast, g_ref, rtol=0, atol=1e-10 * np.abs(g_ref).max())
+
+
+def test_below_the_floor_the_kernel_overflows_on_an_ordinary_layout(rng):
+    """Why there is a floor: at 1e-300, coordinates spanning 1e5 already give NaN."""
+    triplet = csr_triplet(random_affinities(30, rng))
+    Y = _layout_spanning(1e5, rng)
+    with np.errstate(all="ignore"):
+        for module in MODULES.values():
+            cost, grad = _cost_and_gradient(module, triplet, Y, 1e-300)
+            assert not (np.isfinite(cost) and np.all(np.isfinite(grad)))
+
+
+def test_a_run_at_the_floor_finishes(rng):
+    X = rng.normal(size=(40, 4))
+    for fast in (False, True):
+        Y = smallvis.embed(X, "tsne", dof=DOF_MIN, perplexity=5, n_iter=50, fast=fast,
+                           random_state=0)
+        assert np.all(np.isfinite(Y))
 
 
 # ---------------------------------------------------------------------------

@@ -59,3 +59,86 @@ def test_save_model_into_a_file_open_for_reading_is_refused(fitted, tmp_path):
     assert path.read_bytes() == b"keep"
     with pytest.raises(TypeError, match="path or a binary file object"):
         smallvis.save_model(fitted, 42)
+
+
+# ---------------------------------------------------------------------------
+# a bad option value on the command line: the message leads with the option
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    path = tmp_path_factory.mktemp("flags") / "x.csv"
+    np.savetxt(path, np.random.default_rng(0).normal(size=(40, 4)), delimiter=",")
+    return str(path)
+
+
+def _error_line(capsys, argv):
+    """The exit status and the one error line of ``smallvis`` run with ``argv``."""
+    try:
+        status = main(argv)
+    except SystemExit as exc:  # argparse's own refusals
+        status = exc.code
+    errors = [line for line in capsys.readouterr().err.splitlines() if ": error: " in line]
+    return status, errors
+
+
+def _after_error(line):
+    return line.split(": error: ", 1)[1]
+
+
+def test_late_exaggeration_iter_beyond_n_iter_leads_with_both_options(table, capsys):
+    status, errors = _error_line(capsys, [
+        "embed", table, "--quiet", "--late-exaggeration", "2",
+        "--late-exaggeration-iter", "500", "--n-iter", "300"])
+    assert status == 2 and len(errors) == 1, errors
+    text = _after_error(errors[0])
+    assert text.startswith("--late-exaggeration-iter"), text
+    assert "500" in text and "300" in text and "--n-iter" in text, text
+
+
+@pytest.mark.parametrize("value,what", [("abc", "'abc'"), ("-1", "-1")])
+def test_z_bar_leads_with_the_option(value, what, table, capsys):
+    """A non-number was a TypeError without the option; it now reads as a value out
+    of range does."""
+    method = next(name for name, m in smallvis.METHODS.items() if "z_bar" in m.cost_params)
+    status, errors = _error_line(capsys, ["embed", table, "--quiet", "--method", method,
+                                          "--z-bar", value])
+    assert status == 2 and len(errors) == 1, errors
+    text = _after_error(errors[0])
+    assert text.startswith("--z-bar:") and what in text, text
+
+
+def test_random_state_leads_with_the_option(table, capsys):
+    status, errors = _error_line(capsys, ["embed", table, "--quiet", "--random-state", "-1"])
+    assert status == 2 and _after_error(errors[0]).startswith("--random-state:"), errors
+
+
+def test_argparse_refusals_lead_with_the_option(table, capsys):
+    status, errors = _error_line(capsys, ["embed", table, "--n-iter", "abc"])
+    assert status == 2 and _after_error(errors[0]).startswith("--n-iter:"), errors
+    assert "'abc'" in errors[0]
+
+
+def _method_parameter_options():
+    """``(option, a method that takes it)`` for each method parameter with a value."""
+    from smallvis.cli import _flag, method_parameter_defaults
+
+    for param, by_method in method_parameter_defaults().items():
+        flag = _flag(param)
+        if isinstance(next(iter(by_method.values())), bool):
+            continue  # --x / --no-x: no value to get wrong
+        yield flag, next(iter(by_method))
+
+
+@pytest.mark.parametrize("flag,method", list(_method_parameter_options()))
+@pytest.mark.parametrize("value", ["abc", "-1e300"])
+def test_every_method_parameter_error_leads_with_its_option(flag, method, value, table,
+                                                            capsys):
+    argv = ["embed", table, "--quiet", "--method", method, "--n-iter", "5",
+            flag + "=" + value]
+    status, errors = _error_line(capsys, argv)
+    if status == 0:  # a value the parameter accepts
+        return
+    assert status == 2 and len(errors) == 1, errors
+    assert _after_error(errors[0]).startswith(flag + ":"), errors

@@ -114,7 +114,7 @@ def test_plot_every_draws_at_multiples(embedding):
 
 
 def test_plot_every_validates_n():
-    with pytest.raises(ValueError, match=r"n must be in \[1, inf\]"):
+    with pytest.raises(ValueError, match=r"n must be in \[1, inf\)"):
         plotting.plot_every(0)
     with pytest.raises(TypeError, match="n must be an integer"):
         plotting.plot_every(2.5)

@@ -77,12 +77,12 @@ def test_unknown_keyword_lists_valid_ones():
 
 
 @pytest.mark.parametrize("kwargs,match", [
-    (dict(n_components=0), r"n_components must be in \[1, inf\]"),
-    (dict(learning_rate=0), r"learning_rate must be in \(0, inf\]"),
-    (dict(learning_rate=-5.0), r"learning_rate must be in \(0, inf\]"),
+    (dict(n_components=0), r"n_components must be in \[1, inf\)"),
+    (dict(learning_rate=0), r"learning_rate must be in \(0, inf\)"),
+    (dict(learning_rate=-5.0), r"learning_rate must be in \(0, inf\)"),
     (dict(learning_rate="fast"), "learning_rate must be a positive number or 'auto'"),
     (dict(n_iter=-1), r"n_iter must be in \[0, 100000\]"),
-    (dict(exaggeration=0), r"exaggeration must be in \(0, inf\]"),
+    (dict(exaggeration=0), r"exaggeration must be in \(0, inf\)"),
     (dict(momentum=1.5), r"momentum must be in \[0, 1\]"),
     (dict(n_threads=0), "n_threads must be a positive integer or -1"),
     (dict(random_state=-1), "random_state must be a non-negative integer"),

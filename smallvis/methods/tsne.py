@@ -44,7 +44,11 @@ class TSNE(NamedTuple):
     ----------
     dof : float, default=1.0
         :math:`\alpha` > 0, the kernel's degree-of-freedom parameter as in
-        openTSNE: 1 is t-SNE's Cauchy weight.
+        openTSNE: 1 is t-SNE's Cauchy weight.  The method accepts
+        :math:`10^{-8} \le \alpha < \infty`
+        (:data:`smallvis.registry.DOF_MIN`): below the floor
+        :math:`d^2/\alpha` overflows on ordinary layouts, and the limit
+        :math:`\alpha \to \infty` is method ``ssne``.
     """
 
     dof: float = 1.0
