@@ -108,7 +108,7 @@ def far_points(X_new, centre, extent):
     """
     far = np.zeros(X_new.shape[0], dtype=bool)
     for start, centred in _centred_blocks(X_new, centre):
-        far[start:start + len(centred)] = row_exponents(centred, extent) - extent > FAR_EXPONENT
+        far[start:start + centred.shape[0]] = row_exponents(centred, extent) - extent > FAR_EXPONENT
     return far
 
 

@@ -1163,7 +1163,7 @@ class KNNIndex:
         metrics measured on unit rows or by counting.
         """
         if not self._scaled_metric():
-            return np.zeros(len(X_new), dtype=np.int64)
+            return np.zeros(X_new.shape[0], dtype=np.int64)
         return distance_units(self._data_exponent(), X_new)
 
     def _exact_query(self, X_new, k, units):
