@@ -421,3 +421,102 @@ def test_the_cli_saves_a_sparse_model_and_transforms_with_it(tmp_path):
     placed = np.loadtxt(tmp_path / "t.csv", delimiter=",", skiprows=1)
     model = smallvis.load_model(tmp_path / "m.npz")
     np.testing.assert_allclose(placed, model.transform(X[150:]), rtol=1e-12, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# units: sparse X is measured in units of a power of two, as dense X
+# ---------------------------------------------------------------------------
+
+#: scales whose squares leave float64 (or underflow) unless X is divided by
+#: a power of two first
+SCALES = [1e-200, 1e-150, 1e154, 1e160, 1e200]
+
+
+def _small_text():
+    X, _ = _text(40, d=60, seed=21)
+    return X
+
+
+def _dense(P):
+    return P.toarray() if sp.issparse(P) else np.asarray(P)
+
+
+@pytest.mark.parametrize("fmt", [sp.csr_matrix, sp.csc_matrix, sp.coo_matrix])
+@pytest.mark.parametrize("metric", sparse_search.SPARSE_METRICS)
+@pytest.mark.parametrize("c", SCALES)
+def test_sparse_neighbours_do_not_depend_on_units(fmt, metric, c):
+    X = _small_text()
+    idx, dist = smallvis.inputs.neighbors.nearest_neighbors(X, 6, metric=metric)
+    idx_c, dist_c = smallvis.inputs.neighbors.nearest_neighbors(fmt(X * c), 6, metric=metric)
+    np.testing.assert_array_equal(idx_c, idx)
+    # Euclidean distances follow the units; cosine distances have none
+    factor = c if metric in smallvis.inputs.distances.SCALED_METRICS else 1.0
+    np.testing.assert_allclose(dist_c, dist * factor, rtol=1e-12)
+    # and the sparse search answers as the dense one on the same data
+    idx_d, dist_d = smallvis.inputs.neighbors.nearest_neighbors(X.toarray() * c, 6,
+                                                                metric=metric)
+    np.testing.assert_array_equal(idx_c, idx_d)
+    np.testing.assert_allclose(dist_c, dist_d, rtol=1e-12)
+
+
+@pytest.mark.parametrize("metric", sparse_search.SPARSE_METRICS)
+@pytest.mark.parametrize("c", [1e-200, 1e154, 1e200, 2.0**-700, 2.0**600])
+def test_sparse_p_does_not_depend_on_units(metric, c):
+    """P of ``c X`` is P of ``X`` (every method), and the P of the same dense data.
+
+    A power of two changes no bit.  Another factor changes the distances'
+    last bits, which the perplexity calibrations absorb to rounding; the
+    fuzzy one (its bandwidths floored at a fraction of the mean distance
+    over all rows, so calibrated in one unit for every row) moves within
+    its bisection's tolerance.
+    """
+    X = _small_text()
+    exact_scale = np.frexp(c)[0] == 0.5
+    for method in smallvis.list_methods():
+        kw = ({"perplexity": 5.0} if "perplexity" in smallvis.METHODS[method].affinity_params
+              else {})
+        P = _dense(smallvis.affinities(X, method, metric=metric, **kw))
+        P_c = _dense(smallvis.affinities(X * c, method, metric=metric, **kw))
+        assert np.all(np.isfinite(P_c)), method
+        if exact_scale:
+            np.testing.assert_array_equal(P_c, P, err_msg=method)
+            continue
+        rtol = 1e-4 if smallvis.METHODS[method].fuzzy else 1e-10
+        np.testing.assert_allclose(P_c, P, rtol=rtol, atol=1e-15 * P.max(), err_msg=method)
+        P_d = _dense(smallvis.affinities(X.toarray() * c, method, metric=metric, **kw))
+        np.testing.assert_allclose(P_c, P_d, rtol=1e-9, atol=1e-15 * P.max(), err_msg=method)
+
+
+def test_a_sparse_fit_in_huge_units_embeds_finitely():
+    X = _small_text() * 1e160
+    Y = smallvis.embed(X, "tsne", fast=True, perplexity=5.0, n_iter=50, random_state=2)
+    assert np.all(np.isfinite(Y))
+
+
+def test_a_far_point_after_a_sparse_fit_is_placed_as_after_a_dense_fit():
+    """The far point's neighbours are the training points extreme in its direction.
+
+    The oracle needs no distance: as a point recedes along a direction, the
+    order of its distances tends to the order of the training points'
+    projections on that direction.  The sparse fit places it where the
+    dense fit of the same data does.
+    """
+    from smallvis.transform import build_reference
+
+    X = _small_text()
+    Xd = X.toarray()
+    centre = Xd.mean(axis=0)
+    direction = Xd[7] - centre
+    far = np.vstack([centre + 1e160 * direction, np.full(Xd.shape[1], 1e160)])
+    extreme = np.argsort(-(Xd - centre) @ direction)[:8]
+    placed = {}
+    for form, data, new in (("dense", Xd, far), ("sparse", X, sp.csr_matrix(far))):
+        result = smallvis.embed(data, "tsne", fast=True, perplexity=5.0, n_iter=60,
+                                random_state=3, init="random", return_result=True)
+        ref = build_reference("tsne", data, result, seed=3)
+        idx, dist = ref.neighbors(new, 8)
+        assert set(idx[0]) == set(extreme), form
+        assert np.all(np.isfinite(dist)), form
+        placed[form] = ref.transform(new, n_iter=20)
+        assert np.all(np.isfinite(placed[form])), form
+    np.testing.assert_allclose(placed["sparse"], placed["dense"], rtol=1e-9, atol=1e-9)

@@ -13,8 +13,9 @@ training points extreme in its direction, as in exact arithmetic.
 """
 
 import numpy as np
+import scipy.sparse as sp
 
-from .._numeric import power_of_two_exponent, row_exponents
+from .._numeric import in_units, power_of_two_exponent, row_exponents
 
 #: New points' distances are measured in the data's own units when the
 #: largest entry of the training data and of the new point is below
@@ -37,6 +38,18 @@ FAR_EXPONENT = 26
 _BLOCK_ELEMENTS = 4_000_000
 
 
+def _centred_blocks(X, centre):
+    """``(start, X[start:stop] - centre)`` in blocks of rows, dense (``X`` may be sparse).
+
+    A sparse ``X`` minus its centre is dense: made a block at a time, so
+    that no ``N x D`` array is held.
+    """
+    block = max(1, _BLOCK_ELEMENTS // (8 * max(X.shape[1], 1)))
+    for start in range(0, X.shape[0], block):
+        part = X[start:start + block]
+        yield start, (part.toarray() if sp.issparse(part) else part) - centre
+
+
 def distance_units(fit_exponent, X_new):
     """Per new point, the power of two its distances are measured in (0: the data's units).
 
@@ -55,7 +68,16 @@ def distance_units(fit_exponent, X_new):
 
 
 def centre_and_extent(X):
-    """The column means of ``X`` and the exponent of its largest centred entry."""
+    """The column means of ``X`` and the exponent of its largest centred entry.
+
+    ``X`` may be sparse: its largest centred entry is read from the columns'
+    largest and smallest entries (implicit zeros included), no dense copy.
+    """
+    if sp.issparse(X):
+        centre = np.asarray(X.mean(axis=0), dtype=np.float64).ravel()
+        high = X.max(axis=0).toarray().ravel() - centre
+        low = centre - X.min(axis=0).toarray().ravel()
+        return centre, power_of_two_exponent(np.maximum(high, low))
     centre = X.mean(axis=0)
     return centre, power_of_two_exponent(X - centre)
 
@@ -81,9 +103,13 @@ def far_points(X_new, centre, extent):
 
     Measured from the training data's centre, in powers of two.  Their
     float64 distances to the training points tie (at 1e160 against data
-    near 1, exactly), so they are ranked by :func:`far_keys`.
+    near 1, exactly), so they are ranked by :func:`far_keys`.  ``X_new``
+    may be sparse.
     """
-    return row_exponents(X_new - centre, extent) - extent > FAR_EXPONENT
+    far = np.zeros(X_new.shape[0], dtype=bool)
+    for start, centred in _centred_blocks(X_new, centre):
+        far[start:start + centred.shape[0]] = row_exponents(centred, extent) - extent > FAR_EXPONENT
+    return far
 
 
 def far_keys(X, centre, extent, x):
@@ -102,7 +128,9 @@ def far_keys(X, centre, extent, x):
     on the direction :math:`\hat w` without forming the huge squares that
     tie.  Every training point is ranked (O(N d), as one exact query; far
     points are rare), in blocks of rows, so that the Annoy path ranks far
-    points exactly too.
+    points exactly too.  For a sparse ``X`` (and ``x`` a dense row)
+    :math:`|v_j|^2` and :math:`\hat w \cdot v_j` are expanded about the
+    centre, as products with the stored entries (O(nnz), no dense copy).
     """
     w = x - centre
     e_w = int(row_exponents(w[None, :], extent)[0])
@@ -110,6 +138,11 @@ def far_keys(X, centre, extent, x):
     norm = float(np.sqrt(w_unit @ w_unit))
     direction = w_unit / norm
     half_inverse = np.ldexp(0.5 / norm, extent - e_w)  # 1 / (2 |w|) in the units of v
+    if sp.issparse(X):
+        Xu, mu = in_units(X, extent), np.ldexp(centre, -extent)
+        sq = np.asarray(Xu.multiply(Xu).sum(axis=1), dtype=np.float64).ravel()
+        vv = sq - 2.0 * (Xu @ mu) + mu @ mu
+        return half_inverse * vv - (Xu @ direction - mu @ direction)
     keys = np.empty(X.shape[0])
     block = max(1, _BLOCK_ELEMENTS // (8 * X.shape[1]))
     for start in range(0, X.shape[0], block):

@@ -181,19 +181,19 @@ def _scaled_squared_distances(X, metric, kernels):
     """``(D2, e)``: the squared ``metric`` distances in units of ``2**e``, all pairs.
 
     The Euclidean matrix is :func:`squared_distances` of ``X / 2**e``, ``e``
-    of ``X`` (the road of every earlier release, bit for bit); another
+    of ``X`` (:func:`smallvis.inputs.distances.data_exponent`, the units of
+    the searches; sparse ``X`` alike); another
     metric's distances are divided by the power of two of their largest
     before they are squared, so no square over- or underflows either.
     """
     if sp.issparse(X):
-        from .sparse_search import pairwise_distances as sparse_pairwise
+        from .sparse_search import pairwise_sq_distances
 
-        D = sparse_pairwise(X, metric, kernels)
-    elif metric == "euclidean":
-        e = power_of_two_exponent(X)
+        return pairwise_sq_distances(X, metric, kernels)
+    if metric == "euclidean":
+        e = metrics.data_exponent(X, metric)
         return squared_distances(X, e), e
-    else:
-        D = metrics.pairwise_distances(X, metric)
+    D = metrics.pairwise_distances(X, metric)
     e = power_of_two_exponent(D)
     D = in_units(D, e)
     return np.square(D, out=D), e

@@ -52,12 +52,15 @@ distances use the exact core either way.
 """
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.spatial.distance import cdist, pdist, squareform
 
+from .._numeric import power_of_two_exponent
 from .._validation import ParameterError
 from .precomputed import PRECOMPUTED, check_distance_matrix, check_distance_rows
 
-__all__ = ["METRICS", "DEFAULT_METRIC", "KERNEL_CODES", "check_metric", "prepare",
+__all__ = ["METRICS", "DEFAULT_METRIC", "KERNEL_CODES", "check_metric", "data_exponent",
+           "prepare", "unit_length_rows",
            "core_distances", "finish", "pairwise_distances", "annoy_space", "hamming_codes",
            "HAMMING_MAX_CODES"]
 
@@ -92,6 +95,20 @@ def check_metric(metric, name="metric"):
     return metric
 
 
+def data_exponent(points, metric):
+    """The power of two ``2**e`` the searches of ``metric`` measure ``points`` in.
+
+    The units rule of every path (dense and sparse data, the fit and new
+    points): ``e`` is the exponent of the largest entry of the rows the
+    metric measures (:func:`prepare`'s, dense or sparse;
+    :func:`smallvis._numeric.power_of_two_exponent`) for the metrics whose
+    distance follows the units of the data (:data:`SCALED_METRICS`), so
+    that no square over- or underflows; 0 for those measured on unit-length
+    rows or by counting.
+    """
+    return power_of_two_exponent(points) if metric in SCALED_METRICS else 0
+
+
 def prepare(X, metric, name="X"):
     """The rows the searches of ``metric`` work on (see the module table).
 
@@ -105,9 +122,23 @@ def prepare(X, metric, name="X"):
     if metric not in ("cosine", "correlation"):
         return X
     R = X - X.mean(axis=1, keepdims=True) if metric == "correlation" else np.array(X)
-    # the norm of each row divided by its largest entry, so that no square
-    # overflows or underflows
-    top = np.max(np.abs(R), axis=1) if R.shape[1] else np.zeros(R.shape[0])
+    return np.ascontiguousarray(unit_length_rows(R, metric, name))
+
+
+def unit_length_rows(R, metric, name="X"):
+    """The rows of ``R`` scaled to unit length, in place (dense, or CSR with sorted rows).
+
+    Each row is divided by its largest ``|entry|`` first, so that no square
+    of its norm overflows or underflows, whatever the units of the data:
+    the rule of the cosine and correlation metrics on every path.  Raises
+    ``ValueError`` for a row of zeros, whose direction (and so its
+    ``metric`` distance) is undefined.
+    """
+    sparse = sp.issparse(R)
+    if sparse:
+        top = np.asarray(abs(R).max(axis=1).todense(), dtype=np.float64).ravel()
+    else:
+        top = np.max(np.abs(R), axis=1) if R.shape[1] else np.zeros(R.shape[0])
     empty = ~(top > 0)
     if empty.any():
         what = "all zeros" if metric == "cosine" else "constant"
@@ -115,9 +146,16 @@ def prepare(X, metric, name="X"):
             f"{name} has {int(empty.sum())} row(s) that are {what} (first: row "
             f"{int(np.flatnonzero(empty)[0])}); their {metric} distance is undefined; drop "
             "them or use another metric")
+    if sparse:
+        lengths = np.diff(R.indptr)
+        R.data /= np.repeat(top, lengths)
+        norms = np.sqrt(np.add.reduceat(R.data * R.data, R.indptr[:-1]) if R.nnz
+                        else np.zeros(R.shape[0]))
+        R.data /= np.repeat(norms, lengths)
+        return R
     R /= top[:, None]
     R /= np.sqrt(np.einsum("ij,ij->i", R, R))[:, None]
-    return np.ascontiguousarray(R)
+    return R
 
 
 def core_distances(A, B, metric):

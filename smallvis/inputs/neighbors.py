@@ -761,7 +761,8 @@ class KNNIndex:
         """Sparse X: the exact or projected search (:mod:`smallvis.inputs.sparse_search`)."""
         if self._sparse is None:
             self._sparse = sparse_search.SparseIndex(
-                self._points(), method=self.method, n_trees=self.n_trees,
+                self._points(), exponent=self._data_exponent(), method=self.method,
+                n_trees=self.n_trees,
                 seed=self.seed, n_refine=self.n_refine, fast=self.fast,
                 n_threads=self.n_threads, kernels=select_kernels(self.fast),
                 dense_index=KNNIndex._of_checked,
@@ -784,17 +785,19 @@ class KNNIndex:
         """
         n = self.X.shape[0]
         k = check_integer(n_neighbors, "n_neighbors", 1, n - 1)
-        if sp.issparse(self.X):
+        e = self._data_exponent()
+        if sp.issparse(self.X):  # searched in units of 2**e, as dense data
             with _progress.stage("kNN", f"{self.method} (sparse), {k} neighbours of {n} points"):
                 indices, sq_dist = self._sparse_index().neighbors(k)
+            indices = indices.astype(_index_dtype(n))
             distances = _monotone_finish(sq_dist, self.metric, self.X.shape[1], out=sq_dist)
-            return indices.astype(_index_dtype(n)), distances
-        Xs, e = self._scaled_data()
-        if self.method == "exact":
+        elif self.method == "exact":
+            Xs = self._scaled_data()
             with _progress.stage("kNN", f"exact, {k} neighbours of {n} points"):
                 indices, distances = _exact(Xs, k, self.metric)
             indices = indices.astype(_index_dtype(n))
         else:
+            Xs = self._scaled_data()
             with _progress.stage("kNN", f"annoy, {k} neighbours of {n} points"):
                 indices, sq_dist = self._annoy_graph(Xs, k)
             del Xs
@@ -813,17 +816,16 @@ class KNNIndex:
         (:data:`smallvis.inputs.distances.SCALED_METRICS`).
         """
         if self._exponent is None:
-            self._exponent = power_of_two_exponent(self.X) if self._scaled_metric() else 0
+            self._exponent = metrics.data_exponent(self._points(), self.metric)
         return self._exponent
 
     def _scaled_data(self):
-        """``(X / 2**u, e)``: the data the fit searches (``u`` :meth:`_search_units`).
+        """``X / 2**u``: the dense data the fit searches (``u`` :meth:`_search_units`).
 
         A copy (unless ``u`` is 0), made for each search and not kept.
         """
-        units = self._search_units()
-        return (np.ascontiguousarray(in_units(self._points(), units), dtype=np.float64),
-                self._data_exponent())
+        return np.ascontiguousarray(in_units(self._points(), self._search_units()),
+                                    dtype=np.float64)
 
     def _search_units(self):
         """The power of two the fit's search divides the data by: ``e``, or 0.
@@ -892,7 +894,7 @@ class KNNIndex:
         """
         if self._forest is None:
             if Xs is None and ordered is None:
-                Xs, _ = self._scaled_data()
+                Xs = self._scaled_data()
             if self._projected():
                 ordered = self._ordered_scores(Xs) if ordered is None else ordered
                 self._score_frame = centre_and_extent(ordered)
@@ -1105,31 +1107,54 @@ class KNNIndex:
             indices, distances = self._exact_query(X_new, k, units)
         else:
             indices, distances = self._annoy_query(X_new, k, units)
+        return self._with_far_points(X_new, k, NewNeighbours(indices, distances, units, None))
+
+    def _with_far_points(self, X_new, k, found):
+        """``found`` with its far points ranked by :func:`far_keys` (dense and sparse data alike).
+
+        ``found.far_sq`` becomes the far points' key differences (NaN for
+        the other points); their distances are recomputed, in their units,
+        for the neighbours the keys choose.
+        """
+        indices, distances, units, _ = found
         far_sq = np.full(indices.shape, np.nan)
         if self.metric != "euclidean":
             # unit rows and counts have no far points; Manhattan distances
             # are not squared, so they neither overflow nor tie earlier
             return NewNeighbours(indices, distances, units, far_sq)
         pool = np.arange(self.X.shape[0])
+        sparse = sp.issparse(self.X)
         for s in np.flatnonzero(self.far_points(X_new)):
-            keys = far_keys(self.X, *self._centre_and_extent(), X_new[s])
+            x = X_new[s].toarray().ravel() if sparse else X_new[s]
+            keys = far_keys(self.X, *self._centre_and_extent(), x)
             order = np.lexsort((pool, _tie_key(keys)))[:k]
             indices[s] = order
             far_sq[s] = keys[order] - keys[order[0]]
-            d2 = sq_distances(in_units(X_new[s:s + 1], units[s]),
-                              in_units(self.X[order], units[s]))
+            new, training = in_units(x[None, :], units[s]), in_units(self.X[order], units[s])
+            d2 = sq_distances(new, training.toarray() if sparse else training)
             distances[s] = np.sqrt(np.maximum.accumulate(d2[0]))  # equal to rounding
         return NewNeighbours(indices, distances, units, far_sq)
 
     def _sparse_query(self, X_new, k):
-        """:meth:`_query_checked` of a sparse training set (new points dense or sparse)."""
+        """:meth:`_query_checked` of a sparse training set (new points dense or sparse).
+
+        Each new point is measured in its units (:meth:`distance_units`),
+        the training rows with it, as on the dense path.
+        """
         X_new = sparse_search.prepare_sparse(sp.csr_matrix(X_new, dtype=np.float64),
                                              self.metric, "X_new")
         width = min(self._n_explore(k), k, self.X.shape[0] - 1)
-        indices, sq_dist = self._sparse_index().query(X_new, k, lambda: self._graph(width))
-        distances = _monotone_finish(sq_dist, self.metric, self.X.shape[1], out=sq_dist)
-        zeros = np.zeros(X_new.shape[0], dtype=np.int64)
-        return NewNeighbours(indices, distances, zeros, np.full(indices.shape, np.nan))
+        units = self.distance_units(X_new)
+        indices = np.empty((X_new.shape[0], k), dtype=np.int64)
+        distances = np.empty((X_new.shape[0], k))
+        for unit in np.unique(units):
+            rows = np.flatnonzero(units == unit)
+            found, sq_dist = self._sparse_index().query(X_new[rows], k,
+                                                        lambda: self._graph(width), int(unit))
+            indices[rows] = found
+            distances[rows] = _monotone_finish(sq_dist, self.metric, self.X.shape[1],
+                                               out=sq_dist)
+        return self._with_far_points(X_new, k, NewNeighbours(indices, distances, units, None))
 
     def distance_units(self, X_new):
         """Per new point, the power of two its distances are measured in (0: the data's units).
@@ -1138,7 +1163,7 @@ class KNNIndex:
         metrics measured on unit rows or by counting.
         """
         if not self._scaled_metric():
-            return np.zeros(len(X_new), dtype=np.int64)
+            return np.zeros(X_new.shape[0], dtype=np.int64)
         return distance_units(self._data_exponent(), X_new)
 
     def _exact_query(self, X_new, k, units):

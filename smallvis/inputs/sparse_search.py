@@ -57,7 +57,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from .. import _progress
-from .._numeric import tie_key
+from .._numeric import in_units, tie_key
+from ._new_points import MAX_QUERY_EXPONENT
+from .distances import data_exponent, unit_length_rows
 from .projection import fit_projection
 
 #: Metrics of sparse X.
@@ -155,18 +157,18 @@ def check_sparse_metric(metric):
 
 
 def prepare_sparse(X, metric, name="X"):
-    """The rows the metric measures: ``X``, or for "cosine" its rows scaled to unit length."""
+    """The rows the metric measures: ``X``, or for "cosine" a copy with unit-length rows.
+
+    The cosine rows are scaled by the rule of every path
+    (:func:`smallvis.inputs.distances.unit_length_rows`), so data in any
+    units give the same rows.
+    """
     check_sparse_metric(metric)
     if metric == "euclidean":
         return X
-    norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
-    empty = ~(norms > 0)
-    if empty.any():
-        raise ValueError(
-            f"{name} has {int(empty.sum())} row(s) that are all zeros (first: row "
-            f"{int(np.flatnonzero(empty)[0])}); their cosine distance is undefined; drop "
-            "them or use another metric")
-    return sp.csr_matrix(sp.diags(1.0 / norms) @ X)
+    R = sp.csr_matrix(X, dtype=np.float64, copy=True)
+    R.sort_indices()
+    return unit_length_rows(R, metric, name)
 
 
 class SparseRows:
@@ -349,35 +351,47 @@ def refine_rows(rows_of, idx, d2, graph, n_rounds, width, pairs_offset=0, self_r
     return idx, d2
 
 
-def pairwise_distances(X, metric, kernels):
-    """Dense ``(n, n)`` matrix of ``metric`` distances between the rows of sparse ``X``.
+def pairwise_sq_distances(X, metric, kernels):
+    """``(D2, e)``: the squared ``metric`` distances between the rows of sparse ``X``, in units of ``2**e``.
 
     Exact (the pair kernel), row by row: the dense P of small sparse data.
+    The rows are measured in the units of :func:`smallvis.inputs.distances.data_exponent`, as the
+    search measures them, so no square over- or underflows.
     """
     from .distances import finish
 
     Xp = prepare_sparse(X, metric)
-    rows_of = SparseRows(Xp, kernels, 1)
+    e = data_exponent(Xp, metric)
+    rows_of = SparseRows(in_units(Xp, e), kernels, 1)
     n = Xp.shape[0]
     D = np.empty((n, n))
     cols = np.arange(n)
     for i in range(n):
         D[i] = rows_of.pairs(np.full(n, i), cols)
-    return finish(D, metric, Xp.shape[1], out=D)
+    if metric == "euclidean":  # the core is the squared distance
+        return D, e
+    D = finish(D, metric, Xp.shape[1], out=D)
+    return np.square(D, out=D), e
 
 
 class SparseIndex:
     """The search structures of a sparse training set (built by ``KNNIndex``).
 
+    ``X`` holds the rows the metric measures, in the data's units;
+    ``exponent`` is the power of two the fit searches them in
+    (:func:`smallvis.inputs.distances.data_exponent`), so that no square over- or underflows.  The
+    squared distances it returns are in the units it was asked for.
     ``dense_index(scores, **settings)`` builds the dense index of the
     projected rows (``KNNIndex._of_checked``, passed in by the caller).
     """
 
-    def __init__(self, X, *, method, n_trees, seed, n_refine, fast, n_threads, kernels,
-                 dense_index, n_explore):
+    def __init__(self, X, *, exponent, method, n_trees, seed, n_refine, fast, n_threads,
+                 kernels, dense_index, n_explore):
         self.n_explore = n_explore  # k -> the refinement's window
         self.dense_index = dense_index
-        self.X, self.method, self.n_trees, self.seed = X, method, n_trees, seed
+        self.X, self.exponent = X, exponent
+        self.fit_rows = in_units(X, exponent)  # the rows the fit searches
+        self.method, self.n_trees, self.seed = method, n_trees, seed
         self.n_refine, self.fast, self.n_threads, self.kernels = (n_refine, fast, n_threads,
                                                                   kernels)
         self._projected = None  # (Projection, dense KNNIndex over the scores)
@@ -385,11 +399,11 @@ class SparseIndex:
     def _projection(self):
         if self._projected is None:
             t = time.perf_counter()
-            rank = max(1, min(SEARCH_RANK, self.X.shape[1], self.X.shape[0] - 1))
-            projection = fit_projection(self.X, rank, self.seed, centre=False,
-                                        stage="kNN")
+            X = self.fit_rows
+            rank = max(1, min(SEARCH_RANK, X.shape[1], X.shape[0] - 1))
+            projection = fit_projection(X, rank, self.seed, centre=False, stage="kNN")
             _progress.step("kNN", f"truncated SVD on {rank} components", t)
-            scores = projection.apply(self.X)
+            scores = projection.apply(X)
             index = self.dense_index(scores, method="annoy", n_trees=self.n_trees,
                                      random_state=self.seed, n_threads=self.n_threads,
                                      fast=self.fast)
@@ -397,11 +411,12 @@ class SparseIndex:
         return self._projected
 
     def neighbors(self, k):
-        """(idx int64, squared distances) of each training row's ``k`` nearest other rows."""
-        rows_of = SparseRows(self.X, self.kernels, self.n_threads)
+        """(idx int64, squared distances in units of ``2**exponent``) of each row's ``k`` nearest other rows."""
+        X = self.fit_rows
+        rows_of = SparseRows(X, self.kernels, self.n_threads)
         if self.method == "exact":
-            return exact_rows(self.X, rows_of, self.X, k, exclude_self=True)
-        n = self.X.shape[0]
+            return exact_rows(X, rows_of, X, k, exclude_self=True)
+        n = X.shape[0]
         _, index = self._projection()
         cand = index.neighbors(n_candidates(k, n - 1))[0].astype(np.int64)
         idx, d2 = best_of_candidates(rows_of, cand, k)
@@ -409,14 +424,26 @@ class SparseIndex:
         return refine_rows(rows_of, idx, d2, None, self.n_refine, self.n_explore(k),
                            self_rows=np.arange(n))
 
-    def query(self, X_new, k, graph):
-        """(idx, squared distances) of the ``k`` nearest training rows of new rows."""
+    def query(self, X_new, k, graph, unit=None):
+        """(idx, squared distances in units of ``2**unit``) of the ``k`` nearest training rows of new rows.
+
+        ``X_new`` (CSR, the rows the metric measures) in the data's units;
+        both sides are divided by ``2**unit`` (default: the fit's
+        exponent) before they are measured.
+        """
+        unit = self.exponent if unit is None else unit
         n = self.X.shape[0]
-        rows_of = SparseRows(self.X, self.kernels, self.n_threads, X_new)
+        X = self.fit_rows if unit == self.exponent else in_units(self.X, unit)
+        Q = in_units(X_new, unit)
+        rows_of = SparseRows(X, self.kernels, self.n_threads, Q)
         if self.method == "exact":
-            return exact_rows(self.X, rows_of, X_new, k, exclude_self=False, pairs_offset=n)
+            return exact_rows(X, rows_of, Q, k, exclude_self=False, pairs_offset=n)
         projection, index = self._projection()
-        cand = index.query(projection.apply(X_new), n_candidates(k, n))[0]
+        # the scores in the fit's units; a point far outside the training
+        # range is moved nearer along its direction (only its direction
+        # ranks the candidates there), so its scores stay finite
+        scores = np.ldexp(projection.apply(Q), min(unit - self.exponent, MAX_QUERY_EXPONENT))
+        cand = index.query(scores, n_candidates(k, n))[0]
         idx, d2 = best_of_candidates(rows_of, cand, k, pairs_offset=n,
                                      label="exact distances of new points")
         training = graph()
