@@ -380,7 +380,7 @@ def _check_search(n_samples, k, knn_method, knn, n_trees, metric="euclidean"):
 def check_perplexity_knn(n_samples, perplexity, n_neighbors=None, knn_method="auto",
                           knn=None, n_trees=None, metric="euclidean"):
     """What the kNN perplexity builders refuse (tsne, largevis), computing nothing."""
-    k = aff.check_perplexity_neighbors(perplexity, n_neighbors, n_samples)
+    k = aff.check_perplexity_neighbors(perplexity, n_neighbors, n_samples, knn)
     _check_search(n_samples, k, knn_method, knn, n_trees, metric)
 
 

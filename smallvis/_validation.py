@@ -5,6 +5,7 @@ the argument and the allowed range.  The Cython kernels run without bounds
 checks, so everything they receive passes through here first.
 """
 
+from collections.abc import Mapping
 import decimal
 import numbers
 import os
@@ -414,6 +415,37 @@ def check_random_state(random_state):
     raise ParameterTypeError(
         f"random_state must be None, a non-negative int or a numpy Generator; got {random_state!r}",
         ("random_state",))
+
+
+def check_knn_pair(knn, name="knn"):
+    """``(indices, distances)`` of a precomputed ``knn``, the one form it takes.
+
+    The pair that :func:`smallvis.inputs.neighbors.nearest_neighbors`
+    returns (any two-item sequence: tuple, list, named tuple).  A mapping
+    is refused rather than read by its keys: unpacking a dict gives its
+    key names, and ``dict[0]`` a bare ``KeyError``.  The arrays themselves
+    are checked by :func:`smallvis.inputs.affinities.check_knn`.
+
+    Raises
+    ------
+    TypeError
+        ``knn`` is a mapping, a string, or not a pair; the message names
+        ``name`` and the expected form.
+    """
+    expected = (f"{name} must be a pair (indices, distances), as nearest_neighbors "
+                "returns it")
+    if isinstance(knn, Mapping):
+        keys = ", ".join(map(repr, list(knn)[:4]))
+        raise TypeError(f"{expected}; got a dict (keys {keys}): pass "
+                        f"{name}=(d['indices'], d['distances'])")
+    if isinstance(knn, (str, bytes)):
+        raise TypeError(f"{expected}; got {type(knn).__name__} {_short_repr(knn)}")
+    try:
+        indices, distances = knn
+    except (TypeError, ValueError):
+        raise TypeError(f"{expected}; got {type(knn).__name__} "
+                        f"{_short_repr(knn)}") from None
+    return indices, distances
 
 
 def check_affinities(P, n_samples=None, *, symmetric=False, fuzzy=False, name="P"):

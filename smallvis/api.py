@@ -23,6 +23,7 @@ from ._validation import (
     check_data,
     check_dense_memory,
     check_integer,
+    check_knn_pair,
     check_random_state,
     check_threads,
     warn_from_caller,
@@ -208,11 +209,12 @@ def _check_stand_ins(X, m, params):
             raise ValueError(f"{m.name}'s P needs the distances between all points, not a kNN "
                              f"graph; use one of {', '.join(usable)}, or pass the dense "
                              "distance matrix with metric='precomputed'")
+        indices = check_knn_pair(knn)[0]
         try:
-            n = len(knn[0])
-        except (TypeError, IndexError):
-            raise TypeError("knn must be a pair (indices, distances) from "
-                            "nearest_neighbors") from None
+            n = len(indices)
+        except TypeError:
+            raise TypeError("knn indices must be an array of shape (n_samples, "
+                            "n_neighbors)") from None
     if X is None:
         return np.zeros((n, 0)), params, user_P, False
     return X, params, user_P, True

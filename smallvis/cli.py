@@ -36,7 +36,7 @@ import numpy as np
 from . import __version__, datasets
 from ._outputs import check_output, is_stream, write_output
 from ._tables import CLIError, columns_by_name, load_input, number_type
-from .inputs.neighbors import check_points
+from .inputs.precomputed import check_fit_input
 from ._validation import spell_options
 from .api import embed
 from .engines.init import GRAPH_INITS, INIT_NAME_CHOICES, INIT_NAMES, check_init_name
@@ -485,7 +485,8 @@ def run_embed(args, tracker):
                    ("--save-model", args.save_model, MODEL_FORMATS)], inputs)
     X, labels, names = load_input(args.input, header=args.header, labels=args.labels,
                                   labels_header=args.labels_header)
-    X = check_points(X)  # the data first: NaN is reported before any option
+    # the data first: NaN is reported before any option; a kNN graph as stored
+    X = check_fit_input(X, getattr(args, "metric", None))
     learning_rate = _learning_rate(args.learning_rate)
     method_params = method_parameters(args)
     tracker.labels = labels

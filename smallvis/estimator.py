@@ -36,7 +36,7 @@ from .api import embed
 from .registry import DEFAULT_METHOD, METHODS, get_method
 from .transform import (TRANSFORM_LEARNING_RATE, TRANSFORM_N_ITER, NotFittedError, build_reference,
                         check_new_points, check_transform_settings)
-from .inputs.neighbors import check_points
+from .inputs.precomputed import check_fit_input
 from ._validation import (ParameterError, SmallDataWarning, _as_array, check_data,
                           check_random_state, spell_options, warn_from_caller)
 
@@ -66,7 +66,7 @@ def _feature_names(X):
 def _check_array(X):
     """``X`` as an array, with the checks whose wording scikit-learn's tests expect."""
     if sp.issparse(X):
-        return X  # checked by check_points
+        return X  # checked by check_fit_input
     arr = _as_array(X, "X")
     if np.iscomplexobj(arr):
         raise ValueError("Complex data not supported: X must be real-valued")
@@ -215,7 +215,11 @@ class Embedding:
         if arr.ndim == 2 and arr.shape[0] < 2:
             raise ValueError(f"n_samples = {arr.shape[0]}: an embedding needs at least 2 "
                              "samples (got one sample or none)")
-        return check_points(arr)
+        # the metric decides what X is: a kNN graph is checked as stored, before
+        # any conversion could add a pair stored twice
+        params = self.method_params
+        metric = params.get("metric") if isinstance(params, dict) else None
+        return check_fit_input(arr, metric)
 
     def _embed_keywords(self):
         """``(settings, method_params)``: the keywords ``fit`` gives :func:`smallvis.embed`.
@@ -362,10 +366,12 @@ class Embedding:
         NotFittedError
             Before :meth:`fit`.
         ValueError
-            Wrong number of features, NaN or infinite values, no rows, not
-            2-D.  The fitted state is unchanged.
+            A fit made from a kNN graph (it has no data to place new points
+            against); wrong number of features, NaN or infinite values, no
+            rows, not 2-D.  The fitted state is unchanged.
         """
         self._check_is_fitted()
+        self.reference_.check_places_new_points()  # before any check of X
         progress = _progress.begin(bool(self.verbose))  # noqa: F841 (on while held)
         self._check_feature_names(X)
         arr = _check_array(X)

@@ -15,7 +15,10 @@ member by member and never unpickled, so loading one runs no code:
     without ``pca=``): their canonical CSR arrays (int64 row pointers,
     int64 column indices sorted within each row, float64 values), with the
     header's ``reference.x_format`` ``"csr"``; ``transform`` searches them
-    as the fit did.
+    as the fit did.  A fit made from a kNN graph (a sparse ``X`` with
+    ``metric="precomputed"``) stores the graph so, checked on load as
+    ``fit`` checks it; it loads, and its ``transform`` says that it cannot
+    place new points.
 ``param:<name>``, ``param:<name>:<key>``
     Array-valued parameters (a user ``init`` array, arrays inside
     ``method_params``), referenced from the header.
@@ -57,6 +60,7 @@ from ._validation import (check_coordinate_span, check_data, check_integer, chec
                           check_random_state, check_threads)
 from .estimator import METHOD_CLASSES, Embedding
 from .engines.init import check_init
+from .inputs.precomputed import check_graph, is_graph
 from .inputs.projection import Projection
 from .inputs.sparse_search import SPARSE_METRICS, prepare_sparse
 from .registry import get_method
@@ -723,9 +727,12 @@ def _check_reference(file, r, model, X, Y, arrays, n_features):
     if optimizer == "sgd":
         _checked(file, "reference.cost_params", method.sgd.kernel_params, **cost)
     affinity = {k: v for k, v in affinity.items() if k in stored}
-    if sp.issparse(X) and affinity.get("metric") not in SPARSE_METRICS:
+    if is_graph(X, affinity.get("metric")):  # a fit made from a kNN graph: the graph
+        _checked(file, "X", check_graph, X)
+    elif sp.issparse(X) and affinity.get("metric") not in SPARSE_METRICS:
         _fail(file, f"header field reference.affinity_params: sparse X takes metric in "
-                    f"{', '.join(map(repr, SPARSE_METRICS))}; got {affinity.get('metric')!r}")
+                    f"{', '.join(map(repr, SPARSE_METRICS))} (or 'precomputed' for a kNN "
+                    f"graph); got {affinity.get('metric')!r}")
     if sp.issparse(X) and affinity.get("metric") == "cosine":
         _checked(file, "X", prepare_sparse, X, "cosine")  # no all-zero row
     return Reference(

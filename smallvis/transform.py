@@ -98,6 +98,7 @@ from ._validation import (MAX_TRANSFORM_ITERATIONS, _as_array, check_data, check
                           check_number, check_threads, coordinate_span_overflows)
 from .registry import get_method
 from .inputs.neighbors import EXACT_MAX_N, KNNIndex, check_points
+from .inputs.precomputed import NO_DATA_TO_PLACE, is_graph
 from .inputs.sparse_search import searched_exactly
 from .engines.optim import DivergenceError, OptimizerSettings, optimize_exact
 from .engines.sgd import optimize_sgd, prepare_frozen
@@ -230,6 +231,16 @@ class Reference:
         return state
 
     # ---- neighbours -----------------------------------------------------
+
+    def check_places_new_points(self):
+        """Raise ``ValueError`` if the fit has no data to place new points against.
+
+        A fit made from a kNN graph (a sparse ``X`` with
+        ``metric="precomputed"``) holds only the graph's distances between
+        training points: a new point has no distances to them.
+        """
+        if is_graph(self.X, self.affinity_params.get("metric")):
+            raise ValueError(NO_DATA_TO_PLACE)
 
     def n_features(self):
         """Columns of the new points: the training data's (before any projection)."""
@@ -372,9 +383,11 @@ class Reference:
         Raises
         ------
         ValueError
-            ``X_new`` is not finite or has the wrong shape, or a placement is
-            not finite (the fitted map spans too wide a range).
+            The fit was made from a kNN graph (no data to place new points
+            against); ``X_new`` is not finite or has the wrong shape, or a
+            placement is not finite (the fitted map spans too wide a range).
         """
+        self.check_places_new_points()
         X_new = check_new_points(X_new, self.n_features(), sparse=self.takes_sparse())
         if self.projection is not None:
             X_new = self.projection.apply(X_new)

@@ -229,3 +229,20 @@ def test_sklearn_pipeline_and_clone(iris):
     assert pipe.transform(X_new).shape == (30, 2)
     c = clone(pipe.steps[1][1])
     assert c.get_params() == pipe.steps[1][1].get_params() and not hasattr(c, "embedding_")
+
+
+def test_transform_of_a_fit_made_from_a_knn_graph_says_why_first():
+    """Whatever X_new is, the answer is that such a fit has no data to place it against."""
+    import scipy.sparse as sp
+
+    X = np.random.default_rng(3).normal(size=(40, 3))
+    idx, dist = smallvis.inputs.neighbors.nearest_neighbors(X, 12)
+    G = sp.csr_matrix((dist.ravel(), idx.ravel(), np.arange(0, 40 * 12 + 1, 12)), shape=(40, 40))
+    model = smallvis.UMAP(random_state=0, n_iter=30,
+                          method_params={"metric": "precomputed", "n_neighbors": 8}).fit(G)
+    for X_new in (G[:2], X[:2], np.full((2, 40), np.nan)):
+        with pytest.raises(ValueError, match="kNN graph .* cannot place new points: it has "
+                                             "no data to measure new points against"):
+            model.transform(X_new)
+        with pytest.raises(ValueError, match="cannot place new points"):
+            model.reference_.transform(X_new)

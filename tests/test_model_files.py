@@ -16,6 +16,7 @@ import copy
 import functools
 import io
 import json
+import re
 import os
 import tracemalloc
 import warnings
@@ -672,3 +673,78 @@ def test_a_forged_iteration_count_is_refused_at_load(name, path, value, saved):
     _set(path, value)(header)
     with pytest.raises(smallvis.ModelFileError, match=path[-1]):
         _load(_archive(_with_header(members, header)))
+
+
+# ---------------------------------------------------------------------------
+# fits made from a kNN graph: saved, they load, and say they place no points
+# ---------------------------------------------------------------------------
+
+
+#: The methods that accept a kNN graph (the registry's list).
+GRAPH_METHODS = [name for name, m in smallvis.METHODS.items() if "knn" in m.affinity_params]
+
+NO_PLACEMENT = "a fit made from a kNN graph .* cannot place new points"
+
+
+def _knn_graph(X, k):
+    import scipy.sparse as sp
+
+    idx, dist = smallvis.inputs.neighbors.nearest_neighbors(X, k)
+    n = len(X)
+    return sp.csr_matrix((dist.ravel(), idx.ravel(), np.arange(0, n * k + 1, k)), shape=(n, n))
+
+
+def _graph_params(method):
+    """Small settings that a 20-NN graph of 60 points serves."""
+    affinity = smallvis.METHODS[method].affinity_params
+    params = {"metric": "precomputed"}
+    params.update({"perplexity": 5.0} if "perplexity" in affinity else {"n_neighbors": 10})
+    return params
+
+
+@pytest.mark.parametrize("method", GRAPH_METHODS)
+def test_every_fit_made_from_a_knn_graph_saves_and_loads(method, data):
+    """save_model wrote these fits, and load_model refused its own file."""
+    X, X_new = data
+    G = _knn_graph(X, 20)
+    model = smallvis.Embedding(method, random_state=0, n_iter=30, n_epochs=5,
+                               method_params=_graph_params(method))
+    loaded = _load(_saved(model, G))
+    np.testing.assert_array_equal(loaded.embedding_, model.embedding_)
+    assert loaded.get_params()["method_params"] == model.get_params()["method_params"]
+    assert loaded.n_features_in_ == model.n_features_in_ == len(X)
+    for fitted in (model, loaded):
+        with pytest.raises(ValueError, match=NO_PLACEMENT) as err:
+            fitted.transform(G[:3])
+        assert not isinstance(err.value, smallvis.ModelFileError)
+
+
+def test_a_knn_graph_in_a_model_file_is_checked_as_fit_checks_it(data):
+    X, _ = data
+    raw = _saved(smallvis.UMAP(random_state=0, n_iter=30, method_params=_graph_params("umap")),
+                 _knn_graph(X, 20))
+    members = _members(raw)
+    values = np.lib.format.read_array(io.BytesIO(members["X:data"]))
+    values[0] = -1.0
+    members["X:data"] = _npy_bytes(values)
+    with pytest.raises(smallvis.ModelFileError, match="non-negative"):
+        _load(_archive(members))
+
+
+def test_cli_fit_of_a_knn_graph_saves_a_model_that_transform_explains(data, tmp_path,
+                                                                       monkeypatch, capsys):
+    import scipy.sparse as sp
+
+    X, X_new = data
+    monkeypatch.chdir(tmp_path)
+    sp.save_npz("graph.npz", _knn_graph(X, 20))
+    np.savetxt("new.csv", _knn_graph(X, 20)[:3].toarray(), delimiter=",")
+    assert main(["embed", "graph.npz", "--method", "umap", "--metric", "precomputed",
+                 "--n-neighbors", "10", "--n-epochs", "5", "--random-state", "0",
+                 "--save-model", "m.npz", "--quiet"]) == 0
+    assert smallvis.load_model("m.npz").embedding_.shape == (len(X), 2)
+    capsys.readouterr()
+    assert main(["transform", "new.csv", "--model", "m.npz", "--out", "Y_new.csv"]) == 2
+    err = capsys.readouterr().err
+    assert re.search(NO_PLACEMENT, err) and "not a smallvis model file" not in err
+    assert not (tmp_path / "Y_new.csv").exists()

@@ -1,6 +1,8 @@
 """Precomputed distances, kNN graphs and affinities stand for the data, checked as X is."""
 
 import io
+import re
+import warnings
 
 import numpy as np
 import pytest
@@ -229,3 +231,110 @@ def test_transform_of_a_large_precomputed_fit_selects_exactly(monkeypatch):
     assert model.reference_.uses_annoy()
     np.testing.assert_array_equal(model.transform(cdist(new, train)), expected)
     assert model.reference_.knn_index().method == "exact"
+
+
+# ---------------------------------------------------------------------------
+# one check of a kNN graph, as stored, on every path
+# ---------------------------------------------------------------------------
+
+
+#: Methods whose P is built from a kNN graph (the registry's own list).
+GRAPH_METHODS = [name for name, m in smallvis.METHODS.items() if "knn" in m.affinity_params]
+
+
+def _stored_twice(idx, dist, n):
+    """A CSR graph storing pair (0, idx[0, 0]) twice, and a COO one with the entry repeated."""
+    k = idx.shape[1]
+    indptr = np.arange(0, n * k + 1, k)
+    indptr[1:] += 1  # row 0 has one more entry: its nearest neighbour again
+    indices = np.r_[idx[0, 0], idx.ravel()]
+    data = np.r_[dist[0, 0], dist.ravel()]
+    csr = sp.csr_matrix((data, indices, indptr), shape=(n, n))
+    assert not csr.has_canonical_format  # SciPy has not summed it
+    coo = sp.coo_matrix((data, (np.r_[0, np.repeat(np.arange(n), k)], indices)), shape=(n, n))
+    return csr, coo
+
+
+def test_a_pair_stored_twice_is_refused_by_every_fit(tmp_path, capsys):
+    """SciPy's conversions sum a repeated entry: ``Embedding.fit`` and the command line
+    fitted that neighbour at twice its distance, where ``embed`` refused."""
+    from smallvis.cli import main
+
+    X = _data(seed=12)
+    idx, dist = knn_graph(X, 10, method="exact")
+    message = rf"stores the pair \(0, {idx[0, 0]}\) twice"
+    for graph in _stored_twice(idx, dist, 150):
+        with pytest.raises(ValueError, match=message):
+            smallvis.embed(graph, "umap", metric="precomputed", n_neighbors=8)
+        with pytest.raises(ValueError, match=message):
+            smallvis.affinities(graph, "umap", metric="precomputed", n_neighbors=8)
+        with pytest.raises(ValueError, match=message):
+            smallvis.Embedding("umap", method_params={"metric": "precomputed",
+                                                      "n_neighbors": 8}).fit(graph)
+        path = tmp_path / "graph.npz"
+        sp.save_npz(path, graph, compressed=False)
+        status = main(["embed", str(path), "--method", "umap", "--metric", "precomputed",
+                       "--n-neighbors", "8", "--out", str(tmp_path / "Y.csv"), "--quiet"])
+        assert status == 2
+        assert re.search(message, capsys.readouterr().err)
+        assert not (tmp_path / "Y.csv").exists()
+
+
+def test_the_same_graph_stored_once_fits_alike_on_every_path():
+    X = _data(seed=13)
+    idx, dist = knn_graph(X, 10, method="exact")
+    G = sp.coo_matrix(_graph(idx, dist, 150))
+    settings = dict(n_iter=30, random_state=0)
+    Y = smallvis.embed(G, "umap", metric="precomputed", n_neighbors=8, fast=True, **settings)
+    model = smallvis.Embedding("umap", method_params={"metric": "precomputed",
+                                                      "n_neighbors": 8}, **settings).fit(G)
+    np.testing.assert_array_equal(model.embedding_, Y)
+
+
+def test_knn_takes_one_form_and_names_it():
+    """A dict gave a bare ``KeyError: 0`` (knn alone) or was read by its key names."""
+    X = _data(60, seed=14)
+    idx, dist = knn_graph(X, 10, method="exact")
+    as_dict = {"indices": idx, "distances": dist}
+    for data in (None, X):
+        with pytest.raises(TypeError, match=r"knn must be a pair \(indices, distances\).*"
+                                            r"got a dict.*knn=\(d\['indices'\]"):
+            smallvis.embed(data, "umap", knn=as_dict, n_neighbors=8)
+        for bad in ("ab", 5, (idx,)):
+            with pytest.raises(TypeError, match=r"knn must be a pair \(indices, distances\)"):
+                smallvis.embed(data, "umap", knn=bad, n_neighbors=8)
+    with pytest.raises(TypeError, match="got a dict"):
+        smallvis.affinities(None, "umap", knn=as_dict, n_neighbors=8)
+    # the documented form, as a tuple or a list
+    P = smallvis.affinities(None, "umap", knn=(idx, dist), n_neighbors=8)
+    np.testing.assert_array_equal(
+        smallvis.affinities(None, "umap", knn=[idx, dist], n_neighbors=8).toarray(),
+        P.toarray())
+
+
+@pytest.mark.parametrize("method", [name for name in GRAPH_METHODS
+                                    if "perplexity" in smallvis.METHODS[name].affinity_params])
+def test_a_graph_too_narrow_for_the_perplexity_says_which_and_what_to_do(method):
+    """"49 are needed" named no perplexity: the calibration's 3 x perplexity
+    neighbours, capped at N - 1, against a 14-NN graph of 50 points."""
+    X = _data(50, seed=15)
+    idx, dist = knn_graph(X, 14, method="exact")
+    default = smallvis.METHODS[method].affinity_params["perplexity"]
+    used = default if default <= 49 else 49 / 3.0  # a default above N - 1 is lowered
+    for graph in (dict(X=_graph(idx, dist, 50), metric="precomputed"),
+                  dict(X=None, knn=(idx, dist))):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", smallvis.SmallDataWarning)
+            with pytest.raises(ValueError) as err:
+                smallvis.embed(graph.pop("X"), method, **graph)
+        text = str(err.value)
+        assert "knn has 14 neighbours per point; 49 are needed" in text
+        assert f"perplexity = {used:g}" in text
+        assert "min(floor(3 x perplexity), n_samples - 1) = 49" in text
+        assert "at least 49 neighbours per point" in text
+        assert f"at most {14 / 3:.4g}" in text and "n_neighbors=14" in text
+    # and what it proposes works
+    for advice in ({"perplexity": 14 / 3}, {"n_neighbors": 14, "perplexity": 10.0}):
+        Y = smallvis.embed(None, method, knn=(idx, dist), n_iter=20, random_state=0,
+                           **advice)
+        assert np.all(np.isfinite(Y))

@@ -17,7 +17,8 @@ from ..backends._backend import is_fast
 from ..backends.reference import CALIBRATION_BLOCK
 from .._memory import release_free_heap
 from .._numeric import in_units, power_of_two_exponent
-from .._validation import ParameterError, _as_array, check_integer, check_number, check_threads
+from .._validation import (ParameterError, _as_array, check_integer, check_knn_pair, check_number,
+                           check_threads)
 
 PERPLEXITY_TOL = 1e-5
 PERPLEXITY_MAX_TRIES = 50
@@ -386,10 +387,7 @@ def check_knn(knn, n, k):
     indices : ndarray of shape (n, k), int64
     distances : ndarray of shape (n, k), float64
     """
-    try:
-        indices, distances = knn
-    except (TypeError, ValueError):
-        raise TypeError("knn must be a pair (indices, distances) from nearest_neighbors") from None
+    indices, distances = check_knn_pair(knn)
     indices = _as_array(indices, "knn indices")
     distances = _as_array(distances, "knn distances")
     if distances.dtype.kind not in "biuf":
@@ -496,12 +494,16 @@ def conditional_perplexity_knn(X, perplexity, kernels, *, n_neighbors=None, knn=
     return _rows_to_csr(indices, rows, X.shape[0]), beta
 
 
-def check_perplexity_neighbors(perplexity, n_neighbors, n_samples):
+def check_perplexity_neighbors(perplexity, n_neighbors, n_samples, knn=None):
     """The neighbours of a kNN perplexity calibration: ``n_neighbors`` checked, or its default.
 
     Default ``min(floor(3 perplexity), n_samples - 1)``; an integer in
-    ``[1, n_samples - 1]`` and at least ``perplexity``.  Computes nothing.
+    ``[1, n_samples - 1]`` and at least ``perplexity``.  A precomputed
+    ``knn`` narrower than that is refused here, where the message can say
+    which perplexity asked for how many neighbours and what to change.
+    Computes nothing.
     """
+    given = n_neighbors is not None
     if n_neighbors is None:
         n_neighbors = min(int(np.floor(3.0 * perplexity)), n_samples - 1)
     n_neighbors = check_integer(n_neighbors, "n_neighbors", 1, n_samples - 1)
@@ -509,7 +511,30 @@ def check_perplexity_neighbors(perplexity, n_neighbors, n_samples):
         raise ParameterError(
             f"perplexity must be at most n_neighbors = {n_neighbors}; got {perplexity}",
             ("perplexity", "n_neighbors"))
+    width = None if knn is None else _knn_width(knn)
+    if width is not None and width < n_neighbors:
+        needed = f"knn has {width} neighbours per point; {n_neighbors} are needed"
+        graph = f"a kNN graph with at least {n_neighbors} neighbours per point"
+        if given:
+            raise ValueError(f"{needed} (n_neighbors = {n_neighbors}); pass n_neighbors at "
+                             f"most {width} (and perplexity at most n_neighbors), or give "
+                             f"{graph}")
+        raise ValueError(
+            f"{needed}: perplexity = {perplexity:g} (yours, or the method's default; a "
+            f"default too large for {n_samples} samples is lowered, with a "
+            f"SmallDataWarning) is calibrated over min(floor(3 x perplexity), n_samples - 1) = {n_neighbors} "
+            f"neighbours; give {graph}, or a lower perplexity (at most {width / 3.0:.4g} = "
+            f"{width} / 3), or n_neighbors={width} with perplexity at most {width}")
     return n_neighbors
+
+
+def _knn_width(knn):
+    """The number of columns of a precomputed ``knn``'s indices; None if they are not 2-D."""
+    try:
+        shape = np.shape(check_knn_pair(knn)[0])
+    except ValueError:  # ragged rows: check_knn names them
+        return None
+    return shape[1] if len(shape) == 2 else None
 
 
 def _calibrated_rows(X, perplexity, kernels, n_neighbors, knn, knn_method, random_state,
@@ -521,7 +546,7 @@ def _calibrated_rows(X, perplexity, kernels, n_neighbors, knn, knn_method, rando
     so at the peak the neighbour indices and two (n, k) float64 arrays exist.
     """
     n = X.shape[0]
-    n_neighbors = check_perplexity_neighbors(perplexity, n_neighbors, n)
+    n_neighbors = check_perplexity_neighbors(perplexity, n_neighbors, n, knn)
     n_threads = check_threads(n_threads)
     indices, distances = _knn(X, n_neighbors, knn, knn_method, random_state, n_threads,
                               n_trees, kernels, metric)

@@ -71,16 +71,86 @@ def check_distance_rows(D, name="X_new"):
     return D
 
 
+def check_graph(G, name="X"):
+    """A sparse kNN graph, checked as stored: a canonical float64 CSR copy.
+
+    The one check of a kNN graph given as a sparse ``X`` with
+    ``metric="precomputed"``, which every path calls before anything
+    converts it: :func:`smallvis.embed` and :func:`smallvis.affinities`
+    (through :func:`knn_from_graph`), ``Embedding.fit`` and model files.
+    It reads the entries as stored, because SciPy's conversions to CSR sum
+    a pair stored twice: a neighbour listed twice at distance ``d`` would
+    become one neighbour at ``2 d``.
+
+    Parameters
+    ----------
+    G : scipy.sparse matrix of shape (n_samples, n_samples)
+        Row ``i`` stores the distances from point ``i`` to its neighbours
+        (an explicitly stored 0 is a neighbour at distance 0, a duplicate).
+        The diagonal may be stored, as 0.  At least 2 points.
+    name : str
+        The argument's name in messages.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+        float64, indices sorted in each row, explicit zeros kept.
+
+    Raises
+    ------
+    ValueError
+        A graph that is not square, has a non-finite or negative distance,
+        a non-zero diagonal, a pair stored twice, a row without neighbours,
+        or fewer than 2 points.
+    TypeError
+        A graph whose values are not real numbers.
+    """
+    C = G.tocoo()  # as stored: a pair stored twice is not summed
+    n, m = C.shape
+    if n != m:
+        raise ValueError(f"{name} with metric='precomputed' and sparse must be a square kNN "
+                         f"graph (n_samples, n_samples); got shape {C.shape}")
+    if n < 2:
+        raise ValueError(f"{name}: a kNN graph needs at least 2 points; got {n}")
+    if C.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold real distances; got dtype {C.dtype}")
+    data = C.data.astype(np.float64)
+    if not np.all(np.isfinite(data)):
+        raise ValueError(f"{name}: the kNN graph's distances must be finite")
+    if np.any(data < 0):
+        raise ValueError(f"{name}: the kNN graph's distances must be non-negative")
+    rows, cols = C.row.astype(np.int64), C.col.astype(np.int64)
+    keys = rows * n + cols
+    if np.unique(keys).size != keys.size:
+        ordered = np.sort(keys)
+        twice = int(ordered[1:][ordered[1:] == ordered[:-1]][0])
+        raise ValueError(f"{name}: the kNN graph stores the pair ({twice // n}, {twice % n}) "
+                         "twice; store each neighbour once (SciPy would add the two "
+                         "distances)")
+    self_loop = rows == cols
+    if np.any(data[self_loop] != 0):
+        first = int(np.flatnonzero(self_loop & (data != 0))[0])
+        raise ValueError(f"{name}: the kNN graph's diagonal must be 0 (or not stored); row "
+                         f"{int(rows[first])} stores {data[first]!r}")
+    counts = np.bincount(rows[~self_loop], minlength=n)
+    if counts.min() == 0:
+        raise ValueError(f"{name}: row {int(np.argmin(counts))} of the kNN graph has no "
+                         "neighbour; every point needs at least one")
+    # no pair is stored twice: the conversion sums nothing
+    G = sp.csr_matrix((data, (rows, cols)), shape=(n, n))
+    G.sort_indices()
+    return G
+
+
 def knn_from_graph(G, name="X"):
     """``(indices, distances)`` of a sparse kNN graph, nearest first.
 
     Parameters
     ----------
-    G : scipy.sparse matrix or array of shape (n_samples, n_samples)
-        Row ``i`` stores the distances from point ``i`` to its neighbours
-        (an explicitly stored 0 is a neighbour at distance 0, a duplicate).
-        The diagonal may be stored, as 0 (it is dropped).  Every row needs
-        at least one neighbour; all rows are cut to the fewest any row has.
+    G : scipy.sparse matrix of shape (n_samples, n_samples)
+        As :func:`check_graph` takes it (which checks it).  The diagonal is
+        dropped.  Every row needs at least one neighbour; all rows are cut
+        to the fewest any row has.
 
     Returns
     -------
@@ -91,37 +161,15 @@ def knn_from_graph(G, name="X"):
 
     Raises
     ------
-    ValueError
-        A graph that is not square, has a non-finite or negative distance,
-        a non-zero diagonal, a pair stored twice, or a row without
-        neighbours.
+    ValueError, TypeError
+        As :func:`check_graph`.
     """
-    C = G.tocoo()  # as stored: a pair stored twice is not summed
-    n, m = C.shape
-    if n != m:
-        raise ValueError(f"{name} with metric='precomputed' and sparse must be a square kNN "
-                         f"graph (n_samples, n_samples); got shape {C.shape}")
-    if C.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must hold real distances; got dtype {C.dtype}")
-    data = C.data.astype(np.float64)
-    if not np.all(np.isfinite(data)):
-        raise ValueError(f"{name}: the kNN graph's distances must be finite")
-    if np.any(data < 0):
-        raise ValueError(f"{name}: the kNN graph's distances must be non-negative")
-    rows, cols = C.row.astype(np.int64), C.col.astype(np.int64)
-    if np.unique(rows * n + cols).size != rows.size:
-        raise ValueError(f"{name}: the kNN graph stores a pair (i, j) twice; store each "
-                         "neighbour once")
-    self_loop = rows == cols
-    if np.any(data[self_loop] != 0):
-        first = int(np.flatnonzero(self_loop & (data != 0))[0])
-        raise ValueError(f"{name}: the kNN graph's diagonal must be 0 (or not stored); row "
-                         f"{int(rows[first])} stores {data[first]!r}")
-    rows, cols, data = rows[~self_loop], cols[~self_loop], data[~self_loop]
+    C = check_graph(G, name).tocoo()
+    n = C.shape[0]
+    rows, cols, data = C.row.astype(np.int64), C.col.astype(np.int64), C.data
+    off_diagonal = rows != cols
+    rows, cols, data = rows[off_diagonal], cols[off_diagonal], data[off_diagonal]
     counts = np.bincount(rows, minlength=n)
-    if counts.min() == 0:
-        raise ValueError(f"{name}: row {int(np.argmin(counts))} of the kNN graph has no "
-                         "neighbour; every point needs at least one")
     width = int(counts.min())
     order = np.lexsort((cols, data, rows))  # by row, then distance, then index
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
@@ -129,6 +177,39 @@ def knn_from_graph(G, name="X"):
     indices = cols[order][take].reshape(n, width)
     distances = data[order][take].reshape(n, width)
     return indices, distances
+
+
+def check_fit_input(X, metric, name="X"):
+    """The training input of a fit, checked: data, a distance matrix or a kNN graph.
+
+    A sparse ``X`` with ``metric="precomputed"`` is a kNN graph
+    (:func:`check_graph`: a pair stored twice is refused, not summed); a
+    dense one a distance matrix (:func:`check_distance_matrix`); anything
+    else data (:func:`smallvis.inputs.neighbors.check_points`, a canonical
+    copy of sparse data).
+    """
+    from .neighbors import check_points
+
+    if sp.issparse(X) and metric == PRECOMPUTED:
+        return check_graph(X, name)
+    X = check_points(X, name)
+    if metric == PRECOMPUTED:
+        check_distance_matrix(X, name)
+    return X
+
+
+def is_graph(X, metric):
+    """Whether training input ``X`` with ``metric`` is a kNN graph (nothing to measure new points against)."""
+    return sp.issparse(X) and metric == PRECOMPUTED
+
+
+#: Why a fit made from a kNN graph (or from affinities) has no ``transform``.
+NO_DATA_TO_PLACE = (
+    "a fit made from a kNN graph (a sparse X with metric='precomputed') cannot place new "
+    "points: it has no data to measure new points "
+    "against; to place new points, fit on the data, or on the dense matrix of distances "
+    "between the training points (then transform takes each new point's distances to "
+    "them)")
 
 
 def affinities_of_method(P, family):
