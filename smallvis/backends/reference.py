@@ -1513,7 +1513,9 @@ def tsne_fft_gradient(indptr, indices, data, Y, n_interpolation, grad, n_threads
 
     1. **Grid.**  A square of ``B`` boxes per dimension covers ``Y``; each
        box is ``h`` wide (``h = 1`` with at least 50 boxes, wider when the
-       node count would pass :data:`FFT_MAX_NODES`).  Each box holds ``p =
+       node count would pass :data:`FFT_MAX_NODES`; the registered
+       ``gradient="fft"`` then uses the exact kernels or warns, as
+       :func:`_fft_exact_instead` decides).  Each box holds ``p =
        n_interpolation`` equispaced nodes per dimension at ``(k + 1/2) h /
        p``, so the nodes form one regular lattice of spacing ``h / p``.
     2. **Spread the charges.**  A point in a box is given the Lagrange
