@@ -107,8 +107,8 @@ class _ExactInstead:
     *learned, *args[, grad], n_threads)``.  At each call ``rule(Y)`` (the
     approximation's :attr:`~smallvis._method_rules.Approximation.exact_instead`
     with the cost parameters bound) says whether this ``Y`` goes to the
-    exact kernel, whose own ``exact_args`` replace ``args``.  Its message
-    is warned once per ``shared`` state: the cost and gradient kernels of
+    exact kernel, whose own ``exact_args`` replace ``args``.  Its warning
+    is issued once per ``shared`` state: the cost and gradient kernels of
     one objective share it, so a run warns at most once.  It belongs to the
     approximate kernel's module, as :class:`_UnitKernel` does.
     """
@@ -119,10 +119,10 @@ class _ExactInstead:
         self.__module__, self.__name__ = approximate.__module__, approximate.__name__
 
     def __call__(self, *args):
-        exact, message = self.rule(args[3])
-        if message is not None and not self.shared["warned"]:
+        exact, warning = self.rule(args[3])
+        if warning is not None and not self.shared["warned"]:
             self.shared["warned"] = True
-            warnings.warn(message, stacklevel=2)
+            warnings.warn(warning, stacklevel=2)
         if not exact:
             return self.approximate(*args)
         end = len(args) - self.n_trailing
@@ -500,7 +500,7 @@ def _tsne_fft_cost(n_interpolation=FFT_N_INTERPOLATION, dof=1.0):
 
 
 def _tsne_fft_exact_instead(Y, n_interpolation=FFT_N_INTERPOLATION, dof=1.0):
-    """gradient="fft": the exact kernels for a layout too wide for the grid (the reference's rule)."""
+    """gradient="fft": exact kernels where the layout is too wide for the grid (reference rule)."""
     from .backends.reference import _fft_exact_instead
     return _fft_exact_instead(Y, n_interpolation)
 
