@@ -38,6 +38,13 @@ class Approximation:
     auto_min_n : int
         ``gradient="auto"`` selects it above this many points (in a supported
         dimension); the exact gradient up to it.
+    exact_instead : callable or None
+        ``exact_instead(Y, **cost_params) -> (exact, warning)``, asked at
+        every evaluation: ``exact`` true evaluates this ``Y`` with the exact
+        kernels (where the approximation would miss its promised accuracy
+        and the exact gradient is affordable); ``warning`` (a ``Warning``
+        instance or None) is issued once per run.  None: always the
+        approximation.
     """
 
     name: str
@@ -45,6 +52,7 @@ class Approximation:
     resolve_cost: Callable
     dimensions: tuple
     auto_min_n: int
+    exact_instead: Callable = None
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,8 @@ cost, the CLI, the testing kit, the docs and the tests all read
 a method into its twin kernels.
 """
 
+import functools
+import warnings
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Callable, Mapping
@@ -96,6 +98,38 @@ class _UnitKernel:
 
     def __repr__(self):
         return f"<{self.__name__} of {self.unit.__name__}>"
+
+
+class _ExactInstead:
+    """An approximation's kernel that hands the layouts it cannot serve to the exact one.
+
+    Called as the approximate kernel is, ``kernel(indptr, indices, data, Y,
+    *learned, *args[, grad], n_threads)``.  At each call ``rule(Y)`` (the
+    approximation's :attr:`~smallvis._method_rules.Approximation.exact_instead`
+    with the cost parameters bound) says whether this ``Y`` goes to the
+    exact kernel, whose own ``exact_args`` replace ``args``.  Its warning
+    is issued once per ``shared`` state: the cost and gradient kernels of
+    one objective share it, so a run warns at most once.  It belongs to the
+    approximate kernel's module, as :class:`_UnitKernel` does.
+    """
+
+    def __init__(self, approximate, exact, n_args, exact_args, n_trailing, rule, shared):
+        self.approximate, self.exact, self.rule, self.shared = approximate, exact, rule, shared
+        self.n_args, self.exact_args, self.n_trailing = n_args, tuple(exact_args), n_trailing
+        self.__module__, self.__name__ = approximate.__module__, approximate.__name__
+
+    def __call__(self, *args):
+        exact, warning = self.rule(args[3])
+        if warning is not None and not self.shared["warned"]:
+            self.shared["warned"] = True
+            warnings.warn(warning, stacklevel=2)
+        if not exact:
+            return self.approximate(*args)
+        end = len(args) - self.n_trailing
+        return self.exact(*args[:end - self.n_args], *self.exact_args, *args[end:])
+
+    def __repr__(self):
+        return f"<{self.__name__}, exact where {self.rule.func.__name__} says>"
 
 
 @dataclass(frozen=True)
@@ -266,7 +300,7 @@ class Method:
             return self.kernel, tuple(fixed.values())
         return self.resolve_cost(**fixed)
 
-    def kernels(self, module, cost_params, gradient="exact", family="embed"):
+    def kernels(self, module, cost_params, gradient="exact", family="embed", guarded=True):
         """The ``(cost, gradient, args)`` kernels of ``family`` in a kernel module.
 
         ``module`` is :mod:`smallvis.backends.reference` or :mod:`smallvis.backends._kernels`;
@@ -275,8 +309,21 @@ class Method:
         n_threads)`` and ``gradient(indptr, indices, data, Y, *learned,
         *args, grad, n_threads)``, where ``learned`` are the values of
         :attr:`learned` (usually none); the transform kernels take
-        ``Y_ref`` after ``Y``.  Arguments as :meth:`kernel_name`.
+        ``Y_ref`` after ``Y``.  Arguments as :meth:`kernel_name`.  An
+        approximation with an ``exact_instead`` rule comes wrapped so that
+        the layouts the rule names go to the exact kernels (``guarded=False``:
+        the bare approximate kernels).
         """
+        approx = self.approximations.get(gradient) if gradient != "exact" else None
+        if guarded and approx is not None and approx.exact_instead is not None:
+            kernels = self.kernels(module, cost_params, gradient, family, guarded=False)
+            exact = self.kernels(module, cost_params, "exact", family)
+            fixed = {k: v for k, v in cost_params.items() if k not in self.learned}
+            rule = functools.partial(approx.exact_instead, **fixed)
+            shared = {"warned": False}
+            return tuple(_ExactInstead(a, e, len(kernels[2]), exact[2], n_trailing, rule, shared)
+                         for a, e, n_trailing in zip(kernels[:2], exact[:2], (1, 2))
+                         ) + (kernels[2],)
         prefix, args = self.kernel_name(cost_params, gradient)
         cost_suffix, gradient_suffix = KERNEL_FAMILIES[family]
         if not hasattr(module, f"{prefix}_{cost_suffix}") and prefix in self.pair_units:
@@ -471,6 +518,12 @@ def _tsne_fft_cost(n_interpolation=FFT_N_INTERPOLATION, dof=1.0):
     if dof == 1.0:
         return "tsne_fft", (n_interpolation,)
     return "tsne_dof_fft", (n_interpolation, dof)
+
+
+def _tsne_fft_exact_instead(Y, n_interpolation=FFT_N_INTERPOLATION, dof=1.0):
+    """gradient="fft": exact kernels where the layout is too wide for the grid (reference rule)."""
+    from .backends.reference import _fft_exact_instead
+    return _fft_exact_instead(Y, n_interpolation)
 
 
 def _tsne_affinities(X, kernels, random_state, n_threads, perplexity, n_neighbors,
@@ -777,7 +830,7 @@ _ENTRIES = [
             summary="FFT-accelerated interpolation of the repulsion (FIt-SNE, "
                     "Linderman et al. 2019), O(N) per iteration",
             resolve_cost=_tsne_fft_cost, dimensions=(1, 2),
-            auto_min_n=FFT_AUTO_MIN_N)},
+            auto_min_n=FFT_AUTO_MIN_N, exact_instead=_tsne_fft_exact_instead)},
         constant_term="entropy",
         case_affinities=_joint_case,
         known_mistakes=(

@@ -1,6 +1,7 @@
 """t-SNE with FFT-accelerated interpolation: twins, accuracy, selection, bad input."""
 
 import tracemalloc
+import warnings
 
 import numpy as np
 import pytest
@@ -65,7 +66,10 @@ def test_fft_twins_agree(rng, dim, layout, n_interpolation):
 
 def test_fft_kernels_are_registered_twins():
     cost, gradient, args = TSNE.cost_kernels(_kernels, dict(TSNE.cost_params), "fft")
-    assert (cost, gradient) == (_kernels.tsne_fft_cost, _kernels.tsne_fft_gradient)
+    # wrapped: a layout too wide for the grid goes to the exact twins
+    assert (cost.approximate, gradient.approximate) == (_kernels.tsne_fft_cost,
+                                                        _kernels.tsne_fft_gradient)
+    assert (cost.exact, gradient.exact) == (_kernels.tsne_cost, _kernels.tsne_gradient)
     assert args == (TSNE.cost_params["n_interpolation"],)
     assert {"tsne_fft_cost", "tsne_fft_gradient"} <= set(reference.__all__)
 
@@ -212,3 +216,108 @@ def test_grid_memory_is_bounded_for_absurdly_spread_coordinates(rng):
             tracemalloc.stop()
         assert peak < 1.5e9, peak
         assert np.all(np.isfinite(g))
+
+
+# ---------------------------------------------------------------------------
+# layouts wider than the grid (docs/reliability.md, "The FFT gradient's
+# accuracy"): boxes stay at most 1 wide, or the exact gradient runs, or a
+# warning says how wide they are
+# ---------------------------------------------------------------------------
+
+
+def _wide_clusters(n, span, dim, rng, k=20):
+    """20 unit-width clusters spread over ``span``, with a kNN-like P inside each."""
+    label = rng.integers(0, k, n)
+    Y = rng.uniform(0.0, span, size=(k, dim))[label] + rng.normal(size=(n, dim))
+    rows = np.repeat(np.arange(n), 10)
+    cols = np.concatenate([rng.choice(np.flatnonzero(label == label[i]), 10)
+                           for i in range(n)])
+    A = sp.csr_matrix((rng.random(n * 10), (rows, cols)), shape=(n, n))
+    A.setdiag(0.0)
+    A.eliminate_zeros()
+    A = A + A.T
+    return A / A.sum(), np.ascontiguousarray(Y)
+
+
+def _median_point_error(g, g_exact):
+    return np.median(np.linalg.norm(g - g_exact, axis=1) / np.linalg.norm(g_exact, axis=1))
+
+
+def _fft_warnings(record):
+    return [w for w in record if issubclass(w.category, reference.FFTAccuracyWarning)]
+
+
+@pytest.mark.parametrize("fast", [False, True])
+@pytest.mark.parametrize("dim,span,dof", [(2, 2000.0, 1.0), (2, 2000.0, 0.5), (1, 1e6, 1.0)])
+def test_a_layout_too_wide_for_the_grid_keeps_the_promised_accuracy(rng, fast, dim, span, dof):
+    """500 points over 2,000 units (1-D: 1e6, past its 2**20 nodes): boxes would be ~6 wide."""
+    P, Y = _wide_clusters(500, span, dim, rng)
+    assert reference._fft_grid(Y, 3)[2] > 2.0       # the capped grid's boxes
+    c_exact, g_exact = smallvis.cost_and_gradient("tsne", P, Y, fast=fast, dof=dof)
+    with pytest.warns(reference.FFTAccuracyWarning, match="exact gradient is used") as record:
+        c_fft, g_fft = smallvis.cost_and_gradient("tsne", P, Y, fast=fast, dof=dof,
+                                                  gradient="fft")
+    assert len(_fft_warnings(record)) == 1
+    # the promise of boxes of width 1 (about 2e-2 on such clusters), met here
+    # by the exact gradient
+    assert _median_point_error(g_fft, g_exact) <= 1e-2
+    assert abs(c_fft - c_exact) <= 1e-3 * abs(c_exact)
+
+
+def test_a_run_through_a_wide_layout_warns_once():
+    X = smallvis.datasets.load("iris")[0]
+    init = np.random.default_rng(0).uniform(0.0, 2000.0, size=(X.shape[0], 2))
+    with pytest.warns(reference.FFTAccuracyWarning) as record:
+        res = smallvis.embed(X, "tsne", fast=True, gradient="fft", init=init, n_iter=12,
+                             random_state=0, return_result=True)
+    assert len(_fft_warnings(record)) == 1
+    assert res.params["gradient"] == "fft" and np.all(np.isfinite(res.Y))
+
+
+def test_above_the_exact_limit_the_coarse_grid_runs_and_says_how_coarse(rng, monkeypatch):
+    """Above FFT_WIDE_EXACT_MAX_N points: the capped grid, and a warning with its error."""
+    # a small cap and limit stand for a large N on a wide layout, at the cost of a small one
+    monkeypatch.setattr(reference, "FFT_MAX_NODES", 2 ** 12)
+    monkeypatch.setattr(reference, "FFT_WIDE_EXACT_MAX_N", 100)
+    P, Y = _wide_clusters(300, 200.0, 2, rng)
+    triplet = csr_triplet(P)
+    h = reference._fft_grid(Y, 3)[2]
+    assert h > 2.0
+    for fast, module in ((False, reference), (True, _kernels)):
+        with pytest.warns(reference.FFTAccuracyWarning,
+                          match=rf"boxes are {h:.3g} wide.*gradient='exact'.*FFT_MAX_NODES"):
+            _, g = smallvis.cost_and_gradient("tsne", P, Y, fast=fast, gradient="fft")
+        g_bare = np.zeros_like(Y)
+        module.tsne_fft_gradient(*triplet, Y, 3, g_bare, 1)
+        np.testing.assert_array_equal(g, g_bare)
+        # what the warning estimates: an error of order 1 on such boxes
+        _, g_exact = smallvis.cost_and_gradient("tsne", P, Y, fast=fast)
+        assert _median_point_error(g, g_exact) > 0.1
+
+
+def test_both_twins_read_the_node_cap_at_each_call(rng, monkeypatch):
+    """The Cython grid is the reference's: a changed FFT_MAX_NODES moves both alike."""
+    monkeypatch.setattr(reference, "FFT_MAX_NODES", 2 ** 12)
+    P = csr_triplet(_sparse_affinities(300, rng))
+    Y = rng.normal(scale=20.0, size=(300, 2))
+    assert reference._fft_grid(Y, 3)[1] == 21       # 64 nodes per side, not 1024
+    g_ref, g_fast = np.zeros_like(Y), np.zeros_like(Y)
+    reference.tsne_fft_gradient(*P, Y, 3, g_ref, 1)
+    _kernels.tsne_fft_gradient(*P, Y, 3, g_fast, 1)
+    np.testing.assert_allclose(g_fast, g_ref, rtol=0, atol=1e-10 * np.abs(g_ref).max())
+
+
+@pytest.mark.parametrize("fast", [False, True])
+def test_layouts_within_the_grid_are_untouched(rng, fast):
+    """Below the cap: the bare interpolation, to the bit, and no warning."""
+    P, Y = _wide_clusters(300, 120.0, 2, rng)        # boxes of width <= 1
+    assert reference._fft_grid(Y, 3)[2] <= 1.0
+    module = _kernels if fast else reference
+    triplet = csr_triplet(P)
+    g_bare = np.zeros_like(Y)
+    module.tsne_fft_gradient(*triplet, Y, 3, g_bare, 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        c, g = smallvis.cost_and_gradient("tsne", P, Y, fast=fast, gradient="fft")
+    np.testing.assert_array_equal(g, g_bare)
+    assert c == module.tsne_fft_cost(*triplet, Y, 3, 1)

@@ -9,20 +9,17 @@
 
 from scipy import fft as _fft
 
-from smallvis.backends.reference import FFT_INTERVAL_WIDTH, FFT_MAX_NODES, FFT_MIN_INTERVALS
+from smallvis.backends.reference import _fft_grid
 
 
 def _fft_grid_of(Y, Py_ssize_t p):
-    """(lo, n_boxes, h): the same grid as the reference's ``_fft_grid``."""
-    cdef Py_ssize_t dim = Y.shape[1]
-    lo = Y.min(axis=0)
-    cdef double span = float((Y.max(axis=0) - lo).max())
-    if not span > 0.0:
-        span = FFT_INTERVAL_WIDTH
-    cdef Py_ssize_t n_boxes = max(FFT_MIN_INTERVALS, int(np.ceil(span / FFT_INTERVAL_WIDTH)))
-    cdef Py_ssize_t cap = max(1, int(round(FFT_MAX_NODES ** (1.0 / dim))) // p)
-    n_boxes = min(n_boxes, cap)
-    return np.ascontiguousarray(lo, dtype=np.float64), n_boxes, span / n_boxes
+    """(lo, n_boxes, h): the reference's ``_fft_grid``, the one rule of the grid's size.
+
+    Called, not copied, so that both twins read the limits
+    (``FFT_MAX_NODES`` and the others) from the reference at each call.
+    """
+    lo, n_boxes, h = _fft_grid(Y, p)
+    return np.ascontiguousarray(lo, dtype=np.float64), n_boxes, h
 
 
 def _check_fft_dim(dim):

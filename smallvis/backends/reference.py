@@ -1237,10 +1237,21 @@ FFT_INTERVAL_WIDTH = 1.0
 #: Most interpolation nodes in the whole grid, ``(n_boxes * n_interpolation)
 #: ** dim``.  It bounds the memory of one evaluation (2-D: about 10 arrays of
 #: ``(2 sqrt(FFT_MAX_NODES))**2`` complex numbers, ~350 MB; 1-D: ~50 MB)
-#: whatever the spread of ``Y``.  A layout too wide for boxes of width
-#: ``FFT_INTERVAL_WIDTH`` within this bound gets wider boxes (a coarser,
-#: less accurate grid) instead of more memory.
+#: whatever the spread of ``Y``.  The kernels give a layout too wide for
+#: boxes of width ``FFT_INTERVAL_WIDTH`` within this bound wider boxes (a
+#: coarser, less accurate grid) instead of more memory; the registered
+#: ``gradient="fft"`` then evaluates such a layout with the exact kernels
+#: instead, up to :data:`FFT_WIDE_EXACT_MAX_N` points
+#: (:func:`_fft_exact_instead`).  Both twins read it at each call: raising
+#: it buys accuracy on wide layouts with memory.
 FFT_MAX_NODES = 2 ** 20
+
+#: Most points for which ``gradient="fft"`` evaluates a layout too wide for
+#: its grid with the exact gradient.  The exact gradient costs O(N^2), the
+#: capped grid a fixed amount whatever N: at this N the two cost about the
+#: same (docs/reliability.md, "The FFT gradient's accuracy").  Above it the
+#: coarse grid is kept and a warning estimates its error.
+FFT_WIDE_EXACT_MAX_N = 50_000
 
 #: Output dimensions the FFT interpolation supports.
 FFT_DIMENSIONS = (1, 2)
@@ -1264,6 +1275,56 @@ def _fft_grid(Y, n_interpolation):
     cap = max(1, int(round(FFT_MAX_NODES ** (1.0 / dim))) // n_interpolation)
     n_boxes = min(n_boxes, cap)
     return lo, n_boxes, span / n_boxes
+
+
+class FFTAccuracyWarning(UserWarning):
+    """``gradient="fft"`` met a layout too wide for its grid's boxes of width 1."""
+
+
+def _fft_exact_instead(Y, n_interpolation):
+    """Whether ``gradient="fft"`` evaluates ``Y`` with the exact kernels, and why.
+
+    The one rule both backends follow (the kernels themselves always
+    interpolate).  The interpolation error grows about as the cube of the
+    box width, so the grid keeps boxes of width ``FFT_INTERVAL_WIDTH``; a
+    layout that would need more than :data:`FFT_MAX_NODES` nodes for that
+    is evaluated with the exact gradient when ``N`` is at most
+    :data:`FFT_WIDE_EXACT_MAX_N`, where that costs no more than the capped
+    grid, and on the capped grid otherwise.
+
+    Parameters
+    ----------
+    Y : ndarray of shape (n_samples, 1 or 2)
+    n_interpolation : int
+
+    Returns
+    -------
+    exact : bool
+        Evaluate ``Y`` with the exact kernels.
+    warning : FFTAccuracyWarning or None
+        What to tell the user (once per run): ``None`` when the grid has
+        boxes of width ``FFT_INTERVAL_WIDTH`` or less.
+    """
+    n, dim = Y.shape
+    _, n_boxes, h = _fft_grid(Y, n_interpolation)
+    if not h > FFT_INTERVAL_WIDTH:
+        return False, None
+    span = h * n_boxes
+    head = (f"gradient='fft': the layout spans {span:.4g} units, wider than the "
+            f"interpolation grid covers with boxes of width {FFT_INTERVAL_WIDTH:g} "
+            f"({n_boxes} boxes of {n_interpolation} nodes per dimension, "
+            f"smallvis.backends.reference.FFT_MAX_NODES = {FFT_MAX_NODES})")
+    if n <= FFT_WIDE_EXACT_MAX_N:
+        return True, FFTAccuracyWarning(
+            f"{head}; with {n} points (at most FFT_WIDE_EXACT_MAX_N = "
+            f"{FFT_WIDE_EXACT_MAX_N}) the exact gradient is used while the layout is that wide")
+    needed = (int(np.ceil(span / FFT_INTERVAL_WIDTH)) * n_interpolation) ** dim
+    return False, FFTAccuracyWarning(
+        f"{head}; its boxes are {h:.3g} wide, and the interpolated gradient's error "
+        f"grows about as the cube of the box width (with 3 nodes per box, median "
+        f"per-point error about 2e-2 at width 1, 0.2 at width 2, 1 at width 4 on "
+        f"clustered layouts).  Pass gradient='exact', or raise FFT_MAX_NODES to about "
+        f"{needed} if memory allows (2-D: about 300 MB per 2**20 nodes)")
 
 
 def _check_fft_dim(dim):
@@ -1452,7 +1513,9 @@ def tsne_fft_gradient(indptr, indices, data, Y, n_interpolation, grad, n_threads
 
     1. **Grid.**  A square of ``B`` boxes per dimension covers ``Y``; each
        box is ``h`` wide (``h = 1`` with at least 50 boxes, wider when the
-       node count would pass :data:`FFT_MAX_NODES`).  Each box holds ``p =
+       node count would pass :data:`FFT_MAX_NODES`; the registered
+       ``gradient="fft"`` then uses the exact kernels or warns, as
+       :func:`_fft_exact_instead` decides).  Each box holds ``p =
        n_interpolation`` equispaced nodes per dimension at ``(k + 1/2) h /
        p``, so the nodes form one regular lattice of spacing ``h / p``.
     2. **Spread the charges.**  A point in a box is given the Lagrange
