@@ -138,9 +138,17 @@ def _check_data(X, params):
     return X, params
 
 
-#: Metrics that a ``pca=`` projection keeps meaningful (Euclidean distances
-#: of the scores approximate those of the data; cosine those of sparse rows).
-PCA_METRICS = ("euclidean", "cosine")
+#: Metrics that a ``pca=`` projection keeps meaningful, and whether it is
+#: centred for them.  Euclidean distances do not change with the origin,
+#: so dense data are centred (their principal axes).  The cosine distance
+#: is the angle between the rows as they are: an orthonormal projection
+#: that is not centred keeps it (exactly with as many components as
+#: features), while the centred scores of positive data (counts,
+#: intensities) have other angles.  Sparse data are never centred.
+#: (The correlation distance centres each row on its own mean, which no
+#: projection of the rows commutes with: it is not offered.)
+PCA_CENTRED = {"euclidean": True, "cosine": False}
+PCA_METRICS = tuple(PCA_CENTRED)
 
 
 def _check_pca(pca, X, params, random_state):
@@ -159,26 +167,18 @@ def _check_pca(pca, X, params, random_state):
         seed = int(random_state)
     else:  # a Generator (or None): one draw from it seeds the projection
         seed = int(check_random_state(random_state).integers(2**31 - 1))
-    return fit_projection(X, pca, seed)
+    return fit_projection(X, pca, seed, centre=PCA_CENTRED[metric] and not sp.issparse(X))
 
 
-#: Components of the truncated SVD that stands for a sparse X where
-#: coordinates are needed (the "pca"/"spca" init, the check for merged points).
-SPARSE_INIT_RANK = 8
+def _coordinates_seed(random_state):
+    """The seed of the truncated SVD that stands for sparse ``X`` where a layout needs coordinates.
 
-
-def _coordinates(X, random_state):
-    """``X`` itself, or for sparse ``X`` its truncated SVD scores (no dense N x D copy).
-
-    The PCA of the scores (what "pca" and "spca" take) approximates the
-    PCA of ``X`` by the top :data:`SPARSE_INIT_RANK` singular directions of
-    the uncentred rows.
+    ``random_state`` itself when it is an integer, else 0 (the coordinates
+    are computed by :func:`smallvis.engines.init.data_coordinates`, only
+    by the layouts that need them: none for "random", "spectral" without
+    disconnected components, "power" or a user's array).
     """
-    if not sp.issparse(X):
-        return X
-    rank = max(1, min(SPARSE_INIT_RANK, X.shape[0] - 1, X.shape[1]))
-    seed = random_state if isinstance(random_state, (int, np.integer)) else 0
-    return fit_projection(X, rank, int(seed), centre=False).apply(X)
+    return int(random_state) if isinstance(random_state, (int, np.integer)) else 0
 
 
 def _check_stand_ins(X, m, params):
@@ -554,8 +554,10 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
         else (the neighbour search, P, the initialisation): centred
         randomised SVD for dense ``X``, truncated SVD without centring for
         sparse ``X`` (:mod:`smallvis.inputs.projection`), seeded from
-        ``random_state``.  For the Euclidean and cosine metrics; at most
-        ``min(n_samples, n_features)``.  The projection is kept
+        ``random_state``.  For the Euclidean and cosine metrics; with
+        ``metric="cosine"`` dense ``X`` is not centred either, so the
+        scores keep the angles between the rows (all of them with
+        ``pca=n_features``).  At most ``min(n_samples, n_features)``.  The projection is kept
         (``result.projection``, the estimators' ``reference_``, model
         files) and ``transform`` applies it to new points.
     **method_params
@@ -609,10 +611,10 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
             n, symmetric=m.symmetric, fuzzy=m.fuzzy)
     release_free_heap()  # the builders' temporaries, before the optimizer allocates
     t2 = time.perf_counter()
-    X_coords = _coordinates(X, random_state)
     with _progress.stage("init", describe_init(plan.init) if isinstance(plan.init, str)
                          else "user array"):
-        Y = initialize(plan.init, X_coords, n_components, rng, P=C)  # graph inits need P
+        Y = initialize(plan.init, X, n_components, rng, P=C,  # graph inits need P
+                       seed=_coordinates_seed(random_state))
     t_init = time.perf_counter()
 
     objective = Objective.build(m, kern, C, plan.cost_params, n_threads, plan.gradient)
@@ -624,7 +626,7 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
         raise DivergenceError(f"{m.name}: {exc}") from None
     t3 = time.perf_counter()
     if has_data:
-        _warn_if_distinct_points_merged(Y, X_coords, plan.cost_params, m.name)
+        _warn_if_distinct_points_merged(Y, X, plan.cost_params, m.name)
     _progress.say(f"optimisation: done in {t3 - t_init:.2f}s")
     if not return_result:
         return Y

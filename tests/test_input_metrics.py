@@ -255,10 +255,62 @@ def test_rows_without_a_direction_are_refused(metric, row, what):
 
 
 def test_hamming_with_too_many_values_for_annoy_points_to_the_exact_search():
-    X = np.random.default_rng(0).normal(size=(300, 20))  # 6000 distinct (column, value)
+    # categories that repeat within each column, but more than 4096 (column, value) pairs
+    X = np.random.default_rng(0).integers(100, size=(300, 60)).astype(float)
     with pytest.raises(ValueError, match="knn_method='exact'"):
         knn_graph(X, 5, method="annoy", metric="hamming")
     knn_graph(X, 5, method="exact", metric="hamming")  # the exact search takes it
+
+
+def _every_search_and_builder(X):
+    """Each path that measures training data by a metric: the searches and the dense P."""
+    return (lambda: knn_graph(X, 5, method="exact", metric="hamming"),
+            lambda: knn_graph(X, 5, method="annoy", metric="hamming", random_state=0),
+            lambda: KNNIndex(X, metric="hamming"),
+            lambda: smallvis.affinities(X, "tsne", perplexity=5, metric="hamming"),
+            lambda: smallvis.embed(X, "umap", metric="hamming", n_neighbors=5,
+                                   n_epochs=5, random_state=0))
+
+
+def test_hamming_on_continuous_data_is_refused_not_chosen_by_index():
+    # every row differs from every other in every coordinate: all distances 1
+    X = np.random.default_rng(1).normal(size=(60, 5))
+    for call in _every_search_and_builder(X):
+        with pytest.raises(ValueError, match=r"metric='hamming'.* 60 of 60 row.*first: row 0"
+                                             r".*chosen by their index.*X != 0"):
+            call()
+    binary = X > 0  # what the message suggests works
+    knn_graph(binary.astype(float), 5, method="exact", metric="hamming")
+
+
+def test_one_row_without_hamming_neighbours_is_named():
+    X = np.random.default_rng(2).integers(3, size=(40, 6)).astype(float)
+    X[23] = 7.0 + np.arange(6)  # values no other row holds, in every column
+    with pytest.raises(ValueError, match=r"1 of 40 row.*first: row 23"):
+        knn_graph(X, 5, method="exact", metric="hamming")
+    X[23, 4] = X[0, 4]  # one value shared: a distance below 1 exists
+    indices, distances = knn_graph(X, 5, method="exact", metric="hamming")
+    assert distances[23, 0] < 1.0
+
+
+def test_hamming_takes_categorical_values_and_zero_signs_alike():
+    rng = np.random.default_rng(3)
+    X = rng.integers(4, size=(50, 8)).astype(float) - 1.5  # four categories per column
+    _, d = knn_graph(X, 5, method="exact", metric="hamming")
+    full = cdist(X, X, "hamming")
+    np.fill_diagonal(full, np.inf)
+    np.testing.assert_array_equal(d, np.sort(full, axis=1)[:, :5])
+    Z = np.where(rng.random((30, 4)) < 0.5, 0.0, -0.0)  # -0.0 == 0.0: no distinct values
+    Z[:, 0] = np.arange(30) % 2
+    knn_graph(Z, 3, method="exact", metric="hamming")  # accepted
+
+
+def test_new_points_are_not_held_to_the_training_rule():
+    X = np.random.default_rng(4).integers(2, size=(60, 8)).astype(float)
+    index = KNNIndex(X, metric="hamming")
+    new = np.random.default_rng(5).normal(size=(3, 8))  # no value seen in training
+    indices, distances = index.query(new, 4)
+    np.testing.assert_array_equal(distances, 1.0)
 
 
 # ---------------------------------------------------------------------------

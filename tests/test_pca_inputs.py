@@ -97,3 +97,53 @@ def test_cli_pca_is_stored_in_the_model(tmp_path):
                  "--save-model", str(tmp_path / "m.npz")]) in (0, None)
     model = smallvis.load_model(tmp_path / "m.npz")
     assert model.pca == 5 and model.reference_.X.shape == (120, 5)
+
+
+def _counts(n=300, d=12, seed=7):
+    """Positive data (Poisson counts in clusters), where centring changes every angle."""
+    rng = np.random.default_rng(seed)
+    rates = rng.gamma(2.0, 3.0, size=(4, d))
+    counts = rng.poisson(rates[rng.integers(4, size=n)]).astype(float)
+    counts[counts.sum(axis=1) == 0, 0] = 1.0  # a row of zeros has no cosine
+    return counts
+
+
+def test_cosine_pca_of_all_features_keeps_p():
+    """With as many components as features, pca= is a rotation: cosine P unchanged."""
+    X = _counts()
+    result = smallvis.embed(X, "umap", metric="cosine", pca=X.shape[1], knn_method="exact",
+                            n_epochs=2, random_state=0, return_result=True)
+    P = smallvis.affinities(X, "umap", metric="cosine", knn_method="exact")
+    assert np.abs(result.P - P).max() < 1e-10
+    np.testing.assert_array_equal(result.projection.mean, 0.0)
+
+
+def test_cosine_pca_keeps_the_top_directions_of_the_uncentred_rows():
+    X = _counts(d=20, seed=8)
+    result = smallvis.embed(X, "umap", metric="cosine", pca=4, n_epochs=2, random_state=1,
+                            return_result=True)
+    _, _, Vt = np.linalg.svd(X, full_matrices=False)  # not centred
+    cosines = np.linalg.svd(result.projection.components @ Vt[:4].T, compute_uv=False)
+    np.testing.assert_allclose(cosines, 1.0, atol=1e-6)
+    np.testing.assert_allclose(result.projection.apply(X), X @ result.projection.components.T,
+                               rtol=1e-12, atol=1e-12)
+
+
+def test_cosine_pca_places_new_points_by_the_angles_of_the_data():
+    """transform and model files apply the uncentred projection to new points."""
+    X = _counts(340, seed=9)
+    model = smallvis.Embedding("umap", random_state=0, n_epochs=20, pca=X.shape[1],
+                               method_params={"metric": "cosine"}).fit(X[:300])
+    indices, distances = model.reference_.neighbors(X[300:], 5)
+    exact = smallvis.inputs.neighbors.KNNIndex(X[:300], method="exact", metric="cosine")
+    want_indices, want_distances = exact.query(X[300:], 5)
+    np.testing.assert_allclose(distances, want_distances, atol=1e-10)
+    assert np.mean(indices == want_indices) > 0.99  # ties may swap at rounding
+    buf = io.BytesIO()
+    smallvis.save_model(model, buf)
+    buf.seek(0)
+    loaded = smallvis.load_model(buf)
+    np.testing.assert_array_equal(loaded.reference_.projection.mean, 0.0)
+    np.testing.assert_array_equal(loaded.transform(X[300:]), model.transform(X[300:]))
+    with pytest.raises(TypeError):  # the fit's data were dense: so are new points
+        model.transform(sp.csr_matrix(X[300:]))

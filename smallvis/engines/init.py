@@ -13,7 +13,7 @@ from .._validation import ParameterError, check_coordinate_span, check_embedding
 from .._numeric import power_of_two_exponent
 from ..inputs.projected_search import MIN_FEATURES as RANDOMISED_PCA_MIN_FEATURES
 from ..inputs.projected_search import scores as projected_scores
-from ..inputs.projection import fit_projection
+from ..inputs.projection import fit_projection, fitted_scores
 
 #: Standard deviation of the "random" and "spca" initialisations.
 SMALL_SD = 1e-4
@@ -60,6 +60,10 @@ EIGSH_ATTEMPTS = ((1e-8, 20), (1e-4, None))
 #: Seed of the randomised PCA of data with many features (fixed: the
 #: initialisation draws nothing from the caller's generator for it).
 RANDOMISED_PCA_SEED = 0
+
+#: Components of the truncated SVD that stands for sparse ``X`` where a
+#: layout needs coordinates (:func:`data_coordinates`).
+SPARSE_INIT_RANK = 8
 
 #: Exponents of the largest entry within which the PCA initialisations of
 #: many features work on ``X`` as it is (no scaled copy; see
@@ -111,6 +115,32 @@ def pca_scores(X, n_components):
         if col[np.argmax(np.abs(col))] < 0:
             scores[:, c] = -col
     return scores
+
+
+def data_coordinates(X, seed=RANDOMISED_PCA_SEED):
+    """Dense coordinates whose PCA stands for that of ``X``: ``X`` itself if dense.
+
+    For sparse ``X``, the scores of its top :data:`SPARSE_INIT_RANK`
+    singular directions, not centred
+    (:func:`smallvis.inputs.projection.fitted_scores`): their PCA
+    approximates the PCA of ``X``, and no dense copy of ``X``, nor any
+    array with a number per column, is made, so memory follows the stored
+    entries and the rows.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix of shape (n_samples, n_features)
+    seed : int, default=RANDOMISED_PCA_SEED
+        Seeds the truncated SVD of sparse ``X``.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, m)
+    """
+    if not sp.issparse(X):
+        return X
+    rank = max(1, min(SPARSE_INIT_RANK, X.shape[0] - 1, X.shape[1]))
+    return fitted_scores(X, rank, int(seed), centre=False)
 
 
 def _scale_to_max(Y, scale=SPECTRAL_SCALE):
@@ -314,8 +344,12 @@ def _top_eigenvectors(M, k, v0):
     return None, None
 
 
-def _graph_init(init, X, n_components, rng, P):
-    """The layout of a graph init of ``P`` (already its strongest entries for "name:k")."""
+def _graph_init(init, coordinates, n_components, rng, P):
+    """The layout of a graph init of ``P`` (already its strongest entries for "name:k").
+
+    ``coordinates()`` gives the data's coordinates (:func:`data_coordinates`),
+    asked for only when the graph alone does not give the layout.
+    """
     W = _graph(P)
     n_comp, labels = connected_components(W, directed=False)
     if n_comp > 1:
@@ -325,7 +359,7 @@ def _graph_init(init, X, n_components, rng, P):
             f"component means of X",
             RuntimeWarning, stacklevel=5,
         )
-        return _component_layout(init, X, n_components, rng, W, n_comp, labels)
+        return _component_layout(init, coordinates(), n_components, rng, W, n_comp, labels)
     Y = spectral_layout(W, n_components, rng, random_walk=_random_walk(init))
     if Y is None:
         warnings.warn(
@@ -333,7 +367,7 @@ def _graph_init(init, X, n_components, rng, P):
             f"to a largest coordinate of {SPECTRAL_SCALE:g}",
             RuntimeWarning, stacklevel=5,
         )
-        return _pca_fallback(X, n_components, rng)
+        return _pca_fallback(coordinates(), n_components, rng)
     return Y
 
 
@@ -471,7 +505,7 @@ def _check_graph_input(init, P, n):
                          f"got {np.shape(P)}")
 
 
-def initialize(init, X, n_components, rng, P=None):
+def initialize(init, X, n_components, rng, P=None, seed=RANDOMISED_PCA_SEED):
     """Return the initial embedding.
 
     Parameters
@@ -504,12 +538,20 @@ def initialize(init, X, n_components, rng, P=None):
         replaced by "random" with a ``RuntimeWarning``; one that puts rows
         whose data differ but whose rows of ``P`` are equal on one spot
         moves those rows apart (see :func:`_part_merged_rows`).
-    X : ndarray of shape (n_samples, n_features)
+    X : ndarray or sparse matrix of shape (n_samples, n_features)
+        The data.  Where a layout needs coordinates (the PCA of "pca" and
+        "spca", placing the components of a disconnected graph, the
+        eigensolver's fallback) those of :func:`data_coordinates` stand
+        for sparse ``X``; they are computed only then.  The check for
+        merged rows compares the rows of ``X`` themselves (sparse ones by
+        their stored entries).
     n_components : int
     rng : numpy.random.Generator
     P : ndarray or sparse matrix of shape (n_samples, n_samples), optional
         Input affinities; required by the graph inits (made symmetric as
         ``(P + P.T) / 2``) and "power".
+    seed : int, default=RANDOMISED_PCA_SEED
+        Seeds the truncated SVD that stands for sparse ``X``.
 
     Returns
     -------
@@ -520,7 +562,7 @@ def initialize(init, X, n_components, rng, P=None):
     if not isinstance(init, str):
         return init
     P = init_affinities(init, P, n)
-    Y = _named_init(init, X, n_components, rng, P)
+    Y = _named_init(init, X, n_components, rng, P, seed)
     if n > 1 and not np.any(np.ptp(Y, axis=0)):
         warnings.warn(
             f"init={init!r} put every point at the same place (the gradient vanishes "
@@ -689,21 +731,24 @@ def check_not_degenerate(Y, name="init"):
     return Y
 
 
-def _named_init(init, X, n_components, rng, P):
+def _named_init(init, X, n_components, rng, P, seed=RANDOMISED_PCA_SEED):
     """The layout of a named initialisation (``initialize`` checks it).
 
-    ``P`` is the graph a graph init lays out (:func:`init_affinities`).
+    ``P`` is the graph a graph init lays out (:func:`init_affinities`);
+    ``seed`` seeds the coordinates of sparse ``X`` (:func:`data_coordinates`),
+    computed only by the layouts that need them.
     """
     n = X.shape[0]
     if split_init(init)[0] in GRAPH_INITS:
         _check_graph_input(init, P, n)
-        return _graph_init(init, X, n_components, rng, P)
+        return _graph_init(init, lambda: data_coordinates(X, seed), n_components, rng, P)
     if init == "power":
         if P is None:
             raise ValueError("init='power' needs the input affinities: pass P to initialize()")
         return power_iteration_layout(P, n_components, rng)
     if init == "random":
         return rng.normal(0.0, SMALL_SD, size=(n, n_components))
+    X = data_coordinates(X, seed)
     # PCA of X / 2**e with max|X / 2**e| in [0.5, 1): exact for normal numbers
     # and safe from overflow (data near 1e300) and underflow (near 1e-300) in
     # the SVD and the standard deviation below; "pca" scales back to X's units.

@@ -38,6 +38,11 @@ rows: the same ranking, computed from differences (two equal directions
 are at exactly 0, where ``1 - u.v`` leaves a rounding residue).  A row of
 zeros has no direction: ``"cosine"`` refuses it, and ``"correlation"`` a
 constant row, as their distance is undefined (SciPy returns NaN).
+``"hamming"`` counts equal values, so it measures binary or categorical
+data; a training row none of whose values occurs in another row of its
+column (every row of continuous data) is at distance 1 from every other
+row, and its neighbours would be chosen by their index alone:
+:func:`check_hamming_rows` refuses it.
 
 The Annoy forest indexes the prepared rows in Euclidean space for the
 metrics whose core is the squared Euclidean distance (Euclidean distance
@@ -62,7 +67,7 @@ from .precomputed import PRECOMPUTED, check_distance_matrix, check_distance_rows
 __all__ = ["METRICS", "DEFAULT_METRIC", "KERNEL_CODES", "check_metric", "data_exponent",
            "prepare", "unit_length_rows",
            "core_distances", "finish", "pairwise_distances", "annoy_space", "hamming_codes",
-           "HAMMING_MAX_CODES"]
+           "HAMMING_MAX_CODES", "check_hamming_rows"]
 
 #: The metrics every path accepts.
 METRICS = ("euclidean", "cosine", "correlation", "manhattan", "hamming")
@@ -109,16 +114,20 @@ def data_exponent(points, metric):
     return power_of_two_exponent(points) if metric in SCALED_METRICS else 0
 
 
-def prepare(X, metric, name="X"):
+def prepare(X, metric, name="X", new_points=False):
     """The rows the searches of ``metric`` work on (see the module table).
 
     ``X`` is checked float64 data; it is returned as it is for the metrics
     that use the rows as given, else as a new C-contiguous array.  Raises
     ``ValueError`` for a row whose cosine (a row of zeros) or correlation
-    (a constant row) distance is undefined.
+    (a constant row) distance is undefined, and, for the training data
+    (``new_points`` False), a row that has no Hamming neighbours
+    (:func:`check_hamming_rows`).
     """
     if metric == PRECOMPUTED:  # rows of distances (to the training points)
         return check_distance_rows(X, name)
+    if metric == "hamming" and not new_points:
+        check_hamming_rows(X, name)
     if metric not in ("cosine", "correlation"):
         return X
     R = X - X.mean(axis=1, keepdims=True) if metric == "correlation" else np.array(X)
@@ -156,6 +165,47 @@ def unit_length_rows(R, metric, name="X"):
     R /= top[:, None]
     R /= np.sqrt(np.einsum("ij,ij->i", R, R))[:, None]
     return R
+
+
+def check_hamming_rows(X, name="X"):
+    """Refuse training rows whose Hamming distance to every other row is 1.
+
+    Such a row holds, in every column, a value no other row holds: it is
+    equally far from all the others, so its neighbours (and its ``P``)
+    would be chosen by the rows' index, not by the data.  Continuous data
+    are made of such rows.  With two rows the one neighbour is not a
+    choice, and nothing is refused.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Checked float64 data (``-0.0`` and ``0.0`` are one value, as the
+        distance counts them).
+    name : str, default="X"
+        How the message names the data.
+
+    Raises
+    ------
+    ValueError
+        Naming the metric, how many rows, the first of them, and what to
+        do instead.
+    """
+    n = X.shape[0]
+    if n < 3:
+        return
+    shared = np.zeros(n, dtype=bool)
+    for f in range(X.shape[1]):
+        _, inverse, counts = np.unique(X[:, f], return_inverse=True, return_counts=True)
+        shared |= counts[inverse] > 1
+        if shared.all():
+            return
+    alone = np.flatnonzero(~shared)
+    raise ValueError(
+        f"metric='hamming' counts equal values, and {name} has {alone.size} of {n} row(s) "
+        f"whose every value occurs in no other row of its column (first: row {int(alone[0])}): "
+        "each is at Hamming distance 1 from every other row, so its neighbours would be "
+        "chosen by their index; give binary or categorical data (e.g. X != 0, or the "
+        "values binned) or use another metric such as 'euclidean'")
 
 
 def core_distances(A, B, metric):

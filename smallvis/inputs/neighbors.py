@@ -1102,7 +1102,7 @@ class KNNIndex:
             raise TypeError("X_new is sparse but the index was built on dense data; pass "
                             "X_new.toarray()")
         units = self.distance_units(X_new)
-        X_new = metrics.prepare(X_new, self.metric, "X_new")
+        X_new = metrics.prepare(X_new, self.metric, "X_new", new_points=True)
         if self.method == "exact":
             indices, distances = self._exact_query(X_new, k, units)
         else:

@@ -1,10 +1,10 @@
 r"""Linear projections of the input: PCA of dense X, truncated SVD of sparse X.
 
 :func:`fit_projection` finds the top ``r`` right singular vectors of ``X``
-(centred on the column means for dense ``X``: its principal axes; not
-centred for sparse ``X``, which centring would fill in) by a randomised
-range finder with power iterations (Halko, Martinsson and Tropp 2011),
-through NumPy and SciPy only:
+(by default centred on the column means for dense ``X``: its principal
+axes; not centred for sparse ``X``, which centring would fill in) by a
+randomised range finder with power iterations (Halko, Martinsson and Tropp
+2011), through NumPy and SciPy only:
 
 .. math::
 
@@ -18,6 +18,15 @@ each step).  The signs are fixed (the largest loading of each component is
 positive), so a seed gives the same projection in every process.
 :class:`Projection` applies it to new points: ``transform`` projects them
 as the training data were projected.
+
+A column of sparse ``X`` without a stored entry adds nothing to any
+product with ``X``, and its loading in every component is zero.  The range
+finder of sparse ``X`` therefore works on the columns that hold entries
+only (:func:`occurring_columns`), and :math:`\Omega` has a row for each of
+those alone: its memory follows the stored entries and the rows, not the
+number of columns (a hashing vectoriser's ``2**24``), and empty columns,
+however many, do not change the result.  :func:`fitted_scores` gives the
+scores of the training rows without ever forming the ``(r, d)`` components.
 """
 
 from typing import NamedTuple, Optional
@@ -33,11 +42,17 @@ POWER_ITERATIONS = 4
 
 
 class Projection(NamedTuple):
-    """A fitted projection: ``(X - mean) @ components.T`` (``mean`` None: not centred)."""
+    """A fitted projection: ``(X - mean) @ components.T`` (``mean`` None: not centred).
+
+    A projection of dense data that is not centred has a zero ``mean``
+    (the rows are projected as they are); ``mean`` None marks one fitted
+    on sparse data, which new points may then be too.
+    """
 
     #: (r, d) orthonormal rows.
     components: np.ndarray
-    #: (d,) column means of the training data, or None (sparse: not centred).
+    #: (d,) column means of the training data (zeros: dense, not centred),
+    #: or None (sparse: not centred).
     mean: Optional[np.ndarray]
 
     def apply(self, X):
@@ -52,35 +67,55 @@ class Projection(NamedTuple):
         return np.ascontiguousarray(scores, dtype=np.float64)
 
 
-def fit_projection(X, n_components, seed, centre=None, power_iterations=POWER_ITERATIONS,
-                   stage="projection"):
-    """The top ``n_components`` right singular vectors of ``X`` (centred if dense).
+def occurring_columns(X, at_least=0):
+    """Sparse ``X`` on the columns that hold a stored entry: ``(X_kept, columns)``.
+
+    Found from the stored entries alone (no array of ``n_features``).
 
     Parameters
     ----------
-    X : ndarray or scipy.sparse matrix of shape (n_samples, n_features)
-        Checked data.
-    n_components : int
-        ``r``, at most ``min(n_samples, n_features)``.
-    seed : int
-        Seeds the random directions.
-    centre : bool, optional
-        Subtract the column means first; default: for dense ``X`` only.
-    power_iterations : int, default=POWER_ITERATIONS
-        ``q``: more make the axes more precise, each costs two products
-        with ``X``.
-    stage : str, default="projection"
-        The stage its progress lines name (with reporting on, a line when
-        one is due after each of the ``2 q + 2`` products with ``X``).
+    X : scipy.sparse matrix of shape (n_samples, n_features)
+    at_least : int, default=0
+        Fewest columns kept: if fewer hold entries, the first empty columns
+        are added (``r`` orthonormal directions need ``r`` columns to lie
+        in).
 
     Returns
     -------
-    Projection
+    X_kept : scipy.sparse.csr_array of shape (n_samples, len(columns))
+        The same rows with the other columns left out (the stored entries
+        in the same order).
+    columns : ndarray of int64, sorted, or None
+        The columns kept; None when they are all the columns of ``X``
+        (``X_kept`` is then ``X`` as CSR).
     """
-    centre = not sp.issparse(X) if centre is None else centre
+    X = sp.csr_array(X)
+    n_features = X.shape[1]
+    columns = np.unique(X.indices).astype(np.int64)
+    missing = min(int(at_least), n_features) - len(columns)
+    if missing > 0:
+        candidates = np.arange(min(n_features, len(columns) + int(at_least)), dtype=np.int64)
+        columns = np.union1d(columns, np.setdiff1d(candidates, columns)[:missing])
+    if len(columns) == n_features:
+        return X, None
+    kept = sp.csr_array((X.data, np.searchsorted(columns, X.indices), X.indptr),
+                        shape=(X.shape[0], len(columns)))
+    return kept, columns
+
+
+def _fit(X, n_components, seed, centre, power_iterations, stage):
+    """``(projection, X_kept, columns)``: the projection of ``X_kept``, sparse ``X`` on ``columns``.
+
+    For dense ``X``, and when ``columns`` is None, ``X_kept`` holds every
+    column of ``X`` (see :func:`occurring_columns`).
+    """
+    centre = not sp.issparse(X) if centre is None else bool(centre)
+    r = int(n_components)
+    columns = None
+    if sp.issparse(X):
+        X, columns = occurring_columns(X, r)
     mean = np.asarray(X.mean(axis=0)).ravel() if centre else None
     n, d = X.shape
-    r = int(n_components)
     width = min(r + OVERSAMPLES, n, d)
     rng = np.random.default_rng(seed)
     omega = rng.standard_normal((d, width))
@@ -107,4 +142,63 @@ def fit_projection(X, n_components, seed, centre=None, power_iterations=POWER_IT
     flip = np.sign(components[np.arange(len(components)),
                               np.argmax(np.abs(components), axis=1)])
     components = np.ascontiguousarray(components * flip[:, None])
+    if mean is None and not sp.issparse(X):
+        mean = np.zeros(d)  # dense, not centred: new points are dense too
+    return Projection(components, mean), X, columns
+
+
+def fit_projection(X, n_components, seed, centre=None, power_iterations=POWER_ITERATIONS,
+                   stage="projection"):
+    """The top ``n_components`` right singular vectors of ``X`` (centred if dense).
+
+    Parameters
+    ----------
+    X : ndarray or scipy.sparse matrix of shape (n_samples, n_features)
+        Checked data.
+    n_components : int
+        ``r``, at most ``min(n_samples, n_features)``.
+    seed : int
+        Seeds the random directions.
+    centre : bool, optional
+        Subtract the column means first; default: for dense ``X`` only.
+        Without centring, the projection keeps the rows' angles: with
+        ``r = n_features`` it is a rotation of the rows, and their cosine
+        distances are unchanged, which those of centred rows are not.
+    power_iterations : int, default=POWER_ITERATIONS
+        ``q``: more make the axes more precise, each costs two products
+        with ``X``.
+    stage : str, default="projection"
+        The stage its progress lines name (with reporting on, a line when
+        one is due after each of the ``2 q + 2`` products with ``X``).
+
+    Returns
+    -------
+    Projection
+        Its ``components`` have a column for every feature (zero for those
+        sparse ``X`` never stores): ``r x n_features`` numbers, what
+        ``transform`` applies to new points.  For the training rows' scores
+        alone, :func:`fitted_scores` needs none of them.
+    """
+    projection, _, columns = _fit(X, n_components, seed, centre, power_iterations, stage)
+    if columns is None:
+        return projection
+    components = np.zeros((projection.components.shape[0], X.shape[1]))
+    components[:, columns] = projection.components
+    mean = None
+    if projection.mean is not None:
+        mean = np.zeros(X.shape[1])
+        mean[columns] = projection.mean
     return Projection(components, mean)
+
+
+def fitted_scores(X, n_components, seed, centre=None, power_iterations=POWER_ITERATIONS,
+                  stage="projection"):
+    """The scores of the rows of ``X`` on their own :func:`fit_projection`, float64, C order.
+
+    Equal to ``fit_projection(X, ...).apply(X)`` (the same products, in
+    the same order), but for sparse ``X`` the components are kept on the
+    columns that hold entries only: memory follows the stored entries and
+    the rows, never the number of columns.
+    """
+    projection, X_kept, _ = _fit(X, n_components, seed, centre, power_iterations, stage)
+    return projection.apply(X_kept)
