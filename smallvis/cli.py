@@ -21,12 +21,20 @@ refused, for root too (:mod:`smallvis._outputs`).
 Exit status: 0 success, 1 an output could not be written, 2 bad input or
 options (a damaged ``--model`` file, or an input too large for memory with
 these options, included), 130 interrupted (Ctrl-C).
+
+Ctrl-C (SIGINT) interrupts a run that was started with SIGINT at its
+default.  A run started with SIGINT ignored, as a non-interactive shell
+starts its background jobs (``smallvis embed ... &`` or ``nohup smallvis
+embed ... &`` in a script), keeps it ignored and runs to its end: that is
+the Unix convention, which lets such a job outlive a Ctrl-C typed at the
+terminal.  ``--save-partial`` warns when it cannot apply for that reason.
 """
 
 import argparse
 import functools
 import io
 import os
+import signal
 import stat
 import sys
 import warnings
@@ -380,7 +388,9 @@ def build_parser():
                         f"extension ({', '.join(PLOT_FORMATS)})")
     e.add_argument("--save-partial", action="store_true",
                    help="on Ctrl-C during the optimisation, still write the coordinates "
-                        "reached so far (default: write nothing)")
+                        "reached so far (default: write nothing); a run started with "
+                        "SIGINT ignored (a background job of a script) keeps it "
+                        "ignored and cannot be interrupted this way")
     e.add_argument("--save-model", default=None, metavar="MODEL.npz",
                    help="also write the fitted model, for `smallvis transform` "
                         "(.npz arrays and a JSON header; no pickle)")
@@ -632,6 +642,25 @@ def run_transform(args):
     return 0
 
 
+def _warn_if_uninterruptible(args):
+    """Warn that ``--save-partial`` cannot apply when SIGINT is ignored.
+
+    smallvis leaves an inherited SIGINT disposition as it is: a process
+    that was started with SIGINT ignored (a background job of a
+    non-interactive shell, ``cmd &`` or ``nohup cmd &`` in a script) was
+    meant to outlive a Ctrl-C typed at the terminal, so restoring it would
+    defeat that intent.  Such a run cannot be interrupted into saving its
+    partial results, which its user should hear before the work starts,
+    not after.
+    """
+    if args.save_partial and signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        warnings.warn("--save-partial: SIGINT is ignored in this process (as in a "
+                      "background job that a script started), so Ctrl-C cannot "
+                      "interrupt the run and nothing partial will be saved; start it "
+                      "with SIGINT at its default (e.g. in the foreground) to be able "
+                      "to interrupt it")
+
+
 def _interrupted(args, tracker):
     """Ctrl-C: save the partial coordinates if asked to, say what happened."""
     if tracker.finished:
@@ -692,6 +721,7 @@ def main(argv=None):
         warnings.showwarning = _one_line_warning
         try:
             if args.command == "embed":
+                _warn_if_uninterruptible(args)
                 return run_embed(args, tracker)
             if args.command == "transform":
                 return run_transform(args)

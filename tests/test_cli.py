@@ -276,22 +276,38 @@ def test_progress_announces_every_stage_before_the_iterations(capsys):
     assert "done in" in head
 
 
-def _interrupt_a_run(tmp_path, *options):
-    """Start a long run, press Ctrl-C once it iterates, return (status, stderr)."""
+def _start_run(tmp_path, n_iter, *options, sigint=signal.SIG_DFL):
+    """Start the CLI on digits with SIGINT set to ``sigint`` in the child.
+
+    The disposition is set between fork and exec, so the child's Python
+    starts with it whatever the test runner's own is: a runner started as a
+    script's background job has SIGINT ignored, and its children would
+    inherit that.
+    """
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [os.path.dirname(os.path.dirname(smallvis.__file__)), os.environ.get("PYTHONPATH", "")]))
-    proc = subprocess.Popen(
+    return subprocess.Popen(
         [sys.executable, "-m", "smallvis.cli", "embed", "digits", "--fast", "--n-iter",
-         "100000", "--random-state", "0", "--out", "y.csv", "--plot", "y.png", *options],
-        cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
+         str(n_iter), "--random-state", "0", "--out", "y.csv", "--plot", "y.png", *options],
+        cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, sigint))
+
+
+def _press_ctrl_c_once_it_iterates(proc):
+    """Send SIGINT at the first progress line of the iterations; return (status, stderr)."""
     lines = []
     for line in proc.stderr:
         lines.append(line)
         if line.startswith("iter"):
             proc.send_signal(signal.SIGINT)
             break
-    rest = proc.communicate(timeout=60)[1]
+    rest = proc.communicate(timeout=120)[1]
     return proc.returncode, "".join(lines) + rest
+
+
+def _interrupt_a_run(tmp_path, *options):
+    """Start a long run, press Ctrl-C once it iterates, return (status, stderr)."""
+    return _press_ctrl_c_once_it_iterates(_start_run(tmp_path, 100000, *options))
 
 
 def test_ctrl_c_saves_nothing_by_default(tmp_path):
@@ -305,6 +321,25 @@ def test_ctrl_c_with_save_partial_writes_the_coordinates_so_far(tmp_path):
     status, err = _interrupt_a_run(tmp_path, "--save-partial")
     assert status == 130, err
     assert "partial results saved" in err and "Traceback" not in err, err
+    Y = np.loadtxt(tmp_path / "y.csv", delimiter=",", skiprows=1)
+    assert Y.shape == (1797, 2) and np.all(np.isfinite(Y))
+    assert (tmp_path / "y.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_run_started_with_sigint_ignored_keeps_it_ignored(tmp_path):
+    """A script's background job (``smallvis ... &``) inherits SIGINT ignored.
+
+    The CLI keeps it so (the Unix convention): Ctrl-C does not stop it, the
+    run ends normally with all its outputs, and --save-partial, which can
+    then never apply, says so up front.
+    """
+    proc = _start_run(tmp_path, 1500, "--save-partial", sigint=signal.SIG_IGN)
+    status, err = _press_ctrl_c_once_it_iterates(proc)
+    assert status == 0, err
+    assert "interrupted" not in err and "Traceback" not in err, err
+    warning = [line for line in err.splitlines() if line.startswith("smallvis: warning:")]
+    assert len(warning) == 1 and "--save-partial" in warning[0], err
+    assert "SIGINT is ignored" in warning[0], err
     Y = np.loadtxt(tmp_path / "y.csv", delimiter=",", skiprows=1)
     assert Y.shape == (1797, 2) and np.all(np.isfinite(Y))
     assert (tmp_path / "y.png").read_bytes()[:4] == b"\x89PNG"
