@@ -179,9 +179,22 @@ class SparseRows:
         M.sort_indices()
         self.offset = X.shape[0]  # row of the first new point
         self.indptr = np.ascontiguousarray(M.indptr, dtype=np.int64)
-        self.indices = np.ascontiguousarray(M.indices, dtype=np.int64)
+        # the columns that hold an entry, numbered 0, 1, ... in their order:
+        # sums over a row's entries see the same sorted, distinct columns, and
+        # the copy held by column (training_columns) then needs a pointer per
+        # stored column, not per feature (a hashing vectoriser's 2**24)
+        stored, compact = np.unique(M.indices, return_inverse=True)
+        self.n_columns = stored.shape[0]
+        self.indices = np.ascontiguousarray(compact.ravel(), dtype=np.int64)
         self.data = np.ascontiguousarray(M.data, dtype=np.float64)
         self.kernels, self.n_threads = kernels, n_threads
+
+    def training_columns(self):
+        """The training rows (those before :attr:`offset`) held by column: a :class:`SparseColumns`."""
+        end = self.indptr[self.offset]
+        return SparseColumns(sp.csr_matrix(
+            (self.data[:end], self.indices[:end], self.indptr[:self.offset + 1]),
+            shape=(self.offset, self.n_columns)))
 
     def pairs(self, rows, cols):
         """Squared distances of the pairs (rows[t], cols[t]), any equal shapes."""
@@ -207,7 +220,11 @@ def _best(cand, d2, k):
 
 
 class SparseColumns:
-    """The rows of a CSR matrix held by column (CSC kernel arrays): the products' other side."""
+    """The rows of a CSR matrix held by column (CSC kernel arrays): the products' other side.
+
+    Built by :meth:`SparseRows.training_columns`, in that object's column
+    numbering, which the products' kernels share with it.
+    """
 
     def __init__(self, X):
         C = sp.csc_matrix(X)
@@ -267,7 +284,7 @@ def exact_rows(X, rows_of, Q, k, exclude_self, pairs_offset=0):
     # every row within it of the shortlist's last is shortlisted too, so
     # that ties resolve by index as in the dense search
     slack = 0.5 * _PRODUCT_ROUNDING * (sq_q + sq_x.max())
-    columns = SparseColumns(X)
+    columns = rows_of.training_columns()
     half_sq = 0.5 * sq_x
     idx = np.empty((m, k), dtype=np.int64)
     d2 = np.empty((m, k))
