@@ -635,7 +635,7 @@ def _sparse_to_csr(P, name):
             Q.check_format(full_check=True)
         elif fmt == "coo":
             Q = P.copy()
-            row, col = (np.asarray(a) for a in Q.coords)
+            row, col = np.asarray(Q.row), np.asarray(Q.col)  # .coords: scipy >= 1.13
             nnz = len(np.asarray(Q.data))
             if row.ndim != 1 or col.ndim != 1 or len(row) != nnz or len(col) != nnz:
                 raise ValueError("row, column and data arrays differ in length")

@@ -552,7 +552,10 @@ def _calibrated_rows(X, perplexity, kernels, n_neighbors, knn, knn_method, rando
                               n_trees, kernels, metric)
     e = power_of_two_exponent(distances)  # P is scale-free; beta is scaled back
     # D2 = (distances / 2**e)**2, in place when the array is ours
-    D2 = np.array(distances, dtype=np.float64, order="C", copy=True if knn is not None else None)
+    # (a copy of the user's knn=; copy=None, numpy 2's "copy if needed", is
+    # asarray, which numpy 1.26 also has)
+    D2 = (np.array(distances, dtype=np.float64, order="C") if knn is not None
+          else np.asarray(distances, dtype=np.float64, order="C"))
     del distances
     if e:
         np.ldexp(D2, -e, out=D2)
