@@ -35,13 +35,24 @@ diverging when
   :func:`smallvis._validation.check_coordinate_span`, checked every
   iteration, before the next gradient could turn it into inf or NaN);
 * the cost rises by more than :data:`RISE_ONCE` (a doubling) above the
-  lowest cost seen, or by more than :data:`RISE_TWICE` (10%) above it at
-  two evaluations in a row: while ``P`` is not exaggerated (after early
+  lowest cost seen, at one evaluation; or it stays more than
+  :data:`RISE_TWICE` (10%) above it for :data:`RISE_PATIENCE` iterations
+  (at every evaluation from the first one that saw the rise to one at least
+  that many iterations later): while ``P`` is not exaggerated (after early
   exaggeration when there is some, and from the start, whose cost is
   evaluated once, not recorded, when there is none).  Exaggeration moves
   the map away from the minimum of the true cost on purpose, so the rise
   rule is off while it lasts, late exaggeration included; the other
   checks stay on.
+
+The lasting rise is measured in iterations, not in evaluations, so that how
+often the cost is evaluated (``cost_every``) does not decide how long a rise
+may last: delta-bar-delta with momentum does not descend monotonically, and a
+converging run can climb well above its best for tens of iterations (a point
+that its growing gains carry fast across the map is thrown out when it
+meets a cluster) before it falls below it again by itself.  Counted in
+evaluations, a rise of a few iterations would stop a run whose cost is
+evaluated every iteration and go unseen at the default ``cost_every``.
 
 A wide map is not a diverging one: a heavy-tailed map of a few points
 legitimately spans hundreds of units (R smallvis's own 10-point t-SNE test
@@ -106,13 +117,19 @@ TOL_WAIT = 15
 
 #: Divergence: a cost this far (relative) above the lowest one, at one evaluation.
 RISE_ONCE = 1.0
-#: Divergence: a cost this far (relative) above the lowest one, twice in a row.
-#: Delta-bar-delta with momentum does not descend monotonically: UMAP's
-#: default run on iris, evaluated every 10 iterations, rises 1.4% above its
-#: best at two evaluations in a row and then falls again
-#: (``tests/test_guard.py``), so 10% rather than 1%; the diverging runs of
-#: ``tests/test_optim.py`` rise far more (or stop being finite).
+#: Divergence: a cost this far (relative) above the lowest one, for
+#: :data:`RISE_PATIENCE` iterations.  A converging run may climb higher, but
+#: only for a while; a run that stays this far above its best is not
+#: converging.
 RISE_TWICE = 0.1
+#: Divergence: iterations a rise of more than :data:`RISE_TWICE` must last.
+#: Two evaluations in a row at the default ``cost_every`` (50), whose
+#: verdicts it keeps at every ``cost_every``.  Longer than the bumps that a
+#: converging run climbs and leaves by itself once the gains of
+#: delta-bar-delta carry a point fast into a cluster (docs/reliability.md,
+#: "What the divergence guard judges"); shorter than the bouncing of a
+#: learning rate a few times too large, which the guard lowers.
+RISE_PATIENCE = 50
 #: Halvings of the learning rate before the run gives up.
 MAX_RECOVERIES = 20
 
@@ -284,19 +301,24 @@ class _Checkpoint:
 
 
 class _DivergenceWatch:
-    """Decides, at each cost evaluation, whether the run is diverging."""
+    """Decides, at each cost evaluation, whether the run is diverging.
+
+    ``best`` is the lowest cost seen while ``P`` is not exaggerated;
+    ``rising_since`` the iteration of the first evaluation of the current
+    stretch more than :data:`RISE_TWICE` above it (None outside one).
+    """
 
     def __init__(self, settings):
         self.settings = settings
-        self.best = None   # lowest cost while P is not exaggerated
-        self.rising = False
+        self.best = None
+        self.rising_since = None
 
     def judges(self, it):
         """Whether the rise rule applies at iteration ``it`` (``P`` not exaggerated)."""
         return self.settings.exaggeration_at(it) == 1.0
 
     def reset(self, best):
-        self.best, self.rising = best, False
+        self.best, self.rising_since = best, None
 
     def check(self, it, cost):
         """A reason string if the run diverges at this evaluation, else None."""
@@ -305,13 +327,24 @@ class _DivergenceWatch:
         if not self.judges(it):
             return None
         if self.best is None or cost <= self.best:
-            self.best, self.rising = cost, False
+            self.reset(cost)
             return None
+        return self._judge_rise(it, cost)
+
+    def _judge_rise(self, it, cost):
+        """The rise rule for a cost above ``best``: a reason string, or None."""
         rise = (cost - self.best) / max(abs(self.best), 1e-300)
-        twice = self.rising and rise > RISE_TWICE
-        self.rising = rise > RISE_TWICE
-        if rise > RISE_ONCE or twice:
+        if rise > RISE_ONCE:
             return f"the cost rose from {self.best:.6g} to {cost:.6g}"
+        if rise <= RISE_TWICE:
+            self.rising_since = None
+            return None
+        if self.rising_since is None:
+            self.rising_since = it
+        lasted = it - self.rising_since
+        if lasted >= RISE_PATIENCE:
+            return (f"the cost rose from {self.best:.6g} to {cost:.6g} and stayed more than "
+                    f"{RISE_TWICE:.0%} above it for {lasted} iterations")
         return None
 
 
