@@ -4,8 +4,11 @@ The records an entry holds (approximate gradients, kinds of ``P``,
 confusions with another method, size limits), the generic checks of method
 parameters, the rules for size limits on small data and for
 ``learning_rate="auto"``, and UMAP's output kernel fitted to ``spread`` and
-``min_dist``.  Its code names no method: :mod:`smallvis.registry`
-attaches these parts to its entries.
+``min_dist``.  The generic parts name no method; the method-specific rules
+(LargeVis's ``gamma="auto"`` and its stochastic ``gamma``, the auto learning
+rates of each family, the size limits of perplexity and of the UMAP and
+NCVis graphs) are named after the method they serve, and
+:mod:`smallvis.registry` attaches each to its entries.
 """
 
 import numbers

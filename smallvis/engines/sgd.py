@@ -2,14 +2,16 @@
 
 A method with a stochastic form carries an :class:`SgdSpec` in the registry
 (:data:`smallvis.registry.METHODS`).  The spec names the method's per-edge
-coefficient (``"umap"``: :math:`1/(1 + a d^{2b})`; ``"cauchy"``:
-:math:`1/(1 + d^2)`, used by tumap and largevis; ``"ncvis"``: the NCE
-coefficient with a learned normalisation), its sampling scheme and its
-defaults; everything else (sampling, schedule, threads, randomness) is
-written once, in the twin kernels ``sgd_epochs`` of :mod:`smallvis.backends.reference`
-(a readable per-edge loop) and :mod:`smallvis.backends._kernels` (Cython).  The
-coefficients are small named functions in both twins
-(``smallvis.backends.reference.SGD_COEFFICIENTS``; derivations in docs/theory.md).
+coefficient (a method unit's ``sgd_coefficient`` or ``sgd_grouped``, such as
+``"umap"`` for :math:`1/(1 + a d^{2b})` or ``"cauchy"`` for
+:math:`1/(1 + d^2)`), its sampling scheme and its defaults; everything else
+(sampling, schedule, threads, randomness) is written once, in the twin
+kernels ``sgd_epochs`` of :mod:`smallvis.backends.reference` (a readable
+per-edge loop, defined in :mod:`smallvis.backends._sgd_reference`) and
+:mod:`smallvis.backends._sgd_kernels` (Cython).  The coefficients are the
+method units' own functions (:mod:`smallvis.methods`), collected by name in
+``smallvis.backends.reference.SGD_COEFFICIENTS`` and ``SGD_GROUPS``;
+derivations in docs/theory.md.
 
 Sampling schemes
 ----------------
@@ -229,10 +231,12 @@ class SgdSpec:
 
     Attributes
     ----------
-    coefficient : {"umap", "cauchy", "ncvis"}
-        Per-edge attraction/repulsion coefficients (a key of
-        ``smallvis.backends.reference.SGD_COEFFICIENTS``; see
-        :func:`smallvis.backends.reference.sgd_epochs`).
+    coefficient : {"umap", "cauchy", "ncvis", "negtsne", "infonce"}
+        Per-edge attraction/repulsion coefficients: a key of
+        ``smallvis.backends.reference.SGD_COEFFICIENTS`` (a unit's
+        ``sgd_coefficient``) or of ``SGD_GROUPS`` (a unit's ``sgd_grouped``,
+        whose sample computes its positive and negatives together); see
+        :func:`smallvis.backends.reference.sgd_epochs`.
     scheme : {"epochs_per_sample", "alias", "every_edge"}
         How positive edges are sampled (module docstring).
     noise : {"uniform", "uniform_others", "degree"}
