@@ -106,8 +106,8 @@ identically by both kernels.  Hence:
   ``2 + m`` random rows.  So with several threads the Cython loop draws a
   sample's first negatives before its positive step and asks the cache for
   their rows, and for the tail row of the edge a few places ahead; these
-  hints change no number (at 20,000 points they took two threads from
-  0.74 to 0.64 x the one-thread time on a nearly idle 2-core machine).
+  hints change no number, only how long a thread waits for a row
+  (docs/experiments.md, 2026-11-23).
 """
 
 import math
@@ -186,16 +186,13 @@ def largevis_n_epochs(n_samples):
     (about 22,000 N at 70,000 points, 18,000 N at 100,000, 10,000 N from a
     million); uwot's ``lvish`` matches that count.
 
-    Chosen on 784-dimensional images with the spectral start
-    (docs/theory.md §4.3), with the reference's ``gamma = 7``
-    (smallvis.registry.LARGEVIS_SGD_GAMMA).  At 70,000 points (three seeds,
-    one P; umap-learn's 10-NN accuracy 0.892, uwot's ``lvish`` 0.880),
-    1500 epochs reach 10-NN accuracies of 0.893, 0.889 and 0.889 with a
-    15-NN preservation of 0.152-0.154; the former 1000 epochs at
-    ``gamma = 5`` reached 0.869, 0.865 and 0.869 (preservation 0.135),
-    and 1200 epochs at ``gamma = 7`` 0.884.  Above 100,000 points the
-    budget follows the reference's: at a million points the optimisation
-    is half of the run.
+    1500 is the budget at which, with the spectral start and the
+    reference's ``gamma = 7`` (smallvis._method_rules.LARGEVIS_SGD_GAMMA),
+    real images come within 0.005 of umap-learn's 10-NN accuracy; fewer
+    epochs fall short (docs/theory.md §4.3; docs/experiments.md,
+    2026-11-25).  Above 100,000
+    points the budget follows the reference's, so that at a million points
+    the optimisation stays about half of the run.
     """
     n = int(n_samples)
     if n <= LARGEVIS_FULL_BUDGET_N:
@@ -216,11 +213,9 @@ def largevis_early_epochs(n_epochs):
     For these first epochs the repulsion weight is ``early_gamma`` (1, the
     balance of umap) instead of ``gamma`` (7): the classes of the spectral
     start gather under the attraction before the strong repulsion spreads
-    them, and small groups are no longer pushed off their class as
-    satellites.  On 70,000 images of 784 pixels (docs/theory.md §4.3, six
-    seeds, one P) the pieces per class fell from 1.57 to 1.22 (uwot's
-    ``lvish``: 1.2), the 10-NN accuracy stayed at 0.888 and the 15-NN
-    preservation went from 0.152 to 0.148 (uwot: 0.130).
+    them, so that small groups are not pushed off their class as
+    satellites, at no cost in 10-NN accuracy (docs/theory.md §4.3;
+    docs/experiments.md, 2026-11-29).
     """
     return int(round(LARGEVIS_EARLY_FRACTION * int(n_epochs)))
 
