@@ -332,8 +332,8 @@ cdef void _nearest_fallback(const double* d2, Py_ssize_t m,
 cdef double _CERTAIN = 1e-9
 # The Newton search of _certify stops within this fraction of the tolerance
 # of the root.  It only places the certified bounds (any stopping point gives
-# the same result); half the band leaves them tight with the fewest entropy
-# evaluations on the data measured (digits: about 7 a row, from 8.2 at 0.05).
+# the same result); half the band leaves them tight with fewer entropy
+# evaluations than a tighter stop (docs/experiments.md, 2026-11-23).
 cdef double _NEWTON_STOP = 0.5
 
 

@@ -42,7 +42,7 @@ from scipy.spatial.distance import cdist
 from scipy import special
 
 from .._numeric import tie_key as _tie_key
-from ..methods._common import LOG_FLOOR  # noqa: F401  (re-exported: it was defined here)
+from ..methods._common import LOG_FLOOR  # noqa: F401  (importable here, beside the kernels)
 from ..methods._common import unit_field_values
 from ..methods.asne import ASNE
 from ..methods.infonce import InfoNCE

@@ -36,10 +36,9 @@ double log1p(double) __attribute__((simd("notinbranch")));
 
 /*
  * x**y for x > 0 in vector loops.  With glibc 2.35's vector exp2 and log2
- * (setup.py defines SMALLVIS_LIBMVEC_EXP2) as exp2(y log2 x): on AVX-512
- * they take about 0.86 ns an element against 1.24 ns for exp(y log x), with
- * the same accuracy (the error of the exponent, |y log2 x| ulp, dominates
- * either way).
+ * (setup.py defines SMALLVIS_LIBMVEC_EXP2) as exp2(y log2 x), which is
+ * faster than exp(y log x) and as accurate (the error of the exponent,
+ * |y log2 x| ulp, dominates either way; docs/experiments.md, 2026-11-21).
  */
 #if defined(SMALLVIS_LIBMVEC_EXP2)
 double exp2(double) __attribute__((simd("notinbranch")));
