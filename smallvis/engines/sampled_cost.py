@@ -1,7 +1,8 @@
 r"""A cheap sampled estimate of a method's exact cost (for large stochastic runs).
 
-The exact costs of largevis, umap, tumap and ncvis (:mod:`smallvis.backends.reference`;
-the methods whose entry has :attr:`~smallvis.registry.Method.pair_units`)
+The exact costs of the methods whose entry has
+:attr:`~smallvis.registry.Method.pair_units` (largevis, umap, tumap, ncvis,
+negtsne; :mod:`smallvis.backends.reference`)
 are sums over all ordered pairs :math:`i \ne j` of a pair term
 :math:`f_i(p_{ij}, d_{ij}^2)`, which the method's unit defines
 (``smallvis/methods/<name>.py``): its ``edge_term`` is

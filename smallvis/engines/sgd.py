@@ -38,9 +38,10 @@ Sampling schemes
     old position); the head's steps are summed and applied after its
     negatives.  Clip ±5 before the step; ``alpha_e = alpha_0 max(1 - e /
     n_epochs, 1e-4)``.
-``"every_edge"`` (ncvis; the NCVis reference code)
-    Every edge once per epoch, with a per-epoch number of uniform noise
-    samples drawn from the points other than the head (below).
+``"every_edge"`` (ncvis, negtsne, infonce; the NCVis reference code)
+    Every edge once per epoch, with the epoch's number of uniform noise
+    samples (``noise_schedule``: NCVis's cubic schedule, below, or a
+    constant count) drawn from the points other than the head.
 
 The learned normalisation (NCVis)
 ---------------------------------
