@@ -191,9 +191,9 @@ def largevis_n_epochs(n_samples):
     reference's ``gamma = 7`` (smallvis._method_rules.LARGEVIS_SGD_GAMMA),
     real images come within 0.005 of umap-learn's 10-NN accuracy; fewer
     epochs fall short (docs/theory.md §4.3; docs/experiments.md,
-    2026-11-25).  Above 100,000
-    points the budget follows the reference's, so that at a million points
-    the optimisation stays about half of the run.
+    2026-11-25).  Above 100,000 points the budget follows the reference's,
+    so that at a million points the optimisation stays about half of the
+    run.
     """
     n = int(n_samples)
     if n <= LARGEVIS_FULL_BUDGET_N:

@@ -65,11 +65,12 @@ Backends
     (:func:`smallvis.inputs.projected_search.leaf_order`: near points get
     neighbouring numbers), so that the queries, the candidate distances
     and the rounds read rows from the cache (docs/experiments.md,
-    2026-11-24), and the lists are numbered back and their ties re-sorted by index at the end.  Where
-    exact ties straddle the k-th place, the search keeps the one of smaller
-    working number; Hamming distances, which are counts and tie at the
-    k-th place all the time, keep the training numbers, so their ties go
-    by index as on the exact path.  The Annoy queries (Annoy
+    2026-11-24), and the lists are numbered back and their ties re-sorted
+    by index at the end.  Where exact ties straddle the k-th place, the
+    search keeps the one of smaller working number; Hamming distances,
+    which are counts and tie at the k-th place all the time, keep the
+    training numbers, so their ties go by index as on the exact path.  The
+    Annoy queries (Annoy
     releases the GIL while it searches), the candidate distances and the
     refinement run on ``n_threads`` threads; the forest is built on one
     (Annoy's multi-threaded build gives a different forest for each number
