@@ -4,8 +4,11 @@ The records an entry holds (approximate gradients, kinds of ``P``,
 confusions with another method, size limits), the generic checks of method
 parameters, the rules for size limits on small data and for
 ``learning_rate="auto"``, and UMAP's output kernel fitted to ``spread`` and
-``min_dist``.  Its code names no method: :mod:`smallvis.registry`
-attaches these parts to its entries.
+``min_dist``.  The generic parts name no method; the method-specific rules
+(LargeVis's ``gamma="auto"`` and its stochastic ``gamma``, the auto learning
+rates of each family, the size limits of perplexity and of the UMAP and
+NCVis graphs) are named after the method they serve, and
+:mod:`smallvis.registry` attaches each to its entries.
 """
 
 import numbers
@@ -262,10 +265,10 @@ def conditional_auto_learning_rate(n_samples, exaggeration):
     return gaussian_auto_learning_rate(n_samples, exaggeration) / n_samples
 
 
-#: Exact UMAP-type costs repel every pair; with delta-bar-delta gains a step
-#: of 1 (R smallvis's usual choice) lets the layout blow up, and so does 0.3.
-#: 0.03 gives the lowest final cost on iris and is within 3% of the best
-#: (0.1) on s1k (benchmarks/bench_fuzzy_learning_rate.py).
+#: Exact UMAP-type costs repel every pair, so under delta-bar-delta gains a
+#: step of order 1 (R smallvis's usual choice) lets the layout blow up; 0.03
+#: is small enough to be safe and still reaches a low final cost
+#: (docs/experiments.md, 2026-11-23).
 FUZZY_LEARNING_RATE = 0.03
 
 
@@ -291,34 +294,18 @@ LARGEVIS_SGD_NEGATIVES = 5
 
 #: largevis's ``gamma`` under the stochastic optimizer: the reference's 7,
 #: with 1500 epochs up to 100,000 points and a spectral start
-#: (smallvis.engines.sgd.largevis_n_epochs; docs/theory.md §4.3), chosen on
-#: real 784-dimensional images, where local structure is what LargeVis is
-#: for.  At 70,000 points, one P, 1500 epochs (10-NN accuracy / 15-NN
-#: preservation / pieces per class over three seeds; umap-learn's accuracy
-#: 0.892, uwot's ``lvish`` 0.880 / 0.130 / 1.3): gamma = 7 gives
-#: 0.893 / 0.152 / 2.1, 0.889 / 0.154 / 1.9, 0.889 / 0.153 / 1.9;
-#: gamma = 6 gives 0.888, 0.887, 0.880 (preservation 0.146-0.149, pieces
-#: 1.7-1.9); gamma = 5 with the former 1000 epochs gave 0.869, 0.865,
-#: 0.869 (0.135, 1.6-1.8).  At 20,000 images (umap-learn 0.813, uwot
-#: 0.801 / 0.219 / 2.0) gamma = 7 gives 0.810 / 0.245 / 2.9 and
-#: 0.814 / 0.247 / 2.9, gamma = 6 0.805 / 0.236 / 2.6 and
-#: 0.812 / 0.238 / 2.6, the former default 0.788 / 0.220 / 2.5 and
-#: 0.782 / 0.219 / 2.8.  7 is the only value whose accuracy stays within
-#: 0.005 of umap-learn's at 70,000 points for every seed of this trial (the
-#: whole call, benchmarks/bench_real.py, gave 0.885-0.888); it leaves a few
-#: more small pieces (1.9-2.1 per class against 1.6-1.8), and the maps
-#: draw the same classes whole as the former default's.  On 6,000
-#: curved-clusters points (two seeds) it keeps a 10-NN accuracy of
-#: 0.998-0.999.  ``gamma=1`` was umap's balance, which keeps less local
-#: structure than uwot's LargeVis (0.095 against 0.130 at 70,000 points
-#: with 500 epochs and a random start).
+#: (smallvis.engines.sgd.largevis_n_epochs; docs/theory.md §4.3).  Local
+#: structure is what LargeVis is for: of the values tried on real images,
+#: only the reference's kept the 10-NN accuracy within 0.005 of
+#: umap-learn's, and umap's balance (``gamma = 1``) kept less local
+#: structure than uwot's LargeVis (docs/experiments.md, 2026-11-25).
 LARGEVIS_SGD_GAMMA = LARGEVIS_REFERENCE_GAMMA
 
 #: The repulsion weight of largevis's early phase under ``optimizer="sgd"``
 #: (``early_gamma``; its length: smallvis.engines.sgd.largevis_early_epochs):
 #: umap's balance of one unit of repulsion per negative sample, under which
 #: the classes of the spectral start gather before ``gamma = 7`` spreads
-#: them (docs/theory.md §4.3).
+#: them (docs/theory.md §4.3; docs/experiments.md, 2026-11-29).
 LARGEVIS_SGD_EARLY_GAMMA = 1.0
 
 

@@ -252,11 +252,17 @@ def affinities(X, method=DEFAULT_METHOD, *, fast=False, random_state=None, n_thr
     Returns
     -------
     P : ndarray or scipy.sparse.csr_matrix of shape (n_samples, n_samples)
-        asne: the conditional probabilities ``p_{j|i}`` (rows sum to 1).
-        ssne, tsne (dense up to 4096 points), largevis (sparse kNN): the
-        symmetric ``p_ij``, summing to 1.  umap, tumap: the fuzzy graph ``V``
-        (symmetric, entries in (0, 1], not normalised).  ncvis: the union of
-        the kNN graphs, normalised to sum 1.
+        One of four kinds, set by the method's entry in the registry
+        (``smallvis.registry.METHODS[method].p_family``):
+
+        * conditional (asne): the probabilities ``p_{j|i}``; rows sum to 1;
+        * joint (ssne, tsne, largevis): the symmetric ``p_ij``, summing to 1;
+          dense for ssne and for tsne up to 4096 points, sparse (kNN) above
+          and for largevis;
+        * fuzzy (umap, tumap): the fuzzy graph ``V``, symmetric, entries in
+          (0, 1], not normalised;
+        * kNN graph (ncvis, negtsne, infonce): the union of the kNN graphs,
+          normalised to sum 1.
     """
     if "affinities" in params:
         raise TypeError("affinities() builds P; it takes no affinities= (pass that P to "

@@ -469,12 +469,11 @@ FFT_N_INTERPOLATION = 3
 FFT_MAX_INTERPOLATION = 20
 
 #: ``gradient="auto"`` uses the FFT-interpolated t-SNE gradient above this
-#: many points.  750 iterations, one thread, 2-D, the same kNN P
-#: (benchmarks/bench_tsne_scale.py --crossover): exact/FFT optimisation time
-#: 0.14 at 2,000 points, 0.49 at 5,000, 1.47 at 10,000 (the FFT's grid costs
-#: the same whatever N, the exact gradient grows as N^2), so they cross near
-#: 8,000; up to 10,000 the exact gradient is kept for its exactness at at
-#: most 1.5 times the time.
+#: many points.  The FFT's grid costs the same whatever N while the exact
+#: gradient grows as N^2, so the FFT wins from some thousands of points
+#: (benchmarks/bench_tsne_scale.py --crossover); up to 10,000 the exact
+#: gradient is kept for its exactness at no more than about 1.5 times the
+#: time (docs/experiments.md, 2026-11-23).
 FFT_AUTO_MIN_N = 10_000
 
 
@@ -690,11 +689,10 @@ def _largevis_early_phase(n_epochs, **cost_params):
 
 
 #: Annoy trees under optimizer="sgd" (large data).  Every Annoy search is
-#: followed by neighbour-of-neighbour refinement (smallvis.inputs.neighbors), which
-#: makes a small forest enough: 7 trees find 99.8% of the exact 14
-#: neighbours on the 70,000-point data of benchmarks/bench_sgd.py and 92.4%
-#: on the harder full-rank data of benchmarks/bench_knn.py, against 99.7%
-#: and 86.2% for the 20 unrefined trees used before, in about half the time.
+#: followed by neighbour-of-neighbour refinement (smallvis.inputs.neighbors),
+#: which makes a small forest enough: 7 refined trees find more of the
+#: exact neighbours than a larger unrefined forest, in less time
+#: (benchmarks/bench_knn.py; docs/experiments.md, 2026-11-21).
 SGD_ANNOY_TREES = 7
 
 # umap-learn's optimize_layout_euclidean (docs/theory.md §4.2)
@@ -856,18 +854,13 @@ _ENTRIES = [
         optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
         auto_learning_rate=largevis_auto_learning_rate,
         # the LargeVis reference code (LargeVis.cpp, visualize_thread),
-        # except the start: its N(0, 1e-4) needs the reference's sample
-        # count to unfold, and with 1000 epochs left classes in pieces
-        # (4.2 pieces per class on 70,000 images at gamma = 5; 2.6 and 2.8
-        # from 20 power steps on P, NCVis's start).  The spectral start
-        # draws them whole: 1.0 and 1.4 (two runs) from the graph of each
-        # point's 15 strongest entries of P (umap's size of graph), 1.7 from
-        # all of P, whose eigensolver took 2 minutes and 0.86 GiB on the
-        # 70,000 x 50 data of benchmarks/bench_scale.py (docs/theory.md §4.3)
-        # With 30 entries (the init "spectral:30", which result.params["init"]
-        # records) the call's 10-NN accuracy on those images rose from
-        # 0.885-0.888 to 0.886-0.888 (five seeds; all of P: 0.888-0.894),
-        # its start from 1.0 to 1.3 s
+        # except the start: its N(0, 1e-4) needs the reference's far larger
+        # sample count to unfold, and with this budget leaves classes in
+        # pieces.  The spectral start draws them whole; its graph of each
+        # point's 30 strongest entries of P (the init "spectral:30", which
+        # result.params["init"] records) costs a fraction of the
+        # eigensolver's time and memory on all of P (docs/theory.md §4.3;
+        # docs/experiments.md, 2026-11-24 and 2026-11-25)
         sgd=SgdSpec(coefficient="cauchy", scheme="alias", noise="degree",
                     n_epochs=largevis_n_epochs, kernel_params=_largevis_sgd_params,
                     n_negative=LARGEVIS_SGD_NEGATIVES, clip=5.0, learning_rate=1.0,

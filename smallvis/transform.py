@@ -60,7 +60,8 @@ coordinates, the method's settings) and places new points into it with
    exactly ``n_iter`` iterations.
 
 When the fit used the stochastic optimizer (``optimizer="sgd"``, the
-default of largevis, umap, tumap and ncvis above 5,000 points), the new
+default of every method with a stochastic form above its spec's
+``auto_min_n``: 5,000 points for most, any size for infonce), the new
 points are placed by the fit's stochastic engine instead
 (:meth:`Reference._place_sgd`: :func:`smallvis.engines.sgd.optimize_sgd` on the
 problem of :func:`smallvis.engines.sgd.prepare_frozen`, umap-learn's transform:

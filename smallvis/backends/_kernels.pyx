@@ -5,8 +5,16 @@
 
 Each public function here has the same name, the same ``inspect.signature``
 and the same meaning as its NumPy twin; see the reference docstrings for the
-formulas.  The kernels do no validation: the wrappers in :mod:`smallvis.api`
-guarantee shapes, dtypes, contiguity and index ranges before calling them.
+formulas.  The loops read their arrays unchecked, so a wrapper checks them
+first.  The pair units' entry points (``pair_cost``, ``pair_gradient``,
+``pair_transform_cost``, ``pair_transform_gradient`` and the named pair
+kernels such as ``umap_gradient``) call the reference twin's own
+``_check_pair_arrays``, so that both twins refuse the same input with the
+same message; the named fit kernels skip only its index-range pass, on a
+``P`` checked once before the optimizer starts.  For the other kernels the
+callers (:mod:`smallvis.api`, :mod:`smallvis.plans`,
+:func:`smallvis._validation.check_affinities`) guarantee shapes, dtypes,
+contiguity and index ranges.
 
 Exact gradients of the symmetric methods visit every unordered pair once, row
 by row: a row ``i`` computes the pair quantities for ``j > i`` into O(N)
@@ -324,8 +332,8 @@ cdef void _nearest_fallback(const double* d2, Py_ssize_t m,
 cdef double _CERTAIN = 1e-9
 # The Newton search of _certify stops within this fraction of the tolerance
 # of the root.  It only places the certified bounds (any stopping point gives
-# the same result); half the band leaves them tight with the fewest entropy
-# evaluations on the data measured (digits: about 7 a row, from 8.2 at 0.05).
+# the same result); half the band leaves them tight with fewer entropy
+# evaluations than a tighter stop (docs/experiments.md, 2026-11-23).
 cdef double _NEWTON_STOP = 0.5
 
 

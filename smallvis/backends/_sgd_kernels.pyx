@@ -789,8 +789,8 @@ cdef int32_t* _block_rows(const int32_t* indptr, int64_t n_edges,
     head array of one int32 per edge (60 MB at 70,000 points and 150
     neighbours).  A block holds 1/32 to 1/16 of an average row (8 edges
     there: the table is an eighth of the head array), so most blocks lie in
-    one row and need no search; larger blocks, which cross rows more
-    often, measured slower.  NULL when out of memory.
+    one row and need no search; larger blocks cross rows more often and
+    are slower (docs/experiments.md, 2026-11-23).  NULL when out of memory.
     """
     cdef int64_t n_blocks = ((n_edges - 1) >> shift) + 1, b, e, r = 0, r_last
     cdef int32_t* out = <int32_t*>malloc((n_blocks + 1) * sizeof(int32_t))
@@ -906,11 +906,10 @@ cdef void _run_items(const SgdLoop* L, int64_t epoch, uint64_t epoch_key, int64_
     When Y outgrows the L2 cache (``rows_ahead``), its rows are misses too:
     the loop then also asks for the rows of the sample ROWS_AHEAD on (head,
     tail and first negatives) and, in the alias scheme, for the noise-table
-    entries of the sample PREFETCH_AHEAD on.  At a million points (one
-    thread, 150 neighbours) a LargeVis sample took 280 ns instead of 520,
-    and a UMAP epoch 1.4 s instead of 2.0-2.5; at 70,000 points (Y in L2)
-    it saved nothing, so it is off there.  The hints are written out in the
-    loop: moved into inline helpers they measured half as effective.
+    entries of the sample PREFETCH_AHEAD on.  With Y in L2 these hints save
+    nothing, so they are off there.  The hints are written out in the loop
+    because inline helpers made them less effective (docs/experiments.md,
+    2026-11-25).
     """
     cdef int64_t e, c, edge
     cdef uint64_t key

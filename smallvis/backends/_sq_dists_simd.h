@@ -9,9 +9,9 @@
  * so the order does not matter), and transposed in registers, so that the
  * four adds into a lane's running sum happen one feature after another, as
  * in the scalar loop.  Four groups of four candidates run side by side, so
- * that four chains of dependent adds overlap (on 784 features: 16 at a
- * time made the exact choice of the projected search 4.2 s -> 3.4 s against
- * 8 at a time); the last 4 to 15 candidates go four at a time.
+ * that four chains of dependent adds overlap (faster than 8 at a time;
+ * docs/experiments.md, 2026-11-25); the last 4 to 15 candidates go four at
+ * a time.
  *
  * The scalar loop is limited by its adds (a subtraction and an add per
  * feature and candidate, one at a time); the vector loop does four of each

@@ -19,14 +19,21 @@ Conventions shared by both modules
 
 Each method's maths is written once, in its unit (``smallvis/methods/<name>.py``:
 its parameters, weight, pair coefficient, cost terms and SGD coefficients,
-with the formulas).  The kernels of the methods whose cost is a sum of pair
-terms (largevis, umap, tumap, ncvis) are thin wrappers that build the unit
-from their arguments and call one engine: :func:`_pair_cost` and
-:func:`_pair_gradient` over all pairs, :func:`_transform_pair_cost` and
-:func:`_transform_pair_gradient` for new points against fixed rows.
+with the formulas).  The methods whose cost is a sum of pair terms
+(largevis, umap, tumap, ncvis, negtsne) share one engine:
+:func:`_pair_cost` and :func:`_pair_gradient` over all pairs,
+:func:`_transform_pair_cost` and :func:`_transform_pair_gradient` for new
+points against fixed rows, reached through the public :func:`pair_cost`,
+:func:`pair_gradient`, :func:`pair_transform_cost` and
+:func:`pair_transform_gradient`, which take the unit.  The named kernels of
+the first four (``umap_cost``, ``largevis_gradient``, ...) are thin
+wrappers that build the unit from their arguments; negtsne, like any method
+added since, has none.
 
-The Python wrappers in :mod:`smallvis.api` validate shapes, dtypes and index
-ranges before calling any kernel.
+The pair entry points check their arrays (:func:`_check_pair_arrays`, which
+the compiled twin calls too); for the other kernels the callers
+(:mod:`smallvis.api`, :mod:`smallvis.plans`) validate shapes, dtypes and
+index ranges first.
 """
 
 import numpy as np
@@ -35,7 +42,7 @@ from scipy.spatial.distance import cdist
 from scipy import special
 
 from .._numeric import tie_key as _tie_key
-from ..methods._common import LOG_FLOOR  # noqa: F401  (re-exported: it was defined here)
+from ..methods._common import LOG_FLOOR  # noqa: F401  (importable here, beside the kernels)
 from ..methods._common import unit_field_values
 from ..methods.asne import ASNE
 from ..methods.infonce import InfoNCE
@@ -1011,8 +1018,8 @@ def infonce_gradient(indptr, indices, data, Y, m, grad, n_threads):
 
 
 # ---------------------------------------------------------------------------
-# largevis, umap, tumap, ncvis (docs/theory.md §3.5-3.8): un-normalised
-# output weights, one generic engine fed by the method's unit
+# largevis, umap, tumap, ncvis, negtsne (docs/theory.md §3.5-3.8, §3.10):
+# un-normalised output weights, one generic engine fed by the method's unit
 # ---------------------------------------------------------------------------
 #
 # The cost of these methods is a sum of pair terms f_i(p_ij, d_ij^2) over the

@@ -51,9 +51,9 @@ INIT_CHOICES = f"{INIT_NAME_CHOICES}, or an array"
 #: needs more than 20 has low eigenvalues so close together that its
 #: eigenvectors are not determined to that precision (docs/theory.md §7),
 #: and the second attempt asks for umap-learn's tolerance instead.  The
-#: restarts of a failed first attempt are wasted: at a million points
-#: (largevis's start, a component of 502,355 points) 50 of them took 32 s
-#: of the 54 s start, and the second attempt 6 s.
+#: restarts of a failed first attempt are wasted, and at a million points
+#: they dominate the start, so the first attempt stops at 20
+#: (docs/experiments.md, 2026-11-28).
 EIGSH_ATTEMPTS = ((1e-8, 20), (1e-4, None))
 
 

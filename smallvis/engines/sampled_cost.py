@@ -1,7 +1,8 @@
 r"""A cheap sampled estimate of a method's exact cost (for large stochastic runs).
 
-The exact costs of largevis, umap, tumap and ncvis (:mod:`smallvis.backends.reference`;
-the methods whose entry has :attr:`~smallvis.registry.Method.pair_units`)
+The exact costs of the methods whose entry has
+:attr:`~smallvis.registry.Method.pair_units` (largevis, umap, tumap, ncvis,
+negtsne; :mod:`smallvis.backends.reference`)
 are sums over all ordered pairs :math:`i \ne j` of a pair term
 :math:`f_i(p_{ij}, d_{ij}^2)`, which the method's unit defines
 (``smallvis/methods/<name>.py``): its ``edge_term`` is
@@ -34,8 +35,7 @@ The estimated (like the exact) cost is the method's cost of
 For largevis the cost weighs the repulsion of every pair by ``gamma``, the
 sampled negatives by about ``5 * gamma / N**2``, so the estimate is almost
 all repulsion and rises late in a good run, when the classes tighten
-(docs/theory.md §8: 2.22e8 at epoch 200 to 2.69e8 at epoch 500 on 70,000
-points, 10-NN accuracy 0.999).  Nothing acts on it: the stochastic
+(docs/theory.md §8 shows it on 70,000 points).  Nothing acts on it: the stochastic
 optimizer's divergence guard looks only at whether the coordinates are
 finite.
 """

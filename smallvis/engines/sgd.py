@@ -2,14 +2,16 @@
 
 A method with a stochastic form carries an :class:`SgdSpec` in the registry
 (:data:`smallvis.registry.METHODS`).  The spec names the method's per-edge
-coefficient (``"umap"``: :math:`1/(1 + a d^{2b})`; ``"cauchy"``:
-:math:`1/(1 + d^2)`, used by tumap and largevis; ``"ncvis"``: the NCE
-coefficient with a learned normalisation), its sampling scheme and its
-defaults; everything else (sampling, schedule, threads, randomness) is
-written once, in the twin kernels ``sgd_epochs`` of :mod:`smallvis.backends.reference`
-(a readable per-edge loop) and :mod:`smallvis.backends._kernels` (Cython).  The
-coefficients are small named functions in both twins
-(``smallvis.backends.reference.SGD_COEFFICIENTS``; derivations in docs/theory.md).
+coefficient (a method unit's ``sgd_coefficient`` or ``sgd_grouped``, such as
+``"umap"`` for :math:`1/(1 + a d^{2b})` or ``"cauchy"`` for
+:math:`1/(1 + d^2)`), its sampling scheme and its defaults; everything else
+(sampling, schedule, threads, randomness) is written once, in the twin
+kernels ``sgd_epochs`` of :mod:`smallvis.backends.reference` (a readable
+per-edge loop, defined in :mod:`smallvis.backends._sgd_reference`) and
+:mod:`smallvis.backends._sgd_kernels` (Cython).  The coefficients are the
+method units' own functions (:mod:`smallvis.methods`), collected by name in
+``smallvis.backends.reference.SGD_COEFFICIENTS`` and ``SGD_GROUPS``;
+derivations in docs/theory.md.
 
 Sampling schemes
 ----------------
@@ -36,9 +38,10 @@ Sampling schemes
     old position); the head's steps are summed and applied after its
     negatives.  Clip ±5 before the step; ``alpha_e = alpha_0 max(1 - e /
     n_epochs, 1e-4)``.
-``"every_edge"`` (ncvis; the NCVis reference code)
-    Every edge once per epoch, with a per-epoch number of uniform noise
-    samples drawn from the points other than the head (below).
+``"every_edge"`` (ncvis, negtsne, infonce; the NCVis reference code)
+    Every edge once per epoch, with the epoch's number of uniform noise
+    samples (``noise_schedule``: NCVis's cubic schedule, below, or a
+    constant count) drawn from the points other than the head.
 
 The learned normalisation (NCVis)
 ---------------------------------
@@ -104,8 +107,8 @@ identically by both kernels.  Hence:
   ``2 + m`` random rows.  So with several threads the Cython loop draws a
   sample's first negatives before its positive step and asks the cache for
   their rows, and for the tail row of the edge a few places ahead; these
-  hints change no number (at 20,000 points they took two threads from
-  0.74 to 0.64 x the one-thread time on a nearly idle 2-core machine).
+  hints change no number, only how long a thread waits for a row
+  (docs/experiments.md, 2026-11-23).
 """
 
 import math
@@ -184,16 +187,13 @@ def largevis_n_epochs(n_samples):
     (about 22,000 N at 70,000 points, 18,000 N at 100,000, 10,000 N from a
     million); uwot's ``lvish`` matches that count.
 
-    Chosen on 784-dimensional images with the spectral start
-    (docs/theory.md §4.3), with the reference's ``gamma = 7``
-    (smallvis.registry.LARGEVIS_SGD_GAMMA).  At 70,000 points (three seeds,
-    one P; umap-learn's 10-NN accuracy 0.892, uwot's ``lvish`` 0.880),
-    1500 epochs reach 10-NN accuracies of 0.893, 0.889 and 0.889 with a
-    15-NN preservation of 0.152-0.154; the former 1000 epochs at
-    ``gamma = 5`` reached 0.869, 0.865 and 0.869 (preservation 0.135),
-    and 1200 epochs at ``gamma = 7`` 0.884.  Above 100,000 points the
-    budget follows the reference's: at a million points the optimisation
-    is half of the run.
+    1500 is the budget at which, with the spectral start and the
+    reference's ``gamma = 7`` (smallvis._method_rules.LARGEVIS_SGD_GAMMA),
+    real images come within 0.005 of umap-learn's 10-NN accuracy; fewer
+    epochs fall short (docs/theory.md §4.3; docs/experiments.md,
+    2026-11-25).  Above 100,000 points the budget follows the reference's,
+    so that at a million points the optimisation stays about half of the
+    run.
     """
     n = int(n_samples)
     if n <= LARGEVIS_FULL_BUDGET_N:
@@ -214,11 +214,9 @@ def largevis_early_epochs(n_epochs):
     For these first epochs the repulsion weight is ``early_gamma`` (1, the
     balance of umap) instead of ``gamma`` (7): the classes of the spectral
     start gather under the attraction before the strong repulsion spreads
-    them, and small groups are no longer pushed off their class as
-    satellites.  On 70,000 images of 784 pixels (docs/theory.md §4.3, six
-    seeds, one P) the pieces per class fell from 1.57 to 1.22 (uwot's
-    ``lvish``: 1.2), the 10-NN accuracy stayed at 0.888 and the 15-NN
-    preservation went from 0.152 to 0.148 (uwot: 0.130).
+    them, so that small groups are not pushed off their class as
+    satellites, at no cost in 10-NN accuracy (docs/theory.md §4.3;
+    docs/experiments.md, 2026-11-29).
     """
     return int(round(LARGEVIS_EARLY_FRACTION * int(n_epochs)))
 
@@ -229,10 +227,12 @@ class SgdSpec:
 
     Attributes
     ----------
-    coefficient : {"umap", "cauchy", "ncvis"}
-        Per-edge attraction/repulsion coefficients (a key of
-        ``smallvis.backends.reference.SGD_COEFFICIENTS``; see
-        :func:`smallvis.backends.reference.sgd_epochs`).
+    coefficient : {"umap", "cauchy", "ncvis", "negtsne", "infonce"}
+        Per-edge attraction/repulsion coefficients: a key of
+        ``smallvis.backends.reference.SGD_COEFFICIENTS`` (a unit's
+        ``sgd_coefficient``) or of ``SGD_GROUPS`` (a unit's ``sgd_grouped``,
+        whose sample computes its positive and negatives together); see
+        :func:`smallvis.backends.reference.sgd_epochs`.
     scheme : {"epochs_per_sample", "alias", "every_edge"}
         How positive edges are sampled (module docstring).
     noise : {"uniform", "uniform_others", "degree"}

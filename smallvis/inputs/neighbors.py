@@ -64,13 +64,13 @@ Backends
     points renumbered in leaf order
     (:func:`smallvis.inputs.projected_search.leaf_order`: near points get
     neighbouring numbers), so that the queries, the candidate distances
-    and the rounds read rows from the cache (70,000 x 50, k = 150: 16.5 s
-    -> 11.5 s; 300,000 x 50: 110 s -> 70 s; same recall), and the lists
-    are numbered back and their ties re-sorted by index at the end.  Where
-    exact ties straddle the k-th place, the search keeps the one of smaller
-    working number; Hamming distances, which are counts and tie at the
-    k-th place all the time, keep the training numbers, so their ties go
-    by index as on the exact path.  The Annoy queries (Annoy
+    and the rounds read rows from the cache (docs/experiments.md,
+    2026-11-24), and the lists are numbered back and their ties re-sorted
+    by index at the end.  Where exact ties straddle the k-th place, the
+    search keeps the one of smaller working number; Hamming distances,
+    which are counts and tie at the k-th place all the time, keep the
+    training numbers, so their ties go by index as on the exact path.  The
+    Annoy queries (Annoy
     releases the GIL while it searches), the candidate distances and the
     refinement run on ``n_threads`` threads; the forest is built on one
     (Annoy's multi-threaded build gives a different forest for each number
@@ -177,9 +177,9 @@ def default_search_k(n_trees, n_neighbors):
 
 # Rows whose ties KNNIndex._in_package_order re-sorts at a time: their
 # snapped keys take 8 k bytes a row, and the temporaries of making them
-# (frexp, rounding, ldexp) about 40 k bytes.  With 65,536 rows that was
-# 0.25 GiB above the rest of the search at k = 150 (70,000 x 50: a peak
-# of 0.67 GiB, the whole run's); 4,096 rows bound it at 25 MB.
+# (frexp, rounding, ldexp) about 40 k bytes, so 4,096 rows bound them at
+# 25 MB, well below the rest of the search (docs/experiments.md,
+# 2026-11-25).
 _TIE_CHUNK = 4096
 
 # Rows per cdist block of the exact search: the block's distance matrix has

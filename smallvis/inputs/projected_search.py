@@ -20,9 +20,8 @@ the search runs in three steps instead:
    neighbour-of-neighbour rounds: each distance costs ``SEARCH_RANK``
    numbers instead of ``D``.  With the near rows stored next to each
    other, the queries, the candidate distances and the rounds mostly read
-   rows that are already in the cache (on 70,000 images of 784 pixels,
-   k = 150: the queries 10.2 s -> 7.7 s, the first round 7.1 s -> 3.6 s,
-   one thread).  The candidates are numbered back before step 3.
+   rows that are already in the cache (docs/experiments.md, 2026-11-24).
+   The candidates are numbered back before step 3.
 3. **The choice in the original space.**  Of each row's candidates, the
    ``k`` with the smallest exact distance in the original space are kept,
    by the twin kernel ``knn_candidates`` (float64, summed feature by
@@ -77,10 +76,8 @@ SEARCH_RANK = 64
 #: proportion to the trees.  Unless ``search_k`` is given, a query inspects
 #: ``min(n_trees, DEFAULT_TREES) * (m + 1)`` nodes for ``m`` candidates, so
 #: a method's larger default forest (7 trees under ``optimizer="sgd"``)
-#: costs no more per query.  On 70,000 images of 784 pixels (one thread,
-#: recall of the exact neighbours over every 7th row) 3 against 5 took
-#: 16.3-16.6 s against 17.7-18.9 s for k = 150 (recall 0.9837 against
-#: 0.9852) and 5.0 s against 6.3 s for k = 15 (0.9875 against 0.9889).
+#: costs no more per query.  Three trees are faster than more at nearly the
+#: same recall (docs/experiments.md, 2026-11-25).
 DEFAULT_TREES = 3
 
 #: Candidates per neighbour found in the projection, the fewest and the

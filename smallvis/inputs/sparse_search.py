@@ -29,25 +29,13 @@ Approximate search (above)
     New points are projected the same way and refined against the
     training points' own graph.
 
-Why exact up to 262,144 points, measured on synthetic TF-IDF sets of short
-texts (benchmarks/make_text_data.py, 8,000 terms; cosine, 15 neighbours,
-one thread):
-
-===========  ==================  ==============================  ====================
-rows         exact search        projected search (recall)       pynndescent (recall)
-===========  ==================  ==============================  ====================
-131,072      72 s                139 s (0.37)                    72 s (0.51)
-262,144      302 s               305 s (0.31)                    157 s (0.44)
-===========  ==================  ==============================  ====================
-
-The projected search's neighbour-of-neighbour rounds stall on noisy text
-(the nearest rows are barely nearer than the rest: cosine distance 0.78
-against about 0.95 at 50,000 rows), so up to 262,144 rows the exact search
-is at least as fast, and exact.  (pynndescent, umap-learn's search, is
-faster at the larger size, with 0.44 of the neighbours; CPU seconds, its
-JIT warmed.)  The exact cost grows as ``n**2`` and the
-projected one about as ``n log n``, so above that the projected search
-stays; on data with structure it does reach 0.98
+Why exact up to 262,144 points: the projected search's
+neighbour-of-neighbour rounds stall on noisy text (the nearest rows are
+barely nearer than the rest), so on short texts up to that size the exact
+search is at least as fast, and exact (synthetic TF-IDF sets of
+benchmarks/make_text_data.py; docs/experiments.md, 2026-11-24).  The exact
+cost grows as ``n**2`` and the projected one about as ``n log n``, so above
+that the projected search stays; on data with structure it does reach 0.98
 (tests/test_sparse_inputs.py).
 """
 
@@ -68,21 +56,20 @@ SPARSE_METRICS = ("euclidean", "cosine")
 #: ``method="auto"`` searches sparse X exactly up to this many points.  The
 #: kernel's products cost about :math:`\sum_f \mathrm{df}_f^2` multiply-adds
 #: (``df_f``: rows storing column ``f``) plus a scan of ``n`` keys per row:
-#: on 262,144 TF-IDF rows of 8,000 terms the 15 nearest neighbours take
-#: about 300 s on one thread, as long as the projected search, which found
-#: 0.31 of them (the table above).
+#: up to this size of short texts it takes no longer than the projected
+#: search, which finds only a fraction of the neighbours there (the module
+#: docstring).
 SPARSE_EXACT_MAX_N = 262144
 
 #: Above :data:`SPARSE_EXACT_MAX_N` points ``method="auto"`` still searches
 #: exactly while the search's cost :func:`exact_search_cost`,
-#: :math:`\sum_f \mathrm{df}_f^2 + n^2`, is at most this: the cost of the
-#: 262,144 synthetic rows above (4.0e11; 300 s on one thread, about 0.75 ns
-#: a unit; 131,072 rows: 1.0e11, 72 s).  Real short texts store fewer
-#: common terms per row: 57,836 Debian package descriptions (8,000 terms)
-#: cost 7.1e9 and take 6.9 s exactly, while the projected search took
-#: 596 s there for 0.61 of the neighbours (its exact refinement rounds,
-#: 113 s each, cannot reach neighbours that share only a rare term).  So
-#: such text is searched exactly up to some 430,000 rows (the cost grows as n^2).
+#: :math:`\sum_f \mathrm{df}_f^2 + n^2`, is at most this: the cost of
+#: :data:`SPARSE_EXACT_MAX_N` synthetic rows of short text.  Real short texts
+#: store fewer common terms per row, so their exact search is far cheaper,
+#: and the projected search's exact refinement rounds cannot reach
+#: neighbours that share only a rare term (docs/experiments.md,
+#: 2026-11-25).  So such text is searched exactly up to some 430,000 rows
+#: (the cost grows as n^2).
 SPARSE_EXACT_MAX_COST = 4.0e11
 
 #: Components of the truncated SVD the approximate search runs in.

@@ -4,11 +4,15 @@
  * A unit is one method's maths for the compiled kernels: its named
  * parameter struct, output weight, exact pair coefficient, cost terms,
  * transform-row terms and stochastic (SGD) coefficients, each a static
- * inline function.  The engines (_pairloops.h for the exact and
- * transform rows, _sgd_kernels.pyx for the epoch loop) are
- * instantiated once per unit and never spell out a method's formula.
- * The NumPy reference of every piece carries the same formula in a
- * ``.. math::`` block.
+ * inline function.  The generic engines (_pairloops.h for the exact and
+ * transform rows of the pair units, _sgd_kernels.pyx for the epoch loop)
+ * are instantiated once per unit and spell out no method's formula: a pair
+ * method's maths lives only in its unit.  The normalised methods (asne,
+ * ssne, tsne) and the row unit (infonce) are not yet on these engines:
+ * their units give the weights and edge terms, but their exact loops, with
+ * the normalisation and the gradient's form, are written out by hand in
+ * backends/_kernels.pyx and _pairloops.h.  The NumPy reference of every
+ * piece carries the same formula in a ``.. math::`` block.
  */
 #ifndef SMALLVIS_METHODS_COMMON_H
 #define SMALLVIS_METHODS_COMMON_H
@@ -32,10 +36,9 @@ double log1p(double) __attribute__((simd("notinbranch")));
 
 /*
  * x**y for x > 0 in vector loops.  With glibc 2.35's vector exp2 and log2
- * (setup.py defines SMALLVIS_LIBMVEC_EXP2) as exp2(y log2 x): on AVX-512
- * they take about 0.86 ns an element against 1.24 ns for exp(y log x), with
- * the same accuracy (the error of the exponent, |y log2 x| ulp, dominates
- * either way).
+ * (setup.py defines SMALLVIS_LIBMVEC_EXP2) as exp2(y log2 x), which is
+ * faster than exp(y log x) and as accurate (the error of the exponent,
+ * |y log2 x| ulp, dominates either way; docs/experiments.md, 2026-11-21).
  */
 #if defined(SMALLVIS_LIBMVEC_EXP2)
 double exp2(double) __attribute__((simd("notinbranch")));

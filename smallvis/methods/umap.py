@@ -1,4 +1,4 @@
-r"""UMAP (McInnes et al. 2018), the NumPy unit (the C side: ``umap.h``).
+r"""UMAP (McInnes, Healy & Melville 2018), the NumPy unit (the C side: ``umap.h``).
 
 The fuzzy-set cross-entropy (docs/theory.md §3.6), over ordered pairs
 :math:`i \ne j`,
@@ -10,9 +10,19 @@ The fuzzy-set cross-entropy (docs/theory.md §3.6), over ordered pairs
     \qquad w_{ij} = \frac{1}{1 + a \|y_i - y_j\|^{2b}},
 
 constant terms (in ``v`` only) kept, :math:`0 \log 0 = 0`.  The exact
-optimizer uses the compact gradient of seed 001 with :math:`\epsilon` in the
-shared denominator (as R smallvis); the stochastic loop uses umap-learn's
-explicit split, with :math:`\epsilon` in the repulsion only.
+optimizer uses the compact gradient :math:`b (v - w) / (d^2 + \epsilon)`
+(docs/theory.md §3.6), which combines the paper's attraction and repulsion
+into one term, with :math:`\epsilon` in the shared denominator as R smallvis
+computes it; the stochastic loop uses umap-learn's explicit split, with
+:math:`\epsilon` in the repulsion only.
+
+References
+----------
+L. McInnes, J. Healy and J. Melville (2018), "UMAP: Uniform Manifold
+Approximation and Projection for Dimension Reduction", arXiv:1802.03426.
+
+J. Melville, smallvis (R package), https://github.com/jlmelville/smallvis;
+umap-learn, https://umap-learn.readthedocs.io.
 """
 
 from typing import NamedTuple

@@ -1,7 +1,10 @@
 /*
- * The one list of the compiled method units: every C unit is included here
- * and named once in SMALLVIS_PAIR_UNITS (or, for the normalised methods,
- * SMALLVIS_NORMALISED_UNITS).  The engines are generated from these lists:
+ * The one place that lists the compiled method units: every C unit is
+ * included here and named once, in one of three lists by kind:
+ * SMALLVIS_PAIR_UNITS (a cost summed over pairs), SMALLVIS_NORMALISED_UNITS
+ * (Q normalised over all pairs or per row: asne, ssne, tsne) or
+ * SMALLVIS_ROW_UNITS (a unit that owns its whole row: infonce).  The
+ * engines are generated from these lists:
  * the exact pair rows and the transform rows (backends/_pairloops.h), the
  * parameter loaders and unit tables that the Cython entry points pick from
  * (backends/_kernels.pyx), and the stochastic loop's coefficient table
