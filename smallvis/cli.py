@@ -44,7 +44,7 @@ import numpy as np
 from . import __version__, datasets
 from ._outputs import check_output, is_stream, write_output
 from ._tables import CLIError, columns_by_name, load_input, number_type
-from .inputs.precomputed import check_fit_input
+from .inputs.neighbors import check_fit_input
 from ._validation import spell_options
 from .api import embed
 from .engines.init import GRAPH_INITS, INIT_NAME_CHOICES, INIT_NAMES, check_init_name

@@ -36,7 +36,7 @@ from .api import embed
 from .registry import DEFAULT_METHOD, METHODS, get_method
 from .transform import (TRANSFORM_LEARNING_RATE, TRANSFORM_N_ITER, NotFittedError, build_reference,
                         check_new_points, check_transform_settings)
-from .inputs.precomputed import check_fit_input
+from .inputs.neighbors import check_fit_input
 from ._validation import (ParameterError, SmallDataWarning, _as_array, check_data,
                           check_random_state, spell_options, warn_from_caller)
 

@@ -106,7 +106,7 @@ from ..backends._backend import kernels as select_kernels
 import scipy.sparse as sp
 
 from . import distances as metrics
-from . import projected_search, sparse_search
+from . import precomputed, projected_search, sparse_search
 from . import _new_points
 from ._new_points import centre_and_extent, distance_units, far_keys, far_points, forest_queries
 from .._numeric import in_units, power_of_two_exponent, row_exponents, tie_key as _tie_key
@@ -283,6 +283,23 @@ def check_points(X, name="X", min_rows=2):
     if sp.issparse(X):
         return sparse_search.check_sparse_data(X, name, min_rows)
     return check_data(X, name, min_rows)
+
+
+def check_fit_input(X, metric, name="X"):
+    """The training input of a fit, checked: data, a distance matrix or a kNN graph.
+
+    A sparse ``X`` with ``metric="precomputed"`` is a kNN graph
+    (:func:`smallvis.inputs.precomputed.check_graph`: a pair stored twice
+    is refused, not summed); a dense one a distance matrix
+    (:func:`smallvis.inputs.precomputed.check_distance_matrix`); anything
+    else data (:func:`check_points`, a canonical copy of sparse data).
+    """
+    if sp.issparse(X) and metric == precomputed.PRECOMPUTED:
+        return precomputed.check_graph(X, name)
+    X = check_points(X, name)
+    if metric == precomputed.PRECOMPUTED:
+        precomputed.check_distance_matrix(X, name)
+    return X
 
 
 def check_search_params(method, n_trees, name="method"):

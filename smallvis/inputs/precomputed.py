@@ -179,25 +179,6 @@ def knn_from_graph(G, name="X"):
     return indices, distances
 
 
-def check_fit_input(X, metric, name="X"):
-    """The training input of a fit, checked: data, a distance matrix or a kNN graph.
-
-    A sparse ``X`` with ``metric="precomputed"`` is a kNN graph
-    (:func:`check_graph`: a pair stored twice is refused, not summed); a
-    dense one a distance matrix (:func:`check_distance_matrix`); anything
-    else data (:func:`smallvis.inputs.neighbors.check_points`, a canonical
-    copy of sparse data).
-    """
-    from .neighbors import check_points
-
-    if sp.issparse(X) and metric == PRECOMPUTED:
-        return check_graph(X, name)
-    X = check_points(X, name)
-    if metric == PRECOMPUTED:
-        check_distance_matrix(X, name)
-    return X
-
-
 def is_graph(X, metric):
     """Whether training input ``X`` with ``metric`` is a kNN graph (nothing to measure new points against)."""
     return sp.issparse(X) and metric == PRECOMPUTED
