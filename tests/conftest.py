@@ -76,6 +76,19 @@ EXACT_VARIANTS.update({name: [dict(example) for example in m.examples]
                        for name, m in smallvis.METHODS.items() if name not in EXACT_VARIANTS})
 
 
+#: The methods that take a user's nearest neighbours (``knn=``, or a sparse
+#: kNN graph with ``metric="precomputed"``): ``knn`` among their affinity
+#: parameters.
+KNN_METHODS = [name for name, m in smallvis.METHODS.items() if "knn" in m.affinity_params]
+
+#: The methods whose P is calibrated to a perplexity.
+PERPLEXITY_METHODS = [name for name, m in smallvis.METHODS.items()
+                      if "perplexity" in m.affinity_params]
+
+#: The methods whose P holds fuzzy memberships in [0, 1].
+FUZZY_METHODS = [name for name, m in smallvis.METHODS.items() if m.fuzzy]
+
+
 def example_params(method, n_samples):
     """A method's cost parameters at each of its registry examples, ``"auto"`` resolved."""
     m = smallvis.METHODS[method]

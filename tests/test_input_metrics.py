@@ -13,6 +13,8 @@ from smallvis.inputs import distances
 from smallvis.inputs.neighbors import KNNIndex, knn_graph
 from smallvis._numeric import tie_key
 
+from conftest import KNN_METHODS, PERPLEXITY_METHODS
+
 METRICS = distances.METRICS
 
 #: SciPy's name of each metric.
@@ -101,7 +103,7 @@ def test_dense_p_is_calibrated_on_squared_metric_distances(metric, fast):
     np.testing.assert_allclose(P, expected / expected.sum(), rtol=1e-9, atol=1e-15)
 
 
-@pytest.mark.parametrize("method", ["umap", "largevis", "ncvis", "tsne"])
+@pytest.mark.parametrize("method", KNN_METHODS)
 @pytest.mark.parametrize("metric", ["cosine", "correlation"])
 def test_knn_affinities_use_the_metrics_neighbours(method, metric):
     """The builders' P equals the P of the same neighbours given as ``knn=`` from SciPy."""
@@ -110,8 +112,8 @@ def test_knn_affinities_use_the_metrics_neighbours(method, metric):
     np.fill_diagonal(D, np.inf)
     order = np.lexsort((np.broadcast_to(np.arange(150), D.shape), D), axis=1)[:, :60]
     knn = (order, np.take_along_axis(D, order, 1))
-    params = ({"n_neighbors": 15} if method in ("umap", "ncvis")
-              else {"perplexity": 10.0, "n_neighbors": 30})
+    params = ({"perplexity": 10.0, "n_neighbors": 30} if method in PERPLEXITY_METHODS
+              else {"n_neighbors": 15})
     P = smallvis.affinities(X, method, metric=metric, knn_method="exact", **params)
     Q = smallvis.affinities(X, method, knn=knn, **params)
     np.testing.assert_allclose(P.toarray(), Q.toarray(), rtol=1e-9, atol=1e-15)

@@ -22,6 +22,7 @@ import smallvis
 from smallvis.backends._backend import kernels as select_kernels
 from smallvis.inputs.affinities import conditional_perplexity, conditional_perplexity_knn
 from smallvis.inputs.neighbors import nearest_neighbors
+from smallvis.registry import knn_only_methods
 
 from conftest import EXACT_VARIANTS, method_affinities
 
@@ -50,7 +51,7 @@ def _data(seed, n=48, d=5):
 
 def _kwargs(method, n):
     """Small-data parameters that keep every method on its usual path."""
-    if method in ("asne", "ssne", "tsne", "largevis"):
+    if "perplexity" in smallvis.METHODS[method].affinity_params:
         return {"perplexity": 5.0}
     return {"n_neighbors": 8}
 
@@ -198,7 +199,7 @@ def test_P_follows_a_row_permutation(method, fast):
     np.testing.assert_allclose(P1, expected, rtol=0, atol=1e-4 * expected.max())
     kernels = select_kernels(fast)
     tight = dict(tol=1e-13, max_tries=200)
-    if method == "largevis":
+    if method in knn_only_methods():  # calibrated over nearest neighbours at any size
         C0, _ = conditional_perplexity_knn(X, 5.0, kernels, knn_method="exact", **tight)
         C1, _ = conditional_perplexity_knn(X[perm], 5.0, kernels, knn_method="exact",
                                                **tight)

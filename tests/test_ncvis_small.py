@@ -49,7 +49,8 @@ def test_a_stochastic_run_that_ends_unspread_warns_naming_init(scale, fast):
     assert "init" in messages[0] and "spans only" in messages[0]
 
 
-@pytest.mark.parametrize("method", ["ncvis", "umap", "largevis", "tumap"])
+@pytest.mark.parametrize("method", [name for name, m in smallvis.METHODS.items()
+                                    if m.sgd is not None])
 def test_a_stochastic_run_that_spreads_does_not_warn(method):
     init = np.random.default_rng(0).normal(size=(len(IRIS60), 2)) * 1e-4
     Y, caught = _record(smallvis.embed, IRIS60, method, optimizer="sgd", init=init,

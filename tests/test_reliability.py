@@ -18,9 +18,7 @@ from smallvis.inputs.affinities import check_knn
 from smallvis.engines.init import initialize
 from smallvis.inputs.neighbors import ANNOY_MAX_TREES, nearest_neighbors
 
-from conftest import method_affinities
-
-KNN_METHODS = ("tsne", "largevis", "umap", "tumap", "ncvis")
+from conftest import FUZZY_METHODS, KNN_METHODS, method_affinities
 
 
 def _knn_kwargs(method):
@@ -214,7 +212,7 @@ def test_more_threads_than_cores_are_lowered_with_a_warning(blobs, monkeypatch):
 # ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("method", ["umap", "tumap"])
+@pytest.mark.parametrize("method", FUZZY_METHODS)
 def test_umap_P_on_subnormal_data_is_finite(method, fast):
     """sigma, found in a rescaled unit, underflowed to 0 in X's: P was NaN."""
     rng = np.random.default_rng(4)
@@ -294,7 +292,8 @@ def test_umap_ab_fit_does_not_depend_on_the_unit_of_spread(spread, ratio):
     assert a * spread ** (2 * b) == pytest.approx(a1, rel=1e-12)
 
 
-@pytest.mark.parametrize("method", ["umap", "ncvis"])
+@pytest.mark.parametrize("method", [name for name, m in smallvis.METHODS.items()
+                                    if "b" in m.fitted_params and m.sgd is not None])
 def test_umap_b_above_its_bound_is_refused(blobs, method, fast):
     """b = 200: d^(2b) overflowed, the NumPy SGD raised OverflowError and the
     Cython one returned a number."""

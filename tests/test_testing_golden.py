@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from scipy.special import xlogy
 
 import smallvis
@@ -148,7 +149,12 @@ def _r_cost(method, P, Y):
     return plogp - float(np.sum((P * np.log(np.where(off, Q, 1.0)))[off]))
 
 
-@pytest.mark.parametrize("method", ["asne", "ssne", "tsne"])
+#: The R fixtures of KL costs, whose reported cost carries R's two
+#: conventions (transcribed in _r_cost); R's other costs compare directly.
+R_KL_COSTS = ("asne", "ssne", "tsne")
+
+
+@pytest.mark.parametrize("method", R_KL_COSTS)
 def test_golden_kl_cost_matches_r_with_its_conventions(method):
     g, r = golden(method), _r_fixture(method)
     r_cost = r["itercosts"]["cost"][-1]
@@ -169,7 +175,7 @@ def test_golden_kl_cost_matches_r_with_its_conventions(method):
     assert abs(kl - g["cost"]) <= 1e-12 * g["cost"]
 
 
-@pytest.mark.parametrize("method", ["largevis", "umap", "tumap"])
+@pytest.mark.parametrize("method", [name for name in R_FIXTURE if name not in R_KL_COSTS])
 def test_golden_cost_matches_r(method):
     g, r = golden(method), _r_fixture(method)
     # R adds machine epsilon inside its logs: a few 1e-13 relative here
@@ -202,13 +208,18 @@ def _fd(f, x, h):
     return (f(x - 2 * h) - 8 * f(x - h) + 8 * f(x + h) - f(x + 2 * h)) / (12 * h)
 
 
-#: The methods whose golden case has no check of its own: every method but
-#: the R fixtures' and NCVis (tests/data/golden/make_golden.py).
-GENERIC_CASES = [name for name in smallvis.list_methods() if name not in R_FIXTURE
-                 and name != "ncvis"]
+def _exact_at_its_case(name):
+    """Whether the golden case's gradient is the exact gradient of its cost (no eps)."""
+    rule = smallvis.METHODS[name].exact_gradient
+    return rule is None or rule(golden(name)["params"])
 
 
-@pytest.mark.parametrize("method", ["asne", "ssne", "tsne", "ncvis"] + GENERIC_CASES)
+#: The methods whose golden gradient is exact at the case's parameters:
+#: every one but those whose case keeps R smallvis's smoothing eps.
+EXACT_CASES = [name for name in golden_methods() if _exact_at_its_case(name)]
+
+
+@pytest.mark.parametrize("method", EXACT_CASES)
 def test_golden_gradient_matches_finite_differences(method):
     """Methods whose golden gradient is exact (no eps): central differences of the cost."""
     g = golden(method)
@@ -253,3 +264,89 @@ def test_golden_files_ship_with_the_imported_package():
         assert "golden/*" in config["package-data"]["smallvis.testing"]
     else:
         assert Path(str(root)).resolve().is_relative_to(package_dir)
+
+
+# --- the golden script ------------------------------------------------------------
+
+
+def _golden_script(monkeypatch, out):
+    """tests/data/golden/make_golden.py as a module, writing to ``out``."""
+    import importlib.util
+
+    path = REPO / "tests" / "data" / "golden" / "make_golden.py"
+    spec = importlib.util.spec_from_file_location("make_golden", path)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    monkeypatch.setattr(script, "OUT", str(out))
+    return script
+
+
+def _shipped_copy(tmp_path):
+    root = resources.files("smallvis.testing") / "golden"
+    for name in ("golden.json", "golden.npz"):
+        (tmp_path / name).write_bytes((root / name).read_bytes())
+    return {name: (tmp_path / name).read_bytes() for name in ("golden.json", "golden.npz")}
+
+
+def test_golden_script_chooses_the_missing_cases_or_those_asked_for(monkeypatch, tmp_path):
+    script = _golden_script(monkeypatch, tmp_path)
+    every = list(smallvis.METHODS)
+    some = dict.fromkeys(every[1:], {})
+    assert script.methods_to_compute([], some) == every[:1]
+    assert script.methods_to_compute([], dict.fromkeys(every, {})) == []
+    assert script.methods_to_compute(["--all"], some) == every
+    assert script.methods_to_compute([every[-1], every[-1]], some) == every[-1:]
+    for bad in (["--al"], ["--all", every[0]], ["no such method"]):
+        with pytest.raises(SystemExit):
+            script.methods_to_compute(bad, some)
+
+
+def test_golden_script_leaves_complete_files_untouched(monkeypatch, tmp_path):
+    before = _shipped_copy(tmp_path)
+    script = _golden_script(monkeypatch, tmp_path)
+    assert script.main([]) == []
+    assert {name: (tmp_path / name).read_bytes() for name in before} == before
+
+
+def test_golden_script_computes_only_the_missing_case(monkeypatch, tmp_path):
+    _shipped_copy(tmp_path)
+    script = _golden_script(monkeypatch, tmp_path)
+    # the cheapest kind: a case of the generic recipe (not an R fixture, not ncvis's)
+    missing = next(name for name in smallvis.METHODS
+                   if name not in script.r_runs() and name != "ncvis")
+    meta = json.loads((tmp_path / "golden.json").read_text())
+    with np.load(tmp_path / "golden.npz") as npz:
+        arrays = {key: npz[key] for key in npz.files}
+    own = {key for key in arrays
+           if key.startswith((f"{missing}__", f"iris_jitter__P_{missing}__"))}
+    assert own
+    kept = {key: value for key, value in arrays.items() if key not in own}
+    shipped_case = meta["cases"].pop(missing)
+    (tmp_path / "golden.json").write_text(json.dumps(meta))
+    np.savez_compressed(tmp_path / "golden.npz", **kept)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a shipped case was recomputed")
+    monkeypatch.setattr(script, "r_case", refuse)
+    monkeypatch.setattr(script, "ncvis_case", refuse)
+    assert script.main([]) == [missing]
+
+    written = json.loads((tmp_path / "golden.json").read_text())
+    assert written["produced_with"] == meta["produced_with"]
+    assert {k: v for k, v in written["cases"].items() if k != missing} == meta["cases"]
+    with np.load(tmp_path / "golden.npz") as npz:
+        assert set(npz.files) == set(arrays)
+        for key, value in kept.items():
+            np.testing.assert_array_equal(npz[key], value)
+    # the new case is a case of its method: its cost and gradient at its own Y
+    case = written["cases"][missing]
+    assert case["params"] == shipped_case["params"]
+    assert case["affinity_params"] == shipped_case["affinity_params"]
+    with np.load(tmp_path / "golden.npz") as npz:
+        P = sp.csr_matrix((npz[f"iris_jitter__P_{missing}__data"],
+                           npz[f"iris_jitter__P_{missing}__indices"],
+                           npz[f"iris_jitter__P_{missing}__indptr"]), shape=(150, 150))
+        Y, gradient = npz[f"{missing}__Y"], npz[f"{missing}__gradient"]
+    cost, grad = smallvis.cost_and_gradient(missing, P, Y, **case["params"])
+    assert cost == case["cost"]
+    np.testing.assert_array_equal(grad, gradient)

@@ -2,8 +2,13 @@
 
 Run from the repository root::
 
-    python tests/data/golden/make_golden.py          # adds the missing cases
-    python tests/data/golden/make_golden.py --all    # rewrites every case
+    python tests/data/golden/make_golden.py              # computes the missing cases only
+    python tests/data/golden/make_golden.py jse sjse     # (re)computes the cases named
+    python tests/data/golden/make_golden.py --all        # recomputes every case
+
+By default only the registered methods without a shipped case are
+computed; the shipped cases and their arrays are copied as they are, and
+with nothing missing the files are not touched.
 
 Inputs: the R smallvis fixtures in tests/data/rsmallvis (P and final Y of
 R smallvis runs, see the README there).  For each method the golden case is
@@ -56,27 +61,44 @@ def sparse_parts(prefix, M):
             f"{prefix}__indptr": M.indptr.astype(np.int32)}
 
 
-def keep_shipped_cases(arrays, cases):
-    """Keep the shipped cases and arrays as they are: only new cases are added.
+def shipped():
+    """``(arrays, meta)`` of the shipped files, or ``({}, None)`` when there are none."""
+    path = os.path.join(OUT, "golden.json")
+    if not os.path.exists(path):
+        return {}, None
+    with open(path) as fh:
+        meta = json.load(fh)
+    with np.load(os.path.join(OUT, "golden.npz")) as old:
+        return {key: old[key] for key in old.files}, meta
+
+
+def methods_to_compute(argv, shipped_cases):
+    """The methods whose case this run computes.
 
     A case is a frozen number: a later run of an optimizer may end on
     another layout (NCVis's 100 exact iterations do since the optimizer's
-    reliability changes), and its case must not move.  ``--all`` rewrites
-    every case.
+    reliability changes), so a shipped case is recomputed only when asked:
+    by name, or every case with ``--all``.  Without arguments, the
+    registered methods that have no shipped case.
     """
-    path = os.path.join(OUT, "golden.json")
-    if not os.path.exists(path):
-        return
-    with open(path) as fh:
-        shipped = json.load(fh)["cases"]
-    with np.load(os.path.join(OUT, "golden.npz")) as old:
-        arrays.update({key: old[key] for key in old.files})
-    cases.update(shipped)
+    names = [a for a in argv if not a.startswith("-")]
+    flags = set(argv) - set(names)
+    if flags - {"--all"} or (names and flags):
+        raise SystemExit("usage: make_golden.py [--all | METHOD ...]")
+    unknown = [name for name in names if name not in smallvis.METHODS]
+    if unknown:
+        raise SystemExit(f"unknown method(s) {', '.join(unknown)}; registered: "
+                         f"{', '.join(smallvis.METHODS)}")
+    if flags:
+        return list(smallvis.METHODS)
+    if names:
+        return list(dict.fromkeys(names))
+    return [name for name in smallvis.METHODS if name not in shipped_cases]
 
 
-def main():
-    version = smallvis.__version__
-    arrays, cases = {}, {}
+def input_arrays():
+    """The shared inputs: X and P of iris (R's) and of the jittered iris (R's umap fixture)."""
+    arrays = {}
     iris, jitter = r_fixture("tsne"), r_fixture("umap_jitter")
     arrays["iris__X"] = np.array(iris["X"])
     arrays["iris__P_conditional"] = np.array(r_fixture("asne")["P"])
@@ -86,8 +108,17 @@ def main():
     for other in ("ssne", "largevis"):
         assert np.array_equal(np.array(r_fixture(other)["P"]), arrays["iris__P_joint"])
     assert np.array_equal(np.array(r_fixture("tumap_jitter")["P"]), np.array(jitter["P"]))
+    return arrays
 
-    r_runs = {
+
+def r_runs():
+    """The methods with an R smallvis fixture: ``{method: (fixture, data, P, params, affinity)}``.
+
+    Named because the fixtures exist for these methods only
+    (tests/data/rsmallvis).
+    """
+    jitter = r_fixture("umap_jitter")
+    return {
         "asne": ("asne", "iris", "P_conditional", {}, {"perplexity": 20.0}),
         "ssne": ("ssne", "iris", "P_joint", {}, {"perplexity": 20.0}),
         "tsne": ("tsne", "iris", "P_joint", {}, {"perplexity": 20.0}),
@@ -100,46 +131,62 @@ def main():
         "tumap": ("tumap_jitter", "iris_jitter", "P_fuzzy", {"eps": 0.1},
                   {"n_neighbors": 15, "knn_method": "exact"}),
     }
-    for method, (fixture, data, p_key, params, aff_params) in r_runs.items():
-        fx = r_fixture(fixture)
-        P = np.array(fx["P"])
-        Y = np.array(fx["Y"])
-        cost, grad = smallvis.cost_and_gradient(method, P, Y, **params)
-        r_cost = fx["itercosts"]["cost"][-1]
-        arrays[f"{method}__Y"] = Y
-        arrays[f"{method}__gradient"] = grad
-        cases[method] = {
-            "data": data, "P": p_key, "params": params, "affinity_params": aff_params,
-            "cost": cost, "learned_gradient": {},
-            "source": (f"X, P and Y: {R_SOURCE}; method {method!r}, "
-                       f"{'iris' if data == 'iris' else 'iris plus a small jitter (no ties)'}, "
-                       f"{'perplexity' if method in ('asne', 'ssne', 'tsne', 'largevis') else 'n_neighbors'} {fx['r_args']['perplexity']}, "
-                       f"Y = R's layout after {fx['iter']} iterations. cost and gradient: smallvis "
-                       f"{version} NumPy reference (smallvis.cost_and_gradient) at that P and Y."),
-            "checks": {"R smallvis cost at Y": r_cost,
-                       "relative difference from R smallvis": (cost - r_cost) / abs(r_cost)},
-        }
-        if method in NOTES:
-            cases[method]["checks"]["note"] = NOTES[method]
-        print(f"{method:9s} cost {cost:.17g}  R {r_cost:.17g}  rel diff {(cost - r_cost) / abs(r_cost):.2e}")
 
-    # t-SNE: scikit-learn's exact KL divergence and gradient
+
+def r_case(method, run, version, arrays):
+    """R's P and final Y, and the NumPy reference's cost and gradient there."""
+    fixture, data, p_key, params, aff_params = run
+    fx = r_fixture(fixture)
+    P = np.array(fx["P"])
+    Y = np.array(fx["Y"])
+    cost, grad = smallvis.cost_and_gradient(method, P, Y, **params)
+    r_cost = fx["itercosts"]["cost"][-1]
+    arrays[f"{method}__Y"] = Y
+    arrays[f"{method}__gradient"] = grad
+    size = "perplexity" if "perplexity" in smallvis.METHODS[method].affinity_params \
+        else "n_neighbors"
+    case = {
+        "data": data, "P": p_key, "params": params, "affinity_params": aff_params,
+        "cost": cost, "learned_gradient": {},
+        "source": (f"X, P and Y: {R_SOURCE}; method {method!r}, "
+                   f"{'iris' if data == 'iris' else 'iris plus a small jitter (no ties)'}, "
+                   f"{size} {fx['r_args']['perplexity']}, "
+                   f"Y = R's layout after {fx['iter']} iterations. cost and gradient: smallvis "
+                   f"{version} NumPy reference (smallvis.cost_and_gradient) at that P and Y."),
+        "checks": {"R smallvis cost at Y": r_cost,
+                   "relative difference from R smallvis": (cost - r_cost) / abs(r_cost)},
+    }
+    if method in NOTES:
+        case["checks"]["note"] = NOTES[method]
+    print(f"{method:9s} cost {cost:.17g}  R {r_cost:.17g}  rel diff {(cost - r_cost) / abs(r_cost):.2e}")
+    return case
+
+
+def add_scikit_learn_check(case, arrays):
+    """t-SNE: scikit-learn's exact KL divergence and gradient at the case's P and Y."""
     try:
         from scipy.spatial.distance import squareform
         from sklearn.manifold._t_sne import _kl_divergence
         import sklearn
-
-        Y = arrays["tsne__Y"]
-        kl, g = _kl_divergence(Y.ravel(), squareform(arrays["iris__P_joint"], checks=False), 1,
-                               Y.shape[0], Y.shape[1])
-        cases["tsne"]["checks"][f"scikit-learn {sklearn.__version__} _kl_divergence cost"] = float(kl)
-        print("tsne vs sklearn: cost", (cases["tsne"]["cost"] - kl) / kl,
-              "grad", np.abs(g.reshape(Y.shape) - arrays["tsne__gradient"]).max()
-              / np.abs(arrays["tsne__gradient"]).max())
     except ImportError:
         print("scikit-learn not installed: tsne check skipped", file=sys.stderr)
+        return
+    Y = arrays["tsne__Y"]
+    kl, g = _kl_divergence(Y.ravel(), squareform(arrays["iris__P_joint"], checks=False), 1,
+                           Y.shape[0], Y.shape[1])
+    case["checks"][f"scikit-learn {sklearn.__version__} _kl_divergence cost"] = float(kl)
+    print("tsne vs sklearn: cost", (case["cost"] - kl) / kl,
+          "grad", np.abs(g.reshape(Y.shape) - arrays["tsne__gradient"]).max()
+          / np.abs(arrays["tsne__gradient"]).max())
 
-    # ncvis: not in R smallvis; a smallvis layout on the jittered iris
+
+def ncvis_case(version, arrays):
+    """ncvis (not in R smallvis): a smallvis layout on the jittered iris.
+
+    Its own recipe (NCVis's a and b, the learned Q) predates
+    :func:`generic_case`; it is kept so that ``ncvis`` or ``--all``
+    recomputes the shipped case the same way.
+    """
     X = arrays["iris_jitter__X"]
     P = smallvis.affinities(X, "ncvis", n_neighbors=15, knn_method="exact")
     arrays.update(sparse_parts("iris_jitter__P_ncvis", P))
@@ -151,7 +198,8 @@ def main():
     cost, grad, learned = smallvis.cost_and_gradient("ncvis", P, Y, return_learned=True, **params)
     arrays["ncvis__Y"] = Y
     arrays["ncvis__gradient"] = grad
-    cases["ncvis"] = {
+    print(f"ncvis     cost {cost:.17g}  Q {Q:.17g}  dQ {learned['Q']:.3g}")
+    return {
         "data": "iris_jitter", "P": "P_ncvis", "params": params,
         "affinity_params": {"n_neighbors": 15, "knn_method": "exact"},
         "cost": cost, "learned_gradient": {"Q": learned["Q"]},
@@ -162,47 +210,82 @@ def main():
                    "reference, checked by finite differences in Y and Q."),
         "checks": {},
     }
-    print(f"ncvis     cost {cost:.17g}  Q {Q:.17g}  dQ {learned['Q']:.3g}")
 
-    # every other registered method (no case above): its own P of the
-    # jittered iris and 100 iterations of its exact optimizer at its first
-    # registry example; tests/test_testing_golden.py checks the gradient
-    # against finite differences of the cost
-    for name, m in smallvis.METHODS.items():
-        if name in cases:
-            continue
-        params = dict(m.examples[0])
-        affinity_params = ({"n_neighbors": 15, "knn_method": "exact"}
-                           if "n_neighbors" in m.affinity_params else {})
-        P = smallvis.affinities(X, name, **affinity_params)
-        arrays.update(sparse_parts(f"iris_jitter__P_{name}", P))
-        Y = smallvis.embed(X, name, fast=False, n_iter=100, random_state=42,
-                           **affinity_params, **params)
-        cost, grad, learned = smallvis.cost_and_gradient(name, P, Y, return_learned=True,
-                                                         **params)
-        arrays[f"{name}__Y"] = Y
-        arrays[f"{name}__gradient"] = grad
-        cases[name] = {
-            "data": "iris_jitter", "P": f"P_{name}", "params": params,
-            "affinity_params": affinity_params, "cost": cost, "learned_gradient": learned,
-            "source": (f"X: iris plus a small jitter (as the R smallvis umap fixture); P: "
-                       f"smallvis {version}; Y: 100 iterations of smallvis {version}'s exact "
-                       f"{name} optimizer at {params}; cost and gradient: smallvis {version} "
-                       "NumPy reference, checked by finite differences."),
-            "checks": {},
-        }
-        print(f"{name:<9} cost {cost:.17g}")
 
-    if "--all" not in sys.argv:
-        keep_shipped_cases(arrays, cases)
+def generic_case(name, version, arrays):
+    """Any other registered method: its own P of the jittered iris and 100 exact iterations.
+
+    At its first registry example; tests/test_testing_golden.py checks the
+    gradient against finite differences of the cost.
+    """
+    m = smallvis.METHODS[name]
+    X = arrays["iris_jitter__X"]
+    params = dict(m.examples[0])
+    affinity_params = ({"n_neighbors": 15, "knn_method": "exact"}
+                       if "n_neighbors" in m.affinity_params else {})
+    P = smallvis.affinities(X, name, **affinity_params)
+    arrays.update(sparse_parts(f"iris_jitter__P_{name}", P))
+    Y = smallvis.embed(X, name, fast=False, n_iter=100, random_state=42,
+                       **affinity_params, **params)
+    cost, grad, learned = smallvis.cost_and_gradient(name, P, Y, return_learned=True,
+                                                     **params)
+    arrays[f"{name}__Y"] = Y
+    arrays[f"{name}__gradient"] = grad
+    print(f"{name:<9} cost {cost:.17g}")
+    return {
+        "data": "iris_jitter", "P": f"P_{name}", "params": params,
+        "affinity_params": affinity_params, "cost": cost, "learned_gradient": learned,
+        "source": (f"X: iris plus a small jitter (as the R smallvis umap fixture); P: "
+                   f"smallvis {version}; Y: 100 iterations of smallvis {version}'s exact "
+                   f"{name} optimizer at {params}; cost and gradient: smallvis {version} "
+                   "NumPy reference, checked by finite differences."),
+        "checks": {},
+    }
+
+
+def compute_case(name, version, arrays):
+    """The case of ``name``; its arrays are written into ``arrays``."""
+    runs = r_runs()
+    if name in runs:
+        case = r_case(name, runs[name], version, arrays)
+        if name == "tsne":
+            add_scikit_learn_check(case, arrays)
+        return case
+    if name == "ncvis":
+        return ncvis_case(version, arrays)
+    return generic_case(name, version, arrays)
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    version = smallvis.__version__
+    old_arrays, old_meta = shipped()
+    old_cases = {} if old_meta is None else old_meta["cases"]
+    todo = methods_to_compute(argv, old_cases)
+    if not todo:
+        print(f"every registered method has its case in {OUT}: nothing to compute "
+              "(name methods, or --all, to recompute)")
+        return []
+    every = "--all" in argv
+    # the shipped arrays and cases as they are (unless every case is
+    # recomputed); the inputs only where missing: they come from the R
+    # fixtures, which do not change
+    arrays = input_arrays() if every else {**input_arrays(), **old_arrays}
+    cases = {} if every else dict(old_cases)
+    for name in todo:
+        cases[name] = compute_case(name, version, arrays)
     os.makedirs(OUT, exist_ok=True)
     np.savez_compressed(os.path.join(OUT, "golden.npz"), **arrays)
-    meta = {"format": 1, "produced_with": f"smallvis {version}", "cases": cases}
+    # the version that produced the files, unless only some cases were added
+    produced_with = (f"smallvis {version}" if old_meta is None or every
+                     else old_meta["produced_with"])
+    meta = {"format": 1, "produced_with": produced_with, "cases": cases}
     with open(os.path.join(OUT, "golden.json"), "w") as fh:
         json.dump(meta, fh, indent=1, sort_keys=True)
         fh.write("\n")
     total = sum(os.path.getsize(os.path.join(OUT, f)) for f in os.listdir(OUT))
-    print(f"wrote {OUT}: {total / 1024:.0f} KiB")
+    print(f"wrote {OUT}: {total / 1024:.0f} KiB ({', '.join(todo)} computed)")
+    return todo
 
 
 if __name__ == "__main__":
