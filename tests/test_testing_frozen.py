@@ -11,8 +11,12 @@ script, bump the version and add a line to CHANGELOG.md.
   largevis): Y bit for bit, on the platform the values were recorded on
   (other platforms' maths libraries may round differently in the last bit);
 * exact optimizer, every method: the cost every 10 iterations, to 1e-9
-  relative (rounding differences between BLAS builds in the input
-  affinities stay far below that in 60 iterations).
+  relative.
+
+Both start from the input affinities stored in
+tests/data/frozen/affinities.npz, so that the last bits of numpy's own exp
+and log, which differ between numpy releases, cannot change a trajectory:
+these pin the optimizers, and the golden cases pin P.
 
 NCVis's stochastic optimizer is not frozen yet: its noise schedule is being
 reworked (it will be added, with a changelog line, once that has settled).
