@@ -718,6 +718,12 @@ def main(argv=None):
     tracker = _Tracker()
     with warnings.catch_warnings():
         warnings.simplefilter("default")
+        # deprecations are for the authors of the code that raised them: as
+        # Python does by default, show them only for the package's own code
+        # (an older matplotlib under a newer pyparsing raises dozens)
+        for category in (DeprecationWarning, PendingDeprecationWarning):
+            warnings.filterwarnings("ignore", category=category)
+            warnings.filterwarnings("default", category=category, module=r"smallvis(\.|$)")
         warnings.showwarning = _one_line_warning
         try:
             if args.command == "embed":

@@ -99,6 +99,29 @@ def no_embedding(monkeypatch):
 
 
 
+def test_only_the_package_s_own_deprecations_are_shown(tmp_path, capsys, monkeypatch):
+    """Another library's deprecation (an older matplotlib under a newer pyparsing) is not a
+    message for the user; the package's own warnings and deprecations are."""
+    import warnings
+
+    real_embed = cli.embed
+
+    def embed_warning(X, *args, **kwargs):
+        warnings.warn_explicit("parseString deprecated", DeprecationWarning, "lib.py", 1,
+                               module="someotherlib")
+        warnings.warn_explicit("an old smallvis spelling", DeprecationWarning, "api.py", 1,
+                               module="smallvis.api")
+        warnings.warn("the package's own warning", RuntimeWarning)
+        return real_embed(X, *args, **kwargs)
+
+    monkeypatch.setattr(cli, "embed", embed_warning)
+    assert main(["embed", "iris", "--fast", "--n-iter", "60", "--out", str(tmp_path / "y.csv"),
+                 "--quiet"]) == 0
+    lines = [line for line in capsys.readouterr().err.splitlines() if "warning:" in line]
+    assert len(lines) == 2, lines
+    assert "old smallvis spelling" in lines[0] and "own warning" in lines[1]
+
+
 @pytest.mark.parametrize("option,name,needle", [
     ("--out", "missing_dir/y.csv", "does not exist"),
     ("--plot", "missing_dir/y.png", "does not exist"),
