@@ -26,6 +26,15 @@ def _stored(X):
     return X.data if sp.issparse(X) else X
 
 
+#: Exponents of the largest entry within which data are worked on as they
+#: are, without a copy scaled by a power of two: below ``2**SAFE_EXPONENT``
+#: and above ``2**-SAFE_EXPONENT`` no square, product or sum of squares of
+#: the entries can leave float64's normal range (``2**±1022``).  Outside
+#: it, every path measures the data in units of ``2**e``
+#: (:func:`power_of_two_exponent`, :func:`in_units`).
+SAFE_EXPONENT = 200
+
+
 def power_of_two_exponent(X):
     """Exponent ``e`` with ``max|X| = m 2**e``, ``0.5 <= m < 1`` (0 for X = 0).
 

@@ -147,3 +147,40 @@ def test_cosine_pca_places_new_points_by_the_angles_of_the_data():
     np.testing.assert_array_equal(loaded.transform(X[300:]), model.transform(X[300:]))
     with pytest.raises(TypeError):  # the fit's data were dense: so are new points
         model.transform(sp.csr_matrix(X[300:]))
+
+
+# -- the truncated SVD in units of a power of two -------------------------------
+
+def _sparse_rows(seed=3):
+    X = sp.random(80, 300, density=0.1, random_state=seed, format="csr")
+    X.data += 0.5
+    return X
+
+
+def test_sparse_coordinates_scale_with_the_data_bit_for_bit():
+    """The SVD of sparse X runs in the units of its largest entry: 2**-1000 X gives the
+    same scores, times 2**-1000, and the same map."""
+    from smallvis.engines.init import data_coordinates
+
+    X = _sparse_rows()
+    small = X * 2.0**-1000
+    np.testing.assert_array_equal(data_coordinates(small, 5),
+                                  np.ldexp(data_coordinates(X, 5), -1000))
+    np.testing.assert_array_equal(
+        smallvis.embed(small, "tsne", fast=True, n_iter=100, random_state=0),
+        smallvis.embed(X, "tsne", fast=True, n_iter=100, random_state=0))
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_svd_of_data_near_the_top_of_float64(sparse):
+    """Entries near 1e307 (2**1020): the default start and pca= work as at scale 1, where
+    they raised LinAlgError; a power of two changes no neighbour and no component."""
+    X = _sparse_rows()
+    big = X * 2.0**1020 if sparse else X.toarray() * 2.0**1020
+    Y = smallvis.embed(big, "tsne", fast=True, n_iter=60, random_state=0)
+    assert np.all(np.isfinite(Y))
+    kw = dict(pca=10, knn_method="exact", n_epochs=2, random_state=0, return_result=True)
+    big_fit = smallvis.embed(big, "umap", **kw)
+    one_fit = smallvis.embed(X if sparse else X.toarray(), "umap", **kw)
+    assert abs(big_fit.P - one_fit.P).max() < 1e-12
+    np.testing.assert_array_equal(big_fit.projection.components, one_fit.projection.components)

@@ -10,7 +10,7 @@ from scipy.spatial import cKDTree
 from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 
 from .._validation import ParameterError, check_coordinate_span, check_embedding
-from .._numeric import power_of_two_exponent
+from .._numeric import SAFE_EXPONENT, power_of_two_exponent
 from ..inputs.projected_search import MIN_FEATURES as RANDOMISED_PCA_MIN_FEATURES
 from ..inputs.projected_search import scores as projected_scores
 from ..inputs.projection import fit_projection, fitted_scores
@@ -65,10 +65,6 @@ RANDOMISED_PCA_SEED = 0
 #: layout needs coordinates (:func:`data_coordinates`).
 SPARSE_INIT_RANK = 8
 
-#: Exponents of the largest entry within which the PCA initialisations of
-#: many features work on ``X`` as it is (no scaled copy; see
-#: :func:`_named_init`).
-_SAFE_EXPONENT = 200
 
 
 def _randomised(X, n_components):
@@ -753,7 +749,7 @@ def _named_init(init, X, n_components, rng, P, seed=RANDOMISED_PCA_SEED):
     # and safe from overflow (data near 1e300) and underflow (near 1e-300) in
     # the SVD and the standard deviation below; "pca" scales back to X's units.
     e = power_of_two_exponent(X)
-    if _randomised(X, n_components) and abs(e) <= _SAFE_EXPONENT:
+    if _randomised(X, n_components) and abs(e) <= SAFE_EXPONENT:
         # no scaled copy of X: products and QR commute with a power of two
         scores = np.ldexp(pca_scores(X, n_components), -e)
     else:

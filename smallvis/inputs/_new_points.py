@@ -15,14 +15,10 @@ training points extreme in its direction, as in exact arithmetic.
 import numpy as np
 import scipy.sparse as sp
 
-from .._numeric import in_units, power_of_two_exponent, row_exponents
+# new points' distances are measured in the data's own units within
+# SAFE_EXPONENT, otherwise in units of a power of two (distance_units)
+from .._numeric import SAFE_EXPONENT, in_units, power_of_two_exponent, row_exponents
 
-#: New points' distances are measured in the data's own units when the
-#: largest entry of the training data and of the new point is below
-#: ``2**SAFE_EXPONENT`` and above ``2**-SAFE_EXPONENT`` (no square can leave
-#: float64's normal range then), otherwise in units of that power of two
-#: (see :func:`distance_units`).
-SAFE_EXPONENT = 200
 
 #: An Annoy query lies at most ``2**MAX_QUERY_EXPONENT`` times the extent of
 #: the training data from their centre (see :func:`forest_queries`).

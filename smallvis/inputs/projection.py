@@ -35,6 +35,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .. import _progress
+from .._numeric import SAFE_EXPONENT, in_units, power_of_two_exponent
 
 #: Extra random directions and power iterations of the range finder.
 OVERSAMPLES = 10
@@ -104,16 +105,28 @@ def occurring_columns(X, at_least=0):
 
 
 def _fit(X, n_components, seed, centre, power_iterations, stage):
-    """``(projection, X_kept, columns)``: the projection of ``X_kept``, sparse ``X`` on ``columns``.
+    """``(projection, X_kept, columns, e)``: the projection of ``X_kept``, in units of ``2**e``.
 
-    For dense ``X``, and when ``columns`` is None, ``X_kept`` holds every
-    column of ``X`` (see :func:`occurring_columns`).
+    ``X_kept`` is ``X / 2**e`` (sparse ``X`` on ``columns``; for dense
+    ``X``, and when ``columns`` is None, it holds every column of ``X``, see
+    :func:`occurring_columns`), and the projection's ``mean`` is in its
+    units.  Sparse ``X`` is always measured in the units of its largest
+    entry (a copy of the stored entries only), so that the same data at
+    any power-of-two scale give the same bits and no product over- or
+    underflows; dense ``X`` only outside :data:`SAFE_EXPONENT`, to spare a
+    copy of ordinary data.
     """
     centre = not sp.issparse(X) if centre is None else bool(centre)
     r = int(n_components)
     columns = None
+    e = power_of_two_exponent(X)
     if sp.issparse(X):
         X, columns = occurring_columns(X, r)
+        X = in_units(X, e)
+    elif abs(e) > SAFE_EXPONENT:
+        X = in_units(X, e)
+    else:
+        e = 0
     mean = np.asarray(X.mean(axis=0)).ravel() if centre else None
     n, d = X.shape
     width = min(r + OVERSAMPLES, n, d)
@@ -144,7 +157,7 @@ def _fit(X, n_components, seed, centre, power_iterations, stage):
     components = np.ascontiguousarray(components * flip[:, None])
     if mean is None and not sp.issparse(X):
         mean = np.zeros(d)  # dense, not centred: new points are dense too
-    return Projection(components, mean), X, columns
+    return Projection(components, mean), X, columns, e
 
 
 def fit_projection(X, n_components, seed, centre=None, power_iterations=POWER_ITERATIONS,
@@ -179,15 +192,16 @@ def fit_projection(X, n_components, seed, centre=None, power_iterations=POWER_IT
         ``transform`` applies to new points.  For the training rows' scores
         alone, :func:`fitted_scores` needs none of them.
     """
-    projection, _, columns = _fit(X, n_components, seed, centre, power_iterations, stage)
+    projection, _, columns, e = _fit(X, n_components, seed, centre, power_iterations, stage)
+    mean = None if projection.mean is None else np.ldexp(projection.mean, e)
     if columns is None:
-        return projection
+        return Projection(projection.components, mean)
     components = np.zeros((projection.components.shape[0], X.shape[1]))
     components[:, columns] = projection.components
-    mean = None
-    if projection.mean is not None:
-        mean = np.zeros(X.shape[1])
-        mean[columns] = projection.mean
+    if mean is not None:
+        full = np.zeros(X.shape[1])
+        full[columns] = mean
+        mean = full
     return Projection(components, mean)
 
 
@@ -200,5 +214,5 @@ def fitted_scores(X, n_components, seed, centre=None, power_iterations=POWER_ITE
     columns that hold entries only: memory follows the stored entries and
     the rows, never the number of columns.
     """
-    projection, X_kept, _ = _fit(X, n_components, seed, centre, power_iterations, stage)
-    return projection.apply(X_kept)
+    projection, X_kept, _, e = _fit(X, n_components, seed, centre, power_iterations, stage)
+    return np.ldexp(projection.apply(X_kept), e)
