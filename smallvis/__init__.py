@@ -18,16 +18,15 @@ from . import datasets, metrics
 from .backends import reference
 from .backends._backend import kernels
 from .api import EmbedResult, affinities, cost_and_gradient, embed, list_methods
-from .estimator import METHOD_CLASSES as _METHOD_CLASSES
-from .estimator import Embedding, NotFittedError
+from .estimator import Embedding
+from .estimators import *  # noqa: F401,F403  (TSNE, UMAP, ...: one class per method)
+from .estimators import __all__ as _estimator_names
+from .exceptions import NotFittedError
 from .model_io import ModelFileError, load_model, save_model
 from .registry import METHODS
 from .engines.optim import DivergenceError
 from ._validation import SmallDataWarning
 from .plotting import plot, plot_costs, plot_every
-
-#: One estimator class per method (``TSNE``, ``UMAP``, ...), from the registry.
-globals().update({_cls.__name__: _cls for _cls in _METHOD_CLASSES.values()})
 
 #: The module :mod:`smallvis.inputs.affinities` (perplexity calibration, UMAP and
 #: NCVis graphs), under a name that the function ``smallvis.affinities`` does
@@ -59,4 +58,4 @@ __all__ = [
     "reference",
     "save_model",
 ]
-__all__ += [_cls.__name__ for _cls in _METHOD_CLASSES.values()]
+__all__ += _estimator_names

@@ -1,15 +1,19 @@
 """The scikit-learn estimators: contract, registry classes, bad input."""
 
+import ast
 import inspect
 import pickle
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import smallvis
-from smallvis.estimator import METHOD_CLASSES, Embedding
+import smallvis.estimators
+from smallvis.estimator import (METHOD_CLASSES, Embedding, MethodEmbedding,
+                                estimator_class_name, method_estimator)
 from smallvis.registry import METHODS
 
 #: Checks that a transductive embedding cannot pass: they demand that
@@ -83,6 +87,56 @@ def test_one_class_per_registered_method():
         assert cls()._method_name() == name
     with pytest.raises(TypeError, match="unexpected"):
         smallvis.TSNE(method="umap")
+
+
+def _static_definitions(module):
+    """``(class names, __all__)`` as written in ``module``'s source, read without running it."""
+    tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
+    classes = [node.name for node in tree.body if isinstance(node, ast.ClassDef)]
+    listed = [ast.literal_eval(node.value) for node in tree.body
+              if isinstance(node, ast.Assign)
+              and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)]
+    return classes, listed
+
+
+def test_the_estimator_classes_are_written_out_for_editors():
+    """``class UMAP`` is a statement that an editor and a type checker can read.
+
+    Classes made in a loop and put in place with ``globals().update`` are
+    invisible to "go to definition"; this reads the source, not the
+    imported module, so that a class made at run time does not count.
+    """
+    expected = sorted(estimator_class_name(name) for name in METHODS)
+    classes, listed = _static_definitions(smallvis.estimators)
+    missing = sorted(set(expected) - set(classes))
+    assert not missing, (
+        f"smallvis/estimators.py has no class for {missing}: add it to __all__ and "
+        f"'@method_estimator\nclass {missing[0]}(MethodEmbedding): ...' at its end")
+    assert sorted(classes) == expected
+    assert len(listed) == 1 and sorted(listed[0]) == expected
+    for name, cls in METHOD_CLASSES.items():
+        assert cls.__module__ == "smallvis.estimators" and cls.__qualname__ == cls.__name__
+        assert issubclass(cls, MethodEmbedding)
+        assert f'method="{name}"' in cls.__doc__ and METHODS[name].summary in cls.__doc__
+    for module in (smallvis, smallvis.estimator, smallvis.estimators):
+        assert "globals()" not in Path(module.__file__).read_text(encoding="utf-8")
+
+
+def test_a_class_is_bound_to_the_method_its_name_spells():
+    with pytest.raises(ValueError, match="no registered method has the estimator class "
+                                         "name 'NOSUCHMETHOD'"):
+        @method_estimator
+        class NOSUCHMETHOD(MethodEmbedding):
+            pass
+    with pytest.raises(ValueError, match="has a class already"):
+        method_estimator(type(smallvis.UMAP.__name__, (MethodEmbedding,), {}))
+    with pytest.raises(TypeError, match="not a subclass of MethodEmbedding"):
+        method_estimator(type(smallvis.UMAP.__name__, (Embedding,), {}))
+    # a user's subclass keeps its parent's method
+    class MyUMAP(smallvis.UMAP):
+        pass
+    assert MyUMAP()._method_name() == smallvis.UMAP()._method_name()
+    assert METHOD_CLASSES[smallvis.UMAP()._method_name()] is smallvis.UMAP
 
 
 def test_a_method_parameter_given_to_the_constructor_names_method_params():
@@ -198,6 +252,16 @@ def test_transform_before_fit():
     with pytest.raises(smallvis.NotFittedError, match="not fitted yet"):
         smallvis.UMAP().transform(np.zeros((2, 3)))
     assert issubclass(smallvis.NotFittedError, (ValueError, AttributeError))
+
+
+def test_not_fitted_error_is_defined_with_the_exceptions():
+    from smallvis import exceptions, transform
+
+    assert smallvis.NotFittedError is exceptions.NotFittedError
+    assert smallvis.NotFittedError.__module__ == "smallvis.exceptions"
+    # the spellings that code may already import
+    assert transform.NotFittedError is smallvis.NotFittedError
+    assert smallvis.estimator.NotFittedError is smallvis.NotFittedError
 
 
 def test_failed_refit_keeps_the_previous_fit(iris, fitted):
