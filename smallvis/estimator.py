@@ -86,8 +86,8 @@ class Embedding:
         A name from :func:`smallvis.list_methods`.
     n_components : int, default=2
     fast : bool, default=True
-        Cython kernels (True) or the NumPy reference (False).  Unlike
-        :func:`smallvis.embed` the default is the fast path.
+        Cython kernels (True) or the NumPy reference (False), as
+        :func:`smallvis.embed`.
     optimizer, gradient, init, perplexity, n_iter, n_epochs, learning_rate,
     exaggeration, exaggeration_iter, late_exaggeration, late_exaggeration_iter,
     momentum, final_momentum,

@@ -7,7 +7,7 @@ lives here, so that every module can import it without importing another
 stage.  All are re-exported from :mod:`smallvis`.
 """
 
-__all__ = ["NotFittedError"]
+__all__ = ["KernelsNotBuiltError", "NotFittedError"]
 
 
 class NotFittedError(ValueError, AttributeError):
@@ -16,4 +16,13 @@ class NotFittedError(ValueError, AttributeError):
     A ``ValueError`` and an ``AttributeError``, as scikit-learn's own
     ``NotFittedError``, so that code written for scikit-learn's estimators
     catches it.
+    """
+
+
+class KernelsNotBuiltError(ImportError):
+    """``fast=True`` was asked for, and the compiled kernels are not built.
+
+    An ``ImportError``; its message says how to build them, and that
+    ``fast=False`` (``--reference`` on the command line) runs the NumPy
+    reference meanwhile.
     """

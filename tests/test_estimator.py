@@ -310,3 +310,67 @@ def test_transform_of_a_fit_made_from_a_knn_graph_says_why_first():
             model.transform(X_new)
         with pytest.raises(ValueError, match="cannot place new points"):
             model.reference_.transform(X_new)
+
+
+# ---- one fast default: embed, the estimators and the command line ------------
+
+def test_embed_and_the_estimators_have_the_same_defaults():
+    """Every setting that ``embed`` and the estimators share has one default."""
+    embed_defaults = {name: p.default
+                      for name, p in inspect.signature(smallvis.embed).parameters.items()
+                      if p.kind is p.KEYWORD_ONLY}
+    for cls in (Embedding, *METHOD_CLASSES.values()):
+        params = inspect.signature(cls).parameters
+        differ = {name: (embed_defaults[name], params[name].default)
+                  for name in set(params) & set(embed_defaults)
+                  if params[name].default != embed_defaults[name]}
+        assert not differ, f"{cls.__name__}: (embed's, its own) defaults {differ}"
+
+
+def test_the_command_line_defaults_to_the_embed_default_and_can_choose_either():
+    from smallvis.cli import build_parser
+
+    parser = build_parser()
+    default = inspect.signature(smallvis.embed).parameters["fast"].default
+    assert parser.parse_args(["embed", "iris"]).fast is default
+    assert parser.parse_args(["embed", "iris", "--fast"]).fast is True
+    assert parser.parse_args(["embed", "iris", "--reference"]).fast is False
+    with pytest.raises(SystemExit):
+        parser.parse_args(["embed", "iris", "--fast", "--reference"])
+
+
+@pytest.fixture
+def unbuilt(monkeypatch):
+    """The compiled kernels missing, as in a source tree that was never built."""
+    import smallvis.backends._backend as backend
+
+    monkeypatch.setattr(backend, "_kernels", None)
+    monkeypatch.setattr(backend, "_IMPORT_ERROR", ImportError("no module _kernels"))
+
+
+def test_an_unbuilt_fast_path_says_how_to_build_it_or_run_the_reference(unbuilt, iris):
+    from smallvis.exceptions import KernelsNotBuiltError
+
+    X, _ = iris
+    for run in (lambda: smallvis.embed(X, n_iter=5),
+                lambda: smallvis.TSNE(n_iter=5).fit(X)):
+        with pytest.raises(KernelsNotBuiltError,
+                           match=r"build_ext --inplace.*fast=False .*--reference"):
+            run()
+    assert issubclass(KernelsNotBuiltError, ImportError)
+    assert smallvis.embed(X, n_iter=5, fast=False, random_state=0).shape == (len(X), 2)
+
+
+def test_an_unbuilt_fast_path_is_one_error_line_on_the_command_line(unbuilt, tmp_path,
+                                                                     capsys):
+    from smallvis.cli import main
+
+    out = tmp_path / "y.csv"
+    assert main(["embed", "iris", "--n-iter", "5", "--quiet", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("smallvis: error: ") and len(err.splitlines()) == 1, err
+    assert "--reference" in err and "Traceback" not in err
+    assert not out.exists()
+    assert main(["embed", "iris", "--n-iter", "5", "--quiet", "--reference",
+                 "--out", str(out)]) == 0
+    assert out.exists()
