@@ -19,8 +19,8 @@ from .backends import reference
 from .backends._backend import kernels
 from .api import EmbedResult, affinities, cost_and_gradient, embed, list_methods
 from .estimator import Embedding
-from .estimators import *  # noqa: F401,F403  (TSNE, UMAP, ...: one class per method)
-from .estimators import __all__ as _estimator_names
+from .estimator import METHOD_CLASSES as _METHOD_CLASSES
+from .estimators import *  # noqa: F401,F403  (TSNE, UMAP, ...: its public names are the classes)
 from .exceptions import NotFittedError
 from .model_io import ModelFileError, load_model, save_model
 from .registry import METHODS
@@ -58,4 +58,4 @@ __all__ = [
     "reference",
     "save_model",
 ]
-__all__ += _estimator_names
+__all__ += [_cls.__name__ for _cls in _METHOD_CLASSES.values()]

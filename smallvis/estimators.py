@@ -14,66 +14,55 @@ string: the registry stays the only list of methods, and
 tests/test_estimator.py checks that this file has one class for each entry
 and no other.
 
-A new method needs two lines here: its class name in ``__all__``, and at the
-end of the file a class like the others, decorated with
-:func:`~smallvis.estimator.method_estimator`, its body a one-line docstring.
+A new method needs one edit here: at the end, a class like the others, its
+body a one-line docstring.
 """
 
-from .estimator import MethodEmbedding, method_estimator
-
-__all__ = [
-    "ASNE",
-    "SSNE",
-    "TSNE",
-    "LARGEVIS",
-    "UMAP",
-    "TUMAP",
-    "NCVIS",
-    "NEGTSNE",
-    "INFONCE",
-]
+# under private names, so that the module's public names are the classes alone
+from .estimator import MethodEmbedding as _MethodEmbedding
+from .estimator import method_estimator as _method_estimator
 
 
-@method_estimator
-class ASNE(MethodEmbedding):
+@_method_estimator
+class ASNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="asne"``; the same parameters otherwise."""
 
 
-@method_estimator
-class SSNE(MethodEmbedding):
+@_method_estimator
+class SSNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="ssne"``; the same parameters otherwise."""
 
 
-@method_estimator
-class TSNE(MethodEmbedding):
+@_method_estimator
+class TSNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="tsne"``; the same parameters otherwise."""
 
 
-@method_estimator
-class LARGEVIS(MethodEmbedding):
+@_method_estimator
+class LARGEVIS(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="largevis"``; the same parameters otherwise."""
 
 
-@method_estimator
-class UMAP(MethodEmbedding):
+@_method_estimator
+class UMAP(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="umap"``; the same parameters otherwise."""
 
 
-@method_estimator
-class TUMAP(MethodEmbedding):
+@_method_estimator
+class TUMAP(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="tumap"``; the same parameters otherwise."""
 
 
-@method_estimator
-class NCVIS(MethodEmbedding):
+@_method_estimator
+class NCVIS(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="ncvis"``; the same parameters otherwise."""
 
 
-@method_estimator
-class NEGTSNE(MethodEmbedding):
+@_method_estimator
+class NEGTSNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="negtsne"``; the same parameters otherwise."""
 
 
-@method_estimator
-class INFONCE(MethodEmbedding):
+@_method_estimator
+class INFONCE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="infonce"``; the same parameters otherwise."""

@@ -89,14 +89,10 @@ def test_one_class_per_registered_method():
         smallvis.TSNE(method="umap")
 
 
-def _static_definitions(module):
-    """``(class names, __all__)`` as written in ``module``'s source, read without running it."""
+def _written_classes(module):
+    """The names of the classes written in ``module``'s source, read without running it."""
     tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
-    classes = [node.name for node in tree.body if isinstance(node, ast.ClassDef)]
-    listed = [ast.literal_eval(node.value) for node in tree.body
-              if isinstance(node, ast.Assign)
-              and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)]
-    return classes, listed
+    return [node.name for node in tree.body if isinstance(node, ast.ClassDef)]
 
 
 def test_the_estimator_classes_are_written_out_for_editors():
@@ -107,13 +103,15 @@ def test_the_estimator_classes_are_written_out_for_editors():
     imported module, so that a class made at run time does not count.
     """
     expected = sorted(estimator_class_name(name) for name in METHODS)
-    classes, listed = _static_definitions(smallvis.estimators)
+    classes = _written_classes(smallvis.estimators)
     missing = sorted(set(expected) - set(classes))
     assert not missing, (
-        f"smallvis/estimators.py has no class for {missing}: add it to __all__ and "
-        f"'@method_estimator\nclass {missing[0]}(MethodEmbedding): ...' at its end")
+        f"smallvis/estimators.py has no class for {missing}: add "
+        f"'@_method_estimator\nclass {missing[0]}(_MethodEmbedding): ...' at its end")
     assert sorted(classes) == expected
-    assert len(listed) == 1 and sorted(listed[0]) == expected
+    # its public names, which smallvis imports, are the classes alone
+    public = sorted(name for name in vars(smallvis.estimators) if not name.startswith("_"))
+    assert public == expected
     for name, cls in METHOD_CLASSES.items():
         assert cls.__module__ == "smallvis.estimators" and cls.__qualname__ == cls.__name__
         assert issubclass(cls, MethodEmbedding)
