@@ -18,16 +18,15 @@ from . import datasets, metrics
 from .backends import reference
 from .backends._backend import kernels
 from .api import EmbedResult, affinities, cost_and_gradient, embed, list_methods
+from .estimator import Embedding
 from .estimator import METHOD_CLASSES as _METHOD_CLASSES
-from .estimator import Embedding, NotFittedError
+from .estimators import *  # noqa: F401,F403  (TSNE, UMAP, ...: its public names are the classes)
+from .exceptions import NotFittedError
 from .model_io import ModelFileError, load_model, save_model
 from .registry import METHODS
 from .engines.optim import DivergenceError
 from ._validation import SmallDataWarning
 from .plotting import plot, plot_costs, plot_every
-
-#: One estimator class per method (``TSNE``, ``UMAP``, ...), from the registry.
-globals().update({_cls.__name__: _cls for _cls in _METHOD_CLASSES.values()})
 
 #: The module :mod:`smallvis.inputs.affinities` (perplexity calibration, UMAP and
 #: NCVis graphs), under a name that the function ``smallvis.affinities`` does

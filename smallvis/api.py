@@ -410,7 +410,7 @@ def _warn_if_distinct_points_merged(Y, X, cost_params, name):
             f"points; pass a smaller min_dist (min_dist=0.1 gives b < 1) or another init"))
 
 
-def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
+def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
           perplexity=None, optimizer="auto", gradient="auto", n_epochs=None,
           learning_rate=None, n_iter=1000, exaggeration=None,
           exaggeration_iter=250, late_exaggeration=1.0, late_exaggeration_iter=None,
@@ -436,9 +436,13 @@ def embed(X, method=DEFAULT_METHOD, *, fast=False, n_components=2, init=None,
         ``init`` is "spectral"; without any data "pca"/"spca" are refused.
     method : str, default="tsne"
         A name from :func:`list_methods`.
-    fast : bool, default=False
+    fast : bool, default=True
         Cython kernels (True) or the NumPy reference (False); both give the
-        same numbers to rounding.
+        same numbers to rounding, and the stochastic optimizer's the same
+        bits with one thread.  The reference is the formulas written out, to
+        read and to step through in a debugger; it is slow (its stochastic
+        optimizer is a Python loop over the edges) and holds N x N arrays.
+        The default is the estimators' (:class:`smallvis.Embedding`).
     n_components : int, default=2
         Output dimension.
     init : {"spca", "pca", "random", "spectral", "laplacian", "power"}, "spectral:K",

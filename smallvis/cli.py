@@ -19,8 +19,9 @@ at its final target (the link stays); a character device or FIFO (``--out
 refused, for root too (:mod:`smallvis._outputs`).
 
 Exit status: 0 success, 1 an output could not be written, 2 bad input or
-options (a damaged ``--model`` file, or an input too large for memory with
-these options, included), 130 interrupted (Ctrl-C).
+options (a damaged ``--model`` file, an input too large for memory with
+these options, or compiled kernels that are not built, included), 130
+interrupted (Ctrl-C).
 
 Ctrl-C (SIGINT) interrupts a run that was started with SIGINT at its
 default.  A run started with SIGINT ignored, as a non-interactive shell
@@ -46,6 +47,7 @@ from ._outputs import check_output, is_stream, write_output
 from ._tables import CLIError, columns_by_name, load_input, number_type
 from .inputs.neighbors import check_fit_input
 from ._validation import spell_options
+from .exceptions import KernelsNotBuiltError
 from .api import embed
 from .engines.init import GRAPH_INITS, INIT_NAME_CHOICES, INIT_NAMES, check_init_name
 from .registry import DEFAULT_METHOD, METHODS, knn_only_methods
@@ -323,8 +325,15 @@ def build_parser():
                                  f"built-in dataset: {', '.join(datasets.names())}")
     e.add_argument("--method", default=DEFAULT_METHOD, choices=list(METHODS),
                    help=f"embedding method (default: {DEFAULT_METHOD})")
-    e.add_argument("--fast", action="store_true",
-                   help="use the Cython kernels (same numbers to rounding, much faster)")
+    # the compiled kernels are the default, as for smallvis.embed; --fast
+    # stays accepted, so that commands written with it keep working
+    backend = e.add_mutually_exclusive_group()
+    backend.add_argument("--fast", dest="fast", action="store_true",
+                         help="use the Cython kernels (the default)")
+    backend.add_argument("--reference", dest="fast", action="store_false",
+                         help="use the NumPy reference kernels instead: the formulas "
+                              "written out, the same numbers to rounding, much slower")
+    e.set_defaults(fast=True)
     used = {n: m.affinity_params["perplexity"] for n, m in METHODS.items()
             if m.affinity_params.get("perplexity") is not None}
     e.add_argument("--pca", type=int, default=None, metavar="INT",
@@ -365,7 +374,7 @@ def build_parser():
                    help="integer seed; the same seed, settings and --threads 1 give "
                         "the same coordinates on every run (default: a fresh seed)")
     e.add_argument("--threads", type=int, default=1,
-                   help="threads for --fast (-1: all cores; default: 1)")
+                   help="threads of the Cython kernels (-1: all cores; default: 1)")
     e.add_argument("--labels", default=None, metavar="COLUMN|FILE",
                    help="colour the plot by labels: a column of the CSV, by header "
                         "name or by number (1 = first, -1 = last), which is then not a "
@@ -745,9 +754,13 @@ def main(argv=None):
             print(f"smallvis: error: {' '.join(str(exc).split())}; no output file was "
                   "left half-written", file=sys.stderr)
             return 1
+        except KernelsNotBuiltError as exc:  # the default backend, unbuilt: say what to do
+            print(f"smallvis: error: {' '.join(str(exc).split())}", file=sys.stderr)
+            return 2
         except MemoryError:  # too large an input for these options: an input error
             advice = ("fewer new points at a time" if args.command == "transform" else
-                      "--fast, fewer points, or a method that runs on a kNN graph "
+                      ("" if args.fast else "the Cython kernels (without --reference), ")
+                      + "fewer points, or a method that runs on a kNN graph "
                       f"({', '.join(knn_only_methods())})")
             print(f"smallvis: error: out of memory; try {advice}", file=sys.stderr)
             return 2

@@ -14,9 +14,9 @@ without importing scikit-learn: ``import smallvis`` does not need it, and
 when it is installed.  Every setting of :func:`smallvis.embed` is a
 constructor parameter; method parameters go in ``method_params``.
 
-The per-method classes (``smallvis.TSNE``, ``smallvis.UMAP``, ...) are made
-from the registry :data:`smallvis.METHODS`: the same parameters without
-``method``.
+The per-method classes (``smallvis.TSNE``, ``smallvis.UMAP``, ...) are
+defined in :mod:`smallvis.estimators` on :class:`MethodEmbedding`: the same
+parameters without ``method``.
 
 ``transform`` places new points with :mod:`smallvis.transform` (the method's
 own affinity rule and cost, the fitted coordinates fixed).  A fitted
@@ -34,13 +34,14 @@ import scipy.sparse as sp
 from . import _progress
 from .api import embed
 from .registry import DEFAULT_METHOD, METHODS, get_method
-from .transform import (TRANSFORM_LEARNING_RATE, TRANSFORM_N_ITER, NotFittedError, build_reference,
+from .exceptions import NotFittedError
+from .transform import (TRANSFORM_LEARNING_RATE, TRANSFORM_N_ITER, build_reference,
                         check_new_points, check_transform_settings)
 from .inputs.neighbors import check_fit_input
 from ._validation import (ParameterError, SmallDataWarning, _as_array, check_data,
                           check_random_state, spell_options, warn_from_caller)
 
-__all__ = ["Embedding", "NotFittedError"]
+__all__ = ["Embedding", "MethodEmbedding", "NotFittedError", "method_estimator"]
 
 #: Keywords of :func:`smallvis.embed` that are not constructor parameters.
 _NOT_PARAMS = ("X", "method", "return_result", "method_params")
@@ -85,8 +86,8 @@ class Embedding:
         A name from :func:`smallvis.list_methods`.
     n_components : int, default=2
     fast : bool, default=True
-        Cython kernels (True) or the NumPy reference (False).  Unlike
-        :func:`smallvis.embed` the default is the fast path.
+        Cython kernels (True) or the NumPy reference (False), as
+        :func:`smallvis.embed`.
     optimizer, gradient, init, perplexity, n_iter, n_epochs, learning_rate,
     exaggeration, exaggeration_iter, late_exaggeration, late_exaggeration_iter,
     momentum, final_momentum,
@@ -418,34 +419,92 @@ def _unknown_arguments_message(class_name, unknown, method_param_names):
     return message
 
 
-def _method_class(name):
-    """``Embedding`` with ``method`` fixed to the registry entry ``name``."""
-    base = inspect.signature(Embedding.__init__)
-    params = [p for p in base.parameters.values() if p.name != "method"]
-    defaults = {p.name: p.default for p in params if p.name != "self"}
+def estimator_class_name(method):
+    """The public name of the estimator class of the registered ``method``: upper case.
 
-    entry = METHODS[name]
-    method_param_names = set(entry.affinity_params) | set(entry.cost_params)
+    The one rule that ties a class of :mod:`smallvis.estimators` to its
+    registry entry, so that the class statement spells no method name as a
+    string.
+    """
+    return method.upper()
 
-    def __init__(self, **kwargs):
-        unknown = set(kwargs) - set(defaults)
+
+#: The estimator class of each registered method, ``{method name: class}``;
+#: :func:`method_estimator` fills it as :mod:`smallvis.estimators` defines
+#: the classes.
+METHOD_CLASSES = {}
+
+
+class MethodEmbedding(Embedding):
+    """:class:`Embedding` with ``method`` fixed by the class (``smallvis.TSNE``, ...).
+
+    The base of the per-method classes of :mod:`smallvis.estimators`: the
+    parameters of :class:`Embedding` but ``method``, which
+    :func:`method_estimator` sets from the class's name.  A constructor
+    keyword that is a method parameter (``metric``, ``n_neighbors``, ...)
+    is refused with a ``TypeError`` that shows its ``method_params``
+    spelling.
+    """
+
+    #: The registry name of the method, set by :func:`method_estimator`.
+    _method = None
+
+    def __init__(self, **params):
+        defaults = _method_class_defaults()
+        unknown = set(params) - set(defaults)
         if unknown:
-            raise TypeError(_unknown_arguments_message(type(self).__name__, unknown,
-                                                       method_param_names))
+            entry = METHODS[self._method]
+            raise TypeError(_unknown_arguments_message(
+                type(self).__name__, unknown,
+                set(entry.affinity_params) | set(entry.cost_params)))
         for key, default in defaults.items():
-            setattr(self, key, kwargs.get(key, default))
+            setattr(self, key, params.get(key, default))
 
-    __init__.__signature__ = base.replace(parameters=params)
-    cls_name = name.upper()
-    doc = (f"{METHODS[name].summary}.\n\n    :class:`Embedding` with ``method={name!r}``; "
-           "the same parameters otherwise.\n    ")
-    return type(cls_name, (Embedding,), {
-        "__init__": __init__, "__doc__": doc, "__module__": __name__,
-        "__qualname__": cls_name, "_method_name": lambda self: name,
-    })
+    def _method_name(self):
+        return self._method
 
 
-#: One estimator class per registered method, by upper-case name (``TSNE``, ``UMAP``, ...).
-METHOD_CLASSES = {name: _method_class(name) for name in METHODS}
-globals().update({cls.__name__: cls for cls in METHOD_CLASSES.values()})
-__all__ += [cls.__name__ for cls in METHOD_CLASSES.values()]
+def _method_class_defaults():
+    """``{name: default}`` of :class:`Embedding`'s parameters but ``method``."""
+    return {p.name: p.default
+            for p in inspect.signature(MethodEmbedding.__init__).parameters.values()
+            if p.name != "self"}
+
+
+# Embedding's signature without ``method``, for scikit-learn's get_params,
+# help() and the completions of an interactive session
+MethodEmbedding.__init__.__signature__ = inspect.signature(Embedding.__init__).replace(
+    parameters=[p for p in inspect.signature(Embedding.__init__).parameters.values()
+                if p.name != "method"])
+
+
+def method_estimator(cls):
+    """Class decorator: bind ``cls`` to the registered method that its name spells.
+
+    ``cls.__name__`` must be :func:`estimator_class_name` of a registry
+    entry; the entry's one-line summary leads the docstring, and the class
+    becomes that method's entry of :data:`METHOD_CLASSES`.
+
+    Raises
+    ------
+    TypeError
+        ``cls`` is not a subclass of :class:`MethodEmbedding`.
+    ValueError
+        No registered method has that class name, or the method has a class
+        already.
+    """
+    if not (isinstance(cls, type) and issubclass(cls, MethodEmbedding)):
+        raise TypeError(f"method_estimator: {cls!r} is not a subclass of MethodEmbedding")
+    by_class_name = {estimator_class_name(name): name for name in METHODS}
+    name = by_class_name.get(cls.__name__)
+    if name is None:
+        raise ValueError(f"method_estimator: no registered method has the estimator class "
+                         f"name {cls.__name__!r}; the names are "
+                         f"{', '.join(sorted(by_class_name))}")
+    if name in METHOD_CLASSES:
+        raise ValueError(f"method_estimator: the method {name!r} has a class already, "
+                         f"{METHOD_CLASSES[name].__qualname__}")
+    cls._method = name
+    cls.__doc__ = f"{METHODS[name].summary}.\n\n    {inspect.cleandoc(cls.__doc__ or '')}\n"
+    METHOD_CLASSES[name] = cls
+    return cls

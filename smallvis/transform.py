@@ -99,6 +99,8 @@ from ._validation import (MAX_TRANSFORM_ITERATIONS, _as_array, check_data, check
                           check_number, check_threads, coordinate_span_overflows)
 from .registry import get_method
 from .inputs.neighbors import EXACT_MAX_N, KNNIndex, check_points
+# re-exported: smallvis.transform.NotFittedError is a public spelling too
+from .exceptions import NotFittedError  # noqa: F401
 from .inputs.precomputed import NO_DATA_TO_PLACE, is_graph
 from .inputs.sparse_search import searched_exactly
 from .engines.optim import DivergenceError, OptimizerSettings, optimize_exact
@@ -123,12 +125,6 @@ MAX_STEP = 2.0
 #: training data's own neighbours, and the backend that searched them.
 UNSTORED_AFFINITY_PARAMS = ("knn", "knn_method")
 
-class NotFittedError(ValueError, AttributeError):
-    """``transform`` (or a fitted attribute) was used before ``fit``.
-
-    A ``ValueError`` and an ``AttributeError``, as scikit-learn's own
-    ``NotFittedError``.
-    """
 
 
 def check_new_points(X_new, n_features, name="X_new", sparse=False):

@@ -1,15 +1,19 @@
 """The scikit-learn estimators: contract, registry classes, bad input."""
 
+import ast
 import inspect
 import pickle
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import smallvis
-from smallvis.estimator import METHOD_CLASSES, Embedding
+import smallvis.estimators
+from smallvis.estimator import (METHOD_CLASSES, Embedding, MethodEmbedding,
+                                estimator_class_name, method_estimator)
 from smallvis.registry import METHODS
 
 #: Checks that a transductive embedding cannot pass: they demand that
@@ -83,6 +87,54 @@ def test_one_class_per_registered_method():
         assert cls()._method_name() == name
     with pytest.raises(TypeError, match="unexpected"):
         smallvis.TSNE(method="umap")
+
+
+def _written_classes(module):
+    """The names of the classes written in ``module``'s source, read without running it."""
+    tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
+    return [node.name for node in tree.body if isinstance(node, ast.ClassDef)]
+
+
+def test_the_estimator_classes_are_written_out_for_editors():
+    """``class UMAP`` is a statement that an editor and a type checker can read.
+
+    Classes made in a loop and put in place with ``globals().update`` are
+    invisible to "go to definition"; this reads the source, not the
+    imported module, so that a class made at run time does not count.
+    """
+    expected = sorted(estimator_class_name(name) for name in METHODS)
+    classes = _written_classes(smallvis.estimators)
+    missing = sorted(set(expected) - set(classes))
+    assert not missing, (
+        f"smallvis/estimators.py has no class for {missing}: add "
+        f"'@_method_estimator\nclass {missing[0]}(_MethodEmbedding): ...' at its end")
+    assert sorted(classes) == expected
+    # its public names, which smallvis imports, are the classes alone
+    public = sorted(name for name in vars(smallvis.estimators) if not name.startswith("_"))
+    assert public == expected
+    for name, cls in METHOD_CLASSES.items():
+        assert cls.__module__ == "smallvis.estimators" and cls.__qualname__ == cls.__name__
+        assert issubclass(cls, MethodEmbedding)
+        assert f'method="{name}"' in cls.__doc__ and METHODS[name].summary in cls.__doc__
+    for module in (smallvis, smallvis.estimator, smallvis.estimators):
+        assert "globals()" not in Path(module.__file__).read_text(encoding="utf-8")
+
+
+def test_a_class_is_bound_to_the_method_its_name_spells():
+    with pytest.raises(ValueError, match="no registered method has the estimator class "
+                                         "name 'NOSUCHMETHOD'"):
+        @method_estimator
+        class NOSUCHMETHOD(MethodEmbedding):
+            pass
+    with pytest.raises(ValueError, match="has a class already"):
+        method_estimator(type(smallvis.UMAP.__name__, (MethodEmbedding,), {}))
+    with pytest.raises(TypeError, match="not a subclass of MethodEmbedding"):
+        method_estimator(type(smallvis.UMAP.__name__, (Embedding,), {}))
+    # a user's subclass keeps its parent's method
+    class MyUMAP(smallvis.UMAP):
+        pass
+    assert MyUMAP()._method_name() == smallvis.UMAP()._method_name()
+    assert METHOD_CLASSES[smallvis.UMAP()._method_name()] is smallvis.UMAP
 
 
 def test_a_method_parameter_given_to_the_constructor_names_method_params():
@@ -200,6 +252,16 @@ def test_transform_before_fit():
     assert issubclass(smallvis.NotFittedError, (ValueError, AttributeError))
 
 
+def test_not_fitted_error_is_defined_with_the_exceptions():
+    from smallvis import exceptions, transform
+
+    assert smallvis.NotFittedError is exceptions.NotFittedError
+    assert smallvis.NotFittedError.__module__ == "smallvis.exceptions"
+    # the spellings that code may already import
+    assert transform.NotFittedError is smallvis.NotFittedError
+    assert smallvis.estimator.NotFittedError is smallvis.NotFittedError
+
+
 def test_failed_refit_keeps_the_previous_fit(iris, fitted):
     X, _ = iris
     model = pickle.loads(pickle.dumps(fitted))
@@ -246,3 +308,67 @@ def test_transform_of_a_fit_made_from_a_knn_graph_says_why_first():
             model.transform(X_new)
         with pytest.raises(ValueError, match="cannot place new points"):
             model.reference_.transform(X_new)
+
+
+# ---- one fast default: embed, the estimators and the command line ------------
+
+def test_embed_and_the_estimators_have_the_same_defaults():
+    """Every setting that ``embed`` and the estimators share has one default."""
+    embed_defaults = {name: p.default
+                      for name, p in inspect.signature(smallvis.embed).parameters.items()
+                      if p.kind is p.KEYWORD_ONLY}
+    for cls in (Embedding, *METHOD_CLASSES.values()):
+        params = inspect.signature(cls).parameters
+        differ = {name: (embed_defaults[name], params[name].default)
+                  for name in set(params) & set(embed_defaults)
+                  if params[name].default != embed_defaults[name]}
+        assert not differ, f"{cls.__name__}: (embed's, its own) defaults {differ}"
+
+
+def test_the_command_line_defaults_to_the_embed_default_and_can_choose_either():
+    from smallvis.cli import build_parser
+
+    parser = build_parser()
+    default = inspect.signature(smallvis.embed).parameters["fast"].default
+    assert parser.parse_args(["embed", "iris"]).fast is default
+    assert parser.parse_args(["embed", "iris", "--fast"]).fast is True
+    assert parser.parse_args(["embed", "iris", "--reference"]).fast is False
+    with pytest.raises(SystemExit):
+        parser.parse_args(["embed", "iris", "--fast", "--reference"])
+
+
+@pytest.fixture
+def unbuilt(monkeypatch):
+    """The compiled kernels missing, as in a source tree that was never built."""
+    import smallvis.backends._backend as backend
+
+    monkeypatch.setattr(backend, "_kernels", None)
+    monkeypatch.setattr(backend, "_IMPORT_ERROR", ImportError("no module _kernels"))
+
+
+def test_an_unbuilt_fast_path_says_how_to_build_it_or_run_the_reference(unbuilt, iris):
+    from smallvis.exceptions import KernelsNotBuiltError
+
+    X, _ = iris
+    for run in (lambda: smallvis.embed(X, n_iter=5),
+                lambda: smallvis.TSNE(n_iter=5).fit(X)):
+        with pytest.raises(KernelsNotBuiltError,
+                           match=r"build_ext --inplace.*fast=False .*--reference"):
+            run()
+    assert issubclass(KernelsNotBuiltError, ImportError)
+    assert smallvis.embed(X, n_iter=5, fast=False, random_state=0).shape == (len(X), 2)
+
+
+def test_an_unbuilt_fast_path_is_one_error_line_on_the_command_line(unbuilt, tmp_path,
+                                                                     capsys):
+    from smallvis.cli import main
+
+    out = tmp_path / "y.csv"
+    assert main(["embed", "iris", "--n-iter", "5", "--quiet", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("smallvis: error: ") and len(err.splitlines()) == 1, err
+    assert "--reference" in err and "Traceback" not in err
+    assert not out.exists()
+    assert main(["embed", "iris", "--n-iter", "5", "--quiet", "--reference",
+                 "--out", str(out)]) == 0
+    assert out.exists()

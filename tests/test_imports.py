@@ -21,8 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent / PACKAGE
 LAYERS = [
     # the ground floor: helpers, the subpackages' docstrings, and the method
     # units of smallvis/methods/ (pure maths, which the kernels take)
-    {"_numeric", "_validation", "_threads", "_memory", "_outputs", "methods", "backends",
-     "inputs", "engines"},
+    {"_numeric", "_validation", "_threads", "_memory", "_outputs", "exceptions", "methods",
+     "backends", "inputs", "engines"},
     {"_progress"},
     {"backends._sgd_reference", "backends._sgd_kernels"},
     {"backends.reference", "backends._kernels", "backends._backend"},
@@ -34,7 +34,7 @@ LAYERS = [
     {"registry", "_method_rules"},
     {"plans", "transform"},
     {"api", "plotting"},
-    {"estimator"},
+    {"estimator", "estimators"},
     {"model_io", "_tables"},
     {"cli", "testing", "__init__"},
 ]

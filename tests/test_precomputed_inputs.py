@@ -84,18 +84,21 @@ def test_user_affinities_are_used_as_the_methods_own(method):
     X = _data(seed=3)
     P = smallvis.affinities(X, method)
     # (three epochs where the "auto" optimizer is the stochastic one: infonce's
-    # NumPy loop runs each edge in Python)
-    Y1 = smallvis.embed(X, method, random_state=0, n_iter=50, n_epochs=3, init="random")
-    Y2 = smallvis.embed(None, method, affinities=P, random_state=0, n_iter=50, n_epochs=3,
+    # NumPy loop runs each edge in Python.)  The NumPy reference throughout, as
+    # affinities' own default: the P given is then the P that embed computes
+    Y1 = smallvis.embed(X, method, fast=False, random_state=0, n_iter=50, n_epochs=3,
                         init="random")
+    Y2 = smallvis.embed(None, method, fast=False, affinities=P, random_state=0, n_iter=50,
+                        n_epochs=3, init="random")
     # P divided by its sum (1 to rounding): the same map to rounding
     np.testing.assert_allclose(Y1, Y2, rtol=1e-9, atol=1e-9)
     # scaled: brought back to the method's normalisation (not for fuzzy memberships)
     if smallvis.METHODS[method].fuzzy:
         return
     # (one epoch for infonce, whose "auto" optimizer is the stochastic one)
-    result = smallvis.embed(None, method, affinities=3.0 * _dense(P), random_state=0,
-                            n_iter=0, n_epochs=1, return_result=True, init="random")
+    result = smallvis.embed(None, method, affinities=3.0 * _dense(P), fast=False,
+                            random_state=0, n_iter=0, n_epochs=1, return_result=True,
+                            init="random")
     np.testing.assert_allclose(_dense(result.P), _dense(P), rtol=1e-12, atol=1e-18)
 
 

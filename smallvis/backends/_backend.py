@@ -1,6 +1,7 @@
 """The one place that turns ``fast=`` into a kernel module."""
 
 from . import reference
+from ..exceptions import KernelsNotBuiltError
 
 try:  # the compiled twin; its absence is reported when fast=True is asked for
     from . import _kernels
@@ -36,13 +37,15 @@ def kernels(fast):
     if _kernels is None:
         import os
 
-        raise ImportError(
+        raise KernelsNotBuiltError(
             "smallvis.backends._kernels (the Cython fast path) is not built in "
             f"{os.path.dirname(__file__)}.  If you installed smallvis with pip, this "
             "is probably the source tree of a clone, imported because Python was "
             "started in the clone's root: start it elsewhere, or build the kernels in "
             "place (python setup.py build_ext --inplace).  Otherwise reinstall "
-            f"smallvis with C and C++ compilers available.  ({_IMPORT_ERROR})"
+            "smallvis with C and C++ compilers available.  Meanwhile fast=False (on "
+            "the command line --reference) runs the NumPy reference, the same "
+            f"numbers much more slowly.  ({_IMPORT_ERROR})"
         )
     return _kernels
 

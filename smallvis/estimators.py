@@ -1,0 +1,68 @@
+"""One estimator class per registered method: ``smallvis.TSNE``, ``smallvis.UMAP``, ...
+
+>>> import smallvis
+>>> X, labels = smallvis.datasets.load("iris")
+>>> Y = smallvis.UMAP(random_state=0).fit_transform(X)
+
+Each class is :class:`smallvis.Embedding` with ``method`` fixed: the same
+parameters otherwise (:class:`~smallvis.estimator.MethodEmbedding`).  The
+classes are written out, not made in a loop, so that a reader, an editor's
+"go to definition" and a type checker find them.  A class is bound to its
+registry entry by its name alone (:func:`~smallvis.estimator.estimator_class_name`:
+the method's name in upper case), so no method name is spelled here as a
+string: the registry stays the only list of methods, and
+tests/test_estimator.py checks that this file has one class for each entry
+and no other.
+
+A new method needs one edit here: at the end, a class like the others, its
+body a one-line docstring.
+"""
+
+# under private names, so that the module's public names are the classes alone
+from .estimator import MethodEmbedding as _MethodEmbedding
+from .estimator import method_estimator as _method_estimator
+
+
+@_method_estimator
+class ASNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="asne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class SSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="ssne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class TSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="tsne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class LARGEVIS(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="largevis"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class UMAP(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="umap"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class TUMAP(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="tumap"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class NCVIS(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="ncvis"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class NEGTSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="negtsne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class INFONCE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="infonce"``; the same parameters otherwise."""
