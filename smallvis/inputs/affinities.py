@@ -16,7 +16,7 @@ from . import distances as metrics
 from ..backends._backend import is_fast
 from ..backends.reference import CALIBRATION_BLOCK
 from .._memory import release_free_heap
-from .._numeric import in_units, power_of_two_exponent
+from .._numeric import SAFE_EXPONENT, in_units, power_of_two_exponent
 from .._validation import (ParameterError, _as_array, check_integer, check_knn_pair, check_number,
                            check_threads)
 
@@ -169,13 +169,57 @@ def _perplexity_rows(kernels, D2, perplexity, tol, max_tries, P, beta, n_threads
     same bits as from one call (which is what runs when not reporting).
     Returns the number of failed rows.
     """
+    own = _own_row_units(D2)
     progress = _progress.counter("calibration", "rows", D2.shape[0])
     n_failed = 0
     for start, stop in progress.spans(first=CALIBRATION_BLOCK, multiple=CALIBRATION_BLOCK):
         n_failed += kernels.perplexity_rows(D2[start:stop], float(perplexity), float(tol),
                                             int(max_tries), P[start:stop], beta[start:stop],
                                             n_threads)
+    if own is not None:
+        rows, units = own
+        # beta d^2 is what P depends on: beta in the data's unit
+        with np.errstate(over="ignore", under="ignore"):
+            beta[rows] = np.ldexp(beta[rows], -units)
     return n_failed
+
+
+#: A row of squared distances whose median lies below ``2**-ROW_UNIT_EXPONENT``
+#: in the data's unit is calibrated in a unit of its own (:func:`_own_row_units`).
+ROW_UNIT_EXPONENT = 2 * SAFE_EXPONENT
+
+
+def _own_row_units(D2):
+    """Divide, in place, the rows of ``D2`` far below the data's unit by a power of two of their own.
+
+    The calibration's search for ``beta`` starts from the scale of the rows
+    before it (a row's start is the last one's result) and doubles or
+    halves it a bounded number of times, so a row whose distances are many
+    orders of magnitude smaller than the others' (every row but one when
+    one entry of X is 1e140 times the rest) never reaches its ``beta``.
+    ``P`` depends on ``beta d^2`` only, and dividing by a power of two is
+    exact: such a row (median below ``2**-ROW_UNIT_EXPONENT``) is
+    calibrated in the unit of its median, and its ``beta`` scaled back.
+    Other rows are left as they are, to the bit.
+
+    Returns ``(rows, units)`` of the rows divided by ``2**units``, or None.
+    """
+    tiny = 2.0 ** -ROW_UNIT_EXPONENT
+    blocks = range(0, D2.shape[0], ROW_UNIT_BLOCK)
+    # no positive distance that small, no such row: one pass, no median
+    if not any(np.any((B > 0) & (B < tiny)) for B in (D2[s:s + ROW_UNIT_BLOCK] for s in blocks)):
+        return None
+    medians = np.concatenate([np.median(D2[s:s + ROW_UNIT_BLOCK], axis=1) for s in blocks])
+    units = np.frexp(medians)[1].astype(np.int64)
+    rows = np.flatnonzero((medians > 0) & (units < -ROW_UNIT_EXPONENT))
+    if not len(rows):
+        return None
+    D2[rows] = np.ldexp(D2[rows], -units[rows, None])
+    return rows, units[rows]
+
+
+#: Rows whose medians are taken at once (bounds the copy ``np.median`` makes).
+ROW_UNIT_BLOCK = 256
 
 
 def _scaled_squared_distances(X, metric, kernels):
@@ -190,14 +234,36 @@ def _scaled_squared_distances(X, metric, kernels):
     if sp.issparse(X):
         from .sparse_search import pairwise_sq_distances
 
-        return pairwise_sq_distances(X, metric, kernels)
+        D2, e = pairwise_sq_distances(X, metric, kernels)
+        if metric == "euclidean":
+            _check_resolved_pairs(X, D2, e)
+        return D2, e
     if metric == "euclidean":
         e = metrics.data_exponent(X, metric)
-        return squared_distances(X, e), e
+        D2 = squared_distances(X, e)
+        _check_resolved_pairs(X, D2, e)
+        return D2, e
     D = metrics.pairwise_distances(X, metric)
     e = power_of_two_exponent(D)
     D = in_units(D, e)
     return np.square(D, out=D), e
+
+
+#: Nearest rows checked for distances lost to underflow in the dense P
+#: (:func:`smallvis.inputs.distances.check_resolved`): a few, enough to
+#: tell a neighbourhood lost to underflow from a point with a near-duplicate.
+RESOLVED_CHECK_WIDTH = 3
+
+
+def _check_resolved_pairs(X, D2, e):
+    """:func:`smallvis.inputs.distances.check_resolved` on each row's nearest few of ``D2``."""
+    k = min(RESOLVED_CHECK_WIDTH, X.shape[0] - 1)
+    np.fill_diagonal(D2, np.inf)  # in place, no copy of the N x N matrix
+    try:
+        nearest = np.argpartition(D2, k - 1, axis=1)[:, :k]
+        metrics.check_resolved(X, nearest, np.take_along_axis(D2, nearest, 1), e)
+    finally:
+        np.fill_diagonal(D2, 0.0)
 
 
 def _dense_rows(X, perplexity, kernels, tol=PERPLEXITY_TOL,

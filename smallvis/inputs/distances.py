@@ -65,6 +65,7 @@ from .._validation import ParameterError
 from .precomputed import PRECOMPUTED, check_distance_matrix, check_distance_rows
 
 __all__ = ["METRICS", "DEFAULT_METRIC", "KERNEL_CODES", "check_metric", "data_exponent",
+           "check_resolved", "UNRESOLVED_SQ",
            "prepare", "unit_length_rows",
            "core_distances", "finish", "pairwise_distances", "annoy_space", "hamming_codes",
            "HAMMING_MAX_CODES", "check_hamming_rows"]
@@ -112,6 +113,58 @@ def data_exponent(points, metric):
     rows or by counting.
     """
     return power_of_two_exponent(points) if metric in SCALED_METRICS else 0
+
+
+#: Squared distances, in the units of the data's largest entry, below which a
+#: sum of squares has fallen into float64's subnormal range (below
+#: ``2**-1022``, less a margin for the sum of up to ``2**52`` terms) and lost
+#: the digits that order the neighbours.
+UNRESOLVED_SQ = 2.0 ** -970
+
+
+def check_resolved(points, indices, sq_dist, exponent, name="X"):
+    """Refuse data whose rows' nearest distances underflow in the units of the largest entry.
+
+    Every path measures the data in units of ``2**exponent``, the power of
+    two of their largest entry (:func:`data_exponent`), so that no square
+    overflows.  Data whose entries span more than float64 can square in one
+    unit (one entry of 1e200 among entries near 1) leave the squared
+    distances between the other rows at 0 or subnormal there, and their
+    neighbours would be chosen by index.  A row is unresolved when the
+    farthest of its listed neighbours lies below :data:`UNRESOLVED_SQ` and
+    one of them differs from it (duplicates are at 0 by right).
+
+    Parameters
+    ----------
+    points : ndarray or scipy.sparse matrix of shape (n_samples, n_features)
+        The rows as measured (in the data's own units).
+    indices : ndarray of shape (n_samples, k)
+        Each row's nearest other rows (in any order).
+    sq_dist : ndarray of shape (n_samples, k)
+        Their squared Euclidean distances in units of ``2**exponent``.
+    exponent : int
+    name : str, default="X"
+
+    Raises
+    ------
+    ValueError
+        Naming the first unresolved row, the unit, and what to do.
+    """
+    suspect = np.flatnonzero(sq_dist.max(axis=1) < UNRESOLVED_SQ)
+    for i in suspect:
+        others = np.asarray(indices[i], dtype=np.int64)
+        if sp.issparse(points):
+            differ = abs(points[others] - points[np.full(len(others), i)]).sum(axis=1)
+        else:
+            differ = np.any(points[others] != points[i], axis=1)
+        if np.any(np.asarray(differ).ravel()):
+            raise ValueError(
+                f"{name} spans too many orders of magnitude for float64 distances: measured "
+                f"in units of its largest entry (2**{exponent}, about 1e{round(exponent * np.log10(2))}), "
+                f"the squared distances from row {int(i)} to its nearest rows, which differ "
+                f"from it, fall below {UNRESOLVED_SQ:.1e} and lose the digits that order "
+                "them; rescale the columns (e.g. standardise them) or remove the outlying "
+                "entries")
 
 
 def prepare(X, metric, name="X", new_points=False):

@@ -822,6 +822,8 @@ class KNNIndex:
                 np.ldexp(sq_dist, 2 * (self._search_units() - e), out=sq_dist)
             # in place: the core distances are not needed any more
             distances = _monotone_finish(sq_dist, self.metric, self.X.shape[1], out=sq_dist)
+        if self.metric == "euclidean":  # the one metric whose distances are squared
+            metrics.check_resolved(self._points(), indices, np.square(distances), e)
         if e:
             np.ldexp(distances, e, out=distances)
         return indices, distances
