@@ -104,6 +104,15 @@ def test_wide_sparse_neighbour_search_follows_the_stored_entries():
         Y, smallvis.embed(_narrow(X), "umap", n_epochs=5, random_state=0))
 
 
+@pytest.mark.parametrize("scale", [1.0, 1e200])
+def test_wide_sparse_new_points_follow_the_stored_entries(scale):
+    """transform of new wide rows, near and far: no vector with a number per feature."""
+    model = smallvis.Embedding("umap", n_epochs=5, random_state=0).fit(_wide())
+    X_new = _wide(n=3, nnz=60, seed=1) * scale
+    Y, peak = _peak_mib(lambda: model.transform(X_new))
+    assert np.all(np.isfinite(Y)) and peak < 16
+
+
 def test_ordinary_sparse_init_is_the_pca_of_the_truncated_svd_scores():
     """Every column used: the start is the PCA of the top 8 singular directions' scores."""
     rng = np.random.default_rng(1)

@@ -63,6 +63,27 @@ def distance_units(fit_exponent, X_new):
     return np.where(np.abs(units) <= SAFE_EXPONENT, 0, units).astype(np.int64)
 
 
+def shared_columns(X, X_new):
+    """Sparse ``X`` and ``X_new`` on the columns either of them stores, numbered in order.
+
+    The same rows and stored entries, without the columns that both leave
+    empty: a column neither stores adds nothing to a centre, a distance or a
+    product, and leaving it out makes the dense vectors of new points'
+    placement (the centre, a far point's row) as long as the columns stored,
+    not as the features (a hashing vectoriser's 2**24 or more).
+    """
+    X, X_new = sp.csr_matrix(X), sp.csr_matrix(X_new)
+    columns = np.union1d(X.indices, X_new.indices)
+    if not len(columns):
+        columns = np.zeros(1, dtype=np.int64)  # all zeros: one empty column stands for all
+
+    def on_shared(M):
+        return sp.csr_matrix((M.data, np.searchsorted(columns, M.indices), M.indptr),
+                             shape=(M.shape[0], len(columns)))
+
+    return on_shared(X), on_shared(X_new)
+
+
 def centre_and_extent(X):
     """The column means of ``X`` and the exponent of its largest centred entry.
 

@@ -1143,13 +1143,18 @@ class KNNIndex:
             return NewNeighbours(indices, distances, units, far_sq)
         pool = np.arange(self.X.shape[0])
         sparse = sp.issparse(self.X)
-        for s in np.flatnonzero(self.far_points(X_new)):
+        if sparse:  # memory as the stored entries, not as the features
+            X_ref, X_new = _new_points.shared_columns(self._points(), X_new)
+            frame = centre_and_extent(X_ref)
+        else:
+            X_ref, frame = self.X, self._centre_and_extent()
+        for s in np.flatnonzero(far_points(X_new, *frame)):
             x = X_new[s].toarray().ravel() if sparse else X_new[s]
-            keys = far_keys(self.X, *self._centre_and_extent(), x)
+            keys = far_keys(X_ref, *frame, x)
             order = np.lexsort((pool, _tie_key(keys)))[:k]
             indices[s] = order
             far_sq[s] = keys[order] - keys[order[0]]
-            new, training = in_units(x[None, :], units[s]), in_units(self.X[order], units[s])
+            new, training = in_units(x[None, :], units[s]), in_units(X_ref[order], units[s])
             d2 = sq_distances(new, training.toarray() if sparse else training)
             distances[s] = np.sqrt(np.maximum.accumulate(d2[0]))  # equal to rounding
         return NewNeighbours(indices, distances, units, far_sq)
@@ -1292,11 +1297,11 @@ class KNNIndex:
                 np.concatenate([d2, np.full(pad, np.inf)]))
 
     def _centre_and_extent(self):
-        """The training data's column means and the exponent of their largest centred entry."""
+        """Dense training data's column means and the exponent of their largest centred entry.
+
+        (Sparse training data get theirs per query, on the columns stored
+        (:func:`smallvis.inputs._new_points.shared_columns`).)
+        """
         if self._centre is None:
             self._centre = centre_and_extent(self._points())
         return self._centre
-
-    def far_points(self, X_new):
-        """Which new points are "far" (:func:`smallvis.inputs._new_points.far_points`)."""
-        return far_points(X_new, *self._centre_and_extent())
