@@ -142,3 +142,39 @@ def test_every_method_parameter_error_leads_with_its_option(flag, method, value,
         return
     assert status == 2 and len(errors) == 1, errors
     assert _after_error(errors[0]).startswith(flag + ":"), errors
+
+
+# ---------------------------------------------------------------------------
+# the disconnected-graph warning says how the components are placed
+# ---------------------------------------------------------------------------
+
+
+def _two_clusters_graph(n=80, k=10):
+    import scipy.sparse as sp
+    from smallvis.inputs.neighbors import knn_graph
+
+    rng = np.random.default_rng(3)
+    X = np.vstack([rng.normal(size=(n // 2, 5)), rng.normal(size=(n // 2, 5)) + 100.0])
+    idx, dist = knn_graph(X, k, method="exact")
+    G = sp.csr_matrix((dist.ravel().copy(), idx.ravel().copy(), np.arange(0, n * k + 1, k)),
+                      shape=(n, n))
+    return X, G
+
+
+def test_a_disconnected_graph_fit_does_not_claim_a_pca_of_x():
+    """On a kNN-graph fit X is a distance graph: no PCA of its component means places
+    the components."""
+    from smallvis.engines.init import initialize
+
+    X, G = _two_clusters_graph()
+    P = (G + G.T).tocsr()
+    P.data[:] = 1.0
+    rng = np.random.default_rng(0)
+    with pytest.warns(RuntimeWarning, match="connected components") as record:
+        initialize("spectral", np.zeros((X.shape[0], 0)), 2, rng, P=P)
+    text = " ".join(str(w.message) for w in record)
+    assert "PCA of the component means" not in text
+    assert "overlapping" in text and "init as an array" in text
+    # with data, the PCA of the component means does place them
+    with pytest.warns(RuntimeWarning, match="PCA of the component means of X"):
+        initialize("spectral", X, 2, rng, P=P)
