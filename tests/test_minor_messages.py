@@ -178,3 +178,43 @@ def test_a_disconnected_graph_fit_does_not_claim_a_pca_of_x():
     # with data, the PCA of the component means does place them
     with pytest.warns(RuntimeWarning, match="PCA of the component means of X"):
         initialize("spectral", X, 2, rng, P=P)
+
+
+# ---------------------------------------------------------------------------
+# errors about the input and --metric lead with the option or the file
+# ---------------------------------------------------------------------------
+
+
+def test_a_sparse_input_with_a_dense_only_metric_leads_with_metric(tmp_path, capsys):
+    import scipy.sparse as sp
+
+    path = tmp_path / "x.npz"
+    sp.save_npz(path, sp.random(50, 20, density=0.3, format="csr", random_state=0))
+    status, errors = _error_line(capsys, ["embed", str(path), "--quiet", "--n-iter", "5",
+                                          "--metric", "correlation"])
+    assert status == 2 and len(errors) == 1, errors
+    text = _after_error(errors[0])
+    assert text.startswith("--metric:") and ".npy" in text, text
+
+
+def test_precomputed_on_data_rows_leads_with_metric_and_says_to_drop_it(capsys):
+    status, errors = _error_line(capsys, ["embed", "iris", "--quiet", "--n-iter", "5",
+                                          "--metric", "precomputed"])
+    assert status == 2 and len(errors) == 1, errors
+    text = _after_error(errors[0])
+    assert text.startswith("--metric:") and "drop --metric 'precomputed'" in text, text
+    assert "metric=" not in text, text
+
+
+def test_transform_with_the_wrong_columns_names_the_file_and_the_model(tmp_path, capsys):
+    X = np.random.default_rng(0).normal(size=(40, 4))
+    table, narrow, model = tmp_path / "t.csv", tmp_path / "t3.csv", tmp_path / "m.npz"
+    np.savetxt(table, X, delimiter=",")
+    np.savetxt(narrow, X[:, :3], delimiter=",")
+    assert main(["embed", str(table), "--quiet", "--n-iter", "5", "--save-model",
+                 str(model)]) == 0
+    status, errors = _error_line(capsys, ["transform", str(narrow), "--model", str(model)])
+    assert status == 2 and len(errors) == 1, errors
+    text = _after_error(errors[0])
+    assert text.startswith(repr(str(narrow))) and "--model" in text, text
+    assert "Embedding" not in text and "4 columns" in text, text

@@ -40,8 +40,13 @@ def check_distance_matrix(D, name="X"):
     """
     n, m = D.shape
     if n != m:
-        raise ValueError(f"{name} with metric='precomputed' must be a square matrix of "
-                         f"distances (n_samples, n_samples); got shape {D.shape}")
+        from .._validation import ParameterError
+
+        raise ParameterError(
+            f"{name} with metric='precomputed' must be a square matrix of distances "
+            f"(n_samples, n_samples); got shape {D.shape}: to measure the distances between "
+            f"the rows of {name}, drop metric='precomputed' (or choose another metric)",
+            ("metric",))
     check_distance_rows(D, name)
     largest = float(D.max()) if D.size else 0.0
     # rounding is allowed (SciPy's cosine distance of a row to itself can be
