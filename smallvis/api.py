@@ -23,7 +23,6 @@ from ._validation import (
     check_data,
     check_dense_memory,
     check_integer,
-    check_knn_pair,
     check_random_state,
     check_threads,
     warn_from_caller,
@@ -209,12 +208,8 @@ def _check_stand_ins(X, m, params):
             raise ValueError(f"{m.name}'s P needs the distances between all points, not a kNN "
                              f"graph; use one of {', '.join(usable)}, or pass the dense "
                              "distance matrix with metric='precomputed'")
-        indices = check_knn_pair(knn)[0]
-        try:
-            n = len(indices)
-        except TypeError:
-            raise TypeError("knn indices must be an array of shape (n_samples, "
-                            "n_neighbors)") from None
+        # the shapes first: the number of points is read from them
+        n = aff.knn_arrays(knn)[0].shape[0]
     if X is None:
         return np.zeros((n, 0)), params, user_P, False
     return X, params, user_P, True

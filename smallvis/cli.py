@@ -625,6 +625,11 @@ def run_transform(args):
                                   labels_header=args.labels_header)
     X = columns_by_name(X, names, getattr(model, "feature_names_in_", None), args.input)
     X = dense_new_points(X, model, args.input)
+    expected = getattr(model, "n_features_in_", None)
+    if expected is not None and X.ndim == 2 and X.shape[1] != expected:
+        raise CLIError(f"{args.input!r} has {X.shape[1]} columns, but --model {args.model!r} "
+                       f"was fitted on {expected}: give the new points' {expected} columns, "
+                       f"in the order of the input the model was fitted on")
     if args.plot:
         import matplotlib
 

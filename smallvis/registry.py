@@ -520,9 +520,13 @@ def _tsne_fft_cost(n_interpolation=FFT_N_INTERPOLATION, dof=1.0):
 
 
 def _tsne_fft_exact_instead(Y, n_interpolation=FFT_N_INTERPOLATION, dof=1.0):
-    """gradient="fft": exact kernels where the layout is too wide for the grid (reference rule)."""
+    """gradient="fft": exact kernels where the layout is too wide for the grid (reference rule).
+
+    ``dof`` goes along: a heavier tail needs narrower boxes.
+    """
     from .backends.reference import _fft_exact_instead
-    return _fft_exact_instead(Y, n_interpolation)
+    return _fft_exact_instead(Y, check_integer(n_interpolation, "n_interpolation", low=1,
+                                               high=FFT_MAX_INTERPOLATION), _check_dof(dof))
 
 
 def _tsne_affinities(X, kernels, random_state, n_threads, perplexity, n_neighbors,

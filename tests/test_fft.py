@@ -321,3 +321,62 @@ def test_layouts_within_the_grid_are_untouched(rng, fast):
         c, g = smallvis.cost_and_gradient("tsne", P, Y, fast=fast, gradient="fft")
     np.testing.assert_array_equal(g, g_bare)
     assert c == module.tsne_fft_cost(*triplet, Y, 3, 1)
+
+
+# ---------------------------------------------------------------------------
+# heavy tails (dof < 1): the kernel bends over about sqrt(dof), so the
+# promise needs boxes narrower than 1
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fast", [False, True])
+def test_a_heavy_tail_on_a_one_dimensional_layout_keeps_the_promised_accuracy(rng, fast):
+    """dof = 0.003 over 300 units in 1-D: a finer grid fits the cap, no warning needed."""
+    P, Y = _wide_clusters(1000, 300.0, 1, rng)
+    assert reference._fft_grid(Y, 3, 0.003)[2] < 0.2      # boxes narrower than width 1
+    _, g_exact = smallvis.cost_and_gradient("tsne", P, Y, fast=fast, dof=0.003)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", reference.FFTAccuracyWarning)
+        _, g_fft = smallvis.cost_and_gradient("tsne", P, Y, fast=fast, dof=0.003,
+                                              gradient="fft")
+    # the promise of dof = 1 on boxes of width 1 (about 2e-2 on such clusters)
+    assert _median_point_error(g_fft, g_exact) <= 2e-2
+
+
+@pytest.mark.parametrize("fast", [False, True])
+def test_a_heavy_tail_too_wide_for_the_grid_goes_exact_and_says_why(rng, fast):
+    """dof = 0.003 over 300 units in 2-D: narrow enough boxes pass the node cap."""
+    P, Y = _wide_clusters(500, 300.0, 2, rng)
+    assert reference._fft_grid(Y, 3)[2] <= 1.0            # fine for dof = 1
+    _, g_exact = smallvis.cost_and_gradient("tsne", P, Y, fast=fast, dof=0.003)
+    with pytest.warns(reference.FFTAccuracyWarning,
+                      match=r"dof=0\.003.*exact gradient is used") as record:
+        _, g_fft = smallvis.cost_and_gradient("tsne", P, Y, fast=fast, dof=0.003,
+                                              gradient="fft")
+    assert len(_fft_warnings(record)) == 1
+    assert _median_point_error(g_fft, g_exact) <= 2e-2
+
+
+@pytest.mark.parametrize("dim", [1, 2])
+def test_the_box_width_follows_the_kernel_scale_below_dof_one(rng, dim):
+    """Boxes shrink as sqrt(dof) for heavy tails; dof >= 1 keeps the width-1 grid."""
+    Y = rng.uniform(0.0, 60.0 if dim == 1 else 19.0, size=(200, dim))
+    span = float(np.ptp(Y, axis=0).max())
+    for dof in (1.0, 2.0, 100.0):
+        _, n_boxes, h = reference._fft_grid(Y, 3, dof)
+        assert n_boxes == max(reference.FFT_MIN_INTERVALS, int(np.ceil(span)))
+    widths = [reference._fft_grid(Y, 3, dof)[2] for dof in (0.1, 0.01, 0.001)]
+    assert widths[0] > widths[1] > widths[2]
+    for dof, h in zip((0.1, 0.01, 0.001), widths):
+        assert h <= 2.0 * np.sqrt(dof)
+
+
+def test_the_coarse_grid_warning_names_the_real_node_count(rng, monkeypatch):
+    """Above FFT_WIDE_EXACT_MAX_N the warning speaks of the n_interpolation in use."""
+    monkeypatch.setattr(reference, "FFT_MAX_NODES", 2 ** 12)
+    monkeypatch.setattr(reference, "FFT_WIDE_EXACT_MAX_N", 100)
+    P, Y = _wide_clusters(300, 200.0, 2, rng)
+    with pytest.warns(reference.FFTAccuracyWarning, match="n_interpolation = 5") as record:
+        smallvis.cost_and_gradient("tsne", P, Y, gradient="fft", n_interpolation=5)
+    (message,) = [str(w.message) for w in _fft_warnings(record)]
+    assert "3 nodes" not in message

@@ -142,3 +142,79 @@ def test_every_method_parameter_error_leads_with_its_option(flag, method, value,
         return
     assert status == 2 and len(errors) == 1, errors
     assert _after_error(errors[0]).startswith(flag + ":"), errors
+
+
+# ---------------------------------------------------------------------------
+# the disconnected-graph warning says how the components are placed
+# ---------------------------------------------------------------------------
+
+
+def _two_clusters_graph(n=80, k=10):
+    import scipy.sparse as sp
+    from smallvis.inputs.neighbors import knn_graph
+
+    rng = np.random.default_rng(3)
+    X = np.vstack([rng.normal(size=(n // 2, 5)), rng.normal(size=(n // 2, 5)) + 100.0])
+    idx, dist = knn_graph(X, k, method="exact")
+    G = sp.csr_matrix((dist.ravel().copy(), idx.ravel().copy(), np.arange(0, n * k + 1, k)),
+                      shape=(n, n))
+    return X, G
+
+
+def test_a_disconnected_graph_fit_does_not_claim_a_pca_of_x():
+    """On a kNN-graph fit X is a distance graph: no PCA of its component means places
+    the components."""
+    from smallvis.engines.init import initialize
+
+    X, G = _two_clusters_graph()
+    P = (G + G.T).tocsr()
+    P.data[:] = 1.0
+    rng = np.random.default_rng(0)
+    with pytest.warns(RuntimeWarning, match="connected components") as record:
+        initialize("spectral", np.zeros((X.shape[0], 0)), 2, rng, P=P)
+    text = " ".join(str(w.message) for w in record)
+    assert "PCA of the component means" not in text
+    assert "overlapping" in text and "init as an array" in text
+    # with data, the PCA of the component means does place them
+    with pytest.warns(RuntimeWarning, match="PCA of the component means of X"):
+        initialize("spectral", X, 2, rng, P=P)
+
+
+# ---------------------------------------------------------------------------
+# errors about the input and --metric lead with the option or the file
+# ---------------------------------------------------------------------------
+
+
+def test_a_sparse_input_with_a_dense_only_metric_leads_with_metric(tmp_path, capsys):
+    import scipy.sparse as sp
+
+    path = tmp_path / "x.npz"
+    sp.save_npz(path, sp.random(50, 20, density=0.3, format="csr", random_state=0))
+    status, errors = _error_line(capsys, ["embed", str(path), "--quiet", "--n-iter", "5",
+                                          "--metric", "correlation"])
+    assert status == 2 and len(errors) == 1, errors
+    text = _after_error(errors[0])
+    assert text.startswith("--metric:") and ".npy" in text, text
+
+
+def test_precomputed_on_data_rows_leads_with_metric_and_says_to_drop_it(capsys):
+    status, errors = _error_line(capsys, ["embed", "iris", "--quiet", "--n-iter", "5",
+                                          "--metric", "precomputed"])
+    assert status == 2 and len(errors) == 1, errors
+    text = _after_error(errors[0])
+    assert text.startswith("--metric:") and "drop --metric 'precomputed'" in text, text
+    assert "metric=" not in text, text
+
+
+def test_transform_with_the_wrong_columns_names_the_file_and_the_model(tmp_path, capsys):
+    X = np.random.default_rng(0).normal(size=(40, 4))
+    table, narrow, model = tmp_path / "t.csv", tmp_path / "t3.csv", tmp_path / "m.npz"
+    np.savetxt(table, X, delimiter=",")
+    np.savetxt(narrow, X[:, :3], delimiter=",")
+    assert main(["embed", str(table), "--quiet", "--n-iter", "5", "--save-model",
+                 str(model)]) == 0
+    status, errors = _error_line(capsys, ["transform", str(narrow), "--model", str(model)])
+    assert status == 2 and len(errors) == 1, errors
+    text = _after_error(errors[0])
+    assert text.startswith(repr(str(narrow))) and "--model" in text, text
+    assert "Embedding" not in text and "4 columns" in text, text

@@ -345,3 +345,34 @@ def test_a_graph_too_narrow_for_the_perplexity_says_which_and_what_to_do(method)
         Y = smallvis.embed(None, method, knn=(idx, dist), n_iter=20, random_state=0,
                            **advice)
         assert np.all(np.isfinite(Y))
+
+
+@pytest.mark.parametrize("method", KNN_METHODS)
+def test_knn_alone_of_the_wrong_shape_is_refused_before_its_rows_are_counted(method):
+    """A 3-D knn said "n_neighbors must be in [2, 1]" or "perplexity ... for 1 samples"."""
+    X = _data(60, seed=16)
+    idx, dist = knn_graph(X, 10, method="exact")
+    for bad in ((idx[None], dist[None]), (idx, dist[:, :5]), (idx[:, 0], dist[:, 0])):
+        with pytest.raises(ValueError, match=r"knn indices and distances must both be 2-D "
+                                             r"arrays of shape \(n_samples, n_neighbors\)"):
+            smallvis.embed(None, method, knn=bad)
+
+
+@pytest.mark.parametrize("method", KNN_METHODS)
+def test_a_graph_with_short_rows_names_them_and_their_counts(method):
+    """Row 3 alone with 2 neighbours (the others 15) read "knn has 2 neighbours per point"."""
+    n = 80
+    X = _data(n, seed=17)
+    idx, dist = knn_graph(X, 15, method="exact")
+    G = _graph(idx, dist, n).tolil()
+    G[3, idx[3, 2:]] = 0.0
+    G = G.tocsr()
+    G.eliminate_zeros()
+    assert np.diff(G.indptr)[3] == 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", smallvis.SmallDataWarning)
+        with pytest.raises(ValueError) as err:
+            smallvis.embed(G, method, metric="precomputed")
+    text = str(err.value)
+    assert re.search(r"\(row 3 has 2[,)]", text), text
+    assert "neighbours per point" not in text.split(";")[0]

@@ -12,13 +12,13 @@ from scipy import fft as _fft
 from smallvis.backends.reference import _fft_grid
 
 
-def _fft_grid_of(Y, Py_ssize_t p):
+def _fft_grid_of(Y, Py_ssize_t p, double dof=1.0):
     """(lo, n_boxes, h): the reference's ``_fft_grid``, the one rule of the grid's size.
 
     Called, not copied, so that both twins read the limits
     (``FFT_MAX_NODES`` and the others) from the reference at each call.
     """
-    lo, n_boxes, h = _fft_grid(Y, p)
+    lo, n_boxes, h = _fft_grid(Y, p, dof)
     return np.ascontiguousarray(lo, dtype=np.float64), n_boxes, h
 
 
@@ -79,7 +79,7 @@ def _kernel_hat(kernel_power, Py_ssize_t m, Py_ssize_t size, Py_ssize_t dim, dou
 
 
 cdef class _FftGrid:
-    """Nodes and Lagrange weights of every point, for one ``Y``."""
+    """Nodes and Lagrange weights of every point, for one ``Y`` (grid of ``dof``'s kernel)."""
 
     cdef public object lo
     cdef public Py_ssize_t p, n_boxes, m, size, dim, n
@@ -88,12 +88,12 @@ cdef class _FftGrid:
     cdef int64_t[:, ::1] base      # (n, dim): first node of the point's box
     cdef double[:, :, ::1] weights  # (n, dim, p)
 
-    def __init__(self, Y, Py_ssize_t p):
+    def __init__(self, Y, Py_ssize_t p, double dof=1.0):
         cdef const double[:, ::1] y = Y
         cdef Py_ssize_t i, d, box
         cdef double u
         self.n, self.dim, self.p = Y.shape[0], Y.shape[1], p
-        self.lo, self.n_boxes, self.h = _fft_grid_of(Y, p)
+        self.lo, self.n_boxes, self.h = _fft_grid_of(Y, p, dof)
         self.m = self.n_boxes * p
         self.size = 2 * _fft.next_fast_len(self.m)
         self.base_arr = np.empty((self.n, self.dim), dtype=np.int64)
@@ -330,7 +330,7 @@ def tsne_dof_fft_cost(indptr, indices, data, Y, n_interpolation, dof, n_threads)
     for i in range(n):
         total += srow[i]
         p_sum += prow[i]
-    grid = _FftGrid(Y, n_interpolation)
+    grid = _FftGrid(Y, n_interpolation, a)
     cdef double Z = _fft_z_from(grid.potentials(np.ones((n, 1)), False, n_threads, a))
     return total + p_sum * log(Z)
 
@@ -351,7 +351,7 @@ def tsne_dof_fft_gradient(indptr, indices, data, Y, n_interpolation, dof, grad, 
     cdef int nt = n_threads
     cdef double a = dof
     _check_fft_dim(dim)
-    grid = _FftGrid(Y, n_interpolation)
+    grid = _FftGrid(Y, n_interpolation, a)
     cdef const double[::1] lo = grid.lo
     charges_arr = np.empty((n, dim + 1))
     cdef double[:, ::1] charges = charges_arr

@@ -1241,11 +1241,22 @@ del _twin
 FFT_MIN_INTERVALS = 50
 FFT_INTERVAL_WIDTH = 1.0
 
+#: Widest box for a heavy-tailed kernel (t-SNE's ``dof`` below 1), in units
+#: of the kernel's length scale ``sqrt(dof)``: the weight (1 + d^2/dof)^-dof
+#: and its repulsion kernel bend over distances of about ``sqrt(dof)``, so
+#: boxes of width 1 interpolate them coarsely when ``dof`` is small.  With
+#: boxes of ``FFT_WIDTH_PER_SCALE * sqrt(dof)`` (never wider than
+#: ``FFT_INTERVAL_WIDTH``) the error stays at or below that of ``dof = 1`` on
+#: boxes of width 1 (docs/reliability.md, "The FFT gradient's accuracy");
+#: ``dof >= 1 / FFT_WIDTH_PER_SCALE**2`` keeps boxes of width
+#: ``FFT_INTERVAL_WIDTH``.
+FFT_WIDTH_PER_SCALE = 2.0
+
 #: Most interpolation nodes in the whole grid, ``(n_boxes * n_interpolation)
 #: ** dim``.  It bounds the memory of one evaluation (2-D: about 10 arrays of
 #: ``(2 sqrt(FFT_MAX_NODES))**2`` complex numbers, ~350 MB; 1-D: ~50 MB)
 #: whatever the spread of ``Y``.  The kernels give a layout too wide for
-#: boxes of width ``FFT_INTERVAL_WIDTH`` within this bound wider boxes (a
+#: boxes of width :func:`_fft_box_width` within this bound wider boxes (a
 #: coarser, less accurate grid) instead of more memory; the registered
 #: ``gradient="fft"`` then evaluates such a layout with the exact kernels
 #: instead, up to :data:`FFT_WIDE_EXACT_MAX_N` points
@@ -1266,36 +1277,51 @@ FFT_DIMENSIONS = (1, 2)
 __all__ += ["tsne_fft_cost", "tsne_fft_gradient"]
 
 
-def _fft_grid(Y, n_interpolation):
-    """Geometry of the interpolation grid of ``Y``.
+def _fft_box_width(dof=1.0):
+    """Widest box the grid may use for the kernel of ``dof``: the one accuracy rule.
+
+    ``FFT_INTERVAL_WIDTH`` for ``dof >= 1 / FFT_WIDTH_PER_SCALE**2``, and
+    ``FFT_WIDTH_PER_SCALE * sqrt(dof)`` (the kernel's length scale times a
+    fixed number) below.
+    """
+    return FFT_INTERVAL_WIDTH * min(1.0, FFT_WIDTH_PER_SCALE * float(np.sqrt(dof)))
+
+
+def _fft_grid(Y, n_interpolation, dof=1.0):
+    """Geometry of the interpolation grid of ``Y`` for the kernel of ``dof``.
 
     Returns ``(lo, n_boxes, h)``: the lower corner (per dimension), the
     number of boxes per dimension and their width.  The grid is the square
-    (cube) ``[lo, lo + n_boxes h]`` of equal boxes covering ``Y``.
+    (cube) ``[lo, lo + n_boxes h]`` of equal boxes covering ``Y``; boxes are
+    at most :func:`_fft_box_width` wide unless that needs more than
+    :data:`FFT_MAX_NODES` nodes.
     """
     dim = Y.shape[1]
+    width = _fft_box_width(dof)
     lo = Y.min(axis=0)
     span = float((Y.max(axis=0) - lo).max())
     if not span > 0.0:  # every point at one place: any box holds them
-        span = FFT_INTERVAL_WIDTH
-    n_boxes = max(FFT_MIN_INTERVALS, int(np.ceil(span / FFT_INTERVAL_WIDTH)))
+        span = width
+    n_boxes = max(FFT_MIN_INTERVALS, int(np.ceil(span / width)))
     cap = max(1, int(round(FFT_MAX_NODES ** (1.0 / dim))) // n_interpolation)
     n_boxes = min(n_boxes, cap)
     return lo, n_boxes, span / n_boxes
 
 
 class FFTAccuracyWarning(UserWarning):
-    """``gradient="fft"`` met a layout too wide for its grid's boxes of width 1."""
+    """``gradient="fft"`` met a layout too wide for its grid's boxes (:func:`_fft_box_width`)."""
 
 
-def _fft_exact_instead(Y, n_interpolation):
+def _fft_exact_instead(Y, n_interpolation, dof=1.0):
     """Whether ``gradient="fft"`` evaluates ``Y`` with the exact kernels, and why.
 
     The one rule both backends follow (the kernels themselves always
-    interpolate).  The interpolation error grows about as the cube of the
-    box width, so the grid keeps boxes of width ``FFT_INTERVAL_WIDTH``; a
-    layout that would need more than :data:`FFT_MAX_NODES` nodes for that
-    is evaluated with the exact gradient when ``N`` is at most
+    interpolate).  The interpolation error grows about as the box width to
+    the power ``n_interpolation``, relative to the kernel's length scale, so
+    the grid keeps boxes at most :func:`_fft_box_width` wide (1 for ``dof >=
+    1 / FFT_WIDTH_PER_SCALE**2``, narrower for heavier tails); a layout that
+    would need more than :data:`FFT_MAX_NODES` nodes for that is evaluated
+    with the exact gradient when ``N`` is at most
     :data:`FFT_WIDE_EXACT_MAX_N`, where that costs no more than the capped
     grid, and on the capped grid otherwise.
 
@@ -1303,34 +1329,46 @@ def _fft_exact_instead(Y, n_interpolation):
     ----------
     Y : ndarray of shape (n_samples, 1 or 2)
     n_interpolation : int
+    dof : float, default=1.0
+        t-SNE's heavy-tail parameter: the kernel's length scale is about
+        ``sqrt(dof)``.
 
     Returns
     -------
     exact : bool
         Evaluate ``Y`` with the exact kernels.
     warning : FFTAccuracyWarning or None
-        What to tell the user (once per run): ``None`` when the grid has
-        boxes of width ``FFT_INTERVAL_WIDTH`` or less.
+        What to tell the user (once per run): ``None`` when the grid's boxes
+        are at most :func:`_fft_box_width` wide.
     """
     n, dim = Y.shape
-    _, n_boxes, h = _fft_grid(Y, n_interpolation)
-    if not h > FFT_INTERVAL_WIDTH:
+    p = n_interpolation
+    width = _fft_box_width(dof)
+    _, n_boxes, h = _fft_grid(Y, p, dof)
+    if not h > width:
         return False, None
     span = h * n_boxes
+    why = ("" if width == FFT_INTERVAL_WIDTH else
+           f", the widest that keeps the promised accuracy for dof={dof:g} (its kernel "
+           f"bends over about sqrt(dof) = {np.sqrt(dof):.3g} units)")
     head = (f"gradient='fft': the layout spans {span:.4g} units, wider than the "
-            f"interpolation grid covers with boxes of width {FFT_INTERVAL_WIDTH:g} "
-            f"({n_boxes} boxes of {n_interpolation} nodes per dimension, "
+            f"interpolation grid covers with boxes of width {width:.3g}{why} "
+            f"({n_boxes} boxes of {p} nodes per dimension, "
             f"smallvis.backends.reference.FFT_MAX_NODES = {FFT_MAX_NODES})")
     if n <= FFT_WIDE_EXACT_MAX_N:
         return True, FFTAccuracyWarning(
             f"{head}; with {n} points (at most FFT_WIDE_EXACT_MAX_N = "
             f"{FFT_WIDE_EXACT_MAX_N}) the exact gradient is used while the layout is that wide")
-    needed = (int(np.ceil(span / FFT_INTERVAL_WIDTH)) * n_interpolation) ** dim
+    needed = (int(np.ceil(span / width)) * p) ** dim
+    ratio = h / width
+    # measured with the default 3 nodes; other counts scale the same way
+    scale = (" (median per-point error about 2e-2 at ratio 1, 0.2 at 2, 1 at 4 on "
+             "clustered layouts)" if p == 3 else "")
     return False, FFTAccuracyWarning(
-        f"{head}; its boxes are {h:.3g} wide, and the interpolated gradient's error "
-        f"grows about as the cube of the box width (with 3 nodes per box, median "
-        f"per-point error about 2e-2 at width 1, 0.2 at width 2, 1 at width 4 on "
-        f"clustered layouts).  Pass gradient='exact', or raise FFT_MAX_NODES to about "
+        f"{head}; its boxes are {h:.3g} wide, {ratio:.3g} times that width, and with "
+        f"n_interpolation = {p} nodes per box the interpolated gradient's error grows about "
+        f"as that ratio to the power {p}{scale}, here about {ratio ** p:.3g} times the error "
+        f"of the promised grid.  Pass gradient='exact', or raise FFT_MAX_NODES to about "
         f"{needed} if memory allows (2-D: about 300 MB per 2**20 nodes)")
 
 
@@ -1355,19 +1393,19 @@ def _lagrange_weights(t, n_interpolation):
     return W
 
 
-def _fft_potentials(Y, n_interpolation, kernels, charges, n_threads):
+def _fft_potentials(Y, n_interpolation, kernels, charges, n_threads, dof=1.0):
     r"""Interpolated potentials :math:`\phi_c(y_i) \approx \sum_j K_c(y_i, y_j)\, q_{cj}`.
 
     ``kernels`` is a list of functions of the squared distance, ``charges``
     a list (one per kernel) of arrays of shape ``(N, n_charges)``.  Returns
     one array of shape ``(N, n_charges)`` per kernel.  The sums include
-    ``j = i``.
+    ``j = i``.  ``dof`` sets the grid's box width (:func:`_fft_grid`).
     """
     from scipy import fft
 
     n, dim = Y.shape
     p = n_interpolation
-    lo, n_boxes, h = _fft_grid(Y, p)
+    lo, n_boxes, h = _fft_grid(Y, p, dof)
     m = n_boxes * p                       # nodes per dimension
     size = 2 * fft.next_fast_len(m)       # circulant embedding length (even, >= 2m)
     # box of each point and its position in it, then the weights of the p
@@ -1599,7 +1637,8 @@ def tsne_dof_fft_cost(indptr, indices, data, Y, n_interpolation, dof, n_threads)
     keep = (data > 0) & (rows != indices)
     attraction = float(np.sum(data[keep] * (np.log(data[keep]) - unit.log_weight(d2[keep]))))
     p_sum = float(np.sum(data[rows != indices]))
-    (phi,) = _fft_potentials(Y, n_interpolation, [unit.weight], [np.ones((n, 1))], n_threads)
+    (phi,) = _fft_potentials(Y, n_interpolation, [unit.weight], [np.ones((n, 1))], n_threads,
+                             dof)
     return attraction + p_sum * np.log(float(np.sum(phi[:, 0] - 1.0)))
 
 
@@ -1618,11 +1657,14 @@ def tsne_dof_fft_gradient(indptr, indices, data, Y, n_interpolation, dof, grad, 
     :math:`K_1 = w = (1 + d^2/\alpha)^{-\alpha}` interpolated for ``Z`` and
     :math:`K_2 = w^{1 + 1/\alpha} = (1 + d^2/\alpha)^{-(\alpha + 1)}` for
     the repulsion; the attraction is exact over the stored entries of ``P``.
+    The grid's boxes are at most :func:`_fft_box_width` ``(dof)`` wide:
+    narrower than 1 for a heavy tail, whose kernels bend over distances of
+    about :math:`\sqrt{\alpha}`.
     """
     n, dim = Y.shape
     _check_fft_dim(dim)
     unit = TSNE(dof)
-    lo, _, _ = _fft_grid(Y, n_interpolation)
+    lo, _, _ = _fft_grid(Y, n_interpolation, dof)
     Yc = Y - lo
     rows = _csr_rows(indptr, n)
     diff = Y[rows] - Y[indices]
@@ -1632,7 +1674,7 @@ def tsne_dof_fft_gradient(indptr, indices, data, Y, n_interpolation, dof, grad, 
         attraction[:, d] = np.bincount(rows, weights=coef * diff[:, d], minlength=n)
     phi1, phi2 = _fft_potentials(
         Y, n_interpolation, [unit.weight, unit.repulsion_kernel],
-        [np.ones((n, 1)), np.column_stack([np.ones(n), Yc])], n_threads)
+        [np.ones((n, 1)), np.column_stack([np.ones(n), Yc])], n_threads, dof)
     Z = float(np.sum(phi1[:, 0] - 1.0))
     repulsion = Yc * phi2[:, :1] - phi2[:, 1:]
     grad[...] = 4.0 * (attraction - repulsion / Z)

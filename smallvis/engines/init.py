@@ -349,13 +349,19 @@ def _graph_init(init, coordinates, n_components, rng, P):
     W = _graph(P)
     n_comp, labels = connected_components(W, directed=False)
     if n_comp > 1:
+        X = coordinates()
+        # a fit given only a kNN graph, knn= or affinities= has no coordinates
+        # (X has no columns): every component mean is the same point
+        placed = ("places them by the PCA of the component means of X" if X.shape[1] else
+                  "centres them all on one point, overlapping, since the fit was given no "
+                  "data coordinates (only a kNN graph, knn= or affinities=) to place them "
+                  "apart by; pass init as an array to place them yourself")
         warnings.warn(
             f"{init_graph_name(init)} has {n_comp} connected components: init={init!r} lays "
-            f"out each component separately and places them by the PCA of the "
-            f"component means of X",
+            f"out each component separately and {placed}",
             RuntimeWarning, stacklevel=5,
         )
-        return _component_layout(init, coordinates(), n_components, rng, W, n_comp, labels)
+        return _component_layout(init, X, n_components, rng, W, n_comp, labels)
     Y = spectral_layout(W, n_components, rng, random_walk=_random_walk(init))
     if Y is None:
         warnings.warn(

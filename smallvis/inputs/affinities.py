@@ -433,6 +433,60 @@ def _knn(X, k, knn, knn_method, random_state, n_threads, n_trees=None, kernels=N
     return check_knn(knn, n, k)
 
 
+def knn_arrays(knn):
+    """The arrays of a precomputed ``knn``, checked for their shapes only.
+
+    The one shape rule of ``knn``, asked before anything counts its rows:
+    two 2-D arrays of one shape ``(n_samples, n_neighbors)``, distances of
+    real numbers.
+
+    Returns
+    -------
+    indices, distances : ndarray of shape (n_samples, n_neighbors)
+        As given (not converted).
+
+    Raises
+    ------
+    TypeError
+        ``knn`` is not a pair, or its distances are not numbers.
+    ValueError
+        The arrays are not 2-D or differ in shape; the message names knn.
+    """
+    indices, distances = check_knn_pair(knn)
+    indices = _as_array(indices, "knn indices")
+    distances = _as_array(distances, "knn distances")
+    if distances.dtype.kind not in "biuf":
+        raise TypeError(f"knn distances must be real numbers; got dtype {distances.dtype}")
+    if indices.ndim != 2 or indices.shape != distances.shape:
+        raise ValueError(
+            f"knn indices and distances must both be 2-D arrays of shape (n_samples, "
+            f"n_neighbors), one row per point; got shapes {indices.shape} and "
+            f"{distances.shape}")
+    return indices, distances
+
+
+def too_few_neighbours(knn, width, k):
+    """The message for a precomputed ``knn`` of ``width`` columns when ``k`` are needed.
+
+    A kNN graph (``X`` sparse with ``metric="precomputed"``) is cut to the
+    fewest neighbours any of its rows has
+    (:func:`smallvis.inputs.precomputed.knn_from_graph`), so the width is
+    that of its shortest rows: the message names those rows and their
+    counts, which is what the user has to change.
+    """
+    counts = getattr(knn, "row_counts", None)
+    if counts is None or counts.min() == counts.max():  # every row alike
+        return f"knn has {width} neighbours per point; {k} are needed"
+    short = np.flatnonzero(counts < k)
+    short = short[np.argsort(counts[short], kind="stable")]  # the shortest rows first
+    listed = ", ".join(f"row {i} has {counts[i]}" for i in short[:5])
+    if short.size > 5:
+        listed += f", and {short.size - 5} more rows"
+    return (f"the kNN graph has fewer than {k} neighbours in {short.size} of its "
+            f"{counts.size} rows ({listed}); every row needs at least {k}, since all rows are "
+            f"cut to the fewest any row has")
+
+
 def check_knn(knn, n, k):
     """Validate a precomputed ``knn = (indices, distances)``; its first ``k`` columns.
 
@@ -453,19 +507,15 @@ def check_knn(knn, n, k):
     indices : ndarray of shape (n, k), int64
     distances : ndarray of shape (n, k), float64
     """
-    indices, distances = check_knn_pair(knn)
-    indices = _as_array(indices, "knn indices")
-    distances = _as_array(distances, "knn distances")
-    if distances.dtype.kind not in "biuf":
-        raise TypeError(f"knn distances must be real numbers; got dtype {distances.dtype}")
+    indices, distances = knn_arrays(knn)
     distances = distances.astype(np.float64)
-    if indices.ndim != 2 or indices.shape != distances.shape or indices.shape[0] != n:
+    if indices.shape[0] != n:
         raise ValueError(
             f"knn indices and distances must both have shape (n_samples={n}, n_neighbors); "
             f"got {indices.shape} and {distances.shape}"
         )
     if indices.shape[1] < k:
-        raise ValueError(f"knn has {indices.shape[1]} neighbours per point; {k} are needed")
+        raise ValueError(too_few_neighbours(knn, indices.shape[1], k))
     if indices.dtype.kind not in "iu" or indices.min() < 0 or indices.max() >= n:
         raise ValueError(f"knn indices must be integers in [0, {n - 1}]")
     bad = ~np.isfinite(distances)
@@ -579,7 +629,7 @@ def check_perplexity_neighbors(perplexity, n_neighbors, n_samples, knn=None):
             ("perplexity", "n_neighbors"))
     width = None if knn is None else _knn_width(knn)
     if width is not None and width < n_neighbors:
-        needed = f"knn has {width} neighbours per point; {n_neighbors} are needed"
+        needed = too_few_neighbours(knn, width, n_neighbors)
         graph = f"a kNN graph with at least {n_neighbors} neighbours per point"
         if given:
             raise ValueError(f"{needed} (n_neighbors = {n_neighbors}); pass n_neighbors at "

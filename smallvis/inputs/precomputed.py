@@ -40,8 +40,13 @@ def check_distance_matrix(D, name="X"):
     """
     n, m = D.shape
     if n != m:
-        raise ValueError(f"{name} with metric='precomputed' must be a square matrix of "
-                         f"distances (n_samples, n_samples); got shape {D.shape}")
+        from .._validation import ParameterError
+
+        raise ParameterError(
+            f"{name} with metric='precomputed' must be a square matrix of distances "
+            f"(n_samples, n_samples); got shape {D.shape}: to measure the distances between "
+            f"the rows of {name}, drop metric='precomputed' (or choose another metric)",
+            ("metric",))
     check_distance_rows(D, name)
     largest = float(D.max()) if D.size else 0.0
     # rounding is allowed (SciPy's cosine distance of a row to itself can be
@@ -157,7 +162,8 @@ def knn_from_graph(G, name="X"):
     indices : ndarray of shape (n_samples, m), int64
     distances : ndarray of shape (n_samples, m)
         Each row sorted by (distance, index); ``m`` the smallest number of
-        neighbours of a row.
+        neighbours of a row.  The pair is a :class:`GraphNeighbours`, which
+        also holds each row's count.
 
     Raises
     ------
@@ -176,7 +182,21 @@ def knn_from_graph(G, name="X"):
     take = (starts[:, None] + np.arange(width)[None, :]).ravel()
     indices = cols[order][take].reshape(n, width)
     distances = data[order][take].reshape(n, width)
-    return indices, distances
+    return GraphNeighbours(indices, distances, counts)
+
+
+class GraphNeighbours(tuple):
+    """``(indices, distances)`` cut from a kNN graph, with each row's own count.
+
+    A pair like any ``knn=``; ``row_counts`` (the neighbours each row of the
+    graph had before the cut) lets a message name the rows that are too
+    short (:func:`smallvis.inputs.affinities.too_few_neighbours`).
+    """
+
+    def __new__(cls, indices, distances, row_counts):
+        pair = super().__new__(cls, (indices, distances))
+        pair.row_counts = row_counts
+        return pair
 
 
 def is_graph(X, metric):

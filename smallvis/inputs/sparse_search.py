@@ -139,8 +139,12 @@ def check_sparse_data(X, name="X", min_rows=2):
 
 def check_sparse_metric(metric):
     if metric not in SPARSE_METRICS:
-        raise ValueError(f"sparse X takes metric in {', '.join(map(repr, SPARSE_METRICS))}; "
-                         f"got {metric!r} (a dense array takes every metric)")
+        from .._validation import ParameterError
+
+        raise ParameterError(
+            f"sparse X takes metric in {', '.join(map(repr, SPARSE_METRICS))}; got "
+            f"{metric!r}: pass one of those, or give X as dense data (an array, or a table "
+            f"or .npy file), which takes every metric", ("metric",))
 
 
 def prepare_sparse(X, metric, name="X"):
