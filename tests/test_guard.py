@@ -18,6 +18,8 @@ from smallvis._validation import coordinate_span_overflows
 from smallvis.engines.optim import (RISE_ONCE, RISE_PATIENCE, RISE_TWICE, DivergenceError,
                                    OptimizerSettings, _DivergenceWatch, optimize_exact)
 
+from smallvis.engines.init import initialize
+
 from conftest import quadratic_problem
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
@@ -149,6 +151,86 @@ def test_default_fuzzy_runs_on_iris_need_no_recovery_at_a_fine_cost_every(method
             r = smallvis.embed(X, method, fast=True, optimizer="exact", cost_every=10, tol=0,
                                return_result=True, **kwargs)
         assert not r.recoveries, (init, r.recoveries)
+
+
+def _chain_kept(Y, k=5):
+    """The share of each point's neighbours along the chain among its ``k`` nearest in ``Y``.
+
+    Rows of ``Y`` are in chain order (row i next to rows i - 1 and i + 1, and
+    on a closed chain the last next to the first).  A chain laid out as a
+    curve keeps nearly all of them; a tangled one, whose order was upset,
+    few.
+    """
+    D = ((Y[:, None, :] - Y[None, :, :]) ** 2).sum(axis=-1)
+    np.fill_diagonal(D, np.inf)
+    nearest = np.argsort(D, axis=1)[:, :k]
+    n = len(Y)
+    pairs = [(i, i + 1) for i in range(n - 1)]
+    kept = sum((j in nearest[i]) + (i in nearest[j]) for i, j in pairs)
+    return kept / (2 * len(pairs))
+
+
+def _line(n):
+    return np.linspace(0.0, 1.0, n)[:, None]
+
+
+def _circle(n):
+    t = np.linspace(0.0, 2 * np.pi, n, endpoint=False)
+    return np.c_[np.cos(t), np.sin(t)]
+
+
+CHAINS = [("line", 120), ("line", 150), ("line", 300), ("circle", 200)]
+
+
+@pytest.mark.parametrize("method", FUZZY)
+def test_default_fuzzy_runs_on_a_line_and_a_circle_need_no_recovery(method):
+    """A chain (a line, a time series) is laid out as a curve, without recovery.
+
+    The default start of a line is its PCA, whose second column is zero:
+    it must not keep the run on a line, where a chain whose order is upset
+    in the first iterations cannot untangle.
+    """
+    for shape, n in CHAINS:
+        X = _line(n) if shape == "line" else _circle(n)
+        for seed in range(3):
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", RuntimeWarning)
+                r = smallvis.embed(X, method, fast=True, optimizer="exact", random_state=seed,
+                                   return_result=True)
+            assert not r.recoveries, (shape, n, seed, r.recoveries)
+            assert _chain_kept(r.Y) > 0.9, (shape, n, seed)
+
+
+@pytest.mark.parametrize("init", ["pca", "spca"])
+@pytest.mark.parametrize("n_components, X", [
+    (2, _line(100)),
+    (2, np.c_[np.ones(100), _line(100)]),   # a constant column beside a varying one
+    (3, _circle(100)),
+])
+def test_a_pca_start_of_data_of_lower_rank_spans_every_component(init, n_components, X):
+    # every gradient lies in the span of the rows' differences: a start
+    # without some direction would keep the whole run out of it
+    Y = initialize(init, X, n_components, np.random.default_rng(0), seed=3)
+    s = np.linalg.svd(Y - Y.mean(axis=0), compute_uv=False)
+    assert s.size == n_components and s[-1] > 1e-3 * s[0]
+    # still the PCA start, the data's directions first and far larger
+    assert s[-1] < 0.1 * s[0]
+    np.testing.assert_array_equal(
+        Y, initialize(init, X, n_components, np.random.default_rng(1), seed=3))
+
+
+@pytest.mark.parametrize("init", ["pca", "spca"])
+def test_a_pca_start_of_full_rank_is_the_plain_pca(init):
+    X, _ = smallvis.datasets.load("iris")
+    X = np.asarray(X, dtype=np.float64)
+    Y = initialize(init, X, 2, np.random.default_rng(0))
+    # the principal-component scores, each column's largest entry positive
+    U, sv, _ = np.linalg.svd(X - X.mean(axis=0), full_matrices=False)
+    scores = U[:, :2] * sv[:2]
+    scores *= np.sign(scores[np.argmax(np.abs(scores), axis=0), [0, 1]])
+    if init == "spca":
+        scores *= 1e-4 / scores[:, 0].std()
+    np.testing.assert_allclose(Y, scores, rtol=1e-12, atol=1e-12 * np.abs(scores).max())
 
 
 def test_readme_states_the_rise_rule_the_code_applies():

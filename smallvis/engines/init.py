@@ -539,7 +539,11 @@ def initialize(init, X, n_components, rng, P=None, seed=RANDOMISED_PCA_SEED):
         place (e.g. "spectral" or "power" on a degenerate ``P``) is
         replaced by "random" with a ``RuntimeWarning``; one that puts rows
         whose data differ but whose rows of ``P`` are equal on one spot
-        moves those rows apart (see :func:`_part_merged_rows`).
+        moves those rows apart (see :func:`_part_merged_rows`).  One that
+        spans fewer dimensions than ``n_components`` ("pca" and "spca" of
+        data of lower rank, such as a line) gets small noise along the
+        missing directions, since no gradient would ever leave them (see
+        :func:`_fill_missing_directions`).
     X : ndarray or sparse matrix of shape (n_samples, n_features)
         The data.  Where a layout needs coordinates (the PCA of "pca" and
         "spca", placing the components of a disconnected graph, the
@@ -572,9 +576,48 @@ def initialize(init, X, n_components, rng, P=None, seed=RANDOMISED_PCA_SEED):
             RuntimeWarning, stacklevel=3,
         )
         return rng.normal(0.0, SMALL_SD, size=(n, n_components))
+    Y = _fill_missing_directions(Y, seed)
     if P is not None:
         Y = _part_merged_rows(Y, X, P, rng)
     return Y
+
+
+#: A direction a named initialisation leaves empty is filled with Gaussian
+#: noise of this fraction of the layout's leading standard deviation: small
+#: enough that the start stays the layout asked for, large enough that the
+#: gradient has a second direction to unfold into.
+FILL_FRACTION = 0.01
+
+
+def _fill_missing_directions(Y, seed):
+    """``Y`` with small noise along the directions its centred rows do not span.
+
+    Every method's gradient is a sum of terms along ``y_i - y_j``, and the
+    delta-bar-delta gains and the re-centring keep that span, so a start
+    confined to fewer dimensions than ``n_components`` stays confined for
+    the whole run.  The PCA of data of lower rank gives such a start (a
+    line, a time series, a constant column beside a varying one: the
+    scores beyond the rank are zero); on a line the map is then a line,
+    where points cannot pass each other, and a chain whose order is upset
+    in the first iterations never untangles.  Directions whose singular
+    value is zero to rounding (at most ``n * eps`` of the largest, the
+    rule of ``numpy.linalg.matrix_rank``) get Gaussian noise of
+    :data:`FILL_FRACTION` of the leading standard deviation, drawn from a
+    generator seeded by ``seed``, so that a named initialisation stays a
+    function of the data and ``seed``.  A layout of full rank, or of no
+    more points than components (which span fewer directions whatever
+    they are), is returned unchanged.
+    """
+    n, k = Y.shape
+    if n <= k:
+        return Y
+    _, s, Vt = np.linalg.svd(Y - Y.mean(axis=0), full_matrices=False)
+    missing = s <= s[0] * max(n, k) * np.finfo(np.float64).eps
+    if not np.any(missing):
+        return Y
+    sd = FILL_FRACTION * s[0] / np.sqrt(n)
+    noise = np.random.default_rng(seed).normal(0.0, sd, size=(n, int(missing.sum())))
+    return Y + noise @ Vt[missing]
 
 
 #: A row a named initialisation put on another's spot moves by a Gaussian
