@@ -256,8 +256,13 @@ def gaussian_auto_learning_rate(n_samples, exaggeration):
     momentum 0.8, structured data of a few thousand points oscillate and
     blow up after the momentum switch.  ``N / 16`` leaves a factor of 4 of
     room.
+
+    The joint rule's floor of 50 is kept only up to ``N / 4`` (where it
+    would put that step above 1): below 200 points it multiplied the step
+    the rule derives, and ten points blew up under early exaggeration
+    (docs/experiments.md, 2026-12-02).  From 200 points on nothing changes.
     """
-    return joint_auto_learning_rate(n_samples, exaggeration) / 4.0
+    return min(joint_auto_learning_rate(n_samples, exaggeration), n_samples / 4.0) / 4.0
 
 
 def conditional_auto_learning_rate(n_samples, exaggeration):

@@ -322,3 +322,19 @@ def test_the_collapse_warnings_point_at_the_callers_line():
     for caught in (exact, stochastic):
         files = {w.filename for w in caught if "still spans only" in str(w.message)}
         assert files == {__file__}, files
+
+
+GAUSSIAN_RULES = {"gaussian_auto_learning_rate", "conditional_auto_learning_rate"}
+
+
+@pytest.mark.parametrize("method", sorted(
+    name for name, m in smallvis.METHODS.items()
+    if getattr(m.auto_learning_rate, "__name__", "") in GAUSSIAN_RULES))
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_default_gaussian_runs_on_ten_points_need_no_recovery(method, seed):
+    """Ten points of 300 dimensions: the Gaussian rules' step stays below 1 (the floor
+    of the joint rule is capped at N / 4), so early exaggeration does not blow them up."""
+    X = np.random.default_rng(seed).normal(size=(10, 300))
+    r = smallvis.embed(X, method, fast=True, random_state=seed, return_result=True,
+                       init=None if seed == 0 else "random")
+    assert not r.recoveries and np.all(np.isfinite(r.Y))

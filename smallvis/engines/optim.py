@@ -540,7 +540,7 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
                 scale = min(abs(current), abs(previous_cost))
                 change = abs(current - previous_cost) / scale if scale > 0 else 0.0
                 if (change / s.cost_every < s.tol and current <= previous_cost
-                        and not _collapsed(Y)):
+                        and not _collapsed(Y, max(COLLAPSED_SQUARED_SPAN, s.tol))):
                     trace.stopped_early = True
                     if callback is not None:
                         callback(it, Y, current)
@@ -588,14 +588,17 @@ def _warn_if_recovered(trace, learning_rate):
 COLLAPSED_SQUARED_SPAN = np.finfo(np.float64).eps
 
 
-def _collapsed(Y):
-    """True when rows of ``Y`` differ but every output kernel sees them at one place.
+def _collapsed(Y, squared_span=COLLAPSED_SQUARED_SPAN):
+    """True when rows of ``Y`` differ but every squared distance is below ``squared_span``.
 
-    Every squared distance is below float64's relative precision, so every
-    output weight equals its value at distance 0: the cost is flat to
-    rounding there, and an unchanged cost is not convergence.
+    Below float64's relative precision (the default) every output weight
+    equals its value at distance 0: the cost is flat to rounding there.
+    The ``tol`` rule asks with ``squared_span = tol``: the output weights
+    differ from their values at 0 by about the squared distances, so the
+    cost of so small a layout changes by less than ``tol`` however the
+    points move, and an unchanged cost is not convergence.
     """
-    return squared_span_bound(Y) < COLLAPSED_SQUARED_SPAN and bool(np.any(np.ptp(Y, axis=0)))
+    return squared_span_bound(Y) < squared_span and bool(np.any(np.ptp(Y, axis=0)))
 
 
 def _warn_if_collapsed(Y, n_iter):
