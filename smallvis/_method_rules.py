@@ -257,10 +257,9 @@ def gaussian_auto_learning_rate(n_samples, exaggeration):
     blow up after the momentum switch.  ``N / 16`` leaves a factor of 4 of
     room.
 
-    The joint rule's floor of 50 is kept only up to ``N / 4`` (where it
-    would put that step above 1): below 200 points it multiplied the step
-    the rule derives, and ten points blew up under early exaggeration
-    (docs/experiments.md, 2026-12-02).  From 200 points on nothing changes.
+    The joint rule's floor of 50 is kept only up to ``N / 4``, where it
+    would put that step above 1 on a few points (docs/experiments.md,
+    2026-12-02); from 200 points on the floor is below ``N / 4``.
     """
     return min(joint_auto_learning_rate(n_samples, exaggeration), n_samples / 4.0) / 4.0
 

@@ -621,15 +621,20 @@ def run_transform(args):
         model = load_model(args.model)
     except ModelFileError as exc:  # an input problem: exit status 2
         raise CLIError(f"--model: {exc}") from None
+    # a fit that cannot place new points says so before anything is read
+    try:
+        model.reference_.check_places_new_points()
+    except ValueError as exc:
+        raise CLIError(f"--model {args.model!r}: {exc}") from None
     X, labels, names = load_input(args.input, header=args.header, labels=args.labels,
                                   labels_header=args.labels_header)
     X = columns_by_name(X, names, getattr(model, "feature_names_in_", None), args.input)
-    X = dense_new_points(X, model, args.input)
     expected = getattr(model, "n_features_in_", None)
     if expected is not None and X.ndim == 2 and X.shape[1] != expected:
         raise CLIError(f"{args.input!r} has {X.shape[1]} columns, but --model {args.model!r} "
                        f"was fitted on {expected}: give the new points' {expected} columns, "
                        f"in the order of the input the model was fitted on")
+    X = dense_new_points(X, model, args.input)
     if args.plot:
         import matplotlib
 

@@ -25,6 +25,7 @@ the stored data and seed, not pickled); :func:`smallvis.save_model` writes it
 to a pickle-free ``.npz`` file.
 """
 
+from collections.abc import Mapping
 import inspect
 import warnings
 
@@ -219,7 +220,7 @@ class Embedding:
         # the metric decides what X is: a kNN graph is checked as stored, before
         # any conversion could add a pair stored twice
         params = self.method_params
-        metric = params.get("metric") if isinstance(params, dict) else None
+        metric = params.get("metric") if isinstance(params, Mapping) else None
         return check_fit_input(arr, metric)
 
     def _embed_keywords(self):

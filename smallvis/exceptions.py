@@ -4,7 +4,8 @@ An exception raised by one stage only is defined beside the code that raises
 it (e.g. :class:`smallvis.DivergenceError` in the optimizer); one that several
 modules raise, or that users catch without caring which stage raised it,
 lives here, so that every module can import it without importing another
-stage.  All are re-exported from :mod:`smallvis`.
+stage.  :class:`NotFittedError` is re-exported from :mod:`smallvis`;
+:class:`KernelsNotBuiltError` is raised on asking for ``fast=True``.
 """
 
 __all__ = ["KernelsNotBuiltError", "NotFittedError"]

@@ -60,7 +60,7 @@ def test_bad_model_or_data_leave_outputs_untouched(files, capsys):
     assert main(["embed", "train.csv", *RUN, "--save-model", "m.npz"]) == 0
     # the label column left in: 5 features against 4
     assert main(["transform", "new.csv", "--model", "m.npz", "--out", "Y_new.csv"]) == 2
-    _one_error_line(capsys, "X has 5 features", "expecting 4")
+    _one_error_line(capsys, "'new.csv' has 5 columns, but --model", "fitted on 4")
     assert open("Y_new.csv").read() == "precious\n"
 
 

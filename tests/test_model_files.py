@@ -748,3 +748,8 @@ def test_cli_fit_of_a_knn_graph_saves_a_model_that_transform_explains(data, tmp_
     err = capsys.readouterr().err
     assert re.search(NO_PLACEMENT, err) and "not a smallvis model file" not in err
     assert not (tmp_path / "Y_new.csv").exists()
+    # whatever the new points' columns: no advice to give other columns
+    np.savetxt("three.csv", X_new[:3, :3], delimiter=",")
+    assert main(["transform", "three.csv", "--model", "m.npz", "--out", "Y_new.csv"]) == 2
+    err = capsys.readouterr().err
+    assert re.search(NO_PLACEMENT, err) and "columns" not in err

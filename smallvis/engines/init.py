@@ -19,6 +19,9 @@ from ..inputs.projection import fit_projection, fitted_scores
 SMALL_SD = 1e-4
 
 INIT_NAMES = ("random", "pca", "spca", "spectral", "laplacian", "power")
+#: The initialisations that are a PCA of the data: of data of lower rank
+#: they span fewer dimensions than the map (:func:`_fill_missing_directions`).
+PCA_INITS = ("pca", "spca")
 
 #: Power-iteration steps of the "power" initialisation (the NCVis reference).
 POWER_ITERATIONS = 20
@@ -64,7 +67,6 @@ RANDOMISED_PCA_SEED = 0
 #: Components of the truncated SVD that stands for sparse ``X`` where a
 #: layout needs coordinates (:func:`data_coordinates`).
 SPARSE_INIT_RANK = 8
-
 
 
 def _randomised(X, n_components):
@@ -576,7 +578,8 @@ def initialize(init, X, n_components, rng, P=None, seed=RANDOMISED_PCA_SEED):
             RuntimeWarning, stacklevel=3,
         )
         return rng.normal(0.0, SMALL_SD, size=(n, n_components))
-    Y = _fill_missing_directions(Y, seed)
+    if init in PCA_INITS:
+        Y = _fill_missing_directions(Y, seed)
     if P is not None:
         Y = _part_merged_rows(Y, X, P, rng)
     return Y

@@ -325,6 +325,8 @@ class _DivergenceWatch:
         if not np.isfinite(cost):
             return f"the cost is {cost}"
         if not self.judges(it):
+            # a rise seen before exaggeration does not last through it
+            self.rising_since = None
             return None
         if self.best is None or cost <= self.best:
             self.reset(cost)

@@ -258,10 +258,19 @@ RESOLVED_CHECK_WIDTH = 3
 def _check_resolved_pairs(X, D2, e):
     """:func:`smallvis.inputs.distances.check_resolved` on each row's nearest few of ``D2``."""
     k = min(RESOLVED_CHECK_WIDTH, X.shape[0] - 1)
-    np.fill_diagonal(D2, np.inf)  # in place, no copy of the N x N matrix
+    np.fill_diagonal(D2, np.inf)  # in place: the diagonal is no neighbour
     try:
-        nearest = np.argpartition(D2, k - 1, axis=1)[:, :k]
-        metrics.check_resolved(X, nearest, np.take_along_axis(D2, nearest, 1), e)
+        # only rows with k distances that small can fail: counted in blocks
+        # of rows, so that ordinary data make no N x N temporary
+        step = max(1, 2**22 // D2.shape[1])
+        rows = np.concatenate([
+            start + np.flatnonzero(np.count_nonzero(
+                D2[start:start + step] < metrics.UNRESOLVED_SQ, axis=1) >= k)
+            for start in range(0, D2.shape[0], step)])
+        if len(rows):
+            nearest = np.argpartition(D2[rows], k - 1, axis=1)[:, :k]
+            metrics.check_resolved(X, nearest, np.take_along_axis(D2[rows], nearest, 1), e,
+                                   rows=rows)
     finally:
         np.fill_diagonal(D2, 0.0)
 

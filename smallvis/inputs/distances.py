@@ -121,8 +121,11 @@ def data_exponent(points, metric):
 #: the digits that order the neighbours.
 UNRESOLVED_SQ = 2.0 ** -970
 
+#: Entries compared at once by :func:`check_resolved` (bounds its copies).
+RESOLVED_BLOCK_ELEMENTS = 2**22
 
-def check_resolved(points, indices, sq_dist, exponent, name="X"):
+
+def check_resolved(points, indices, sq_dist, exponent, name="X", rows=None):
     """Refuse data whose rows' nearest distances underflow in the units of the largest entry.
 
     Every path measures the data in units of ``2**exponent``, the power of
@@ -144,6 +147,9 @@ def check_resolved(points, indices, sq_dist, exponent, name="X"):
         Their squared Euclidean distances in units of ``2**exponent``.
     exponent : int
     name : str, default="X"
+    rows : ndarray of int, optional
+        The rows of ``points`` that ``indices`` and ``sq_dist`` describe
+        (default: all, in order).
 
     Raises
     ------
@@ -151,16 +157,30 @@ def check_resolved(points, indices, sq_dist, exponent, name="X"):
         Naming the first unresolved row, the unit, and what to do.
     """
     suspect = np.flatnonzero(sq_dist.max(axis=1) < UNRESOLVED_SQ)
-    for i in suspect:
-        others = np.asarray(indices[i], dtype=np.int64)
+    of_rows = np.arange(len(sq_dist)) if rows is None else np.asarray(rows, dtype=np.int64)
+    # rows whose neighbours are all duplicates are suspects too (often, in
+    # text or counts): compared in blocks, not row by row
+    k = indices.shape[1]
+    # a row's size: its features, or for sparse rows its stored entries
+    width = points.nnz / max(points.shape[0], 1) if sp.issparse(points) else points.shape[1]
+    block = max(1, int(RESOLVED_BLOCK_ELEMENTS // (k * max(width, 1))))
+    for start in range(0, len(suspect), block):
+        given = suspect[start:start + block]
+        rows_of_x = of_rows[given]
+        others = np.asarray(indices[given], dtype=np.int64).ravel()
         if sp.issparse(points):
-            differ = abs(points[others] - points[np.full(len(others), i)]).sum(axis=1)
+            gap = abs(points[others] - points[np.repeat(rows_of_x, k)]).sum(axis=1)
+            differ = np.asarray(gap).reshape(len(given), k) > 0
         else:
-            differ = np.any(points[others] != points[i], axis=1)
-        if np.any(np.asarray(differ).ravel()):
+            differ = np.any(points[others].reshape(len(given), k, -1)
+                            != points[rows_of_x][:, None, :], axis=2)
+        unresolved = np.flatnonzero(differ.any(axis=1))
+        if len(unresolved):
+            i = rows_of_x[unresolved[0]]
+            decimal = round(exponent * np.log10(2))
             raise ValueError(
                 f"{name} spans too many orders of magnitude for float64 distances: measured "
-                f"in units of its largest entry (2**{exponent}, about 1e{round(exponent * np.log10(2))}), "
+                f"in units of its largest entry (2**{exponent}, about 1e{decimal}), "
                 f"the squared distances from row {int(i)} to its nearest rows, which differ "
                 f"from it, fall below {UNRESOLVED_SQ:.1e} and lose the digits that order "
                 "them; rescale the columns (e.g. standardise them) or remove the outlying "
