@@ -13,7 +13,11 @@ import sys
 import numpy as np
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+import smallvis
+
+# the package this test process imported (installed, or a clone built in
+# place), not the clone's source tree, which has no compiled kernels
+PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(smallvis.__file__)))
 SMALLVIS = f"{sys.executable} -m smallvis.cli"
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX shell")
@@ -28,7 +32,7 @@ def table(tmp_path_factory):
 
 
 def _shell(script, cwd):
-    env = {**os.environ, "PYTHONPATH": ROOT}
+    env = {**os.environ, "PYTHONPATH": PACKAGE_PARENT}
     return subprocess.run(["sh", "-c", script], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=120)
 
@@ -62,7 +66,7 @@ def test_a_closed_pipe_ends_the_command_quietly(table, tmp_path):
     """The reader (``true``) is gone long before the table is ready."""
     script = f"{_embed(table, '/dev/stdout')} | true; echo status=${{PIPESTATUS[0]}}"
     result = subprocess.run(["bash", "-c", script], cwd=tmp_path,
-                            env={**os.environ, "PYTHONPATH": ROOT},
+                            env={**os.environ, "PYTHONPATH": PACKAGE_PARENT},
                             capture_output=True, text=True, timeout=120)
     assert result.stderr == ""
     assert result.stdout == "status=141\n"
