@@ -54,9 +54,15 @@ def _curves_methods():
     return [m for m in smallvis.list_methods() if LONG or m not in CURVES_LONG_METHODS]
 
 
+#: Points of the curves data: 2,000 still spreads the methods' accuracies
+#: (0.991 to 0.996 at the defaults), where at 1,500 every method scores 1.0
+#: and the check could not fail; 3,000 with SMALLVIS_LONG_TESTS=1.
+CURVES_N = 3000 if LONG else 2000
+
+
 @pytest.fixture(scope="module")
 def curves_accuracy():
-    X, labels = smallvis.datasets.curved_clusters(3000)
+    X, labels = smallvis.datasets.curved_clusters(CURVES_N)
     results = {m: _default_run(m, X) for m in _curves_methods()}
     return {m: (knn_accuracy(r.Y, labels, 10), r) for m, r in results.items()}
 
