@@ -48,7 +48,7 @@ from ._tables import CLIError, columns_by_name, load_input, number_type
 from .inputs.neighbors import check_fit_input
 from ._validation import spell_options
 from .exceptions import KernelsNotBuiltError
-from .api import CheckedInput, embed
+from .api import embed
 from .engines.init import GRAPH_INITS, INIT_NAME_CHOICES, INIT_NAMES, check_init_name
 from .registry import DEFAULT_METHOD, METHODS, knn_only_methods
 
@@ -522,7 +522,7 @@ def run_embed(args, tracker):
 
         matplotlib.use("Agg")  # no display needed, and none opened
     result = embed(
-        CheckedInput(X), method=args.method, fast=args.fast, n_components=args.n_components,
+        X, method=args.method, fast=args.fast, n_components=args.n_components,
         init=args.init, perplexity=args.perplexity,
         learning_rate=learning_rate, n_iter=args.n_iter,
         optimizer=args.optimizer, n_epochs=args.n_epochs,
