@@ -119,9 +119,9 @@ class CheckedInput:
     """Training input already checked by :func:`smallvis.inputs.neighbors.check_fit_input`.
 
     :func:`embed` takes it in place of ``X`` and does not check it again:
-    the estimators and the command line check their input first (the data
-    before any parameter, in their own words) and hand it on in this
-    wrapper, so that the data are checked, and sparse data copied, once.
+    the estimators check their input first (the data before any parameter,
+    in scikit-learn's words) and hand it on in this wrapper, so that the
+    data are checked, and sparse data copied, once.
     """
 
     __slots__ = ("X",)
@@ -416,7 +416,9 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
         parameter) or ``affinities=P`` (a user's input affinities, checked
         as :func:`cost_and_gradient` checks ``P`` and normalised as the
         method's own: divided by their sum, by row sums for asne, as given
-        for umap and tumap) stand for the data.  Without coordinates
+        for umap and tumap) stand for the data.  A :class:`CheckedInput`
+        holds data that :func:`smallvis.inputs.neighbors.check_fit_input`
+        checked already.  Without coordinates
         (precomputed distances, ``knn`` or ``affinities`` alone) the default
         ``init`` is "spectral"; without any data "pca"/"spca" are refused.
     method : str, default="tsne"

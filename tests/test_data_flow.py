@@ -212,11 +212,12 @@ def _short_run(name, optimizer):
                 n_epochs=3)
 
 
-@pytest.mark.parametrize("optimizer", ["exact", "sgd"])
-@pytest.mark.parametrize("name", list(METHODS))
+#: Every method with the exact optimizer, and with the stochastic one where it has it.
+RUNS = [(name, "exact") for name in METHODS] + [(name, "sgd") for name in _stochastic_methods()]
+
+
+@pytest.mark.parametrize("name,optimizer", RUNS)
 def test_every_method_route_flows_down_once(name, optimizer):
-    if optimizer == "sgd" and METHODS[name].sgd is None:
-        pytest.skip("no stochastic form")
     route, _ = trace_embed(_blobs(), **_short_run(name, optimizer))
     _check(route)
 
