@@ -4,16 +4,14 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
 
 from . import _progress
 from . import _threads
 from .inputs import affinities as aff
 from .inputs import precomputed
-from .inputs.neighbors import check_points
+from .inputs.neighbors import check_fit_input
 from .inputs.projection import fit_projection
 from .backends._backend import kernels as select_kernels
-from ._method_rules import umap_output_kernel
 from ._memory import release_free_heap
 from ._validation import (
     check_affinities,
@@ -25,13 +23,13 @@ from ._validation import (
     check_integer,
     check_random_state,
     check_threads,
-    warn_from_caller,
 )
-from .engines.init import count_merged_rows, describe_init, initialize
 from .registry import (DEFAULT_METHOD, METHODS, check_learned, check_param_value, choose_gradient,
                        get_method)
 from .engines.optim import DivergenceError
-from .plans import Objective, make_plan, method_keywords
+from .plans import Objective, make_plan, method_keywords, warn_if_points_merged
+# the merged-points warning's thresholds, documented under these names
+from .plans import MERGED_SHARE, ONE_SPOT  # noqa: F401
 
 
 @dataclass
@@ -106,6 +104,10 @@ class EmbedResult:
     #: The ``pca=`` projection (:class:`smallvis.inputs.projection.Projection`)
     #: that the neighbour search ran in, or None.
     projection: object = None
+    #: The training rows' scores on ``projection`` (what ``P`` and the
+    #: initialisation were computed from), or None without ``pca=``; the
+    #: estimators place new points against them.
+    scores: object = field(default=None, repr=False, compare=False)
 
     @property
     def Q(self):
@@ -113,27 +115,43 @@ class EmbedResult:
         return self.learned.get("Q")
 
 
+class CheckedInput:
+    """Training input already checked by :func:`smallvis.inputs.neighbors.check_fit_input`.
+
+    :func:`embed` takes it in place of ``X`` and does not check it again:
+    the estimators check their input first (the data before any parameter,
+    in scikit-learn's words) and hand it on in this wrapper, so that the
+    data are checked, and sparse data copied, once.
+    """
+
+    __slots__ = ("X",)
+
+    def __init__(self, X):
+        self.X = X
+
+
 def _check_data(X, params):
     """The data, or what stands for them: ``(X or None, params)``, before the method is known.
 
-    ``X`` is checked as :func:`check_data` does; with
-    ``metric="precomputed"``, a dense ``X`` must be a distance matrix
-    (:func:`smallvis.inputs.precomputed.check_distance_matrix`) and a
-    sparse one is a kNN graph, passed on as ``knn`` (``X`` None).
-    ``params`` is a new dict.
+    ``X`` is checked by :func:`check_fit_input` (unless it comes as a
+    :class:`CheckedInput`); with ``metric="precomputed"``, a dense ``X``
+    is a distance matrix and a sparse one a kNN graph, passed on as
+    ``knn`` (``X`` None).  ``params`` is a new dict.
     """
     params = dict(params)
     metric = params.get("metric", "euclidean")
-    if X is not None and sp.issparse(X) and metric == precomputed.PRECOMPUTED:
-        if params.get("knn") is not None:
-            raise ValueError("give the neighbours once: a sparse X with metric='precomputed' "
-                             "is a kNN graph, and knn= was given too")
-        params["knn"] = precomputed.knn_from_graph(X)
+    checked = isinstance(X, CheckedInput)
+    if checked:
+        X = X.X
+    graph = X is not None and precomputed.is_graph(X, metric)
+    if graph and params.get("knn") is not None:
+        raise ValueError("give the neighbours once: a sparse X with metric='precomputed' "
+                         "is a kNN graph, and knn= was given too")
+    if X is not None and not checked:
+        X = check_fit_input(X, metric)  # sparse X: a canonical CSR copy
+    if graph:
+        params["knn"] = precomputed.graph_neighbours(X)
         return None, params
-    if X is not None:
-        X = check_points(X)  # sparse X: a canonical CSR copy
-        if metric == precomputed.PRECOMPUTED:
-            precomputed.check_distance_matrix(X)
     return X, params
 
 
@@ -150,23 +168,28 @@ PCA_CENTRED = {"euclidean": True, "cosine": False}
 PCA_METRICS = tuple(PCA_CENTRED)
 
 
-def _check_pca(pca, X, params, random_state):
-    """The fitted ``pca=`` projection of ``X``, or None (``pca`` None)."""
+def _check_pca(pca, shape, params, random_state):
+    """``(n_components, seed, centre)`` of the ``pca=`` projection, or None (``pca`` None).
+
+    ``shape`` is that of the data (None without data); ``centre`` is as
+    :func:`smallvis.inputs.projection.fit_projection` takes it (None:
+    dense data only).
+    """
     if pca is None:
         return None
-    if X is None or params.get("metric") == precomputed.PRECOMPUTED:
+    if shape is None or params.get("metric") == precomputed.PRECOMPUTED:
         raise ValueError("pca= reduces the data X; it takes no precomputed distances, "
                          "knn= or affinities= alone")
     metric = params.get("metric", "euclidean")
     if metric not in PCA_METRICS:
         raise ValueError(f"pca= keeps the {' and '.join(PCA_METRICS)} metrics; got metric="
                          f"{metric!r} (drop pca= for it)")
-    pca = check_integer(pca, "pca", low=1, high=min(X.shape))
+    pca = check_integer(pca, "pca", low=1, high=min(shape))
     if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
         seed = int(random_state)
     else:  # a Generator (or None): one draw from it seeds the projection
         seed = int(check_random_state(random_state).integers(2**31 - 1))
-    return fit_projection(X, pca, seed, centre=PCA_CENTRED[metric] and not sp.issparse(X))
+    return pca, seed, None if PCA_CENTRED[metric] else False
 
 
 def _coordinates_seed(random_state):
@@ -180,24 +203,26 @@ def _coordinates_seed(random_state):
     return int(random_state) if isinstance(random_state, (int, np.integer)) else 0
 
 
-def _check_stand_ins(X, m, params):
-    """``(X, params, P, has_data)``: what the builders get when no data were given.
+def _check_stand_ins(n_rows, m, params):
+    """``(n_samples, params, P)``: what stands for data not given.
 
+    ``n_rows`` is the number of rows of the data (None without data).
     ``affinities`` (a user's ``P``) is removed from ``params`` and returned
-    checked and normalised as the method's own (else None).  Without ``X``
-    (``knn`` or ``affinities`` alone) the builders get an ``(n, 0)`` array
-    that carries the number of points only, and ``has_data`` is False.
+    checked and normalised as the method's own (else None).  Without data
+    (``knn`` or ``affinities`` alone) the number of points is read from
+    those.
     """
     params = dict(params)
+    n = n_rows
     user_P = params.pop("affinities", None)
     if user_P is not None:
         C = check_affinities(user_P, symmetric=m.symmetric, fuzzy=m.fuzzy, name="affinities")
-        if X is not None and C.shape[0] != X.shape[0]:
-            raise ValueError(f"affinities has {C.shape[0]} rows but X has {X.shape[0]}; "
+        if n_rows is not None and C.shape[0] != n_rows:
+            raise ValueError(f"affinities has {C.shape[0]} rows but X has {n_rows}; "
                              "they must match")
         user_P = precomputed.affinities_of_method(C, m.p_family)
         n = C.shape[0]
-    elif X is None:
+    elif n_rows is None:
         knn = params.get("knn")
         if knn is None:
             raise TypeError("X is required unless the neighbours (knn=, or a sparse kNN graph "
@@ -210,9 +235,7 @@ def _check_stand_ins(X, m, params):
                              "distance matrix with metric='precomputed'")
         # the shapes first: the number of points is read from them
         n = aff.knn_arrays(knn)[0].shape[0]
-    if X is None:
-        return np.zeros((n, 0)), params, user_P, False
-    return X, params, user_P, True
+    return n, params, user_P
 
 
 def list_methods():
@@ -264,7 +287,9 @@ def affinities(X, method=DEFAULT_METHOD, *, fast=False, random_state=None, n_thr
                         "embed)")
     X, params = _check_data(X, params)  # the data first: NaN before any parameter
     m = get_method(method)
-    X, params, _, _ = _check_stand_ins(X, m, params)
+    n, params, _ = _check_stand_ins(None if X is None else X.shape[0], m, params)
+    if X is None:  # the builders read the number of points from an (n, 0) array
+        X = np.zeros((n, 0))
     kern = select_kernels(fast)
     if set(params) & set(m.cost_params):
         raise ValueError(
@@ -370,41 +395,6 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, return_learned=F
     return cost, grad
 
 
-#: Points closer than this fraction of the map's span are one dot in any figure.
-ONE_SPOT = 1e-6
-
-#: Merged points warn once they are this share of the map (at least one point):
-#: on small data one merged point is a visible loss, while NCVis's default
-#: maps of iris and digits merge 2 of 150 and 3 of 1,797 points, which no
-#: figure shows.
-MERGED_SHARE = 0.02
-
-
-def _warn_if_distinct_points_merged(Y, X, cost_params, name):
-    """Warn when a UMAP-curve weight with ``b > 1`` and no ε left distinct points at one spot.
-
-    Such a weight's force between two points falls like ``d**(2b - 1)``,
-    faster than their distance, so points pulled together by the same
-    neighbours (equal rows of ``P``) barely push apart and can end on one
-    spot (NCVis's default ``min_dist = 0.4`` gives ``b = 1.22``).  With
-    ``b <= 1`` or an ε in the repulsion (umap) the force does not vanish.
-    """
-    if "min_dist" not in cost_params or "eps" in cost_params:
-        return
-    _, b = umap_output_kernel(cost_params.get("a"), cost_params.get("b"),
-                              cost_params.get("spread", 1.0), cost_params["min_dist"])
-    span = float(np.max(np.ptp(Y, axis=0))) if Y.size else 0.0
-    if b <= 1.0 or not span > 0:
-        return
-    merged = count_merged_rows(Y, X, ONE_SPOT * span)
-    if merged and merged >= MERGED_SHARE * len(Y):
-        warn_from_caller(RuntimeWarning(
-            f"{name}: {merged} of {len(Y)} points ended on one spot with another point "
-            f"whose data differ (closer than {ONE_SPOT:g} of the map's span): its output "
-            f"weight's exponent b = {b:.3g} > 1 exerts almost no force between close "
-            f"points; pass a smaller min_dist (min_dist=0.1 gives b < 1) or another init"))
-
-
 def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
           perplexity=None, optimizer="auto", gradient="auto", n_epochs=None,
           learning_rate=None, n_iter=1000, exaggeration=None,
@@ -426,7 +416,9 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
         parameter) or ``affinities=P`` (a user's input affinities, checked
         as :func:`cost_and_gradient` checks ``P`` and normalised as the
         method's own: divided by their sum, by row sums for asne, as given
-        for umap and tumap) stand for the data.  Without coordinates
+        for umap and tumap) stand for the data.  A :class:`CheckedInput`
+        holds data that :func:`smallvis.inputs.neighbors.check_fit_input`
+        checked already.  Without coordinates
         (precomputed distances, ``knn`` or ``affinities`` alone) the default
         ``init`` is "spectral"; without any data "pca"/"spca" are refused.
     method : str, default="tsne"
@@ -574,11 +566,19 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
     """
     t0 = time.perf_counter()
     progress = _progress.begin(verbose)  # noqa: F841  stage lines while this lives
-    X, method_params = _check_data(X, method_params)  # the data first: NaN before any parameter
+    # validate: the data first (NaN before any parameter), then what stands for them
+    X, method_params = _check_data(X, method_params)
     m = get_method(method)
-    X, method_params, user_P, has_data = _check_stand_ins(X, m, method_params)
-    projection = _check_pca(pca, X if has_data else None, method_params, random_state)
-    if projection is not None:
+    has_data = X is not None
+    n, method_params, user_P = _check_stand_ins(X.shape[0] if has_data else None, m,
+                                                method_params)
+    reduce_to = _check_pca(pca, X.shape if has_data else None, method_params, random_state)
+    if not has_data:  # the builders read the number of points from an (n, 0) array
+        X = np.zeros((n, 0))
+    # project
+    projection = None
+    if reduce_to is not None:
+        projection = fit_projection(X, *reduce_to)
         with _progress.stage("pca", f"{pca} components of {X.shape[1]} features"):
             X = projection.apply(X)
     coordinates = has_data and method_params.get("metric") != precomputed.PRECOMPUTED
@@ -588,7 +588,6 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
         raise ValueError(f"init={init!r} needs the data X; without them (knn= or "
                          "affinities= alone) use 'spectral', 'random' or an array")
     kern = select_kernels(fast)
-    n = X.shape[0]
     check_dense_memory(kern, n)
     n_components = check_integer(n_components, "n_components", low=1)
     n_threads = check_threads(n_threads)
@@ -607,6 +606,7 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
     _progress.say(f"{m.name}, {n} points, {plan.describe()}, {'Cython' if fast else 'NumPy'} "
                   f"kernels, learning rate {plan.learning_rate:g}")
 
+    # neighbours and P
     t1 = time.perf_counter()
     if user_P is not None:
         C = user_P
@@ -615,13 +615,11 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
             m.build_affinities(X, kern, random_state, n_threads, **plan.affinity_params),
             n, symmetric=m.symmetric, fuzzy=m.fuzzy)
     release_free_heap()  # the builders' temporaries, before the optimizer allocates
+    # start
     t2 = time.perf_counter()
-    with _progress.stage("init", describe_init(plan.init) if isinstance(plan.init, str)
-                         else "user array"):
-        Y = initialize(plan.init, X, n_components, rng, P=C,  # graph inits need P
-                       seed=_coordinates_seed(random_state))
+    Y = plan.start(X, C, n_components, rng, seed=_coordinates_seed(random_state))
     t_init = time.perf_counter()
-
+    # optimise
     objective = Objective.build(m, kern, C, plan.cost_params, n_threads, plan.gradient)
     _progress.say(f"optimisation: {plan.describe()}")
     try:
@@ -631,7 +629,7 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
         raise DivergenceError(f"{m.name}: {exc}") from None
     t3 = time.perf_counter()
     if has_data:
-        _warn_if_distinct_points_merged(Y, X, plan.cost_params, m.name)
+        warn_if_points_merged(Y, X, plan.cost_params, m.name)
     _progress.say(f"optimisation: done in {t3 - t_init:.2f}s")
     if not return_result:
         return Y
@@ -651,4 +649,5 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
         recoveries=outcome.recoveries,
         cost_kind=outcome.cost_kind,
         projection=projection,
+        scores=X if projection is not None else None,
     )

@@ -33,7 +33,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import _progress
-from .api import embed
+from .api import CheckedInput, embed
 from .registry import DEFAULT_METHOD, METHODS, get_method
 from .exceptions import NotFittedError
 from .transform import (TRANSFORM_LEARNING_RATE, TRANSFORM_N_ITER, build_reference,
@@ -266,7 +266,8 @@ class Embedding:
             seed = int(rng.integers(2**31 - 1))
             fit_state = rng
         settings, method_params = self._embed_keywords()
-        result = self._embed_in_estimator_terms(X, method.name, random_state=fit_state,
+        result = self._embed_in_estimator_terms(CheckedInput(X), method.name,
+                                                random_state=fit_state,
                                                 return_result=True, **settings,
                                                 **method_params)
         return self._set_fitted(X, result, seed, names)

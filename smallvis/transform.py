@@ -570,7 +570,8 @@ def build_reference(method, X, result, *, seed, fast=True):
     X = X if sp.issparse(X) else np.ascontiguousarray(X, dtype=np.float64)
     projection = getattr(result, "projection", None)
     if projection is not None:  # the search ran in the scores: keep those
-        X = projection.apply(X)
+        scores = getattr(result, "scores", None)
+        X = projection.apply(X) if scores is None else scores
     return Reference(method=m.name, X=X, projection=projection,
                      Y=np.ascontiguousarray(result.Y, dtype=np.float64),
                      affinity_params=affinity_params, cost_params=cost_params,

@@ -16,7 +16,7 @@ import pytest
 from scipy.spatial.distance import pdist
 
 import smallvis
-from smallvis.api import _warn_if_distinct_points_merged
+from smallvis.plans import warn_if_points_merged
 from smallvis.engines.init import initialize, power_iteration_layout
 
 IRIS = smallvis.datasets.load("iris")[0]
@@ -106,7 +106,7 @@ def test_ncvis_defaults_on_small_data_keep_points_apart_or_warn(n, fast):
 def _one_spot_warnings(Y, X, cost_params):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        _warn_if_distinct_points_merged(Y, X, cost_params, "ncvis")
+        warn_if_points_merged(Y, X, cost_params, "ncvis")
     return [w for w in caught if "ended on one spot" in str(w.message)]
 
 

@@ -1,7 +1,6 @@
 """Initial output coordinates."""
 
 import re
-import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -9,7 +8,8 @@ from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
 from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 
-from .._validation import ParameterError, check_coordinate_span, check_embedding
+from .._validation import (ParameterError, check_coordinate_span, check_embedding,
+                           warn_from_caller)
 from .._numeric import SAFE_EXPONENT, power_of_two_exponent
 from ..inputs.projected_search import MIN_FEATURES as RANDOMISED_PCA_MIN_FEATURES
 from ..inputs.projected_search import scores as projected_scores
@@ -358,19 +358,15 @@ def _graph_init(init, coordinates, n_components, rng, P):
                   "centres them all on one point, overlapping, since the fit was given no "
                   "data coordinates (only a kNN graph, knn= or affinities=) to place them "
                   "apart by; pass init as an array to place them yourself")
-        warnings.warn(
+        warn_from_caller(RuntimeWarning(
             f"{init_graph_name(init)} has {n_comp} connected components: init={init!r} lays "
-            f"out each component separately and {placed}",
-            RuntimeWarning, stacklevel=5,
-        )
+            f"out each component separately and {placed}"))
         return _component_layout(init, X, n_components, rng, W, n_comp, labels)
     Y = spectral_layout(W, n_components, rng, random_walk=_random_walk(init))
     if Y is None:
-        warnings.warn(
+        warn_from_caller(RuntimeWarning(
             f"the eigensolver did not converge: init={init!r} replaced by PCA scaled "
-            f"to a largest coordinate of {SPECTRAL_SCALE:g}",
-            RuntimeWarning, stacklevel=5,
-        )
+            f"to a largest coordinate of {SPECTRAL_SCALE:g}"))
         return _pca_fallback(coordinates(), n_components, rng)
     return Y
 
@@ -572,11 +568,9 @@ def initialize(init, X, n_components, rng, P=None, seed=RANDOMISED_PCA_SEED):
     P = init_affinities(init, P, n)
     Y = _named_init(init, X, n_components, rng, P, seed)
     if n > 1 and not np.any(np.ptp(Y, axis=0)):
-        warnings.warn(
+        warn_from_caller(RuntimeWarning(
             f"init={init!r} put every point at the same place (the gradient vanishes "
-            f"there); replaced by init='random' (Gaussian, sd {SMALL_SD:g})",
-            RuntimeWarning, stacklevel=3,
-        )
+            f"there); replaced by init='random' (Gaussian, sd {SMALL_SD:g})"))
         return rng.normal(0.0, SMALL_SD, size=(n, n_components))
     if init in PCA_INITS:
         Y = _fill_missing_directions(Y, seed)
@@ -809,13 +803,13 @@ def _named_init(init, X, n_components, rng, P, seed=RANDOMISED_PCA_SEED):
     if init == "pca":
         scores = np.ldexp(scores, e)
         if not np.any(scores):
-            warnings.warn("X has no variance: PCA initialisation replaced by random",
-                          RuntimeWarning, stacklevel=4)
+            warn_from_caller(RuntimeWarning(
+                "X has no variance: PCA initialisation replaced by random"))
             return rng.normal(0.0, SMALL_SD, size=(n, n_components))
         return check_coordinate_span(scores, "init='pca'")
     sd = scores[:, 0].std()
     if sd == 0:
-        warnings.warn("X has no variance: scaled PCA initialisation replaced by random",
-                      RuntimeWarning, stacklevel=4)
+        warn_from_caller(RuntimeWarning(
+            "X has no variance: scaled PCA initialisation replaced by random"))
         return rng.normal(0.0, SMALL_SD, size=(n, n_components))
     return scores * (SMALL_SD / sd)

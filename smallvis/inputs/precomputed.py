@@ -170,7 +170,16 @@ def knn_from_graph(G, name="X"):
     ValueError, TypeError
         As :func:`check_graph`.
     """
-    C = check_graph(G, name).tocoo()
+    return graph_neighbours(check_graph(G, name))
+
+
+def graph_neighbours(G):
+    """:func:`knn_from_graph` of a graph that :func:`check_graph` returned (not checked again).
+
+    For a caller that checked the graph already: ``Embedding.fit`` checks
+    its input before it hands it to :func:`smallvis.embed`.
+    """
+    C = G.tocoo()
     n = C.shape[0]
     rows, cols, data = C.row.astype(np.int64), C.col.astype(np.int64), C.data
     off_diagonal = rows != cols
