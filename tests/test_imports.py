@@ -21,8 +21,9 @@ ROOT = Path(__file__).resolve().parent.parent / PACKAGE
 LAYERS = [
     # the ground floor: helpers, the subpackages' docstrings, and the method
     # units of smallvis/methods/ (pure maths, which the kernels take)
-    {"_numeric", "_validation", "_threads", "_memory", "_outputs", "exceptions", "methods",
-     "backends", "inputs", "engines"},
+    {"_numeric", "_validation", "_validation.arrays", "_validation.spans",
+     "_validation.options", "_validation.affinity_checks", "_validation.errors", "_threads",
+     "_memory", "_outputs", "exceptions", "methods", "backends", "inputs", "engines"},
     {"_progress"},
     {"backends._sgd_reference", "backends._sgd_kernels"},
     {"backends.reference", "backends._kernels", "backends._backend"},
