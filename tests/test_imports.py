@@ -167,3 +167,20 @@ def test_layers_follow_the_data_flow():
         if _layer(dst) > _layer(src)
     )
     assert not upward, "imports against the data flow: " + "; ".join(upward)
+
+
+def test_every_subpackage_is_shipped():
+    """A folder of modules that pyproject.toml does not list is missing from the wheel.
+
+    The import graph above reads the source tree, where every folder imports;
+    an installed smallvis has only the packages ``[tool.setuptools] packages``
+    names.
+    """
+    import tomllib
+
+    pyproject = ROOT.parent / "pyproject.toml"
+    shipped = set(tomllib.loads(pyproject.read_text(encoding="utf-8"))
+                  ["tool"]["setuptools"]["packages"])
+    folders = {".".join((PACKAGE, *init.parent.relative_to(ROOT).parts))
+               for init in ROOT.rglob("__init__.py")}
+    assert folders <= shipped, f"not in pyproject.toml's packages: {sorted(folders - shipped)}"
