@@ -36,7 +36,8 @@ LAYERS = [
     {"plans", "transform"},
     {"api", "plotting"},
     {"estimator", "estimators"},
-    {"model_io", "_tables"},
+    {"model_io", "model_io.archive", "model_io.encoding", "model_io.schema",
+     "model_io.rebuild", "model_io.save", "_tables"},
     {"cli", "testing", "__init__"},
 ]
 
