@@ -16,7 +16,7 @@ from smallvis.backends import _kernels
 
 from smallvis.backends import reference
 
-from smallvis.inputs import neighbors
+from smallvis.inputs import annoy_forest
 from smallvis._numeric import tie_key
 from smallvis.inputs.neighbors import knn_graph, nearest_neighbors
 
@@ -218,16 +218,16 @@ def test_annoy_queries_on_threads_give_the_one_thread_graph(monkeypatch, search_
     X = _clusters(700, dim=6, seed=8)
     one = knn_graph(X, 10, method="annoy", n_trees=2, search_k=search_k, n_refine=0,
                     random_state=4, fast=True)
-    monkeypatch.setattr(neighbors._threads, "ANNOY_MIN_NODES", 0)
-    monkeypatch.setattr(neighbors, "_QUERY_CHUNK", 37)
+    monkeypatch.setattr(annoy_forest._threads, "ANNOY_MIN_NODES", 0)
+    monkeypatch.setattr(annoy_forest, "_QUERY_CHUNK", 37)
     used, short = [], []
-    real_query = neighbors._query
+    real_query = annoy_forest._query
 
     def spy(index, cand, k, threads):
         used.append(threads)
         real_query(index, cand, k, threads)
         short.append(bool((cand < 0).any()))
-    monkeypatch.setattr(neighbors, "_query", spy)
+    monkeypatch.setattr(annoy_forest, "_query", spy)
     two = knn_graph(X, 10, method="annoy", n_trees=2, search_k=search_k, n_refine=0,
                     random_state=4, n_threads=2, fast=True)
     assert used == [2]

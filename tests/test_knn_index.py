@@ -111,7 +111,7 @@ def test_query_refuses_points_of_another_width():
 def test_transform_validates_its_data_once(monkeypatch):
     """The index trusts what transform has checked: no second scan of X or X_new."""
     import smallvis
-    from smallvis.inputs import neighbors
+    from smallvis.inputs import knn_checks
 
     X = _clusters(60, dim=4)
     model = smallvis.Embedding(method="umap", method_params={"n_neighbors": 5}, random_state=1,
@@ -122,7 +122,7 @@ def test_transform_validates_its_data_once(monkeypatch):
         scans.append(np.shape(X))
         raise AssertionError("the index validated data again")
 
-    monkeypatch.setattr(neighbors, "check_data", counting)
+    monkeypatch.setattr(knn_checks, "check_data", counting)
     model.reference_._index = None  # built afresh, on the internal path
     model.transform(X[:5] + 0.1)
     assert scans == []

@@ -92,87 +92,51 @@ Backends
 ``"auto"``
     ``"exact"`` for ``N <= EXACT_MAX_N`` (4096), ``"annoy"`` above.  Up to a
     few thousand points brute force takes well under a second and is exact.
+
+Modules
+-------
+This module holds the public functions and :class:`KNNIndex`, which
+chooses and runs the pieces: :mod:`smallvis.inputs.knn_checks` (the
+input checks), :mod:`smallvis.inputs.exact_search` (brute force and the
+tie rule), :mod:`smallvis.inputs.annoy_forest` (the forest's build and
+queries) and :mod:`smallvis.inputs.refinement` (candidate distances and
+the refinement rounds).
 """
 
 import time
-from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
-from scipy.spatial.distance import cdist
-
-from .. import _progress, _threads
-from ..backends._backend import kernels as select_kernels
 import scipy.sparse as sp
 
+from .. import _progress
+from ..backends._backend import kernels as select_kernels
 from . import distances as metrics
-from . import precomputed, projected_search, sparse_search
+from . import projected_search, sparse_search
 from . import _new_points
 from ._new_points import centre_and_extent, distance_units, far_keys, far_points, forest_queries
-from .._numeric import in_units, power_of_two_exponent, row_exponents, tie_key as _tie_key
-from .._validation import (MAX_REFINE_ROUNDS, ParameterError, check_data, check_integer,
-                           check_iterations, check_random_state, check_threads)
+from .annoy_forest import (ANNOY_DEFAULT_TREES, ANNOY_MAX_SEARCH_K, ANNOY_MAX_TREES,
+                           annoy_candidates, annoy_vector_candidates, build_forest,
+                           centred_unit, default_search_k)
+from .exact_search import (BLOCK_ELEMENTS, exact_neighbors, fill_short_rows, k_smallest,
+                           monotone_finish, select_nearest, sq_distances)
+from .knn_checks import NEIGHBOR_METHODS, check_fit_input, check_points, check_search_params
+from .refinement import ANNOY_DEFAULT_REFINE, candidate_sq_distances, default_n_explore, refine
+from .._numeric import in_units, row_exponents, tie_key as _tie_key
+from .._validation import (MAX_REFINE_ROUNDS, ParameterError, check_integer, check_iterations,
+                           check_random_state, check_threads)
 
 __all__ = ["nearest_neighbors", "knn_graph", "NEIGHBOR_METHODS", "EXACT_MAX_N",
            "ANNOY_DEFAULT_TREES", "ANNOY_DEFAULT_REFINE", "ANNOY_MAX_TREES",
            "ANNOY_MAX_SEARCH_K", "KNNIndex", "NewNeighbours", "sq_distances"]
 
-#: Backends accepted by :func:`nearest_neighbors`.
-NEIGHBOR_METHODS = ("auto", "exact", "annoy")
-
 #: ``method="auto"`` uses exact search up to this many points.
 EXACT_MAX_N = 4096
-
-#: Default number of Annoy trees.  The refinement that follows every search
-#: recovers what a small forest misses, more cheaply than more trees or a
-#: larger ``search_k``: 10 trees reach a recall of 0.995 of the exact 90
-#: neighbours on the full-rank clusters of benchmarks/bench_knn.py, where
-#: uwot's 50 trees without refinement took several times as long.
-ANNOY_DEFAULT_TREES = 10
-
-#: Default rounds of neighbour-of-neighbour refinement after an Annoy search
-#: (at most: they stop when a round changes nothing).
-ANNOY_DEFAULT_REFINE = 4
-
-#: Candidate budget of a refinement round per point: by default a round
-#: examines the ``n_explore = max(10, min(k, ANNOY_EXPLORE_BUDGET // k))``
-#: nearest neighbours of each of the ``k`` neighbours (LargeVis's neighbour
-#: exploring; NN-descent joins whole lists).  A round costs about
-#: ``k * n_explore`` distances per point, so whole lists (``k**2``) are
-#: examined up to k = 44 and a window of 22 at k = 90 (t-SNE), 13 at
-#: k = 150 (LargeVis): recall 0.99 or better at a fraction of the cost of
-#: whole lists there (benchmarks/bench_knn.py).
-ANNOY_EXPLORE_BUDGET = 2000
-
-
-def default_n_explore(n_neighbors):
-    """``n_explore`` when none is given (see :data:`ANNOY_EXPLORE_BUDGET`)."""
-    return max(10, min(n_neighbors, ANNOY_EXPLORE_BUDGET // n_neighbors))
-
-
-#: Most Annoy trees accepted (1000 trees on the 1797 digits take about 5 s;
-#: the recall gained beyond a few dozen trees is small, and method="exact"
-#: is exact).  Checked before anything is built.
-ANNOY_MAX_TREES = 1000
-
-#: Largest Annoy ``search_k`` accepted (Annoy takes a C int).  A value above
-#: ``n_trees * n_samples`` inspects the whole forest, as that value does, and
-#: is lowered to it.
-ANNOY_MAX_SEARCH_K = 2**31 - 1
-
-# Annoy queries per chunk: only one chunk's Python lists exist at a time (per
-# thread), and chunks this small keep the threads' shares even.
-_QUERY_CHUNK = 1024
 
 
 def _index_dtype(n):
     """int32 for the indices of up to 2**31 - 1 points, else int64."""
     return np.int32 if n < 2**31 else np.int64
-
-
-def default_search_k(n_trees, n_neighbors):
-    """Annoy's ``search_k`` when none is given (see :func:`nearest_neighbors`)."""
-    return n_trees * (n_neighbors + 1)
 
 
 # Rows whose ties KNNIndex._in_package_order re-sorts at a time: their
@@ -181,10 +145,6 @@ def default_search_k(n_trees, n_neighbors):
 # 25 MB, well below the rest of the search (docs/experiments.md,
 # 2026-11-25).
 _TIE_CHUNK = 4096
-
-# Rows per cdist block of the exact search: the block's distance matrix has
-# _BLOCK_ELEMENTS / N rows, about 32 MB of float64.
-_BLOCK_ELEMENTS = 4_000_000
 
 
 def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
@@ -277,338 +237,6 @@ def knn_graph(X, n_neighbors, *, method="auto", n_trees=None, search_k=None, n_r
     return index.neighbors(n_neighbors)
 
 
-def check_points(X, name="X", min_rows=2):
-    """Dense data checked by :func:`check_data`; sparse data by
-    :func:`smallvis.inputs.sparse_search.check_sparse_data` (a canonical CSR copy)."""
-    if sp.issparse(X):
-        return sparse_search.check_sparse_data(X, name, min_rows)
-    return check_data(X, name, min_rows)
-
-
-def check_fit_input(X, metric, name="X"):
-    """The training input of a fit, checked: data, a distance matrix or a kNN graph.
-
-    A sparse ``X`` with ``metric="precomputed"`` is a kNN graph
-    (:func:`smallvis.inputs.precomputed.check_graph`: a pair stored twice
-    is refused, not summed); a dense one a distance matrix
-    (:func:`smallvis.inputs.precomputed.check_distance_matrix`); anything
-    else data (:func:`check_points`, a canonical copy of sparse data).
-    """
-    if sp.issparse(X) and metric == precomputed.PRECOMPUTED:
-        return precomputed.check_graph(X, name)
-    X = check_points(X, name)
-    if metric == precomputed.PRECOMPUTED:
-        precomputed.check_distance_matrix(X, name)
-    return X
-
-
-def check_search_params(method, n_trees, name="method"):
-    """Check a neighbour-search backend name and Annoy tree count.
-
-    Returns ``n_trees`` as an int (or None); raises ``ParameterError`` (a
-    ``ValueError``) or ``TypeError`` naming the argument (``name`` for the
-    backend), so that the command line names its option.
-    """
-    if not isinstance(method, str) or method not in NEIGHBOR_METHODS:
-        raise ParameterError(
-            f"{name} must be one of {', '.join(map(repr, NEIGHBOR_METHODS))}; got {method!r}",
-            (name,))
-    if n_trees is not None:
-        n_trees = check_integer(n_trees, "n_trees", low=1, high=ANNOY_MAX_TREES)
-    return n_trees
-
-
-def _centred_unit(X):
-    """``X`` (with entries below 1 in size) centred in float64 and rescaled.
-
-    The column means are subtracted, then the result is divided by a power
-    of two so that its largest entry lies in [0.5, 1): Annoy's float32 copy
-    then keeps the digits that distinguish the points however far they sit
-    from the origin.  Only the index is built from it; distances are
-    computed from ``X``.
-    """
-    Xc = X - X.mean(axis=0)
-    e = power_of_two_exponent(Xc)
-    if e:
-        np.ldexp(Xc, -e, out=Xc)
-    return Xc
-
-
-def sq_distances(A, B):
-    """Squared distances between the rows of ``A`` and the rows of ``B``.
-
-    The one place where the searches measure a distance: the exact search
-    of the training points and of new points, the candidates of new points
-    on the Annoy path, far points and rows Annoy left short.  Euclidean
-    (:func:`scipy.spatial.distance.cdist` ``"sqeuclidean"``: each square
-    summed feature by feature, in order, from differences, so duplicates are
-    at exactly 0 and the Annoy path's twin kernels ``knn_candidates`` and
-    ``knn_refine``, which sum in the same order, give the same bits).  The
-    core quantity of the Euclidean, cosine and correlation metrics
-    (:func:`smallvis.inputs.distances.core_distances`).
-    """
-    return cdist(A, B, "sqeuclidean")
-
-
-def _select(d2, cand, k):
-    """The ``k`` candidates with smallest (snapped ``d2``, index); sorted."""
-    order = np.lexsort((cand, _tie_key(d2)))[:k]
-    return cand[order], d2[order]
-
-
-def _k_smallest(D2, k):
-    """Per row of ``D2``, the columns of its ``k`` smallest entries, and the entries.
-
-    The package's tie rule: ordered by (:func:`smallvis._numeric.tie_key`
-    of the squared distance, index).  Every column at (up to rounding) the
-    ``k``-th smallest value of its row is a candidate, so ties, however
-    many, resolve by index.
-    """
-    kth = np.partition(D2, k - 1, axis=1)[:, k - 1]
-    limit = kth * (1.0 + 1e-9)
-    indices = np.empty((D2.shape[0], k), dtype=np.int64)
-    sq_dist = np.empty((D2.shape[0], k))
-    for r in range(D2.shape[0]):
-        cand = np.flatnonzero(D2[r] <= limit[r])
-        indices[r], sq_dist[r] = _select(D2[r, cand], cand, k)
-    return indices, sq_dist
-
-
-def _exact(X, k, metric="euclidean"):
-    """Each row's ``k`` nearest other rows of ``X`` by brute force, in blocks of rows.
-
-    ``X`` holds :func:`smallvis.inputs.distances.prepare`'s rows; the
-    distances are ``metric``'s, in the units of ``X``.
-    """
-    n = X.shape[0]
-    indices = np.empty((n, k), dtype=np.int64)
-    distances = np.empty((n, k), dtype=np.float64)
-    block = max(1, _BLOCK_ELEMENTS // n)
-    progress = _progress.counter("kNN", "exact rows", n)
-    for start in range(0, n, block):
-        stop = min(n, start + block)
-        D2 = metrics.core_distances(X[start:stop], X, metric)
-        rows = np.arange(stop - start)
-        D2[rows, start + rows] = np.inf  # never the point itself
-        indices[start:stop], distances[start:stop] = _k_smallest(D2, k)
-        progress.advance(stop - start)
-    return indices, _monotone_finish(distances, metric, X.shape[1])
-
-
-def _monotone_finish(d2, metric, n_features, out=None):
-    """The distances of core rows sorted up to rounding, made non-decreasing.
-
-    Within a group of snapped ties the raw values can decrease by an ulp;
-    the running maximum removes that (a change of at most ~1e-12 relative).
-    ``out`` (may be ``d2``) receives the result (the square root of the
-    running maximum for the Euclidean metric;
-    :func:`smallvis.inputs.distances.finish`).
-    """
-    out = np.maximum.accumulate(d2, axis=1, out=out)
-    return metrics.finish(out, metric, n_features, out=out)
-
-
-def _build_forest(X_index, n_trees, seed, space="euclidean"):
-    """Annoy's forest of ``n_trees`` trees over the rows of ``X_index``, seeded.
-
-    Built on one thread: Annoy's multi-threaded build seeds each thread
-    differently and stores the trees in the order the threads finish, so
-    its forest depends on the number of threads and changes from run to
-    run.  One seed and one thread give the same forest in every process.
-    """
-    from annoy import AnnoyIndex
-
-    n, dim = X_index.shape
-    t = time.perf_counter()
-    forest = AnnoyIndex(dim, space)
-    forest.set_seed(seed)
-    progress = _progress.counter("kNN", "rows added to the forest", n)
-    for start, stop in progress.spans():  # one span when not reporting
-        for i in range(start, stop):
-            forest.add_item(i, X_index[i])
-    estimate = _build_seconds(X_index, n_trees, seed, space) if _progress.active() else None
-    with _progress.ticking("kNN", f"building {n_trees} trees", estimate):
-        forest.build(n_trees, n_jobs=1)
-    _progress.step("kNN", f"{n_trees} trees built", t)
-    return forest
-
-
-# Rows of the trial forest that times a build (:func:`_build_seconds`).
-_TRIAL_ROWS = 1000
-
-
-def _build_seconds(X_index, n_trees, seed, space):
-    """Expected seconds of Annoy's ``build`` in :func:`_build_forest` (for the ETA).
-
-    ``build`` is one C call, so its progress cannot be counted; it is
-    estimated from a trial: ``n_trees`` trees over the first
-    ``_TRIAL_ROWS`` rows, timed and scaled by ``n log n`` (a tree splits
-    ``n`` points about ``log n`` levels deep).  Only run when reporting
-    is on, and only for data more than 4 times the trial's size; a few
-    hundredths of a second (mostly Annoy's ``add_item``).  None: no
-    estimate.
-    """
-    from annoy import AnnoyIndex
-
-    n, dim = X_index.shape
-    m = _TRIAL_ROWS
-    if n <= 4 * m:
-        return None
-    trial = AnnoyIndex(dim, space)
-    trial.set_seed(seed)
-    for i in range(m):
-        trial.add_item(i, X_index[i])
-    t = time.perf_counter()
-    trial.build(n_trees, n_jobs=1)
-    took = time.perf_counter() - t
-    trial.unload()
-    return took * (n * np.log2(n)) / (m * np.log2(m))
-
-
-def _candidate_sq_distances(X, cand, k, n_threads, kernels, metric_code=0, order=None,
-                            label="candidate distances"):
-    """The best ``k`` of each row's candidates (twin kernel ``knn_candidates``).
-
-    Returns int32 indices and float64 squared distances of shape (n, k), in
-    the package order, padded with index -1 and distance inf where a row
-    has fewer than ``k`` candidates other than itself (the refinement and
-    :func:`_fill_short_rows` fill those slots).  ``order`` (a permutation
-    of the rows, int64) is the order the rows are visited in; it changes
-    the speed only.  ``label`` names the step in the progress lines.
-    """
-    t = time.perf_counter()
-    n = X.shape[0]
-    if order is not None and (order.dtype != np.int64 or order.shape != (n,)):
-        raise ValueError(f"order must be an int64 permutation of {n} rows")
-    indices = np.empty((n, k), dtype=np.int32)
-    sq_dist = np.empty((n, k))
-    progress = _progress.counter("kNN", label, n)
-    for start, stop in progress.spans():  # one span when not reporting
-        kernels.knn_candidates(X, cand, indices, sq_dist, n_threads, metric_code, start, stop,
-                               order)
-    _progress.step("kNN", label, t)
-    return indices, sq_dist
-
-
-def _in_chunks(n, fill, n_threads):
-    """Call ``fill(start)`` for the chunks of ``_QUERY_CHUNK`` rows of ``n``.
-
-    With ``n_threads > 1`` a pool of threads takes the chunks one after
-    another (Annoy releases the GIL while it searches, so the searches run
-    in parallel); a thread that loses its core for a while simply takes
-    fewer chunks.  Each chunk writes its own rows.
-    """
-    starts = range(0, n, _QUERY_CHUNK)
-    if n_threads == 1 or len(starts) == 1:
-        for start in starts:
-            fill(start)
-        return
-    with ThreadPoolExecutor(max_workers=min(n_threads, len(starts))) as pool:
-        for _ in pool.map(fill, starts):  # re-raises the first error, if any
-            pass
-
-
-def _store(cand, start, found):
-    """Write the lists ``found`` into ``cand`` from row ``start`` (short lists padded)."""
-    m = cand.shape[1]
-    if all(len(row) == m for row in found):  # the usual case: one conversion
-        cand[start:start + len(found)] = found
-    else:
-        for i, row in enumerate(found, start):
-            cand[i, :len(row)] = row
-
-
-def _annoy_candidates(forest, n, m, search_k, n_threads):
-    """Annoy's ``m`` nearest items of each of the ``n`` indexed items: (n, m) int32, -1 pads.
-
-    The queries use ``n_threads`` threads when there is enough work
-    (:func:`smallvis._threads.annoy_query_threads`).
-    """
-    cand = np.full((n, m), -1, dtype=np.int32)
-    _query(forest, cand, search_k, _threads.annoy_query_threads(n_threads, n, search_k))
-    return cand
-
-
-def _annoy_vector_candidates(forest, queries, m, search_k, n_threads):
-    """Annoy's ``m`` nearest items of each row of ``queries``: int64, -1 pads."""
-    cand = np.full((queries.shape[0], m), -1, dtype=np.int64)
-    _query_vectors(forest, queries, cand, search_k,
-                   _threads.annoy_query_threads(n_threads, queries.shape[0], search_k))
-    return cand
-
-
-def _query(index, cand, search_k, n_threads):
-    """Fill ``cand[i]`` with ``index.get_nns_by_item(i, m, search_k)``, m = ``cand.shape[1]``.
-
-    The rows are queried in chunks of ``_QUERY_CHUNK`` (:func:`_in_chunks`):
-    only one chunk's Python lists exist at a time per thread.  Each query
-    depends only on the index and its row, so the result is the same on
-    any number of threads.  With reporting on, a progress line (rows done,
-    ETA) comes after a chunk when one is due.
-    """
-    n, m = cand.shape
-    progress = _progress.counter("kNN", "queries", n)
-
-    def fill(start):
-        stop = min(n, start + _QUERY_CHUNK)
-        _store(cand, start, [index.get_nns_by_item(i, m, search_k=search_k)
-                             for i in range(start, stop)])
-        progress.advance(stop - start)
-
-    _in_chunks(n, fill, n_threads)
-
-
-def _query_vectors(index, queries, cand, search_k, n_threads):
-    """Fill ``cand[s]`` with ``index.get_nns_by_vector(queries[s], m, search_k)``.
-
-    As :func:`_query`, for vectors that are not in the index (progress
-    lines name them "queries of new points").
-    """
-    n, m = cand.shape
-    progress = _progress.counter("kNN", "queries of new points", n)
-
-    def fill(start):
-        stop = min(n, start + _QUERY_CHUNK)
-        _store(cand, start, [index.get_nns_by_vector(queries[s], m, search_k=search_k)
-                             for s in range(start, stop)])
-        progress.advance(stop - start)
-
-    _in_chunks(n, fill, n_threads)
-
-
-def _fill_short_rows(X, indices, sq_dist, metric="euclidean"):
-    """Brute force the rows that still have empty slots (index -1)."""
-    n, k = indices.shape
-    for i in np.flatnonzero(indices[:, -1] < 0):
-        others = np.delete(np.arange(n), i)
-        row = metrics.core_distances(X[i:i + 1], X[others], metric)[0]
-        indices[i], sq_dist[i] = _select(row, others, k)
-
-
-def _refine(X, indices, sq_dist, n_rounds, n_explore, n_threads, kernels, metric_code=0):
-    """``n_rounds`` of the twin kernel ``knn_refine`` (squared distances)."""
-    flags = np.full(indices.shape, 3, dtype=np.uint8)
-    out_indices, out_sq_dist = np.empty_like(indices), np.empty_like(sq_dist)
-    out_flags = np.empty_like(flags)
-    for round_number in range(1, n_rounds + 1):
-        t = time.perf_counter()
-        n_changed = 0
-        progress = _progress.counter("kNN", f"refinement round {round_number}, rows",
-                                     indices.shape[0])
-        for start, stop in progress.spans():  # one span when not reporting
-            n_changed += kernels.knn_refine(X, indices, sq_dist, flags, n_explore,
-                                            out_indices, out_sq_dist, out_flags, n_threads,
-                                            metric_code, start, stop)
-        indices, out_indices = out_indices, indices
-        sq_dist, out_sq_dist = out_sq_dist, sq_dist
-        flags, out_flags = out_flags, flags
-        _progress.step("kNN", f"refinement round {round_number} "
-                       f"({n_changed} rows changed)", t)
-        if not n_changed:
-            break
-    return indices, sq_dist
-
-
 # ---------------------------------------------------------------------------
 # the index: one search over a training set, for the fit and for new points
 # ---------------------------------------------------------------------------
@@ -665,7 +293,7 @@ class KNNIndex:
     Notes
     -----
     The Annoy forest is built on first use, on one thread, from the data
-    centred in float64 and scaled by a power of two (:func:`_centred_unit`),
+    centred in float64 and scaled by a power of two (:func:`centred_unit`),
     and kept for the queries of new points; a search of the training points
     that builds it releases it afterwards (the fit needs it once).  A pickle
     holds the data, the settings and the seed, not the forest nor anything
@@ -684,7 +312,8 @@ class KNNIndex:
     def _of_checked(cls, X, **settings):
         """Internal: the index over ``X`` that the caller has already checked.
 
-        ``X`` is finite, 2-D, with at least 2 rows (:func:`check_data`);
+        ``X`` is finite, 2-D, with at least 2 rows
+        (:func:`smallvis._validation.check_data`);
         it is not scanned again.  ``settings`` as the constructor's.
         """
         index = cls.__new__(cls)
@@ -807,11 +436,11 @@ class KNNIndex:
             with _progress.stage("kNN", f"{self.method} (sparse), {k} neighbours of {n} points"):
                 indices, sq_dist = self._sparse_index().neighbors(k)
             indices = indices.astype(_index_dtype(n))
-            distances = _monotone_finish(sq_dist, self.metric, self.X.shape[1], out=sq_dist)
+            distances = monotone_finish(sq_dist, self.metric, self.X.shape[1], out=sq_dist)
         elif self.method == "exact":
             Xs = self._scaled_data()
             with _progress.stage("kNN", f"exact, {k} neighbours of {n} points"):
-                indices, distances = _exact(Xs, k, self.metric)
+                indices, distances = exact_neighbors(Xs, k, self.metric)
             indices = indices.astype(_index_dtype(n))
         else:
             Xs = self._scaled_data()
@@ -821,7 +450,7 @@ class KNNIndex:
             if self._search_units() != e:  # in units of 2**e, exactly
                 np.ldexp(sq_dist, 2 * (self._search_units() - e), out=sq_dist)
             # in place: the core distances are not needed any more
-            distances = _monotone_finish(sq_dist, self.metric, self.X.shape[1], out=sq_dist)
+            distances = monotone_finish(sq_dist, self.metric, self.X.shape[1], out=sq_dist)
         if self.metric == "euclidean":  # the one metric whose distances are squared
             metrics.check_resolved(self._points(), indices, np.square(distances), e)
         if e:
@@ -917,15 +546,15 @@ class KNNIndex:
             if self._projected():
                 ordered = self._ordered_scores(Xs) if ordered is None else ordered
                 self._score_frame = centre_and_extent(ordered)
-                rows = _centred_unit(ordered)
+                rows = centred_unit(ordered)
             elif self.metric == "hamming":  # items in the training order (see _annoy_graph)
                 rows, self._categories = metrics.hamming_codes(Xs)
             else:
                 ordered = Xs[self._forest_order(Xs)] if ordered is None else ordered
-                rows = _centred_unit(ordered)
+                rows = centred_unit(ordered)
             del ordered
-            self._forest = _build_forest(rows, self.n_trees, self.seed,
-                                         metrics.annoy_space(self.metric))
+            self._forest = build_forest(rows, self.n_trees, self.seed,
+                                        metrics.annoy_space(self.metric))
         return self._forest
 
     def _training_rows(self, items):
@@ -987,17 +616,17 @@ class KNNIndex:
         forest = self._annoy_forest(Xs, rows if renumbered else None)
         t = time.perf_counter()
         # k + 1: the point itself is found too
-        cand = _annoy_candidates(forest, n, k + 1, search_k, self.n_threads)
+        cand = annoy_candidates(forest, n, k + 1, search_k, self.n_threads)
         del forest
         if built_here:
             self._release_forest()
         _progress.step("kNN", f"{n} queries", t)
         code = metrics.KERNEL_CODES[self.metric]
-        indices, sq_dist = _candidate_sq_distances(rows, cand, k, self.n_threads, kernels, code)
+        indices, sq_dist = candidate_sq_distances(rows, cand, k, self.n_threads, kernels, code)
         del cand
-        indices, sq_dist = _refine(rows, indices, sq_dist, self.n_refine, self._n_explore(k),
-                                   self.n_threads, kernels, code)
-        _fill_short_rows(rows, indices, sq_dist, self.metric)
+        indices, sq_dist = refine(rows, indices, sq_dist, self.n_refine, self._n_explore(k),
+                                  self.n_threads, kernels, code)
+        fill_short_rows(rows, indices, sq_dist, self.metric)
         del rows
         return self._in_package_order(indices, sq_dist) if renumbered else (indices, sq_dist)
 
@@ -1016,33 +645,33 @@ class KNNIndex:
         built_here = self._forest is None
         forest = self._annoy_forest(Xs, scores)
         t = time.perf_counter()
-        cand = _annoy_candidates(forest, n, m + 1, self._search_k(m), self.n_threads)
+        cand = annoy_candidates(forest, n, m + 1, self._search_k(m), self.n_threads)
         del forest
         if built_here:
             self._release_forest()
         _progress.step("kNN", f"{n} queries", t)
-        indices, sq_dist = _candidate_sq_distances(scores, cand, m, self.n_threads, kernels,
-                                                   label="candidate distances (projected)")
+        indices, sq_dist = candidate_sq_distances(scores, cand, m, self.n_threads, kernels,
+                                                  label="candidate distances (projected)")
         del cand
         # the window of k's search or of m's, the smaller (whole short lists
         # cost m**2 distances a row; 10 of m already find most)
         n_explore = self.n_explore or min(default_n_explore(k), default_n_explore(m))
-        indices, sq_dist = _refine(scores, indices, sq_dist, self.n_refine, n_explore,
-                                   self.n_threads, kernels)
+        indices, sq_dist = refine(scores, indices, sq_dist, self.n_refine, n_explore,
+                                  self.n_threads, kernels)
         del scores, sq_dist
         candidates = self._lists_by_row(indices)  # back to the package's numbering
         del indices
         code = metrics.KERNEL_CODES[self.metric]
-        indices, sq_dist = _candidate_sq_distances(Xs, candidates, k, self.n_threads, kernels,
-                                                   code, order, label="exact distances")
+        indices, sq_dist = candidate_sq_distances(Xs, candidates, k, self.n_threads, kernels,
+                                                  code, order, label="exact distances")
         del candidates
         recall = projected_search.sample_recall(Xs, indices, projected_search.check_rows(n))
         if recall < projected_search.RECALL_FLOOR:
             _progress.say(f"kNN: the projection kept {recall:.2f} of the checked neighbours: "
                           "refining in the original space")
-            indices, sq_dist = _refine(Xs, indices, sq_dist, self.n_refine, self._n_explore(k),
-                                       self.n_threads, kernels, code)
-        _fill_short_rows(Xs, indices, sq_dist, self.metric)
+            indices, sq_dist = refine(Xs, indices, sq_dist, self.n_refine, self._n_explore(k),
+                                      self.n_threads, kernels, code)
+        fill_short_rows(Xs, indices, sq_dist, self.metric)
         return indices, sq_dist
 
     def _graph(self, width):
@@ -1176,8 +805,8 @@ class KNNIndex:
             found, sq_dist = self._sparse_index().query(X_new[rows], k,
                                                         lambda: self._graph(width), int(unit))
             indices[rows] = found
-            distances[rows] = _monotone_finish(sq_dist, self.metric, self.X.shape[1],
-                                               out=sq_dist)
+            distances[rows] = monotone_finish(sq_dist, self.metric, self.X.shape[1],
+                                              out=sq_dist)
         return self._with_far_points(X_new, k, NewNeighbours(indices, distances, units, None))
 
     def distance_units(self, X_new):
@@ -1194,7 +823,7 @@ class KNNIndex:
         """Brute force, in blocks of new points, each unit apart."""
         indices = np.empty((X_new.shape[0], k), dtype=np.int64)
         distances = np.empty((X_new.shape[0], k))
-        block = max(1, _BLOCK_ELEMENTS // self.X.shape[0])
+        block = max(1, BLOCK_ELEMENTS // self.X.shape[0])
         progress = _progress.counter("kNN", "exact rows of new points", X_new.shape[0])
         for unit in np.unique(units):
             rows = np.flatnonzero(units == unit)
@@ -1202,7 +831,7 @@ class KNNIndex:
             for start in range(0, len(rows), block):
                 part = rows[start:start + block]
                 D2 = metrics.core_distances(in_units(X_new[part], unit), X_ref, self.metric)
-                indices[part], d2 = _k_smallest(D2, k)
+                indices[part], d2 = k_smallest(D2, k)
                 distances[part] = metrics.finish(d2, self.metric, X_ref.shape[1])
                 progress.advance(len(part))
         return indices, distances
@@ -1220,7 +849,7 @@ class KNNIndex:
             queries, width = metrics.hamming_codes(X_new, self._categories)[0], k
         else:
             queries, width = forest_queries(X_new, *self._centre_and_extent()), k
-        cand = _annoy_vector_candidates(forest, queries, width, search_k, self.n_threads)
+        cand = annoy_vector_candidates(forest, queries, width, search_k, self.n_threads)
         if self._leaf_order is not None:  # item p of the forest: training row _leaf_order[p]
             cand = self._training_rows(cand)
         indices = np.empty((m, k), dtype=np.int64)
@@ -1291,7 +920,7 @@ class KNNIndex:
         cand = np.unique(cand[cand >= 0])
         d2 = metrics.core_distances(in_units(x[None, :], unit),
                                     in_units(self._points()[cand], unit), self.metric)[0]
-        best, d2 = _select(d2, cand, k)
+        best, d2 = select_nearest(d2, cand, k)
         pad = k - len(best)
         return (np.concatenate([best, np.full(pad, -1, dtype=np.int64)]),
                 np.concatenate([d2, np.full(pad, np.inf)]))
