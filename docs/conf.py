@@ -68,7 +68,6 @@ exclude_patterns = [
     # the rendered copies of the notebooks, kept for reading on the
     # repository's web view; the site executes the notebooks instead
     "tutorials",
-    "README.md",
 ]
 
 # -- HTML --------------------------------------------------------------------

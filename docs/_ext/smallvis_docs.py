@@ -110,6 +110,9 @@ def _parameter_table(title, params):
 def method_page(method, figure_name):
     """The reStructuredText of one method's page."""
     page_text, unit_classes, source_module = method_sources(method)
+    source_path = source_module.replace(".", "/") + ".py"
+    # the page that sphinx.ext.viewcode writes for the module, from this page
+    source_url = "../../_modules/" + source_module.replace(".", "/") + ".html"
     optimizers = "exact (full gradient)"
     if method.sgd is not None:
         optimizers += " and stochastic (``optimizer=\"sgd\"``)"
@@ -137,8 +140,10 @@ def method_page(method, figure_name):
         _parameter_table("Optimizer defaults", method.optimizer_defaults),
         _title("Maths", "-"),
         page_text + "\n",
+        "The papers cited are listed in full under References in the :doc:`/theory`.\n",
         _title("The NumPy unit", "-"),
-        f"Source: :mod:`{source_module}` (the ``[source]`` links show the code).\n",
+        f"The readable form of the maths above: `{source_path} <{source_url}>`_ "
+        "(the ``[source]`` links below go to each function).\n",
     ]
     for cls in unit_classes:
         lines.append(f".. autoclass:: {cls.__module__}.{cls.__qualname__}\n"
