@@ -140,7 +140,7 @@ def method_page(method, figure_name):
         _parameter_table("Optimizer defaults", method.optimizer_defaults),
         _title("Maths", "-"),
         page_text + "\n",
-        "The papers cited are listed in full under References in the :doc:`/theory`.\n",
+        "The papers cited are listed in full under References on the :doc:`theory page </theory>`.\n",
         _title("The NumPy unit", "-"),
         f"The readable form of the maths above: `{source_path} <{source_url}>`_ "
         "(the ``[source]`` links below go to each function).\n",
