@@ -1,0 +1,390 @@
+"""Pages that the smallvis site makes from the package at build time.
+
+* One page per method, for every entry of :data:`smallvis.METHODS`: its
+  summary, its parameters with their defaults, the text and maths of its
+  NumPy unit, links to the unit's source and a small map drawn with it.  A
+  method added to the registry gets its page without an edit here.
+* The API reference's page of estimator classes, one per method.
+* The command line's ``--help`` texts, for the command-line page.
+* The tutorials of ``tutorials/``, copied beside the pages so that myst-nb
+  executes them, with their repository-relative links made site-relative.
+
+Everything is written under ``docs/_generated/`` (not under version
+control), and a file is rewritten only when its text changes, so that an
+unchanged page is not read again.
+"""
+
+import hashlib
+import importlib
+import inspect
+import json
+import re
+import warnings
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parents[1]
+REPO = DOCS.parent
+GENERATED = DOCS / "_generated"
+TUTORIALS = REPO / "tutorials"
+
+#: Where the method figures' data come from: this many points of digits.
+FIGURE_POINTS = 600
+#: Changing the recipe of the figures (below) redraws them: bump this.
+FIGURE_RECIPE = 1
+
+
+# -- where a method's text and unit live -------------------------------------------------
+
+def method_sources(method, package="smallvis.methods"):
+    """Where the documentation of one registry entry lives.
+
+    The one place that knows the layout of ``smallvis/methods``: the page
+    text is the docstring of the module (or package) named after the method
+    (``smallvis.methods.<name>``), or else of the module of its pair units;
+    its units are the ``NamedTuple`` classes defined in that module, or in
+    the package's ``unit`` module when the method is a package.
+
+    Parameters
+    ----------
+    method : smallvis.registry.Method
+        An entry of :data:`smallvis.METHODS`.
+    package : str
+        The package of the method modules.
+
+    Returns
+    -------
+    page_text : str
+        reStructuredText: the method's maths and references.
+    unit_classes : list of type
+        The NumPy units, documented with autodoc under the text.
+    source_module : str
+        The dotted name of the module that holds the units (its source is
+        what ``viewcode`` shows).
+    """
+    try:
+        module = importlib.import_module(f"{package}.{method.name}")
+    except ModuleNotFoundError:
+        units = list(method.pair_units.values())
+        if not units:
+            raise LookupError(
+                f"method {method.name!r}: no module {package}.{method.name} "
+                "and no pair units to find its documentation from") from None
+        module = importlib.import_module(units[0].__module__)
+    unit_module = module
+    if hasattr(module, "__path__"):
+        unit_module = importlib.import_module(f"{module.__name__}.unit")
+    page_text = inspect.getdoc(module) or ""
+    unit_classes = [value for value in vars(unit_module).values()
+                    if isinstance(value, type) and issubclass(value, tuple)
+                    and value.__module__ == unit_module.__name__]
+    return page_text, unit_classes, unit_module.__name__
+
+
+# -- writing files -----------------------------------------------------------------------
+
+def _write(path, text):
+    """Write ``text`` to ``path`` unless it already holds exactly that."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
+
+
+def _title(text, char):
+    return f"{text}\n{char * len(text)}\n"
+
+
+def _default(value):
+    """A default as the page shows it: ``repr``, with ``None`` meaning "derived"."""
+    return f"``{value!r}``"
+
+
+def _parameter_table(title, params):
+    if not params:
+        return f"{title}: none.\n"
+    rows = "\n".join(f"   * - ``{name}``\n     - {_default(value)}"
+                     for name, value in params.items())
+    return (f".. list-table:: {title}\n   :header-rows: 1\n   :widths: 30 70\n\n"
+            f"   * - parameter\n     - default\n{rows}\n")
+
+
+def method_page(method, figure_name):
+    """The reStructuredText of one method's page."""
+    page_text, unit_classes, source_module = method_sources(method)
+    source_path = source_module.replace(".", "/") + ".py"
+    # the page that sphinx.ext.viewcode writes for the module, from this page
+    source_url = "../../_modules/" + source_module.replace(".", "/") + ".html"
+    optimizers = "exact (full gradient)"
+    if method.sgd is not None:
+        optimizers += " and stochastic (``optimizer=\"sgd\"``)"
+    gradients = ", ".join(f"``{g}``" for g in ("exact", *method.approximations))
+    lines = [
+        f".. _method-{method.name}:\n",
+        _title(f"{method.name}", "="),
+        f"{method.summary}.\n",
+        f".. figure:: {figure_name}\n   :alt: {method.name} map of digits\n   :width: 420px\n\n"
+        f"   {FIGURE_POINTS} images of :func:`digits <smallvis.datasets.load>` "
+        f"embedded by ``smallvis.embed(X, method=\"{method.name}\", random_state=0)`` "
+        "with every other setting at its default; colours are the digit labels.\n",
+        _title("Use", "-"),
+        f".. code-block:: python\n\n"
+        f"   import smallvis\n   X, labels = smallvis.datasets.load(\"digits\")\n"
+        f"   Y = smallvis.embed(X, method=\"{method.name}\", random_state=0)\n",
+        f"Optimizers: {optimizers}.  Gradients (``gradient=``): {gradients}.  "
+        f"Input affinities: {method.p_family.name}.\n",
+        _title("Parameters", "-"),
+        "Passed to :func:`smallvis.embed`, :func:`smallvis.affinities`, "
+        ":func:`smallvis.cost_and_gradient` and the estimators as keywords; "
+        "see :doc:`/guide/methods` for what they do.\n",
+        _parameter_table("Input affinities", method.affinity_params),
+        _parameter_table("Cost", method.cost_params),
+        _parameter_table("Optimizer defaults", method.optimizer_defaults),
+        _title("Maths", "-"),
+        page_text + "\n",
+        "The papers cited are listed in full under References on the :doc:`theory page </theory>`.\n",
+        _title("The NumPy unit", "-"),
+        f"The readable form of the maths above: `{source_path} <{source_url}>`_ "
+        "(the ``[source]`` links below go to each function).\n",
+    ]
+    for cls in unit_classes:
+        lines.append(f".. autoclass:: {cls.__module__}.{cls.__qualname__}\n"
+                     "   :members:\n   :no-index:\n")
+    return "\n".join(lines)
+
+
+def methods_index(names_and_summaries):
+    rows = "\n".join(f"   * - :doc:`{name}`\n     - {summary}"
+                     for name, summary in names_and_summaries)
+    toctree = "\n".join(f"   {name}" for name, _ in names_and_summaries)
+    return "\n".join([
+        _title("Methods", "="),
+        "One page per entry of :data:`smallvis.METHODS`, made from the registry "
+        "and the NumPy units when the site is built.  :doc:`/guide/methods` says "
+        "how to choose.\n",
+        ".. list-table::\n   :header-rows: 1\n   :widths: 20 80\n\n"
+        f"   * - method\n     - what it is\n{rows}\n",
+        f".. toctree::\n   :hidden:\n\n{toctree}\n",
+    ])
+
+
+# -- figures ---------------------------------------------------------------------------
+
+def _figure_key(method):
+    """What a method's figure depends on: the package version, its sources, the recipe."""
+    _, unit_classes, source_module = method_sources(method)
+    digest = hashlib.sha256()
+    import smallvis
+    digest.update(f"{smallvis.__version__} {FIGURE_RECIPE} {FIGURE_POINTS}".encode())
+    digest.update(repr(sorted(method.affinity_params.items())).encode())
+    digest.update(repr(sorted(method.cost_params.items())).encode())
+    source = inspect.getsourcefile(importlib.import_module(source_module))
+    digest.update(Path(source).read_bytes())
+    return digest.hexdigest()
+
+
+def draw_figure(method, path):
+    """Draw one method's map of digits into ``path`` (PNG), unless a current one is there."""
+    key_path = path.with_suffix(".key")
+    key = _figure_key(method)
+    if path.exists() and key_path.exists() and key_path.read_text() == key:
+        return
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+    import smallvis
+
+    X, labels = smallvis.datasets.load("digits")
+    rows = np.random.default_rng(0).choice(len(X), FIGURE_POINTS, replace=False)
+    with warnings.catch_warnings():
+        # a figure of small data: its notes about small data are not the page's
+        warnings.simplefilter("ignore")
+        Y = smallvis.embed(X[rows], method=method.name, random_state=0)
+    fig, ax = plt.subplots(figsize=(4.2, 4.2), dpi=100)
+    smallvis.plot(Y, labels[rows], ax=ax, title=method.name, s=6)
+    ax.set_xticks([])
+    ax.set_yticks([])
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+    key_path.write_text(key)
+
+
+# -- tutorials -------------------------------------------------------------------------
+
+_RELATIVE_LINK = re.compile(r"\]\((\.\./[^)#\s]+)(#[^)\s]*)?\)")
+
+
+def site_links(text, source_dir, target_dir):
+    """Repository-relative Markdown links of a file moved from ``source_dir`` to ``target_dir``.
+
+    A link ``](../docs/theory.md)`` written for the repository's tree points
+    to the same file from ``target_dir``; links into files outside ``docs/``
+    are left as they are.
+    """
+    def replace(match):
+        target = (source_dir / match.group(1)).resolve()
+        if DOCS not in target.parents:
+            return match.group(0)
+        relative = Path(*([".."] * len(target_dir.relative_to(DOCS).parts)),
+                        target.relative_to(DOCS))
+        return f"]({relative.as_posix()}{match.group(2) or ''})"
+    return _RELATIVE_LINK.sub(replace, text)
+
+
+def copy_tutorials():
+    """Copy ``tutorials/*.ipynb`` into ``_generated/tutorials`` with site-relative links."""
+    target_dir = GENERATED / "tutorials"
+    names = []
+    for notebook in sorted(TUTORIALS.glob("*.ipynb")):
+        nb = json.loads(notebook.read_text(encoding="utf-8"))
+        for cell in nb["cells"]:
+            if cell["cell_type"] == "markdown":
+                source = "".join(cell["source"])
+                cell["source"] = site_links(source, TUTORIALS, target_dir)
+        _write(target_dir / notebook.name, json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
+        names.append(notebook.stem)
+    stale = {p.stem for p in target_dir.glob("*.ipynb")} - set(names)
+    for name in stale:
+        (target_dir / f"{name}.ipynb").unlink()
+    return names
+
+
+# -- the command line's help ---------------------------------------------------------------
+
+def write_cli_help():
+    """``smallvis [COMMAND] --help`` as the command prints it, one text file per command."""
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, COLUMNS="88")
+    for command in ("", "embed", "transform"):
+        args = [sys.executable, "-m", "smallvis.cli", *command.split(), "--help"]
+        text = subprocess.run(args, capture_output=True, text=True, check=True, env=env,
+                              cwd=REPO).stdout
+        _write(GENERATED / "cli" / f"{command or 'smallvis'}.txt", text)
+
+
+# -- the API's estimator table -------------------------------------------------------------
+
+def estimator_names():
+    """The public estimator classes, one per method (``smallvis.TSNE``, ...)."""
+    from smallvis.estimator import METHOD_CLASSES
+    return [cls.__name__ for cls in METHOD_CLASSES.values()]
+
+
+def estimators_page():
+    """The API page of the estimator classes (``api/estimators.rst``)."""
+    entries = "\n".join(f"   {name}" for name in estimator_names())
+    return "\n".join([
+        _title("Estimators, one per method", "="),
+        "scikit-learn style classes with the method fixed; each is "
+        ":class:`smallvis.Embedding` with ``method=`` set, so the parameters, "
+        "``fit``, ``transform`` and ``save`` are those of :class:`~smallvis.Embedding`.\n",
+        ".. currentmodule:: smallvis\n",
+        ".. autosummary::\n   :toctree: generated/\n\n" + entries + "\n",
+    ])
+
+
+# -- Sphinx ------------------------------------------------------------------------------
+
+def generate(app, config=None):
+    """Write the generated pages before Sphinx looks for its sources."""
+    import smallvis
+
+    methods_dir = GENERATED / "methods"
+    index = []
+    for name, method in smallvis.METHODS.items():
+        figure = f"{name}.png"
+        draw_figure(method, methods_dir / figure)
+        _write(methods_dir / f"{name}.rst", method_page(method, figure))
+        index.append((name, method.summary))
+    _write(methods_dir / "index.rst", methods_index(index))
+    for stale in set(p.stem for p in methods_dir.glob("*.rst")) - {n for n, _ in index} - {"index"}:
+        for suffix in (".rst", ".png", ".key"):
+            (methods_dir / f"{stale}{suffix}").unlink(missing_ok=True)
+    copy_tutorials()
+    write_cli_help()
+    _write(DOCS / "api" / "estimators.rst", estimators_page())
+
+
+_SIMPLE_TABLE_BORDER = re.compile(r"^( *)=+( +=+)+ *$")
+
+
+def _cells(line, n_columns):
+    cells = re.split(r" {2,}", line.strip())
+    if len(cells) < n_columns:
+        cells = line.split(None, n_columns - 1)
+    return cells
+
+
+def widen_simple_tables(app, what, name, obj, options, lines):
+    """Widen the columns of a docstring's simple table to their widest cell.
+
+    docutils refuses a simple table whose cell is wider than its column's
+    border; such a table is readable text in ``help()``, so the site widens
+    the borders rather than fail.  Cells are told apart by runs of two or
+    more spaces, as a reader of the plain text tells them apart.
+    """
+    borders = [i for i, line in enumerate(lines) if _SIMPLE_TABLE_BORDER.match(line)]
+    for start, end in zip(borders[::3], borders[2::3]):
+        indent = _SIMPLE_TABLE_BORDER.match(lines[start]).group(1)
+        n_columns = len(lines[start].split())
+        # a cell that overflows its column may leave one space before the next
+        rows = {i: _cells(lines[i], n_columns) for i in range(start, end + 1)
+                if i not in borders and lines[i].strip()}
+        if any(len(cells) != n_columns for cells in rows.values()):
+            continue
+        widths = [max([len(b) for b in lines[start].split()[c:c + 1]]
+                      + [len(cells[c]) for cells in rows.values()])
+                  for c in range(n_columns)]
+        for i in range(start, end + 1):
+            if i in rows:
+                lines[i] = indent + "  ".join(
+                    cell.ljust(w) for cell, w in zip(rows[i], widths)).rstrip()
+            elif i in borders:
+                lines[i] = indent + "  ".join("=" * w for w in widths)
+
+
+#: Files of the repository outside ``docs/`` that have a page on the site.
+REPOSITORY_PAGES = {
+    "CHANGELOG.md": "project/changelog",
+    "CONTRIBUTING.md": "project/contributing",
+    "tutorials/README.md": "tutorials",
+}
+
+
+def link_repository_pages(app, doctree):
+    """Point Markdown links to repository files outside ``docs/`` at their pages.
+
+    The pages of ``docs/`` are read on the repository's web view too, where
+    ``../CHANGELOG.md`` is a file; on the site it is the page that includes
+    that file (:data:`REPOSITORY_PAGES`).
+    """
+    from sphinx import addnodes
+    for node in doctree.findall(addnodes.pending_xref):
+        if node.get("reftype") != "myst" or node.get("refdomain") != "doc":
+            continue
+        if node["reftarget"] in app.env.found_docs:
+            continue
+        target = (DOCS / node["reftarget"]).resolve()
+        for path, page in REPOSITORY_PAGES.items():
+            if target == (REPO / path).with_suffix(""):
+                node["reftarget"] = page
+
+
+def skip_namedtuple_fields(app, what, name, obj, skip, options):
+    """Leave out the ``Alias for field number N`` entries of NamedTuple units."""
+    doc = getattr(obj, "__doc__", None) or ""
+    if what == "class" and doc.startswith("Alias for field number"):
+        return True
+    return None
+
+
+def setup(app):
+    # before Sphinx lists its sources, so that the generated pages are among them
+    app.connect("config-inited", generate)
+    app.connect("doctree-read", link_repository_pages)
+    app.connect("autodoc-skip-member", skip_namedtuple_fields)
+    app.connect("autodoc-process-docstring", widen_simple_tables)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,109 @@
+"""Sphinx configuration of the smallvis documentation site.
+
+Build it with ``sphinx-build -W --keep-going -b html docs docs/_build/html``
+after ``pip install -e ".[docs]"``.  The choices, one reason each:
+
+* Theme: furo, because it is light, readable on a phone and needs no
+  configuration to show the page's own table of contents.
+* Docstrings: numpydoc, because the package's docstrings are numpydoc and
+  numpydoc renders their sections (Parameters, Returns, References) as
+  written.
+* Markdown and notebooks: myst-nb (which brings myst-parser), because the
+  pages, theory.md and the tutorials are Markdown and Jupyter notebooks, and
+  myst-nb executes the notebooks at build time, caching the results, so that
+  the site shows the outputs of the code as it is.
+* Maths: MathJax (Sphinx's default), with MyST's ``dollarmath`` and
+  ``amsmath`` for ``$...$`` and ``\\begin{align}`` in Markdown, because it
+  renders the docstrings' ``.. math::`` and the Markdown maths alike.
+* Copy buttons: sphinx-copybutton, so that examples paste without prompts.
+* Source links: ``sphinx.ext.viewcode``, because it needs no repository URL
+  and shows the NumPy code that the formulas describe beside them.
+* Links to numpy, scipy and scikit-learn: ``sphinx.ext.intersphinx`` is on
+  only when ``SMALLVIS_DOCS_INTERSPHINX=1``, because it downloads the
+  projects' inventories and a build without network would fail under
+  ``-W``; the offline build leaves those names as plain text.
+
+The method pages (one per entry of :data:`smallvis.METHODS`, with a figure)
+and the executed tutorials are made by the local extension
+``_ext/smallvis_docs.py``.
+"""
+
+import os
+import sys
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+sys.path.insert(0, str(DOCS / "_ext"))
+# the package of this checkout, built in place, before any installed copy
+sys.path.insert(0, str(DOCS.parent))
+
+import smallvis  # noqa: E402
+
+project = "smallvis"
+author = "the smallvis authors"
+copyright = "the smallvis authors"
+release = smallvis.__version__
+version = release
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.mathjax",
+    "sphinx.ext.viewcode",
+    "numpydoc",
+    "myst_nb",
+    "sphinx_copybutton",
+    "smallvis_docs",
+]
+
+templates_path = ["_templates"]
+
+# the notebooks' kernels import the package of this checkout too
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [str(DOCS.parent)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+
+exclude_patterns = [
+    "_build",
+    "**.ipynb_checkpoints",
+    # the rendered copies of the notebooks, kept for reading on the
+    # repository's web view; the site executes the notebooks instead
+    "tutorials",
+]
+
+# -- HTML --------------------------------------------------------------------
+html_theme = "furo"
+html_title = f"smallvis {release}"
+html_static_path = []
+html_last_updated_fmt = None
+
+# -- autodoc, autosummary, numpydoc --------------------------------------------
+autosummary_generate = True
+autosummary_imported_members = False
+autodoc_default_options = {"member-order": "bysource"}
+autodoc_typehints = "none"
+# the classes' own Methods sections list what matters; the generated member
+# tables of NamedTuple units and estimators would repeat every field
+numpydoc_show_class_members = False
+numpydoc_show_inherited_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_xref_param_type = False
+
+# -- MyST and notebooks ----------------------------------------------------------
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
+# theory.md and the other pages link to their own headings by GitHub's slugs
+myst_heading_anchors = 4
+nb_execution_mode = "cache"
+nb_execution_timeout = 300
+nb_execution_raise_on_error = True
+nb_execution_show_tb = True
+nb_merge_streams = True
+
+# -- intersphinx (network) ---------------------------------------------------------
+if os.environ.get("SMALLVIS_DOCS_INTERSPHINX") == "1":
+    extensions.append("sphinx.ext.intersphinx")
+    intersphinx_mapping = {
+        "python": ("https://docs.python.org/3", None),
+        "numpy": ("https://numpy.org/doc/stable", None),
+        "scipy": ("https://docs.scipy.org/doc/scipy", None),
+        "sklearn": ("https://scikit-learn.org/stable", None),
+    }

@@ -1,0 +1,109 @@
+"""The documentation site's generated pages, checked without building the site.
+
+The extension ``docs/_ext/smallvis_docs.py`` writes one page per entry of
+:data:`smallvis.METHODS`, copies the tutorials with site-relative links and
+widens the docstring tables that docutils would refuse.  These tests call
+its functions directly; they draw no figure and run no notebook.
+"""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+import smallvis
+
+ROOT = Path(__file__).resolve().parents[1]
+EXTENSION = ROOT / "docs" / "_ext" / "smallvis_docs.py"
+
+
+@pytest.fixture(scope="module")
+def ext():
+    spec = importlib.util.spec_from_file_location("smallvis_docs", EXTENSION)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("name", list(smallvis.METHODS))
+def test_every_method_has_a_page_with_its_parameters_and_unit(ext, name):
+    method = smallvis.METHODS[name]
+    page_text, units, source_module = ext.method_sources(method)
+    assert page_text.strip(), f"{name}: no text for its page"
+    assert units, f"{name}: no NumPy unit found in {source_module}"
+    page = ext.method_page(method, f"{name}.png")
+    assert page.splitlines()[2] == name            # the title, under its label
+    assert method.summary in page
+    for param in (*method.affinity_params, *method.cost_params):
+        assert f"``{param}``" in page, f"{name}: parameter {param} not on its page"
+    for unit in units:
+        assert f".. autoclass:: {unit.__module__}.{unit.__qualname__}" in page
+    assert f".. figure:: {name}.png" in page
+
+
+def test_the_methods_index_links_every_page(ext):
+    index = ext.methods_index([(n, m.summary) for n, m in smallvis.METHODS.items()])
+    for name in smallvis.METHODS:
+        assert f":doc:`{name}`" in index
+
+
+def test_a_method_module_that_is_a_package_gives_its_unit_module(ext, tmp_path, monkeypatch):
+    # a method folder smallvis/methods/<name>/ with the page text in
+    # __init__.py and the unit in unit.py resolves as a module does
+    package = tmp_path / "docpkg_methods" / "fake"
+    package.mkdir(parents=True)
+    (package.parent / "__init__.py").write_text("")
+    (package / "__init__.py").write_text('"""The page text."""\n')
+    (package / "unit.py").write_text(
+        "from typing import NamedTuple\n\n"
+        "class Unit(NamedTuple):\n    \"\"\"The unit.\"\"\"\n    a: float = 1.0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    class Fake:
+        name = "fake"
+        pair_units = {}
+    text, units, source = ext.method_sources(Fake, package="docpkg_methods")
+    assert text == "The page text."
+    assert [u.__name__ for u in units] == ["Unit"]
+    assert source == "docpkg_methods.fake.unit"
+
+
+def test_tutorial_links_into_docs_point_to_the_same_file_from_the_copy(ext):
+    tutorials = ext.TUTORIALS
+    target = ext.GENERATED / "tutorials"      # docs/_generated/tutorials
+    text = "see [`docs/theory.md`](../docs/theory.md) and [x](../docs/theory.md#references)"
+    assert ext.site_links(text, tutorials, target) == (
+        "see [`docs/theory.md`](../../theory.md) and [x](../../theory.md#references)")
+    # links elsewhere are left alone
+    for kept in ("[a](https://arxiv.org/abs/1802.03426)", "[b](../README.md)",
+                 "[c](02_sne_to_tsne.ipynb)"):
+        assert ext.site_links(kept, tutorials, target) == kept
+
+
+def test_a_simple_table_with_an_overflowing_cell_is_widened(ext):
+    lines = [
+        "=====  ===  ======",
+        "name   n    source",
+        "=====  ===  ======",
+        "``a``  1    x y z",
+        "``two_c`` 200  synthetic (MIT)",
+        "=====  ===  ======",
+    ]
+    ext.widen_simple_tables(None, "module", "m", None, {}, lines)
+    borders = [lines[0], lines[2], lines[5]]
+    assert len(set(borders)) == 1
+    starts = [i for i, c in enumerate(borders[0]) if c == "=" and (i == 0 or borders[0][i - 1] == " ")]
+    for row in (lines[1], lines[3], lines[4]):
+        # every cell begins at its column's start, with a space before it
+        for start in starts[1:]:
+            assert row[start - 1] == " " and row[start] != " "
+    assert lines[4].split()[:2] == ["``two_c``", "200"]
+
+
+def test_the_datasets_table_is_readable_after_widening(ext):
+    lines = smallvis.datasets.__doc__.splitlines()
+    ext.widen_simple_tables(None, "module", "smallvis.datasets", None, {}, lines)
+    border = next(line for line in lines if line.startswith("="))
+    first_width = len(border.split()[0])
+    names = [line.split()[0] for line in lines if line.startswith('``"')]
+    assert names and all(len(n) <= first_width for n in names)
