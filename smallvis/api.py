@@ -13,7 +13,7 @@ from .inputs import precomputed
 from .inputs.neighbors import check_points
 from .inputs.projection import fit_projection
 from .backends._backend import kernels as select_kernels
-from ._method_rules import umap_output_kernel
+from .output_curve import output_curve
 from ._memory import release_free_heap
 from ._validation import (
     check_affinities,
@@ -391,8 +391,8 @@ def _warn_if_distinct_points_merged(Y, X, cost_params, name):
     """
     if "min_dist" not in cost_params or "eps" in cost_params:
         return
-    _, b = umap_output_kernel(cost_params.get("a"), cost_params.get("b"),
-                              cost_params.get("spread", 1.0), cost_params["min_dist"])
+    _, b = output_curve(cost_params.get("a"), cost_params.get("b"),
+                        cost_params.get("spread", 1.0), cost_params["min_dist"])
     span = float(np.max(np.ptp(Y, axis=0))) if Y.size else 0.0
     if b <= 1.0 or not span > 0:
         return

@@ -7,6 +7,7 @@ scanned for their ``smallvis`` imports by a regular expression.
 """
 
 import ast
+import fnmatch
 import re
 from pathlib import Path
 
@@ -18,11 +19,13 @@ ROOT = Path(__file__).resolve().parent.parent / PACKAGE
 #: The layers, lowest first.  A module may import only from its own layer or
 #: below, so the list reads as the pipeline: helpers, kernels, kNN search,
 #: input affinities, the stages after it, the registry, the plans, the API.
+#: A name may be a pattern (:func:`fnmatch.fnmatch`); a module takes the
+#: layer of the longest name that matches it.
 LAYERS = [
     # the ground floor: helpers, the subpackages' docstrings, and the method
-    # units of smallvis/methods/ (pure maths, which the kernels take)
+    # folders' pages and units (pure maths, which the kernels take)
     {"_numeric", "_validation", "_threads", "_memory", "_outputs", "exceptions", "methods",
-     "backends", "inputs", "engines"},
+     "methods.*", "methods.*.unit", "backends", "inputs", "engines"},
     {"_progress"},
     {"backends._sgd_reference", "backends._sgd_kernels"},
     {"backends.reference", "backends._kernels", "backends._backend"},
@@ -31,7 +34,9 @@ LAYERS = [
     {"inputs.affinities"},
     {"engines.init", "engines.optim", "engines.sgd", "metrics", "datasets",
      "engines.sampled_cost"},
-    {"registry", "_method_rules"},
+    # the method folders' entries, what they are built from, and the registry
+    # that collects them
+    {"registry", "method_spec", "families", "output_curve", "methods.*.method"},
     {"plans", "transform"},
     {"api", "plotting"},
     {"estimator", "estimators"},
@@ -148,11 +153,13 @@ def test_no_import_cycles():
 
 
 def _layer(module):
-    # a module of its own, else the subpackage it belongs to (datasets, testing)
+    # a module of its own or a pattern (the longest that matches), else the
+    # subpackage it belongs to (datasets, testing)
     for name in (module, module.split(".")[0]):
-        for rank, layer in enumerate(LAYERS):
-            if name in layer:
-                return rank
+        matches = [(len(pattern), rank) for rank, layer in enumerate(LAYERS)
+                   for pattern in layer if fnmatch.fnmatchcase(name, pattern)]
+        if matches:
+            return max(matches)[1]
     pytest.fail(f"smallvis.{module} is in no layer of tests/test_imports.py::LAYERS; "
                 "add it where it belongs in the data flow")
 

@@ -27,7 +27,7 @@ umap-learn, https://umap-learn.readthedocs.io.
 
 from typing import NamedTuple
 
-from ._common import (fuzzy_cost_term, fuzzy_edge_term, fuzzy_pair_term, pow_pos)
+from .._common import (fuzzy_cost_term, fuzzy_edge_term, fuzzy_pair_term, pow_pos)
 
 
 class UMAP(NamedTuple):

@@ -27,7 +27,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import special
 
-from ._common import pow_pos
+from .._common import pow_pos
 
 
 class NCVis(NamedTuple):

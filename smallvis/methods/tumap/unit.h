@@ -6,7 +6,7 @@
 #ifndef SMALLVIS_METHODS_TUMAP_H
 #define SMALLVIS_METHODS_TUMAP_H
 
-#include "common.h"
+#include "../common.h"
 
 /* eps: softening of 1 - w in the exact gradient. */
 typedef struct {

@@ -14,7 +14,7 @@
 #ifndef SMALLVIS_METHODS_INFONCE_H
 #define SMALLVIS_METHODS_INFONCE_H
 
-#include "common.h"
+#include "../common.h"
 
 /* the lattice: QUADRATURE_STEP, _LEFT and _RIGHT of methods/infonce.py */
 #define SMALLVIS_INFONCE_STEP 0.25

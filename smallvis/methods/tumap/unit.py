@@ -15,7 +15,7 @@ without the exp and log of :math:`d^{2b}`).
 
 from typing import NamedTuple
 
-from ._common import fuzzy_cost_term, fuzzy_edge_term, fuzzy_pair_term
+from .._common import fuzzy_cost_term, fuzzy_edge_term, fuzzy_pair_term
 
 
 class TUMAP(NamedTuple):

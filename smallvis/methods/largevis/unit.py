@@ -22,7 +22,7 @@ function takes arrays (or floats) that broadcast together.
 import numpy as np
 from typing import NamedTuple
 
-from ._common import log_one_minus_w
+from .._common import log_one_minus_w
 
 
 class LargeVis(NamedTuple):

@@ -9,7 +9,7 @@
 #ifndef SMALLVIS_METHODS_NCVIS_H
 #define SMALLVIS_METHODS_NCVIS_H
 
-#include "common.h"
+#include "../common.h"
 
 /* e = exp(-Q); nu: noise samples per positive sample (a new point's noise
  * is nu p_n(s)); a, b: the output weight's shape. */

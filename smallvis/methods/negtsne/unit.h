@@ -10,7 +10,7 @@
 #ifndef SMALLVIS_METHODS_NEGTSNE_H
 #define SMALLVIS_METHODS_NEGTSNE_H
 
-#include "common.h"
+#include "../common.h"
 
 /* c = Z-bar m xi, the per-pair constant; gamma = m xi, the repulsion
  * weight of every pair (xi = 1 / (n_o (n_o + 1)) for n_o other points:

@@ -7,7 +7,7 @@
 #ifndef SMALLVIS_METHODS_UMAP_H
 #define SMALLVIS_METHODS_UMAP_H
 
-#include "common.h"
+#include "../common.h"
 
 /* a, b: the output weight's shape; eps: softening of 1 / d2 in the exact
  * gradient; gamma: repulsion weight of the stochastic loop (the exact cost

@@ -10,7 +10,7 @@
 #ifndef SMALLVIS_METHODS_LARGEVIS_H
 #define SMALLVIS_METHODS_LARGEVIS_H
 
-#include "common.h"
+#include "../common.h"
 
 /* gamma: repulsion weight; eps: softening of the repulsive 1 / d2;
  * alpha: the Cauchy weight's scale (the stochastic loop uses alpha = 1). */
