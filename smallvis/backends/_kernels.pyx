@@ -909,7 +909,7 @@ def tsne_dof_gradient(indptr, indices, data, Y, dof, grad, n_threads):
 # ---------------------------------------------------------------------------
 # ssne
 # ---------------------------------------------------------------------------
-# infonce: each row's expected loss is one unit call (methods/infonce.h)
+# infonce: each row's expected loss is one unit call (methods/infonce/unit.h)
 # ---------------------------------------------------------------------------
 
 

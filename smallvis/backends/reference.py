@@ -1104,7 +1104,7 @@ def pair_cost(unit, indptr, indices, data, Y, n_threads):
     r"""The exact cost of a pair unit: :math:`C = \sum_{i \ne j} f_i(p_{ij}, d_{ij}^2)`.
 
     The entry point of every method whose cost is a sum of pair terms: the
-    registry's kernel rule calls it (through :meth:`smallvis.registry.Method.kernels`)
+    registry's kernel rule calls it (through :meth:`smallvis.method_spec.Method.kernels`)
     for a method without named kernels.
 
     Parameters

@@ -1,7 +1,9 @@
 """The stochastic optimizer: one edge- and negative-sampling engine for all methods.
 
-A method with a stochastic form carries an :class:`SgdSpec` in the registry
-(:data:`smallvis.registry.METHODS`).  The spec names the method's per-edge
+A method with a stochastic form carries an :class:`SgdSpec` in its entry
+(``smallvis/methods/<name>/method.py``, collected in
+:data:`smallvis.registry.METHODS`), with its own epoch budget and early
+phase.  The spec names the method's per-edge
 coefficient (a method unit's ``sgd_coefficient`` or ``sgd_grouped``, such as
 ``"umap"`` for :math:`1/(1 + a d^{2b})` or ``"cauchy"`` for
 :math:`1/(1 + d^2)`), its sampling scheme and its defaults; everything else
@@ -152,12 +154,13 @@ DEGREE_POWER = 0.75
 
 @dataclass(frozen=True)
 class SgdSpec:
-    """The stochastic form of a method (one entry of the registry).
+    """The stochastic form of a method (a field of its registry entry).
 
     Attributes
     ----------
-    coefficient : {"umap", "cauchy", "ncvis", "negtsne", "infonce"}
-        Per-edge attraction/repulsion coefficients: a key of
+    coefficient : str
+        Per-edge attraction/repulsion coefficients, a key of :data:`SGD_STEPS`
+        (one per unit that has a stochastic form, discovered): a key of
         ``smallvis.backends.reference.SGD_COEFFICIENTS`` (a unit's
         ``sgd_coefficient``) or of ``SGD_GROUPS`` (a unit's ``sgd_grouped``,
         whose sample computes its positive and negatives together); see

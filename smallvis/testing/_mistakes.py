@@ -3,9 +3,9 @@
 :func:`check_gradient` compares a user's function with each entry of
 :data:`KNOWN_MISTAKES` for its method; a match names the mistake in the
 report.  Which mistakes a method has is part of its registry entry
-(:attr:`smallvis.registry.Method.known_mistakes`): names of entries of
+(:attr:`smallvis.method_spec.Method.known_mistakes`): names of entries of
 :data:`CATALOGUE`, each a small dense NumPy cost/gradient written the way
-the mistake is usually made, or a :class:`~smallvis.registry.Confusion` with
+the mistake is usually made, or a :class:`~smallvis.method_spec.Confusion` with
 another method, which is matched against that method's reference.
 :func:`reference_terms` splits the reference gradient into the part that is
 linear in ``P`` (attraction) and the part that does not depend on ``P``
@@ -116,7 +116,7 @@ def _reference_of(other):
 
 
 #: The known mistakes, by name; a method's registry entry lists those that
-#: apply to it (:attr:`smallvis.registry.Method.known_mistakes`).
+#: apply to it (:attr:`smallvis.method_spec.Method.known_mistakes`).
 CATALOGUE = {
     "gaussian_output_kernel": Mistake(
         "a Gaussian output kernel exp(-d^2) instead of t-SNE's Student-t 1 / (1 + d^2)",

@@ -3,7 +3,7 @@
  *     largevis:      w = 1 / (1 + alpha d2),
  *     largevis_exp:  w = 1 / (1 + exp(d2)),
  * with the cost sum_{ij} -p_ij log w_ij - gamma sum_{ij} log(1 - w_ij)
- * (docs/theory.md; NumPy unit: methods/largevis.py).
+ * (docs/theory.md; NumPy unit: methods/largevis/unit.py).
  * Every function is documented by its formula; the engines of
  * _pairloops.h and _sgd_kernels.pyx instantiate them.
  */

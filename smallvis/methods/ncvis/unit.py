@@ -1,4 +1,4 @@
-r"""NCVis (Artemenkov & Panov 2020), the NumPy unit (the C side: ``ncvis.h``).
+r"""NCVis (Artemenkov & Panov 2020), the NumPy unit (the C side: ``unit.h``).
 
 Noise-contrastive estimation with a learned normalisation :math:`Q`
 (docs/theory.md §3.8).  The model weight of a pair is

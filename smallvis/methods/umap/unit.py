@@ -1,4 +1,4 @@
-r"""UMAP (McInnes, Healy & Melville 2018), the NumPy unit (the C side: ``umap.h``).
+r"""UMAP (McInnes, Healy & Melville 2018), the NumPy unit (the C side: ``unit.h``).
 
 The fuzzy-set cross-entropy (docs/theory.md §3.6), over ordered pairs
 :math:`i \ne j`,
