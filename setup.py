@@ -135,9 +135,11 @@ compile_args = [] if sys.platform == "win32" else fast_math
 exact_order = [] if sys.platform == "win32" else ["-O3", "-fno-math-errno", "-ffp-contract=off"]
 
 # The package directory is an include directory, so that the engines reach
-# each method's C unit as "methods/<method>.h" wherever they live.
+# the method units as "methods/units.h" (which includes each folder's
+# "<method>/unit.h") wherever they live.
 PACKAGE_DIR = "smallvis"
-UNITS = sorted(glob.glob(os.path.join(PACKAGE_DIR, "methods", "*.h")))
+UNITS = sorted(glob.glob(os.path.join(PACKAGE_DIR, "methods", "*.h"))
+               + glob.glob(os.path.join(PACKAGE_DIR, "methods", "*", "unit.h")))
 
 extensions = [
     Extension(

@@ -79,7 +79,7 @@ def exact_tsne(threads):
 def kernel_gradient(n):
     rng = np.random.default_rng(0)
     Y = rng.normal(size=(n, 2))
-    # a sparse kNN-like P, as t-SNE uses above smallvis.registry.DENSE_P_MAX_N
+    # a sparse kNN-like P, as t-SNE uses above smallvis.families.DENSE_P_MAX_N
     k = 90
     import scipy.sparse as sp
     rows = np.repeat(np.arange(n), k)

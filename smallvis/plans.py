@@ -34,7 +34,7 @@ from .engines import sgd as _sgd
 from .inputs.affinities import kernel_triplet
 from ._validation import ParameterError, check_iterations, check_number, warn_from_caller
 from .registry import METHODS, choose_gradient
-from ._method_rules import umap_output_kernel
+from .output_curve import output_curve
 from .engines.optim import OptimizerSettings, optimize_exact
 from .engines.sampled_cost import RowSampledCost, SampledCost
 from .engines.sampled_cost import supports as supports_sampled_cost
@@ -457,8 +457,8 @@ def warn_if_points_merged(Y, X, cost_params, name):
     """
     if "min_dist" not in cost_params or "eps" in cost_params:
         return
-    _, b = umap_output_kernel(cost_params.get("a"), cost_params.get("b"),
-                              cost_params.get("spread", 1.0), cost_params["min_dist"])
+    _, b = output_curve(cost_params.get("a"), cost_params.get("b"),
+                        cost_params.get("spread", 1.0), cost_params["min_dist"])
     span = float(np.max(np.ptp(Y, axis=0))) if Y.size else 0.0
     if b <= 1.0 or not span > 0:
         return

@@ -1,6 +1,6 @@
 """Guard rails of the compiled side: each method's maths lives in its C unit.
 
-A method's compiled maths is written once, in ``smallvis/methods/<method>.h``
+A method's compiled maths is written once, in ``smallvis/methods/<method>/unit.h``
 (its parameter struct, output weight, pair coefficient, cost terms,
 transform-row terms and stochastic coefficients).  The engines
 (``_pairloops.h``, the un-normalised engine of ``_kernels.pyx``,
@@ -56,12 +56,14 @@ def _pairloops_engine():
     return _without_blocks(text, r"---- fast path:", r"---- fast path: end")
 
 
-#: the headers that hold no unit: the shared pieces and the list
-NOT_UNITS = {"common", "units"}
-
-
 def _unit_headers():
-    return sorted(p for p in UNIT_DIR.glob("*.h") if p.stem not in NOT_UNITS)
+    """Every method folder's C unit, ``methods/<method>/unit.h``."""
+    return sorted(UNIT_DIR.glob("*/unit.h"))
+
+
+def _unit_name(path):
+    """The method a C unit belongs to: its folder's name."""
+    return path.parent.name
 
 
 def _list_macro(name):
@@ -73,7 +75,7 @@ def _list_macro(name):
 
 
 def test_every_method_has_a_c_unit():
-    units = {path.stem for path in UNIT_DIR.glob("*.h")} - NOT_UNITS
+    units = {_unit_name(path) for path in _unit_headers()}
     assert set(smallvis.METHODS) <= units
 
 
@@ -83,14 +85,15 @@ def test_every_unit_is_in_the_list():
     pair, normalised = _list_macro("SMALLVIS_PAIR_UNITS"), _list_macro("SMALLVIS_NORMALISED_UNITS")
     normalised += _list_macro("SMALLVIS_ROW_UNITS")  # the units that own their rows
     for path in _unit_headers():
-        assert f'#include "{path.name}"' in text, f"methods/units.h does not include {path.name}"
+        include = f"{_unit_name(path)}/unit.h"
+        assert f'#include "{include}"' in text, f"methods/units.h does not include {include}"
         source = path.read_text(encoding="utf-8")
         loaded = re.findall(r"\bsmallvis_(\w+)_load\s*\(", source)
         if loaded:  # a pair unit (or several): each is a line of the pair list
             for name in loaded:
                 assert name in pair, f"{name} ({path.name}) is not in SMALLVIS_PAIR_UNITS"
         else:
-            assert path.stem in normalised, f"{path.name} is in no list of methods/units.h"
+            assert _unit_name(path) in normalised, f"{path} is in no list of methods/units.h"
 
 
 def test_every_unit_is_included_by_the_engine():
@@ -143,7 +146,7 @@ def test_the_loader_puts_each_field_in_its_place():
 def test_each_unit_defines_a_named_parameter_struct():
     for path in _unit_headers():
         text = path.read_text(encoding="utf-8")
-        assert re.search(rf"\bsmallvis_{path.stem}_params\s*;", text), path.name
+        assert re.search(rf"\bsmallvis_{_unit_name(path)}_params\s*;", text), path
 
 
 def test_the_pair_engine_names_no_method():
@@ -224,8 +227,15 @@ def test_the_units_are_package_data():
 
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     globs = config["tool"]["setuptools"]["package-data"].get("smallvis.methods", [])
-    headers = sorted(path.name for path in (PACKAGE / "methods").glob("*.h"))
-    assert headers
+    methods = PACKAGE / "methods"
+    headers = sorted(path.relative_to(methods).as_posix() for path in methods.rglob("*.h"))
+    assert any(name.endswith("/unit.h") for name in headers)
     unshipped = [name for name in headers
                  if not any(fnmatch.fnmatch(name, pattern) for pattern in globs)]
     assert not unshipped, f"C units missing from the package data: {unshipped}"
+    # and each method folder is a package of the distribution, so that its
+    # unit.h ships wherever the build looks for it
+    import setuptools
+
+    packages = setuptools.find_packages(str(ROOT), **config["tool"]["setuptools"]["packages"]["find"])
+    assert {f"smallvis.methods.{name}" for name in smallvis.METHODS} <= set(packages)

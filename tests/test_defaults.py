@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import smallvis
-from smallvis._method_rules import conditional_auto_learning_rate, gaussian_auto_learning_rate
+from smallvis.method_spec import conditional_auto_learning_rate, gaussian_auto_learning_rate
 from smallvis.metrics import knn_accuracy
 
 #: The methods with a Gaussian output weight, known by their step-size rule
@@ -116,7 +116,9 @@ def test_stochastic_largevis_defaults_reach_umaps_quality():
 
 
 def test_largevis_epochs_follow_the_reference_samples_per_point_above_1e5_points():
-    from smallvis.engines.sgd import largevis_n_epochs, largevis_reference_samples_per_point
+    from smallvis.methods.largevis.method import n_epochs as largevis_n_epochs
+    from smallvis.methods.largevis.method import (
+        reference_samples_per_point as largevis_reference_samples_per_point)
     # the reference's counts, written out: 10^9 samples below 10,000 points,
     # (N - 10^4) * 9000 / (10^6 - 10^4) + 1000 million up to 10^6, N / 100 million above
     assert largevis_reference_samples_per_point(5_000) == 200_000

@@ -9,7 +9,8 @@ from scipy.spatial.distance import cdist, pdist, squareform
 import smallvis
 from smallvis.backends import _kernels
 from smallvis.backends import reference
-from smallvis.registry import DOF_MIN, METHODS
+from smallvis.methods.tsne.method import DOF_MIN
+from smallvis.registry import METHODS
 from smallvis.transform import build_reference
 
 from conftest import csr_triplet, random_affinities

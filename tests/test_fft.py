@@ -10,7 +10,8 @@ import scipy.sparse as sp
 import smallvis
 from smallvis.backends import _kernels
 from smallvis.backends import reference
-from smallvis.registry import FFT_AUTO_MIN_N, METHODS, choose_gradient
+from smallvis.methods.tsne.method import FFT_AUTO_MIN_N
+from smallvis.registry import METHODS, choose_gradient
 
 from conftest import csr_triplet, random_affinities
 

@@ -7,6 +7,7 @@ scanned for their ``smallvis`` imports by a regular expression.
 """
 
 import ast
+import fnmatch
 import re
 from pathlib import Path
 
@@ -18,12 +19,15 @@ ROOT = Path(__file__).resolve().parent.parent / PACKAGE
 #: The layers, lowest first.  A module may import only from its own layer or
 #: below, so the list reads as the pipeline: helpers, kernels, kNN search,
 #: input affinities, the stages after it, the registry, the plans, the API.
+#: A name may be a pattern (:func:`fnmatch.fnmatch`); a module takes the
+#: layer of the longest name that matches it.
 LAYERS = [
     # the ground floor: helpers, the subpackages' docstrings, and the method
-    # units of smallvis/methods/ (pure maths, which the kernels take)
+    # folders' pages and units (pure maths, which the kernels take)
     {"_numeric", "_validation", "_validation.arrays", "_validation.spans",
      "_validation.options", "_validation.affinity_checks", "_validation.errors", "_threads",
-     "_memory", "_outputs", "exceptions", "methods", "backends", "inputs", "engines"},
+     "_memory", "_outputs", "exceptions", "methods", "methods.*", "methods.*.unit", "backends",
+     "inputs", "engines"},
     {"_progress"},
     {"backends._sgd_reference", "backends._sgd_kernels"},
     {"backends.reference", "backends._kernels", "backends._backend"},
@@ -33,7 +37,9 @@ LAYERS = [
     {"inputs.affinities"},
     {"engines.init", "engines.optim", "engines.sgd", "metrics", "datasets",
      "engines.sampled_cost"},
-    {"registry", "_method_rules"},
+    # the method folders' entries, what they are built from, and the registry
+    # that collects them
+    {"registry", "method_spec", "families", "output_curve", "methods.*.method"},
     {"plans", "transform"},
     {"api", "plotting"},
     {"estimator", "estimators"},
@@ -151,11 +157,13 @@ def test_no_import_cycles():
 
 
 def _layer(module):
-    # a module of its own, else the subpackage it belongs to (datasets, testing)
+    # a module of its own or a pattern (the longest that matches), else the
+    # subpackage it belongs to (datasets, testing)
     for name in (module, module.split(".")[0]):
-        for rank, layer in enumerate(LAYERS):
-            if name in layer:
-                return rank
+        matches = [(len(pattern), rank) for rank, layer in enumerate(LAYERS)
+                   for pattern in layer if fnmatch.fnmatchcase(name, pattern)]
+        if matches:
+            return max(matches)[1]
     pytest.fail(f"smallvis.{module} is in no layer of tests/test_imports.py::LAYERS; "
                 "add it where it belongs in the data flow")
 
@@ -172,17 +180,21 @@ def test_layers_follow_the_data_flow():
 
 
 def test_every_subpackage_is_shipped():
-    """A folder of modules that pyproject.toml does not list is missing from the wheel.
+    """A folder of modules that pyproject.toml's package search misses is missing from the wheel.
 
     The import graph above reads the source tree, where every folder imports;
-    an installed smallvis has only the packages ``[tool.setuptools] packages``
-    names.
+    an installed smallvis has only the packages that ``[tool.setuptools.packages.find]``
+    finds (a method folder, ``smallvis/methods/<name>/``, is one of them).
     """
     import tomllib
 
+    from setuptools import find_packages
+
     pyproject = ROOT.parent / "pyproject.toml"
-    shipped = set(tomllib.loads(pyproject.read_text(encoding="utf-8"))
-                  ["tool"]["setuptools"]["packages"])
+    find = tomllib.loads(pyproject.read_text(encoding="utf-8"))["tool"]["setuptools"]
+    find = find["packages"]["find"]
+    shipped = set(find_packages(where=str(ROOT.parent), include=find["include"],
+                                exclude=find.get("exclude", ())))
     folders = {".".join((PACKAGE, *init.parent.relative_to(ROOT).parts))
                for init in ROOT.rglob("__init__.py")}
-    assert folders <= shipped, f"not in pyproject.toml's packages: {sorted(folders - shipped)}"
+    assert folders <= shipped, f"not found by pyproject.toml's package search: {sorted(folders - shipped)}"

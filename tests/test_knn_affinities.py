@@ -1,4 +1,4 @@
-"""Sparse input affinities on kNN graphs: perplexity, UMAP, NCVis; umap_ab."""
+"""Sparse input affinities on kNN graphs: perplexity, UMAP, NCVis; fit_curve_ab."""
 
 import json
 import os
@@ -15,9 +15,9 @@ from smallvis.inputs.affinities import (
     fuzzy_memberships,
     joint_perplexity,
     joint_perplexity_knn,
-    ncvis_graph,
-    umap_ab,
-    umap_graph,
+    symmetric_knn_graph,
+    fit_curve_ab,
+    fuzzy_graph,
 )
 from smallvis.inputs.neighbors import nearest_neighbors
 
@@ -104,7 +104,7 @@ def test_umap_graph_matches_r_smallvis(iris, fast):
     """
     with open(os.path.join(HERE, "data", "rsmallvis", "umap.json")) as fh:
         ref = np.array(json.load(fh)["P"])
-    V = umap_graph(iris, 15, kernels(fast))
+    V = fuzzy_graph(iris, 15, kernels(fast))
     assert abs(V - V.T).max() == 0
     _, d = nearest_neighbors(iris, 15, method="exact")
     clear = np.abs(d[:, 13] - d[:, 14]) > 1e-9
@@ -127,7 +127,7 @@ def test_umap_graph_matches_umap_learn(iris, mix, lc):
         G, _, _ = umap_.fuzzy_simplicial_set(iris, 15, 0, "euclidean", knn_indices=ki,
                                              knn_dists=kd, set_op_mix_ratio=mix,
                                              local_connectivity=lc)
-    V = umap_graph(iris, 15, kernels(True), set_op_mix_ratio=mix, local_connectivity=lc)
+    V = fuzzy_graph(iris, 15, kernels(True), set_op_mix_ratio=mix, local_connectivity=lc)
     # umap-learn works in float32
     np.testing.assert_allclose(V.toarray(), G.toarray(), rtol=0, atol=1e-5)
     assert ((V.toarray() > 0) == (G.toarray() > 0)).all()
@@ -136,8 +136,8 @@ def test_umap_graph_matches_umap_learn(iris, mix, lc):
 def test_umap_set_op_mix_ratio_extremes(iris):
     A, _, _ = fuzzy_memberships(iris, 10, kernels(False))
     A = A.toarray()
-    inter = umap_graph(iris, 10, kernels(False), set_op_mix_ratio=0.0).toarray()
-    union = umap_graph(iris, 10, kernels(False), set_op_mix_ratio=1.0).toarray()
+    inter = fuzzy_graph(iris, 10, kernels(False), set_op_mix_ratio=0.0).toarray()
+    union = fuzzy_graph(iris, 10, kernels(False), set_op_mix_ratio=1.0).toarray()
     np.testing.assert_allclose(inter, np.minimum(A, A.T) * np.maximum(A, A.T))
     np.testing.assert_allclose(union, 1 - (1 - A) * (1 - A.T))
 
@@ -151,25 +151,25 @@ def test_umap_set_op_mix_ratio_extremes(iris):
 ])
 def test_umap_graph_bad_inputs(iris, kwargs, match):
     with pytest.raises(ValueError, match=match):
-        umap_graph(iris, kernels=kernels(False), **kwargs)
+        fuzzy_graph(iris, kernels=kernels(False), **kwargs)
 
 
 def test_precomputed_knn_is_checked(iris):
     idx, dist = nearest_neighbors(iris, 5, method="exact")
     np.testing.assert_array_equal(
-        umap_graph(iris, 6, kernels(False), knn=(idx, dist)).toarray(),
-        umap_graph(iris, 6, kernels(False)).toarray())
+        fuzzy_graph(iris, 6, kernels(False), knn=(idx, dist)).toarray(),
+        fuzzy_graph(iris, 6, kernels(False)).toarray())
     with pytest.raises(ValueError, match="6 are needed"):
-        ncvis_graph(iris, 6, knn=(idx, dist))
+        symmetric_knn_graph(iris, 6, knn=(idx, dist))
     bad = idx.copy()
     bad[:, 0] = np.arange(150)
     with pytest.raises(ValueError, match="itself"):
-        ncvis_graph(iris, 5, knn=(bad, dist))
+        symmetric_knn_graph(iris, 5, knn=(bad, dist))
 
 
 def test_ncvis_graph():
     X = np.array([[0.0], [1.0], [3.0], [7.0]])
-    P = ncvis_graph(X, 1)
+    P = symmetric_knn_graph(X, 1)
     # 1-NN: 0->1, 1->0, 2->1, 3->2; union edges {01, 12, 23}: 6 directed entries
     expected = np.zeros((4, 4))
     for i, j in [(0, 1), (1, 2), (2, 3)]:
@@ -178,7 +178,7 @@ def test_ncvis_graph():
 
 
 def test_ncvis_graph_iris(iris):
-    P = ncvis_graph(iris)
+    P = symmetric_knn_graph(iris)
     np.testing.assert_allclose(P.sum(), 1.0)
     assert abs(P - P.T).max() == 0
     assert np.unique(P.data).size == 1
@@ -191,13 +191,13 @@ def test_ncvis_graph_iris(iris):
     (1.0, 0.4, 0.767, 1.223),
 ])
 def test_umap_ab_known_values(spread, min_dist, a, b):
-    fa, fb = umap_ab(spread, min_dist)
+    fa, fb = fit_curve_ab(spread, min_dist)
     assert abs(fa - a) < 1e-3 and abs(fb - b) < 1e-3
 
 
 def test_umap_ab_r_value():
     """The R fixture's nls fit (a, b) for spread 1, min_dist 0.001."""
-    a, b = umap_ab(1.0, 0.001)
+    a, b = fit_curve_ab(1.0, 0.001)
     np.testing.assert_allclose([a, b], [1.92907339605744, 0.791504533476682], rtol=1e-6)
 
 
@@ -206,4 +206,4 @@ def test_umap_ab_r_value():
 ])
 def test_umap_ab_bad_inputs(spread, min_dist, match):
     with pytest.raises(ValueError, match=match):
-        umap_ab(spread, min_dist)
+        fit_curve_ab(spread, min_dist)

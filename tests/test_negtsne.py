@@ -15,7 +15,7 @@ import smallvis
 from smallvis._validation import ParameterError
 from smallvis.backends import reference
 from smallvis.engines.sgd import prepare_frozen
-from smallvis.methods.negtsne import NegTSNE
+from smallvis.methods.negtsne.unit import NegTSNE
 from smallvis.registry import METHODS
 
 from conftest import KERNEL_MODULES

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from smallvis.methods.negtsne import NegTSNE
-from smallvis.methods.umap import UMAP
+from smallvis.methods.negtsne.unit import NegTSNE
+from smallvis.methods.umap.unit import UMAP
 
 from conftest import KERNEL_MODULES
 

@@ -1,17 +1,35 @@
-"""The registry is the only list of methods, and the one place of the kernel-name rule.
+"""The registry only collects the method folders; no other module names a method.
 
-The rule for "names a method": a string constant (:class:`ast.Constant`)
-anywhere in a module's code that equals the name of a registered method,
-e.g. ``m.name == "ncvis"``, ``("tsne", "umap")`` or a dict key ``"umap":``.
-Docstrings (the first statement of a module, class or function, when it is
-a string) are prose and doctest examples, and are not code: they may name
-methods.  Names inside longer strings (``"umap's fuzzy graph"``) are text,
-not a list, and are not counted.  Signature defaults are code: they read
-:data:`smallvis.registry.DEFAULT_METHOD`.
+A method is one folder, ``smallvis/methods/<name>/``: its page
+(``__init__.py``), its units (``unit.py``, ``unit.h``) and its entry
+(``method.py``).  Outside the folders a module names no method, neither as
+a string nor in an identifier:
 
-A method's unit, ``methods/<name>.py``, is that method's maths: it may name
-its own method (e.g. the stochastic coefficient ``"ncvis"`` of
-``methods/ncvis.py``) and no other.
+* a string constant (:class:`ast.Constant`) anywhere in a module's code
+  that equals the name of a registered method, e.g. ``m.name == "ncvis"``,
+  ``("tsne", "umap")`` or a dict key ``"umap":``.  Docstrings (the first
+  statement of a module, class or function, when it is a string) are prose
+  and doctest examples, and are not code: they may name methods.  Names
+  inside longer strings (``"umap's fuzzy graph"``) are text, not a list, and
+  are not counted.  Signature defaults are code: they read
+  :data:`smallvis.registry.DEFAULT_METHOD`.
+* an identifier (a name, attribute, function, class, argument, keyword or
+  import alias) one of whose words is a method's name, e.g.
+  ``largevis_n_epochs``, ``UMAP_SIZE`` or ``LargeVis``.  Comments are not
+  code.
+
+The registry spells each method once, in its tuple of folders, and the
+default method.  Three kinds of names are public interfaces that the
+registry's fields give by rule, and are not counted where they live: the
+named twin kernels of :mod:`smallvis.backends` (``<prefix>_cost``, for each
+kernel prefix of an entry, and their private helpers), the units' class
+names, which the kernel modules import, and the estimator classes of
+:mod:`smallvis.estimators` (:func:`smallvis.estimator.estimator_class_name`).
+
+In a method's folder, the unit ``unit.py`` is that method's maths: it may
+name its own method (e.g. the stochastic coefficient ``"ncvis"``) and no
+other.  The entry ``method.py`` may also name the methods it refers to (a
+:class:`~smallvis.method_spec.Confusion`, the testing kit's recipe).
 
 Cython sources cannot be parsed by :mod:`ast` and are not scanned.
 """
@@ -32,6 +50,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "smallvis"
 
 #: The registry itself.
 REGISTRY = "registry.py"
+#: The module of :meth:`smallvis.method_spec.Method.kernels`, the kernel-name rule.
+KERNEL_RULE = "method_spec.py"
 
 
 def _docstring_nodes(tree):
@@ -72,29 +92,147 @@ def f(m, method="tsne"):
     assert method_names_in('"""tsne"""\nx = 1\n', names) == []
 
 
+def _folder_of(module):
+    """``(method, file)`` of a module in a method's folder, else ``(None, None)``."""
+    parts = module.split("/")
+    if len(parts) == 3 and parts[0] == "methods" and parts[1] in METHODS:
+        return parts[1], parts[2]
+    return None, None
+
+
 def names_allowed_in(module):
-    """The method names ``module`` may spell: a unit ``methods/<name>.py`` its own."""
-    own = module.removeprefix("methods/").removesuffix(".py")
-    return {own} if module.startswith("methods/") and own in METHODS else set()
+    """The method names ``module`` may spell: a unit its own, an entry or page any."""
+    method, file = _folder_of(module)
+    if method is None:
+        return set()
+    return {method} if file == "unit.py" else set(METHODS)
 
 
 def test_a_unit_may_name_its_own_method_only():
-    assert names_allowed_in("methods/ncvis.py") == {"ncvis"}
+    assert names_allowed_in("methods/ncvis/unit.py") == {"ncvis"}
+    assert names_allowed_in("methods/ncvis/method.py") == set(METHODS)
     assert names_allowed_in("methods/_common.py") == set()
     assert names_allowed_in("engines/ncvis.py") == set()
     # a unit that names another method is caught
     source = 'class NCVis:\n    sgd_coefficient = "ncvis"\n    other = "umap"\n'
-    found = method_names_in(source, set(METHODS) - names_allowed_in("methods/ncvis.py"))
+    found = method_names_in(source, set(METHODS) - names_allowed_in("methods/ncvis/unit.py"))
     assert found == [(3, "umap")]
+
+
+def _registry_lines():
+    """The lines of the registry's folder tuple and its default method."""
+    tree = ast.parse((PACKAGE / REGISTRY).read_text(encoding="utf-8"))
+    lines = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id in ("FOLDERS", "DEFAULT_METHOD")
+                for t in node.targets):
+            lines.update(range(node.lineno, node.end_lineno + 1))
+    return lines
 
 
 @pytest.mark.parametrize("module", _modules())
 def test_no_module_but_the_registry_names_a_method(module):
-    if module == REGISTRY:
-        pytest.skip("the registry is the table of methods")
     names = set(METHODS) - names_allowed_in(module)
     found = method_names_in((PACKAGE / module).read_text(encoding="utf-8"), names)
+    if module == REGISTRY:
+        found = [(line, name) for line, name in found if line not in _registry_lines()]
     assert found == [], f"{module} names methods at (line, name) {found}: read the registry"
+
+
+def test_the_registry_spells_each_method_once_in_its_list():
+    from smallvis.registry import FOLDERS
+
+    assert list(FOLDERS) == list(METHODS)
+    source = (PACKAGE / REGISTRY).read_text(encoding="utf-8")
+    found = [name for _, name in method_names_in(source, set(METHODS))]
+    assert sorted(found) == sorted(list(FOLDERS) + [DEFAULT_METHOD])
+
+
+def _identifiers(tree):
+    """``(line, identifier)`` of every name the code of ``tree`` defines or uses."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            yield node.lineno, node.id
+        elif isinstance(node, ast.Attribute):
+            yield node.lineno, node.attr
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield node.lineno, node.name
+        elif isinstance(node, ast.arg):
+            yield node.lineno, node.arg
+        elif isinstance(node, ast.keyword) and node.arg is not None:
+            yield node.lineno, node.arg
+        elif isinstance(node, ast.alias):
+            yield node.lineno, node.name.split(".")[-1]
+            if node.asname:
+                yield node.lineno, node.asname
+
+
+def identifiers_naming(source, names):
+    """``[(line, identifier)]``: the identifiers of ``source`` one of whose words is in ``names``.
+
+    The words of an identifier are its parts between underscores, in lower
+    case: ``largevis_n_epochs`` and ``LARGEVIS_EPOCHS`` have the word
+    ``largevis``, ``LargeVis`` is one word, ``largevis``.
+    """
+    return sorted({(line, ident) for line, ident in _identifiers(ast.parse(source))
+                   if set(ident.lower().split("_")) & set(names)})
+
+
+def test_the_identifier_rule_finds_method_words_only():
+    names = {"largevis", "umap"}
+    source = ("from x import largevis_n_epochs as epochs\n"
+              "UMAP_SIZE = epochs(LargeVis.n)\n"
+              "def f(umap_like=1, *, fumap=2):\n"
+              "    return g(largevisible=umap_like)\n")
+    assert identifiers_naming(source, names) == [(1, "largevis_n_epochs"), (2, "LargeVis"),
+                                                 (2, "UMAP_SIZE"), (3, "umap_like"),
+                                                 (4, "umap_like")]
+    assert identifiers_naming("x = 1  # largevis_n_epochs\n", names) == []
+    assert identifiers_naming("from x import largevis_n_epochs\n", names) == [
+        (1, "largevis_n_epochs")]
+
+
+def _public_names_by_rule(module):
+    """The method-named identifiers ``module`` may define: interfaces the registry gives."""
+    import importlib
+
+    from smallvis.estimator import estimator_class_name
+
+    if module == "estimators.py":
+        return {estimator_class_name(name) for name in METHODS}
+    if not module.startswith("backends/"):
+        return set()
+    units = {value.__name__ for name in METHODS
+             for value in vars(importlib.import_module(f"smallvis.methods.{name}.unit")).values()
+             if isinstance(value, type) and value.__module__.startswith("smallvis.methods.")}
+    prefixes = {prefix for m in METHODS.values() for prefix in m.kernel_prefixes()}
+    return units | {f"{prefix}_" for prefix in prefixes}
+
+
+def _allowed_identifier(ident, allowed):
+    return ident in allowed or any(
+        p.endswith("_") and ident.lstrip("_").startswith(p) for p in allowed)
+
+
+@pytest.mark.parametrize("module", _modules())
+def test_no_identifier_outside_the_folders_names_a_method(module):
+    if _folder_of(module)[0] is not None:
+        pytest.skip("a method's folder is that method's")
+    allowed = _public_names_by_rule(module)
+    source = (PACKAGE / module).read_text(encoding="utf-8")
+    found = [(line, ident) for line, ident in identifiers_naming(source, set(METHODS))
+             if not _allowed_identifier(ident, allowed)]
+    assert found == [], (f"{module} names methods in identifiers at (line, name) {found}: "
+                         "move the rule to the method's folder or give it a generic name")
+
+
+def test_the_public_names_are_the_registry_s():
+    allowed = _public_names_by_rule("backends/reference.py")
+    assert _allowed_identifier("tsne_fft_gradient", allowed)
+    assert _allowed_identifier("_infonce_rows", allowed)
+    assert not _allowed_identifier("largevis_n_epochs", _public_names_by_rule("engines/sgd.py"))
+    assert not _allowed_identifier("NCVIS_SGD_MAX_NU", allowed)
 
 
 def _uses_kernel_rule(source):
@@ -112,8 +250,8 @@ def _uses_kernel_rule(source):
 
 @pytest.mark.parametrize("module", _modules())
 def test_the_kernel_name_rule_is_written_once(module):
-    if module == REGISTRY:
-        pytest.skip("the registry holds the kernel-name rule")
+    if module == KERNEL_RULE:
+        pytest.skip("the Method class holds the kernel-name rule")
     source = (PACKAGE / module).read_text(encoding="utf-8")
     assert not _uses_kernel_rule(source), f"{module} rewrites the kernel-name rule"
 
@@ -251,7 +389,8 @@ def test_every_entry_gives_the_testing_kit_its_recipe():
     for m in METHODS.values():
         assert callable(m.case_affinities), m.name
         assert m.p_family.normalised in ("rows", "total", "")
-        assert m.p_family.conditional is None or m.p_family.conditional in METHODS
+        conditional = m.p_family.conditional
+        assert conditional is None or any(o.p_family is conditional for o in METHODS.values())
 
 
 def test_the_sampled_cost_reads_the_entry():

@@ -284,10 +284,10 @@ def test_umap_ab_fit_does_not_depend_on_the_unit_of_spread(spread, ratio):
     """The kernel 1/(1 + a x^2b) in units of spread: b depends on
     min_dist / spread only, and a scales as spread^(-2b).  Fitted directly,
     spread = 0.01 gave b = -72.8 and spread = 100 a negative a."""
-    from smallvis.inputs.affinities import umap_ab
+    from smallvis.inputs.affinities import fit_curve_ab
 
-    a1, b1 = umap_ab(1.0, ratio)
-    a, b = umap_ab(spread, ratio * spread)
+    a1, b1 = fit_curve_ab(1.0, ratio)
+    a, b = fit_curve_ab(spread, ratio * spread)
     assert b == pytest.approx(b1, rel=1e-12)
     assert a * spread ** (2 * b) == pytest.approx(a1, rel=1e-12)
 

@@ -114,10 +114,10 @@ def test_fuzzy_cost_matches_r_on_r_layout(method, fast):
 
 
 def test_umap_ab_matches_r_fit():
-    from smallvis.inputs.affinities import umap_ab
+    from smallvis.inputs.affinities import fit_curve_ab
 
     d = json.load(open(os.path.join(HERE, "umap.json")))
-    a, b = umap_ab(spread=1.0, min_dist=0.001)
+    a, b = fit_curve_ab(spread=1.0, min_dist=0.001)
     np.testing.assert_allclose([a, b], [d["a"], d["b"]], rtol=1e-5)
 
 
@@ -167,7 +167,7 @@ def test_fuzzy_pipeline_matches_r_without_ties(method, fast):
 #   the umap and tumap P by up to 6e-6, below the published digits.
 # * umap and tumap, published 13.15 and 11.28: R's smooth_knn_distances
 #   calibrates over get_nn(X, k = perplexity) neighbours counting the point
-#   itself (n_neighbors = 5 here), as umap_graph.  Iris row 4 is at squared
+#   itself (n_neighbors = 5 here), as fuzzy_graph.  Iris row 4 is at squared
 #   distance 0.11 from both rows 2 and 7 (exactly, in tenths); R's neighbour
 #   search took row 7 (the published layouts agree only with it), this
 #   package resolves ties by index and takes row 2, which gave 13.21 and

@@ -86,7 +86,9 @@ def test_the_default_phase_is_fifteen_percent_at_gamma_one():
     assert result.params["early_gamma"] == 1.0
     assert result.params["early_epochs"] == 6  # round(0.15 * 40)
     assert result.params["gamma"] == 7.0
-    assert sgd.largevis_early_epochs(1500) == 225
+    from smallvis.methods.largevis.method import early_epochs_default
+
+    assert early_epochs_default(1500) == 225
     # the params reproduce the run
     again = smallvis.embed(X, "largevis", fast=True, optimizer="sgd", perplexity=30.0,
                            random_state=4, n_threads=1, n_epochs=40, early_gamma=1.0,

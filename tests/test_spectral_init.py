@@ -11,7 +11,7 @@ import smallvis
 import smallvis.engines.init
 from smallvis import datasets
 from smallvis.backends._backend import kernels
-from smallvis.inputs.affinities import joint_perplexity, ncvis_graph, umap_graph
+from smallvis.inputs.affinities import joint_perplexity, symmetric_knn_graph, fuzzy_graph
 from scipy.sparse.linalg import LinearOperator, eigsh
 
 from smallvis.engines.init import SPECTRAL_SCALE, initialize
@@ -26,7 +26,7 @@ def _label_agreement(Y, labels, k=10):
 @pytest.mark.parametrize("init", ["spectral", "laplacian"])
 def test_disconnected_graph_warns_and_is_fast(init):
     X, labels = datasets.load("two_clusters")
-    P = umap_graph(X, 15, kernels(True))
+    P = fuzzy_graph(X, 15, kernels(True))
     t0 = time.perf_counter()
     with pytest.warns(RuntimeWarning, match="2 connected components"):
         Y = initialize(init, X, 2, np.random.default_rng(0), P=P)
@@ -49,8 +49,8 @@ def test_disconnected_graph_warns_and_is_fast(init):
 def test_spectral_layout_scale_and_separation(name, graph, min_agreement, init):
     X, labels = datasets.load(name)
     P = {"perplexity": lambda: joint_perplexity(X, 30.0, kernels(True)),
-         "umap": lambda: umap_graph(X, 15, kernels(True)),
-         "ncvis": lambda: ncvis_graph(X, 15)}[graph]()
+         "umap": lambda: fuzzy_graph(X, 15, kernels(True)),
+         "ncvis": lambda: symmetric_knn_graph(X, 15)}[graph]()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # kNN graphs may be disconnected
         Y = initialize(init, X, 2, np.random.default_rng(1), P=P)
@@ -62,7 +62,7 @@ def test_spectral_layout_scale_and_separation(name, graph, min_agreement, init):
 
 def test_spectral_is_an_eigenvector_of_the_normalised_laplacian():
     X, _ = datasets.load("digits")
-    P = ncvis_graph(X[:600], 15)
+    P = symmetric_knn_graph(X[:600], 15)
     Y = initialize("spectral", X[:600], 2, np.random.default_rng(0), P=P)
     W = 0.5 * (P + P.T)
     d = np.asarray(W.sum(axis=1)).ravel()
@@ -108,7 +108,7 @@ def _weakly_linked_blobs(n_blobs=10, size=200, weight=1e-4, seed=0):
     """UMAP graphs of far-apart Gaussian blobs, chained by one edge of ``weight``."""
     rng = np.random.default_rng(seed)
     X = np.vstack([rng.normal(10.0 * b, 1.0, (size, 5)) for b in range(n_blobs)])
-    P = sp.lil_matrix(umap_graph(X, 15, kernels(True)))
+    P = sp.lil_matrix(fuzzy_graph(X, 15, kernels(True)))
     for b in range(n_blobs - 1):
         P[b * size, (b + 1) * size] = P[(b + 1) * size, b * size] = weight
     return X, np.repeat(np.arange(n_blobs), size), P.tocsr()
@@ -125,8 +125,8 @@ def test_small_graphs_keep_the_precise_first_eigensolve(name, graph, monkeypatch
     # frozen number built on them) keep the precise eigenvectors.
     X, _ = datasets.load(name)
     P = {"perplexity": lambda: joint_perplexity(X, 30.0, kernels(True)),
-         "umap": lambda: umap_graph(X, 15, kernels(True)),
-         "ncvis": lambda: ncvis_graph(X, 15)}[graph]()
+         "umap": lambda: fuzzy_graph(X, 15, kernels(True)),
+         "ncvis": lambda: symmetric_knn_graph(X, 15)}[graph]()
     first_tol, first_restarts = smallvis.engines.init.EIGSH_ATTEMPTS[0]
     assert first_tol == 1e-8 and first_restarts == 20
     calls = []

@@ -260,7 +260,12 @@ def test_golden_files_ship_with_the_imported_package():
         assert not in_source_tree, "CI must test the installed package"
     if in_source_tree:
         config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
-        assert "smallvis.testing" in config["packages"]
+        packages = config["packages"]
+        if "find" in packages:  # found by patterns, not listed
+            import setuptools
+
+            packages = setuptools.find_packages(str(REPO), include=packages["find"]["include"])
+        assert "smallvis.testing" in packages
         assert "golden/*" in config["package-data"]["smallvis.testing"]
     else:
         assert Path(str(root)).resolve().is_relative_to(package_dir)

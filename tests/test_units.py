@@ -98,7 +98,7 @@ def _missing_interface(unit):
 
 
 def test_a_unit_with_row_noise_must_give_its_noise():
-    from smallvis.methods.negtsne import NegTSNE
+    from smallvis.methods.negtsne.unit import NegTSNE
 
     class WithoutNoise(NamedTuple):
         z_bar: float

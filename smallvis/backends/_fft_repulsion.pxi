@@ -46,7 +46,7 @@ def _kernel_hat(kernel_power, Py_ssize_t m, Py_ssize_t size, Py_ssize_t dim, dou
 
     w = 1 / (1 + d^2) for ``dof`` = 1; otherwise the heavy-tailed weight
     (1 + d^2/dof)^-dof, and power 2 stands for the repulsion's kernel
-    w^(1 + 1/dof) = (1 + d^2/dof)^-(dof + 1) (methods/tsne.py).
+    w^(1 + 1/dof) = (1 + d^2/dof)^-(dof + 1) (methods/tsne/unit.py).
 
     The circulant's first column holds the kernel at the offsets 0..m-1,
     mirrored at size-m+1..size-1, and zeros between (``size`` is even and

@@ -40,7 +40,7 @@ cdef extern from *:
 # The normalised methods' units (smallvis/methods/<method>.h): the weights
 # that their loops here use.  The pair units need no declaration here: the
 # entry points pick them from the list's tables (_pairloops.h, methods/units.h).
-cdef extern from "methods/tsne.h" nogil:
+cdef extern from "methods/tsne/unit.h" nogil:
     double smallvis_tsne_w(double d2, double scale) noexcept
     double smallvis_tsne_edge(double p, double d2) noexcept
     ctypedef struct smallvis_tsne_params:
@@ -49,16 +49,16 @@ cdef extern from "methods/tsne.h" nogil:
     double smallvis_tsne_dof_slope(double d2, double dof) noexcept
     double smallvis_tsne_dof_edge(double p, double d2, double dof) noexcept
 
-cdef extern from "methods/infonce.h" nogil:
+cdef extern from "methods/infonce/unit.h" nogil:
     double smallvis_infonce_phi(double d2) noexcept
     double smallvis_infonce_row(double* phi, Py_ssize_t n_cols, Py_ssize_t skip,
                                 const int64_t* pos, const double* p, Py_ssize_t n_pos,
                                 double m, double* slopes, double* e) noexcept
 
-cdef extern from "methods/asne.h" nogil:
+cdef extern from "methods/asne/unit.h" nogil:
     double smallvis_asne_w(double d2, double shift) noexcept
 
-cdef extern from "methods/ssne.h" nogil:
+cdef extern from "methods/ssne/unit.h" nogil:
     double smallvis_ssne_w(double d2, double shift) noexcept
 
 cdef extern from "_pairloops.h" nogil:
@@ -174,10 +174,10 @@ from smallvis.backends.reference import __all__ as _twin_names
 from smallvis.backends.reference import CALIBRATION_BLOCK
 from smallvis.backends.reference import _check_pair_arrays
 from smallvis.methods._common import unit_field_values
-from smallvis.methods.largevis import LargeVis, LargeVisExp
-from smallvis.methods.ncvis import NCVis
-from smallvis.methods.tumap import TUMAP
-from smallvis.methods.umap import UMAP
+from smallvis.methods.largevis.unit import LargeVis, LargeVisExp
+from smallvis.methods.ncvis.unit import NCVis
+from smallvis.methods.tumap.unit import TUMAP
+from smallvis.methods.umap.unit import UMAP
 
 __all__ = list(_twin_names)
 
@@ -909,7 +909,7 @@ def tsne_dof_gradient(indptr, indices, data, Y, dof, grad, n_threads):
 # ---------------------------------------------------------------------------
 # ssne
 # ---------------------------------------------------------------------------
-# infonce: each row's expected loss is one unit call (methods/infonce.h)
+# infonce: each row's expected loss is one unit call (methods/infonce/unit.h)
 # ---------------------------------------------------------------------------
 
 

@@ -44,14 +44,14 @@ from scipy import special
 from .._numeric import tie_key as _tie_key
 from ..methods._common import LOG_FLOOR  # noqa: F401  (importable here, beside the kernels)
 from ..methods._common import unit_field_values
-from ..methods.asne import ASNE
-from ..methods.infonce import InfoNCE
-from ..methods.largevis import LargeVis, LargeVisExp
-from ..methods.ncvis import NCVis
-from ..methods.ssne import SSNE
-from ..methods.tsne import TSNE
-from ..methods.tumap import TUMAP
-from ..methods.umap import UMAP
+from ..methods.asne.unit import ASNE
+from ..methods.infonce.unit import InfoNCE
+from ..methods.largevis.unit import LargeVis, LargeVisExp
+from ..methods.ncvis.unit import NCVis
+from ..methods.ssne.unit import SSNE
+from ..methods.tsne.unit import TSNE
+from ..methods.tumap.unit import TUMAP
+from ..methods.umap.unit import UMAP
 
 #: Largest memory (bytes) the NumPy path may plan for: 2 GiB.  The reference
 #: kernels build dense N x N matrices, so the wrappers in :mod:`smallvis.api`
@@ -1104,7 +1104,7 @@ def pair_cost(unit, indptr, indices, data, Y, n_threads):
     r"""The exact cost of a pair unit: :math:`C = \sum_{i \ne j} f_i(p_{ij}, d_{ij}^2)`.
 
     The entry point of every method whose cost is a sum of pair terms: the
-    registry's kernel rule calls it (through :meth:`smallvis.registry.Method.kernels`)
+    registry's kernel rule calls it (through :meth:`smallvis.method_spec.Method.kernels`)
     for a method without named kernels.
 
     Parameters

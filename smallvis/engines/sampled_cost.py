@@ -1,7 +1,7 @@
 r"""A cheap sampled estimate of a method's exact cost (for large stochastic runs).
 
 The exact costs of the methods whose entry has
-:attr:`~smallvis.registry.Method.pair_units` (largevis, umap, tumap, ncvis,
+:attr:`~smallvis.method_spec.Method.pair_units` (largevis, umap, tumap, ncvis,
 negtsne; :mod:`smallvis.backends.reference`)
 are sums over all ordered pairs :math:`i \ne j` of a pair term
 :math:`f_i(p_{ij}, d_{ij}^2)`, which the method's unit defines
@@ -61,9 +61,9 @@ class SampledCost:
 
     Parameters
     ----------
-    method : smallvis.registry.Method
+    method : smallvis.method_spec.Method
         A method whose cost is a sum of pair terms: one with a unit in
-        :attr:`~smallvis.registry.Method.pair_units` for its kernel
+        :attr:`~smallvis.method_spec.Method.pair_units` for its kernel
         (:func:`supports`).
     cost_params : dict
         The method's cost parameters, defaults filled in (the values of its

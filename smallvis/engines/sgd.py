@@ -1,7 +1,9 @@
 """The stochastic optimizer: one edge- and negative-sampling engine for all methods.
 
-A method with a stochastic form carries an :class:`SgdSpec` in the registry
-(:data:`smallvis.registry.METHODS`).  The spec names the method's per-edge
+A method with a stochastic form carries an :class:`SgdSpec` in its entry
+(``smallvis/methods/<name>/method.py``, collected in
+:data:`smallvis.registry.METHODS`), with its own epoch budget and early
+phase.  The spec names the method's per-edge
 coefficient (a method unit's ``sgd_coefficient`` or ``sgd_grouped``, such as
 ``"umap"`` for :math:`1/(1 + a d^{2b})` or ``"cauchy"`` for
 :math:`1/(1 + d^2)`), its sampling scheme and its defaults; everything else
@@ -150,85 +152,15 @@ MAX_INDEX = 2 ** 31 - 1
 DEGREE_POWER = 0.75
 
 
-def umap_n_epochs(n_samples):
-    """umap-learn's default: 500 epochs up to 10,000 points, 200 above."""
-    return 500 if n_samples <= 10_000 else 200
-
-
-#: largevis's default epochs up to LARGEVIS_FULL_BUDGET_N points
-#: (:func:`largevis_n_epochs`).
-LARGEVIS_EPOCHS = 1500
-LARGEVIS_FULL_BUDGET_N = 100_000
-
-
-def largevis_reference_samples_per_point(n_samples):
-    """The LargeVis reference's default edge samples per point at ``n_samples`` points.
-
-    The reference draws 10^9 samples below 10,000 points, from 10^9 to
-    10^10 linearly in N up to a million points, and N / 100 million
-    (10,000 N) from there on; this is that count divided by N.
-    """
-    n = float(n_samples)
-    if n < 10_000:
-        return 1e9 / n
-    if n < 1_000_000:
-        return ((n - 10_000) * 9000.0 / 990_000.0 + 1000.0) * 1e6 / n
-    return 1e4
-
-
-def largevis_n_epochs(n_samples):
-    """Default epochs of ``n_samples`` edge samples each for largevis.
-
-    1500 up to 100,000 points; above, the reference's own samples per point
-    (:func:`largevis_reference_samples_per_point`) scaled to give 1500 at
-    100,000 points: 1250 at 150,000, 1000 at 300,000 and 825 from a million
-    points on.  Each epoch draws N positive samples with 5 negatives each.
-    The LargeVis reference draws far more, and fewer per point as N grows
-    (about 22,000 N at 70,000 points, 18,000 N at 100,000, 10,000 N from a
-    million); uwot's ``lvish`` matches that count.
-
-    1500 is the budget at which, with the spectral start and the
-    reference's ``gamma = 7`` (smallvis._method_rules.LARGEVIS_SGD_GAMMA),
-    real images come within 0.005 of umap-learn's 10-NN accuracy; fewer
-    epochs fall short (docs/theory.md §4.3; docs/experiments.md,
-    2026-11-25).  Above 100,000 points the budget follows the reference's,
-    so that at a million points the optimisation stays about half of the
-    run.
-    """
-    n = int(n_samples)
-    if n <= LARGEVIS_FULL_BUDGET_N:
-        return LARGEVIS_EPOCHS
-    ratio = (largevis_reference_samples_per_point(n)
-             / largevis_reference_samples_per_point(LARGEVIS_FULL_BUDGET_N))
-    return int(round(LARGEVIS_EPOCHS * ratio))
-
-
-#: The share of largevis's epochs run at ``early_gamma`` (the early phase,
-#: :func:`largevis_early_epochs`).
-LARGEVIS_EARLY_FRACTION = 0.15
-
-
-def largevis_early_epochs(n_epochs):
-    """Default length of largevis's early phase: 15% of ``n_epochs``, rounded.
-
-    For these first epochs the repulsion weight is ``early_gamma`` (1, the
-    balance of umap) instead of ``gamma`` (7): the classes of the spectral
-    start gather under the attraction before the strong repulsion spreads
-    them, so that small groups are not pushed off their class as
-    satellites, at no cost in 10-NN accuracy (docs/theory.md §4.3;
-    docs/experiments.md, 2026-11-29).
-    """
-    return int(round(LARGEVIS_EARLY_FRACTION * int(n_epochs)))
-
-
 @dataclass(frozen=True)
 class SgdSpec:
-    """The stochastic form of a method (one entry of the registry).
+    """The stochastic form of a method (a field of its registry entry).
 
     Attributes
     ----------
-    coefficient : {"umap", "cauchy", "ncvis", "negtsne", "infonce"}
-        Per-edge attraction/repulsion coefficients: a key of
+    coefficient : str
+        Per-edge attraction/repulsion coefficients, a key of :data:`SGD_STEPS`
+        (one per unit that has a stochastic form, discovered): a key of
         ``smallvis.backends.reference.SGD_COEFFICIENTS`` (a unit's
         ``sgd_coefficient``) or of ``SGD_GROUPS`` (a unit's ``sgd_grouped``,
         whose sample computes its positive and negatives together); see

@@ -826,9 +826,9 @@ def _smooth_knn_rows(kernels, distances, target, local_connectivity, sigma, rho)
     return n_failed
 
 
-def check_umap_graph_params(n_samples, n_neighbors, local_connectivity=1.0, bandwidth=1.0,
+def check_fuzzy_graph_params(n_samples, n_neighbors, local_connectivity=1.0, bandwidth=1.0,
                             set_op_mix_ratio=1.0):
-    """The parameters of :func:`umap_graph` for ``n_samples`` points, checked.
+    """The parameters of :func:`fuzzy_graph` for ``n_samples`` points, checked.
 
     Returns ``(n_neighbors, local_connectivity, bandwidth, set_op_mix_ratio)``
     or raises naming the parameter; computes nothing.
@@ -850,7 +850,7 @@ def fuzzy_memberships(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwi
 
     for the ``n_neighbors - 1`` nearest other points ``j`` of ``i`` (UMAP's
     ``n_neighbors`` counts the point itself); 0 elsewhere and on the
-    diagonal.  Parameters as :func:`umap_graph`.
+    diagonal.  Parameters as :func:`fuzzy_graph`.
 
     Returns
     -------
@@ -858,7 +858,7 @@ def fuzzy_memberships(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwi
     sigma, rho : ndarray of shape (n_samples,)
     """
     n = X.shape[0]
-    n_neighbors, local_connectivity, bandwidth, _ = check_umap_graph_params(
+    n_neighbors, local_connectivity, bandwidth, _ = check_fuzzy_graph_params(
         n, n_neighbors, local_connectivity, bandwidth)
     indices, distances = _knn(X, n_neighbors - 1, knn, knn_method, random_state, n_threads,
                               n_trees, kernels, metric)
@@ -874,7 +874,7 @@ def fuzzy_memberships(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwi
     return _rows_to_csr(indices, vals, n), sigma, rho
 
 
-def umap_graph(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwidth=1.0,
+def fuzzy_graph(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwidth=1.0,
                set_op_mix_ratio=1.0, knn=None, knn_method="auto", random_state=None,
                n_threads=1, n_trees=None, metric="euclidean"):
     r"""UMAP's fuzzy simplicial set: the symmetric input graph ``V``.
@@ -918,7 +918,7 @@ def umap_graph(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwidth=1.0
     scipy.sparse.csr_matrix of shape (n_samples, n_samples)
         Symmetric, zero diagonal, sorted indices, no explicit zeros.
     """
-    mix = check_umap_graph_params(X.shape[0], n_neighbors, local_connectivity, bandwidth,
+    mix = check_fuzzy_graph_params(X.shape[0], n_neighbors, local_connectivity, bandwidth,
                                   set_op_mix_ratio)[3]
     A, _, _ = fuzzy_memberships(X, n_neighbors, kernels, local_connectivity=local_connectivity,
                                 bandwidth=bandwidth, knn=knn, knn_method=knn_method,
@@ -932,12 +932,12 @@ def umap_graph(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwidth=1.0
     return V
 
 
-def check_ncvis_neighbors(n_neighbors, n_samples):
-    """:func:`ncvis_graph`'s ``n_neighbors``: an integer in ``[1, n_samples - 1]``."""
+def check_knn_graph_neighbors(n_neighbors, n_samples):
+    """:func:`symmetric_knn_graph`'s ``n_neighbors``: an integer in ``[1, n_samples - 1]``."""
     return check_integer(n_neighbors, "n_neighbors", 1, n_samples - 1)
 
 
-def ncvis_graph(X, n_neighbors=15, *, knn=None, knn_method="auto", random_state=None,
+def symmetric_knn_graph(X, n_neighbors=15, *, knn=None, knn_method="auto", random_state=None,
                 n_threads=1, n_trees=None, kernels=None, metric="euclidean"):
     r"""NCVis input affinities: the union-symmetrised kNN graph, normalised.
 
@@ -957,7 +957,7 @@ def ncvis_graph(X, n_neighbors=15, *, knn=None, knn_method="auto", random_state=
         Neighbours per point, the point itself not counted,
         ``1 <= n_neighbors < n_samples``.
     knn, knn_method, random_state, n_threads, n_trees, metric
-        As :func:`umap_graph`.
+        As :func:`fuzzy_graph`.
     kernels : module, optional
         The kernel module for the neighbour search's refinement (default:
         the NumPy reference).
@@ -968,7 +968,7 @@ def ncvis_graph(X, n_neighbors=15, *, knn=None, knn_method="auto", random_state=
         Symmetric, sums to 1, every non-zero equal to ``1 / nnz``.
     """
     n = X.shape[0]
-    n_neighbors = check_ncvis_neighbors(n_neighbors, n)
+    n_neighbors = check_knn_graph_neighbors(n_neighbors, n)
     indices, _ = _knn(X, n_neighbors, knn, knn_method, random_state, n_threads, n_trees,
                       kernels, metric)
     A = _rows_to_csr(indices, np.ones(indices.shape), n)
@@ -977,7 +977,7 @@ def ncvis_graph(X, n_neighbors=15, *, knn=None, knn_method="auto", random_state=
     return normalize(V).tocsr()
 
 
-def umap_ab(spread=1.0, min_dist=0.1):
+def fit_curve_ab(spread=1.0, min_dist=0.1):
     r"""UMAP's output-kernel parameters ``a`` and ``b`` for ``spread`` and ``min_dist``.
 
     Least-squares fit (:func:`scipy.optimize.curve_fit`, start ``a = b = 1``)

@@ -19,7 +19,7 @@ rows.  **The point itself is never included**, even when it has duplicates
 at distance 0: a duplicate is a real neighbour, the point is not.  Methods
 whose convention counts the point itself (UMAP's ``n_neighbors``) ask for one
 neighbour fewer and add the self column themselves (see
-:func:`smallvis.inputs.affinities.umap_graph`).
+:func:`smallvis.inputs.affinities.fuzzy_graph`).
 
 Each row is sorted by increasing distance; equal distances are ordered by
 increasing index.  "Equal" means equal to about 1e-12 relative (squared

@@ -1,22 +1,23 @@
 /*
- * The one place that lists the compiled method units: every C unit is
- * included here and named once, in one of three lists by kind:
+ * The compiled method units, included and named here because the C
+ * preprocessor cannot discover the method folders as the registry does:
+ * this is the C side's copy of the registry's folder list, which
+ * tests/test_c_units.py checks against smallvis.registry.METHODS.  Each
+ * unit is named once, in one of three X-macros by kind:
  * SMALLVIS_PAIR_UNITS (a cost summed over pairs), SMALLVIS_NORMALISED_UNITS
- * (Q normalised over all pairs or per row: asne, ssne, tsne) or
- * SMALLVIS_ROW_UNITS (a unit that owns its whole row: infonce).  The
- * engines are generated from these lists:
+ * (Q normalised over all pairs or per row) or SMALLVIS_ROW_UNITS (a unit
+ * that owns its whole row).  The engines are generated from these macros:
  * the exact pair rows and the transform rows (backends/_pairloops.h), the
  * parameter loaders and unit tables that the Cython entry points pick from
  * (backends/_kernels.pyx), and the stochastic loop's coefficient table
  * (backends/_sgd_kernels.pyx).
  *
- * Adding a method: write its unit methods/<method>.h, then add its line at
- * the end of the list and its #include right below (one change: the last
- * line gains its backslash), e.g.
- *         X(ncvis, NO_ROW_2D, LEARNED)    \
+ * Adding a method: write its unit methods/<method>/unit.h, then add its
+ * line at the end of its macro and its #include right below (one change:
+ * the last line gains its backslash), e.g.
+ *         X(negtsne, FUSED, PLAIN)    \
  *         X(newmethod, FUSED, PLAIN)
- *     #include "newmethod.h"
- *     #include "largevis.h"
+ *     #include "newmethod/unit.h"
  * (tests/test_c_units.py checks that every unit is here).
  *
  * A pair unit NAME (a cost summed over pairs) provides, besides the maths
@@ -44,9 +45,9 @@
 #include "common.h"
 
 /* the normalised methods (their exact gradients are Cython code of their own) */
-#include "asne.h"
-#include "ssne.h"
-#include "tsne.h"
+#include "asne/unit.h"
+#include "ssne/unit.h"
+#include "tsne/unit.h"
 
 #define SMALLVIS_NORMALISED_UNITS(X)    \
     X(asne)                             \
@@ -57,7 +58,7 @@
  * pair terms (InfoNCE's softmax couples a row's candidates); the kernels
  * that call them are Cython code of their own, and the stochastic loop runs
  * their grouped step smallvis_NAME_sgd_group */
-#include "infonce.h"
+#include "infonce/unit.h"
 
 #define SMALLVIS_ROW_UNITS(X)           \
     X(infonce)
@@ -70,11 +71,11 @@
     X(tumap, FUSED, NO_SGD)                     \
     X(ncvis, NO_ROW_2D, LEARNED)                \
     X(negtsne, FUSED, PLAIN)
-#include "negtsne.h"
-#include "largevis.h"
-#include "umap.h"
-#include "tumap.h"
-#include "ncvis.h"
+#include "negtsne/unit.h"
+#include "largevis/unit.h"
+#include "umap/unit.h"
+#include "tumap/unit.h"
+#include "ncvis/unit.h"
 /* ---- the units: end --------------------------------------------------- */
 
 /* Room for any pair unit's parameters. */

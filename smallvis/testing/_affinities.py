@@ -15,7 +15,7 @@ import scipy.sparse as sp
 
 from ..inputs.affinities import PERPLEXITY_TOL, SMOOTH_K_TOL
 from ..api import affinities
-from ..registry import get_method
+from ..registry import METHODS, get_method
 
 __all__ = ["AffinityReport", "check_affinities"]
 
@@ -162,6 +162,9 @@ def _diagnose(m, X, params, U, R):
         out.append("your P is the transpose of the reference: row i must hold p_{j|i}")
     conditional = m.p_family.conditional
     if conditional is not None and "n_neighbors" not in params:
+        # the method whose own P is this family's conditional one
+        conditional = next(name for name, other in METHODS.items()
+                           if other.p_family is conditional)
         cond = _dense(affinities(X, conditional, perplexity=params.get(
             "perplexity", m.affinity_params["perplexity"])))
         n = X.shape[0]

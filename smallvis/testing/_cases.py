@@ -91,7 +91,7 @@ def method_affinities(method, X, n_neighbors=None):
     """A valid dense ``P`` of ``method`` for ``X`` (kNN-sparse with ``n_neighbors``).
 
     The method's registry entry gives the recipe
-    (:attr:`smallvis.registry.Method.case_affinities`): asne's own affinities
+    (:attr:`smallvis.method_spec.Method.case_affinities`): asne's own affinities
     are calibrated over all points, and its kNN variant keeps each row's
     ``n_neighbors`` largest entries and renormalises the row; the joint
     methods take the dense joint ``P`` and t-SNE's kNN ``P``; the graph

@@ -3,9 +3,9 @@
 :func:`check_gradient` compares a user's function with each entry of
 :data:`KNOWN_MISTAKES` for its method; a match names the mistake in the
 report.  Which mistakes a method has is part of its registry entry
-(:attr:`smallvis.registry.Method.known_mistakes`): names of entries of
+(:attr:`smallvis.method_spec.Method.known_mistakes`): names of entries of
 :data:`CATALOGUE`, each a small dense NumPy cost/gradient written the way
-the mistake is usually made, or a :class:`~smallvis.registry.Confusion` with
+the mistake is usually made, or a :class:`~smallvis.method_spec.Confusion` with
 another method, which is matched against that method's reference.
 :func:`reference_terms` splits the reference gradient into the part that is
 linear in ``P`` (attraction) and the part that does not depend on ``P``
@@ -76,28 +76,28 @@ def _kl(P, Qm):
     return float(np.sum(P[mask] * np.log(P[mask] / Qm[mask])))
 
 
-def _tsne_gaussian(P, Y, params):
+def _gaussian_output_kernel(P, Y, params):
     W = np.exp(-_d2(Y))
     np.fill_diagonal(W, 0.0)
     Qm = W / W.sum()
     return _kl(P, Qm), _forces(4.0 * (P - Qm) * W, Y)
 
 
-def _tsne_unsquared_repulsion(P, Y, params):
+def _unsquared_repulsion(P, Y, params):
     W = 1.0 / (1.0 + _d2(Y))
     np.fill_diagonal(W, 0.0)
     Qm = W / W.sum()
     return _kl(P, Qm), _forces(4.0 * (P * W - Qm), Y)
 
 
-def _tsne_row_q(P, Y, params):
+def _row_normalised_q(P, Y, params):
     W = 1.0 / (1.0 + _d2(Y))
     np.fill_diagonal(W, 0.0)
     Qm = W / W.sum(axis=1, keepdims=True)
     return _kl(P, Qm), _forces(4.0 * (P - Qm) * W, Y)
 
 
-def _umap_repulsion_without_1_minus_v(P, Y, params):
+def _repulsion_without_1_minus_v(P, Y, params):
     a, b = params.get("a", 1.0), params.get("b", 1.0)
     D2 = _d2(Y)
     np.fill_diagonal(D2, 1.0)
@@ -116,27 +116,27 @@ def _reference_of(other):
 
 
 #: The known mistakes, by name; a method's registry entry lists those that
-#: apply to it (:attr:`smallvis.registry.Method.known_mistakes`).
+#: apply to it (:attr:`smallvis.method_spec.Method.known_mistakes`).
 CATALOGUE = {
     "gaussian_output_kernel": Mistake(
         "a Gaussian output kernel exp(-d^2) instead of t-SNE's Student-t 1 / (1 + d^2)",
-        _tsne_gaussian),
+        _gaussian_output_kernel),
     "unsquared_repulsion": Mistake(
         "the kernel power missing from the repulsion: 4 sum (p_ij w_ij - q_ij)"
         "(y_i - y_j) instead of 4 sum (p_ij - q_ij) w_ij (y_i - y_j); the repulsion "
         "needs q_ij w_ij, which is proportional to w_ij squared",
-        _tsne_unsquared_repulsion),
+        _unsquared_repulsion),
     "row_normalised_q": Mistake(
         "Q normalised per row (q_ij = w_ij / sum_k w_ik) instead of over all pairs "
-        "(q_ij = w_ij / sum_kl w_kl)", _tsne_row_q),
+        "(q_ij = w_ij / sum_kl w_kl)", _row_normalised_q),
     "repulsion_without_1_minus_v": Mistake(
         "the repulsion without its (1 - v_ij) factor, as negative sampling "
         "approximates it; the exact gradient has b (1 - v_ij) w_ij / d_ij^2",
-        _umap_repulsion_without_1_minus_v),
+        _repulsion_without_1_minus_v),
     "repulsion_without_1_minus_v_cauchy": Mistake(
         "the repulsion without its (1 - v_ij) factor, as negative sampling "
         "approximates it; the exact gradient has (1 - v_ij) w_ij / d_ij^2",
-        _umap_repulsion_without_1_minus_v),
+        _repulsion_without_1_minus_v),
 }
 
 

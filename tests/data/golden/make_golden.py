@@ -28,7 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 
 import smallvis
-from smallvis.inputs.affinities import umap_ab
+from smallvis.inputs.affinities import fit_curve_ab
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 RDIR = os.path.join(ROOT, "tests", "data", "rsmallvis")
@@ -190,7 +190,7 @@ def ncvis_case(version, arrays):
     X = arrays["iris_jitter__X"]
     P = smallvis.affinities(X, "ncvis", n_neighbors=15, knn_method="exact")
     arrays.update(sparse_parts("iris_jitter__P_ncvis", P))
-    a, b = umap_ab(1.0, 0.4)
+    a, b = fit_curve_ab(1.0, 0.4)
     run = smallvis.embed(X, "ncvis", fast=False, n_iter=100, random_state=42,
                          n_neighbors=15, knn_method="exact", a=a, b=b, return_result=True)
     Y, Q = run.Y, run.Q

@@ -1,4 +1,4 @@
-r"""Neg-t-SNE (Damrich et al. 2023), the NumPy unit (the C side: ``negtsne.h``).
+r"""Neg-t-SNE (Damrich et al. 2023), the NumPy unit (the C side: ``unit.h``).
 
 Negative sampling with a fixed normalisation :math:`\bar Z` (docs/theory.md
 §3.10).  The model of a pair is the Cauchy weight over :math:`\bar Z`,

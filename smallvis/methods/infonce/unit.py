@@ -1,4 +1,4 @@
-r"""InfoNCE, "InfoNC-t-SNE" (Damrich et al. 2023), the NumPy unit (the C side: ``infonce.h``).
+r"""InfoNCE, "InfoNC-t-SNE" (Damrich et al. 2023), the NumPy unit (the C side: ``unit.h``).
 
 A positive pair :math:`(i, j)` is drawn with probability :math:`p_{ij}` and
 :math:`m` negatives :math:`k_1, \dots, k_m` uniformly (with replacement)

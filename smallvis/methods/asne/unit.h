@@ -6,7 +6,7 @@
 #ifndef SMALLVIS_METHODS_ASNE_H
 #define SMALLVIS_METHODS_ASNE_H
 
-#include "common.h"
+#include "../common.h"
 
 /* no parameters */
 typedef struct {

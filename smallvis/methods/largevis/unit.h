@@ -3,14 +3,14 @@
  *     largevis:      w = 1 / (1 + alpha d2),
  *     largevis_exp:  w = 1 / (1 + exp(d2)),
  * with the cost sum_{ij} -p_ij log w_ij - gamma sum_{ij} log(1 - w_ij)
- * (docs/theory.md; NumPy unit: methods/largevis.py).
+ * (docs/theory.md; NumPy unit: methods/largevis/unit.py).
  * Every function is documented by its formula; the engines of
  * _pairloops.h and _sgd_kernels.pyx instantiate them.
  */
 #ifndef SMALLVIS_METHODS_LARGEVIS_H
 #define SMALLVIS_METHODS_LARGEVIS_H
 
-#include "common.h"
+#include "../common.h"
 
 /* gamma: repulsion weight; eps: softening of the repulsive 1 / d2;
  * alpha: the Cauchy weight's scale (the stochastic loop uses alpha = 1). */

@@ -2,12 +2,12 @@
  * UMAP (McInnes et al. 2018), the C unit: w = 1 / (1 + a d2^b) and the
  * fuzzy cross-entropy
  *     sum_{ij} v_ij log(v_ij / w_ij) + (1 - v_ij) log((1 - v_ij) / (1 - w_ij))
- * (docs/theory.md; NumPy unit: methods/umap.py).
+ * (docs/theory.md; NumPy unit: methods/umap/unit.py).
  */
 #ifndef SMALLVIS_METHODS_UMAP_H
 #define SMALLVIS_METHODS_UMAP_H
 
-#include "common.h"
+#include "../common.h"
 
 /* a, b: the output weight's shape; eps: softening of 1 / d2 in the exact
  * gradient; gamma: repulsion weight of the stochastic loop (the exact cost

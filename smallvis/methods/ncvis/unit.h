@@ -1,7 +1,7 @@
 /*
  * NCVis (Artemenkov & Panov 2020), the C unit: noise-contrastive
  * estimation with the learned normalisation Q (docs/theory.md §3.8; NumPy
- * unit: methods/ncvis.py).  The model weight of a pair is
+ * unit: methods/ncvis/unit.py).  The model weight of a pair is
  *     q = e^{-Q} q_hat,  q_hat = 1 / (1 + a d2^b),
  * and the noise of point i is r_i = nu p_n(i) (the engines pass it as the
  * per-point value ri, rj).
@@ -9,7 +9,7 @@
 #ifndef SMALLVIS_METHODS_NCVIS_H
 #define SMALLVIS_METHODS_NCVIS_H
 
-#include "common.h"
+#include "../common.h"
 
 /* e = exp(-Q); nu: noise samples per positive sample (a new point's noise
  * is nu p_n(s)); a, b: the output weight's shape. */

@@ -1,4 +1,4 @@
-r"""t-UMAP, the NumPy unit (the C side: ``tumap.h``): UMAP with ``a = b = 1``.
+r"""t-UMAP, the NumPy unit (the C side: ``unit.h``): UMAP with ``a = b = 1``.
 
 The fuzzy-set cross-entropy (docs/theory.md §3.7) with the Cauchy weight,
 
@@ -9,13 +9,13 @@ The fuzzy-set cross-entropy (docs/theory.md §3.7) with the Cauchy weight,
     \qquad w_{ij} = \frac{1}{1 + \|y_i - y_j\|^2}.
 
 Its stochastic loop is UMAP's with ``a = b = 1``, written as the Cauchy
-coefficient of :class:`smallvis.methods.largevis.LargeVis` (the same numbers
+coefficient of :class:`smallvis.methods.largevis.unit.LargeVis` (the same numbers
 without the exp and log of :math:`d^{2b}`).
 """
 
 from typing import NamedTuple
 
-from ._common import fuzzy_cost_term, fuzzy_edge_term, fuzzy_pair_term
+from .._common import fuzzy_cost_term, fuzzy_edge_term, fuzzy_pair_term
 
 
 class TUMAP(NamedTuple):

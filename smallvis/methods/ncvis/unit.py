@@ -1,4 +1,4 @@
-r"""NCVis (Artemenkov & Panov 2020), the NumPy unit (the C side: ``ncvis.h``).
+r"""NCVis (Artemenkov & Panov 2020), the NumPy unit (the C side: ``unit.h``).
 
 Noise-contrastive estimation with a learned normalisation :math:`Q`
 (docs/theory.md §3.8).  The model weight of a pair is
@@ -27,7 +27,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import special
 
-from ._common import pow_pos
+from .._common import pow_pos
 
 
 class NCVis(NamedTuple):

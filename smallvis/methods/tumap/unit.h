@@ -1,12 +1,12 @@
 /*
  * t-UMAP, the C unit: UMAP's fuzzy cross-entropy with the Cauchy weight
- * w = 1 / (1 + d2) (a = b = 1; docs/theory.md; NumPy unit: methods/tumap.py).
+ * w = 1 / (1 + d2) (a = b = 1; docs/theory.md; NumPy unit: methods/tumap/unit.py).
  * Its stochastic loop is UMAP's with a = b = 1.
  */
 #ifndef SMALLVIS_METHODS_TUMAP_H
 #define SMALLVIS_METHODS_TUMAP_H
 
-#include "common.h"
+#include "../common.h"
 
 /* eps: softening of 1 - w in the exact gradient. */
 typedef struct {

@@ -1,6 +1,6 @@
 /*
  * InfoNCE, "InfoNC-t-SNE" (Damrich et al. 2023), the C unit (docs/theory.md
- * §3.11; NumPy unit: methods/infonce.py).  A sample is a positive pair
+ * §3.11; NumPy unit: methods/infonce/unit.py).  A sample is a positive pair
  * (i, j) drawn with probability p_ij and m negatives k_l drawn uniformly
  * from the points other than i; its loss is
  *     -log phi_ij + log(phi_ij + sum_l phi_ik_l),   phi = 1 / (1 + d2).
@@ -14,9 +14,9 @@
 #ifndef SMALLVIS_METHODS_INFONCE_H
 #define SMALLVIS_METHODS_INFONCE_H
 
-#include "common.h"
+#include "../common.h"
 
-/* the lattice: QUADRATURE_STEP, _LEFT and _RIGHT of methods/infonce.py */
+/* the lattice: QUADRATURE_STEP, _LEFT and _RIGHT of methods/infonce/unit.py */
 #define SMALLVIS_INFONCE_STEP 0.25
 #define SMALLVIS_INFONCE_LEFT 37.0
 #define SMALLVIS_INFONCE_RIGHT 4.0
@@ -39,7 +39,7 @@ static inline double smallvis_infonce_phi(double d2)
  * phi[0 .. n_cols) holds the weights on entry and is divided by its largest
  * in place; pos[0 .. n_pos) are the positives' columns (none equal to skip)
  * with probabilities p > 0; e is work room for n_cols doubles.  The sums
- * follow InfoNCE.row_cost_and_slopes (methods/infonce.py):
+ * follow InfoNCE.row_cost_and_slopes (methods/infonce/unit.py):
  *   lambda(t) = log1p(mean_k expm1(-t phi_k)),
  *   C_i = sum_j p_j [-log phi_j + h sum_u (expm1(-t) - expm1(-t phi_j + m lambda))],
  *   dC_i/dphi_k = [k pos] p_k (-1/phi_k + h sum_u t e^{-t phi_k + m lambda})

@@ -8,7 +8,7 @@
 #ifndef SMALLVIS_METHODS_TSNE_H
 #define SMALLVIS_METHODS_TSNE_H
 
-#include "common.h"
+#include "../common.h"
 
 /* dof = alpha > 0: the heavy tail; 1 is the Cauchy weight (the functions
  * without "dof" in their name) */

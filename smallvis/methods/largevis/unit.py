@@ -4,7 +4,7 @@ A unit holds a method's maths once: its parameters (the fields of a
 :class:`~typing.NamedTuple`), its output weight, the exact pair coefficient,
 the cost terms and the stochastic (SGD) coefficients.  The engines of
 :mod:`smallvis.backends` take a unit and never spell out a formula; the C
-unit ``largevis.h`` beside this file holds the same maths for the compiled
+unit ``unit.h`` beside this file holds the same maths for the compiled
 kernels.
 
 The cost (docs/theory.md §3.5), summed over ordered pairs :math:`i \ne j`,
@@ -22,7 +22,7 @@ function takes arrays (or floats) that broadcast together.
 import numpy as np
 from typing import NamedTuple
 
-from ._common import log_one_minus_w
+from .._common import log_one_minus_w
 
 
 class LargeVis(NamedTuple):

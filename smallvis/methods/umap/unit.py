@@ -1,4 +1,4 @@
-r"""UMAP (McInnes, Healy & Melville 2018), the NumPy unit (the C side: ``umap.h``).
+r"""UMAP (McInnes, Healy & Melville 2018), the NumPy unit (the C side: ``unit.h``).
 
 The fuzzy-set cross-entropy (docs/theory.md §3.6), over ordered pairs
 :math:`i \ne j`,
@@ -27,7 +27,7 @@ umap-learn, https://umap-learn.readthedocs.io.
 
 from typing import NamedTuple
 
-from ._common import (fuzzy_cost_term, fuzzy_edge_term, fuzzy_pair_term, pow_pos)
+from .._common import (fuzzy_cost_term, fuzzy_edge_term, fuzzy_pair_term, pow_pos)
 
 
 class UMAP(NamedTuple):

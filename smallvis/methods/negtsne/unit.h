@@ -1,7 +1,7 @@
 /*
  * Neg-t-SNE (Damrich et al. 2023), the C unit: negative sampling with a
  * fixed normalisation Z-bar (docs/theory.md §3.10; NumPy unit:
- * methods/negtsne.py).  With phi = 1 / (1 + d2), m negatives per positive
+ * methods/negtsne/unit.py).  With phi = 1 / (1 + d2), m negatives per positive
  * sample, xi = 1 / (N (N - 1)) and the per-pair constant c = Z-bar m xi,
  * the cost is
  *     sum_{i != j} p_ij log(1 + c (1 + d2)) + gamma log(1 + 1 / (c (1 + d2))),
@@ -10,7 +10,7 @@
 #ifndef SMALLVIS_METHODS_NEGTSNE_H
 #define SMALLVIS_METHODS_NEGTSNE_H
 
-#include "common.h"
+#include "../common.h"
 
 /* c = Z-bar m xi, the per-pair constant; gamma = m xi, the repulsion
  * weight of every pair (xi = 1 / (n_o (n_o + 1)) for n_o other points:

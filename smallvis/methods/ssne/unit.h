@@ -6,7 +6,7 @@
 #ifndef SMALLVIS_METHODS_SSNE_H
 #define SMALLVIS_METHODS_SSNE_H
 
-#include "asne.h"
+#include "../asne/unit.h"
 
 typedef smallvis_asne_params smallvis_ssne_params;
 

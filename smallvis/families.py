@@ -1,0 +1,250 @@
+"""The kinds of input affinities ``P`` and what builds them, shared by the methods.
+
+A method's folder picks its family here: the conditional ``p_{j|i}``
+calibrated to a perplexity, the joint ``P`` built from it (over all points
+or over nearest neighbours), the fuzzy kNN graph and the plain kNN graph.
+Each family comes with its affinity builders (``build_affinities`` of a
+:class:`~smallvis.method_spec.Method`), the checks they share with model
+files, its size limits on small data, and the testing kit's dense ``P``
+(``case_affinities``).  Nothing here names a method: the families are named
+after the ``P`` they build.
+"""
+
+import numpy as np
+
+from .inputs import affinities as aff
+from .inputs.distances import check_metric
+from .inputs.neighbors import check_search_params
+from .method_spec import AffinityFamily, SizedParam
+
+#: Up to this many points, the perplexity calibration of the joint ``P``
+#: with nearest neighbours optional runs over all other points (dense
+#: ``P``); above it, over 3 x perplexity nearest neighbours (sparse ``P``).
+DENSE_P_MAX_N = 4096
+
+#: The conditional Gaussian ``p_{j|i}``, calibrated to a perplexity.
+CONDITIONAL = AffinityFamily("conditional", normalised="rows", knn_graph=False)
+#: ``(p_{j|i} + p_{i|j}) / (2N)``, over all points or nearest neighbours.
+JOINT = AffinityFamily("joint", normalised="total", knn_graph=False, conditional=CONDITIONAL)
+#: The fuzzy kNN graph (McInnes et al. 2018): memberships in [0, 1].
+FUZZY = AffinityFamily("fuzzy", normalised="", knn_graph=True)
+#: The symmetric kNN graph, normalised to sum 1.
+KNN_GRAPH = AffinityFamily("knn graph", normalised="total", knn_graph=True)
+
+
+# ---------------------------------------------------------------------------
+# size limits on small data
+# ---------------------------------------------------------------------------
+
+
+def perplexity_for_small_data(n_samples):
+    """``(N - 1) / 3``, at least 1: openTSNE's perplexity for small data.
+
+    The calibration then runs over ``3 x perplexity = N - 1`` neighbours (all
+    other points), as the kNN calibration would at any size.
+    """
+    return max(1.0, (n_samples - 1) / 3.0)
+
+
+def fuzzy_neighbors_for_small_data(n_samples):
+    """``N - 1``, at least 2 (the point itself and one other): umap-learn's rule."""
+    return max(2, n_samples - 1)
+
+
+def knn_neighbors_for_small_data(n_samples):
+    """``floor((N - 1) / 3)``, at least 1: a third of the other points.
+
+    The neighbourhood of :func:`perplexity_for_small_data`.  Unlike the
+    perplexity-calibrated and fuzzy affinities, which weigh neighbours by
+    distance, a plain kNN graph does not: with k above a third of the other
+    points its symmetric union joins most pairs and ``P`` is close to
+    uniform (docs/experiments.md, 2026-12-02).
+    """
+    return max(1, (n_samples - 1) // 3)
+
+
+#: Perplexity: the calibration needs at least ``perplexity`` other points.
+PERPLEXITY_SIZE = SizedParam("n_samples - 1", lambda n: n - 1, perplexity_for_small_data)
+#: kNN size not counting the point itself, for the perplexity calibrations
+#: over nearest neighbours (no default, as 3 x perplexity is capped at N - 1).
+OTHERS_SIZE = SizedParam("n_samples - 1", lambda n: n - 1, knn_neighbors_for_small_data)
+#: The plain kNN graph: its default is kept up to a third of the other points.
+KNN_GRAPH_SIZE = SizedParam("n_samples - 1", lambda n: n - 1, knn_neighbors_for_small_data,
+                            default_limit=lambda n: (n - 1) / 3.0)
+#: The fuzzy graph's n_neighbors, which counts the point itself (as umap-learn).
+FUZZY_GRAPH_SIZE = SizedParam("n_samples", lambda n: n, fuzzy_neighbors_for_small_data)
+
+
+# ---------------------------------------------------------------------------
+# affinity builders
+# ---------------------------------------------------------------------------
+
+#: The neighbour-search parameters of every builder that searches neighbours.
+KNN_DEFAULTS = {"knn_method": "auto", "knn": None, "n_trees": None, "metric": "euclidean"}
+
+#: The fuzzy graph's parameters and defaults.
+FUZZY_GRAPH_PARAMS = {"n_neighbors": 15, "local_connectivity": 1.0, "bandwidth": 1.0,
+                      "set_op_mix_ratio": 1.0, **KNN_DEFAULTS}
+
+
+def _check_dense_size(n_samples):
+    """Refuse an all-pairs calibration too large for memory, saying what can run."""
+    try:
+        aff.check_dense_affinity_size(n_samples)
+    except ValueError:
+        need = aff.DENSE_AFFINITY_ARRAYS * 8 * n_samples ** 2
+        n_max = int((aff.MAX_DENSE_AFFINITY_BYTES / (8 * aff.DENSE_AFFINITY_ARRAYS)) ** 0.5)
+        raise ValueError(
+            f"n_samples = {n_samples} is too large for a dense perplexity calibration: "
+            f"it needs O(N^2) memory, about {need / 1024**3:.1f} GiB (limit "
+            f"{aff.MAX_DENSE_AFFINITY_BYTES / 1024**3:.0f} GiB, n_samples <= {n_max}); "
+            "use a method that calibrates over nearest neighbours at this size "
+            "(smallvis.registry.knn_only_methods() lists them)"
+        ) from None
+
+
+def conditional_affinities(X, kernels, random_state, n_threads, perplexity, metric):
+    """The conditional ``p_{j|i}`` over all other points."""
+    _check_dense_size(X.shape[0])
+    return aff.conditional_perplexity(X, perplexity, kernels, metric=check_metric(metric))[0]
+
+
+def joint_affinities(X, kernels, random_state, n_threads, perplexity, metric):
+    """The joint ``P`` over all pairs."""
+    _check_dense_size(X.shape[0])
+    return aff.joint_perplexity(X, perplexity, kernels, metric=check_metric(metric))
+
+
+def joint_affinities_dense_or_knn(X, kernels, random_state, n_threads, perplexity,
+                                  n_neighbors, knn_method, knn, n_trees, metric):
+    """The joint ``P`` over all pairs up to :data:`DENSE_P_MAX_N` points, over neighbours above.
+
+    Over neighbours at any size when ``n_neighbors`` or ``knn`` is given.
+    """
+    # checked here too: the dense branch below does not search neighbours
+    check_search_params(knn_method, n_trees, name="knn_method")
+    metric = check_metric(metric)
+    if n_neighbors is None and knn is None and X.shape[0] <= DENSE_P_MAX_N:
+        return aff.joint_perplexity(X, perplexity, kernels, metric=metric)
+    return aff.joint_perplexity_knn(X, perplexity, kernels, n_neighbors=n_neighbors,
+                                    knn=knn, knn_method=knn_method, n_trees=n_trees,
+                                    random_state=random_state, n_threads=n_threads,
+                                    metric=metric)
+
+
+def joint_knn_affinities(X, kernels, random_state, n_threads, perplexity, n_neighbors,
+                         knn_method, knn, n_trees, metric):
+    """The joint ``P`` calibrated over nearest neighbours at any size."""
+    return aff.joint_perplexity_knn(X, perplexity, kernels, n_neighbors=n_neighbors,
+                                    knn=knn, knn_method=knn_method, n_trees=n_trees,
+                                    random_state=random_state, n_threads=n_threads,
+                                    metric=check_metric(metric))
+
+
+def fuzzy_graph_affinities(X, kernels, random_state, n_threads, n_neighbors,
+                           local_connectivity, bandwidth, set_op_mix_ratio, knn_method, knn,
+                           n_trees, metric):
+    """The fuzzy kNN graph (:data:`FUZZY`)."""
+    return aff.fuzzy_graph(X, n_neighbors, kernels, local_connectivity=local_connectivity,
+                          bandwidth=bandwidth, set_op_mix_ratio=set_op_mix_ratio, knn=knn,
+                          knn_method=knn_method, random_state=random_state,
+                          n_threads=n_threads, n_trees=n_trees, metric=check_metric(metric))
+
+
+def knn_graph_affinities(X, kernels, random_state, n_threads, n_neighbors, knn_method, knn,
+                         n_trees, metric):
+    """The symmetric kNN graph normalised to sum 1 (:data:`KNN_GRAPH`)."""
+    return aff.symmetric_knn_graph(X, n_neighbors, knn=knn, knn_method=knn_method,
+                           random_state=random_state, n_threads=n_threads, n_trees=n_trees,
+                           kernels=kernels, metric=check_metric(metric))
+
+
+#: Affinity builders that always calibrate over all pairs.
+DENSE_ONLY = (conditional_affinities, joint_affinities)
+
+#: Affinity builders that calibrate over nearest neighbours at any size.
+KNN_ONLY = (joint_knn_affinities, fuzzy_graph_affinities, knn_graph_affinities)
+
+
+# ---------------------------------------------------------------------------
+# the testing kit's P (smallvis.testing.make_case)
+# ---------------------------------------------------------------------------
+
+
+def conditional_case(name):
+    """Method ``name``'s conditional P; its kNN variant keeps each row's largest entries."""
+    def case_affinities(X, n_neighbors, perplexity, affinities):
+        C = affinities(X, name, perplexity=perplexity)
+        if n_neighbors is None:
+            return np.asarray(C, dtype=np.float64)
+        keep = np.argsort(-C, axis=1)[:, :n_neighbors]
+        S = np.zeros_like(C)
+        rows = np.arange(X.shape[0])[:, None]
+        S[rows, keep] = C[rows, keep]
+        return S / S.sum(axis=1, keepdims=True)
+    return case_affinities
+
+
+def joint_case(dense, knn):
+    """The dense joint P of method ``dense``; its kNN variant method ``knn``'s kNN P.
+
+    ``knn`` is a method whose builder is :func:`joint_affinities_dense_or_knn`.
+    """
+    def case_affinities(X, n_neighbors, perplexity, affinities):
+        if n_neighbors is None:
+            return np.asarray(affinities(X, dense, perplexity=perplexity), dtype=np.float64)
+        P = affinities(X, knn, perplexity=min(perplexity, n_neighbors / 3.0),
+                       n_neighbors=n_neighbors, knn_method="exact")
+        return np.ascontiguousarray(P.toarray())
+    return case_affinities
+
+
+def graph_case(name, size):
+    """Method ``name``'s own kNN graph over all other points or ``n_neighbors`` of them.
+
+    ``size`` is the :class:`~smallvis.method_spec.SizedParam` of its
+    ``n_neighbors``.
+    """
+    def case_affinities(X, n_neighbors, perplexity, affinities):
+        n = X.shape[0]
+        # a graph whose n_neighbors counts the point itself has the limit n, not n - 1
+        k = size.limit(n) if n_neighbors is None else n_neighbors + size.limit(n) - (n - 1)
+        P = affinities(X, name, n_neighbors=k, knn_method="exact")
+        return np.ascontiguousarray(P.toarray())
+    return case_affinities
+
+
+# ---------------------------------------------------------------------------
+# what the affinity builders refuse, checked without building (model files)
+# ---------------------------------------------------------------------------
+
+
+def _check_search(n_samples, k, knn_method, knn, n_trees, metric="euclidean"):
+    """The builders' checks of the neighbour search, or of a precomputed ``knn``."""
+    check_search_params(knn_method, n_trees, name="knn_method")
+    check_metric(metric)
+    if knn is not None:
+        aff.check_knn(knn, n_samples, k)
+
+
+def check_perplexity_knn(n_samples, perplexity, n_neighbors=None, knn_method="auto",
+                          knn=None, n_trees=None, metric="euclidean"):
+    """What the kNN perplexity builders refuse, computing nothing."""
+    k = aff.check_perplexity_neighbors(perplexity, n_neighbors, n_samples, knn)
+    _check_search(n_samples, k, knn_method, knn, n_trees, metric)
+
+
+def check_fuzzy_graph(n_samples, n_neighbors, local_connectivity, bandwidth,
+                      set_op_mix_ratio, knn_method="auto", knn=None, n_trees=None,
+                      metric="euclidean"):
+    """What :func:`smallvis.inputs.affinities.fuzzy_graph` refuses, computing nothing."""
+    k = aff.check_fuzzy_graph_params(n_samples, n_neighbors, local_connectivity, bandwidth,
+                                    set_op_mix_ratio)[0] - 1  # the point itself counted
+    _check_search(n_samples, k, knn_method, knn, n_trees, metric)
+
+
+def check_knn_graph(n_samples, n_neighbors, knn_method="auto", knn=None, n_trees=None,
+                    metric="euclidean"):
+    """What :func:`smallvis.inputs.affinities.symmetric_knn_graph` refuses, computing nothing."""
+    k = aff.check_knn_graph_neighbors(n_neighbors, n_samples)
+    _check_search(n_samples, k, knn_method, knn, n_trees, metric)

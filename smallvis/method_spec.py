@@ -1,0 +1,608 @@
+"""What a method's registry entry is made of: :class:`Method` and its parts.
+
+A method's folder (``smallvis/methods/<name>/method.py``) builds its entry
+``METHOD`` from these pieces; :mod:`smallvis.registry` collects the entries.
+The records an entry holds (approximate gradients, kinds of ``P``,
+confusions with another method, size limits), the generic checks of method
+parameters, the rules for ``learning_rate="auto"`` that several methods
+share, and :meth:`Method.kernels`, the one rule that turns a method into
+its twin kernels.  Nothing here names a method: what is particular to one
+lives in its folder, and the kinds of ``P`` with their builders in
+:mod:`smallvis.families`.
+"""
+
+import functools
+import numbers
+import warnings
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Callable, Mapping
+
+from ._validation import (ParameterError, SmallDataWarning, check_integer, check_number,
+                          warn_from_caller)
+from .engines.sgd import SgdSpec
+from .inputs.distances import check_metric
+
+@dataclass(frozen=True)
+class Approximation:
+    """An approximate gradient of a method's cost, selected by ``gradient=name``.
+
+    Attributes
+    ----------
+    name : str
+        The value of ``gradient=`` that selects it, e.g. ``"fft"``.
+    summary : str
+        One line: the algorithm and where it comes from.
+    resolve_cost : callable
+        ``resolve_cost(**cost_params) -> (kernel prefix, args)``, as
+        :attr:`Method.resolve_cost`, for the approximate twin kernels
+        ``<prefix>_cost`` and ``<prefix>_gradient``.
+    dimensions : tuple of int
+        The output dimensions it supports.
+    auto_min_n : int
+        ``gradient="auto"`` selects it above this many points (in a supported
+        dimension); the exact gradient up to it.
+    exact_instead : callable or None
+        ``exact_instead(Y, **cost_params) -> (exact, warning)``, asked at
+        every evaluation: ``exact`` true evaluates this ``Y`` with the exact
+        kernels (where the approximation would miss its promised accuracy
+        and the exact gradient is affordable); ``warning`` (a ``Warning``
+        instance or None) is issued once per run.  None: always the
+        approximation.
+    """
+
+    name: str
+    summary: str
+    resolve_cost: Callable
+    dimensions: tuple
+    auto_min_n: int
+    exact_instead: Callable = None
+
+
+@dataclass(frozen=True)
+class AffinityFamily:
+    """The kind of input affinities ``P`` a method builds, as the testing kit checks it.
+
+    Attributes
+    ----------
+    name : str
+        For messages.
+    normalised : {"rows", "total", ""}
+        Every row of ``P`` sums to 1 (conditional ``p_{j|i}``), the whole of
+        ``P`` sums to 1, or neither (fuzzy memberships).
+    knn_graph : bool
+        Whether ``P`` is a nearest-neighbour graph whatever its parameters,
+        so that its non-zero pattern (the neighbour sets) matters.
+    conditional : str or None
+        The registered method whose ``P`` holds this family's conditional
+        ``p_{j|i}`` before symmetrisation, or None.
+    """
+
+    name: str
+    normalised: str
+    knn_graph: bool
+    conditional: str = None
+
+
+@dataclass(frozen=True)
+class Confusion:
+    """A user's function that computes another registered method's cost instead.
+
+    Attributes
+    ----------
+    method : str
+        The registered method the function matches.
+    description : str
+        What differs, for the testing kit's report.
+    """
+
+    method: str
+    description: str
+
+
+@dataclass(frozen=True)
+class SizedParam:
+    """A method parameter whose largest valid value depends on the number of points.
+
+    Attributes
+    ----------
+    limit_text : str
+        The largest value as a formula in ``n_samples``, for messages
+        (``"n_samples - 1"``).
+    limit : callable
+        ``limit(n_samples)``: the largest value accepted.
+    small_data : callable
+        ``small_data(n_samples)``: the value used instead of a default that
+        exceeds ``limit(n_samples)``.
+    default_limit : callable or None
+        ``default_limit(n_samples)``: the largest default kept, when it is
+        below ``limit`` (a default that fits but makes no map); None: ``limit``.
+    """
+
+    limit_text: str
+    limit: Callable
+    small_data: Callable
+    default_limit: Callable = None
+
+    def keeps_default(self, value, n_samples):
+        """Whether the default ``value`` is used as it is for ``n_samples`` points."""
+        largest = self.default_limit or self.limit
+        return value <= largest(n_samples)
+
+
+def is_real_number(value):
+    """Whether ``value`` is a real number (a bool is not)."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def check_param_value(name, value, default):
+    """Generic check of a method parameter against the type of its default.
+
+    A parameter whose default is a real number must be a finite real number
+    (an integer if the default is one); the method-specific range checks
+    (e.g. :func:`check_perplexity`) come on top.  Other defaults are not
+    checked here, but for ``metric``, which every method checks alike
+    (:func:`smallvis.inputs.distances.check_metric`).
+    """
+    if name == "metric":
+        return check_metric(value)
+    if isinstance(default, numbers.Real) and not isinstance(default, bool):
+        if value is default:
+            return value
+        if isinstance(default, numbers.Integral):
+            return check_integer(value, name)
+        return check_number(value, name)
+    return value
+
+
+#: Largest |value| of a learned log-scale (NCVis's Q): exp(-Q) must stay a
+#: normal positive float64 (exp(709.8) overflows), with room for the
+#: optimizer to move it.
+LEARNED_LIMIT = 700.0
+
+
+def check_learned(name, value):
+    """A learned log-scale such as NCVis's ``Q``: a real number in [-700, 700]."""
+    return check_number(value, name, low=-LEARNED_LIMIT, high=LEARNED_LIMIT)
+
+
+def check_perplexity(perplexity, n_samples):
+    """Perplexity must lie in ``[1, n_samples - 1]`` (``n_samples=None``: at least 1).
+
+    A range check only: :meth:`Method.fit_sizes` has
+    already refused a value above ``n_samples - 1`` with its own message
+    (:data:`smallvis.families.PERPLEXITY_SIZE`).
+    """
+    high = None if n_samples is None else n_samples - 1
+    return check_number(perplexity, "perplexity", low=1, high=high)
+
+#: Annoy trees under optimizer="sgd" (large data).  Every Annoy search is
+#: followed by neighbour-of-neighbour refinement (smallvis.inputs.neighbors),
+#: which makes a small forest enough: 7 refined trees find more of the
+#: exact neighbours than a larger unrefined forest, in less time
+#: (benchmarks/bench_knn.py; docs/experiments.md, 2026-11-21).
+SGD_ANNOY_TREES = 7
+
+
+def eps_smooths(cost_params):
+    """The gradient is the exact gradient of the cost for ``eps = 0`` only."""
+    return cost_params.get("eps", 0.0) == 0.0
+
+
+# ---------------------------------------------------------------------------
+# learning-rate rules that several methods share
+# ---------------------------------------------------------------------------
+
+
+def joint_auto_learning_rate(n_samples, exaggeration):
+    """``max(N / exaggeration / 4, 50)``: Belkina et al. (2019), as scikit-learn.
+
+    For a ``P`` that sums to 1 and the true gradient (factor 4 included).
+    """
+    return max(n_samples / exaggeration / 4.0, 50.0)
+
+
+def unfloored_auto_learning_rate(n_samples, exaggeration):
+    """``N / exaggeration / 4``: the joint rule without its floor of 50.
+
+    For costs that repel every pair by a weight of their own (``gamma``),
+    not through t-SNE's normalisation: below 200 points the floor would
+    multiply the step that the rule derives, and throw points far from
+    their class (docs/experiments.md, 2026-12-02).  From 200 points on the
+    two rules agree.
+    """
+    return n_samples / exaggeration / 4.0
+
+
+def gaussian_auto_learning_rate(n_samples, exaggeration):
+    """A quarter of the joint rule, for the Gaussian output kernel (ssne).
+
+    The joint rule suits t-SNE, whose heavy-tailed weights soften the
+    attraction inside a cluster to ``4 p_ij w_ij`` with ``w_ij`` well below 1.
+    Under the Gaussian kernel clusters contract until ``w_ij`` is close to 1,
+    so the attraction's curvature at point i is the full ``4 sum_j p_ij``,
+    about ``4 / N``, and more at points whose symmetrised row sum is a few
+    times ``1 / N``.  ``N / 4`` then puts the step ``eta * gain * 4 / N`` at
+    about 1 before the delta-bar-delta gains grow: once they do, under
+    momentum 0.8, structured data of a few thousand points oscillate and
+    blow up after the momentum switch.  ``N / 16`` leaves a factor of 4 of
+    room.
+
+    The joint rule's floor of 50 is kept only up to ``N / 4``, where it
+    would put that step above 1 on a few points (docs/experiments.md,
+    2026-12-02); from 200 points on the floor is below ``N / 4``.
+    """
+    return min(joint_auto_learning_rate(n_samples, exaggeration), n_samples / 4.0) / 4.0
+
+
+def conditional_auto_learning_rate(n_samples, exaggeration):
+    """The Gaussian rule divided by N: a conditional ``P`` sums to N, not 1 (asne)."""
+    return gaussian_auto_learning_rate(n_samples, exaggeration) / n_samples
+
+
+#: Exact UMAP-type costs repel every pair, so under delta-bar-delta gains a
+#: step of order 1 (R smallvis's usual choice) lets the layout blow up; 0.03
+#: is small enough to be safe and still reaches a low final cost
+#: (docs/experiments.md, 2026-11-23).
+FUZZY_LEARNING_RATE = 0.03
+
+
+def fuzzy_auto_learning_rate(n_samples, exaggeration):
+    """A fixed small step for the un-normalised costs over fuzzy memberships."""
+    return FUZZY_LEARNING_RATE
+
+
+#: Kernel families: ``family -> (cost suffix, gradient suffix)``.  The twin
+#: kernels of a family are ``<prefix>_<suffix>``, where the prefix comes
+#: from :meth:`Method.kernel_name`.  ``"embed"``: the cost and gradient of an
+#: embedding (``cost(indptr, indices, data, Y, *learned, *args, n_threads)``);
+#: ``"transform"``: those of new points placed against a fixed map
+#: (``cost(indptr, indices, data, Y, Y_ref, *learned, *args, n_threads)``).
+KERNEL_FAMILIES = MappingProxyType({
+    "embed": ("cost", "gradient"),
+    "transform": ("transform_cost", "transform_gradient"),
+})
+
+
+class _UnitKernel:
+    """A generic pair-unit kernel called as a named kernel would be.
+
+    ``entry`` is ``pair_cost``, ``pair_gradient``, ``pair_transform_cost``
+    or ``pair_transform_gradient`` of a kernel module; the call
+    ``kernel(indptr, indices, data, Y[, Y_ref], *unit_args[, grad], n_threads)``
+    becomes ``entry(unit(*unit_args), indptr, indices, data, Y[, Y_ref][, grad],
+    n_threads)``.  It belongs to the entry's module (``__module__``), as a
+    named kernel does.
+    """
+
+    def __init__(self, entry, unit, family, n_trailing):
+        self.entry, self.unit = entry, unit
+        self.n_leading = 5 if family == "transform" else 4
+        self.n_trailing = n_trailing
+        self.__module__, self.__name__ = entry.__module__, entry.__name__
+
+    def __call__(self, *args):
+        lead, split = self.n_leading, len(args) - self.n_trailing
+        return self.entry(self.unit(*args[lead:split]), *args[:lead], *args[split:])
+
+    def __repr__(self):
+        return f"<{self.__name__} of {self.unit.__name__}>"
+
+
+class _ExactInstead:
+    """An approximation's kernel that hands the layouts it cannot serve to the exact one.
+
+    Called as the approximate kernel is, ``kernel(indptr, indices, data, Y,
+    *learned, *args[, grad], n_threads)``.  At each call ``rule(Y)`` (the
+    approximation's :attr:`Approximation.exact_instead`
+    with the cost parameters bound) says whether this ``Y`` goes to the
+    exact kernel, whose own ``exact_args`` replace ``args``.  Its warning
+    is issued once per ``shared`` state: the cost and gradient kernels of
+    one objective share it, so a run warns at most once.  It belongs to the
+    approximate kernel's module, as :class:`_UnitKernel` does.
+    """
+
+    def __init__(self, approximate, exact, n_args, exact_args, n_trailing, rule, shared):
+        self.approximate, self.exact, self.rule, self.shared = approximate, exact, rule, shared
+        self.n_args, self.exact_args, self.n_trailing = n_args, tuple(exact_args), n_trailing
+        self.__module__, self.__name__ = approximate.__module__, approximate.__name__
+
+    def __call__(self, *args):
+        exact, warning = self.rule(args[3])
+        if warning is not None and not self.shared["warned"]:
+            self.shared["warned"] = True
+            warnings.warn(warning, stacklevel=2)
+        if not exact:
+            return self.approximate(*args)
+        end = len(args) - self.n_trailing
+        return self.exact(*args[:end - self.n_args], *self.exact_args, *args[end:])
+
+    def __repr__(self):
+        return f"<{self.__name__}, exact where {self.rule.func.__name__} says>"
+
+
+@dataclass(frozen=True)
+class Method:
+    """One neighbour-embedding method.
+
+    Attributes
+    ----------
+    name : str
+        Registry key: the name of the method's folder.
+    summary : str
+        One line for ``list_methods`` and the CLI help.
+    kernel : str
+        Prefix of the twin kernels ``<kernel>_cost`` and ``<kernel>_gradient``.
+    build_affinities : callable
+        ``build_affinities(X, kernels, random_state, n_threads, **affinity_params) -> P``.
+    affinity_params : mapping
+        Affinity parameters and their defaults (e.g. ``perplexity``).
+    cost_params : mapping
+        Cost parameters and their defaults.
+    resolve_cost : callable or None
+        ``resolve_cost(cost_params) -> (kernel prefix, args)``: validates the
+        cost parameters and turns them into the kernels' positional
+        arguments.  Default: ``kernel`` and the values in declared order.
+    symmetric : bool
+        Whether the cost requires a symmetric ``P``.
+    fuzzy : bool
+        Whether ``P`` holds fuzzy memberships, which must lie in [0, 1].
+    optimizer_defaults : mapping
+        Defaults of ``embed`` for this method: ``learning_rate``,
+        ``exaggeration`` and ``init``.
+    auto_learning_rate : callable
+        ``auto_learning_rate(n_samples, exaggeration)``: the value of
+        ``learning_rate="auto"``.
+    learned : tuple of str
+        Cost parameters that the exact optimizer learns together with ``Y``
+        (NCVis's normalisation ``Q``); their values are the starting point.
+        The kernels take them right after ``Y``, and the gradient kernel
+        returns the derivative in them (one float).
+    sgd : SgdSpec or None
+        The method's stochastic form (``optimizer="sgd"``), or None.
+    auto_params : mapping
+        Cost parameters whose default ``"auto"`` depends on the number of
+        points: ``{name: rule}``, where ``rule(n_samples, **other_params)``
+        gives the value (largevis's ``gamma``).
+    approximations : mapping
+        The method's approximate gradients, ``{name: Approximation}``
+        (``gradient=name`` in ``embed`` and ``cost_and_gradient``); empty
+        when only the exact gradient exists.
+    sized_params : mapping
+        Affinity parameters bounded by the number of points,
+        ``{name: SizedParam}``.  A value given that exceeds the bound is
+        refused; a default that exceeds it is lowered with a
+        :class:`~smallvis._validation.SmallDataWarning`.
+    check_affinity_params : callable or None
+        ``check_affinity_params(n_samples, **affinity_params)``: raises on
+        the values that ``build_affinities`` refuses for ``n_samples``
+        points, computing nothing (the checks it shares with the builder);
+        None when :meth:`split_params` checks everything.
+    kernel_options : tuple of mapping
+        Cost parameter values that select an exact kernel other than the
+        default's (largevis's ``{"kernel": "exp"}``); with the default,
+        :meth:`kernel_prefixes` lists every exact kernel the method can use.
+    pair_units : mapping
+        ``{kernel prefix: unit}`` for the costs that are sums of pair
+        terms: the NumPy unit (``smallvis/methods/<name>/unit.py``) whose cost
+        terms :class:`smallvis.engines.sampled_cost.SampledCost` samples,
+        and that the generic kernels (``pair_cost``, ``pair_gradient`` and
+        their transform pair) run for a prefix without named kernels.
+        The unit is built from the kernel's arguments (the learned values
+        first).  Empty: no estimate.
+    fitted_params : tuple of str
+        Cost parameters that ``resolve_cost`` turns into the kernel's
+        leading arguments, in their order (UMAP's ``a`` and ``b``, fitted
+        to ``spread`` and ``min_dist`` when not given).
+    fit_inputs : tuple of str
+        Cost parameters that only feed that fit (``spread``, ``min_dist``).
+    exact_gradient : callable or None
+        ``exact_gradient(cost_params) -> bool``: whether the gradient kernel
+        is the exact gradient of the cost kernel (a positive ``eps``
+        smooths UMAP's); None: always.
+    p_family : AffinityFamily
+        The kind of ``P`` the method builds.
+    case_affinities : callable
+        ``case_affinities(X, n_neighbors, perplexity, affinities) -> P``:
+        the dense ``P`` of the testing kit's cases (all points, or a kNN
+        graph of ``n_neighbors`` other points), built with
+        :func:`smallvis.affinities` passed as ``affinities``.
+    known_mistakes : tuple
+        The testing kit's known mistakes for this method, checked in order:
+        names of entries of :data:`smallvis.testing._mistakes.CATALOGUE`
+        or :class:`Confusion` with another method.
+    constant_term : {"entropy", "memberships", ""}
+        The term of the cost that depends on ``P`` only, which the testing
+        kit names when a user's cost differs by it: ``sum p log p``, ``sum
+        [v log v + (1 - v) log(1 - v)]`` over fuzzy memberships, or none.
+    factor_4_convention : bool
+        Whether the gradient carries t-SNE's factor 4, which openTSNE's
+        convention leaves out (a user gradient of 1/4 the reference is then
+        named as that convention).
+    examples : tuple of mapping
+        Example cost parameters, at which the gradient is the exact
+        gradient of the cost (``eps = 0``): the tests' tables of parameters
+        (finite differences, twins, transform, frozen rows, the stochastic
+        loop, the units) take a method's rows from here when they have no
+        hand-written rows for it, and the golden script its case.  The
+        first is the golden case's.
+    """
+
+    name: str
+    summary: str
+    kernel: str
+    build_affinities: Callable
+    affinity_params: Mapping = field(default_factory=dict)
+    cost_params: Mapping = field(default_factory=dict)
+    resolve_cost: Callable = None
+    symmetric: bool = True
+    fuzzy: bool = False
+    optimizer_defaults: Mapping = field(default_factory=dict)
+    auto_learning_rate: Callable = None
+    learned: tuple = ()
+    sgd: SgdSpec = None
+    auto_params: Mapping = field(default_factory=dict)
+    approximations: Mapping = field(default_factory=dict)
+    sized_params: Mapping = field(default_factory=dict)
+    check_affinity_params: Callable = None
+    kernel_options: tuple = ()
+    pair_units: Mapping = field(default_factory=dict)
+    fitted_params: tuple = ()
+    fit_inputs: tuple = ()
+    exact_gradient: Callable = None
+    p_family: AffinityFamily = None
+    case_affinities: Callable = None
+    known_mistakes: tuple = ()
+    constant_term: str = ""
+    factor_4_convention: bool = True
+    examples: tuple = ()
+
+    def resolve_auto(self, cost_params, n_samples):
+        """``cost_params`` with every ``"auto"`` value of :attr:`auto_params` resolved.
+
+        A rule is called as ``rule(n_samples, **others)``, ``others`` the
+        other cost parameters (Neg-t-SNE's ``z_bar`` depends on the
+        negatives per positive sample).
+        """
+        def resolved(k, v):
+            if k in self.auto_params and isinstance(v, str) and v == "auto":
+                return self.auto_params[k](n_samples, **{o: w for o, w in cost_params.items()
+                                                         if o != k})
+            return v
+        return {k: resolved(k, v) for k, v in cost_params.items()}
+
+    def kernel_name(self, cost_params, gradient="exact"):
+        """The one rule from a method to its kernels: ``(prefix, args)``.
+
+        ``prefix`` names the twin kernels (``<prefix>_cost`` and so on, see
+        :data:`KERNEL_FAMILIES`) and ``args`` are their positional arguments
+        after the learned values.  ``gradient`` is ``"exact"`` or the name
+        of one of :attr:`approximations` (resolved by
+        :func:`choose_gradient`).  The values of :attr:`learned` in
+        ``cost_params`` are not arguments; ``"auto"`` values must be
+        resolved (:meth:`resolve_auto`).
+        """
+        fixed = {k: v for k, v in cost_params.items() if k not in self.learned}
+        if gradient != "exact":
+            return self.approximations[gradient].resolve_cost(**fixed)
+        if self.resolve_cost is None:
+            return self.kernel, tuple(fixed.values())
+        return self.resolve_cost(**fixed)
+
+    def kernels(self, module, cost_params, gradient="exact", family="embed", guarded=True):
+        """The ``(cost, gradient, args)`` kernels of ``family`` in a kernel module.
+
+        ``module`` is :mod:`smallvis.backends.reference` or :mod:`smallvis.backends._kernels`;
+        ``family`` a key of :data:`KERNEL_FAMILIES`.  The embedding kernels
+        are called as ``cost(indptr, indices, data, Y, *learned, *args,
+        n_threads)`` and ``gradient(indptr, indices, data, Y, *learned,
+        *args, grad, n_threads)``, where ``learned`` are the values of
+        :attr:`learned` (usually none); the transform kernels take
+        ``Y_ref`` after ``Y``.  Arguments as :meth:`kernel_name`.  An
+        approximation with an ``exact_instead`` rule comes wrapped so that
+        the layouts the rule names go to the exact kernels (``guarded=False``:
+        the bare approximate kernels).
+        """
+        approx = self.approximations.get(gradient) if gradient != "exact" else None
+        if guarded and approx is not None and approx.exact_instead is not None:
+            kernels = self.kernels(module, cost_params, gradient, family, guarded=False)
+            exact = self.kernels(module, cost_params, "exact", family)
+            fixed = {k: v for k, v in cost_params.items() if k not in self.learned}
+            rule = functools.partial(approx.exact_instead, **fixed)
+            shared = {"warned": False}
+            return tuple(_ExactInstead(a, e, len(kernels[2]), exact[2], n_trailing, rule, shared)
+                         for a, e, n_trailing in zip(kernels[:2], exact[:2], (1, 2))
+                         ) + (kernels[2],)
+        prefix, args = self.kernel_name(cost_params, gradient)
+        cost_suffix, gradient_suffix = KERNEL_FAMILIES[family]
+        if not hasattr(module, f"{prefix}_{cost_suffix}") and prefix in self.pair_units:
+            # no named kernels: the generic entry points, given the unit
+            unit = self.pair_units[prefix]
+            return (_UnitKernel(getattr(module, f"pair_{cost_suffix}"), unit, family, 1),
+                    _UnitKernel(getattr(module, f"pair_{gradient_suffix}"), unit, family, 2),
+                    tuple(args))
+        return (getattr(module, f"{prefix}_{cost_suffix}"),
+                getattr(module, f"{prefix}_{gradient_suffix}"), tuple(args))
+
+    def cost_kernels(self, kernels, cost_params, gradient="exact"):
+        """The embedding kernels: :meth:`kernels` with ``family="embed"``."""
+        return self.kernels(kernels, cost_params, gradient)
+
+    def kernel_prefixes(self):
+        """Every exact kernel prefix the method can select (see :attr:`kernel_options`)."""
+        defaults = self.resolve_auto(dict(self.cost_params), 2)
+        return tuple(dict.fromkeys(self.kernel_name({**defaults, **option})[0]
+                                   for option in ({},) + tuple(self.kernel_options)))
+
+    def split_params(self, params, n_samples):
+        """Split user keywords into (affinity, cost) dicts with defaults filled.
+
+        Unknown keywords raise ``ValueError`` naming the valid ones.
+        """
+        known = set(self.affinity_params) | set(self.cost_params)
+        unknown = sorted(set(params) - known)
+        if unknown:
+            valid = ", ".join(sorted(known)) or "none"
+            raise ValueError(
+                f"unknown parameter(s) {', '.join(map(repr, unknown))} for method "
+                f"{self.name!r}; valid method parameters: {valid}"
+            )
+        affinity = {k: check_param_value(k, params.get(k, v), v)
+                    for k, v in self.affinity_params.items()}
+        cost = {k: check_param_value(k, params.get(k, v), v)
+                for k, v in self.cost_params.items()}
+        if n_samples is not None:
+            cost = self.resolve_auto(cost, n_samples)
+            affinity = self.fit_sizes(affinity, given=set(params), n_samples=n_samples)
+        if "perplexity" in affinity:
+            affinity["perplexity"] = check_perplexity(affinity["perplexity"], n_samples)
+        for name in self.learned:
+            cost[name] = check_learned(name, cost[name])
+        if self.resolve_cost is not None:  # validate early, before any work
+            probe = self.resolve_auto(cost, 2)  # "auto" left for a later N is valid
+            self.resolve_cost(**{k: v for k, v in probe.items() if k not in self.learned})
+        return affinity, cost
+
+
+    def check_affinity_values(self, n_samples, **affinity):
+        """Raise on what :attr:`build_affinities` refuses for ``n_samples`` points.
+
+        Computes nothing: every value is checked as if the user had given it
+        (:meth:`fit_sizes`), then by :attr:`check_affinity_params`, the
+        checks the builder itself runs.
+        """
+        self.fit_sizes(affinity, given=set(affinity), n_samples=n_samples)
+        if self.check_affinity_params is not None:
+            self.check_affinity_params(n_samples, **affinity)
+
+    def fit_sizes(self, affinity, *, given, n_samples):
+        """``affinity`` with :attr:`sized_params` checked against ``n_samples``.
+
+        A value in ``given`` (the user's) above its limit raises
+        :class:`~smallvis._validation.ParameterError`; a default above it is
+        lowered to the parameter's ``small_data`` value, and one
+        :class:`~smallvis._validation.SmallDataWarning` lists every lowered
+        default.
+        """
+        affinity = dict(affinity)
+        lowered = []
+        for name, size in self.sized_params.items():
+            value = affinity.get(name)
+            if not is_real_number(value):
+                continue
+            if name in given and value > size.limit(n_samples):
+                raise ParameterError(
+                    f"{name} must be at most {size.limit_text} = {size.limit(n_samples)} "
+                    f"for {n_samples} samples; got {value}", (name,))
+            if name in given or size.keeps_default(value, n_samples):
+                continue
+            affinity[name] = size.small_data(n_samples)
+            lowered.append(name)
+        if lowered:
+            changes = ", ".join(f"{name} lowered from {self.affinity_params[name]:g} to "
+                                f"{affinity[name]:g}" for name in lowered)
+            options = " or ".join(f"{name}=" for name in lowered)
+            warn_from_caller(SmallDataWarning(
+                f"{self.name}: {changes} for {n_samples} samples (the default does not "
+                f"fit so few); pass {options} to choose another value", lowered))
+        return affinity

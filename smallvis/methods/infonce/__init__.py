@@ -1,0 +1,26 @@
+r"""infonce: InfoNC-t-SNE, InfoNCE with the Cauchy weight.
+
+A positive pair :math:`(i, j)` is drawn with probability :math:`p_{ij}`
+(the symmetric kNN graph normalised to sum 1) and :math:`m` negatives
+uniformly from the points other than :math:`i`; the sample's loss is the
+cross-entropy of picking :math:`j` among the :math:`m + 1` candidates
+(docs/theory.md §3.11):
+
+.. math::
+
+    C = \sum_{i \ne j} p_{ij} \bigl[-\log \phi_{ij} + \mathrm{E} \log(\phi_{ij} + S_i)\bigr],
+    \qquad \phi_{ij} = \frac{1}{1 + d_{ij}^2},
+
+:math:`S_i` the sum of :math:`m` draws from :math:`\{\phi_{ik}: k \ne i\}`.
+The exact cost evaluates the expectation by quadrature, O(N^2) per
+evaluation, so ``optimizer="auto"`` runs the stochastic form at every size.
+
+Files: ``unit.py`` and ``unit.h`` (the maths, NumPy and C; a row unit),
+``method.py`` (the registry entry and the stochastic loop's settings).
+
+References
+----------
+S. Damrich, J. N. Böhm, F. A. Hamprecht and D. Kobak (2023), "From t-SNE to
+UMAP with contrastive learning", ICLR.  Reference code:
+https://github.com/berenslab/contrastive-ne.
+"""

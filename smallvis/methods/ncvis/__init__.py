@@ -1,0 +1,27 @@
+r"""ncvis: NCVis, noise-contrastive estimation with a learned normalisation.
+
+The symmetric kNN graph normalised to sum 1, a model weight
+:math:`q_{ij} = e^{-Q} / (1 + a d_{ij}^{2b})` whose normalisation
+:math:`Q` is learned with ``Y``, and the noise :math:`\nu p_n(i)`,
+:math:`p_n(i) = \sum_k p_{ik} / (N - 1)`.  The objective, maximised (the
+reported cost is :math:`-J`; docs/theory.md §3.8), is
+
+.. math::
+
+    J = \sum_{i \ne j} p_{ij} \log \frac{q_{ij}}{q_{ij} + \nu p_n(i)}
+      + \nu \sum_{i \ne j} p_n(i) \log \frac{\nu p_n(i)}{q_{ij} + \nu p_n(i)}.
+
+The stochastic form is the reference code's: 50 epochs, every edge once
+per epoch, a cubic noise schedule, the step :math:`\alpha (1 - (e/E)^2)`,
+and :math:`Q` updated after every sample; ``correct_q=True`` adds the
+per-row correction :math:`\log p_i^-`.
+
+Files: ``unit.py`` and ``unit.h`` (the maths, NumPy and C), ``method.py``
+(the registry entry and the stochastic loop's settings).
+
+References
+----------
+A. Artemenkov and M. Panov (2020), "NCVis: Noise Contrastive Approach for
+Scalable Visualization", WWW.  Reference code:
+https://github.com/stat-ml/ncvis.
+"""
