@@ -180,16 +180,17 @@ def align_frames(frames, reference=None):
     return aligned
 
 
-def _check_fps(fps):
+def _check_fps(fps, name="fps"):
     ok = (isinstance(fps, (int, float, np.integer, np.floating)) and not isinstance(fps, bool))
     if not ok:
-        raise TypeError(f"fps must be a number of frames per second; got {fps!r}")
+        raise TypeError(f"{name} must be a number of frames per second; got {fps!r}")
     if not (math.isfinite(fps) and fps > 0):
-        raise ValueError(f"fps must be a positive number of frames per second; got {fps!r}")
+        raise ValueError(f"{name} must be a positive number of frames per second; "
+                         f"got {fps!r}")
     return float(fps)
 
 
-def _animation_format(path, format):
+def _animation_format(path, format, name="path"):
     """The format to write: ``format``, else the extension of ``path``
     (a stream without one, such as /dev/stdout, is a GIF)."""
     if format is None:
@@ -199,7 +200,7 @@ def _animation_format(path, format):
         if not ext and is_stream(path):
             ext = "gif"
         if ext not in ANIMATION_FORMATS:
-            raise ValueError(f"path {os.fspath(path)!r}: unknown animation format "
+            raise ValueError(f"{name} {os.fspath(path)!r}: unknown animation format "
                              f"{'.' + ext if ext else '(no extension)'!r}; name a .gif or "
                              ".mp4 file (or pass format='gif' or 'mp4')")
         return ext
@@ -209,8 +210,17 @@ def _animation_format(path, format):
     return format
 
 
-def check_animation(path, fps=10, n_frames=None, format=None, name="path"):
+def check_animation(path, fps=10, n_frames=None, format=None, *, names=None):
     """Check what :func:`animate` would be asked, before a run spends any time.
+
+    Parameters
+    ----------
+    path, fps, n_frames, format
+        As for :func:`animate`.
+    names : dict, optional
+        What the user set for ``path``, ``fps`` and ``n_frames``, for the
+        messages (the command line's ``--animate``, ...); default: those
+        keywords.
 
     Returns
     -------
@@ -224,12 +234,14 @@ def check_animation(path, fps=10, n_frames=None, format=None, name="path"):
         without the ``ffmpeg`` program, or an output that cannot be written
         (:func:`smallvis._outputs.check_output`).
     """
-    fps = _check_fps(fps)
+    names = {"path": "path", "fps": "fps", "n_frames": "n_frames", **(names or {})}
+    fps = _check_fps(fps, names["fps"])
     if n_frames is not None:
-        check_integer(n_frames, "n_frames", low=2)
-    format = _animation_format(path, format)
+        check_integer(n_frames, names["n_frames"], low=2)
+    name = names["path"]
+    format = _animation_format(path, format, name)
     if format == "gif" and fps > GIF_MAX_FPS:
-        raise ValueError(f"fps must be at most {GIF_MAX_FPS} for a GIF (its delays are "
+        raise ValueError(f"{names['fps']} must be at most {GIF_MAX_FPS} for a GIF (its delays are "
                          f"hundredths of a second); got {fps:g}; write an .mp4 for more")
     if format == "mp4" and shutil.which("ffmpeg") is None:
         where = f"{name} {os.fspath(path)!r}" if path is not None else "format 'mp4'"
@@ -316,8 +328,7 @@ def _as_frames(frames, steps):
                              f"{frames.shape}")
         layouts = list(frames)
     if len(layouts) < 2:
-        raise ValueError(f"frames: an animation needs at least 2 layouts; got {len(layouts)}"
-                         " (record more steps, e.g. a smaller Recorder(every=...))")
+        raise ValueError(f"frames: an animation needs at least 2 layouts; got {len(layouts)}")
     layouts = [_as_embedding(F) for F in layouts]
     if any(F.shape != layouts[-1].shape for F in layouts):
         raise ValueError("frames must all have the same number of points")
