@@ -36,6 +36,7 @@ LAYERS = [
     {"registry", "_method_rules"},
     {"plans", "transform"},
     {"api", "plotting"},
+    {"animation"},
     {"estimator", "estimators"},
     {"model_io", "model_io.archive", "model_io.encoding", "model_io.schema",
      "model_io.rebuild", "model_io.save", "_tables"},
