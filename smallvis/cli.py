@@ -1,6 +1,7 @@
 """Command-line interface: ``smallvis embed INPUT --method M --out Y.csv --plot Y.png``.
 
-``smallvis embed ... --save-model model.npz`` also writes the fitted model
+``smallvis embed ... --animate run.gif`` also writes an animation of the run
+(:mod:`smallvis.animation`); ``--save-model model.npz`` the fitted model
 (:func:`smallvis.save_model`), and ``smallvis transform NEW.csv --model
 model.npz --out Y_new.csv --plot both.png`` places new points into it.
 
@@ -318,7 +319,8 @@ def build_parser():
         "embed", help="embed a dataset and write coordinates and a plot",
         # the method parameters would make argparse's usage line a screenful
         usage="%(prog)s INPUT [--method METHOD] [options] [method parameters]",
-        description="Embed INPUT and write its coordinates (--out) and a plot (--plot). "
+        description="Embed INPUT and write its coordinates (--out), a plot (--plot) and "
+                    "an animation of the run (--animate). "
                     "Output paths are checked before any work; outputs are written "
                     "atomically and never replace an input.")
     e.add_argument("input", help=f"a table (.csv or .txt; cells separated by commas, "
@@ -411,7 +413,8 @@ def build_parser():
                         "fewer steps); at most twice that many layouts are kept in memory")
     e.add_argument("--save-partial", action="store_true",
                    help="on Ctrl-C during the optimisation, still write the coordinates "
-                        "reached so far (default: write nothing); a run started with "
+                        "reached so far, and --animate of the run so far (default: write "
+                        "nothing); a run started with "
                         "SIGINT ignored (a background job of a script) keeps it "
                         "ignored and cannot be interrupted this way")
     e.add_argument("--save-model", default=None, metavar="MODEL.npz",
@@ -744,7 +747,9 @@ def _interrupted(args, tracker):
     step = f"{tracker.iteration} optimisation steps"
     try:
         title = f"{args.method} of {os.path.basename(args.input)} (interrupted after {step})"
-        _write_outputs(args, Y, tracker.labels, title, tracker.written, tracker.recorder)
+        # an animation needs two layouts; a run stopped sooner has none to show
+        frames = tracker.recorder if tracker.recorder and len(tracker.recorder) >= 2 else None
+        _write_outputs(args, Y, tracker.labels, title, tracker.written, frames)
     except KeyboardInterrupt:
         print(f"smallvis: interrupted again while saving; complete: "
               f"{'; '.join(tracker.written) or 'none'}; no file was left half-written",

@@ -2,8 +2,11 @@
 
 import io
 import os
+import signal
 import stat
+import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -37,7 +40,8 @@ def _feed(recorder, n_steps, shape=(4, 2)):
 
 def _gif(source):
     """The image of a path or of bytes, opened with Pillow."""
-    return PIL_Image.open(io.BytesIO(source) if isinstance(source, bytes) else source)
+    data = source if isinstance(source, bytes) else Path(source).read_bytes()
+    return PIL_Image.open(io.BytesIO(data))
 
 
 # --------------------------------------------------------------------------
@@ -276,3 +280,25 @@ def test_cli_refuses_to_animate_over_the_input(tmp_path, capsys):
     code = main(["embed", str(data), "--n-iter", "5", "--quiet", "--animate", str(data)])
     assert code == 2 and "input" in capsys.readouterr().err
     assert data.read_bytes() == before
+
+
+def test_ctrl_c_with_save_partial_animates_the_run_so_far(tmp_path):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [os.path.dirname(os.path.dirname(smallvis.__file__)), os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "smallvis.cli", "embed", "digits", "--n-iter", "100000",
+         "--random-state", "0", "--save-partial", "--animate", "run.gif",
+         "--animate-frames", "3"],
+        cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    lines = []
+    for line in proc.stderr:
+        lines.append(line)
+        if line.startswith("iter"):
+            proc.send_signal(signal.SIGINT)
+            break
+    err = "".join(lines) + proc.communicate(timeout=120)[1]
+    assert proc.returncode == 130, err
+    assert "animation -> run.gif" in err and "Traceback" not in err, err
+    assert os.listdir(tmp_path) == ["run.gif"]
+    assert _gif(tmp_path / "run.gif").n_frames >= 2
