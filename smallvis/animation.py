@@ -18,6 +18,7 @@ named is written, by the rules of every smallvis output
 (:mod:`smallvis._outputs`).
 """
 
+import io
 import math
 import os
 import shutil
@@ -29,7 +30,7 @@ from ._outputs import check_output, is_stream, write_output
 from ._validation import check_integer
 from .plotting import _as_embedding, plot
 
-__all__ = ["Recorder", "align_frames", "animate", "ANIMATION_FORMATS"]
+__all__ = ["Recorder", "align_frames", "animate", "check_animation", "ANIMATION_FORMATS"]
 
 #: Formats :func:`animate` writes, chosen by the file's extension.
 ANIMATION_FORMATS = ("gif", "mp4")
@@ -428,8 +429,6 @@ def animate(frames, labels=None, path=None, *, fps=10, n_frames=None, format=Non
         def write(fh):
             fh.write(data)
     if path is None:
-        import io
-
         buffer = io.BytesIO()
         write(buffer)
         return buffer.getvalue()
