@@ -27,6 +27,7 @@ from .registry import METHODS
 from .engines.optim import DivergenceError
 from ._validation import SmallDataWarning
 from .plotting import plot, plot_costs, plot_every
+from .animation import Recorder, animate
 
 #: The module :mod:`smallvis.inputs.affinities` (perplexity calibration, UMAP and
 #: NCVis graphs), under a name that the function ``smallvis.affinities`` does
@@ -39,11 +40,13 @@ __all__ = [
     "METHODS",
     "DivergenceError",
     "EmbedResult",
+    "Recorder",
     "Embedding",
     "ModelFileError",
     "NotFittedError",
     "SmallDataWarning",
     "affinities",
+    "animate",
     "cost_and_gradient",
     "datasets",
     "embed",

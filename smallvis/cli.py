@@ -1,6 +1,7 @@
 """Command-line interface: ``smallvis embed INPUT --method M --out Y.csv --plot Y.png``.
 
-``smallvis embed ... --save-model model.npz`` also writes the fitted model
+``smallvis embed ... --animate run.gif`` also writes an animation of the run
+(:mod:`smallvis.animation`); ``--save-model model.npz`` the fitted model
 (:func:`smallvis.save_model`), and ``smallvis transform NEW.csv --model
 model.npz --out Y_new.csv --plot both.png`` places new points into it.
 
@@ -43,6 +44,7 @@ import warnings
 import numpy as np
 
 from . import __version__, datasets
+from . import animation as _animation
 from ._outputs import check_output, is_stream, write_output
 from ._tables import CLIError, columns_by_name, load_input, number_type
 from .inputs.neighbors import check_fit_input
@@ -56,6 +58,7 @@ from .registry import DEFAULT_METHOD, METHODS, knn_only_methods
 OUT_FORMATS = (".csv", ".txt", ".npy")
 PLOT_FORMATS = (".png", ".pdf", ".svg")
 MODEL_FORMATS = (".npz",)
+ANIMATION_FORMATS = tuple(f".{fmt}" for fmt in _animation.ANIMATION_FORMATS)
 
 #: Largest dense copy ``transform`` makes of sparse new points for a model
 #: fitted on dense data (1 GiB: 1,000,000 points of 134 features).  The
@@ -316,7 +319,8 @@ def build_parser():
         "embed", help="embed a dataset and write coordinates and a plot",
         # the method parameters would make argparse's usage line a screenful
         usage="%(prog)s INPUT [--method METHOD] [options] [method parameters]",
-        description="Embed INPUT and write its coordinates (--out) and a plot (--plot). "
+        description="Embed INPUT and write its coordinates (--out), a plot (--plot) and "
+                    "an animation of the run (--animate). "
                     "Output paths are checked before any work; outputs are written "
                     "atomically and never replace an input.")
     e.add_argument("input", help=f"a table (.csv or .txt; cells separated by commas, "
@@ -395,9 +399,22 @@ def build_parser():
     e.add_argument("--plot", default=None,
                    help=f"write a scatter plot to this file; the format follows the "
                         f"extension ({', '.join(PLOT_FORMATS)})")
+    e.add_argument("--animate", default=None, metavar="RUN.gif|RUN.mp4",
+                   help="also write an animation of the run: its layouts as the "
+                        "optimizer passes through them, turned onto the final one and "
+                        "coloured by --labels (.gif; .mp4 needs the ffmpeg program); "
+                        "the numbers of the fit do not change")
+    e.add_argument("--animate-fps", type=float, default=10.0, metavar="FPS",
+                   help="frames per second of --animate (default: 10; at most 50 for a "
+                        "GIF)")
+    e.add_argument("--animate-frames", type=int, default=100, metavar="N",
+                   help="frames of --animate, evenly spaced over the run, the last "
+                        "layout included (default: 100; at least 2; fewer for a run of "
+                        "fewer steps); at most twice that many layouts are kept in memory")
     e.add_argument("--save-partial", action="store_true",
                    help="on Ctrl-C during the optimisation, still write the coordinates "
-                        "reached so far (default: write nothing); a run started with "
+                        "reached so far, and --animate of the run so far (default: write "
+                        "nothing); a run started with "
                         "SIGINT ignored (a background job of a script) keeps it "
                         "ignored and cannot be interrupted this way")
     e.add_argument("--save-model", default=None, metavar="MODEL.npz",
@@ -478,14 +495,21 @@ class _Tracker:
         self.labels = None
         self.finished = False
         self.written = []
+        self.recorder = None  # the layouts for --animate
 
     def __call__(self, iteration, Y, cost):
         self.Y, self.iteration = Y, iteration
+        if self.recorder is not None:
+            self.recorder(iteration, Y, cost)
         return False
 
 
-def _write_outputs(args, Y, labels, title, written):
-    """Write --out and --plot, appending a note to ``written`` after each."""
+def _write_outputs(args, Y, labels, title, written, recorder=None, step="step"):
+    """Write --out, --plot and --animate, appending a note to ``written`` after each.
+
+    ``recorder`` holds the layouts of the run for --animate; ``step`` names
+    its steps in the frames' titles ("iteration", "epoch").
+    """
     if args.out:
         write_output(args.out, lambda fh: _write_coordinates(fh, Y, args.out), "--out")
         written.append(f"coordinates -> {args.out}")
@@ -496,12 +520,34 @@ def _write_outputs(args, Y, labels, title, written):
         write_output(args.plot, lambda fh: save_plot(Y, fh, labels=labels, title=title,
                                                      format=fmt), "--plot")
         written.append(f"plot -> {args.plot}")
+    if getattr(args, "animate", None) and recorder is not None:
+        _animation.animate(recorder, labels=labels, path=args.animate, fps=args.animate_fps,
+                           n_frames=args.animate_frames,
+                           format=output_format(args.animate, ANIMATION_FORMATS).lstrip("."),
+                           title=f"{args.method}, {step} {{step}}")
+        written.append(f"animation -> {args.animate}")
+
+
+def _check_animation(args):
+    """Refuse --animate's options before any work (ffmpeg for .mp4 among them)."""
+    if args.animate is None:
+        return
+    try:
+        _animation.check_animation(
+            args.animate, args.animate_fps, args.animate_frames,
+            output_format(args.animate, ANIMATION_FORMATS).lstrip("."),
+            names={"path": "--animate", "fps": "--animate-fps",
+                   "n_frames": "--animate-frames"})
+    except (ValueError, TypeError) as exc:
+        raise CLIError(str(exc)) from None
 
 
 def run_embed(args, tracker):
     inputs = [p for p in (args.input, args.labels) if p is not None and os.path.isfile(p)]
     check_outputs([("--out", args.out, OUT_FORMATS), ("--plot", args.plot, PLOT_FORMATS),
-                   ("--save-model", args.save_model, MODEL_FORMATS)], inputs)
+                   ("--save-model", args.save_model, MODEL_FORMATS),
+                   ("--animate", args.animate, ANIMATION_FORMATS)], inputs)
+    _check_animation(args)
     X, labels, names = load_input(args.input, header=args.header, labels=args.labels,
                                   labels_header=args.labels_header)
     # the data first: NaN is reported before any option; a kNN graph as stored
@@ -509,7 +555,7 @@ def run_embed(args, tracker):
     learning_rate = _learning_rate(args.learning_rate)
     method_params = method_parameters(args)
     tracker.labels = labels
-    if args.plot and labels is not None and labels.dtype.kind in "US":
+    if (args.plot or args.animate) and labels is not None and labels.dtype.kind in "US":
         from .plotting import MAX_CATEGORIES
 
         n_classes = np.unique(labels).size
@@ -517,10 +563,14 @@ def run_embed(args, tracker):
             raise CLIError(f"--labels: {n_classes} distinct text labels; the plot colours at "
                            f"most {MAX_CATEGORIES} categories (numeric labels get a colour "
                            "scale)")
-    if args.plot:
+    if args.plot or args.animate:
         import matplotlib
 
         matplotlib.use("Agg")  # no display needed, and none opened
+    if args.animate:
+        # twice the frames asked: thinning keeps at least half of them, so that a
+        # run of at least --animate-frames steps gives that many frames
+        tracker.recorder = _animation.Recorder(n_frames=2 * args.animate_frames)
     result = embed(
         X, method=args.method, fast=args.fast, n_components=args.n_components,
         init=args.init, perplexity=args.perplexity,
@@ -529,11 +579,13 @@ def run_embed(args, tracker):
         exaggeration=args.exaggeration, late_exaggeration=args.late_exaggeration,
         late_exaggeration_iter=args.late_exaggeration_iter, random_state=args.random_state,
         n_threads=args.threads, verbose=not args.quiet, return_result=True,
-        callback=tracker if args.save_partial else None, pca=args.pca, **method_params,
+        callback=tracker if args.save_partial or args.animate else None, pca=args.pca,
+        **method_params,
     )
     tracker.finished = True
     title = f"{args.method} of {os.path.basename(args.input)} ({_cost_text(result)})"
-    _write_outputs(args, result.Y, labels, title, tracker.written)
+    _write_outputs(args, result.Y, labels, title, tracker.written, tracker.recorder,
+                   "epoch" if result.optimizer == "sgd" else "iteration")
     if args.save_model:
         _write_model(args, X, result, names)
         tracker.written.append(f"model -> {args.save_model}")
@@ -695,7 +747,9 @@ def _interrupted(args, tracker):
     step = f"{tracker.iteration} optimisation steps"
     try:
         title = f"{args.method} of {os.path.basename(args.input)} (interrupted after {step})"
-        _write_outputs(args, Y, tracker.labels, title, tracker.written)
+        # an animation needs two layouts; a run stopped sooner has none to show
+        frames = tracker.recorder if tracker.recorder and len(tracker.recorder) >= 2 else None
+        _write_outputs(args, Y, tracker.labels, title, tracker.written, frames)
     except KeyboardInterrupt:
         print(f"smallvis: interrupted again while saving; complete: "
               f"{'; '.join(tracker.written) or 'none'}; no file was left half-written",

@@ -42,6 +42,7 @@ LAYERS = [
     {"registry", "method_spec", "families", "output_curve", "methods.*.method"},
     {"plans", "transform"},
     {"api", "plotting"},
+    {"animation"},
     {"estimator", "estimators"},
     {"model_io", "model_io.archive", "model_io.encoding", "model_io.schema",
      "model_io.rebuild", "model_io.save", "_tables"},
