@@ -270,6 +270,23 @@ def test_each_case_lives_in_its_method_folder():
     assert not (resources.files("smallvis.testing") / "golden" / "golden.json").is_file()
 
 
+def test_a_method_without_a_case_is_named(monkeypatch):
+    from smallvis.testing import _golden
+
+    name = smallvis.list_methods()[-1]
+    # a folder without golden files: the package of the shared inputs' reader
+    monkeypatch.setattr(_golden, "case_package",
+                        lambda method: "smallvis.testing" if method == name
+                        else f"smallvis.methods.{method}")
+    _golden._case.cache_clear()
+    try:
+        assert name not in golden_methods()
+        with pytest.raises(ValueError, match=f"no golden case for '{name}'"):
+            golden(name)
+    finally:
+        _golden._case.cache_clear()
+
+
 def test_golden_files_ship_with_the_imported_package():
     """The golden files come from the installed package, not from tests/.
 
