@@ -2,9 +2,10 @@
 
 Each registered method has its page (``__init__.py``: the module docstring,
 with its formulas and references, importing nothing), its NumPy and C units
-(``unit.py``, ``unit.h``) and its entry (``method.py``, defining
-``METHOD``), and the registry's tuple of folders is exactly the folders
-there are.
+(``unit.py``, ``unit.h``), its entry (``method.py``, defining ``METHOD``)
+and its golden case (``golden.json``, ``golden.npz``: see
+tests/test_testing_golden.py), and the registry's tuple of folders is
+exactly the folders there are.
 """
 
 import ast
@@ -18,7 +19,7 @@ from smallvis.registry import FOLDERS, METHODS
 METHODS_DIR = Path(__file__).resolve().parent.parent / "smallvis" / "methods"
 
 #: What a method's folder holds.
-FOLDER_FILES = ("__init__.py", "unit.py", "unit.h", "method.py")
+FOLDER_FILES = ("__init__.py", "unit.py", "unit.h", "method.py", "golden.json", "golden.npz")
 
 
 def _folders_on_disk():

@@ -28,6 +28,7 @@ from scipy.special import xlogy
 
 import smallvis
 from smallvis.testing import golden, golden_methods
+from smallvis.testing._golden import CASE_FILES, INPUTS_FILE, case_package
 
 REPO = Path(__file__).resolve().parent.parent
 RDIR = REPO / "tests" / "data" / "rsmallvis"
@@ -241,6 +242,51 @@ def test_golden_gradient_matches_finite_differences(method):
 # --- shipped with the package ---------------------------------------------------
 
 
+def _shipped_files():
+    """``{path relative to the package: resource}`` of the golden files the package finds."""
+    files = {f"testing/golden/{INPUTS_FILE}": resources.files("smallvis.testing") / "golden"
+             / INPUTS_FILE}
+    for name in smallvis.METHODS:
+        folder = case_package(name).split(".", 1)[1].replace(".", "/")
+        for file in CASE_FILES:
+            files[f"{folder}/{file}"] = resources.files(case_package(name)) / file
+    return files
+
+
+def test_each_case_lives_in_its_method_folder():
+    for name in smallvis.METHODS:
+        assert case_package(name) == f"smallvis.methods.{name}"
+        folder = resources.files(case_package(name))
+        assert all((folder / file).is_file() for file in CASE_FILES), name
+        record = json.loads((folder / CASE_FILES[0]).read_text(encoding="utf-8"))
+        assert record["format"] == 2 and record["produced_with"].startswith("smallvis ")
+        with (folder / CASE_FILES[1]).open("rb") as fh, np.load(fh) as npz:
+            own = set(npz.files)
+        # its own arrays: Y, gradient and, for a P of its own, that P's parts
+        assert {"Y", "gradient"} <= own
+        assert own - {"Y", "gradient"} <= {f"{record['P']}__{part}"
+                                           for part in ("data", "indices", "indptr")}
+    # the old all-methods files are gone: a case has one place
+    assert not (resources.files("smallvis.testing") / "golden" / "golden.json").is_file()
+
+
+def test_a_method_without_a_case_is_named(monkeypatch):
+    from smallvis.testing import _golden
+
+    name = smallvis.list_methods()[-1]
+    # a folder without golden files: the package of the shared inputs' reader
+    monkeypatch.setattr(_golden, "case_package",
+                        lambda method: "smallvis.testing" if method == name
+                        else f"smallvis.methods.{method}")
+    _golden._case.cache_clear()
+    try:
+        assert name not in golden_methods()
+        with pytest.raises(ValueError, match=f"no golden case for '{name}'"):
+            golden(name)
+    finally:
+        _golden._case.cache_clear()
+
+
 def test_golden_files_ship_with_the_imported_package():
     """The golden files come from the installed package, not from tests/.
 
@@ -249,33 +295,43 @@ def test_golden_files_ship_with_the_imported_package():
     the wheel's package data.  From a source checkout, the files are the ones
     pyproject.toml declares as package data.
     """
-    root = resources.files("smallvis.testing") / "golden"
-    names = {"golden.json", "golden.npz"}
-    assert all((root / name).is_file() for name in names)
-    assert sum((root / name).stat().st_size if hasattr(root / name, "stat")
-               else os.path.getsize(str(root / name)) for name in names) < 1_000_000
+    files = _shipped_files()
+    assert all(resource.is_file() for resource in files.values())
+    assert sum(len(resource.read_bytes()) for resource in files.values()) < 1_000_000
     package_dir = Path(smallvis.__file__).resolve().parent
     in_source_tree = package_dir == (REPO / "smallvis").resolve()
     if os.environ.get("CI"):
         assert not in_source_tree, "CI must test the installed package"
     if in_source_tree:
+        import fnmatch
+
         config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
         packages = config["packages"]
         if "find" in packages:  # found by patterns, not listed
             import setuptools
 
             packages = setuptools.find_packages(str(REPO), include=packages["find"]["include"])
-        assert "smallvis.testing" in packages
-        assert "golden/*" in config["package-data"]["smallvis.testing"]
+        globs = config["package-data"]
+        for relative in files:
+            # the package data of the nearest enclosing package that declares some
+            parts = relative.split("/")
+            owner = next((cut for cut in range(len(parts) - 1, 0, -1)
+                          if "smallvis." + ".".join(parts[:cut]) in globs), None)
+            assert owner is not None, f"no package declares {relative} as package data"
+            package = "smallvis." + ".".join(parts[:owner])
+            assert package in packages
+            assert any(fnmatch.fnmatch("/".join(parts[owner:]), pattern)
+                       for pattern in globs[package]), f"{relative} is not package data"
     else:
-        assert Path(str(root)).resolve().is_relative_to(package_dir)
+        assert all(Path(str(resource)).resolve().is_relative_to(package_dir)
+                   for resource in files.values())
 
 
 # --- the golden script ------------------------------------------------------------
 
 
 def _golden_script(monkeypatch, out):
-    """tests/data/golden/make_golden.py as a module, writing to ``out``."""
+    """tests/data/golden/make_golden.py as a module, writing under ``out`` (as under smallvis/)."""
     import importlib.util
 
     path = REPO / "tests" / "data" / "golden" / "make_golden.py"
@@ -287,10 +343,18 @@ def _golden_script(monkeypatch, out):
 
 
 def _shipped_copy(tmp_path):
-    root = resources.files("smallvis.testing") / "golden"
-    for name in ("golden.json", "golden.npz"):
-        (tmp_path / name).write_bytes((root / name).read_bytes())
-    return {name: (tmp_path / name).read_bytes() for name in ("golden.json", "golden.npz")}
+    """The shipped golden files, copied under ``tmp_path``; ``{relative path: bytes}``."""
+    copied = {}
+    for relative, resource in _shipped_files().items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        copied[relative] = resource.read_bytes()
+        (tmp_path / relative).write_bytes(copied[relative])
+    return copied
+
+
+def _files_under(root):
+    return {path.relative_to(root).as_posix(): path.read_bytes()
+            for path in root.rglob("*") if path.is_file()}
 
 
 def test_golden_script_chooses_the_missing_cases_or_those_asked_for(monkeypatch, tmp_path):
@@ -306,29 +370,32 @@ def test_golden_script_chooses_the_missing_cases_or_those_asked_for(monkeypatch,
             script.methods_to_compute(bad, some)
 
 
+def test_golden_script_writes_where_the_package_reads(monkeypatch, tmp_path):
+    script = _golden_script(monkeypatch, tmp_path)
+    for name in smallvis.METHODS:
+        assert script.case_folder(name) == str(tmp_path / "methods" / name)
+    assert script.inputs_path() == str(tmp_path / "testing" / "golden" / INPUTS_FILE)
+
+
 def test_golden_script_leaves_complete_files_untouched(monkeypatch, tmp_path):
     before = _shipped_copy(tmp_path)
     script = _golden_script(monkeypatch, tmp_path)
     assert script.main([]) == []
-    assert {name: (tmp_path / name).read_bytes() for name in before} == before
+    assert _files_under(tmp_path) == before
 
 
 def test_golden_script_computes_only_the_missing_case(monkeypatch, tmp_path):
-    _shipped_copy(tmp_path)
+    before = _shipped_copy(tmp_path)
     script = _golden_script(monkeypatch, tmp_path)
     # the cheapest kind: a case of the generic recipe (not an R fixture, not ncvis's)
     missing = next(name for name in smallvis.METHODS
                    if name not in script.r_runs() and name != "ncvis")
-    meta = json.loads((tmp_path / "golden.json").read_text())
-    with np.load(tmp_path / "golden.npz") as npz:
-        arrays = {key: npz[key] for key in npz.files}
-    own = {key for key in arrays
-           if key.startswith((f"{missing}__", f"iris_jitter__P_{missing}__"))}
-    assert own
-    kept = {key: value for key, value in arrays.items() if key not in own}
-    shipped_case = meta["cases"].pop(missing)
-    (tmp_path / "golden.json").write_text(json.dumps(meta))
-    np.savez_compressed(tmp_path / "golden.npz", **kept)
+    folder = tmp_path / "methods" / missing
+    shipped_case = json.loads((folder / "golden.json").read_text())
+    with np.load(folder / "golden.npz") as npz:
+        shipped_keys = set(npz.files)
+    for file in CASE_FILES:
+        (folder / file).unlink()
 
     def refuse(*args, **kwargs):
         raise AssertionError("a shipped case was recomputed")
@@ -336,22 +403,39 @@ def test_golden_script_computes_only_the_missing_case(monkeypatch, tmp_path):
     monkeypatch.setattr(script, "ncvis_case", refuse)
     assert script.main([]) == [missing]
 
-    written = json.loads((tmp_path / "golden.json").read_text())
-    assert written["produced_with"] == meta["produced_with"]
-    assert {k: v for k, v in written["cases"].items() if k != missing} == meta["cases"]
-    with np.load(tmp_path / "golden.npz") as npz:
-        assert set(npz.files) == set(arrays)
-        for key, value in kept.items():
-            np.testing.assert_array_equal(npz[key], value)
+    # only the missing case's folder was written; every other file is as shipped
+    after = _files_under(tmp_path)
+    own = {f"methods/{missing}/{file}" for file in CASE_FILES}
+    assert set(after) == set(before)
+    assert {k: v for k, v in after.items() if k not in own} == \
+        {k: v for k, v in before.items() if k not in own}
     # the new case is a case of its method: its cost and gradient at its own Y
-    case = written["cases"][missing]
+    case = json.loads((folder / "golden.json").read_text())
+    assert set(case) == set(shipped_case)
     assert case["params"] == shipped_case["params"]
     assert case["affinity_params"] == shipped_case["affinity_params"]
-    with np.load(tmp_path / "golden.npz") as npz:
-        P = sp.csr_matrix((npz[f"iris_jitter__P_{missing}__data"],
-                           npz[f"iris_jitter__P_{missing}__indices"],
-                           npz[f"iris_jitter__P_{missing}__indptr"]), shape=(150, 150))
-        Y, gradient = npz[f"{missing}__Y"], npz[f"{missing}__gradient"]
+    assert case["produced_with"] == f"smallvis {smallvis.__version__}"
+    with np.load(folder / "golden.npz") as npz:
+        assert set(npz.files) == shipped_keys
+        key = case["P"]
+        P = sp.csr_matrix((npz[f"{key}__data"], npz[f"{key}__indices"],
+                           npz[f"{key}__indptr"]), shape=(150, 150))
+        Y, gradient = npz["Y"], npz["gradient"]
     cost, grad = smallvis.cost_and_gradient(missing, P, Y, **case["params"])
     assert cost == case["cost"]
     np.testing.assert_array_equal(grad, gradient)
+
+
+def test_golden_script_rewrites_the_inputs_only_when_they_differ(monkeypatch, tmp_path):
+    before = _shipped_copy(tmp_path)
+    script = _golden_script(monkeypatch, tmp_path)
+    inputs = script.input_arrays()
+    assert script.write_inputs(inputs) is False
+    assert _files_under(tmp_path) == before
+    path = tmp_path / "testing" / "golden" / INPUTS_FILE
+    path.unlink()
+    assert script.write_inputs(inputs) is True
+    with np.load(path) as npz:
+        assert set(npz.files) == set(inputs)
+        for key, value in inputs.items():
+            np.testing.assert_array_equal(npz[key], value)

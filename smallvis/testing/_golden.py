@@ -1,12 +1,16 @@
 """Golden cases: frozen inputs and outputs of every method, installed with the package.
 
-The files ``golden/golden.npz`` (arrays) and ``golden/golden.json``
-(parameters, costs, provenance) are package data.  For the six methods of
-the R package smallvis, ``X``, ``P`` and ``Y`` are R smallvis's own (the
-fixtures of ``tests/data/rsmallvis`` in the repository); the cost and
-gradient are smallvis's exact reference at that ``P`` and ``Y`` and were
-checked independently against R smallvis's reported cost, scikit-learn's
-t-SNE gradient and finite differences (see ``checks`` in each case and
+A method's golden case lives in its folder, ``smallvis/methods/<name>/``:
+``golden.json`` (its parameters, cost and provenance) and ``golden.npz``
+(its arrays: ``Y``, ``gradient`` and, when the case has a ``P`` of its own,
+that ``P``).  The inputs several cases share (iris, the jittered iris and
+R smallvis's ``P`` of them) are ``smallvis/testing/golden/inputs.npz``.  All
+are package data.  For the six methods of the R package smallvis, ``X``,
+``P`` and ``Y`` are R smallvis's own (the fixtures of
+``tests/data/rsmallvis`` in the repository); the cost and gradient are
+smallvis's exact reference at that ``P`` and ``Y`` and were checked
+independently against R smallvis's reported cost, scikit-learn's t-SNE
+gradient and finite differences (see ``checks`` in each case and
 ``docs/stability.md``).
 """
 
@@ -17,27 +21,66 @@ from importlib import resources
 import numpy as np
 import scipy.sparse as sp
 
+from .. import methods as _methods
 from ..registry import get_method
 
 __all__ = ["golden", "golden_methods"]
 
+#: A case's files, in its method's folder.
+CASE_FILES = ("golden.json", "golden.npz")
 
-def _files():
-    return resources.files(__package__) / "golden"
+#: The shared inputs, in this package's folder ``golden/``.
+INPUTS_FILE = "inputs.npz"
+
+
+def case_package(method):
+    """The package whose folder holds the golden case of ``method``: its method folder.
+
+    The one map from a method to where its case lives; the golden script
+    (``tests/data/golden/make_golden.py``) writes there through it too.  A
+    registry entry's name is its folder's (the registry checks it on import).
+
+    Parameters
+    ----------
+    method : str
+        A name from :func:`smallvis.list_methods`.
+
+    Returns
+    -------
+    str
+        The dotted name, ``smallvis.methods.<name>``.
+    """
+    return f"{_methods.__name__}.{get_method(method).name}"
+
+
+def _read_npz(resource):
+    with resource.open("rb") as fh:
+        with np.load(fh) as npz:
+            return {k: npz[k] for k in npz.files}
 
 
 @lru_cache(maxsize=1)
-def _load():
-    root = _files()
-    with (root / "golden.json").open("r", encoding="utf-8") as fh:
-        meta = json.load(fh)
-    with (root / "golden.npz").open("rb") as fh:
-        with np.load(fh) as npz:
-            arrays = {k: npz[k] for k in npz.files}
-    return meta, arrays
+def _inputs():
+    return _read_npz(resources.files(__package__) / "golden" / INPUTS_FILE)
 
 
-def _matrix(arrays, key):
+@lru_cache(maxsize=None)
+def _case(name):
+    """``(record, arrays)`` of the case of the registered method ``name``, or None."""
+    folder = resources.files(case_package(name))
+    record_file, arrays_file = (folder / f for f in CASE_FILES)
+    if not record_file.is_file():
+        return None
+    with record_file.open("r", encoding="utf-8") as fh:
+        record = json.load(fh)
+    return record, _read_npz(arrays_file)
+
+
+def _matrix(case, arrays):
+    """The case's ``P``: its own when its arrays hold it, else the shared input of its data."""
+    key = case["P"]
+    if key not in arrays and f"{key}__data" not in arrays:
+        arrays, key = _inputs(), f"{case['data']}__{key}"
     if key in arrays:
         return arrays[key].copy()
     data, indices, indptr = (arrays[f"{key}__{part}"] for part in ("data", "indices", "indptr"))
@@ -54,8 +97,7 @@ def golden_methods():
     """
     from ..api import list_methods
 
-    cases = _load()[0]["cases"]
-    return [m for m in list_methods() if m in cases]
+    return [m for m in list_methods() if _case(m) is not None]
 
 
 def golden(method):
@@ -97,20 +139,20 @@ def golden(method):
     True
     """
     m = get_method(method)
-    meta, arrays = _load()
-    if m.name not in meta["cases"]:
-        raise ValueError(f"no golden case for {m.name!r}; available: {', '.join(meta['cases'])}")
-    case = meta["cases"][m.name]
-    data = case["data"]
+    found = _case(m.name)
+    if found is None:
+        raise ValueError(f"no golden case for {m.name!r} (no smallvis/methods/{m.name}/"
+                         f"{CASE_FILES[0]}); available: {', '.join(golden_methods())}")
+    case, arrays = found
     return {
         "method": m.name,
-        "X": arrays[f"{data}__X"].copy(),
-        "P": _matrix(arrays, f"{data}__{case['P']}"),
-        "Y": arrays[f"{m.name}__Y"].copy(),
+        "X": _inputs()[f"{case['data']}__X"].copy(),
+        "P": _matrix(case, arrays),
+        "Y": arrays["Y"].copy(),
         "params": dict(case["params"]),
         "affinity_params": dict(case["affinity_params"]),
         "cost": float(case["cost"]),
-        "gradient": arrays[f"{m.name}__gradient"].copy(),
+        "gradient": arrays["gradient"].copy(),
         "learned_gradient": dict(case["learned_gradient"]),
         "source": case["source"],
         "checks": dict(case["checks"]),

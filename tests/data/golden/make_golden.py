@@ -1,4 +1,4 @@
-"""Write the golden cases shipped in smallvis/testing/golden/.
+"""Write the golden cases shipped in the method folders, smallvis/methods/<name>/.
 
 Run from the repository root::
 
@@ -6,9 +6,12 @@ Run from the repository root::
     python tests/data/golden/make_golden.py jse sjse     # (re)computes the cases named
     python tests/data/golden/make_golden.py --all        # recomputes every case
 
-By default only the registered methods without a shipped case are
-computed; the shipped cases and their arrays are copied as they are, and
-with nothing missing the files are not touched.
+A method's case is its folder's golden.json (the record) and golden.npz
+(its Y, gradient and, when it has one, its own P); the inputs several cases
+share are smallvis/testing/golden/inputs.npz.  By default only the
+registered methods without a shipped case are computed, and only their
+folders are written: the shipped cases are not touched, nor is inputs.npz
+unless it is missing or differs from the R fixtures.
 
 Inputs: the R smallvis fixtures in tests/data/rsmallvis (P and final Y of
 R smallvis runs, see the README there).  For each method the golden case is
@@ -29,10 +32,15 @@ import scipy.sparse as sp
 
 import smallvis
 from smallvis.inputs.affinities import fit_curve_ab
+from smallvis.testing._golden import CASE_FILES, INPUTS_FILE, case_package
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 RDIR = os.path.join(ROOT, "tests", "data", "rsmallvis")
-OUT = os.path.join(ROOT, "smallvis", "testing", "golden")
+#: The package's folder (smallvis/), under which the cases and inputs are written.
+OUT = os.path.join(ROOT, "smallvis")
+
+#: The format of a case's golden.json: 2 is one case per method folder.
+FORMAT = 2
 
 R_SOURCE = ("R package smallvis by James Melville (github.com/jlmelville/smallvis; the R "
             "sources and commits listed in tests/data/rsmallvis/README.md of the smallvis "
@@ -61,15 +69,45 @@ def sparse_parts(prefix, M):
             f"{prefix}__indptr": M.indptr.astype(np.int32)}
 
 
+def case_folder(name):
+    """The folder of ``name``'s case under :data:`OUT`, as the package finds it."""
+    return os.path.join(OUT, *case_package(name).split(".")[1:])
+
+
+def inputs_path():
+    """The shared inputs' file under :data:`OUT`."""
+    return os.path.join(OUT, "testing", "golden", INPUTS_FILE)
+
+
 def shipped():
-    """``(arrays, meta)`` of the shipped files, or ``({}, None)`` when there are none."""
-    path = os.path.join(OUT, "golden.json")
-    if not os.path.exists(path):
-        return {}, None
-    with open(path) as fh:
-        meta = json.load(fh)
-    with np.load(os.path.join(OUT, "golden.npz")) as old:
-        return {key: old[key] for key in old.files}, meta
+    """The registered methods whose folder holds a case (its golden.json)."""
+    return [name for name in smallvis.METHODS
+            if os.path.exists(os.path.join(case_folder(name), CASE_FILES[0]))]
+
+
+def write_inputs(arrays):
+    """Write inputs.npz unless it holds these arrays already; whether it was written."""
+    path = inputs_path()
+    if os.path.exists(path):
+        with np.load(path) as old:
+            if set(old.files) == set(arrays) and all(
+                    old[k].dtype == v.dtype and np.array_equal(old[k], v)
+                    for k, v in arrays.items()):
+                return False
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    np.savez_compressed(path, **arrays)
+    return True
+
+
+def write_case(name, case, own, version):
+    """Write ``name``'s record and arrays into its folder."""
+    folder = case_folder(name)
+    record_file, arrays_file = (os.path.join(folder, f) for f in CASE_FILES)
+    np.savez_compressed(arrays_file, **own)
+    record = {"format": FORMAT, "produced_with": f"smallvis {version}", **case}
+    with open(record_file, "w") as fh:
+        json.dump(record, fh, indent=1, sort_keys=True)
+        fh.write("\n")
 
 
 def methods_to_compute(argv, shipped_cases):
@@ -133,7 +171,7 @@ def r_runs():
     }
 
 
-def r_case(method, run, version, arrays):
+def r_case(method, run, version, own):
     """R's P and final Y, and the NumPy reference's cost and gradient there."""
     fixture, data, p_key, params, aff_params = run
     fx = r_fixture(fixture)
@@ -141,8 +179,8 @@ def r_case(method, run, version, arrays):
     Y = np.array(fx["Y"])
     cost, grad = smallvis.cost_and_gradient(method, P, Y, **params)
     r_cost = fx["itercosts"]["cost"][-1]
-    arrays[f"{method}__Y"] = Y
-    arrays[f"{method}__gradient"] = grad
+    own["Y"] = Y
+    own["gradient"] = grad
     size = "perplexity" if "perplexity" in smallvis.METHODS[method].affinity_params \
         else "n_neighbors"
     case = {
@@ -162,7 +200,7 @@ def r_case(method, run, version, arrays):
     return case
 
 
-def add_scikit_learn_check(case, arrays):
+def add_scikit_learn_check(case, own, inputs):
     """t-SNE: scikit-learn's exact KL divergence and gradient at the case's P and Y."""
     try:
         from scipy.spatial.distance import squareform
@@ -171,33 +209,33 @@ def add_scikit_learn_check(case, arrays):
     except ImportError:
         print("scikit-learn not installed: tsne check skipped", file=sys.stderr)
         return
-    Y = arrays["tsne__Y"]
-    kl, g = _kl_divergence(Y.ravel(), squareform(arrays["iris__P_joint"], checks=False), 1,
+    Y = own["Y"]
+    kl, g = _kl_divergence(Y.ravel(), squareform(inputs["iris__P_joint"], checks=False), 1,
                            Y.shape[0], Y.shape[1])
     case["checks"][f"scikit-learn {sklearn.__version__} _kl_divergence cost"] = float(kl)
     print("tsne vs sklearn: cost", (case["cost"] - kl) / kl,
-          "grad", np.abs(g.reshape(Y.shape) - arrays["tsne__gradient"]).max()
-          / np.abs(arrays["tsne__gradient"]).max())
+          "grad", np.abs(g.reshape(Y.shape) - own["gradient"]).max()
+          / np.abs(own["gradient"]).max())
 
 
-def ncvis_case(version, arrays):
+def ncvis_case(version, inputs, own):
     """ncvis (not in R smallvis): a smallvis layout on the jittered iris.
 
     Its own recipe (NCVis's a and b, the learned Q) predates
     :func:`generic_case`; it is kept so that ``ncvis`` or ``--all``
     recomputes the shipped case the same way.
     """
-    X = arrays["iris_jitter__X"]
+    X = inputs["iris_jitter__X"]
     P = smallvis.affinities(X, "ncvis", n_neighbors=15, knn_method="exact")
-    arrays.update(sparse_parts("iris_jitter__P_ncvis", P))
+    own.update(sparse_parts("P_ncvis", P))
     a, b = fit_curve_ab(1.0, 0.4)
     run = smallvis.embed(X, "ncvis", fast=False, n_iter=100, random_state=42,
                          n_neighbors=15, knn_method="exact", a=a, b=b, return_result=True)
     Y, Q = run.Y, run.Q
     params = {"Q": Q, "nu": 5.0, "a": a, "b": b}
     cost, grad, learned = smallvis.cost_and_gradient("ncvis", P, Y, return_learned=True, **params)
-    arrays["ncvis__Y"] = Y
-    arrays["ncvis__gradient"] = grad
+    own["Y"] = Y
+    own["gradient"] = grad
     print(f"ncvis     cost {cost:.17g}  Q {Q:.17g}  dQ {learned['Q']:.3g}")
     return {
         "data": "iris_jitter", "P": "P_ncvis", "params": params,
@@ -212,25 +250,25 @@ def ncvis_case(version, arrays):
     }
 
 
-def generic_case(name, version, arrays):
+def generic_case(name, version, inputs, own):
     """Any other registered method: its own P of the jittered iris and 100 exact iterations.
 
     At its first registry example; tests/test_testing_golden.py checks the
     gradient against finite differences of the cost.
     """
     m = smallvis.METHODS[name]
-    X = arrays["iris_jitter__X"]
+    X = inputs["iris_jitter__X"]
     params = dict(m.examples[0])
     affinity_params = ({"n_neighbors": 15, "knn_method": "exact"}
                        if "n_neighbors" in m.affinity_params else {})
     P = smallvis.affinities(X, name, **affinity_params)
-    arrays.update(sparse_parts(f"iris_jitter__P_{name}", P))
+    own.update(sparse_parts(f"P_{name}", P))
     Y = smallvis.embed(X, name, fast=False, n_iter=100, random_state=42,
                        **affinity_params, **params)
     cost, grad, learned = smallvis.cost_and_gradient(name, P, Y, return_learned=True,
                                                      **params)
-    arrays[f"{name}__Y"] = Y
-    arrays[f"{name}__gradient"] = grad
+    own["Y"] = Y
+    own["gradient"] = grad
     print(f"{name:<9} cost {cost:.17g}")
     return {
         "data": "iris_jitter", "P": f"P_{name}", "params": params,
@@ -243,48 +281,42 @@ def generic_case(name, version, arrays):
     }
 
 
-def compute_case(name, version, arrays):
-    """The case of ``name``; its arrays are written into ``arrays``."""
+def compute_case(name, version, inputs):
+    """``(case, own)``: the record of ``name``'s case and its own arrays.
+
+    ``own`` holds ``Y``, ``gradient`` and, for a case whose ``P`` is not
+    one of the shared ``inputs``, that ``P`` (as ``<case["P"]>__data``,
+    ``__indices``, ``__indptr``).
+    """
+    own = {}
     runs = r_runs()
     if name in runs:
-        case = r_case(name, runs[name], version, arrays)
+        case = r_case(name, runs[name], version, own)
         if name == "tsne":
-            add_scikit_learn_check(case, arrays)
-        return case
-    if name == "ncvis":
-        return ncvis_case(version, arrays)
-    return generic_case(name, version, arrays)
+            add_scikit_learn_check(case, own, inputs)
+    elif name == "ncvis":
+        case = ncvis_case(version, inputs, own)
+    else:
+        case = generic_case(name, version, inputs, own)
+    return case, own
 
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     version = smallvis.__version__
-    old_arrays, old_meta = shipped()
-    old_cases = {} if old_meta is None else old_meta["cases"]
-    todo = methods_to_compute(argv, old_cases)
+    todo = methods_to_compute(argv, shipped())
+    # the inputs come from the R fixtures: written only when they differ
+    inputs = input_arrays()
+    if write_inputs(inputs):
+        print(f"wrote {inputs_path()}")
     if not todo:
-        print(f"every registered method has its case in {OUT}: nothing to compute "
+        print("every registered method has its case in its folder: nothing to compute "
               "(name methods, or --all, to recompute)")
         return []
-    every = "--all" in argv
-    # the shipped arrays and cases as they are (unless every case is
-    # recomputed); the inputs only where missing: they come from the R
-    # fixtures, which do not change
-    arrays = input_arrays() if every else {**input_arrays(), **old_arrays}
-    cases = {} if every else dict(old_cases)
     for name in todo:
-        cases[name] = compute_case(name, version, arrays)
-    os.makedirs(OUT, exist_ok=True)
-    np.savez_compressed(os.path.join(OUT, "golden.npz"), **arrays)
-    # the version that produced the files, unless only some cases were added
-    produced_with = (f"smallvis {version}" if old_meta is None or every
-                     else old_meta["produced_with"])
-    meta = {"format": 1, "produced_with": produced_with, "cases": cases}
-    with open(os.path.join(OUT, "golden.json"), "w") as fh:
-        json.dump(meta, fh, indent=1, sort_keys=True)
-        fh.write("\n")
-    total = sum(os.path.getsize(os.path.join(OUT, f)) for f in os.listdir(OUT))
-    print(f"wrote {OUT}: {total / 1024:.0f} KiB ({', '.join(todo)} computed)")
+        write_case(name, *compute_case(name, version, inputs), version)
+        total = sum(os.path.getsize(os.path.join(case_folder(name), f)) for f in CASE_FILES)
+        print(f"wrote {case_folder(name)}: {total / 1024:.0f} KiB")
     return todo
 
 
