@@ -471,6 +471,202 @@ typedef struct {
 SMALLVIS_PAIR_UNITS(SMALLVIS_INSTANTIATE_PAIR_UNIT)
 SMALLVIS_NORMALISED_UNITS(SMALLVIS_INSTANTIATE_NORMALISED_UNIT)
 
+/* ---- engine: normalised units ------------------------------------------ */
+/*
+ * The generic engine of a unit whose weights are normalised to q, over
+ * each row or over all pairs (methods/units.h, SMALLVIS_NORMALISED_UNITS).
+ * A unit NAME provides, besides its params, fields and loader:
+ *     shift(d2_min, k)          the shift of the weights from the set's
+ *                               smallest d2 (w decreases with d2), so that
+ *                               the largest weight is about 1 and none
+ *                               underflows to a zero normaliser;
+ *     weight(d2, shift, k)      w relative to the shift, and
+ *     log_weight(d2, shift, k)  its log (log q = log_weight - log z);
+ *     slope(d2, k)              -d log w / d d2;
+ *     cost(p, q, log_q, k)      the elementwise cost f(p, q);
+ *     offset_term(p, q, k)      q df/dq, summed over the set into `dual`;
+ *     offset(mass, dual, k)     S = sum over the set of q df/dq, from the
+ *                               set's mass of P (1 in a fit, a new row's
+ *                               sum in a transform) or from `dual`;
+ *     force(p, q, slope, S, k)  the pair coefficient c = dC/dd2
+ *                               = q (S - df/dq) slope.
+ * The rows below run the hooks over d2[start..n); the diagonal pair of a
+ * fit comes in with d2 = inf (w = 0, q = 0, c = 0).  The Cython entry
+ * points (normalised_cost, normalised_gradient and their transform twins)
+ * run the passes: the shift, z = sum w, the offset S, then the
+ * coefficients or the cost.
+ *
+ * The rows are compiled without reassociation (SMALLVIS_STRICT), so that a
+ * unit's expression is evaluated as written in every row, whatever the
+ * module's -fassociative-math: a force such as (p + S q) slope gives
+ * exactly 0 where the reference gives 0.
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+#define SMALLVIS_STRICT __attribute__((optimize("no-associative-math", "no-reciprocal-math")))
+#else
+#define SMALLVIS_STRICT
+#endif
+
+#define SMALLVIS_NORMALISED_ENGINE_ROWS(name)                                 \
+    SMALLVIS_STRICT                                                           \
+    static double smallvis_##name##_nq_shift(double d2_min, const void *params) \
+    {                                                                         \
+        return smallvis_##name##_shift(                                       \
+            d2_min, (const smallvis_##name##_params *)params);                \
+    }                                                                         \
+    SMALLVIS_STRICT                                                           \
+    static double smallvis_##name##_nq_offset(double mass, double dual,       \
+                                              const void *params)             \
+    {                                                                         \
+        return smallvis_##name##_offset(                                      \
+            mass, dual, (const smallvis_##name##_params *)params);            \
+    }                                                                         \
+    SMALLVIS_STRICT                                                           \
+    static double smallvis_##name##_nq_z_row(                                 \
+        const double *d2, ptrdiff_t start, ptrdiff_t n, double shift,         \
+        const void *params)                                                   \
+    {                                                                         \
+        const smallvis_##name##_params *k =                                   \
+            (const smallvis_##name##_params *)params;                         \
+        double z = 0.0;                                                       \
+        for (ptrdiff_t j = start; j < n; j++)                                 \
+            z += smallvis_##name##_weight(d2[j], shift, k);                   \
+        return z;                                                             \
+    }                                                                         \
+    SMALLVIS_STRICT                                                           \
+    static double smallvis_##name##_nq_dual_row(                              \
+        const double *d2, const double *p, ptrdiff_t start, ptrdiff_t n,      \
+        double shift, double z, const void *params)                           \
+    {                                                                         \
+        const smallvis_##name##_params *k =                                   \
+            (const smallvis_##name##_params *)params;                         \
+        double s = 0.0;                                                       \
+        for (ptrdiff_t j = start; j < n; j++)                                 \
+            s += smallvis_##name##_offset_term(                               \
+                p[j], smallvis_##name##_weight(d2[j], shift, k) / z, k);      \
+        return s;                                                             \
+    }                                                                         \
+    SMALLVIS_STRICT                                                           \
+    static void smallvis_##name##_nq_coef_row(                                \
+        const double *d2, const double *p, ptrdiff_t start, ptrdiff_t n,      \
+        double shift, double z, double S, double scale, const void *params,   \
+        double *c)                                                            \
+    {                                                                         \
+        const smallvis_##name##_params *k =                                   \
+            (const smallvis_##name##_params *)params;                         \
+        for (ptrdiff_t j = start; j < n; j++) {                               \
+            const double q = smallvis_##name##_weight(d2[j], shift, k) / z;   \
+            c[j] = q > 0.0 || p[j] != 0.0                                     \
+                ? scale * smallvis_##name##_force(                            \
+                      p[j], q, smallvis_##name##_slope(d2[j], k), S, k)       \
+                : 0.0;                                                        \
+        }                                                                     \
+    }                                                                         \
+    SMALLVIS_STRICT                                                           \
+    static double smallvis_##name##_nq_cost_row(                              \
+        const double *d2, const double *p, ptrdiff_t start, ptrdiff_t n,      \
+        double shift, double z, const void *params)                           \
+    {                                                                         \
+        const smallvis_##name##_params *k =                                   \
+            (const smallvis_##name##_params *)params;                         \
+        const double log_z = log(z);                                          \
+        double s = 0.0;                                                       \
+        for (ptrdiff_t j = start; j < n; j++)                                 \
+            s += smallvis_##name##_cost(                                      \
+                p[j], smallvis_##name##_weight(d2[j], shift, k) / z,          \
+                smallvis_##name##_log_weight(d2[j], shift, k) - log_z, k);    \
+        return s;                                                             \
+    }                                                                         \
+    /* a new point's row: normalised over the row, mass = psum */             \
+    static double smallvis_##name##_nq_row_shift(const double *d2, ptrdiff_t n, \
+                                                 const void *params)          \
+    {                                                                         \
+        double dmin = INFINITY;                                               \
+        for (ptrdiff_t j = 0; j < n; j++)                                     \
+            dmin = d2[j] < dmin ? d2[j] : dmin;                               \
+        return smallvis_##name##_nq_shift(dmin, params);                      \
+    }                                                                         \
+    static void smallvis_##name##_nq_transform_coef_row(                      \
+        const double *d2, const double *p, ptrdiff_t n, double psum,          \
+        const void *params, double *c)                                        \
+    {                                                                         \
+        const double shift = smallvis_##name##_nq_row_shift(d2, n, params);   \
+        const double z = smallvis_##name##_nq_z_row(d2, 0, n, shift, params); \
+        const double S = smallvis_##name##_nq_offset(                         \
+            psum, smallvis_##name##_nq_dual_row(d2, p, 0, n, shift, z, params), \
+            params);                                                          \
+        smallvis_##name##_nq_coef_row(d2, p, 0, n, shift, z, S, 2.0, params, c); \
+    }                                                                         \
+    static double smallvis_##name##_nq_transform_cost_row(                    \
+        const double *d2, const double *p, ptrdiff_t n, double psum,          \
+        const void *params)                                                   \
+    {                                                                         \
+        const double shift = smallvis_##name##_nq_row_shift(d2, n, params);   \
+        const double z = smallvis_##name##_nq_z_row(d2, 0, n, shift, params); \
+        (void)psum;                                                           \
+        return smallvis_##name##_nq_cost_row(d2, p, 0, n, shift, z, params);  \
+    }                                                                         \
+    static const smallvis_normalised_unit smallvis_normalised_##name = {      \
+        smallvis_##name##_nq_shift, smallvis_##name##_nq_offset,              \
+        smallvis_##name##_nq_z_row, smallvis_##name##_nq_dual_row,            \
+        smallvis_##name##_nq_coef_row, smallvis_##name##_nq_cost_row,         \
+        {smallvis_##name##_nq_transform_coef_row,                             \
+         smallvis_##name##_nq_transform_cost_row}};
+
+/* A normalised unit's table: the passes the Cython entry points run. */
+typedef struct {
+    double (*shift)(double d2_min, const void *params);
+    double (*offset)(double mass, double dual, const void *params);
+    double (*z_row)(const double *d2, ptrdiff_t start, ptrdiff_t n, double shift,
+                    const void *params);
+    double (*dual_row)(const double *d2, const double *p, ptrdiff_t start, ptrdiff_t n,
+                       double shift, double z, const void *params);
+    void (*coef_row)(const double *d2, const double *p, ptrdiff_t start, ptrdiff_t n,
+                     double shift, double z, double S, double scale, const void *params,
+                     double *c);
+    double (*cost_row)(const double *d2, const double *p, ptrdiff_t start, ptrdiff_t n,
+                       double shift, double z, const void *params);
+    smallvis_transform_unit transform;
+} smallvis_normalised_unit;
+
+SMALLVIS_NORMALISED_UNITS(SMALLVIS_NORMALISED_ENGINE_ROWS)
+
+/* Room for any normalised unit's parameters, and the list's tables. */
+typedef union {
+#define SMALLVIS_NQ_UNION_MEMBER(name) smallvis_##name##_params name;
+    SMALLVIS_NORMALISED_UNITS(SMALLVIS_NQ_UNION_MEMBER)
+#undef SMALLVIS_NQ_UNION_MEMBER
+} smallvis_normalised_params;
+
+#define SMALLVIS_NQ_LOADER(name)                                              \
+    static void smallvis_##name##_nq_load(const double *f, double n_others,   \
+                                          void *k)                            \
+    {                                                                         \
+        smallvis_##name##_load(f, n_others, (smallvis_##name##_params *)k);   \
+    }
+SMALLVIS_NORMALISED_UNITS(SMALLVIS_NQ_LOADER)
+#undef SMALLVIS_NQ_LOADER
+
+#define SMALLVIS_NQ_ENTRY(name) &smallvis_normalised_##name,
+static const smallvis_normalised_unit *const smallvis_normalised_units[] = {
+    SMALLVIS_NORMALISED_UNITS(SMALLVIS_NQ_ENTRY)};
+#undef SMALLVIS_NQ_ENTRY
+#define SMALLVIS_NQ_NAME(name) #name,
+static const char *const smallvis_normalised_names[] = {
+    SMALLVIS_NORMALISED_UNITS(SMALLVIS_NQ_NAME)};
+#undef SMALLVIS_NQ_NAME
+#define SMALLVIS_NQ_FIELDS(name) smallvis_##name##_fields,
+static const char *const smallvis_normalised_fields[] = {
+    SMALLVIS_NORMALISED_UNITS(SMALLVIS_NQ_FIELDS)};
+#undef SMALLVIS_NQ_FIELDS
+#define SMALLVIS_NQ_LOADER_ENTRY(name) smallvis_##name##_nq_load,
+static const smallvis_unit_loader smallvis_normalised_loaders[] = {
+    SMALLVIS_NORMALISED_UNITS(SMALLVIS_NQ_LOADER_ENTRY)};
+#undef SMALLVIS_NQ_LOADER_ENTRY
+#define SMALLVIS_N_NORMALISED_UNITS                                           \
+    ((ptrdiff_t)(sizeof(smallvis_normalised_names) / sizeof(smallvis_normalised_names[0])))
+/* ---- engine: end ------------------------------------------------------- */
+
 /* The pair units' tables in the order of the list (methods/units.h): the
  * Cython entry points pick a unit by its index. */
 #define SMALLVIS_EXACT_ENTRY(name, row_2d, sgd) &smallvis_exact_##name,

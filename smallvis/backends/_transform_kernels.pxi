@@ -129,6 +129,22 @@ def pair_transform_gradient(unit, indptr, indices, data, Y, Y_ref, grad, n_threa
                n_threads)
 
 
+def normalised_transform_cost(unit, indptr, indices, data, Y, Y_ref, n_threads):
+    """A normalised unit's cost of new points (each over its own row); see the reference twin."""
+    cdef smallvis_normalised_params k
+    cdef Py_ssize_t u = _load_normalised(unit, &k)
+    return _transform(&smallvis_normalised_units[u].transform, &k, indptr, indices, data, Y,
+                      Y_ref, None, n_threads)
+
+
+def normalised_transform_gradient(unit, indptr, indices, data, Y, Y_ref, grad, n_threads):
+    """Gradient of normalised_transform_cost in the new points; see the reference twin."""
+    cdef smallvis_normalised_params k
+    cdef Py_ssize_t u = _load_normalised(unit, &k)
+    _transform(&smallvis_normalised_units[u].transform, &k, indptr, indices, data, Y, Y_ref,
+               grad, n_threads)
+
+
 def tsne_dof_transform_cost(indptr, indices, data, Y, Y_ref, dof, n_threads):
     """Heavy-tailed row KL of new points; see the reference twin."""
     cdef smallvis_tsne_params k

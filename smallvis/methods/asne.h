@@ -13,11 +13,55 @@ typedef struct {
     char unused;
 } smallvis_asne_params;
 
+static const char smallvis_asne_fields[] = "";
+static inline void smallvis_asne_load(const double *f, double n_others,
+                                      smallvis_asne_params *k)
+{
+    (void)f;
+    (void)n_others;
+    k->unused = 0;
+}
+
 /* w = exp(-(d2 - shift)) */
 static inline double smallvis_asne_w(double d2, double shift)
 {
     return exp(-(d2 - shift));
 }
+
+/*
+ * The hooks of the normalised engine (backends/_pairloops.h, "normalised
+ * units"): the shift from the set's smallest d2 (so the largest weight is
+ * 1 and none underflows to a zero normaliser), the weight and its log
+ * relative to the shift, the slope -d log w / d d2 = 1, and the KL hooks.
+ */
+static inline double smallvis_asne_shift(double d2_min, const smallvis_asne_params *k)
+{
+    (void)k;
+    return d2_min;
+}
+
+static inline double smallvis_asne_weight(double d2, double shift,
+                                          const smallvis_asne_params *k)
+{
+    (void)k;
+    return smallvis_asne_w(d2, shift);
+}
+
+static inline double smallvis_asne_log_weight(double d2, double shift,
+                                              const smallvis_asne_params *k)
+{
+    (void)k;
+    return -(d2 - shift);
+}
+
+static inline double smallvis_asne_slope(double d2, const smallvis_asne_params *k)
+{
+    (void)d2;
+    (void)k;
+    return 1.0;
+}
+
+SMALLVIS_KL_HOOKS(asne)
 
 /*
  * A new point's row KL against fixed reference rows,

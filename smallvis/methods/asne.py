@@ -26,12 +26,22 @@ A new point ``s`` placed against fixed rows has the cost of its own row,
 
 from typing import NamedTuple
 
+from ._common import kl_cost, kl_force, kl_offset
+
 
 class ASNE(NamedTuple):
     """Asymmetric SNE: the Gaussian weight, normalised over each row (no parameters)."""
 
     #: The normalisation of ``q``: over each row.
+    #: The C unit of the normalised engine (``methods/asne.h``).
+    kernel = "asne"
     normalisation = "rows"
+    #: The engine normalises ``log w`` (the Gaussian underflows far from a point).
+    log_domain = True
+    #: The cost and its derivative: the KL divergence (:func:`~smallvis.methods._common.kl_cost`).
+    cost = staticmethod(kl_cost)
+    offset = staticmethod(kl_offset)
+    force = staticmethod(kl_force)
 
     def log_weight(self, d2):
         r"""The log of the output weight, :math:`\log w = -d^2`.
@@ -40,3 +50,7 @@ class ASNE(NamedTuple):
         from a point), shifting each row by its largest log weight.
         """
         return -d2
+
+    def slope_at(self, d2):
+        r"""The slope :math:`-\partial \log w / \partial d^2 = 1`."""
+        return 1.0

@@ -106,4 +106,65 @@ static inline double smallvis_fuzzy_edge(double v, double u)
     return smallvis_xlogx(v) + smallvis_xlogx(1.0 - v) + v * smallvis_floored_log(u);
 }
 
+/*
+ * The KL divergence f(p, q) = p log(p / q) of the SNE family, as the hooks
+ * of the normalised engine (backends/_pairloops.h; NumPy: kl_cost,
+ * kl_offset, kl_force of methods/_common.py):
+ *     cost           p (log p - log q), 0 where p = 0;
+ *     offset_term    q df/dq = -p, whose sum over the set is -mass;
+ *     offset         S = -mass (the fit's P counts as normalised, mass 1:
+ *                    an exaggerated P scales the attraction only);
+ *     force          c = dC/dd2 = (p + S q) slope.
+ */
+static inline double smallvis_kl_cost(double p, double q, double log_q)
+{
+    (void)q;
+    return p > 0.0 ? p * (log(p) - log_q) : 0.0;
+}
+
+static inline double smallvis_kl_offset_term(double p, double q)
+{
+    (void)q;
+    return -p;
+}
+
+static inline double smallvis_kl_offset(double mass, double dual)
+{
+    (void)dual;
+    return -mass;
+}
+
+static inline double smallvis_kl_force(double p, double q, double slope, double S)
+{
+    return (p + S * q) * slope;
+}
+
+/* The KL hooks of a normalised unit NAME whose cost is the KL divergence. */
+#define SMALLVIS_KL_HOOKS(name)                                               \
+    static inline double smallvis_##name##_cost(                              \
+        double p, double q, double log_q, const smallvis_##name##_params *k)  \
+    {                                                                         \
+        (void)k;                                                              \
+        return smallvis_kl_cost(p, q, log_q);                                 \
+    }                                                                         \
+    static inline double smallvis_##name##_offset_term(                       \
+        double p, double q, const smallvis_##name##_params *k)                \
+    {                                                                         \
+        (void)k;                                                              \
+        return smallvis_kl_offset_term(p, q);                                 \
+    }                                                                         \
+    static inline double smallvis_##name##_offset(                            \
+        double mass, double dual, const smallvis_##name##_params *k)          \
+    {                                                                         \
+        (void)k;                                                              \
+        return smallvis_kl_offset(mass, dual);                                \
+    }                                                                         \
+    static inline double smallvis_##name##_force(                             \
+        double p, double q, double slope, double S,                           \
+        const smallvis_##name##_params *k)                                    \
+    {                                                                         \
+        (void)k;                                                              \
+        return smallvis_kl_force(p, q, slope, S);                             \
+    }
+
 #endif /* SMALLVIS_METHODS_COMMON_H */

@@ -10,6 +10,38 @@
 
 typedef smallvis_asne_params smallvis_ssne_params;
 
+/* The normalised engine's hooks: asne's, normalised over all pairs. */
+static const char smallvis_ssne_fields[] = "";
+static inline void smallvis_ssne_load(const double *f, double n_others,
+                                      smallvis_ssne_params *k)
+{
+    smallvis_asne_load(f, n_others, k);
+}
+
+static inline double smallvis_ssne_shift(double d2_min, const smallvis_ssne_params *k)
+{
+    return smallvis_asne_shift(d2_min, k);
+}
+
+static inline double smallvis_ssne_weight(double d2, double shift,
+                                          const smallvis_ssne_params *k)
+{
+    return smallvis_asne_weight(d2, shift, k);
+}
+
+static inline double smallvis_ssne_log_weight(double d2, double shift,
+                                              const smallvis_ssne_params *k)
+{
+    return smallvis_asne_log_weight(d2, shift, k);
+}
+
+static inline double smallvis_ssne_slope(double d2, const smallvis_ssne_params *k)
+{
+    return smallvis_asne_slope(d2, k);
+}
+
+SMALLVIS_KL_HOOKS(ssne)
+
 /* w = exp(-(d2 - shift)), shift the smallest d2 of all pairs */
 static inline double smallvis_ssne_w(double d2, double shift)
 {

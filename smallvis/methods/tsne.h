@@ -91,4 +91,42 @@ static inline double smallvis_tsne_dof_edge(double p, double d2, double dof)
     return p * (log(p) + smallvis_tsne_dof_neg_log_w(d2, dof));
 }
 
+/*
+ * The hooks of the normalised engine (backends/_pairloops.h, "normalised
+ * units"), any dof: the shift is -log w at the set's smallest d2, the
+ * weight and its log relative to it, the slope 1 / (1 + d2/dof), and the
+ * KL hooks.
+ */
+static const char smallvis_tsne_fields[] = "dof";
+static inline void smallvis_tsne_load(const double *f, double n_others,
+                                      smallvis_tsne_params *k)
+{
+    (void)n_others;
+    k->dof = f[0];
+}
+
+static inline double smallvis_tsne_shift(double d2_min, const smallvis_tsne_params *k)
+{
+    return smallvis_tsne_dof_neg_log_w(d2_min, k->dof);
+}
+
+static inline double smallvis_tsne_weight(double d2, double shift,
+                                          const smallvis_tsne_params *k)
+{
+    return smallvis_tsne_dof_w(d2, k->dof, shift);
+}
+
+static inline double smallvis_tsne_log_weight(double d2, double shift,
+                                              const smallvis_tsne_params *k)
+{
+    return shift - smallvis_tsne_dof_neg_log_w(d2, k->dof);
+}
+
+static inline double smallvis_tsne_slope(double d2, const smallvis_tsne_params *k)
+{
+    return smallvis_tsne_dof_slope(d2, k->dof);
+}
+
+SMALLVIS_KL_HOOKS(tsne)
+
 #endif /* SMALLVIS_METHODS_TSNE_H */

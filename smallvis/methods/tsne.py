@@ -36,6 +36,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ._common import kl_cost, kl_force, kl_offset
+
 
 class TSNE(NamedTuple):
     r"""t-SNE with the heavy-tailed weight :math:`(1 + d^2/\alpha)^{-\alpha}`, normalised over all pairs.
@@ -54,7 +56,18 @@ class TSNE(NamedTuple):
     dof: float = 1.0
 
     #: The normalisation of ``q``: over all pairs.
+    #: The C unit of the normalised engine (``methods/tsne.h``).
+    kernel = "tsne"
     normalisation = "total"
+    #: The cost and its derivative: the KL divergence (:func:`~smallvis.methods._common.kl_cost`).
+    cost = staticmethod(kl_cost)
+    offset = staticmethod(kl_offset)
+    force = staticmethod(kl_force)
+
+    @property
+    def log_domain(self):
+        """Whether the engine normalises ``log w``: for ``dof != 1`` (large ``dof`` underflows)."""
+        return self.dof != 1.0
 
     def weight(self, d2, out=None):
         r"""The output weight :math:`w = (1 + d^2/\alpha)^{-\alpha}` (0 where :math:`d^2 = \infty`).
