@@ -103,14 +103,10 @@ cdef extern from "_pairloops.h" nogil:
                                           void* k) noexcept nogil
     const smallvis_exact_unit** smallvis_exact_units
     const smallvis_transform_unit** smallvis_transform_units
-    const smallvis_transform_unit smallvis_transform_asne
-    const smallvis_transform_unit smallvis_transform_ssne
-    const smallvis_transform_unit smallvis_transform_tsne
     const char** smallvis_unit_names
     const char** smallvis_unit_fields
     const smallvis_unit_loader* smallvis_unit_loaders
     Py_ssize_t SMALLVIS_N_UNITS
-    const smallvis_transform_unit smallvis_transform_tsne_dof
     # a normalised unit's passes (see the header, "engine: normalised units")
     ctypedef struct smallvis_normalised_unit:
         double (*shift)(double d2_min, const void* params) noexcept nogil
@@ -197,6 +193,9 @@ from smallvis.backends.reference import __all__ as _twin_names
 from smallvis.backends.reference import CALIBRATION_BLOCK
 from smallvis.backends.reference import _check_pair_arrays
 from smallvis.methods._common import unit_field_values
+from smallvis.methods.asne import ASNE
+from smallvis.methods.ssne import SSNE
+from smallvis.methods.tsne import TSNE
 from smallvis.methods.largevis import LargeVis, LargeVisExp
 from smallvis.methods.ncvis import NCVis
 from smallvis.methods.tumap import TUMAP
@@ -1284,7 +1283,7 @@ cdef Py_ssize_t _load_normalised(unit, smallvis_normalised_params* k) except -1:
     """Fill ``k`` from a normalised NumPy unit's fields; return its index in the list."""
     values = unit_field_values(unit)
     try:
-        u, fields = _NORMALISED_UNITS[type(unit).kernel]
+        u, fields = _NORMALISED_UNITS[unit.kernel]
     except (AttributeError, KeyError):
         raise ValueError(f"no compiled normalised unit for {unit!r}; compiled: "
                          f"{', '.join(_NORMALISED_UNITS)}") from None
@@ -1414,20 +1413,24 @@ def _normalised_rows(unit):
     return unit.normalisation == "rows"
 
 
-def normalised_cost(unit, indptr, indices, data, Y, n_threads):
-    """A normalised unit's exact cost; see the reference twin."""
+def _checked_normalised(unit, indptr, indices, data, Y, grad, n_threads):
+    """The cost (grad None) or gradient of a normalised unit, its arrays checked."""
     cdef smallvis_normalised_params k
     cdef Py_ssize_t u = _load_normalised(unit, &k)
-    return _normalised(smallvis_normalised_units[u], &k, _normalised_rows(unit), indptr,
-                       indices, data, Y, None, n_threads)
+    cdef bint rows = _normalised_rows(unit)
+    _check_pair_arrays(indptr, indices, data, Y, grad, in_range=_indices_in_range)
+    return _normalised(smallvis_normalised_units[u], &k, rows, indptr, indices, data, Y,
+                       grad, n_threads)
+
+
+def normalised_cost(unit, indptr, indices, data, Y, n_threads):
+    """A normalised unit's exact cost; see the reference twin."""
+    return _checked_normalised(unit, indptr, indices, data, Y, None, n_threads)
 
 
 def normalised_gradient(unit, indptr, indices, data, Y, grad, n_threads):
     """A normalised unit's exact gradient (into grad); see the reference twin."""
-    cdef smallvis_normalised_params k
-    cdef Py_ssize_t u = _load_normalised(unit, &k)
-    _normalised(smallvis_normalised_units[u], &k, _normalised_rows(unit), indptr, indices,
-                data, Y, grad, n_threads)
+    _checked_normalised(unit, indptr, indices, data, Y, grad, n_threads)
 # ---- normalised engine: end
 
 

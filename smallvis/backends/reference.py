@@ -858,26 +858,32 @@ def _normalised_log_q(unit, D2, axis):
     return L - special.logsumexp(L, axis=axis, keepdims=True)
 
 
-def _normalised_q(unit, D2, axis, with_log):
-    r"""``q`` (and ``log q`` if ``with_log``, else None) of a normalised unit.
+def _normalised_weights(unit, D2, axis):
+    r"""Weights ``W`` and normaliser ``Z`` of a normalised unit, with :math:`q = W / Z`.
 
     .. math::
 
         q_{ij} = \frac{w_{ij}}{\sum_{(k, l)} w_{kl}},
 
     the sum over row ``i`` (``axis=1``) or over all pairs (``axis=None``).
-    A unit with ``log_domain`` normalises ``log w`` (:func:`_normalised_log_q`);
-    the others normalise ``w`` = ``unit.weight(D2)`` directly.
+    A unit with ``log_domain`` normalises ``log w`` (:func:`_normalised_log_q`)
+    and returns ``W = q``, ``Z = 1``; the others ``W = unit.weight(D2)`` and
+    its sum.
     """
     if unit.log_domain:
-        log_Q = _normalised_log_q(unit, D2, axis)
-        return np.exp(log_Q), (log_Q if with_log else None)
+        return np.exp(_normalised_log_q(unit, D2, axis)), 1.0
     W = unit.weight(D2)
-    Z = W.sum(axis=axis, keepdims=axis is not None)
-    log_Q = None
-    if with_log:
-        with np.errstate(divide="ignore"):
-            log_Q = np.log(W) - np.log(Z)
+    return W, W.sum(axis=axis, keepdims=axis is not None)
+
+
+def _normalised_q(unit, D2, axis):
+    """``q`` and ``log q`` of a normalised unit (as :func:`_normalised_weights`)."""
+    if unit.log_domain:
+        log_Q = _normalised_log_q(unit, D2, axis)
+        return np.exp(log_Q), log_Q
+    W, Z = _normalised_weights(unit, D2, axis)
+    with np.errstate(divide="ignore"):
+        log_Q = np.log(W) - np.log(Z)
     return W / Z, log_Q
 
 
@@ -895,13 +901,20 @@ def _normalised_coefficients(unit, P, D2, axis, mass):
 
     and with the slope :math:`s = -\partial \log w / \partial d^2`,
     :math:`c = q\, (S - \partial f / \partial q)\, s`.  The unit's hooks
-    compute ``S`` (``offset(P, Q, mass, axis)``) and ``c`` (``force(P, Q,
-    slope, S)``) in whatever form keeps its arithmetic exact (the KL
-    divergence: :math:`S = -\text{mass}`, :math:`c = (p + S q)\, s`).
+    compute ``S`` (``offset(P, Q, mass, axis)``) and ``c`` (``force(P, W,
+    Z, slope, S)``, :math:`q = W / Z`) in whatever form keeps its
+    arithmetic exact (the KL divergence: :math:`S = -\text{mass}`,
+    :math:`c = (p + S W / Z)\, s`).
     """
-    Q, _ = _normalised_q(unit, D2, axis, with_log=False)
+    W, Z = _normalised_weights(unit, D2, axis)
+    Q = W / Z
     S = unit.offset(P, Q, mass, axis)
-    return unit.force(P, Q, unit.slope_at(D2), S)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        K = unit.force(P, W, Z, unit.slope_at(D2), S)
+    # a pair with q = 0 and p = 0 (the diagonal, or an underflowed weight)
+    # has no force, whatever the unit's df/dq at q = 0
+    K[(Q == 0.0) & (P == 0.0)] = 0.0
+    return K
 
 
 def _normalised_axis(unit):
@@ -940,9 +953,16 @@ def normalised_cost(unit, indptr, indices, data, Y, n_threads):
     -------
     float
     """
+    unit_field_values(unit)
+    _check_pair_arrays(indptr, indices, data, Y)
+    return _normalised_cost(unit, indptr, indices, data, Y)
+
+
+def _normalised_cost(unit, indptr, indices, data, Y):
+    """:func:`normalised_cost` on arrays the caller has checked."""
     axis = _normalised_axis(unit)
     P = _dense(indptr, indices, data, Y.shape[0])
-    Q, log_Q = _normalised_q(unit, _off_diagonal_distances(Y), axis, with_log=True)
+    Q, log_Q = _normalised_q(unit, _off_diagonal_distances(Y), axis)
     return unit.cost(P, Q, log_Q)
 
 
@@ -958,6 +978,13 @@ def normalised_gradient(unit, indptr, indices, data, Y, grad, n_threads):
     ``P`` symmetric (so is ``c``).  The fit's ``P`` counts as normalised
     (``mass`` 1): an exaggerated ``P`` scales the attraction only.
     """
+    unit_field_values(unit)
+    _check_pair_arrays(indptr, indices, data, Y, grad)
+    _normalised_gradient(unit, indptr, indices, data, Y, grad)
+
+
+def _normalised_gradient(unit, indptr, indices, data, Y, grad):
+    """:func:`normalised_gradient` on arrays the caller has checked."""
     axis = _normalised_axis(unit)
     P = _dense(indptr, indices, data, Y.shape[0])
     K = _normalised_coefficients(unit, P, _off_diagonal_distances(Y), axis, 1.0)
@@ -969,7 +996,7 @@ def normalised_gradient(unit, indptr, indices, data, Y, grad, n_threads):
 
 def asne_cost(indptr, indices, data, Y, n_threads):
     """Cost of asymmetric SNE (:mod:`smallvis.methods.asne`): row ``i`` of ``P`` holds p_{j|i}."""
-    return normalised_cost(ASNE(), indptr, indices, data, Y, n_threads)
+    return _normalised_cost(ASNE(), indptr, indices, data, Y)
 
 
 def asne_gradient(indptr, indices, data, Y, grad, n_threads):
@@ -980,12 +1007,12 @@ def asne_gradient(indptr, indices, data, Y, grad, n_threads):
         \frac{\partial C}{\partial y_i} =
         2 \sum_{j \ne i} \left(p_{j|i} - q_{j|i} + p_{i|j} - q_{i|j}\right)(y_i - y_j).
     """
-    normalised_gradient(ASNE(), indptr, indices, data, Y, grad, n_threads)
+    _normalised_gradient(ASNE(), indptr, indices, data, Y, grad)
 
 
 def ssne_cost(indptr, indices, data, Y, n_threads):
     """Cost of symmetric SNE, KL(P || Q) (:mod:`smallvis.methods.ssne`)."""
-    return normalised_cost(SSNE(), indptr, indices, data, Y, n_threads)
+    return _normalised_cost(SSNE(), indptr, indices, data, Y)
 
 
 def ssne_gradient(indptr, indices, data, Y, grad, n_threads):
@@ -995,12 +1022,12 @@ def ssne_gradient(indptr, indices, data, Y, grad, n_threads):
 
         \frac{\partial C}{\partial y_i} = 4 \sum_{j \ne i} (p_{ij} - q_{ij})(y_i - y_j).
     """
-    normalised_gradient(SSNE(), indptr, indices, data, Y, grad, n_threads)
+    _normalised_gradient(SSNE(), indptr, indices, data, Y, grad)
 
 
 def tsne_cost(indptr, indices, data, Y, n_threads):
     """Cost of t-SNE, KL(P || Q) with the Cauchy weight (:mod:`smallvis.methods.tsne`)."""
-    return normalised_cost(TSNE(), indptr, indices, data, Y, n_threads)
+    return _normalised_cost(TSNE(), indptr, indices, data, Y)
 
 
 def tsne_gradient(indptr, indices, data, Y, grad, n_threads):
@@ -1011,7 +1038,7 @@ def tsne_gradient(indptr, indices, data, Y, grad, n_threads):
         \frac{\partial C}{\partial y_i} =
         4 \sum_{j \ne i} (p_{ij} - q_{ij})\, w_{ij}\, (y_i - y_j).
     """
-    normalised_gradient(TSNE(), indptr, indices, data, Y, grad, n_threads)
+    _normalised_gradient(TSNE(), indptr, indices, data, Y, grad)
 
 
 def tsne_dof_cost(indptr, indices, data, Y, dof, n_threads):
@@ -1027,7 +1054,7 @@ def tsne_dof_cost(indptr, indices, data, Y, dof, n_threads):
     large :math:`\alpha` or far points).  :func:`tsne_cost` is the case
     :math:`\alpha = 1`.
     """
-    return normalised_cost(TSNE(dof), indptr, indices, data, Y, n_threads)
+    return _normalised_cost(TSNE(dof), indptr, indices, data, Y)
 
 
 def tsne_dof_gradient(indptr, indices, data, Y, dof, grad, n_threads):
@@ -1039,7 +1066,7 @@ def tsne_dof_gradient(indptr, indices, data, Y, dof, grad, n_threads):
         4 \sum_{j \ne i} (p_{ij} - q_{ij})\, w_{ij}^{1/\alpha}\, (y_i - y_j),
         \qquad w_{ij}^{1/\alpha} = \frac{1}{1 + d_{ij}^2/\alpha}.
     """
-    normalised_gradient(TSNE(dof), indptr, indices, data, Y, grad, n_threads)
+    _normalised_gradient(TSNE(dof), indptr, indices, data, Y, grad)
 
 
 # ---------------------------------------------------------------------------
@@ -1804,8 +1831,15 @@ def normalised_transform_cost(unit, indptr, indices, data, Y, Y_ref, n_threads):
     its own row, whatever the unit's normalisation in a fit (as openTSNE
     does for t-SNE), so the result for a point does not depend on its batch.
     """
+    unit_field_values(unit)
+    _check_pair_arrays(indptr, indices, data, Y, Y_ref=Y_ref)
+    return _normalised_transform_cost(unit, indptr, indices, data, Y, Y_ref)
+
+
+def _normalised_transform_cost(unit, indptr, indices, data, Y, Y_ref):
+    """:func:`normalised_transform_cost` on arrays the caller has checked."""
     P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
-    Q, log_Q = _normalised_q(unit, D2, 1, with_log=True)
+    Q, log_Q = _normalised_q(unit, D2, 1)
     return unit.cost(P, Q, log_Q)
 
 
@@ -1821,6 +1855,13 @@ def normalised_transform_gradient(unit, indptr, indices, data, Y, Y_ref, grad, n
     calibrated row; the KL divergence's coefficient is then
     :math:`(p_{j|s} - \pi_s q_{j|s})\, s_{sj}`).
     """
+    unit_field_values(unit)
+    _check_pair_arrays(indptr, indices, data, Y, grad, Y_ref)
+    _normalised_transform_gradient(unit, indptr, indices, data, Y, Y_ref, grad)
+
+
+def _normalised_transform_gradient(unit, indptr, indices, data, Y, Y_ref, grad):
+    """:func:`normalised_transform_gradient` on arrays the caller has checked."""
     P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
     K = _normalised_coefficients(unit, P, D2, 1, P.sum(axis=1, keepdims=True))
     grad[...] = _transform_force(K, np.ones_like(D2), Y, Y_ref)
@@ -1837,7 +1878,7 @@ def asne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
 
     ``j, k`` over the reference points: row ``s`` of the asne cost.
     """
-    return normalised_transform_cost(ASNE(), indptr, indices, data, Y, Y_ref, n_threads)
+    return _normalised_transform_cost(ASNE(), indptr, indices, data, Y, Y_ref)
 
 
 def asne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
@@ -1850,7 +1891,7 @@ def asne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
 
     (:math:`\pi_s = 1` for a calibrated row).
     """
-    normalised_transform_gradient(ASNE(), indptr, indices, data, Y, Y_ref, grad, n_threads)
+    _normalised_transform_gradient(ASNE(), indptr, indices, data, Y, Y_ref, grad)
 
 
 def ssne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
@@ -1865,7 +1906,7 @@ def ssne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
     The joint normalisation of ssne's ``q`` is replaced by the new point's
     own row (as openTSNE does for t-SNE), so the cost is that of asne.
     """
-    return normalised_transform_cost(SSNE(), indptr, indices, data, Y, Y_ref, n_threads)
+    return _normalised_transform_cost(SSNE(), indptr, indices, data, Y, Y_ref)
 
 
 def ssne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
@@ -1876,7 +1917,7 @@ def ssne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
         \frac{\partial C}{\partial y_s} = 2 \sum_j (p_{j|s} - \pi_s q_{j|s})(y_s - y_j),
         \qquad \pi_s = \sum_k p_{k|s}.
     """
-    normalised_transform_gradient(SSNE(), indptr, indices, data, Y, Y_ref, grad, n_threads)
+    _normalised_transform_gradient(SSNE(), indptr, indices, data, Y, Y_ref, grad)
 
 
 def tsne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
@@ -1892,7 +1933,7 @@ def tsne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
 
     the joint normalisation replaced by the new point's row, as openTSNE.
     """
-    return normalised_transform_cost(TSNE(), indptr, indices, data, Y, Y_ref, n_threads)
+    return _normalised_transform_cost(TSNE(), indptr, indices, data, Y, Y_ref)
 
 
 def tsne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
@@ -1906,7 +1947,7 @@ def tsne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
 
     (:math:`\pi_s = 1` for a calibrated row).
     """
-    normalised_transform_gradient(TSNE(), indptr, indices, data, Y, Y_ref, grad, n_threads)
+    _normalised_transform_gradient(TSNE(), indptr, indices, data, Y, Y_ref, grad)
 
 
 def tsne_dof_transform_cost(indptr, indices, data, Y, Y_ref, dof, n_threads):
@@ -1922,7 +1963,7 @@ def tsne_dof_transform_cost(indptr, indices, data, Y, Y_ref, dof, n_threads):
 
     (:func:`tsne_transform_cost` is the case :math:`\alpha = 1`).
     """
-    return normalised_transform_cost(TSNE(dof), indptr, indices, data, Y, Y_ref, n_threads)
+    return _normalised_transform_cost(TSNE(dof), indptr, indices, data, Y, Y_ref)
 
 
 def tsne_dof_transform_gradient(indptr, indices, data, Y, Y_ref, dof, grad, n_threads):
@@ -1934,7 +1975,7 @@ def tsne_dof_transform_gradient(indptr, indices, data, Y, Y_ref, dof, grad, n_th
         2 \sum_j (p_{j|s} - \pi_s q_{j|s})\, w_{sj}^{1/\alpha}\, (y_s - y_j),
         \qquad \pi_s = \sum_k p_{k|s}.
     """
-    normalised_transform_gradient(TSNE(dof), indptr, indices, data, Y, Y_ref, grad, n_threads)
+    _normalised_transform_gradient(TSNE(dof), indptr, indices, data, Y, Y_ref, grad)
 
 
 def infonce_transform_cost(indptr, indices, data, Y, Y_ref, m, n_threads):

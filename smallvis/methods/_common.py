@@ -181,12 +181,13 @@ def kl_offset(P, Q, mass, axis):
     return -mass
 
 
-def kl_force(P, Q, slope, S):
+def kl_force(P, W, Z, slope, S):
     r"""The KL divergence's pair coefficient :math:`c = \partial C / \partial d^2 = (p + S q)\, s`.
 
-    ``s`` = ``slope`` is :math:`-\partial \log w / \partial d^2`; with
-    :math:`S = -1` this is the SNE family's :math:`(p - q)\, s`.
+    :math:`q = W / Z` and ``s`` = ``slope`` is :math:`-\partial \log w /
+    \partial d^2`; with :math:`S = -1` this is the SNE family's
+    :math:`(p - q)\, s`.
     """
-    K = P + S * Q
+    K = P + S * W / Z
     K *= slope
     return K

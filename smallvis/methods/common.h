@@ -108,20 +108,15 @@ static inline double smallvis_fuzzy_edge(double v, double u)
 
 /*
  * The KL divergence f(p, q) = p log(p / q) of the SNE family, as the hooks
- * of the normalised engine (backends/_pairloops.h; NumPy: kl_cost,
- * kl_offset, kl_force of methods/_common.py):
- *     cost           p (log p - log q), 0 where p = 0;
+ * of the normalised engine (backends/_pairloops.h, "engine: normalised
+ * units"; NumPy: kl_offset and kl_force of methods/_common.py):
  *     offset_term    q df/dq = -p, whose sum over the set is -mass;
  *     offset         S = -mass (the fit's P counts as normalised, mass 1:
  *                    an exaggerated P scales the attraction only);
- *     force          c = dC/dd2 = (p + S q) slope.
+ *     force          c = dC/dd2 = (p + S q) slope, q = w / z.
+ * A unit's cost hook writes p (log p - log q) in its own terms (its log
+ * weight and log z).
  */
-static inline double smallvis_kl_cost(double p, double q, double log_q)
-{
-    (void)q;
-    return p > 0.0 ? p * (log(p) - log_q) : 0.0;
-}
-
 static inline double smallvis_kl_offset_term(double p, double q)
 {
     (void)q;
@@ -134,19 +129,15 @@ static inline double smallvis_kl_offset(double mass, double dual)
     return -mass;
 }
 
-static inline double smallvis_kl_force(double p, double q, double slope, double S)
+static inline double smallvis_kl_force(double p, double w, double z, double slope,
+                                       double S)
 {
-    return (p + S * q) * slope;
+    return (p + S * w / z) * slope;
 }
 
-/* The KL hooks of a normalised unit NAME whose cost is the KL divergence. */
-#define SMALLVIS_KL_HOOKS(name)                                               \
-    static inline double smallvis_##name##_cost(                              \
-        double p, double q, double log_q, const smallvis_##name##_params *k)  \
-    {                                                                         \
-        (void)k;                                                              \
-        return smallvis_kl_cost(p, q, log_q);                                 \
-    }                                                                         \
+/* The KL hooks offset_term, offset and force of a unit NAME whose cost is
+ * the KL divergence; slope(d2, k) is the unit's -d log w / d d2. */
+#define SMALLVIS_KL_HOOKS(name, slope)                                        \
     static inline double smallvis_##name##_offset_term(                       \
         double p, double q, const smallvis_##name##_params *k)                \
     {                                                                         \
@@ -160,11 +151,10 @@ static inline double smallvis_kl_force(double p, double q, double slope, double 
         return smallvis_kl_offset(mass, dual);                                \
     }                                                                         \
     static inline double smallvis_##name##_force(                             \
-        double p, double q, double slope, double S,                           \
+        double p, double w, double z, double d2, double S,                    \
         const smallvis_##name##_params *k)                                    \
     {                                                                         \
-        (void)k;                                                              \
-        return smallvis_kl_force(p, q, slope, S);                             \
+        return smallvis_kl_force(p, w, z, slope(d2, k), S);                   \
     }
 
 #endif /* SMALLVIS_METHODS_COMMON_H */

@@ -56,13 +56,16 @@ class TSNE(NamedTuple):
     dof: float = 1.0
 
     #: The normalisation of ``q``: over all pairs.
-    #: The C unit of the normalised engine (``methods/tsne.h``).
-    kernel = "tsne"
     normalisation = "total"
     #: The cost and its derivative: the KL divergence (:func:`~smallvis.methods._common.kl_cost`).
     cost = staticmethod(kl_cost)
     offset = staticmethod(kl_offset)
     force = staticmethod(kl_force)
+
+    @property
+    def kernel(self):
+        """The C unit of the normalised engine (``methods/tsne.h``): the Cauchy ``tsne`` or ``tsne_dof``."""
+        return "tsne" if self.dof == 1.0 else "tsne_dof"
 
     @property
     def log_domain(self):

@@ -49,9 +49,10 @@
 #include "tsne.h"
 
 #define SMALLVIS_NORMALISED_UNITS(X)    \
-    X(asne)                             \
-    X(ssne)                             \
-    X(tsne)
+    X(asne, FAST)                       \
+    X(ssne, FAST)                       \
+    X(tsne, FAST)                       \
+    X(tsne_dof, FAST)
 
 /* the units that own their whole row: a row's expected loss is not a sum of
  * pair terms (InfoNCE's softmax couples a row's candidates); the kernels
