@@ -1283,7 +1283,7 @@ cdef Py_ssize_t _load_normalised(unit, smallvis_normalised_params* k) except -1:
     """Fill ``k`` from a normalised NumPy unit's fields; return its index in the list."""
     values = unit_field_values(unit)
     try:
-        u, fields = _NORMALISED_UNITS[unit.kernel]
+        u, fields = _NORMALISED_UNITS[unit.c_unit]
     except (AttributeError, KeyError):
         raise ValueError(f"no compiled normalised unit for {unit!r}; compiled: "
                          f"{', '.join(_NORMALISED_UNITS)}") from None

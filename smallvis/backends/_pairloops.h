@@ -431,8 +431,10 @@ SMALLVIS_PAIR_UNITS(SMALLVIS_INSTANTIATE_PAIR_UNIT)
 /*
  * The generic engine of a unit whose weights are normalised to q, over
  * each row or over all pairs (methods/units.h, SMALLVIS_NORMALISED_UNITS).
- * A unit NAME provides, besides its params, fields and loader (scalars;
- * k its parameters):
+ * A unit NAME provides its parameter struct smallvis_NAME_params, its
+ * fields smallvis_NAME_fields[] and their loader smallvis_NAME_load_fields
+ * (as a pair unit's, methods/units.h), and these hooks (scalars; k its
+ * parameters):
  *     shift(d2_min, k)             the shift of the weights, from the set's
  *                                  smallest d2 (w decreases with d2), so
  *                                  that no weight underflows to a zero
@@ -639,7 +641,8 @@ typedef union {
     static void smallvis_##name##_nq_load(const double *f, double n_others,   \
                                           void *k)                            \
     {                                                                         \
-        smallvis_##name##_load(f, n_others, (smallvis_##name##_params *)k);   \
+        smallvis_##name##_load_fields(f, n_others,                            \
+                                      (smallvis_##name##_params *)k);         \
     }
 SMALLVIS_NORMALISED_UNITS(SMALLVIS_NQ_LOADER)
 #undef SMALLVIS_NQ_LOADER

@@ -2115,4 +2115,5 @@ def ncvis_transform_gradient(indptr, indices, data, Y, Y_ref, Q, nu, a, b, grad,
 #: The transform twins, in the order they are defined above (no list of
 #: methods here: the registry is the only one).
 __all__ += [_name for _name, _value in list(globals().items())
-            if callable(_value) and _name.endswith(("_transform_cost", "_transform_gradient"))]
+            if callable(_value) and not _name.startswith("_")
+            and _name.endswith(("_transform_cost", "_transform_gradient"))]

@@ -22,7 +22,7 @@ typedef struct {
 } smallvis_asne_params;
 
 static const char smallvis_asne_fields[] = "";
-static inline void smallvis_asne_load(const double *f, double n_others,
+static inline void smallvis_asne_load_fields(const double *f, double n_others,
                                       smallvis_asne_params *k)
 {
     (void)f;

@@ -34,7 +34,7 @@ class ASNE(NamedTuple):
 
     #: The normalisation of ``q``: over each row.
     #: The C unit of the normalised engine (``methods/asne.h``).
-    kernel = "asne"
+    c_unit = "asne"
     normalisation = "rows"
     #: The engine normalises ``log w`` (the Gaussian underflows far from a point).
     log_domain = True

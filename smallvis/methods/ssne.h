@@ -12,10 +12,10 @@
 typedef smallvis_asne_params smallvis_ssne_params;
 
 static const char smallvis_ssne_fields[] = "";
-static inline void smallvis_ssne_load(const double *f, double n_others,
+static inline void smallvis_ssne_load_fields(const double *f, double n_others,
                                       smallvis_ssne_params *k)
 {
-    smallvis_asne_load(f, n_others, k);
+    smallvis_asne_load_fields(f, n_others, k);
 }
 
 /* w = exp(-(d2 - shift)), shift the smallest d2 of all pairs */

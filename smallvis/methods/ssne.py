@@ -31,7 +31,7 @@ class SSNE(NamedTuple):
 
     #: The normalisation of ``q``: over all pairs.
     #: The C unit of the normalised engine (``methods/ssne.h``).
-    kernel = "ssne"
+    c_unit = "ssne"
     normalisation = "total"
     #: The engine normalises ``log w`` (the Gaussian underflows far from a point).
     log_domain = True

@@ -75,7 +75,7 @@ static inline double smallvis_tsne_dof_edge(double p, double d2, double dof)
  *     offset_term, offset, force: the KL divergence's (common.h).
  */
 static const char smallvis_tsne_fields[] = "dof";
-static inline void smallvis_tsne_load(const double *f, double n_others,
+static inline void smallvis_tsne_load_fields(const double *f, double n_others,
                                       smallvis_tsne_params *k)
 {
     (void)n_others;
@@ -124,10 +124,10 @@ SMALLVIS_KL_HOOKS(tsne, smallvis_tsne_slope)
 
 typedef smallvis_tsne_params smallvis_tsne_dof_params;
 static const char smallvis_tsne_dof_fields[] = "dof";
-static inline void smallvis_tsne_dof_load(const double *f, double n_others,
+static inline void smallvis_tsne_dof_load_fields(const double *f, double n_others,
                                           smallvis_tsne_dof_params *k)
 {
-    smallvis_tsne_load(f, n_others, k);
+    smallvis_tsne_load_fields(f, n_others, k);
 }
 
 static inline double smallvis_tsne_dof_shift(double d2_min, const smallvis_tsne_dof_params *k)

@@ -63,7 +63,7 @@ class TSNE(NamedTuple):
     force = staticmethod(kl_force)
 
     @property
-    def kernel(self):
+    def c_unit(self):
         """The C unit of the normalised engine (``methods/tsne.h``): the Cauchy ``tsne`` or ``tsne_dof``."""
         return "tsne" if self.dof == 1.0 else "tsne_dof"
 
