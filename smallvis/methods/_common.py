@@ -159,6 +159,15 @@ def fuzzy_edge_term(V, U):
 # ---------------------------------------------------------------------------
 
 
+def set_sum(X, axis):
+    """The sum of ``X`` over each normalisation set: all of it (``axis=None``) or each row (1).
+
+    Over rows it keeps the row axis (a column), so that it broadcasts
+    against ``X``: the form of the ``offset`` hook's ``S``.
+    """
+    return X.sum() if axis is None else X.sum(axis=axis, keepdims=True)
+
+
 def kl_cost(P, Q, log_Q):
     r"""The KL divergence :math:`\sum p \log(p / q)` over the entries with :math:`p > 0`.
 
