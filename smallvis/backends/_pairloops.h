@@ -526,7 +526,7 @@ SMALLVIS_PAIR_UNITS(SMALLVIS_INSTANTIATE_PAIR_UNIT)
                 p[j], smallvis_##name##_weight(d2[j], shift, &k) / z, &k);    \
         return s;                                                             \
     }                                                                         \
-    /* c_j = scale * force; a pair with q = 0 and p = 0 (the diagonal, or   \
+    /* c_j = scale * force; a pair with w = 0 and p = 0 (the diagonal, or   \
      * an underflowed weight) has none, whatever the unit's df/dq at q = 0 */ \
     SMALLVIS_MATHS_##maths##_ROW                                              \
     static void smallvis_##name##_nq_coef_row(                                \
@@ -540,7 +540,7 @@ SMALLVIS_PAIR_UNITS(SMALLVIS_INSTANTIATE_PAIR_UNIT)
             const double w = smallvis_##name##_weight(d2[j], shift, &k);      \
             const double v = scale * smallvis_##name##_force(                 \
                 p[j], w, z, d2[j], S, &k);                                    \
-            c[j] = w / z > 0.0 || p[j] != 0.0 ? v : 0.0;                      \
+            c[j] = w > 0.0 || p[j] != 0.0 ? v : 0.0;                          \
         }                                                                     \
     }                                                                         \
     SMALLVIS_MATHS_##maths##_SCALAR                                           \
@@ -585,7 +585,7 @@ SMALLVIS_PAIR_UNITS(SMALLVIS_INSTANTIATE_PAIR_UNIT)
         for (ptrdiff_t j = 0; j < n; j++) {                                   \
             const double v = 2.0 * smallvis_##name##_force(                   \
                 p[j], c[j], z, d2[j], S, &k);                                 \
-            c[j] = c[j] / z > 0.0 || p[j] != 0.0 ? v : 0.0;                   \
+            c[j] = c[j] > 0.0 || p[j] != 0.0 ? v : 0.0;                       \
         }                                                                     \
     }                                                                         \
     SMALLVIS_MATHS_##maths##_SCALAR                                           \

@@ -911,9 +911,9 @@ def _normalised_coefficients(unit, P, D2, axis, mass):
     S = unit.offset(P, Q, mass, axis)
     with np.errstate(divide="ignore", invalid="ignore"):
         K = unit.force(P, W, Z, unit.slope_at(D2), S)
-    # a pair with q = 0 and p = 0 (the diagonal, or an underflowed weight)
+    # a pair with w = 0 and p = 0 (the diagonal, or an underflowed weight)
     # has no force, whatever the unit's df/dq at q = 0
-    K[(Q == 0.0) & (P == 0.0)] = 0.0
+    K[(W == 0.0) & (P == 0.0)] = 0.0
     return K
 
 

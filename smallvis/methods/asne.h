@@ -49,9 +49,10 @@ static inline double smallvis_asne_weight(double d2, double shift,
     return smallvis_asne_w(d2, shift);
 }
 
-static inline double smallvis_asne_slope(double d2, const smallvis_asne_params *k)
+static inline double smallvis_asne_slope(double d2, double w, const smallvis_asne_params *k)
 {
     (void)d2;
+    (void)w;
     (void)k;
     return 1.0;
 }

@@ -136,7 +136,8 @@ static inline double smallvis_kl_force(double p, double w, double z, double slop
 }
 
 /* The KL hooks offset_term, offset and force of a unit NAME whose cost is
- * the KL divergence; slope(d2, k) is the unit's -d log w / d d2. */
+ * the KL divergence; slope(d2, w, k) is the unit's -d log w / d d2 at d2,
+ * where its relative weight is w. */
 #define SMALLVIS_KL_HOOKS(name, slope)                                        \
     static inline double smallvis_##name##_offset_term(                       \
         double p, double q, const smallvis_##name##_params *k)                \
@@ -154,7 +155,7 @@ static inline double smallvis_kl_force(double p, double w, double z, double slop
         double p, double w, double z, double d2, double S,                    \
         const smallvis_##name##_params *k)                                    \
     {                                                                         \
-        return smallvis_kl_force(p, w, z, slope(d2, k), S);                   \
+        return smallvis_kl_force(p, w, z, slope(d2, w, k), S);                \
     }
 
 #endif /* SMALLVIS_METHODS_COMMON_H */

@@ -35,9 +35,9 @@ static inline double smallvis_ssne_weight(double d2, double shift,
     return smallvis_asne_weight(d2, shift, k);
 }
 
-static inline double smallvis_ssne_slope(double d2, const smallvis_ssne_params *k)
+static inline double smallvis_ssne_slope(double d2, double w, const smallvis_ssne_params *k)
 {
-    return smallvis_asne_slope(d2, k);
+    return smallvis_asne_slope(d2, w, k);
 }
 
 static inline double smallvis_ssne_log_norm(double z, double shift,

@@ -68,7 +68,7 @@ static inline double smallvis_tsne_dof_edge(double p, double d2, double dof)
  *     shift    tsne: 0 (the Cauchy weight cannot underflow on a layout the
  *              wrappers accept); tsne_dof: -log w at the set's smallest d2;
  *     weight   1 / (1 + d2); exp(shift + log w);
- *     slope    -d log w / d d2 = 1 / (1 + d2/dof);
+ *     slope    -d log w / d d2 = 1 / (1 + d2/dof) (w itself for tsne);
  *     log_norm log Z = log z - shift, the log of the true normaliser
  *              (log z for tsne, whose shift is 0);
  *     cost     p (log p - log q) = p (log p - log w) + p log Z;
@@ -97,10 +97,12 @@ static inline double smallvis_tsne_weight(double d2, double shift,
     return smallvis_tsne_w(d2, 1.0);
 }
 
-static inline double smallvis_tsne_slope(double d2, const smallvis_tsne_params *k)
+/* the Cauchy weight is its own slope, 1 / (1 + d2) */
+static inline double smallvis_tsne_slope(double d2, double w, const smallvis_tsne_params *k)
 {
+    (void)d2;
     (void)k;
-    return smallvis_tsne_dof_slope(d2, 1.0);
+    return w;
 }
 
 static inline double smallvis_tsne_log_norm(double z, double shift,
@@ -141,8 +143,10 @@ static inline double smallvis_tsne_dof_weight(double d2, double shift,
     return smallvis_tsne_dof_w(d2, k->dof, shift);
 }
 
-static inline double smallvis_tsne_dof_slope_k(double d2, const smallvis_tsne_dof_params *k)
+static inline double smallvis_tsne_dof_slope_k(double d2, double w,
+                                                const smallvis_tsne_dof_params *k)
 {
+    (void)w;
     return smallvis_tsne_dof_slope(d2, k->dof);
 }
 
