@@ -8,9 +8,10 @@ and the same meaning as its NumPy twin; see the reference docstrings for the
 formulas.  The loops read their arrays unchecked, so a wrapper checks them
 first.  The pair units' entry points (``pair_cost``, ``pair_gradient``,
 ``pair_transform_cost``, ``pair_transform_gradient`` and the named pair
-kernels such as ``umap_gradient``) call the reference twin's own
-``_check_pair_arrays``, so that both twins refuse the same input with the
-same message; the named fit kernels skip only its index-range pass, on a
+kernels such as ``umap_gradient``) and those of the normalised units
+(``normalised_cost``, ``normalised_gradient`` and their transform pair) call
+the reference twin's own ``_check_pair_arrays``, so that both twins refuse
+the same input with the same message; the named fit kernels skip only its index-range pass, on a
 ``P`` checked once before the optimizer starts.  For the other kernels the
 callers (:mod:`smallvis.api`, :mod:`smallvis.plans`,
 :func:`smallvis._validation.check_affinities`) guarantee shapes, dtypes,

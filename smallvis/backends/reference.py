@@ -25,10 +25,14 @@ with the formulas).  The methods whose cost is a sum of pair terms
 :func:`_transform_pair_cost` and :func:`_transform_pair_gradient` for new
 points against fixed rows, reached through the public :func:`pair_cost`,
 :func:`pair_gradient`, :func:`pair_transform_cost` and
-:func:`pair_transform_gradient`, which take the unit.  The named kernels of
-the first four (``umap_cost``, ``largevis_gradient``, ...) are thin
-wrappers that build the unit from their arguments; negtsne, like any method
-added since, has none.
+:func:`pair_transform_gradient`, which take the unit.  The methods whose
+weights are normalised to ``q`` (asne, ssne, tsne) share another:
+:func:`normalised_cost`, :func:`normalised_gradient`,
+:func:`normalised_transform_cost` and :func:`normalised_transform_gradient`,
+fed by the unit's hooks (``cost``, ``offset``, ``force``, ...).  The named
+kernels of these seven methods (``umap_cost``, ``tsne_gradient``, ...) are
+thin wrappers that build the unit from their arguments; negtsne, like any
+method added since, has none.
 
 The pair entry points check their arrays (:func:`_check_pair_arrays`, which
 the compiled twin calls too); for the other kernels the callers

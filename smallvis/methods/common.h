@@ -8,11 +8,11 @@
  * transform rows of the pair units, _sgd_kernels.pyx for the epoch loop)
  * are instantiated once per unit and spell out no method's formula: a pair
  * method's maths lives only in its unit.  The normalised methods (asne,
- * ssne, tsne) and the row unit (infonce) are not yet on these engines:
- * their units give the weights and edge terms, but their exact loops, with
- * the normalisation and the gradient's form, are written out by hand in
- * backends/_kernels.pyx and _pairloops.h.  The NumPy reference of every
- * piece carries the same formula in a ``.. math::`` block.
+ * ssne, tsne) plug their hooks into the normalised engine (_pairloops.h,
+ * "engine: normalised units"); their named fit kernels keep hand-written
+ * fast paths in backends/_kernels.pyx and _pairloops.h.  The row unit
+ * (infonce) has loops of its own.  The NumPy reference of every piece
+ * carries the same formula in a ``.. math::`` block.
  */
 #ifndef SMALLVIS_METHODS_COMMON_H
 #define SMALLVIS_METHODS_COMMON_H

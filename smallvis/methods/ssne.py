@@ -18,7 +18,8 @@ symmetric ``P`` is
 
 A new point placed against fixed rows uses its own row's normalisation
 (as openTSNE does for t-SNE), so its cost and gradient are asne's
-(:mod:`smallvis.methods.asne`).
+(:mod:`smallvis.methods.asne`).  Its hooks of the normalised engine are
+asne's (see there), over all pairs.
 """
 
 from typing import NamedTuple

@@ -29,7 +29,10 @@ normalisation, :math:`q_{j|s} = w_{sj} / \sum_k w_{sk}` (as openTSNE), with
 the gradient :math:`2 \sum_j (p_{j|s} - \pi_s q_{j|s})\, w_{sj}^{1/\alpha}\,
 (y_s - y_j)`, :math:`\pi_s = \sum_k p_{k|s}`.  The FFT-accelerated gradient
 (FIt-SNE) interpolates the all-pairs sums of :math:`w` and
-:math:`w^{1 + 1/\alpha}` (:meth:`TSNE.repulsion_kernel`).
+:math:`w^{1 + 1/\alpha}` (:meth:`TSNE.repulsion_kernel`).  Its hooks of
+the normalised engine are asne's pattern (:mod:`smallvis.methods.asne`),
+with :math:`\alpha = 1` normalising ``w`` itself and any other
+:math:`\alpha` its log.
 """
 
 from typing import NamedTuple
