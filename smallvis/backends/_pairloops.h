@@ -463,9 +463,10 @@ SMALLVIS_PAIR_UNITS(SMALLVIS_INSTANTIATE_PAIR_UNIT)
  *
  * MATHS, the unit's second field in the list: FAST compiles its rows as
  * the module (-fassociative-math: vector reductions, one clone per
- * instruction set); STRICT without reassociation, so that the unit's
- * expressions are evaluated as written in every row (a difference that is
- * exactly 0 in the reference stays 0 at every map scale).
+ * instruction set); STRICT without reassociation (GCC; other compilers
+ * build it as FAST), so that the unit's expressions are evaluated as
+ * written, in the order of the NumPy reference, in every row: a unit whose
+ * force is a difference of nearly equal terms opts in.
  */
 #if defined(__GNUC__) && !defined(__clang__)
 #define SMALLVIS_MATHS_STRICT_ROW \
