@@ -265,15 +265,26 @@ KERNEL_FAMILIES = MappingProxyType({
 
 
 class _UnitKernel:
-    """A generic pair-unit kernel called as a named kernel would be.
+    """A generic unit kernel called as a named kernel would be.
 
     ``entry`` is ``pair_cost``, ``pair_gradient``, ``pair_transform_cost``
-    or ``pair_transform_gradient`` of a kernel module; the call
+    or ``pair_transform_gradient`` of a kernel module (or their
+    ``normalised_`` kin, for a unit with normalised ``q``; :meth:`engine`); the call
     ``kernel(indptr, indices, data, Y[, Y_ref], *unit_args[, grad], n_threads)``
     becomes ``entry(unit(*unit_args), indptr, indices, data, Y[, Y_ref][, grad],
     n_threads)``.  It belongs to the entry's module (``__module__``), as a
     named kernel does.
     """
+
+    @staticmethod
+    def engine(unit):
+        """The prefix of a unit's generic entry points: ``"normalised"`` or ``"pair"``.
+
+        A unit whose weights are normalised to ``q`` (it has a
+        ``normalisation``, over ``"rows"`` or ``"total"``) runs on
+        ``normalised_cost`` and its kin; any other on ``pair_cost`` and its kin.
+        """
+        return "normalised" if getattr(unit, "normalisation", None) else "pair"
 
     def __init__(self, entry, unit, family, n_trailing):
         self.entry, self.unit = entry, unit
@@ -387,7 +398,8 @@ class Method:
         terms: the NumPy unit (``smallvis/methods/<name>/unit.py``) whose cost
         terms :class:`smallvis.engines.sampled_cost.SampledCost` samples,
         and that the generic kernels (``pair_cost``, ``pair_gradient`` and
-        their transform pair) run for a prefix without named kernels.
+        their transform pair; ``normalised_cost`` and its kin for a unit
+        with normalised ``q``) run for a prefix without named kernels.
         The unit is built from the kernel's arguments (the learned values
         first).  Empty: no estimate.
     fitted_params : tuple of str
@@ -516,10 +528,11 @@ class Method:
         prefix, args = self.kernel_name(cost_params, gradient)
         cost_suffix, gradient_suffix = KERNEL_FAMILIES[family]
         if not hasattr(module, f"{prefix}_{cost_suffix}") and prefix in self.pair_units:
-            # no named kernels: the generic entry points, given the unit
+            # no named kernels: the generic entry points of the unit's engine
             unit = self.pair_units[prefix]
-            return (_UnitKernel(getattr(module, f"pair_{cost_suffix}"), unit, family, 1),
-                    _UnitKernel(getattr(module, f"pair_{gradient_suffix}"), unit, family, 2),
+            engine = _UnitKernel.engine(unit)
+            return (_UnitKernel(getattr(module, f"{engine}_{cost_suffix}"), unit, family, 1),
+                    _UnitKernel(getattr(module, f"{engine}_{gradient_suffix}"), unit, family, 2),
                     tuple(args))
         return (getattr(module, f"{prefix}_{cost_suffix}"),
                 getattr(module, f"{prefix}_{gradient_suffix}"), tuple(args))

@@ -8,9 +8,10 @@ and the same meaning as its NumPy twin; see the reference docstrings for the
 formulas.  The loops read their arrays unchecked, so a wrapper checks them
 first.  The pair units' entry points (``pair_cost``, ``pair_gradient``,
 ``pair_transform_cost``, ``pair_transform_gradient`` and the named pair
-kernels such as ``umap_gradient``) call the reference twin's own
-``_check_pair_arrays``, so that both twins refuse the same input with the
-same message; the named fit kernels skip only its index-range pass, on a
+kernels such as ``umap_gradient``) and those of the normalised units
+(``normalised_cost``, ``normalised_gradient`` and their transform pair) call
+the reference twin's own ``_check_pair_arrays``, so that both twins refuse
+the same input with the same message; the named fit kernels skip only its index-range pass, on a
 ``P`` checked once before the optimizer starts.  For the other kernels the
 callers (:mod:`smallvis.api`, :mod:`smallvis.plans`,
 :func:`smallvis._validation.check_affinities`) guarantee shapes, dtypes,
@@ -103,14 +104,33 @@ cdef extern from "_pairloops.h" nogil:
                                           void* k) noexcept nogil
     const smallvis_exact_unit** smallvis_exact_units
     const smallvis_transform_unit** smallvis_transform_units
-    const smallvis_transform_unit smallvis_transform_asne
-    const smallvis_transform_unit smallvis_transform_ssne
-    const smallvis_transform_unit smallvis_transform_tsne
     const char** smallvis_unit_names
     const char** smallvis_unit_fields
     const smallvis_unit_loader* smallvis_unit_loaders
     Py_ssize_t SMALLVIS_N_UNITS
-    const smallvis_transform_unit smallvis_transform_tsne_dof
+    # a normalised unit's passes (see the header, "engine: normalised units")
+    ctypedef struct smallvis_normalised_unit:
+        double (*shift)(double d2_min, const void* params) noexcept nogil
+        double (*offset)(double mass, double dual, const void* params) noexcept nogil
+        double (*z_row)(const double* d2, Py_ssize_t start, Py_ssize_t n, double shift,
+                        const void* params) noexcept nogil
+        double (*dual_row)(const double* d2, const double* p, Py_ssize_t start,
+                           Py_ssize_t n, double shift, double z,
+                           const void* params) noexcept nogil
+        void (*coef_row)(const double* d2, const double* p, Py_ssize_t start, Py_ssize_t n,
+                         double shift, double z, double S, double scale,
+                         const void* params, double* c) noexcept nogil
+        double (*cost_row)(const double* d2, const double* p, Py_ssize_t start,
+                           Py_ssize_t n, double shift, double z,
+                           const void* params) noexcept nogil
+        smallvis_transform_unit transform
+    ctypedef union smallvis_normalised_params:
+        pass
+    const smallvis_normalised_unit** smallvis_normalised_units
+    const char** smallvis_normalised_names
+    const char** smallvis_normalised_fields
+    const smallvis_unit_loader* smallvis_normalised_loaders
+    Py_ssize_t SMALLVIS_N_NORMALISED_UNITS
     double smallvis_tsne_dof_coef_row(const double* d2, const double* p, Py_ssize_t start,
                                       Py_ssize_t n, double dof, double log_w_max,
                                       double* ca, double* cr) noexcept
@@ -174,6 +194,9 @@ from smallvis.backends.reference import __all__ as _twin_names
 from smallvis.backends.reference import CALIBRATION_BLOCK
 from smallvis.backends.reference import _check_pair_arrays
 from smallvis.methods._common import unit_field_values
+from smallvis.methods.asne.unit import ASNE
+from smallvis.methods.ssne.unit import SSNE
+from smallvis.methods.tsne.unit import TSNE
 from smallvis.methods.largevis.unit import LargeVis, LargeVisExp
 from smallvis.methods.ncvis.unit import NCVis
 from smallvis.methods.tumap.unit import TUMAP
@@ -1239,6 +1262,177 @@ def asne_gradient(indptr, indices, data, Y, grad, n_threads):
             _clear_row(&ip[0], &ix[0], i, prow)
             _accumulate_pairs(&Yt[0, 0], n, dim, i, 0, e, &acc[t, 0, 0])
     _combine_threads(acc, _NO_THREADS, 1.0, 1.0, grad)
+
+
+# ---------------------------------------------------------------------------
+# normalised units: one engine for all, fed by each unit's hooks
+# (smallvis/methods/<method>.h, instantiated in _pairloops.h from
+# SMALLVIS_NORMALISED_UNITS); the SNE family's named kernels above are its
+# fast paths for the KL divergence
+# ---------------------------------------------------------------------------
+
+# ---- normalised engine: begin
+
+#: ``{unit name: (index in the list, its fields)}`` of the normalised units
+#: (methods/units.h).
+_NORMALISED_UNITS = {smallvis_normalised_names[_u].decode():
+                     (_u, tuple(f for f in smallvis_normalised_fields[_u].decode().split()))
+                     for _u in range(SMALLVIS_N_NORMALISED_UNITS)}
+
+
+cdef Py_ssize_t _load_normalised(unit, smallvis_normalised_params* k) except -1:
+    """Fill ``k`` from a normalised NumPy unit's fields; return its index in the list."""
+    values = unit_field_values(unit)
+    try:
+        u, fields = _NORMALISED_UNITS[unit.c_unit]
+    except (AttributeError, KeyError):
+        raise ValueError(f"no compiled normalised unit for {unit!r}; compiled: "
+                         f"{', '.join(_NORMALISED_UNITS)}") from None
+    if len(unit) != len(fields):
+        raise ValueError(f"{type(unit).__name__} has {len(unit)} fields; its C unit reads "
+                         f"{len(fields)} ({' '.join(fields)})")
+    cdef const double[::1] f = np.ascontiguousarray(values + (0.0,), dtype=np.float64)
+    smallvis_normalised_loaders[u](&f[0], 0.0, k)
+    return u
+
+
+cdef inline void _full_sq_dist_row(const double* Yt, Py_ssize_t n, Py_ssize_t dim,
+                                   Py_ssize_t i, double* d2) noexcept nogil:
+    """Row i of the squared distances over all columns, d2[i] = inf (weight 0)."""
+    _sq_dist_row(Yt, n, dim, i, 0, d2)
+    d2[i] = INFINITY
+
+
+cdef double _normalised(const smallvis_normalised_unit* unit, const void* params,
+                        bint rows, indptr, indices, data, Y, grad, int nt):
+    """The passes of the engine: the cost (grad None, returned) or the gradient."""
+    cdef const int64_t[::1] ip = indptr
+    cdef const int64_t[::1] ix = np.ascontiguousarray(indices) if len(indices) else np.zeros(1, dtype=np.int64)
+    cdef const double[::1] dv = np.ascontiguousarray(data) if len(data) else np.zeros(1)
+    cdef Py_ssize_t n = Y.shape[0], dim = Y.shape[1], i, j
+    Yt_arr = np.ascontiguousarray(Y.T)
+    cdef const double[:, ::1] Yt = Yt_arr
+    # per thread: d2, P row, coefficients
+    cdef double[:, :, ::1] sc = _scratch(nt, 3, n)
+    cdef bint want = grad is not None
+    acc_arr = np.zeros((nt if want else 1, dim, n))
+    cdef double[:, :, ::1] acc = acc_arr
+    cdef double[::1] rshift = np.zeros(n)
+    cdef double[::1] rz = np.zeros(n)
+    cdef double[::1] rs = np.zeros(n)
+    cdef double[::1] rcost = np.zeros(n)
+    cdef double shift = 0.0, z = 1.0, S = 0.0, dmin, total
+    cdef double* d2
+    cdef double* prow
+    cdef int t
+    with nogil:
+        # the shift (each row's, or the smallest over all pairs) and z
+        for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
+            d2 = &sc[threadid(), 0, 0]
+            _full_sq_dist_row(&Yt[0, 0], n, dim, i, d2)
+            dmin = INFINITY
+            for j in range(n):
+                if d2[j] < dmin:
+                    dmin = d2[j]
+            rshift[i] = dmin
+        if not rows:
+            dmin = INFINITY
+            for i in range(n):
+                if rshift[i] < dmin:
+                    dmin = rshift[i]
+            shift = unit.shift(dmin, params)
+        for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
+            d2 = &sc[threadid(), 0, 0]
+            _full_sq_dist_row(&Yt[0, 0], n, dim, i, d2)
+            if rows:
+                rshift[i] = unit.shift(rshift[i], params)
+            rz[i] = unit.z_row(d2, 0, n, rshift[i] if rows else shift, params)
+        if not rows:
+            z = 0.0
+            for i in range(n):
+                z += rz[i]
+        # the offset S (each row's, or over all pairs), then the coefficients
+        if want:
+            for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
+                t = threadid()
+                d2 = &sc[t, 0, 0]
+                prow = &sc[t, 1, 0]
+                _full_sq_dist_row(&Yt[0, 0], n, dim, i, d2)
+                _scatter_row(&ip[0], &ix[0], &dv[0], i, 0, prow)
+                rs[i] = unit.dual_row(d2, prow, 0, n, rshift[i] if rows else shift,
+                                      rz[i] if rows else z, params)
+                if rows:
+                    rs[i] = unit.offset(1.0, rs[i], params)
+                _clear_row(&ip[0], &ix[0], i, prow)
+            if not rows:
+                total = 0.0
+                for i in range(n):
+                    total += rs[i]
+                S = unit.offset(1.0, total, params)
+            for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
+                t = threadid()
+                d2 = &sc[t, 0, 0]
+                prow = &sc[t, 1, 0]
+                _full_sq_dist_row(&Yt[0, 0], n, dim, i, d2)
+                _scatter_row(&ip[0], &ix[0], &dv[0], i, 0, prow)
+                if rows:
+                    # row i's q: every pair (i, j), both ends
+                    unit.coef_row(d2, prow, 0, n, rshift[i], rz[i], rs[i], 2.0, params,
+                                  &sc[t, 2, 0])
+                    _accumulate_pairs(&Yt[0, 0], n, dim, i, 0, &sc[t, 2, 0], &acc[t, 0, 0])
+                else:
+                    # P symmetric: each unordered pair once, counted twice
+                    unit.coef_row(d2, prow, i + 1, n, shift, z, S, 4.0, params,
+                                  &sc[t, 2, 0])
+                    _accumulate_pairs(&Yt[0, 0], n, dim, i, i + 1, &sc[t, 2, 0],
+                                      &acc[t, 0, 0])
+                _clear_row(&ip[0], &ix[0], i, prow)
+        else:
+            for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
+                t = threadid()
+                d2 = &sc[t, 0, 0]
+                prow = &sc[t, 1, 0]
+                _full_sq_dist_row(&Yt[0, 0], n, dim, i, d2)
+                _scatter_row(&ip[0], &ix[0], &dv[0], i, 0, prow)
+                rcost[i] = unit.cost_row(d2, prow, 0, n, rshift[i] if rows else shift,
+                                         rz[i] if rows else z, params)
+                _clear_row(&ip[0], &ix[0], i, prow)
+    if want:
+        _combine_threads(acc, _NO_THREADS, 1.0, 1.0, grad)
+        return 0.0
+    total = 0.0
+    for i in range(n):
+        total += rcost[i]
+    return total
+
+
+def _normalised_rows(unit):
+    """Whether a unit normalises over each row (else over all pairs)."""
+    if unit.normalisation not in ("rows", "total"):
+        raise ValueError(f"{type(unit).__name__}.normalisation must be 'rows' or 'total'; "
+                         f"got {unit.normalisation!r}")
+    return unit.normalisation == "rows"
+
+
+def _checked_normalised(unit, indptr, indices, data, Y, grad, n_threads):
+    """The cost (grad None) or gradient of a normalised unit, its arrays checked."""
+    cdef smallvis_normalised_params k
+    cdef Py_ssize_t u = _load_normalised(unit, &k)
+    cdef bint rows = _normalised_rows(unit)
+    _check_pair_arrays(indptr, indices, data, Y, grad, in_range=_indices_in_range)
+    return _normalised(smallvis_normalised_units[u], &k, rows, indptr, indices, data, Y,
+                       grad, n_threads)
+
+
+def normalised_cost(unit, indptr, indices, data, Y, n_threads):
+    """A normalised unit's exact cost; see the reference twin."""
+    return _checked_normalised(unit, indptr, indices, data, Y, None, n_threads)
+
+
+def normalised_gradient(unit, indptr, indices, data, Y, grad, n_threads):
+    """A normalised unit's exact gradient (into grad); see the reference twin."""
+    _checked_normalised(unit, indptr, indices, data, Y, grad, n_threads)
+# ---- normalised engine: end
 
 
 # ---------------------------------------------------------------------------

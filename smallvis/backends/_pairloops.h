@@ -389,43 +389,6 @@ static void smallvis_umap_row_2d_two_pass(
             + smallvis_##name##_transform_edges(d2, p, n, r, &k);             \
     }
 
-/* Normalised units: KL(p_s || q_s), q_sj = w_sj / sum_k w_sk, through the
- * unit's hooks row_shift, row_w, row_force and row_neg_log_w:
- *     c_sj = 2 (p_sj - psum q_sj) row_force(w_sj),
- *     cost = sum_j p_sj (log p_sj - log w_sj + log sum_k w_sk). */
-#define SMALLVIS_TRANSFORM_NORMALISED_ROWS(name)                              \
-    SMALLVIS_CLONES                                                           \
-    static void smallvis_##name##_transform_coef_row(                         \
-        const double *__restrict__ d2, const double *__restrict__ p,          \
-        ptrdiff_t n, double psum, const void *params, double *__restrict__ c) \
-    {                                                                         \
-        const double shift = smallvis_##name##_row_shift(d2, n);              \
-        double z = 0.0;                                                       \
-        (void)params;                                                         \
-        for (ptrdiff_t j = 0; j < n; j++) {                                   \
-            c[j] = smallvis_##name##_row_w(d2[j], shift);                     \
-            z += c[j];                                                        \
-        }                                                                     \
-        for (ptrdiff_t j = 0; j < n; j++)                                     \
-            c[j] = 2.0 * (p[j] - psum * c[j] / z) * smallvis_##name##_row_force(c[j]); \
-    }                                                                         \
-    static double smallvis_##name##_transform_cost_row(                       \
-        const double *d2, const double *p, ptrdiff_t n, double psum,          \
-        const void *params)                                                   \
-    {                                                                         \
-        const double shift = smallvis_##name##_row_shift(d2, n);              \
-        double z = 0.0, cost = 0.0, lz;                                       \
-        (void)params;                                                         \
-        (void)psum;                                                           \
-        for (ptrdiff_t j = 0; j < n; j++)                                     \
-            z += smallvis_##name##_row_w(d2[j], shift);                       \
-        lz = log(z);                                                          \
-        for (ptrdiff_t j = 0; j < n; j++)                                     \
-            if (p[j] > 0.0)                                                   \
-                cost += p[j] * (log(p[j]) + smallvis_##name##_row_neg_log_w(d2[j], shift) + lz); \
-        return cost;                                                          \
-    }
-
 /* The tables the Cython callers choose from, once per call. */
 typedef struct {
     double (*coef_row)(const double *d2, const double *p, const double *aux,
@@ -462,14 +425,248 @@ typedef struct {
         smallvis_##name##_transform_coef_row,                                 \
         smallvis_##name##_transform_cost_row};
 
-#define SMALLVIS_INSTANTIATE_NORMALISED_UNIT(name)                            \
-    SMALLVIS_TRANSFORM_NORMALISED_ROWS(name)                                  \
-    static const smallvis_transform_unit smallvis_transform_##name = {        \
-        smallvis_##name##_transform_coef_row,                                 \
-        smallvis_##name##_transform_cost_row};
-
 SMALLVIS_PAIR_UNITS(SMALLVIS_INSTANTIATE_PAIR_UNIT)
-SMALLVIS_NORMALISED_UNITS(SMALLVIS_INSTANTIATE_NORMALISED_UNIT)
+
+/* ---- engine: normalised units ------------------------------------------ */
+/*
+ * The generic engine of a unit whose weights are normalised to q, over
+ * each row or over all pairs (methods/units.h, SMALLVIS_NORMALISED_UNITS).
+ * A unit NAME provides its parameter struct smallvis_NAME_params, its
+ * fields smallvis_NAME_fields[] and their loader smallvis_NAME_load_fields
+ * (as a pair unit's, methods/units.h), and these hooks (scalars; k its
+ * parameters):
+ *     shift(d2_min, k)             the shift of the weights, from the set's
+ *                                  smallest d2 (w decreases with d2), so
+ *                                  that no weight underflows to a zero
+ *                                  normaliser;
+ *     weight(d2, shift, k)         w relative to the shift;
+ *     log_norm(z, shift, k)        the log of the normaliser in the terms
+ *                                  of the unit's cost, once per set (z the
+ *                                  sum of the set's relative weights);
+ *     cost(p, d2, shift, z, lz, k) the elementwise cost f(p, q) of a pair,
+ *                                  q = weight(d2, shift) / z, lz the
+ *                                  set's log_norm;
+ *     offset_term(p, q, k)         q df/dq, summed over the set into `dual`;
+ *     offset(mass, dual, k)        S, the sum over the set of q df/dq, from
+ *                                  `dual` or from the set's mass of P (1 in
+ *                                  a fit, a new row's sum in a transform);
+ *     force(p, w, z, d2, S, k)     the pair coefficient c = dC/dd2
+ *                                  = q (S - df/dq) s, q = w / z, with the
+ *                                  slope s = -d log w / d d2 at d2.
+ * A unit gives its cost and force the arguments from which it computes
+ * them in the form it wants (the KL divergence: (p + S w / z) slope).
+ * The rows below run the hooks over d2[start..n); the diagonal pair of a
+ * fit comes in with d2 = inf (w = 0, q = 0, c = 0).  The Cython entry
+ * points (normalised_cost, normalised_gradient and their transform twins)
+ * run the passes: the shift, z = sum w, the offset S, then the
+ * coefficients or the cost.
+ *
+ * MATHS, the unit's second field in the list: FAST compiles its rows as
+ * the module (-fassociative-math: vector reductions, one clone per
+ * instruction set); STRICT without reassociation (GCC; other compilers
+ * build it as FAST), so that the unit's expressions are evaluated as
+ * written, in the order of the NumPy reference, in every row: a unit whose
+ * force is a difference of nearly equal terms opts in.
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+#define SMALLVIS_MATHS_STRICT_ROW \
+    __attribute__((optimize("no-associative-math", "no-reciprocal-math")))
+#else
+#define SMALLVIS_MATHS_STRICT_ROW
+#endif
+#define SMALLVIS_MATHS_STRICT_SCALAR SMALLVIS_MATHS_STRICT_ROW
+#define SMALLVIS_MATHS_FAST_ROW SMALLVIS_CLONES
+#define SMALLVIS_MATHS_FAST_SCALAR
+
+/* s += the cost of a pair, in two branches on p > 0: where the unit's cost
+ * is 0 for p = 0 (the KL divergence), the compiler drops the second and
+ * the row sums the stored entries alone. */
+#define SMALLVIS_NQ_COST_TERM(name, s, pj, d2j, shift, z, lz, k)              \
+    do {                                                                      \
+        if ((pj) > 0.0)                                                       \
+            s += smallvis_##name##_cost(pj, d2j, shift, z, lz, k);            \
+        else                                                                  \
+            s += smallvis_##name##_cost(pj, d2j, shift, z, lz, k);            \
+    } while (0)
+
+#define SMALLVIS_NORMALISED_ENGINE_ROWS(name, maths)                          \
+    static double smallvis_##name##_nq_shift(double d2_min, const void *params) \
+    {                                                                         \
+        return smallvis_##name##_shift(                                       \
+            d2_min, (const smallvis_##name##_params *)params);                \
+    }                                                                         \
+    static double smallvis_##name##_nq_offset(double mass, double dual,       \
+                                              const void *params)             \
+    {                                                                         \
+        return smallvis_##name##_offset(                                      \
+            mass, dual, (const smallvis_##name##_params *)params);            \
+    }                                                                         \
+    SMALLVIS_MATHS_##maths##_ROW                                              \
+    static double smallvis_##name##_nq_z_row(                                 \
+        const double *__restrict__ d2, ptrdiff_t start, ptrdiff_t n,          \
+        double shift, const void *params)                                     \
+    {                                                                         \
+        const smallvis_##name##_params k =                                    \
+            *(const smallvis_##name##_params *)params;                        \
+        double z = 0.0;                                                       \
+        for (ptrdiff_t j = start; j < n; j++)                                 \
+            z += smallvis_##name##_weight(d2[j], shift, &k);                  \
+        return z;                                                             \
+    }                                                                         \
+    SMALLVIS_MATHS_##maths##_ROW                                              \
+    static double smallvis_##name##_nq_dual_row(                              \
+        const double *__restrict__ d2, const double *__restrict__ p,          \
+        ptrdiff_t start, ptrdiff_t n, double shift, double z,                 \
+        const void *params)                                                   \
+    {                                                                         \
+        const smallvis_##name##_params k =                                    \
+            *(const smallvis_##name##_params *)params;                        \
+        double s = 0.0;                                                       \
+        for (ptrdiff_t j = start; j < n; j++)                                 \
+            s += smallvis_##name##_offset_term(                               \
+                p[j], smallvis_##name##_weight(d2[j], shift, &k) / z, &k);    \
+        return s;                                                             \
+    }                                                                         \
+    /* c_j = scale * force; a pair with w = 0 and p = 0 (the diagonal, or   \
+     * an underflowed weight) has none, whatever the unit's df/dq at q = 0 */ \
+    SMALLVIS_MATHS_##maths##_ROW                                              \
+    static void smallvis_##name##_nq_coef_row(                                \
+        const double *__restrict__ d2, const double *__restrict__ p,          \
+        ptrdiff_t start, ptrdiff_t n, double shift, double z, double S,       \
+        double scale, const void *params, double *__restrict__ c)             \
+    {                                                                         \
+        const smallvis_##name##_params k =                                    \
+            *(const smallvis_##name##_params *)params;                        \
+        for (ptrdiff_t j = start; j < n; j++) {                               \
+            const double w = smallvis_##name##_weight(d2[j], shift, &k);      \
+            const double v = scale * smallvis_##name##_force(                 \
+                p[j], w, z, d2[j], S, &k);                                    \
+            c[j] = w > 0.0 || p[j] != 0.0 ? v : 0.0;                          \
+        }                                                                     \
+    }                                                                         \
+    SMALLVIS_MATHS_##maths##_SCALAR                                           \
+    static double smallvis_##name##_nq_cost_row(                              \
+        const double *d2, const double *p, ptrdiff_t start, ptrdiff_t n,      \
+        double shift, double z, const void *params)                           \
+    {                                                                         \
+        const smallvis_##name##_params k =                                    \
+            *(const smallvis_##name##_params *)params;                        \
+        const double lz = smallvis_##name##_log_norm(z, shift, &k);           \
+        double s = 0.0;                                                       \
+        for (ptrdiff_t j = start; j < n; j++)                                 \
+            SMALLVIS_NQ_COST_TERM(name, s, p[j], d2[j], shift, z, lz, &k);    \
+        return s;                                                             \
+    }                                                                         \
+    /* A new point's row, normalised over itself, its mass the row's psum:  \
+     * the weights are stored in c before they become coefficients. */      \
+    static double smallvis_##name##_nq_row_shift(const double *d2, ptrdiff_t n, \
+                                                 const void *params)          \
+    {                                                                         \
+        double dmin = INFINITY;                                               \
+        for (ptrdiff_t j = 0; j < n; j++)                                     \
+            dmin = d2[j] < dmin ? d2[j] : dmin;                               \
+        return smallvis_##name##_nq_shift(dmin, params);                      \
+    }                                                                         \
+    SMALLVIS_MATHS_##maths##_ROW                                              \
+    static void smallvis_##name##_nq_transform_coef_row(                      \
+        const double *__restrict__ d2, const double *__restrict__ p,          \
+        ptrdiff_t n, double psum, const void *params, double *__restrict__ c) \
+    {                                                                         \
+        const smallvis_##name##_params k =                                    \
+            *(const smallvis_##name##_params *)params;                        \
+        const double shift = smallvis_##name##_nq_row_shift(d2, n, params);   \
+        double z = 0.0, dual = 0.0, S;                                        \
+        for (ptrdiff_t j = 0; j < n; j++) {                                   \
+            c[j] = smallvis_##name##_weight(d2[j], shift, &k);                \
+            z += c[j];                                                        \
+        }                                                                     \
+        for (ptrdiff_t j = 0; j < n; j++)                                     \
+            dual += smallvis_##name##_offset_term(p[j], c[j] / z, &k);        \
+        S = smallvis_##name##_offset(psum, dual, &k);                         \
+        for (ptrdiff_t j = 0; j < n; j++) {                                   \
+            const double v = 2.0 * smallvis_##name##_force(                   \
+                p[j], c[j], z, d2[j], S, &k);                                 \
+            c[j] = c[j] > 0.0 || p[j] != 0.0 ? v : 0.0;                       \
+        }                                                                     \
+    }                                                                         \
+    SMALLVIS_MATHS_##maths##_SCALAR                                           \
+    static double smallvis_##name##_nq_transform_cost_row(                    \
+        const double *d2, const double *p, ptrdiff_t n, double psum,          \
+        const void *params)                                                   \
+    {                                                                         \
+        const smallvis_##name##_params k =                                    \
+            *(const smallvis_##name##_params *)params;                        \
+        const double shift = smallvis_##name##_nq_row_shift(d2, n, params);   \
+        double z = 0.0, s = 0.0, lz;                                          \
+        (void)psum;                                                           \
+        for (ptrdiff_t j = 0; j < n; j++)                                     \
+            z += smallvis_##name##_weight(d2[j], shift, &k);                  \
+        lz = smallvis_##name##_log_norm(z, shift, &k);                        \
+        for (ptrdiff_t j = 0; j < n; j++)                                     \
+            SMALLVIS_NQ_COST_TERM(name, s, p[j], d2[j], shift, z, lz, &k);    \
+        return s;                                                             \
+    }                                                                         \
+    static const smallvis_normalised_unit smallvis_normalised_##name = {      \
+        smallvis_##name##_nq_shift, smallvis_##name##_nq_offset,              \
+        smallvis_##name##_nq_z_row, smallvis_##name##_nq_dual_row,            \
+        smallvis_##name##_nq_coef_row, smallvis_##name##_nq_cost_row,         \
+        {smallvis_##name##_nq_transform_coef_row,                             \
+         smallvis_##name##_nq_transform_cost_row}};
+
+/* A normalised unit's table: the passes the Cython entry points run. */
+typedef struct {
+    double (*shift)(double d2_min, const void *params);
+    double (*offset)(double mass, double dual, const void *params);
+    double (*z_row)(const double *d2, ptrdiff_t start, ptrdiff_t n, double shift,
+                    const void *params);
+    double (*dual_row)(const double *d2, const double *p, ptrdiff_t start, ptrdiff_t n,
+                       double shift, double z, const void *params);
+    void (*coef_row)(const double *d2, const double *p, ptrdiff_t start, ptrdiff_t n,
+                     double shift, double z, double S, double scale, const void *params,
+                     double *c);
+    double (*cost_row)(const double *d2, const double *p, ptrdiff_t start, ptrdiff_t n,
+                       double shift, double z, const void *params);
+    smallvis_transform_unit transform;
+} smallvis_normalised_unit;
+
+SMALLVIS_NORMALISED_UNITS(SMALLVIS_NORMALISED_ENGINE_ROWS)
+
+/* Room for any normalised unit's parameters, and the list's tables. */
+typedef union {
+#define SMALLVIS_NQ_UNION_MEMBER(name, maths) smallvis_##name##_params name;
+    SMALLVIS_NORMALISED_UNITS(SMALLVIS_NQ_UNION_MEMBER)
+#undef SMALLVIS_NQ_UNION_MEMBER
+} smallvis_normalised_params;
+
+#define SMALLVIS_NQ_LOADER(name, maths)                                              \
+    static void smallvis_##name##_nq_load(const double *f, double n_others,   \
+                                          void *k)                            \
+    {                                                                         \
+        smallvis_##name##_load_fields(f, n_others,                            \
+                                      (smallvis_##name##_params *)k);         \
+    }
+SMALLVIS_NORMALISED_UNITS(SMALLVIS_NQ_LOADER)
+#undef SMALLVIS_NQ_LOADER
+
+#define SMALLVIS_NQ_ENTRY(name, maths) &smallvis_normalised_##name,
+static const smallvis_normalised_unit *const smallvis_normalised_units[] = {
+    SMALLVIS_NORMALISED_UNITS(SMALLVIS_NQ_ENTRY)};
+#undef SMALLVIS_NQ_ENTRY
+#define SMALLVIS_NQ_NAME(name, maths) #name,
+static const char *const smallvis_normalised_names[] = {
+    SMALLVIS_NORMALISED_UNITS(SMALLVIS_NQ_NAME)};
+#undef SMALLVIS_NQ_NAME
+#define SMALLVIS_NQ_FIELDS(name, maths) smallvis_##name##_fields,
+static const char *const smallvis_normalised_fields[] = {
+    SMALLVIS_NORMALISED_UNITS(SMALLVIS_NQ_FIELDS)};
+#undef SMALLVIS_NQ_FIELDS
+#define SMALLVIS_NQ_LOADER_ENTRY(name, maths) smallvis_##name##_nq_load,
+static const smallvis_unit_loader smallvis_normalised_loaders[] = {
+    SMALLVIS_NORMALISED_UNITS(SMALLVIS_NQ_LOADER_ENTRY)};
+#undef SMALLVIS_NQ_LOADER_ENTRY
+#define SMALLVIS_N_NORMALISED_UNITS                                           \
+    ((ptrdiff_t)(sizeof(smallvis_normalised_names) / sizeof(smallvis_normalised_names[0])))
+/* ---- engine: end ------------------------------------------------------- */
 
 /* The pair units' tables in the order of the list (methods/units.h): the
  * Cython entry points pick a unit by its index. */
@@ -583,52 +780,6 @@ static double smallvis_tsne_dof_z_row(const double *__restrict__ d2, ptrdiff_t s
     return z;
 }
 
-/* A new point's row KL, q_sj = w_sj / sum_k w_sk (the hooks of
- * SMALLVIS_TRANSFORM_NORMALISED_ROWS, with the unit's dof):
- *     c_sj = 2 (p_sj - psum q_sj) s_sj,
- *     cost = sum_j p_sj (log p_sj - log w_sj + log sum_k w_sk). */
-static double smallvis_tsne_dof_row_log_w_max(const double *d2, ptrdiff_t n, double dof)
-{
-    double dmin = INFINITY;
-    for (ptrdiff_t j = 0; j < n; j++)
-        dmin = d2[j] < dmin ? d2[j] : dmin;
-    return n > 0 ? smallvis_tsne_dof_neg_log_w(dmin, dof) : 0.0;
-}
-
-SMALLVIS_CLONES
-static void smallvis_tsne_dof_transform_coef_row(
-    const double *__restrict__ d2, const double *__restrict__ p, ptrdiff_t n,
-    double psum, const void *params, double *__restrict__ c)
-{
-    const double dof = ((const smallvis_tsne_params *)params)->dof;
-    const double top = smallvis_tsne_dof_row_log_w_max(d2, n, dof);
-    double z = 0.0;
-    for (ptrdiff_t j = 0; j < n; j++) {
-        c[j] = smallvis_tsne_dof_w(d2[j], dof, top);
-        z += c[j];
-    }
-    for (ptrdiff_t j = 0; j < n; j++)
-        c[j] = 2.0 * (p[j] - psum * c[j] / z) * smallvis_tsne_dof_slope(d2[j], dof);
-}
-
-static double smallvis_tsne_dof_transform_cost_row(
-    const double *d2, const double *p, ptrdiff_t n, double psum, const void *params)
-{
-    const double dof = ((const smallvis_tsne_params *)params)->dof;
-    const double top = smallvis_tsne_dof_row_log_w_max(d2, n, dof);
-    double z = 0.0, cost = 0.0, lz;
-    (void)psum;
-    for (ptrdiff_t j = 0; j < n; j++)
-        z += smallvis_tsne_dof_w(d2[j], dof, top);
-    lz = log(z) - top;  /* log sum_k w_sk */
-    for (ptrdiff_t j = 0; j < n; j++)
-        if (p[j] > 0.0)
-            cost += smallvis_tsne_dof_edge(p[j], d2[j], dof) + p[j] * lz;
-    return cost;
-}
-
-static const smallvis_transform_unit smallvis_transform_tsne_dof = {
-    smallvis_tsne_dof_transform_coef_row, smallvis_tsne_dof_transform_cost_row};
 /* ---- fast path: end --------------------------------------------------- */
 
 /* A new point's squared distances to the reference rows Rt ((dim, n)). */

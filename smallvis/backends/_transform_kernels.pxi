@@ -72,43 +72,28 @@ cdef double _transform(const smallvis_transform_unit* unit, const void* params, 
     return total
 
 
-# ---- the named functions: each hands its unit's table and parameters to the engine
+# ---- the generic entry points: a unit in, its compiled twin picked from the lists
 
 
-def asne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
-    """Gaussian row KL of new points; see the reference twin."""
-    return _transform(&smallvis_transform_asne, NULL, indptr, indices, data, Y, Y_ref,
-                      None, n_threads)
+cdef double _normalised_transform(unit, indptr, indices, data, Y, Y_ref, grad,
+                                  n_threads) except? -1.0:
+    """A normalised unit's rows of new points (its cost, or its gradient into grad)."""
+    cdef smallvis_normalised_params k
+    cdef Py_ssize_t u = _load_normalised(unit, &k)
+    return _transform(&smallvis_normalised_units[u].transform, &k, indptr, indices, data, Y,
+                      Y_ref, grad, n_threads)
 
 
-def asne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
-    """Gradient of asne_transform_cost; see the reference twin."""
-    _transform(&smallvis_transform_asne, NULL, indptr, indices, data, Y, Y_ref, grad,
-               n_threads)
+def normalised_transform_cost(unit, indptr, indices, data, Y, Y_ref, n_threads):
+    """A normalised unit's cost of new points (each over its own row); see the reference twin."""
+    _check_pair_arrays(indptr, indices, data, Y, Y_ref=Y_ref, in_range=_indices_in_range)
+    return _normalised_transform(unit, indptr, indices, data, Y, Y_ref, None, n_threads)
 
 
-def ssne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
-    """Gaussian row KL of new points (as asne); see the reference twin."""
-    return _transform(&smallvis_transform_ssne, NULL, indptr, indices, data, Y, Y_ref,
-                      None, n_threads)
-
-
-def ssne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
-    """Gradient of ssne_transform_cost; see the reference twin."""
-    _transform(&smallvis_transform_ssne, NULL, indptr, indices, data, Y, Y_ref, grad,
-               n_threads)
-
-
-def tsne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
-    """Cauchy row KL of new points; see the reference twin."""
-    return _transform(&smallvis_transform_tsne, NULL, indptr, indices, data, Y, Y_ref,
-                      None, n_threads)
-
-
-def tsne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
-    """Gradient of tsne_transform_cost; see the reference twin."""
-    _transform(&smallvis_transform_tsne, NULL, indptr, indices, data, Y, Y_ref, grad,
-               n_threads)
+def normalised_transform_gradient(unit, indptr, indices, data, Y, Y_ref, grad, n_threads):
+    """Gradient of normalised_transform_cost in the new points; see the reference twin."""
+    _check_pair_arrays(indptr, indices, data, Y, grad, Y_ref, in_range=_indices_in_range)
+    _normalised_transform(unit, indptr, indices, data, Y, Y_ref, grad, n_threads)
 
 
 def pair_transform_cost(unit, indptr, indices, data, Y, Y_ref, n_threads):
@@ -129,20 +114,47 @@ def pair_transform_gradient(unit, indptr, indices, data, Y, Y_ref, grad, n_threa
                n_threads)
 
 
+# ---- the named functions: thin wrappers that build their unit (callers check the arrays)
+
+
+def asne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
+    """Gaussian row KL of new points; see the reference twin."""
+    return _normalised_transform(ASNE(), indptr, indices, data, Y, Y_ref, None, n_threads)
+
+
+def asne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
+    """Gradient of asne_transform_cost; see the reference twin."""
+    _normalised_transform(ASNE(), indptr, indices, data, Y, Y_ref, grad, n_threads)
+
+
+def ssne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
+    """Gaussian row KL of new points (as asne); see the reference twin."""
+    return _normalised_transform(SSNE(), indptr, indices, data, Y, Y_ref, None, n_threads)
+
+
+def ssne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
+    """Gradient of ssne_transform_cost; see the reference twin."""
+    _normalised_transform(SSNE(), indptr, indices, data, Y, Y_ref, grad, n_threads)
+
+
+def tsne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
+    """Cauchy row KL of new points; see the reference twin."""
+    return _normalised_transform(TSNE(), indptr, indices, data, Y, Y_ref, None, n_threads)
+
+
+def tsne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
+    """Gradient of tsne_transform_cost; see the reference twin."""
+    _normalised_transform(TSNE(), indptr, indices, data, Y, Y_ref, grad, n_threads)
+
+
 def tsne_dof_transform_cost(indptr, indices, data, Y, Y_ref, dof, n_threads):
     """Heavy-tailed row KL of new points; see the reference twin."""
-    cdef smallvis_tsne_params k
-    k.dof = dof
-    return _transform(&smallvis_transform_tsne_dof, &k, indptr, indices, data, Y, Y_ref,
-                      None, n_threads)
+    return _normalised_transform(TSNE(dof), indptr, indices, data, Y, Y_ref, None, n_threads)
 
 
 def tsne_dof_transform_gradient(indptr, indices, data, Y, Y_ref, dof, grad, n_threads):
     """Gradient of tsne_dof_transform_cost; see the reference twin."""
-    cdef smallvis_tsne_params k
-    k.dof = dof
-    _transform(&smallvis_transform_tsne_dof, &k, indptr, indices, data, Y, Y_ref, grad,
-               n_threads)
+    _normalised_transform(TSNE(dof), indptr, indices, data, Y, Y_ref, grad, n_threads)
 
 
 def largevis_transform_cost(indptr, indices, data, Y, Y_ref, gamma, eps, alpha, n_threads):

@@ -25,10 +25,14 @@ with the formulas).  The methods whose cost is a sum of pair terms
 :func:`_transform_pair_cost` and :func:`_transform_pair_gradient` for new
 points against fixed rows, reached through the public :func:`pair_cost`,
 :func:`pair_gradient`, :func:`pair_transform_cost` and
-:func:`pair_transform_gradient`, which take the unit.  The named kernels of
-the first four (``umap_cost``, ``largevis_gradient``, ...) are thin
-wrappers that build the unit from their arguments; negtsne, like any method
-added since, has none.
+:func:`pair_transform_gradient`, which take the unit.  The methods whose
+weights are normalised to ``q`` (asne, ssne, tsne) share another:
+:func:`normalised_cost`, :func:`normalised_gradient`,
+:func:`normalised_transform_cost` and :func:`normalised_transform_gradient`,
+fed by the unit's hooks (``cost``, ``offset``, ``force``, ...).  The named
+kernels of these seven methods (``umap_cost``, ``tsne_gradient``, ...) are
+thin wrappers that build the unit from their arguments; negtsne, like any
+method added since, has none.
 
 The pair entry points check their arrays (:func:`_check_pair_arrays`, which
 the compiled twin calls too); for the other kernels the callers
@@ -85,6 +89,8 @@ __all__ = [
     "ncvis_gradient",
     "pair_cost",
     "pair_gradient",
+    "normalised_cost",
+    "normalised_gradient",
     "smooth_knn_rows",
     "asne_cost",
     "asne_gradient",
@@ -831,8 +837,9 @@ def knn_union_fill(indices, values, indptr, out_indices, out_data, n_threads):
 
 
 # ---------------------------------------------------------------------------
-# asne, ssne, tsne (docs/theory.md §3.2-3.4): output weights normalised to q,
-# the KL divergence; each method's weight (and the formulas) in its unit
+# normalised Q (docs/theory.md §3.2-3.4): one engine for every unit whose
+# output weights are normalised to q, over each row or over all pairs; the
+# SNE family (asne, ssne, tsne) runs on it, the hooks in their units
 # ---------------------------------------------------------------------------
 
 
@@ -855,11 +862,145 @@ def _normalised_log_q(unit, D2, axis):
     return L - special.logsumexp(L, axis=axis, keepdims=True)
 
 
+def _normalised_weights(unit, D2, axis):
+    r"""Weights ``W`` and normaliser ``Z`` of a normalised unit, with :math:`q = W / Z`.
+
+    .. math::
+
+        q_{ij} = \frac{w_{ij}}{\sum_{(k, l)} w_{kl}},
+
+    the sum over row ``i`` (``axis=1``) or over all pairs (``axis=None``).
+    A unit with ``log_domain`` normalises ``log w`` (:func:`_normalised_log_q`)
+    and returns ``W = q``, ``Z = 1``; the others ``W = unit.weight(D2)`` and
+    its sum.
+    """
+    if unit.log_domain:
+        return np.exp(_normalised_log_q(unit, D2, axis)), 1.0
+    W = unit.weight(D2)
+    return W, W.sum(axis=axis, keepdims=axis is not None)
+
+
+def _normalised_q(unit, D2, axis):
+    """``q`` and ``log q`` of a normalised unit (as :func:`_normalised_weights`)."""
+    if unit.log_domain:
+        log_Q = _normalised_log_q(unit, D2, axis)
+        return np.exp(log_Q), log_Q
+    W, Z = _normalised_weights(unit, D2, axis)
+    with np.errstate(divide="ignore"):
+        log_Q = np.log(W) - np.log(Z)
+    return W / Z, log_Q
+
+
+def _normalised_coefficients(unit, P, D2, axis, mass):
+    r"""The pair coefficients :math:`c = \partial C / \partial d^2` of a normalised unit.
+
+    With :math:`C = \sum f(p, q)` over the normalisation set and
+    :math:`q = w / Z`, the chain rule through :math:`Z` gives
+
+    .. math::
+
+        \frac{\partial C}{\partial w_{kl}} = \frac{1}{Z}
+            \Bigl(\frac{\partial f}{\partial q}(p_{kl}, q_{kl}) - S\Bigr),
+        \qquad S = \sum q \frac{\partial f}{\partial q},
+
+    and with the slope :math:`s = -\partial \log w / \partial d^2`,
+    :math:`c = q\, (S - \partial f / \partial q)\, s`.  The unit's hooks
+    compute ``S`` (``offset(P, Q, mass, axis)``) and ``c`` (``force(P, W,
+    Z, slope, S)``, :math:`q = W / Z`) in whatever form keeps its
+    arithmetic exact (the KL divergence: :math:`S = -\text{mass}`,
+    :math:`c = (p + S W / Z)\, s`).
+    """
+    W, Z = _normalised_weights(unit, D2, axis)
+    Q = W / Z
+    S = unit.offset(P, Q, mass, axis)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        K = unit.force(P, W, Z, unit.slope_at(D2), S)
+    # a pair with w = 0 and p = 0 (the diagonal, or an underflowed weight)
+    # has no force, whatever the unit's df/dq at q = 0
+    K[(W == 0.0) & (P == 0.0)] = 0.0
+    return K
+
+
+def _normalised_axis(unit):
+    """The axis of a unit's normalisation: 1 (each row) or None (all pairs)."""
+    if unit.normalisation not in ("rows", "total"):
+        raise ValueError(f"{type(unit).__name__}.normalisation must be 'rows' or 'total'; "
+                         f"got {unit.normalisation!r}")
+    return 1 if unit.normalisation == "rows" else None
+
+
+def normalised_cost(unit, indptr, indices, data, Y, n_threads):
+    r"""The exact cost of a unit with normalised ``q``: :math:`C = \sum f(p_{ij}, q_{ij})`.
+
+    .. math::
+
+        q_{ij} = \frac{w(d_{ij}^2)}{\sum_{(k, l)} w(d_{kl}^2)},
+
+    the normaliser over row ``i`` (``unit.normalisation == "rows"``) or over
+    all pairs (``"total"``), :math:`i \ne j`.  The entry point of every
+    method whose ``q`` is normalised; the SNE family's named kernels
+    (``tsne_cost``, ...) call it with their unit.
+
+    Parameters
+    ----------
+    unit : NamedTuple
+        A normalised method unit with its parameters (hooks ``normalisation``,
+        ``log_domain``, ``log_weight`` or ``weight``, ``slope_at``, ``cost``,
+        ``offset``, ``force``; see ``smallvis/methods/asne.py``).
+    indptr, indices, data : ndarray
+        ``P`` as a CSR triplet (symmetric for ``"total"``).
+    Y : ndarray of shape (n_samples, n_components)
+    n_threads : int
+        Ignored here.
+
+    Returns
+    -------
+    float
+    """
+    unit_field_values(unit)
+    _check_pair_arrays(indptr, indices, data, Y)
+    return _normalised_cost(unit, indptr, indices, data, Y)
+
+
+def _normalised_cost(unit, indptr, indices, data, Y):
+    """:func:`normalised_cost` on arrays the caller has checked."""
+    axis = _normalised_axis(unit)
+    P = _dense(indptr, indices, data, Y.shape[0])
+    Q, log_Q = _normalised_q(unit, _off_diagonal_distances(Y), axis)
+    return unit.cost(P, Q, log_Q)
+
+
+def normalised_gradient(unit, indptr, indices, data, Y, grad, n_threads):
+    r"""The exact gradient of :func:`normalised_cost` (into ``grad``).
+
+    .. math::
+
+        \frac{\partial C}{\partial y_i} = 2 \sum_{j \ne i} (c_{ij} + c_{ji})(y_i - y_j)
+        = 4 \sum_{j \ne i} c_{ij} (y_i - y_j) \quad (c \text{ symmetric}),
+
+    with :math:`c` of :func:`_normalised_coefficients`; ``"total"`` takes
+    ``P`` symmetric (so is ``c``).  The fit's ``P`` counts as normalised
+    (``mass`` 1): an exaggerated ``P`` scales the attraction only.
+    """
+    unit_field_values(unit)
+    _check_pair_arrays(indptr, indices, data, Y, grad)
+    _normalised_gradient(unit, indptr, indices, data, Y, grad)
+
+
+def _normalised_gradient(unit, indptr, indices, data, Y, grad):
+    """:func:`normalised_gradient` on arrays the caller has checked."""
+    axis = _normalised_axis(unit)
+    P = _dense(indptr, indices, data, Y.shape[0])
+    K = _normalised_coefficients(unit, P, _off_diagonal_distances(Y), axis, 1.0)
+    if axis is None:
+        grad[...] = 4.0 * _gradient_from_coefficients(K, Y)
+    else:
+        grad[...] = 2.0 * _gradient_from_coefficients(K + K.T, Y)
+
+
 def asne_cost(indptr, indices, data, Y, n_threads):
     """Cost of asymmetric SNE (:mod:`smallvis.methods.asne`): row ``i`` of ``P`` holds p_{j|i}."""
-    n = Y.shape[0]
-    P = _dense(indptr, indices, data, n)
-    return _xlogy_sum(P, _normalised_log_q(ASNE(), _off_diagonal_distances(Y), 1))
+    return _normalised_cost(ASNE(), indptr, indices, data, Y)
 
 
 def asne_gradient(indptr, indices, data, Y, grad, n_threads):
@@ -870,18 +1011,12 @@ def asne_gradient(indptr, indices, data, Y, grad, n_threads):
         \frac{\partial C}{\partial y_i} =
         2 \sum_{j \ne i} \left(p_{j|i} - q_{j|i} + p_{i|j} - q_{i|j}\right)(y_i - y_j).
     """
-    n = Y.shape[0]
-    P = _dense(indptr, indices, data, n)
-    Q = np.exp(_normalised_log_q(ASNE(), _off_diagonal_distances(Y), 1))
-    K = 2.0 * (P - Q + P.T - Q.T)
-    grad[...] = _gradient_from_coefficients(K, Y)
+    _normalised_gradient(ASNE(), indptr, indices, data, Y, grad)
 
 
 def ssne_cost(indptr, indices, data, Y, n_threads):
     """Cost of symmetric SNE, KL(P || Q) (:mod:`smallvis.methods.ssne`)."""
-    n = Y.shape[0]
-    P = _dense(indptr, indices, data, n)
-    return _xlogy_sum(P, _normalised_log_q(SSNE(), _off_diagonal_distances(Y), None))
+    return _normalised_cost(SSNE(), indptr, indices, data, Y)
 
 
 def ssne_gradient(indptr, indices, data, Y, grad, n_threads):
@@ -891,21 +1026,12 @@ def ssne_gradient(indptr, indices, data, Y, grad, n_threads):
 
         \frac{\partial C}{\partial y_i} = 4 \sum_{j \ne i} (p_{ij} - q_{ij})(y_i - y_j).
     """
-    n = Y.shape[0]
-    P = _dense(indptr, indices, data, n)
-    Q = np.exp(_normalised_log_q(SSNE(), _off_diagonal_distances(Y), None))
-    grad[...] = _gradient_from_coefficients(4.0 * (P - Q), Y)
+    _normalised_gradient(SSNE(), indptr, indices, data, Y, grad)
 
 
 def tsne_cost(indptr, indices, data, Y, n_threads):
     """Cost of t-SNE, KL(P || Q) with the Cauchy weight (:mod:`smallvis.methods.tsne`)."""
-    n = Y.shape[0]
-    P = _dense(indptr, indices, data, n)
-    D2 = _off_diagonal_distances(Y)
-    W = TSNE().weight(D2, out=D2)
-    with np.errstate(divide="ignore"):
-        log_Q = np.log(W) - np.log(W.sum())
-    return _xlogy_sum(P, log_Q)
+    return _normalised_cost(TSNE(), indptr, indices, data, Y)
 
 
 def tsne_gradient(indptr, indices, data, Y, grad, n_threads):
@@ -916,14 +1042,7 @@ def tsne_gradient(indptr, indices, data, Y, grad, n_threads):
         \frac{\partial C}{\partial y_i} =
         4 \sum_{j \ne i} (p_{ij} - q_{ij})\, w_{ij}\, (y_i - y_j).
     """
-    n = Y.shape[0]
-    P = _dense(indptr, indices, data, n)
-    unit = TSNE()
-    D2 = _off_diagonal_distances(Y)
-    W = unit.weight(D2, out=D2)
-    K = P - W / W.sum()  # p_ij - q_ij
-    K *= unit.slope(W)
-    grad[...] = 4.0 * _gradient_from_coefficients(K, Y)
+    _normalised_gradient(TSNE(), indptr, indices, data, Y, grad)
 
 
 def tsne_dof_cost(indptr, indices, data, Y, dof, n_threads):
@@ -939,9 +1058,7 @@ def tsne_dof_cost(indptr, indices, data, Y, dof, n_threads):
     large :math:`\alpha` or far points).  :func:`tsne_cost` is the case
     :math:`\alpha = 1`.
     """
-    n = Y.shape[0]
-    P = _dense(indptr, indices, data, n)
-    return _xlogy_sum(P, _normalised_log_q(TSNE(dof), _off_diagonal_distances(Y), None))
+    return _normalised_cost(TSNE(dof), indptr, indices, data, Y)
 
 
 def tsne_dof_gradient(indptr, indices, data, Y, dof, grad, n_threads):
@@ -953,13 +1070,7 @@ def tsne_dof_gradient(indptr, indices, data, Y, dof, grad, n_threads):
         4 \sum_{j \ne i} (p_{ij} - q_{ij})\, w_{ij}^{1/\alpha}\, (y_i - y_j),
         \qquad w_{ij}^{1/\alpha} = \frac{1}{1 + d_{ij}^2/\alpha}.
     """
-    n = Y.shape[0]
-    P = _dense(indptr, indices, data, n)
-    unit = TSNE(dof)
-    D2 = _off_diagonal_distances(Y)
-    K = P - np.exp(_normalised_log_q(unit, D2, None))  # p_ij - q_ij
-    K *= unit.slope_at(D2)
-    grad[...] = 4.0 * _gradient_from_coefficients(K, Y)
+    _normalised_gradient(TSNE(dof), indptr, indices, data, Y, grad)
 
 
 # ---------------------------------------------------------------------------
@@ -1711,6 +1822,55 @@ def _transform_force(K, D2, Y, Y_ref):
     return 2.0 * (K.sum(axis=1)[:, None] * (Y - origin) - K @ (Y_ref - origin))
 
 
+def normalised_transform_cost(unit, indptr, indices, data, Y, Y_ref, n_threads):
+    r"""Cost of new points placed by a normalised unit against a fixed reference.
+
+    .. math::
+
+        C = \sum_s \sum_j f(p_{j|s}, q_{j|s}),
+        \qquad
+        q_{j|s} = \frac{w(\|y_s - y_j\|^2)}{\sum_k w(\|y_s - y_k\|^2)},
+
+    ``j, k`` over the reference points: each new point is normalised over
+    its own row, whatever the unit's normalisation in a fit (as openTSNE
+    does for t-SNE), so the result for a point does not depend on its batch.
+    """
+    unit_field_values(unit)
+    _check_pair_arrays(indptr, indices, data, Y, Y_ref=Y_ref)
+    return _normalised_transform_cost(unit, indptr, indices, data, Y, Y_ref)
+
+
+def _normalised_transform_cost(unit, indptr, indices, data, Y, Y_ref):
+    """:func:`normalised_transform_cost` on arrays the caller has checked."""
+    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
+    Q, log_Q = _normalised_q(unit, D2, 1)
+    return unit.cost(P, Q, log_Q)
+
+
+def normalised_transform_gradient(unit, indptr, indices, data, Y, Y_ref, grad, n_threads):
+    r"""Gradient of :func:`normalised_transform_cost` in the new points (writes ``grad``).
+
+    .. math::
+
+        \frac{\partial C}{\partial y_s} = 2 \sum_j c_{sj} (y_s - y_j),
+
+    with :math:`c` of :func:`_normalised_coefficients` over each row, whose
+    ``mass`` is the row's :math:`\pi_s = \sum_k p_{k|s}` (1 for a
+    calibrated row; the KL divergence's coefficient is then
+    :math:`(p_{j|s} - \pi_s q_{j|s})\, s_{sj}`).
+    """
+    unit_field_values(unit)
+    _check_pair_arrays(indptr, indices, data, Y, grad, Y_ref)
+    _normalised_transform_gradient(unit, indptr, indices, data, Y, Y_ref, grad)
+
+
+def _normalised_transform_gradient(unit, indptr, indices, data, Y, Y_ref, grad):
+    """:func:`normalised_transform_gradient` on arrays the caller has checked."""
+    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
+    K = _normalised_coefficients(unit, P, D2, 1, P.sum(axis=1, keepdims=True))
+    grad[...] = _transform_force(K, np.ones_like(D2), Y, Y_ref)
+
+
 def asne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
     r"""Cost of new points placed by asymmetric SNE against a fixed reference.
 
@@ -1722,8 +1882,7 @@ def asne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
 
     ``j, k`` over the reference points: row ``s`` of the asne cost.
     """
-    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
-    return _xlogy_sum(P, _normalised_log_q(ASNE(), D2, 1))
+    return _normalised_transform_cost(ASNE(), indptr, indices, data, Y, Y_ref)
 
 
 def asne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
@@ -1736,9 +1895,7 @@ def asne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
 
     (:math:`\pi_s = 1` for a calibrated row).
     """
-    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
-    K = P - P.sum(axis=1, keepdims=True) * np.exp(_normalised_log_q(ASNE(), D2, 1))
-    grad[...] = _transform_force(K, np.ones_like(D2), Y, Y_ref)
+    _normalised_transform_gradient(ASNE(), indptr, indices, data, Y, Y_ref, grad)
 
 
 def ssne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
@@ -1753,7 +1910,7 @@ def ssne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
     The joint normalisation of ssne's ``q`` is replaced by the new point's
     own row (as openTSNE does for t-SNE), so the cost is that of asne.
     """
-    return asne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads)
+    return _normalised_transform_cost(SSNE(), indptr, indices, data, Y, Y_ref)
 
 
 def ssne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
@@ -1764,7 +1921,7 @@ def ssne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
         \frac{\partial C}{\partial y_s} = 2 \sum_j (p_{j|s} - \pi_s q_{j|s})(y_s - y_j),
         \qquad \pi_s = \sum_k p_{k|s}.
     """
-    asne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads)
+    _normalised_transform_gradient(SSNE(), indptr, indices, data, Y, Y_ref, grad)
 
 
 def tsne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
@@ -1780,10 +1937,7 @@ def tsne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
 
     the joint normalisation replaced by the new point's row, as openTSNE.
     """
-    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
-    W = TSNE().weight(D2)
-    log_Q = np.log(W) - np.log(W.sum(axis=1, keepdims=True))
-    return _xlogy_sum(P, log_Q)
+    return _normalised_transform_cost(TSNE(), indptr, indices, data, Y, Y_ref)
 
 
 def tsne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
@@ -1797,11 +1951,7 @@ def tsne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
 
     (:math:`\pi_s = 1` for a calibrated row).
     """
-    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
-    unit = TSNE()
-    W = unit.weight(D2)
-    K = (P - P.sum(axis=1, keepdims=True) * W / W.sum(axis=1, keepdims=True)) * unit.slope(W)
-    grad[...] = _transform_force(K, np.ones_like(D2), Y, Y_ref)
+    _normalised_transform_gradient(TSNE(), indptr, indices, data, Y, Y_ref, grad)
 
 
 def tsne_dof_transform_cost(indptr, indices, data, Y, Y_ref, dof, n_threads):
@@ -1817,8 +1967,7 @@ def tsne_dof_transform_cost(indptr, indices, data, Y, Y_ref, dof, n_threads):
 
     (:func:`tsne_transform_cost` is the case :math:`\alpha = 1`).
     """
-    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
-    return _xlogy_sum(P, _normalised_log_q(TSNE(dof), D2, 1))
+    return _normalised_transform_cost(TSNE(dof), indptr, indices, data, Y, Y_ref)
 
 
 def tsne_dof_transform_gradient(indptr, indices, data, Y, Y_ref, dof, grad, n_threads):
@@ -1830,11 +1979,7 @@ def tsne_dof_transform_gradient(indptr, indices, data, Y, Y_ref, dof, grad, n_th
         2 \sum_j (p_{j|s} - \pi_s q_{j|s})\, w_{sj}^{1/\alpha}\, (y_s - y_j),
         \qquad \pi_s = \sum_k p_{k|s}.
     """
-    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
-    unit = TSNE(dof)
-    Q = np.exp(_normalised_log_q(unit, D2, 1))
-    K = (P - P.sum(axis=1, keepdims=True) * Q) * unit.slope_at(D2)
-    grad[...] = _transform_force(K, np.ones_like(D2), Y, Y_ref)
+    _normalised_transform_gradient(TSNE(dof), indptr, indices, data, Y, Y_ref, grad)
 
 
 def infonce_transform_cost(indptr, indices, data, Y, Y_ref, m, n_threads):
@@ -1974,4 +2119,5 @@ def ncvis_transform_gradient(indptr, indices, data, Y, Y_ref, Q, nu, a, b, grad,
 #: The transform twins, in the order they are defined above (no list of
 #: methods here: the registry is the only one).
 __all__ += [_name for _name, _value in list(globals().items())
-            if callable(_value) and _name.endswith(("_transform_cost", "_transform_gradient"))]
+            if callable(_value) and not _name.startswith("_")
+            and _name.endswith(("_transform_cost", "_transform_gradient"))]

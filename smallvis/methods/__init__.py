@@ -30,9 +30,10 @@ def unit_classes():
     """Every unit class of this package's modules, in module-name order.
 
     Discovered, not listed: a unit is a ``NamedTuple`` class defined in
-    ``smallvis/methods/<name>/unit.py`` with a ``kernel`` (a pair unit), an
-    ``sgd_coefficient`` (a stochastic loop's coefficients) or an
-    ``sgd_grouped`` (a stochastic loop's grouped step).  The engines
+    ``smallvis/methods/<name>/unit.py`` with a ``kernel`` (a pair unit), a
+    ``c_unit`` (a unit of the normalised engine), an ``sgd_coefficient``
+    (a stochastic loop's coefficients) or an ``sgd_grouped`` (a
+    stochastic loop's grouped step).  The engines
     below the registry read their tables from here, so that a new unit needs
     no line in them.
 
@@ -50,7 +51,8 @@ def unit_classes():
             if (isinstance(value, type) and issubclass(value, tuple)
                     and value.__module__ == module.__name__
                     and any(hasattr(value, attr)
-                            for attr in ("kernel", "sgd_coefficient", "sgd_grouped"))):
+                            for attr in ("kernel", "c_unit", "sgd_coefficient",
+                                         "sgd_grouped"))):
                 found.append(value)
     return found
 

@@ -151,3 +151,52 @@ def fuzzy_edge_term(V, U):
     """
     U = np.maximum(U, LOG_FLOOR)
     return special.xlogy(V, V) + special.xlogy(1.0 - V, 1.0 - V) + V * np.log(U)
+
+
+# ---------------------------------------------------------------------------
+# The KL divergence of a normalised unit (asne, ssne, tsne): its three hooks
+# of the normalised engine (backends/reference.py, "normalised Q")
+# ---------------------------------------------------------------------------
+
+
+def set_sum(X, axis):
+    """The sum of ``X`` over each normalisation set: all of it (``axis=None``) or each row (1).
+
+    Over rows it keeps the row axis (a column), so that it broadcasts
+    against ``X``: the form of the ``offset`` hook's ``S``.
+    """
+    return X.sum() if axis is None else X.sum(axis=axis, keepdims=True)
+
+
+def kl_cost(P, Q, log_Q):
+    r"""The KL divergence :math:`\sum p \log(p / q)` over the entries with :math:`p > 0`.
+
+    The ``cost`` hook of the SNE family (``Q`` is unused: ``log_Q`` keeps
+    full precision where ``q`` underflows).
+    """
+    mask = P > 0
+    return float(np.sum(P[mask] * (np.log(P[mask]) - log_Q[mask])))
+
+
+def kl_offset(P, Q, mass, axis):
+    r"""The KL divergence's normaliser sum :math:`S = \sum q\, \partial f / \partial q = -\sum p`.
+
+    With :math:`f = p \log(p/q)`, :math:`q\, \partial f/\partial q = -p`, so
+    ``S`` is minus the mass of ``P`` over the normalisation set, which the
+    engine passes as ``mass``: 1 in a fit (its ``P`` is normalised; an
+    exaggerated ``P`` scales the attraction only, the convention of every
+    SNE code), the new row's sum in a transform.
+    """
+    return -mass
+
+
+def kl_force(P, W, Z, slope, S):
+    r"""The KL divergence's pair coefficient :math:`c = \partial C / \partial d^2 = (p + S q)\, s`.
+
+    :math:`q = W / Z` and ``s`` = ``slope`` is :math:`-\partial \log w /
+    \partial d^2`; with :math:`S = -1` this is the SNE family's
+    :math:`(p - q)\, s`.
+    """
+    K = P + S * W / Z
+    K *= slope
+    return K

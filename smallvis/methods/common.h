@@ -8,11 +8,11 @@
  * transform rows of the pair units, _sgd_kernels.pyx for the epoch loop)
  * are instantiated once per unit and spell out no method's formula: a pair
  * method's maths lives only in its unit.  The normalised methods (asne,
- * ssne, tsne) and the row unit (infonce) are not yet on these engines:
- * their units give the weights and edge terms, but their exact loops, with
- * the normalisation and the gradient's form, are written out by hand in
- * backends/_kernels.pyx and _pairloops.h.  The NumPy reference of every
- * piece carries the same formula in a ``.. math::`` block.
+ * ssne, tsne) plug their hooks into the normalised engine (_pairloops.h,
+ * "engine: normalised units"); their named fit kernels keep hand-written
+ * fast paths in backends/_kernels.pyx and _pairloops.h.  The row unit
+ * (infonce) has loops of its own.  The NumPy reference of every piece
+ * carries the same formula in a ``.. math::`` block.
  */
 #ifndef SMALLVIS_METHODS_COMMON_H
 #define SMALLVIS_METHODS_COMMON_H
@@ -105,5 +105,57 @@ static inline double smallvis_fuzzy_edge(double v, double u)
 {
     return smallvis_xlogx(v) + smallvis_xlogx(1.0 - v) + v * smallvis_floored_log(u);
 }
+
+/*
+ * The KL divergence f(p, q) = p log(p / q) of the SNE family, as the hooks
+ * of the normalised engine (backends/_pairloops.h, "engine: normalised
+ * units"; NumPy: kl_offset and kl_force of methods/_common.py):
+ *     offset_term    q df/dq = -p, whose sum over the set is -mass;
+ *     offset         S = -mass (the fit's P counts as normalised, mass 1:
+ *                    an exaggerated P scales the attraction only);
+ *     force          c = dC/dd2 = (p + S q) slope, q = w / z.
+ * A unit's cost hook writes p (log p - log q) in its own terms (its log
+ * weight and log z).
+ */
+static inline double smallvis_kl_offset_term(double p, double q)
+{
+    (void)q;
+    return -p;
+}
+
+static inline double smallvis_kl_offset(double mass, double dual)
+{
+    (void)dual;
+    return -mass;
+}
+
+static inline double smallvis_kl_force(double p, double w, double z, double slope,
+                                       double S)
+{
+    return (p + S * w / z) * slope;
+}
+
+/* The KL hooks offset_term, offset and force of a unit NAME whose cost is
+ * the KL divergence; slope(d2, w, k) is the unit's -d log w / d d2 at d2,
+ * where its relative weight is w. */
+#define SMALLVIS_KL_HOOKS(name, slope)                                        \
+    static inline double smallvis_##name##_offset_term(                       \
+        double p, double q, const smallvis_##name##_params *k)                \
+    {                                                                         \
+        (void)k;                                                              \
+        return smallvis_kl_offset_term(p, q);                                 \
+    }                                                                         \
+    static inline double smallvis_##name##_offset(                            \
+        double mass, double dual, const smallvis_##name##_params *k)          \
+    {                                                                         \
+        (void)k;                                                              \
+        return smallvis_kl_offset(mass, dual);                                \
+    }                                                                         \
+    static inline double smallvis_##name##_force(                             \
+        double p, double w, double z, double d2, double S,                    \
+        const smallvis_##name##_params *k)                                    \
+    {                                                                         \
+        return smallvis_kl_force(p, w, z, slope(d2, w, k), S);                \
+    }
 
 #endif /* SMALLVIS_METHODS_COMMON_H */

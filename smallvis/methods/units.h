@@ -5,12 +5,13 @@
  * tests/test_c_units.py checks against smallvis.registry.METHODS.  Each
  * unit is named once, in one of three X-macros by kind:
  * SMALLVIS_PAIR_UNITS (a cost summed over pairs), SMALLVIS_NORMALISED_UNITS
- * (Q normalised over all pairs or per row) or SMALLVIS_ROW_UNITS (a unit
- * that owns its whole row).  The engines are generated from these macros:
- * the exact pair rows and the transform rows (backends/_pairloops.h), the
- * parameter loaders and unit tables that the Cython entry points pick from
- * (backends/_kernels.pyx), and the stochastic loop's coefficient table
- * (backends/_sgd_kernels.pyx).
+ * (q normalised over all pairs or per row, a cost summed over elementwise
+ * terms f(p, q): asne, ssne, tsne) or SMALLVIS_ROW_UNITS (a unit that owns
+ * its whole row: infonce).  The engines are generated from these lists:
+ * the exact pair rows, the normalised engine's rows and the transform rows
+ * (backends/_pairloops.h), the parameter loaders and unit tables that the
+ * Cython entry points pick from (backends/_kernels.pyx), and the
+ * stochastic loop's coefficient table (backends/_sgd_kernels.pyx).
  *
  * Adding a method: write its unit methods/<method>/unit.h, then add its
  * line at the end of its macro and its #include right below (one change:
@@ -44,15 +45,30 @@
 
 #include "common.h"
 
-/* the normalised methods (their exact gradients are Cython code of their own) */
+/*
+ * The normalised units, each X(NAME, MATHS): its hooks (shift, weight,
+ * log_norm, cost, offset_term, offset, force) and loader
+ * smallvis_NAME_load_fields are listed in backends/_pairloops.h, "engine:
+ * normalised units", which runs them for normalised_cost,
+ * normalised_gradient and their transform twins.  MATHS is FAST (the
+ * module's reassociating flags, vector reductions) or STRICT (the unit's
+ * expressions evaluated as written).  The NumPy unit's ``c_unit`` names
+ * its line, and its ``normalisation`` picks rows or all pairs.  tsne is
+ * two lines, its Cauchy weight and its heavy tail, so that neither row
+ * branches on dof.  The SNE family's named fit kernels keep their fast
+ * paths (backends/_kernels.pyx; tests/test_normalised_engine.py checks
+ * them against the engine).  Adding one: its line at the end, its
+ * #include below (if a new file).
+ */
 #include "asne/unit.h"
 #include "ssne/unit.h"
 #include "tsne/unit.h"
 
 #define SMALLVIS_NORMALISED_UNITS(X)    \
-    X(asne)                             \
-    X(ssne)                             \
-    X(tsne)
+    X(asne, FAST)                       \
+    X(ssne, FAST)                       \
+    X(tsne, FAST)                       \
+    X(tsne_dof, FAST)
 
 /* the units that own their whole row: a row's expected loss is not a sum of
  * pair terms (InfoNCE's softmax couples a row's candidates); the kernels

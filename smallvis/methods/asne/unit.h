@@ -1,7 +1,15 @@
 /*
  * Asymmetric SNE (Hinton & Roweis 2002), the C unit: the Gaussian output
- * weight w = exp(-d2), shifted by the row's smallest d2 so that it cannot
- * underflow (docs/theory.md; NumPy unit: methods/asne.py).
+ * weight w = exp(-d2), normalised over each row, and the KL divergence
+ * (docs/theory.md; NumPy unit: methods/asne.py).  Its hooks of the
+ * normalised engine (backends/_pairloops.h, "engine: normalised units"):
+ *     shift    the set's smallest d2, so that the largest weight is 1 and
+ *              none underflows to a zero normaliser;
+ *     weight   exp(-(d2 - shift));
+ *     slope    -d log w / d d2 = 1;
+ *     log_norm log z;
+ *     cost     p (log p - log q) = p (log p + (d2 - shift) + log z);
+ *     offset_term, offset, force: the KL divergence's (common.h).
  */
 #ifndef SMALLVIS_METHODS_ASNE_H
 #define SMALLVIS_METHODS_ASNE_H
@@ -13,41 +21,59 @@ typedef struct {
     char unused;
 } smallvis_asne_params;
 
+static const char smallvis_asne_fields[] = "";
+static inline void smallvis_asne_load_fields(const double *f, double n_others,
+                                      smallvis_asne_params *k)
+{
+    (void)f;
+    (void)n_others;
+    k->unused = 0;
+}
+
 /* w = exp(-(d2 - shift)) */
 static inline double smallvis_asne_w(double d2, double shift)
 {
     return exp(-(d2 - shift));
 }
 
-/*
- * A new point's row KL against fixed reference rows,
- *     KL(p_s || q_s),  q_sj = w_sj / sum_k w_sk,
- * through the hooks of the normalised transform engine: the shift is the
- * row's smallest d2, the force factor 1, and -log w = d2 - shift.
- */
-static inline double smallvis_asne_row_shift(const double *d2, ptrdiff_t n)
+static inline double smallvis_asne_shift(double d2_min, const smallvis_asne_params *k)
 {
-    double dmin = INFINITY;
-    for (ptrdiff_t j = 0; j < n; j++)
-        dmin = d2[j] < dmin ? d2[j] : dmin;
-    return dmin;
+    (void)k;
+    return d2_min;
 }
 
-static inline double smallvis_asne_row_w(double d2, double shift)
+static inline double smallvis_asne_weight(double d2, double shift,
+                                          const smallvis_asne_params *k)
 {
+    (void)k;
     return smallvis_asne_w(d2, shift);
 }
 
-/* grad_s = sum_j 2 (p_sj - psum q_sj) (y_s - y_j) */
-static inline double smallvis_asne_row_force(double w)
+static inline double smallvis_asne_slope(double d2, double w, const smallvis_asne_params *k)
 {
+    (void)d2;
     (void)w;
+    (void)k;
     return 1.0;
 }
 
-static inline double smallvis_asne_row_neg_log_w(double d2, double shift)
+/* log z, z the sum of the relative weights */
+static inline double smallvis_asne_log_norm(double z, double shift,
+                                            const smallvis_asne_params *k)
 {
-    return d2 - shift;
+    (void)shift;
+    (void)k;
+    return log(z);
 }
+
+static inline double smallvis_asne_cost(double p, double d2, double shift, double z,
+                                        double lz, const smallvis_asne_params *k)
+{
+    (void)z;
+    (void)k;
+    return p > 0.0 ? p * (log(p) + (d2 - shift) + lz) : 0.0;
+}
+
+SMALLVIS_KL_HOOKS(asne, smallvis_asne_slope)
 
 #endif /* SMALLVIS_METHODS_ASNE_H */

@@ -22,16 +22,40 @@ A new point ``s`` placed against fixed rows has the cost of its own row,
 :math:`\sum_j p_{j|s} \log(p_{j|s} / q_{j|s})`, and the gradient
 :math:`2 \sum_j (p_{j|s} - \pi_s q_{j|s})(y_s - y_j)` with
 :math:`\pi_s = \sum_k p_{k|s}` (1 for a calibrated row).
+
+The unit's hooks of the normalised engine
+(:func:`smallvis.backends.reference.normalised_cost` and its kin), the
+pattern of every normalised unit: ``normalisation`` (``"rows"`` or
+``"total"``), ``log_domain`` with ``log_weight`` (or ``weight``),
+``slope_at`` (:math:`s = -\partial \log w / \partial d^2`) and, for a
+cost :math:`C = \sum f(p, q)`, ``cost(P, Q, log_Q)`` (the sum of
+:math:`f`), ``offset(P, Q, mass, axis)`` (:math:`S = \sum q\,
+\partial f/\partial q` over each normalisation set) and ``force(P, W, Z,
+slope, S)`` (:math:`c = \partial C/\partial d^2 = q (S - \partial
+f/\partial q)\, s`, :math:`q = W / Z`).  For the KL divergence
+:math:`S = -\text{mass}` and :math:`c = (p + S q)\, s`
+(:func:`~smallvis.methods._common.kl_force`).  ``c_unit`` names the C twin
+(``asne.h``).
 """
 
 from typing import NamedTuple
+
+from ._common import kl_cost, kl_force, kl_offset
 
 
 class ASNE(NamedTuple):
     """Asymmetric SNE: the Gaussian weight, normalised over each row (no parameters)."""
 
     #: The normalisation of ``q``: over each row.
+    #: The C unit of the normalised engine (``methods/asne.h``).
+    c_unit = "asne"
     normalisation = "rows"
+    #: The engine normalises ``log w`` (the Gaussian underflows far from a point).
+    log_domain = True
+    #: The cost and its derivative: the KL divergence (:func:`~smallvis.methods._common.kl_cost`).
+    cost = staticmethod(kl_cost)
+    offset = staticmethod(kl_offset)
+    force = staticmethod(kl_force)
 
     def log_weight(self, d2):
         r"""The log of the output weight, :math:`\log w = -d^2`.
@@ -40,3 +64,7 @@ class ASNE(NamedTuple):
         from a point), shifting each row by its largest log weight.
         """
         return -d2
+
+    def slope_at(self, d2):
+        r"""The slope :math:`-\partial \log w / \partial d^2 = 1`."""
+        return 1.0

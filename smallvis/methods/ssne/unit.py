@@ -18,17 +18,28 @@ symmetric ``P`` is
 
 A new point placed against fixed rows uses its own row's normalisation
 (as openTSNE does for t-SNE), so its cost and gradient are asne's
-(:mod:`smallvis.methods.asne`).
+(:mod:`smallvis.methods.asne`).  Its hooks of the normalised engine are
+asne's (see there), over all pairs.
 """
 
 from typing import NamedTuple
+
+from ._common import kl_cost, kl_force, kl_offset
 
 
 class SSNE(NamedTuple):
     """Symmetric SNE: the Gaussian weight, normalised over all pairs (no parameters)."""
 
     #: The normalisation of ``q``: over all pairs.
+    #: The C unit of the normalised engine (``methods/ssne.h``).
+    c_unit = "ssne"
     normalisation = "total"
+    #: The engine normalises ``log w`` (the Gaussian underflows far from a point).
+    log_domain = True
+    #: The cost and its derivative: the KL divergence (:func:`~smallvis.methods._common.kl_cost`).
+    cost = staticmethod(kl_cost)
+    offset = staticmethod(kl_offset)
+    force = staticmethod(kl_force)
 
     def log_weight(self, d2):
         r"""The log of the output weight, :math:`\log w = -d^2`.
@@ -37,3 +48,7 @@ class SSNE(NamedTuple):
         from a point), shifting by the largest log weight.
         """
         return -d2
+
+    def slope_at(self, d2):
+        r"""The slope :math:`-\partial \log w / \partial d^2 = 1`."""
+        return 1.0

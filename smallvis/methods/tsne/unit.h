@@ -30,37 +30,6 @@ static inline double smallvis_tsne_edge(double p, double d2)
 }
 
 /*
- * A new point's row KL against fixed reference rows,
- *     KL(p_s || q_s),  q_sj = w_sj / sum_k w_sk,  w = 1 / (1 + d2),
- * through three hooks of the normalised transform engine: the row's shift
- * of d2 (none), the weight, the factor of the force (w), and -log w.
- */
-static inline double smallvis_tsne_row_shift(const double *d2, ptrdiff_t n)
-{
-    (void)d2;
-    (void)n;
-    return 0.0;
-}
-
-static inline double smallvis_tsne_row_w(double d2, double shift)
-{
-    (void)shift;
-    return smallvis_tsne_w(d2, 1.0);
-}
-
-/* grad_s = sum_j 2 (p_sj - psum q_sj) w_sj (y_s - y_j) */
-static inline double smallvis_tsne_row_force(double w)
-{
-    return w;
-}
-
-static inline double smallvis_tsne_row_neg_log_w(double d2, double shift)
-{
-    (void)shift;
-    return log1p(d2);
-}
-
-/*
  * The heavy-tailed weight, dof = alpha != 1 (the kernels with "dof" in
  * their name; alpha = 1 runs the Cauchy functions above):
  *     w = (1 + d2/alpha)^-alpha,  -log w = alpha log1p(d2/alpha),
@@ -90,5 +59,113 @@ static inline double smallvis_tsne_dof_edge(double p, double d2, double dof)
 {
     return p * (log(p) + smallvis_tsne_dof_neg_log_w(d2, dof));
 }
+
+/*
+ * The hooks of the normalised engine (backends/_pairloops.h, "engine:
+ * normalised units"), two units: tsne, the Cauchy weight (dof 1), and
+ * tsne_dof, the heavy tail (the NumPy unit picks one by its dof, so that
+ * neither row branches on it):
+ *     shift    tsne: 0 (the Cauchy weight cannot underflow on a layout the
+ *              wrappers accept); tsne_dof: -log w at the set's smallest d2;
+ *     weight   1 / (1 + d2); exp(shift + log w);
+ *     slope    -d log w / d d2 = 1 / (1 + d2/dof) (w itself for tsne);
+ *     log_norm log Z = log z - shift, the log of the true normaliser
+ *              (log z for tsne, whose shift is 0);
+ *     cost     p (log p - log q) = p (log p - log w) + p log Z;
+ *     offset_term, offset, force: the KL divergence's (common.h).
+ */
+static const char smallvis_tsne_fields[] = "dof";
+static inline void smallvis_tsne_load_fields(const double *f, double n_others,
+                                      smallvis_tsne_params *k)
+{
+    (void)n_others;
+    k->dof = f[0];
+}
+
+static inline double smallvis_tsne_shift(double d2_min, const smallvis_tsne_params *k)
+{
+    (void)d2_min;
+    (void)k;
+    return 0.0;
+}
+
+static inline double smallvis_tsne_weight(double d2, double shift,
+                                          const smallvis_tsne_params *k)
+{
+    (void)shift;
+    (void)k;
+    return smallvis_tsne_w(d2, 1.0);
+}
+
+/* the Cauchy weight is its own slope, 1 / (1 + d2) */
+static inline double smallvis_tsne_slope(double d2, double w, const smallvis_tsne_params *k)
+{
+    (void)d2;
+    (void)k;
+    return w;
+}
+
+static inline double smallvis_tsne_log_norm(double z, double shift,
+                                            const smallvis_tsne_params *k)
+{
+    (void)shift;
+    (void)k;
+    return log(z);
+}
+
+static inline double smallvis_tsne_cost(double p, double d2, double shift, double z,
+                                        double lz, const smallvis_tsne_params *k)
+{
+    (void)shift;
+    (void)z;
+    (void)k;
+    return p > 0.0 ? p * (log(p) + log1p(d2) + lz) : 0.0;
+}
+
+SMALLVIS_KL_HOOKS(tsne, smallvis_tsne_slope)
+
+typedef smallvis_tsne_params smallvis_tsne_dof_params;
+static const char smallvis_tsne_dof_fields[] = "dof";
+static inline void smallvis_tsne_dof_load_fields(const double *f, double n_others,
+                                          smallvis_tsne_dof_params *k)
+{
+    smallvis_tsne_load_fields(f, n_others, k);
+}
+
+static inline double smallvis_tsne_dof_shift(double d2_min, const smallvis_tsne_dof_params *k)
+{
+    return smallvis_tsne_dof_neg_log_w(d2_min, k->dof);
+}
+
+static inline double smallvis_tsne_dof_weight(double d2, double shift,
+                                              const smallvis_tsne_dof_params *k)
+{
+    return smallvis_tsne_dof_w(d2, k->dof, shift);
+}
+
+static inline double smallvis_tsne_dof_slope_k(double d2, double w,
+                                                const smallvis_tsne_dof_params *k)
+{
+    (void)w;
+    return smallvis_tsne_dof_slope(d2, k->dof);
+}
+
+/* log Z = log z - shift, the log of the true normaliser */
+static inline double smallvis_tsne_dof_log_norm(double z, double shift,
+                                                const smallvis_tsne_dof_params *k)
+{
+    (void)k;
+    return log(z) - shift;
+}
+
+static inline double smallvis_tsne_dof_cost(double p, double d2, double shift, double z,
+                                            double lz, const smallvis_tsne_dof_params *k)
+{
+    (void)shift;
+    (void)z;
+    return p > 0.0 ? smallvis_tsne_dof_edge(p, d2, k->dof) + p * lz : 0.0;
+}
+
+SMALLVIS_KL_HOOKS(tsne_dof, smallvis_tsne_dof_slope_k)
 
 #endif /* SMALLVIS_METHODS_TSNE_H */

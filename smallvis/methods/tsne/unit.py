@@ -29,12 +29,17 @@ normalisation, :math:`q_{j|s} = w_{sj} / \sum_k w_{sk}` (as openTSNE), with
 the gradient :math:`2 \sum_j (p_{j|s} - \pi_s q_{j|s})\, w_{sj}^{1/\alpha}\,
 (y_s - y_j)`, :math:`\pi_s = \sum_k p_{k|s}`.  The FFT-accelerated gradient
 (FIt-SNE) interpolates the all-pairs sums of :math:`w` and
-:math:`w^{1 + 1/\alpha}` (:meth:`TSNE.repulsion_kernel`).
+:math:`w^{1 + 1/\alpha}` (:meth:`TSNE.repulsion_kernel`).  Its hooks of
+the normalised engine are asne's pattern (:mod:`smallvis.methods.asne`),
+with :math:`\alpha = 1` normalising ``w`` itself and any other
+:math:`\alpha` its log.
 """
 
 from typing import NamedTuple
 
 import numpy as np
+
+from ._common import kl_cost, kl_force, kl_offset
 
 
 class TSNE(NamedTuple):
@@ -55,6 +60,20 @@ class TSNE(NamedTuple):
 
     #: The normalisation of ``q``: over all pairs.
     normalisation = "total"
+    #: The cost and its derivative: the KL divergence (:func:`~smallvis.methods._common.kl_cost`).
+    cost = staticmethod(kl_cost)
+    offset = staticmethod(kl_offset)
+    force = staticmethod(kl_force)
+
+    @property
+    def c_unit(self):
+        """The C unit of the normalised engine (``methods/tsne.h``): the Cauchy ``tsne`` or ``tsne_dof``."""
+        return "tsne" if self.dof == 1.0 else "tsne_dof"
+
+    @property
+    def log_domain(self):
+        """Whether the engine normalises ``log w``: for ``dof != 1`` (large ``dof`` underflows)."""
+        return self.dof != 1.0
 
     def weight(self, d2, out=None):
         r"""The output weight :math:`w = (1 + d^2/\alpha)^{-\alpha}` (0 where :math:`d^2 = \infty`).
