@@ -678,7 +678,7 @@ static const smallvis_exact_unit *const smallvis_exact_units[] = {
 static const smallvis_transform_unit *const smallvis_transform_units[] = {
     SMALLVIS_PAIR_UNITS(SMALLVIS_TRANSFORM_ENTRY)};
 #undef SMALLVIS_TRANSFORM_ENTRY
-/* ---- fast path: t-SNE with heavy tails (dof != 1; methods/tsne.h) ----- */
+/* ---- fast path: t-SNE with heavy tails (dof != 1; methods/tsne/unit.h) ----- */
 /*
  * The exact gradient's row i against columns start <= j < n: attraction
  * coefficients ca[j] = p_j s_j and repulsion coefficients cr[j] = w'_j s_j,

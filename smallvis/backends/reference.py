@@ -946,7 +946,7 @@ def normalised_cost(unit, indptr, indices, data, Y, n_threads):
     unit : NamedTuple
         A normalised method unit with its parameters (hooks ``normalisation``,
         ``log_domain``, ``log_weight`` or ``weight``, ``slope_at``, ``cost``,
-        ``offset``, ``force``; see ``smallvis/methods/asne.py``).
+        ``offset``, ``force``; see ``smallvis/methods/asne/unit.py``).
     indptr, indices, data : ndarray
         ``P`` as a CSR triplet (symmetric for ``"total"``).
     Y : ndarray of shape (n_samples, n_components)

@@ -5,7 +5,7 @@ The exact costs of the methods whose entry has
 negtsne; :mod:`smallvis.backends.reference`)
 are sums over all ordered pairs :math:`i \ne j` of a pair term
 :math:`f_i(p_{ij}, d_{ij}^2)`, which the method's unit defines
-(``smallvis/methods/<name>.py``): its ``edge_term`` is
+(``smallvis/methods/<name>/unit.py``): its ``edge_term`` is
 :math:`f_i(p, d^2) - f_i(0, d^2)` and its ``pair_term`` :math:`f_i(0, d^2)`.
 Evaluating the sum is O(N^2), so the stochastic optimizer reports the exact
 cost only up to :data:`smallvis.engines.sgd.SGD_COST_MAX_N` points.  Split the sum as

@@ -1,5 +1,5 @@
 /*
- * The maths pieces that the method units share (smallvis/methods/<method>.h).
+ * The maths pieces that the method units share (smallvis/methods/<method>/unit.h).
  *
  * A unit is one method's maths for the compiled kernels: its named
  * parameter struct, output weight, exact pair coefficient, cost terms,

@@ -1,7 +1,7 @@
 /*
  * Asymmetric SNE (Hinton & Roweis 2002), the C unit: the Gaussian output
  * weight w = exp(-d2), normalised over each row, and the KL divergence
- * (docs/theory.md; NumPy unit: methods/asne.py).  Its hooks of the
+ * (docs/theory.md; NumPy unit: methods/asne/unit.py).  Its hooks of the
  * normalised engine (backends/_pairloops.h, "engine: normalised units"):
  *     shift    the set's smallest d2, so that the largest weight is 1 and
  *              none underflows to a zero normaliser;

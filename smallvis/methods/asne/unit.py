@@ -40,14 +40,14 @@ f/\partial q)\, s`, :math:`q = W / Z`).  For the KL divergence
 
 from typing import NamedTuple
 
-from ._common import kl_cost, kl_force, kl_offset
+from .._common import kl_cost, kl_force, kl_offset
 
 
 class ASNE(NamedTuple):
     """Asymmetric SNE: the Gaussian weight, normalised over each row (no parameters)."""
 
     #: The normalisation of ``q``: over each row.
-    #: The C unit of the normalised engine (``methods/asne.h``).
+    #: The C unit of the normalised engine (``methods/asne/unit.h``).
     c_unit = "asne"
     normalisation = "rows"
     #: The engine normalises ``log w`` (the Gaussian underflows far from a point).

@@ -1,7 +1,7 @@
 /*
  * Symmetric SNE (van der Maaten & Hinton 2008), the C unit: the Gaussian
  * weight and KL hooks of asne.h, normalised over all pairs in a fit (the
- * list's normalisation comes from the NumPy unit, methods/ssne.py;
+ * list's normalisation comes from the NumPy unit, methods/ssne/unit.py;
  * docs/theory.md).  A new point is normalised over its own row, as asne's.
  */
 #ifndef SMALLVIS_METHODS_SSNE_H

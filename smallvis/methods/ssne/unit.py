@@ -24,14 +24,14 @@ asne's (see there), over all pairs.
 
 from typing import NamedTuple
 
-from ._common import kl_cost, kl_force, kl_offset
+from .._common import kl_cost, kl_force, kl_offset
 
 
 class SSNE(NamedTuple):
     """Symmetric SNE: the Gaussian weight, normalised over all pairs (no parameters)."""
 
     #: The normalisation of ``q``: over all pairs.
-    #: The C unit of the normalised engine (``methods/ssne.h``).
+    #: The C unit of the normalised engine (``methods/ssne/unit.h``).
     c_unit = "ssne"
     normalisation = "total"
     #: The engine normalises ``log w`` (the Gaussian underflows far from a point).

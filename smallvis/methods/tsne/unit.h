@@ -3,7 +3,7 @@
  * weight that the exact gradient's 4-row loop, its cost rows, the FFT
  * interpolation and a new point's row KL use, and the heavy-tailed weight
  * (1 + d2/dof)^-dof of Kobak et al. (2019) for dof != 1 (docs/theory.md
- * §3.4; NumPy unit: methods/tsne.py).
+ * §3.4; NumPy unit: methods/tsne/unit.py).
  */
 #ifndef SMALLVIS_METHODS_TSNE_H
 #define SMALLVIS_METHODS_TSNE_H

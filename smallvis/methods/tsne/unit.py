@@ -39,7 +39,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._common import kl_cost, kl_force, kl_offset
+from .._common import kl_cost, kl_force, kl_offset
 
 
 class TSNE(NamedTuple):
@@ -67,7 +67,7 @@ class TSNE(NamedTuple):
 
     @property
     def c_unit(self):
-        """The C unit of the normalised engine (``methods/tsne.h``): the Cauchy ``tsne`` or ``tsne_dof``."""
+        """The C unit of the normalised engine (``methods/tsne/unit.h``): the Cauchy ``tsne`` or ``tsne_dof``."""
         return "tsne" if self.dof == 1.0 else "tsne_dof"
 
     @property
