@@ -74,6 +74,8 @@ exclude_patterns = [
 html_theme = "furo"
 html_title = f"smallvis {release}"
 html_static_path = []
+# browsers ask for an icon; without one every page logs a failed request
+html_favicon = "favicon.svg"
 html_last_updated_fmt = None
 
 # -- autodoc, autosummary, numpydoc --------------------------------------------

@@ -1,8 +1,9 @@
 """Guard rails of the documentation: every registered method is documented.
 
 Adding a method to the registry makes these fail until its maths has a
-section of docs/theory.md, its row is in the README's method table and
-CHANGELOG.md names it (CONTRIBUTING.md, "Adding a method").
+section of docs/theory.md, its row is in the method tables of the README and
+of the user guide's methods page (docs/guide/methods.md), and CHANGELOG.md
+names it (CONTRIBUTING.md, "Adding a method").
 """
 
 import re
@@ -19,11 +20,12 @@ def _text(name):
     return (ROOT / name).read_text(encoding="utf-8")
 
 
-def _readme_method_rows():
-    """The methods named in the first cell of the README's method table."""
-    readme = _text("README.md")
-    start = readme.index("## What you can expect")
-    section = readme[start:readme.index("\n## ", start + 1)]
+def _method_rows(name, heading):
+    """The methods named in the first cell of the table under ``heading`` of ``name``."""
+    text = _text(name)
+    start = text.index(heading)
+    end = text.find("\n#", start + 1)
+    section = text[start:end if end >= 0 else len(text)]
     names = set()
     for line in section.splitlines():
         if line.startswith("| `"):
@@ -40,8 +42,12 @@ def test_every_method_has_a_theory_section(method):
 
 
 @pytest.mark.parametrize("method", list(smallvis.METHODS))
-def test_every_method_has_a_readme_row(method):
-    assert method in _readme_method_rows(), f"README.md's method table has no row for {method}"
+@pytest.mark.parametrize("name, heading", [
+    ("README.md", "## The methods"),
+    ("docs/guide/methods.md", "## What each method is"),
+])
+def test_every_method_has_a_row_in_the_method_tables(method, name, heading):
+    assert method in _method_rows(name, heading), f"{name}'s method table has no row for {method}"
 
 
 @pytest.mark.parametrize("method", list(smallvis.METHODS))

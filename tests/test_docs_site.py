@@ -107,3 +107,29 @@ def test_the_datasets_table_is_readable_after_widening(ext):
     first_width = len(border.split()[0])
     names = [line.split()[0] for line in lines if line.startswith('``"')]
     assert names and all(len(n) <= first_width for n in names)
+
+
+def _check_site_module():
+    spec = importlib.util.spec_from_file_location("check_site", ROOT / "docs" / "check_site.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_site_check_finds_broken_links_images_and_fragments(tmp_path):
+    check = _check_site_module()
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "img.png").write_bytes(b"")
+    (tmp_path / "index.html").write_text(
+        '<h1 id="top">t</h1><a href="sub/page.html#here">ok</a> <a href="#top">ok</a>'
+        '<img src="img.png"> <a href="https://example.org/x">outside</a>'
+        '<a href="sub/page.html#gone">bad fragment</a> <img src="missing.png">'
+        '<a href="nowhere.html">missing page</a> <a href="../../etc/passwd">leaves</a>')
+    (tmp_path / "sub" / "page.html").write_text('<p id="here">x</p><a href="../index.html#top">b</a>')
+    problems, n_pages = check.check_links(tmp_path)
+    assert n_pages == 2
+    assert len(problems) == 4, problems
+    assert any("no id 'gone'" in p for p in problems)
+    assert any("missing.png" in p and "missing file" in p for p in problems)
+    assert any("nowhere.html" in p and "missing file" in p for p in problems)
+    assert any("leaves the site" in p for p in problems)

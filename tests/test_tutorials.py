@@ -35,6 +35,15 @@ def test_tutorials_are_numbered_without_gaps():
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_a_notebook_s_title_carries_its_file_s_number(path):
+    # the site lists the tutorials by their titles: "07 · ..." for 07_*.ipynb
+    nb = nbformat.read(path, as_version=4)
+    title = next(line for line in nb.cells[0].source.splitlines() if line.startswith("# "))
+    number = path.name.split("_", 1)[0]
+    assert title.startswith(f"# {number} · "), f"{path.name}: title {title!r}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_outputs_cleared(path):
     nb = nbformat.read(path, as_version=4)
     for i, cell in enumerate(nb.cells):

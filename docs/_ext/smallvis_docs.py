@@ -145,9 +145,11 @@ def method_page(method, figure_name):
         f"The readable form of the maths above: `{source_path} <{source_url}>`_ "
         "(the ``[source]`` links below go to each function).\n",
     ]
+    # indexed: this page is the units' only home, and the ``[source]`` pages
+    # link back to each unit's anchor here
     for cls in unit_classes:
         lines.append(f".. autoclass:: {cls.__module__}.{cls.__qualname__}\n"
-                     "   :members:\n   :no-index:\n")
+                     "   :members:\n")
     return "\n".join(lines)
 
 
