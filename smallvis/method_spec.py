@@ -402,6 +402,12 @@ class Method:
         with normalised ``q``) run for a prefix without named kernels.
         The unit is built from the kernel's arguments (the learned values
         first).  Empty: no estimate.
+    normalised_units : mapping
+        ``{kernel prefix: unit}`` for the costs whose ``q`` is normalised
+        per row or over all pairs (the unit has a ``normalisation``): the
+        NumPy unit that the normalised engine (``normalised_cost``,
+        ``normalised_gradient`` and their transform pair) runs for a prefix
+        without named kernels, built from the kernel's arguments.
     fitted_params : tuple of str
         Cost parameters that ``resolve_cost`` turns into the kernel's
         leading arguments, in their order (UMAP's ``a`` and ``b``, fitted
@@ -459,6 +465,7 @@ class Method:
     check_affinity_params: Callable = None
     kernel_options: tuple = ()
     pair_units: Mapping = field(default_factory=dict)
+    normalised_units: Mapping = field(default_factory=dict)
     fitted_params: tuple = ()
     fit_inputs: tuple = ()
     exact_gradient: Callable = None
@@ -527,9 +534,10 @@ class Method:
                          ) + (kernels[2],)
         prefix, args = self.kernel_name(cost_params, gradient)
         cost_suffix, gradient_suffix = KERNEL_FAMILIES[family]
-        if not hasattr(module, f"{prefix}_{cost_suffix}") and prefix in self.pair_units:
+        units = {**self.pair_units, **self.normalised_units}
+        if not hasattr(module, f"{prefix}_{cost_suffix}") and prefix in units:
             # no named kernels: the generic entry points of the unit's engine
-            unit = self.pair_units[prefix]
+            unit = units[prefix]
             engine = _UnitKernel.engine(unit)
             return (_UnitKernel(getattr(module, f"{engine}_{cost_suffix}"), unit, family, 1),
                     _UnitKernel(getattr(module, f"{engine}_{gradient_suffix}"), unit, family, 2),

@@ -21,11 +21,28 @@ from smallvis.methods._common import set_sum
 from smallvis.registry import METHODS
 from smallvis.testing._cases import SCALES
 
-#: The NumPy units with a compiled twin on the normalised engine, and
-#: parameter values that reach each of their C units.
+#: The NumPy units with a compiled twin on the normalised engine.
 NORMALISED_CLASSES = [cls for cls in unit_classes() if hasattr(cls, "c_unit")]
-COMPILED = [cls(*values) for cls in NORMALISED_CLASSES
-            for values in ([()] if not cls._fields else [(1.0,), (0.5,), (7.0,)])]
+
+
+def _registry_units():
+    """The normalised units the registry's examples build (a method's ``normalised_units``)."""
+    units = []
+    for m in METHODS.values():
+        for example in m.examples if m.normalised_units else ():
+            prefix, args = m.kernel_name(m.resolve_auto({**m.cost_params, **example}, 20))
+            units.append(m.normalised_units[prefix](*args))
+    return units
+
+
+#: A unit of each class with parameter values that reach each of their C
+#: units: the registry's examples, and for the SNE family's units (run by
+#: their named kernels, with no examples) t-SNE's Cauchy weight and a
+#: heavier and a lighter tail.
+COMPILED = _registry_units() + [
+    cls(*values) for cls in NORMALISED_CLASSES
+    if not any(isinstance(u, cls) for u in _registry_units())
+    for values in ([()] if not cls._fields else [(1.0,), (0.5,), (7.0,)])]
 
 
 # ---- units defined here: divergences other than KL -----------------------

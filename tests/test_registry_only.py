@@ -298,9 +298,11 @@ def test_every_kernel_prefix_has_its_twins(family):
         for prefix in m.kernel_prefixes():
             for suffix in KERNEL_FAMILIES[family]:
                 for module in (reference, _kernels):
-                    # named twins, or a pair unit run by the generic twins
+                    # named twins, or a unit run by its engine's generic twins
                     assert (f"{prefix}_{suffix}" in module.__all__
-                            or (prefix in m.pair_units and f"pair_{suffix}" in module.__all__))
+                            or (prefix in m.pair_units and f"pair_{suffix}" in module.__all__)
+                            or (prefix in m.normalised_units
+                                and f"normalised_{suffix}" in module.__all__))
 
 
 #: The methods whose named kernels users and the tutorials call: they stay.

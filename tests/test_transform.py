@@ -65,13 +65,16 @@ def test_every_cost_kernel_has_transform_twins():
     prefixes = _registry_prefixes()
     for m in METHODS.values():
         assert m.kernel in prefixes
-    generic = {p for m in METHODS.values() for p in m.pair_units}
+    pair = {p for m in METHODS.values() for p in m.pair_units}
+    normalised = {p for m in METHODS.values() for p in m.normalised_units}
     for prefix in prefixes:
         for module in (reference, _kernels):
             for part in ("cost", "gradient"):
-                # named twins, or a pair unit that the generic twins run
+                # named twins, or a unit that its engine's generic twins run
                 assert (f"{prefix}_transform_{part}" in module.__all__
-                        or (prefix in generic and f"pair_transform_{part}" in module.__all__))
+                        or (prefix in pair and f"pair_transform_{part}" in module.__all__)
+                        or (prefix in normalised
+                            and f"normalised_transform_{part}" in module.__all__))
 
 
 def test_every_registry_kernel_has_transform_cases():

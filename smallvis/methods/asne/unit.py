@@ -46,9 +46,9 @@ from .._common import kl_cost, kl_force, kl_offset
 class ASNE(NamedTuple):
     """Asymmetric SNE: the Gaussian weight, normalised over each row (no parameters)."""
 
-    #: The normalisation of ``q``: over each row.
     #: The C unit of the normalised engine (``methods/asne/unit.h``).
     c_unit = "asne"
+    #: The normalisation of ``q``: over each row.
     normalisation = "rows"
     #: The engine normalises ``log w`` (the Gaussian underflows far from a point).
     log_domain = True

@@ -30,9 +30,9 @@ from .._common import kl_cost, kl_force, kl_offset
 class SSNE(NamedTuple):
     """Symmetric SNE: the Gaussian weight, normalised over all pairs (no parameters)."""
 
-    #: The normalisation of ``q``: over all pairs.
     #: The C unit of the normalised engine (``methods/ssne/unit.h``).
     c_unit = "ssne"
+    #: The normalisation of ``q``: over all pairs.
     normalisation = "total"
     #: The engine normalises ``log w`` (the Gaussian underflows far from a point).
     log_domain = True
