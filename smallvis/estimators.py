@@ -66,3 +66,13 @@ class NEGTSNE(_MethodEmbedding):
 @_method_estimator
 class INFONCE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="infonce"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class JSE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="jse"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class SJSE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="sjse"``; the same parameters otherwise."""

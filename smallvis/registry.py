@@ -29,6 +29,8 @@ FOLDERS = (
     "ncvis",
     "negtsne",
     "infonce",
+    "jse",
+    "sjse",
 )
 
 #: Values of ``gradient=`` that every method accepts.

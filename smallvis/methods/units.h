@@ -63,12 +63,16 @@
 #include "asne/unit.h"
 #include "ssne/unit.h"
 #include "tsne/unit.h"
+#include "jse/unit.h"
+#include "sjse/unit.h"
 
 #define SMALLVIS_NORMALISED_UNITS(X)    \
     X(asne, FAST)                       \
     X(ssne, FAST)                       \
     X(tsne, FAST)                       \
-    X(tsne_dof, FAST)
+    X(tsne_dof, FAST)                   \
+    X(jse, STRICT)                      \
+    X(sjse, STRICT)
 
 /* the units that own their whole row: a row's expected loss is not a sum of
  * pair terms (InfoNCE's softmax couples a row's candidates); the kernels
