@@ -145,7 +145,7 @@ def write_units_list():
     package itself cannot be imported before it is built.
     """
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                        "smallvis", "methods", "_units_list.py")
+                        "smallvis", "_units_list.py")
     spec = importlib.util.spec_from_file_location("_smallvis_units_list", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

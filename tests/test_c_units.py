@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import smallvis
-from smallvis.methods import _units_list
+from smallvis import _units_list
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "smallvis"

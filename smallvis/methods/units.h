@@ -16,7 +16,7 @@
  *         smallvis unit: normalised tsne FAST
  *         smallvis unit: row infonce
  * each inside a C comment, and the build (setup.py, which runs
- * methods/_units_list.py) writes methods/_units_list.h from them, the
+ * smallvis/_units_list.py) writes methods/_units_list.h from them, the
  * folders in the order of smallvis.registry.FOLDERS and a file's units in
  * file order.  The engines find a unit by its name, so the order changes
  * no number.  Adding a method: its unit.h with its line(s), its folder in
