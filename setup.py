@@ -8,6 +8,7 @@ on any machine of the same architecture.
 """
 
 import glob
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -133,6 +134,25 @@ compile_args = [] if sys.platform == "win32" else fast_math
 # (bitwise twins): no regrouping of floating-point arithmetic, no fused
 # multiply-add.  It has no reductions to vectorise, so it loses nothing.
 exact_order = [] if sys.platform == "win32" else ["-O3", "-fno-math-errno", "-ffp-contract=off"]
+
+
+def write_units_list():
+    """Write smallvis/methods/_units_list.h, the C lists of the method units.
+
+    Every build writes it from the method folders' unit.h (before
+    cythonize), so that a clean clone, an sdist and a wheel build all
+    compile the current folders.  The generator is loaded by its path: the
+    package itself cannot be imported before it is built.
+    """
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                        "smallvis", "_units_list.py")
+    spec = importlib.util.spec_from_file_location("_smallvis_units_list", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.write()
+
+
+write_units_list()
 
 # The package directory is an include directory, so that the engines reach
 # the method units as "methods/units.h" (which includes each folder's

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 import smallvis
+from smallvis import _units_list
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "smallvis"
@@ -66,12 +67,14 @@ def _unit_name(path):
     return path.parent.name
 
 
-def _list_macro(name):
-    """The unit names of one X-macro list of methods/units.h."""
-    text = _c_comments_dropped((UNIT_DIR / "units.h").read_text(encoding="utf-8"))
-    match = re.search(rf"#define {name}\(X\)(.*?)(?:\n(?!\s)|\Z)", text, flags=re.S)
-    assert match, f"{name} not found in methods/units.h"
-    return re.findall(r"X\((\w+)", match.group(1))
+def _declared():
+    """``{folder: [(kind, name, arguments), ...]}``: each unit.h's own declarations."""
+    return {folder: units for folder, units in _units_list.collect(UNIT_DIR)}
+
+
+def _declared_names(kind):
+    """The names of the declared units of one kind, in the generated list's order."""
+    return [name for units in _declared().values() for k, name, _ in units if k == kind]
 
 
 def test_every_method_has_a_c_unit():
@@ -79,33 +82,146 @@ def test_every_method_has_a_c_unit():
     assert set(smallvis.METHODS) <= units
 
 
-def test_every_unit_is_in_the_list():
-    """Each C unit is included by methods/units.h and named in one of its lists."""
-    text = _c_comments_dropped((UNIT_DIR / "units.h").read_text(encoding="utf-8"))
-    pair, normalised = _list_macro("SMALLVIS_PAIR_UNITS"), _list_macro("SMALLVIS_NORMALISED_UNITS")
-    normalised += _list_macro("SMALLVIS_ROW_UNITS")  # the units that own their rows
-    for path in _unit_headers():
-        include = f"{_unit_name(path)}/unit.h"
-        assert f'#include "{include}"' in text, f"methods/units.h does not include {include}"
-        source = path.read_text(encoding="utf-8")
-        loaded = re.findall(r"\bsmallvis_(\w+)_load\s*\(", source)
-        if loaded:  # a pair unit (or several): each is a line of the pair list
-            for name in loaded:
-                assert name in pair, f"{name} ({path.name}) is not in SMALLVIS_PAIR_UNITS"
-        else:
-            assert _unit_name(path) in normalised, f"{path} is in no list of methods/units.h"
-
-
 def test_every_unit_is_included_by_the_engine():
     for name in ("_pairloops.h", "_sgd_kernels.pyx"):
         assert '#include "methods/units.h"' in _source(name), name
 
 
-def test_the_compiled_list_is_the_list():
-    """The extension was built from the current list (rebuild after editing it)."""
+def test_the_generated_list_is_current(tmp_path):
+    """methods/_units_list.h is what the folders' declarations give now (rebuild if not)."""
+    shipped = UNIT_DIR / _units_list.HEADER
+    assert shipped.exists(), ("methods/_units_list.h is missing: run "
+                              "python setup.py build_ext --inplace")
+    fresh = _units_list.write(UNIT_DIR, out_dir=tmp_path)
+    assert fresh != shipped  # a fresh copy, not the file under test
+    assert shipped.read_text(encoding="utf-8") == fresh.read_text(encoding="utf-8"), (
+        "methods/_units_list.h is stale: run python setup.py build_ext --inplace")
+
+
+def test_the_list_follows_the_registry_s_folders():
+    """The includes and the lines come in the order of registry.FOLDERS, a file's in file order."""
+    from smallvis.registry import FOLDERS
+
+    text = (UNIT_DIR / _units_list.HEADER).read_text(encoding="utf-8")
+    included = re.findall(r'#include "(\w+)/unit\.h"', text)
+    assert included == [f for f in FOLDERS if (UNIT_DIR / f / "unit.h").exists()]
+    for kind, (macro, _) in _units_list.KINDS.items():
+        match = re.search(rf"#define {macro}\(X\)(.*?)(?:\n\n|\Z)", text, flags=re.S)
+        assert match, macro
+        assert re.findall(r"X\((\w+)", match.group(1)) == _declared_names(kind)
+
+
+def test_units_h_lists_no_unit_by_hand():
+    """units.h takes its lists and the units' #includes from the generated file only."""
+    code = _c_comments_dropped((UNIT_DIR / "units.h").read_text(encoding="utf-8"))
+    assert '#include "_units_list.h"' in code
+    assert not re.search(r'#include "\w+/unit\.h"', code)
+    for macro, _ in _units_list.KINDS.values():
+        assert f"#define {macro}" not in code
+
+
+def test_every_unit_h_declares_its_units():
+    """Each unit a unit.h defines (a loader, a row) is declared there, with its kind."""
+    declared = _declared()
+    definitions = {"pair": r"static inline void smallvis_(\w+?)_load\s*\(",
+                   "normalised": r"static inline void smallvis_(\w+?)_load_fields\s*\(",
+                   "row": r"static inline double smallvis_(\w+?)_row\s*\("}
+    for path in _unit_headers():
+        units = declared[_unit_name(path)]
+        assert units, f"{path} declares no unit"
+        code = _c_comments_dropped(path.read_text(encoding="utf-8"))
+        for kind, pattern in definitions.items():
+            defined = re.findall(pattern, code)
+            assert sorted(defined) == sorted(n for k, n, _ in units if k == kind), (path, kind)
+
+
+def _numpy_unit_names(cls):
+    """``{(kind, C unit name)}`` that a NumPy unit class reaches."""
+    if hasattr(cls, "kernel"):
+        return {("pair", cls.kernel)}
+    if hasattr(cls, "c_unit"):
+        # c_unit may depend on the parameters (a property): try a few values
+        values = [()] if not cls._fields else [(v,) * len(cls._fields) for v in (1.0, 0.5, 7.0)]
+        return {("normalised", cls(*v).c_unit) for v in values}
+    if hasattr(cls, "sgd_grouped"):
+        return {("row", cls.sgd_grouped)}
+    return set()  # stochastic coefficients only: they belong to a pair unit's line
+
+
+def test_the_numpy_units_kinds_are_the_declared_kinds():
+    """A NumPy unit's C twin is declared in its own folder's unit.h, as its kind.
+
+    A unit with ``kernel`` is a pair unit, one with ``c_unit`` a normalised
+    unit, one with only ``sgd_grouped`` a row unit; and every declared unit
+    has its NumPy twin.
+    """
+    from smallvis.methods import unit_classes
+
+    declared = _declared()
+    reached = set()
+    for cls in unit_classes():
+        folder = cls.__module__.split(".")[-2]
+        names = _numpy_unit_names(cls)
+        own = {(kind, name) for kind, name, _ in declared.get(folder, [])}
+        assert names <= own, f"{cls.__name__}: {names - own} not declared in {folder}/unit.h"
+        reached |= names
+    everything = {(kind, name) for units in declared.values() for kind, name, _ in units}
+    assert reached == everything
+
+
+def test_the_compiled_lists_are_the_declared_lists():
+    """The extension was built from the current declarations (rebuild after editing them)."""
     from smallvis.backends import _kernels
 
-    assert list(_kernels._PAIR_UNITS) == _list_macro("SMALLVIS_PAIR_UNITS")
+    assert list(_kernels._PAIR_UNITS) == _declared_names("pair")
+    assert list(_kernels._NORMALISED_UNITS) == _declared_names("normalised")
+
+
+def _fake_methods(tmp_path, folders, units):
+    """A methods directory with a registry of ``folders`` and these ``{folder: unit.h text}``."""
+    methods = tmp_path / "smallvis" / "methods"
+    methods.mkdir(parents=True)
+    (methods.parent / "registry.py").write_text(f"FOLDERS = {tuple(folders)!r}\n",
+                                                encoding="utf-8")
+    for folder, text in units.items():
+        (methods / folder).mkdir()
+        (methods / folder / "unit.h").write_text(text, encoding="utf-8")
+    return methods
+
+
+def test_the_list_is_ordered_by_the_registry_not_by_name(tmp_path):
+    methods = _fake_methods(tmp_path, ["zeta", "alpha"], {
+        "alpha": "/* smallvis unit: pair alpha FUSED PLAIN */\n",
+        "zeta": ("/* smallvis unit: pair zeta NO_ROW_2D LEARNED */\n"
+                 "/* smallvis unit: pair zeta_b FUSED NO_SGD */\n"
+                 "/* smallvis unit: normalised zeta_n STRICT */\n")})
+    text = _units_list.render(methods)
+    assert text.index('"zeta/unit.h"') < text.index('"alpha/unit.h"')
+    assert re.findall(r"X\((\w+)", text) == ["zeta_n", "zeta", "zeta_b", "alpha"]
+    assert "X(zeta_n, STRICT)" in text and "X(zeta, NO_ROW_2D, LEARNED)" in text
+
+
+@pytest.mark.parametrize("units, folders, message", [
+    ({"a": "/* smallvis unit: pair a FUSED */\n"}, ["a"], "a pair unit is declared as"),
+    ({"a": "/* smallvis unit: row a EXTRA */\n"}, ["a"], "a row unit is declared as"),
+    ({"a": "/* smallvis unit: pairs a FUSED PLAIN */\n"}, ["a"], "no known kind"),
+    ({"a": "/* smallvis unit: pair a-b FUSED PLAIN */\n"}, ["a"], "not a C identifier"),
+    ({"a": "/* a unit without its line */\n"}, ["a"], "declares no unit"),
+    ({"a": "/* smallvis unit: row a */\n"}, [], "add 'a' to FOLDERS"),
+    ({"a": "/* smallvis unit: row x */\n", "b": "/* smallvis unit: row x */\n"}, ["a", "b"],
+     "declared in both"),
+])
+def test_a_bad_declaration_stops_the_build_with_its_file(tmp_path, units, folders, message):
+    methods = _fake_methods(tmp_path, folders, units)
+    with pytest.raises(ValueError, match=message):
+        _units_list.render(methods)
+
+
+def test_the_build_writes_the_list():
+    """setup.py runs the generator itself (before cythonize), loaded by its path."""
+    setup = (ROOT / "setup.py").read_text(encoding="utf-8")
+    assert "_units_list.py" in setup
+    assert setup.index("write_units_list()\n\n") < setup.index("cythonize(")
 
 
 def test_each_loader_reads_its_numpy_unit_s_fields_in_order():

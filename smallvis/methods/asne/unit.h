@@ -11,6 +11,7 @@
  *     cost     p (log p - log q) = p (log p + (d2 - shift) + log z);
  *     offset_term, offset, force: the KL divergence's (common.h).
  */
+/* smallvis unit: normalised asne FAST */
 #ifndef SMALLVIS_METHODS_ASNE_H
 #define SMALLVIS_METHODS_ASNE_H
 

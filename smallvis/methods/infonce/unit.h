@@ -11,6 +11,7 @@
  * weights are divided by their largest (a = phi_ij + S_i then lies in
  * (0, m + 1]).
  */
+/* smallvis unit: row infonce */
 #ifndef SMALLVIS_METHODS_INFONCE_H
 #define SMALLVIS_METHODS_INFONCE_H
 

@@ -10,6 +10,7 @@
  * summed offset terms) and force (q (S - df/dq) s) below.  A term with
  * q = 0 is 0, its limit.
  */
+/* smallvis unit: normalised jse STRICT */
 #ifndef SMALLVIS_METHODS_JSE_H
 #define SMALLVIS_METHODS_JSE_H
 

@@ -7,6 +7,8 @@
  * Every function is documented by its formula; the engines of
  * _pairloops.h and _sgd_kernels.pyx instantiate them.
  */
+/* smallvis unit: pair largevis FUSED PLAIN */
+/* smallvis unit: pair largevis_exp FUSED NO_SGD */
 #ifndef SMALLVIS_METHODS_LARGEVIS_H
 #define SMALLVIS_METHODS_LARGEVIS_H
 

@@ -6,6 +6,7 @@
  * and the noise of point i is r_i = nu p_n(i) (the engines pass it as the
  * per-point value ri, rj).
  */
+/* smallvis unit: pair ncvis NO_ROW_2D LEARNED */
 #ifndef SMALLVIS_METHODS_NCVIS_H
 #define SMALLVIS_METHODS_NCVIS_H
 

@@ -7,6 +7,7 @@
  *     sum_{i != j} p_ij log(1 + c (1 + d2)) + gamma log(1 + 1 / (c (1 + d2))),
  * gamma = m xi.
  */
+/* smallvis unit: pair negtsne FUSED PLAIN */
 #ifndef SMALLVIS_METHODS_NEGTSNE_H
 #define SMALLVIS_METHODS_NEGTSNE_H
 

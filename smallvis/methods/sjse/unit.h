@@ -3,6 +3,7 @@
  * (jse/unit.h), normalised over all pairs in a fit (the list's
  * normalisation comes from the NumPy unit, methods/sjse/unit.py).
  */
+/* smallvis unit: normalised sjse STRICT */
 #ifndef SMALLVIS_METHODS_SJSE_H
 #define SMALLVIS_METHODS_SJSE_H
 

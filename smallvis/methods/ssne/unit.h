@@ -4,6 +4,7 @@
  * list's normalisation comes from the NumPy unit, methods/ssne/unit.py;
  * docs/theory.md).  A new point is normalised over its own row, as asne's.
  */
+/* smallvis unit: normalised ssne FAST */
 #ifndef SMALLVIS_METHODS_SSNE_H
 #define SMALLVIS_METHODS_SSNE_H
 

@@ -5,6 +5,8 @@
  * (1 + d2/dof)^-dof of Kobak et al. (2019) for dof != 1 (docs/theory.md
  * §3.4; NumPy unit: methods/tsne/unit.py).
  */
+/* smallvis unit: normalised tsne FAST */
+/* smallvis unit: normalised tsne_dof FAST */
 #ifndef SMALLVIS_METHODS_TSNE_H
 #define SMALLVIS_METHODS_TSNE_H
 

@@ -3,6 +3,7 @@
  * w = 1 / (1 + d2) (a = b = 1; docs/theory.md; NumPy unit: methods/tumap/unit.py).
  * Its stochastic loop is UMAP's with a = b = 1.
  */
+/* smallvis unit: pair tumap FUSED NO_SGD */
 #ifndef SMALLVIS_METHODS_TUMAP_H
 #define SMALLVIS_METHODS_TUMAP_H
 

@@ -4,6 +4,7 @@
  *     sum_{ij} v_ij log(v_ij / w_ij) + (1 - v_ij) log((1 - v_ij) / (1 - w_ij))
  * (docs/theory.md; NumPy unit: methods/umap/unit.py).
  */
+/* smallvis unit: pair umap UMAP_TWO_PASS PLAIN */
 #ifndef SMALLVIS_METHODS_UMAP_H
 #define SMALLVIS_METHODS_UMAP_H
 
