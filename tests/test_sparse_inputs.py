@@ -57,14 +57,16 @@ def test_sparse_and_dense_x_give_the_same_p(metric):
 
 @pytest.mark.parametrize("metric", ["euclidean", "cosine"])
 def test_the_projected_search_finds_most_exact_neighbours(metric):
-    X, _ = _text(1500, seed=3)
-    exact = knn_graph(X, 10, method="exact", metric=metric)
+    X, _ = _text(800, seed=3)
     approx = knn_graph(X, 10, method="annoy", metric=metric, random_state=0, fast=True)
     D = cdist(X.toarray(), X.toarray(), metric)
-    # exact distances for what it found, and most of the true neighbours
+    # exact distances for what it found, and most of the true neighbours:
+    # SciPy's tenth-nearest distance of each row, the row itself left out
     np.testing.assert_allclose(approx[1], np.take_along_axis(D, approx[0].astype(np.int64), 1),
                                rtol=1e-12, atol=1e-14)
-    assert np.mean(approx[1] <= exact[1][:, -1:] * (1 + 1e-12)) >= 0.9
+    np.fill_diagonal(D, np.inf)
+    kth = np.sort(D, axis=1)[:, 9:10]
+    assert np.mean(approx[1] <= kth * (1 + 1e-12)) >= 0.9
 
 
 @pytest.mark.parametrize("n,d,topics,k,metric", [(1200, 300, 4, 10, "cosine"),
