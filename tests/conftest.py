@@ -127,3 +127,17 @@ def quadratic_problem(target):
     def cost(Y, learned):
         return 0.5 * float(np.sum((Y - target) ** 2))
     return gradient, cost
+
+
+def one_method_per_kind():
+    """The first method of each kind that takes a kNN graph, from registry fields.
+
+    A kind is an affinity family (``p_family.name``) with or without a
+    stochastic form (``sgd``): today a perplexity method of each optimizer,
+    a fuzzy one and a kNN-graph one.  A method of a new kind joins the list.
+    """
+    first = {}
+    for name, m in smallvis.METHODS.items():
+        if "knn" in m.affinity_params:
+            first.setdefault((m.p_family.name, m.sgd is not None), name)
+    return list(first.values())
