@@ -141,3 +141,12 @@ def one_method_per_kind():
         if "knn" in m.affinity_params:
             first.setdefault((m.p_family.name, m.sgd is not None), name)
     return list(first.values())
+
+
+def perplexity_and_fuzzy_methods():
+    """The first perplexity method that takes a kNN graph and the first fuzzy one.
+
+    The two calibrations of P from a kNN graph (a perplexity per row, a
+    fuzzy set per row), read from registry fields.
+    """
+    return [next(name for name in PERPLEXITY_METHODS if name in KNN_METHODS), FUZZY_METHODS[0]]

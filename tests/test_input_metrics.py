@@ -13,7 +13,7 @@ from smallvis.inputs import distances
 from smallvis.inputs.neighbors import KNNIndex, knn_graph
 from smallvis._numeric import tie_key
 
-from conftest import KNN_METHODS, PERPLEXITY_METHODS
+from conftest import KNN_METHODS, PERPLEXITY_METHODS, perplexity_and_fuzzy_methods
 
 METRICS = distances.METRICS
 
@@ -334,7 +334,7 @@ def test_scale_free_metrics_place_scaled_new_points_at_the_same_spot(metric):
                                rtol=1e-12, atol=1e-14)
 
 
-@pytest.mark.parametrize("method", ["tsne", "umap"])
+@pytest.mark.parametrize("method", perplexity_and_fuzzy_methods())
 @pytest.mark.parametrize("metric", ["cosine", "manhattan"])
 def test_model_files_keep_the_metric(method, metric):
     X = _clusters(160, seed=14)

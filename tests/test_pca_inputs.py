@@ -7,6 +7,7 @@ import pytest
 import scipy.sparse as sp
 
 import smallvis
+from conftest import perplexity_and_fuzzy_methods
 from smallvis.inputs.projection import fit_projection
 
 
@@ -41,7 +42,7 @@ def test_sparse_projection_is_uncentred_truncated_svd():
     np.testing.assert_allclose(cosines, 1.0, atol=1e-6)
 
 
-@pytest.mark.parametrize("method", ["umap", "tsne"])
+@pytest.mark.parametrize("method", perplexity_and_fuzzy_methods())
 def test_pca_equals_embedding_the_scores(method):
     X = _data(seed=2)
     result = smallvis.embed(X, method, pca=10, random_state=3, n_iter=100, n_epochs=20,

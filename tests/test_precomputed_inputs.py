@@ -13,7 +13,7 @@ import smallvis
 from smallvis.inputs.neighbors import knn_graph
 from smallvis.inputs.precomputed import knn_from_graph
 
-from conftest import KNN_METHODS, PERPLEXITY_METHODS
+from conftest import KNN_METHODS, PERPLEXITY_METHODS, perplexity_and_fuzzy_methods
 
 
 def _data(n=150, seed=0):
@@ -199,7 +199,7 @@ def test_bad_user_affinities_are_refused():
 # ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("method", ["umap", "tsne"])
+@pytest.mark.parametrize("method", perplexity_and_fuzzy_methods())
 def test_transform_takes_distances_to_the_training_points(method):
     X = _data(180, seed=9)
     train, new = X[:150], X[150:]
