@@ -13,8 +13,6 @@ either: a recovery means the default learning rate is too large for the
 method.
 """
 
-import os
-
 import numpy as np
 import pytest
 
@@ -22,18 +20,17 @@ import smallvis
 from smallvis._method_rules import conditional_auto_learning_rate, gaussian_auto_learning_rate
 from smallvis.metrics import knn_accuracy
 
+from conftest import LONG_TESTS as LONG, digits_sample
+
 #: The methods with a Gaussian output weight, known by their step-size rule
 #: (the Gaussian one, or its per-row form): their floor on digits is 0.93.
 GAUSSIAN = [name for name, m in smallvis.METHODS.items()
             if m.auto_learning_rate in (gaussian_auto_learning_rate,
                                         conditional_auto_learning_rate)]
-LONG = os.environ.get("SMALLVIS_LONG_TESTS", "") not in ("", "0")
-
 #: 10-NN accuracy floors on digits: the benchmark's on all 1,797 images; on
 #: the 600 of the default run, where a point has a third as many same-class
 #: neighbours, the defaults reach 0.90-0.97 (asne, ssne: 0.90-0.92), while a
 #: PCA start left unoptimised scores about 0.6.
-DIGITS_N = None if LONG else 600
 DIGITS_FLOOR, GAUSSIAN_DIGITS_FLOOR = (0.97, 0.93) if LONG else (0.90, 0.85)
 DIGITS_FLOORS = dict.fromkeys(GAUSSIAN, GAUSSIAN_DIGITS_FLOOR)
 
@@ -45,12 +42,7 @@ def _default_run(method, X):
 
 @pytest.fixture(scope="module")
 def digits():
-    X, labels = smallvis.datasets.load("digits")
-    if DIGITS_N is not None:
-        # a random sample keeps the ten classes in their proportions
-        keep = np.sort(np.random.default_rng(0).permutation(len(X))[:DIGITS_N])
-        X, labels = X[keep], labels[keep]
-    return X, labels
+    return digits_sample()
 
 
 #: Methods whose default run on the curves points is long; their curves

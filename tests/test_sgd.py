@@ -15,7 +15,7 @@ from smallvis.backends import reference
 from smallvis.registry import METHODS
 from smallvis.metrics import knn_accuracy, knn_preservation
 
-from conftest import example_params
+from conftest import digits_sample, example_params
 
 SGD_METHODS = [name for name, m in METHODS.items() if m.sgd is not None]
 
@@ -37,7 +37,8 @@ def iris60(iris):
 
 @pytest.fixture(scope="module")
 def digits():
-    return datasets.digits()
+    """All of digits with SMALLVIS_LONG_TESTS=1, else a sample (tests/conftest.py)."""
+    return digits_sample()
 
 
 def test_sgd_methods_are_registered():
@@ -353,7 +354,7 @@ def test_same_seed_same_y_bitwise(iris60, name, fast, n_epochs):
 # ---------------------------------------------------------------------------
 
 
-#: Default epochs on digits' 1,797 points, written out from the references
+#: Default epochs on digits (1,797 points, or the sample), written out from the references
 #: (tests/test_defaults.py has each rule at more sizes): umap-learn's 500 up
 #: to 10,000 points, which negtsne and infonce follow; LargeVis's 1500 up to
 #: 100,000; NCVis's 50 at every size.  A new stochastic method adds its own.
@@ -375,7 +376,7 @@ def test_quality_floor_on_digits(digits, name):
                             return_result=True)
     assert result.optimizer == "sgd"
     assert result.n_iter == result.params["n_epochs"] == DIGITS_EPOCHS[name]
-    assert np.isfinite(result.cost)  # 1797 <= SGD_COST_MAX_N
+    assert np.isfinite(result.cost)  # exact or an estimate, never NaN
     assert knn_preservation(X, result.Y, 15) >= 0.45
     assert knn_accuracy(result.Y, labels, 10) >= 0.90
 
