@@ -108,7 +108,8 @@ def test_sparse_pair_kernel_twins_agree_bitwise():
 @pytest.mark.parametrize("method", ["exact", "annoy"])
 def test_transform_of_a_sparse_fit_takes_sparse_or_dense_new_points(method):
     X, _ = _text(700, seed=5)
-    model = smallvis.Embedding("umap", random_state=0, n_epochs=30,
+    # 600 points run the exact optimizer: n_iter, not n_epochs, keeps the fit short
+    model = smallvis.Embedding("umap", random_state=0, n_iter=30,
                                method_params={"metric": "cosine", "knn_method": method})
     model.fit(X[:600])
     placed = model.transform(X[600:])
@@ -131,7 +132,7 @@ def test_sparse_refusals_name_what_is_allowed():
     empty = sp.vstack([X[:50], sp.csr_matrix((1, 400)), X[50:]], format="csr")
     with pytest.raises(ValueError, match=r"1 row.*all zeros \(first: row 50\)"):
         smallvis.embed(empty, "umap", metric="cosine")
-    dense_model = smallvis.Embedding("umap", random_state=0, n_epochs=10).fit(X.toarray())
+    dense_model = smallvis.Embedding("umap", random_state=0, n_iter=10).fit(X.toarray())
     with pytest.raises(TypeError, match="fitted on dense data"):
         dense_model.transform(X[:5])
 
@@ -262,7 +263,8 @@ def test_exact_sparse_search_of_many_rows_matches_scipy_in_chunks(monkeypatch):
 @pytest.fixture(scope="module")
 def sparse_fit():
     X, _ = _text(500, seed=12)
-    model = smallvis.Embedding("umap", random_state=0, n_epochs=30,
+    # 420 points run the exact optimizer: n_iter, not n_epochs, keeps the fit short
+    model = smallvis.Embedding("umap", random_state=0, n_iter=30,
                                method_params={"metric": "cosine", "knn_method": "annoy"})
     model.fit(X[:420])
     return model, X[420:]
@@ -323,7 +325,8 @@ def test_auto_searches_sparse_data_exactly_above_the_row_limit_while_it_is_cheap
     for limit, method in ((cost, "exact"), (cost - 1.0, "annoy")):
         monkeypatch.setattr(sparse_search, "SPARSE_EXACT_MAX_COST", limit)
         assert KNNIndex(X, metric="cosine", random_state=0).method == method
-        model = smallvis.UMAP(random_state=0, n_epochs=5,
+        # 600 points run the exact optimizer: n_iter, not n_epochs, keeps the fit short
+        model = smallvis.UMAP(random_state=0, n_iter=5,
                               method_params={"metric": "cosine"}).fit(X)
         assert model.reference_.knn_index().method == method
     monkeypatch.setattr(sparse_search, "SPARSE_EXACT_MAX_N", 600)  # the row limit alone
