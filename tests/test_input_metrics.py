@@ -13,7 +13,7 @@ from smallvis.inputs import distances
 from smallvis.inputs.neighbors import KNNIndex, knn_graph
 from smallvis._numeric import tie_key
 
-from conftest import KNN_METHODS, PERPLEXITY_METHODS
+from conftest import KNN_METHODS, PERPLEXITY_METHODS, perplexity_and_fuzzy_methods
 
 METRICS = distances.METRICS
 
@@ -323,7 +323,7 @@ def test_new_points_are_not_held_to_the_training_rule():
 @pytest.mark.parametrize("metric", ["cosine", "correlation"])
 def test_scale_free_metrics_place_scaled_new_points_at_the_same_spot(metric):
     X = _clusters(200, seed=13)
-    model = smallvis.Embedding("umap", random_state=0, n_epochs=30,
+    model = smallvis.Embedding("umap", random_state=0, n_iter=30,
                                method_params={"metric": metric}).fit(X[:150])
     Y = model.transform(X[150:])
     np.testing.assert_array_equal(model.transform(X[150:] * 8.0), Y)
@@ -334,7 +334,7 @@ def test_scale_free_metrics_place_scaled_new_points_at_the_same_spot(metric):
                                rtol=1e-12, atol=1e-14)
 
 
-@pytest.mark.parametrize("method", ["tsne", "umap"])
+@pytest.mark.parametrize("method", perplexity_and_fuzzy_methods())
 @pytest.mark.parametrize("metric", ["cosine", "manhattan"])
 def test_model_files_keep_the_metric(method, metric):
     X = _clusters(160, seed=14)
@@ -379,7 +379,7 @@ def _with_edited_header(model, edit):
 def test_model_files_without_a_metric_load_as_euclidean():
     """Files written before ``metric`` existed ran with the Euclidean distance."""
     X = _clusters(120, seed=15)
-    model = smallvis.Embedding("umap", random_state=1, n_epochs=20).fit(X[:100])
+    model = smallvis.Embedding("umap", random_state=1, n_iter=20).fit(X[:100])
     out = _with_edited_header(model, lambda header: header["reference"]["affinity_params"]
                               ["__dict__"].pop("metric"))
     loaded = smallvis.load_model(out)

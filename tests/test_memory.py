@@ -98,16 +98,16 @@ def test_wide_sparse_fit_follows_the_stored_entries(init):
 def test_wide_sparse_neighbour_search_follows_the_stored_entries():
     """The kNN search holds X by column only over the columns that store an entry."""
     X = _wide()
-    Y, peak = _peak_mib(lambda: smallvis.embed(X, "umap", n_epochs=5, random_state=0))
+    Y, peak = _peak_mib(lambda: smallvis.embed(X, "umap", n_iter=5, random_state=0))
     assert np.all(np.isfinite(Y)) and peak < 64
     np.testing.assert_array_equal(
-        Y, smallvis.embed(_narrow(X), "umap", n_epochs=5, random_state=0))
+        Y, smallvis.embed(_narrow(X), "umap", n_iter=5, random_state=0))
 
 
 @pytest.mark.parametrize("scale", [1.0, 1e200])
 def test_wide_sparse_new_points_follow_the_stored_entries(scale):
     """transform of new wide rows, near and far: no vector with a number per feature."""
-    model = smallvis.Embedding("umap", n_epochs=5, random_state=0).fit(_wide())
+    model = smallvis.Embedding("umap", n_iter=5, random_state=0).fit(_wide())
     X_new = _wide(n=3, nnz=60, seed=1) * scale
     Y, peak = _peak_mib(lambda: model.transform(X_new))
     assert np.all(np.isfinite(Y)) and peak < 16

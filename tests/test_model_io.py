@@ -14,6 +14,12 @@ import pytest
 import smallvis
 from smallvis.registry import METHODS
 
+from conftest import one_method_per_kind
+
+#: One method of each kind (tests/conftest.py), and those with a stochastic form.
+KINDS = one_method_per_kind()
+STOCHASTIC_KINDS = [m for m in KINDS if METHODS[m].sgd is not None]
+
 #: Where the smallvis this test imported lives (the clone with its kernels
 #: built in place, or site-packages after ``pip install .``): the child
 #: processes import the same one, not the clone's unbuilt sources.
@@ -28,7 +34,7 @@ def split():
 
 
 @pytest.mark.parametrize("method,optimizer", [(m, "exact") for m in METHODS]
-                         + [("umap", "sgd"), ("ncvis", "sgd")])
+                         + [(m, "sgd") for m in STOCHASTIC_KINDS])
 def test_saved_model_transforms_bit_identically(method, optimizer, split, tmp_path):
     X, X_new = split
     # 30 iterations of fit and of transform: the round trip of the state, not
@@ -70,7 +76,7 @@ def test_round_trip_across_processes(split, tmp_path):
     write = env_path + textwrap.dedent(f"""
         import numpy as np, smallvis
         X = np.load({str(tmp_path / 'X.npy')!r}); X_new = np.load({str(tmp_path / 'X_new.npy')!r})
-        for method in ("tsne", "umap", "ncvis"):
+        for method in {KINDS!r}:
             m = smallvis.Embedding(method, random_state=4, n_iter=100).fit(X)
             smallvis.save_model(m, {str(tmp_path)!r} + f"/{{method}}.npz")
             np.save({str(tmp_path)!r} + f"/{{method}}_Y.npy", m.transform(X_new))
@@ -78,13 +84,13 @@ def test_round_trip_across_processes(split, tmp_path):
     read = env_path + textwrap.dedent(f"""
         import numpy as np, smallvis
         X_new = np.load({str(tmp_path / 'X_new.npy')!r})
-        for method in ("tsne", "umap", "ncvis"):
+        for method in {KINDS!r}:
             m = smallvis.load_model({str(tmp_path)!r} + f"/{{method}}.npz")
             np.save({str(tmp_path)!r} + f"/{{method}}_Y2.npy", m.transform(X_new))
     """)
     for code in (write, read):
         subprocess.run([sys.executable, "-c", code], check=True, cwd=tmp_path)
-    for method in ("tsne", "umap", "ncvis"):
+    for method in KINDS:
         a = np.load(tmp_path / f"{method}_Y.npy")
         b = np.load(tmp_path / f"{method}_Y2.npy")
         assert np.array_equal(a, b), method

@@ -7,6 +7,7 @@ import pytest
 import scipy.sparse as sp
 
 import smallvis
+from conftest import perplexity_and_fuzzy_methods
 from smallvis.inputs.projection import fit_projection
 
 
@@ -41,7 +42,7 @@ def test_sparse_projection_is_uncentred_truncated_svd():
     np.testing.assert_allclose(cosines, 1.0, atol=1e-6)
 
 
-@pytest.mark.parametrize("method", ["umap", "tsne"])
+@pytest.mark.parametrize("method", perplexity_and_fuzzy_methods())
 def test_pca_equals_embedding_the_scores(method):
     X = _data(seed=2)
     result = smallvis.embed(X, method, pca=10, random_state=3, n_iter=100, n_epochs=20,
@@ -56,7 +57,7 @@ def test_pca_equals_embedding_the_scores(method):
 def test_transform_and_model_files_apply_the_same_projection(sparse):
     X = _data(500, seed=4)
     X = sp.csr_matrix(np.maximum(X - 11.0, 0.0)) if sparse else X
-    model = smallvis.Embedding("umap", random_state=0, n_epochs=30, pca=8).fit(X[:450])
+    model = smallvis.Embedding("umap", random_state=0, n_iter=30, pca=8).fit(X[:450])
     assert model.reference_.X.shape == (450, 8) and model.n_features_in_ == 60
     placed = model.transform(X[450:])
     scores = model.reference_.projection.apply(X[450:])
@@ -112,7 +113,7 @@ def test_cosine_pca_of_all_features_keeps_p():
     """With as many components as features, pca= is a rotation: cosine P unchanged."""
     X = _counts()
     result = smallvis.embed(X, "umap", metric="cosine", pca=X.shape[1], knn_method="exact",
-                            n_epochs=2, random_state=0, return_result=True)
+                            n_iter=2, random_state=0, return_result=True)
     P = smallvis.affinities(X, "umap", metric="cosine", knn_method="exact")
     assert np.abs(result.P - P).max() < 1e-10
     np.testing.assert_array_equal(result.projection.mean, 0.0)
@@ -120,7 +121,7 @@ def test_cosine_pca_of_all_features_keeps_p():
 
 def test_cosine_pca_keeps_the_top_directions_of_the_uncentred_rows():
     X = _counts(d=20, seed=8)
-    result = smallvis.embed(X, "umap", metric="cosine", pca=4, n_epochs=2, random_state=1,
+    result = smallvis.embed(X, "umap", metric="cosine", pca=4, n_iter=2, random_state=1,
                             return_result=True)
     _, _, Vt = np.linalg.svd(X, full_matrices=False)  # not centred
     cosines = np.linalg.svd(result.projection.components @ Vt[:4].T, compute_uv=False)
@@ -132,7 +133,7 @@ def test_cosine_pca_keeps_the_top_directions_of_the_uncentred_rows():
 def test_cosine_pca_places_new_points_by_the_angles_of_the_data():
     """transform and model files apply the uncentred projection to new points."""
     X = _counts(340, seed=9)
-    model = smallvis.Embedding("umap", random_state=0, n_epochs=20, pca=X.shape[1],
+    model = smallvis.Embedding("umap", random_state=0, n_iter=20, pca=X.shape[1],
                                method_params={"metric": "cosine"}).fit(X[:300])
     indices, distances = model.reference_.neighbors(X[300:], 5)
     exact = smallvis.inputs.neighbors.KNNIndex(X[:300], method="exact", metric="cosine")

@@ -13,7 +13,7 @@ import smallvis
 from smallvis.inputs.neighbors import knn_graph
 from smallvis.inputs.precomputed import knn_from_graph
 
-from conftest import KNN_METHODS, PERPLEXITY_METHODS
+from conftest import KNN_METHODS, PERPLEXITY_METHODS, perplexity_and_fuzzy_methods
 
 
 def _data(n=150, seed=0):
@@ -105,7 +105,7 @@ def test_user_affinities_are_used_as_the_methods_own(method):
 def test_without_data_the_default_init_is_spectral():
     X = _data(seed=4)
     idx, dist = knn_graph(X, 14, method="exact")
-    result = smallvis.embed(None, "umap", knn=(idx, dist), random_state=0, n_epochs=5,
+    result = smallvis.embed(None, "umap", knn=(idx, dist), random_state=0, n_iter=5,
                             return_result=True)
     assert result.params["init"] == "spectral"
     with pytest.raises(ValueError, match="init='spca' needs the data X"):
@@ -199,7 +199,7 @@ def test_bad_user_affinities_are_refused():
 # ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("method", ["umap", "tsne"])
+@pytest.mark.parametrize("method", perplexity_and_fuzzy_methods())
 def test_transform_takes_distances_to_the_training_points(method):
     X = _data(180, seed=9)
     train, new = X[:150], X[150:]
@@ -230,7 +230,7 @@ def test_transform_of_a_large_precomputed_fit_selects_exactly(monkeypatch):
 
     X = _data(170, seed=11)
     train, new = X[:150], X[150:]
-    model = smallvis.Embedding("umap", random_state=0, n_epochs=20,
+    model = smallvis.Embedding("umap", random_state=0, n_iter=20,
                                method_params={"metric": "precomputed"}).fit(cdist(train, train))
     expected = model.transform(cdist(new, train))
     monkeypatch.setattr(smallvis.transform, "EXACT_MAX_N", 100)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import smallvis
+from conftest import perplexity_and_fuzzy_methods
 from smallvis import _progress
 from smallvis.backends._backend import kernels as select_kernels
 from smallvis.inputs.affinities import joint_perplexity_knn
@@ -411,7 +412,7 @@ def test_new_points_queries_report_with_the_same_neighbours(monkeypatch, method)
         assert re.search(rf"kNN: {what} [\d,]+/2,500 \(\d+%\), \d+\.\ds, ETA ", text), what
 
 
-@pytest.mark.parametrize("method", ["umap", "tsne"])
+@pytest.mark.parametrize("method", perplexity_and_fuzzy_methods())
 def test_verbose_transform_reports_each_stage_and_places_the_same(monkeypatch, capsys, method):
     X, _ = smallvis.datasets.load("iris")
     monkeypatch.setattr(_progress, "EVERY_SECONDS", 0.0)  # a line whenever one can come

@@ -204,17 +204,18 @@ def test_new_points_use_the_stored_projection(low_threshold):
 def test_model_file_round_trip_with_the_projection(low_threshold, monkeypatch, tmp_path):
     from smallvis import transform
     from smallvis.inputs import neighbors
-    monkeypatch.setattr(transform, "EXACT_MAX_N", 1000)  # Annoy for new points
-    monkeypatch.setattr(neighbors, "EXACT_MAX_N", 1000)  # and for the fit
-    X = _low_rank(1500, 64, seed=13)
-    # 1,400 points run the exact optimizer: n_iter, not n_epochs, keeps the fit short
+    monkeypatch.setattr(transform, "EXACT_MAX_N", 300)  # Annoy for new points
+    monkeypatch.setattr(neighbors, "EXACT_MAX_N", 300)  # and for the fit
+    X = _low_rank(500, 64, seed=13)
+    # 400 points run the exact optimizer: n_iter, not n_epochs, keeps the fit short
     model = smallvis.Embedding("umap", random_state=2, n_iter=30, n_epochs=30,
-                               n_threads=1).fit(X[:1400])
+                               n_threads=1).fit(X[:400])
     assert model.reference_.knn_index()._projected()
     path = tmp_path / "model.npz"
     smallvis.save_model(model, path)
     loaded = smallvis.load_model(path)
-    assert np.array_equal(loaded.transform(X[1400:]), model.transform(X[1400:]))
+    assert loaded.reference_.knn_index()._projected()
+    assert np.array_equal(loaded.transform(X[400:]), model.transform(X[400:]))
 
 
 # ---------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import smallvis
+from conftest import one_method_per_kind
 from smallvis.cli import build_parser, main
 from smallvis.metrics import knn_accuracy
 
@@ -128,7 +129,7 @@ def test_an_explicit_value_too_large_is_refused_naming_the_option(method, params
         smallvis.affinities(X, method, **params)
 
 
-@pytest.mark.parametrize("method", ["tsne", "umap", "largevis", "ncvis"])
+@pytest.mark.parametrize("method", one_method_per_kind())
 def test_maps_of_ten_and_twenty_points_separate_the_species(method):
     # setosa lies far from the other two species in every feature scale;
     # a sensible map keeps each setosa point's nearest neighbour a setosa

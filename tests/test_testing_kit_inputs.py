@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import smallvis
+from conftest import perplexity_and_fuzzy_methods
 from smallvis.testing import assert_gradient, check_gradient
 
 #: two cases are enough to see each failure; the battery is slower
@@ -62,7 +63,7 @@ def _spoiled(method, spoil):
     return fn
 
 
-@pytest.mark.parametrize("method", ["tsne", "umap"])
+@pytest.mark.parametrize("method", perplexity_and_fuzzy_methods())
 @pytest.mark.parametrize("spoil, words", [
     (lambda c, g: (c, g + 0j), "gradient is complex"),
     (lambda c, g: (c, g * (1 + 1e-3j)), "gradient is complex"),

@@ -9,6 +9,8 @@ from smallvis.backends import _kernels
 from smallvis.engines import sgd as _sgd
 from smallvis.registry import METHODS
 
+from conftest import digits_sample
+
 
 def test_exact_threads_crossover():
     n0 = _threads.exact_min_samples()
@@ -99,7 +101,7 @@ def test_sgd_on_two_threads_keeps_quality(monkeypatch, name):
     from smallvis.metrics import knn_accuracy, knn_preservation
     monkeypatch.setattr(_threads, "SGD_MIN_UPDATES", 0)
     seen = _spy(monkeypatch, "sgd_epochs")
-    X, labels = smallvis.datasets.load("digits")
+    X, labels = digits_sample()
     Y = smallvis.embed(X, name, fast=True, optimizer="sgd", n_threads=2, random_state=1)
     assert set(seen) == {2}
     assert np.all(np.isfinite(Y))

@@ -10,7 +10,7 @@ from smallvis.backends import reference
 from smallvis.registry import METHODS
 from smallvis.transform import Reference, build_reference
 
-from conftest import example_params
+from conftest import example_params, one_method_per_kind
 from test_gradients import central_differences
 
 #: (kernel prefix, arguments after Y_ref) with eps = 0 where there is one, so
@@ -194,7 +194,7 @@ def test_training_points_land_near_their_fitted_positions(method, digits_split, 
     assert np.quantile(moved, 0.8) < 5.0, np.quantile(moved, 0.8)
 
 
-@pytest.mark.parametrize("method", ["tsne", "umap", "largevis", "ncvis"])
+@pytest.mark.parametrize("method", one_method_per_kind())
 def test_new_points_are_placed_among_their_class(method, digits_split, fitted):
     X, y, X_new, y_new = digits_split
     result, ref = fitted(method)
