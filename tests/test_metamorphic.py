@@ -242,7 +242,11 @@ def test_twins_agree_at_every_scale(method, params, scale):
             c1, g1 = smallvis.cost_and_gradient(method, P, Y, fast=True, **params)
             assert c1 == pytest.approx(c0, rel=1e-10, abs=1e-300)
             top = np.abs(g0).max()
-            assert top > 0
+            if top == 0:
+                # a bounded divergence (jse's) saturates when every q is 0
+                # or 1: its exact forces vanish, and so must the twin's
+                assert scale >= 1e30 and not np.any(g1)
+                continue
             np.testing.assert_allclose(g1, g0, rtol=0, atol=1e-10 * top)
 
 
