@@ -76,3 +76,8 @@ class JSE(_MethodEmbedding):
 @_method_estimator
 class SJSE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="sjse"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class HLSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="hlsne"``; the same parameters otherwise."""

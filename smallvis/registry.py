@@ -31,6 +31,7 @@ FOLDERS = (
     "infonce",
     "jse",
     "sjse",
+    "hlsne",
 )
 
 #: Values of ``gradient=`` that every method accepts.

@@ -99,3 +99,40 @@ def test_jse_refuses_kappa_outside_the_open_unit_interval(kappa):
     g = golden("jse")
     with pytest.raises(ValueError, match="kappa"):
         smallvis.cost_and_gradient("jse", g["P"], g["Y"], kappa=kappa)
+
+
+def _cauchy_q(Y):
+    """R smallvis's t-SNE weight 1 / (1 + d2) off the diagonal, normalised over all pairs."""
+    D2 = ((Y[:, None, :] - Y[None, :, :]) ** 2).sum(axis=2)
+    W = 1.0 / (1.0 + D2)
+    np.fill_diagonal(W, 0.0)
+    return W / W.sum(), W.sum()
+
+
+def r_hlsne(P, Y):
+    """R smallvis's ``hlsne`` cost and gradient (R/fdiv.R): its ``pfn`` and ``gr``.
+
+    R's ``eps`` is an argument of ``hlsne`` that its Hellinger formulas
+    never use, so there is no floor to keep here.
+    """
+    Q, Z = _cauchy_q(Y)
+    sP, sQ = np.sqrt(P), np.sqrt(Q)
+    pcost = ((sP - sQ) ** 2).sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        PQ = sP / sQ
+    np.fill_diagonal(PQ, 0.0)
+    K = 4 * Q * Q * Z * (PQ - (sP * sQ).sum())
+    return pcost.sum(), _k2g(Y, K, symmetrize=False)
+
+
+@pytest.mark.parametrize("fast", [False, True], ids=["numpy", "cython"])
+def test_hlsne_matches_r_smallvis(fast):
+    g = golden("hlsne")
+    rng = np.random.default_rng(7)
+    for P, Y in ((g["P"], g["Y"]), (g["P"], 0.5 * g["Y"]), (g["P"], rng.normal(size=g["Y"].shape))):
+        r_cost, r_grad = r_hlsne(P, Y)
+        cost, grad = smallvis.cost_and_gradient("hlsne", P, Y, fast=fast)
+        assert cost == pytest.approx(r_cost, rel=1e-9)
+        # the squared Hellinger distance of two distributions lies in [0, 2]
+        assert 0.0 < cost < 2.0
+        np.testing.assert_allclose(grad, r_grad, rtol=0, atol=1e-9 * np.abs(r_grad).max())
