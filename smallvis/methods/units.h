@@ -2,7 +2,7 @@
  * The compiled method units and their three lists, one X-macro per kind:
  * SMALLVIS_PAIR_UNITS (a cost summed over pairs), SMALLVIS_NORMALISED_UNITS
  * (q normalised over all pairs or per row, a cost summed over elementwise
- * terms f(p, q): asne, ssne, tsne) and SMALLVIS_ROW_UNITS (a unit that owns
+ * terms f(p, q): asne, ssne, tsne, jse, ...) and SMALLVIS_ROW_UNITS (a unit that owns
  * its whole row: infonce).  The engines are generated from these lists:
  * the exact pair rows, the normalised engine's rows and the transform rows
  * (backends/_pairloops.h), the parameter loaders and unit tables that the
