@@ -64,8 +64,8 @@ from .pairs import (largevis_cost, largevis_exp_cost, largevis_exp_gradient, lar
                     ncvis_cost, ncvis_gradient, pair_cost, pair_gradient, tumap_cost,
                     tumap_gradient, umap_cost, umap_gradient)
 from . import fft
-from .fft import (FFTAccuracyWarning, _check_fft_dim, _fft_box_width,  # noqa: F401
-                  _fft_exact_instead, _fft_grid, tsne_dof_fft_cost, tsne_dof_fft_gradient,
+from .fft import (FFTAccuracyWarning, _fft_box_width, _fft_exact_instead,  # noqa: F401
+                  _fft_grid, tsne_dof_fft_cost, tsne_dof_fft_gradient,
                   tsne_fft_cost, tsne_fft_gradient)
 from .transform import (asne_transform_cost, asne_transform_gradient, infonce_transform_cost,
                         infonce_transform_gradient, largevis_exp_transform_cost,
@@ -165,10 +165,10 @@ __all__ = [
 
 
 #: The limits of the FFT grid a user may change, by assignment on this
-#: package (``smallvis.backends.reference.FFT_MAX_NODES = 2 ** 22``): they are
-#: defined and documented in :mod:`.fft`, whose grid rule both twins call.
-FFT_SETTINGS = ("FFT_MIN_INTERVALS", "FFT_INTERVAL_WIDTH", "FFT_WIDTH_PER_SCALE",
-                "FFT_MAX_NODES", "FFT_WIDE_EXACT_MAX_N", "FFT_DIMENSIONS")
+#: package (``smallvis.backends.reference.FFT_MAX_NODES = 2 ** 22``): the
+#: ``FFT_*`` names of :mod:`.fft`, where they are defined and documented and
+#: whose grid rule both twins call.
+FFT_SETTINGS = tuple(name for name in vars(fft) if name.startswith("FFT_"))
 
 
 def _setting_of(module, name):

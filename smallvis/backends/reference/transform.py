@@ -25,7 +25,7 @@ from .infonce import _infonce_rows
 from .normalised import _normalised_coefficients, _normalised_q
 from .pairs import _row_noise
 
-#
+
 # ``P`` is an M x N CSR triplet: row s holds the affinities of new point s to
 # the N reference (training) points; ``Y`` (M x dim) holds the moving new
 # points and ``Y_ref`` (N x dim) the fixed reference.  The cost is the sum
