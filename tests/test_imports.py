@@ -30,7 +30,7 @@ LAYERS = [
      "inputs", "engines"},
     {"_progress"},
     {"backends._sgd_reference", "backends._sgd_kernels"},
-    {"backends.reference", "backends._kernels", "backends._backend"},
+    {"backends.reference", "backends.reference.*", "backends._kernels", "backends._backend"},
     {"inputs._new_points", "inputs.neighbors", "inputs.knn_checks", "inputs.exact_search",
      "inputs.annoy_forest", "inputs.refinement", "inputs.distances", "inputs.precomputed",
      "inputs.projection", "inputs.sparse_search", "inputs.projected_search"},

@@ -228,7 +228,7 @@ def test_no_identifier_outside_the_folders_names_a_method(module):
 
 
 def test_the_public_names_are_the_registry_s():
-    allowed = _public_names_by_rule("backends/reference.py")
+    allowed = _public_names_by_rule("backends/reference/pairs.py")
     assert _allowed_identifier("tsne_fft_gradient", allowed)
     assert _allowed_identifier("_infonce_rows", allowed)
     assert not _allowed_identifier("largevis_n_epochs", _public_names_by_rule("engines/sgd.py"))
@@ -337,7 +337,7 @@ def test_a_method_without_named_kernels_gets_the_generic_ones(module):
     for family in sorted(KERNEL_FAMILIES):
         named = largevis.kernels(module, params, family=family)
         generic = renamed.kernels(module, params, family=family)
-        assert generic[0].__module__ == module.__name__ and generic[2] == named[2]
+        assert f"{generic[0].__module__}.".startswith(f"{module.__name__}.") and generic[2] == named[2]
         lead = (Y, Y + 0.3) if family == "transform" else (Y,)
         g1, g2 = np.zeros_like(Y), np.zeros_like(Y)
         assert generic[0](*triplet, *lead, *generic[2], 1) == named[0](*triplet, *lead,

@@ -223,8 +223,16 @@ def test_a_unit_is_pure_maths(path):
 # ---------------------------------------------------------------------------
 
 
+def _source(module):
+    """The source of ``module``; of a package, that of every module in it."""
+    if not hasattr(module, "__path__"):
+        return inspect.getsource(module)
+    return "".join(path.read_text(encoding="utf-8")
+                   for path in sorted(Path(module.__path__[0]).glob("*.py")))
+
+
 def _function(module, name):
-    tree = ast.parse(inspect.getsource(module))
+    tree = ast.parse(_source(module))
     return next(node for node in tree.body
                 if isinstance(node, ast.FunctionDef) and node.name == name)
 
@@ -341,7 +349,7 @@ def test_the_read_check_sees_unit_reads_only():
 
 
 def test_every_unit_function_is_read_by_an_engine():
-    engines = "".join(inspect.getsource(m) for m in (reference, sampled_cost, _sgd_reference))
+    engines = "".join(_source(m) for m in (reference, sampled_cost, _sgd_reference))
     read = unit_attributes_read(engines)
     missing = [name for name in PAIR_INTERFACE + SGD_INTERFACE + ("noise",) if name not in read]
     assert not missing, f"unit functions no engine reads: {missing}"

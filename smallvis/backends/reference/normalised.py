@@ -1,0 +1,248 @@
+"""Normalised Q (docs/theory.md §3.2-3.4): the engine of the SNE family.
+
+One engine for every unit whose output weights are normalised to ``q``, over
+each row or over all pairs: :func:`normalised_cost` and
+:func:`normalised_gradient`, fed by the unit's hooks (``cost``, ``offset``,
+``force``, ...).  The SNE family (asne, ssne, tsne) runs on it; their named
+kernels (``tsne_cost``, ``asne_gradient``, ...) are thin wrappers that build
+the unit from their arguments.
+"""
+
+import numpy as np
+from scipy import special
+
+from ...methods._common import unit_field_values
+from ...methods.asne.unit import ASNE
+from ...methods.ssne.unit import SSNE
+from ...methods.tsne.unit import TSNE
+from ._helpers import _check_pair_arrays, _dense, _gradient_from_coefficients, _squared_distances
+
+
+def _off_diagonal_distances(Y):
+    """Squared distances with ``inf`` on the diagonal: a pair (i, i) has weight 0."""
+    D2 = _squared_distances(Y)
+    np.fill_diagonal(D2, np.inf)
+    return D2
+
+
+def _normalised_log_q(unit, D2, axis):
+    """``log q`` of a unit with a log weight (the Gaussian), normalised in the log domain.
+
+    Over each row (``axis=1``) or all pairs (``axis=None``).  The log
+    weights are shifted by their largest value first: ``q`` is unchanged
+    and ``log q`` keeps full precision when the distances are large.
+    """
+    L = unit.log_weight(D2)
+    L -= L.max(axis=axis, keepdims=True)
+    return L - special.logsumexp(L, axis=axis, keepdims=True)
+
+
+def _normalised_weights(unit, D2, axis):
+    r"""Weights ``W`` and normaliser ``Z`` of a normalised unit, with :math:`q = W / Z`.
+
+    .. math::
+
+        q_{ij} = \frac{w_{ij}}{\sum_{(k, l)} w_{kl}},
+
+    the sum over row ``i`` (``axis=1``) or over all pairs (``axis=None``).
+    A unit with ``log_domain`` normalises ``log w`` (:func:`_normalised_log_q`)
+    and returns ``W = q``, ``Z = 1``; the others ``W = unit.weight(D2)`` and
+    its sum.
+    """
+    if unit.log_domain:
+        return np.exp(_normalised_log_q(unit, D2, axis)), 1.0
+    W = unit.weight(D2)
+    return W, W.sum(axis=axis, keepdims=axis is not None)
+
+
+def _normalised_q(unit, D2, axis):
+    """``q`` and ``log q`` of a normalised unit (as :func:`_normalised_weights`)."""
+    if unit.log_domain:
+        log_Q = _normalised_log_q(unit, D2, axis)
+        return np.exp(log_Q), log_Q
+    W, Z = _normalised_weights(unit, D2, axis)
+    with np.errstate(divide="ignore"):
+        log_Q = np.log(W) - np.log(Z)
+    return W / Z, log_Q
+
+
+def _normalised_coefficients(unit, P, D2, axis, mass):
+    r"""The pair coefficients :math:`c = \partial C / \partial d^2` of a normalised unit.
+
+    With :math:`C = \sum f(p, q)` over the normalisation set and
+    :math:`q = w / Z`, the chain rule through :math:`Z` gives
+
+    .. math::
+
+        \frac{\partial C}{\partial w_{kl}} = \frac{1}{Z}
+            \Bigl(\frac{\partial f}{\partial q}(p_{kl}, q_{kl}) - S\Bigr),
+        \qquad S = \sum q \frac{\partial f}{\partial q},
+
+    and with the slope :math:`s = -\partial \log w / \partial d^2`,
+    :math:`c = q\, (S - \partial f / \partial q)\, s`.  The unit's hooks
+    compute ``S`` (``offset(P, Q, mass, axis)``) and ``c`` (``force(P, W,
+    Z, slope, S)``, :math:`q = W / Z`) in whatever form keeps its
+    arithmetic exact (the KL divergence: :math:`S = -\text{mass}`,
+    :math:`c = (p + S W / Z)\, s`).
+    """
+    W, Z = _normalised_weights(unit, D2, axis)
+    Q = W / Z
+    S = unit.offset(P, Q, mass, axis)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        K = unit.force(P, W, Z, unit.slope_at(D2), S)
+    # a pair with w = 0 and p = 0 (the diagonal, or an underflowed weight)
+    # has no force, whatever the unit's df/dq at q = 0
+    K[(W == 0.0) & (P == 0.0)] = 0.0
+    return K
+
+
+def _normalised_axis(unit):
+    """The axis of a unit's normalisation: 1 (each row) or None (all pairs)."""
+    if unit.normalisation not in ("rows", "total"):
+        raise ValueError(f"{type(unit).__name__}.normalisation must be 'rows' or 'total'; "
+                         f"got {unit.normalisation!r}")
+    return 1 if unit.normalisation == "rows" else None
+
+
+def normalised_cost(unit, indptr, indices, data, Y, n_threads):
+    r"""The exact cost of a unit with normalised ``q``: :math:`C = \sum f(p_{ij}, q_{ij})`.
+
+    .. math::
+
+        q_{ij} = \frac{w(d_{ij}^2)}{\sum_{(k, l)} w(d_{kl}^2)},
+
+    the normaliser over row ``i`` (``unit.normalisation == "rows"``) or over
+    all pairs (``"total"``), :math:`i \ne j`.  The entry point of every
+    method whose ``q`` is normalised; the SNE family's named kernels
+    (``tsne_cost``, ...) call it with their unit.
+
+    Parameters
+    ----------
+    unit : NamedTuple
+        A normalised method unit with its parameters (hooks ``normalisation``,
+        ``log_domain``, ``log_weight`` or ``weight``, ``slope_at``, ``cost``,
+        ``offset``, ``force``; see ``smallvis/methods/asne/unit.py``).
+    indptr, indices, data : ndarray
+        ``P`` as a CSR triplet (symmetric for ``"total"``).
+    Y : ndarray of shape (n_samples, n_components)
+    n_threads : int
+        Ignored here.
+
+    Returns
+    -------
+    float
+    """
+    unit_field_values(unit)
+    _check_pair_arrays(indptr, indices, data, Y)
+    return _normalised_cost(unit, indptr, indices, data, Y)
+
+
+def _normalised_cost(unit, indptr, indices, data, Y):
+    """:func:`normalised_cost` on arrays the caller has checked."""
+    axis = _normalised_axis(unit)
+    P = _dense(indptr, indices, data, Y.shape[0])
+    Q, log_Q = _normalised_q(unit, _off_diagonal_distances(Y), axis)
+    return unit.cost(P, Q, log_Q)
+
+
+def normalised_gradient(unit, indptr, indices, data, Y, grad, n_threads):
+    r"""The exact gradient of :func:`normalised_cost` (into ``grad``).
+
+    .. math::
+
+        \frac{\partial C}{\partial y_i} = 2 \sum_{j \ne i} (c_{ij} + c_{ji})(y_i - y_j)
+        = 4 \sum_{j \ne i} c_{ij} (y_i - y_j) \quad (c \text{ symmetric}),
+
+    with :math:`c` of :func:`_normalised_coefficients`; ``"total"`` takes
+    ``P`` symmetric (so is ``c``).  The fit's ``P`` counts as normalised
+    (``mass`` 1): an exaggerated ``P`` scales the attraction only.
+    """
+    unit_field_values(unit)
+    _check_pair_arrays(indptr, indices, data, Y, grad)
+    _normalised_gradient(unit, indptr, indices, data, Y, grad)
+
+
+def _normalised_gradient(unit, indptr, indices, data, Y, grad):
+    """:func:`normalised_gradient` on arrays the caller has checked."""
+    axis = _normalised_axis(unit)
+    P = _dense(indptr, indices, data, Y.shape[0])
+    K = _normalised_coefficients(unit, P, _off_diagonal_distances(Y), axis, 1.0)
+    if axis is None:
+        grad[...] = 4.0 * _gradient_from_coefficients(K, Y)
+    else:
+        grad[...] = 2.0 * _gradient_from_coefficients(K + K.T, Y)
+
+
+def asne_cost(indptr, indices, data, Y, n_threads):
+    """Cost of asymmetric SNE (:mod:`smallvis.methods.asne`): row ``i`` of ``P`` holds p_{j|i}."""
+    return _normalised_cost(ASNE(), indptr, indices, data, Y)
+
+
+def asne_gradient(indptr, indices, data, Y, grad, n_threads):
+    r"""Gradient of asymmetric SNE (docs/theory.md §3.2).
+
+    .. math::
+
+        \frac{\partial C}{\partial y_i} =
+        2 \sum_{j \ne i} \left(p_{j|i} - q_{j|i} + p_{i|j} - q_{i|j}\right)(y_i - y_j).
+    """
+    _normalised_gradient(ASNE(), indptr, indices, data, Y, grad)
+
+
+def ssne_cost(indptr, indices, data, Y, n_threads):
+    """Cost of symmetric SNE, KL(P || Q) (:mod:`smallvis.methods.ssne`)."""
+    return _normalised_cost(SSNE(), indptr, indices, data, Y)
+
+
+def ssne_gradient(indptr, indices, data, Y, grad, n_threads):
+    r"""Gradient of symmetric SNE, ``P`` symmetric (:mod:`smallvis.methods.ssne`).
+
+    .. math::
+
+        \frac{\partial C}{\partial y_i} = 4 \sum_{j \ne i} (p_{ij} - q_{ij})(y_i - y_j).
+    """
+    _normalised_gradient(SSNE(), indptr, indices, data, Y, grad)
+
+
+def tsne_cost(indptr, indices, data, Y, n_threads):
+    """Cost of t-SNE, KL(P || Q) with the Cauchy weight (:mod:`smallvis.methods.tsne`)."""
+    return _normalised_cost(TSNE(), indptr, indices, data, Y)
+
+
+def tsne_gradient(indptr, indices, data, Y, grad, n_threads):
+    r"""Gradient of t-SNE, ``P`` symmetric (:mod:`smallvis.methods.tsne`).
+
+    .. math::
+
+        \frac{\partial C}{\partial y_i} =
+        4 \sum_{j \ne i} (p_{ij} - q_{ij})\, w_{ij}\, (y_i - y_j).
+    """
+    _normalised_gradient(TSNE(), indptr, indices, data, Y, grad)
+
+
+def tsne_dof_cost(indptr, indices, data, Y, dof, n_threads):
+    r"""Cost of t-SNE with the heavy-tailed weight of ``dof`` = :math:`\alpha` (:mod:`smallvis.methods.tsne`).
+
+    .. math::
+
+        C = \sum_{i \ne j} p_{ij} \log \frac{p_{ij}}{q_{ij}}, \qquad
+        q_{ij} = \frac{w_{ij}}{\sum_{k \ne l} w_{kl}}, \qquad
+        w_{ij} = \Bigl(1 + \frac{d_{ij}^2}{\alpha}\Bigr)^{-\alpha},
+
+    with ``log q`` normalised in the log domain (no underflow of ``w`` for
+    large :math:`\alpha` or far points).  :func:`tsne_cost` is the case
+    :math:`\alpha = 1`.
+    """
+    return _normalised_cost(TSNE(dof), indptr, indices, data, Y)
+
+
+def tsne_dof_gradient(indptr, indices, data, Y, dof, grad, n_threads):
+    r"""Gradient of :func:`tsne_dof_cost`, ``P`` symmetric (:mod:`smallvis.methods.tsne`).
+
+    .. math::
+
+        \frac{\partial C}{\partial y_i} =
+        4 \sum_{j \ne i} (p_{ij} - q_{ij})\, w_{ij}^{1/\alpha}\, (y_i - y_j),
+        \qquad w_{ij}^{1/\alpha} = \frac{1}{1 + d_{ij}^2/\alpha}.
+    """
+    _normalised_gradient(TSNE(dof), indptr, indices, data, Y, grad)
