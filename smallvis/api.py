@@ -478,7 +478,7 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
         output, O(N) per iteration; the attraction over ``P`` stays exact;
         accuracy set by the method parameter ``n_interpolation``, default 3).
         "auto": the approximation above its ``auto_min_n`` points (tsne:
-        10,000, ``smallvis.registry.FFT_AUTO_MIN_N``) when the dimension
+        10,000, ``smallvis.methods.tsne.method.FFT_AUTO_MIN_N``) when the dimension
         allows, "exact" otherwise.  With an approximation the costs
         monitored and reported are its own (``cost_kind="approximate"``).
         ``result.params["gradient"]`` records what ran.  A name the method

@@ -6,7 +6,7 @@
  *   1  sum_f |X[cand[t], f] - xi[f]|          (manhattan)
  *   2  #{f : X[cand[t], f] != xi[f]}          (hamming, as a count)
  *
- * Summed over f in order, as the NumPy twins in smallvis/backends/reference.py
+ * Summed over f in order, as the NumPy twins in smallvis/backends/reference/neighbours.py
  * (_core_distances_to): the same bits.
  */
 #ifndef SMALLVIS_METRIC_DISTS_H
@@ -56,7 +56,7 @@ static void smallvis_metric_dists_to(int code, const double *__restrict__ X, ptr
  * sum_f (x_a[f] - x_b[f])^2 of rows a and b of a CSR matrix (sorted column
  * indices), over the union of their stored columns in column order: exact
  * differences, so equal rows are at exactly 0, and the order of the NumPy
- * twin's sequential sum (smallvis/backends/reference.py).
+ * twin's sequential sum (smallvis/backends/reference/neighbours.py).
  */
 SMALLVIS_METRIC_STRICT
 static double smallvis_sparse_pair_sq(const int64_t *__restrict__ indptr,
@@ -84,7 +84,7 @@ static double smallvis_sparse_pair_sq(const int64_t *__restrict__ indptr,
  * columns (CSC: for each column f, the rows that store it and their values):
  * out is cleared, then for each stored column f of row a in column order and
  * each row c storing f in row order, out[c] += x_a[f] * x_c[f].  The order of
- * the NumPy twin's scatter (smallvis/backends/reference.py): the same bits.
+ * the NumPy twin's scatter (smallvis/backends/reference/neighbours.py): the same bits.
  */
 SMALLVIS_METRIC_STRICT
 static void smallvis_sparse_row_dots(const int64_t *__restrict__ indptr,

@@ -1,6 +1,6 @@
 # Included by smallvis/backends/_kernels.pyx: the Cython twins of the transform kernels
 # (new points against a fixed reference; see the "transform" section of
-# smallvis/backends/reference.py for the formulas).
+# smallvis/backends/reference/transform.py for the formulas).
 #
 # Each new point s is one row: its squared distances to all N reference
 # points, its stored affinities scattered into a dense row, then the

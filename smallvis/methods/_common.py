@@ -155,7 +155,7 @@ def fuzzy_edge_term(V, U):
 
 # ---------------------------------------------------------------------------
 # The KL divergence of a normalised unit (asne, ssne, tsne): its three hooks
-# of the normalised engine (backends/reference.py, "normalised Q")
+# of the normalised engine (backends/reference/normalised.py)
 # ---------------------------------------------------------------------------
 
 

@@ -51,7 +51,7 @@ class TSNE(NamedTuple):
         :math:`\alpha` > 0, the kernel's degree-of-freedom parameter as in
         openTSNE: 1 is t-SNE's Cauchy weight.  The method accepts
         :math:`10^{-8} \le \alpha < \infty`
-        (:data:`smallvis.registry.DOF_MIN`): below the floor
+        (:data:`smallvis.methods.tsne.method.DOF_MIN`): below the floor
         :math:`d^2/\alpha` overflows on ordinary layouts, and the limit
         :math:`\alpha \to \infty` is method ``ssne``.
     """
