@@ -119,10 +119,7 @@ sphinx_gallery_conf = {
     "within_subsection_order": "FileNameSortKey",
     # a script that fails must fail the build, as a notebook does
     "abort_on_example_error": True,
-    "only_warn_on_example_error": False,
     "remove_config_comments": True,
-    # one run of the scripts at a time: each already uses the cores it needs
-    "parallel": False,
     "show_memory": False,
     "download_all_examples": False,
 }

@@ -30,7 +30,7 @@ smallvis.embed(X, "tsne", random_state=0, callback=recorder)
 
 # without a path, animate returns the GIF's bytes; pass path="tsne.gif" to
 # write a file instead.  A small picture keeps the page light.
-gif = smallvis.animate(recorder, labels=labels, fps=12, n_frames=50, size=5.0, dpi=72,
+gif = smallvis.animate(recorder, labels=labels, fps=12, n_frames=40, size=5.0, dpi=64,
                        title="t-SNE, iteration {step}")
 HTML(f'<img src="data:image/gif;base64,{base64.b64encode(gif).decode()}" '
      'alt="animation of a t-SNE run on 600 digits">')
