@@ -63,8 +63,8 @@ axes[0].set_ylabel("document")
 for ax, method in zip(axes[1:], ("umap", "tsne")):
     Y = smallvis.embed(tfidf, method, metric="cosine", random_state=0)
     accuracy = smallvis.metrics.knn_accuracy(Y, topics, 10)
-    smallvis.plot(Y, topics, ax=ax, s=5, legend=False,
-                  title=f"{method}, metric='cosine'\n10-NN accuracy of the topics {accuracy:.3f}")
+    title = f"{method}, metric='cosine'\n10-NN accuracy of the topics {accuracy:.3f}"
+    smallvis.plot(Y, topics, ax=ax, s=5, legend=False, title=title)
     ax.set_xticks([])
     ax.set_yticks([])
 fig.tight_layout()
