@@ -18,6 +18,12 @@ after ``pip install -e ".[docs]"``.  The choices, one reason each:
 * Copy buttons: sphinx-copybutton, so that examples paste without prompts.
 * Source links: ``sphinx.ext.viewcode``, because it needs no repository URL
   and shows the NumPy code that the formulas describe beside them.
+* Gallery: sphinx-gallery, because it runs each short script of the
+  repository's ``examples/`` folder at build time and makes its page, a
+  thumbnail and downloads (script and notebook) from the script alone.  The
+  scripts live outside ``docs/`` so that a checkout shows them where users
+  look for runnable code; the generated pages go to ``docs/gallery/``
+  (ignored by git), which the site serves as ``gallery/index.html``.
 * Links to numpy, scipy and scikit-learn: ``sphinx.ext.intersphinx`` is on
   only when ``SMALLVIS_DOCS_INTERSPHINX=1``, because it downloads the
   projects' inventories and a build without network would fail under
@@ -53,6 +59,7 @@ extensions = [
     "numpydoc",
     "myst_nb",
     "sphinx_copybutton",
+    "sphinx_gallery.gen_gallery",
     "smallvis_docs",
 ]
 
@@ -68,6 +75,9 @@ exclude_patterns = [
     # the rendered copies of the notebooks, kept for reading on the
     # repository's web view; the site executes the notebooks instead
     "tutorials",
+    # sphinx-gallery writes a notebook beside each generated page, for
+    # download; myst-nb would otherwise read it as a second copy of the page
+    "gallery/*.ipynb",
 ]
 
 # -- HTML --------------------------------------------------------------------
@@ -99,6 +109,20 @@ nb_execution_timeout = 300
 nb_execution_raise_on_error = True
 nb_execution_show_tb = True
 nb_merge_streams = True
+
+# -- gallery -----------------------------------------------------------------------
+sphinx_gallery_conf = {
+    "examples_dirs": str(DOCS.parent / "examples"),
+    "gallery_dirs": "gallery",
+    # every script is executed, not only those named plot_*
+    "filename_pattern": r".*\.py$",
+    "within_subsection_order": "FileNameSortKey",
+    # a script that fails must fail the build, as a notebook does
+    "abort_on_example_error": True,
+    "remove_config_comments": True,
+    "show_memory": False,
+    "download_all_examples": False,
+}
 
 # -- intersphinx (network) ---------------------------------------------------------
 if os.environ.get("SMALLVIS_DOCS_INTERSPHINX") == "1":

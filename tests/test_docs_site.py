@@ -3,15 +3,22 @@
 The extension ``docs/_ext/smallvis_docs.py`` writes one page per entry of
 :data:`smallvis.METHODS`, copies the tutorials with site-relative links and
 widens the docstring tables that docutils would refuse.  These tests call
-its functions directly; they draw no figure and run no notebook.
+its functions directly; they draw no figure and run no notebook.  The
+gallery's scripts (``examples/``) are checked for the docstring
+sphinx-gallery needs; with ``SMALLVIS_LONG_TESTS=1`` each is also run.
 """
 
+import ast
 import importlib.util
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 import smallvis
+from conftest import LONG_TESTS
 
 ROOT = Path(__file__).resolve().parents[1]
 EXTENSION = ROOT / "docs" / "_ext" / "smallvis_docs.py"
@@ -133,3 +140,36 @@ def test_the_site_check_finds_broken_links_images_and_fragments(tmp_path):
     assert any("missing.png" in p and "missing file" in p for p in problems)
     assert any("nowhere.html" in p and "missing file" in p for p in problems)
     assert any("leaves the site" in p for p in problems)
+
+
+# -- the gallery (examples/, built by sphinx-gallery) ------------------------------
+
+EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
+
+
+def test_the_gallery_has_scripts():
+    assert EXAMPLES, "examples/ holds no script for the gallery"
+
+
+@pytest.mark.parametrize("script", EXAMPLES, ids=lambda p: p.name)
+def test_a_gallery_script_opens_with_a_title_and_a_paragraph(script):
+    # sphinx-gallery takes the page's title and the thumbnail's caption from
+    # the docstring: an rst title, then the paragraph that says what it shows
+    docstring = ast.get_docstring(ast.parse(script.read_text(encoding="utf-8")))
+    assert docstring, f"{script.name}: no docstring"
+    title, underline, blank, *paragraph = docstring.splitlines()
+    assert title.strip() and set(underline) == {"="} and len(underline) == len(title), \
+        f"{script.name}: the docstring does not open with a title underlined by '='"
+    assert not blank.strip() and " ".join(paragraph).strip(), \
+        f"{script.name}: no paragraph after the title"
+
+
+@pytest.mark.skipif(not LONG_TESTS, reason="runs every gallery script; SMALLVIS_LONG_TESTS=1")
+@pytest.mark.parametrize("script", EXAMPLES, ids=lambda p: p.name)
+def test_a_gallery_script_runs(script, tmp_path):
+    # as the site build runs it, in a directory of its own with no display
+    env = {**os.environ, "MPLBACKEND": "Agg",
+           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    run = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
