@@ -555,7 +555,7 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
         ``metric="cosine"`` dense ``X`` is not centred either, so the
         scores keep the angles between the rows (all of them with
         ``pca=n_features``).  At most ``min(n_samples, n_features)``.  The projection is kept
-        (``result.projection``, the estimators' ``reference_``, model
+        (``result.projection``, the estimators' ``training_map_``, model
         files) and ``transform`` applies it to new points.
     **method_params
         Method parameters (see ``smallvis.METHODS[method]``).

@@ -647,7 +647,7 @@ def dense_new_points(X, model, source):
     """
     import scipy.sparse as sp
 
-    if not sp.issparse(X) or model.reference_.takes_sparse():
+    if not sp.issparse(X) or model.training_map_.takes_sparse():
         return X
     need = 8 * X.shape[0] * X.shape[1]
     if need > MAX_DENSIFIED_BYTES:
@@ -675,7 +675,7 @@ def run_transform(args):
         raise CLIError(f"--model: {exc}") from None
     # a fit that cannot place new points says so before anything is read
     try:
-        model.reference_.check_places_new_points()
+        model.training_map_.check_places_new_points()
     except ValueError as exc:
         raise CLIError(f"--model {args.model!r}: {exc}") from None
     X, labels, names = load_input(args.input, header=args.header, labels=args.labels,
@@ -701,13 +701,13 @@ def run_transform(args):
         written.append(f"coordinates -> {args.out}")
     if args.plot:
         fmt = output_format(args.plot, PLOT_FORMATS).lstrip(".")
-        title = (f"{model.reference_.method}: {len(Y_new)} new points of "
+        title = (f"{model.training_map_.method}: {len(Y_new)} new points of "
                  f"{os.path.basename(args.input)} placed")
         write_output(args.plot, lambda fh: _save_placed_plot(
             fh, model.embedding_, Y_new, labels, title, fmt), "--plot")
         written.append(f"plot -> {args.plot}")
     if not args.quiet:
-        print(f"smallvis: placed {len(Y_new)} new points into the {model.reference_.method} "
+        print(f"smallvis: placed {len(Y_new)} new points into the {model.training_map_.method} "
               f"map of {len(model.embedding_)} points" + "".join(f"; {w}" for w in written),
               file=sys.stderr)
     return 0

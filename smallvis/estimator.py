@@ -36,7 +36,7 @@ from . import _progress
 from .api import CheckedInput, embed
 from .registry import DEFAULT_METHOD, METHODS, get_method
 from .exceptions import NotFittedError
-from .transform import (TRANSFORM_LEARNING_RATE, TRANSFORM_N_ITER, build_reference,
+from .transform import (TRANSFORM_LEARNING_RATE, TRANSFORM_N_ITER, build_training_map,
                         check_new_points, check_transform_settings)
 from .inputs.neighbors import check_fit_input
 from ._validation import (ParameterError, SmallDataWarning, _as_array, check_data,
@@ -120,8 +120,11 @@ class Embedding:
     result_ : EmbedResult
         Everything the fit produced (``P``, costs, timings, learned scalars);
         None on a model loaded with :func:`smallvis.load_model`.
-    reference_ : smallvis.transform.Reference
+    training_map_ : smallvis.transform.TrainingMap
         What :meth:`transform` places new points against.
+    reference_ : smallvis.transform.TrainingMap
+        The old name of ``training_map_``, kept for compatibility: read
+        only, the same object.
     """
 
     def __init__(self, method=DEFAULT_METHOD, *, n_components=2, fast=True, optimizer="auto",
@@ -207,8 +210,25 @@ class Embedding:
         return Tags(estimator_type=None, target_tags=TargetTags(required=False),
                     transformer_tags=TransformerTags(), input_tags=InputTags(sparse=True))
 
+    @property
+    def reference_(self):
+        """The old name of ``training_map_``, kept for compatibility (read only)."""
+        try:
+            return self.__dict__["training_map_"]
+        except KeyError:
+            # AttributeError keeps hasattr(model, "reference_") False when unfitted
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute "
+                                 "'reference_' (not fitted)") from None
+
+    def __setstate__(self, state):
+        # pickles of the previous version keep the training map under its old name
+        state = dict(state)
+        if "reference_" in state:
+            state.setdefault("training_map_", state.pop("reference_"))
+        self.__dict__.update(state)
+
     def __sklearn_is_fitted__(self):
-        return hasattr(self, "reference_")
+        return hasattr(self, "training_map_")
 
     # ---- fit -------------------------------------------------------------
 
@@ -307,7 +327,7 @@ class Embedding:
     def _set_fitted(self, X, result, seed, names=None):
         """Set the fitted state from training data and the ``EmbedResult`` of its fit."""
         Xf = X if sp.issparse(X) else np.ascontiguousarray(X, dtype=np.float64)
-        reference = build_reference(result.method, Xf, result, seed=seed, fast=self.fast)
+        training_map = build_training_map(result.method, Xf, result, seed=seed, fast=self.fast)
         # set the fitted state only once everything has succeeded
         self.__dict__.pop("feature_names_in_", None)
         if names is not None:
@@ -315,7 +335,7 @@ class Embedding:
         self.n_features_in_ = Xf.shape[1]
         self.embedding_ = result.Y
         self.result_ = result
-        self.reference_ = reference
+        self.training_map_ = training_map
         return self
 
     def fit_transform(self, X, y=None):
@@ -326,7 +346,7 @@ class Embedding:
 
     def _check_is_fitted(self, action="transform(X_new)"):
         """Raise :class:`NotFittedError` before ``action`` on an unfitted estimator."""
-        if not hasattr(self, "reference_"):
+        if not hasattr(self, "training_map_"):
             raise NotFittedError(
                 f"This {type(self).__name__} instance is not fitted yet: call fit(X) "
                 f"before {action}"
@@ -374,7 +394,7 @@ class Embedding:
             rows, not 2-D.  The fitted state is unchanged.
         """
         self._check_is_fitted()
-        self.reference_.check_places_new_points()  # before any check of X
+        self.training_map_.check_places_new_points()  # before any check of X
         progress = _progress.begin(bool(self.verbose))  # noqa: F841 (on while held)
         self._check_feature_names(X)
         arr = _check_array(X)
@@ -384,8 +404,8 @@ class Embedding:
                 f"{self.n_features_in_} features as input"
             )
         X = check_new_points(arr, self.n_features_in_, name="X",
-                             sparse=self.reference_.takes_sparse())
-        return self.reference_.transform(X, n_iter=self.transform_n_iter,
+                             sparse=self.training_map_.takes_sparse())
+        return self.training_map_.transform(X, n_iter=self.transform_n_iter,
                                          learning_rate=self.transform_learning_rate,
                                          n_threads=self.n_threads)
 

@@ -257,7 +257,7 @@ def fuzzy_auto_learning_rate(n_samples, exaggeration):
 #: from :meth:`Method.kernel_name`.  ``"embed"``: the cost and gradient of an
 #: embedding (``cost(indptr, indices, data, Y, *learned, *args, n_threads)``);
 #: ``"transform"``: those of new points placed against a fixed map
-#: (``cost(indptr, indices, data, Y, Y_ref, *learned, *args, n_threads)``).
+#: (``cost(indptr, indices, data, Y, Y_train, *learned, *args, n_threads)``).
 KERNEL_FAMILIES = MappingProxyType({
     "embed": ("cost", "gradient"),
     "transform": ("transform_cost", "transform_gradient"),
@@ -270,8 +270,8 @@ class _UnitKernel:
     ``entry`` is ``pair_cost``, ``pair_gradient``, ``pair_transform_cost``
     or ``pair_transform_gradient`` of a kernel module (or their
     ``normalised_`` kin, for a unit with normalised ``q``; :meth:`engine`); the call
-    ``kernel(indptr, indices, data, Y[, Y_ref], *unit_args[, grad], n_threads)``
-    becomes ``entry(unit(*unit_args), indptr, indices, data, Y[, Y_ref][, grad],
+    ``kernel(indptr, indices, data, Y[, Y_train], *unit_args[, grad], n_threads)``
+    becomes ``entry(unit(*unit_args), indptr, indices, data, Y[, Y_train][, grad],
     n_threads)``.  It belongs to the entry's module (``__module__``), as a
     named kernel does.
     """
@@ -517,7 +517,7 @@ class Method:
         n_threads)`` and ``gradient(indptr, indices, data, Y, *learned,
         *args, grad, n_threads)``, where ``learned`` are the values of
         :attr:`learned` (usually none); the transform kernels take
-        ``Y_ref`` after ``Y``.  Arguments as :meth:`kernel_name`.  An
+        ``Y_train`` after ``Y``.  Arguments as :meth:`kernel_name`.  An
         approximation with an ``exact_instead`` rule comes wrapped so that
         the layouts the rule names go to the exact kernels (``guarded=False``:
         the bare approximate kernels).

@@ -1,12 +1,12 @@
-r"""Placing new points into a fitted embedding, the reference fixed.
+r"""Placing new points into a fitted embedding, the training map fixed.
 
-:class:`Reference` holds what a fitted run leaves behind (training data,
+:class:`TrainingMap` holds what a fitted run leaves behind (training data,
 coordinates, the method's settings) and places new points into it with
-:meth:`Reference.transform`, in four steps (docs/theory.md §6):
+:meth:`TrainingMap.transform`, in four steps (docs/theory.md §6):
 
 1. **Neighbours.**  The ``k`` nearest training points of each new point,
    from the :class:`smallvis.inputs.neighbors.KNNIndex` over the training data
-   (:meth:`Reference.knn_index`), the index the fit's own kNN graph comes
+   (:meth:`TrainingMap.knn_index`), the index the fit's own kNN graph comes
    from: the same distance, the same tie rule ((snapped distance, index)),
    exact search when the training set has at most
    :data:`smallvis.inputs.neighbors.EXACT_MAX_N` points, otherwise the Annoy forest
@@ -52,7 +52,7 @@ coordinates, the method's settings) and places new points into it with
    itself) would count the data's density twice.  The optimizer
    is the fit's own, :func:`smallvis.engines.optim.optimize_exact` (delta-bar-delta
    with momentum), run on the new points' rows with the settings of
-   :func:`placement_settings`: no re-centring (the reference frame is
+   :func:`placement_settings`: no re-centring (the training map's frame is
    fixed), the step of point ``s`` scaled by ``1 / sum_j p_sj`` so that one
    learning rate suits every method (normalised and fuzzy ``P`` differ in
    scale by a factor ``N``), each step clipped to :data:`MAX_STEP` times
@@ -63,7 +63,7 @@ When the fit used the stochastic optimizer (``optimizer="sgd"``, the
 default of every method with a stochastic form above its spec's
 ``auto_min_n``: 5,000 points for most, any size for infonce), the new
 points are placed by the fit's stochastic engine instead
-(:meth:`Reference._place_sgd`: :func:`smallvis.engines.sgd.optimize_sgd` on the
+(:meth:`TrainingMap._place_sgd`: :func:`smallvis.engines.sgd.optimize_sgd` on the
 problem of :func:`smallvis.engines.sgd.prepare_frozen`, umap-learn's transform:
 edge samples and uniform negatives from the training points, the training
 rows frozen, the method's coefficients, clip, learning rate and decay from
@@ -121,7 +121,7 @@ TRANSFORM_MOMENTUM = (0.5, 0.8)
 #: embedding.
 MAX_STEP = 2.0
 
-#: Affinity parameters that a :class:`Reference` does not keep: the
+#: Affinity parameters that a :class:`TrainingMap` does not keep: the
 #: training data's own neighbours, and the backend that searched them.
 UNSTORED_AFFINITY_PARAMS = ("knn", "knn_method")
 
@@ -166,7 +166,7 @@ def check_new_points(X_new, n_features, name="X_new", sparse=False):
 
 
 def check_transform_settings(n_iter, learning_rate, prefix=""):
-    """:meth:`Reference.transform`'s ``n_iter`` and ``learning_rate`` (> 0).
+    """:meth:`TrainingMap.transform`'s ``n_iter`` and ``learning_rate`` (> 0).
 
     ``n_iter`` is an integer in ``[0, MAX_TRANSFORM_ITERATIONS]``
     (:data:`smallvis._validation.MAX_TRANSFORM_ITERATIONS`).
@@ -179,7 +179,7 @@ def check_transform_settings(n_iter, learning_rate, prefix=""):
 
 
 @dataclass(eq=False)
-class Reference:
+class TrainingMap:
     """A fitted embedding that new points are placed into.
 
     Attributes
@@ -396,9 +396,9 @@ class Reference:
         P = self.new_rows(X_new, kern)
         triplet = (P.indptr.astype(np.int64), P.indices.astype(np.int64),
                    np.ascontiguousarray(P.data, dtype=np.float64))
-        Y_ref = np.ascontiguousarray(self.Y, dtype=np.float64)
+        Y_train = np.ascontiguousarray(self.Y, dtype=np.float64)
         row_sum = np.asarray(P.sum(axis=1)).ravel()
-        Y = np.ascontiguousarray((P @ Y_ref) / row_sum[:, None])
+        Y = np.ascontiguousarray((P @ Y_train) / row_sum[:, None])
         cost_fn, grad_fn, args = self.kernels(kern)
         if n_iter:
             form = ("sgd optimizer, {} epochs" if self.optimizer == "sgd"
@@ -408,17 +408,17 @@ class Reference:
                     self._place_sgd(P, Y, kern, n_iter, learning_rate)
                 else:
                     self._place_exact(Y, row_sum, lambda Yv, out: grad_fn(
-                        *triplet, Yv, Y_ref, *args, out, n_threads), n_iter, learning_rate)
+                        *triplet, Yv, Y_train, *args, out, n_threads), n_iter, learning_rate)
         check_placement(Y, self.method)
         if return_cost:
-            return Y, float(cost_fn(*triplet, Y, Y_ref, *args, n_threads))
+            return Y, float(cost_fn(*triplet, Y, Y_train, *args, n_threads))
         return Y
 
     def _place_exact(self, Y, row_sum, gradient, n_iter, learning_rate):
-        """The exact form, in place on ``Y``: the fit's optimizer with the reference fixed.
+        """The exact form, in place on ``Y``: the fit's optimizer with the training map fixed.
 
         :func:`smallvis.engines.optim.optimize_exact` on the new points' rows only
-        (``gradient(Y, out)`` sees the reference through its kernel), with
+        (``gradient(Y, out)`` sees the training map through its kernel), with
         the settings of :func:`placement_settings`: a learning rate of
         ``learning_rate / sum_j p_sj`` per point, steps clipped to
         :meth:`step_scale`, no re-centring, ``n_iter`` iterations.  A
@@ -454,7 +454,7 @@ class Reference:
         whatever ``n_threads`` :meth:`transform` was given.
 
         The draws come from the package's counter-based generator, keyed by
-        (the reference's seed, epoch, the edge's key, draw), where an edge's
+        (the training map's seed, epoch, the edge's key, draw), where an edge's
         key is built from its point's key, a hash of the point's set of
         training neighbours (:func:`neighbour_keys`), and its place among
         them: the point's own identity, whatever its position in the
@@ -507,7 +507,7 @@ def placement_settings(n_iter, max_step):
     ``n_iter`` iterations exactly (the cost is not evaluated), momentum
     :data:`TRANSFORM_MOMENTUM` (the first for the first quarter of the
     iterations), minimum gain 0.01, each step clipped to ``max_step``, no
-    re-centring (the reference frame is fixed), a gradient that is not
+    re-centring (the training map's frame is fixed), a gradient that is not
     finite refused, no recovery.  The learning rate is given per point.
     """
     first, final = TRANSFORM_MOMENTUM
@@ -556,8 +556,13 @@ def check_placement(Y, method):
         )
 
 
-def build_reference(method, X, result, *, seed, fast=True):
-    """A :class:`Reference` from training data and the ``EmbedResult`` of its fit."""
+#: The old name of :class:`TrainingMap`, kept so that pickles written by the
+#: previous version (which name the class ``smallvis.transform.Reference``) load.
+Reference = TrainingMap
+
+
+def build_training_map(method, X, result, *, seed, fast=True):
+    """A :class:`TrainingMap` from training data and the ``EmbedResult`` of its fit."""
     m = get_method(method)
     params = result.params
     # what placing new points needs; a precomputed training ``knn`` is not
@@ -572,7 +577,7 @@ def build_reference(method, X, result, *, seed, fast=True):
     if projection is not None:  # the search ran in the scores: keep those
         scores = getattr(result, "scores", None)
         X = projection.apply(X) if scores is None else scores
-    return Reference(method=m.name, X=X, projection=projection,
+    return TrainingMap(method=m.name, X=X, projection=projection,
                      Y=np.ascontiguousarray(result.Y, dtype=np.float64),
                      affinity_params=affinity_params, cost_params=cost_params,
                      row_scale=row_scale, seed=int(seed), fast=bool(fast),

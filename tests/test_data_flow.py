@@ -295,7 +295,7 @@ def test_estimator_hands_its_checked_data_on_unchecked_again():
     model = smallvis.Embedding(name, optimizer="sgd", n_epochs=3, random_state=0,
                                method_params={"metric": "cosine"})
     received = _fit_watching_the_builder(model, _counts())
-    assert any(array is model.reference_.X for array in received)
+    assert any(array is model.training_map_.X for array in received)
 
 
 @pytest.mark.parametrize("data", [_blobs, _counts], ids=["dense", "sparse"])
@@ -306,4 +306,4 @@ def test_transform_keeps_the_scores_the_fit_ran_on(data):
     model = smallvis.Embedding(name, optimizer="sgd", n_epochs=3, random_state=0, pca=4,
                                method_params={"metric": "cosine"})
     received = _fit_watching_the_builder(model, data())
-    assert any(array is model.reference_.X for array in received)
+    assert any(array is model.training_map_.X for array in received)

@@ -11,7 +11,7 @@ from smallvis.backends import _kernels
 from smallvis.backends import reference
 from smallvis.methods.tsne.method import DOF_MIN
 from smallvis.registry import METHODS
-from smallvis.transform import build_reference
+from smallvis.transform import build_training_map
 
 from conftest import csr_triplet, random_affinities
 from test_fft import _relative_error, _sparse_affinities
@@ -353,7 +353,7 @@ def digits_fit():
 def test_training_points_land_near_their_fitted_positions(digits_fit):
     X, result = digits_fit
     assert result.params["dof"] == 0.5
-    ref = build_reference("tsne", X, result, seed=1)
+    ref = build_training_map("tsne", X, result, seed=1)
     assert ref.cost_params["dof"] == 0.5
     Y = result.Y
     again = ref.transform(X[:100])

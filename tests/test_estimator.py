@@ -243,7 +243,7 @@ def test_bad_new_points_are_refused_and_change_nothing(fitted, bad, error, match
         fitted.transform(bad)
     assert set(vars(fitted)) == set(before)
     assert np.array_equal(fitted.embedding_, Y_before)
-    assert fitted.reference_ is before["reference_"]
+    assert fitted.training_map_ is before["training_map_"]
 
 
 def test_transform_before_fit():
@@ -278,6 +278,30 @@ def test_pickle_round_trip_is_bit_identical(iris, fitted):
     assert np.array_equal(clone.transform(X_new), fitted.transform(X_new))
 
 
+def test_reference_is_the_old_read_only_name_of_training_map(fitted):
+    # the training map's old public name still answers, with the same object
+    assert fitted.reference_ is fitted.training_map_
+    with pytest.raises(AttributeError):
+        fitted.reference_ = fitted.training_map_
+    unfitted = Embedding("tsne")
+    assert not hasattr(unfitted, "training_map_") and not hasattr(unfitted, "reference_")
+
+
+def test_a_pickle_of_the_previous_version_loads(iris, fitted):
+    # the previous version pickled the class smallvis.transform.Reference under the
+    # attribute reference_; protocol 0 spells names as text lines, so the old
+    # pickle is the new one with those two names written back
+    _, X_new = iris
+    new = pickle.dumps(fitted, protocol=0)
+    assert b"TrainingMap" in new and b"training_map_" in new
+    old = new.replace(b"TrainingMap", b"Reference").replace(b"training_map_", b"reference_")
+    model = pickle.loads(old)
+    assert "reference_" not in vars(model)
+    assert isinstance(model.training_map_, smallvis.transform.TrainingMap)
+    assert model.reference_ is model.training_map_
+    assert np.array_equal(model.transform(X_new), fitted.transform(X_new))
+
+
 def test_sklearn_pipeline_and_clone(iris):
     sklearn = pytest.importorskip("sklearn")  # noqa: F841
     from sklearn.base import clone
@@ -307,7 +331,7 @@ def test_transform_of_a_fit_made_from_a_knn_graph_says_why_first():
                                              "no data to measure new points against"):
             model.transform(X_new)
         with pytest.raises(ValueError, match="cannot place new points"):
-            model.reference_.transform(X_new)
+            model.training_map_.transform(X_new)
 
 
 # ---- one fast default: embed, the estimators and the command line ------------

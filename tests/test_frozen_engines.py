@@ -1,4 +1,4 @@
-"""Placing new points runs the fit's own engines, with the reference rows frozen.
+"""Placing new points runs the fit's own engines, with the training rows frozen.
 
 The exact engine (:func:`smallvis.engines.optim.optimize_exact`) with the placement
 settings, and the stochastic engine (:func:`smallvis.engines.sgd.optimize_sgd`) on the
@@ -22,7 +22,7 @@ from smallvis.backends import reference
 from smallvis.registry import METHODS
 from smallvis.engines.optim import DivergenceError, OptimizerSettings, optimize_exact
 from smallvis.engines.sgd import SgdSpec, optimize_sgd, prepare_frozen
-from smallvis.transform import Reference, build_reference, neighbour_keys, placement_settings
+from smallvis.transform import TrainingMap, build_training_map, neighbour_keys, placement_settings
 
 from conftest import example_params, quadratic_problem
 
@@ -93,14 +93,14 @@ def test_the_fit_keeps_its_settings_by_default():
 def _frozen_case(n_new, n_ref, k, seed, n_epochs=12):
     """A random placement problem: reference layout, new points, their rows of P."""
     rng = np.random.default_rng(seed)
-    Y_ref = rng.normal(size=(n_ref, 2)) * 3.0
+    Y_train = rng.normal(size=(n_ref, 2)) * 3.0
     cols = np.sort(np.array([rng.choice(n_ref, k, replace=False) for _ in range(n_new)]),
                    axis=1)
     vals = rng.uniform(0.05, 1.0, size=(n_new, k))
     P = sp.csr_matrix((vals.ravel(), cols.ravel(), np.arange(0, n_new * k + 1, k)),
                       shape=(n_new, n_ref))
-    start = Y_ref[cols].mean(axis=1) + rng.normal(size=(n_new, 2)) * 0.1
-    return P, np.ascontiguousarray(np.vstack([start, Y_ref])), n_epochs
+    start = Y_train[cols].mean(axis=1) + rng.normal(size=(n_new, 2)) * 0.1
+    return P, np.ascontiguousarray(np.vstack([start, Y_train])), n_epochs
 
 
 #: Coefficient parameters of each stochastic method (typical values).
@@ -130,7 +130,7 @@ def test_frozen_rows_never_move_and_the_twins_agree_bitwise(name):
     P, layout, n_epochs = _frozen_case(n_new=6, n_ref=40, k=5, seed=3)
     fast = _run_frozen(name, P, layout, n_epochs, _sgd_kernels)
     slow = _run_frozen(name, P, layout, n_epochs, reference)
-    assert np.array_equal(fast[6:], layout[6:])  # the reference did not move
+    assert np.array_equal(fast[6:], layout[6:])  # the training points did not move
     assert np.array_equal(slow[6:], layout[6:])
     assert not np.array_equal(fast[:6], layout[:6])  # the new points did
     assert np.array_equal(fast, slow)
@@ -146,7 +146,7 @@ def test_edges_too_weak_to_be_sampled_change_nothing(name):
     the one without those entries, bit for bit, and no warning is raised.
     """
     P, layout, n_epochs = _frozen_case(n_new=3, n_ref=40, k=4, seed=5)
-    # two more reference points, after every neighbour: the weak entries come
+    # two more training points, after every neighbour: the weak entries come
     # last in their rows, so the other entries keep their places (and keys)
     layout = np.vstack([layout, [[5.0, 5.0], [-5.0, 5.0]]])
     dense = np.hstack([P.toarray(), np.zeros((3, 2))])
@@ -232,14 +232,14 @@ def small_tsne_reference():
     X, _ = smallvis.datasets.load("iris")
     result = smallvis.embed(X[:60], method="tsne", fast=True, random_state=1, n_iter=20,
                             perplexity=10, return_result=True)
-    return build_reference("tsne", X[:60], result, seed=1), X[60:63]
+    return build_training_map("tsne", X[:60], result, seed=1), X[60:63]
 
 
 @pytest.mark.parametrize("scale", [1e200, 1e155])
 def test_an_exact_placement_that_leaves_float64_is_refused(small_tsne_reference, scale):
     """The engine's checks (finite gradient, coordinate span) become a ValueError."""
     ref, X_new = small_tsne_reference
-    wide = Reference(method=ref.method, X=ref.X, Y=ref.Y * scale,
+    wide = TrainingMap(method=ref.method, X=ref.X, Y=ref.Y * scale,
                      affinity_params=ref.affinity_params, cost_params=ref.cost_params,
                      row_scale=ref.row_scale, seed=ref.seed, optimizer="exact")
     with pytest.raises(ValueError, match="tsne transform: .* at iteration 1; .*too wide"):

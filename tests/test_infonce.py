@@ -38,18 +38,18 @@ def _phi(Y, i, k):
     return 1.0 / (1.0 + sum((Y[i][d] - Y[k][d]) ** 2 for d in range(len(Y[i]))))
 
 
-def _enumerated(P, Y, m, Y_ref=None):
+def _enumerated(P, Y, m, Y_train=None):
     """Cost and gradient of the expected loss, every tuple of negatives enumerated.
 
-    A fit (``Y_ref`` None): the candidates of row ``i`` are the other points
+    A fit (``Y_train`` None): the candidates of row ``i`` are the other points
     and the gradient moves every row; new points (rows of ``Y``) against
-    ``Y_ref``: the candidates are the reference points, only ``Y`` moves.
+    ``Y_train``: the candidates are the training points, only ``Y`` moves.
     """
-    rows, cols = (Y, Y) if Y_ref is None else (Y, Y_ref)
+    rows, cols = (Y, Y) if Y_train is None else (Y, Y_train)
     cost, grad = 0.0, np.zeros_like(np.asarray(rows, dtype=float))
     grad_cols = np.zeros_like(np.asarray(cols, dtype=float))
     for i in range(len(rows)):
-        others = [k for k in range(len(cols)) if Y_ref is not None or k != i]
+        others = [k for k in range(len(cols)) if Y_train is not None or k != i]
         weight = 1.0 / len(others) ** m
         phi = {k: 1.0 / (1.0 + float(np.sum((rows[i] - cols[k]) ** 2))) for k in others}
         for j in others:
@@ -66,7 +66,7 @@ def _enumerated(P, Y, m, Y_ref=None):
                     force = P[i][j] * weight * slope * -2.0 * phi[k] ** 2 * (rows[i] - cols[k])
                     grad[i] += force
                     grad_cols[k] -= force
-    if Y_ref is None:
+    if Y_train is None:
         grad += grad_cols
     return cost, grad
 
@@ -88,14 +88,14 @@ def test_cost_and_gradient_are_the_enumerated_expectation(kernels, n, m):
 @pytest.mark.parametrize("m", [1, 2])
 def test_transform_is_the_enumerated_expectation(kernels, m):
     rng = np.random.default_rng(4)
-    Y_ref, Y_new = rng.normal(size=(6, 2)), rng.normal(size=(2, 2))
+    Y_train, Y_new = rng.normal(size=(6, 2)), rng.normal(size=(2, 2))
     P = rng.uniform(size=(2, 6)) * (rng.uniform(size=(2, 6)) > 0.3)
     M = sp.csr_matrix(P)
     triplet = (M.indptr.astype(np.int64), M.indices.astype(np.int64), M.data)
-    want_cost, want_grad = _enumerated(P, Y_new, m, Y_ref)
+    want_cost, want_grad = _enumerated(P, Y_new, m, Y_train)
     grad = np.zeros_like(Y_new)
-    kernels.infonce_transform_gradient(*triplet, Y_new, Y_ref, float(m), grad, 1)
-    cost = kernels.infonce_transform_cost(*triplet, Y_new, Y_ref, float(m), 1)
+    kernels.infonce_transform_gradient(*triplet, Y_new, Y_train, float(m), grad, 1)
+    cost = kernels.infonce_transform_cost(*triplet, Y_new, Y_train, float(m), 1)
     assert cost == pytest.approx(want_cost, rel=1e-12)
     np.testing.assert_allclose(grad, want_grad, rtol=1e-11, atol=1e-13 * np.abs(want_grad).max())
 

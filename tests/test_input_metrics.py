@@ -328,7 +328,7 @@ def test_scale_free_metrics_place_scaled_new_points_at_the_same_spot(metric):
     Y = model.transform(X[150:])
     np.testing.assert_array_equal(model.transform(X[150:] * 8.0), Y)
     # the neighbours of new points are those of the metric
-    idx, _ = model.reference_.neighbors(X[150:] * 1e6, 5)
+    idx, _ = model.training_map_.neighbors(X[150:] * 1e6, 5)
     D = cdist(X[150:], X[:150], SCIPY[metric])
     np.testing.assert_allclose(np.take_along_axis(D, idx, 1), np.sort(D, 1)[:, :5],
                                rtol=1e-12, atol=1e-14)
@@ -345,11 +345,11 @@ def test_model_files_keep_the_metric(method, metric):
     buf.seek(0)
     loaded = smallvis.load_model(buf)
     assert loaded.method_params == {"metric": metric}
-    assert loaded.reference_.affinity_params["metric"] == metric
+    assert loaded.training_map_.affinity_params["metric"] == metric
     np.testing.assert_array_equal(loaded.transform(X[130:]), model.transform(X[130:]))
     # a Euclidean fit of the same data places the new points elsewhere
     other = smallvis.Embedding(method, random_state=1, n_iter=100, n_epochs=30).fit(X[:130])
-    assert other.reference_.affinity_params["metric"] == "euclidean"
+    assert other.training_map_.affinity_params["metric"] == "euclidean"
 
 
 def _with_edited_header(model, edit):
@@ -383,7 +383,7 @@ def test_model_files_without_a_metric_load_as_euclidean():
     out = _with_edited_header(model, lambda header: header["reference"]["affinity_params"]
                               ["__dict__"].pop("metric"))
     loaded = smallvis.load_model(out)
-    assert loaded.reference_.affinity_params["metric"] == "euclidean"
+    assert loaded.training_map_.affinity_params["metric"] == "euclidean"
     np.testing.assert_array_equal(loaded.transform(X[100:]), model.transform(X[100:]))
 
 

@@ -56,7 +56,7 @@ def test_transform_n_iter_is_bounded_at_fit_and_at_transform():
         smallvis.UMAP(n_iter=5, transform_n_iter=10**12).fit(X)
     model = smallvis.UMAP(n_iter=5, random_state=0).fit(X)
     with pytest.raises(ValueError, match=r"n_iter must be in \[0, 10000\]"):
-        model.reference_.transform(X[:2], n_iter=10_001)
+        model.training_map_.transform(X[:2], n_iter=10_001)
 
 
 def test_n_refine_is_bounded():

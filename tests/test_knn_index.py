@@ -123,7 +123,7 @@ def test_transform_validates_its_data_once(monkeypatch):
         raise AssertionError("the index validated data again")
 
     monkeypatch.setattr(knn_checks, "check_data", counting)
-    model.reference_._index = None  # built afresh, on the internal path
+    model.training_map_._index = None  # built afresh, on the internal path
     model.transform(X[:5] + 0.1)
     assert scans == []
     with pytest.raises(AssertionError, match="validated data again"):

@@ -156,9 +156,9 @@ def test_a_model_file_from_before_todays_parameters_loads_with_their_defaults(tm
                    ["metric"])
     loaded = smallvis.load_model(old)
     assert loaded.late_exaggeration == 1.0 and loaded.late_exaggeration_iter is None
-    assert loaded.reference_.cost_params["dof"] == 1.0
-    assert loaded.reference_.affinity_params["metric"] == "euclidean"
-    assert loaded.pca is None and loaded.reference_.projection is None
+    assert loaded.training_map_.cost_params["dof"] == 1.0
+    assert loaded.training_map_.affinity_params["metric"] == "euclidean"
+    assert loaded.pca is None and loaded.training_map_.projection is None
     np.testing.assert_array_equal(loaded.transform(X[:5]), model.transform(X[:5]))
 
 

@@ -42,7 +42,7 @@ def test_saved_model_transforms_bit_identically(method, optimizer, split, tmp_pa
     model = smallvis.Embedding(method, random_state=2, n_iter=30, n_threads=1,
                                optimizer=optimizer, n_epochs=50,
                                transform_n_iter=30).fit(X)
-    assert model.reference_.optimizer == optimizer
+    assert model.training_map_.optimizer == optimizer
     path = tmp_path / "model.npz"
     smallvis.save_model(model, path)
     loaded = smallvis.load_model(path)
@@ -104,14 +104,14 @@ def test_pickle_across_processes_with_an_annoy_index(split, tmp_path, monkeypatc
     monkeypatch.setattr(tr, "EXACT_MAX_N", 50)
     model = smallvis.UMAP(random_state=5, n_iter=50).fit(X)
     Y = model.transform(X_new)
-    assert model.reference_._index is not None
+    assert model.training_map_._index is not None
     (tmp_path / "m.pkl").write_bytes(pickle.dumps(model))
     code = textwrap.dedent(f"""
         import sys; sys.path.insert(0, {str(ROOT)!r})
         import pickle, numpy as np, smallvis.transform as tr
         tr.EXACT_MAX_N = 50
         m = pickle.loads(open({str(tmp_path / 'm.pkl')!r}, 'rb').read())
-        assert m.reference_._index is None
+        assert m.training_map_._index is None
         np.save({str(tmp_path / 'Y.npy')!r}, m.transform(np.load({str(tmp_path / 'Xn.npy')!r})))
     """)
     np.save(tmp_path / "Xn.npy", X_new)

@@ -92,13 +92,13 @@ def test_exact_and_stochastic_transform_use_the_same_c(rng):
     c_expected = Z_BAR * M / (n_ref * (n_ref + 1.0))  # xi = 1 / (N (N + 1))
     # the exact transform: a new point without affinities costs only its
     # noise pairs, gamma log(1 + 1 / (c (1 + d^2))) to each reference point
-    Y_ref = rng.normal(size=(n_ref, 2))
+    Y_train = rng.normal(size=(n_ref, 2))
     Y_new = rng.normal(size=(1, 2))
-    d2 = ((Y_new - Y_ref) ** 2).sum(axis=1)
+    d2 = ((Y_new - Y_train) ** 2).sum(axis=1)
     by_hand = np.sum(M / (n_ref * (n_ref + 1.0)) * np.log1p(1.0 / (c_expected * (1.0 + d2))))
     empty = (np.zeros(2, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
     for module in KERNEL_MODULES.values():
-        cost = module.pair_transform_cost(NegTSNE(Z_BAR, M), *empty, Y_new, Y_ref, 1)
+        cost = module.pair_transform_cost(NegTSNE(Z_BAR, M), *empty, Y_new, Y_train, 1)
         np.testing.assert_allclose(cost, by_hand, rtol=1e-12)
     # the stochastic transform: c_a = -2 c / (1 + c) at d = 0
     spec = METHODS["negtsne"].sgd

@@ -214,12 +214,12 @@ def test_the_transform_gradient_of_a_unit_defined_here_is_the_derivative_of_its_
     rng = np.random.default_rng(5)
     P = rng.uniform(0.1, 1.0, (3, 8))
     P /= P.sum(axis=1, keepdims=True)
-    Y_ref, Y = rng.normal(size=(8, 2)), rng.normal(size=(3, 2))
+    Y_train, Y = rng.normal(size=(8, 2)), rng.normal(size=(3, 2))
     trip = _sparse_triplet(P)
     grad = np.zeros_like(Y)
-    reference.normalised_transform_gradient(unit, *trip, Y, Y_ref, grad, 1)
+    reference.normalised_transform_gradient(unit, *trip, Y, Y_train, grad, 1)
     fd = _finite_differences(
-        lambda Z: reference.normalised_transform_cost(unit, *trip, Z, Y_ref, 1), Y, 1e-5)
+        lambda Z: reference.normalised_transform_cost(unit, *trip, Z, Y_train, 1), Y, 1e-5)
     np.testing.assert_allclose(grad, fd, rtol=0, atol=1e-6 * np.abs(fd).max())
 
 

@@ -143,21 +143,21 @@ def _bad_transform_arrays(rng):
     wild = ix.copy()
     wild[0] = n_ref
     return {
-        "Y_ref has another dimension": (ip, ix, dv, Y, rng.normal(size=(n_ref, 3)), g,
-                                        "Y_ref must have"),
-        "Y_ref is empty": (ip, ix, dv, Y, np.zeros((0, 2)), g, "Y_ref must have"),
-        "Y_ref is float32": (ip, ix, dv, Y, R.astype(np.float32), g, "Y_ref must be"),
+        "Y_train has another dimension": (ip, ix, dv, Y, rng.normal(size=(n_ref, 3)), g,
+                                        "Y_train must have"),
+        "Y_train is empty": (ip, ix, dv, Y, np.zeros((0, 2)), g, "Y_train must have"),
+        "Y_train is float32": (ip, ix, dv, Y, R.astype(np.float32), g, "Y_train must be"),
         "P has more rows than Y": (ip, ix, dv, np.ascontiguousarray(Y[:3]), R,
                                    g[:3].copy(), "indptr must have"),
-        "an index beyond the reference": (ip, wild, dv, Y, R, g, "indices must lie"),
+        "an index beyond the training points": (ip, wild, dv, Y, R, g, "indices must lie"),
         "grad is Fortran-ordered": (ip, ix, dv, Y, R, np.zeros((2, n_new)).T, "grad must be"),
         "grad has another shape": (ip, ix, dv, Y, R, np.zeros((n_new, 3)), "grad must have"),
     }
 
 
-@pytest.mark.parametrize("case", ["Y_ref has another dimension", "Y_ref is empty",
-                                  "Y_ref is float32", "P has more rows than Y",
-                                  "an index beyond the reference", "grad has another shape",
+@pytest.mark.parametrize("case", ["Y_train has another dimension", "Y_train is empty",
+                                  "Y_train is float32", "P has more rows than Y",
+                                  "an index beyond the training points", "grad has another shape",
                                   "grad is Fortran-ordered"])
 def test_both_twins_refuse_bad_transform_arrays_alike(rng, case):
     ip, ix, dv, Y, R, g, match = _bad_transform_arrays(rng)[case]

@@ -58,20 +58,20 @@ def test_transform_and_model_files_apply_the_same_projection(sparse):
     X = _data(500, seed=4)
     X = sp.csr_matrix(np.maximum(X - 11.0, 0.0)) if sparse else X
     model = smallvis.Embedding("umap", random_state=0, n_iter=30, pca=8).fit(X[:450])
-    assert model.reference_.X.shape == (450, 8) and model.n_features_in_ == 60
+    assert model.training_map_.X.shape == (450, 8) and model.n_features_in_ == 60
     placed = model.transform(X[450:])
-    scores = model.reference_.projection.apply(X[450:])
+    scores = model.training_map_.projection.apply(X[450:])
     np.testing.assert_array_equal(
-        model.reference_.neighbors(X[450:], 5)[0],
-        smallvis.inputs.neighbors.KNNIndex(model.reference_.X, method="exact").query(scores,
+        model.training_map_.neighbors(X[450:], 5)[0],
+        smallvis.inputs.neighbors.KNNIndex(model.training_map_.X, method="exact").query(scores,
                                                                                      5)[0])
     buf = io.BytesIO()
     smallvis.save_model(model, buf)
     buf.seek(0)
     loaded = smallvis.load_model(buf)
     assert loaded.pca == 8 and loaded.n_features_in_ == 60
-    np.testing.assert_array_equal(loaded.reference_.projection.components,
-                                  model.reference_.projection.components)
+    np.testing.assert_array_equal(loaded.training_map_.projection.components,
+                                  model.training_map_.projection.components)
     np.testing.assert_array_equal(loaded.transform(X[450:]), placed)
 
 
@@ -97,7 +97,7 @@ def test_cli_pca_is_stored_in_the_model(tmp_path):
                  "--random-state", "1", "--out", str(tmp_path / "y.csv"), "--quiet",
                  "--save-model", str(tmp_path / "m.npz")]) in (0, None)
     model = smallvis.load_model(tmp_path / "m.npz")
-    assert model.pca == 5 and model.reference_.X.shape == (120, 5)
+    assert model.pca == 5 and model.training_map_.X.shape == (120, 5)
 
 
 def _counts(n=300, d=12, seed=7):
@@ -135,7 +135,7 @@ def test_cosine_pca_places_new_points_by_the_angles_of_the_data():
     X = _counts(340, seed=9)
     model = smallvis.Embedding("umap", random_state=0, n_iter=20, pca=X.shape[1],
                                method_params={"metric": "cosine"}).fit(X[:300])
-    indices, distances = model.reference_.neighbors(X[300:], 5)
+    indices, distances = model.training_map_.neighbors(X[300:], 5)
     exact = smallvis.inputs.neighbors.KNNIndex(X[:300], method="exact", metric="cosine")
     want_indices, want_distances = exact.query(X[300:], 5)
     np.testing.assert_allclose(distances, want_distances, atol=1e-10)
@@ -144,7 +144,7 @@ def test_cosine_pca_places_new_points_by_the_angles_of_the_data():
     smallvis.save_model(model, buf)
     buf.seek(0)
     loaded = smallvis.load_model(buf)
-    np.testing.assert_array_equal(loaded.reference_.projection.mean, 0.0)
+    np.testing.assert_array_equal(loaded.training_map_.projection.mean, 0.0)
     np.testing.assert_array_equal(loaded.transform(X[300:]), model.transform(X[300:]))
     with pytest.raises(TypeError):  # the fit's data were dense: so are new points
         model.transform(sp.csr_matrix(X[300:]))

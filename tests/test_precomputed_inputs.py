@@ -209,9 +209,9 @@ def test_transform_takes_distances_to_the_training_points(method):
     by_data = smallvis.Embedding(method, random_state=0, n_iter=100, n_epochs=20).fit(train)
     # the new points' rows of P: those of the data, measured from the distances
     kernels = smallvis.backends.reference
-    np.testing.assert_allclose(by_distance.reference_.new_rows(cdist(new, train),
+    np.testing.assert_allclose(by_distance.training_map_.new_rows(cdist(new, train),
                                                                kernels).toarray(),
-                               by_data.reference_.new_rows(new, kernels).toarray(),
+                               by_data.training_map_.new_rows(new, kernels).toarray(),
                                rtol=1e-9, atol=1e-15)
     placed = by_distance.transform(cdist(new, train))
     assert np.all(np.isfinite(placed))
@@ -234,10 +234,10 @@ def test_transform_of_a_large_precomputed_fit_selects_exactly(monkeypatch):
                                method_params={"metric": "precomputed"}).fit(cdist(train, train))
     expected = model.transform(cdist(new, train))
     monkeypatch.setattr(smallvis.transform, "EXACT_MAX_N", 100)
-    model.reference_._index = None
-    assert model.reference_.uses_annoy()
+    model.training_map_._index = None
+    assert model.training_map_.uses_annoy()
     np.testing.assert_array_equal(model.transform(cdist(new, train)), expected)
-    assert model.reference_.knn_index().method == "exact"
+    assert model.training_map_.knn_index().method == "exact"
 
 
 # ---------------------------------------------------------------------------

@@ -210,11 +210,11 @@ def test_model_file_round_trip_with_the_projection(low_threshold, monkeypatch, t
     # 400 points run the exact optimizer: n_iter, not n_epochs, keeps the fit short
     model = smallvis.Embedding("umap", random_state=2, n_iter=30, n_epochs=30,
                                n_threads=1).fit(X[:400])
-    assert model.reference_.knn_index()._projected()
+    assert model.training_map_.knn_index()._projected()
     path = tmp_path / "model.npz"
     smallvis.save_model(model, path)
     loaded = smallvis.load_model(path)
-    assert loaded.reference_.knn_index()._projected()
+    assert loaded.training_map_.knn_index()._projected()
     assert np.array_equal(loaded.transform(X[400:]), model.transform(X[400:]))
 
 

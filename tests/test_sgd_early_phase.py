@@ -138,8 +138,8 @@ def test_transform_of_a_model_with_an_early_phase(tmp_path):
     path = tmp_path / "m.npz"
     smallvis.save_model(model, path)
     loaded = smallvis.load_model(path)
-    assert loaded.reference_.cost_params["early_epochs"] == 6
-    assert loaded.reference_.cost_params["early_gamma"] == 1.0
+    assert loaded.training_map_.cost_params["early_epochs"] == 6
+    assert loaded.training_map_.cost_params["early_gamma"] == 1.0
     np.testing.assert_array_equal(loaded.transform(X[120:]), model.transform(X[120:]))
 
 
@@ -167,6 +167,6 @@ def test_a_model_file_from_before_the_phase_loads_without_it():
         for name, data in members.items():
             zf.writestr(name, data)
     loaded = smallvis.load_model(io.BytesIO(old.getvalue()))
-    assert loaded.reference_.cost_params["early_gamma"] is None
-    assert loaded.reference_.cost_params["early_epochs"] == 0
+    assert loaded.training_map_.cost_params["early_gamma"] is None
+    assert loaded.training_map_.cost_params["early_epochs"] == 0
     np.testing.assert_array_equal(loaded.transform(X[120:]), model.transform(X[120:]))

@@ -117,7 +117,7 @@ def test_transform_of_a_sparse_fit_takes_sparse_or_dense_new_points(method):
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(model)).transform(X[600:]), placed)
     # the new points' neighbours are those of the exact search
     ref_idx = KNNIndex(X[:600], method="exact", metric="cosine").query(X[600:], 8)
-    got = model.reference_.neighbors(X[600:], 8)
+    got = model.training_map_.neighbors(X[600:], 8)
     assert np.mean(got[1] <= ref_idx[1][:, -1:] * (1 + 1e-12)) >= 0.9
 
 
@@ -298,8 +298,8 @@ def test_a_sparse_fit_round_trips_through_a_model_file(method, metric, tmp_path)
     model.fit(X[:250])
     smallvis.save_model(model, tmp_path / "m.npz")
     loaded = smallvis.load_model(tmp_path / "m.npz")
-    assert sp.issparse(loaded.reference_.X)
-    assert (loaded.reference_.X != model.reference_.X).nnz == 0
+    assert sp.issparse(loaded.training_map_.X)
+    assert (loaded.training_map_.X != model.training_map_.X).nnz == 0
     np.testing.assert_array_equal(loaded.embedding_, model.embedding_)
     np.testing.assert_array_equal(loaded.transform(X[250:]), model.transform(X[250:]))
     np.testing.assert_array_equal(loaded.transform(X[250:].toarray()),
@@ -328,7 +328,7 @@ def test_auto_searches_sparse_data_exactly_above_the_row_limit_while_it_is_cheap
         # 600 points run the exact optimizer: n_iter, not n_epochs, keeps the fit short
         model = smallvis.UMAP(random_state=0, n_iter=5,
                               method_params={"metric": "cosine"}).fit(X)
-        assert model.reference_.knn_index().method == method
+        assert model.training_map_.knn_index().method == method
     monkeypatch.setattr(sparse_search, "SPARSE_EXACT_MAX_N", 600)  # the row limit alone
     assert KNNIndex(X, metric="cosine", random_state=0).method == "exact"
 
@@ -344,8 +344,8 @@ def test_a_sparse_fit_searched_by_annoy_round_trips(sparse_fit, monkeypatch):
     model, X_new = sparse_fit
     loaded = smallvis.load_model(io.BytesIO(_saved_bytes(model)))
     expected = model.transform(X_new)
-    assert model.reference_.knn_index().method == "annoy"
-    assert loaded.reference_.knn_index().method == "annoy"
+    assert model.training_map_.knn_index().method == "annoy"
+    assert loaded.training_map_.knn_index().method == "annoy"
     np.testing.assert_array_equal(loaded.transform(X_new), expected)
 
 
@@ -518,7 +518,7 @@ def test_a_far_point_after_a_sparse_fit_is_placed_as_after_a_dense_fit():
     projections on that direction.  The sparse fit places it where the
     dense fit of the same data does.
     """
-    from smallvis.transform import build_reference
+    from smallvis.transform import build_training_map
 
     X = _small_text()
     Xd = X.toarray()
@@ -530,7 +530,7 @@ def test_a_far_point_after_a_sparse_fit_is_placed_as_after_a_dense_fit():
     for form, data, new in (("dense", Xd, far), ("sparse", X, sp.csr_matrix(far))):
         result = smallvis.embed(data, "tsne", fast=True, perplexity=5.0, n_iter=60,
                                 random_state=3, init="random", return_result=True)
-        ref = build_reference("tsne", data, result, seed=3)
+        ref = build_training_map("tsne", data, result, seed=3)
         idx, dist = ref.neighbors(new, 8)
         assert set(idx[0]) == set(extreme), form
         assert np.all(np.isfinite(dist)), form

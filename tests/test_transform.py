@@ -8,12 +8,12 @@ import smallvis
 from smallvis.backends import _kernels
 from smallvis.backends import reference
 from smallvis.registry import METHODS
-from smallvis.transform import Reference, build_reference
+from smallvis.transform import TrainingMap, build_training_map
 
 from conftest import example_params, one_method_per_kind
 from test_gradients import central_differences
 
-#: (kernel prefix, arguments after Y_ref) with eps = 0 where there is one, so
+#: (kernel prefix, arguments after Y_train) with eps = 0 where there is one, so
 #: that each gradient is the exact gradient of its cost.
 EXACT = {
     "asne": (), "ssne": (), "tsne": (), "tsne_dof": (0.5,), "tsne_dof_light": (3.0,),
@@ -89,10 +89,10 @@ def test_every_registry_kernel_has_transform_cases():
 def test_transform_gradient_matches_finite_differences(name, fast, dim, scale, rng):
     cost, gradient = _kernels_of(_kernels if fast else reference, name)
     args = EXACT[name]
-    triplet, Y, Y_ref = _problem(rng, dim=dim, scale=scale)
+    triplet, Y, Y_train = _problem(rng, dim=dim, scale=scale)
     grad = np.zeros_like(Y)
-    gradient(*triplet, Y, Y_ref, *args, grad, 1)
-    fd = central_differences(lambda Yc: cost(*triplet, Yc, Y_ref, *args, 1), Y)
+    gradient(*triplet, Y, Y_train, *args, grad, 1)
+    fd = central_differences(lambda Yc: cost(*triplet, Yc, Y_train, *args, 1), Y)
     assert np.abs(grad).max() > 1e-6
     np.testing.assert_allclose(grad, fd, rtol=0, atol=1e-6 * np.abs(grad).max())
 
@@ -102,14 +102,14 @@ def test_transform_gradient_matches_finite_differences(name, fast, dim, scale, r
 def test_transform_twins_agree(name, n_threads, rng):
     args = DEFAULTS.get(name, EXACT[name])
     for dim, density in [(1, 1.0), (2, 0.3), (3, 0.1)]:
-        triplet, Y, Y_ref = _problem(rng, m=9, n=40, dim=dim, density=density)
-        Y_ref[3] = Y[2]  # a coincident pair: no force, finite cost
+        triplet, Y, Y_train = _problem(rng, m=9, n=40, dim=dim, density=density)
+        Y_train[3] = Y[2]  # a coincident pair: no force, finite cost
         out = {}
         for module in (reference, _kernels):
             cost, gradient = _kernels_of(module, name)
             grad = np.zeros_like(Y)
-            gradient(*triplet, Y, Y_ref, *args, grad, n_threads)
-            out[module] = (cost(*triplet, Y, Y_ref, *args, n_threads), grad)
+            gradient(*triplet, Y, Y_train, *args, grad, n_threads)
+            out[module] = (cost(*triplet, Y, Y_train, *args, n_threads), grad)
         (c_ref, g_ref), (c_fast, g_fast) = out[reference], out[_kernels]
         assert np.isfinite(c_ref) and np.all(np.isfinite(g_ref))
         assert c_fast == pytest.approx(c_ref, rel=1e-10, abs=1e-12)
@@ -120,16 +120,16 @@ def test_transform_twins_agree(name, n_threads, rng):
 def test_a_new_point_feels_only_the_reference(name, rng):
     """Row s of the gradient is the same alone as in a batch (no new-new pairs)."""
     args = EXACT[name]
-    triplet, Y, Y_ref = _problem(rng, m=5)
+    triplet, Y, Y_train = _problem(rng, m=5)
     for module in (reference, _kernels):
         _, gradient = _kernels_of(module, name)
         grad = np.zeros_like(Y)
-        gradient(*triplet, Y, Y_ref, *args, grad, 1)
-        P = sp.csr_matrix((triplet[2], triplet[1], triplet[0]), shape=(5, Y_ref.shape[0]))
+        gradient(*triplet, Y, Y_train, *args, grad, 1)
+        P = sp.csr_matrix((triplet[2], triplet[1], triplet[0]), shape=(5, Y_train.shape[0]))
         row = P[2]
         one = np.zeros((1, Y.shape[1]))
         gradient(row.indptr.astype(np.int64), row.indices.astype(np.int64), row.data,
-                 Y[2:3].copy(), Y_ref, *args, one, 1)
+                 Y[2:3].copy(), Y_train, *args, one, 1)
         np.testing.assert_allclose(one[0], grad[2], rtol=1e-12, atol=1e-14)
 
 
@@ -149,7 +149,7 @@ def _fit(method, X):
     n_iter = {"asne": 300, "ssne": 300}.get(method, 500)
     result = smallvis.embed(X, method=method, fast=True, random_state=1, n_iter=n_iter,
                             return_result=True)
-    return result, build_reference(method, X, result, seed=1)
+    return result, build_training_map(method, X, result, seed=1)
 
 
 @pytest.fixture(scope="module")
@@ -157,7 +157,7 @@ def fitted(digits_split):
     """``fitted(method)``: the exact fit of the 480 training digits and its reference.
 
     Each method is fitted once for the module; the tests only read the
-    result and transform against the reference.
+    result and transform against the training map.
     """
     X = digits_split[0]
     fits = {}
@@ -227,7 +227,7 @@ def test_transform_is_deterministic_and_batch_independent(digits_split, fitted):
 def test_numpy_and_cython_paths_place_points_alike(digits_split, fitted):
     X, _, X_new, _ = digits_split
     result, ref = fitted("tsne")
-    slow = Reference(**{**{k: getattr(ref, k) for k in ("method", "X", "Y", "affinity_params",
+    slow = TrainingMap(**{**{k: getattr(ref, k) for k in ("method", "X", "Y", "affinity_params",
                                                        "cost_params", "row_scale", "seed")},
                         "fast": False})
     a = ref.transform(X_new[:20], n_iter=10)
@@ -243,12 +243,12 @@ def test_annoy_search_for_large_references(monkeypatch, digits_split, fitted):
     result, ref = fitted("umap")
     exact_idx, exact_d = ref.neighbors(X_new, 14)
     monkeypatch.setattr(tr, "EXACT_MAX_N", 100)
-    ref2 = build_reference("umap", X, result, seed=1)
+    ref2 = build_training_map("umap", X, result, seed=1)
     assert ref2.uses_annoy()
     idx, d = ref2.neighbors(X_new, 14)
     recall = np.mean([len(set(a) & set(b)) / 14 for a, b in zip(idx, exact_idx)])
     assert recall > 0.9
-    rebuilt = build_reference("umap", X, result, seed=1)
+    rebuilt = build_training_map("umap", X, result, seed=1)
     assert np.array_equal(rebuilt.neighbors(X_new, 14)[0], idx)
     assert np.all(np.diff(d, axis=1) >= 0)
 
@@ -259,7 +259,7 @@ def test_stochastic_placement_after_a_stochastic_fit(method, digits_split):
     X, y, X_new, y_new = digits_split
     result = smallvis.embed(X, method=method, fast=True, random_state=1, optimizer="sgd",
                             return_result=True)
-    ref = build_reference(method, X, result, seed=1)
+    ref = build_training_map(method, X, result, seed=1)
     assert ref.optimizer == "sgd"
     placed = ref.transform(X_new, n_iter=60)
     assert np.array_equal(placed, ref.transform(X_new, n_iter=60))
@@ -279,7 +279,7 @@ def test_stochastic_placement_follows_the_learning_rate():
     X_new = rng.normal(size=(6, 4))
     result = smallvis.embed(X, method="umap", fast=True, random_state=1, optimizer="sgd",
                             n_iter=30, return_result=True)
-    ref = build_reference("umap", X, result, seed=1)
+    ref = build_training_map("umap", X, result, seed=1)
     start = ref.transform(X_new, n_iter=0)
     default = ref.transform(X_new, n_iter=40)
     assert np.array_equal(default, ref.transform(X_new, n_iter=40, learning_rate=0.5))
@@ -297,7 +297,7 @@ def test_a_collapsed_fitted_map_is_refused_without_naming_init():
     X = rng.normal(size=(60, 3))
     result = smallvis.embed(X, "umap", optimizer="sgd", n_epochs=20, random_state=1,
                             n_neighbors=5, return_result=True)
-    ref = dataclasses.replace(build_reference("umap", X, result, seed=1),
+    ref = dataclasses.replace(build_training_map("umap", X, result, seed=1),
                               Y=result.Y * 1e-170)
     with pytest.raises(ValueError, match="umap transform: the fitted embedding") as caught:
         ref.transform(X[:3] + 0.1, n_iter=10)

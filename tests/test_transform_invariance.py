@@ -26,7 +26,7 @@ from scipy.spatial.distance import cdist
 
 import smallvis
 from smallvis.registry import METHODS
-from smallvis.transform import Reference, build_reference
+from smallvis.transform import TrainingMap, build_training_map
 
 LONG = os.environ.get("SMALLVIS_LONG_TESTS", "") not in ("", "0")
 
@@ -55,7 +55,7 @@ def _params(method):
 
 @pytest.fixture(scope="module")
 def fitted():
-    """One small exact fit per method: training data, new points, Reference."""
+    """One small exact fit per method: training data, new points, TrainingMap."""
     X = _clusters()
     X_train, X_new = X[:120], X[120:]
     refs = {}
@@ -63,13 +63,13 @@ def fitted():
         result = smallvis.embed(X_train, method=method, fast=True, random_state=1,
                                 init="pca", n_iter=200, return_result=True,
                                 **_params(method))
-        refs[method] = build_reference(method, X_train, result, seed=1)
+        refs[method] = build_training_map(method, X_train, result, seed=1)
     return X_train, X_new, refs
 
 
 def _reference(ref, optimizer, X=None):
     """``ref`` with another placement form and (optionally) other training data."""
-    return Reference(method=ref.method, X=ref.X if X is None else X, Y=ref.Y,
+    return TrainingMap(method=ref.method, X=ref.X if X is None else X, Y=ref.Y,
                      affinity_params=ref.affinity_params, cost_params=ref.cost_params,
                      row_scale=ref.row_scale, seed=ref.seed, fast=ref.fast,
                      optimizer=optimizer)
@@ -213,7 +213,7 @@ def test_stochastic_placement_still_depends_on_the_seed(fitted):
     """The draws are keyed to the point and the seed: another seed, other draws."""
     X, X_new, refs = fitted
     ref = _reference(refs["largevis"], "sgd")
-    other = Reference(**{**{k: getattr(ref, k) for k in (
+    other = TrainingMap(**{**{k: getattr(ref, k) for k in (
         "method", "X", "Y", "affinity_params", "cost_params", "row_scale", "fast",
         "optimizer")}, "seed": ref.seed + 1})
     assert not np.array_equal(ref.transform(X_new, n_iter=N_ITER),
@@ -294,7 +294,7 @@ def test_a_placement_that_leaves_float64_is_refused(fitted):
     """A fitted map too wide for float64's squares: an error, not NaN coordinates."""
     X, X_new, refs = fitted
     ref = refs["umap"]
-    wide = Reference(method=ref.method, X=ref.X, Y=ref.Y * 1e200,
+    wide = TrainingMap(method=ref.method, X=ref.X, Y=ref.Y * 1e200,
                      affinity_params=ref.affinity_params, cost_params=ref.cost_params,
                      row_scale=ref.row_scale, seed=ref.seed, optimizer="sgd")
     with pytest.raises(ValueError, match="non-finite coordinates"):
@@ -306,7 +306,7 @@ def test_numpy_and_cython_kernels_place_alike(method, optimizer, fitted):
     """The NumPy reference and the Cython kernels agree (to rounding of ``P``)."""
     X, X_new, refs = fitted
     ref = refs[method]
-    slow = Reference(method=ref.method, X=ref.X, Y=ref.Y, affinity_params=ref.affinity_params,
+    slow = TrainingMap(method=ref.method, X=ref.X, Y=ref.Y, affinity_params=ref.affinity_params,
                      cost_params=ref.cost_params, row_scale=ref.row_scale, seed=ref.seed,
                      fast=False, optimizer=optimizer)
     fast = _placed(fitted, method, optimizer)

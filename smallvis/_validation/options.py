@@ -98,7 +98,7 @@ def check_integer(value, name, low=None, high=None, *, why=None):
 MAX_ITERATIONS = 100_000
 
 #: Largest accepted ``transform`` iteration count (``n_iter`` of
-#: :meth:`smallvis.transform.Reference.transform`, ``transform_n_iter``):
+#: :meth:`smallvis.transform.TrainingMap.transform`, ``transform_n_iter``):
 #: 100 times the default of 100.
 MAX_TRANSFORM_ITERATIONS = 10_000
 

@@ -997,11 +997,11 @@ cdef double _infonce_row(const double* y, const double* yr, Py_ssize_t dim,
     return cost
 
 
-cdef double _infonce(indptr, indices, data, Y, Y_ref, double m, grad, int nt):
+cdef double _infonce(indptr, indices, data, Y, Y_train, double m, grad, int nt):
     """The expected InfoNCE loss (and gradient into ``grad``, when given) of a map
-    (``Y_ref`` None) or of new points against ``Y_ref``."""
-    fit = Y_ref is None
-    Yr = Y if fit else Y_ref
+    (``Y_train`` None) or of new points against ``Y_train``."""
+    fit = Y_train is None
+    Yr = Y if fit else Y_train
     cdef const int64_t[::1] ip = indptr
     cdef const int64_t[::1] ix = indices
     cdef const double[::1] dv = data
@@ -1053,14 +1053,14 @@ def infonce_gradient(indptr, indices, data, Y, m, grad, n_threads):
     _infonce(indptr, indices, data, Y, None, m, grad, n_threads)
 
 
-def infonce_transform_cost(indptr, indices, data, Y, Y_ref, m, n_threads):
+def infonce_transform_cost(indptr, indices, data, Y, Y_train, m, n_threads):
     """The expected InfoNCE loss of new points; see the reference twin."""
-    return _infonce(indptr, indices, data, Y, Y_ref, m, None, n_threads)
+    return _infonce(indptr, indices, data, Y, Y_train, m, None, n_threads)
 
 
-def infonce_transform_gradient(indptr, indices, data, Y, Y_ref, m, grad, n_threads):
+def infonce_transform_gradient(indptr, indices, data, Y, Y_train, m, grad, n_threads):
     """Gradient of infonce_transform_cost; see the reference twin."""
-    _infonce(indptr, indices, data, Y, Y_ref, m, grad, n_threads)
+    _infonce(indptr, indices, data, Y, Y_train, m, grad, n_threads)
 
 
 # ---------------------------------------------------------------------------

@@ -326,7 +326,7 @@ static void smallvis_umap_row_2d_two_pass(
 /* ---- fast path: end --------------------------------------------------- */
 
 /*
- * Transform rows: one new point s against the n fixed reference points.
+ * Transform rows: one new point s against the n fixed training points.
  * d2: its squared distances; p: its dense row of P; psum: the row's sum.
  * The coefficient row writes c_sj, so that grad_s = sum_j c_sj (y_s - y_j);
  * the cost row returns the row's cost.
@@ -782,7 +782,7 @@ static double smallvis_tsne_dof_z_row(const double *__restrict__ d2, ptrdiff_t s
 
 /* ---- fast path: end --------------------------------------------------- */
 
-/* A new point's squared distances to the reference rows Rt ((dim, n)). */
+/* A new point's squared distances to the training rows Rt ((dim, n)). */
 SMALLVIS_CLONES
 static void smallvis_tr_sq_dists(const double *Rt, ptrdiff_t n, ptrdiff_t dim,
                                  const double *y, double *d2)

@@ -396,7 +396,7 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
         * ``coefficient`` (a key of ``SGD_COEFFICIENTS``) and its
           parameters ``params``: the fields of its unit, in order (floats).
         * ``n_others`` (int): the points a point of the map is compared
-          with, ``N - 1`` (a fit; the ``N`` reference points when placing
+          with, ``N - 1`` (a fit; the ``N`` training points when placing
           new points, as the exact transform), for a unit whose coefficients
           depend on it.
         * ``scheme``: ``"epochs_per_sample"`` (umap-learn's bookkeeping),

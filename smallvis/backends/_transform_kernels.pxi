@@ -42,16 +42,16 @@ cdef double _transform_row(const smallvis_transform_unit* unit, const void* para
 
 
 cdef double _transform(const smallvis_transform_unit* unit, const void* params, indptr,
-                       indices, data, Y, Y_ref, grad, n_threads):
+                       indices, data, Y, Y_train, grad, n_threads):
     """Run _transform_row over the rows of Y; return the summed cost."""
-    cdef Py_ssize_t m = Y.shape[0], n = Y_ref.shape[0], dim = Y.shape[1], s
+    cdef Py_ssize_t m = Y.shape[0], n = Y_train.shape[0], dim = Y.shape[1], s
     if m == 0:
         return 0.0
     cdef const int64_t[::1] ip = indptr
     cdef const int64_t[::1] ix = np.ascontiguousarray(indices) if len(indices) else np.zeros(1, dtype=np.int64)
     cdef const double[::1] dv = np.ascontiguousarray(data) if len(data) else np.zeros(1)
     cdef const double[:, ::1] y = Y
-    Rt_arr = np.ascontiguousarray(Y_ref.T)
+    Rt_arr = np.ascontiguousarray(Y_train.T)
     cdef const double[:, ::1] Rt = Rt_arr
     cdef int nt = n_threads
     cdef double[:, :, ::1] sc = _scratch(nt, 3, n)
@@ -75,141 +75,141 @@ cdef double _transform(const smallvis_transform_unit* unit, const void* params, 
 # ---- the generic entry points: a unit in, its compiled twin picked from the lists
 
 
-cdef double _normalised_transform(unit, indptr, indices, data, Y, Y_ref, grad,
+cdef double _normalised_transform(unit, indptr, indices, data, Y, Y_train, grad,
                                   n_threads) except? -1.0:
     """A normalised unit's rows of new points (its cost, or its gradient into grad)."""
     cdef smallvis_normalised_params k
     cdef Py_ssize_t u = _load_normalised(unit, &k)
     return _transform(&smallvis_normalised_units[u].transform, &k, indptr, indices, data, Y,
-                      Y_ref, grad, n_threads)
+                      Y_train, grad, n_threads)
 
 
-def normalised_transform_cost(unit, indptr, indices, data, Y, Y_ref, n_threads):
+def normalised_transform_cost(unit, indptr, indices, data, Y, Y_train, n_threads):
     """A normalised unit's cost of new points (each over its own row); see the reference twin."""
-    _check_pair_arrays(indptr, indices, data, Y, Y_ref=Y_ref, in_range=_indices_in_range)
-    return _normalised_transform(unit, indptr, indices, data, Y, Y_ref, None, n_threads)
+    _check_pair_arrays(indptr, indices, data, Y, Y_train=Y_train, in_range=_indices_in_range)
+    return _normalised_transform(unit, indptr, indices, data, Y, Y_train, None, n_threads)
 
 
-def normalised_transform_gradient(unit, indptr, indices, data, Y, Y_ref, grad, n_threads):
+def normalised_transform_gradient(unit, indptr, indices, data, Y, Y_train, grad, n_threads):
     """Gradient of normalised_transform_cost in the new points; see the reference twin."""
-    _check_pair_arrays(indptr, indices, data, Y, grad, Y_ref, in_range=_indices_in_range)
-    _normalised_transform(unit, indptr, indices, data, Y, Y_ref, grad, n_threads)
+    _check_pair_arrays(indptr, indices, data, Y, grad, Y_train, in_range=_indices_in_range)
+    _normalised_transform(unit, indptr, indices, data, Y, Y_train, grad, n_threads)
 
 
-def pair_transform_cost(unit, indptr, indices, data, Y, Y_ref, n_threads):
+def pair_transform_cost(unit, indptr, indices, data, Y, Y_train, n_threads):
     """A pair unit's row terms of new points; see the reference twin."""
     cdef smallvis_unit_params k
-    cdef Py_ssize_t u = _load_unit(unit, <double>Y_ref.shape[0], &k)
-    _check_pair_arrays(indptr, indices, data, Y, Y_ref=Y_ref, in_range=_indices_in_range)
-    return _transform(smallvis_transform_units[u], &k, indptr, indices, data, Y, Y_ref,
+    cdef Py_ssize_t u = _load_unit(unit, <double>Y_train.shape[0], &k)
+    _check_pair_arrays(indptr, indices, data, Y, Y_train=Y_train, in_range=_indices_in_range)
+    return _transform(smallvis_transform_units[u], &k, indptr, indices, data, Y, Y_train,
                       None, n_threads)
 
 
-def pair_transform_gradient(unit, indptr, indices, data, Y, Y_ref, grad, n_threads):
+def pair_transform_gradient(unit, indptr, indices, data, Y, Y_train, grad, n_threads):
     """Gradient of pair_transform_cost in the new points; see the reference twin."""
     cdef smallvis_unit_params k
-    cdef Py_ssize_t u = _load_unit(unit, <double>Y_ref.shape[0], &k)
-    _check_pair_arrays(indptr, indices, data, Y, grad, Y_ref, in_range=_indices_in_range)
-    _transform(smallvis_transform_units[u], &k, indptr, indices, data, Y, Y_ref, grad,
+    cdef Py_ssize_t u = _load_unit(unit, <double>Y_train.shape[0], &k)
+    _check_pair_arrays(indptr, indices, data, Y, grad, Y_train, in_range=_indices_in_range)
+    _transform(smallvis_transform_units[u], &k, indptr, indices, data, Y, Y_train, grad,
                n_threads)
 
 
 # ---- the named functions: thin wrappers that build their unit (callers check the arrays)
 
 
-def asne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
+def asne_transform_cost(indptr, indices, data, Y, Y_train, n_threads):
     """Gaussian row KL of new points; see the reference twin."""
-    return _normalised_transform(ASNE(), indptr, indices, data, Y, Y_ref, None, n_threads)
+    return _normalised_transform(ASNE(), indptr, indices, data, Y, Y_train, None, n_threads)
 
 
-def asne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
+def asne_transform_gradient(indptr, indices, data, Y, Y_train, grad, n_threads):
     """Gradient of asne_transform_cost; see the reference twin."""
-    _normalised_transform(ASNE(), indptr, indices, data, Y, Y_ref, grad, n_threads)
+    _normalised_transform(ASNE(), indptr, indices, data, Y, Y_train, grad, n_threads)
 
 
-def ssne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
+def ssne_transform_cost(indptr, indices, data, Y, Y_train, n_threads):
     """Gaussian row KL of new points (as asne); see the reference twin."""
-    return _normalised_transform(SSNE(), indptr, indices, data, Y, Y_ref, None, n_threads)
+    return _normalised_transform(SSNE(), indptr, indices, data, Y, Y_train, None, n_threads)
 
 
-def ssne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
+def ssne_transform_gradient(indptr, indices, data, Y, Y_train, grad, n_threads):
     """Gradient of ssne_transform_cost; see the reference twin."""
-    _normalised_transform(SSNE(), indptr, indices, data, Y, Y_ref, grad, n_threads)
+    _normalised_transform(SSNE(), indptr, indices, data, Y, Y_train, grad, n_threads)
 
 
-def tsne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
+def tsne_transform_cost(indptr, indices, data, Y, Y_train, n_threads):
     """Cauchy row KL of new points; see the reference twin."""
-    return _normalised_transform(TSNE(), indptr, indices, data, Y, Y_ref, None, n_threads)
+    return _normalised_transform(TSNE(), indptr, indices, data, Y, Y_train, None, n_threads)
 
 
-def tsne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
+def tsne_transform_gradient(indptr, indices, data, Y, Y_train, grad, n_threads):
     """Gradient of tsne_transform_cost; see the reference twin."""
-    _normalised_transform(TSNE(), indptr, indices, data, Y, Y_ref, grad, n_threads)
+    _normalised_transform(TSNE(), indptr, indices, data, Y, Y_train, grad, n_threads)
 
 
-def tsne_dof_transform_cost(indptr, indices, data, Y, Y_ref, dof, n_threads):
+def tsne_dof_transform_cost(indptr, indices, data, Y, Y_train, dof, n_threads):
     """Heavy-tailed row KL of new points; see the reference twin."""
-    return _normalised_transform(TSNE(dof), indptr, indices, data, Y, Y_ref, None, n_threads)
+    return _normalised_transform(TSNE(dof), indptr, indices, data, Y, Y_train, None, n_threads)
 
 
-def tsne_dof_transform_gradient(indptr, indices, data, Y, Y_ref, dof, grad, n_threads):
+def tsne_dof_transform_gradient(indptr, indices, data, Y, Y_train, dof, grad, n_threads):
     """Gradient of tsne_dof_transform_cost; see the reference twin."""
-    _normalised_transform(TSNE(dof), indptr, indices, data, Y, Y_ref, grad, n_threads)
+    _normalised_transform(TSNE(dof), indptr, indices, data, Y, Y_train, grad, n_threads)
 
 
-def largevis_transform_cost(indptr, indices, data, Y, Y_ref, gamma, eps, alpha, n_threads):
+def largevis_transform_cost(indptr, indices, data, Y, Y_train, gamma, eps, alpha, n_threads):
     """LargeVis row terms of new points; see the reference twin."""
-    return pair_transform_cost(LargeVis(gamma, eps, alpha), indptr, indices, data, Y, Y_ref,
+    return pair_transform_cost(LargeVis(gamma, eps, alpha), indptr, indices, data, Y, Y_train,
                                n_threads)
 
 
-def largevis_transform_gradient(indptr, indices, data, Y, Y_ref, gamma, eps, alpha, grad,
+def largevis_transform_gradient(indptr, indices, data, Y, Y_train, gamma, eps, alpha, grad,
                                 n_threads):
     """Gradient of largevis_transform_cost; see the reference twin."""
-    pair_transform_gradient(LargeVis(gamma, eps, alpha), indptr, indices, data, Y, Y_ref,
+    pair_transform_gradient(LargeVis(gamma, eps, alpha), indptr, indices, data, Y, Y_train,
                             grad, n_threads)
 
 
-def largevis_exp_transform_cost(indptr, indices, data, Y, Y_ref, gamma, n_threads):
+def largevis_exp_transform_cost(indptr, indices, data, Y, Y_train, gamma, n_threads):
     """Exponential-weight LargeVis row terms; see the reference twin."""
-    return pair_transform_cost(LargeVisExp(gamma), indptr, indices, data, Y, Y_ref,
+    return pair_transform_cost(LargeVisExp(gamma), indptr, indices, data, Y, Y_train,
                                n_threads)
 
 
-def largevis_exp_transform_gradient(indptr, indices, data, Y, Y_ref, gamma, grad, n_threads):
+def largevis_exp_transform_gradient(indptr, indices, data, Y, Y_train, gamma, grad, n_threads):
     """Gradient of largevis_exp_transform_cost; see the reference twin."""
-    pair_transform_gradient(LargeVisExp(gamma), indptr, indices, data, Y, Y_ref, grad,
+    pair_transform_gradient(LargeVisExp(gamma), indptr, indices, data, Y, Y_train, grad,
                             n_threads)
 
 
-def umap_transform_cost(indptr, indices, data, Y, Y_ref, a, b, eps, n_threads):
+def umap_transform_cost(indptr, indices, data, Y, Y_train, a, b, eps, n_threads):
     """UMAP row terms of new points; see the reference twin."""
-    return pair_transform_cost(UMAP(a, b, eps), indptr, indices, data, Y, Y_ref, n_threads)
+    return pair_transform_cost(UMAP(a, b, eps), indptr, indices, data, Y, Y_train, n_threads)
 
 
-def umap_transform_gradient(indptr, indices, data, Y, Y_ref, a, b, eps, grad, n_threads):
+def umap_transform_gradient(indptr, indices, data, Y, Y_train, a, b, eps, grad, n_threads):
     """Gradient of umap_transform_cost; see the reference twin."""
-    pair_transform_gradient(UMAP(a, b, eps), indptr, indices, data, Y, Y_ref, grad,
+    pair_transform_gradient(UMAP(a, b, eps), indptr, indices, data, Y, Y_train, grad,
                             n_threads)
 
 
-def tumap_transform_cost(indptr, indices, data, Y, Y_ref, eps, n_threads):
+def tumap_transform_cost(indptr, indices, data, Y, Y_train, eps, n_threads):
     """t-UMAP row terms of new points; see the reference twin."""
-    return pair_transform_cost(TUMAP(eps), indptr, indices, data, Y, Y_ref, n_threads)
+    return pair_transform_cost(TUMAP(eps), indptr, indices, data, Y, Y_train, n_threads)
 
 
-def tumap_transform_gradient(indptr, indices, data, Y, Y_ref, eps, grad, n_threads):
+def tumap_transform_gradient(indptr, indices, data, Y, Y_train, eps, grad, n_threads):
     """Gradient of tumap_transform_cost; see the reference twin."""
-    pair_transform_gradient(TUMAP(eps), indptr, indices, data, Y, Y_ref, grad, n_threads)
+    pair_transform_gradient(TUMAP(eps), indptr, indices, data, Y, Y_train, grad, n_threads)
 
 
-def ncvis_transform_cost(indptr, indices, data, Y, Y_ref, Q, nu, a, b, n_threads):
+def ncvis_transform_cost(indptr, indices, data, Y, Y_train, Q, nu, a, b, n_threads):
     """NCVis row terms of new points, Q fixed; see the reference twin."""
-    return pair_transform_cost(NCVis(Q, nu, a, b), indptr, indices, data, Y, Y_ref,
+    return pair_transform_cost(NCVis(Q, nu, a, b), indptr, indices, data, Y, Y_train,
                                n_threads)
 
 
-def ncvis_transform_gradient(indptr, indices, data, Y, Y_ref, Q, nu, a, b, grad, n_threads):
+def ncvis_transform_gradient(indptr, indices, data, Y, Y_train, Q, nu, a, b, grad, n_threads):
     """Gradient of ncvis_transform_cost; see the reference twin."""
-    pair_transform_gradient(NCVis(Q, nu, a, b), indptr, indices, data, Y, Y_ref, grad,
+    pair_transform_gradient(NCVis(Q, nu, a, b), indptr, indices, data, Y, Y_train, grad,
                             n_threads)

@@ -82,10 +82,10 @@ stops such a run, whose cost is flat to rounding without having converged.
 
 Placing new points against a fixed reference
 --------------------------------------------
-:meth:`smallvis.transform.Reference.transform` runs this same engine on the
-new points only (the reference rows enter through its gradient, fixed).
+:meth:`smallvis.transform.TrainingMap.transform` runs this same engine on the
+new points only (the training rows enter through its gradient, fixed).
 What differs is settings: a learning rate per row (``row_learning_rate``),
-a clip of the step (``max_step``), no re-centring (the reference frame is
+a clip of the step (``max_step``), no re-centring (the training map's frame is
 fixed), its own momentum schedule, a fixed number of iterations
 (``cost_every=None``), a check that the gradient is finite
 (``check_gradient``), no collapse checks (``check_collapse``: the new

@@ -68,12 +68,12 @@ Placing new points: frozen rows
 -------------------------------
 :func:`prepare_frozen` builds the problem of placing new points into a
 fitted layout (umap-learn's transform; :mod:`smallvis.transform`) for the
-same loop: the rows are the new points, then the reference points, which
+same loop: the rows are the new points, then the training points, which
 no step moves (``n_free``: the number of rows that move; a tail or negative
 from ``n_free`` on stays put).  Each new point is the head of its edges to
-the reference, scheme ``"epochs_per_sample"`` with each row scaled by its
+the training points, scheme ``"epochs_per_sample"`` with each row scaled by its
 own strongest edge, and its negatives are drawn uniformly from the
-reference rows (noise ``"reference"``, ``FROZEN_NOISE``).  Each edge
+training rows (noise ``"reference"``, ``FROZEN_NOISE``).  Each edge
 carries its own random key (``edge_key``, from its point's key and its
 place in the point's row) in place of its index, so that a point's draws,
 and with one thread its whole path, do not depend on the other new points.
@@ -566,13 +566,13 @@ def prepare_frozen(spec, P_new, n_epochs, kernel_params, point_keys, *, q=0.0):
     """The problem of placing new points against a frozen reference (umap-learn's transform).
 
     The rows of the problem are the ``n_new`` new points, then the
-    ``n_ref`` reference points, which never move (``n_free = n_new``).  Each
+    ``n_ref`` training points, which never move (``n_free = n_new``).  Each
     new point ``s`` is the head of its edges to its reference neighbours
     (the positive entries of row ``s`` of ``P_new``), sampled every
     ``max_j p_sj / p_sj`` epochs (``"epochs_per_sample"``, each row scaled
     by its own maximum; an edge whose period exceeds ``n_epochs`` is never
     due and is left out); each sample draws the method's negatives uniformly
-    from the reference rows (``"reference"`` noise), the constant number
+    from the training rows (``"reference"`` noise), the constant number
     ``n_negative`` per sample as umap-learn's bookkeeping.  The method's
     spec gives the rest: its coefficient and ``kernel_params``, clip,
     ``clip_after_step``, ``defer_head`` and ``skip_tail``, its initial
@@ -587,7 +587,7 @@ def prepare_frozen(spec, P_new, n_epochs, kernel_params, point_keys, *, q=0.0):
     ----------
     spec : SgdSpec
     P_new : sparse matrix of shape (n_new, n_ref)
-        The new points' affinities to the reference points (CSR, columns
+        The new points' affinities to the training points (CSR, columns
         sorted within each row).
     n_epochs : int
     kernel_params : mapping
@@ -600,7 +600,7 @@ def prepare_frozen(spec, P_new, n_epochs, kernel_params, point_keys, *, q=0.0):
     Returns
     -------
     SgdProblem
-        To run on ``vstack([Y_new, Y_ref])``.
+        To run on ``vstack([Y_new, Y_train])``.
     """
     M = sp.csr_matrix(P_new)
     n_new, n_ref = M.shape
@@ -641,7 +641,7 @@ def prepare_frozen(spec, P_new, n_epochs, kernel_params, point_keys, *, q=0.0):
                               spec.min_learning_rate),
         n_noise=n_noise, state=np.ascontiguousarray([edge_weight, edge_weight / n_noise[0]]),
         q=np.array([float(q)]), q_offset=empty_f,
-        # a new point is compared with the n_ref reference points (docs/theory.md
+        # a new point is compared with the n_ref training points (docs/theory.md
         # §3.10: Neg-t-SNE's xi = 1 / (N (N + 1))), as the exact transform loads
         coefficient=spec.coefficient, params=params, n_others=n_ref,
         scheme="epochs_per_sample", noise=FROZEN_NOISE, samples_per_epoch=n_new + n_ref,

@@ -5,7 +5,7 @@ both questions the package asks: each training point's own nearest other
 points (:meth:`KNNIndex.neighbors`, the fit's kNN graph, which
 :func:`nearest_neighbors` and :func:`knn_graph` return) and the nearest
 training points of new points (:meth:`KNNIndex.query`, what
-:class:`smallvis.transform.Reference` places new points with).  Both use
+:class:`smallvis.transform.TrainingMap` places new points with).  Both use
 one distance (a ``metric`` of :mod:`smallvis.inputs.distances`, computed
 from the core quantity that module defines), one tie rule, the same backend rule, the same Annoy forest and the
 same refinement, so a new point gets the recall of a training point.  New

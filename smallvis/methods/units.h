@@ -32,7 +32,7 @@
  *                                        (f[0], f[1], ... in that order) and
  *                                        the number of points a point is
  *                                        compared with (N - 1 in a fit, the
- *                                        N reference points for a new point).
+ *                                        N training points for a new point).
  * Its line: pair NAME ROW_2D SGD, the list's X(NAME, ROW_2D, SGD), with
  *   ROW_2D  how its exact gradient runs in two output dimensions: FUSED (the
  *           generic fused row), NO_ROW_2D (the generic any-dimension row: it

@@ -5,7 +5,7 @@
 structure, and checks every field's value by the rules ``fit`` and
 :func:`smallvis.embed` apply (the same functions, called without
 fitting) before it builds the estimator and its
-:class:`~smallvis.transform.Reference`.
+:class:`~smallvis.transform.TrainingMap`.
 """
 
 import numpy as np
@@ -22,7 +22,7 @@ from ..inputs.sparse_search import SPARSE_METRICS, prepare_sparse
 from ..registry import get_method
 from ..plans import make_plan, method_keywords
 from ..engines.sgd import choose_optimizer
-from ..transform import UNSTORED_AFFINITY_PARAMS, Reference, check_transform_settings
+from ..transform import UNSTORED_AFFINITY_PARAMS, TrainingMap, check_transform_settings
 from .encoding import decode
 from .archive import fail
 from .schema import check_keys, checked, read_model_file
@@ -102,7 +102,7 @@ def _check_row_scale(row_scale, method, n_samples):
 
     A normalised ``P`` sums to 1 (``asne``'s conditional one to
     ``n_samples``), so the value lies in ``[1 / n_samples, 1]`` up to
-    rounding (:func:`smallvis.transform.build_reference`).
+    rounding (:func:`smallvis.transform.build_training_map`).
     """
     row_scale = check_number(row_scale, "row_scale", low=0, low_open=True)
     if method.fuzzy and row_scale != 1.0:
@@ -116,8 +116,8 @@ def _check_row_scale(row_scale, method, n_samples):
     return row_scale
 
 
-def _check_reference(file, r, model, X, Y, arrays, n_features):
-    """The :class:`Reference` of the header's ``reference``, every field checked."""
+def _check_training_map(file, r, model, X, Y, arrays, n_features):
+    """The :class:`TrainingMap` of the header's ``reference``, every field checked."""
     method = checked(file, "reference.method", get_method, r["method"])
     if method.name != model._method_name():
         fail(file, f"header field reference.method = {method.name!r}, but the estimator's "
@@ -146,7 +146,7 @@ def _check_reference(file, r, model, X, Y, arrays, n_features):
                    f"graph); got {affinity.get('metric')!r}")
     if sp.issparse(X) and affinity.get("metric") == "cosine":
         checked(file, "X", prepare_sparse, X, "cosine")  # no all-zero row
-    return Reference(
+    return TrainingMap(
         method=method.name, X=X if sp.issparse(X) else np.ascontiguousarray(X),
         Y=np.ascontiguousarray(Y),
         affinity_params=affinity, cost_params=cost,
@@ -243,8 +243,8 @@ def load_model(file):
     unpickled), and every header field by the rules that ``fit`` and
     :func:`smallvis.embed` apply, plus the consistency of the whole: ``Y``
     has ``n_components`` columns and as many rows as ``X``, ``X`` has
-    ``n_features_in`` columns, the reference's parameters are exactly those
-    of its method, the estimator's method is the reference's.
+    ``n_features_in`` columns, the training map's parameters are exactly those
+    of its method, the estimator's method is the training map's.
 
     Parameters
     ----------
@@ -253,7 +253,7 @@ def load_model(file):
     Returns
     -------
     Embedding
-        Fitted: ``embedding_``, ``n_features_in_``, ``reference_`` (and
+        Fitted: ``embedding_``, ``n_features_in_``, ``training_map_`` (and
         ``feature_names_in_`` if it was fitted with names); ``result_`` is None.
 
     Raises
@@ -269,13 +269,15 @@ def load_model(file):
     model = _build_estimator(file, header, arrays)
     checked(file, "params", _check_estimator, model, X.shape[0])
     n_features = header["n_features_in"]  # X's columns unless a projection maps them
-    reference = _check_reference(file, header["reference"], model, X, Y, arrays, n_features)
+    # the header keeps the training map under its key "reference": a file format name
+    training_map = _check_training_map(file, header["reference"], model, X, Y, arrays,
+                                       n_features)
     names = checked(file, "feature_names_in", _check_feature_names,
                     header["feature_names_in"], n_features)
     if names is not None:
         model.feature_names_in_ = names
     model.n_features_in_ = n_features
-    model.embedding_ = reference.Y
+    model.embedding_ = training_map.Y
     model.result_ = None
-    model.reference_ = reference
+    model.training_map_ = training_map
     return model

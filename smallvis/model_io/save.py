@@ -49,7 +49,7 @@ def save_model(model, file):
         raise TypeError(f"save_model needs a smallvis Embedding; got {type(model).__name__}")
     model._check_is_fitted("save_model")
     _check_binary_target(file)
-    ref = model.reference_
+    ref = model.training_map_
     arrays = {}
     params = {name: encode(value, f"param:{name}", arrays)
               for name, value in model.get_params().items() if name != "callback"}
@@ -62,6 +62,8 @@ def save_model(model, file):
         "n_features_in": int(model.n_features_in_),
         "feature_names_in": (None if getattr(model, "feature_names_in_", None) is None
                              else [str(c) for c in model.feature_names_in_]),
+        # the training map; the key keeps its name so that files of every version
+        # share one format
         "reference": {
             "method": ref.method,
             "affinity_params": encode(ref.affinity_params, "ref:affinity", arrays),

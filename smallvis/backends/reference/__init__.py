@@ -14,7 +14,7 @@ their public names (:data:`__all__`, the twin contract):
 * :mod:`.infonce`: the expected InfoNCE loss, row by row;
 * :mod:`.pairs`: the pair engine and the kernels of the pair methods;
 * :mod:`.fft`: t-SNE with FFT-interpolated repulsion, and the grid's limits;
-* :mod:`.transform`: new points against a fixed reference embedding;
+* :mod:`.transform`: new points against a fixed training map;
 * :mod:`._helpers`: private array checks and dense helpers they share;
 * the stochastic optimizer's twins, from :mod:`smallvis.backends._sgd_reference`.
 

@@ -27,13 +27,13 @@ def _check_kernel_array(arr, name, dtype, ndim, writeable=False):
                      f"{np.dtype(dtype).name} array; got a {got}")
 
 
-def _check_pair_arrays(indptr, indices, data, Y, grad=None, Y_ref=None, *,
+def _check_pair_arrays(indptr, indices, data, Y, grad=None, Y_train=None, *,
                        in_range=_indices_in_range):
     """The arrays of a pair unit's entry point, as the compiled twin reads them unchecked.
 
     Both twins call it, so they refuse the same input with the same
     ``ValueError``.  ``P`` (the CSR triplet) has a row per row of ``Y`` and a
-    column per row of ``Y`` (a fit) or of ``Y_ref`` (new points against a
+    column per row of ``Y`` (a fit) or of ``Y_train`` (new points against a
     reference); ``grad``, when given, is written and has ``Y``'s shape.  In
     the full layout of a fit (``data`` is the dense ``N x N`` matrix) the
     kernels read no column index, so none is checked.
@@ -44,7 +44,7 @@ def _check_pair_arrays(indptr, indices, data, Y, grad=None, Y_ref=None, *,
     data : ndarray of float64
     Y : ndarray of float64, shape (n_rows, n_components)
     grad : ndarray of float64 or None
-    Y_ref : ndarray of float64, shape (n_columns, n_components), or None
+    Y_train : ndarray of float64, shape (n_columns, n_components), or None
     in_range : callable or None
         ``in_range(indices, n_columns)``: whether every index lies in
         ``[0, n_columns)`` (the compiled twin passes a one-pass loop).  None
@@ -58,16 +58,16 @@ def _check_pair_arrays(indptr, indices, data, Y, grad=None, Y_ref=None, *,
     n_rows, dim = Y.shape
     if dim < 1:
         raise ValueError(f"Y must have at least one column; got shape {Y.shape}")
-    if Y_ref is None:
+    if Y_train is None:
         if n_rows < 1:
             raise ValueError("Y must have at least one row")
         n_columns = n_rows
     else:
-        _check_kernel_array(Y_ref, "Y_ref", np.float64, 2)
-        if Y_ref.shape[0] < 1 or Y_ref.shape[1] != dim:
-            raise ValueError(f"Y_ref must have at least one row and Y's {dim} columns; "
-                             f"got shape {Y_ref.shape}")
-        n_columns = Y_ref.shape[0]
+        _check_kernel_array(Y_train, "Y_train", np.float64, 2)
+        if Y_train.shape[0] < 1 or Y_train.shape[1] != dim:
+            raise ValueError(f"Y_train must have at least one row and Y's {dim} columns; "
+                             f"got shape {Y_train.shape}")
+        n_columns = Y_train.shape[0]
     if grad is not None:
         _check_kernel_array(grad, "grad", np.float64, 2, writeable=True)
         if grad.shape != Y.shape:
@@ -83,10 +83,10 @@ def _check_pair_arrays(indptr, indices, data, Y, grad=None, Y_ref=None, *,
     if not indptr[-1] == indices.shape[0] == data.shape[0]:
         raise ValueError(f"indptr[-1] ({indptr[-1]}), len(indices) ({indices.shape[0]}) "
                          f"and len(data) ({data.shape[0]}) must be equal")
-    full_layout = Y_ref is None and data.shape[0] == n_rows * n_columns
+    full_layout = Y_train is None and data.shape[0] == n_rows * n_columns
     if in_range is not None and not full_layout and not in_range(indices, n_columns):
         raise ValueError(f"indices must lie in [0, {n_columns - 1}] (a column per row of "
-                         f"{'Y' if Y_ref is None else 'Y_ref'})")
+                         f"{'Y' if Y_train is None else 'Y_train'})")
 
 
 def _dense(indptr, indices, data, n):

@@ -1,7 +1,7 @@
-"""New points against a fixed reference embedding (docs/theory.md §6).
+"""New points against a fixed training map (docs/theory.md §6).
 
 Each method family's cost and gradient for new points (``Y``) placed
-against a fixed reference (``Y_ref``): the normalised engine's
+against a fixed reference (``Y_train``): the normalised engine's
 (:func:`normalised_transform_cost`), the pair engine's
 (:func:`pair_transform_cost`), InfoNCE's, and the named wrappers of the
 methods that have them.
@@ -28,7 +28,7 @@ from .pairs import _row_noise
 
 # ``P`` is an M x N CSR triplet: row s holds the affinities of new point s to
 # the N reference (training) points; ``Y`` (M x dim) holds the moving new
-# points and ``Y_ref`` (N x dim) the fixed reference.  The cost is the sum
+# points and ``Y_train`` (N x dim) the fixed reference.  The cost is the sum
 # over the new points of the terms of *their own row* of the method's cost,
 # taken over every reference point (no pair of two new points: a new point is
 # placed as if it were the only one added, so the result for a point does not
@@ -37,25 +37,25 @@ from .pairs import _row_noise
 # gradient row, whose cost counts the pair (s, j) twice.
 
 
-def _transform_dense(indptr, indices, data, Y, Y_ref):
-    """Dense M x N P and squared distances between the new and reference points."""
-    m, n = Y.shape[0], Y_ref.shape[0]
+def _transform_dense(indptr, indices, data, Y, Y_train):
+    """Dense M x N P and squared distances between the new and training points."""
+    m, n = Y.shape[0], Y_train.shape[0]
     P = csr_matrix((data, indices, indptr), shape=(m, n)).toarray()
-    return P, cdist(Y, Y_ref, "sqeuclidean")
+    return P, cdist(Y, Y_train, "sqeuclidean")
 
 
-def _transform_force(K, D2, Y, Y_ref):
+def _transform_force(K, D2, Y, Y_train):
     r""":math:`2 \sum_j K_{sj} (y_s - y_j)`, coincident pairs removed.
 
-    Evaluated relative to the reference's first point (exact differences for
+    Evaluated relative to the training map's first point (exact differences for
     nearby points, as :func:`_gradient_from_coefficients`).
     """
     K = np.where(D2 > 0, K, 0.0)
-    origin = Y_ref[0] if Y_ref.shape[0] else 0.0
-    return 2.0 * (K.sum(axis=1)[:, None] * (Y - origin) - K @ (Y_ref - origin))
+    origin = Y_train[0] if Y_train.shape[0] else 0.0
+    return 2.0 * (K.sum(axis=1)[:, None] * (Y - origin) - K @ (Y_train - origin))
 
 
-def normalised_transform_cost(unit, indptr, indices, data, Y, Y_ref, n_threads):
+def normalised_transform_cost(unit, indptr, indices, data, Y, Y_train, n_threads):
     r"""Cost of new points placed by a normalised unit against a fixed reference.
 
     .. math::
@@ -64,23 +64,23 @@ def normalised_transform_cost(unit, indptr, indices, data, Y, Y_ref, n_threads):
         \qquad
         q_{j|s} = \frac{w(\|y_s - y_j\|^2)}{\sum_k w(\|y_s - y_k\|^2)},
 
-    ``j, k`` over the reference points: each new point is normalised over
+    ``j, k`` over the training points: each new point is normalised over
     its own row, whatever the unit's normalisation in a fit (as openTSNE
     does for t-SNE), so the result for a point does not depend on its batch.
     """
     unit_field_values(unit)
-    _check_pair_arrays(indptr, indices, data, Y, Y_ref=Y_ref)
-    return _normalised_transform_cost(unit, indptr, indices, data, Y, Y_ref)
+    _check_pair_arrays(indptr, indices, data, Y, Y_train=Y_train)
+    return _normalised_transform_cost(unit, indptr, indices, data, Y, Y_train)
 
 
-def _normalised_transform_cost(unit, indptr, indices, data, Y, Y_ref):
+def _normalised_transform_cost(unit, indptr, indices, data, Y, Y_train):
     """:func:`normalised_transform_cost` on arrays the caller has checked."""
-    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
+    P, D2 = _transform_dense(indptr, indices, data, Y, Y_train)
     Q, log_Q = _normalised_q(unit, D2, 1)
     return unit.cost(P, Q, log_Q)
 
 
-def normalised_transform_gradient(unit, indptr, indices, data, Y, Y_ref, grad, n_threads):
+def normalised_transform_gradient(unit, indptr, indices, data, Y, Y_train, grad, n_threads):
     r"""Gradient of :func:`normalised_transform_cost` in the new points (writes ``grad``).
 
     .. math::
@@ -93,18 +93,18 @@ def normalised_transform_gradient(unit, indptr, indices, data, Y, Y_ref, grad, n
     :math:`(p_{j|s} - \pi_s q_{j|s})\, s_{sj}`).
     """
     unit_field_values(unit)
-    _check_pair_arrays(indptr, indices, data, Y, grad, Y_ref)
-    _normalised_transform_gradient(unit, indptr, indices, data, Y, Y_ref, grad)
+    _check_pair_arrays(indptr, indices, data, Y, grad, Y_train)
+    _normalised_transform_gradient(unit, indptr, indices, data, Y, Y_train, grad)
 
 
-def _normalised_transform_gradient(unit, indptr, indices, data, Y, Y_ref, grad):
+def _normalised_transform_gradient(unit, indptr, indices, data, Y, Y_train, grad):
     """:func:`normalised_transform_gradient` on arrays the caller has checked."""
-    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
+    P, D2 = _transform_dense(indptr, indices, data, Y, Y_train)
     K = _normalised_coefficients(unit, P, D2, 1, P.sum(axis=1, keepdims=True))
-    grad[...] = _transform_force(K, np.ones_like(D2), Y, Y_ref)
+    grad[...] = _transform_force(K, np.ones_like(D2), Y, Y_train)
 
 
-def asne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
+def asne_transform_cost(indptr, indices, data, Y, Y_train, n_threads):
     r"""Cost of new points placed by asymmetric SNE against a fixed reference.
 
     .. math::
@@ -113,12 +113,12 @@ def asne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
         \qquad
         q_{j|s} = \frac{\exp(-\|y_s - y_j\|^2)}{\sum_k \exp(-\|y_s - y_k\|^2)},
 
-    ``j, k`` over the reference points: row ``s`` of the asne cost.
+    ``j, k`` over the training points: row ``s`` of the asne cost.
     """
-    return _normalised_transform_cost(ASNE(), indptr, indices, data, Y, Y_ref)
+    return _normalised_transform_cost(ASNE(), indptr, indices, data, Y, Y_train)
 
 
-def asne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
+def asne_transform_gradient(indptr, indices, data, Y, Y_train, grad, n_threads):
     r"""Gradient of :func:`asne_transform_cost` in the new points.
 
     .. math::
@@ -128,10 +128,10 @@ def asne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
 
     (:math:`\pi_s = 1` for a calibrated row).
     """
-    _normalised_transform_gradient(ASNE(), indptr, indices, data, Y, Y_ref, grad)
+    _normalised_transform_gradient(ASNE(), indptr, indices, data, Y, Y_train, grad)
 
 
-def ssne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
+def ssne_transform_cost(indptr, indices, data, Y, Y_train, n_threads):
     r"""Cost of new points placed by symmetric SNE: the Gaussian row KL.
 
     .. math::
@@ -143,10 +143,10 @@ def ssne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
     The joint normalisation of ssne's ``q`` is replaced by the new point's
     own row (as openTSNE does for t-SNE), so the cost is that of asne.
     """
-    return _normalised_transform_cost(SSNE(), indptr, indices, data, Y, Y_ref)
+    return _normalised_transform_cost(SSNE(), indptr, indices, data, Y, Y_train)
 
 
-def ssne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
+def ssne_transform_gradient(indptr, indices, data, Y, Y_train, grad, n_threads):
     r"""Gradient of :func:`ssne_transform_cost`.
 
     .. math::
@@ -154,10 +154,10 @@ def ssne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
         \frac{\partial C}{\partial y_s} = 2 \sum_j (p_{j|s} - \pi_s q_{j|s})(y_s - y_j),
         \qquad \pi_s = \sum_k p_{k|s}.
     """
-    _normalised_transform_gradient(SSNE(), indptr, indices, data, Y, Y_ref, grad)
+    _normalised_transform_gradient(SSNE(), indptr, indices, data, Y, Y_train, grad)
 
 
-def tsne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
+def tsne_transform_cost(indptr, indices, data, Y, Y_train, n_threads):
     r"""Cost of new points placed by t-SNE: the Cauchy row KL.
 
     .. math::
@@ -170,10 +170,10 @@ def tsne_transform_cost(indptr, indices, data, Y, Y_ref, n_threads):
 
     the joint normalisation replaced by the new point's row, as openTSNE.
     """
-    return _normalised_transform_cost(TSNE(), indptr, indices, data, Y, Y_ref)
+    return _normalised_transform_cost(TSNE(), indptr, indices, data, Y, Y_train)
 
 
-def tsne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
+def tsne_transform_gradient(indptr, indices, data, Y, Y_train, grad, n_threads):
     r"""Gradient of :func:`tsne_transform_cost`.
 
     .. math::
@@ -184,10 +184,10 @@ def tsne_transform_gradient(indptr, indices, data, Y, Y_ref, grad, n_threads):
 
     (:math:`\pi_s = 1` for a calibrated row).
     """
-    _normalised_transform_gradient(TSNE(), indptr, indices, data, Y, Y_ref, grad)
+    _normalised_transform_gradient(TSNE(), indptr, indices, data, Y, Y_train, grad)
 
 
-def tsne_dof_transform_cost(indptr, indices, data, Y, Y_ref, dof, n_threads):
+def tsne_dof_transform_cost(indptr, indices, data, Y, Y_train, dof, n_threads):
     r"""Cost of new points placed by t-SNE with ``dof`` = :math:`\alpha`: the row KL.
 
     .. math::
@@ -200,10 +200,10 @@ def tsne_dof_transform_cost(indptr, indices, data, Y, Y_ref, dof, n_threads):
 
     (:func:`tsne_transform_cost` is the case :math:`\alpha = 1`).
     """
-    return _normalised_transform_cost(TSNE(dof), indptr, indices, data, Y, Y_ref)
+    return _normalised_transform_cost(TSNE(dof), indptr, indices, data, Y, Y_train)
 
 
-def tsne_dof_transform_gradient(indptr, indices, data, Y, Y_ref, dof, grad, n_threads):
+def tsne_dof_transform_gradient(indptr, indices, data, Y, Y_train, dof, grad, n_threads):
     r"""Gradient of :func:`tsne_dof_transform_cost`.
 
     .. math::
@@ -212,11 +212,11 @@ def tsne_dof_transform_gradient(indptr, indices, data, Y, Y_ref, dof, grad, n_th
         2 \sum_j (p_{j|s} - \pi_s q_{j|s})\, w_{sj}^{1/\alpha}\, (y_s - y_j),
         \qquad \pi_s = \sum_k p_{k|s}.
     """
-    _normalised_transform_gradient(TSNE(dof), indptr, indices, data, Y, Y_ref, grad)
+    _normalised_transform_gradient(TSNE(dof), indptr, indices, data, Y, Y_train, grad)
 
 
-def infonce_transform_cost(indptr, indices, data, Y, Y_ref, m, n_threads):
-    r"""The expected InfoNCE loss of new points against fixed reference points.
+def infonce_transform_cost(indptr, indices, data, Y, Y_train, m, n_threads):
+    r"""The expected InfoNCE loss of new points against fixed training points.
 
     .. math::
 
@@ -224,15 +224,15 @@ def infonce_transform_cost(indptr, indices, data, Y, Y_ref, m, n_threads):
             \bigl(e^{-t} - e^{-\phi_{sj} t} M_s(t)^m\bigr) \frac{dt}{t}\Bigr],
         \qquad M_s(t) = \frac{1}{N} \sum_{k} e^{-t \phi_{sk}},
 
-    ``j, k`` over the ``N`` reference points: the new point's positives and
-    its negatives are reference points.
+    ``j, k`` over the ``N`` training points: the new point's positives and
+    its negatives are training points.
     """
-    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
+    P, D2 = _transform_dense(indptr, indices, data, Y, Y_train)
     costs, _ = _infonce_rows(InfoNCE(m), P, D2, False)
     return float(costs.sum())
 
 
-def infonce_transform_gradient(indptr, indices, data, Y, Y_ref, m, grad, n_threads):
+def infonce_transform_gradient(indptr, indices, data, Y, Y_train, m, grad, n_threads):
     r"""Gradient of :func:`infonce_transform_cost` in the new points.
 
     .. math::
@@ -240,25 +240,25 @@ def infonce_transform_gradient(indptr, indices, data, Y, Y_ref, m, grad, n_threa
         \frac{\partial C}{\partial y_s} = 2 \sum_k K_{sk} (y_s - y_k),
         \qquad K_{sk} = -\phi_{sk}^2 \frac{\partial C_s}{\partial \phi_{sk}}.
     """
-    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
+    P, D2 = _transform_dense(indptr, indices, data, Y, Y_train)
     _, K = _infonce_rows(InfoNCE(m), P, D2, False)
-    grad[...] = _transform_force(K, D2, Y, Y_ref)
+    grad[...] = _transform_force(K, D2, Y, Y_train)
 
 
-def _transform_pair_cost(unit, indptr, indices, data, Y, Y_ref):
+def _transform_pair_cost(unit, indptr, indices, data, Y, Y_train):
     r"""The row terms of a unit's cost for new points: :math:`\sum_s \sum_j f_s(p_{sj}, d_{sj}^2)`.
 
-    ``j`` over the reference points; a new point's noise (NCVis) is spread
-    over the ``N`` reference points.
+    ``j`` over the training points; a new point's noise (NCVis) is spread
+    over the ``N`` training points.
     """
     unit_field_values(unit)
-    _check_pair_arrays(indptr, indices, data, Y, Y_ref=Y_ref)
-    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
-    noise = _row_noise(unit, P, Y_ref.shape[0])
+    _check_pair_arrays(indptr, indices, data, Y, Y_train=Y_train)
+    P, D2 = _transform_dense(indptr, indices, data, Y, Y_train)
+    noise = _row_noise(unit, P, Y_train.shape[0])
     return float(np.sum(unit.cost_term(P, D2, noise)))
 
 
-def _transform_pair_gradient(unit, indptr, indices, data, Y, Y_ref, grad):
+def _transform_pair_gradient(unit, indptr, indices, data, Y, Y_train, grad):
     r"""Gradient of :func:`_transform_pair_cost` in the new points (writes ``grad``).
 
     .. math::
@@ -268,82 +268,82 @@ def _transform_pair_gradient(unit, indptr, indices, data, Y, Y_ref, grad):
     with :math:`c` the unit's pair coefficient (exact when ``eps = 0``).
     """
     unit_field_values(unit)
-    _check_pair_arrays(indptr, indices, data, Y, grad, Y_ref)
-    P, D2 = _transform_dense(indptr, indices, data, Y, Y_ref)
-    noise = _row_noise(unit, P, Y_ref.shape[0])
+    _check_pair_arrays(indptr, indices, data, Y, grad, Y_train)
+    P, D2 = _transform_dense(indptr, indices, data, Y, Y_train)
+    noise = _row_noise(unit, P, Y_train.shape[0])
     with np.errstate(divide="ignore", invalid="ignore"):
         C, _ = unit.coefficient(P, D2, noise)
-    grad[...] = _transform_force(C, D2, Y, Y_ref)
+    grad[...] = _transform_force(C, D2, Y, Y_train)
 
 
-def pair_transform_cost(unit, indptr, indices, data, Y, Y_ref, n_threads):
+def pair_transform_cost(unit, indptr, indices, data, Y, Y_train, n_threads):
     r"""A pair unit's row terms for new points, :math:`\sum_s \sum_j f_s(p_{sj}, d_{sj}^2)`.
 
-    ``j`` runs over the ``N`` reference points (``Y_ref``, fixed).
+    ``j`` runs over the ``N`` training points (``Y_train``, fixed).
     """
-    return _transform_pair_cost(unit, indptr, indices, data, Y, Y_ref)
+    return _transform_pair_cost(unit, indptr, indices, data, Y, Y_train)
 
 
-def pair_transform_gradient(unit, indptr, indices, data, Y, Y_ref, grad, n_threads):
+def pair_transform_gradient(unit, indptr, indices, data, Y, Y_train, grad, n_threads):
     r"""Gradient of :func:`pair_transform_cost` in the new points (writes ``grad``).
 
     .. math::
 
         \frac{\partial C}{\partial y_s} = 2 \sum_j c_{sj} (y_s - y_j).
     """
-    _transform_pair_gradient(unit, indptr, indices, data, Y, Y_ref, grad)
+    _transform_pair_gradient(unit, indptr, indices, data, Y, Y_train, grad)
 
 
-def largevis_transform_cost(indptr, indices, data, Y, Y_ref, gamma, eps, alpha, n_threads):
+def largevis_transform_cost(indptr, indices, data, Y, Y_train, gamma, eps, alpha, n_threads):
     """Row terms of the LargeVis cost for new points (``eps`` regularises only the gradient)."""
-    return _transform_pair_cost(LargeVis(gamma, eps, alpha), indptr, indices, data, Y, Y_ref)
+    return _transform_pair_cost(LargeVis(gamma, eps, alpha), indptr, indices, data, Y, Y_train)
 
 
-def largevis_transform_gradient(indptr, indices, data, Y, Y_ref, gamma, eps, alpha, grad,
+def largevis_transform_gradient(indptr, indices, data, Y, Y_train, gamma, eps, alpha, grad,
                                 n_threads):
     """Gradient of :func:`largevis_transform_cost` (exact when ``eps = 0``)."""
-    _transform_pair_gradient(LargeVis(gamma, eps, alpha), indptr, indices, data, Y, Y_ref, grad)
+    _transform_pair_gradient(LargeVis(gamma, eps, alpha), indptr, indices, data, Y, Y_train, grad)
 
 
-def largevis_exp_transform_cost(indptr, indices, data, Y, Y_ref, gamma, n_threads):
+def largevis_exp_transform_cost(indptr, indices, data, Y, Y_train, gamma, n_threads):
     """Row terms of the exponential-weight LargeVis cost for new points."""
-    return _transform_pair_cost(LargeVisExp(gamma), indptr, indices, data, Y, Y_ref)
+    return _transform_pair_cost(LargeVisExp(gamma), indptr, indices, data, Y, Y_train)
 
 
-def largevis_exp_transform_gradient(indptr, indices, data, Y, Y_ref, gamma, grad, n_threads):
+def largevis_exp_transform_gradient(indptr, indices, data, Y, Y_train, gamma, grad, n_threads):
     """Gradient of :func:`largevis_exp_transform_cost`."""
-    _transform_pair_gradient(LargeVisExp(gamma), indptr, indices, data, Y, Y_ref, grad)
+    _transform_pair_gradient(LargeVisExp(gamma), indptr, indices, data, Y, Y_train, grad)
 
 
-def umap_transform_cost(indptr, indices, data, Y, Y_ref, a, b, eps, n_threads):
+def umap_transform_cost(indptr, indices, data, Y, Y_train, a, b, eps, n_threads):
     """Row terms of the UMAP cross-entropy for new points."""
-    return _transform_pair_cost(UMAP(a, b, eps), indptr, indices, data, Y, Y_ref)
+    return _transform_pair_cost(UMAP(a, b, eps), indptr, indices, data, Y, Y_train)
 
 
-def umap_transform_gradient(indptr, indices, data, Y, Y_ref, a, b, eps, grad, n_threads):
+def umap_transform_gradient(indptr, indices, data, Y, Y_train, a, b, eps, grad, n_threads):
     """Gradient of :func:`umap_transform_cost` (exact when ``eps = 0``)."""
-    _transform_pair_gradient(UMAP(a, b, eps), indptr, indices, data, Y, Y_ref, grad)
+    _transform_pair_gradient(UMAP(a, b, eps), indptr, indices, data, Y, Y_train, grad)
 
 
-def tumap_transform_cost(indptr, indices, data, Y, Y_ref, eps, n_threads):
+def tumap_transform_cost(indptr, indices, data, Y, Y_train, eps, n_threads):
     """Row terms of the t-UMAP cross-entropy (UMAP's with ``a = b = 1``) for new points."""
-    return _transform_pair_cost(TUMAP(eps), indptr, indices, data, Y, Y_ref)
+    return _transform_pair_cost(TUMAP(eps), indptr, indices, data, Y, Y_train)
 
 
-def tumap_transform_gradient(indptr, indices, data, Y, Y_ref, eps, grad, n_threads):
+def tumap_transform_gradient(indptr, indices, data, Y, Y_train, eps, grad, n_threads):
     """Gradient of :func:`tumap_transform_cost` (exact when ``eps = 0``)."""
-    _transform_pair_gradient(TUMAP(eps), indptr, indices, data, Y, Y_ref, grad)
+    _transform_pair_gradient(TUMAP(eps), indptr, indices, data, Y, Y_train, grad)
 
 
-def ncvis_transform_cost(indptr, indices, data, Y, Y_ref, Q, nu, a, b, n_threads):
+def ncvis_transform_cost(indptr, indices, data, Y, Y_train, Q, nu, a, b, n_threads):
     r"""Row terms of the NCVis cost :math:`-J` for new points, ``Q`` fixed.
 
     The noise of new point ``s`` is :math:`\nu p_n(s)`, :math:`p_n(s) =
-    \sum_k p_{sk} / N` over the ``N`` reference points.
+    \sum_k p_{sk} / N` over the ``N`` training points.
     """
-    return _transform_pair_cost(NCVis(Q, nu, a, b), indptr, indices, data, Y, Y_ref)
+    return _transform_pair_cost(NCVis(Q, nu, a, b), indptr, indices, data, Y, Y_train)
 
 
-def ncvis_transform_gradient(indptr, indices, data, Y, Y_ref, Q, nu, a, b, grad, n_threads):
+def ncvis_transform_gradient(indptr, indices, data, Y, Y_train, Q, nu, a, b, grad, n_threads):
     """Gradient of :func:`ncvis_transform_cost` in the new points."""
-    _transform_pair_gradient(NCVis(Q, nu, a, b), indptr, indices, data, Y, Y_ref, grad)
+    _transform_pair_gradient(NCVis(Q, nu, a, b), indptr, indices, data, Y, Y_train, grad)

@@ -36,7 +36,7 @@ static inline double smallvis_infonce_phi(double d2)
 /*
  * One row's expected loss, and (slopes != NULL) its derivatives
  * slopes[k] = dC_i / dphi_k over the row's candidates k != skip (skip: the
- * row's own point in a fit, -1 for a new point against reference points).
+ * row's own point in a fit, -1 for a new point against training points).
  * phi[0 .. n_cols) holds the weights on entry and is divided by its largest
  * in place; pos[0 .. n_pos) are the positives' columns (none equal to skip)
  * with probabilities p > 0; e is work room for n_cols doubles.  The sums

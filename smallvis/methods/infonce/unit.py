@@ -118,7 +118,7 @@ class InfoNCE(NamedTuple):
         ----------
         phi : ndarray, shape (n_o,)
             The weights of the row's candidates (every point but ``i``, or
-            the reference points of a new point), > 0.
+            the training points of a new point), > 0.
         pos : ndarray of int
             Indices into ``phi`` of the positives.
         p : ndarray

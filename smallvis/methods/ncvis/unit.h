@@ -19,7 +19,7 @@ typedef struct {
 } smallvis_ncvis_params;
 
 /* A point's noise r = nu p_n = nu (its row sum of P) / (the number of
- * points it is compared with): n - 1 in the fit, n reference rows for a
+ * points it is compared with): n - 1 in the fit, n training rows for a
  * new point. */
 static inline double smallvis_ncvis_noise(double row_sum, double n_others,
                                           const smallvis_ncvis_params *k)
@@ -94,7 +94,7 @@ static inline double smallvis_ncvis_row_value(double psum, ptrdiff_t n,
     return smallvis_ncvis_noise(psum, (double)n, k);
 }
 
-/* Transform row (the reference rows fixed, so only the new point's noise):
+/* Transform row (the training rows fixed, so only the new point's noise):
  *     c_sj = 2 r / (q + r) (p - q) a b d2^(b - 1) q_hat. */
 static inline double smallvis_ncvis_transform_c(double d2, double p, double r,
                                                 const smallvis_ncvis_params *k)

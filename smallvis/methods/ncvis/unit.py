@@ -71,7 +71,7 @@ class NCVis(NamedTuple):
             :math:`\sum_k p_{ik}` of each row.
         n_others : int
             The points a row's noise is spread over (``N - 1`` in a fit,
-            the ``N`` reference points for a new point).
+            the ``N`` training points for a new point).
 
         Returns
         -------

@@ -15,7 +15,7 @@
 
 /* c = Z-bar m xi, the per-pair constant; gamma = m xi, the repulsion
  * weight of every pair (xi = 1 / (n_o (n_o + 1)) for n_o other points:
- * N - 1 in a fit, the N reference points for a new point). */
+ * N - 1 in a fit, the N training points for a new point). */
 typedef struct {
     double c, gamma;
 } smallvis_negtsne_params;

@@ -63,7 +63,7 @@ class NegTSNE(NamedTuple):
             :math:`\sum_k p_{ik}` of each row (only its shape is used).
         n_others : int
             The points a point is compared with: ``N - 1`` in a fit, so that
-            :math:`\xi = 1 / (N (N - 1))`; the ``N`` reference points for a
+            :math:`\xi = 1 / (N (N - 1))`; the ``N`` training points for a
             new point (which joins ``N + 1`` points).
 
         Returns
@@ -114,7 +114,7 @@ class NegTSNE(NamedTuple):
         r"""What the stochastic loop calls: the per-pair constant :math:`c = \bar Z m / (n_o (n_o + 1))`.
 
         ``n_others`` is ``N - 1`` in a fit (the map's points but one) and
-        ``N`` for new points against ``N`` reference points, as in
+        ``N`` for new points against ``N`` training points, as in
         :meth:`noise`; ``m`` is the unit's, the whole number of negatives
         drawn per positive sample (``nu``, the same number, is not read).
         """
