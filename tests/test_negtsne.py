@@ -71,12 +71,12 @@ def test_cost_and_gradient_are_the_loss_written_pair_by_pair(fast):
 @pytest.mark.parametrize("rate", [0.3, 1.4, 2.5, 0.0, 1001.0])
 def test_the_stochastic_form_takes_a_whole_number_of_negatives(rate):
     with pytest.raises(ParameterError, match="negative_sample_rate") as info:
-        METHODS["negtsne"].sgd.kernel_params(z_bar=100.0, negative_sample_rate=rate)
+        METHODS["negtsne"].sgd.unit_params(z_bar=100.0, negative_sample_rate=rate)
     assert info.value.options == ("negative_sample_rate",)
 
 
 def test_whole_rates_run_stochastic_and_fractional_ones_exact():
-    fields = METHODS["negtsne"].sgd.kernel_params(z_bar=100.0, negative_sample_rate=2.0)
+    fields = METHODS["negtsne"].sgd.unit_params(z_bar=100.0, negative_sample_rate=2.0)
     assert fields == {"z_bar": 100.0, "m": 2.0, "n_negative": 2.0}
     X = np.random.default_rng(0).normal(size=(30, 4))
     with pytest.raises(ValueError, match="whole number"):
@@ -103,7 +103,7 @@ def test_exact_and_stochastic_transform_use_the_same_c(rng):
     # the stochastic transform: c_a = -2 c / (1 + c) at d = 0
     spec = METHODS["negtsne"].sgd
     P_new = sp.random(n_new, n_ref, density=0.3, random_state=0, format="csr")
-    problem = prepare_frozen(spec, P_new, 3, spec.kernel_params(z_bar=Z_BAR,
+    problem = prepare_frozen(spec, P_new, 3, spec.unit_params(z_bar=Z_BAR,
                                                                 negative_sample_rate=M),
                              np.arange(n_new, dtype=np.int64))
     for module in KERNEL_MODULES.values():

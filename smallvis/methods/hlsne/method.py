@@ -7,7 +7,7 @@ from .unit import HLSNE
 METHOD = Method(
     name="hlsne",
     summary="Hellinger SNE: joint Gaussian P, Student-t (Cauchy) Q, squared Hellinger distance",
-    kernel="hlsne",
+    prefix="hlsne",
     build_affinities=joint_affinities,
     affinity_params={"perplexity": 30.0, "metric": "euclidean"},
     sized_params={"perplexity": PERPLEXITY_SIZE},

@@ -45,7 +45,7 @@ def auto_learning_rate(n_samples, exaggeration):
 METHOD = Method(
     name="ncvis",
     summary="NCVis: noise-contrastive estimation with a learned normalisation Q",
-    kernel="ncvis",
+    prefix="ncvis",
     build_affinities=knn_graph_affinities,
     check_affinity_params=check_knn_graph,
     affinity_params={"n_neighbors": 15, **KNN_DEFAULTS},
@@ -60,7 +60,7 @@ METHOD = Method(
     auto_learning_rate=auto_learning_rate,
     # the NCVis reference code (docs/theory.md §4.4)
     sgd=SgdSpec(coefficient="ncvis", scheme="every_edge", noise="uniform_others",
-                n_epochs=n_epochs, kernel_params=sgd_params,
+                n_epochs=n_epochs, unit_params=sgd_params,
                 n_negative=5, clip=4.0, learning_rate=1.0, move_negatives=True,
                 clip_after_step=True, init="power", decay="quadratic",
                 noise_schedule="cubic", q_learning_rate=1.0,

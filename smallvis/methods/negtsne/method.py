@@ -62,7 +62,7 @@ def sgd_params(z_bar, negative_sample_rate):
 METHOD = Method(
     name="negtsne",
     summary="Neg-t-SNE: negative sampling with a fixed normalisation z_bar, Cauchy weights",
-    kernel="negtsne",
+    prefix="negtsne",
     build_affinities=knn_graph_affinities,
     check_affinity_params=check_knn_graph,
     affinity_params={"n_neighbors": 15, **KNN_DEFAULTS},
@@ -75,7 +75,7 @@ METHOD = Method(
     # every edge once per epoch, m uniform negatives that move (§3.10);
     # umap's epoch budget
     sgd=SgdSpec(coefficient="negtsne", scheme="every_edge", noise="uniform_others",
-                n_epochs=n_epochs, kernel_params=sgd_params,
+                n_epochs=n_epochs, unit_params=sgd_params,
                 n_negative=5, clip=4.0, learning_rate=1.0, move_negatives=True,
                 init="spectral", param_defaults={"n_trees": SGD_ANNOY_TREES}),
     pair_units={NegTSNE.kernel: NegTSNE},

@@ -19,13 +19,13 @@ def sgd_params(eps):
 METHOD = Method(
     name="tumap",
     summary="t-UMAP: UMAP with a = b = 1 (Cauchy weights)",
-    kernel="tumap",
+    prefix="tumap",
     cost_params={"eps": 0.001},
     resolve_cost=resolve_cost,
     # umap's loop with a = b = 1, written as the Cauchy coefficient:
     # the same numbers as d^(2b) = exp(b log d^2) with b = 1, without
     # the exp and log
-    sgd=SgdSpec(kernel_params=sgd_params, **{**SGD, "coefficient": "cauchy"}),
+    sgd=SgdSpec(unit_params=sgd_params, **{**SGD, "coefficient": "cauchy"}),
     **FUZZY_METHOD,
     pair_units={TUMAP.kernel: TUMAP},
     exact_gradient=eps_smooths,

@@ -56,10 +56,10 @@ FUZZY_METHOD = dict(
 METHOD = Method(
     name="umap",
     summary="UMAP: fuzzy kNN graph, 1/(1 + a d^2b) weights, fuzzy cross-entropy",
-    kernel="umap",
+    prefix="umap",
     cost_params={"a": None, "b": None, "spread": 1.0, "min_dist": 0.1, "eps": 0.001},
     resolve_cost=resolve_cost,
-    sgd=SgdSpec(kernel_params=sgd_params, **SGD),
+    sgd=SgdSpec(unit_params=sgd_params, **SGD),
     **FUZZY_METHOD,
     pair_units={UMAP.kernel: UMAP},
     fitted_params=("a", "b"),
