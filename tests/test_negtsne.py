@@ -15,7 +15,7 @@ import smallvis
 from smallvis._validation import ParameterError
 from smallvis.backends import reference
 from smallvis.engines.sgd import prepare_frozen
-from smallvis.methods.negtsne.unit import NegTSNE
+from smallvis.methods.negtsne.unit import NegTSNEUnit
 from smallvis.registry import METHODS
 
 from conftest import KERNEL_MODULES
@@ -98,7 +98,7 @@ def test_exact_and_stochastic_transform_use_the_same_c(rng):
     by_hand = np.sum(M / (n_ref * (n_ref + 1.0)) * np.log1p(1.0 / (c_expected * (1.0 + d2))))
     empty = (np.zeros(2, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
     for module in KERNEL_MODULES.values():
-        cost = module.pair_transform_cost(NegTSNE(Z_BAR, M), *empty, Y_new, Y_ref, 1)
+        cost = module.pair_transform_cost(NegTSNEUnit(Z_BAR, M), *empty, Y_new, Y_ref, 1)
         np.testing.assert_allclose(cost, by_hand, rtol=1e-12)
     # the stochastic transform: c_a = -2 c / (1 + c) at d = 0
     spec = METHODS["negtsne"].sgd
@@ -125,5 +125,5 @@ def test_the_fit_keeps_xi_of_n_minus_one_points():
     triplet = (np.arange(0, n * n + 1, n, dtype=np.int64),
                np.tile(np.arange(n, dtype=np.int64), n), P.ravel())
     for module in KERNEL_MODULES.values():
-        np.testing.assert_allclose(module.pair_cost(NegTSNE(Z_BAR, M), *triplet, Y, 1),
+        np.testing.assert_allclose(module.pair_cost(NegTSNEUnit(Z_BAR, M), *triplet, Y, 1),
                                    by_hand, rtol=1e-12)

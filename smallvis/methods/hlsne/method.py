@@ -2,7 +2,7 @@
 
 from ...families import JOINT, PERPLEXITY_SIZE, joint_affinities, joint_case
 from ...method_spec import Method, joint_auto_learning_rate
-from .unit import HLSNE
+from .unit import HLSNEUnit
 
 METHOD = Method(
     name="hlsne",
@@ -16,7 +16,7 @@ METHOD = Method(
     optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
     auto_learning_rate=joint_auto_learning_rate,
     p_family=JOINT,
-    normalised_units={"hlsne": HLSNE},
+    normalised_units={"hlsne": HLSNEUnit},
     case_affinities=joint_case("hlsne", "tsne"),
     examples=({},),
 )

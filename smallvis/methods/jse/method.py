@@ -3,7 +3,7 @@
 from ..._validation import ParameterError, check_number
 from ...families import CONDITIONAL, PERPLEXITY_SIZE, conditional_affinities, conditional_case
 from ...method_spec import Method, conditional_auto_learning_rate
-from .unit import JSE
+from .unit import JSEUnit
 
 
 def check_kappa(kappa):
@@ -34,7 +34,7 @@ METHOD = Method(
     optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
     auto_learning_rate=conditional_auto_learning_rate,
     p_family=CONDITIONAL,
-    normalised_units={"jse": JSE},
+    normalised_units={"jse": JSEUnit},
     case_affinities=conditional_case("jse"),
     factor_4_convention=False,
     examples=({"kappa": 0.5}, {"kappa": 0.1}, {"kappa": 0.9}),

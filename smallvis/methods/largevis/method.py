@@ -11,7 +11,7 @@ from ...families import (JOINT, KNN_DEFAULTS, OTHERS_SIZE, PERPLEXITY_SIZE, chec
                          joint_case, joint_knn_affinities)
 from ...method_spec import SGD_ANNOY_TREES, Method, eps_smooths, unfloored_auto_learning_rate
 from ..._validation import ParameterError, check_integer, check_number
-from .unit import LargeVis, LargeVisExp
+from .unit import LargeVisUnit, LargeVisExpUnit
 
 #: The LargeVis reference's repulsion weight and negatives per positive
 #: sample: its stochastic form weighs every unit of attraction against
@@ -226,7 +226,7 @@ METHOD = Method(
                 early_phase=early_phase,
                 sgd_only_params=("early_gamma", "early_epochs")),
     kernel_options=({"kernel": "exp"},),
-    pair_units={LargeVis.kernel: LargeVis, LargeVisExp.kernel: LargeVisExp},
+    pair_units={LargeVisUnit.kernel: LargeVisUnit, LargeVisExpUnit.kernel: LargeVisExpUnit},
     exact_gradient=exact_gradient,
     p_family=JOINT,
     case_affinities=joint_case("ssne", "tsne"),

@@ -8,7 +8,7 @@ from ...families import (KNN_DEFAULTS, KNN_GRAPH, KNN_GRAPH_SIZE, check_knn_grap
 from ...method_spec import SGD_ANNOY_TREES, Method
 from ...output_curve import output_curve
 from ..._validation import check_number
-from .unit import NCVis
+from .unit import NCVisUnit
 
 
 def resolve_cost(nu, a, b, spread, min_dist, correct_q):
@@ -65,7 +65,7 @@ METHOD = Method(
                 clip_after_step=True, init="power", decay="quadratic",
                 noise_schedule="cubic", q_learning_rate=1.0,
                 param_defaults={"n_trees": SGD_ANNOY_TREES}),
-    pair_units={NCVis.kernel: NCVis},
+    pair_units={NCVisUnit.kernel: NCVisUnit},
     fitted_params=("nu", "a", "b"),
     fit_inputs=("spread", "min_dist"),
     p_family=KNN_GRAPH,

@@ -9,7 +9,7 @@ from ...families import (KNN_DEFAULTS, KNN_GRAPH, KNN_GRAPH_SIZE, check_knn_grap
 from ...method_spec import SGD_ANNOY_TREES, Method, unfloored_auto_learning_rate
 from ..._validation import ParameterError, check_number
 from ..umap.method import n_epochs
-from .unit import NegTSNE
+from .unit import NegTSNEUnit
 
 #: ``z_bar="auto"``: the per-pair constant ``c = Z m / (N (N - 1))`` of
 #: ``min(AUTO_NEIGHBOURS / (N - 1), 1)``.
@@ -78,7 +78,7 @@ METHOD = Method(
                 n_epochs=n_epochs, unit_params=sgd_params,
                 n_negative=5, clip=4.0, learning_rate=1.0, move_negatives=True,
                 init="spectral", param_defaults={"n_trees": SGD_ANNOY_TREES}),
-    pair_units={NegTSNE.kernel: NegTSNE},
+    pair_units={NegTSNEUnit.kernel: NegTSNEUnit},
     p_family=KNN_GRAPH,
     case_affinities=graph_case("negtsne", KNN_GRAPH_SIZE),
     factor_4_convention=False,

@@ -5,7 +5,7 @@ from ...families import FUZZY_GRAPH_SIZE, graph_case
 from ...method_spec import Method, eps_smooths
 from ..._validation import check_number
 from ..umap.method import FUZZY_METHOD, SGD, SGD_GAMMA
-from .unit import TUMAP
+from .unit import TUMAPUnit
 
 
 def resolve_cost(eps):
@@ -27,7 +27,7 @@ METHOD = Method(
     # the exp and log
     sgd=SgdSpec(unit_params=sgd_params, **{**SGD, "coefficient": "cauchy"}),
     **FUZZY_METHOD,
-    pair_units={TUMAP.kernel: TUMAP},
+    pair_units={TUMAPUnit.kernel: TUMAPUnit},
     exact_gradient=eps_smooths,
     case_affinities=graph_case("tumap", FUZZY_GRAPH_SIZE),
     known_mistakes=("repulsion_without_1_minus_v_cauchy",),
