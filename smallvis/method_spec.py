@@ -342,8 +342,9 @@ class Method:
         Registry key: the name of the method's folder.
     summary : str
         One line for ``list_methods`` and the CLI help.
-    kernel : str
-        Prefix of the twin kernels ``<kernel>_cost`` and ``<kernel>_gradient``.
+    prefix : str
+        Prefix of the names of the twin kernels, ``<prefix>_cost`` and
+        ``<prefix>_gradient``.
     build_affinities : callable
         ``build_affinities(X, kernels, random_state, n_threads, **affinity_params) -> P``.
     affinity_params : mapping
@@ -353,7 +354,7 @@ class Method:
     resolve_cost : callable or None
         ``resolve_cost(cost_params) -> (kernel prefix, args)``: validates the
         cost parameters and turns them into the kernels' positional
-        arguments.  Default: ``kernel`` and the values in declared order.
+        arguments.  Default: ``prefix`` and the values in declared order.
     symmetric : bool
         Whether the cost requires a symmetric ``P``.
     fuzzy : bool
@@ -448,7 +449,7 @@ class Method:
 
     name: str
     summary: str
-    kernel: str
+    prefix: str
     build_affinities: Callable
     affinity_params: Mapping = field(default_factory=dict)
     cost_params: Mapping = field(default_factory=dict)
@@ -505,7 +506,7 @@ class Method:
         if gradient != "exact":
             return self.approximations[gradient].resolve_cost(**fixed)
         if self.resolve_cost is None:
-            return self.kernel, tuple(fixed.values())
+            return self.prefix, tuple(fixed.values())
         return self.resolve_cost(**fixed)
 
     def kernels(self, module, cost_params, gradient="exact", family="embed", guarded=True):

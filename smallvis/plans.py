@@ -277,11 +277,11 @@ class SgdPlan(_Start):
     spec: _sgd.SgdSpec
     n_epochs: int
     learning_rate: float
-    kernel_params: tuple
+    unit_params: tuple
     init: object
     affinity_params: dict
     cost_params: dict
-    early: object = None  # (kernel_params, n_early) of the spec's early phase, or None
+    early: object = None  # (unit_params, n_early) of the spec's early phase, or None
     name = "sgd"
     gradient = "exact"  # the exact cost kernels (the run samples its own forces)
 
@@ -304,7 +304,7 @@ class SgdPlan(_Start):
         early = None
         if spec.early_phase is not None:  # the params record the phase as run
             cost_params, early = spec.early_phase(n_epochs, **cost_params)
-        return cls(spec, n_epochs, learning_rate, spec.kernel_params(**cost_params),
+        return cls(spec, n_epochs, learning_rate, spec.unit_params(**cost_params),
                    sized_init(spec.init, n_samples) if init is None else init,
                    affinity_params, cost_params, early)
 
@@ -322,7 +322,7 @@ class SgdPlan(_Start):
         with ``verbose`` each epoch line shows it.
         """
         learned = objective.learned
-        problem = _sgd.prepare(self.spec, P, self.n_epochs, self.kernel_params,
+        problem = _sgd.prepare(self.spec, P, self.n_epochs, self.unit_params,
                                self.learning_rate, kernels,
                                q0=learned[0] if learned.size else 0.0,
                                correct_q=bool(self.cost_params.get("correct_q", False)),

@@ -468,7 +468,7 @@ class TrainingMap:
         keys = neighbour_keys(P.indices.reshape(Y.shape[0], k))
         spec = replace(m.sgd, learning_rate=m.sgd.learning_rate
                        * (learning_rate / TRANSFORM_LEARNING_RATE))
-        problem = prepare_frozen(spec, P, n_epochs, m.sgd.kernel_params(**self.cost_params),
+        problem = prepare_frozen(spec, P, n_epochs, m.sgd.unit_params(**self.cost_params),
                                  keys, q=q)
         layout = np.ascontiguousarray(np.vstack([Y, self.Y]), dtype=np.float64)
         if coordinate_span_overflows(layout):

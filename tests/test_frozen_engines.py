@@ -104,22 +104,22 @@ def _frozen_case(n_new, n_ref, k, seed, n_epochs=12):
 
 
 #: Coefficient parameters of each stochastic method (typical values).
-_KERNEL_PARAMS = {"umap": {"a": 1.58, "b": 0.9, "eps": 0.001},
+_UNIT_PARAMS = {"umap": {"a": 1.58, "b": 0.9, "eps": 0.001},
                   "tumap": {"eps": 0.001},
                   "largevis": {"gamma": 1.0, "eps": 0.1},
                   "ncvis": {"a": 1.58, "b": 0.9, "n_negative": 5}}
 #: A stochastic method without a hand-written row: its first registry
-#: example's parameters, through its entry's own ``kernel_params``.
-_KERNEL_PARAMS.update({name: m.sgd.kernel_params(**example_params(name, 40)[0])
+#: example's parameters, through its entry's own ``unit_params``.
+_UNIT_PARAMS.update({name: m.sgd.unit_params(**example_params(name, 40)[0])
                        for name, m in METHODS.items()
-                       if m.sgd is not None and name not in _KERNEL_PARAMS})
+                       if m.sgd is not None and name not in _UNIT_PARAMS})
 
 
 def _run_frozen(name, P, layout, n_epochs, kernels, q=0.0):
     spec = METHODS[name].sgd
     n_new = P.shape[0]
     keys = neighbour_keys(P.indices.reshape(n_new, -1))
-    problem = prepare_frozen(spec, P, n_epochs, _KERNEL_PARAMS[name], keys, q=q)
+    problem = prepare_frozen(spec, P, n_epochs, _UNIT_PARAMS[name], keys, q=q)
     out = layout.copy()
     optimize_sgd(out, kernels, problem, 7, n_threads=1)
     return out
@@ -157,7 +157,7 @@ def test_edges_too_weak_to_be_sampled_change_nothing(name):
     placed = []
     for matrix in (dense, weak):
         problem = prepare_frozen(spec, sp.csr_matrix(matrix), n_epochs,
-                                 _KERNEL_PARAMS[name], keys)
+                                 _UNIT_PARAMS[name], keys)
         out = layout.copy()
         optimize_sgd(out, _sgd_kernels, problem, 7, n_threads=1)
         placed.append(out)
@@ -220,7 +220,7 @@ def test_the_frozen_problem_reads_the_methods_spec():
     assert problem.q[0] == 0.3 and problem.q_learning_rate == 0.0
     assert problem.n_free == 2 and problem.noise == "reference"
     other = SgdSpec(coefficient="cauchy", scheme="alias", noise="degree",
-                    n_epochs=lambda n: 5, kernel_params=lambda **k: {}, clip=2.5,
+                    n_epochs=lambda n: 5, unit_params=lambda **k: {}, clip=2.5,
                     learning_rate=0.25, min_learning_rate=0.5)
     problem = prepare_frozen(other, P, 4, {}, np.array([1, 2]))
     assert problem.clip == 2.5

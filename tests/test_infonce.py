@@ -20,7 +20,7 @@ import smallvis
 from smallvis._validation import ParameterError
 from smallvis.backends import _kernels, reference
 from smallvis.engines import sgd
-from smallvis.methods.infonce.unit import QUADRATURE_STEP, InfoNCE, quadrature_nodes
+from smallvis.methods.infonce.unit import QUADRATURE_STEP, InfoNCEUnit, quadrature_nodes
 from smallvis.registry import METHODS
 
 from conftest import KERNEL_MODULES

@@ -54,3 +54,21 @@ def test_each_folder_carries_its_page(name):
     imports = [node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))]
     assert not imports, f"smallvis/methods/{name}/__init__.py imports: a page imports nothing"
 
+
+
+def test_a_unit_s_name_is_not_an_estimator_s():
+    """``smallvis.methods.<name>.unit`` classes end in ``Unit`` (issue 42).
+
+    ``smallvis.UMAP`` is the estimator; the NumPy unit it runs is
+    ``UMAPUnit``, so that one name never means two classes.
+    """
+    import smallvis
+    from smallvis.methods import unit_classes
+
+    units = set(unit_classes())
+    for m in METHODS.values():
+        units |= set(m.pair_units.values()) | set(m.normalised_units.values())
+    assert units
+    for cls in units:
+        assert cls.__name__.endswith("Unit"), cls.__qualname__
+        assert not hasattr(smallvis, cls.__name__), cls.__name__

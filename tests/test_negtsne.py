@@ -15,7 +15,7 @@ import smallvis
 from smallvis._validation import ParameterError
 from smallvis.backends import reference
 from smallvis.engines.sgd import prepare_frozen
-from smallvis.methods.negtsne.unit import NegTSNE
+from smallvis.methods.negtsne.unit import NegTSNEUnit
 from smallvis.registry import METHODS
 
 from conftest import KERNEL_MODULES
@@ -71,12 +71,12 @@ def test_cost_and_gradient_are_the_loss_written_pair_by_pair(fast):
 @pytest.mark.parametrize("rate", [0.3, 1.4, 2.5, 0.0, 1001.0])
 def test_the_stochastic_form_takes_a_whole_number_of_negatives(rate):
     with pytest.raises(ParameterError, match="negative_sample_rate") as info:
-        METHODS["negtsne"].sgd.kernel_params(z_bar=100.0, negative_sample_rate=rate)
+        METHODS["negtsne"].sgd.unit_params(z_bar=100.0, negative_sample_rate=rate)
     assert info.value.options == ("negative_sample_rate",)
 
 
 def test_whole_rates_run_stochastic_and_fractional_ones_exact():
-    fields = METHODS["negtsne"].sgd.kernel_params(z_bar=100.0, negative_sample_rate=2.0)
+    fields = METHODS["negtsne"].sgd.unit_params(z_bar=100.0, negative_sample_rate=2.0)
     assert fields == {"z_bar": 100.0, "m": 2.0, "n_negative": 2.0}
     X = np.random.default_rng(0).normal(size=(30, 4))
     with pytest.raises(ValueError, match="whole number"):
@@ -98,12 +98,12 @@ def test_exact_and_stochastic_transform_use_the_same_c(rng):
     by_hand = np.sum(M / (n_ref * (n_ref + 1.0)) * np.log1p(1.0 / (c_expected * (1.0 + d2))))
     empty = (np.zeros(2, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
     for module in KERNEL_MODULES.values():
-        cost = module.pair_transform_cost(NegTSNE(Z_BAR, M), *empty, Y_new, Y_train, 1)
+        cost = module.pair_transform_cost(NegTSNEUnit(Z_BAR, M), *empty, Y_new, Y_train, 1)
         np.testing.assert_allclose(cost, by_hand, rtol=1e-12)
     # the stochastic transform: c_a = -2 c / (1 + c) at d = 0
     spec = METHODS["negtsne"].sgd
     P_new = sp.random(n_new, n_ref, density=0.3, random_state=0, format="csr")
-    problem = prepare_frozen(spec, P_new, 3, spec.kernel_params(z_bar=Z_BAR,
+    problem = prepare_frozen(spec, P_new, 3, spec.unit_params(z_bar=Z_BAR,
                                                                 negative_sample_rate=M),
                              np.arange(n_new, dtype=np.int64))
     for module in KERNEL_MODULES.values():
@@ -125,5 +125,5 @@ def test_the_fit_keeps_xi_of_n_minus_one_points():
     triplet = (np.arange(0, n * n + 1, n, dtype=np.int64),
                np.tile(np.arange(n, dtype=np.int64), n), P.ravel())
     for module in KERNEL_MODULES.values():
-        np.testing.assert_allclose(module.pair_cost(NegTSNE(Z_BAR, M), *triplet, Y, 1),
+        np.testing.assert_allclose(module.pair_cost(NegTSNEUnit(Z_BAR, M), *triplet, Y, 1),
                                    by_hand, rtol=1e-12)

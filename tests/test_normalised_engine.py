@@ -275,7 +275,7 @@ def test_every_compiled_normalised_unit_has_a_numpy_unit():
 
 def _on_the_engine(m):
     """Whether a method's default exact kernels are those of a compiled normalised unit."""
-    return m.kernel in {u.c_unit for u in COMPILED}
+    return m.prefix in {u.c_unit for u in COMPILED}
 
 
 @pytest.mark.parametrize("method", [name for name, m in METHODS.items() if _on_the_engine(m)])
@@ -310,8 +310,8 @@ def test_the_named_kernels_agree_with_the_engine(method):
 @pytest.mark.parametrize("module", [reference, _kernels], ids=["numpy", "cython"])
 def test_a_normalised_unit_without_named_kernels_runs_on_the_engine(module):
     unit_cls = next(type(u) for u in COMPILED if not u._fields and u.normalisation == "total")
-    base = next(m for m in METHODS.values() if m.kernel == unit_cls.c_unit)
-    method = dataclasses.replace(base, kernel="unnamed", pair_units={"unnamed": unit_cls})
+    base = next(m for m in METHODS.values() if m.prefix == unit_cls.c_unit)
+    method = dataclasses.replace(base, prefix="unnamed", pair_units={"unnamed": unit_cls})
     cost, gradient, args = method.kernels(module, dict(method.cost_params))
     rng = np.random.default_rng(2)
     P = _affinities(rng, 12, unit_cls())

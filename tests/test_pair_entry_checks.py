@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from smallvis.methods.negtsne.unit import NegTSNE
-from smallvis.methods.umap.unit import UMAP
+from smallvis.methods.negtsne.unit import NegTSNEUnit
+from smallvis.methods.umap.unit import UMAPUnit
 
 from conftest import KERNEL_MODULES
 
@@ -92,7 +92,7 @@ def test_both_twins_refuse_bad_fit_arrays_alike(fit_inputs, case, entry):
         grad.flags.writeable = False
     if entry == "pair_cost" and match.startswith("grad"):
         pytest.skip("the cost takes no grad")
-    call = _fit_calls(UMAP(1.5, 0.9, 0.001), ip, ix, dv, Y, grad)[entry]
+    call = _fit_calls(UMAPUnit(1.5, 0.9, 0.001), ip, ix, dv, Y, grad)[entry]
     _same_error(call, ValueError, match)
 
 
@@ -102,7 +102,7 @@ def test_a_p_of_more_rows_than_y_is_refused_not_a_crash(rng):
     ip, ix, dv = _triplet(300, 300)
     Y = rng.normal(size=(10, 2))
     grad = np.zeros_like(Y)
-    _same_error(lambda m: m.pair_gradient(UMAP(1.5, 0.9, 0.001), ip, ix, dv, Y, grad, 1),
+    _same_error(lambda m: m.pair_gradient(UMAPUnit(1.5, 0.9, 0.001), ip, ix, dv, Y, grad, 1),
                 ValueError, "indptr must have n_rows \\+ 1 = 11 entries")
 
 
@@ -117,7 +117,7 @@ def test_the_named_kernels_refuse_shapes_alike(rng):
     _same_error(lambda m: m.tumap_gradient(ip, ix, dv, Y, 0.001, np.zeros((N, 3)), 1),
                 ValueError, "grad must have")
     _same_error(lambda m: m.ncvis_cost(ip, ix, dv, Y, None, 5.0, 1.5, 0.9, 1), TypeError,
-                "NCVis.Q must be a real number")
+                "NCVisUnit.Q must be a real number")
 
 
 def test_the_full_layout_reads_no_index(rng):
@@ -129,7 +129,7 @@ def test_the_full_layout_reads_no_index(rng):
     ip = np.arange(0, N * N + 1, N, dtype=np.int64)
     ix = np.tile(np.arange(N, dtype=np.int64), N)
     Y = rng.normal(size=(N, 2))
-    unit = UMAP(1.5, 0.9, 0.0)
+    unit = UMAPUnit(1.5, 0.9, 0.0)
     costs = [m.pair_cost(unit, ip, ix, P.ravel(), Y, 1) for m in KERNEL_MODULES.values()]
     np.testing.assert_allclose(costs[0], costs[1], rtol=1e-12)
 
@@ -161,7 +161,7 @@ def _bad_transform_arrays(rng):
                                   "grad is Fortran-ordered"])
 def test_both_twins_refuse_bad_transform_arrays_alike(rng, case):
     ip, ix, dv, Y, R, g, match = _bad_transform_arrays(rng)[case]
-    unit = NegTSNE(300.0, 5.0)
+    unit = NegTSNEUnit(300.0, 5.0)
     _same_error(lambda m: m.pair_transform_gradient(unit, ip, ix, dv, Y, R, g, 1),
                 ValueError, match)
     if not match.startswith("grad"):
@@ -175,7 +175,7 @@ BAD_FIELDS = [None, "300", "a", True, np.bool_(False), [300.0], 1j]
 @pytest.mark.parametrize("value", BAD_FIELDS, ids=repr)
 def test_both_twins_refuse_a_field_that_is_not_a_number(fit_inputs, value, rng):
     ip, ix, dv, Y = fit_inputs
-    for unit in (NegTSNE(value, 5.0), NegTSNE(300.0, value)):
+    for unit in (NegTSNEUnit(value, 5.0), NegTSNEUnit(300.0, value)):
         for call in _fit_calls(unit, ip, ix, dv, Y).values():
             _same_error(call, TypeError, "must be a real number")
         tip, tix, tdv = _triplet(4, N)
@@ -186,9 +186,9 @@ def test_both_twins_refuse_a_field_that_is_not_a_number(fit_inputs, value, rng):
 
 def test_both_twins_refuse_a_nan_field_and_take_numpy_numbers(fit_inputs):
     ip, ix, dv, Y = fit_inputs
-    for call in _fit_calls(NegTSNE(np.nan, 5.0), ip, ix, dv, Y).values():
+    for call in _fit_calls(NegTSNEUnit(np.nan, 5.0), ip, ix, dv, Y).values():
         _same_error(call, ValueError, "not NaN")
-    costs = [m.pair_cost(NegTSNE(np.float32(300.0), np.int64(5)), ip, ix, dv, Y, 1)
+    costs = [m.pair_cost(NegTSNEUnit(np.float32(300.0), np.int64(5)), ip, ix, dv, Y, 1)
              for m in KERNEL_MODULES.values()]
     np.testing.assert_allclose(costs[0], costs[1], rtol=1e-12)
     assert np.isfinite(costs[0])
@@ -205,5 +205,5 @@ def test_both_stochastic_loaders_refuse_a_field_that_is_not_a_number(value):
     problem = SimpleNamespace(coefficient="negtsne", params=(value, 5.0), n_others=9)
     d2 = np.array([0.5, 2.0])
     for module in KERNEL_MODULES.values():
-        with pytest.raises(TypeError, match=r"NegTSNE\.z_bar must be a real number"):
+        with pytest.raises(TypeError, match=r"NegTSNEUnit\.z_bar must be a real number"):
             module.sgd_coefficients(problem, d2, 0.0, 5.0, np.zeros((4, 2)))

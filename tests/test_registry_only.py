@@ -305,6 +305,26 @@ def test_every_kernel_prefix_has_its_twins(family):
                                 and f"normalised_{suffix}" in module.__all__))
 
 
+def test_the_entry_fields_say_prefix_and_unit_params_not_kernel():
+    """"kernel" names the compiled functions only (issue 42: one meaning per name).
+
+    ``Method.prefix`` is the prefix of the twin kernels' names (the first
+    of :meth:`Method.kernel_prefixes`, the default cost's) and
+    ``SgdSpec.unit_params`` gives the coefficient unit's fields.
+    """
+    from dataclasses import fields
+
+    from smallvis.engines.sgd import SgdSpec
+    from smallvis.method_spec import Method
+
+    assert not {"kernel", "kernel_params"} & {f.name for f in fields(Method)}
+    assert "unit_params" in {f.name for f in fields(SgdSpec)}
+    assert "kernel_params" not in {f.name for f in fields(SgdSpec)}
+    for m in METHODS.values():
+        if m.resolve_cost is None:
+            assert m.kernel_prefixes()[0] == m.prefix, m.name
+
+
 #: The methods whose named kernels users and the tutorials call: they stay.
 NAMED_KERNELS = ("asne", "ssne", "tsne", "largevis", "largevis_exp", "umap", "tumap", "ncvis")
 
@@ -323,7 +343,7 @@ def test_a_method_without_named_kernels_gets_the_generic_ones(module):
 
     largevis = get_method("largevis")
     params = {**largevis.resolve_auto(dict(largevis.cost_params), 10), "eps": 0.0}
-    renamed = replace(largevis, kernel="unnamed", resolve_cost=lambda **p: (
+    renamed = replace(largevis, prefix="unnamed", resolve_cost=lambda **p: (
         "unnamed", largevis.resolve_cost(**p)[1]),
         pair_units={"unnamed": largevis.pair_units["largevis"]})
     rng = np.random.default_rng(1)

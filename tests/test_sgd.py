@@ -245,7 +245,7 @@ def _problem(name, X, n_epochs, kernels=reference, correct_q=False):
     P = m.build_affinities(X, kernels, 0, 1, **affinity_params)
     rng = np.random.default_rng(0)
     Y0 = smallvis.engines.init.initialize(m.sgd.init, X, 2, rng, P=P)
-    prob = sgd.prepare(m.sgd, P, n_epochs, m.sgd.kernel_params(**cost_params),
+    prob = sgd.prepare(m.sgd, P, n_epochs, m.sgd.unit_params(**cost_params),
                        m.sgd.learning_rate, kernels, correct_q=correct_q)
     return prob, Y0
 
@@ -463,7 +463,7 @@ def _example_fields(coefficient):
     """The unit fields of the first registry example of a method with this coefficient."""
     for name, m in METHODS.items():
         if m.sgd is not None and m.sgd.coefficient == coefficient and m.examples:
-            fields = dict(m.sgd.kernel_params(**example_params(name, 40)[0]))
+            fields = dict(m.sgd.unit_params(**example_params(name, 40)[0]))
             fields.pop("n_negative", None)
             return fields
     return {}
@@ -557,12 +557,12 @@ def _expected_grouped_descent(kernels, name, P, Y, params):
     from types import SimpleNamespace
 
     m = METHODS[name]
-    kernel_params = dict(m.sgd.kernel_params(**params))
-    n_negative = int(kernel_params.pop("n_negative", m.sgd.n_negative))
+    unit_params = dict(m.sgd.unit_params(**params))
+    n_negative = int(unit_params.pop("n_negative", m.sgd.n_negative))
     unit = reference.SGD_GROUPS[m.sgd.coefficient]
     n = len(Y)
     problem = SimpleNamespace(coefficient=m.sgd.coefficient, n_others=n - 1,
-                              params=tuple(float(kernel_params[f]) for f in unit._fields))
+                              params=tuple(float(unit_params[f]) for f in unit._fields))
     weight = float(n - 1) ** -n_negative
     G = np.zeros_like(Y)
     c = np.empty(n_negative + 1)
@@ -587,19 +587,19 @@ def _expected_descent(kernels, name, P, Y, params):
     then m negatives k uniform over the n - 1 points other than i, which move
     too if the spec says so: the expectation is the sum over k != i with
     weight m / (n - 1).  Enumerated exactly with the coefficients the loop
-    calls, at the unit fields of the method's kernel_params.
+    calls, at the unit fields of the method's unit_params.
     """
     m = METHODS[name]
     if m.sgd.coefficient in reference.SGD_GROUPS:
         return _expected_grouped_descent(kernels, name, P, Y, params)
-    kernel_params = dict(m.sgd.kernel_params(**params))
-    n_negative = kernel_params.pop("n_negative", m.sgd.n_negative)
+    unit_params = dict(m.sgd.unit_params(**params))
+    n_negative = unit_params.pop("n_negative", m.sgd.n_negative)
     n = len(Y)
     G = np.zeros_like(Y)
     for i, j in zip(*np.nonzero(P)):
         diff = Y[i] - Y
         c_a, _, c_r, _ = _coefficients(kernels, m.sgd.coefficient, np.sum(diff ** 2, axis=1),
-                                       0.0, n_negative, n_others=n - 1, **kernel_params)
+                                       0.0, n_negative, n_others=n - 1, **unit_params)
         G[i] += c_a[j] * diff[j]
         G[j] -= c_a[j] * diff[j]
         for k in range(n):
@@ -728,7 +728,7 @@ def _tiny_problem(coefficient, scheme, noise, kernels):
     W = W + W.T
     W[0, 1] = W[1, 0] = 1.0  # no isolated pair structure needed, but never empty
     spec = sgd.SgdSpec(coefficient=coefficient, scheme=scheme, noise=noise,
-                       n_epochs=lambda n: 4, kernel_params=None,
+                       n_epochs=lambda n: 4, unit_params=None,
                        move_negatives=rng.random() < 0.5, defer_head=rng.random() < 0.5,
                        skip_tail=rng.random() < 0.5, clip_after_step=rng.random() < 0.5,
                        q_learning_rate=0.3, noise_schedule="cubic", n_negative=3)
@@ -764,7 +764,7 @@ def test_unknown_names_are_refused_by_both_twins(kernels, field):
 @pytest.mark.parametrize("field", ["coefficient", "scheme", "noise"])
 def test_sgd_spec_refuses_unknown_names(field):
     kw = dict(coefficient="umap", scheme="alias", noise="degree", n_epochs=None,
-              kernel_params=None)
+              unit_params=None)
     kw[field] = "bogus"
     with pytest.raises(ValueError, match=f"SgdSpec {field} must be one of"):
         sgd.SgdSpec(**kw)

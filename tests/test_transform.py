@@ -25,7 +25,7 @@ EXACT = {
 #: (its kernels may be the generic ones, see _kernels_of).
 EXACT.update({name: METHODS[name].kernel_name(example_params(name, 25)[0])[1]
               for name, m in METHODS.items()
-              if m.examples and m.kernel not in {_p for _p in EXACT} | {"largevis_exp"}})
+              if m.examples and m.prefix not in {_p for _p in EXACT} | {"largevis_exp"}})
 #: the package defaults (eps > 0) for the twin comparison
 DEFAULTS = {"largevis": (0.02, 0.1, 1.0), "umap": (1.577, 0.895, 0.001), "tumap": (0.001,)}
 
@@ -64,7 +64,7 @@ def test_every_cost_kernel_has_transform_twins():
     # every kernel prefix the registry can select has a transform pair
     prefixes = _registry_prefixes()
     for m in METHODS.values():
-        assert m.kernel in prefixes
+        assert m.prefix in prefixes
     pair = {p for m in METHODS.values() for p in m.pair_units}
     normalised = {p for m in METHODS.values() for p in m.normalised_units}
     for prefix in prefixes:

@@ -98,19 +98,19 @@ def _missing_interface(unit):
 
 
 def test_a_unit_with_row_noise_must_give_its_noise():
-    from smallvis.methods.negtsne.unit import NegTSNE
+    from smallvis.methods.negtsne.unit import NegTSNEUnit
 
     class WithoutNoise(NamedTuple):
         z_bar: float
         m: float
         row_noise = True
-        coefficient = NegTSNE.coefficient
-        cost_term = NegTSNE.cost_term
-        edge_term = NegTSNE.edge_term
-        pair_term = NegTSNE.pair_term
+        coefficient = NegTSNEUnit.coefficient
+        cost_term = NegTSNEUnit.cost_term
+        edge_term = NegTSNEUnit.edge_term
+        pair_term = NegTSNEUnit.pair_term
 
     assert _missing_interface(WithoutNoise) == ["noise"]
-    assert _missing_interface(NegTSNE) == []
+    assert _missing_interface(NegTSNEUnit) == []
 
 
 @pytest.mark.parametrize("prefix", sorted(PAIR_UNITS))

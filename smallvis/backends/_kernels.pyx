@@ -194,13 +194,13 @@ from smallvis.backends.reference import __all__ as _twin_names
 from smallvis.backends.reference import CALIBRATION_BLOCK
 from smallvis.backends.reference import _check_pair_arrays
 from smallvis.methods._common import unit_field_values
-from smallvis.methods.asne.unit import ASNE
-from smallvis.methods.ssne.unit import SSNE
-from smallvis.methods.tsne.unit import TSNE
-from smallvis.methods.largevis.unit import LargeVis, LargeVisExp
-from smallvis.methods.ncvis.unit import NCVis
-from smallvis.methods.tumap.unit import TUMAP
-from smallvis.methods.umap.unit import UMAP
+from smallvis.methods.asne.unit import ASNEUnit
+from smallvis.methods.ssne.unit import SSNEUnit
+from smallvis.methods.tsne.unit import TSNEUnit
+from smallvis.methods.largevis.unit import LargeVisUnit, LargeVisExpUnit
+from smallvis.methods.ncvis.unit import NCVisUnit
+from smallvis.methods.tumap.unit import TUMAPUnit
+from smallvis.methods.umap.unit import UMAPUnit
 
 __all__ = list(_twin_names)
 
@@ -1613,55 +1613,55 @@ def pair_gradient(unit, indptr, indices, data, Y, grad, n_threads):
 
 def largevis_cost(indptr, indices, data, Y, gamma, eps, alpha, n_threads):
     """LargeVis cost with w = 1 / (1 + alpha d^2); see the reference twin."""
-    return _checked_pair_cost(LargeVis(gamma, eps, alpha), indptr, indices, data, Y,
+    return _checked_pair_cost(LargeVisUnit(gamma, eps, alpha), indptr, indices, data, Y,
                               n_threads, None)
 
 
 def largevis_gradient(indptr, indices, data, Y, gamma, eps, alpha, grad,
                       n_threads):
     """LargeVis gradient; see the reference twin."""
-    _checked_pair_gradient(LargeVis(gamma, eps, alpha), indptr, indices, data, Y,
+    _checked_pair_gradient(LargeVisUnit(gamma, eps, alpha), indptr, indices, data, Y,
                            grad, n_threads, None)
 
 
 def largevis_exp_cost(indptr, indices, data, Y, gamma, n_threads):
     """LargeVis cost with w = 1 / (1 + exp(d^2)); see the reference twin."""
-    return _checked_pair_cost(LargeVisExp(gamma), indptr, indices, data, Y, n_threads, None)
+    return _checked_pair_cost(LargeVisExpUnit(gamma), indptr, indices, data, Y, n_threads, None)
 
 
 def largevis_exp_gradient(indptr, indices, data, Y, gamma, grad, n_threads):
     """LargeVis gradient with the exponential weight; see the reference twin."""
-    _checked_pair_gradient(LargeVisExp(gamma), indptr, indices, data, Y, grad, n_threads, None)
+    _checked_pair_gradient(LargeVisExpUnit(gamma), indptr, indices, data, Y, grad, n_threads, None)
 
 
 def umap_cost(indptr, indices, data, Y, a, b, eps, n_threads):
     """UMAP fuzzy cross-entropy; see the reference twin."""
-    return _checked_pair_cost(UMAP(a, b, eps), indptr, indices, data, Y, n_threads, None)
+    return _checked_pair_cost(UMAPUnit(a, b, eps), indptr, indices, data, Y, n_threads, None)
 
 
 def umap_gradient(indptr, indices, data, Y, a, b, eps, grad, n_threads):
     """UMAP gradient 4 sum_j b (v_ij - w_ij) / (d^2 + eps) (y_i - y_j)."""
-    _checked_pair_gradient(UMAP(a, b, eps), indptr, indices, data, Y, grad, n_threads, None)
+    _checked_pair_gradient(UMAPUnit(a, b, eps), indptr, indices, data, Y, grad, n_threads, None)
 
 
 def tumap_cost(indptr, indices, data, Y, eps, n_threads):
     """t-UMAP cost (UMAP with a = b = 1); see the reference twin."""
-    return _checked_pair_cost(TUMAP(eps), indptr, indices, data, Y, n_threads, None)
+    return _checked_pair_cost(TUMAPUnit(eps), indptr, indices, data, Y, n_threads, None)
 
 
 def tumap_gradient(indptr, indices, data, Y, eps, grad, n_threads):
     """t-UMAP gradient 4 sum_j (v - w) w / (1 - w + eps) (y_i - y_j)."""
-    _checked_pair_gradient(TUMAP(eps), indptr, indices, data, Y, grad, n_threads, None)
+    _checked_pair_gradient(TUMAPUnit(eps), indptr, indices, data, Y, grad, n_threads, None)
 
 
 def ncvis_cost(indptr, indices, data, Y, Q, nu, a, b, n_threads):
     """NCVis cost -J(Y, Q); see the reference twin."""
-    return _checked_pair_cost(NCVis(Q, nu, a, b), indptr, indices, data, Y, n_threads, None)
+    return _checked_pair_cost(NCVisUnit(Q, nu, a, b), indptr, indices, data, Y, n_threads, None)
 
 
 def ncvis_gradient(indptr, indices, data, Y, Q, nu, a, b, grad, n_threads):
     """NCVis gradient in Y (into grad); returns the derivative in Q."""
-    return _checked_pair_gradient(NCVis(Q, nu, a, b), indptr, indices, data, Y,
+    return _checked_pair_gradient(NCVisUnit(Q, nu, a, b), indptr, indices, data, Y,
                                   grad, n_threads, None)
 
 

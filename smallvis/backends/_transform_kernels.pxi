@@ -119,97 +119,97 @@ def pair_transform_gradient(unit, indptr, indices, data, Y, Y_train, grad, n_thr
 
 def asne_transform_cost(indptr, indices, data, Y, Y_train, n_threads):
     """Gaussian row KL of new points; see the reference twin."""
-    return _normalised_transform(ASNE(), indptr, indices, data, Y, Y_train, None, n_threads)
+    return _normalised_transform(ASNEUnit(), indptr, indices, data, Y, Y_train, None, n_threads)
 
 
 def asne_transform_gradient(indptr, indices, data, Y, Y_train, grad, n_threads):
     """Gradient of asne_transform_cost; see the reference twin."""
-    _normalised_transform(ASNE(), indptr, indices, data, Y, Y_train, grad, n_threads)
+    _normalised_transform(ASNEUnit(), indptr, indices, data, Y, Y_train, grad, n_threads)
 
 
 def ssne_transform_cost(indptr, indices, data, Y, Y_train, n_threads):
     """Gaussian row KL of new points (as asne); see the reference twin."""
-    return _normalised_transform(SSNE(), indptr, indices, data, Y, Y_train, None, n_threads)
+    return _normalised_transform(SSNEUnit(), indptr, indices, data, Y, Y_train, None, n_threads)
 
 
 def ssne_transform_gradient(indptr, indices, data, Y, Y_train, grad, n_threads):
     """Gradient of ssne_transform_cost; see the reference twin."""
-    _normalised_transform(SSNE(), indptr, indices, data, Y, Y_train, grad, n_threads)
+    _normalised_transform(SSNEUnit(), indptr, indices, data, Y, Y_train, grad, n_threads)
 
 
 def tsne_transform_cost(indptr, indices, data, Y, Y_train, n_threads):
     """Cauchy row KL of new points; see the reference twin."""
-    return _normalised_transform(TSNE(), indptr, indices, data, Y, Y_train, None, n_threads)
+    return _normalised_transform(TSNEUnit(), indptr, indices, data, Y, Y_train, None, n_threads)
 
 
 def tsne_transform_gradient(indptr, indices, data, Y, Y_train, grad, n_threads):
     """Gradient of tsne_transform_cost; see the reference twin."""
-    _normalised_transform(TSNE(), indptr, indices, data, Y, Y_train, grad, n_threads)
+    _normalised_transform(TSNEUnit(), indptr, indices, data, Y, Y_train, grad, n_threads)
 
 
 def tsne_dof_transform_cost(indptr, indices, data, Y, Y_train, dof, n_threads):
     """Heavy-tailed row KL of new points; see the reference twin."""
-    return _normalised_transform(TSNE(dof), indptr, indices, data, Y, Y_train, None, n_threads)
+    return _normalised_transform(TSNEUnit(dof), indptr, indices, data, Y, Y_train, None, n_threads)
 
 
 def tsne_dof_transform_gradient(indptr, indices, data, Y, Y_train, dof, grad, n_threads):
     """Gradient of tsne_dof_transform_cost; see the reference twin."""
-    _normalised_transform(TSNE(dof), indptr, indices, data, Y, Y_train, grad, n_threads)
+    _normalised_transform(TSNEUnit(dof), indptr, indices, data, Y, Y_train, grad, n_threads)
 
 
 def largevis_transform_cost(indptr, indices, data, Y, Y_train, gamma, eps, alpha, n_threads):
     """LargeVis row terms of new points; see the reference twin."""
-    return pair_transform_cost(LargeVis(gamma, eps, alpha), indptr, indices, data, Y, Y_train,
+    return pair_transform_cost(LargeVisUnit(gamma, eps, alpha), indptr, indices, data, Y, Y_train,
                                n_threads)
 
 
 def largevis_transform_gradient(indptr, indices, data, Y, Y_train, gamma, eps, alpha, grad,
                                 n_threads):
     """Gradient of largevis_transform_cost; see the reference twin."""
-    pair_transform_gradient(LargeVis(gamma, eps, alpha), indptr, indices, data, Y, Y_train,
+    pair_transform_gradient(LargeVisUnit(gamma, eps, alpha), indptr, indices, data, Y, Y_train,
                             grad, n_threads)
 
 
 def largevis_exp_transform_cost(indptr, indices, data, Y, Y_train, gamma, n_threads):
     """Exponential-weight LargeVis row terms; see the reference twin."""
-    return pair_transform_cost(LargeVisExp(gamma), indptr, indices, data, Y, Y_train,
+    return pair_transform_cost(LargeVisExpUnit(gamma), indptr, indices, data, Y, Y_train,
                                n_threads)
 
 
 def largevis_exp_transform_gradient(indptr, indices, data, Y, Y_train, gamma, grad, n_threads):
     """Gradient of largevis_exp_transform_cost; see the reference twin."""
-    pair_transform_gradient(LargeVisExp(gamma), indptr, indices, data, Y, Y_train, grad,
+    pair_transform_gradient(LargeVisExpUnit(gamma), indptr, indices, data, Y, Y_train, grad,
                             n_threads)
 
 
 def umap_transform_cost(indptr, indices, data, Y, Y_train, a, b, eps, n_threads):
     """UMAP row terms of new points; see the reference twin."""
-    return pair_transform_cost(UMAP(a, b, eps), indptr, indices, data, Y, Y_train, n_threads)
+    return pair_transform_cost(UMAPUnit(a, b, eps), indptr, indices, data, Y, Y_train, n_threads)
 
 
 def umap_transform_gradient(indptr, indices, data, Y, Y_train, a, b, eps, grad, n_threads):
     """Gradient of umap_transform_cost; see the reference twin."""
-    pair_transform_gradient(UMAP(a, b, eps), indptr, indices, data, Y, Y_train, grad,
+    pair_transform_gradient(UMAPUnit(a, b, eps), indptr, indices, data, Y, Y_train, grad,
                             n_threads)
 
 
 def tumap_transform_cost(indptr, indices, data, Y, Y_train, eps, n_threads):
     """t-UMAP row terms of new points; see the reference twin."""
-    return pair_transform_cost(TUMAP(eps), indptr, indices, data, Y, Y_train, n_threads)
+    return pair_transform_cost(TUMAPUnit(eps), indptr, indices, data, Y, Y_train, n_threads)
 
 
 def tumap_transform_gradient(indptr, indices, data, Y, Y_train, eps, grad, n_threads):
     """Gradient of tumap_transform_cost; see the reference twin."""
-    pair_transform_gradient(TUMAP(eps), indptr, indices, data, Y, Y_train, grad, n_threads)
+    pair_transform_gradient(TUMAPUnit(eps), indptr, indices, data, Y, Y_train, grad, n_threads)
 
 
 def ncvis_transform_cost(indptr, indices, data, Y, Y_train, Q, nu, a, b, n_threads):
     """NCVis row terms of new points, Q fixed; see the reference twin."""
-    return pair_transform_cost(NCVis(Q, nu, a, b), indptr, indices, data, Y, Y_train,
+    return pair_transform_cost(NCVisUnit(Q, nu, a, b), indptr, indices, data, Y, Y_train,
                                n_threads)
 
 
 def ncvis_transform_gradient(indptr, indices, data, Y, Y_train, Q, nu, a, b, grad, n_threads):
     """Gradient of ncvis_transform_cost; see the reference twin."""
-    pair_transform_gradient(NCVis(Q, nu, a, b), indptr, indices, data, Y, Y_train, grad,
+    pair_transform_gradient(NCVisUnit(Q, nu, a, b), indptr, indices, data, Y, Y_train, grad,
                             n_threads)

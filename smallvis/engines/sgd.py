@@ -171,8 +171,8 @@ class SgdSpec:
         Distribution of the negatives.
     n_epochs : callable
         ``n_epochs(n_samples)``: the default number of epochs.
-    kernel_params : callable
-        ``kernel_params(**cost_params) -> dict``: the coefficient unit's
+    unit_params : callable
+        ``unit_params(**cost_params) -> dict``: the coefficient unit's
         fields from the method's cost parameters (a field left out takes
         the unit's default or :data:`SGD_FIELD_DEFAULTS`), and
         ``n_negative`` (default: the spec's); raises ``ValueError`` for
@@ -200,9 +200,9 @@ class SgdSpec:
     early_phase : callable, optional
         ``early_phase(n_epochs, **cost_params)`` gives ``(cost_params,
         early)``: the cost parameters as run (the phase's resolved, for the
-        record) and ``early = (kernel_params, n_early)``, the first
+        record) and ``early = (unit_params, n_early)``, the first
         ``n_early`` epochs running with these coefficient parameters instead
-        of ``kernel_params`` (largevis: ``early_gamma`` in place of
+        of ``unit_params`` (largevis: ``early_gamma`` in place of
         ``gamma``), or None for no early phase.  None (the default): no
         method parameter makes one.
     sgd_only_params : tuple of str
@@ -231,7 +231,7 @@ class SgdSpec:
     scheme: str
     noise: str
     n_epochs: Callable
-    kernel_params: Callable
+    unit_params: Callable
     n_negative: int = 5
     clip: float = 4.0
     learning_rate: float = 1.0
@@ -423,7 +423,7 @@ class SgdProblem:
     early_epochs: int = 0
 
 
-#: Defaults of the coefficient units' fields that ``kernel_params`` may leave
+#: Defaults of the coefficient units' fields that ``unit_params`` may leave
 #: out: the weight's shape ``a = b = 1`` (the Cauchy weight), ``gamma = 1``
 #: (umap-learn's repulsion strength), ``eps = 0``, LargeVis's ``alpha = 1``
 #: and NCVis's ``Q = 0`` and ``nu = 1`` (the loop passes its own ``Q'`` and
@@ -432,10 +432,10 @@ SGD_FIELD_DEFAULTS = {"a": 1.0, "b": 1.0, "gamma": 1.0, "eps": 0.0, "alpha": 1.0
                       "nu": 1.0}
 
 
-def coefficient_params(spec, kernel_params):
-    """The coefficient unit's fields and ``n_negative``: ``kernel_params`` over the defaults.
+def coefficient_params(spec, unit_params):
+    """The coefficient unit's fields and ``n_negative``: ``unit_params`` over the defaults.
 
-    A field missing from ``kernel_params`` takes the unit's own default or
+    A field missing from ``unit_params`` takes the unit's own default or
     :data:`SGD_FIELD_DEFAULTS`; ``n_negative`` defaults to the spec's (see
     :class:`SgdSpec`).  A name of :data:`SGD_FIELD_DEFAULTS` that the unit
     does not have is ignored (the engine's common parameters); other names
@@ -449,10 +449,10 @@ def coefficient_params(spec, kernel_params):
     n_negative : float
     """
     unit = SGD_STEPS[spec.coefficient]
-    unknown = set(kernel_params) - set(unit._fields) - set(SGD_FIELD_DEFAULTS) - {"n_negative"}
+    unknown = set(unit_params) - set(unit._fields) - set(SGD_FIELD_DEFAULTS) - {"n_negative"}
     if unknown:
         raise ValueError(f"unknown SGD kernel parameters: {', '.join(sorted(unknown))}")
-    values = {**SGD_FIELD_DEFAULTS, **unit._field_defaults, **kernel_params}
+    values = {**SGD_FIELD_DEFAULTS, **unit._field_defaults, **unit_params}
     missing = [name for name in unit._fields if name not in values]
     if missing:
         raise ValueError(f"SGD kernel parameters missing: {', '.join(missing)}")
@@ -460,7 +460,7 @@ def coefficient_params(spec, kernel_params):
             values.get("n_negative", spec.n_negative))
 
 
-def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels, *, q0=0.0,
+def prepare(spec, P, n_epochs, unit_params, learning_rate, kernels, *, q0=0.0,
             correct_q=False, early=None):
     """Edges, tables, schedule and state for running ``spec`` on ``P``.
 
@@ -470,7 +470,7 @@ def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels, *, q0=0.0,
     P : ndarray or sparse matrix of shape (n_samples, n_samples)
         Validated affinities (symmetric, zero diagonal).
     n_epochs : int
-    kernel_params : mapping
+    unit_params : mapping
         The coefficient's parameters (see :class:`SgdSpec`).
     learning_rate : float
         ``alpha_0``.
@@ -483,7 +483,7 @@ def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels, *, q0=0.0,
         ``P`` over ``N - 1``) to the normalisation a head sees (module
         docstring).
     early : tuple (mapping, int), optional
-        ``(early_kernel_params, n_early)``: the first ``n_early`` epochs
+        ``(early_unit_params, n_early)``: the first ``n_early`` epochs
         use these coefficient parameters (``SgdSpec.early_phase``).
 
     Returns
@@ -527,7 +527,7 @@ def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels, *, q0=0.0,
             else np.repeat(np.arange(n, dtype=np.int32), np.diff(indptr)))
     if spec.noise == "degree":
         noise_prob, noise_alias = alias_table(_row_sums(indptr, w) ** DEGREE_POWER, kernels)
-    params, n_negative = coefficient_params(spec, kernel_params)
+    params, n_negative = coefficient_params(spec, unit_params)
     early_params, early_epochs = (), 0
     if early is not None and early[1] > 0:
         early_params, early_epochs = coefficient_params(spec, early[0])[0], int(early[1])
@@ -562,7 +562,7 @@ def prepare(spec, P, n_epochs, kernel_params, learning_rate, kernels, *, q0=0.0,
     )
 
 
-def prepare_frozen(spec, P_new, n_epochs, kernel_params, point_keys, *, q=0.0):
+def prepare_frozen(spec, P_new, n_epochs, unit_params, point_keys, *, q=0.0):
     """The problem of placing new points against a frozen reference (umap-learn's transform).
 
     The rows of the problem are the ``n_new`` new points, then the
@@ -574,7 +574,7 @@ def prepare_frozen(spec, P_new, n_epochs, kernel_params, point_keys, *, q=0.0):
     due and is left out); each sample draws the method's negatives uniformly
     from the training rows (``"reference"`` noise), the constant number
     ``n_negative`` per sample as umap-learn's bookkeeping.  The method's
-    spec gives the rest: its coefficient and ``kernel_params``, clip,
+    spec gives the rest: its coefficient and ``unit_params``, clip,
     ``clip_after_step``, ``defer_head`` and ``skip_tail``, its initial
     learning rate and decay.  The learned normalisation stays at ``q``.
 
@@ -590,7 +590,7 @@ def prepare_frozen(spec, P_new, n_epochs, kernel_params, point_keys, *, q=0.0):
         The new points' affinities to the training points (CSR, columns
         sorted within each row).
     n_epochs : int
-    kernel_params : mapping
+    unit_params : mapping
         The coefficient's parameters (see :class:`SgdSpec`).
     point_keys : ndarray of int64, shape (n_new,)
         A key per new point that does not depend on the batch.
@@ -617,7 +617,7 @@ def prepare_frozen(spec, P_new, n_epochs, kernel_params, point_keys, *, q=0.0):
     rows, w, edge_key = rows[keep], M.data[keep], edge_key[keep]
     if len(w) == 0:
         raise ValueError("P has no positive entries: nothing to optimise")
-    params, n_negative = coefficient_params(spec, kernel_params)
+    params, n_negative = coefficient_params(spec, unit_params)
     n_noise = noise_counts(n_epochs, n_negative, "constant")
     with np.errstate(over="ignore"):  # inf: far too weak to be sampled
         edge_weight = row_max[rows] / w

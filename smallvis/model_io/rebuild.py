@@ -136,7 +136,7 @@ def _check_training_map(file, r, model, X, Y, arrays, n_features):
     affinity, cost = checked(file, "reference", method.split_params, {**affinity, **cost}, n)
     checked(file, "reference.affinity_params", method.check_affinity_values, n, **affinity)
     if optimizer == "sgd":
-        checked(file, "reference.cost_params", method.sgd.kernel_params, **cost)
+        checked(file, "reference.cost_params", method.sgd.unit_params, **cost)
     affinity = {k: v for k, v in affinity.items() if k in stored}
     if is_graph(X, affinity.get("metric")):  # a fit made from a kNN graph: the graph
         checked(file, "X", check_graph, X)

@@ -10,7 +10,7 @@ defined here and read at each call; assigning one on
 
 import numpy as np
 
-from ...methods.tsne.unit import TSNE
+from ...methods.tsne.unit import TSNEUnit
 
 #: Fewest intervals (boxes) per output dimension of the interpolation grid,
 #: and their preferred width in output units (Linderman et al. 2019 and
@@ -237,7 +237,7 @@ def _fft_potentials(Y, n_interpolation, kernels, charges, n_threads, dof=1.0):
 
 
 def _cauchy(d2):
-    return TSNE().weight(d2)
+    return TSNEUnit().weight(d2)
 
 
 def _cauchy_squared(d2):
@@ -404,7 +404,7 @@ def tsne_dof_fft_cost(indptr, indices, data, Y, n_interpolation, dof, n_threads)
     """
     n = Y.shape[0]
     _check_fft_dim(Y.shape[1])
-    unit = TSNE(dof)
+    unit = TSNEUnit(dof)
     rows = _csr_rows(indptr, n)
     diff = Y[rows] - Y[indices]
     d2 = np.sum(diff * diff, axis=1)
@@ -437,7 +437,7 @@ def tsne_dof_fft_gradient(indptr, indices, data, Y, n_interpolation, dof, grad, 
     """
     n, dim = Y.shape
     _check_fft_dim(dim)
-    unit = TSNE(dof)
+    unit = TSNEUnit(dof)
     lo, _, _ = _fft_grid(Y, n_interpolation, dof)
     Yc = Y - lo
     rows = _csr_rows(indptr, n)

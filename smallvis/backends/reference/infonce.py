@@ -6,7 +6,7 @@ the method's unit (:mod:`smallvis.methods.infonce`).
 
 import numpy as np
 
-from ...methods.infonce.unit import InfoNCE
+from ...methods.infonce.unit import InfoNCEUnit
 from ._helpers import _dense, _gradient_from_coefficients, _squared_distances
 
 
@@ -36,7 +36,7 @@ def infonce_cost(indptr, indices, data, Y, m, n_threads):
     (:meth:`~smallvis.methods.infonce.InfoNCE.row_cost_and_slopes`).
     """
     n = Y.shape[0]
-    costs, _ = _infonce_rows(InfoNCE(m), _dense(indptr, indices, data, n),
+    costs, _ = _infonce_rows(InfoNCEUnit(m), _dense(indptr, indices, data, n),
                              _squared_distances(Y), True)
     return float(costs.sum())
 
@@ -54,6 +54,6 @@ def infonce_gradient(indptr, indices, data, Y, m, grad, n_threads):
     through :math:`M_i`.
     """
     n = Y.shape[0]
-    _, K = _infonce_rows(InfoNCE(m), _dense(indptr, indices, data, n),
+    _, K = _infonce_rows(InfoNCEUnit(m), _dense(indptr, indices, data, n),
                          _squared_distances(Y), True)
     grad[...] = 2.0 * _gradient_from_coefficients(K + K.T, Y)

@@ -12,9 +12,9 @@ import numpy as np
 from scipy import special
 
 from ...methods._common import unit_field_values
-from ...methods.asne.unit import ASNE
-from ...methods.ssne.unit import SSNE
-from ...methods.tsne.unit import TSNE
+from ...methods.asne.unit import ASNEUnit
+from ...methods.ssne.unit import SSNEUnit
+from ...methods.tsne.unit import TSNEUnit
 from ._helpers import _check_pair_arrays, _dense, _gradient_from_coefficients, _squared_distances
 
 
@@ -175,7 +175,7 @@ def _normalised_gradient(unit, indptr, indices, data, Y, grad):
 
 def asne_cost(indptr, indices, data, Y, n_threads):
     """Cost of asymmetric SNE (:mod:`smallvis.methods.asne`): row ``i`` of ``P`` holds p_{j|i}."""
-    return _normalised_cost(ASNE(), indptr, indices, data, Y)
+    return _normalised_cost(ASNEUnit(), indptr, indices, data, Y)
 
 
 def asne_gradient(indptr, indices, data, Y, grad, n_threads):
@@ -186,12 +186,12 @@ def asne_gradient(indptr, indices, data, Y, grad, n_threads):
         \frac{\partial C}{\partial y_i} =
         2 \sum_{j \ne i} \left(p_{j|i} - q_{j|i} + p_{i|j} - q_{i|j}\right)(y_i - y_j).
     """
-    _normalised_gradient(ASNE(), indptr, indices, data, Y, grad)
+    _normalised_gradient(ASNEUnit(), indptr, indices, data, Y, grad)
 
 
 def ssne_cost(indptr, indices, data, Y, n_threads):
     """Cost of symmetric SNE, KL(P || Q) (:mod:`smallvis.methods.ssne`)."""
-    return _normalised_cost(SSNE(), indptr, indices, data, Y)
+    return _normalised_cost(SSNEUnit(), indptr, indices, data, Y)
 
 
 def ssne_gradient(indptr, indices, data, Y, grad, n_threads):
@@ -201,12 +201,12 @@ def ssne_gradient(indptr, indices, data, Y, grad, n_threads):
 
         \frac{\partial C}{\partial y_i} = 4 \sum_{j \ne i} (p_{ij} - q_{ij})(y_i - y_j).
     """
-    _normalised_gradient(SSNE(), indptr, indices, data, Y, grad)
+    _normalised_gradient(SSNEUnit(), indptr, indices, data, Y, grad)
 
 
 def tsne_cost(indptr, indices, data, Y, n_threads):
     """Cost of t-SNE, KL(P || Q) with the Cauchy weight (:mod:`smallvis.methods.tsne`)."""
-    return _normalised_cost(TSNE(), indptr, indices, data, Y)
+    return _normalised_cost(TSNEUnit(), indptr, indices, data, Y)
 
 
 def tsne_gradient(indptr, indices, data, Y, grad, n_threads):
@@ -217,7 +217,7 @@ def tsne_gradient(indptr, indices, data, Y, grad, n_threads):
         \frac{\partial C}{\partial y_i} =
         4 \sum_{j \ne i} (p_{ij} - q_{ij})\, w_{ij}\, (y_i - y_j).
     """
-    _normalised_gradient(TSNE(), indptr, indices, data, Y, grad)
+    _normalised_gradient(TSNEUnit(), indptr, indices, data, Y, grad)
 
 
 def tsne_dof_cost(indptr, indices, data, Y, dof, n_threads):
@@ -233,7 +233,7 @@ def tsne_dof_cost(indptr, indices, data, Y, dof, n_threads):
     large :math:`\alpha` or far points).  :func:`tsne_cost` is the case
     :math:`\alpha = 1`.
     """
-    return _normalised_cost(TSNE(dof), indptr, indices, data, Y)
+    return _normalised_cost(TSNEUnit(dof), indptr, indices, data, Y)
 
 
 def tsne_dof_gradient(indptr, indices, data, Y, dof, grad, n_threads):
@@ -245,4 +245,4 @@ def tsne_dof_gradient(indptr, indices, data, Y, dof, grad, n_threads):
         4 \sum_{j \ne i} (p_{ij} - q_{ij})\, w_{ij}^{1/\alpha}\, (y_i - y_j),
         \qquad w_{ij}^{1/\alpha} = \frac{1}{1 + d_{ij}^2/\alpha}.
     """
-    _normalised_gradient(TSNE(dof), indptr, indices, data, Y, grad)
+    _normalised_gradient(TSNEUnit(dof), indptr, indices, data, Y, grad)

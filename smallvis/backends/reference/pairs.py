@@ -11,10 +11,10 @@ are thin wrappers that build the unit from their arguments.
 import numpy as np
 
 from ...methods._common import unit_field_values
-from ...methods.largevis.unit import LargeVis, LargeVisExp
-from ...methods.ncvis.unit import NCVis
-from ...methods.tumap.unit import TUMAP
-from ...methods.umap.unit import UMAP
+from ...methods.largevis.unit import LargeVisUnit, LargeVisExpUnit
+from ...methods.ncvis.unit import NCVisUnit
+from ...methods.tumap.unit import TUMAPUnit
+from ...methods.umap.unit import UMAPUnit
 from ._helpers import (_check_pair_arrays, _dense, _gradient_from_coefficients,
                        _indices_in_range, _squared_distances)
 
@@ -43,7 +43,7 @@ def _pair_cost(unit, indptr, indices, data, Y, in_range=_indices_in_range):
     ----------
     unit : NamedTuple
         A method unit with its parameters (e.g.
-        :class:`smallvis.methods.largevis.LargeVis`).
+        :class:`smallvis.methods.largevis.unit.LargeVisUnit`).
     indptr, indices, data : ndarray
         ``P`` as a CSR triplet.
     Y : ndarray of shape (n_samples, n_components)
@@ -139,12 +139,12 @@ def pair_gradient(unit, indptr, indices, data, Y, grad, n_threads):
 
 
 def largevis_cost(indptr, indices, data, Y, gamma, eps, alpha, n_threads):
-    """LargeVis cost, the form R smallvis minimises (:class:`~smallvis.methods.largevis.LargeVis`).
+    """LargeVis cost, the form R smallvis minimises (:class:`.LargeVisUnit`).
 
     ``alpha = 1`` is the Cauchy kernel of t-SNE.  ``eps`` regularises only
     the gradient and is ignored here.
     """
-    return _pair_cost(LargeVis(gamma, eps, alpha), indptr, indices, data, Y,
+    return _pair_cost(LargeVisUnit(gamma, eps, alpha), indptr, indices, data, Y,
                       in_range=None)
 
 
@@ -153,50 +153,50 @@ def largevis_gradient(indptr, indices, data, Y, gamma, eps, alpha, grad, n_threa
 
     Exact when ``eps = 0``; LargeVis uses ``eps = 0.1``.
     """
-    _pair_gradient(LargeVis(gamma, eps, alpha), indptr, indices, data, Y, grad,
+    _pair_gradient(LargeVisUnit(gamma, eps, alpha), indptr, indices, data, Y, grad,
                    in_range=None)
 
 
 def largevis_exp_cost(indptr, indices, data, Y, gamma, n_threads):
-    """LargeVis cost with the exponential weight (:class:`.LargeVisExp`)."""
-    return _pair_cost(LargeVisExp(gamma), indptr, indices, data, Y, in_range=None)
+    """LargeVis cost with the exponential weight (:class:`.LargeVisExpUnit`)."""
+    return _pair_cost(LargeVisExpUnit(gamma), indptr, indices, data, Y, in_range=None)
 
 
 def largevis_exp_gradient(indptr, indices, data, Y, gamma, grad, n_threads):
     """LargeVis gradient with the exponential weight (``P`` symmetric)."""
-    _pair_gradient(LargeVisExp(gamma), indptr, indices, data, Y, grad, in_range=None)
+    _pair_gradient(LargeVisExpUnit(gamma), indptr, indices, data, Y, grad, in_range=None)
 
 
 def umap_cost(indptr, indices, data, Y, a, b, eps, n_threads):
-    """UMAP cost: the fuzzy-set cross-entropy (:class:`~smallvis.methods.umap.UMAP`).
+    """UMAP cost: the fuzzy-set cross-entropy (:class:`.UMAPUnit`).
 
     The constant terms (in ``v`` only) are kept; ``0 log 0 = 0``.  ``eps``
     regularises only the gradient and is ignored here.
     """
-    return _pair_cost(UMAP(a, b, eps), indptr, indices, data, Y, in_range=None)
+    return _pair_cost(UMAPUnit(a, b, eps), indptr, indices, data, Y, in_range=None)
 
 
 def umap_gradient(indptr, indices, data, Y, a, b, eps, grad, n_threads):
     """UMAP gradient for the exact optimizer (compact form; exact when ``eps = 0``)."""
-    _pair_gradient(UMAP(a, b, eps), indptr, indices, data, Y, grad, in_range=None)
+    _pair_gradient(UMAPUnit(a, b, eps), indptr, indices, data, Y, grad, in_range=None)
 
 
 def tumap_cost(indptr, indices, data, Y, eps, n_threads):
-    """t-UMAP cost: UMAP's with ``a = b = 1`` (:class:`~smallvis.methods.tumap.TUMAP`)."""
-    return _pair_cost(TUMAP(eps), indptr, indices, data, Y, in_range=None)
+    """t-UMAP cost: UMAP's with ``a = b = 1`` (:class:`.TUMAPUnit`)."""
+    return _pair_cost(TUMAPUnit(eps), indptr, indices, data, Y, in_range=None)
 
 
 def tumap_gradient(indptr, indices, data, Y, eps, grad, n_threads):
     """t-UMAP gradient for the exact optimizer (R smallvis's form; exact when ``eps = 0``)."""
-    _pair_gradient(TUMAP(eps), indptr, indices, data, Y, grad, in_range=None)
+    _pair_gradient(TUMAPUnit(eps), indptr, indices, data, Y, grad, in_range=None)
 
 
 def ncvis_cost(indptr, indices, data, Y, Q, nu, a, b, n_threads):
-    r"""NCVis cost :math:`-J(Y, Q)`, the negated NCE objective (:class:`.NCVis`).
+    r"""NCVis cost :math:`-J(Y, Q)`, the negated NCE objective (:class:`.NCVisUnit`).
 
     The noise distribution is :math:`p_n(i) = \sum_k p_{ik} / (N - 1)`.
     """
-    return _pair_cost(NCVis(Q, nu, a, b), indptr, indices, data, Y, in_range=None)
+    return _pair_cost(NCVisUnit(Q, nu, a, b), indptr, indices, data, Y, in_range=None)
 
 
 def ncvis_gradient(indptr, indices, data, Y, Q, nu, a, b, grad, n_threads):
@@ -207,5 +207,5 @@ def ncvis_gradient(indptr, indices, data, Y, Q, nu, a, b, grad, n_threads):
     float
         The derivative in ``Q``.
     """
-    return _pair_gradient(NCVis(Q, nu, a, b), indptr, indices, data, Y, grad,
+    return _pair_gradient(NCVisUnit(Q, nu, a, b), indptr, indices, data, Y, grad,
                           in_range=None)

@@ -12,14 +12,14 @@ from scipy.sparse import csr_matrix
 from scipy.spatial.distance import cdist
 
 from ...methods._common import unit_field_values
-from ...methods.asne.unit import ASNE
-from ...methods.infonce.unit import InfoNCE
-from ...methods.largevis.unit import LargeVis, LargeVisExp
-from ...methods.ncvis.unit import NCVis
-from ...methods.ssne.unit import SSNE
-from ...methods.tsne.unit import TSNE
-from ...methods.tumap.unit import TUMAP
-from ...methods.umap.unit import UMAP
+from ...methods.asne.unit import ASNEUnit
+from ...methods.infonce.unit import InfoNCEUnit
+from ...methods.largevis.unit import LargeVisUnit, LargeVisExpUnit
+from ...methods.ncvis.unit import NCVisUnit
+from ...methods.ssne.unit import SSNEUnit
+from ...methods.tsne.unit import TSNEUnit
+from ...methods.tumap.unit import TUMAPUnit
+from ...methods.umap.unit import UMAPUnit
 from ._helpers import _check_pair_arrays
 from .infonce import _infonce_rows
 from .normalised import _normalised_coefficients, _normalised_q
@@ -115,7 +115,7 @@ def asne_transform_cost(indptr, indices, data, Y, Y_train, n_threads):
 
     ``j, k`` over the training points: row ``s`` of the asne cost.
     """
-    return _normalised_transform_cost(ASNE(), indptr, indices, data, Y, Y_train)
+    return _normalised_transform_cost(ASNEUnit(), indptr, indices, data, Y, Y_train)
 
 
 def asne_transform_gradient(indptr, indices, data, Y, Y_train, grad, n_threads):
@@ -128,7 +128,7 @@ def asne_transform_gradient(indptr, indices, data, Y, Y_train, grad, n_threads):
 
     (:math:`\pi_s = 1` for a calibrated row).
     """
-    _normalised_transform_gradient(ASNE(), indptr, indices, data, Y, Y_train, grad)
+    _normalised_transform_gradient(ASNEUnit(), indptr, indices, data, Y, Y_train, grad)
 
 
 def ssne_transform_cost(indptr, indices, data, Y, Y_train, n_threads):
@@ -143,7 +143,7 @@ def ssne_transform_cost(indptr, indices, data, Y, Y_train, n_threads):
     The joint normalisation of ssne's ``q`` is replaced by the new point's
     own row (as openTSNE does for t-SNE), so the cost is that of asne.
     """
-    return _normalised_transform_cost(SSNE(), indptr, indices, data, Y, Y_train)
+    return _normalised_transform_cost(SSNEUnit(), indptr, indices, data, Y, Y_train)
 
 
 def ssne_transform_gradient(indptr, indices, data, Y, Y_train, grad, n_threads):
@@ -154,7 +154,7 @@ def ssne_transform_gradient(indptr, indices, data, Y, Y_train, grad, n_threads):
         \frac{\partial C}{\partial y_s} = 2 \sum_j (p_{j|s} - \pi_s q_{j|s})(y_s - y_j),
         \qquad \pi_s = \sum_k p_{k|s}.
     """
-    _normalised_transform_gradient(SSNE(), indptr, indices, data, Y, Y_train, grad)
+    _normalised_transform_gradient(SSNEUnit(), indptr, indices, data, Y, Y_train, grad)
 
 
 def tsne_transform_cost(indptr, indices, data, Y, Y_train, n_threads):
@@ -170,7 +170,7 @@ def tsne_transform_cost(indptr, indices, data, Y, Y_train, n_threads):
 
     the joint normalisation replaced by the new point's row, as openTSNE.
     """
-    return _normalised_transform_cost(TSNE(), indptr, indices, data, Y, Y_train)
+    return _normalised_transform_cost(TSNEUnit(), indptr, indices, data, Y, Y_train)
 
 
 def tsne_transform_gradient(indptr, indices, data, Y, Y_train, grad, n_threads):
@@ -184,7 +184,7 @@ def tsne_transform_gradient(indptr, indices, data, Y, Y_train, grad, n_threads):
 
     (:math:`\pi_s = 1` for a calibrated row).
     """
-    _normalised_transform_gradient(TSNE(), indptr, indices, data, Y, Y_train, grad)
+    _normalised_transform_gradient(TSNEUnit(), indptr, indices, data, Y, Y_train, grad)
 
 
 def tsne_dof_transform_cost(indptr, indices, data, Y, Y_train, dof, n_threads):
@@ -200,7 +200,7 @@ def tsne_dof_transform_cost(indptr, indices, data, Y, Y_train, dof, n_threads):
 
     (:func:`tsne_transform_cost` is the case :math:`\alpha = 1`).
     """
-    return _normalised_transform_cost(TSNE(dof), indptr, indices, data, Y, Y_train)
+    return _normalised_transform_cost(TSNEUnit(dof), indptr, indices, data, Y, Y_train)
 
 
 def tsne_dof_transform_gradient(indptr, indices, data, Y, Y_train, dof, grad, n_threads):
@@ -212,7 +212,7 @@ def tsne_dof_transform_gradient(indptr, indices, data, Y, Y_train, dof, grad, n_
         2 \sum_j (p_{j|s} - \pi_s q_{j|s})\, w_{sj}^{1/\alpha}\, (y_s - y_j),
         \qquad \pi_s = \sum_k p_{k|s}.
     """
-    _normalised_transform_gradient(TSNE(dof), indptr, indices, data, Y, Y_train, grad)
+    _normalised_transform_gradient(TSNEUnit(dof), indptr, indices, data, Y, Y_train, grad)
 
 
 def infonce_transform_cost(indptr, indices, data, Y, Y_train, m, n_threads):
@@ -228,7 +228,7 @@ def infonce_transform_cost(indptr, indices, data, Y, Y_train, m, n_threads):
     its negatives are training points.
     """
     P, D2 = _transform_dense(indptr, indices, data, Y, Y_train)
-    costs, _ = _infonce_rows(InfoNCE(m), P, D2, False)
+    costs, _ = _infonce_rows(InfoNCEUnit(m), P, D2, False)
     return float(costs.sum())
 
 
@@ -241,7 +241,7 @@ def infonce_transform_gradient(indptr, indices, data, Y, Y_train, m, grad, n_thr
         \qquad K_{sk} = -\phi_{sk}^2 \frac{\partial C_s}{\partial \phi_{sk}}.
     """
     P, D2 = _transform_dense(indptr, indices, data, Y, Y_train)
-    _, K = _infonce_rows(InfoNCE(m), P, D2, False)
+    _, K = _infonce_rows(InfoNCEUnit(m), P, D2, False)
     grad[...] = _transform_force(K, D2, Y, Y_train)
 
 
@@ -296,43 +296,43 @@ def pair_transform_gradient(unit, indptr, indices, data, Y, Y_train, grad, n_thr
 
 def largevis_transform_cost(indptr, indices, data, Y, Y_train, gamma, eps, alpha, n_threads):
     """Row terms of the LargeVis cost for new points (``eps`` regularises only the gradient)."""
-    return _transform_pair_cost(LargeVis(gamma, eps, alpha), indptr, indices, data, Y, Y_train)
+    return _transform_pair_cost(LargeVisUnit(gamma, eps, alpha), indptr, indices, data, Y, Y_train)
 
 
 def largevis_transform_gradient(indptr, indices, data, Y, Y_train, gamma, eps, alpha, grad,
                                 n_threads):
     """Gradient of :func:`largevis_transform_cost` (exact when ``eps = 0``)."""
-    _transform_pair_gradient(LargeVis(gamma, eps, alpha), indptr, indices, data, Y, Y_train, grad)
+    _transform_pair_gradient(LargeVisUnit(gamma, eps, alpha), indptr, indices, data, Y, Y_train, grad)
 
 
 def largevis_exp_transform_cost(indptr, indices, data, Y, Y_train, gamma, n_threads):
     """Row terms of the exponential-weight LargeVis cost for new points."""
-    return _transform_pair_cost(LargeVisExp(gamma), indptr, indices, data, Y, Y_train)
+    return _transform_pair_cost(LargeVisExpUnit(gamma), indptr, indices, data, Y, Y_train)
 
 
 def largevis_exp_transform_gradient(indptr, indices, data, Y, Y_train, gamma, grad, n_threads):
     """Gradient of :func:`largevis_exp_transform_cost`."""
-    _transform_pair_gradient(LargeVisExp(gamma), indptr, indices, data, Y, Y_train, grad)
+    _transform_pair_gradient(LargeVisExpUnit(gamma), indptr, indices, data, Y, Y_train, grad)
 
 
 def umap_transform_cost(indptr, indices, data, Y, Y_train, a, b, eps, n_threads):
     """Row terms of the UMAP cross-entropy for new points."""
-    return _transform_pair_cost(UMAP(a, b, eps), indptr, indices, data, Y, Y_train)
+    return _transform_pair_cost(UMAPUnit(a, b, eps), indptr, indices, data, Y, Y_train)
 
 
 def umap_transform_gradient(indptr, indices, data, Y, Y_train, a, b, eps, grad, n_threads):
     """Gradient of :func:`umap_transform_cost` (exact when ``eps = 0``)."""
-    _transform_pair_gradient(UMAP(a, b, eps), indptr, indices, data, Y, Y_train, grad)
+    _transform_pair_gradient(UMAPUnit(a, b, eps), indptr, indices, data, Y, Y_train, grad)
 
 
 def tumap_transform_cost(indptr, indices, data, Y, Y_train, eps, n_threads):
     """Row terms of the t-UMAP cross-entropy (UMAP's with ``a = b = 1``) for new points."""
-    return _transform_pair_cost(TUMAP(eps), indptr, indices, data, Y, Y_train)
+    return _transform_pair_cost(TUMAPUnit(eps), indptr, indices, data, Y, Y_train)
 
 
 def tumap_transform_gradient(indptr, indices, data, Y, Y_train, eps, grad, n_threads):
     """Gradient of :func:`tumap_transform_cost` (exact when ``eps = 0``)."""
-    _transform_pair_gradient(TUMAP(eps), indptr, indices, data, Y, Y_train, grad)
+    _transform_pair_gradient(TUMAPUnit(eps), indptr, indices, data, Y, Y_train, grad)
 
 
 def ncvis_transform_cost(indptr, indices, data, Y, Y_train, Q, nu, a, b, n_threads):
@@ -341,9 +341,9 @@ def ncvis_transform_cost(indptr, indices, data, Y, Y_train, Q, nu, a, b, n_threa
     The noise of new point ``s`` is :math:`\nu p_n(s)`, :math:`p_n(s) =
     \sum_k p_{sk} / N` over the ``N`` training points.
     """
-    return _transform_pair_cost(NCVis(Q, nu, a, b), indptr, indices, data, Y, Y_train)
+    return _transform_pair_cost(NCVisUnit(Q, nu, a, b), indptr, indices, data, Y, Y_train)
 
 
 def ncvis_transform_gradient(indptr, indices, data, Y, Y_train, Q, nu, a, b, grad, n_threads):
     """Gradient of :func:`ncvis_transform_cost` in the new points."""
-    _transform_pair_gradient(NCVis(Q, nu, a, b), indptr, indices, data, Y, Y_train, grad)
+    _transform_pair_gradient(NCVisUnit(Q, nu, a, b), indptr, indices, data, Y, Y_train, grad)

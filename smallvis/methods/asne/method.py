@@ -6,7 +6,7 @@ from ...method_spec import Method, conditional_auto_learning_rate
 METHOD = Method(
     name="asne",
     summary="asymmetric SNE: conditional Gaussian P and Q, KL per row",
-    kernel="asne",
+    prefix="asne",
     build_affinities=conditional_affinities,
     affinity_params={"perplexity": 30.0, "metric": "euclidean"},
     sized_params={"perplexity": PERPLEXITY_SIZE},

@@ -43,7 +43,7 @@ from typing import NamedTuple
 from .._common import kl_cost, kl_force, kl_offset
 
 
-class ASNE(NamedTuple):
+class ASNEUnit(NamedTuple):
     """Asymmetric SNE: the Gaussian weight, normalised over each row (no parameters)."""
 
     #: The C unit of the normalised engine (``methods/asne/unit.h``).

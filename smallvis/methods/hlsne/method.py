@@ -2,12 +2,12 @@
 
 from ...families import JOINT, PERPLEXITY_SIZE, joint_affinities, joint_case
 from ...method_spec import Method, joint_auto_learning_rate
-from .unit import HLSNE
+from .unit import HLSNEUnit
 
 METHOD = Method(
     name="hlsne",
     summary="Hellinger SNE: joint Gaussian P, Student-t (Cauchy) Q, squared Hellinger distance",
-    kernel="hlsne",
+    prefix="hlsne",
     build_affinities=joint_affinities,
     affinity_params={"perplexity": 30.0, "metric": "euclidean"},
     sized_params={"perplexity": PERPLEXITY_SIZE},
@@ -16,7 +16,7 @@ METHOD = Method(
     optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
     auto_learning_rate=joint_auto_learning_rate,
     p_family=JOINT,
-    normalised_units={"hlsne": HLSNE},
+    normalised_units={"hlsne": HLSNEUnit},
     case_affinities=joint_case("hlsne", "tsne"),
     examples=({},),
 )

@@ -58,7 +58,7 @@ def hellinger_force(unit, P, W, Z, slope, S):
     return K
 
 
-class HLSNE(NamedTuple):
+class HLSNEUnit(NamedTuple):
     r"""hlsne: the Cauchy weight normalised over all pairs, the squared Hellinger distance (no parameters)."""
 
     #: The C unit of the normalised engine (``methods/hlsne/unit.h``).

@@ -46,7 +46,7 @@ def sgd_params(negative_sample_rate):
 METHOD = Method(
     name="infonce",
     summary="InfoNC-t-SNE: InfoNCE with m negatives per positive sample, Cauchy weights",
-    kernel="infonce",
+    prefix="infonce",
     build_affinities=knn_graph_affinities,
     check_affinity_params=check_knn_graph,
     affinity_params={"n_neighbors": 15, **KNN_DEFAULTS},
@@ -60,7 +60,7 @@ METHOD = Method(
     # per sample (§3.11); umap's epoch budget.  The exact gradient is
     # O(N^2 T): "auto" runs the stochastic form at every size
     sgd=SgdSpec(coefficient="infonce", scheme="every_edge", noise="uniform_others",
-                n_epochs=n_epochs, kernel_params=sgd_params,
+                n_epochs=n_epochs, unit_params=sgd_params,
                 n_negative=5, clip=4.0, learning_rate=1.0, move_negatives=True,
                 init="spectral", param_defaults={"n_trees": SGD_ANNOY_TREES},
                 auto_min_n=0, exact_cost_max_n=EXACT_COST_MAX_N),

@@ -74,7 +74,7 @@ def quadrature_nodes(m, a_min):
     return np.exp(h * np.arange(lo, hi + 1.0))
 
 
-class InfoNCE(NamedTuple):
+class InfoNCEUnit(NamedTuple):
     r"""InfoNCE's expected loss over a row, and the stochastic step's coefficients.
 
     Parameters

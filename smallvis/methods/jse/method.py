@@ -3,7 +3,7 @@
 from ..._validation import ParameterError, check_number
 from ...families import CONDITIONAL, PERPLEXITY_SIZE, conditional_affinities, conditional_case
 from ...method_spec import Method, conditional_auto_learning_rate
-from .unit import JSE
+from .unit import JSEUnit
 
 
 def check_kappa(kappa):
@@ -24,7 +24,7 @@ def resolve_cost(kappa=0.5):
 METHOD = Method(
     name="jse",
     summary="JSE: conditional Gaussian P and Q, a per-row mixture of KL(P||Z) and KL(Q||Z)",
-    kernel="jse",
+    prefix="jse",
     build_affinities=conditional_affinities,
     affinity_params={"perplexity": 30.0, "metric": "euclidean"},
     sized_params={"perplexity": PERPLEXITY_SIZE},
@@ -34,7 +34,7 @@ METHOD = Method(
     optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
     auto_learning_rate=conditional_auto_learning_rate,
     p_family=CONDITIONAL,
-    normalised_units={"jse": JSE},
+    normalised_units={"jse": JSEUnit},
     case_affinities=conditional_case("jse"),
     factor_4_convention=False,
     examples=({"kappa": 0.5}, {"kappa": 0.1}, {"kappa": 0.9}),

@@ -80,7 +80,7 @@ def jse_force(unit, P, W, Z, slope, S):
     return K
 
 
-class JSE(NamedTuple):
+class JSEUnit(NamedTuple):
     r"""JSE: the Gaussian weight normalised over each row, the mixture weight :math:`\kappa`.
 
     Parameters

@@ -11,7 +11,7 @@ from ...families import (JOINT, KNN_DEFAULTS, OTHERS_SIZE, PERPLEXITY_SIZE, chec
                          joint_case, joint_knn_affinities)
 from ...method_spec import SGD_ANNOY_TREES, Method, eps_smooths, unfloored_auto_learning_rate
 from ..._validation import ParameterError, check_integer, check_number
-from .unit import LargeVis, LargeVisExp
+from .unit import LargeVisUnit, LargeVisExpUnit
 
 #: The LargeVis reference's repulsion weight and negatives per positive
 #: sample: its stochastic form weighs every unit of attraction against
@@ -171,7 +171,7 @@ def early_phase(n_epochs, **cost_params):
     -------
     cost_params : dict
         As run: ``early_epochs`` resolved (0 for no phase).
-    early : (kernel_params, n_early) or None
+    early : (unit_params, n_early) or None
     """
     early_epochs = _early_epochs_given(cost_params["early_epochs"])
     if early_epochs is None:
@@ -196,7 +196,7 @@ def exact_gradient(cost_params):
 METHOD = Method(
     name="largevis",
     summary="LargeVis: kNN perplexity P, Cauchy weights, gamma-weighted repulsion",
-    kernel="largevis",
+    prefix="largevis",
     build_affinities=joint_knn_affinities,
     check_affinity_params=check_perplexity_knn,
     affinity_params={"perplexity": 50.0, "n_neighbors": None, **KNN_DEFAULTS},
@@ -215,7 +215,7 @@ METHOD = Method(
     # of the eigensolver's time and memory on all of P (docs/theory.md
     # §4.3; docs/experiments.md, 2026-11-24 and 2026-11-25)
     sgd=SgdSpec(coefficient="cauchy", scheme="alias", noise="degree",
-                n_epochs=n_epochs, kernel_params=sgd_params,
+                n_epochs=n_epochs, unit_params=sgd_params,
                 n_negative=SGD_NEGATIVES, clip=5.0, learning_rate=1.0,
                 min_learning_rate=1e-4, move_negatives=True, defer_head=True,
                 skip_tail=True, init="spectral:30",
@@ -226,7 +226,7 @@ METHOD = Method(
                 early_phase=early_phase,
                 sgd_only_params=("early_gamma", "early_epochs")),
     kernel_options=({"kernel": "exp"},),
-    pair_units={LargeVis.kernel: LargeVis, LargeVisExp.kernel: LargeVisExp},
+    pair_units={LargeVisUnit.kernel: LargeVisUnit, LargeVisExpUnit.kernel: LargeVisExpUnit},
     exact_gradient=exact_gradient,
     p_family=JOINT,
     case_affinities=joint_case("ssne", "tsne"),

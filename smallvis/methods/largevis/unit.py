@@ -14,8 +14,8 @@ The cost (docs/theory.md §3.5), summed over ordered pairs :math:`i \ne j`,
     C = -\sum_{i \ne j} p_{ij} \log w_{ij} - \gamma \sum_{i \ne j} \log(1 - w_{ij}),
 
 with the scaled Cauchy weight :math:`w = 1 / (1 + \alpha d^2)`
-(:class:`LargeVis`; ``alpha = 1`` is t-SNE's kernel) or the exponential
-weight :math:`w = 1 / (1 + e^{d^2})` (:class:`LargeVisExp`).  Every
+(:class:`LargeVisUnit`; ``alpha = 1`` is t-SNE's kernel) or the exponential
+weight :math:`w = 1 / (1 + e^{d^2})` (:class:`LargeVisExpUnit`).  Every
 function takes arrays (or floats) that broadcast together.
 """
 
@@ -25,7 +25,7 @@ from typing import NamedTuple
 from .._common import log_one_minus_w
 
 
-class LargeVis(NamedTuple):
+class LargeVisUnit(NamedTuple):
     r"""LargeVis with the scaled Cauchy weight :math:`w = 1 / (1 + \alpha d^2)`.
 
     Parameters
@@ -120,7 +120,7 @@ class LargeVis(NamedTuple):
         return 2.0 * self.gamma / ((self.eps + d2) * (1.0 + d2)), 0.0
 
 
-class LargeVisExp(NamedTuple):
+class LargeVisExpUnit(NamedTuple):
     r"""LargeVis with the exponential weight :math:`w = 1 / (1 + e^{d^2})`.
 
     Its cost is computed stably as :math:`-\log w = d^2 + \log(1 + e^{-d^2})`

@@ -8,7 +8,7 @@ from ...families import (KNN_DEFAULTS, KNN_GRAPH, KNN_GRAPH_SIZE, check_knn_grap
 from ...method_spec import SGD_ANNOY_TREES, Method
 from ...output_curve import output_curve
 from ..._validation import check_number
-from .unit import NCVis
+from .unit import NCVisUnit
 
 
 def resolve_cost(nu, a, b, spread, min_dist, correct_q):
@@ -45,7 +45,7 @@ def auto_learning_rate(n_samples, exaggeration):
 METHOD = Method(
     name="ncvis",
     summary="NCVis: noise-contrastive estimation with a learned normalisation Q",
-    kernel="ncvis",
+    prefix="ncvis",
     build_affinities=knn_graph_affinities,
     check_affinity_params=check_knn_graph,
     affinity_params={"n_neighbors": 15, **KNN_DEFAULTS},
@@ -60,12 +60,12 @@ METHOD = Method(
     auto_learning_rate=auto_learning_rate,
     # the NCVis reference code (docs/theory.md §4.4)
     sgd=SgdSpec(coefficient="ncvis", scheme="every_edge", noise="uniform_others",
-                n_epochs=n_epochs, kernel_params=sgd_params,
+                n_epochs=n_epochs, unit_params=sgd_params,
                 n_negative=5, clip=4.0, learning_rate=1.0, move_negatives=True,
                 clip_after_step=True, init="power", decay="quadratic",
                 noise_schedule="cubic", q_learning_rate=1.0,
                 param_defaults={"n_trees": SGD_ANNOY_TREES}),
-    pair_units={NCVis.kernel: NCVis},
+    pair_units={NCVisUnit.kernel: NCVisUnit},
     fitted_params=("nu", "a", "b"),
     fit_inputs=("spread", "min_dist"),
     p_family=KNN_GRAPH,

@@ -30,7 +30,7 @@ from scipy import special
 from .._common import pow_pos
 
 
-class NCVis(NamedTuple):
+class NCVisUnit(NamedTuple):
     r"""NCVis's model weight, noise and NCE objective.
 
     Parameters

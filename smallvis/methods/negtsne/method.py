@@ -9,7 +9,7 @@ from ...families import (KNN_DEFAULTS, KNN_GRAPH, KNN_GRAPH_SIZE, check_knn_grap
 from ...method_spec import SGD_ANNOY_TREES, Method, unfloored_auto_learning_rate
 from ..._validation import ParameterError, check_number
 from ..umap.method import n_epochs
-from .unit import NegTSNE
+from .unit import NegTSNEUnit
 
 #: ``z_bar="auto"``: the per-pair constant ``c = Z m / (N (N - 1))`` of
 #: ``min(AUTO_NEIGHBOURS / (N - 1), 1)``.
@@ -62,7 +62,7 @@ def sgd_params(z_bar, negative_sample_rate):
 METHOD = Method(
     name="negtsne",
     summary="Neg-t-SNE: negative sampling with a fixed normalisation z_bar, Cauchy weights",
-    kernel="negtsne",
+    prefix="negtsne",
     build_affinities=knn_graph_affinities,
     check_affinity_params=check_knn_graph,
     affinity_params={"n_neighbors": 15, **KNN_DEFAULTS},
@@ -75,10 +75,10 @@ METHOD = Method(
     # every edge once per epoch, m uniform negatives that move (§3.10);
     # umap's epoch budget
     sgd=SgdSpec(coefficient="negtsne", scheme="every_edge", noise="uniform_others",
-                n_epochs=n_epochs, kernel_params=sgd_params,
+                n_epochs=n_epochs, unit_params=sgd_params,
                 n_negative=5, clip=4.0, learning_rate=1.0, move_negatives=True,
                 init="spectral", param_defaults={"n_trees": SGD_ANNOY_TREES}),
-    pair_units={NegTSNE.kernel: NegTSNE},
+    pair_units={NegTSNEUnit.kernel: NegTSNEUnit},
     p_family=KNN_GRAPH,
     case_affinities=graph_case("negtsne", KNN_GRAPH_SIZE),
     factor_4_convention=False,

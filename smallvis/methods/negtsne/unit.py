@@ -29,7 +29,7 @@ from typing import NamedTuple
 import numpy as np
 
 
-class NegTSNE(NamedTuple):
+class NegTSNEUnit(NamedTuple):
     r"""Neg-t-SNE's model and expected negative-sampling loss.
 
     Parameters

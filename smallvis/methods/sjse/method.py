@@ -3,7 +3,7 @@
 from ...families import JOINT, PERPLEXITY_SIZE, joint_affinities, joint_case
 from ...method_spec import Method, gaussian_auto_learning_rate
 from ..jse.method import check_kappa
-from .unit import SJSE
+from .unit import SJSEUnit
 
 
 def resolve_cost(kappa=0.5):
@@ -14,7 +14,7 @@ def resolve_cost(kappa=0.5):
 METHOD = Method(
     name="sjse",
     summary="symmetric JSE: joint Gaussian P and Q, a mixture of KL(P||Z) and KL(Q||Z)",
-    kernel="sjse",
+    prefix="sjse",
     build_affinities=joint_affinities,
     affinity_params={"perplexity": 30.0, "metric": "euclidean"},
     sized_params={"perplexity": PERPLEXITY_SIZE},
@@ -23,7 +23,7 @@ METHOD = Method(
     optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
     auto_learning_rate=gaussian_auto_learning_rate,
     p_family=JOINT,
-    normalised_units={"sjse": SJSE},
+    normalised_units={"sjse": SJSEUnit},
     case_affinities=joint_case("sjse", "tsne"),
     examples=({"kappa": 0.5}, {"kappa": 0.1}, {"kappa": 0.9}),
 )

@@ -10,7 +10,7 @@ from typing import NamedTuple
 from ..jse.unit import jse_cost, jse_force, jse_offset
 
 
-class SJSE(NamedTuple):
+class SJSEUnit(NamedTuple):
     r"""sjse: the Gaussian weight normalised over all pairs, the mixture weight :math:`\kappa`.
 
     Parameters

@@ -6,7 +6,7 @@ from ...method_spec import Confusion, Method, gaussian_auto_learning_rate
 METHOD = Method(
     name="ssne",
     summary="symmetric SNE: joint Gaussian P and Q, KL(P||Q)",
-    kernel="ssne",
+    prefix="ssne",
     build_affinities=joint_affinities,
     affinity_params={"perplexity": 30.0, "metric": "euclidean"},
     sized_params={"perplexity": PERPLEXITY_SIZE},

@@ -27,7 +27,7 @@ from typing import NamedTuple
 from .._common import kl_cost, kl_force, kl_offset
 
 
-class SSNE(NamedTuple):
+class SSNEUnit(NamedTuple):
     """Symmetric SNE: the Gaussian weight, normalised over all pairs (no parameters)."""
 
     #: The C unit of the normalised engine (``methods/ssne/unit.h``).

@@ -78,7 +78,7 @@ def fft_exact_instead(Y, n_interpolation=FFT_N_INTERPOLATION, dof=1.0):
 METHOD = Method(
     name="tsne",
     summary="t-SNE: joint Gaussian P, Student-t (Cauchy) Q, KL(P||Q)",
-    kernel="tsne",
+    prefix="tsne",
     build_affinities=joint_affinities_dense_or_knn,
     check_affinity_params=check_perplexity_knn,
     affinity_params={"perplexity": 30.0, "n_neighbors": None, **KNN_DEFAULTS},

@@ -42,7 +42,7 @@ import numpy as np
 from .._common import kl_cost, kl_force, kl_offset
 
 
-class TSNE(NamedTuple):
+class TSNEUnit(NamedTuple):
     r"""t-SNE with the heavy-tailed weight :math:`(1 + d^2/\alpha)^{-\alpha}`, normalised over all pairs.
 
     Parameters

@@ -9,7 +9,7 @@ The fuzzy-set cross-entropy (docs/theory.md §3.7) with the Cauchy weight,
     \qquad w_{ij} = \frac{1}{1 + \|y_i - y_j\|^2}.
 
 Its stochastic loop is UMAP's with ``a = b = 1``, written as the Cauchy
-coefficient of :class:`smallvis.methods.largevis.unit.LargeVis` (the same numbers
+coefficient of :class:`smallvis.methods.largevis.unit.LargeVisUnit` (the same numbers
 without the exp and log of :math:`d^{2b}`).
 """
 
@@ -18,7 +18,7 @@ from typing import NamedTuple
 from .._common import fuzzy_cost_term, fuzzy_edge_term, fuzzy_pair_term
 
 
-class TUMAP(NamedTuple):
+class TUMAPUnit(NamedTuple):
     r"""t-UMAP's weight :math:`w = 1 / (1 + d^2)` and fuzzy cross-entropy.
 
     Parameters

@@ -12,7 +12,7 @@ from ...method_spec import (SGD_ANNOY_TREES, Confusion, Method, eps_smooths,
                             fuzzy_auto_learning_rate)
 from ...output_curve import output_curve
 from ..._validation import check_number
-from .unit import UMAP
+from .unit import UMAPUnit
 
 
 def resolve_cost(a, b, spread, min_dist, eps):
@@ -56,12 +56,12 @@ FUZZY_METHOD = dict(
 METHOD = Method(
     name="umap",
     summary="UMAP: fuzzy kNN graph, 1/(1 + a d^2b) weights, fuzzy cross-entropy",
-    kernel="umap",
+    prefix="umap",
     cost_params={"a": None, "b": None, "spread": 1.0, "min_dist": 0.1, "eps": 0.001},
     resolve_cost=resolve_cost,
-    sgd=SgdSpec(kernel_params=sgd_params, **SGD),
+    sgd=SgdSpec(unit_params=sgd_params, **SGD),
     **FUZZY_METHOD,
-    pair_units={UMAP.kernel: UMAP},
+    pair_units={UMAPUnit.kernel: UMAPUnit},
     fitted_params=("a", "b"),
     fit_inputs=("spread", "min_dist"),
     exact_gradient=eps_smooths,

@@ -30,7 +30,7 @@ from typing import NamedTuple
 from .._common import (fuzzy_cost_term, fuzzy_edge_term, fuzzy_pair_term, pow_pos)
 
 
-class UMAP(NamedTuple):
+class UMAPUnit(NamedTuple):
     r"""UMAP's weight :math:`w = 1 / (1 + a d^{2b})` and fuzzy cross-entropy.
 
     Parameters
