@@ -87,12 +87,23 @@ def curves_accuracy():
     return {m: (knn_accuracy(r.Y, labels, 10), r) for m, r in results.items()}
 
 
+#: The methods on the generic normalised engine (``normalised_units``: no
+#: fused row of their own, 5-11 s each on 600 images) take their digits
+#: floor on 300 images in the default run, where their defaults reach
+#: 0.887-0.897 (all of digits with SMALLVIS_LONG_TESTS=1, at the usual floor).
+SMALL_DIGITS_N, SMALL_DIGITS_FLOOR = 300, 0.85
+
+
 @pytest.mark.parametrize("method", smallvis.list_methods())
 def test_default_map_of_digits_meets_its_floor(method, digits):
     X, labels = digits
+    floor = DIGITS_FLOORS.get(method, DIGITS_FLOOR)
+    if smallvis.METHODS[method].normalised_units and not LONG:
+        X, labels = digits_sample(SMALL_DIGITS_N)
+        floor = min(floor, SMALL_DIGITS_FLOOR)
     r = _default_run(method, X)
     assert not r.recoveries, r.recoveries
-    assert knn_accuracy(r.Y, labels, 10) >= DIGITS_FLOORS.get(method, DIGITS_FLOOR)
+    assert knn_accuracy(r.Y, labels, 10) >= floor
 
 
 def test_the_curves_check_compares_at_least_three_families():
