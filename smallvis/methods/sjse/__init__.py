@@ -27,7 +27,7 @@ row's normalisation, as for ssne.  As for jse, the cost is the paper's
 exactly (R smallvis's ``sjse`` floors ``P`` and ``Z`` at machine epsilon
 and clamps :math:`\kappa`), and there is no stochastic form.
 
-Files: ``unit.py`` and ``unit.h`` (the maths, NumPy and C: jse's cost over
+Files: ``unit.py`` and ``unit.h`` (jse's units, NumPy and C, with its cost over
 all pairs), ``method.py`` (the registry entry), ``golden.json`` and
 ``golden.npz`` (its golden case).
 

@@ -1,17 +1,15 @@
 r"""Symmetric Jensen-Shannon embedding, the NumPy unit (the C side: ``unit.h``).
 
-jse's elementwise cost and hooks (:mod:`smallvis.methods.jse.unit`) with
-the Gaussian weight normalised over all pairs: the offset :math:`S =
-\sum q \log(q / z) / \kappa` runs over every pair.
+jse's unit (:class:`smallvis.methods.jse.unit.JSEUnit`: the Gaussian weight
+and the mixture cost's hooks) with ``q`` normalised over all pairs: the
+offset :math:`S = \sum q \log(q / z) / \kappa` runs over every pair.
 """
 
-from typing import NamedTuple
-
-from ..jse.unit import jse_cost, jse_force, jse_offset
+from ..jse.unit import JSEUnit
 
 
-class SJSEUnit(NamedTuple):
-    r"""sjse: the Gaussian weight normalised over all pairs, the mixture weight :math:`\kappa`.
+class SJSEUnit(JSEUnit):
+    r"""sjse: jse's unit with the Gaussian weight normalised over all pairs.
 
     Parameters
     ----------
@@ -20,23 +18,9 @@ class SJSEUnit(NamedTuple):
         mixture :math:`z = \kappa p + (1 - \kappa) q`.
     """
 
-    kappa: float = 0.5
+    __slots__ = ()
 
     #: The C unit of the normalised engine (``methods/sjse/unit.h``).
     c_unit = "sjse"
     #: The normalisation of ``q``: over all pairs.
     normalisation = "total"
-    #: The engine normalises ``log w`` (the Gaussian underflows far from a point).
-    log_domain = True
-
-    def log_weight(self, d2):
-        r"""The log of the output weight, :math:`\log w = -d^2`."""
-        return -d2
-
-    def slope_at(self, d2):
-        r"""The slope :math:`-\partial \log w / \partial d^2 = 1`."""
-        return 1.0
-
-    cost = jse_cost
-    offset = jse_offset
-    force = jse_force
