@@ -109,6 +109,21 @@ def conditional_affinities(X, kernels, random_state, n_threads, perplexity, metr
     return aff.conditional_perplexity(X, perplexity, kernels, metric=check_metric(metric))[0]
 
 
+def conditional_affinities_and_bandwidths(X, kernels, random_state, n_threads, perplexity,
+                                          metric):
+    """The conditional ``p_{j|i}`` and each row's relative precision: ``(P, {"bandwidth": b})``.
+
+    For the methods whose output kernel takes the calibration's precisions
+    (:attr:`~smallvis.method_spec.Method.input_params`), divided by their
+    geometric mean
+    (:func:`smallvis.inputs.affinities.conditional_perplexity_bandwidths`).
+    """
+    _check_dense_size(X.shape[0])
+    P, bandwidth = aff.conditional_perplexity_bandwidths(X, perplexity, kernels,
+                                                         metric=check_metric(metric))
+    return P, {"bandwidth": bandwidth}
+
+
 def joint_affinities(X, kernels, random_state, n_threads, perplexity, metric):
     """The joint ``P`` over all pairs."""
     _check_dense_size(X.shape[0])
@@ -160,7 +175,7 @@ def knn_graph_affinities(X, kernels, random_state, n_threads, n_neighbors, knn_m
 
 
 #: Affinity builders that always calibrate over all pairs.
-DENSE_ONLY = (conditional_affinities, joint_affinities)
+DENSE_ONLY = (conditional_affinities, joint_affinities, conditional_affinities_and_bandwidths)
 
 #: Affinity builders that calibrate over nearest neighbours at any size.
 KNN_ONLY = (joint_knn_affinities, fuzzy_graph_affinities, knn_graph_affinities)

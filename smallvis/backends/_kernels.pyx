@@ -193,7 +193,7 @@ def _vector_sq_dists(on):
 from smallvis.backends.reference import __all__ as _twin_names
 from smallvis.backends.reference import CALIBRATION_BLOCK
 from smallvis.backends.reference import _check_pair_arrays
-from smallvis.methods._common import unit_field_values
+from smallvis.methods._common import row_bandwidths, unit_field_values
 from smallvis.methods.asne.unit import ASNEUnit
 from smallvis.methods.ssne.unit import SSNEUnit
 from smallvis.methods.tsne.unit import TSNEUnit
@@ -1291,6 +1291,10 @@ cdef Py_ssize_t _load_normalised(unit, smallvis_normalised_params* k) except -1:
     if len(unit) != len(fields):
         raise ValueError(f"{type(unit).__name__} has {len(unit)} fields; its C unit reads "
                          f"{len(fields)} ({' '.join(fields)})")
+    # a per-point field (row_bandwidths) is read by the engine: 0 in its place
+    scalars = iter(values)
+    per_point = getattr(type(unit), "point_fields", ())
+    values = tuple(0.0 if name in per_point else next(scalars) for name in type(unit)._fields)
     cdef const double[::1] f = np.ascontiguousarray(values + (0.0,), dtype=np.float64)
     smallvis_normalised_loaders[u](&f[0], 0.0, k)
     return u
@@ -1303,9 +1307,27 @@ cdef inline void _full_sq_dist_row(const double* Yt, Py_ssize_t n, Py_ssize_t di
     d2[i] = INFINITY
 
 
+cdef inline void _bandwidth_sq_dist_row(const double* Yt, Py_ssize_t n, Py_ssize_t dim,
+                                        Py_ssize_t i, const double* bw,
+                                        double* d2) noexcept nogil:
+    """Row i of the squared distances (d2[i] = inf), times row i's bandwidth if bw."""
+    cdef Py_ssize_t j
+    _full_sq_dist_row(Yt, n, dim, i, d2)
+    if bw != NULL:
+        for j in range(n):
+            d2[j] *= bw[i]
+
+
 cdef double _normalised(const smallvis_normalised_unit* unit, const void* params,
-                        bint rows, indptr, indices, data, Y, grad, int nt):
-    """The passes of the engine: the cost (grad None, returned) or the gradient."""
+                        bint rows, indptr, indices, data, Y, grad, int nt,
+                        bandwidth=None):
+    """The passes of the engine: the cost (grad None, returned) or the gradient.
+
+    ``bandwidth``: each row's precision beta_i of a bandwidth unit
+    (``row_bandwidths``), or None.  Row i's distances are scaled by beta_i
+    before the hooks see them and its coefficients after; its pairs are
+    then not symmetric, so the coefficients over all pairs run by full rows.
+    """
     cdef const int64_t[::1] ip = indptr
     cdef const int64_t[::1] ix = np.ascontiguousarray(indices) if len(indices) else np.zeros(1, dtype=np.int64)
     cdef const double[::1] dv = np.ascontiguousarray(data) if len(data) else np.zeros(1)
@@ -1325,11 +1347,15 @@ cdef double _normalised(const smallvis_normalised_unit* unit, const void* params
     cdef double* d2
     cdef double* prow
     cdef int t
+    bw_arr = None if bandwidth is None else np.ascontiguousarray(bandwidth, dtype=np.float64)
+    cdef const double[::1] bwv = bw_arr if bw_arr is not None else np.ones(1)
+    cdef const double* bw = &bwv[0] if bw_arr is not None else NULL
+    cdef bint full = rows or bw != NULL
     with nogil:
         # the shift (each row's, or the smallest over all pairs) and z
         for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
             d2 = &sc[threadid(), 0, 0]
-            _full_sq_dist_row(&Yt[0, 0], n, dim, i, d2)
+            _bandwidth_sq_dist_row(&Yt[0, 0], n, dim, i, bw, d2)
             dmin = INFINITY
             for j in range(n):
                 if d2[j] < dmin:
@@ -1343,7 +1369,7 @@ cdef double _normalised(const smallvis_normalised_unit* unit, const void* params
             shift = unit.shift(dmin, params)
         for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
             d2 = &sc[threadid(), 0, 0]
-            _full_sq_dist_row(&Yt[0, 0], n, dim, i, d2)
+            _bandwidth_sq_dist_row(&Yt[0, 0], n, dim, i, bw, d2)
             if rows:
                 rshift[i] = unit.shift(rshift[i], params)
             rz[i] = unit.z_row(d2, 0, n, rshift[i] if rows else shift, params)
@@ -1357,7 +1383,7 @@ cdef double _normalised(const smallvis_normalised_unit* unit, const void* params
                 t = threadid()
                 d2 = &sc[t, 0, 0]
                 prow = &sc[t, 1, 0]
-                _full_sq_dist_row(&Yt[0, 0], n, dim, i, d2)
+                _bandwidth_sq_dist_row(&Yt[0, 0], n, dim, i, bw, d2)
                 _scatter_row(&ip[0], &ix[0], &dv[0], i, 0, prow)
                 rs[i] = unit.dual_row(d2, prow, 0, n, rshift[i] if rows else shift,
                                       rz[i] if rows else z, params)
@@ -1373,12 +1399,13 @@ cdef double _normalised(const smallvis_normalised_unit* unit, const void* params
                 t = threadid()
                 d2 = &sc[t, 0, 0]
                 prow = &sc[t, 1, 0]
-                _full_sq_dist_row(&Yt[0, 0], n, dim, i, d2)
+                _bandwidth_sq_dist_row(&Yt[0, 0], n, dim, i, bw, d2)
                 _scatter_row(&ip[0], &ix[0], &dv[0], i, 0, prow)
-                if rows:
-                    # row i's q: every pair (i, j), both ends
-                    unit.coef_row(d2, prow, 0, n, rshift[i], rz[i], rs[i], 2.0, params,
-                                  &sc[t, 2, 0])
+                if full:
+                    # row i's q (or row i's bandwidth): every pair (i, j), both ends
+                    unit.coef_row(d2, prow, 0, n, rshift[i] if rows else shift,
+                                  rz[i] if rows else z, rs[i] if rows else S,
+                                  2.0 * bw[i] if bw != NULL else 2.0, params, &sc[t, 2, 0])
                     _accumulate_pairs(&Yt[0, 0], n, dim, i, 0, &sc[t, 2, 0], &acc[t, 0, 0])
                 else:
                     # P symmetric: each unordered pair once, counted twice
@@ -1392,7 +1419,7 @@ cdef double _normalised(const smallvis_normalised_unit* unit, const void* params
                 t = threadid()
                 d2 = &sc[t, 0, 0]
                 prow = &sc[t, 1, 0]
-                _full_sq_dist_row(&Yt[0, 0], n, dim, i, d2)
+                _bandwidth_sq_dist_row(&Yt[0, 0], n, dim, i, bw, d2)
                 _scatter_row(&ip[0], &ix[0], &dv[0], i, 0, prow)
                 rcost[i] = unit.cost_row(d2, prow, 0, n, rshift[i] if rows else shift,
                                          rz[i] if rows else z, params)
@@ -1421,7 +1448,7 @@ def _checked_normalised(unit, indptr, indices, data, Y, grad, n_threads):
     cdef bint rows = _normalised_rows(unit)
     _check_pair_arrays(indptr, indices, data, Y, grad, in_range=_indices_in_range)
     return _normalised(smallvis_normalised_units[u], &k, rows, indptr, indices, data, Y,
-                       grad, n_threads)
+                       grad, n_threads, row_bandwidths(unit, Y.shape[0]))
 
 
 def normalised_cost(unit, indptr, indices, data, Y, n_threads):
@@ -1549,6 +1576,10 @@ cdef Py_ssize_t _load_unit(unit, double n_others, smallvis_unit_params* k) excep
     if len(unit) != len(fields):
         raise ValueError(f"{type(unit).__name__} has {len(unit)} fields; its C unit reads "
                          f"{len(fields)} ({' '.join(fields)})")
+    # a per-point field (row_bandwidths) is read by the engine: 0 in its place
+    scalars = iter(values)
+    per_point = getattr(type(unit), "point_fields", ())
+    values = tuple(0.0 if name in per_point else next(scalars) for name in type(unit)._fields)
     cdef const double[::1] f = np.ascontiguousarray(values, dtype=np.float64)
     smallvis_unit_loaders[u](&f[0], n_others, k)
     return u
