@@ -32,6 +32,7 @@ FOLDERS = (
     "jse",
     "sjse",
     "hlsne",
+    "basne",
 )
 
 #: Values of ``gradient=`` that every method accepts.
