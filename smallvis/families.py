@@ -124,6 +124,18 @@ def conditional_affinities_and_bandwidths(X, kernels, random_state, n_threads, p
     return P, {"bandwidth": bandwidth}
 
 
+def joint_affinities_and_bandwidths(X, kernels, random_state, n_threads, perplexity, metric):
+    """The joint ``P`` over all pairs and each row's relative precision: ``(P, {"bandwidth": b})``.
+
+    The precisions of the conditional rows it is made of, over their
+    geometric mean (:func:`smallvis.inputs.affinities.joint_perplexity_bandwidths`).
+    """
+    _check_dense_size(X.shape[0])
+    P, bandwidth = aff.joint_perplexity_bandwidths(X, perplexity, kernels,
+                                                   metric=check_metric(metric))
+    return P, {"bandwidth": bandwidth}
+
+
 def joint_affinities(X, kernels, random_state, n_threads, perplexity, metric):
     """The joint ``P`` over all pairs."""
     _check_dense_size(X.shape[0])
@@ -175,7 +187,8 @@ def knn_graph_affinities(X, kernels, random_state, n_threads, n_neighbors, knn_m
 
 
 #: Affinity builders that always calibrate over all pairs.
-DENSE_ONLY = (conditional_affinities, joint_affinities, conditional_affinities_and_bandwidths)
+DENSE_ONLY = (conditional_affinities, joint_affinities, conditional_affinities_and_bandwidths,
+              joint_affinities_and_bandwidths)
 
 #: Affinity builders that calibrate over nearest neighbours at any size.
 KNN_ONLY = (joint_knn_affinities, fuzzy_graph_affinities, knn_graph_affinities)

@@ -292,9 +292,7 @@ def conditional_perplexity_bandwidths(X, perplexity, kernels, *, metric="euclide
     """
     rows, beta = _dense_rows(X, perplexity, kernels, stacklevel=5, metric=metric,
                              data_units=False)
-    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        bandwidth = beta / np.exp(np.mean(np.log(beta)))
-    return _with_zero_diagonal(rows), bandwidth
+    return _with_zero_diagonal(rows), _relative(beta)
 
 
 def _dense_rows(X, perplexity, kernels, tol=PERPLEXITY_TOL,
@@ -382,6 +380,26 @@ def joint_perplexity(X, perplexity, kernels, metric="euclidean"):
     del R
     np.divide(J, J.sum(), out=J)
     return J
+
+
+def joint_perplexity_bandwidths(X, perplexity, kernels, *, metric="euclidean"):
+    """:func:`joint_perplexity`'s ``P`` and each row's relative precision.
+
+    The precisions of the conditional rows before symmetrisation, over
+    their geometric mean, as :func:`conditional_perplexity_bandwidths`.
+    """
+    R, beta = _dense_rows(X, perplexity, kernels, stacklevel=5, metric=metric,
+                          data_units=False)
+    J = _symmetrized_rows(R)
+    del R
+    np.divide(J, J.sum(), out=J)
+    return J, _relative(beta)
+
+
+def _relative(beta):
+    """Precisions over their geometric mean (non-finite where one is 0 or inf)."""
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        return beta / np.exp(np.mean(np.log(beta)))
 
 
 def kernel_triplet(P):
