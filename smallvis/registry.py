@@ -33,6 +33,9 @@ FOLDERS = (
     "sjse",
     "hlsne",
     "basne",
+    "bssne",
+    "btsne",
+    "btasne",
 )
 
 #: Values of ``gradient=`` that every method accepts.
