@@ -32,6 +32,7 @@ FOLDERS = (
     "jse",
     "sjse",
     "hlsne",
+    "tasne",
 )
 
 #: Values of ``gradient=`` that every method accepts.

@@ -196,3 +196,38 @@ def test_the_site_documents_every_alias_on_its_target_s_page():
         assert f"<method-{name}>" in index
         sections = "\n".join(smallvis_docs._alias_sections(METHODS[target]))
         assert f".. _method-{name}:" in sections and alias.summary in sections
+
+
+# ---------------------------------------------------------------------------
+# tasne: asne's conditional P and per-row KL, with the Cauchy weight
+# ---------------------------------------------------------------------------
+
+
+def r_tasne(P, Y):
+    """R smallvis's ``tasne`` (R/sne.R): ``W = 1 / (1 + D2)``, ``invZ = 1 / rowSums(W)``.
+
+    Its ``pfn`` is asne's, ``rowSums(P log(P / (W invZ)))``, and its
+    gradient ``k2g(Y, 2 W (P - W invZ), symmetrize = TRUE)``.
+    """
+    W = 1.0 / (1.0 + _d2(Y))
+    np.fill_diagonal(W, 0.0)
+    Q = W / W.sum(axis=1, keepdims=True)
+    return _kl(P, Q), _k2g(Y, 2 * W * (P - Q), symmetrize=True)
+
+
+@pytest.mark.parametrize("fast", [False, True], ids=["numpy", "cython"])
+def test_tasne_matches_r_smallvis(fast):
+    for P, Y in _layouts("tasne"):
+        r_cost, r_grad = r_tasne(P, Y)
+        _close(*smallvis.cost_and_gradient("tasne", P, Y, fast=fast), r_cost, r_grad)
+
+
+def test_tasne_is_asne_with_the_cauchy_weight():
+    # on a layout shrunk so far that every w = 1 / (1 + d2) is 1 - d2 to first
+    # order, q_{j|i} and the gradient / w agree with asne's exp(-d2) to O(d2^2)
+    P, Y = _layouts("tasne")[1]
+    Y = 1e-3 * Y
+    c0, g0 = smallvis.cost_and_gradient("asne", P, Y)
+    c, g = smallvis.cost_and_gradient("tasne", P, Y)
+    assert c == pytest.approx(c0, rel=1e-8)
+    np.testing.assert_allclose(g, g0, rtol=0, atol=1e-4 * np.abs(g0).max())
