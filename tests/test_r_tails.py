@@ -231,3 +231,12 @@ def test_tasne_is_asne_with_the_cauchy_weight():
     c, g = smallvis.cost_and_gradient("tasne", P, Y)
     assert c == pytest.approx(c0, rel=1e-8)
     np.testing.assert_allclose(g, g0, rtol=0, atol=1e-4 * np.abs(g0).max())
+
+
+def test_the_parity_kit_takes_an_alias_and_its_parameters():
+    from smallvis.testing import check_gradient
+    ok = check_gradient("hssne", lambda P, Y: r_hssne(P, Y, 0.3), alpha=0.3)
+    assert ok.ok, str(ok)
+    # the same transcription at another alpha is told apart
+    assert not check_gradient("hssne", lambda P, Y: r_hssne(P, Y, 0.3), alpha=0.6).ok
+    assert check_gradient("tasne", r_tasne).ok
