@@ -240,3 +240,11 @@ def test_the_parity_kit_takes_an_alias_and_its_parameters():
     # the same transcription at another alpha is told apart
     assert not check_gradient("hssne", lambda P, Y: r_hssne(P, Y, 0.3), alpha=0.6).ok
     assert check_gradient("tasne", r_tasne).ok
+
+
+def test_the_estimator_takes_an_alias_and_its_parameters():
+    X = golden("tsne")["X"]
+    est = smallvis.Embedding(method="hssne", method_params={"alpha": 0.25}, n_iter=30,
+                             random_state=2).fit(X)
+    np.testing.assert_array_equal(
+        est.embedding_, smallvis.embed(X, method="tsne", dof=4.0, n_iter=30, random_state=2))
