@@ -158,14 +158,14 @@ def _alias_sections(method):
     """A section per alias of ``method`` (its own name, parameters and maths), for its page."""
     lines = []
     for alias in method.aliases:
-        params = ", ".join(f"``{k}={v!r}``" for k, v in alias.params.items())
+        params = ", ".join(f"{k}={v!r}" for k, v in alias.params.items())
         lines += [
             f".. _method-{alias.name}:\n",
             _title(f"Alias: {alias.name}", "-"),
             f"{alias.summary}.  ``smallvis.embed(X, method=\"{alias.name}\"" +
             (f", {params})``" if params else ")``") +
-            f" (and ``smallvis embed --method {alias.name}``) runs {method.name} "
-            f"with the parameters mapped as below.\n",
+            f" (and ``smallvis embed --method {alias.name}``) runs {method.name}" +
+            (" with its parameters mapped as below.\n" if params else ".\n"),
             inspect.cleandoc(alias.page) + "\n",
         ]
     return lines
