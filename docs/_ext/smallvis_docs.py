@@ -140,6 +140,7 @@ def method_page(method, figure_name):
         _parameter_table("Optimizer defaults", method.optimizer_defaults),
         _title("Maths", "-"),
         page_text + "\n",
+        *_alias_sections(method),
         "The papers cited are listed in full under References on the :doc:`theory page </theory>`.\n",
         _title("The NumPy unit", "-"),
         f"The readable form of the maths above: `{source_path} <{source_url}>`_ "
@@ -153,9 +154,29 @@ def method_page(method, figure_name):
     return "\n".join(lines)
 
 
-def methods_index(names_and_summaries):
-    rows = "\n".join(f"   * - :doc:`{name}`\n     - {summary}"
-                     for name, summary in names_and_summaries)
+def _alias_sections(method):
+    """A section per alias of ``method`` (its own name, parameters and maths), for its page."""
+    lines = []
+    for alias in method.aliases:
+        params = ", ".join(f"{k}={v!r}" for k, v in alias.params.items())
+        lines += [
+            f".. _method-{alias.name}:\n",
+            _title(f"Alias: {alias.name}", "-"),
+            f"{alias.summary}.  ``smallvis.embed(X, method=\"{alias.name}\"" +
+            (f", {params})``" if params else ")``") +
+            f" (and ``smallvis embed --method {alias.name}``) runs {method.name}" +
+            (" with its parameters mapped as below.\n" if params else ".\n"),
+            inspect.cleandoc(alias.page) + "\n",
+        ]
+    return lines
+
+
+def methods_index(names_and_summaries, aliases=()):
+    """The methods' index; ``aliases`` are ``(alias, target, summary)`` rows after them."""
+    rows = "\n".join([f"   * - :doc:`{name}`\n     - {summary}"
+                       for name, summary in names_and_summaries] +
+                      [f"   * - :ref:`{alias} <method-{alias}>`\n     - {summary} "
+                       f"(an alias of :doc:`{target}`)" for alias, target, summary in aliases])
     toctree = "\n".join(f"   {name}" for name, _ in names_and_summaries)
     return "\n".join([
         _title("Methods", "="),
@@ -301,7 +322,9 @@ def generate(app, config=None):
         draw_figure(method, methods_dir / figure)
         _write(methods_dir / f"{name}.rst", method_page(method, figure))
         index.append((name, method.summary))
-    _write(methods_dir / "index.rst", methods_index(index))
+    aliases = [(a.name, m.name, a.summary) for m in smallvis.METHODS.values()
+               for a in m.aliases]
+    _write(methods_dir / "index.rst", methods_index(index, aliases))
     for stale in set(p.stem for p in methods_dir.glob("*.rst")) - {n for n, _ in index} - {"index"}:
         for suffix in (".rst", ".png", ".key"):
             (methods_dir / f"{stale}{suffix}").unlink(missing_ok=True)
