@@ -11,6 +11,7 @@ sphinx-gallery needs; with ``SMALLVIS_LONG_TESTS=1`` each is also run.
 import ast
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -173,3 +174,48 @@ def test_a_gallery_script_runs(script, tmp_path):
     run = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env,
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
+
+
+# -- maths in the Markdown pages -----------------------------------------------------
+
+#: Characters that are maths when they appear in prose: Greek letters, super-
+#: and subscripts, the minus sign and the relations and operators.  "·" and "×"
+#: are left out: the pages use them as separators and in sizes (70,000 × 50).
+UNICODE_MATHS = re.compile(r"[α-ωΑ-Ω²³⁰-⁹₀-₉⁻ᵀ∑∂≤≥≈−∈√∞⌊⌋∘‖→∝∇′\u0303\u0304]")
+#: What may hold such characters: code, $...$ maths, roles, link targets.
+_NOT_PROSE = re.compile(r"`+[^`]*`+|\$\$?[^$]*\$\$?|\]\([^)]*\)|\{[a-z]+\}`[^`]*`")
+
+
+def unicode_maths(text):
+    """The lines of a Markdown text whose prose holds Unicode maths, as (number, line)."""
+    found, fence = [], False
+    for number, line in enumerate(text.split("\n"), 1):
+        if line.lstrip().startswith(("```", "~~~")):
+            fence = not fence
+            continue
+        if not fence and UNICODE_MATHS.search(_NOT_PROSE.sub("", line)):
+            found.append((number, line))
+    return found
+
+
+def test_the_unicode_maths_finder_tells_prose_from_maths_and_code():
+    assert unicode_maths("a bisection in β_i finds it") == [(1, "a bisection in β_i finds it")]
+    assert unicode_maths("the cost is O(N²) per step")
+    assert unicode_maths("where x ≤ 3")
+    for fine in ("a bisection in $\\beta_i$ finds it", "`dof=(ν + 1)/2` in code",
+                 "```\nβ = 1\n```", "70,000 × 50 points · next", "{math}`\\gamma` = 7"):
+        assert unicode_maths(fine) == [], fine
+
+
+MARKDOWN_PAGES = sorted(p for p in (ROOT / "docs").rglob("*.md")
+                        if not {"_generated", "gallery", "_build"} & set(p.parts)
+                        and p.parent != ROOT / "docs" / "tutorials")
+
+
+@pytest.mark.parametrize("page", MARKDOWN_PAGES, ids=lambda p: str(p.relative_to(ROOT / "docs")))
+def test_a_page_writes_its_maths_for_mathjax(page):
+    # Unicode maths in prose (β_i, d², ≤) is not typeset: MathJax renders
+    # $...$ and {math} roles, so that a formula reads the same everywhere
+    found = unicode_maths(page.read_text(encoding="utf-8"))
+    assert not found, "Unicode maths outside $...$:\n" + "\n".join(
+        f"  line {n}: {line.strip()[:100]}" for n, line in found[:10])
