@@ -494,10 +494,11 @@ def site_pages(site: Path):
     return pages
 
 
-def a_method_name(site: Path):
-    """The name of the last method page of the site, for the search."""
+def a_method_name(site: Path, words=SEARCH_WORDS):
+    """A method's name from the site's method pages, not already among ``words``."""
+    taken = {w.lower() for w in words}
     names = sorted(p.stem for p in (site / "_generated" / "methods").glob("*.html")
-                   if p.stem != "index")
+                   if p.stem != "index" and p.stem.lower() not in taken)
     return names[-1] if names else None
 
 

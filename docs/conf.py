@@ -84,6 +84,9 @@ exclude_patterns = [
     "gallery/*.ipynb",
     # the local copy of MathJax, served as static files
     "_generated/_static",
+    # sphinx-gallery's timing page, which loads scripts from CDNs (off below;
+    # an old copy must not come back)
+    "sg_execution_times.rst",
 ]
 
 # -- HTML --------------------------------------------------------------------

@@ -247,6 +247,17 @@ def test_a_gallery_thumbnail_gets_its_examples_title_as_alt_text(ext):
     assert ext.thumbnail_alt("/images/plain.png", "") == ""
 
 
+def test_a_notebook_figure_is_described_by_the_titles_its_cell_sets(ext):
+    code = ('fig, ax = plt.subplots()\nax.set_title("the force curves")\n'
+            "smallvis.plot(Y, labels, title=f\"{method}: {n} points\")\n"
+            "fig.suptitle('two maps')")
+    assert ext.figure_alt_from_code(code, "Tutorial 3") == (
+        "Figure: the force curves; method: n points; two maps")
+    assert ext.figure_alt_from_code('ax.set_title(f"{t:.2f} s")', "T") == "Figure: t s"
+    assert ext.figure_alt_from_code("plt.plot(x, y)", "Tutorial 3") == (
+        "A figure of Tutorial 3, drawn by the code above")
+
+
 # -- the gallery (examples/, built by sphinx-gallery) ------------------------------
 
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))

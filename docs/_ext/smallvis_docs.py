@@ -425,6 +425,48 @@ def thumbnail_alt_text(app, doctree):
         image["alt"] = thumbnail_alt(image.get("uri"), image.get("alt", ""))
 
 
+_TITLE_IN_CODE = re.compile(
+    r"""(?:suptitle|set_title|title)\s*(?:=|\()\s*f?(["'])(.+?)\1""")
+
+
+def figure_alt_from_code(code, page_title):
+    """The alt text of a figure drawn by a notebook cell: the titles its code sets.
+
+    The cell's own ``title=``, ``set_title(...)`` and ``suptitle(...)``
+    strings say what it draws (an f-string's fields by their expressions,
+    without braces or formats); a cell that sets none gets "A figure of
+    <page title>, drawn by the code above".
+    """
+    titles = [re.sub(r"\{([^{}:!]+)(?:[:!][^{}]*)?\}", r"\1", match.group(2))
+              for match in _TITLE_IN_CODE.finditer(code or "")]
+    if titles:
+        shown = "; ".join(dict.fromkeys(titles))
+        return f"Figure: {shown}"
+    return f"A figure of {page_title}, drawn by the code above"
+
+
+def notebook_figure_alt_text(app, doctree):
+    """Give the figures that the tutorials' cells draw an alt text (myst-nb leaves none)."""
+    from docutils import nodes
+    title = next(iter(doctree.findall(nodes.title)), None)
+    page_title = title.astext() if title is not None else "this page"
+    for cell in doctree.findall(nodes.container):
+        if "cell" not in cell.get("classes", []):
+            continue
+        code = "\n".join(block.astext() for block in cell.findall(nodes.literal_block)
+                         if not any("cell_output" in parent.get("classes", [])
+                                    for parent in _ancestors(block)))
+        for image in cell.findall(nodes.image):
+            if not image.get("alt", "").strip():
+                image["alt"] = figure_alt_from_code(code, page_title)
+
+
+def _ancestors(node):
+    while node.parent is not None:
+        node = node.parent
+        yield node
+
+
 def skip_namedtuple_fields(app, what, name, obj, skip, options):
     """Leave out the ``Alias for field number N`` entries of NamedTuple units."""
     doc = getattr(obj, "__doc__", None) or ""
@@ -438,6 +480,7 @@ def setup(app):
     app.connect("config-inited", generate)
     app.connect("doctree-read", link_repository_pages)
     app.connect("doctree-read", thumbnail_alt_text)
+    app.connect("doctree-read", notebook_figure_alt_text)
     app.connect("autodoc-skip-member", skip_namedtuple_fields)
     app.connect("autodoc-process-docstring", widen_simple_tables)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
