@@ -92,7 +92,9 @@ exclude_patterns = [
 # -- HTML --------------------------------------------------------------------
 html_theme = "furo"
 html_title = f"smallvis {release}"
-html_static_path = []
+html_static_path = ["_static"]
+# the gallery's thumbnails at a readable size
+html_css_files = ["gallery.css"]
 
 
 def _local_mathjax():
@@ -164,6 +166,8 @@ sphinx_gallery_conf = {
     "remove_config_comments": True,
     "show_memory": False,
     "download_all_examples": False,
+    # thumbnails drawn large enough for the wider grid of _static/gallery.css
+    "thumbnail_size": (600, 420),
     # the timing pages load jQuery and DataTables from CDNs: the site
     # fetches nothing from the network
     "write_computation_times": False,
