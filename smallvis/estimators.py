@@ -81,3 +81,13 @@ class SJSE(_MethodEmbedding):
 @_method_estimator
 class HLSNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="hlsne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class ABSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="absne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class ABSSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="abssne"``; the same parameters otherwise."""

@@ -32,6 +32,8 @@ FOLDERS = (
     "jse",
     "sjse",
     "hlsne",
+    "absne",
+    "abssne",
 )
 
 #: Values of ``gradient=`` that every method accepts.
