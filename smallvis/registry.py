@@ -34,6 +34,7 @@ FOLDERS = (
     "hlsne",
     "absne",
     "abssne",
+    "tee",
 )
 
 #: Values of ``gradient=`` that every method accepts.

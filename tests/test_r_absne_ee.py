@@ -1,7 +1,7 @@
-"""absne and abssne against direct transcriptions of R smallvis's formulas.
+"""absne, abssne and tee against direct transcriptions of R smallvis's formulas.
 
 Each function below writes out R smallvis's expressions for the method
-(its ``pfn`` and ``gr`` in ``R/absne.R``, matrix by matrix) in NumPy,
+(its ``pfn`` and ``gr`` in ``R/absne.R`` and ``R/ee.R``, matrix by matrix) in NumPy,
 independently of smallvis's units and engines.  R floors ``P`` and ``Q``
 at machine epsilon before its powers and logs; the transcriptions leave
 the floors out (the golden cases' ``P`` is positive off the diagonal, and
@@ -150,3 +150,66 @@ def test_alpha_beta_outside_their_range_are_refused(method, params):
     name = "alpha" if "beta" not in params or params.get("alpha", 1.0) <= 0 else "beta"
     with pytest.raises(ValueError, match=name):
         smallvis.cost_and_gradient(method, g["P"], g["Y"], **params)
+
+
+def r_tee(P, Y, lam):
+    """R smallvis's ``tee`` cost and gradient (R/ee.R), from its unnormalised ``V = N P``.
+
+    ``constV = (colSums(V log V) - lambda colSums(V)) / sum(V)``; ``pfn``:
+    ``constV + (lambda colSums(W) - colSums(V log W)) / sum(V)``; ``gr``:
+    ``4 / sum(V) * W (V - lambda W)``.
+    """
+    V = P.shape[0] * P
+    inv_n = 1.0 / V.sum()
+    _, W = _q(Y, "cauchy")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        VlV = np.where(V > 0, V * np.log(V), 0.0)
+        VlW = _off(np.where(V > 0, V * np.log(W), 0.0))
+    const = inv_n * (VlV.sum(axis=0) - lam * V.sum(axis=0))
+    pcost = const + inv_n * (lam * W.sum(axis=0) - VlW.sum(axis=0))
+    return pcost.sum(), _k2g(Y, 4 * inv_n * W * (V - lam * W))
+
+
+@pytest.mark.parametrize("fast", [False, True], ids=["numpy", "cython"])
+@pytest.mark.parametrize("lam", [0.01, 0.2, 1.0])
+def test_tee_matches_r_smallvis(lam, fast):
+    P, layouts = _layouts("tee")
+    for Y in layouts:
+        _check("tee", *r_tee(P, Y, lam), P, Y, fast, lam=lam)
+
+
+@pytest.mark.parametrize("fast", [False, True], ids=["numpy", "cython"])
+def test_tee_at_lambda_one_is_the_i_divergence_of_p_from_w_over_n(fast):
+    """At lambda = 1 the cost is sum p log(p / (w / N)) - p + w / N (the generalised KL)."""
+    P, layouts = _layouts("tee")
+    n = P.shape[0]
+    off = ~np.eye(n, dtype=bool)
+    for Y in layouts:
+        _, W = _q(Y, "cauchy")
+        M = W[off] / n
+        p = P[off]
+        i_div = np.sum(np.where(p > 0, p * np.log(p / M), 0.0) - p + M)
+        cost, _ = smallvis.cost_and_gradient("tee", P, Y, fast=fast, lam=1.0)
+        assert cost == pytest.approx(i_div, rel=1e-9)
+        assert cost >= 0.0
+
+
+def test_tee_auto_lambda_is_r_s_value_from_400_points_and_holds_small_data_apart():
+    entry = smallvis.METHODS["tee"]
+    assert entry.resolve_auto({"lam": "auto"}, 1797)["lam"] == 0.01
+    assert entry.resolve_auto({"lam": "auto"}, 400)["lam"] == 0.01
+    for n in (2, 10, 150):
+        lam = entry.resolve_auto({"lam": "auto"}, n)["lam"]
+        # a collapsed map's repulsion, lam / N over N (N - 1) pairs, beats its attraction 1
+        assert lam * (n - 1) > 1.0
+    # two points stay apart under the default
+    X = np.array([[0.0, 1.0], [2.0, 5.0]])
+    Y = smallvis.embed(X, "tee", perplexity=1.0, n_iter=200, random_state=0)
+    assert np.linalg.norm(Y[0] - Y[1]) > 0.1
+
+
+@pytest.mark.parametrize("lam", [-0.01, float("nan"), float("inf"), "big"])
+def test_tee_refuses_a_lambda_that_is_not_a_finite_non_negative_number(lam):
+    g = golden("tee")
+    with pytest.raises((ValueError, TypeError), match="lam"):
+        smallvis.cost_and_gradient("tee", g["P"], g["Y"], lam=lam)
