@@ -26,8 +26,16 @@ normalised: a sum over pairs, whose gradient is
         w_{ij} \Bigl(p_{ij} - \frac{\lambda}{N} w_{ij}\Bigr) (y_i - y_j).
 
 At :math:`\lambda = 1` the cost is the I-divergence between ``P`` and
-:math:`W / N`.  The default :math:`\lambda = 0.01` is R smallvis's; the
-parameter is ``lam`` (``lambda`` is a Python keyword).  As in R, the first
+:math:`W / N`.  The parameter is ``lam`` (``lambda`` is a Python
+keyword).  Its default, ``"auto"``, is R smallvis's :math:`\lambda =
+0.01` from 400 points on and :math:`4 / N` below: near a collapse every
+weight is close to 1, where the attraction sums to :math:`\sum p = 1` and
+the repulsion to about :math:`\lambda N`, so with R's value fewer than 100
+points collapse to one (two points always meet); :math:`4 / N` keeps the
+repulsion of a collapsed map four times its attraction.  The step size of
+``learning_rate="auto"`` is t-SNE's rule without its floor of 50
+(:func:`smallvis.method_spec.unfloored_auto_learning_rate`), as for the
+other costs whose repulsion has a weight of its own.  As in R, the first
 terms, :math:`p \log(N p) - \lambda p`, depend on ``P`` only and are kept
 in the cost; R floors ``V`` and ``W`` at machine epsilon before its logs,
 which is not done here (a pair with :math:`p = 0` contributes no
