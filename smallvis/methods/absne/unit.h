@@ -51,11 +51,20 @@ static inline double smallvis_ab_cost(double p, double log_q, const smallvis_abs
             - lam * exp(alpha * lp + beta * log_q)) / (alpha * beta * lam);
 }
 
+/* x^e, with the exponents 1 and 0 (the KL divergence's alpha = 1, beta = 0,
+ * the default) taken without pow: the same values (pow is exact there),
+ * several times faster in the inner loop */
+static inline double smallvis_ab_pow(double x, double e)
+{
+    return e == 1.0 ? x : (e == 0.0 ? 1.0 : pow(x, e));
+}
+
 /* q df/dq = (q^lambda - p^alpha q^beta) / alpha, no cross term at p = 0 */
 static inline double smallvis_ab_q_dfdq(double p, double q, const smallvis_absne_params *k)
 {
-    const double cross = p > 0.0 ? pow(p, k->alpha) * pow(q, k->beta) : 0.0;
-    return (pow(q, k->alpha + k->beta) - cross) / k->alpha;
+    const double cross = p > 0.0 ? smallvis_ab_pow(p, k->alpha) * smallvis_ab_pow(q, k->beta)
+                                  : 0.0;
+    return (smallvis_ab_pow(q, k->alpha + k->beta) - cross) / k->alpha;
 }
 
 static inline double smallvis_absne_shift(double d2_min, const smallvis_absne_params *k)
