@@ -33,6 +33,9 @@ FOLDERS = (
     "sjse",
     "hlsne",
     "tasne",
+    "absne",
+    "abssne",
+    "tee",
 )
 
 #: Values of ``gradient=`` that every method accepts.
