@@ -243,12 +243,13 @@ def test_the_twins_agree_at_every_scale(unit, scale):
     P = _affinities(rng, n, unit)
     Y = rng.normal(size=(n, dim)) * scale
     for trip in (_triplet(P), _sparse_triplet(P)):
+        c_ref = reference.normalised_cost(unit, *trip, Y, 1)
+        g_ref = np.zeros_like(Y)
+        reference.normalised_gradient(unit, *trip, Y, g_ref, 1)
         for nt in (1, 2):
-            c_ref = reference.normalised_cost(unit, *trip, Y, 1)
             c_fast = _kernels.normalised_cost(unit, *trip, Y, nt)
             assert abs(c_fast - c_ref) <= 1e-10 * abs(c_ref)
-            g_ref, g_fast = np.zeros_like(Y), np.zeros_like(Y)
-            reference.normalised_gradient(unit, *trip, Y, g_ref, 1)
+            g_fast = np.zeros_like(Y)
             _kernels.normalised_gradient(unit, *trip, Y, g_fast, nt)
             np.testing.assert_allclose(g_fast, g_ref, rtol=0, atol=1e-10 * np.abs(g_ref).max())
     # new points, each over its own row
