@@ -123,6 +123,10 @@ cdef extern from "_pairloops.h" nogil:
         double (*cost_row)(const double* d2, const double* p, Py_ssize_t start,
                            Py_ssize_t n, double shift, double z,
                            const void* params) noexcept nogil
+        void (*self_coef_row)(const double* d2, const double* p, Py_ssize_t n,
+                              double mass, const void* params, double* c) noexcept nogil
+        double (*self_cost_row)(const double* d2, const double* p, Py_ssize_t n,
+                                double mass, const void* params) noexcept nogil
         smallvis_transform_unit transform
     ctypedef union smallvis_normalised_params:
         pass
@@ -131,6 +135,7 @@ cdef extern from "_pairloops.h" nogil:
     const char** smallvis_normalised_fields
     const smallvis_unit_loader* smallvis_normalised_loaders
     Py_ssize_t SMALLVIS_N_NORMALISED_UNITS
+    double smallvis_nq_min(const double* d2, Py_ssize_t n) noexcept
     double smallvis_tsne_dof_coef_row(const double* d2, const double* p, Py_ssize_t start,
                                       Py_ssize_t n, double dof, double log_w_max,
                                       double* ca, double* cr) noexcept
@@ -1296,107 +1301,108 @@ cdef Py_ssize_t _load_normalised(unit, smallvis_normalised_params* k) except -1:
     return u
 
 
-cdef inline void _full_sq_dist_row(const double* Yt, Py_ssize_t n, Py_ssize_t dim,
-                                   Py_ssize_t i, double* d2) noexcept nogil:
-    """Row i of the squared distances over all columns, d2[i] = inf (weight 0)."""
-    _sq_dist_row(Yt, n, dim, i, 0, d2)
-    d2[i] = INFINITY
+ctypedef struct _EngineInput:
+    # Y transposed (dim, n) and P as CSR
+    const double* Yt
+    const int64_t* ip
+    const int64_t* ix
+    const double* dv
+    Py_ssize_t n
+    Py_ssize_t dim
+
+
+cdef inline double* _engine_row(const _EngineInput* a, double* scratch, Py_ssize_t i,
+                                Py_ssize_t start, bint with_p) noexcept nogil:
+    """Row i in the calling thread's scratch (3 rows of n): its d2 over start <= j < n, returned.
+
+    The other scratch rows follow it: P's row (scattered when ``with_p``; the caller
+    clears it with :func:`_clear_row`), then the coefficients.  A full row
+    (``start`` 0) has d2[i] = inf: the pair (i, i) has weight 0.
+    """
+    cdef double* d2 = scratch + 3 * a.n * threadid()
+    _sq_dist_row(a.Yt, a.n, a.dim, i, start, d2)
+    if start == 0:
+        d2[i] = INFINITY
+    if with_p:
+        _scatter_row(a.ip, a.ix, a.dv, i, start, d2 + a.n)
+    return d2
 
 
 cdef double _normalised(const smallvis_normalised_unit* unit, const void* params,
                         bint rows, indptr, indices, data, Y, grad, int nt):
-    """The passes of the engine: the cost (grad None, returned) or the gradient."""
+    """The cost (grad None, returned) or the gradient of a normalised unit.
+
+    Over each row (``rows``) a row is one pass; over all pairs the passes
+    follow the global sums (the shift, z, the offset S), each over the
+    unordered pairs j > i of a row (``P`` symmetric), but the cost, which
+    reads ``P`` as given.
+    """
     cdef const int64_t[::1] ip = indptr
     cdef const int64_t[::1] ix = np.ascontiguousarray(indices) if len(indices) else np.zeros(1, dtype=np.int64)
     cdef const double[::1] dv = np.ascontiguousarray(data) if len(data) else np.zeros(1)
-    cdef Py_ssize_t n = Y.shape[0], dim = Y.shape[1], i, j
+    cdef Py_ssize_t n = Y.shape[0], dim = Y.shape[1], i
     Yt_arr = np.ascontiguousarray(Y.T)
     cdef const double[:, ::1] Yt = Yt_arr
+    cdef _EngineInput a
+    a.Yt, a.ip, a.ix, a.dv, a.n, a.dim = &Yt[0, 0], &ip[0], &ix[0], &dv[0], n, dim
     # per thread: d2, P row, coefficients
     cdef double[:, :, ::1] sc = _scratch(nt, 3, n)
     cdef bint want = grad is not None
     acc_arr = np.zeros((nt if want else 1, dim, n))
     cdef double[:, :, ::1] acc = acc_arr
-    cdef double[::1] rshift = np.zeros(n)
+    cdef double[::1] rmin = np.zeros(n)
     cdef double[::1] rz = np.zeros(n)
     cdef double[::1] rs = np.zeros(n)
     cdef double[::1] rcost = np.zeros(n)
-    cdef double shift = 0.0, z = 1.0, S = 0.0, dmin, total
+    cdef double shift = 0.0, z = 0.0, S = 0.0, dmin, total
     cdef double* d2
-    cdef double* prow
-    cdef int t
     with nogil:
-        # the shift (each row's, or the smallest over all pairs) and z
-        for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
-            d2 = &sc[threadid(), 0, 0]
-            _full_sq_dist_row(&Yt[0, 0], n, dim, i, d2)
-            dmin = INFINITY
-            for j in range(n):
-                if d2[j] < dmin:
-                    dmin = d2[j]
-            rshift[i] = dmin
-        if not rows:
+        if rows:
+            for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
+                d2 = _engine_row(&a, &sc[0, 0, 0], i, 0, True)
+                if want:
+                    # row i's q: every pair (i, j), both ends
+                    unit.self_coef_row(d2, d2 + n, n, 1.0, params, d2 + 2 * n)
+                    _accumulate_pairs(a.Yt, n, dim, i, 0, d2 + 2 * n, &acc[threadid(), 0, 0])
+                else:
+                    rcost[i] = unit.self_cost_row(d2, d2 + n, n, 1.0, params)
+                _clear_row(a.ip, a.ix, i, d2 + n)
+        else:
+            # the shift, from the smallest d2 over all pairs
+            for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
+                d2 = _engine_row(&a, &sc[0, 0, 0], i, i + 1, False)
+                rmin[i] = smallvis_nq_min(d2 + i + 1, n - i - 1)
             dmin = INFINITY
             for i in range(n):
-                if rshift[i] < dmin:
-                    dmin = rshift[i]
+                dmin = fmin(dmin, rmin[i])
             shift = unit.shift(dmin, params)
-        for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
-            d2 = &sc[threadid(), 0, 0]
-            _full_sq_dist_row(&Yt[0, 0], n, dim, i, d2)
-            if rows:
-                rshift[i] = unit.shift(rshift[i], params)
-            rz[i] = unit.z_row(d2, 0, n, rshift[i] if rows else shift, params)
-        if not rows:
-            z = 0.0
+            # z, each unordered pair counted twice
+            for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
+                d2 = _engine_row(&a, &sc[0, 0, 0], i, i + 1, False)
+                rz[i] = unit.z_row(d2, i + 1, n, shift, params)
             for i in range(n):
                 z += rz[i]
-        # the offset S (each row's, or over all pairs), then the coefficients
-        if want:
+            z = 2.0 * z
+        if not rows and want:
+            # the offset S (P symmetric: each unordered pair twice), then the
+            # coefficients of each unordered pair, counted twice
             for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
-                t = threadid()
-                d2 = &sc[t, 0, 0]
-                prow = &sc[t, 1, 0]
-                _full_sq_dist_row(&Yt[0, 0], n, dim, i, d2)
-                _scatter_row(&ip[0], &ix[0], &dv[0], i, 0, prow)
-                rs[i] = unit.dual_row(d2, prow, 0, n, rshift[i] if rows else shift,
-                                      rz[i] if rows else z, params)
-                if rows:
-                    rs[i] = unit.offset(1.0, rs[i], params)
-                _clear_row(&ip[0], &ix[0], i, prow)
-            if not rows:
-                total = 0.0
-                for i in range(n):
-                    total += rs[i]
-                S = unit.offset(1.0, total, params)
+                d2 = _engine_row(&a, &sc[0, 0, 0], i, i + 1, True)
+                rs[i] = unit.dual_row(d2, d2 + n, i + 1, n, shift, z, params)
+                _clear_row(a.ip, a.ix, i, d2 + n)
+            for i in range(n):
+                S += rs[i]
+            S = unit.offset(1.0, 2.0 * S, params)
             for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
-                t = threadid()
-                d2 = &sc[t, 0, 0]
-                prow = &sc[t, 1, 0]
-                _full_sq_dist_row(&Yt[0, 0], n, dim, i, d2)
-                _scatter_row(&ip[0], &ix[0], &dv[0], i, 0, prow)
-                if rows:
-                    # row i's q: every pair (i, j), both ends
-                    unit.coef_row(d2, prow, 0, n, rshift[i], rz[i], rs[i], 2.0, params,
-                                  &sc[t, 2, 0])
-                    _accumulate_pairs(&Yt[0, 0], n, dim, i, 0, &sc[t, 2, 0], &acc[t, 0, 0])
-                else:
-                    # P symmetric: each unordered pair once, counted twice
-                    unit.coef_row(d2, prow, i + 1, n, shift, z, S, 4.0, params,
-                                  &sc[t, 2, 0])
-                    _accumulate_pairs(&Yt[0, 0], n, dim, i, i + 1, &sc[t, 2, 0],
-                                      &acc[t, 0, 0])
-                _clear_row(&ip[0], &ix[0], i, prow)
-        else:
+                d2 = _engine_row(&a, &sc[0, 0, 0], i, i + 1, True)
+                unit.coef_row(d2, d2 + n, i + 1, n, shift, z, S, 4.0, params, d2 + 2 * n)
+                _accumulate_pairs(a.Yt, n, dim, i, i + 1, d2 + 2 * n, &acc[threadid(), 0, 0])
+                _clear_row(a.ip, a.ix, i, d2 + n)
+        elif not rows:
             for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
-                t = threadid()
-                d2 = &sc[t, 0, 0]
-                prow = &sc[t, 1, 0]
-                _full_sq_dist_row(&Yt[0, 0], n, dim, i, d2)
-                _scatter_row(&ip[0], &ix[0], &dv[0], i, 0, prow)
-                rcost[i] = unit.cost_row(d2, prow, 0, n, rshift[i] if rows else shift,
-                                         rz[i] if rows else z, params)
-                _clear_row(&ip[0], &ix[0], i, prow)
+                d2 = _engine_row(&a, &sc[0, 0, 0], i, 0, True)
+                rcost[i] = unit.cost_row(d2, d2 + n, 0, n, shift, z, params)
+                _clear_row(a.ip, a.ix, i, d2 + n)
     if want:
         _combine_threads(acc, _NO_THREADS, 1.0, 1.0, grad)
         return 0.0
