@@ -64,6 +64,7 @@ def main():
     parser.add_argument("--data", default=",".join(DATA))
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
+    _common.report_provenance()
     methods, names = args.methods.split(","), args.data.split(",")
     cells = {}
     for name in names:

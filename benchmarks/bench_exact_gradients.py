@@ -29,6 +29,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
+    _common.report_provenance()
     X, _ = smallvis.datasets.load("digits")
     Y = np.random.default_rng(0).normal(scale=5.0, size=(len(X), 2))
     print(f"exact gradients, digits (N={len(X)}), 2-D, 1 thread, median of {args.repeats}")

@@ -34,6 +34,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rates", type=float, nargs="+", default=[0.01, 0.03, 0.1, 0.3, 1.0])
     args = parser.parse_args()
+    _common.report_provenance()
     print(f"{'data':<6} {'method':<6} {'learning_rate':>14} {'final cost':>16} {'seconds':>8}")
     for name in ("iris", "s1k"):
         X, _ = datasets.load(name)

@@ -176,6 +176,7 @@ def main():
     parser.add_argument("--trees", type=int, nargs="+", default=list(CURVE_TREES),
                         help="--curve: the n_trees of the grid")
     args = parser.parse_args()
+    _common.report_provenance()
     for name in args.data:
         X = dataset(name, args.n, args.dim)
         (curve if args.curve else affinity if args.affinity else table)(X, name, args)

@@ -115,6 +115,7 @@ def main():
     parser.add_argument("--graph", action="store_true",
                         help="peak RSS of the LargeVis graph (k = 150) alone")
     args = parser.parse_args()
+    _common.report_provenance()
     if args.graph:
         print(f"{'LargeVis graph, k = 150':<28} {'N':>7} {'nnz(P)':>10} {'seconds':>8} "
               f"{'peak RSS MiB':>13} {'above base MiB':>15}")

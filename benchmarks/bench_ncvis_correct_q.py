@@ -27,6 +27,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
+    _common.report_provenance()
     warnings.simplefilter("ignore")
     print(f"NCVis SGD (50 epochs, fast=True, 1 thread), median of {args.repeats} seeds")
     print(f"{'data':<6} {'sd log p_i^-':>12} {'correct_q':>9} {'learned Q':>10} "

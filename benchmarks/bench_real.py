@@ -462,6 +462,7 @@ def main():
     _check_args(args)
     work = args.out_dir or tempfile.mkdtemp(prefix="bench_real_")
     os.makedirs(work, exist_ok=True)
+    _common.report_provenance(peers_python=args.peers_python, out_dir=args.out_dir)
     try:
         print(f"{args.data}, metric {args.metric}, one thread, {args.repeats} repeat(s) "
               f"from seed {args.first_seed}; "

@@ -211,6 +211,7 @@ def main():
     parser.add_argument("--peers-python", default=sys.executable,
                         help="the Python that has umap-learn (default: this one)")
     args = parser.parse_args()
+    _common.report_provenance(peers_python=args.peers_python)
     # not imported here: a child inherits the parent's peak RSS through
     # fork and exec, and umap-learn's imports (numba, llvmlite, ...) would
     # raise every child's floor to about 0.25 GiB

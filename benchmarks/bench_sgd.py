@@ -56,6 +56,7 @@ def main():
                              "above 10,000 points); each timed once")
     parser.add_argument("--subsample", type=int, default=5000)
     args = parser.parse_args()
+    _common.report_provenance()
     X, _ = gaussian_clusters(args.n)
     sub = np.random.default_rng(1).choice(len(X), size=min(args.subsample, len(X)),
                                           replace=False)

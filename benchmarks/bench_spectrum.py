@@ -208,6 +208,7 @@ def main():
                         help=f"comma-separated, from {', '.join(DATA)} (default: all; "
                              "--quick: digits)")
     args = parser.parse_args()
+    _common.report_provenance()
     names = args.data.split(",") if args.data else (["digits"] if args.quick else list(DATA))
     unknown = sorted(set(names) - set(DATA))
     if unknown:

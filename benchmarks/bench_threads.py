@@ -162,6 +162,7 @@ def main():
     parser.add_argument("--no-busy", action="store_true",
                         help="only the idle column")
     args = parser.parse_args()
+    _common.report_provenance()
     print(f"cores: {os.cpu_count()}, load average at start: "
           f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"thread policy: exact kernels use one thread below "

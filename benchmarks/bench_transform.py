@@ -100,6 +100,7 @@ def main():
     parser.add_argument("--no-others", action="store_true",
                         help="skip umap-learn and openTSNE")
     args = parser.parse_args()
+    _common.report_provenance()
     data = split()
     print(f"digits: {len(data[0])} training points, {len(data[2])} new points, one thread, "
           f"optimizer {args.optimizer}")

@@ -39,6 +39,7 @@ def main():
     parser.add_argument("--n-iter", type=int, nargs="+", default=[250, 1000])
     parser.add_argument("--skip-numpy", action="store_true")
     args = parser.parse_args()
+    _common.report_provenance()
     X, _ = smallvis.datasets.load("digits")
     try:
         from sklearn.manifold import TSNE

@@ -112,6 +112,7 @@ def main():
                         help="time exact vs FFT optimisation for these N instead "
                              "(default 2000 5000 10000)")
     args = parser.parse_args()
+    _common.report_provenance()
     if args.crossover is not None:
         crossover(args.threads, args.n_iter, args.crossover or [2000, 5000, 10_000])
         return

@@ -14,7 +14,11 @@ after ``pip install -e ".[docs]"``.  The choices, one reason each:
   the site shows the outputs of the code as it is.
 * Maths: MathJax (Sphinx's default), with MyST's ``dollarmath`` and
   ``amsmath`` for ``$...$`` and ``\\begin{align}`` in Markdown, because it
-  renders the docstrings' ``.. math::`` and the Markdown maths alike.
+  renders the docstrings' ``.. math::`` and the Markdown maths alike.  The
+  site carries its own copy of MathJax 3 (from the ``mathjax`` package that
+  ``django-static-mathjax`` installs, part of the docs extra), so that it works offline and fetches
+  nothing from the network; without that package the pages load MathJax
+  from its CDN, which ``docs/check_site.py`` reports.
 * Copy buttons: sphinx-copybutton, so that examples paste without prompts.
 * Source links: ``sphinx.ext.viewcode``, because it needs no repository URL
   and shows the NumPy code that the formulas describe beside them.
@@ -78,12 +82,52 @@ exclude_patterns = [
     # sphinx-gallery writes a notebook beside each generated page, for
     # download; myst-nb would otherwise read it as a second copy of the page
     "gallery/*.ipynb",
+    # the local copy of MathJax, served as static files
+    "_generated/_static",
+    # sphinx-gallery's timing page, which loads scripts from CDNs (off below;
+    # an old copy must not come back)
+    "sg_execution_times.rst",
 ]
 
 # -- HTML --------------------------------------------------------------------
 html_theme = "furo"
 html_title = f"smallvis {release}"
-html_static_path = []
+html_static_path = ["_static"]
+# the gallery's thumbnails at a readable size
+html_css_files = ["gallery.css"]
+
+
+def _local_mathjax():
+    """MathJax 3's files that the pages need, copied under ``_generated``, or None.
+
+    The CHTML bundle, its fonts and the TeX extensions it loads on demand;
+    not the speech and SVG builds, which no page asks for.
+    """
+    import shutil
+    try:
+        import mathjax  # django-static-mathjax
+    except ImportError:
+        return None
+    source = Path(mathjax.__file__).parent / "static" / "mathjax" / "es5"
+    if not (source / "tex-mml-chtml.js").is_file():
+        return None
+    static = DOCS / "_generated" / "_static"
+    target = static / "mathjax"
+    if not (target / "tex-mml-chtml.js").is_file():
+        for part in ("tex-mml-chtml.js", "output/chtml", "input/tex/extensions",
+                     "ui", "a11y", "adaptors"):
+            if (source / part).is_dir():
+                shutil.copytree(source / part, target / part, dirs_exist_ok=True)
+            elif (source / part).is_file():
+                target.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source / part, target / part)
+    return static
+
+
+_mathjax_static = _local_mathjax()
+if _mathjax_static is not None:
+    html_static_path.append(str(_mathjax_static))
+    mathjax_path = "mathjax/tex-mml-chtml.js"
 # browsers ask for an icon; without one every page logs a failed request
 html_favicon = "favicon.svg"
 html_last_updated_fmt = None
@@ -122,6 +166,11 @@ sphinx_gallery_conf = {
     "remove_config_comments": True,
     "show_memory": False,
     "download_all_examples": False,
+    # thumbnails drawn large enough for the wider grid of _static/gallery.css
+    "thumbnail_size": (600, 420),
+    # the timing pages load jQuery and DataTables from CDNs: the site
+    # fetches nothing from the network
+    "write_computation_times": False,
 }
 
 # -- intersphinx (network) ---------------------------------------------------------

@@ -25,7 +25,7 @@ from ._validation import (
     check_threads,
 )
 from .registry import (DEFAULT_METHOD, METHODS, check_learned, check_param_value, choose_gradient,
-                       get_method)
+                       resolve_method)
 from .engines.optim import DivergenceError
 from .plans import Objective, make_plan, method_keywords, warn_if_points_merged
 # the merged-points warning's thresholds, documented under these names
@@ -257,7 +257,8 @@ def affinities(X, method=DEFAULT_METHOD, *, fast=False, random_state=None, n_thr
         Input data; with ``metric="precomputed"``, distances (see
         :func:`embed`); None with ``knn=``.
     method : str, default="tsne"
-        A name from :func:`list_methods`.
+        A name from :func:`list_methods`, or an alias of one
+        (``smallvis.registry.ALIASES``) with its own parameters.
     fast : bool, default=False
         Use the Cython kernels instead of the NumPy reference.
     random_state : None, int or numpy.random.Generator
@@ -286,15 +287,17 @@ def affinities(X, method=DEFAULT_METHOD, *, fast=False, random_state=None, n_thr
         raise TypeError("affinities() builds P; it takes no affinities= (pass that P to "
                         "embed)")
     X, params = _check_data(X, params)  # the data first: NaN before any parameter
-    m = get_method(method)
+    given = set(params)
+    m, params = resolve_method(method, params, defaults=False)
     n, params, _ = _check_stand_ins(None if X is None else X.shape[0], m, params)
     if X is None:  # the builders read the number of points from an (n, 0) array
         X = np.zeros((n, 0))
     kern = select_kernels(fast)
     if set(params) & set(m.cost_params):
+        cost = ", ".join(sorted(given - set(m.affinity_params)))  # as the user named them
         raise ValueError(
             f"affinities() takes only affinity parameters of {m.name!r}: "
-            f"{', '.join(m.affinity_params)}"
+            f"{', '.join(m.affinity_params)}; got {cost}"
         )
     affinity_params, _ = m.split_params(params, X.shape[0])
     return m.split_built(m.build_affinities(X, kern, check_random_state(random_state),
@@ -313,7 +316,8 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, return_learned=F
     Parameters
     ----------
     method : str
-        A name from :func:`list_methods`.
+        A name from :func:`list_methods`, or an alias of one
+        (``smallvis.registry.ALIASES``) with its own parameters.
     P : ndarray or scipy.sparse matrix of shape (n_samples, n_samples)
         Input affinities, non-negative with a zero diagonal; symmetric for
         every method except ``asne``; at most 1 for ``umap`` and ``tumap``.
@@ -360,7 +364,7 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, return_learned=F
         Non-numeric ``P`` or ``Y``, or a parameter of the wrong type.
     """
     Y = _check_y(Y)  # the data first, then the parameters
-    m = get_method(method)
+    m, method_params = resolve_method(method, method_params)
     kern = select_kernels(fast)
     check_dense_memory(kern, Y.shape[0])
     unknown = set(method_params) - set(m.cost_params)
@@ -422,7 +426,8 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
         (precomputed distances, ``knn`` or ``affinities`` alone) the default
         ``init`` is "spectral"; without any data "pca"/"spca" are refused.
     method : str, default="tsne"
-        A name from :func:`list_methods`.
+        A name from :func:`list_methods`, or an alias of one
+        (``smallvis.registry.ALIASES``) with its own parameters.
     fast : bool, default=True
         Cython kernels (True) or the NumPy reference (False); both give the
         same numbers to rounding, and the stochastic optimizer's the same
@@ -568,7 +573,7 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
     progress = _progress.begin(verbose)  # noqa: F841  stage lines while this lives
     # validate: the data first (NaN before any parameter), then what stands for them
     X, method_params = _check_data(X, method_params)
-    m = get_method(method)
+    m, method_params = resolve_method(method, method_params)
     has_data = X is not None
     n, method_params, user_P = _check_stand_ins(X.shape[0] if has_data else None, m,
                                                 method_params)

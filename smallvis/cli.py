@@ -52,7 +52,7 @@ from ._validation import spell_options
 from .exceptions import KernelsNotBuiltError
 from .api import embed
 from .engines.init import GRAPH_INITS, INIT_NAME_CHOICES, INIT_NAMES, check_init_name
-from .registry import DEFAULT_METHOD, METHODS, knn_only_methods
+from .registry import ALIASES, DEFAULT_METHOD, METHODS, knn_only_methods
 
 #: Extensions accepted by ``--out`` (coordinates) and ``--plot``.
 OUT_FORMATS = (".csv", ".txt", ".npy")
@@ -180,6 +180,11 @@ def _registry_parameters():
             by_method, examples = table.setdefault(param, ({}, []))
             by_method[name] = default
             examples += [v for v in (default, stochastic.get(param)) if v is not None]
+    for name, (alias, target) in ALIASES.items():
+        for param, default in alias.params.items():
+            by_method, examples = table.setdefault(param, ({}, []))
+            by_method[name] = default
+            examples.append(default)
     return table
 
 
@@ -244,8 +249,14 @@ def method_parameters(args):
     """The method parameters set on the command line, checked against ``--method``."""
     given = {param: getattr(args, param) for param in method_parameter_defaults()
              if param != "perplexity" and getattr(args, param, None) is not None}
-    m = METHODS[args.method]
-    takes = {**m.affinity_params, **m.cost_params}
+    if args.method in ALIASES:
+        alias, target = ALIASES[args.method]
+        m = METHODS[target]
+        takes = {k: v for k, v in {**m.affinity_params, **m.cost_params}.items()
+                 if k not in alias.sets()} | dict(alias.params)
+    else:
+        m = METHODS[args.method]
+        takes = {**m.affinity_params, **m.cost_params}
     for param in given:
         if param not in takes:
             users = list(method_parameter_defaults()[param])
@@ -327,8 +338,10 @@ def build_parser():
                                  f"tabs, semicolons or spaces), a .npy file, a sparse "
                                  f".npz (scipy.sparse.save_npz), or a "
                                  f"built-in dataset: {', '.join(datasets.names())}")
-    e.add_argument("--method", default=DEFAULT_METHOD, choices=list(METHODS),
-                   help=f"embedding method (default: {DEFAULT_METHOD})")
+    e.add_argument("--method", default=DEFAULT_METHOD, choices=list(METHODS) + list(ALIASES),
+                   help=f"embedding method (default: {DEFAULT_METHOD}); "
+                        + "; ".join(f"{a}: {t} at mapped parameters" for a, (_, t) in
+                                    ALIASES.items()))
     # the compiled kernels are the default, as for smallvis.embed; --fast
     # stays accepted, so that commands written with it keep working
     backend = e.add_mutually_exclusive_group()

@@ -286,7 +286,8 @@ class Embedding:
             seed = int(rng.integers(2**31 - 1))
             fit_state = rng
         settings, method_params = self._embed_keywords()
-        result = self._embed_in_estimator_terms(CheckedInput(X), method.name,
+        # the name as given: an alias maps its own parameters onto its target's
+        result = self._embed_in_estimator_terms(CheckedInput(X), self._method_name(),
                                                 random_state=fit_state,
                                                 return_result=True, **settings,
                                                 **method_params)

@@ -84,6 +84,26 @@ class HLSNE(_MethodEmbedding):
 
 
 @_method_estimator
+class TASNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="tasne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class ABSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="absne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class ABSSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="abssne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class TEE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="tee"``; the same parameters otherwise."""
+
+
+@_method_estimator
 class BASNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="basne"``; the same parameters otherwise."""
 

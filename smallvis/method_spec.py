@@ -85,6 +85,69 @@ class AffinityFamily:
 
 
 @dataclass(frozen=True)
+class Alias:
+    """Another name of a registered method: the same cost at parameters mapped onto its own.
+
+    A method of the literature that is another's at a change of parameters
+    (Yang et al.'s heavy-tailed SSNE is t-SNE's heavy-tailed kernel) is an
+    alias, not a second folder: the two could not drift apart.  ``embed``,
+    ``affinities``, ``cost_and_gradient`` and the CLI accept its name and
+    its own parameters (:func:`smallvis.registry.resolve_method`); the
+    result is the target method's, whose page shows the alias's.
+
+    Attributes
+    ----------
+    name : str
+        The alias, unique among methods and aliases.
+    summary : str
+        One line, for the CLI help and the site's index.
+    params : mapping
+        The alias's own parameters and their defaults (Yang et al.'s
+        ``alpha``); empty when the alias is the target's cost as it is.
+    translate : callable or None
+        ``translate(**params) -> {target parameter: value}``: checks the
+        alias's parameters (a clear ``ValueError`` naming them) and maps
+        them onto the target's.  The target parameters it writes cannot
+        be given with the alias.  None: no parameters.
+    page : str
+        The alias's section of the target's page (reST, with its formulas,
+        why it is the target and its references).
+    """
+
+    name: str
+    summary: str
+    params: Mapping = field(default_factory=dict)
+    translate: Callable = None
+    page: str = ""
+
+    def sets(self):
+        """The target's parameters the alias sets (those of ``translate`` at the defaults)."""
+        return tuple(self.translate(**self.params)) if self.translate is not None else ()
+
+    def target_params(self, method, params, defaults=True):
+        """``params`` in the target ``method``'s terms.
+
+        The alias's own parameters are checked (against the type of their
+        defaults, then by ``translate``) and replaced by the target
+        parameters they map to; the rest pass as they are.  With
+        ``defaults=False`` an alias parameter not given maps to nothing
+        (``affinities``, which takes no cost parameter).
+        """
+        clash = sorted(set(params) & set(self.sets()))
+        if clash:
+            own = ", ".join(self.params)
+            raise ParameterError(
+                f"method {self.name!r} is {method!r} with {', '.join(clash)} set from its "
+                f"own parameters ({own}); pass those, or use method={method!r} with "
+                f"{', '.join(clash)}", tuple(clash))
+        rest = {k: v for k, v in params.items() if k not in self.params}
+        if self.translate is None or not (defaults or set(params) & set(self.params)):
+            return rest
+        own = {k: check_param_value(k, params.get(k, v), v) for k, v in self.params.items()}
+        return {**rest, **self.translate(**own)}
+
+
+@dataclass(frozen=True)
 class Confusion:
     """A user's function that computes another registered method's cost instead.
 
@@ -457,6 +520,9 @@ class Method:
         and a ``P`` given without its calibration :data:`WITHOUT_INPUT` on
         every point (:meth:`with_inputs`).  A value given by the user (a
         number for every point, or an array of one per point) is kept.
+    aliases : tuple of Alias
+        Other names of this method at mapped parameters (:class:`Alias`),
+        which :func:`smallvis.registry.resolve_method` resolves.
     examples : tuple of mapping
         Example cost parameters, at which the gradient is the exact
         gradient of the cost (``eps = 0``): the tests' tables of parameters
@@ -496,6 +562,7 @@ class Method:
     factor_4_convention: bool = True
     input_params: tuple = ()
     examples: tuple = ()
+    aliases: tuple = ()
 
     def split_built(self, built):
         """``(P, inputs)`` from what :attr:`build_affinities` returned.

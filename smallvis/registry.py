@@ -32,6 +32,10 @@ FOLDERS = (
     "jse",
     "sjse",
     "hlsne",
+    "tasne",
+    "absne",
+    "abssne",
+    "tee",
     "basne",
     "bssne",
     "btsne",
@@ -67,16 +71,50 @@ def knn_only_methods():
 METHODS = MappingProxyType({m.name: m for m in _entries()})
 
 
+def _aliases():
+    """``{alias: (Alias, target name)}`` over the entries' ``aliases``, checked to be unique."""
+    table = {}
+    for m in METHODS.values():
+        for alias in m.aliases:
+            if alias.name in METHODS or alias.name in table:
+                raise ImportError(f"the alias {alias.name!r} of {m.name!r} is taken by "
+                                  "another method or alias")
+            table[alias.name] = (alias, m.name)
+    return table
+
+
+#: Other names of registered methods (:class:`~smallvis.method_spec.Alias`):
+#: ``{alias: (Alias, target method name)}``, from the entries' ``aliases``.
+ALIASES = MappingProxyType(_aliases())
+
+
 def get_method(name):
-    """Return the registered :class:`Method` called ``name``."""
+    """Return the registered :class:`Method` called ``name`` (an alias: its target's)."""
     if not isinstance(name, str):
         raise TypeError(f"method must be a string; got {name!r}")
+    if name in ALIASES:
+        return METHODS[ALIASES[name][1]]
     try:
         return METHODS[name]
     except KeyError:
+        aliases = f"; aliases: {', '.join(ALIASES)}" if ALIASES else ""
         raise ValueError(
-            f"unknown method {name!r}; available methods: {', '.join(METHODS)}"
+            f"unknown method {name!r}; available methods: {', '.join(METHODS)}{aliases}"
         ) from None
+
+
+def resolve_method(name, params, defaults=True):
+    """``(Method, params)`` for the method or alias ``name`` and the user's parameters.
+
+    A registered method's parameters pass as they are; an alias's own
+    parameters are checked and mapped onto its target's
+    (:meth:`~smallvis.method_spec.Alias.target_params`; ``defaults=False``
+    maps only those given).
+    """
+    m = get_method(name)
+    if name in ALIASES:
+        params = ALIASES[name][0].target_params(m.name, params, defaults=defaults)
+    return m, params
 
 
 def choose_gradient(method, gradient, n_samples, n_components):

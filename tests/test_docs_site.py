@@ -11,6 +11,7 @@ sphinx-gallery needs; with ``SMALLVIS_LONG_TESTS=1`` each is also run.
 import ast
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -142,6 +143,121 @@ def test_the_site_check_finds_broken_links_images_and_fragments(tmp_path):
     assert any("leaves the site" in p for p in problems)
 
 
+def _page(tmp_path, body, name="page.html"):
+    path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"<html><body>{body}</body></html>")
+    return path
+
+
+def test_the_site_check_reads_titles_alt_text_raw_markup_and_network(tmp_path):
+    check = _check_site_module()
+    good = check._parse_page(_page(tmp_path, (
+        '<h1>T</h1><img src="a.png" alt="a map"><p>prose with <code>:func:`x`</code>, '
+        '<span class="math">\\(\\frac{a}{b}\\)</span> and <pre>$$ \\sum $$</pre></p>'
+        '<a href="https://example.org">an outside link is fine</a>'
+        '<script src="_static/local.js"></script>')))
+    assert check.page_problems(good, "good") == []
+    cases = {
+        '<img src="a.png">': "no alt text",
+        '<img src="a.png" alt=" ">': "no alt text",
+        "<p>no title</p>": "0 <h1>",
+        "<h1>a</h1><h1>b</h1>": "2 <h1>",
+        "<p>see :func:`smallvis.embed`</p>": "reStructuredText role",
+        "<p>see {doc}`/theory`</p>": "MyST role",
+        "<p>where \\frac{1}{2} is</p>": "TeX outside the maths",
+        "<p>$$ x $$</p>": "TeX display delimiters",
+        "<p>the rate $\\beta_i$ here</p>": "inline TeX",
+        "<p>see ??</p>": "'??'",
+        '<div class="system-message">x</div>': "error boxes",
+        '<script src="https://cdn.example.org/mathjax.js"></script>': "fetched from the network",
+        '<link rel="stylesheet" href="//fonts.example.org/a.css">': "fetched from the network",
+    }
+    for body, expected in cases.items():
+        title = "" if "<h1>" in body or "no title" in body else "<h1>T</h1>"
+        parser = check._parse_page(_page(tmp_path, title + body, "case.html"))
+        problems = check.page_problems(parser, "case")
+        assert any(expected in p for p in problems), (body, problems)
+
+
+def test_the_site_check_wants_method_pages_whole_and_api_source_links(tmp_path):
+    check = _check_site_module()
+    method = check._parse_page(_page(tmp_path, (
+        '<h1>m</h1><span class="math">x</span><img src="m.png" alt="m">'
+        "<table><tr><th>parameter</th><th>default</th></tr></table>"
+        '<a href="../../_modules/smallvis/methods/m/unit.html">unit.py</a>')))
+    assert check.method_page_problems(method, "m") == []
+    bare = check._parse_page(_page(tmp_path, "<h1>m</h1><p>text</p>", "bare.html"))
+    assert len(check.method_page_problems(bare, "m")) == 4
+    api = check._parse_page(_page(tmp_path, (
+        '<h1>f</h1><dl class="py function"><dt class="sig sig-object py" id="f">f()'
+        '<a href="../_modules/x.html#f"><span class="viewcode-link">[source]</span></a></dt>'
+        '<dd><dl class="py method"><dt class="sig sig-object py" id="f.g">g()</dt>'
+        "<dd>no source</dd></dl></dd></dl>"
+        '<dl class="py data"><dt class="sig sig-object py" id="D">D</dt></dl>'), "api.html"))
+    assert check.api_page_problems(api, "api") == ["api: no [source] link for f.g"]
+
+
+def test_the_site_check_follows_the_readme_to_the_site(tmp_path):
+    check = _check_site_module()
+    repo, site = tmp_path / "repo", tmp_path / "site"
+    (repo / "docs" / "guide").mkdir(parents=True)
+    (repo / "docs" / "guide" / "scale.md").write_text("# s")
+    (repo / "LICENSE").write_text("")
+    readme = repo / "README.md"
+    readme.write_text("[a](docs/guide/scale.md) [b](docs/gone.md) [c](LICENSE) "
+                      "[d](https://example.org) [e](#top) [f](docs/guide/scale.md#nowhere)")
+    _page(site, '<h1>x</h1><a href="guide/scale.html">a</a>', "index.html")
+    _page(site, '<h1 id="scale">s</h1>', "guide/scale.html")
+    problems = check.check_readme_links(site, readme)
+    assert len(problems) == 3, problems
+    assert any("docs/gone.md does not exist" in p for p in problems)
+    assert any("LICENSE is outside docs/" in p for p in problems)
+    assert any("nowhere: no such anchor" in p for p in problems)
+
+
+def test_the_readmes_relative_links_exist_in_the_repository():
+    check = _check_site_module()
+    links = check.readme_links(ROOT / "README.md")
+    assert links
+    missing = [path for path, _ in links if not (ROOT / path).exists()]
+    assert not missing, f"README links to missing files: {missing}"
+
+
+#: a built site to check, when there is one (the docs job builds it there)
+BUILT_SITE = Path(os.environ.get("SMALLVIS_SITE", ROOT / "docs" / "_build" / "html"))
+
+
+@pytest.mark.skipif(not (BUILT_SITE / "index.html").is_file(),
+                    reason="no built site (SMALLVIS_SITE or docs/_build/html)")
+def test_the_built_site_passes_every_html_check():
+    check = _check_site_module()
+    problems, n_pages = check.check_html(BUILT_SITE, ROOT / "README.md")
+    assert n_pages > 50
+    assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:30])
+
+
+def test_a_gallery_thumbnail_gets_its_examples_title_as_alt_text(ext):
+    script = sorted((ROOT / "examples").glob("*.py"))[0]
+    stem = script.stem
+    title = ast.get_docstring(ast.parse(script.read_text())).splitlines()[0]
+    thumb = f"/gallery/images/thumb/sphx_glr_{stem}_thumb.png"
+    assert ext.thumbnail_alt(thumb, "") == f"Thumbnail of the example {title}"
+    assert ext.thumbnail_alt(thumb, "mine") == "mine"
+    assert ext.thumbnail_alt("/images/plain.png", "") == ""
+
+
+def test_a_notebook_figure_is_described_by_the_titles_its_cell_sets(ext):
+    code = ('fig, ax = plt.subplots()\nax.set_title("the force curves")\n'
+            "smallvis.plot(Y, labels, title=f\"{method}: {n} points\")\n"
+            "fig.suptitle('two maps')")
+    assert ext.figure_alt_from_code(code, "Tutorial 3") == (
+        "Figure: the force curves; method: n points; two maps")
+    assert ext.figure_alt_from_code('ax.set_title(f"{t:.2f} s")', "T") == "Figure: t s"
+    assert ext.figure_alt_from_code("plt.plot(x, y)", "Tutorial 3") == (
+        "A figure of Tutorial 3, drawn by the code above")
+
+
 # -- the gallery (examples/, built by sphinx-gallery) ------------------------------
 
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
@@ -173,3 +289,48 @@ def test_a_gallery_script_runs(script, tmp_path):
     run = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env,
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
+
+
+# -- maths in the Markdown pages -----------------------------------------------------
+
+#: Characters that are maths when they appear in prose: Greek letters, super-
+#: and subscripts, the minus sign and the relations and operators.  "·" and "×"
+#: are left out: the pages use them as separators and in sizes (70,000 × 50).
+UNICODE_MATHS = re.compile(r"[α-ωΑ-Ω²³⁰-⁹₀-₉⁻ᵀ∑∂≤≥≈−∈√∞⌊⌋∘‖→∝∇′\u0303\u0304]")
+#: What may hold such characters: code, $...$ maths, roles, link targets.
+_NOT_PROSE = re.compile(r"`+[^`]*`+|\$\$?[^$]*\$\$?|\]\([^)]*\)|\{[a-z]+\}`[^`]*`")
+
+
+def unicode_maths(text):
+    """The lines of a Markdown text whose prose holds Unicode maths, as (number, line)."""
+    found, fence = [], False
+    for number, line in enumerate(text.split("\n"), 1):
+        if line.lstrip().startswith(("```", "~~~")):
+            fence = not fence
+            continue
+        if not fence and UNICODE_MATHS.search(_NOT_PROSE.sub("", line)):
+            found.append((number, line))
+    return found
+
+
+def test_the_unicode_maths_finder_tells_prose_from_maths_and_code():
+    assert unicode_maths("a bisection in β_i finds it") == [(1, "a bisection in β_i finds it")]
+    assert unicode_maths("the cost is O(N²) per step")
+    assert unicode_maths("where x ≤ 3")
+    for fine in ("a bisection in $\\beta_i$ finds it", "`dof=(ν + 1)/2` in code",
+                 "```\nβ = 1\n```", "70,000 × 50 points · next", "{math}`\\gamma` = 7"):
+        assert unicode_maths(fine) == [], fine
+
+
+MARKDOWN_PAGES = sorted(p for p in (ROOT / "docs").rglob("*.md")
+                        if not {"_generated", "gallery", "_build"} & set(p.parts)
+                        and p.parent != ROOT / "docs" / "tutorials")
+
+
+@pytest.mark.parametrize("page", MARKDOWN_PAGES, ids=lambda p: str(p.relative_to(ROOT / "docs")))
+def test_a_page_writes_its_maths_for_mathjax(page):
+    # Unicode maths in prose (β_i, d², ≤) is not typeset: MathJax renders
+    # $...$ and {math} roles, so that a formula reads the same everywhere
+    found = unicode_maths(page.read_text(encoding="utf-8"))
+    assert not found, "Unicode maths outside $...$:\n" + "\n".join(
+        f"  line {n}: {line.strip()[:100]}" for n, line in found[:10])

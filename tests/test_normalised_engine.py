@@ -243,12 +243,13 @@ def test_the_twins_agree_at_every_scale(unit, scale):
     P = _affinities(rng, n, unit)
     Y = rng.normal(size=(n, dim)) * scale
     for trip in (_triplet(P), _sparse_triplet(P)):
+        c_ref = reference.normalised_cost(unit, *trip, Y, 1)
+        g_ref = np.zeros_like(Y)
+        reference.normalised_gradient(unit, *trip, Y, g_ref, 1)
         for nt in (1, 2):
-            c_ref = reference.normalised_cost(unit, *trip, Y, 1)
             c_fast = _kernels.normalised_cost(unit, *trip, Y, nt)
             assert abs(c_fast - c_ref) <= 1e-10 * abs(c_ref)
-            g_ref, g_fast = np.zeros_like(Y), np.zeros_like(Y)
-            reference.normalised_gradient(unit, *trip, Y, g_ref, 1)
+            g_fast = np.zeros_like(Y)
             _kernels.normalised_gradient(unit, *trip, Y, g_fast, nt)
             np.testing.assert_allclose(g_fast, g_ref, rtol=0, atol=1e-10 * np.abs(g_ref).max())
     # new points, each over its own row
@@ -260,6 +261,38 @@ def test_the_twins_agree_at_every_scale(unit, scale):
     c_ref = reference.normalised_transform_cost(unit, *trip, Y_new, Y, 1)
     c_fast = _kernels.normalised_transform_cost(unit, *trip, Y_new, Y, 1)
     assert abs(c_fast - c_ref) <= 1e-10 * abs(c_ref)
+    g_ref, g_fast = np.zeros_like(Y_new), np.zeros_like(Y_new)
+    reference.normalised_transform_gradient(unit, *trip, Y_new, Y, g_ref, 1)
+    _kernels.normalised_transform_gradient(unit, *trip, Y_new, Y, g_fast, 1)
+    np.testing.assert_allclose(g_fast, g_ref, rtol=0, atol=1e-10 * np.abs(g_ref).max())
+
+
+#: Points of the long-row check: the compiled rows sum their terms a block
+#: of 256 at a time, so that rows of 300 cross a block's end.
+LONG_ROW_N = 300
+
+
+@pytest.mark.parametrize("unit", COMPILED, ids=repr)
+def test_the_twins_agree_on_rows_longer_than_a_block(unit):
+    rng = np.random.default_rng(31)
+    P = _affinities(rng, LONG_ROW_N, unit)
+    Y = rng.normal(size=(LONG_ROW_N, 2)) * 3.0
+    trip = _sparse_triplet(P)
+    c_ref = reference.normalised_cost(unit, *trip, Y, 1)
+    assert abs(_kernels.normalised_cost(unit, *trip, Y, 2) - c_ref) <= 1e-10 * abs(c_ref)
+    g_ref, g_fast = np.zeros_like(Y), np.zeros_like(Y)
+    reference.normalised_gradient(unit, *trip, Y, g_ref, 1)
+    _kernels.normalised_gradient(unit, *trip, Y, g_fast, 2)
+    np.testing.assert_allclose(g_fast, g_ref, rtol=0, atol=1e-10 * np.abs(g_ref).max())
+    # new points against all the training points, each over its own row
+    T = rng.uniform(size=(3, LONG_ROW_N)) * (rng.uniform(size=(3, LONG_ROW_N)) < 0.3)
+    T[:, -1] += 0.1  # an entry past the first block
+    T /= T.sum(axis=1, keepdims=True)
+    Y_new = rng.normal(size=(3, 2)) * 3.0
+    trip = _sparse_triplet(T)
+    c_ref = reference.normalised_transform_cost(unit, *trip, Y_new, Y, 1)
+    assert abs(_kernels.normalised_transform_cost(unit, *trip, Y_new, Y, 1) - c_ref) <= (
+        1e-10 * abs(c_ref))
     g_ref, g_fast = np.zeros_like(Y_new), np.zeros_like(Y_new)
     reference.normalised_transform_gradient(unit, *trip, Y_new, Y, g_ref, 1)
     _kernels.normalised_transform_gradient(unit, *trip, Y_new, Y, g_fast, 1)

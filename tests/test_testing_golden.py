@@ -410,16 +410,22 @@ def test_golden_script_computes_only_the_missing_case(monkeypatch, tmp_path):
     assert {k: v for k, v in after.items() if k not in own} == \
         {k: v for k, v in before.items() if k not in own}
     # the new case is a case of its method: its cost and gradient at its own Y
+    # (its P may be another shipped case's, named in P_case, instead of its own copy)
     case = json.loads((folder / "golden.json").read_text())
-    assert set(case) == set(shipped_case)
+    assert set(case) - {"P_case"} == set(shipped_case) - {"P_case"}
     assert case["params"] == shipped_case["params"]
     assert case["affinity_params"] == shipped_case["affinity_params"]
     assert case["produced_with"] == f"smallvis {smallvis.__version__}"
-    with np.load(folder / "golden.npz") as npz:
-        assert set(npz.files) == shipped_keys
+    P_file = folder / "golden.npz"
+    if case.get("P_case"):
+        P_file = tmp_path / "methods" / case["P_case"] / "golden.npz"
+    with np.load(P_file) as npz:
         key = case["P"]
         P = sp.csr_matrix((npz[f"{key}__data"], npz[f"{key}__indices"],
                            npz[f"{key}__indptr"]), shape=(150, 150))
+    with np.load(folder / "golden.npz") as npz:
+        own_p = {k for k in shipped_keys if k.startswith(shipped_case["P"])}
+        assert set(npz.files) == (shipped_keys - own_p if case.get("P_case") else shipped_keys)
         Y, gradient = npz["Y"], npz["gradient"]
     cost, grad = smallvis.cost_and_gradient(missing, P, Y, **case["params"])
     assert cost == case["cost"]
@@ -439,3 +445,14 @@ def test_golden_script_rewrites_the_inputs_only_when_they_differ(monkeypatch, tm
         assert set(npz.files) == set(inputs)
         for key, value in inputs.items():
             np.testing.assert_array_equal(npz[key], value)
+
+
+def test_a_case_may_read_its_p_from_another_case():
+    """A case whose P is another case's names it (``P_case``) and ships no copy."""
+    from smallvis.testing._golden import _case
+    sharing = [(name, _case(name)) for name in smallvis.METHODS if _case(name)[0].get("P_case")]
+    for name, (record, arrays) in sharing:
+        assert not any(k.startswith(record["P"]) for k in arrays), name
+        g, source = golden(name), golden(record["P_case"])
+        np.testing.assert_array_equal(g["P"], source["P"])
+        np.testing.assert_array_equal(g["X"], source["X"])

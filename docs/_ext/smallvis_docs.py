@@ -27,10 +27,15 @@ REPO = DOCS.parent
 GENERATED = DOCS / "_generated"
 TUTORIALS = REPO / "tutorials"
 
-#: Where the method figures' data come from: this many points of digits.
-FIGURE_POINTS = 600
+#: The method figures are small maps, so that the site builds in minutes
+#: whatever the number of methods: this many points of digits ...
+FIGURE_POINTS = 300
+#: ... and at most this many iterations of the exact optimizer (the default
+#: is 1000).  The slowest exact methods (the generic normalised engine) take
+#: about 1.7 s of CPU for such a map, the pair methods 0.05-0.4 s.
+FIGURE_ITERATIONS = 500
 #: Changing the recipe of the figures (below) redraws them: bump this.
-FIGURE_RECIPE = 1
+FIGURE_RECIPE = 2
 
 
 # -- where a method's text and unit live -------------------------------------------------
@@ -121,10 +126,14 @@ def method_page(method, figure_name):
         f".. _method-{method.name}:\n",
         _title(f"{method.name}", "="),
         f"{method.summary}.\n",
-        f".. figure:: {figure_name}\n   :alt: {method.name} map of digits\n   :width: 420px\n\n"
-        f"   {FIGURE_POINTS} images of :func:`digits <smallvis.datasets.load>` "
-        f"embedded by ``smallvis.embed(X, method=\"{method.name}\", random_state=0)`` "
-        "with every other setting at its default; colours are the digit labels.\n",
+        f".. figure:: {figure_name}\n   :alt: {method.name} map of 300 handwritten digits, "
+        "coloured by digit\n   :width: 420px\n\n"
+        f"   A small map: {FIGURE_POINTS} images of :func:`digits <smallvis.datasets.load>` "
+        f"embedded by ``smallvis.embed(X, method=\"{method.name}\", "
+        f"n_iter={FIGURE_ITERATIONS}, random_state=0)``, every other setting at its default; "
+        "colours are the digit labels.  The points and iterations are cut so that every "
+        "method's page is drawn in seconds when the site is built; the full data and "
+        "the default 1000 iterations give a tighter map.\n",
         _title("Use", "-"),
         f".. code-block:: python\n\n"
         f"   import smallvis\n   X, labels = smallvis.datasets.load(\"digits\")\n"
@@ -140,6 +149,7 @@ def method_page(method, figure_name):
         _parameter_table("Optimizer defaults", method.optimizer_defaults),
         _title("Maths", "-"),
         page_text + "\n",
+        *_alias_sections(method),
         "The papers cited are listed in full under References on the :doc:`theory page </theory>`.\n",
         _title("The NumPy unit", "-"),
         f"The readable form of the maths above: `{source_path} <{source_url}>`_ "
@@ -153,9 +163,29 @@ def method_page(method, figure_name):
     return "\n".join(lines)
 
 
-def methods_index(names_and_summaries):
-    rows = "\n".join(f"   * - :doc:`{name}`\n     - {summary}"
-                     for name, summary in names_and_summaries)
+def _alias_sections(method):
+    """A section per alias of ``method`` (its own name, parameters and maths), for its page."""
+    lines = []
+    for alias in method.aliases:
+        params = ", ".join(f"{k}={v!r}" for k, v in alias.params.items())
+        lines += [
+            f".. _method-{alias.name}:\n",
+            _title(f"Alias: {alias.name}", "-"),
+            f"{alias.summary}.  ``smallvis.embed(X, method=\"{alias.name}\"" +
+            (f", {params})``" if params else ")``") +
+            f" (and ``smallvis embed --method {alias.name}``) runs {method.name}" +
+            (" with its parameters mapped as below.\n" if params else ".\n"),
+            inspect.cleandoc(alias.page) + "\n",
+        ]
+    return lines
+
+
+def methods_index(names_and_summaries, aliases=()):
+    """The methods' index; ``aliases`` are ``(alias, target, summary)`` rows after them."""
+    rows = "\n".join([f"   * - :doc:`{name}`\n     - {summary}"
+                       for name, summary in names_and_summaries] +
+                      [f"   * - :ref:`{alias} <method-{alias}>`\n     - {summary} "
+                       f"(an alias of :doc:`{target}`)" for alias, target, summary in aliases])
     toctree = "\n".join(f"   {name}" for name, _ in names_and_summaries)
     return "\n".join([
         _title("Methods", "="),
@@ -175,7 +205,8 @@ def _figure_key(method):
     _, unit_classes, source_module = method_sources(method)
     digest = hashlib.sha256()
     import smallvis
-    digest.update(f"{smallvis.__version__} {FIGURE_RECIPE} {FIGURE_POINTS}".encode())
+    digest.update(f"{smallvis.__version__} {FIGURE_RECIPE} {FIGURE_POINTS} "
+                  f"{FIGURE_ITERATIONS}".encode())
     digest.update(repr(sorted(method.affinity_params.items())).encode())
     digest.update(repr(sorted(method.cost_params.items())).encode())
     source = inspect.getsourcefile(importlib.import_module(source_module))
@@ -200,11 +231,15 @@ def draw_figure(method, path):
     with warnings.catch_warnings():
         # a figure of small data: its notes about small data are not the page's
         warnings.simplefilter("ignore")
-        Y = smallvis.embed(X[rows], method=method.name, random_state=0)
-    fig, ax = plt.subplots(figsize=(4.2, 4.2), dpi=100)
-    smallvis.plot(Y, labels[rows], ax=ax, title=method.name, s=6)
+        Y = smallvis.embed(X[rows], method=method.name, n_iter=FIGURE_ITERATIONS,
+                           random_state=0)
+    fig, ax = plt.subplots(figsize=(5.2, 4.2), dpi=100)
+    smallvis.plot(Y, labels[rows], ax=ax, title=method.name, s=10, legend=True)
     ax.set_xticks([])
     ax.set_yticks([])
+    # the legend beside the map, where it hides no point
+    ax.legend(handles=ax.get_legend().legend_handles, loc="center left",
+              bbox_to_anchor=(1.0, 0.5), frameon=False, fontsize="small", title="digit")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)
@@ -301,7 +336,9 @@ def generate(app, config=None):
         draw_figure(method, methods_dir / figure)
         _write(methods_dir / f"{name}.rst", method_page(method, figure))
         index.append((name, method.summary))
-    _write(methods_dir / "index.rst", methods_index(index))
+    aliases = [(a.name, m.name, a.summary) for m in smallvis.METHODS.values()
+               for a in m.aliases]
+    _write(methods_dir / "index.rst", methods_index(index, aliases))
     for stale in set(p.stem for p in methods_dir.glob("*.rst")) - {n for n, _ in index} - {"index"}:
         for suffix in (".rst", ".png", ".key"):
             (methods_dir / f"{stale}{suffix}").unlink(missing_ok=True)
@@ -375,6 +412,84 @@ def link_repository_pages(app, doctree):
                 node["reftarget"] = page
 
 
+EXAMPLES = REPO / "examples"
+_THUMBNAIL = re.compile(r"sphx_glr_(\w+?)_thumb\.\w+$")
+
+
+def example_title(stem):
+    """The title of the gallery script ``examples/<stem>.py`` (its docstring's first line)."""
+    import ast
+    path = EXAMPLES / f"{stem}.py"
+    if not path.is_file():
+        return None
+    docstring = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    return docstring.strip().splitlines()[0].strip() if docstring.strip() else None
+
+
+def thumbnail_alt(uri, alt):
+    """The alt text of an image: a gallery thumbnail's, where sphinx-gallery left it empty.
+
+    A thumbnail says what its example draws: "Thumbnail of the example
+    <title>", the title being that of the script it was made from.  Any
+    other image, or one with alt text, keeps its own.
+    """
+    match = _THUMBNAIL.search(uri or "")
+    if match and not (alt or "").strip():
+        title = example_title(match.group(1))
+        if title:
+            return f"Thumbnail of the example {title}"
+    return alt
+
+
+def thumbnail_alt_text(app, doctree):
+    """Give the gallery's thumbnails their alt text (:func:`thumbnail_alt`)."""
+    from docutils import nodes
+    for image in doctree.findall(nodes.image):
+        image["alt"] = thumbnail_alt(image.get("uri"), image.get("alt", ""))
+
+
+_TITLE_IN_CODE = re.compile(
+    r"""(?:suptitle|set_title|title)\s*(?:=|\()\s*f?(["'])(.+?)\1""")
+
+
+def figure_alt_from_code(code, page_title):
+    """The alt text of a figure drawn by a notebook cell: the titles its code sets.
+
+    The cell's own ``title=``, ``set_title(...)`` and ``suptitle(...)``
+    strings say what it draws (an f-string's fields by their expressions,
+    without braces or formats); a cell that sets none gets "A figure of
+    <page title>, drawn by the code above".
+    """
+    titles = [re.sub(r"\{([^{}:!]+)(?:[:!][^{}]*)?\}", r"\1", match.group(2))
+              for match in _TITLE_IN_CODE.finditer(code or "")]
+    if titles:
+        shown = "; ".join(dict.fromkeys(titles))
+        return f"Figure: {shown}"
+    return f"A figure of {page_title}, drawn by the code above"
+
+
+def notebook_figure_alt_text(app, doctree):
+    """Give the figures that the tutorials' cells draw an alt text (myst-nb leaves none)."""
+    from docutils import nodes
+    title = next(iter(doctree.findall(nodes.title)), None)
+    page_title = title.astext() if title is not None else "this page"
+    for cell in doctree.findall(nodes.container):
+        if "cell" not in cell.get("classes", []):
+            continue
+        code = "\n".join(block.astext() for block in cell.findall(nodes.literal_block)
+                         if not any("cell_output" in parent.get("classes", [])
+                                    for parent in _ancestors(block)))
+        for image in cell.findall(nodes.image):
+            if not image.get("alt", "").strip():
+                image["alt"] = figure_alt_from_code(code, page_title)
+
+
+def _ancestors(node):
+    while node.parent is not None:
+        node = node.parent
+        yield node
+
+
 def skip_namedtuple_fields(app, what, name, obj, skip, options):
     """Leave out the ``Alias for field number N`` entries of NamedTuple units."""
     doc = getattr(obj, "__doc__", None) or ""
@@ -387,6 +502,8 @@ def setup(app):
     # before Sphinx lists its sources, so that the generated pages are among them
     app.connect("config-inited", generate)
     app.connect("doctree-read", link_repository_pages)
+    app.connect("doctree-read", thumbnail_alt_text)
+    app.connect("doctree-read", notebook_figure_alt_text)
     app.connect("autodoc-skip-member", skip_namedtuple_fields)
     app.connect("autodoc-process-docstring", widen_simple_tables)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

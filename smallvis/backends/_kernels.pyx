@@ -123,6 +123,10 @@ cdef extern from "_pairloops.h" nogil:
         double (*cost_row)(const double* d2, const double* p, Py_ssize_t start,
                            Py_ssize_t n, double shift, double z,
                            const void* params) noexcept nogil
+        void (*self_coef_row)(const double* d2, const double* p, Py_ssize_t n,
+                              double mass, const void* params, double* c) noexcept nogil
+        double (*self_cost_row)(const double* d2, const double* p, Py_ssize_t n,
+                                double mass, const void* params) noexcept nogil
         smallvis_transform_unit transform
     ctypedef union smallvis_normalised_params:
         pass
@@ -131,6 +135,7 @@ cdef extern from "_pairloops.h" nogil:
     const char** smallvis_normalised_fields
     const smallvis_unit_loader* smallvis_normalised_loaders
     Py_ssize_t SMALLVIS_N_NORMALISED_UNITS
+    double smallvis_nq_min(const double* d2, Py_ssize_t n) noexcept
     double smallvis_tsne_dof_coef_row(const double* d2, const double* p, Py_ssize_t start,
                                       Py_ssize_t n, double dof, double log_w_max,
                                       double* ca, double* cr) noexcept
@@ -1300,130 +1305,143 @@ cdef Py_ssize_t _load_normalised(unit, smallvis_normalised_params* k) except -1:
     return u
 
 
-cdef inline void _full_sq_dist_row(const double* Yt, Py_ssize_t n, Py_ssize_t dim,
-                                   Py_ssize_t i, double* d2) noexcept nogil:
-    """Row i of the squared distances over all columns, d2[i] = inf (weight 0)."""
-    _sq_dist_row(Yt, n, dim, i, 0, d2)
-    d2[i] = INFINITY
+ctypedef struct _EngineInput:
+    # Y transposed (dim, n) and P as CSR
+    const double* Yt
+    const int64_t* ip
+    const int64_t* ix
+    const double* dv
+    Py_ssize_t n
+    Py_ssize_t dim
+    # each row's precision beta_i of a bandwidth unit (row_bandwidths), or NULL
+    const double* bw
 
 
-cdef inline void _bandwidth_sq_dist_row(const double* Yt, Py_ssize_t n, Py_ssize_t dim,
-                                        Py_ssize_t i, const double* bw,
-                                        double* d2) noexcept nogil:
-    """Row i of the squared distances (d2[i] = inf), times row i's bandwidth if bw."""
+cdef inline double* _engine_row(const _EngineInput* a, double* scratch, Py_ssize_t i,
+                                Py_ssize_t start, bint with_p) noexcept nogil:
+    """Row i in the calling thread's scratch (3 rows of n): its d2 over start <= j < n, returned.
+
+    The other scratch rows follow it: P's row (scattered when ``with_p``; the caller
+    clears it with :func:`_clear_row`), then the coefficients.  A full row
+    (``start`` 0) has d2[i] = inf: the pair (i, i) has weight 0.  With a
+    bandwidth, d2 is row i's argument of the weight, beta_i |y_i - y_j|^2.
+    """
+    cdef double* d2 = scratch + 3 * a.n * threadid()
     cdef Py_ssize_t j
-    _full_sq_dist_row(Yt, n, dim, i, d2)
-    if bw != NULL:
-        for j in range(n):
-            d2[j] *= bw[i]
+    _sq_dist_row(a.Yt, a.n, a.dim, i, start, d2)
+    if start == 0:
+        d2[i] = INFINITY
+    if a.bw != NULL:
+        for j in range(start, a.n):
+            d2[j] *= a.bw[i]
+    if with_p:
+        _scatter_row(a.ip, a.ix, a.dv, i, start, d2 + a.n)
+    return d2
+
+
+cdef inline Py_ssize_t _first_pair(Py_ssize_t i, bint half) noexcept nogil:
+    """The first column of row i's pairs over all pairs: i + 1 on half rows, else 0."""
+    return i + 1 if half else 0
 
 
 cdef double _normalised(const smallvis_normalised_unit* unit, const void* params,
                         bint rows, indptr, indices, data, Y, grad, int nt,
                         bandwidth=None):
-    """The passes of the engine: the cost (grad None, returned) or the gradient.
+    """The cost (grad None, returned) or the gradient of a normalised unit.
+
+    Over each row (``rows``) a row is one pass; over all pairs the passes
+    follow the global sums (the shift, z, the offset S), each over the
+    unordered pairs j > i of a row (``P`` symmetric), but the cost, which
+    reads ``P`` as given.
 
     ``bandwidth``: each row's precision beta_i of a bandwidth unit
-    (``row_bandwidths``), or None.  Row i's distances are scaled by beta_i
-    before the hooks see them and its coefficients after; its pairs are
-    then not symmetric, so the coefficients over all pairs run by full rows.
+    (``row_bandwidths``), or None.  Row i's squared distances are scaled by
+    beta_i before the hooks see them (:func:`_engine_row`) and its
+    coefficients after (the chain rule).  The weight of (i, j) is then not
+    that of (j, i), so over all pairs every pass runs over full rows, each
+    ordered pair once.
     """
     cdef const int64_t[::1] ip = indptr
     cdef const int64_t[::1] ix = np.ascontiguousarray(indices) if len(indices) else np.zeros(1, dtype=np.int64)
     cdef const double[::1] dv = np.ascontiguousarray(data) if len(data) else np.zeros(1)
-    cdef Py_ssize_t n = Y.shape[0], dim = Y.shape[1], i, j
+    cdef Py_ssize_t n = Y.shape[0], dim = Y.shape[1], i, j, j0
     Yt_arr = np.ascontiguousarray(Y.T)
     cdef const double[:, ::1] Yt = Yt_arr
+    bw_arr = None if bandwidth is None else np.ascontiguousarray(bandwidth, dtype=np.float64)
+    cdef const double[::1] bwv = bw_arr if bw_arr is not None else np.ones(1)
+    cdef _EngineInput a
+    a.Yt, a.ip, a.ix, a.dv, a.n, a.dim = &Yt[0, 0], &ip[0], &ix[0], &dv[0], n, dim
+    a.bw = &bwv[0] if bw_arr is not None else NULL
+    # over all pairs: half rows (j > i, each unordered pair standing for
+    # both orders) when the weights are symmetric, full rows with a bandwidth
+    cdef bint half = a.bw == NULL
+    cdef double pairs = 2.0 if half else 1.0
     # per thread: d2, P row, coefficients
     cdef double[:, :, ::1] sc = _scratch(nt, 3, n)
     cdef bint want = grad is not None
     acc_arr = np.zeros((nt if want else 1, dim, n))
     cdef double[:, :, ::1] acc = acc_arr
-    cdef double[::1] rshift = np.zeros(n)
+    cdef double[::1] rmin = np.zeros(n)
     cdef double[::1] rz = np.zeros(n)
     cdef double[::1] rs = np.zeros(n)
     cdef double[::1] rcost = np.zeros(n)
-    cdef double shift = 0.0, z = 1.0, S = 0.0, dmin, total
+    cdef double shift = 0.0, z = 0.0, S = 0.0, dmin, total
     cdef double* d2
-    cdef double* prow
-    cdef int t
-    bw_arr = None if bandwidth is None else np.ascontiguousarray(bandwidth, dtype=np.float64)
-    cdef const double[::1] bwv = bw_arr if bw_arr is not None else np.ones(1)
-    cdef const double* bw = &bwv[0] if bw_arr is not None else NULL
-    cdef bint full = rows or bw != NULL
     with nogil:
-        # the shift (each row's, or the smallest over all pairs) and z
-        for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
-            d2 = &sc[threadid(), 0, 0]
-            _bandwidth_sq_dist_row(&Yt[0, 0], n, dim, i, bw, d2)
-            dmin = INFINITY
-            for j in range(n):
-                if d2[j] < dmin:
-                    dmin = d2[j]
-            rshift[i] = dmin
-        if not rows:
+        if rows:
+            for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
+                d2 = _engine_row(&a, &sc[0, 0, 0], i, 0, True)
+                if want:
+                    # row i's q: every pair (i, j), both ends
+                    unit.self_coef_row(d2, d2 + n, n, 1.0, params, d2 + 2 * n)
+                    if a.bw != NULL:
+                        for j in range(n):
+                            d2[2 * n + j] *= a.bw[i]
+                    _accumulate_pairs(a.Yt, n, dim, i, 0, d2 + 2 * n, &acc[threadid(), 0, 0])
+                else:
+                    rcost[i] = unit.self_cost_row(d2, d2 + n, n, 1.0, params)
+                _clear_row(a.ip, a.ix, i, d2 + n)
+        else:
+            # the shift, from the smallest d2 over all pairs
+            for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
+                j0 = _first_pair(i, half)
+                d2 = _engine_row(&a, &sc[0, 0, 0], i, j0, False)
+                rmin[i] = smallvis_nq_min(d2 + j0, n - j0)
             dmin = INFINITY
             for i in range(n):
-                if rshift[i] < dmin:
-                    dmin = rshift[i]
+                dmin = fmin(dmin, rmin[i])
             shift = unit.shift(dmin, params)
-        for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
-            d2 = &sc[threadid(), 0, 0]
-            _bandwidth_sq_dist_row(&Yt[0, 0], n, dim, i, bw, d2)
-            if rows:
-                rshift[i] = unit.shift(rshift[i], params)
-            rz[i] = unit.z_row(d2, 0, n, rshift[i] if rows else shift, params)
-        if not rows:
-            z = 0.0
+            # z (on half rows each unordered pair counted twice)
+            for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
+                j0 = _first_pair(i, half)
+                d2 = _engine_row(&a, &sc[0, 0, 0], i, j0, False)
+                rz[i] = unit.z_row(d2, j0, n, shift, params)
             for i in range(n):
                 z += rz[i]
-        # the offset S (each row's, or over all pairs), then the coefficients
-        if want:
+            z = pairs * z
+        if not rows and want:
+            # the offset S (on half rows P symmetric: each unordered pair
+            # twice), then the coefficients of the pairs, each at both ends
             for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
-                t = threadid()
-                d2 = &sc[t, 0, 0]
-                prow = &sc[t, 1, 0]
-                _bandwidth_sq_dist_row(&Yt[0, 0], n, dim, i, bw, d2)
-                _scatter_row(&ip[0], &ix[0], &dv[0], i, 0, prow)
-                rs[i] = unit.dual_row(d2, prow, 0, n, rshift[i] if rows else shift,
-                                      rz[i] if rows else z, params)
-                if rows:
-                    rs[i] = unit.offset(1.0, rs[i], params)
-                _clear_row(&ip[0], &ix[0], i, prow)
-            if not rows:
-                total = 0.0
-                for i in range(n):
-                    total += rs[i]
-                S = unit.offset(1.0, total, params)
+                j0 = _first_pair(i, half)
+                d2 = _engine_row(&a, &sc[0, 0, 0], i, j0, True)
+                rs[i] = unit.dual_row(d2, d2 + n, j0, n, shift, z, params)
+                _clear_row(a.ip, a.ix, i, d2 + n)
+            for i in range(n):
+                S += rs[i]
+            S = unit.offset(1.0, pairs * S, params)
             for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
-                t = threadid()
-                d2 = &sc[t, 0, 0]
-                prow = &sc[t, 1, 0]
-                _bandwidth_sq_dist_row(&Yt[0, 0], n, dim, i, bw, d2)
-                _scatter_row(&ip[0], &ix[0], &dv[0], i, 0, prow)
-                if full:
-                    # row i's q (or row i's bandwidth): every pair (i, j), both ends
-                    unit.coef_row(d2, prow, 0, n, rshift[i] if rows else shift,
-                                  rz[i] if rows else z, rs[i] if rows else S,
-                                  2.0 * bw[i] if bw != NULL else 2.0, params, &sc[t, 2, 0])
-                    _accumulate_pairs(&Yt[0, 0], n, dim, i, 0, &sc[t, 2, 0], &acc[t, 0, 0])
-                else:
-                    # P symmetric: each unordered pair once, counted twice
-                    unit.coef_row(d2, prow, i + 1, n, shift, z, S, 4.0, params,
-                                  &sc[t, 2, 0])
-                    _accumulate_pairs(&Yt[0, 0], n, dim, i, i + 1, &sc[t, 2, 0],
-                                      &acc[t, 0, 0])
-                _clear_row(&ip[0], &ix[0], i, prow)
-        else:
+                j0 = _first_pair(i, half)
+                d2 = _engine_row(&a, &sc[0, 0, 0], i, j0, True)
+                unit.coef_row(d2, d2 + n, j0, n, shift, z, S, 4.0 if half else 2.0 * a.bw[i],
+                              params, d2 + 2 * n)
+                _accumulate_pairs(a.Yt, n, dim, i, j0, d2 + 2 * n, &acc[threadid(), 0, 0])
+                _clear_row(a.ip, a.ix, i, d2 + n)
+        elif not rows:
             for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
-                t = threadid()
-                d2 = &sc[t, 0, 0]
-                prow = &sc[t, 1, 0]
-                _bandwidth_sq_dist_row(&Yt[0, 0], n, dim, i, bw, d2)
-                _scatter_row(&ip[0], &ix[0], &dv[0], i, 0, prow)
-                rcost[i] = unit.cost_row(d2, prow, 0, n, rshift[i] if rows else shift,
-                                         rz[i] if rows else z, params)
-                _clear_row(&ip[0], &ix[0], i, prow)
+                d2 = _engine_row(&a, &sc[0, 0, 0], i, 0, True)
+                rcost[i] = unit.cost_row(d2, d2 + n, 0, n, shift, z, params)
+                _clear_row(a.ip, a.ix, i, d2 + n)
     if want:
         _combine_threads(acc, _NO_THREADS, 1.0, 1.0, grad)
         return 0.0

@@ -455,39 +455,84 @@ SMALLVIS_PAIR_UNITS(SMALLVIS_INSTANTIATE_PAIR_UNIT)
  *                                  slope s = -d log w / d d2 at d2.
  * A unit gives its cost and force the arguments from which it computes
  * them in the form it wants (the KL divergence: (p + S w / z) slope).
- * The rows below run the hooks over d2[start..n); the diagonal pair of a
- * fit comes in with d2 = inf (w = 0, q = 0, c = 0).  The Cython entry
- * points (normalised_cost, normalised_gradient and their transform twins)
- * run the passes: the shift, z = sum w, the offset S, then the
- * coefficients or the cost.
  *
- * MATHS, the unit's second field in the list: FAST compiles its rows as
- * the module (-fassociative-math: vector reductions, one clone per
- * instruction set); STRICT without reassociation (GCC; other compilers
- * build it as FAST), so that the unit's expressions are evaluated as
- * written, in the order of the NumPy reference, in every row: a unit whose
- * force is a difference of nearly equal terms opts in.
+ * The rows below run the hooks over d2[start..n); the diagonal pair of a
+ * fit comes in with d2 = inf (w = 0, q = 0, c = 0).  A row normalised over
+ * itself (a fit's row under "rows", and a new point's row) is one call,
+ * self_coef_row or self_cost_row: its weights go into the coefficient row,
+ * once, and are read back for its offset and its forces.  Over all pairs
+ * the Cython entry points (normalised_cost, normalised_gradient) run the
+ * passes that the global sums need: the shift, z = sum w, the offset S,
+ * then the coefficients or the cost.
+ *
+ * Every row separates the unit's elementwise terms from their sums: the
+ * terms are written into a block (or the coefficient row) by a loop that
+ * the compiler vectorises, the hooks inlined and compiled with the
+ * module's flags, and the block is then summed by smallvis_nq_sum_MATHS.
+ * MATHS, the unit's second field in the list: FAST sums as the module
+ * (-fassociative-math: vector reductions, in an order that depends on the
+ * vector width) and compiles its rows once per instruction set; STRICT
+ * adds a row's terms one by one in index order (GCC; other compilers build
+ * it as FAST) and leaves AVX-512 out of its clones, so that no multiply
+ * and add are fused into one rounding.  A unit whose force is a difference
+ * of nearly equal terms opts in: the sums it subtracts (z, the offset S)
+ * are then the same numbers on every machine, whatever its vector width.
  */
-#if defined(__GNUC__) && !defined(__clang__)
-#define SMALLVIS_MATHS_STRICT_ROW \
-    __attribute__((optimize("no-associative-math", "no-reciprocal-math")))
+#define SMALLVIS_NQ_BLOCK 256
+
+#if defined(__x86_64__) && defined(__linux__) && \
+    ((defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8) || \
+     (defined(__clang__) && __clang_major__ >= 14))
+#define SMALLVIS_MATHS_STRICT_ROW __attribute__((target_clones("avx2", "default")))
 #else
 #define SMALLVIS_MATHS_STRICT_ROW
 #endif
-#define SMALLVIS_MATHS_STRICT_SCALAR SMALLVIS_MATHS_STRICT_ROW
 #define SMALLVIS_MATHS_FAST_ROW SMALLVIS_CLONES
-#define SMALLVIS_MATHS_FAST_SCALAR
 
-/* s += the cost of a pair, in two branches on p > 0: where the unit's cost
- * is 0 for p = 0 (the KL divergence), the compiler drops the second and
- * the row sums the stored entries alone. */
-#define SMALLVIS_NQ_COST_TERM(name, s, pj, d2j, shift, z, lz, k)              \
+/* s plus the terms t[0..len), in any order (vectorised). */
+static SMALLVIS_ALWAYS_INLINE double smallvis_nq_sum_FAST(double s, const double *t,
+                                                          ptrdiff_t len)
+{
+    for (ptrdiff_t j = 0; j < len; j++)
+        s += t[j];
+    return s;
+}
+
+/* s plus the terms t[0..len), added one by one in index order. */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((noinline, optimize("no-associative-math", "no-reciprocal-math")))
+#endif
+static double smallvis_nq_sum_STRICT(double s, const double *t, ptrdiff_t len)
+{
+    for (ptrdiff_t j = 0; j < len; j++)
+        s = s + t[j];
+    return s;
+}
+
+/* s += sum over start <= j < n of `term` (an expression of j), the terms
+ * computed a block at a time and summed by smallvis_nq_sum_MATHS. */
+#define SMALLVIS_NQ_SUM_OF(maths, s, start, n, j, term)                       \
     do {                                                                      \
-        if ((pj) > 0.0)                                                       \
-            s += smallvis_##name##_cost(pj, d2j, shift, z, lz, k);            \
-        else                                                                  \
-            s += smallvis_##name##_cost(pj, d2j, shift, z, lz, k);            \
+        double block_[SMALLVIS_NQ_BLOCK];                                     \
+        for (ptrdiff_t j0_ = (start); j0_ < (n); j0_ += SMALLVIS_NQ_BLOCK) {  \
+            const ptrdiff_t len_ = (n) - j0_ < SMALLVIS_NQ_BLOCK              \
+                                       ? (n) - j0_ : SMALLVIS_NQ_BLOCK;       \
+            for (ptrdiff_t t_ = 0; t_ < len_; t_++) {                         \
+                const ptrdiff_t j = j0_ + t_;                                 \
+                block_[t_] = (term);                                          \
+            }                                                                 \
+            s = smallvis_nq_sum_##maths(s, block_, len_);                     \
+        }                                                                     \
     } while (0)
+
+/* The smallest of d2[0..n). */
+static inline double smallvis_nq_min(const double *d2, ptrdiff_t n)
+{
+    double dmin = INFINITY;
+    for (ptrdiff_t j = 0; j < n; j++)
+        dmin = d2[j] < dmin ? d2[j] : dmin;
+    return dmin;
+}
 
 #define SMALLVIS_NORMALISED_ENGINE_ROWS(name, maths)                          \
     static double smallvis_##name##_nq_shift(double d2_min, const void *params) \
@@ -509,8 +554,8 @@ SMALLVIS_PAIR_UNITS(SMALLVIS_INSTANTIATE_PAIR_UNIT)
         const smallvis_##name##_params k =                                    \
             *(const smallvis_##name##_params *)params;                        \
         double z = 0.0;                                                       \
-        for (ptrdiff_t j = start; j < n; j++)                                 \
-            z += smallvis_##name##_weight(d2[j], shift, &k);                  \
+        SMALLVIS_NQ_SUM_OF(maths, z, start, n, j,                             \
+                           smallvis_##name##_weight(d2[j], shift, &k));       \
         return z;                                                             \
     }                                                                         \
     SMALLVIS_MATHS_##maths##_ROW                                              \
@@ -522,9 +567,9 @@ SMALLVIS_PAIR_UNITS(SMALLVIS_INSTANTIATE_PAIR_UNIT)
         const smallvis_##name##_params k =                                    \
             *(const smallvis_##name##_params *)params;                        \
         double s = 0.0;                                                       \
-        for (ptrdiff_t j = start; j < n; j++)                                 \
-            s += smallvis_##name##_offset_term(                               \
-                p[j], smallvis_##name##_weight(d2[j], shift, &k) / z, &k);    \
+        SMALLVIS_NQ_SUM_OF(maths, s, start, n, j,                             \
+            smallvis_##name##_offset_term(                                    \
+                p[j], smallvis_##name##_weight(d2[j], shift, &k) / z, &k));   \
         return s;                                                             \
     }                                                                         \
     /* c_j = scale * force; a pair with w = 0 and p = 0 (the diagonal, or   \
@@ -544,76 +589,66 @@ SMALLVIS_PAIR_UNITS(SMALLVIS_INSTANTIATE_PAIR_UNIT)
             c[j] = w > 0.0 || p[j] != 0.0 ? v : 0.0;                          \
         }                                                                     \
     }                                                                         \
-    SMALLVIS_MATHS_##maths##_SCALAR                                           \
+    SMALLVIS_MATHS_##maths##_ROW                                              \
     static double smallvis_##name##_nq_cost_row(                              \
-        const double *d2, const double *p, ptrdiff_t start, ptrdiff_t n,      \
-        double shift, double z, const void *params)                           \
+        const double *__restrict__ d2, const double *__restrict__ p,          \
+        ptrdiff_t start, ptrdiff_t n, double shift, double z,                 \
+        const void *params)                                                   \
     {                                                                         \
         const smallvis_##name##_params k =                                    \
             *(const smallvis_##name##_params *)params;                        \
         const double lz = smallvis_##name##_log_norm(z, shift, &k);           \
         double s = 0.0;                                                       \
-        for (ptrdiff_t j = start; j < n; j++)                                 \
-            SMALLVIS_NQ_COST_TERM(name, s, p[j], d2[j], shift, z, lz, &k);    \
+        SMALLVIS_NQ_SUM_OF(maths, s, start, n, j,                             \
+            smallvis_##name##_cost(p[j], d2[j], shift, z, lz, &k));           \
         return s;                                                             \
     }                                                                         \
-    /* A new point's row, normalised over itself, its mass the row's psum:  \
-     * the weights are stored in c before they become coefficients. */      \
-    static double smallvis_##name##_nq_row_shift(const double *d2, ptrdiff_t n, \
-                                                 const void *params)          \
-    {                                                                         \
-        double dmin = INFINITY;                                               \
-        for (ptrdiff_t j = 0; j < n; j++)                                     \
-            dmin = d2[j] < dmin ? d2[j] : dmin;                               \
-        return smallvis_##name##_nq_shift(dmin, params);                      \
-    }                                                                         \
+    /* A row normalised over itself, d2 and p over all n columns, its mass  \
+     * of P `mass` (1 in a fit, a new row's sum): the weights are stored in \
+     * c, summed, read for the offset, and become the coefficients 2 force. \
+     */                                                                       \
     SMALLVIS_MATHS_##maths##_ROW                                              \
-    static void smallvis_##name##_nq_transform_coef_row(                      \
+    static void smallvis_##name##_nq_self_coef_row(                           \
         const double *__restrict__ d2, const double *__restrict__ p,          \
-        ptrdiff_t n, double psum, const void *params, double *__restrict__ c) \
+        ptrdiff_t n, double mass, const void *params, double *__restrict__ c) \
     {                                                                         \
         const smallvis_##name##_params k =                                    \
             *(const smallvis_##name##_params *)params;                        \
-        const double shift = smallvis_##name##_nq_row_shift(d2, n, params);   \
-        double z = 0.0, dual = 0.0, S;                                        \
-        for (ptrdiff_t j = 0; j < n; j++) {                                   \
-            c[j] = smallvis_##name##_weight(d2[j], shift, &k);                \
-            z += c[j];                                                        \
-        }                                                                     \
+        const double shift = smallvis_##name##_shift(smallvis_nq_min(d2, n), &k); \
+        double z, dual = 0.0, S;                                              \
         for (ptrdiff_t j = 0; j < n; j++)                                     \
-            dual += smallvis_##name##_offset_term(p[j], c[j] / z, &k);        \
-        S = smallvis_##name##_offset(psum, dual, &k);                         \
+            c[j] = smallvis_##name##_weight(d2[j], shift, &k);                \
+        z = smallvis_nq_sum_##maths(0.0, c, n);                               \
+        SMALLVIS_NQ_SUM_OF(maths, dual, 0, n, j,                              \
+                           smallvis_##name##_offset_term(p[j], c[j] / z, &k)); \
+        S = smallvis_##name##_offset(mass, dual, &k);                         \
         for (ptrdiff_t j = 0; j < n; j++) {                                   \
             const double v = 2.0 * smallvis_##name##_force(                   \
                 p[j], c[j], z, d2[j], S, &k);                                 \
             c[j] = c[j] > 0.0 || p[j] != 0.0 ? v : 0.0;                       \
         }                                                                     \
     }                                                                         \
-    SMALLVIS_MATHS_##maths##_SCALAR                                           \
-    static double smallvis_##name##_nq_transform_cost_row(                    \
-        const double *d2, const double *p, ptrdiff_t n, double psum,          \
+    /* The cost of a row normalised over itself (mass unused). */           \
+    static double smallvis_##name##_nq_self_cost_row(                         \
+        const double *d2, const double *p, ptrdiff_t n, double mass,          \
         const void *params)                                                   \
     {                                                                         \
-        const smallvis_##name##_params k =                                    \
-            *(const smallvis_##name##_params *)params;                        \
-        const double shift = smallvis_##name##_nq_row_shift(d2, n, params);   \
-        double z = 0.0, s = 0.0, lz;                                          \
-        (void)psum;                                                           \
-        for (ptrdiff_t j = 0; j < n; j++)                                     \
-            z += smallvis_##name##_weight(d2[j], shift, &k);                  \
-        lz = smallvis_##name##_log_norm(z, shift, &k);                        \
-        for (ptrdiff_t j = 0; j < n; j++)                                     \
-            SMALLVIS_NQ_COST_TERM(name, s, p[j], d2[j], shift, z, lz, &k);    \
-        return s;                                                             \
+        const double shift = smallvis_##name##_nq_shift(smallvis_nq_min(d2, n), \
+                                                        params);              \
+        const double z = smallvis_##name##_nq_z_row(d2, 0, n, shift, params); \
+        (void)mass;                                                           \
+        return smallvis_##name##_nq_cost_row(d2, p, 0, n, shift, z, params);  \
     }                                                                         \
     static const smallvis_normalised_unit smallvis_normalised_##name = {      \
         smallvis_##name##_nq_shift, smallvis_##name##_nq_offset,              \
         smallvis_##name##_nq_z_row, smallvis_##name##_nq_dual_row,            \
         smallvis_##name##_nq_coef_row, smallvis_##name##_nq_cost_row,         \
-        {smallvis_##name##_nq_transform_coef_row,                             \
-         smallvis_##name##_nq_transform_cost_row}};
+        smallvis_##name##_nq_self_coef_row,                                   \
+        smallvis_##name##_nq_self_cost_row,                                   \
+        {smallvis_##name##_nq_self_coef_row,                                  \
+         smallvis_##name##_nq_self_cost_row}};
 
-/* A normalised unit's table: the passes the Cython entry points run. */
+/* A normalised unit's table: the rows the Cython entry points run. */
 typedef struct {
     double (*shift)(double d2_min, const void *params);
     double (*offset)(double mass, double dual, const void *params);
@@ -626,6 +661,12 @@ typedef struct {
                      double *c);
     double (*cost_row)(const double *d2, const double *p, ptrdiff_t start, ptrdiff_t n,
                        double shift, double z, const void *params);
+    /* a row normalised over itself: a fit's row under "rows" (mass 1) */
+    void (*self_coef_row)(const double *d2, const double *p, ptrdiff_t n, double mass,
+                          const void *params, double *c);
+    double (*self_cost_row)(const double *d2, const double *p, ptrdiff_t n, double mass,
+                            const void *params);
+    /* the same rows, for a new point (mass: its row's sum) */
     smallvis_transform_unit transform;
 } smallvis_normalised_unit;
 

@@ -48,7 +48,8 @@
  * backends/_pairloops.h, "engine: normalised units", which runs them for
  * normalised_cost, normalised_gradient and their transform twins.  MATHS
  * is FAST (the module's reassociating flags, vector reductions) or STRICT
- * (the unit's expressions evaluated as written).  The NumPy unit's
+ * (a row's sums, z and the offset S, added in index order with no fused
+ * multiply-add; backends/_pairloops.h says why).  The NumPy unit's
  * ``c_unit`` names its line, and its ``normalisation`` picks rows or all
  * pairs.  tsne is two lines, its Cauchy weight and its heavy tail, so that
  * neither row branches on dof.  The SNE family's named fit kernels keep

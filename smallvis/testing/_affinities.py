@@ -15,7 +15,7 @@ import scipy.sparse as sp
 
 from ..inputs.affinities import PERPLEXITY_TOL, SMOOTH_K_TOL
 from ..api import affinities
-from ..registry import METHODS, get_method
+from ..registry import METHODS, resolve_method
 
 __all__ = ["AffinityReport", "check_affinities"]
 
@@ -223,7 +223,7 @@ def check_affinities(method, fn, X, *, rtol=1e-10, **params):
     -------
     AffinityReport
     """
-    m = get_method(method)
+    m, params = resolve_method(method, dict(params), defaults=False)
     if not callable(fn):
         raise TypeError(f"fn must be callable; got {fn!r}")
     X = np.asarray(X, dtype=np.float64)

@@ -79,13 +79,13 @@ def _case(name):
 def _matrix(case, arrays):
     """The case's ``P``: its own when its arrays hold it, else the shared input of its data.
 
-    A case whose ``P`` is the very ``P`` of another method's case names
-    that method in ``P_case`` and reads it from that case's arrays, so that
-    a ``P`` ships once.
+    A case whose ``P`` is bit for bit another case's (two methods with the
+    same affinities of the same data) names that case in ``P_case`` and
+    reads the ``P`` from its arrays, so that the package ships it once.
     """
-    key = case["P"]
     if case.get("P_case"):
         arrays = _case(case["P_case"])[1]
+    key = case["P"]
     if key not in arrays and f"{key}__data" not in arrays:
         arrays, key = _inputs(), f"{case['data']}__{key}"
     if key in arrays:

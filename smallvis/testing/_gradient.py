@@ -7,7 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..api import cost_and_gradient
-from ..registry import get_method
+from ..registry import resolve_method
 from ._call import UserOutputError, call_user
 from ._cases import GradientCase, default_cases
 from ._diagnose import diagnose
@@ -239,7 +239,7 @@ def check_gradient(method, fn, *, cases=None, extra_cases=(), sparse=False, rtol
     >>> check_gradient("tsne", tsne).ok
     True
     """
-    m = get_method(method)
+    m, method_params = resolve_method(method, method_params)
     if not callable(fn):
         raise TypeError(f"fn must be callable; got {fn!r}")
     if isinstance(rtol, bool) or not isinstance(rtol, numbers.Real) or not rtol > 0:

@@ -2,7 +2,7 @@
 
 from ...families import (JOINT, KNN_DEFAULTS, OTHERS_SIZE, PERPLEXITY_SIZE, check_perplexity_knn,
                          joint_affinities_dense_or_knn, joint_case)
-from ...method_spec import Approximation, Confusion, Method, joint_auto_learning_rate
+from ...method_spec import Alias, Approximation, Confusion, Method, joint_auto_learning_rate
 from ..._validation import ParameterError, check_integer, check_number
 
 #: Interpolation nodes per box and dimension of ``gradient="fft"`` (t-SNE's
@@ -75,6 +75,87 @@ def fft_exact_instead(Y, n_interpolation=FFT_N_INTERPOLATION, dof=1.0):
                                                high=FFT_MAX_INTERPOLATION), _check_dof(dof))
 
 
+#: Largest heavy-tailed SSNE ``alpha``: the reciprocal of :data:`DOF_MIN`.
+HSSNE_ALPHA_MAX = 1.0 / DOF_MIN
+
+
+def hssne_dof(alpha=0.5):
+    """Heavy-tailed SSNE's ``alpha`` as t-SNE's ``dof``: ``{"dof": 1 / alpha}``.
+
+    ``alpha`` must lie in (0, :data:`HSSNE_ALPHA_MAX`]: the limit ``alpha ->
+    0`` is the Gaussian weight of ``ssne``, and above the bound ``dof``
+    falls below :data:`DOF_MIN`.
+    """
+    alpha = check_number(alpha, "alpha")
+    if not 0.0 < alpha <= HSSNE_ALPHA_MAX:
+        why = (": alpha -> 0 is the Gaussian weight, method 'ssne'" if alpha <= 0 else
+               f": above it dof = 1 / alpha falls below {DOF_MIN:g}")
+        raise ParameterError(f"alpha must be in (0, {HSSNE_ALPHA_MAX:g}]; got {alpha!r}{why}",
+                             ("alpha",))
+    return {"dof": 1.0 / alpha}
+
+
+#: Yang, King, Xu & Oja's heavy-tailed symmetric SNE: t-SNE at dof = 1 / alpha.
+HSSNE = Alias(
+    name="hssne",
+    summary="heavy-tailed symmetric SNE (Yang et al. 2009): tsne with dof = 1 / alpha",
+    params={"alpha": 0.5},
+    translate=hssne_dof,
+    page=r"""
+    Yang et al.'s heavy-tailed SSNE weighs output pairs by
+
+    .. math::
+
+        w_{ij} = \bigl(1 + \alpha\, \|y_i - y_j\|^2\bigr)^{-1/\alpha},
+        \qquad
+        \frac{\partial C}{\partial y_i} = 4 \sum_{j \ne i}
+        (p_{ij} - q_{ij})\, w_{ij}^{\alpha}\, (y_i - y_j),
+
+    with t-SNE's joint ``P``, ``q`` normalised over all pairs and the cost
+    :math:`\mathrm{KL}(P \| Q)`.  With :math:`\alpha = 1 / \mathrm{dof}`
+    the weight is t-SNE's :math:`(1 + d^2/\mathrm{dof})^{-\mathrm{dof}}`
+    and :math:`w^{\alpha} = w^{1/\mathrm{dof}}` its slope, so ``hssne``
+    is ``tsne`` with ``dof = 1 / alpha``: the same kernels, the same
+    numbers.  :math:`\alpha = 1` is t-SNE, :math:`\alpha \to 0` symmetric
+    SNE's Gaussian (method ``ssne``); the default :math:`\alpha = 0.5` is
+    R smallvis's.  The paper and R smallvis agree; R floors
+    :math:`\alpha` at :math:`10^{-8}`, where this alias refuses
+    :math:`\alpha \le 0` and :math:`\alpha > 10^8` with a ``ValueError``.
+    The other defaults (exaggeration 12, ``learning_rate="auto"``) are
+    t-SNE's; R smallvis runs ``hssne`` with the exaggeration it is given.
+
+    Z. Yang, I. King, Z. Xu and E. Oja (2009), "Heavy-Tailed Symmetric
+    Stochastic Neighbor Embedding", NIPS 22.  J. Melville, smallvis (R
+    package), ``hssne`` in ``R/sne.R``.
+    """)
+
+#: R smallvis's t-SNE with its gradient written in the un-normalised affinities.
+TSNEU = Alias(
+    name="tsneu",
+    summary="t-SNE with the gradient written in un-normalised input weights "
+            "(R smallvis): tsne itself",
+    page=r"""
+    R smallvis's ``tsneu`` keeps the symmetrised row-normalised affinities
+    :math:`V` with their sum :math:`S = \sum V` (:math:`N`) and writes
+    t-SNE's gradient as
+
+    .. math::
+
+        \frac{\partial C}{\partial y_i} = \frac{4}{S} \sum_{j \ne i}
+        w_{ij} \bigl(v_{ij} - q_{ij} S\bigr) (y_i - y_j),
+
+    which is t-SNE's :math:`4 \sum_j (p_{ij} - q_{ij}) w_{ij} (y_i - y_j)`
+    since :math:`P = V / S`; its cost is t-SNE's.  It is therefore ``tsne``
+    with every parameter as it is.  One difference of R's code is not
+    kept: its gradient reads :math:`V`, which R's early exaggeration does
+    not scale, so R's ``tsneu`` is not exaggerated; here ``exaggeration``
+    acts as on ``tsne`` (pass ``exaggeration=1`` for R's run).
+
+    J. Melville, smallvis (R package), ``tsneu`` in ``R/sne.R`` ("t-SNE
+    but with the gradient defined in terms of un-normalized weights").
+    """)
+
+
 METHOD = Method(
     name="tsne",
     summary="t-SNE: joint Gaussian P, Student-t (Cauchy) Q, KL(P||Q)",
@@ -106,4 +187,5 @@ METHOD = Method(
         "unsquared_repulsion",
         "row_normalised_q",
     ),
+    aliases=(HSSNE, TSNEU),
 )

@@ -14,7 +14,9 @@ folders are written: the shipped cases are not touched, nor is inputs.npz
 unless it is missing or differs from the R fixtures.
 
 Inputs: the R smallvis fixtures in tests/data/rsmallvis (P and final Y of
-R smallvis runs, see the README there).  For each method the golden case is
+R smallvis runs, see the README there), and smallvis's joint P of the
+jittered iris, which the generic cases whose P it is share rather than
+each storing a copy.  For each method the golden case is
 R's P and R's final layout Y (ncvis, which R smallvis does not have: the
 layout of a short smallvis run on the same jittered iris), and the cost and
 gradient of smallvis's NumPy reference there.  The script prints the
@@ -31,6 +33,7 @@ import numpy as np
 import scipy.sparse as sp
 
 import smallvis
+import smallvis.testing
 from smallvis.inputs.affinities import fit_curve_ab
 from smallvis.testing._golden import CASE_FILES, INPUTS_FILE, case_package
 
@@ -146,7 +149,22 @@ def input_arrays():
     for other in ("ssne", "largevis"):
         assert np.array_equal(np.array(r_fixture(other)["P"]), arrays["iris__P_joint"])
     assert np.array_equal(np.array(r_fixture("tumap_jitter")["P"]), np.array(jitter["P"]))
+    # the joint P of the jittered iris (perplexity 30), which R has no fixture
+    # of: smallvis's, stored once for every generic case whose P it is, so
+    # that a new method with the joint P adds its Y and gradient alone
+    arrays["iris_jitter__P_joint"] = np.asarray(smallvis.affinities(arrays["iris_jitter__X"],
+                                                                    "ssne"))
     return arrays
+
+
+def shared_p_key(P, inputs, data):
+    """The key of the shared input of ``data`` that equals ``P`` (dense), or None."""
+    dense = P.toarray() if sp.issparse(P) else np.asarray(P)
+    for key, value in inputs.items():
+        if (key.startswith(f"{data}__P_") and np.ndim(value) == 2
+                and value.shape == dense.shape and np.array_equal(value, dense)):
+            return key.split("__", 1)[1]
+    return None
 
 
 def r_runs():
@@ -250,8 +268,29 @@ def ncvis_case(version, inputs, own):
     }
 
 
+def same_p_as(name, P):
+    """``(case, key)`` of a shipped case whose own ``P`` is ``P`` bit for bit, or ``(None, key)``.
+
+    The new case then reads that case's ``P`` (its record's ``P_case``)
+    instead of shipping a copy: the cases' files stay within the package's
+    budget (tests/test_testing_golden.py) as methods sharing a ``P`` are added.
+    """
+    from smallvis.testing._golden import _case
+    dense = np.asarray(P.toarray() if sp.issparse(P) else P)
+    for other in shipped():
+        record, arrays = _case(other)
+        key = record["P"]
+        if other != name and not record.get("P_case") and f"{key}__data" in arrays:
+            theirs = smallvis.testing.golden(other)["P"]
+            if theirs.shape == dense.shape and np.array_equal(theirs, dense):
+                return other, key
+    return None, f"P_{name}"
+
+
 def generic_case(name, version, inputs, own):
-    """Any other registered method: its own P of the jittered iris and 100 exact iterations.
+    """Any other registered method: its P of the jittered iris and 100 exact iterations.
+
+    The P is a shared input's key when it equals one, else stored in the case.
 
     At its first registry example; tests/test_testing_golden.py checks the
     gradient against finite differences of the cost.
@@ -262,20 +301,22 @@ def generic_case(name, version, inputs, own):
     affinity_params = ({"n_neighbors": 15, "knn_method": "exact"}
                        if "n_neighbors" in m.affinity_params else {})
     P = smallvis.affinities(X, name, **affinity_params)
-    p_case, p_key = shipped_p(name, P)
-    if p_case is None:
-        p_key = f"P_{name}"
-        own.update(sparse_parts(p_key, P))
+    # a shared input's P first, else a shipped case's, else the case's own copy
+    p_case, p_key = None, shared_p_key(P, inputs, "iris_jitter")
+    if p_key is None:
+        p_case, p_key = same_p_as(name, P)
+        if p_case is None:
+            own.update(sparse_parts(p_key, P))
     Y = smallvis.embed(X, name, fast=False, n_iter=100, random_state=42,
                        **affinity_params, **params)
     cost, grad, learned = smallvis.cost_and_gradient(name, P, Y, return_learned=True,
                                                      **params)
     own["Y"] = Y
     own["gradient"] = grad
-    print(f"{name:<9} cost {cost:.17g}")
+    print(f"{name:<9} cost {cost:.17g}" + (f"  (P: {p_case}'s)" if p_case else ""))
+    shared = {"P_case": p_case} if p_case else {}
     return {
-        "data": "iris_jitter", "P": p_key, **({"P_case": p_case} if p_case else {}),
-        "params": params,
+        "data": "iris_jitter", "P": p_key, **shared, "params": params,
         "affinity_params": affinity_params, "cost": cost, "learned_gradient": learned,
         "source": (f"X: iris plus a small jitter (as the R smallvis umap fixture); P: "
                    f"smallvis {version}; Y: 100 iterations of smallvis {version}'s exact "
@@ -283,36 +324,6 @@ def generic_case(name, version, inputs, own):
                    "NumPy reference, checked by finite differences."),
         "checks": {},
     }
-
-
-def shipped_p(name, P):
-    """``(method, key)`` of an earlier generic case whose own ``P`` is ``P``.
-
-    Among the shipped cases of this recipe (:func:`generic_case`) of
-    methods registered before ``name``; ``(None, None)`` when none holds
-    it, and the case stores its own.  A ``P`` stored once keeps the shipped
-    golden files small, and a case recomputed finds what it found before.
-    """
-    dense = np.asarray(P.toarray() if sp.issparse(P) else P)
-    order = list(smallvis.METHODS)
-    earlier = [other for other in shipped()
-               if order.index(other) < order.index(name)
-               and other not in r_runs() and other != "ncvis"]
-    for other in earlier:
-        folder = case_folder(other)
-        with open(os.path.join(folder, CASE_FILES[0])) as fh:
-            record = json.load(fh)
-        if record.get("data") != "iris_jitter" or record.get("P_case"):
-            continue
-        key = record["P"]
-        with np.load(os.path.join(folder, CASE_FILES[1])) as arrays:
-            if f"{key}__data" not in arrays.files:
-                continue
-            theirs = sp.csr_matrix((arrays[f"{key}__data"], arrays[f"{key}__indices"],
-                                    arrays[f"{key}__indptr"]), shape=dense.shape).toarray()
-        if np.array_equal(theirs, dense):
-            return other, key
-    return None, None
 
 
 def compute_case(name, version, inputs):
