@@ -438,6 +438,12 @@ class Method:
         Whether the gradient carries t-SNE's factor 4, which openTSNE's
         convention leaves out (a user gradient of 1/4 the reference is then
         named as that convention).
+    normalised_new_rows : bool
+        Whether a new point's row of ``P`` is normalised to sum 1, the mass
+        of its own row of ``q`` (a cost whose minimiser depends on the scale
+        of ``P``, as the cross-entropy's ``(1 - p) log(1 - q)`` terms do);
+        otherwise it is scaled as the fit's rows are (``row_scale``), which
+        a scale-free cost (the KL divergence) only feels in its step.
     examples : tuple of mapping
         Example cost parameters, at which the gradient is the exact
         gradient of the cost (``eps = 0``): the tests' tables of parameters
@@ -475,6 +481,7 @@ class Method:
     known_mistakes: tuple = ()
     constant_term: str = ""
     factor_4_convention: bool = True
+    normalised_new_rows: bool = False
     examples: tuple = ()
 
     def resolve_auto(self, cost_params, n_samples):
