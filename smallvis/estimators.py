@@ -81,3 +81,8 @@ class SJSE(_MethodEmbedding):
 @_method_estimator
 class HLSNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="hlsne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class CETSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="cetsne"``; the same parameters otherwise."""

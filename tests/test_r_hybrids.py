@@ -1,0 +1,116 @@
+"""R smallvis's UMAP/t-SNE hybrids against direct transcriptions of its formulas.
+
+Each function below writes out R smallvis's own expressions for a method
+(its ``update``, ``pfn`` and ``gr``, matrix by matrix, in ``R/sne.R`` and
+``R/umap.R``) in dense NumPy, independently of smallvis's units and
+engines, and the tests check smallvis's exact cost and gradient, in both
+backends, against them.  R floors ``P`` and ``Q`` at machine epsilon
+inside its logs and adds it to ``1 - q``; the transcriptions keep the
+floors, which move these costs by far less than the tolerance (the
+layouts are chosen so that no ``q`` underflows).  Limits tie each method
+to the one it modifies.
+"""
+
+import numpy as np
+import pytest
+
+import smallvis
+from smallvis.testing import golden
+
+EPS = np.finfo(float).eps
+
+
+def _logm(M):
+    """R smallvis's ``logm``: the log of ``M`` floored at machine epsilon."""
+    return np.log(np.maximum(M, EPS))
+
+
+def _k2g(Y, K):
+    """R smallvis's ``k2g`` for a symmetric ``K``: ``4 (Y * rowSums(K) - K %*% Y)`` without the 4."""
+    return Y * K.sum(axis=1, keepdims=True) - K @ Y
+
+
+def _d2(Y):
+    return ((Y[:, None, :] - Y[None, :, :]) ** 2).sum(axis=2)
+
+
+def _cauchy_w(Y):
+    """R smallvis's t-SNE weight ``1 / (1 + d2)``, 0 on the diagonal."""
+    W = 1.0 / (1.0 + _d2(Y))
+    np.fill_diagonal(W, 0.0)
+    return W
+
+
+def r_cross_entropy(P, Y):
+    """R smallvis's ``cetsne`` (R/sne.R) and ``ntumap`` (R/umap.R): the same ``pfn`` and ``gr``.
+
+    ``cache_input``: ``Cp = colSums(P logm(P) + (1 - P) log1p(-P))`` with
+    ``P`` floored at eps; ``update``: ``Q = W / sum(W)``, ``C = (P - Q) /
+    (1 - Q)``; ``pfn``: ``-P logm(Q) - (1 - P) log1p(-Q + eps) + Cp``;
+    ``gr``: ``k2g(Y, 4 W (C - sum(C) Q))``.  (``ntumap`` adds eps inside
+    ``log(P + eps)`` of umap's ``cache_input`` instead of flooring; the
+    difference is below the tolerance.)
+    """
+    Pf = np.maximum(P, EPS)
+    Cp = (Pf * _logm(Pf) + (1 - Pf) * np.log1p(-Pf)).sum()
+    W = _cauchy_w(Y)
+    Q = W / W.sum()
+    C = (P - Q) / (1 - Q)
+    pcost = (-P * _logm(Q) - (1 - P) * np.log1p(-Q + EPS)).sum() + Cp
+    return pcost, _k2g(Y, 4 * W * (C - C.sum() * Q))
+
+
+def _layouts(g):
+    """The golden layout, a compressed one and a random one (away from a converged layout)."""
+    rng = np.random.default_rng(7)
+    return (g["Y"], 0.5 * g["Y"], rng.normal(size=g["Y"].shape))
+
+
+def _check(method, r_formula, fast, **params):
+    g = golden(method)
+    for Y in _layouts(g):
+        r_cost, r_grad = r_formula(g["P"], Y, **params)
+        cost, grad = smallvis.cost_and_gradient(method, g["P"], Y, fast=fast, **params)
+        assert cost == pytest.approx(r_cost, rel=1e-9)
+        np.testing.assert_allclose(grad, r_grad, rtol=0, atol=1e-9 * np.abs(r_grad).max())
+
+
+# ---- cetsne ---------------------------------------------------------------
+
+@pytest.mark.parametrize("fast", [False, True], ids=["numpy", "cython"])
+def test_cetsne_matches_r_smallvis(fast):
+    _check("cetsne", r_cross_entropy, fast)
+
+
+def test_cetsne_tends_to_tsne_as_q_vanishes():
+    """Where every q is small, the cross-entropy's gradient is t-SNE's to O(max q).
+
+    ``(p - q) / (1 - q) + S q = (p - q) + O(q^2)`` with ``S = O(max q)``:
+    the gap shrinks with the largest q, not with the data.
+    """
+    g = golden("cetsne")
+    gaps = []
+    for scale in (0.1, 10.0):  # max q about 1e-4 and 1e-2
+        Y = scale * g["Y"]
+        _, grad = smallvis.cost_and_gradient("cetsne", g["P"], Y)
+        _, t_grad = smallvis.cost_and_gradient("tsne", g["P"], Y)
+        W = _cauchy_w(Y)
+        q_max = (W / W.sum()).max()
+        gap = np.abs(grad - t_grad).max() / np.abs(t_grad).max()
+        assert gap < 10 * q_max
+        gaps.append(gap)
+    assert gaps[0] < gaps[1] / 10
+
+
+def test_cetsne_cost_is_zero_only_at_q_equal_to_p():
+    """Each summand is a Bernoulli KL divergence: the cost is >= 0, 0 (and flat) at Q = P."""
+    rng = np.random.default_rng(3)
+    Y = rng.normal(size=(12, 2))
+    W = _cauchy_w(Y)
+    P = W / W.sum()
+    for fast in (False, True):
+        cost, grad = smallvis.cost_and_gradient("cetsne", P, Y, fast=fast)
+        assert abs(cost) < 1e-14
+        assert np.abs(grad).max() < 1e-14
+        other, _ = smallvis.cost_and_gradient("cetsne", P, 1.5 * Y, fast=fast)
+        assert other > 0
