@@ -86,3 +86,8 @@ class HLSNE(_MethodEmbedding):
 @_method_estimator
 class CETSNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="cetsne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class USNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="usne"``; the same parameters otherwise."""

@@ -33,6 +33,7 @@ FOLDERS = (
     "sjse",
     "hlsne",
     "cetsne",
+    "usne",
 )
 
 #: Values of ``gradient=`` that every method accepts.

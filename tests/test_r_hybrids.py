@@ -114,3 +114,71 @@ def test_cetsne_cost_is_zero_only_at_q_equal_to_p():
         assert np.abs(grad).max() < 1e-14
         other, _ = smallvis.cost_and_gradient("cetsne", P, 1.5 * Y, fast=fast)
         assert other > 0
+
+
+# ---- usne -----------------------------------------------------------------
+
+def r_usne(P, Y, a, b, eps):
+    """R smallvis's ``usne`` (R/sne.R): tsne's ``kl_cost`` with its own ``update`` and ``gr``.
+
+    ``update``: ``W = 1 / (1 + a D2^b)``, diagonal 0, ``Z = sum(W)``;
+    ``pfn``: ``plogp - colSums(P logm(W / Z))``, ``plogp`` of ``P``
+    floored at eps; ``gr``: ``k2g(Y, 4 b (1 - W) / (D2 + gr_eps) (P - W /
+    Z))``, ``eps`` here being R's ``gr_eps`` (at 0 the diagonal's 0 / 0 is
+    taken as 0).
+    """
+    D2 = _d2(Y)
+    W = 1.0 / (1.0 + a * D2 ** b)
+    np.fill_diagonal(W, 0.0)
+    Z = W.sum()
+    Pf = np.maximum(P, EPS)
+    pcost = (Pf * _logm(Pf)).sum() - (P * _logm(W / Z)).sum()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        K = 4 * (b * (1 - W) / (D2 + eps)) * (P - W / Z)
+    np.fill_diagonal(K, 0.0)
+    return pcost, _k2g(Y, K)
+
+
+@pytest.mark.parametrize("fast", [False, True], ids=["numpy", "cython"])
+@pytest.mark.parametrize("a, b, eps", [(1.929, 0.7915, 0.0), (1.929, 0.7915, 0.1),
+                                       (0.5, 1.4, 1e-10)])
+def test_usne_matches_r_smallvis(a, b, eps, fast):
+    _check("usne", r_usne, fast, a=a, b=b, eps=eps)
+
+
+def test_usne_with_the_cauchy_curve_is_tsne():
+    """``a = b = 1``, ``eps = 0``: the weight is t-SNE's, so are the cost and gradient."""
+    g = golden("usne")
+    for Y in _layouts(g):
+        cost, grad = smallvis.cost_and_gradient("usne", g["P"], Y, a=1.0, b=1.0, eps=0.0)
+        t_cost, t_grad = smallvis.cost_and_gradient("tsne", g["P"], Y)
+        assert cost == pytest.approx(t_cost, rel=1e-12)
+        np.testing.assert_allclose(grad, t_grad, rtol=0, atol=1e-12 * np.abs(t_grad).max())
+
+
+@pytest.mark.parametrize("fast", [False, True], ids=["numpy", "cython"])
+def test_usne_gradient_is_continuous_at_coincident_points(fast):
+    """A duplicated point (d2 = 0), 1/2 < b < 1: the gradient is the limit of nearby ones.
+
+    The slope b (1 - w) / d2 is infinite at d2 = 0, but the pair's force
+    vector, of length about d^(2b - 1), tends to 0.
+    """
+    g = golden("usne")
+    Y = g["Y"].copy()
+    Y[1] = Y[0]
+    cost, grad = smallvis.cost_and_gradient("usne", g["P"], Y, fast=fast)
+    assert np.isfinite(cost) and np.all(np.isfinite(grad))
+    near = Y.copy()
+    near[1, 0] += 1e-12
+    near_cost, near_grad = smallvis.cost_and_gradient("usne", g["P"], near, fast=fast)
+    assert cost == pytest.approx(near_cost, rel=1e-9)
+    np.testing.assert_allclose(grad, near_grad, rtol=0, atol=1e-5 * np.abs(grad).max())
+
+
+@pytest.mark.parametrize("bad", [{"eps": -0.1}, {"eps": float("nan")}, {"a": 1.0},
+                                 {"a": -1.0, "b": 1.0}, {"min_dist": 2.0}])
+def test_usne_refuses_bad_parameters(bad):
+    g = golden("usne")
+    with pytest.raises(ValueError, match="|".join(bad)):
+        smallvis.cost_and_gradient("usne", g["P"], g["Y"], **bad)
+
