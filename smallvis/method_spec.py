@@ -76,12 +76,16 @@ class AffinityFamily:
     conditional : str or None
         The registered method whose ``P`` holds this family's conditional
         ``p_{j|i}`` before symmetrisation, or None.
+    memberships : bool
+        Whether ``P`` is made of the fuzzy graph's memberships (as they
+        are, or normalised), so that a new point's row is its memberships.
     """
 
     name: str
     normalised: str
     knn_graph: bool
     conditional: str = None
+    memberships: bool = False
 
 
 @dataclass(frozen=True)

@@ -290,7 +290,7 @@ class TrainingMap:
         m = get_method(self.method)
         n, n_new = self.X.shape[0], X_new.shape[0]
         params = self.affinity_params
-        if m.fuzzy:
+        if m.p_family.memberships:
             k = min(int(params["n_neighbors"]) - 1, n)
             # far points: every membership is 1 to within 1e-5 (sigma's floor,
             # 1e-3 of the mean distance, dwarfs the differences of distance)
