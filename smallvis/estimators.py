@@ -91,3 +91,8 @@ class CETSNE(_MethodEmbedding):
 @_method_estimator
 class USNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="usne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class NTUMAP(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="ntumap"``; the same parameters otherwise."""

@@ -34,6 +34,7 @@ FOLDERS = (
     "hlsne",
     "cetsne",
     "usne",
+    "ntumap",
 )
 
 #: Values of ``gradient=`` that every method accepts.

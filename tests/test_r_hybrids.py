@@ -15,9 +15,14 @@ import numpy as np
 import pytest
 
 import smallvis
+from smallvis.families import NORMALISED_FUZZY
 from smallvis.testing import golden
 
 EPS = np.finfo(float).eps
+
+#: The methods whose P is UMAP's fuzzy graph normalised to sum 1.
+NORMALISED_FUZZY_METHODS = [name for name, m in smallvis.METHODS.items()
+                            if m.p_family is NORMALISED_FUZZY]
 
 
 def _logm(M):
@@ -181,4 +186,30 @@ def test_usne_refuses_bad_parameters(bad):
     g = golden("usne")
     with pytest.raises(ValueError, match="|".join(bad)):
         smallvis.cost_and_gradient("usne", g["P"], g["Y"], **bad)
+
+
+# ---- ntumap: UMAP's fuzzy graph, normalised -------------------------------
+
+@pytest.mark.parametrize("method", NORMALISED_FUZZY_METHODS)
+def test_the_normalised_fuzzy_graph_is_umap_s_graph_over_its_sum(method):
+    """R smallvis's ``sne_init(kernel = "skd", symmetrize = "umap", normalize = TRUE)``.
+
+    The smooth kNN memberships, their fuzzy union, then ``P / sum(P)``:
+    tumap's ``P`` (the union, unnormalised) divided by its sum.
+    """
+    X, _ = smallvis.datasets.load("iris")
+    P = smallvis.affinities(X, method, n_neighbors=10, knn_method="exact")
+    V = smallvis.affinities(X, "tumap", n_neighbors=10, knn_method="exact")
+    assert P.sum() == pytest.approx(1.0, rel=1e-12)
+    np.testing.assert_allclose(P.toarray(), V.toarray() / V.sum(), rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("fast", [False, True], ids=["numpy", "cython"])
+def test_ntumap_matches_r_smallvis(fast):
+    """R's ``ntumap`` has cetsne's ``pfn`` and ``gr``, with ``eps = 1e-9`` in its logs.
+
+    That ``eps`` moves R's cost by about ``N^2 eps`` (1e-4 relative on
+    iris), so the transcription runs at machine epsilon, as R's cetsne.
+    """
+    _check("ntumap", r_cross_entropy, fast)
 
