@@ -96,3 +96,8 @@ class USNE(_MethodEmbedding):
 @_method_estimator
 class NTUMAP(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="ntumap"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class SKDTSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="skdtsne"``; the same parameters otherwise."""

@@ -35,6 +35,7 @@ FOLDERS = (
     "cetsne",
     "usne",
     "ntumap",
+    "skdtsne",
 )
 
 #: Values of ``gradient=`` that every method accepts.

@@ -188,7 +188,7 @@ def test_usne_refuses_bad_parameters(bad):
         smallvis.cost_and_gradient("usne", g["P"], g["Y"], **bad)
 
 
-# ---- ntumap: UMAP's fuzzy graph, normalised -------------------------------
+# ---- ntumap and skdtsne: UMAP's fuzzy graph, normalised -------------------
 
 @pytest.mark.parametrize("method", NORMALISED_FUZZY_METHODS)
 def test_the_normalised_fuzzy_graph_is_umap_s_graph_over_its_sum(method):
@@ -213,3 +213,32 @@ def test_ntumap_matches_r_smallvis(fast):
     """
     _check("ntumap", r_cross_entropy, fast)
 
+
+def r_tsne(P, Y):
+    """R smallvis's ``tsne`` (R/sne.R, which ``skdtsne`` calls with the "skd" kernel).
+
+    ``update``: ``W = 1 / (1 + D2)``, diagonal 0, ``Z = sum(W)``;
+    ``pfn`` (``kl_cost``): ``plogp - colSums(P logm(W / Z))``;
+    ``gr``: ``k2g(Y, 4 W (P - W / Z))``.
+    """
+    W = _cauchy_w(Y)
+    Z = W.sum()
+    Pf = np.maximum(P, EPS)
+    pcost = (Pf * _logm(Pf)).sum() - (P * _logm(W / Z)).sum()
+    return pcost, _k2g(Y, 4 * W * (P - W / Z))
+
+
+@pytest.mark.parametrize("fast", [False, True], ids=["numpy", "cython"])
+def test_skdtsne_matches_r_smallvis(fast):
+    _check("skdtsne", lambda P, Y: r_tsne(P, Y), fast)
+
+
+@pytest.mark.parametrize("fast", [False, True], ids=["numpy", "cython"])
+def test_skdtsne_is_tsne_on_the_normalised_fuzzy_graph(fast):
+    """On the generic engine, the numbers of t-SNE's own kernels for the same ``P``."""
+    g = golden("skdtsne")
+    for Y in _layouts(g):
+        cost, grad = smallvis.cost_and_gradient("skdtsne", g["P"], Y, fast=fast)
+        t_cost, t_grad = smallvis.cost_and_gradient("tsne", g["P"], Y, fast=fast)
+        assert cost == pytest.approx(t_cost, rel=1e-12)
+        np.testing.assert_allclose(grad, t_grad, rtol=0, atol=1e-12 * np.abs(t_grad).max())
