@@ -242,3 +242,26 @@ def test_skdtsne_is_tsne_on_the_normalised_fuzzy_graph(fast):
         t_cost, t_grad = smallvis.cost_and_gradient("tsne", g["P"], Y, fast=fast)
         assert cost == pytest.approx(t_cost, rel=1e-12)
         np.testing.assert_allclose(grad, t_grad, rtol=0, atol=1e-12 * np.abs(t_grad).max())
+
+
+@pytest.mark.parametrize("method", NORMALISED_FUZZY_METHODS)
+def test_a_new_point_s_row_is_its_memberships(method):
+    """A new point's row of ``P`` holds its smooth kNN memberships, as UMAP's.
+
+    Up to the method's scale of a row (normalised to 1, or the fit's
+    ``row_scale``): tumap's row over its sum is the method's over its sum.
+    """
+    from smallvis.backends import reference
+    from smallvis.transform import build_training_map
+
+    X, _ = smallvis.datasets.load("iris")
+    X_train, X_new = X[::2], X[1::2][:10]
+    rows = []
+    for name in (method, "tumap"):
+        result = smallvis.embed(X_train, name, n_neighbors=10, n_iter=0, random_state=0,
+                                return_result=True)
+        rows.append(build_training_map(name, X_train, result, seed=0)
+                    .new_rows(X_new, reference).toarray())
+    own, umap_rows = rows
+    np.testing.assert_allclose(own / own.sum(axis=1, keepdims=True),
+                               umap_rows / umap_rows.sum(axis=1, keepdims=True), rtol=1e-12)
