@@ -17,7 +17,10 @@ Inputs: the R smallvis fixtures in tests/data/rsmallvis (P and final Y of
 R smallvis runs, see the README there).  For each method the golden case is
 R's P and R's final layout Y (ncvis, which R smallvis does not have: the
 layout of a short smallvis run on the same jittered iris), and the cost and
-gradient of smallvis's NumPy reference there.  The script prints the
+gradient of smallvis's NumPy reference there.  A method without a fixture
+gets the layout of a short smallvis run, on R's joint P of iris when its P
+is that family's (the shared input keeps the cases small), otherwise on
+its own P of the jittered iris.  The script prints the
 independent checks (R's own cost at that layout, scikit-learn's
 _kl_divergence for t-SNE, finite differences); tests/test_testing_golden.py
 repeats them against the installed files.
@@ -250,19 +253,38 @@ def ncvis_case(version, inputs, own):
     }
 
 
-def generic_case(name, version, inputs, own):
-    """Any other registered method: its own P of the jittered iris and 100 exact iterations.
+def _shares_the_joint_input(m):
+    """Whether method ``m``'s P is the joint P over all points, which R's iris fixture holds.
 
-    At its first registry example; tests/test_testing_golden.py checks the
-    gradient against finite differences of the cost.
+    Such a P is dense (about 160 KiB a case): a new case of this family
+    takes the shared input ``iris__P_joint`` (perplexity 20) instead, so
+    that the shipped cases stay small (tests/test_testing_golden.py).
+    """
+    from smallvis.families import JOINT
+
+    return m.p_family is JOINT and "n_neighbors" not in m.affinity_params
+
+
+def generic_case(name, version, inputs, own):
+    """Any other registered method: a P of iris and 100 exact iterations.
+
+    Its own P of the jittered iris, or R's joint P of iris for a method of
+    the dense joint family (:func:`_shares_the_joint_input`).  At its first
+    registry example; tests/test_testing_golden.py checks the gradient
+    against finite differences of the cost.
     """
     m = smallvis.METHODS[name]
-    X = inputs["iris_jitter__X"]
     params = dict(m.examples[0])
-    affinity_params = ({"n_neighbors": 15, "knn_method": "exact"}
-                       if "n_neighbors" in m.affinity_params else {})
-    P = smallvis.affinities(X, name, **affinity_params)
-    own.update(sparse_parts(f"P_{name}", P))
+    if _shares_the_joint_input(m):
+        data, key, affinity_params = "iris", "P_joint", {"perplexity": 20.0}
+        P = inputs[f"{data}__{key}"]
+    else:
+        data, key = "iris_jitter", f"P_{name}"
+        affinity_params = ({"n_neighbors": 15, "knn_method": "exact"}
+                           if "n_neighbors" in m.affinity_params else {})
+        P = smallvis.affinities(inputs[f"{data}__X"], name, **affinity_params)
+        own.update(sparse_parts(key, P))
+    X = inputs[f"{data}__X"]
     Y = smallvis.embed(X, name, fast=False, n_iter=100, random_state=42,
                        **affinity_params, **params)
     cost, grad, learned = smallvis.cost_and_gradient(name, P, Y, return_learned=True,
@@ -270,11 +292,14 @@ def generic_case(name, version, inputs, own):
     own["Y"] = Y
     own["gradient"] = grad
     print(f"{name:<9} cost {cost:.17g}")
+    source_x = ("iris (R smallvis's fixture, as tsne's case); P: R smallvis's"
+                if data == "iris" else
+                f"iris plus a small jitter (as the R smallvis umap fixture); P: smallvis "
+                f"{version}")
     return {
-        "data": "iris_jitter", "P": f"P_{name}", "params": params,
+        "data": data, "P": key, "params": params,
         "affinity_params": affinity_params, "cost": cost, "learned_gradient": learned,
-        "source": (f"X: iris plus a small jitter (as the R smallvis umap fixture); P: "
-                   f"smallvis {version}; Y: 100 iterations of smallvis {version}'s exact "
+        "source": (f"X: {source_x}; Y: 100 iterations of smallvis {version}'s exact "
                    f"{name} optimizer at {params}; cost and gradient: smallvis {version} "
                    "NumPy reference, checked by finite differences."),
         "checks": {},
