@@ -101,3 +101,23 @@ class ABSSNE(_MethodEmbedding):
 @_method_estimator
 class TEE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="tee"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class CETSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="cetsne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class USNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="usne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class NTUMAP(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="ntumap"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class SKDTSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="skdtsne"``; the same parameters otherwise."""

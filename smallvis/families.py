@@ -2,7 +2,8 @@
 
 A method's folder picks its family here: the conditional ``p_{j|i}``
 calibrated to a perplexity, the joint ``P`` built from it (over all points
-or over nearest neighbours), the fuzzy kNN graph and the plain kNN graph.
+or over nearest neighbours), the fuzzy kNN graph (as it is, or normalised
+to sum 1) and the plain kNN graph.
 Each family comes with its affinity builders (``build_affinities`` of a
 :class:`~smallvis.method_spec.Method`), the checks they share with model
 files, its size limits on small data, and the testing kit's dense ``P``
@@ -27,7 +28,11 @@ CONDITIONAL = AffinityFamily("conditional", normalised="rows", knn_graph=False)
 #: ``(p_{j|i} + p_{i|j}) / (2N)``, over all points or nearest neighbours.
 JOINT = AffinityFamily("joint", normalised="total", knn_graph=False, conditional=CONDITIONAL)
 #: The fuzzy kNN graph (McInnes et al. 2018): memberships in [0, 1].
-FUZZY = AffinityFamily("fuzzy", normalised="", knn_graph=True)
+FUZZY = AffinityFamily("fuzzy", normalised="", knn_graph=True, memberships=True)
+#: The fuzzy kNN graph divided by its sum, a ``P`` of probabilities over
+#: all pairs (R smallvis's "skd" input kernel with normalisation).
+NORMALISED_FUZZY = AffinityFamily("normalised fuzzy", normalised="total", knn_graph=True,
+                                  memberships=True)
 #: The symmetric kNN graph, normalised to sum 1.
 KNN_GRAPH = AffinityFamily("knn graph", normalised="total", knn_graph=True)
 
@@ -151,6 +156,16 @@ def fuzzy_graph_affinities(X, kernels, random_state, n_threads, n_neighbors,
                           n_threads=n_threads, n_trees=n_trees, metric=check_metric(metric))
 
 
+def normalised_fuzzy_graph_affinities(X, kernels, random_state, n_threads, n_neighbors,
+                                      local_connectivity, bandwidth, set_op_mix_ratio,
+                                      knn_method, knn, n_trees, metric):
+    """The fuzzy kNN graph divided by its sum (:data:`NORMALISED_FUZZY`)."""
+    V = fuzzy_graph_affinities(X, kernels, random_state, n_threads, n_neighbors,
+                               local_connectivity, bandwidth, set_op_mix_ratio, knn_method,
+                               knn, n_trees, metric)
+    return (V / V.sum()).tocsr()
+
+
 def knn_graph_affinities(X, kernels, random_state, n_threads, n_neighbors, knn_method, knn,
                          n_trees, metric):
     """The symmetric kNN graph normalised to sum 1 (:data:`KNN_GRAPH`)."""
@@ -163,7 +178,8 @@ def knn_graph_affinities(X, kernels, random_state, n_threads, n_neighbors, knn_m
 DENSE_ONLY = (conditional_affinities, joint_affinities)
 
 #: Affinity builders that calibrate over nearest neighbours at any size.
-KNN_ONLY = (joint_knn_affinities, fuzzy_graph_affinities, knn_graph_affinities)
+KNN_ONLY = (joint_knn_affinities, fuzzy_graph_affinities, normalised_fuzzy_graph_affinities,
+            knn_graph_affinities)
 
 
 # ---------------------------------------------------------------------------

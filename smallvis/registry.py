@@ -36,6 +36,10 @@ FOLDERS = (
     "absne",
     "abssne",
     "tee",
+    "cetsne",
+    "usne",
+    "ntumap",
+    "skdtsne",
 )
 
 #: Values of ``gradient=`` that every method accepts.
