@@ -81,3 +81,13 @@ class SJSE(_MethodEmbedding):
 @_method_estimator
 class HLSNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="hlsne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class JSSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="jssne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class CHSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="chsne"``; the same parameters otherwise."""

@@ -32,6 +32,8 @@ FOLDERS = (
     "jse",
     "sjse",
     "hlsne",
+    "jssne",
+    "chsne",
 )
 
 #: Values of ``gradient=`` that every method accepts.
