@@ -91,3 +91,13 @@ class JSSNE(_MethodEmbedding):
 @_method_estimator
 class CHSNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="chsne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class RSRJSE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="rsrjse"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class TRSRSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="trsrsne"``; the same parameters otherwise."""

@@ -34,6 +34,8 @@ FOLDERS = (
     "hlsne",
     "jssne",
     "chsne",
+    "rsrjse",
+    "trsrsne",
 )
 
 #: Values of ``gradient=`` that every method accepts.
