@@ -94,10 +94,5 @@ class CHSNE(_MethodEmbedding):
 
 
 @_method_estimator
-class RSRJSE(_MethodEmbedding):
-    """:class:`~smallvis.Embedding` with ``method="rsrjse"``; the same parameters otherwise."""
-
-
-@_method_estimator
 class TRSRSNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="trsrsne"``; the same parameters otherwise."""

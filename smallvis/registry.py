@@ -34,7 +34,6 @@ FOLDERS = (
     "hlsne",
     "jssne",
     "chsne",
-    "rsrjse",
     "trsrsne",
 )
 

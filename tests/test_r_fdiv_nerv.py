@@ -1,10 +1,10 @@
-"""f-divergence SNE, NeRV and the RSR methods against transcriptions of R smallvis.
+"""f-divergence SNE and the RSR methods against transcriptions of R smallvis.
 
 Each function below writes out R smallvis's own expression for the
-method (its ``pfn`` and ``gr``, matrix by matrix, from ``R/fdiv.R``,
-``R/nerv.R``, ``R/jse.R`` and ``R/sne.R``) in dense NumPy, independently
-of smallvis's units and engines; the tests check smallvis's exact cost and
-gradient, in both backends, against it.  Where R floors ``P`` or a ratio
+method (its ``pfn`` and ``gr``, matrix by matrix, from ``R/fdiv.R`` and
+``R/sne.R``) in dense NumPy, independently of smallvis's units and
+engines; the tests check smallvis's exact cost and gradient, in both
+backends, against it.  Where R floors ``P`` or a ratio
 at machine epsilon before a log, the transcription keeps the floor and the
 test says what it moves.  Limits tie the new methods to registered ones.
 """
@@ -140,7 +140,7 @@ def test_f_divergences_near_q_equal_p_are_multiples_of_hellinger(fast):
 
 
 # ---------------------------------------------------------------------------
-# "rsr" affinities: R/jse.R's rsrjse, R/sne.R's trsrsne
+# "rsr" affinities: R/sne.R's trsrsne
 # ---------------------------------------------------------------------------
 
 
@@ -155,73 +155,14 @@ def r_rsr_affinities(X, perplexity):
     return P / P.sum(axis=1, keepdims=True)
 
 
-@pytest.mark.parametrize("method", ["rsrjse", "trsrsne"])
-def test_rsr_affinities_match_r_smallvis(method):
-    g = golden(method)
+def test_rsr_affinities_match_r_smallvis():
+    g = golden("trsrsne")
     X = g["X"]
     for perplexity in (5.0, 30.0):
-        P = smallvis.affinities(X, method, perplexity=perplexity)
+        P = smallvis.affinities(X, "trsrsne", perplexity=perplexity)
         expected = r_rsr_affinities(X, perplexity)
         np.testing.assert_allclose(P, expected, rtol=0, atol=1e-13)
         np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=1e-12)
-
-
-def _gaussian_rows(Y):
-    """R's ``expQ(is_symmetric = TRUE)``: exp(-d2) off the diagonal, each row normalised."""
-    W = np.exp(-_d2(Y))
-    np.fill_diagonal(W, 0.0)
-    return W / W.sum(axis=1, keepdims=True)
-
-
-def r_rsrjse(P, Y, kappa):
-    """R smallvis's ``rsrjse`` (``jse``'s ``pfn`` and ``gr`` on the rsr P).
-
-    R floors ``P`` at machine epsilon for its sum of ``p log p``, adding
-    ``eps log eps / (1 - kappa)`` per zero of ``P`` (the diagonal):
-    returned apart, as the third value.
-    """
-    Q = _gaussian_rows(Y)
-    Z = kappa * P + (1 - kappa) * Q
-    Z[Z < EPS] = EPS
-    np.fill_diagonal(Z, 0.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lQZ = _logm(np.nan_to_num(Q / Z))
-    Pf = np.maximum(P, EPS)
-    plogp = (Pf * np.log(Pf)).sum(axis=1)
-    QlQZc = (Q * lQZ).sum(axis=1)
-    pcost = (plogp - (P * _logm(Z)).sum(axis=1)) / (1 - kappa) + QlQZc / kappa
-    K = -2 / kappa * Q * (lQZ - QlQZc[:, None])
-    floor = np.sum(P < EPS) * EPS * np.log(EPS) / (1 - kappa)
-    return pcost.sum(), _k2g(Y, K, symmetrize=True), floor
-
-
-@pytest.mark.parametrize("fast", [False, True], ids=["numpy", "cython"])
-@pytest.mark.parametrize("kappa", [0.5, 0.1, 0.9])
-def test_rsrjse_matches_r_smallvis(kappa, fast):
-    rng = np.random.default_rng(7)
-    g = golden("rsrjse")
-    # away from the golden case's converged layout, whose gradient is a
-    # near-cancellation of its terms
-    for Y in (0.5 * g["Y"], rng.normal(size=g["Y"].shape)):
-        r_cost, r_grad, floor = r_rsrjse(g["P"], Y, kappa)
-        _check("rsrjse", r_cost - floor, r_grad, g["P"], Y, fast, kappa=kappa)
-
-
-def test_rsrjse_near_kappa_zero_is_asne_on_the_rsr_affinities():
-    """R's note on jse: kappa -> 0 behaves like asne, here on the same rsr P."""
-    g = golden("rsrjse")
-    Y = 0.1 * g["Y"]
-    cost, grad = smallvis.cost_and_gradient("rsrjse", g["P"], Y, kappa=1e-7)
-    a_cost, a_grad = smallvis.cost_and_gradient("asne", g["P"], Y)
-    assert cost == pytest.approx(a_cost, rel=1e-5)
-    np.testing.assert_allclose(grad, a_grad, rtol=0, atol=1e-5 * np.abs(a_grad).max())
-
-
-@pytest.mark.parametrize("kappa", [0.0, 1.0, -0.5, 2.0, float("nan")])
-def test_rsrjse_refuses_kappa_outside_the_open_unit_interval(kappa):
-    g = golden("rsrjse")
-    with pytest.raises(ValueError, match="kappa"):
-        smallvis.cost_and_gradient("rsrjse", g["P"], g["Y"], kappa=kappa)
 
 
 def r_trsrsne(P, Y):
