@@ -121,3 +121,18 @@ class NTUMAP(_MethodEmbedding):
 @_method_estimator
 class SKDTSNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="skdtsne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class JSSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="jssne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class CHSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="chsne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class TRSRSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="trsrsne"``; the same parameters otherwise."""

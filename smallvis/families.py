@@ -27,6 +27,11 @@ DENSE_P_MAX_N = 4096
 CONDITIONAL = AffinityFamily("conditional", normalised="rows", knn_graph=False)
 #: ``(p_{j|i} + p_{i|j}) / (2N)``, over all points or nearest neighbours.
 JOINT = AffinityFamily("joint", normalised="total", knn_graph=False, conditional=CONDITIONAL)
+#: The joint ``P`` before its division by the grand sum,
+#: ``(p_{j|i} + p_{i|j}) / 2``, with each row then divided by its sum: a
+#: symmetrised ``P`` whose rows are distributions (R smallvis's "rsr": row
+#: normalised, symmetrised, row normalised).
+SYMMETRISED_ROWS = AffinityFamily("symmetrised rows", normalised="rows", knn_graph=False)
 #: The fuzzy kNN graph (McInnes et al. 2018): memberships in [0, 1].
 FUZZY = AffinityFamily("fuzzy", normalised="", knn_graph=True, memberships=True)
 #: The fuzzy kNN graph divided by its sum, a ``P`` of probabilities over
@@ -120,6 +125,17 @@ def joint_affinities(X, kernels, random_state, n_threads, perplexity, metric):
     return aff.joint_perplexity(X, perplexity, kernels, metric=check_metric(metric))
 
 
+def symmetrised_rows_affinities(X, kernels, random_state, n_threads, perplexity, metric):
+    """The joint ``P`` over all pairs with each row divided by its sum (:data:`SYMMETRISED_ROWS`).
+
+    ``(p_{j|i} + p_{i|j}) / 2`` row-normalised: the grand sum of the joint
+    ``P`` cancels in the division.
+    """
+    J = joint_affinities(X, kernels, random_state, n_threads, perplexity, metric)
+    np.divide(J, J.sum(axis=1, keepdims=True), out=J)
+    return J
+
+
 def joint_affinities_dense_or_knn(X, kernels, random_state, n_threads, perplexity,
                                   n_neighbors, knn_method, knn, n_trees, metric):
     """The joint ``P`` over all pairs up to :data:`DENSE_P_MAX_N` points, over neighbours above.
@@ -175,7 +191,7 @@ def knn_graph_affinities(X, kernels, random_state, n_threads, n_neighbors, knn_m
 
 
 #: Affinity builders that always calibrate over all pairs.
-DENSE_ONLY = (conditional_affinities, joint_affinities)
+DENSE_ONLY = (conditional_affinities, joint_affinities, symmetrised_rows_affinities)
 
 #: Affinity builders that calibrate over nearest neighbours at any size.
 KNN_ONLY = (joint_knn_affinities, fuzzy_graph_affinities, normalised_fuzzy_graph_affinities,
@@ -212,6 +228,21 @@ def joint_case(dense, knn):
         P = affinities(X, knn, perplexity=min(perplexity, n_neighbors / 3.0),
                        n_neighbors=n_neighbors, knn_method="exact")
         return np.ascontiguousarray(P.toarray())
+    return case_affinities
+
+
+def symmetrised_rows_case(dense, knn):
+    """The row-normalised joint P of method ``dense``; its kNN variant method ``knn``'s kNN P.
+
+    ``knn`` is a method whose builder is :func:`joint_affinities_dense_or_knn`;
+    its symmetric kNN P has each row divided by its sum.
+    """
+    def case_affinities(X, n_neighbors, perplexity, affinities):
+        if n_neighbors is None:
+            return np.asarray(affinities(X, dense, perplexity=perplexity), dtype=np.float64)
+        P = affinities(X, knn, perplexity=min(perplexity, n_neighbors / 3.0),
+                       n_neighbors=n_neighbors, knn_method="exact").toarray()
+        return np.ascontiguousarray(P / P.sum(axis=1, keepdims=True))
     return case_affinities
 
 

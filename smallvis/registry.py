@@ -40,6 +40,9 @@ FOLDERS = (
     "usne",
     "ntumap",
     "skdtsne",
+    "jssne",
+    "chsne",
+    "trsrsne",
 )
 
 #: Values of ``gradient=`` that every method accepts.
