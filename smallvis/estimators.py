@@ -104,6 +104,41 @@ class TEE(_MethodEmbedding):
 
 
 @_method_estimator
+class CETSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="cetsne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class USNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="usne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class NTUMAP(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="ntumap"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class SKDTSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="skdtsne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class JSSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="jssne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class CHSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="chsne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class TRSRSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="trsrsne"``; the same parameters otherwise."""
+
+
+@_method_estimator
 class BASNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="basne"``; the same parameters otherwise."""
 

@@ -2,7 +2,8 @@
 
 A method's folder picks its family here: the conditional ``p_{j|i}``
 calibrated to a perplexity, the joint ``P`` built from it (over all points
-or over nearest neighbours), the fuzzy kNN graph and the plain kNN graph.
+or over nearest neighbours), the fuzzy kNN graph (as it is, or normalised
+to sum 1) and the plain kNN graph.
 Each family comes with its affinity builders (``build_affinities`` of a
 :class:`~smallvis.method_spec.Method`), the checks they share with model
 files, its size limits on small data, and the testing kit's dense ``P``
@@ -26,8 +27,17 @@ DENSE_P_MAX_N = 4096
 CONDITIONAL = AffinityFamily("conditional", normalised="rows", knn_graph=False)
 #: ``(p_{j|i} + p_{i|j}) / (2N)``, over all points or nearest neighbours.
 JOINT = AffinityFamily("joint", normalised="total", knn_graph=False, conditional=CONDITIONAL)
+#: The joint ``P`` before its division by the grand sum,
+#: ``(p_{j|i} + p_{i|j}) / 2``, with each row then divided by its sum: a
+#: symmetrised ``P`` whose rows are distributions (R smallvis's "rsr": row
+#: normalised, symmetrised, row normalised).
+SYMMETRISED_ROWS = AffinityFamily("symmetrised rows", normalised="rows", knn_graph=False)
 #: The fuzzy kNN graph (McInnes et al. 2018): memberships in [0, 1].
-FUZZY = AffinityFamily("fuzzy", normalised="", knn_graph=True)
+FUZZY = AffinityFamily("fuzzy", normalised="", knn_graph=True, memberships=True)
+#: The fuzzy kNN graph divided by its sum, a ``P`` of probabilities over
+#: all pairs (R smallvis's "skd" input kernel with normalisation).
+NORMALISED_FUZZY = AffinityFamily("normalised fuzzy", normalised="total", knn_graph=True,
+                                  memberships=True)
 #: The symmetric kNN graph, normalised to sum 1.
 KNN_GRAPH = AffinityFamily("knn graph", normalised="total", knn_graph=True)
 
@@ -142,6 +152,17 @@ def joint_affinities(X, kernels, random_state, n_threads, perplexity, metric):
     return aff.joint_perplexity(X, perplexity, kernels, metric=check_metric(metric))
 
 
+def symmetrised_rows_affinities(X, kernels, random_state, n_threads, perplexity, metric):
+    """The joint ``P`` over all pairs with each row divided by its sum (:data:`SYMMETRISED_ROWS`).
+
+    ``(p_{j|i} + p_{i|j}) / 2`` row-normalised: the grand sum of the joint
+    ``P`` cancels in the division.
+    """
+    J = joint_affinities(X, kernels, random_state, n_threads, perplexity, metric)
+    np.divide(J, J.sum(axis=1, keepdims=True), out=J)
+    return J
+
+
 def joint_affinities_dense_or_knn(X, kernels, random_state, n_threads, perplexity,
                                   n_neighbors, knn_method, knn, n_trees, metric):
     """The joint ``P`` over all pairs up to :data:`DENSE_P_MAX_N` points, over neighbours above.
@@ -178,6 +199,16 @@ def fuzzy_graph_affinities(X, kernels, random_state, n_threads, n_neighbors,
                           n_threads=n_threads, n_trees=n_trees, metric=check_metric(metric))
 
 
+def normalised_fuzzy_graph_affinities(X, kernels, random_state, n_threads, n_neighbors,
+                                      local_connectivity, bandwidth, set_op_mix_ratio,
+                                      knn_method, knn, n_trees, metric):
+    """The fuzzy kNN graph divided by its sum (:data:`NORMALISED_FUZZY`)."""
+    V = fuzzy_graph_affinities(X, kernels, random_state, n_threads, n_neighbors,
+                               local_connectivity, bandwidth, set_op_mix_ratio, knn_method,
+                               knn, n_trees, metric)
+    return (V / V.sum()).tocsr()
+
+
 def knn_graph_affinities(X, kernels, random_state, n_threads, n_neighbors, knn_method, knn,
                          n_trees, metric):
     """The symmetric kNN graph normalised to sum 1 (:data:`KNN_GRAPH`)."""
@@ -187,11 +218,12 @@ def knn_graph_affinities(X, kernels, random_state, n_threads, n_neighbors, knn_m
 
 
 #: Affinity builders that always calibrate over all pairs.
-DENSE_ONLY = (conditional_affinities, joint_affinities, conditional_affinities_and_bandwidths,
-              joint_affinities_and_bandwidths)
+DENSE_ONLY = (conditional_affinities, joint_affinities, symmetrised_rows_affinities,
+              conditional_affinities_and_bandwidths, joint_affinities_and_bandwidths)
 
 #: Affinity builders that calibrate over nearest neighbours at any size.
-KNN_ONLY = (joint_knn_affinities, fuzzy_graph_affinities, knn_graph_affinities)
+KNN_ONLY = (joint_knn_affinities, fuzzy_graph_affinities, normalised_fuzzy_graph_affinities,
+            knn_graph_affinities)
 
 
 # ---------------------------------------------------------------------------
@@ -224,6 +256,21 @@ def joint_case(dense, knn):
         P = affinities(X, knn, perplexity=min(perplexity, n_neighbors / 3.0),
                        n_neighbors=n_neighbors, knn_method="exact")
         return np.ascontiguousarray(P.toarray())
+    return case_affinities
+
+
+def symmetrised_rows_case(dense, knn):
+    """The row-normalised joint P of method ``dense``; its kNN variant method ``knn``'s kNN P.
+
+    ``knn`` is a method whose builder is :func:`joint_affinities_dense_or_knn`;
+    its symmetric kNN P has each row divided by its sum.
+    """
+    def case_affinities(X, n_neighbors, perplexity, affinities):
+        if n_neighbors is None:
+            return np.asarray(affinities(X, dense, perplexity=perplexity), dtype=np.float64)
+        P = affinities(X, knn, perplexity=min(perplexity, n_neighbors / 3.0),
+                       n_neighbors=n_neighbors, knn_method="exact").toarray()
+        return np.ascontiguousarray(P / P.sum(axis=1, keepdims=True))
     return case_affinities
 
 

@@ -76,12 +76,16 @@ class AffinityFamily:
     conditional : str or None
         The registered method whose ``P`` holds this family's conditional
         ``p_{j|i}`` before symmetrisation, or None.
+    memberships : bool
+        Whether ``P`` is made of the fuzzy graph's memberships (as they
+        are, or normalised), so that a new point's row is its memberships.
     """
 
     name: str
     normalised: str
     knn_graph: bool
     conditional: str = None
+    memberships: bool = False
 
 
 @dataclass(frozen=True)
@@ -523,6 +527,12 @@ class Method:
     aliases : tuple of Alias
         Other names of this method at mapped parameters (:class:`Alias`),
         which :func:`smallvis.registry.resolve_method` resolves.
+    normalised_new_rows : bool
+        Whether a new point's row of ``P`` is normalised to sum 1, the mass
+        of its own row of ``q`` (a cost whose minimiser depends on the scale
+        of ``P``, as the cross-entropy's ``(1 - p) log(1 - q)`` terms do);
+        otherwise it is scaled as the fit's rows are (``row_scale``), which
+        a scale-free cost (the KL divergence) only feels in its step.
     examples : tuple of mapping
         Example cost parameters, at which the gradient is the exact
         gradient of the cost (``eps = 0``): the tests' tables of parameters
@@ -561,6 +571,7 @@ class Method:
     constant_term: str = ""
     factor_4_convention: bool = True
     input_params: tuple = ()
+    normalised_new_rows: bool = False
     examples: tuple = ()
     aliases: tuple = ()
 

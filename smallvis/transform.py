@@ -195,7 +195,8 @@ class TrainingMap:
         resolved, learned scalars such as NCVis's ``Q`` at their fitted value).
     row_scale : float
         Multiplies the new rows of a normalised ``P``: the training ``P``'s
-        sum divided by ``n_samples`` (1 for fuzzy memberships).
+        sum divided by ``n_samples`` (1 for fuzzy memberships); unused by a
+        method whose new rows sum to 1 (``Method.normalised_new_rows``).
     seed : int
         Seeds the Annoy forest of large training sets and the stochastic
         placement's negative samples.
@@ -327,7 +328,7 @@ class TrainingMap:
         m = get_method(self.method)
         n, n_new = self.X.shape[0], X_new.shape[0]
         params = self.affinity_params
-        if m.fuzzy:
+        if m.p_family.memberships:
             k = min(int(params["n_neighbors"]) - 1, n)
             # far points: every membership is 1 to within 1e-5 (sigma's floor,
             # 1e-3 of the mean distance, dwarfs the differences of distance)
@@ -360,7 +361,10 @@ class TrainingMap:
             for s in _rows_reported(n_new):  # one row per call: its search starts from itself
                 kernels.perplexity_rows(D2[s:s + 1], perplexity, PERPLEXITY_TOL,
                                         PERPLEXITY_MAX_TRIES, vals[s:s + 1], np.zeros(1), 1)
-        vals = vals * self.row_scale
+        if m.normalised_new_rows:
+            vals = vals / vals.sum(axis=1, keepdims=True)
+        else:
+            vals = vals * self.row_scale
         indptr = np.arange(0, n_new * k + 1, k, dtype=np.int64)
         P = sp.csr_matrix((vals.ravel(), idx.ravel(), indptr), shape=(n_new, n))
         P.sum_duplicates()

@@ -70,7 +70,7 @@ def _rtol(method):
     # The UMAP bisection stops within 1e-5 of its target sum, so a
     # rounding-level change of the distances can move sigma by about that
     # much; the perplexity bisection is far less sensitive.
-    return 1e-4 if smallvis.METHODS[method].fuzzy else 1e-9
+    return 1e-4 if smallvis.METHODS[method].p_family.memberships else 1e-9
 
 
 def _assert_same_P(P1, P0, method):

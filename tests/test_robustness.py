@@ -52,8 +52,8 @@ def _small_kwargs(method, n):
     if "perplexity" in params:
         kw["perplexity"] = min(5.0, n - 1)
     elif "n_neighbors" in params:
-        counts_self = smallvis.METHODS[method].fuzzy
-        kw["n_neighbors"] = min(5, n if counts_self else n - 1)
+        # the registry's bound: n where n_neighbors counts the point itself
+        kw["n_neighbors"] = min(5, smallvis.METHODS[method].sized_params["n_neighbors"].limit(n))
     return kw
 
 
@@ -418,7 +418,7 @@ def test_two_points(method, fast):
                            return_result=True, **kw)
     expected = np.array([[0.0, 1.0], [1.0, 0.0]])
     m = smallvis.METHODS[method]
-    if m.symmetric and not m.fuzzy:  # normalised to sum 1 (umap, tumap: memberships)
+    if m.p_family.normalised == "total":  # normalised to sum 1 (umap, tumap: memberships)
         expected = expected / 2
     np.testing.assert_allclose(_dense(P), expected, rtol=1e-15)
     assert r.Y.shape == (2, 2) and _finite(r.Y) and np.isfinite(r.cost)
@@ -435,7 +435,7 @@ def test_affinities_are_scale_invariant(method, fast, scale):
     # multiplication, and the bisection stops within tol of the target.  The
     # UMAP graph's bisection stops within 1e-5 of its target sum, so a
     # rounding-level change of the data can move sigma by about that much.
-    rtol = 1e-4 if smallvis.METHODS[method].fuzzy else 1e-9
+    rtol = 1e-4 if smallvis.METHODS[method].p_family.memberships else 1e-9
     np.testing.assert_allclose(_dense(Ps), _dense(P), rtol=rtol, atol=1e-15)
 
 

@@ -297,7 +297,10 @@ def test_golden_files_ship_with_the_imported_package():
     """
     files = _shipped_files()
     assert all(resource.is_file() for resource in files.values())
-    assert sum(len(resource.read_bytes()) for resource in files.values()) < 1_000_000
+    # A case is a few KiB once its P is shared; what grows is one dense P
+    # (about 180 KB) per kind of P that no other case holds.  The budget
+    # keeps that growth visible: a new kind of P must share or make room.
+    assert sum(len(resource.read_bytes()) for resource in files.values()) < 1_500_000
     package_dir = Path(smallvis.__file__).resolve().parent
     in_source_tree = package_dir == (REPO / "smallvis").resolve()
     if os.environ.get("CI"):

@@ -1,0 +1,22 @@
+"""jssne's registry entry: t-SNE's joint P, the Cauchy Q over all pairs, the Jensen-Shannon divergence."""
+
+from ...families import JOINT, PERPLEXITY_SIZE, joint_affinities, joint_case
+from ...method_spec import Method, joint_auto_learning_rate
+from .unit import JSSNEUnit
+
+METHOD = Method(
+    name="jssne",
+    summary="Jensen-Shannon SNE: joint Gaussian P, Student-t (Cauchy) Q, Jensen-Shannon divergence",
+    prefix="jssne",
+    build_affinities=joint_affinities,
+    affinity_params={"perplexity": 30.0, "metric": "euclidean"},
+    sized_params={"perplexity": PERPLEXITY_SIZE},
+    # R smallvis's exaggeration (none): the Jensen-Shannon attraction is
+    # bounded in log(p / z), so t-SNE's factor of 12 is not its equivalent
+    optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
+    auto_learning_rate=joint_auto_learning_rate,
+    p_family=JOINT,
+    normalised_units={"jssne": JSSNEUnit},
+    case_affinities=joint_case("jssne", "tsne"),
+    examples=({},),
+)
