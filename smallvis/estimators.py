@@ -81,3 +81,8 @@ class SJSE(_MethodEmbedding):
 @_method_estimator
 class HLSNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="hlsne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class MMDS(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="mmds"``; the same parameters otherwise."""

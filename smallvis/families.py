@@ -10,10 +10,16 @@ files, its size limits on small data, and the testing kit's dense ``P``
 after the ``P`` they build.
 """
 
+import warnings
+
 import numpy as np
+import scipy.sparse as sp
 
 from .inputs import affinities as aff
-from .inputs.distances import check_metric
+from ._numeric import power_of_two_exponent
+from .inputs.distances import (check_metric, core_distances, data_exponent, finish,
+                               pairwise_distances, prepare)
+from .inputs.precomputed import PRECOMPUTED
 from .inputs.neighbors import check_search_params
 from .method_spec import AffinityFamily, SizedParam
 
@@ -30,6 +36,14 @@ JOINT = AffinityFamily("joint", normalised="total", knn_graph=False, conditional
 FUZZY = AffinityFamily("fuzzy", normalised="", knn_graph=True)
 #: The symmetric kNN graph, normalised to sum 1.
 KNN_GRAPH = AffinityFamily("knn graph", normalised="total", knn_graph=True)
+#: Input distances ``r_ij`` (metric MDS and its kin): not affinities but the
+#: distances a stress compares with the output distances, over every pair,
+#: scaled to sum 1 (:func:`input_distances`).  A pair at distance 0
+#: (duplicate rows) is a pair whose stored value is 0, as a pair without
+#: affinity is for the other families: its stress term is the unit's
+#: ``pair_term``.
+INPUT_DISTANCES = AffinityFamily("input distances", normalised="total", knn_graph=False,
+                                 distances=True)
 
 
 # ---------------------------------------------------------------------------
@@ -159,8 +173,76 @@ def knn_graph_affinities(X, kernels, random_state, n_threads, n_neighbors, knn_m
                            kernels=kernels, metric=check_metric(metric))
 
 
+def _in_units(X, e):
+    """``X / 2**e`` (exact), for dense data; sparse data as they are."""
+    return X if sp.issparse(X) or e == 0 else np.ldexp(X, -e)
+
+
+def _distance_exponent(metric, *arrays):
+    """The power of two the input distances of ``arrays`` are measured in (0: as given)."""
+    if metric == PRECOMPUTED or any(sp.issparse(A) for A in arrays):
+        return 0
+    return max(data_exponent(A, metric) for A in arrays)
+
+
+def _distances_summing_to_one(R):
+    """``R / sum(R)``, summed in units of ``R``'s largest power of two (no overflow).
+
+    When every distance is 0 (all rows identical) there is no scale: the
+    points are taken as equally distant, with a warning.
+    """
+    R = np.ldexp(R, -power_of_two_exponent(R))
+    total = float(R.sum())
+    if not total > 0.0:
+        warnings.warn("every input distance is 0 (all rows are identical): the points are "
+                      "taken as equally distant", RuntimeWarning, stacklevel=4)
+        R = 1.0 - np.eye(R.shape[0])
+        total = float(R.sum())
+    return R / total, total
+
+
+def input_distances(X, kernels, random_state, n_threads, metric):
+    r"""The input distances between all rows of ``X``, scaled to sum 1 (:data:`INPUT_DISTANCES`).
+
+    .. math::
+
+        r_{ij} = \frac{\delta_{ij}}{\sum_{k \ne l} \delta_{kl}},
+
+    with :math:`\delta` the distances of ``metric`` (``"precomputed"``:
+    ``X`` itself, checked).  Dense, symmetric, zero diagonal, computed once
+    before the optimisation.  The scale is Sammon's normaliser: a stress
+    map of ``c X`` is then that of ``X`` for any ``c``, as a neighbour map
+    is, and no square over- or underflows at any scale of the data; the
+    map's shape does not depend on it (a stress is homogeneous in the
+    distances).
+    """
+    _check_dense_size(X.shape[0])
+    metric = check_metric(metric)
+    X = _in_units(X, _distance_exponent(metric, X))
+    return _distances_summing_to_one(pairwise_distances(X, metric))[0]
+
+
+def input_distances_to(X, X_new, metric):
+    """The rows of new points: their distances to every row of ``X``, in :func:`input_distances`' scale.
+
+    Divided by the training distances' sum, measured in the same units.
+    ``X_new`` holds checked new points (``"precomputed"``: their distances
+    to the rows of ``X``).  Returns an ``(M, N)`` array.
+    """
+    metric = check_metric(metric)
+    e = _distance_exponent(metric, X, X_new)
+    A, B = _in_units(X, e), _in_units(X_new, e)
+    R = pairwise_distances(A, metric)
+    unit = power_of_two_exponent(R)
+    _, total = _distances_summing_to_one(R)
+    A = prepare(A, metric)
+    B = prepare(B, metric, name="X_new", new_points=True)
+    rows = finish(core_distances(B, A, metric), metric, A.shape[1])
+    return np.ldexp(rows, -unit) / total
+
+
 #: Affinity builders that always calibrate over all pairs.
-DENSE_ONLY = (conditional_affinities, joint_affinities)
+DENSE_ONLY = (conditional_affinities, joint_affinities, input_distances)
 
 #: Affinity builders that calibrate over nearest neighbours at any size.
 KNN_ONLY = (joint_knn_affinities, fuzzy_graph_affinities, knn_graph_affinities)
@@ -196,6 +278,13 @@ def joint_case(dense, knn):
         P = affinities(X, knn, perplexity=min(perplexity, n_neighbors / 3.0),
                        n_neighbors=n_neighbors, knn_method="exact")
         return np.ascontiguousarray(P.toarray())
+    return case_affinities
+
+
+def distances_case(name):
+    """Method ``name``'s input distances over all pairs (a kNN variant is not theirs)."""
+    def case_affinities(X, n_neighbors, perplexity, affinities):
+        return np.ascontiguousarray(affinities(X, name), dtype=np.float64)
     return case_affinities
 
 

@@ -76,12 +76,16 @@ class AffinityFamily:
     conditional : str or None
         The registered method whose ``P`` holds this family's conditional
         ``p_{j|i}`` before symmetrisation, or None.
+    distances : bool
+        Whether ``P`` holds input distances, not affinities (the stress
+        methods): a new point's row is its distance to every training point.
     """
 
     name: str
     normalised: str
     knn_graph: bool
     conditional: str = None
+    distances: bool = False
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ FOLDERS = (
     "jse",
     "sjse",
     "hlsne",
+    "mmds",
 )
 
 #: Values of ``gradient=`` that every method accepts.

@@ -1,0 +1,77 @@
+"""The MDS methods against a transcription of R smallvis's formulas (``R/mmds.R``).
+
+Each cost and gradient is written here in plain dense NumPy from R
+smallvis's ``pfn`` and ``gr`` (without R's ``eps``, machine epsilon added
+to the output distance in the gradient's denominator), independently of
+the units, and compared with ``smallvis.cost_and_gradient`` in both
+backends.  The methods come from the registry: those whose ``P`` is the
+input distances.
+"""
+
+import numpy as np
+import pytest
+
+import smallvis
+
+#: R smallvis's metric MDS, by method: ``(cost(R, D), K(R, D))`` with
+#: ``grad = k2g(Y, K)``, i.e. ``grad_i = sum_j K_ij (y_i - y_j)``.
+R_MDS = {
+    # mmds: pcost = colSums((R - D)^2); K = -4 (R - D) / D
+    "mmds": (lambda R, D: np.sum((R - D) ** 2), lambda R, D: -4.0 * (R - D) / D),
+}
+
+STRESS = [name for name, m in smallvis.METHODS.items() if m.p_family.distances]
+
+
+def _iris10():
+    X = smallvis.datasets.load("iris")[0][:10]
+    return np.asarray(X, dtype=np.float64)
+
+
+def _distances(A):
+    return np.sqrt(np.sum((A[:, None, :] - A[None, :, :]) ** 2, axis=2))
+
+
+def _k2g(Y, K):
+    return Y * K.sum(axis=1, keepdims=True) - K @ Y
+
+
+def test_every_stress_method_has_a_transcription():
+    assert STRESS and set(STRESS) <= set(R_MDS), set(STRESS) - set(R_MDS)
+
+
+@pytest.mark.parametrize("method", sorted(R_MDS))
+@pytest.mark.parametrize("fast", [False, True])
+@pytest.mark.parametrize("scale", [1e-2, 1.0, 10.0])
+def test_cost_and_gradient_follow_r_smallvis(method, fast, scale):
+    X = _iris10()
+    R = _distances(X)
+    Y = scale * np.random.default_rng(7).standard_normal((10, 2))
+    D = _distances(Y)
+    off = ~np.eye(10, dtype=bool)
+    cost_r, k_r = R_MDS[method]
+    K = np.zeros_like(R)
+    K[off] = k_r(R[off], D[off])
+    # R smallvis's distances as they are (smallvis's own sum to 1: tested below)
+    cost, grad = smallvis.cost_and_gradient(method, R, Y, fast=fast)
+    assert cost == pytest.approx(cost_r(R[off], D[off]), rel=1e-10)
+    np.testing.assert_allclose(grad, _k2g(Y, K), rtol=1e-9, atol=1e-12 * np.abs(grad).max())
+
+
+@pytest.mark.parametrize("fast", [False, True])
+def test_mmds_input_distances_are_the_euclidean_distances_summing_to_one(fast):
+    X = _iris10()
+    R = _distances(X)
+    np.testing.assert_allclose(np.asarray(smallvis.affinities(X, "mmds", fast=fast)),
+                               R / R.sum(), rtol=1e-12, atol=1e-15)
+
+
+def test_mmds_cost_is_zero_at_an_exact_embedding():
+    # planar data embed with zero stress: X itself, in the scale of P (sum 1)
+    X = np.random.default_rng(3).standard_normal((12, 2))
+    P = smallvis.affinities(X, "mmds")
+    Y = X / _distances(X).sum()
+    for fast in (False, True):
+        cost, grad = smallvis.cost_and_gradient("mmds", P, Y, fast=fast)
+        assert cost == pytest.approx(0.0, abs=1e-20 + 1e-12 * np.sum(np.asarray(P) ** 2))
+        assert np.abs(grad).max() <= 1e-10 * np.abs(Y).max()
