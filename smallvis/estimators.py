@@ -86,3 +86,8 @@ class HLSNE(_MethodEmbedding):
 @_method_estimator
 class MMDS(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="mmds"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class SAMMON(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="sammon"``; the same parameters otherwise."""

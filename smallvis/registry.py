@@ -33,6 +33,7 @@ FOLDERS = (
     "sjse",
     "hlsne",
     "mmds",
+    "sammon",
 )
 
 #: Values of ``gradient=`` that every method accepts.

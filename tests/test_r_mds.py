@@ -18,7 +18,15 @@ import smallvis
 R_MDS = {
     # mmds: pcost = colSums((R - D)^2); K = -4 (R - D) / D
     "mmds": (lambda R, D: np.sum((R - D) ** 2), lambda R, D: -4.0 * (R - D) / D),
+    # sammon: pcost = colSums((R - D)^2 / R) / sum(R);
+    #         K = -4 (R - D) / (R D) / sum(R)
+    "sammon": (lambda R, D: np.sum((R - D) ** 2 / R) / np.sum(R),
+               lambda R, D: -4.0 * (R - D) / (R * D) / np.sum(R)),
 }
+
+#: The methods whose R formula divides by the sum of the distances, which
+#: smallvis's input distances make 1: they take R's distances scaled to sum 1.
+SUM_ONE = {"sammon"}
 
 STRESS = [name for name, m in smallvis.METHODS.items() if m.p_family.distances]
 
@@ -52,11 +60,17 @@ def test_cost_and_gradient_follow_r_smallvis(method, fast, scale):
     cost_r, k_r = R_MDS[method]
     K = np.zeros_like(R)
     K[off] = k_r(R[off], D[off])
-    # R smallvis's distances as they are (smallvis's own sum to 1: tested below)
-    cost, grad = smallvis.cost_and_gradient(method, R, Y, fast=fast)
-    assert cost == pytest.approx(cost_r(R[off], D[off]), rel=1e-10)
-    np.testing.assert_allclose(grad, _k2g(Y, K), rtol=1e-9, atol=1e-12 * np.abs(grad).max())
-
+    expected_cost, expected_grad = cost_r(R[off], D[off]), _k2g(Y, K)
+    S = 1.0
+    if method in SUM_ONE:
+        # R's formula in the data's units; smallvis's distances sum to 1.  The
+        # stress is the same for R / S and Y / S, its gradient S times R's
+        S = R.sum()
+        expected_grad = S * expected_grad
+    cost, grad = smallvis.cost_and_gradient(method, R / S, Y / S, fast=fast)
+    assert cost == pytest.approx(expected_cost, rel=1e-10)
+    np.testing.assert_allclose(grad, expected_grad, rtol=1e-9,
+                               atol=1e-12 * np.abs(grad).max())
 
 @pytest.mark.parametrize("fast", [False, True])
 def test_mmds_input_distances_are_the_euclidean_distances_summing_to_one(fast):
@@ -75,3 +89,16 @@ def test_mmds_cost_is_zero_at_an_exact_embedding():
         cost, grad = smallvis.cost_and_gradient("mmds", P, Y, fast=fast)
         assert cost == pytest.approx(0.0, abs=1e-20 + 1e-12 * np.sum(np.asarray(P) ** 2))
         assert np.abs(grad).max() <= 1e-10 * np.abs(Y).max()
+
+
+@pytest.mark.parametrize("fast", [False, True])
+def test_sammon_is_mmds_divided_by_the_distance_when_all_distances_are_equal(fast):
+    # the corners of a simplex are equally distant: Sammon's weights 1 / r are one number
+    X = np.eye(8)
+    P = smallvis.affinities(X, "sammon", fast=fast)
+    r0 = np.asarray(P)[0, 1]
+    Y = 1e-2 * np.random.default_rng(5).standard_normal((8, 2))
+    cost_s, grad_s = smallvis.cost_and_gradient("sammon", P, Y, fast=fast)
+    cost_m, grad_m = smallvis.cost_and_gradient("mmds", P, Y, fast=fast)
+    assert cost_s == pytest.approx(cost_m / r0, rel=1e-12)
+    np.testing.assert_allclose(grad_s, grad_m / r0, rtol=1e-9, atol=1e-12 * np.abs(grad_s).max())
