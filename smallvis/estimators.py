@@ -91,3 +91,8 @@ class MMDS(_MethodEmbedding):
 @_method_estimator
 class SAMMON(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="sammon"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class GMMDS(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="gmmds"``; the same parameters otherwise."""

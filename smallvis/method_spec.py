@@ -76,16 +76,23 @@ class AffinityFamily:
     conditional : str or None
         The registered method whose ``P`` holds this family's conditional
         ``p_{j|i}`` before symmetrisation, or None.
-    distances : bool
-        Whether ``P`` holds input distances, not affinities (the stress
-        methods): a new point's row is its distance to every training point.
+    distances_to : callable or None
+        For a ``P`` of input distances, not affinities (the stress
+        methods): ``distances_to(X, X_new, **affinity_params)``, the new
+        points' rows, their distances to every training point in the scale
+        of the fit's ``P``.  None for affinities.
     """
 
     name: str
     normalised: str
     knn_graph: bool
     conditional: str = None
-    distances: bool = False
+    distances_to: Callable = None
+
+    @property
+    def distances(self):
+        """Whether ``P`` holds input distances (:attr:`distances_to` is given)."""
+        return self.distances_to is not None
 
 
 @dataclass(frozen=True)

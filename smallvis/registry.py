@@ -34,6 +34,7 @@ FOLDERS = (
     "hlsne",
     "mmds",
     "sammon",
+    "gmmds",
 )
 
 #: Values of ``gradient=`` that every method accepts.

@@ -97,7 +97,6 @@ from .backends._backend import kernels as select_kernels
 from .backends._sgd_reference import _absorb
 from ._validation import (MAX_TRANSFORM_ITERATIONS, _as_array, check_data, check_iterations,
                           check_number, check_threads, coordinate_span_overflows)
-from .families import input_distances_to
 from .registry import get_method
 from .inputs.neighbors import EXACT_MAX_N, KNNIndex, check_points
 # re-exported: smallvis.transform.NotFittedError is a public spelling too
@@ -308,7 +307,7 @@ class TrainingMap:
         elif m.p_family.distances:  # the distances to every training point, as the fit's
             k = n
             idx = np.broadcast_to(np.arange(n), (n_new, n))
-            vals = input_distances_to(self.X, X_new, params.get("metric", "euclidean"))
+            vals = m.p_family.distances_to(self.X, X_new, **params)
         elif m.p_family.knn_graph:  # kNN indicators
             k = min(int(params["n_neighbors"]), n)
             idx = self.knn_index()._query_checked(X_new, k).indices

@@ -8,6 +8,8 @@ backends.  The methods come from the registry: those whose ``P`` is the
 input distances.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -22,6 +24,8 @@ R_MDS = {
     #         K = -4 (R - D) / (R D) / sum(R)
     "sammon": (lambda R, D: np.sum((R - D) ** 2 / R) / np.sum(R),
                lambda R, D: -4.0 * (R - D) / (R * D) / np.sum(R)),
+    # gmmds: mmds's pfn and gr (lreplace keeps them), of geodesic distances
+    "gmmds": (lambda R, D: np.sum((R - D) ** 2), lambda R, D: -4.0 * (R - D) / D),
 }
 
 #: The methods whose R formula divides by the sum of the distances, which
@@ -102,3 +106,51 @@ def test_sammon_is_mmds_divided_by_the_distance_when_all_distances_are_equal(fas
     cost_m, grad_m = smallvis.cost_and_gradient("mmds", P, Y, fast=fast)
     assert cost_s == pytest.approx(cost_m / r0, rel=1e-12)
     np.testing.assert_allclose(grad_s, grad_m / r0, rtol=1e-9, atol=1e-12 * np.abs(grad_s).max())
+
+
+def _r_geodesic(X, k):
+    """R smallvis's ``geodesic``: the kNN distances (others), ``pmin(D, t(D))``, Floyd, fill."""
+    R = _distances(X)
+    n = len(X)
+    D = np.full((n, n), np.inf)
+    np.fill_diagonal(D, 0.0)
+    for i in range(n):
+        order = np.argsort(np.where(np.arange(n) == i, np.inf, R[i]), kind="stable")[:k]
+        D[i, order] = R[i, order]
+    G = np.minimum(D, D.T)
+    for m in range(n):  # Floyd-Warshall
+        G = np.minimum(G, G[:, m:m + 1] + G[m:m + 1, :])
+    G[np.isinf(G)] = R[np.isinf(G)]
+    return G
+
+
+@pytest.mark.parametrize("fast", [False, True])
+@pytest.mark.parametrize("k", [2, 3, 5])
+def test_gmmds_input_distances_are_r_smallvis_geodesics_summing_to_one(fast, k):
+    # jittered: iris has tied distances, which the two neighbour searches may break apart
+    X = _iris10() + 1e-3 * np.random.default_rng(1).standard_normal((10, 4))
+    G = _r_geodesic(X, k)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # k = 2 may leave components
+        P = np.asarray(smallvis.affinities(X, "gmmds", fast=fast, n_neighbors=k))
+    np.testing.assert_allclose(P, G / G.sum(), rtol=1e-12, atol=1e-15)
+
+
+def test_gmmds_with_every_other_point_as_a_neighbour_is_mmds():
+    X = _iris10()
+    np.testing.assert_allclose(np.asarray(smallvis.affinities(X, "gmmds", n_neighbors=9)),
+                               np.asarray(smallvis.affinities(X, "mmds")), rtol=1e-12)
+
+
+def test_gmmds_fills_a_disconnected_graph_with_the_input_distances():
+    X, _ = smallvis.datasets.load("two_clusters")
+    with pytest.warns(RuntimeWarning, match="2 connected components.*n_neighbors"):
+        P = np.asarray(smallvis.affinities(X, "gmmds", n_neighbors=15))
+    assert np.all(np.isfinite(P))
+    R = _distances(np.asarray(X, dtype=np.float64))
+    G = _r_geodesic(np.asarray(X, dtype=np.float64), 15)
+    np.testing.assert_allclose(P, G / G.sum(), rtol=1e-10, atol=1e-15)
+    # the pairs across the clusters keep their input distance
+    first = np.arange(len(X)) < 100
+    across = np.outer(first, ~first)
+    np.testing.assert_allclose(P[across] * G.sum(), R[across], rtol=1e-10)
