@@ -136,3 +136,18 @@ class CHSNE(_MethodEmbedding):
 @_method_estimator
 class TRSRSNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="trsrsne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class MMDS(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="mmds"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class SAMMON(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="sammon"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class GMMDS(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="gmmds"``; the same parameters otherwise."""

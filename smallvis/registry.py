@@ -43,6 +43,9 @@ FOLDERS = (
     "jssne",
     "chsne",
     "trsrsne",
+    "mmds",
+    "sammon",
+    "gmmds",
 )
 
 #: Values of ``gradient=`` that every method accepts.
