@@ -31,16 +31,6 @@ import os
 #: with a core busy.
 EXACT_MIN_PAIRS = 199_990_000
 
-#: Stochastic optimizer: below this many positive samples (or edges) per
-#: kernel call (one call runs a block of epochs, a tenth of the run, in one
-#: parallel region without barriers between epochs) it runs on one thread.
-#: Such a call lasts some 10 to 50 ms on one thread; smaller problems gain
-#: nothing from threads, and lock-free updates from several threads then
-#: collide often.  A judgement, not yet a measured crossover: the ``UMAP
-#: SGD`` rows of benchmarks/bench_threads.py (sizes set by ``--sgd-sizes``)
-#: can move it.
-SGD_MIN_UPDATES = 200_000
-
 
 def exact_threads(n_threads, n_samples):
     """Threads for an exact (all-pairs) kernel call on ``n_samples`` points.
@@ -68,23 +58,38 @@ def exact_min_samples():
     return n
 
 
-def sgd_threads(n_threads, samples_per_call):
-    """Threads for one call of the stochastic optimizer's kernel.
+#: Stochastic optimizer: below this many positive samples per epoch
+#: (:func:`smallvis.engines.sgd.positive_samples_per_epoch`) it runs on one
+#: thread.
+#: With several threads every epoch is a parallel region of its own (the
+#: threads' changes are added at its end, :mod:`smallvis.engines.sgd`), so an
+#: epoch must hold enough work that the region's start and end, and a
+#: thread that loses its core for a time slice, do not dominate: at this
+#: size an epoch lasts a few milliseconds on one thread.  A judgement, not
+#: yet a measured crossover: the ``UMAP SGD`` rows of
+#: benchmarks/bench_threads.py (sizes set by ``--sgd-sizes``) can move it.
+#: The decision depends on the problem only (not on how the epochs are
+#: split into kernel calls), so a run's thread count, and with it its
+#: result, does not change with ``callback_every``.
+SGD_MIN_EPOCH_SAMPLES = 20_000
+
+
+def sgd_threads(n_threads, samples_per_epoch):
+    """Threads of the stochastic optimizer on a problem of ``samples_per_epoch``.
 
     Parameters
     ----------
     n_threads : int
         The validated request.
-    samples_per_call : int
-        Positive samples (or edges) the call processes, all its epochs
-        together.
+    samples_per_epoch : int
+        Positive samples per epoch.
 
     Returns
     -------
     int
-        ``n_threads``, or 1 below :data:`SGD_MIN_UPDATES`.
+        ``n_threads``, or 1 below :data:`SGD_MIN_EPOCH_SAMPLES`.
     """
-    return n_threads if samples_per_call >= SGD_MIN_UPDATES else 1
+    return n_threads if samples_per_epoch >= SGD_MIN_EPOCH_SAMPLES else 1
 
 
 #: Annoy queries (:func:`smallvis.inputs.neighbors.nearest_neighbors`): below this

@@ -1,5 +1,6 @@
 """The thread policy (smallvis._threads): one thread below a measured amount of work."""
 
+import copy
 import inspect
 import os
 
@@ -36,7 +37,7 @@ def test_the_docs_state_the_exact_kernels_crossover():
 
 
 def test_sgd_threads_crossover():
-    m = _threads.SGD_MIN_UPDATES
+    m = _threads.SGD_MIN_EPOCH_SAMPLES
     assert _threads.sgd_threads(2, m - 1) == 1
     assert _threads.sgd_threads(2, m) == 2
     assert _threads.sgd_threads(1, 10 * m) == 1
@@ -78,19 +79,31 @@ def test_cost_and_gradient_follows_the_policy(monkeypatch):
     assert seen == [1, 2]
 
 
-def test_sgd_calls_below_the_crossover_use_one_thread(monkeypatch):
-    """Each block of epochs gets its own decision, from its own amount of work."""
+@pytest.mark.parametrize("callback_every", [None, 1, 7])
+def test_sgd_threads_depend_on_the_problem_not_on_the_blocks(monkeypatch, callback_every):
+    """Every kernel call of a run gets the same thread count, from the samples per epoch.
+
+    So the blocks of epochs (``callback_every``, the early phase) cannot
+    change a run's thread count, and with it its result.
+    """
     seen = _spy(monkeypatch, "sgd_epochs")
     P = smallvis.affinities(np.random.default_rng(0).normal(size=(60, 5)), "umap")
-    Y = np.random.default_rng(1).normal(size=(60, 2))
-    n_edges = P.nnz
-    # blocks of 10 epochs: work 10 * n_edges per call
-    monkeypatch.setattr(_threads, "SGD_MIN_UPDATES", 10 * n_edges)
+    Y0 = np.random.default_rng(1).normal(size=(60, 2))
     prob = _sgd.prepare(METHODS["umap"].sgd, P, 95, {"a": 1.6, "b": 0.9}, 1.0, _kernels)
-    _sgd.optimize_sgd(Y, _kernels, prob, 7, n_threads=2)
-    # nine blocks of 10 epochs, then one of 5
-    assert seen == [2] * 9 + [1]
-    assert np.all(np.isfinite(Y))
+    samples = _sgd.positive_samples_per_epoch(prob)
+    # epochs_per_sample: one sample every edge_weight epochs, summed
+    assert 0 < samples <= P.nnz
+    callback = None if callback_every is None else (lambda *a: False)
+    results = []
+    for threshold, expected in ((samples + 1, 1), (samples, 2)):
+        monkeypatch.setattr(_threads, "SGD_MIN_EPOCH_SAMPLES", threshold)
+        seen.clear()
+        Y = Y0.copy()
+        _sgd.optimize_sgd(Y, _kernels, copy.deepcopy(prob), 7, n_threads=2, callback=callback,
+                          callback_every=callback_every or 1)
+        assert set(seen) == {expected} and len(seen) >= 10
+        results.append(Y)
+    assert not np.array_equal(results[0], results[1])  # two threads: another schedule
 
 
 @pytest.mark.filterwarnings("ignore:the affinity graph")
@@ -103,7 +116,7 @@ def test_sgd_on_two_threads_keeps_quality(monkeypatch, name):
     in tests/test_sgd.py.
     """
     from smallvis.metrics import knn_accuracy, knn_preservation
-    monkeypatch.setattr(_threads, "SGD_MIN_UPDATES", 0)
+    monkeypatch.setattr(_threads, "SGD_MIN_EPOCH_SAMPLES", 0)
     seen = _spy(monkeypatch, "sgd_epochs")
     X, labels = digits_sample()
     Y = smallvis.embed(X, name, fast=True, optimizer="sgd", n_threads=2, random_state=1)

@@ -25,6 +25,7 @@ from cython.parallel cimport prange, threadid
 from libc.math cimport log2, NAN
 from libc.stdint cimport int32_t, int64_t, uint64_t, uintptr_t
 from libc.stdlib cimport calloc, free, malloc
+from libc.string cimport memcpy
 
 import numpy as np
 
@@ -984,19 +985,19 @@ cdef inline void* _align(void* block) noexcept nogil:
 def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     """Cython twin of :func:`smallvis.backends.reference.sgd_epochs`.
 
-    One thread runs the items of an epoch in the reference's order.  With
-    ``n_threads > 1`` the items are split into one contiguous share per
-    thread, and each thread runs its share of every epoch from
-    ``epoch_start`` to ``epoch_end`` without waiting for the others; the
-    threads update ``Y`` without locks (Hogwild).  The random draws are the
-    same as with one thread, the interleaving of the updates is not.  Only
-    with several threads the loop prefetches rows of ``Y`` (a sample's
-    first negatives, the tail of an edge a few places ahead): rows written
-    by another core are cache misses there, and with one thread the hints
-    cost more than they save.  When Y is larger than
-    ``ROWS_AHEAD_MIN_BYTES`` every row is a miss, and the loop asks for the
-    rows of the samples a few places ahead at any number of threads
-    (:func:`_run_items`).
+    One thread runs the items of an epoch in the reference's order, in
+    place on ``Y``.  With ``n_threads > 1`` each epoch runs the reference's
+    schedule for several threads (:func:`_parallel_epoch`): thread ``t``
+    runs its fixed contiguous share of the items on a private copy of
+    ``Y`` and ``q``, and at the end of the epoch the changes of the
+    copies are added into ``Y`` and ``q`` in thread order.  So a run gives
+    the same bits on every run for a given thread count, and the NumPy twin
+    reproduces it.  Only with several threads the loop draws a sample's
+    first negatives before its positive step and asks the cache for their
+    rows: with one thread the hints cost more than they save.  When Y is
+    larger than ``ROWS_AHEAD_MIN_BYTES`` every row is a miss, and the loop
+    asks for the rows of the samples a few places ahead at any number of
+    threads (:func:`_run_items`).  None of the hints changes a number.
     """
     cdef const int32_t[::1] h = problem.head, t = problem.tail, ea = problem.edge_alias
     cdef const int32_t[::1] ip = problem.indptr
@@ -1009,7 +1010,7 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     cdef double[::1] qq = problem.q
     cdef SgdLoop L
     cdef const smallvis_sgd_unit* unit
-    cdef int64_t epoch, n_items, tid, lo, hi
+    cdef int64_t epoch, n_items
     cdef int64_t first = epoch_start, last = epoch_end
     cdef int nthreads = max(1, n_threads)
     cdef uint64_t key_seed = seed
@@ -1075,24 +1076,86 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
         free(L.block_row)
         raise MemoryError()
     acc = <double*>_align(acc_block)
+    cdef ParallelEpoch P
+    P.loops = NULL
+    P.block = NULL
     try:
+        if nthreads > 1:
+            _parallel_setup(&P, &L, nthreads)
         with nogil:
-            if nthreads == 1:
-                for epoch in range(first, last):
+            for epoch in range(first, last):
+                if nthreads == 1:
                     _run_items(&L, epoch, _epoch_key(key_seed, epoch), 0, n_items, acc)
-            else:
-                # One parallel region for all the epochs of the call, each
-                # thread owning a fixed contiguous share of the items: no
-                # barrier between epochs, so a thread that loses its core
-                # for a while delays only its own share (the threads meet
-                # once, at the end of the call).
-                for tid in prange(nthreads, num_threads=nthreads, schedule="static",
-                                  chunksize=1):
-                    lo = tid * n_items // nthreads
-                    hi = (tid + 1) * n_items // nthreads
-                    for epoch in range(first, last):
-                        _run_items(&L, epoch, _epoch_key(key_seed, epoch), lo, hi,
-                                   acc + tid * acc_stride)
+                else:
+                    _parallel_epoch(&P, &L, epoch, _epoch_key(key_seed, epoch), n_items,
+                                    acc, acc_stride)
     finally:
+        free(P.loops)
+        free(P.block)
         free(acc_block)
         free(L.block_row)
+
+
+cdef struct ParallelEpoch:
+    # the schedule of several threads: thread t works on loops[t], a copy
+    # of the loop whose Y and q point into its own part of block
+    SgdLoop* loops
+    void* block
+    int nthreads
+    int64_t y_stride        # doubles per thread's copy of Y (whole cache lines)
+
+
+cdef int _parallel_setup(ParallelEpoch* P, const SgdLoop* L, int nthreads) except -1:
+    """Allocate each thread's copy of ``Y`` and ``q`` (cache-line aligned, never shared)."""
+    cdef int64_t size = L.n * L.dim, t
+    P.nthreads = nthreads
+    # the copy, then q on a line of its own
+    P.y_stride = _padded(size) + _padded(1)
+    P.loops = <SgdLoop*>malloc(nthreads * sizeof(SgdLoop))
+    P.block = malloc(nthreads * P.y_stride * sizeof(double) + CACHE_LINE)
+    if P.loops == NULL or P.block == NULL:
+        raise MemoryError()
+    cdef double* base = <double*>_align(P.block)
+    for t in range(nthreads):
+        P.loops[t] = L[0]
+        P.loops[t].Y = base + t * P.y_stride
+        P.loops[t].q = base + t * P.y_stride + _padded(size)
+    return 0
+
+
+cdef void _parallel_epoch(ParallelEpoch* P, SgdLoop* L, int64_t epoch, uint64_t epoch_key,
+                          int64_t n_items, double* acc, int64_t acc_stride) noexcept nogil:
+    """One epoch on ``P.nthreads`` threads (reference: ``sgd_epochs``, several threads).
+
+    Thread ``t`` copies ``Y`` and ``q``, runs items ``t n / T <= e < (t +
+    1) n / T`` in order on its copy (it sees its own updates at once,
+    the other threads' at the next epoch), then, once every thread is
+    done, ``Y`` becomes ``Y + (Y_0 - Y) + (Y_1 - Y) + ...`` element by
+    element in thread order, and ``q`` the mean of the copies' changes.  Nothing depends on
+    which thread finishes first.  The items' bookkeeping (``state``, one
+    entry per edge) is written by the thread that owns the edge only.
+    """
+    cdef int nthreads = P.nthreads
+    cdef int64_t size = L.n * L.dim, tid, lo, hi, r, t
+    cdef double old, total
+    cdef double* y = L.Y
+    cdef double* base = P.loops[0].Y
+    for tid in prange(nthreads, num_threads=nthreads, schedule="static", chunksize=1):
+        lo = tid * n_items // nthreads
+        hi = (tid + 1) * n_items // nthreads
+        memcpy(P.loops[tid].Y, y, size * sizeof(double))
+        P.loops[tid].q[0] = L.q[0]
+        _run_items(&P.loops[tid], epoch, epoch_key, lo, hi, acc + tid * acc_stride)
+    # the reduction, split by elements: each element's sum runs in thread order
+    for r in prange(size, num_threads=nthreads, schedule="static"):
+        old = y[r]
+        total = old
+        for t in range(nthreads):
+            total = total + (base[t * P.y_stride + r] - old)
+        y[r] = total
+    # q: the mean of the threads' changes (see the reference)
+    old = L.q[0]
+    total = 0.0
+    for t in range(nthreads):
+        total = total + (P.loops[t].q[0] - old)
+    L.q[0] = old + total / <double>nthreads
