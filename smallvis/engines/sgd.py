@@ -91,26 +91,25 @@ identically by both kernels.  Hence:
   same floating-point operations in the same order: they agree bit for bit
   (the Cython loop is compiled without the flags that would let the
   compiler regroup its arithmetic; see :mod:`smallvis.backends._sgd_kernels`);
-* with ``n_threads=1`` the same ``random_state`` gives the same ``Y``, bit
-  for bit, and running the epochs in blocks gives the same result as one
-  long run;
-* with ``n_threads > 1`` the edges (or samples) of an epoch are split into
-  one contiguous share per thread; each kernel call (a block of epochs) is
-  one parallel region in which every thread runs its share of every epoch
-  without waiting for the others, and the threads update ``Y`` without
-  locks ("Hogwild", as umap-learn, uwot and LargeVis do).  A call with
-  little work runs on one thread (:mod:`smallvis._threads`).  The random
-  draws are still the same, but the order in which updates interleave is
-  not, so ``Y`` differs from run to run by small amounts that grow over
-  the run.  The layout quality is the same; bitwise
-  reproducibility is guaranteed only with one thread.  What limits two
-  threads is the cache, not the work: a row of ``Y`` that the other core
-  has just written must travel between the cores, and a sample reads
-  ``2 + m`` random rows.  So with several threads the Cython loop draws a
-  sample's first negatives before its positive step and asks the cache for
-  their rows, and for the tail row of the edge a few places ahead; these
-  hints change no number, only how long a thread waits for a row
-  (docs/experiments.md, 2026-11-23).
+* with one thread the items of an epoch run in order, in place; with
+  ``T > 1`` threads every epoch runs a fixed schedule: each thread runs its
+  contiguous share of the epoch's items on its own copy of ``Y`` and ``q``,
+  and at the epoch's end the copies' changes are added into ``Y`` in
+  thread order (``q`` takes their mean; see
+  :func:`smallvis.backends.reference.sgd_epochs`).  The NumPy loop runs the
+  same schedule one share after another, so the twins agree bit for bit
+  at any thread count;
+* hence the same ``random_state`` and thread count give the same ``Y``, bit
+  for bit, on every run, and running the epochs in blocks gives the same
+  result as one long run.  A different thread count gives a different
+  map, of the same quality (docs/experiments.md, 2026-12-02).  The thread
+  count of a run is decided once, from its positive samples per epoch
+  (:func:`positive_samples_per_epoch`, :mod:`smallvis._threads`), so that
+  the blocks (callbacks, the early phase) cannot change it.  With several
+  threads the Cython loop draws a sample's first negatives before its
+  positive step and asks the cache for their rows, and for the tail row of
+  the edge a few places ahead; these hints change no number, only how long
+  a thread waits for a row (docs/experiments.md, 2026-11-23).
 """
 
 import math
