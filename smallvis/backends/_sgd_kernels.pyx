@@ -1146,8 +1146,9 @@ cdef void _parallel_epoch(ParallelEpoch* P, SgdLoop* L, int64_t epoch, uint64_t 
         memcpy(P.loops[tid].Y, y, size * sizeof(double))
         P.loops[tid].q[0] = L.q[0]
         _run_items(&P.loops[tid], epoch, epoch_key, lo, hi, acc + tid * acc_stride)
-    # the reduction, split by elements: each element's sum runs in thread order
-    for r in prange(size, num_threads=nthreads, schedule="static"):
+    # the reduction, each element's sum in thread order; on one thread: a
+    # parallel region costs more than these few additions per row
+    for r in range(size):
         old = y[r]
         total = old
         for t in range(nthreads):
