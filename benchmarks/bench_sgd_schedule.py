@@ -14,8 +14,13 @@ two versions of the stochastic loop (say the lock-free schedule of an older
 commit and the deterministic one), run the script once with each on
 ``PYTHONPATH``.
 
+With ``--kernel-epochs E`` it times only the stochastic loop instead:
+LargeVis's input affinities are built once, then
+``_kernels.sgd_epochs`` runs epochs 0 to E on the same problem and start,
+thread counts taking turns, three times each (the median is printed).
+
 Usage: python benchmarks/bench_sgd_schedule.py DATA.npy LABELS.npy
-       [--threads 1 2] [--seeds 0 1 2] [--json OUT.json]
+       [--threads 1 2] [--seeds 0 1 2] [--json OUT.json] [--kernel-epochs E]
 """
 
 import argparse
@@ -38,7 +43,11 @@ def main():
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     ap.add_argument("--json")
+    ap.add_argument("--kernel-epochs", type=int)
     args = ap.parse_args()
+    if args.kernel_epochs:
+        kernel_only(args)
+        return
 
     import smallvis
     from smallvis.metrics import knn_accuracy
@@ -69,6 +78,37 @@ def main():
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(runs, fh, indent=1)
+
+
+def kernel_only(args):
+    """Median seconds of ``sgd_epochs`` over ``args.kernel_epochs`` epochs, per thread count."""
+    import copy
+
+    import smallvis
+    from smallvis.backends import _kernels
+    from smallvis.engines import sgd
+    from smallvis.registry import METHODS
+
+    X = np.load(args.data).astype(np.float64)
+    m = METHODS["largevis"]
+    P = smallvis.affinities(X, "largevis", fast=True)
+    _, cost_params = m.split_params(dict(m.sgd.param_defaults), X.shape[0])
+    E = args.kernel_epochs
+    prob = sgd.prepare(m.sgd, P, E, m.sgd.unit_params(**cost_params), m.sgd.learning_rate,
+                       _kernels)
+    Y0 = np.random.default_rng(0).normal(scale=1e-4, size=(X.shape[0], 2))
+    times = {t: [] for t in args.threads}
+    for _ in range(3):
+        for n_threads in args.threads:
+            problem, Y = copy.deepcopy(prob), Y0.copy()
+            start = time.perf_counter()
+            _kernels.sgd_epochs(problem, Y, 7, 0, E, n_threads)
+            times[n_threads].append(time.perf_counter() - start)
+    print(f"smallvis from {os.path.dirname(smallvis.__file__)}; load "
+          f"{os.getloadavg()[0]:.2f}; {E} epochs of LargeVis's loop")
+    for n_threads, runs in times.items():
+        print(f"{n_threads} thread(s): median {statistics.median(runs):.3f} s "
+              f"({', '.join(f'{r:.3f}' for r in runs)})")
 
 
 if __name__ == "__main__":
