@@ -120,3 +120,31 @@ def test_embed_on_two_threads_is_reproducible(monkeypatch):
     assert set(seen) == {2}
     np.testing.assert_array_equal(_bits(Y1), _bits(Y2))
     np.testing.assert_array_equal(_bits(Y1), _bits(Y3))
+
+
+def test_fewer_threads_granted_than_asked_give_the_same_bits(tmp_path):
+    """When OpenMP grants fewer threads (OMP_THREAD_LIMIT=1), a thread runs several
+    shares: the same schedule, the same bits, no thread left waiting."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, numpy as np\n"
+        "sys.path[:0] = sys.argv[2:]\n"
+        "from test_sgd_threads import _problem, _run\n"
+        "from smallvis import datasets\n"
+        "from smallvis.backends import _kernels\n"
+        "X = datasets.load('iris')[0][::2][:60]\n"
+        "prob, Y0 = _problem('umap', X, 8)\n"
+        "np.save(sys.argv[1], _run(_kernels, prob, Y0, 2024, 2)[0])\n")
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.dirname(here)
+    out = tmp_path / "limited.npy"
+    env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
+    subprocess.run([sys.executable, "-c", script, str(out), here, root], check=True, env=env,
+                   timeout=120)
+    X = datasets.load("iris")[0][::2][:60]
+    prob, Y0 = _problem("umap", X, 8)
+    expected = _run(_kernels, prob, Y0, 2024, 2)[0]
+    np.testing.assert_array_equal(_bits(np.load(out)), _bits(expected))
