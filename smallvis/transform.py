@@ -359,7 +359,7 @@ class TrainingMap:
         return self._clip
 
     def transform(self, X_new, *, n_iter=TRANSFORM_N_ITER,
-                  learning_rate=TRANSFORM_LEARNING_RATE, n_threads=1, return_cost=False):
+                  learning_rate=TRANSFORM_LEARNING_RATE, n_threads=None, return_cost=False):
         """Coordinates of the new points ``X_new`` in the fitted embedding.
 
         Parameters
@@ -372,8 +372,9 @@ class TrainingMap:
             Step relative to ``1 / sum_j p_sj`` per point.  After a fit by the
             stochastic optimizer (``optimizer="sgd"``), the method's own SGD
             learning rate is scaled by ``learning_rate / 0.5`` instead.
-        n_threads : int, default=1
-            Threads for the Cython kernels of the exact form.  The stochastic
+        n_threads : int or None, default=None
+            Threads for the Cython kernels of the exact form (None: the
+            cores this process may use, as :func:`smallvis.embed`).  The stochastic
             form always runs on one thread, so that each new point's
             placement does not depend on the rest of the batch.
         return_cost : bool, default=False
