@@ -33,6 +33,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _common  # noqa: E402
 from bench_real import pieces_per_class  # noqa: E402
 
 
@@ -45,6 +46,7 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--kernel-epochs", type=int)
     args = ap.parse_args()
+    _common.report_provenance()
     if args.kernel_epochs:
         kernel_only(args)
         return
