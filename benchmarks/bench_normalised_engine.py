@@ -13,7 +13,7 @@ Usage: python benchmarks/bench_normalised_engine.py [--calls 31] [--threads 1]
 
 import argparse
 
-import _common  # noqa: F401  (single-threaded environment first)
+import _common  # single-threaded environment first
 import numpy as np
 
 import smallvis
@@ -41,6 +41,7 @@ def main():
     parser.add_argument("--calls", type=int, default=31)
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
+    _common.report_provenance()
     X, _ = smallvis.datasets.load("digits")
     n, nt = len(X), args.threads
     Y = np.random.default_rng(0).normal(size=(n, 2))

@@ -168,7 +168,7 @@ def main():
     print(f"thread policy: exact kernels use one thread below "
           f"{smallvis._threads.EXACT_MIN_PAIRS:,} pairs per call "
           f"(N = {smallvis._threads.exact_min_samples():,}); the SGD below "
-          f"{smallvis._threads.SGD_MIN_UPDATES:,} updates per call; the Annoy "
+          f"{smallvis._threads.SGD_MIN_EPOCH_SAMPLES:,} positive samples per epoch; the Annoy "
           f"queries below {smallvis._threads.ANNOY_MIN_NODES:,} nodes")
     print(f"each row: median of {args.repeats} turns; (ratio) = median ratio to "
           f"{args.threads[0]} thread(s) within a turn; targets: busy <= 1.15x, "

@@ -12,7 +12,14 @@ The crossovers below come from ``benchmarks/bench_threads.py`` (its
 ``t-SNE gradient kernel`` rows, one thread against two with and without a
 busy core; the figures are in docs/experiments.md, 2026-11-23); rerun it on
 new hardware to move them.
+
+The default thread count (``n_threads=None`` everywhere) is
+:func:`default_threads`: the cores this process may use
+(:func:`available_cores`), at most ``OMP_NUM_THREADS`` when that is set to
+a positive integer.
 """
+
+import os
 
 #: Exact cost and gradient kernels (all pairs, every method): below this many
 #: unordered pairs ``N (N - 1) / 2`` per call (N = 20,000) they run on one
@@ -23,16 +30,6 @@ new hardware to move them.
 #: this size on, two threads stay within 1.15 x the one-thread time even
 #: with a core busy.
 EXACT_MIN_PAIRS = 199_990_000
-
-#: Stochastic optimizer: below this many positive samples (or edges) per
-#: kernel call (one call runs a block of epochs, a tenth of the run, in one
-#: parallel region without barriers between epochs) it runs on one thread.
-#: Such a call lasts some 10 to 50 ms on one thread; smaller problems gain
-#: nothing from threads, and lock-free updates from several threads then
-#: collide often.  A judgement, not yet a measured crossover: the ``UMAP
-#: SGD`` rows of benchmarks/bench_threads.py (sizes set by ``--sgd-sizes``)
-#: can move it.
-SGD_MIN_UPDATES = 200_000
 
 
 def exact_threads(n_threads, n_samples):
@@ -61,23 +58,38 @@ def exact_min_samples():
     return n
 
 
-def sgd_threads(n_threads, samples_per_call):
-    """Threads for one call of the stochastic optimizer's kernel.
+#: Stochastic optimizer: below this many positive samples per epoch
+#: (:func:`smallvis.engines.sgd.positive_samples_per_epoch`) it runs on one
+#: thread.
+#: With several threads every epoch is a parallel region of its own (the
+#: threads' changes are added at its end, :mod:`smallvis.engines.sgd`), so an
+#: epoch must hold enough work that the region's start and end, and a
+#: thread that loses its core for a time slice, do not dominate: at this
+#: size an epoch lasts a few milliseconds on one thread.  A judgement, not
+#: yet a measured crossover: the ``UMAP SGD`` rows of
+#: benchmarks/bench_threads.py (sizes set by ``--sgd-sizes``) can move it.
+#: The decision depends on the problem only (not on how the epochs are
+#: split into kernel calls), so a run's thread count, and with it its
+#: result, does not change with ``callback_every``.
+SGD_MIN_EPOCH_SAMPLES = 20_000
+
+
+def sgd_threads(n_threads, samples_per_epoch):
+    """Threads of the stochastic optimizer on a problem of ``samples_per_epoch``.
 
     Parameters
     ----------
     n_threads : int
         The validated request.
-    samples_per_call : int
-        Positive samples (or edges) the call processes, all its epochs
-        together.
+    samples_per_epoch : int
+        Positive samples per epoch.
 
     Returns
     -------
     int
-        ``n_threads``, or 1 below :data:`SGD_MIN_UPDATES`.
+        ``n_threads``, or 1 below :data:`SGD_MIN_EPOCH_SAMPLES`.
     """
-    return n_threads if samples_per_call >= SGD_MIN_UPDATES else 1
+    return n_threads if samples_per_epoch >= SGD_MIN_EPOCH_SAMPLES else 1
 
 
 #: Annoy queries (:func:`smallvis.inputs.neighbors.nearest_neighbors`): below this
@@ -109,3 +121,147 @@ def annoy_query_threads(n_threads, n_samples, search_k):
         ``n_threads``, or 1 below :data:`ANNOY_MIN_NODES`.
     """
     return n_threads if n_samples * search_k >= ANNOY_MIN_NODES else 1
+
+
+# ---------------------------------------------------------------------------
+# the default thread count
+# ---------------------------------------------------------------------------
+
+#: Where the cgroup file systems are mounted, and the file naming this
+#: process's cgroups (module fields, so that a test can point them at a
+#: directory of its own).
+CGROUP_ROOT = "/sys/fs/cgroup"
+PROC_CGROUP = "/proc/self/cgroup"
+
+
+def _read(path):
+    """The stripped text of ``path``, or None when it cannot be read."""
+    try:
+        with open(path) as fh:
+            return fh.read().strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _quota_cores(quota, period):
+    """``floor(quota / period)``, at least 1; None for no limit or unreadable values."""
+    try:
+        quota, period = int(quota), int(period)
+    except (TypeError, ValueError):
+        return None  # "max" (cgroup v2) or a missing file: no limit
+    if quota <= 0 or period <= 0:
+        return None  # -1 (cgroup v1): no limit
+    return max(1, quota // period)
+
+
+def _cgroup_dirs(controller):
+    """The cgroup directories of this process for ``controller``, innermost first.
+
+    ``controller`` None is the unified hierarchy (cgroup v2, the ``0::``
+    line of :data:`PROC_CGROUP`), else a v1 controller (``cpu``).  Every
+    ancestor up to the mount point is listed too: a limit set on a parent
+    cgroup binds its children.  Without a readable :data:`PROC_CGROUP` the
+    mount point alone (a container sees its own cgroup there).
+    """
+    text = _read(PROC_CGROUP)
+    rel = None
+    for line in (text or "").splitlines():
+        parts = line.split(":", 2)
+        if len(parts) != 3:
+            continue
+        if controller is None and parts[0] == "0" and parts[1] == "":
+            rel = parts[2]
+        elif controller is not None and controller in parts[1].split(","):
+            rel = parts[2]
+    if controller is None:
+        # the unified hierarchy, or its mount beside the v1 ones (hybrid)
+        base = next((b for b in (CGROUP_ROOT, os.path.join(CGROUP_ROOT, "unified"))
+                     if os.path.exists(os.path.join(b, "cgroup.controllers"))), CGROUP_ROOT)
+    else:  # v1 mounts the controller on its own (often as "cpu,cpuacct")
+        base = next((os.path.join(CGROUP_ROOT, name) for name in ("cpu", "cpu,cpuacct")
+                     if os.path.isdir(os.path.join(CGROUP_ROOT, name))), None)
+        if base is None:
+            return []
+    dirs = []
+    rel = (rel or "/").strip("/")
+    while True:
+        dirs.append(os.path.join(base, rel) if rel else base)
+        if not rel:
+            return dirs
+        rel = os.path.dirname(rel)
+
+
+def cgroup_cpu_limit():
+    """The CPU quota of this process's cgroup in whole cores, or None when unlimited.
+
+    cgroup v2: ``cpu.max`` holds ``"<quota> <period>"`` (quota ``max``: no
+    limit); cgroup v1: ``cpu.cfs_quota_us`` (-1: no limit) and
+    ``cpu.cfs_period_us``.  The limit is ``floor(quota / period)``, at
+    least 1 (a quota of 1.5 cores gives one thread: a second one would
+    be throttled half the time and stall the first at every barrier); the
+    smallest over the cgroup and its ancestors.
+    """
+    limits = []
+    for d in _cgroup_dirs(None):
+        text = _read(os.path.join(d, "cpu.max"))
+        if text:
+            fields = text.split()
+            limits.append(_quota_cores(fields[0], fields[1] if len(fields) > 1 else None))
+    for d in _cgroup_dirs("cpu"):
+        limits.append(_quota_cores(_read(os.path.join(d, "cpu.cfs_quota_us")),
+                                   _read(os.path.join(d, "cpu.cfs_period_us"))))
+    limits = [c for c in limits if c is not None]
+    return min(limits) if limits else None
+
+
+def affinity_cores():
+    """The cores this process may run on (``os.sched_getaffinity``), else ``os.cpu_count()``."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not on every platform
+        return max(1, os.cpu_count() or 1)
+
+
+def available_cores():
+    """The cores this process may use: its CPU affinity, capped by its cgroup's CPU quota.
+
+    Not ``os.cpu_count()``: a container or a job scheduler often grants a
+    process fewer cores than the machine has, and threads beyond them only
+    wait for one another.
+    """
+    cores = affinity_cores()
+    limit = cgroup_cpu_limit()
+    return cores if limit is None else min(cores, limit)
+
+
+def omp_num_threads():
+    """``OMP_NUM_THREADS`` when it is a positive integer, else None (unset or anything else).
+
+    OpenMP also accepts a list (``"4,2"``, one count per nesting level);
+    the first count is the one of an outer parallel region, the only kind
+    the kernels run.
+    """
+    text = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+    if not text.isdigit():
+        return None
+    value = int(text)
+    return value if value > 0 else None
+
+
+def default_threads():
+    """The thread count of ``n_threads=None``: :func:`available_cores`, at most ``OMP_NUM_THREADS``.
+
+    ``OMP_NUM_THREADS`` (a positive integer) lowers the default, as it
+    lowers every OpenMP program's, so that a scheduler or a user running
+    several jobs side by side can share the cores; it never raises it
+    above the available cores, where more threads only contend.  An
+    explicit ``n_threads`` is not capped by it.
+
+    Returns
+    -------
+    int
+        At least 1.
+    """
+    cores = available_cores()
+    omp = omp_num_threads()
+    return cores if omp is None else min(cores, omp)

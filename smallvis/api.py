@@ -248,7 +248,7 @@ def list_methods():
     return list(METHODS)
 
 
-def affinities(X, method=DEFAULT_METHOD, *, fast=False, random_state=None, n_threads=1, **params):
+def affinities(X, method=DEFAULT_METHOD, *, fast=False, random_state=None, n_threads=None, **params):
     """Input affinities ``P`` that ``method`` uses for the data ``X``.
 
     Parameters
@@ -263,8 +263,10 @@ def affinities(X, method=DEFAULT_METHOD, *, fast=False, random_state=None, n_thr
         Use the Cython kernels instead of the NumPy reference.
     random_state : None, int or numpy.random.Generator
         Seeds the approximate nearest neighbours (Annoy), when used.
-    n_threads : int, default=1
-        Threads for building the Annoy index.
+    n_threads : int or None, default=None
+        Threads for the neighbour search (None: the cores this process may
+        use, see ``n_threads`` of :func:`embed`); the graph is the same
+        on any number of threads.
     **params
         The method's affinity parameters (e.g. ``perplexity=30``).
 
@@ -309,7 +311,7 @@ def _check_y(Y):
     return check_coordinate_span(Y, "Y")
 
 
-def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, return_learned=False,
+def cost_and_gradient(method, P, Y, *, fast=False, n_threads=None, return_learned=False,
                       gradient="exact", **method_params):
     """Cost and gradient of ``method`` at ``Y``: exact, or approximate on request.
 
@@ -325,8 +327,9 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=1, return_learned=F
         Output coordinates.
     fast : bool, default=False
         Use the Cython kernels.
-    n_threads : int, default=1
-        Threads for the Cython kernels (-1: all cores).  Below
+    n_threads : int or None, default=None
+        Threads for the Cython kernels (None: the cores this process may
+        use, see ``n_threads`` of :func:`embed`).  Below
         ``smallvis._threads.EXACT_MIN_PAIRS`` unordered pairs ``N (N - 1) / 2``,
         that is on fewer than 20,000 points
         (``smallvis._threads.exact_min_samples()``), one thread runs whatever
@@ -405,7 +408,7 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
           exaggeration_iter=250, late_exaggeration=1.0, late_exaggeration_iter=None,
           momentum=0.5, final_momentum=0.8,
           momentum_switch_iter=250, min_gain=0.01, tol=1e-7, cost_every=50,
-          random_state=None, n_threads=1, verbose=False, callback=None,
+          random_state=None, n_threads=None, verbose=False, callback=None,
           return_result=False, pca=None, **method_params):
     """Embed ``X`` in ``n_components`` dimensions with ``method``.
 
@@ -532,12 +535,18 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
         Evaluate (and record) the cost every ``cost_every`` iterations.
     random_state : None, int or numpy.random.Generator
         Seed for random initialisation and approximate nearest neighbours.
-    n_threads : int, default=1
-        Threads for the Cython kernels (-1: all cores).  Exact optimizer:
-        results are deterministic for a given ``n_threads``.  Stochastic
-        optimizer: with one thread the same ``random_state`` gives the same
-        ``Y`` bit for bit; with more, threads update ``Y`` without locks
-        (Hogwild), so runs differ slightly (see :mod:`smallvis.engines.sgd`).
+    n_threads : int or None, default=None
+        Threads for the Cython kernels.  None: the cores this process may
+        use (its CPU affinity and cgroup CPU quota), at most
+        ``OMP_NUM_THREADS`` when that is a positive integer; -1: all the
+        cores this process may use; a larger count than those is lowered
+        to them with a warning.  Small problems run on one thread whatever
+        the count (:mod:`smallvis._threads`).  With a fixed
+        ``random_state`` and the same thread count, both optimizers give
+        the same ``Y`` bit for bit on every run; a different thread count
+        gives a different map (of the same quality; exact optimizer: in the
+        last bits only), and the neighbour graph is the same on any number
+        of threads (docs/guide/reproducibility.md).
     verbose : bool, default=False
         Print progress to stderr: each stage (nearest neighbours with its
         trees, queries and refinement rounds; calibration; init;

@@ -388,10 +388,11 @@ def build_parser():
                         f"graph of each point's K strongest entries of P (default: the "
                         f"method's{_strongest_defaults_text()})")
     e.add_argument("--random-state", type=int, default=None,
-                   help="integer seed; the same seed, settings and --threads 1 give "
+                   help="integer seed; the same seed, settings and thread count give "
                         "the same coordinates on every run (default: a fresh seed)")
-    e.add_argument("--threads", type=int, default=1,
-                   help="threads of the Cython kernels (-1: all cores; default: 1)")
+    e.add_argument("--threads", type=int, default=None,
+                   help="threads of the Cython kernels (-1: all available cores; default: "
+                        "the cores this process may use, at most OMP_NUM_THREADS)")
     e.add_argument("--labels", default=None, metavar="COLUMN|FILE",
                    help="colour the plot by labels: a column of the CSV, by header "
                         "name or by number (1 = first, -1 = last), which is then not a "
@@ -460,8 +461,9 @@ def build_parser():
                    help="whether the CSV's first row is a header (as for embed); with "
                         "both the model's and the CSV's column names, the columns are "
                         "matched by name")
-    t.add_argument("--threads", type=int, default=1,
-                   help="threads for the placement (-1: all cores; default: 1)")
+    t.add_argument("--threads", type=int, default=None,
+                   help="threads for the placement (-1: all available cores; default: "
+                        "the cores this process may use, at most OMP_NUM_THREADS)")
     t.add_argument("--quiet", action="store_true", help="no progress output nor summary line")
     return parser
 

@@ -343,6 +343,10 @@ class TrainingMap:
                                         SMOOTH_K_N_ITER, MIN_K_DIST_SCALE, sigma[s:s + 1],
                                         rho[s:s + 1])
             vals = np.exp(-np.maximum(with_self[:, 1:] - rho[:, None], 0.0) / sigma[:, None])
+        elif m.p_family.distances:  # the distances to every training point, as the fit's
+            k = n
+            idx = np.broadcast_to(np.arange(n), (n_new, n))
+            vals = m.p_family.distances_to(self.X, X_new, **params)
         elif m.p_family.knn_graph:  # kNN indicators
             k = min(int(params["n_neighbors"]), n)
             idx = self.knn_index()._query_checked(X_new, k).indices
@@ -398,7 +402,7 @@ class TrainingMap:
         return self._clip
 
     def transform(self, X_new, *, n_iter=TRANSFORM_N_ITER,
-                  learning_rate=TRANSFORM_LEARNING_RATE, n_threads=1, return_cost=False):
+                  learning_rate=TRANSFORM_LEARNING_RATE, n_threads=None, return_cost=False):
         """Coordinates of the new points ``X_new`` in the fitted embedding.
 
         Parameters
@@ -411,8 +415,9 @@ class TrainingMap:
             Step relative to ``1 / sum_j p_sj`` per point.  After a fit by the
             stochastic optimizer (``optimizer="sgd"``), the method's own SGD
             learning rate is scaled by ``learning_rate / 0.5`` instead.
-        n_threads : int, default=1
-            Threads for the Cython kernels of the exact form.  The stochastic
+        n_threads : int or None, default=None
+            Threads for the Cython kernels of the exact form (None: the
+            cores this process may use, as :func:`smallvis.embed`).  The stochastic
             form always runs on one thread, so that each new point's
             placement does not depend on the rest of the batch.
         return_cost : bool, default=False
@@ -618,7 +623,9 @@ def build_training_map(method, X, result, *, seed, fast=True):
     cost_params = {k: params[k] for k in m.cost_params if k in params}
     cost_params.update(result.learned)
     P = result.P
-    row_scale = 1.0 if m.fuzzy else float(P.sum()) / X.shape[0]
+    # fuzzy memberships are not scaled; input distances are in the fit's scale already
+    row_scale = (float(P.sum()) / X.shape[0]
+                 if m.p_family.normalised and not m.p_family.distances else 1.0)
     X = X if sp.issparse(X) else np.ascontiguousarray(X, dtype=np.float64)
     projection = getattr(result, "projection", None)
     if projection is not None:  # the search ran in the scores: keep those

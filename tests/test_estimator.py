@@ -161,7 +161,7 @@ def test_init_only_stores_and_params_round_trip():
     params = model.get_params()
     assert params["method"] == "umap" and params["method_params"] == {"min_dist": 0.3}
     assert Embedding(**params).get_params() == params
-    assert model.set_params(method="tsne", n_threads=1) is model
+    assert model.set_params(method="tsne", n_threads=None) is model
     assert model.method == "tsne"
     with pytest.raises(ValueError, match="invalid parameter 'nonsense'"):
         model.set_params(nonsense=1)

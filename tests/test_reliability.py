@@ -5,7 +5,6 @@ unbounded resource request) and checks that it now gives the right answer
 or a clear error naming the parameter.  See docs/reliability.md.
 """
 
-import os
 import warnings
 
 import numpy as np
@@ -13,7 +12,7 @@ import pytest
 import scipy.sparse as sp
 
 import smallvis
-from smallvis import datasets
+from smallvis import _threads, datasets
 from smallvis.inputs.affinities import check_knn
 from smallvis.engines.init import initialize
 from smallvis.inputs.neighbors import ANNOY_MAX_TREES, nearest_neighbors
@@ -197,7 +196,7 @@ def test_annoy_search_k_is_bounded(blobs):
 
 
 def test_more_threads_than_cores_are_lowered_with_a_warning(blobs, monkeypatch):
-    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(_threads, "available_cores", lambda: 2)
     P = method_affinities("tsne", 10, np.random.default_rng(0))
     Y = np.random.default_rng(1).normal(size=(10, 2))
     with pytest.warns(RuntimeWarning, match=r"n_threads = 1000 is more than the 2 core"):

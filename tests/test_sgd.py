@@ -369,8 +369,8 @@ def test_every_stochastic_method_has_its_digits_epochs():
 @pytest.mark.filterwarnings("ignore:the affinity graph")
 @pytest.mark.parametrize("name", SGD_METHODS)
 def test_quality_floor_on_digits(digits, name):
-    # one thread; tests/test_threads.py holds every method to the same floors
-    # on two (the lock-free loop)
+    # the default threads (the policy's choice); tests/test_threads.py holds
+    # every method to the same floors on two threads at every size
     X, labels = digits
     result = smallvis.embed(X, name, fast=True, optimizer="sgd", random_state=1,
                             return_result=True)

@@ -7,11 +7,11 @@ that names the option and the allowed range.
 """
 
 import numbers
-import os
 import warnings
 
 import numpy as np
 
+from .. import _threads
 from .errors import ParameterError, ParameterTypeError
 
 
@@ -124,25 +124,40 @@ MAX_THREADS = 1024
 
 
 def check_threads(n_threads):
-    """Return a positive thread count; -1 means every available core.
+    """Return a positive thread count from ``n_threads`` (None, -1 or a positive integer).
 
-    Above ``MAX_THREADS`` (1024) is an error.  A count above
-    ``os.cpu_count()`` is lowered to it with a ``RuntimeWarning``: extra
-    threads only add per-thread scratch memory (O(N) each) and contention.
+    The one rule for every ``n_threads`` of the package:
+
+    * None (the default everywhere) is :func:`smallvis._threads.default_threads`:
+      the cores this process may use (CPU affinity, cgroup CPU quota), at
+      most ``OMP_NUM_THREADS`` when that is a positive integer;
+    * -1 is every core this process may use
+      (:func:`smallvis._threads.available_cores`), whatever ``OMP_NUM_THREADS``
+      says;
+    * a positive count is used as given, but one above the available cores
+      is lowered to them with a ``RuntimeWarning``: extra threads only add
+      per-thread scratch memory (O(N) each) and wait for one another.
+      Above ``MAX_THREADS`` (1024) is an error.
+
+    Whatever the count, small calls run on one thread (:mod:`smallvis._threads`).
     Results of the exact optimizer depend on the thread count in the last
-    bits only (see :mod:`smallvis.backends._kernels`).
+    bits only (see :mod:`smallvis.backends._kernels`); the stochastic
+    optimizer's are bit-identical from run to run for a given count
+    (:mod:`smallvis.engines.sgd`).
     """
+    if n_threads is None:
+        return _threads.default_threads()
     n_threads = check_integer(n_threads, "n_threads", low=-1, high=MAX_THREADS)
     if n_threads == 0:
-        raise ParameterError("n_threads must be a positive integer or -1 (all cores); got 0",
-                             ("n_threads",))
-    cores = os.cpu_count() or 1
+        raise ParameterError("n_threads must be a positive integer or -1 (all available "
+                             "cores), or None (the default); got 0", ("n_threads",))
+    cores = _threads.available_cores()
     if n_threads == -1:
         return cores
     if n_threads > cores:
         warnings.warn(
-            f"n_threads = {n_threads} is more than the {cores} core(s) of this "
-            f"machine (os.cpu_count()); using n_threads = {cores}",
+            f"n_threads = {n_threads} is more than the {cores} core(s) this process may "
+            f"use (CPU affinity and cgroup quota); using n_threads = {cores}",
             RuntimeWarning, stacklevel=3,
         )
         return cores

@@ -21,10 +21,11 @@ flags: their reductions need them to vectorise, and their twins agree to
 rounding, not bitwise.
 """
 
-from cython.parallel cimport prange, threadid
+from cython.parallel cimport parallel, prange, threadid
 from libc.math cimport log2, NAN
 from libc.stdint cimport int32_t, int64_t, uint64_t, uintptr_t
 from libc.stdlib cimport calloc, free, malloc
+from libc.string cimport memcpy
 
 import numpy as np
 
@@ -45,6 +46,84 @@ cdef extern from *:
     """
     # a hint to the cache: no effect on any result
     void _prefetch "SMALLVIS_PREFETCH"(const void* p) noexcept nogil
+
+cdef extern from *:
+    """
+    /* A barrier whose waiting threads sleep at once (a mutex and a
+     * condition variable), for the parallel epochs of sgd_epochs. */
+    #ifdef _OPENMP
+    #include <omp.h>
+    static int smallvis_team_size(void) { return omp_get_num_threads(); }
+    #else
+    static int smallvis_team_size(void) { return 1; }
+    #endif
+    #if defined(_WIN32)
+    #include <windows.h>
+    typedef struct { SRWLOCK m; CONDITION_VARIABLE c; int count; unsigned gen; } smallvis_barrier;
+    static int smallvis_barrier_init(smallvis_barrier *b)
+    {
+        InitializeSRWLock(&b->m);
+        InitializeConditionVariable(&b->c);
+        b->count = 0;
+        b->gen = 0;
+        return 0;
+    }
+    static void smallvis_barrier_destroy(smallvis_barrier *b) { (void)b; }
+    #define SMALLVIS_LOCK(b) AcquireSRWLockExclusive(&(b)->m)
+    #define SMALLVIS_UNLOCK(b) ReleaseSRWLockExclusive(&(b)->m)
+    #define SMALLVIS_WAIT(b) SleepConditionVariableSRW(&(b)->c, &(b)->m, INFINITE, 0)
+    #define SMALLVIS_WAKE_ALL(b) WakeAllConditionVariable(&(b)->c)
+    #else
+    #include <pthread.h>
+    typedef struct { pthread_mutex_t m; pthread_cond_t c; int count; unsigned gen; } smallvis_barrier;
+    static int smallvis_barrier_init(smallvis_barrier *b)
+    {
+        b->count = 0;
+        b->gen = 0;
+        if (pthread_mutex_init(&b->m, NULL) != 0)
+            return -1;
+        if (pthread_cond_init(&b->c, NULL) != 0) {
+            pthread_mutex_destroy(&b->m);
+            return -1;
+        }
+        return 0;
+    }
+    static void smallvis_barrier_destroy(smallvis_barrier *b)
+    {
+        pthread_cond_destroy(&b->c);
+        pthread_mutex_destroy(&b->m);
+    }
+    #define SMALLVIS_LOCK(b) pthread_mutex_lock(&(b)->m)
+    #define SMALLVIS_UNLOCK(b) pthread_mutex_unlock(&(b)->m)
+    #define SMALLVIS_WAIT(b) pthread_cond_wait(&(b)->c, &(b)->m)
+    #define SMALLVIS_WAKE_ALL(b) pthread_cond_broadcast(&(b)->c)
+    #endif
+    /* Wait until n threads have arrived; 1 in the last one to arrive. */
+    static int smallvis_barrier_wait(smallvis_barrier *b, int n)
+    {
+        unsigned gen;
+        SMALLVIS_LOCK(b);
+        gen = b->gen;
+        if (++b->count == n) {
+            b->count = 0;
+            b->gen++;
+            SMALLVIS_WAKE_ALL(b);
+            SMALLVIS_UNLOCK(b);
+            return 1;
+        }
+        while (gen == b->gen)
+            SMALLVIS_WAIT(b);
+        SMALLVIS_UNLOCK(b);
+        return 0;
+    }
+    """
+    ctypedef struct smallvis_barrier:
+        pass
+    int smallvis_barrier_init(smallvis_barrier* b) noexcept nogil
+    void smallvis_barrier_destroy(smallvis_barrier* b) noexcept nogil
+    int smallvis_barrier_wait(smallvis_barrier* b, int n) noexcept nogil
+    int smallvis_team_size() noexcept nogil
+
 
 cdef uint64_t _GOLDEN = 0x9E3779B97F4A7C15ULL
 cdef double _TWO_POW_MINUS_53 = 1.0 / 9007199254740992.0
@@ -984,19 +1063,19 @@ cdef inline void* _align(void* block) noexcept nogil:
 def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     """Cython twin of :func:`smallvis.backends.reference.sgd_epochs`.
 
-    One thread runs the items of an epoch in the reference's order.  With
-    ``n_threads > 1`` the items are split into one contiguous share per
-    thread, and each thread runs its share of every epoch from
-    ``epoch_start`` to ``epoch_end`` without waiting for the others; the
-    threads update ``Y`` without locks (Hogwild).  The random draws are the
-    same as with one thread, the interleaving of the updates is not.  Only
-    with several threads the loop prefetches rows of ``Y`` (a sample's
-    first negatives, the tail of an edge a few places ahead): rows written
-    by another core are cache misses there, and with one thread the hints
-    cost more than they save.  When Y is larger than
-    ``ROWS_AHEAD_MIN_BYTES`` every row is a miss, and the loop asks for the
-    rows of the samples a few places ahead at any number of threads
-    (:func:`_run_items`).
+    One thread runs the items of an epoch in the reference's order, in
+    place on ``Y``.  With ``n_threads > 1`` each epoch runs the reference's
+    schedule for several threads (:func:`_parallel_epochs`): thread ``t``
+    runs its fixed contiguous share of the items on a private copy of
+    ``Y`` and ``q``, and at the end of the epoch the changes of the
+    copies are added into ``Y`` and ``q`` in thread order.  So a run gives
+    the same bits on every run for a given thread count, and the NumPy twin
+    reproduces it.  Only with several threads the loop draws a sample's
+    first negatives before its positive step and asks the cache for their
+    rows: with one thread the hints cost more than they save.  When Y is
+    larger than ``ROWS_AHEAD_MIN_BYTES`` every row is a miss, and the loop
+    asks for the rows of the samples a few places ahead at any number of
+    threads (:func:`_run_items`).  None of the hints changes a number.
     """
     cdef const int32_t[::1] h = problem.head, t = problem.tail, ea = problem.edge_alias
     cdef const int32_t[::1] ip = problem.indptr
@@ -1009,7 +1088,7 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     cdef double[::1] qq = problem.q
     cdef SgdLoop L
     cdef const smallvis_sgd_unit* unit
-    cdef int64_t epoch, n_items, tid, lo, hi
+    cdef int64_t epoch, n_items
     cdef int64_t first = epoch_start, last = epoch_end
     cdef int nthreads = max(1, n_threads)
     cdef uint64_t key_seed = seed
@@ -1075,24 +1154,123 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
         free(L.block_row)
         raise MemoryError()
     acc = <double*>_align(acc_block)
+    cdef ParallelEpoch P
+    P.loops = NULL
+    P.block = NULL
     try:
+        if nthreads > 1:
+            _parallel_setup(&P, &L, nthreads)
         with nogil:
             if nthreads == 1:
                 for epoch in range(first, last):
                     _run_items(&L, epoch, _epoch_key(key_seed, epoch), 0, n_items, acc)
             else:
-                # One parallel region for all the epochs of the call, each
-                # thread owning a fixed contiguous share of the items: no
-                # barrier between epochs, so a thread that loses its core
-                # for a while delays only its own share (the threads meet
-                # once, at the end of the call).
-                for tid in prange(nthreads, num_threads=nthreads, schedule="static",
-                                  chunksize=1):
-                    lo = tid * n_items // nthreads
-                    hi = (tid + 1) * n_items // nthreads
-                    for epoch in range(first, last):
-                        _run_items(&L, epoch, _epoch_key(key_seed, epoch), lo, hi,
-                                   acc + tid * acc_stride)
+                _parallel_epochs(&P, &L, first, last, key_seed, n_items, acc, acc_stride)
     finally:
+        free(P.loops)
+        free(P.block)
         free(acc_block)
         free(L.block_row)
+
+
+cdef struct ParallelEpoch:
+    # the schedule of several threads: thread t works on loops[t], a copy
+    # of the loop whose Y and q point into its own part of block
+    SgdLoop* loops
+    void* block
+    int nthreads
+    int64_t y_stride        # doubles per thread's copy of Y (whole cache lines)
+
+
+cdef int _parallel_setup(ParallelEpoch* P, const SgdLoop* L, int nthreads) except -1:
+    """Allocate each thread's copy of ``Y`` and ``q`` (cache-line aligned, never shared)."""
+    cdef int64_t size = L.n * L.dim, t
+    P.nthreads = nthreads
+    # the copy, then q on a line of its own
+    P.y_stride = _padded(size) + _padded(1)
+    P.loops = <SgdLoop*>malloc(nthreads * sizeof(SgdLoop))
+    P.block = malloc(nthreads * P.y_stride * sizeof(double) + CACHE_LINE)
+    if P.loops == NULL or P.block == NULL:
+        raise MemoryError()
+    cdef double* base = <double*>_align(P.block)
+    for t in range(nthreads):
+        P.loops[t] = L[0]
+        P.loops[t].Y = base + t * P.y_stride
+        P.loops[t].q = base + t * P.y_stride + _padded(size)
+    return 0
+
+
+cdef void _epoch_sum(ParallelEpoch* P, SgdLoop* L) noexcept nogil:
+    """The end of a parallel epoch (reference: ``sgd_epochs``, several threads).
+
+    ``Y`` becomes ``Y + (Y_0 - Y) + (Y_1 - Y) + ...`` element by element in
+    thread order, and ``q`` takes the mean of the copies' changes.
+    """
+    cdef int nthreads = P.nthreads
+    cdef int64_t size = L.n * L.dim, r, t
+    cdef double old, total
+    cdef double* y = L.Y
+    cdef double* base = P.loops[0].Y
+    for r in range(size):
+        old = y[r]
+        total = old
+        for t in range(nthreads):
+            total = total + (base[t * P.y_stride + r] - old)
+        y[r] = total
+    old = L.q[0]
+    total = 0.0
+    for t in range(nthreads):
+        total = total + (P.loops[t].q[0] - old)
+    L.q[0] = old + total / <double>nthreads
+
+
+cdef void _parallel_epochs(ParallelEpoch* P, SgdLoop* L, int64_t first, int64_t last,
+                           uint64_t key_seed, int64_t n_items, double* acc,
+                           int64_t acc_stride) noexcept nogil:
+    """Epochs ``first .. last - 1`` on ``P.nthreads`` shares, in one parallel region.
+
+    In every epoch share ``s`` copies ``Y`` and ``q``, runs items ``s n / T
+    <= e < (s + 1) n / T`` in order on its copy (it sees its own updates at
+    once, the other shares' at the next epoch); once every share is done,
+    one thread adds the changes (:func:`_epoch_sum`), and the next epoch
+    starts when it has.  Nothing depends on which thread finishes first,
+    nor on how many threads OpenMP grants (a thread runs shares ``t, t +
+    team, ...``).  The items' bookkeeping (``state``, one entry per edge)
+    is written by the share that owns the edge only.  The threads wait for
+    one another on a barrier that sleeps at once (:c:func:`smallvis_barrier_wait`):
+    OpenMP's own barriers spin first, and on a machine with more runnable
+    threads than cores the spinning thread takes the core from the one it
+    waits for (docs/experiments.md, 2026-12-02).
+    """
+    cdef int nthreads = P.nthreads, team
+    cdef int64_t epoch, share, lo, hi, size = L.n * L.dim
+    cdef uint64_t key
+    cdef smallvis_barrier barrier
+    if smallvis_barrier_init(&barrier) != 0:
+        # no barrier to wait on: the same schedule, one thread after another
+        for epoch in range(first, last):
+            key = _epoch_key(key_seed, epoch)
+            for share in range(nthreads):
+                lo = share * n_items // nthreads
+                hi = (share + 1) * n_items // nthreads
+                memcpy(P.loops[share].Y, L.Y, size * sizeof(double))
+                P.loops[share].q[0] = L.q[0]
+                _run_items(&P.loops[share], epoch, key, lo, hi, acc + share * acc_stride)
+            _epoch_sum(P, L)
+        return
+    with parallel(num_threads=nthreads):
+        team = smallvis_team_size()
+        for epoch in range(first, last):
+            key = _epoch_key(key_seed, epoch)
+            share = threadid()
+            while share < nthreads:
+                lo = share * n_items // nthreads
+                hi = (share + 1) * n_items // nthreads
+                memcpy(P.loops[share].Y, L.Y, size * sizeof(double))
+                P.loops[share].q[0] = L.q[0]
+                _run_items(&P.loops[share], epoch, key, lo, hi, acc + share * acc_stride)
+                share = share + team
+            if smallvis_barrier_wait(&barrier, team):
+                _epoch_sum(P, L)
+            smallvis_barrier_wait(&barrier, team)
+    smallvis_barrier_destroy(&barrier)

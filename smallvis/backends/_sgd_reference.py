@@ -430,7 +430,27 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     epoch_start, epoch_end : int
         Epochs to run (0-based, ``epoch_end <= n_epochs``).
     n_threads : int
-        Ignored here (one thread, the order of the loops below).
+        The schedule's thread count ``T`` (the loops below run it in
+        order, on one thread).  ``T = 1``: the items of an epoch run in
+        order, in place.  ``T > 1``: in each epoch, "thread" ``t`` runs
+        items ``t n / T <= e < (t + 1) n / T`` in order on its own copy
+        :math:`Y^{(t)}` of the epoch's starting :math:`Y` (and of ``q``),
+        then
+
+        .. math::
+
+            Y \leftarrow (\cdots((Y + (Y^{(0)} - Y)) + (Y^{(1)} - Y)) + \cdots)
+                + (Y^{(T-1)} - Y)
+
+        element by element, in that order.  The learned scalar ``q`` takes
+        the mean of the copies' changes instead,
+        :math:`q \leftarrow q + ((q^{(0)} - q) + \cdots + (q^{(T-1)} - q)) / T`:
+        every sample updates it and it settles within an epoch, so each
+        copy moves it most of the way to where one thread would, and the
+        sum would overshoot ``T`` times (it diverges from ``T = 3``).
+        Each row of ``Y`` moves a little per epoch and thread, and gets the
+        sum, as a lock-free loop would give it.  The Cython twin runs the
+        shares on ``T`` threads at once and gives the same bits.
 
     Notes
     -----
@@ -446,11 +466,11 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
         raise ValueError(f"unknown SGD scheme or noise: {problem.scheme!r}, {problem.noise!r}")
     pr = problem
     grouped = _is_grouped(pr)
-    head, tail, q, q_offset = pr.head, pr.tail, pr.q, pr.q_offset
+    head, tail, q_offset = pr.head, pr.tail, pr.q_offset
     n = Y.shape[0]
     n_free = min(int(pr.n_free), n)
 
-    def step(i, k, c, alpha, acc, move_other):
+    def step(Y, i, k, c, alpha, acc, move_other):
         """Move ``i`` along ``c (y_i - y_k)`` (or add to ``acc``), ``k`` the other way."""
         for d in range(Y.shape[1]):
             g = c * (Y[i, d] - Y[k, d])
@@ -474,7 +494,7 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
             return n_free + int(_randint(words[2 * p], n - n_free))
         return int(_randint(words[2 * p], n))
 
-    def grouped_sample(epoch, i, j, key, first_draw, m, epoch_unit):
+    def grouped_sample(Y, epoch, i, j, key, first_draw, m, epoch_unit):
         """One positive edge (i, j) and its ``m`` negatives in one grouped step.
 
         Every difference and distance is taken at the current ``Y``, the
@@ -498,16 +518,16 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
                 if move:
                     Y[k, d] -= s
 
-    def sample(epoch, i, j, key, first_draw, m, epoch_unit):
+    def sample(Y, q, epoch, i, j, key, first_draw, m, epoch_unit):
         """One positive edge (i, j) and its ``m`` negatives."""
         if grouped:
-            grouped_sample(epoch, i, j, key, first_draw, m, epoch_unit)
+            grouped_sample(Y, epoch, i, j, key, first_draw, m, epoch_unit)
             return
         alpha = pr.alphas[epoch]
         acc = np.zeros(Y.shape[1]) if pr.defer_head else None
         qi = q[0] + q_offset[i] if len(q_offset) else q[0]
         c, dq = epoch_unit.sgd_attract(float(np.sum((Y[i] - Y[j]) ** 2)), qi)
-        step(i, j, c, alpha, acc, j < n_free)
+        step(Y, i, j, c, alpha, acc, j < n_free)
         if pr.q_learning_rate != 0.0:
             q[0] += pr.q_learning_rate * dq
         words = _absorb(key, np.arange(first_draw, first_draw + 2 * m, dtype=np.int64))
@@ -520,29 +540,30 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
                 continue
             qi = q[0] + q_offset[i] if len(q_offset) else q[0]
             c, dq = epoch_unit.sgd_repel(d2, qi)
-            step(i, neg, c, alpha, acc, pr.move_negatives and neg < n_free)
+            step(Y, i, neg, c, alpha, acc, pr.move_negatives and neg < n_free)
             if pr.q_learning_rate != 0.0:
                 q[0] += pr.q_learning_rate * dq
         if acc is not None:
             Y[i] += acc
 
-    for epoch in range(epoch_start, epoch_end):
+    def run_items(Y, q, epoch, lo, hi):
+        """Items ``lo <= e < hi`` of an epoch, in order, in place on ``Y`` and ``q``."""
         n_noise = int(pr.n_noise[epoch])
         # the epoch's noise count is NCVis's nu
         epoch_unit = _epoch_unit(pr, n_noise)
         if pr.scheme == "alias":
-            keys = _edge_key(seed, epoch, np.arange(pr.samples_per_epoch, dtype=np.int64))
-            for s in range(pr.samples_per_epoch):
-                words = _absorb(keys[s], np.array([0, 1], dtype=np.int64))
+            keys = _edge_key(seed, epoch, np.arange(lo, hi, dtype=np.int64))
+            for s in range(lo, hi):
+                words = _absorb(keys[s - lo], np.array([0, 1], dtype=np.int64))
                 e = _alias_draw(words[0], words[1], pr.edge_weight, pr.edge_alias)
                 i = int(np.searchsorted(pr.indptr, e, side="right")) - 1  # e's row
-                sample(epoch, i, tail[e], keys[s], 2, n_noise, epoch_unit)
-            continue
+                sample(Y, q, epoch, i, tail[e], keys[s - lo], 2, n_noise, epoch_unit)
+            return
         ids = pr.edge_key if len(pr.edge_key) else np.arange(len(tail), dtype=np.int64)
-        keys = _edge_key(seed, epoch, ids)
-        for e in range(len(tail)):
+        keys = _edge_key(seed, epoch, ids[lo:hi])
+        for e in range(lo, hi):
             if pr.scheme == "every_edge":
-                sample(epoch, head[e], tail[e], keys[e], 0, n_noise, epoch_unit)
+                sample(Y, q, epoch, head[e], tail[e], keys[e - lo], 0, n_noise, epoch_unit)
                 continue
             # umap-learn: edge e is due every edge_weight[e] epochs; its
             # negatives are due n_noise times as often.
@@ -554,4 +575,27 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
             m = int((epoch + 1 - state[1, e]) / per_negative)
             state[1, e] += m * per_negative
             # a grouped step's loss is defined with the epoch's count of negatives
-            sample(epoch, head[e], tail[e], keys[e], 0, n_noise if grouped else m, epoch_unit)
+            sample(Y, q, epoch, head[e], tail[e], keys[e - lo], 0, n_noise if grouped else m,
+                   epoch_unit)
+
+    n_items = pr.samples_per_epoch if pr.scheme == "alias" else len(tail)
+    n_threads = max(1, int(n_threads))
+    for epoch in range(epoch_start, epoch_end):
+        if n_threads == 1:
+            run_items(Y, pr.q, epoch, 0, n_items)
+            continue
+        # several threads: each runs its share on its own copy of Y and q
+        # (seeing its own updates at once), then the changes are added in
+        # thread order
+        copies = []
+        for t in range(n_threads):
+            Y_t, q_t = Y.copy(), pr.q.copy()
+            run_items(Y_t, q_t, epoch, t * n_items // n_threads,
+                      (t + 1) * n_items // n_threads)
+            copies.append((Y_t, q_t))
+        Y_old, q_old = Y.copy(), pr.q.copy()
+        q_change = np.zeros_like(q_old)
+        for Y_t, q_t in copies:
+            Y += Y_t - Y_old
+            q_change += q_t - q_old
+        pr.q[...] = q_old + q_change / n_threads

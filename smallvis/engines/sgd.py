@@ -91,26 +91,25 @@ identically by both kernels.  Hence:
   same floating-point operations in the same order: they agree bit for bit
   (the Cython loop is compiled without the flags that would let the
   compiler regroup its arithmetic; see :mod:`smallvis.backends._sgd_kernels`);
-* with ``n_threads=1`` the same ``random_state`` gives the same ``Y``, bit
-  for bit, and running the epochs in blocks gives the same result as one
-  long run;
-* with ``n_threads > 1`` the edges (or samples) of an epoch are split into
-  one contiguous share per thread; each kernel call (a block of epochs) is
-  one parallel region in which every thread runs its share of every epoch
-  without waiting for the others, and the threads update ``Y`` without
-  locks ("Hogwild", as umap-learn, uwot and LargeVis do).  A call with
-  little work runs on one thread (:mod:`smallvis._threads`).  The random
-  draws are still the same, but the order in which updates interleave is
-  not, so ``Y`` differs from run to run by small amounts that grow over
-  the run.  The layout quality is the same; bitwise
-  reproducibility is guaranteed only with one thread.  What limits two
-  threads is the cache, not the work: a row of ``Y`` that the other core
-  has just written must travel between the cores, and a sample reads
-  ``2 + m`` random rows.  So with several threads the Cython loop draws a
-  sample's first negatives before its positive step and asks the cache for
-  their rows, and for the tail row of the edge a few places ahead; these
-  hints change no number, only how long a thread waits for a row
-  (docs/experiments.md, 2026-11-23).
+* with one thread the items of an epoch run in order, in place; with
+  ``T > 1`` threads every epoch runs a fixed schedule: each thread runs its
+  contiguous share of the epoch's items on its own copy of ``Y`` and ``q``,
+  and at the epoch's end the copies' changes are added into ``Y`` in
+  thread order (``q`` takes their mean; see
+  :func:`smallvis.backends.reference.sgd_epochs`).  The NumPy loop runs the
+  same schedule one share after another, so the twins agree bit for bit
+  at any thread count;
+* hence the same ``random_state`` and thread count give the same ``Y``, bit
+  for bit, on every run, and running the epochs in blocks gives the same
+  result as one long run.  A different thread count gives a different
+  map, of the same quality (docs/experiments.md, 2026-12-02).  The thread
+  count of a run is decided once, from its positive samples per epoch
+  (:func:`positive_samples_per_epoch`, :mod:`smallvis._threads`), so that
+  the blocks (callbacks, the early phase) cannot change it.  With several
+  threads the Cython loop draws a sample's first negatives before its
+  positive step and asks the cache for their rows, and for the tail row of
+  the edge a few places ahead; these hints change no number, only how long
+  a thread waits for a row (docs/experiments.md, 2026-11-23).
 """
 
 import math
@@ -728,21 +727,36 @@ def _print_epoch_line(epoch, n_epochs, start):
           file=sys.stderr, flush=True)
 
 
-def _run_epochs(kernels, prob, Y, seed, e0, e1, n_threads, items):
+def positive_samples_per_epoch(prob):
+    """The positive samples of an epoch: the work the thread policy weighs.
+
+    Scheme ``"alias"``: ``samples_per_epoch``; ``"every_edge"``: the edges;
+    ``"epochs_per_sample"``: the expected count, the sum over the edges of
+    one sample every ``edge_weight`` epochs (most edges of a fuzzy graph
+    are sampled in few epochs).
+    """
+    if prob.scheme == "alias":
+        return int(prob.samples_per_epoch)
+    if prob.scheme == "every_edge":
+        return len(prob.tail)
+    return int(math.ceil(float(np.sum(1.0 / prob.edge_weight)))) if len(prob.tail) else 0
+
+
+def _run_epochs(kernels, prob, Y, seed, e0, e1, n_threads):
     """Epochs ``[e0, e1)``: one kernel call, two where the early phase ends inside.
 
     The epochs before ``prob.early_epochs`` run on a copy of ``prob`` that
     holds ``early_params`` as its ``params`` (the arrays, state and ``q``
-    among them, are shared); the counter-based generator makes the split
-    calls identical to one call with the same parameters.
+    among them, are shared); the counter-based generator and the per-epoch
+    schedule of several threads make the split calls identical to one
+    call with the same parameters.
     """
     split = min(max(prob.early_epochs, e0), e1)
     if split > e0:
         kernels.sgd_epochs(replace(prob, params=prob.early_params), Y, seed, e0, split,
-                           _threads.sgd_threads(n_threads, items * (split - e0)))
+                           n_threads)
     if e1 > split:
-        kernels.sgd_epochs(prob, Y, seed, split, e1,
-                           _threads.sgd_threads(n_threads, items * (e1 - split)))
+        kernels.sgd_epochs(prob, Y, seed, split, e1, n_threads)
 
 
 def optimize_sgd(Y, kernels, prob, seed, *, n_threads=1, callback=None, callback_every=1,
@@ -768,8 +782,9 @@ def optimize_sgd(Y, kernels, prob, seed, *, n_threads=1, callback=None, callback
     seed : int
         Key of the counter-based generator, in ``[0, 2**64)``.
     n_threads : int, default=1
-        Requested threads; a kernel call (one block of epochs) with less
-        work than :data:`smallvis._threads.SGD_MIN_UPDATES` runs on one.
+        Requested threads (validated); a problem with fewer positive
+        samples per epoch than :data:`smallvis._threads.SGD_MIN_EPOCH_SAMPLES`
+        runs on one.  The result depends on the thread count, not on the run.
     callback : callable, optional
         ``callback(epoch, Y, None)`` after every ``callback_every`` epochs
         and after the last; return True to stop.
@@ -799,10 +814,10 @@ def optimize_sgd(Y, kernels, prob, seed, *, n_threads=1, callback=None, callback
     block = callback_every if callback is not None else max(1, math.ceil(E / n_blocks))
     trace = SgdTrace(seed=seed)
     start = time.perf_counter()
-    items = prob.samples_per_epoch if prob.scheme == "alias" else len(prob.tail)
+    n_threads = _threads.sgd_threads(n_threads, positive_samples_per_epoch(prob))
     for e0 in range(0, E, block):
         e1 = min(E, e0 + block)
-        _run_epochs(kernels, prob, Y, seed, e0, e1, n_threads, items)
+        _run_epochs(kernels, prob, Y, seed, e0, e1, n_threads)
         trace.n_epochs = e1
         if not np.all(np.isfinite(Y)):
             raise DivergenceError(f"the stochastic optimisation diverged by epoch {e1} "

@@ -615,7 +615,7 @@ def _rows_to_csr(indices, values, n):
 
 
 def conditional_perplexity_knn(X, perplexity, kernels, *, n_neighbors=None, knn=None,
-                               knn_method="auto", random_state=None, n_threads=1,
+                               knn_method="auto", random_state=None, n_threads=None,
                                n_trees=None, tol=PERPLEXITY_TOL, max_tries=PERPLEXITY_MAX_TRIES,
                                metric="euclidean"):
     r"""Sparse conditional Gaussian affinities calibrated on a kNN graph.
@@ -647,7 +647,7 @@ def conditional_perplexity_knn(X, perplexity, kernels, *, n_neighbors=None, knn=
         Annoy trees (default: :data:`smallvis.inputs.neighbors.ANNOY_DEFAULT_TREES`).
     random_state : None, int or Generator
         Seeds Annoy.
-    n_threads : int, default=1
+    n_threads : int or None, default=None
         Threads for the neighbour search (see
         :func:`smallvis.inputs.neighbors.nearest_neighbors`) and the calibration.
     tol, max_tries, metric
@@ -760,11 +760,12 @@ def joint_perplexity_knn(X, perplexity, kernels, **knn_params):
         Symmetric, sums to 1.
     """
     params = {"n_neighbors": None, "knn": None, "knn_method": "auto", "random_state": None,
-              "n_threads": 1, "n_trees": None, "metric": "euclidean"}
+              "n_threads": None, "n_trees": None, "metric": "euclidean"}
     unknown = set(knn_params) - set(params)
     if unknown:
         raise TypeError(f"unexpected keyword argument(s): {', '.join(sorted(unknown))}")
     params.update(knn_params)
+    params["n_threads"] = check_threads(params["n_threads"])  # symmetric_union's too
     indices, rows, _ = _calibrated_rows(X, perplexity, kernels, **params)
     with _progress.stage("calibration", "symmetrising"):
         J = symmetric_union(indices, rows, kernels, params["n_threads"])
@@ -775,7 +776,7 @@ def joint_perplexity_knn(X, perplexity, kernels, **knn_params):
     return J
 
 
-def symmetric_union(indices, values, kernels, n_threads=1):
+def symmetric_union(indices, values, kernels, n_threads=None):
     """CSR matrix ``(A + A^T) / 2`` of ``A[i, indices[i, r]] = values[i, r]``.
 
     Entries of weight 0 are dropped; columns are sorted in each row.  Uses
@@ -783,6 +784,7 @@ def symmetric_union(indices, values, kernels, n_threads=1):
     indices; graphs with ``n k >= 2**31`` entries fall back to SciPy).
     """
     n, k = indices.shape
+    n_threads = check_threads(n_threads)
     values = np.ascontiguousarray(values, dtype=np.float64)
     if n * k >= 2**31 or n >= 2**31:
         A = sp.csr_matrix((values.ravel(), indices.ravel().astype(np.int64),
@@ -886,7 +888,7 @@ def check_fuzzy_graph_params(n_samples, n_neighbors, local_connectivity=1.0, ban
 
 
 def fuzzy_memberships(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwidth=1.0,
-                      knn=None, knn_method="auto", random_state=None, n_threads=1,
+                      knn=None, knn_method="auto", random_state=None, n_threads=None,
                       n_trees=None, metric="euclidean"):
     r"""Directed UMAP membership strengths :math:`v_{j|i}` (before the union).
 
@@ -922,7 +924,7 @@ def fuzzy_memberships(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwi
 
 def fuzzy_graph(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwidth=1.0,
                set_op_mix_ratio=1.0, knn=None, knn_method="auto", random_state=None,
-               n_threads=1, n_trees=None, metric="euclidean"):
+               n_threads=None, n_trees=None, metric="euclidean"):
     r"""UMAP's fuzzy simplicial set: the symmetric input graph ``V``.
 
     Following umap-learn (docs/theory.md §2.2): memberships :math:`v_{j|i}` from
@@ -984,7 +986,7 @@ def check_knn_graph_neighbors(n_neighbors, n_samples):
 
 
 def symmetric_knn_graph(X, n_neighbors=15, *, knn=None, knn_method="auto", random_state=None,
-                n_threads=1, n_trees=None, kernels=None, metric="euclidean"):
+                n_threads=None, n_trees=None, kernels=None, metric="euclidean"):
     r"""NCVis input affinities: the union-symmetrised kNN graph, normalised.
 
     .. math::

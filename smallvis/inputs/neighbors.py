@@ -149,7 +149,7 @@ _TIE_CHUNK = 4096
 
 def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
                       search_k=None, n_refine=None, n_explore=None, random_state=None,
-                      n_threads=1, fast=False, metric="euclidean"):
+                      n_threads=None, fast=False, metric="euclidean"):
     """Indices and distances of the nearest neighbours of each row.
 
     Parameters
@@ -189,10 +189,11 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
     random_state : None, int or numpy.random.Generator
         Annoy only: seeds the forest.  A fixed int gives identical results
         on every call.  None draws a fresh seed.
-    n_threads : int, default=1
+    n_threads : int or None, default=None
         Annoy only: threads used to query the forest, recompute the
-        candidates' distances and refine (-1: all cores; more than
-        ``os.cpu_count()`` is lowered to it with a warning).  The queries
+        candidates' distances and refine (None: the cores this process may
+        use; -1 and the rule for larger counts:
+        :func:`smallvis._validation.check_threads`).  The queries
         use one thread below :data:`smallvis._threads.ANNOY_MIN_NODES`
         inspected nodes (``n_samples * search_k``).  The forest is always
         built on one thread and the exact search runs on one, so the
@@ -221,7 +222,7 @@ def nearest_neighbors(X, n_neighbors, *, method="auto", n_trees=None,
 
 
 def knn_graph(X, n_neighbors, *, method="auto", n_trees=None, search_k=None, n_refine=None,
-              n_explore=None, random_state=None, n_threads=1, fast=False, metric="euclidean"):
+              n_explore=None, random_state=None, n_threads=None, fast=False, metric="euclidean"):
     """:func:`nearest_neighbors` with int32 indices (int64 from 2**31 points on).
 
     The form the affinities use: half the memory of int64 indices.
@@ -302,7 +303,7 @@ class KNNIndex:
     """
 
     def __init__(self, X, *, method="auto", n_trees=None, search_k=None, n_refine=None,
-                 n_explore=None, random_state=None, n_threads=1, fast=False,
+                 n_explore=None, random_state=None, n_threads=None, fast=False,
                  metric="euclidean"):
         self._configure(check_points(X), method=method, n_trees=n_trees, search_k=search_k,
                         n_refine=n_refine, n_explore=n_explore, random_state=random_state,
@@ -323,7 +324,7 @@ class KNNIndex:
         return index
 
     def _configure(self, X, *, method="auto", n_trees=None, search_k=None, n_refine=None,
-                   n_explore=None, random_state=None, n_threads=1, fast=False,
+                   n_explore=None, random_state=None, n_threads=None, fast=False,
                    metric="euclidean"):
         """The constructor's work on checked data ``X``: settings checked and stored."""
         n_trees = check_search_params(method, n_trees)
