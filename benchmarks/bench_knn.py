@@ -26,10 +26,11 @@ dataset, a grid of (n_trees, search_k / (n_trees (k + 1)), n_explore), each
 run once with up to 4 refinement rounds, printing CPU seconds (robust on a
 shared machine), wall seconds and recall.
 
-``--stages FILE``: the kNN stage of ``knn_graph(X, k, method="annoy",
-fast=True)`` on real-shaped data (the first ``--n`` rows of a dense ``.npy``
-from make_image_data.py or a sparse ``.npz`` from make_text_data.py),
-split into its sub-stages (projection, leaf order, forest, Annoy queries,
+``--stages FILE``: the kNN stage of ``knn_graph(X, k, method=...,
+fast=True)`` (``--knn-method``, default "auto" as in ``embed``) on
+real-shaped data (the first ``--n`` rows of a dense ``.npy`` from
+make_image_data.py or a sparse ``.npz`` from make_text_data.py), split
+into its sub-stages (projection, leaf order, forest, Annoy queries,
 candidate distances, refinement rounds, exact distances, the recall
 check), each in CPU seconds (``time.process_time``: robust on a shared
 machine), median of ``--repeats``, and the recall of the exact ``k``
@@ -39,7 +40,8 @@ may swap).
 Usage: python benchmarks/bench_knn.py [--repeats 3] [--n 20000] [--dim 50] [--k 15]
        [--data full lowrank] [--curve | --affinity]
        python benchmarks/bench_knn.py --stages FILE [--n 20000] [--k 150]
-       [--metric euclidean] [--knn-trees 7] [--threads 1] [--repeats 3]
+       [--metric euclidean] [--knn-method auto] [--knn-trees 7] [--threads 1]
+       [--repeats 3]
 """
 
 import argparse
@@ -250,14 +252,14 @@ def stages(args):
     for _ in range(args.repeats):
         seconds.clear()
         c, t = time.process_time(), time.perf_counter()
-        indices = knn_graph(X, k, method="annoy", n_trees=args.knn_trees, random_state=0,
+        indices = knn_graph(X, k, method=args.knn_method, n_trees=args.knn_trees, random_state=0,
                             n_threads=args.threads, fast=True, metric=args.metric)[0]
         seconds["kNN stage (total)"] = time.process_time() - c
         seconds["kNN stage, wall"] = time.perf_counter() - t
         runs.append(dict(seconds))
     rows, exact = sampled_exact(X, k, args.metric)
     print(f"\n{k}-NN of {X.shape[0]} x {X.shape[1]} rows of {args.stages} "
-          f"({args.metric}, {args.knn_trees} trees, {args.threads} thread(s)), "
+          f"({args.knn_method}, {args.metric}, {args.knn_trees} trees, {args.threads} thread(s)), "
           f"CPU seconds, median of {args.repeats}")
     for label in runs[0]:
         values = [run.get(label, 0.0) for run in runs]
@@ -285,6 +287,8 @@ def main():
                         help="CPU seconds of each sub-stage of the kNN stage on FILE "
                              "(.npy dense or .npz sparse), and its recall")
     parser.add_argument("--metric", default="euclidean", help="--stages: the metric")
+    parser.add_argument("--knn-method", default="auto", choices=["auto", "exact", "annoy"],
+                        help="--stages: the search (auto: embed's default)")
     parser.add_argument("--knn-trees", type=int, default=7,
                         help="--stages: n_trees (7: the stochastic optimizer's default)")
     parser.add_argument("--threads", type=int, default=1, help="--stages: n_threads")

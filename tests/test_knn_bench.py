@@ -40,7 +40,7 @@ def bench_knn(monkeypatch):
 
 def _run(bench_knn, path, metric, capsys):
     args = argparse.Namespace(stages=str(path), n=500, k=10, repeats=1, knn_trees=3,
-                              threads=1, metric=metric)
+                              threads=1, metric=metric, knn_method="annoy")
     bench_knn.stages(args)
     return capsys.readouterr().out
 
