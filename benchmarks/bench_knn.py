@@ -26,11 +26,27 @@ dataset, a grid of (n_trees, search_k / (n_trees (k + 1)), n_explore), each
 run once with up to 4 refinement rounds, printing CPU seconds (robust on a
 shared machine), wall seconds and recall.
 
+``--stages FILE``: the kNN stage of ``knn_graph(X, k, method=...,
+fast=True)`` (``--knn-method``, default "auto" as in ``embed``) on
+real-shaped data (the first ``--n`` rows of a dense ``.npy`` from
+make_image_data.py or a sparse ``.npz`` from make_text_data.py), split
+into its sub-stages (projection, leaf order, forest, Annoy queries,
+candidate distances, refinement rounds, exact distances, the recall
+check), each in CPU seconds (``time.process_time``: robust on a shared
+machine), median of ``--repeats``, and the recall of the exact ``k``
+neighbours on 2,000 sampled rows (ranked by BLAS products, so near ties
+may swap).
+
 Usage: python benchmarks/bench_knn.py [--repeats 3] [--n 20000] [--dim 50] [--k 15]
        [--data full lowrank] [--curve | --affinity]
+       python benchmarks/bench_knn.py --stages FILE [--n 20000] [--k 150]
+       [--metric euclidean] [--knn-method auto] [--knn-trees 7] [--threads 1]
+       [--repeats 3]
 """
 
 import argparse
+import functools
+import statistics
 import time
 
 import _common  # noqa: F401  (sets single-threaded environment first)
@@ -161,6 +177,98 @@ def affinity(X, name, args):
               f"{statistics.median(wall[label]):>7.2f} {ratio:>9.2f}x {rec:>7.4f}")
 
 
+# (module, function) pairs whose CPU seconds --stages reports, by the names
+# the search calls them under
+STAGE_FUNCTIONS = (
+    ("smallvis.inputs.projected_search", "fit_search_projection"),
+    ("smallvis.inputs.projected_search", "leaf_order"),
+    ("smallvis.inputs.neighbors", "build_forest"),
+    ("smallvis.inputs.neighbors", "annoy_candidates"),
+    ("smallvis.inputs.neighbors", "candidate_sq_distances"),
+    ("smallvis.inputs.neighbors", "refine"),
+    ("smallvis.inputs.projected_search", "sample_recall"),
+    ("smallvis.inputs.neighbors", "fill_short_rows"),
+    ("smallvis.inputs.sparse_search", "annoy_candidates"),
+    ("smallvis.inputs.sparse_search", "candidate_sq_distances"),
+    ("smallvis.inputs.sparse_search", "refine"),
+    ("smallvis.inputs.sparse_search", "build_forest"),
+)
+
+
+def _timed_stages(seconds):
+    """Wrap :data:`STAGE_FUNCTIONS` so that each call adds its CPU seconds to ``seconds``."""
+    import importlib
+
+    for module_name, name in STAGE_FUNCTIONS:
+        module = importlib.import_module(module_name)
+        if not hasattr(module, name):
+            continue
+        function = getattr(module, name)
+
+        def timed(*args, _function=function, _name=name, **kwargs):
+            label = kwargs.get("label", _name) if _name == "candidate_sq_distances" else _name
+            start = time.process_time()
+            try:
+                return _function(*args, **kwargs)
+            finally:
+                seconds[label] = seconds.get(label, 0.0) + time.process_time() - start
+
+        setattr(module, name, functools.wraps(function)(timed))
+
+
+def load_rows(path, n):
+    """The first ``n`` rows of a dense ``.npy`` (as float64) or a sparse ``.npz``."""
+    import scipy.sparse as sp
+
+    if path.endswith(".npz"):
+        return sp.load_npz(path).tocsr()[:n]
+    return np.ascontiguousarray(np.load(path, mmap_mode="r")[:n], dtype=np.float64)
+
+
+def sampled_exact(X, k, metric, n_rows=2000):
+    """Sampled rows and their exact ``k`` neighbours, ranked by BLAS products."""
+    import scipy.sparse as sp
+
+    rows = np.sort(np.random.default_rng(0).choice(X.shape[0], min(n_rows, X.shape[0]),
+                                                   replace=False))
+    if metric == "cosine":  # unit rows: the cosine ranks as the Euclidean distance
+        norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X)
+                        else np.einsum("ij,ij->i", X, X))
+        X = sp.diags(1.0 / norms) @ X if sp.issparse(X) else X / norms[:, None]
+    sq = (np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X)
+          else np.einsum("ij,ij->i", X, X))
+    G = X[rows] @ X.T
+    d2 = sq[rows, None] + sq[None, :] - 2.0 * (G.toarray() if sp.issparse(G) else G)
+    d2[np.arange(len(rows)), rows] = np.inf
+    return rows, np.argpartition(d2, k - 1, axis=1)[:, :k]
+
+
+def stages(args):
+    X = load_rows(args.stages, args.n)
+    k = args.k
+    seconds = {}
+    _timed_stages(seconds)
+    runs = []
+    for _ in range(args.repeats):
+        seconds.clear()
+        c, t = time.process_time(), time.perf_counter()
+        indices = knn_graph(X, k, method=args.knn_method, n_trees=args.knn_trees, random_state=0,
+                            n_threads=args.threads, fast=True, metric=args.metric)[0]
+        seconds["kNN stage (total)"] = time.process_time() - c
+        seconds["kNN stage, wall"] = time.perf_counter() - t
+        runs.append(dict(seconds))
+    rows, exact = sampled_exact(X, k, args.metric)
+    print(f"\n{k}-NN of {X.shape[0]} x {X.shape[1]} rows of {args.stages} "
+          f"({args.knn_method}, {args.metric}, {args.knn_trees} trees, {args.threads} thread(s)), "
+          f"CPU seconds, median of {args.repeats}")
+    for label in runs[0]:
+        values = [run.get(label, 0.0) for run in runs]
+        print(f"  {label:<40} {statistics.median(values):>7.2f}   "
+              + " ".join(f"{v:.2f}" for v in values))
+    print(f"  recall of the exact {k}-NN on {len(rows)} rows: "
+          f"{recall(exact, indices[rows]):.4f}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
@@ -175,8 +283,20 @@ def main():
                         help="t-SNE's P (k = 90) against openTSNE's affinity step")
     parser.add_argument("--trees", type=int, nargs="+", default=list(CURVE_TREES),
                         help="--curve: the n_trees of the grid")
+    parser.add_argument("--stages", metavar="FILE",
+                        help="CPU seconds of each sub-stage of the kNN stage on FILE "
+                             "(.npy dense or .npz sparse), and its recall")
+    parser.add_argument("--metric", default="euclidean", help="--stages: the metric")
+    parser.add_argument("--knn-method", default="auto", choices=["auto", "exact", "annoy"],
+                        help="--stages: the search (auto: embed's default)")
+    parser.add_argument("--knn-trees", type=int, default=7,
+                        help="--stages: n_trees (7: the stochastic optimizer's default)")
+    parser.add_argument("--threads", type=int, default=1, help="--stages: n_threads")
     args = parser.parse_args()
     _common.report_provenance()
+    if args.stages:
+        stages(args)
+        return
     for name in args.data:
         X = dataset(name, args.n, args.dim)
         (curve if args.curve else affinity if args.affinity else table)(X, name, args)
