@@ -302,8 +302,8 @@ def affinities(X, method=DEFAULT_METHOD, *, fast=False, random_state=None, n_thr
             f"{', '.join(m.affinity_params)}; got {cost}"
         )
     affinity_params, _ = m.split_params(params, X.shape[0])
-    return m.build_affinities(X, kern, check_random_state(random_state),
-                              check_threads(n_threads), **affinity_params)
+    return m.split_built(m.build_affinities(X, kern, check_random_state(random_state),
+                                            check_threads(n_threads), **affinity_params))[0]
 
 
 def _check_y(Y):
@@ -379,7 +379,7 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=None, return_learne
         )
     cost_params = {k: check_param_value(k, method_params.get(k, v), v)
                    for k, v in m.cost_params.items()}
-    cost_params = m.resolve_auto(cost_params, Y.shape[0])
+    cost_params = m.with_inputs(m.resolve_auto(cost_params, Y.shape[0]), {})
     learned = tuple(check_learned(k, cost_params[k]) for k in m.learned)
     gradient = choose_gradient(m, gradient, Y.shape[0], Y.shape[1])
     cost_fn, gradient_fn, args = m.cost_kernels(kern, cost_params, gradient)
@@ -622,19 +622,21 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
 
     # neighbours and P
     t1 = time.perf_counter()
+    inputs = {}
     if user_P is not None:
         C = user_P
     else:
-        C = check_built_affinities(
-            m.build_affinities(X, kern, random_state, n_threads, **plan.affinity_params),
-            n, symmetric=m.symmetric, fuzzy=m.fuzzy)
+        C, inputs = m.split_built(
+            m.build_affinities(X, kern, random_state, n_threads, **plan.affinity_params))
+        C = check_built_affinities(C, n, symmetric=m.symmetric, fuzzy=m.fuzzy)
+    cost_params = m.with_inputs(plan.cost_params, inputs)
     release_free_heap()  # the builders' temporaries, before the optimizer allocates
     # start
     t2 = time.perf_counter()
     Y = plan.start(X, C, n_components, rng, seed=_coordinates_seed(random_state))
     t_init = time.perf_counter()
     # optimise
-    objective = Objective.build(m, kern, C, plan.cost_params, n_threads, plan.gradient)
+    objective = Objective.build(m, kern, C, cost_params, n_threads, plan.gradient)
     _progress.say(f"optimisation: {plan.describe()}")
     try:
         outcome = plan.run(Y, objective, P=C, kernels=kern, rng=rng, callback=callback,
@@ -643,7 +645,7 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
         raise DivergenceError(f"{m.name}: {exc}") from None
     t3 = time.perf_counter()
     if has_data:
-        warn_if_points_merged(Y, X, plan.cost_params, m.name)
+        warn_if_points_merged(Y, X, cost_params, m.name)
     _progress.say(f"optimisation: done in {t3 - t_init:.2f}s")
     if not return_result:
         return Y
@@ -651,7 +653,7 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
                   init=plan.init if isinstance(plan.init, str) else "array",
                   random_state=random_state, n_threads=n_threads, pca=pca,
                   **outcome.settings,
-                  **plan.affinity_params, **plan.cost_params)
+                  **plan.affinity_params, **cost_params)
     return EmbedResult(
         Y=Y, cost=float(outcome.final_cost), itercosts=np.asarray(outcome.costs, dtype=float),
         cost_iterations=np.asarray(outcome.cost_iterations, dtype=int), P=C,

@@ -151,3 +151,23 @@ class SAMMON(_MethodEmbedding):
 @_method_estimator
 class GMMDS(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="gmmds"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class BASNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="basne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class BSSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="bssne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class BTSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="btsne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class BTASNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="btasne"``; the same parameters otherwise."""

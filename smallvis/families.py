@@ -126,6 +126,33 @@ def conditional_affinities(X, kernels, random_state, n_threads, perplexity, metr
     return aff.conditional_perplexity(X, perplexity, kernels, metric=check_metric(metric))[0]
 
 
+def conditional_affinities_and_bandwidths(X, kernels, random_state, n_threads, perplexity,
+                                          metric):
+    """The conditional ``p_{j|i}`` and each row's relative precision: ``(P, {"bandwidth": b})``.
+
+    For the methods whose output kernel takes the calibration's precisions
+    (:attr:`~smallvis.method_spec.Method.input_params`), divided by their
+    geometric mean
+    (:func:`smallvis.inputs.affinities.conditional_perplexity_bandwidths`).
+    """
+    _check_dense_size(X.shape[0])
+    P, bandwidth = aff.conditional_perplexity_bandwidths(X, perplexity, kernels,
+                                                         metric=check_metric(metric))
+    return P, {"bandwidth": bandwidth}
+
+
+def joint_affinities_and_bandwidths(X, kernels, random_state, n_threads, perplexity, metric):
+    """The joint ``P`` over all pairs and each row's relative precision: ``(P, {"bandwidth": b})``.
+
+    The precisions of the conditional rows it is made of, over their
+    geometric mean (:func:`smallvis.inputs.affinities.joint_perplexity_bandwidths`).
+    """
+    _check_dense_size(X.shape[0])
+    P, bandwidth = aff.joint_perplexity_bandwidths(X, perplexity, kernels,
+                                                   metric=check_metric(metric))
+    return P, {"bandwidth": bandwidth}
+
+
 def joint_affinities(X, kernels, random_state, n_threads, perplexity, metric):
     """The joint ``P`` over all pairs."""
     _check_dense_size(X.shape[0])
@@ -388,7 +415,8 @@ GEODESIC_DISTANCES = AffinityFamily("geodesic distances", normalised="total",
 
 #: Affinity builders that always calibrate over all pairs.
 DENSE_ONLY = (conditional_affinities, joint_affinities, symmetrised_rows_affinities,
-              input_distances, geodesic_distances)
+              input_distances, geodesic_distances, conditional_affinities_and_bandwidths,
+              joint_affinities_and_bandwidths)
 
 #: Affinity builders that calibrate over nearest neighbours at any size.
 KNN_ONLY = (joint_knn_affinities, fuzzy_graph_affinities, normalised_fuzzy_graph_affinities,

@@ -233,6 +233,15 @@ def check_param_value(name, value, default):
     return value
 
 
+#: The default of a cost parameter of :attr:`Method.input_params`: its
+#: per-point values come from the calibration of the input affinities.
+FROM_INPUT = "input"
+
+#: Its value where the input carries none (a ``P`` given as it is): the
+#: same on every point, the plain method's (a bandwidth or a degree of 1).
+WITHOUT_INPUT = 1.0
+
+
 #: Largest |value| of a learned log-scale (NCVis's Q): exp(-Q) must stay a
 #: normal positive float64 (exp(709.8) overflows), with room for the
 #: optimizer to move it.
@@ -516,6 +525,16 @@ class Method:
         Whether the gradient carries t-SNE's factor 4, which openTSNE's
         convention leaves out (a user gradient of 1/4 the reference is then
         named as that convention).
+    input_params : tuple of str
+        Cost parameters whose default :data:`FROM_INPUT` (``"input"``) the
+        fit takes from its input affinities: a value per point that the
+        calibration found (basne's ``bandwidth``, each row's precision
+        :math:`\beta_i`).  The method's ``build_affinities`` then returns
+        ``(P, {name: array})`` (:meth:`split_built`); a new point takes the
+        value of its neighbourhood (:meth:`smallvis.transform.TrainingMap.new_inputs`),
+        and a ``P`` given without its calibration :data:`WITHOUT_INPUT` on
+        every point (:meth:`with_inputs`).  A value given by the user (a
+        number for every point, or an array of one per point) is kept.
     aliases : tuple of Alias
         Other names of this method at mapped parameters (:class:`Alias`),
         which :func:`smallvis.registry.resolve_method` resolves.
@@ -562,9 +581,36 @@ class Method:
     known_mistakes: tuple = ()
     constant_term: str = ""
     factor_4_convention: bool = True
+    input_params: tuple = ()
     normalised_new_rows: bool = False
     examples: tuple = ()
     aliases: tuple = ()
+
+    def split_built(self, built):
+        """``(P, inputs)`` from what :attr:`build_affinities` returned.
+
+        ``inputs`` maps each of :attr:`input_params` to its per-point array
+        (empty for a method without any, whose builder returns ``P`` alone).
+        """
+        if not self.input_params:
+            return built, {}
+        P, inputs = built
+        return P, dict(inputs)
+
+    def with_inputs(self, cost_params, inputs):
+        """``cost_params`` with each :data:`FROM_INPUT` value replaced from ``inputs``.
+
+        A parameter that ``inputs`` lacks (a ``P`` given as it is, to
+        ``cost_and_gradient`` or ``embed(affinities=...)``, carries no
+        calibration) is :data:`WITHOUT_INPUT` on every point, which makes
+        the method its plain counterpart (basne's bandwidth 1: asne).
+        """
+        cost_params = dict(cost_params)
+        for name in self.input_params:
+            value = cost_params.get(name)
+            if isinstance(value, str) and value == FROM_INPUT:
+                cost_params[name] = inputs.get(name, WITHOUT_INPUT)
+        return cost_params
 
     def resolve_auto(self, cost_params, n_samples):
         """``cost_params`` with every ``"auto"`` value of :attr:`auto_params` resolved.
@@ -589,9 +635,11 @@ class Method:
         of one of :attr:`approximations` (resolved by
         :func:`choose_gradient`).  The values of :attr:`learned` in
         ``cost_params`` are not arguments; ``"auto"`` values must be
-        resolved (:meth:`resolve_auto`).
+        resolved (:meth:`resolve_auto`); an :data:`FROM_INPUT` value left
+        here has no calibration to come from (:meth:`with_inputs`).
         """
-        fixed = {k: v for k, v in cost_params.items() if k not in self.learned}
+        fixed = self.with_inputs({k: v for k, v in cost_params.items()
+                                  if k not in self.learned}, {})
         if gradient != "exact":
             return self.approximations[gradient].resolve_cost(**fixed)
         if self.resolve_cost is None:

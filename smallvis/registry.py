@@ -46,6 +46,10 @@ FOLDERS = (
     "mmds",
     "sammon",
     "gmmds",
+    "basne",
+    "bssne",
+    "btsne",
+    "btasne",
 )
 
 #: Values of ``gradient=`` that every method accepts.

@@ -282,6 +282,44 @@ class TrainingMap:
 
     # ---- affinities -----------------------------------------------------
 
+    def new_inputs(self, P):
+        r"""The new points' own values of the fit's per-point cost parameters.
+
+        For each of the method's ``input_params`` that the fit holds as an
+        array (one value per training point, as the calibration gave it,
+        basne's precisions :math:`\beta_j`), the new point ``s`` takes the
+        geometric mean of its neighbours' values weighted by its row of
+        ``P``:
+
+        .. math::
+
+            \beta_s = \exp\Bigl(\sum_j p_{j|s} \log \beta_j \Big/ \sum_j p_{j|s}\Bigr).
+
+        The value of its neighbourhood in the fit, on the fit's footing: a
+        calibration of the new row itself would run over other candidates
+        than the fit's rows (its nearest neighbours, and itself among them
+        when it is a training point again), and give a precision on another
+        scale.  A number (the same for every point) stays as it is.
+
+        Parameters
+        ----------
+        P : scipy.sparse.csr_matrix of shape (n_new, n_samples)
+            The new points' rows (:meth:`new_rows`).
+
+        Returns
+        -------
+        dict
+            ``{name: ndarray of shape (n_new,)}``; empty for the other methods.
+        """
+        m = get_method(self.method)
+        inputs = {}
+        for name in m.input_params:
+            fitted = self.cost_params.get(name)
+            if isinstance(fitted, np.ndarray):
+                row_sum = np.asarray(P.sum(axis=1)).ravel()
+                inputs[name] = np.exp((P @ np.log(fitted)) / row_sum)
+        return inputs
+
     def new_rows(self, X_new, kernels):
         """The new points' rows of ``P`` as an ``(M, N)`` CSR matrix.
 
@@ -339,10 +377,15 @@ class TrainingMap:
 
     # ---- the optimisation -----------------------------------------------
 
-    def kernels(self, kernels):
-        """``(cost, gradient, args)``: the method's transform twins and their arguments."""
+    def kernels(self, kernels, inputs=None):
+        """``(cost, gradient, args)``: the method's transform twins and their arguments.
+
+        ``inputs``: the new points' own per-point cost parameters
+        (:meth:`new_inputs`), which replace the training points'.
+        """
         m = get_method(self.method)
-        cost, gradient, args = m.kernels(kernels, self.cost_params, family="transform")
+        cost, gradient, args = m.kernels(kernels, {**self.cost_params, **(inputs or {})},
+                                         family="transform")
         learned = tuple(float(self.cost_params[k]) for k in m.learned)
         return cost, gradient, learned + args
 
@@ -408,7 +451,7 @@ class TrainingMap:
         Y_train = np.ascontiguousarray(self.Y, dtype=np.float64)
         row_sum = np.asarray(P.sum(axis=1)).ravel()
         Y = np.ascontiguousarray((P @ Y_train) / row_sum[:, None])
-        cost_fn, grad_fn, args = self.kernels(kern)
+        cost_fn, grad_fn, args = self.kernels(kern, self.new_inputs(P))
         if n_iter:
             form = ("sgd optimizer, {} epochs" if self.optimizer == "sgd"
                     else "exact optimizer, {} iterations")

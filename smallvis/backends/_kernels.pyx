@@ -198,7 +198,7 @@ def _vector_sq_dists(on):
 from smallvis.backends.reference import __all__ as _twin_names
 from smallvis.backends.reference import CALIBRATION_BLOCK
 from smallvis.backends.reference import _check_pair_arrays
-from smallvis.methods._common import unit_field_values
+from smallvis.methods._common import row_bandwidths, unit_field_values
 from smallvis.methods.asne.unit import ASNEUnit
 from smallvis.methods.ssne.unit import SSNEUnit
 from smallvis.methods.tsne.unit import TSNEUnit
@@ -1296,6 +1296,10 @@ cdef Py_ssize_t _load_normalised(unit, smallvis_normalised_params* k) except -1:
     if len(unit) != len(fields):
         raise ValueError(f"{type(unit).__name__} has {len(unit)} fields; its C unit reads "
                          f"{len(fields)} ({' '.join(fields)})")
+    # a per-point field (row_bandwidths) is read by the engine: 0 in its place
+    scalars = iter(values)
+    per_point = getattr(type(unit), "point_fields", ())
+    values = tuple(0.0 if name in per_point else next(scalars) for name in type(unit)._fields)
     cdef const double[::1] f = np.ascontiguousarray(values + (0.0,), dtype=np.float64)
     smallvis_normalised_loaders[u](&f[0], 0.0, k)
     return u
@@ -1309,6 +1313,8 @@ ctypedef struct _EngineInput:
     const double* dv
     Py_ssize_t n
     Py_ssize_t dim
+    # each row's precision beta_i of a bandwidth unit (row_bandwidths), or NULL
+    const double* bw
 
 
 cdef inline double* _engine_row(const _EngineInput* a, double* scratch, Py_ssize_t i,
@@ -1317,34 +1323,59 @@ cdef inline double* _engine_row(const _EngineInput* a, double* scratch, Py_ssize
 
     The other scratch rows follow it: P's row (scattered when ``with_p``; the caller
     clears it with :func:`_clear_row`), then the coefficients.  A full row
-    (``start`` 0) has d2[i] = inf: the pair (i, i) has weight 0.
+    (``start`` 0) has d2[i] = inf: the pair (i, i) has weight 0.  With a
+    bandwidth, d2 is row i's argument of the weight, beta_i |y_i - y_j|^2.
     """
     cdef double* d2 = scratch + 3 * a.n * threadid()
+    cdef Py_ssize_t j
     _sq_dist_row(a.Yt, a.n, a.dim, i, start, d2)
     if start == 0:
         d2[i] = INFINITY
+    if a.bw != NULL:
+        for j in range(start, a.n):
+            d2[j] *= a.bw[i]
     if with_p:
         _scatter_row(a.ip, a.ix, a.dv, i, start, d2 + a.n)
     return d2
 
 
+cdef inline Py_ssize_t _first_pair(Py_ssize_t i, bint half) noexcept nogil:
+    """The first column of row i's pairs over all pairs: i + 1 on half rows, else 0."""
+    return i + 1 if half else 0
+
+
 cdef double _normalised(const smallvis_normalised_unit* unit, const void* params,
-                        bint rows, indptr, indices, data, Y, grad, int nt):
+                        bint rows, indptr, indices, data, Y, grad, int nt,
+                        bandwidth=None):
     """The cost (grad None, returned) or the gradient of a normalised unit.
 
     Over each row (``rows``) a row is one pass; over all pairs the passes
     follow the global sums (the shift, z, the offset S), each over the
     unordered pairs j > i of a row (``P`` symmetric), but the cost, which
     reads ``P`` as given.
+
+    ``bandwidth``: each row's precision beta_i of a bandwidth unit
+    (``row_bandwidths``), or None.  Row i's squared distances are scaled by
+    beta_i before the hooks see them (:func:`_engine_row`) and its
+    coefficients after (the chain rule).  The weight of (i, j) is then not
+    that of (j, i), so over all pairs every pass runs over full rows, each
+    ordered pair once.
     """
     cdef const int64_t[::1] ip = indptr
     cdef const int64_t[::1] ix = np.ascontiguousarray(indices) if len(indices) else np.zeros(1, dtype=np.int64)
     cdef const double[::1] dv = np.ascontiguousarray(data) if len(data) else np.zeros(1)
-    cdef Py_ssize_t n = Y.shape[0], dim = Y.shape[1], i
+    cdef Py_ssize_t n = Y.shape[0], dim = Y.shape[1], i, j, j0
     Yt_arr = np.ascontiguousarray(Y.T)
     cdef const double[:, ::1] Yt = Yt_arr
+    bw_arr = None if bandwidth is None else np.ascontiguousarray(bandwidth, dtype=np.float64)
+    cdef const double[::1] bwv = bw_arr if bw_arr is not None else np.ones(1)
     cdef _EngineInput a
     a.Yt, a.ip, a.ix, a.dv, a.n, a.dim = &Yt[0, 0], &ip[0], &ix[0], &dv[0], n, dim
+    a.bw = &bwv[0] if bw_arr is not None else NULL
+    # over all pairs: half rows (j > i, each unordered pair standing for
+    # both orders) when the weights are symmetric, full rows with a bandwidth
+    cdef bint half = a.bw == NULL
+    cdef double pairs = 2.0 if half else 1.0
     # per thread: d2, P row, coefficients
     cdef double[:, :, ::1] sc = _scratch(nt, 3, n)
     cdef bint want = grad is not None
@@ -1363,6 +1394,9 @@ cdef double _normalised(const smallvis_normalised_unit* unit, const void* params
                 if want:
                     # row i's q: every pair (i, j), both ends
                     unit.self_coef_row(d2, d2 + n, n, 1.0, params, d2 + 2 * n)
+                    if a.bw != NULL:
+                        for j in range(n):
+                            d2[2 * n + j] *= a.bw[i]
                     _accumulate_pairs(a.Yt, n, dim, i, 0, d2 + 2 * n, &acc[threadid(), 0, 0])
                 else:
                     rcost[i] = unit.self_cost_row(d2, d2 + n, n, 1.0, params)
@@ -1370,33 +1404,38 @@ cdef double _normalised(const smallvis_normalised_unit* unit, const void* params
         else:
             # the shift, from the smallest d2 over all pairs
             for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
-                d2 = _engine_row(&a, &sc[0, 0, 0], i, i + 1, False)
-                rmin[i] = smallvis_nq_min(d2 + i + 1, n - i - 1)
+                j0 = _first_pair(i, half)
+                d2 = _engine_row(&a, &sc[0, 0, 0], i, j0, False)
+                rmin[i] = smallvis_nq_min(d2 + j0, n - j0)
             dmin = INFINITY
             for i in range(n):
                 dmin = fmin(dmin, rmin[i])
             shift = unit.shift(dmin, params)
-            # z, each unordered pair counted twice
+            # z (on half rows each unordered pair counted twice)
             for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
-                d2 = _engine_row(&a, &sc[0, 0, 0], i, i + 1, False)
-                rz[i] = unit.z_row(d2, i + 1, n, shift, params)
+                j0 = _first_pair(i, half)
+                d2 = _engine_row(&a, &sc[0, 0, 0], i, j0, False)
+                rz[i] = unit.z_row(d2, j0, n, shift, params)
             for i in range(n):
                 z += rz[i]
-            z = 2.0 * z
+            z = pairs * z
         if not rows and want:
-            # the offset S (P symmetric: each unordered pair twice), then the
-            # coefficients of each unordered pair, counted twice
+            # the offset S (on half rows P symmetric: each unordered pair
+            # twice), then the coefficients of the pairs, each at both ends
             for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
-                d2 = _engine_row(&a, &sc[0, 0, 0], i, i + 1, True)
-                rs[i] = unit.dual_row(d2, d2 + n, i + 1, n, shift, z, params)
+                j0 = _first_pair(i, half)
+                d2 = _engine_row(&a, &sc[0, 0, 0], i, j0, True)
+                rs[i] = unit.dual_row(d2, d2 + n, j0, n, shift, z, params)
                 _clear_row(a.ip, a.ix, i, d2 + n)
             for i in range(n):
                 S += rs[i]
-            S = unit.offset(1.0, 2.0 * S, params)
+            S = unit.offset(1.0, pairs * S, params)
             for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
-                d2 = _engine_row(&a, &sc[0, 0, 0], i, i + 1, True)
-                unit.coef_row(d2, d2 + n, i + 1, n, shift, z, S, 4.0, params, d2 + 2 * n)
-                _accumulate_pairs(a.Yt, n, dim, i, i + 1, d2 + 2 * n, &acc[threadid(), 0, 0])
+                j0 = _first_pair(i, half)
+                d2 = _engine_row(&a, &sc[0, 0, 0], i, j0, True)
+                unit.coef_row(d2, d2 + n, j0, n, shift, z, S, 4.0 if half else 2.0 * a.bw[i],
+                              params, d2 + 2 * n)
+                _accumulate_pairs(a.Yt, n, dim, i, j0, d2 + 2 * n, &acc[threadid(), 0, 0])
                 _clear_row(a.ip, a.ix, i, d2 + n)
         elif not rows:
             for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
@@ -1427,7 +1466,7 @@ def _checked_normalised(unit, indptr, indices, data, Y, grad, n_threads):
     cdef bint rows = _normalised_rows(unit)
     _check_pair_arrays(indptr, indices, data, Y, grad, in_range=_indices_in_range)
     return _normalised(smallvis_normalised_units[u], &k, rows, indptr, indices, data, Y,
-                       grad, n_threads)
+                       grad, n_threads, row_bandwidths(unit, Y.shape[0]))
 
 
 def normalised_cost(unit, indptr, indices, data, Y, n_threads):
@@ -1555,6 +1594,10 @@ cdef Py_ssize_t _load_unit(unit, double n_others, smallvis_unit_params* k) excep
     if len(unit) != len(fields):
         raise ValueError(f"{type(unit).__name__} has {len(unit)} fields; its C unit reads "
                          f"{len(fields)} ({' '.join(fields)})")
+    # a per-point field (row_bandwidths) is read by the engine: 0 in its place
+    scalars = iter(values)
+    per_point = getattr(type(unit), "point_fields", ())
+    values = tuple(0.0 if name in per_point else next(scalars) for name in type(unit)._fields)
     cdef const double[::1] f = np.ascontiguousarray(values, dtype=np.float64)
     smallvis_unit_loaders[u](&f[0], n_others, k)
     return u

@@ -21,17 +21,27 @@ cdef double _transform_row(const smallvis_transform_unit* unit, const void* para
                            Py_ssize_t n, Py_ssize_t dim, const int64_t* ix,
                            const double* dv, int64_t k0, int64_t k1,
                            double* d2, double* prow, double* coef,
-                           double* g) noexcept nogil:
-    """Row s: its gradient into g (dim values) if g is not NULL, else its cost."""
-    cdef Py_ssize_t d
+                           double* g, const double* bw) noexcept nogil:
+    """Row s: its gradient into g (dim values) if g is not NULL, else its cost.
+
+    bw: the row's bandwidth (a normalised unit's beta_s), or NULL: the
+    distances are scaled by it before the unit's hooks, the coefficients after.
+    """
+    cdef Py_ssize_t d, j
     cdef int64_t k
     cdef double psum = 0.0, cost = 0.0
     smallvis_tr_sq_dists(Rt, n, dim, y, d2)
+    if bw != NULL:
+        for j in range(n):
+            d2[j] *= bw[0]
     for k in range(k0, k1):
         prow[ix[k]] += dv[k]
         psum += dv[k]
     if g != NULL:
         unit.coef_row(d2, prow, n, psum, params, coef)
+        if bw != NULL:
+            for j in range(n):
+                coef[j] *= bw[0]
         for d in range(dim):
             g[d] = smallvis_tr_force(Rt + d * n, n, coef, y[d])
     else:
@@ -42,11 +52,17 @@ cdef double _transform_row(const smallvis_transform_unit* unit, const void* para
 
 
 cdef double _transform(const smallvis_transform_unit* unit, const void* params, indptr,
-                       indices, data, Y, Y_train, grad, n_threads):
-    """Run _transform_row over the rows of Y; return the summed cost."""
+                       indices, data, Y, Y_train, grad, n_threads, bandwidth=None):
+    """Run _transform_row over the rows of Y; return the summed cost.
+
+    ``bandwidth``: each new point's own (``row_bandwidths``), or None.
+    """
     cdef Py_ssize_t m = Y.shape[0], n = Y_train.shape[0], dim = Y.shape[1], s
     if m == 0:
         return 0.0
+    bw_arr = None if bandwidth is None else np.ascontiguousarray(bandwidth, dtype=np.float64)
+    cdef const double[::1] bwv = bw_arr if bw_arr is not None else np.ones(1)
+    cdef bint has_bw = bw_arr is not None
     cdef const int64_t[::1] ip = indptr
     cdef const int64_t[::1] ix = np.ascontiguousarray(indices) if len(indices) else np.zeros(1, dtype=np.int64)
     cdef const double[::1] dv = np.ascontiguousarray(data) if len(data) else np.zeros(1)
@@ -65,7 +81,8 @@ cdef double _transform(const smallvis_transform_unit* unit, const void* params, 
             rowcost[s] = _transform_row(unit, params, &y[s, 0], &Rt[0, 0], n, dim, &ix[0],
                                         &dv[0], ip[s], ip[s + 1],
                                         &sc[t, 0, 0], &sc[t, 1, 0], &sc[t, 2, 0],
-                                        &G[s, 0] if want else NULL)
+                                        &G[s, 0] if want else NULL,
+                                        &bwv[s] if has_bw else NULL)
     cdef double total = 0.0
     for s in range(m):
         total += rowcost[s]
@@ -81,7 +98,7 @@ cdef double _normalised_transform(unit, indptr, indices, data, Y, Y_train, grad,
     cdef smallvis_normalised_params k
     cdef Py_ssize_t u = _load_normalised(unit, &k)
     return _transform(&smallvis_normalised_units[u].transform, &k, indptr, indices, data, Y,
-                      Y_train, grad, n_threads)
+                      Y_train, grad, n_threads, row_bandwidths(unit, Y.shape[0]))
 
 
 def normalised_transform_cost(unit, indptr, indices, data, Y, Y_train, n_threads):

@@ -275,9 +275,34 @@ def _check_resolved_pairs(X, D2, e):
         np.fill_diagonal(D2, 0.0)
 
 
+def conditional_perplexity_bandwidths(X, perplexity, kernels, *, metric="euclidean"):
+    r"""The conditional :math:`p_{j|i}` and each row's relative precision.
+
+    :func:`conditional_perplexity`'s ``P``, and its precisions divided by
+    their geometric mean, :math:`\beta_i / (\prod_k \beta_k)^{1/N}`: the
+    ratios of the rows' bandwidths, which do not depend on the units of
+    ``X``.  They are computed from the precisions in the calibration's own
+    units (``X`` divided by a power of two), so they are finite for data of
+    any size and the same, bit for bit, for ``X`` and ``2**k * X``.
+
+    Returns
+    -------
+    P : ndarray of shape (n_samples, n_samples)
+    bandwidth : ndarray of shape (n_samples,)
+    """
+    rows, beta = _dense_rows(X, perplexity, kernels, stacklevel=5, metric=metric,
+                             data_units=False)
+    return _with_zero_diagonal(rows), _relative(beta)
+
+
 def _dense_rows(X, perplexity, kernels, tol=PERPLEXITY_TOL,
-                max_tries=PERPLEXITY_MAX_TRIES, stacklevel=4, metric="euclidean"):
-    """:func:`conditional_perplexity` with ``P`` as its ``(n, n - 1)`` off-diagonal rows."""
+                max_tries=PERPLEXITY_MAX_TRIES, stacklevel=4, metric="euclidean",
+                data_units=True):
+    """:func:`conditional_perplexity` with ``P`` as its ``(n, n - 1)`` off-diagonal rows.
+
+    ``data_units`` False: ``beta`` in the calibration's units (``X`` divided
+    by a power of two), not in the data's.
+    """
     check_dense_affinity_size(X.shape[0])
     with _progress.stage("calibration", f"perplexity {perplexity:g} over all "
                                         f"{X.shape[0]} points"):
@@ -293,8 +318,9 @@ def _dense_rows(X, perplexity, kernels, tol=PERPLEXITY_TOL,
         beta = np.zeros(n)
         n_failed = _perplexity_rows(kernels, D2, perplexity, tol, max_tries, rows, beta, 1)
     _warn_failed_rows(n_failed, n, perplexity, stacklevel=stacklevel)
-    with np.errstate(over="ignore", under="ignore"):  # beta may leave the range
-        beta = np.ldexp(beta, -2 * e) if e else beta
+    if data_units:
+        with np.errstate(over="ignore", under="ignore"):  # beta may leave the range
+            beta = np.ldexp(beta, -2 * e) if e else beta
     return rows, beta
 
 
@@ -354,6 +380,26 @@ def joint_perplexity(X, perplexity, kernels, metric="euclidean"):
     del R
     np.divide(J, J.sum(), out=J)
     return J
+
+
+def joint_perplexity_bandwidths(X, perplexity, kernels, *, metric="euclidean"):
+    """:func:`joint_perplexity`'s ``P`` and each row's relative precision.
+
+    The precisions of the conditional rows before symmetrisation, over
+    their geometric mean, as :func:`conditional_perplexity_bandwidths`.
+    """
+    R, beta = _dense_rows(X, perplexity, kernels, stacklevel=5, metric=metric,
+                          data_units=False)
+    J = _symmetrized_rows(R)
+    del R
+    np.divide(J, J.sum(), out=J)
+    return J, _relative(beta)
+
+
+def _relative(beta):
+    """Precisions over their geometric mean (non-finite where one is 0 or inf)."""
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        return beta / np.exp(np.mean(np.log(beta)))
 
 
 def kernel_triplet(P):

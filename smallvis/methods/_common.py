@@ -42,6 +42,8 @@ def unit_field_values(unit):
     Returns
     -------
     tuple of float
+        The scalar fields, in order; the per-point fields a unit names in
+        ``point_fields`` are left out (:func:`row_bandwidths` reads them).
 
     Raises
     ------
@@ -55,7 +57,10 @@ def unit_field_values(unit):
         raise TypeError(f"unit must be a method unit (a NamedTuple of smallvis.methods); "
                         f"got {unit!r}")
     values = []
+    per_point = getattr(type(unit), "point_fields", ())
     for name, value in zip(fields, unit):
+        if name in per_point:  # read by the engines (row_bandwidths), not by the loaders
+            continue
         where = f"{type(unit).__name__}.{name}"
         if isinstance(value, (bool, np.bool_)) or not isinstance(
                 value, (int, float, np.integer, np.floating)):
@@ -65,6 +70,66 @@ def unit_field_values(unit):
             raise ValueError(f"{where} must be a number, not NaN")
         values.append(value)
     return tuple(values)
+
+
+#: The per-point field the normalised engines know: each row's precision
+#: of the output kernel (docs: the bandwidth variants of R smallvis).
+BANDWIDTH_FIELD = "bandwidth"
+
+
+def row_bandwidths(unit, n_rows):
+    r"""Each row's precision :math:`\beta_i` of a normalised unit's output kernel, or None.
+
+    A unit that lists ``"bandwidth"`` in its ``point_fields`` carries a
+    value per row of ``P`` (the fit's points, or the new points of a
+    transform): its weight of the pair ``(i, j)`` is :math:`w(\beta_i
+    d_{ij}^2)`.  The engines of both backends scale row ``i``'s squared
+    distances by :math:`\beta_i` before the unit's hooks see them, and
+    its pair coefficients :math:`\partial C / \partial d_{ij}^2` by
+    :math:`\beta_i` after (the chain rule), so that the hooks are those
+    of the plain kernel.  A real number stands for the same value on
+    every row.
+
+    Parameters
+    ----------
+    unit : NamedTuple
+        A normalised method unit.
+    n_rows : int
+        Rows of ``P``.
+
+    Returns
+    -------
+    ndarray of shape (n_rows,) or None
+        None for a unit without a bandwidth field.
+
+    Raises
+    ------
+    TypeError
+        A bandwidth that is not a real number or an array of them.
+    ValueError
+        A bandwidth that is not finite and positive, or an array whose
+        length is not ``n_rows``.
+    """
+    if BANDWIDTH_FIELD not in getattr(type(unit), "point_fields", ()):
+        return None
+    value = getattr(unit, BANDWIDTH_FIELD)
+    where = f"{type(unit).__name__}.{BANDWIDTH_FIELD}"
+    if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
+        raise TypeError(f"{where} must be a positive number or an array of them, one per "
+                        f"row of P; got {value!r}")
+    try:
+        beta = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{where} must be a positive number or an array of them, one per "
+                        f"row of P; got {value!r}") from None
+    if beta.ndim == 0:
+        beta = np.full(n_rows, float(beta))
+    elif beta.ndim != 1 or beta.shape[0] != n_rows:
+        raise ValueError(f"{where} must hold one value per row of P ({n_rows}); got shape "
+                         f"{beta.shape}")
+    if not np.all(np.isfinite(beta) & (beta > 0.0)):
+        raise ValueError(f"{where} must be finite and positive on every row")
+    return np.ascontiguousarray(beta)
 
 
 def log_one_minus_w(U):

@@ -11,7 +11,7 @@ the unit from their arguments.
 import numpy as np
 from scipy import special
 
-from ...methods._common import unit_field_values
+from ...methods._common import row_bandwidths, unit_field_values
 from ...methods.asne.unit import ASNEUnit
 from ...methods.ssne.unit import SSNEUnit
 from ...methods.tsne.unit import TSNEUnit
@@ -137,11 +137,20 @@ def normalised_cost(unit, indptr, indices, data, Y, n_threads):
     return _normalised_cost(unit, indptr, indices, data, Y)
 
 
+def _scaled_rows(D2, bandwidth):
+    r"""Row ``i`` of ``D2`` times :math:`\beta_i`: the argument of a bandwidth unit's weight.
+
+    ``D2`` itself without a bandwidth (:func:`~smallvis.methods._common.row_bandwidths`).
+    """
+    return D2 if bandwidth is None else D2 * bandwidth[:, None]
+
+
 def _normalised_cost(unit, indptr, indices, data, Y):
     """:func:`normalised_cost` on arrays the caller has checked."""
     axis = _normalised_axis(unit)
     P = _dense(indptr, indices, data, Y.shape[0])
-    Q, log_Q = _normalised_q(unit, _off_diagonal_distances(Y), axis)
+    D2 = _scaled_rows(_off_diagonal_distances(Y), row_bandwidths(unit, Y.shape[0]))
+    Q, log_Q = _normalised_q(unit, D2, axis)
     return unit.cost(P, Q, log_Q)
 
 
@@ -154,7 +163,10 @@ def normalised_gradient(unit, indptr, indices, data, Y, grad, n_threads):
         = 4 \sum_{j \ne i} c_{ij} (y_i - y_j) \quad (c \text{ symmetric}),
 
     with :math:`c` of :func:`_normalised_coefficients`; ``"total"`` takes
-    ``P`` symmetric (so is ``c``).  The fit's ``P`` counts as normalised
+    ``P`` symmetric (so is ``c``).  A unit with a bandwidth per row
+    (:func:`~smallvis.methods._common.row_bandwidths`) has :math:`w_{ij} =
+    w(\beta_i d_{ij}^2)` and :math:`c_{ij} = \beta_i\, c(\beta_i d_{ij}^2)`,
+    not symmetric: the first form.  The fit's ``P`` counts as normalised
     (``mass`` 1): an exaggerated ``P`` scales the attraction only.
     """
     unit_field_values(unit)
@@ -166,8 +178,15 @@ def _normalised_gradient(unit, indptr, indices, data, Y, grad):
     """:func:`normalised_gradient` on arrays the caller has checked."""
     axis = _normalised_axis(unit)
     P = _dense(indptr, indices, data, Y.shape[0])
-    K = _normalised_coefficients(unit, P, _off_diagonal_distances(Y), axis, 1.0)
-    if axis is None:
+    bandwidth = row_bandwidths(unit, Y.shape[0])
+    D2 = _scaled_rows(_off_diagonal_distances(Y), bandwidth)
+    K = _normalised_coefficients(unit, P, D2, axis, 1.0)
+    if bandwidth is not None:
+        # dC/dd2_ij = beta_i dC/d(beta_i d2_ij); row i's weights differ from
+        # row j's, so c is not symmetric even over all pairs
+        K *= bandwidth[:, None]
+        grad[...] = 2.0 * _gradient_from_coefficients(K + K.T, Y)
+    elif axis is None:
         grad[...] = 4.0 * _gradient_from_coefficients(K, Y)
     else:
         grad[...] = 2.0 * _gradient_from_coefficients(K + K.T, Y)

@@ -11,7 +11,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.spatial.distance import cdist
 
-from ...methods._common import unit_field_values
+from ...methods._common import row_bandwidths, unit_field_values
 from ...methods.asne.unit import ASNEUnit
 from ...methods.infonce.unit import InfoNCEUnit
 from ...methods.largevis.unit import LargeVisUnit, LargeVisExpUnit
@@ -22,7 +22,7 @@ from ...methods.tumap.unit import TUMAPUnit
 from ...methods.umap.unit import UMAPUnit
 from ._helpers import _check_pair_arrays
 from .infonce import _infonce_rows
-from .normalised import _normalised_coefficients, _normalised_q
+from .normalised import _normalised_coefficients, _normalised_q, _scaled_rows
 from .pairs import _row_noise
 
 
@@ -67,6 +67,8 @@ def normalised_transform_cost(unit, indptr, indices, data, Y, Y_train, n_threads
     ``j, k`` over the training points: each new point is normalised over
     its own row, whatever the unit's normalisation in a fit (as openTSNE
     does for t-SNE), so the result for a point does not depend on its batch.
+    A unit with a bandwidth per row takes the new points' own, one per
+    row of ``Y`` (:func:`~smallvis.methods._common.row_bandwidths`).
     """
     unit_field_values(unit)
     _check_pair_arrays(indptr, indices, data, Y, Y_train=Y_train)
@@ -76,7 +78,7 @@ def normalised_transform_cost(unit, indptr, indices, data, Y, Y_train, n_threads
 def _normalised_transform_cost(unit, indptr, indices, data, Y, Y_train):
     """:func:`normalised_transform_cost` on arrays the caller has checked."""
     P, D2 = _transform_dense(indptr, indices, data, Y, Y_train)
-    Q, log_Q = _normalised_q(unit, D2, 1)
+    Q, log_Q = _normalised_q(unit, _scaled_rows(D2, row_bandwidths(unit, Y.shape[0])), 1)
     return unit.cost(P, Q, log_Q)
 
 
@@ -100,7 +102,11 @@ def normalised_transform_gradient(unit, indptr, indices, data, Y, Y_train, grad,
 def _normalised_transform_gradient(unit, indptr, indices, data, Y, Y_train, grad):
     """:func:`normalised_transform_gradient` on arrays the caller has checked."""
     P, D2 = _transform_dense(indptr, indices, data, Y, Y_train)
-    K = _normalised_coefficients(unit, P, D2, 1, P.sum(axis=1, keepdims=True))
+    bandwidth = row_bandwidths(unit, Y.shape[0])
+    K = _normalised_coefficients(unit, P, _scaled_rows(D2, bandwidth), 1,
+                                 P.sum(axis=1, keepdims=True))
+    if bandwidth is not None:  # the chain rule through beta_s d2_sj
+        K *= bandwidth[:, None]
     grad[...] = _transform_force(K, np.ones_like(D2), Y, Y_train)
 
 
