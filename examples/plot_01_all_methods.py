@@ -69,7 +69,7 @@ for ax in axes.ravel():
 for ax, (family, name) in zip(axes.ravel(), zip(families, firsts)):
     ax.axis("on")
     smallvis.plot(maps[name], labels, ax=ax, legend=False, s=6,
-                  title=f"{name} ({family}), 10-NN accuracy {accuracy[name]:.2f}")
+                  title=f"{name} ({family})\n10-NN accuracy {accuracy[name]:.2f}")
     ax.set_xticks([])
     ax.set_yticks([])
 plt.show()

@@ -11,17 +11,10 @@ files, its size limits on small data, and the testing kit's dense ``P``
 after the ``P`` they build.
 """
 
-import warnings
-
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components, shortest_path
 
 from .inputs import affinities as aff
-from ._numeric import power_of_two_exponent
-from .inputs.distances import (check_metric, core_distances, data_exponent, finish,
-                               pairwise_distances, prepare)
-from .inputs.precomputed import PRECOMPUTED
+from .inputs.distances import check_metric
 from .inputs.neighbors import check_search_params
 from .method_spec import AffinityFamily, SizedParam
 
@@ -224,199 +217,9 @@ def knn_graph_affinities(X, kernels, random_state, n_threads, n_neighbors, knn_m
                            kernels=kernels, metric=check_metric(metric))
 
 
-def _in_units(X, e):
-    """``X / 2**e`` (exact), for dense data; sparse data as they are."""
-    return X if sp.issparse(X) or e == 0 else np.ldexp(X, -e)
-
-
-def _distance_exponent(metric, *arrays):
-    """The power of two the input distances of ``arrays`` are measured in (0: as given)."""
-    if metric == PRECOMPUTED or any(sp.issparse(A) for A in arrays):
-        return 0
-    return max(data_exponent(A, metric) for A in arrays)
-
-
-def _distances_summing_to_one(R):
-    """``(R / sum(R), sum(R))``, summed in units of ``R``'s largest power of two (no overflow).
-
-    When every distance is 0 (all rows identical) there is no scale: the
-    points are taken as equally distant, with a warning.  The sum is in
-    the units of ``R`` (it may overflow where the scaled distances do not).
-    """
-    e = power_of_two_exponent(R)
-    R = np.ldexp(R, -e)
-    total = float(R.sum())
-    if not total > 0.0:
-        warnings.warn("every input distance is 0 (all rows are identical): the points are "
-                      "taken as equally distant", RuntimeWarning, stacklevel=4)
-        R = 1.0 - np.eye(R.shape[0])
-        total = float(R.sum())
-    return R / total, float(np.ldexp(total, e))
-
-
-def input_distances(X, kernels, random_state, n_threads, metric):
-    r"""The input distances between all rows of ``X``, scaled to sum 1 (:data:`INPUT_DISTANCES`).
-
-    .. math::
-
-        r_{ij} = \frac{\delta_{ij}}{\sum_{k \ne l} \delta_{kl}},
-
-    with :math:`\delta` the distances of ``metric`` (``"precomputed"``:
-    ``X`` itself, checked).  Dense, symmetric, zero diagonal, computed once
-    before the optimisation.  The scale is Sammon's normaliser: a stress
-    map of ``c X`` is then that of ``X`` for any ``c``, as a neighbour map
-    is, and no square over- or underflows at any scale of the data; the
-    map's shape does not depend on it (a stress is homogeneous in the
-    distances).
-    """
-    _check_dense_size(X.shape[0])
-    metric = check_metric(metric)
-    X = _in_units(X, _distance_exponent(metric, X))
-    return _distances_summing_to_one(pairwise_distances(X, metric))[0]
-
-
-def input_distances_to(X, X_new, metric):
-    """The rows of new points: their distances to every row of ``X``, in :func:`input_distances`' scale.
-
-    Divided by the training distances' sum, measured in the same units.
-    ``X_new`` holds checked new points (``"precomputed"``: their distances
-    to the rows of ``X``).  Returns an ``(M, N)`` array.
-    """
-    metric = check_metric(metric)
-    e = _distance_exponent(metric, X, X_new)
-    A, B = _in_units(X, e), _in_units(X_new, e)
-    _, total = _distances_summing_to_one(pairwise_distances(A, metric))
-    A = prepare(A, metric)
-    B = prepare(B, metric, name="X_new", new_points=True)
-    return finish(core_distances(B, A, metric), metric, A.shape[1]) / total
-
-
-#: Input distances ``r_ij`` (metric MDS and its kin): not affinities but the
-#: distances a stress compares with the output distances, over every pair,
-#: scaled to sum 1 (:func:`input_distances`).  A pair at distance 0
-#: (duplicate rows) is a pair whose stored value is 0, as a pair without
-#: affinity is for the other families: its stress term is the unit's
-#: ``pair_term``.
-INPUT_DISTANCES = AffinityFamily("input distances", normalised="total", knn_graph=False,
-                                 distances_to=input_distances_to)
-
-
-def _geodesic(R, nearest, lengths):
-    """Shortest paths on the symmetric kNN graph.
-
-    ``nearest`` holds each point's nearest others (a row of indices per
-    point) and ``lengths`` their distances; the graph joins them both
-    ways.  A pair the graph does not connect (disconnected components, or
-    rows at distance 0, which the graph does not store) keeps its input
-    distance ``R``, as R smallvis's ``geodesic`` fills it, with a warning;
-    without ``R`` (a kNN graph given alone) it takes the largest geodesic
-    distance, with a warning.
-    """
-    n, k = nearest.shape
-    rows = np.repeat(np.arange(n), k)
-    graph = sp.csr_matrix((np.ravel(lengths), (rows, np.asarray(nearest).ravel())),
-                          shape=(n, n))
-    G = shortest_path(graph, method="D", directed=False)
-    missing = ~np.isfinite(G)
-    if missing.any():
-        n_parts = connected_components(graph, directed=False)[0]
-        if R is None:  # no data: the components as far apart as the farthest path
-            warnings.warn(f"the {k}-NN graph has {n_parts} connected components and no data "
-                          "give the distances between them: those pairs take the largest "
-                          "geodesic distance (raise n_neighbors, or pass X)", RuntimeWarning,
-                          stacklevel=4)
-            G[missing] = np.max(G[~missing])
-            return G
-        warnings.warn(f"the {k}-NN graph has {n_parts} connected components: the pairs it "
-                      "does not connect keep their input distance (raise n_neighbors to "
-                      "connect them)", RuntimeWarning, stacklevel=4)
-        G[missing] = R[missing]
-    return G
-
-
-def _geodesic_in_units(X, n_neighbors, knn_method, knn, n_trees, metric, kernels=None,
-                       random_state=None, n_threads=1, others=None):
-    """``(G, e, unit)``: the geodesics of ``X``, the data in units of ``2**e``, ``G`` of ``2**unit``.
-
-    The neighbours come from the package's search (or ``knn``), the edge
-    lengths from the dense distances, so that both are in one unit; a kNN
-    graph alone (``X`` without columns) gives its own lengths.  ``others``
-    (new points) fixes the units with ``X``'s.
-    """
-    n_neighbors = aff.check_knn_graph_neighbors(n_neighbors, X.shape[0])
-    nearest, lengths = aff._knn(X, n_neighbors, knn, knn_method, random_state, n_threads,
-                                n_trees=n_trees, kernels=kernels, metric=metric)
-    nearest = np.asarray(nearest[:, :n_neighbors], dtype=np.int64)
-    if X.shape[1] == 0:
-        lengths = np.asarray(lengths[:, :n_neighbors], dtype=np.float64)
-        unit = power_of_two_exponent(lengths)
-        R, e, lengths = None, 0, np.ldexp(lengths, -unit)
-    else:
-        e = _distance_exponent(metric, X, *(() if others is None else (others,)))
-        R = pairwise_distances(_in_units(X, e), metric)
-        unit = power_of_two_exponent(R)
-        R = np.ldexp(R, -unit)
-        lengths = R[np.arange(X.shape[0])[:, None], nearest]
-    return _geodesic(R, nearest, lengths), e, unit
-
-
-def geodesic_distances(X, kernels, random_state, n_threads, n_neighbors, knn_method, knn,
-                       n_trees, metric):
-    r"""Geodesic distances between all rows of ``X``, scaled to sum 1 (:data:`GEODESIC_DISTANCES`).
-
-    Shortest paths (Dijkstra, :func:`scipy.sparse.csgraph.shortest_path`)
-    on the symmetric graph of each row's ``n_neighbors`` nearest others
-    (the package's neighbour search, as the other kNN methods'), its edges
-    weighted by the distances of ``metric``, as Isomap's (Tenenbaum et al.
-    2000) and R smallvis's ``geodesic``; see :func:`_geodesic` for pairs
-    the graph does not connect.  Then scaled as :func:`input_distances`.
-    """
-    _check_dense_size(X.shape[0])
-    metric = check_metric(metric)
-    G = _geodesic_in_units(X, n_neighbors, knn_method, knn, n_trees, metric, kernels,
-                           random_state, n_threads)[0]
-    return _distances_summing_to_one(G)[0]
-
-
-def geodesic_distances_to(X, X_new, n_neighbors, metric, knn_method="auto", knn=None,
-                          n_trees=None):
-    r"""New points' geodesic distances to every row of ``X``, in :func:`geodesic_distances`' scale.
-
-    .. math::
-
-        g_{sj} = \min_{k \in N(s)} \bigl(\delta_{sk} + g_{kj}\bigr),
-
-    over the new point's ``n_neighbors`` nearest training points :math:`N(s)`
-    (by the dense distances, ties to the lower index) and the training
-    geodesics :math:`g`, rebuilt with the fit's parameters (an Annoy
-    search, above :data:`smallvis.inputs.neighbors.EXACT_MAX_N` points, is
-    seeded with 0): the path enters the training graph at a neighbour.
-    """
-    metric = check_metric(metric)
-    G, e, unit = _geodesic_in_units(X, n_neighbors, knn_method, knn, n_trees, metric,
-                                    random_state=0, others=X_new)
-    _, total = _distances_summing_to_one(G)
-    A = prepare(_in_units(X, e), metric)
-    B = prepare(_in_units(X_new, e), metric, name="X_new", new_points=True)
-    direct = np.ldexp(finish(core_distances(B, A, metric), metric, A.shape[1]), -unit)
-    k = int(n_neighbors)
-    nearest = np.argsort(direct, axis=1, kind="stable")[:, :k]
-    rows = np.empty_like(direct)
-    for s in range(direct.shape[0]):
-        rows[s] = np.min(direct[s, nearest[s], None] + G[nearest[s]], axis=0)
-    return rows / total
-
-
-#: Geodesic input distances (Tenenbaum et al. 2000): shortest paths on
-#: the symmetric kNN graph, scaled to sum 1 (:func:`geodesic_distances`).
-GEODESIC_DISTANCES = AffinityFamily("geodesic distances", normalised="total",
-                                    knn_graph=False, distances_to=geodesic_distances_to)
-
-
 #: Affinity builders that always calibrate over all pairs.
 DENSE_ONLY = (conditional_affinities, joint_affinities, symmetrised_rows_affinities,
-              input_distances, geodesic_distances, conditional_affinities_and_bandwidths,
-              joint_affinities_and_bandwidths)
+              conditional_affinities_and_bandwidths, joint_affinities_and_bandwidths)
 
 #: Affinity builders that calibrate over nearest neighbours at any size.
 KNN_ONLY = (joint_knn_affinities, fuzzy_graph_affinities, normalised_fuzzy_graph_affinities,
@@ -468,13 +271,6 @@ def symmetrised_rows_case(dense, knn):
         P = affinities(X, knn, perplexity=min(perplexity, n_neighbors / 3.0),
                        n_neighbors=n_neighbors, knn_method="exact").toarray()
         return np.ascontiguousarray(P / P.sum(axis=1, keepdims=True))
-    return case_affinities
-
-
-def distances_case(name):
-    """Method ``name``'s input distances over all pairs (a kNN variant is not theirs)."""
-    def case_affinities(X, n_neighbors, perplexity, affinities):
-        return np.ascontiguousarray(affinities(X, name), dtype=np.float64)
     return case_affinities
 
 

@@ -79,11 +79,6 @@ class AffinityFamily:
     memberships : bool
         Whether ``P`` is made of the fuzzy graph's memberships (as they
         are, or normalised), so that a new point's row is its memberships.
-    distances_to : callable or None
-        For a ``P`` of input distances, not affinities (the stress
-        methods): ``distances_to(X, X_new, **affinity_params)``, the new
-        points' rows, their distances to every training point in the scale
-        of the fit's ``P``.  None for affinities.
     """
 
     name: str
@@ -91,12 +86,6 @@ class AffinityFamily:
     knn_graph: bool
     conditional: str = None
     memberships: bool = False
-    distances_to: Callable = None
-
-    @property
-    def distances(self):
-        """Whether ``P`` holds input distances (:attr:`distances_to` is given)."""
-        return self.distances_to is not None
 
 
 @dataclass(frozen=True)

@@ -343,10 +343,6 @@ class TrainingMap:
                                         SMOOTH_K_N_ITER, MIN_K_DIST_SCALE, sigma[s:s + 1],
                                         rho[s:s + 1])
             vals = np.exp(-np.maximum(with_self[:, 1:] - rho[:, None], 0.0) / sigma[:, None])
-        elif m.p_family.distances:  # the distances to every training point, as the fit's
-            k = n
-            idx = np.broadcast_to(np.arange(n), (n_new, n))
-            vals = m.p_family.distances_to(self.X, X_new, **params)
         elif m.p_family.knn_graph:  # kNN indicators
             k = min(int(params["n_neighbors"]), n)
             idx = self.knn_index()._query_checked(X_new, k).indices
@@ -623,9 +619,7 @@ def build_training_map(method, X, result, *, seed, fast=True):
     cost_params = {k: params[k] for k in m.cost_params if k in params}
     cost_params.update(result.learned)
     P = result.P
-    # fuzzy memberships are not scaled; input distances are in the fit's scale already
-    row_scale = (float(P.sum()) / X.shape[0]
-                 if m.p_family.normalised and not m.p_family.distances else 1.0)
+    row_scale = 1.0 if m.fuzzy else float(P.sum()) / X.shape[0]
     X = X if sp.issparse(X) else np.ascontiguousarray(X, dtype=np.float64)
     projection = getattr(result, "projection", None)
     if projection is not None:  # the search ran in the scores: keep those

@@ -34,12 +34,6 @@ GAUSSIAN = [name for name, m in smallvis.METHODS.items()
 DIGITS_FLOOR, GAUSSIAN_DIGITS_FLOOR = (0.97, 0.93) if LONG else (0.90, 0.85)
 DIGITS_FLOORS = dict.fromkeys(GAUSSIAN, GAUSSIAN_DIGITS_FLOOR)
 
-#: The stress methods (input distances, not affinities): they keep distances,
-#: not neighbourhoods, so their default map is held to a stress figure
-#: instead of the neighbour floors.
-STRESS = [name for name, m in smallvis.METHODS.items() if m.p_family.distances]
-NEIGHBOUR = [name for name in smallvis.list_methods() if name not in STRESS]
-
 
 def _default_run(method, X):
     return smallvis.embed(X, method, fast=True, random_state=0, n_threads=2,
@@ -75,7 +69,7 @@ def _curves_methods():
     generic engines over all pairs (tee's 2,000-point run takes minutes),
     so the added ones are compared with SMALLVIS_LONG_TESTS=1.
     """
-    short = [m for m in NEIGHBOUR if LONG or m not in CURVES_LONG_METHODS]
+    short = [m for m in smallvis.list_methods() if LONG or m not in CURVES_LONG_METHODS]
     if LONG:
         return short
     first = {}
@@ -104,7 +98,7 @@ def curves_accuracy():
 SMALL_DIGITS_N, SMALL_DIGITS_FLOOR = 300, 0.85
 
 
-@pytest.mark.parametrize("method", NEIGHBOUR)
+@pytest.mark.parametrize("method", smallvis.list_methods())
 def test_default_map_of_digits_meets_its_floor(method, digits):
     X, labels = digits
     floor = DIGITS_FLOORS.get(method, DIGITS_FLOOR)
@@ -114,39 +108,6 @@ def test_default_map_of_digits_meets_its_floor(method, digits):
     r = _default_run(method, X)
     assert not r.recoveries, r.recoveries
     assert knn_accuracy(r.Y, labels, 10) >= floor
-
-
-def _normalised_stress(R, Y):
-    r"""Kruskal's stress-1 of ``Y`` at its best scale ``s``: :math:`\min_s \sqrt{\sum (r - s d)^2 / \sum r^2}`.
-
-    That is :math:`\sqrt{1 - (\sum r d)^2 / (\sum r^2 \sum d^2)}`, over
-    the unordered pairs: a figure of the map's shape, whatever its units.
-    """
-    from scipy.spatial.distance import pdist
-
-    D = pdist(Y)
-    return float(np.sqrt(max(0.0, 1.0 - (R @ D) ** 2 / ((R @ R) * (D @ D)))))
-
-
-@pytest.mark.parametrize("method", STRESS)
-@pytest.mark.parametrize("data", ["iris", "digits"])
-def test_default_map_of_a_stress_method_improves_on_classical_mds(method, data, digits):
-    """The default map's own stress is below the PCA scores' (classical MDS).
-
-    The stress of each method is taken against its own input distances
-    (``smallvis.affinities``), in Kruskal's normalised form at the best
-    scale; the PCA scores are classical MDS of the Euclidean distances.
-    """
-    from sklearn.decomposition import PCA
-
-    X = digits[0][:300] if data == "digits" else smallvis.datasets.load("iris")[0]
-    R = smallvis.affinities(X, method)
-    R = R.toarray() if hasattr(R, "toarray") else np.asarray(R)
-    R = R[np.triu_indices(len(R), 1)]
-    r = _default_run(method, X)
-    assert not r.recoveries, r.recoveries
-    start = _normalised_stress(R, PCA(2).fit_transform(X))
-    assert _normalised_stress(R, r.Y) < 0.95 * start, (method, data)
 
 
 def test_the_curves_check_compares_at_least_three_families():
