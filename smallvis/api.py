@@ -27,6 +27,8 @@ from ._validation import (
 from .registry import (DEFAULT_METHOD, METHODS, check_learned, check_param_value, choose_gradient,
                        resolve_method)
 from .engines.optim import DivergenceError
+from .method_spec import FROM_INPUT
+from ._validation.errors import ParameterError
 from .plans import Objective, make_plan, method_keywords, warn_if_points_merged
 # the merged-points warning's thresholds, documented under these names
 from .plans import MERGED_SHARE, ONE_SPOT  # noqa: F401
@@ -625,6 +627,17 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
     inputs = {}
     if user_P is not None:
         C = user_P
+        # a per-point value the calibration of X would give cannot come
+        # from a P alone: taking 1 (the plain method) would be another
+        # method under this one's name
+        missing = [k for k in m.input_params
+                   if isinstance(plan.cost_params.get(k), str)
+                   and plan.cost_params[k] == FROM_INPUT]
+        if missing:
+            raise ParameterError(
+                f"method {m.name!r} takes {', '.join(missing)} from the calibration of X, "
+                f"which affinities= does not carry: pass {missing[0]}= as well (one value "
+                f"per point, or 1 for the plain method), or pass X instead", tuple(missing))
     else:
         C, inputs = m.split_built(
             m.build_affinities(X, kern, random_state, n_threads, **plan.affinity_params))

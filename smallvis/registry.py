@@ -34,7 +34,6 @@ FOLDERS = (
     "hlsne",
     "tasne",
     "absne",
-    "abssne",
     "tee",
     "cetsne",
     "usne",

@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from scipy.spatial.distance import cdist
 
 import smallvis
+from smallvis.backends._backend import kernels as select_kernels
 from smallvis.inputs.neighbors import knn_graph
 from smallvis.inputs.precomputed import knn_from_graph
 
@@ -83,13 +84,24 @@ def test_a_knn_graph_with_its_diagonal_and_rows_of_other_widths():
 def test_user_affinities_are_used_as_the_methods_own(method):
     X = _data(seed=3)
     P = smallvis.affinities(X, method)
+    # a method's per-point values from the calibration of X (basne's
+    # bandwidths) travel with P only when given: without them it refuses
+    m = smallvis.METHODS[method]
+    own = {}
+    if m.input_params:
+        with pytest.raises(ValueError, match=m.input_params[0]):
+            smallvis.embed(None, method, affinities=P, n_iter=1)
+        inputs = m.split_built(m.build_affinities(
+            X, select_kernels(False), np.random.RandomState(0), 1,
+            **{k: v for k, v in m.affinity_params.items()}))[1]
+        own = {k: inputs[k] for k in m.input_params}
     # (three epochs where the "auto" optimizer is the stochastic one: infonce's
     # NumPy loop runs each edge in Python.)  The NumPy reference throughout, as
     # affinities' own default: the P given is then the P that embed computes
     Y1 = smallvis.embed(X, method, fast=False, random_state=0, n_iter=50, n_epochs=3,
                         init="random")
     Y2 = smallvis.embed(None, method, fast=False, affinities=P, random_state=0, n_iter=50,
-                        n_epochs=3, init="random")
+                        n_epochs=3, init="random", **own)
     # P divided by its sum (1 to rounding): the same map to rounding
     np.testing.assert_allclose(Y1, Y2, rtol=1e-9, atol=1e-9)
     # scaled: brought back to the method's normalisation (not for fuzzy memberships)
@@ -98,7 +110,7 @@ def test_user_affinities_are_used_as_the_methods_own(method):
     # (one epoch for infonce, whose "auto" optimizer is the stochastic one)
     result = smallvis.embed(None, method, affinities=3.0 * _dense(P), fast=False,
                             random_state=0, n_iter=0, n_epochs=1, return_result=True,
-                            init="random")
+                            init="random", **own)
     np.testing.assert_allclose(_dense(result.P), _dense(P), rtol=1e-12, atol=1e-18)
 
 
