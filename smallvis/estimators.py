@@ -136,3 +136,8 @@ class CHSNE(_MethodEmbedding):
 @_method_estimator
 class TRSRSNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="trsrsne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class RKLSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="rklsne"``; the same parameters otherwise."""

@@ -43,6 +43,7 @@ FOLDERS = (
     "jssne",
     "chsne",
     "trsrsne",
+    "rklsne",
 )
 
 #: Values of ``gradient=`` that every method accepts.
