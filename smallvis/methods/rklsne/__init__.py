@@ -43,7 +43,11 @@ own row's normalisation, as for t-SNE.
 
 The cost and gradient are R smallvis's, whose only floor is this one (its
 Cauchy ``q`` never underflows).  The default ``exaggeration`` is 1, R
-smallvis's.  It has no stochastic form, as in R.
+smallvis's.  The default start is the spectral layout of ``P``'s graph,
+not t-SNE's scaled PCA: from that compact start, points whose neighbours
+the floored ``P`` cannot tell apart stay between the classes of small
+samples of digits (docs/experiments.md, 2026-12-02).  It has no
+stochastic form, as in R.
 
 Files: ``unit.py`` and ``unit.h`` (the maths, NumPy and C), ``method.py``
 (the registry entry), ``golden.json`` and ``golden.npz`` (its golden case).
