@@ -498,7 +498,7 @@ def test_sparse_p_does_not_depend_on_units(metric, c):
         if exact_scale:
             np.testing.assert_array_equal(P_c, P, err_msg=method)
             continue
-        rtol = 1e-4 if smallvis.METHODS[method].fuzzy else 1e-10
+        rtol = 1e-4 if smallvis.METHODS[method].p_family.memberships else 1e-10
         np.testing.assert_allclose(P_c, P, rtol=rtol, atol=1e-15 * P.max(), err_msg=method)
         P_d = _dense(smallvis.affinities(X.toarray() * c, method, metric=metric, **kw))
         np.testing.assert_allclose(P_c, P_d, rtol=1e-9, atol=1e-15 * P.max(), err_msg=method)

@@ -275,13 +275,13 @@ def same_p_as(name, P):
     instead of shipping a copy: the cases' files stay within the package's
     budget (tests/test_testing_golden.py) as methods sharing a ``P`` are added.
     """
-    from smallvis.testing._golden import _case
+    from smallvis.testing._golden import _case, golden
     dense = np.asarray(P.toarray() if sp.issparse(P) else P)
     for other in shipped():
         record, arrays = _case(other)
         key = record["P"]
         if other != name and not record.get("P_case") and f"{key}__data" in arrays:
-            theirs = smallvis.testing.golden(other)["P"]
+            theirs = golden(other)["P"]
             if theirs.shape == dense.shape and np.array_equal(theirs, dense):
                 return other, key
     return None, f"P_{name}"
