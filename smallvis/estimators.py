@@ -94,6 +94,11 @@ class ABSNE(_MethodEmbedding):
 
 
 @_method_estimator
+class ABSSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="abssne"``; the same parameters otherwise."""
+
+
+@_method_estimator
 class TEE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="tee"``; the same parameters otherwise."""
 

@@ -34,6 +34,7 @@ FOLDERS = (
     "hlsne",
     "tasne",
     "absne",
+    "abssne",
     "tee",
     "cetsne",
     "usne",

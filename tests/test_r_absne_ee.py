@@ -1,4 +1,4 @@
-"""absne and tee against direct transcriptions of R smallvis's formulas.
+"""absne, abssne and tee against direct transcriptions of R smallvis's formulas.
 
 Each function below writes out R smallvis's expressions for the method
 (its ``pfn`` and ``gr`` in ``R/absne.R`` and ``R/ee.R``, matrix by matrix) in NumPy,
@@ -96,6 +96,15 @@ def test_absne_matches_r_smallvis(alpha, beta, fast):
 
 
 @pytest.mark.parametrize("fast", [False, True], ids=["numpy", "cython"])
+@pytest.mark.parametrize("alpha, beta", [(0.5, 0.5), (2.0, 0.5), (0.8, 1.2)])
+def test_abssne_matches_r_smallvis(alpha, beta, fast):
+    P, layouts = _layouts("abssne")
+    for Y in layouts:
+        _check("abssne", *r_ab(P, Y, alpha, beta, "gaussian"), P, Y, fast,
+               alpha=alpha, beta=beta)
+
+
+@pytest.mark.parametrize("fast", [False, True], ids=["numpy", "cython"])
 @pytest.mark.parametrize("alpha", [1.0, 0.6, 1.7])
 def test_absne_at_beta_zero_matches_r_smallvis_s_limit_branch(alpha, fast):
     """R's ``absneb0``: the same gradient; its cost differs by a constant off alpha = 1.
@@ -113,7 +122,7 @@ def test_absne_at_beta_zero_matches_r_smallvis_s_limit_branch(alpha, fast):
 
 
 @pytest.mark.parametrize("fast", [False, True], ids=["numpy", "cython"])
-@pytest.mark.parametrize("method, kl_method", [("absne", "tsne")])
+@pytest.mark.parametrize("method, kl_method", [("absne", "tsne"), ("abssne", "ssne")])
 def test_the_kl_limit_is_tsne_and_ssne(method, kl_method, fast):
     """alpha = 1, beta = 0 (R's default, alpha = lambda = 1) is KL(P || Q)."""
     P, layouts = _layouts(method)
@@ -134,6 +143,7 @@ def test_the_kl_limit_is_tsne_and_ssne(method, kl_method, fast):
     ("absne", {"alpha": 0.0}), ("absne", {"alpha": -1.0}),
     ("absne", {"alpha": 0.5, "beta": -0.5}), ("absne", {"alpha": 1.0, "beta": -2.0}),
     ("absne", {"alpha": float("nan")}), ("absne", {"beta": float("inf")}),
+    ("abssne", {"alpha": 0.0}), ("abssne", {"alpha": 1.5, "beta": -0.5}),
 ])
 def test_alpha_beta_outside_their_range_are_refused(method, params):
     g = golden(method)

@@ -904,20 +904,9 @@ static double smallvis_row_entropy_slope(const double *__restrict__ d2, ptrdiff_
 /*
  * Nearest-neighbour refinement.  These two must round exactly as the NumPy
  * reference does, so re-association and fused multiply-adds are switched
- * off for them (the module is compiled with -fassociative-math).
+ * off for them (SMALLVIS_STRICT_FP, methods/common.h: the module is
+ * compiled with -fassociative-math).
  */
-#if defined(__clang__)
-#define SMALLVIS_STRICT_FP
-#define SMALLVIS_STRICT_FP_BODY _Pragma("clang fp reassociate(off)") \
-    _Pragma("clang fp contract(off)")
-#elif defined(__GNUC__)
-#define SMALLVIS_STRICT_FP \
-    __attribute__((optimize("no-associative-math", "fp-contract=off")))
-#define SMALLVIS_STRICT_FP_BODY
-#else
-#define SMALLVIS_STRICT_FP
-#define SMALLVIS_STRICT_FP_BODY
-#endif
 
 /* The squared distance snapped to a 40-bit mantissa (reference: _tie_key). */
 SMALLVIS_STRICT_FP

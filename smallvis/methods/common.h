@@ -48,6 +48,39 @@ double log2(double) __attribute__((simd("notinbranch")));
 #define SMALLVIS_POW_POS(x, y) exp((y) * log(x))
 #endif
 
+/*
+ * A function whose floating-point operations must keep their written order
+ * and rounding: the exact kernels are compiled with -fassociative-math,
+ * under which the compiler may regroup sums and lose a small term next to a
+ * huge one.  Put SMALLVIS_STRICT_FP before the function and
+ * SMALLVIS_STRICT_FP_BODY first in its body.
+ */
+#if defined(__clang__)
+#define SMALLVIS_STRICT_FP
+#define SMALLVIS_STRICT_FP_BODY _Pragma("clang fp reassociate(off)") \
+    _Pragma("clang fp contract(off)")
+#elif defined(__GNUC__)
+#define SMALLVIS_STRICT_FP \
+    __attribute__((optimize("no-associative-math", "fp-contract=off")))
+#define SMALLVIS_STRICT_FP_BODY
+#else
+#define SMALLVIS_STRICT_FP
+#define SMALLVIS_STRICT_FP_BODY
+#endif
+
+/*
+ * log q = -(d2 - shift) - lz of the Gaussian weight exp(-(d2 - shift))
+ * normalised by z = exp(lz), in this order.  Regrouped as (shift - lz) - d2
+ * (which -fassociative-math allows), lz is rounded away once d2 dwarfs it,
+ * and a saturated q (the closest pair's, 1/2) would read as 1.
+ */
+SMALLVIS_STRICT_FP
+static double smallvis_gauss_log_q(double d2, double shift, double lz)
+{
+    SMALLVIS_STRICT_FP_BODY
+    return -(d2 - shift) - lz;
+}
+
 /* Smallest positive normal double: floors log() arguments (see reference). */
 #define SMALLVIS_LOG_FLOOR 2.2250738585072014e-308
 
