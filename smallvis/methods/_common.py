@@ -233,6 +233,39 @@ def set_sum(X, axis):
     return X.sum() if axis is None else X.sum(axis=axis, keepdims=True)
 
 
+def cauchy_weight(unit, d2, out=None):
+    r"""The Cauchy output weight :math:`w = 1 / (1 + d^2)` (0 where :math:`d^2 = \infty`).
+
+    The ``weight`` hook of the normalised units whose ``log_domain`` is
+    False (the engine normalises ``w`` itself: it does not underflow).
+
+    Parameters
+    ----------
+    unit : NamedTuple
+        The unit (unused: the Cauchy weight has no parameter).
+    d2 : ndarray
+        Squared distances.
+    out : ndarray, optional
+        Where to write the weights (may be ``d2`` itself).
+
+    Returns
+    -------
+    ndarray
+    """
+    w = np.add(d2, 1.0, out=out)
+    return np.reciprocal(w, out=w if out is not None else None)
+
+
+def cauchy_log_weight(unit, d2):
+    r"""The log of the Cauchy weight, :math:`\log w = -\mathrm{log1p}(d^2)`."""
+    return -np.log1p(d2)
+
+
+def cauchy_slope_at(unit, d2):
+    r"""The Cauchy weight's slope :math:`-\partial \log w / \partial d^2 = 1 / (1 + d^2) = w`."""
+    return 1.0 / (1.0 + d2)
+
+
 def kl_cost(P, Q, log_Q):
     r"""The KL divergence :math:`\sum p \log(p / q)` over the entries with :math:`p > 0`.
 

@@ -23,6 +23,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._common import cauchy_log_weight, cauchy_slope_at, cauchy_weight
+
 
 def _p2_over_q(P, Q):
     r""":math:`p^2 / q` where :math:`q > 0`, 0 elsewhere (the diagonal)."""
@@ -72,30 +74,10 @@ class CHSNEUnit(NamedTuple):
     #: The engine normalises ``w`` itself (the Cauchy weight does not underflow).
     log_domain = False
 
-    def weight(self, d2, out=None):
-        r"""The output weight :math:`w = 1 / (1 + d^2)` (0 where :math:`d^2 = \infty`).
-
-        Parameters
-        ----------
-        d2 : ndarray
-            Squared distances.
-        out : ndarray, optional
-            Where to write the weights (may be ``d2`` itself).
-
-        Returns
-        -------
-        ndarray
-        """
-        w = np.add(d2, 1.0, out=out)
-        return np.reciprocal(w, out=w if out is not None else None)
-
-    def log_weight(self, d2):
-        r"""The log of the output weight, :math:`\log w = -\mathrm{log1p}(d^2)`."""
-        return -np.log1p(d2)
-
-    def slope_at(self, d2):
-        r"""The slope :math:`-\partial \log w / \partial d^2 = 1 / (1 + d^2) = w`."""
-        return 1.0 / (1.0 + d2)
+    # the Cauchy weight's hooks: w = 1 / (1 + d^2), log w, and the slope w
+    weight = cauchy_weight
+    log_weight = cauchy_log_weight
+    slope_at = cauchy_slope_at
 
     cost = chi2_cost
     offset = chi2_offset
