@@ -249,8 +249,14 @@ def test_relabelling_the_points_permutes_p(entries, method, seed):
         return  # rows cut to the narrowest: which neighbour a tie keeps follows the labels
     perm = np.random.default_rng(seed).permutation(n)  # point i becomes perm[i]
     params = _params(method, int(width.min()))
-    P = _check_P(_quiet(smallvis.affinities, _sparse(entries, "csr"), method,
-                        metric="precomputed", **params), n, method)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        P = _check_P(smallvis.affinities(_sparse(entries, "csr"), method,
+                                         metric="precomputed", **params), n, method)
+    if any("did not converge" in str(w.message) for w in caught):
+        # a row whose calibration fails puts its mass on its nearest few
+        # neighbours (a documented fallback): which of tied ones follows the labels
+        return
     relabelled = (n, perm[rows], perm[cols], values)
     Q = _check_P(_quiet(smallvis.affinities, _sparse(relabelled, "csr"), method,
                         metric="precomputed", **params), n, method)

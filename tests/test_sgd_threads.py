@@ -139,7 +139,9 @@ def test_fewer_threads_granted_than_asked_give_the_same_bits(tmp_path):
         "prob, Y0 = _problem('umap', X, 8)\n"
         "np.save(sys.argv[1], _run(_kernels, prob, Y0, 2024, 2)[0])\n")
     here = os.path.dirname(os.path.abspath(__file__))
-    root = os.path.dirname(here)
+    # the smallvis this process imported (site-packages after `pip install .`,
+    # whose source tree has no compiled kernels; the checkout when editable)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(smallvis.__file__)))
     out = tmp_path / "limited.npy"
     env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
     subprocess.run([sys.executable, "-c", script, str(out), here, root], check=True, env=env,
