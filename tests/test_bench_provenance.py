@@ -51,9 +51,12 @@ def test_the_record_holds_date_machine_versions_and_a_command_that_replays(commo
 
 
 def test_another_interpreter_is_asked_for_its_own_versions(common, tmp_path):
-    # a second path to this interpreter makes the helper ask it in a child
+    # a second path to this interpreter makes the helper ask it in a child: a
+    # script that runs it (a symlink outside a virtual environment would start
+    # the base interpreter, with its own packages)
     python = tmp_path / "python"
-    python.symlink_to(sys.executable)
+    python.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    python.chmod(0o755)
     record = common.provenance(["bench_x.py"], peers_python=str(python))
     assert record["peer_versions"]["numpy"] == np.__version__
     missing = common.versions(str(tmp_path / "no-such-python"))
