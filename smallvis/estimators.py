@@ -161,3 +161,13 @@ class BTASNE(_MethodEmbedding):
 @_method_estimator
 class RKLSNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="rklsne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class EE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="ee"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class GSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="gsne"``; the same parameters otherwise."""

@@ -152,6 +152,22 @@ def joint_affinities(X, kernels, random_state, n_threads, perplexity, metric):
     return aff.joint_perplexity(X, perplexity, kernels, metric=check_metric(metric))
 
 
+def joint_affinities_and_distances(X, kernels, perplexity, metric):
+    """The joint ``P`` over all pairs and the squared input distances: ``(P, D2, e)``.
+
+    For the methods with a second per-pair input made from the input
+    distances of all pairs (:attr:`~smallvis.method_spec.Method.second_input_units`).
+    ``D2`` holds the squared ``metric`` distances in units of ``2**e``
+    (the true ones are ``D2 * 4**e``), so that no square over- or
+    underflows for data in any units; its diagonal is 0.
+    """
+    _check_dense_size(X.shape[0])
+    metric = check_metric(metric)
+    P = aff.joint_perplexity(X, perplexity, kernels, metric=metric)
+    D2, e = aff.all_pair_sq_distances(X, metric, kernels)
+    return P, D2, e
+
+
 def symmetrised_rows_affinities(X, kernels, random_state, n_threads, perplexity, metric):
     """The joint ``P`` over all pairs with each row divided by its sum (:data:`SYMMETRISED_ROWS`).
 

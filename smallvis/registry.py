@@ -48,6 +48,8 @@ FOLDERS = (
     "btsne",
     "btasne",
     "rklsne",
+    "ee",
+    "gsne",
 )
 
 #: Values of ``gradient=`` that every method accepts.

@@ -198,7 +198,8 @@ def _vector_sq_dists(on):
 from smallvis.backends.reference import __all__ as _twin_names
 from smallvis.backends.reference import CALIBRATION_BLOCK
 from smallvis.backends.reference import _check_pair_arrays
-from smallvis.methods._common import row_bandwidths, unit_field_values
+from smallvis.methods._common import (row_bandwidths, second_input_triplet, unit_engine,
+                                      unit_field_values)
 from smallvis.methods.asne.unit import ASNEUnit
 from smallvis.methods.ssne.unit import SSNEUnit
 from smallvis.methods.tsne.unit import TSNEUnit
@@ -2065,3 +2066,5 @@ include "_fft_repulsion.pxi"
 include "_transform_kernels.pxi"
 
 include "_sparse_kernels.pxi"
+
+include "_second_input.pxi"

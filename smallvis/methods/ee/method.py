@@ -1,0 +1,100 @@
+"""ee's registry entry: t-SNE's joint P, the Gaussian weight, a repulsion weighted by the input distances."""
+
+import numbers
+
+import numpy as np
+
+from ..._validation import ParameterError, check_number
+from ...families import (JOINT, PERPLEXITY_SIZE, joint_affinities_and_distances, joint_case)
+from ...method_spec import FROM_INPUT, Method
+from .unit import EEUnit
+
+#: R smallvis's lambda (and the spectral-direction paper's on COIL-20 and MNIST).
+R_LAM = 100.0
+
+
+def repulsion_weights_of_distances(D2):
+    r"""R smallvis's repulsion weights: the input distances over their sum, :math:`v^- = r / \sum r`.
+
+    ``D2`` may be in any units (a power of two): the ratio does not depend
+    on them.  Identical points everywhere (every distance 0) give the
+    uniform weights, the limit of a vanishing spread.
+    """
+    R = np.sqrt(D2)
+    total = R.sum()
+    if not total > 0.0:
+        R = np.ones_like(D2)
+        np.fill_diagonal(R, 0.0)
+        total = R.sum()
+    return R / total
+
+
+def ee_affinities(X, kernels, random_state, n_threads, perplexity, metric):
+    """t-SNE's joint ``P`` and the repulsion weights: ``(P, {"repulsion_weights": V})``."""
+    P, D2, _ = joint_affinities_and_distances(X, kernels, perplexity, metric)
+    return P, {"repulsion_weights": repulsion_weights_of_distances(D2)}
+
+
+def check_lam(lam):
+    """``lam``: the repulsion's weight, a finite real number, at least 0."""
+    return check_number(lam, "lam", low=0)
+
+
+def check_repulsion_weights(value):
+    """``repulsion_weights``: ``"input"``, a non-negative finite number, or an N x N matrix of them.
+
+    The matrix's shape (one value per pair) is checked where the points are
+    known (:func:`smallvis.methods._common.second_input_triplet`).
+    """
+    if isinstance(value, str):
+        if value != FROM_INPUT:
+            raise ParameterError(f"repulsion_weights must be {FROM_INPUT!r}, a non-negative "
+                                 f"number or a matrix of one per pair; got {value!r}",
+                                 ("repulsion_weights",))
+        return value
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (numbers.Real, np.ndarray, list, tuple)):
+        raise TypeError(f"repulsion_weights must be {FROM_INPUT!r}, a non-negative number or "
+                        f"a matrix of one per pair; got {value!r}")
+    try:
+        values = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError("repulsion_weights must be a non-negative number or a matrix of "
+                        f"them; got {value!r}") from None
+    if values.ndim not in (0, 2) or not np.all(np.isfinite(values) & (values >= 0.0)):
+        raise ParameterError("repulsion_weights must be a finite non-negative number, or an "
+                             "N x N matrix of them (one per pair)", ("repulsion_weights",))
+    return float(values) if values.ndim == 0 else values
+
+
+def resolve_cost(lam=R_LAM, repulsion_weights=FROM_INPUT):
+    """The kernel prefix and its arguments: ``("ee", (lam, repulsion_weights))``."""
+    return "ee", (check_lam(lam), check_repulsion_weights(repulsion_weights))
+
+
+def ee_learning_rate(n_samples, exaggeration):
+    """``learning_rate="auto"``: R smallvis's documented step of 100, over the exaggeration."""
+    return 100.0 / exaggeration
+
+
+METHOD = Method(
+    name="ee",
+    summary="elastic embedding: joint Gaussian P, Gaussian weights, a lambda-weighted "
+            "repulsion of each pair by its input distance",
+    prefix="ee",
+    build_affinities=ee_affinities,
+    affinity_params={"perplexity": 30.0, "metric": "euclidean"},
+    sized_params={"perplexity": PERPLEXITY_SIZE},
+    cost_params={"lam": R_LAM, "repulsion_weights": FROM_INPUT},
+    resolve_cost=resolve_cost,
+    input_params=("repulsion_weights",),
+    optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
+    auto_learning_rate=ee_learning_rate,
+    p_family=JOINT,
+    second_input_units={"ee": EEUnit},
+    case_affinities=joint_case("ee", "tsne"),
+    # uniform weights (R's neg_weights = FALSE) at a balance for iris, a
+    # stronger repulsion, and none
+    examples=({"lam": 1e-4, "repulsion_weights": 1.0}, {"lam": 10.0, "repulsion_weights": 1e-4},
+              {"lam": 0.0, "repulsion_weights": 1.0}),
+)
