@@ -31,8 +31,11 @@ input distances as above; a number puts the same weight on every pair
 (R's ``neg_weights = FALSE`` is 1, which needs a far smaller ``lam``,
 about :math:`10^{-4}`); an ``N x N`` matrix is used as it is.  With
 ``affinities=`` (a ``P`` without its data) the weights must be given.
-``learning_rate="auto"`` is 100, the step R smallvis's documentation runs
-ee with; the default ``exaggeration`` is 1, R smallvis's.  It has no
+``learning_rate="auto"`` is the rule of the Gaussian output weight
+(:func:`smallvis.method_spec.gaussian_auto_learning_rate`, symmetric SNE's):
+the attraction's curvature is the same, :math:`4 \sum_j p_{ij}`, and on
+digits the rule gives about 110, near the 100 R smallvis's documentation
+runs ee with; the default ``exaggeration`` is 1, R smallvis's.  It has no
 stochastic form, as in R.
 
 **New points.**  A new point ``s`` needs its row of :math:`v^-` against

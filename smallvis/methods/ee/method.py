@@ -6,7 +6,7 @@ import numpy as np
 
 from ..._validation import ParameterError, check_number
 from ...families import (JOINT, PERPLEXITY_SIZE, joint_affinities_and_distances, joint_case)
-from ...method_spec import FROM_INPUT, Method
+from ...method_spec import FROM_INPUT, Method, gaussian_auto_learning_rate
 from .unit import EEUnit
 
 #: R smallvis's lambda (and the spectral-direction paper's on COIL-20 and MNIST).
@@ -72,11 +72,6 @@ def resolve_cost(lam=R_LAM, repulsion_weights=FROM_INPUT):
     return "ee", (check_lam(lam), check_repulsion_weights(repulsion_weights))
 
 
-def ee_learning_rate(n_samples, exaggeration):
-    """``learning_rate="auto"``: R smallvis's documented step of 100, over the exaggeration."""
-    return 100.0 / exaggeration
-
-
 METHOD = Method(
     name="ee",
     summary="elastic embedding: joint Gaussian P, Gaussian weights, a lambda-weighted "
@@ -89,7 +84,7 @@ METHOD = Method(
     resolve_cost=resolve_cost,
     input_params=("repulsion_weights",),
     optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
-    auto_learning_rate=ee_learning_rate,
+    auto_learning_rate=gaussian_auto_learning_rate,
     p_family=JOINT,
     second_input_units={"ee": EEUnit},
     case_affinities=joint_case("ee", "tsne"),
