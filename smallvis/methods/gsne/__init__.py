@@ -17,7 +17,11 @@ each with its own normaliser over all pairs:
     \hat{p}_{ij} = \frac{1 + r_{ij}^2}{\sum_{k \ne l} (1 + r_{kl}^2)},
 
 with ``P`` t-SNE's joint affinities and :math:`r_{ij}` the input distance
-of the pair (in the fit's ``metric``).  :math:`\hat{P}` and
+of the pair (in the fit's ``metric``) in the units of R smallvis's default
+input scaling (``scale = "absmax"``: the distance divided by the largest
+absolute element of the centred data; for a ``"precomputed"`` matrix, by
+half the largest distance), so that :math:`\hat{P}` does not depend on
+the units of the data, as nothing else in the package does.  :math:`\hat{P}` and
 :math:`\hat{Q}` grow with the distance: they weigh the far pairs, which
 t-SNE's ``P`` leaves to its repulsion alone, so that the global divergence
 keeps the clusters' arrangement.  The gradient is
