@@ -24,22 +24,52 @@ from .method_spec import AffinityFamily, SizedParam
 DENSE_P_MAX_N = 4096
 
 #: The conditional Gaussian ``p_{j|i}``, calibrated to a perplexity.
-CONDITIONAL = AffinityFamily("conditional", normalised="rows", knn_graph=False)
+CONDITIONAL = AffinityFamily(
+    "conditional", normalised="rows", knn_graph=False,
+    title="Conditional P: a Gaussian per row",
+    description="Each row of :math:`P` is the conditional :math:`p_{j|i}`, a Gaussian over "
+                "the other points whose width is set so that its perplexity is the same for "
+                "every row (Hinton and Roweis's SNE).  Every row sums to 1; :math:`P` is not "
+                "symmetric, and costs compare it row by row with a :math:`Q` normalised per "
+                "row or over all pairs.")
 #: ``(p_{j|i} + p_{i|j}) / (2N)``, over all points or nearest neighbours.
-JOINT = AffinityFamily("joint", normalised="total", knn_graph=False, conditional=CONDITIONAL)
+JOINT = AffinityFamily(
+    "joint", normalised="total", knn_graph=False, conditional=CONDITIONAL,
+    title="Joint P: the symmetrised Gaussian",
+    description=":math:`p_{ij} = (p_{j|i} + p_{i|j}) / 2N`, from the conditional rows "
+                "(van der Maaten and Hinton's t-SNE): symmetric, summing to 1 over all "
+                "pairs, over all points or, on large data, over nearest neighbours.")
 #: The joint ``P`` before its division by the grand sum,
 #: ``(p_{j|i} + p_{i|j}) / 2``, with each row then divided by its sum: a
 #: symmetrised ``P`` whose rows are distributions (R smallvis's "rsr": row
 #: normalised, symmetrised, row normalised).
-SYMMETRISED_ROWS = AffinityFamily("symmetrised rows", normalised="rows", knn_graph=False)
+SYMMETRISED_ROWS = AffinityFamily(
+    "symmetrised rows", normalised="rows", knn_graph=False,
+    title="Symmetrised rows: R smallvis's \"rsr\" P",
+    description="The conditional rows, symmetrised, then each row divided by its sum again: "
+                "every row sums to 1 and the pattern of :math:`P` is symmetric.")
 #: The fuzzy kNN graph (McInnes et al. 2018): memberships in [0, 1].
-FUZZY = AffinityFamily("fuzzy", normalised="", knn_graph=True, memberships=True)
+FUZZY = AffinityFamily(
+    "fuzzy", normalised="", knn_graph=True, memberships=True,
+    title="Fuzzy kNN graph",
+    description="UMAP's smoothed nearest-neighbour memberships in [0, 1], joined by the "
+                "fuzzy union :math:`a + b - ab` (McInnes et al.).  :math:`P` is not "
+                "normalised; the costs are sums over pairs (attraction on the graph's edges, "
+                "repulsion from sampled or all other points).")
 #: The fuzzy kNN graph divided by its sum, a ``P`` of probabilities over
 #: all pairs (R smallvis's "skd" input kernel with normalisation).
-NORMALISED_FUZZY = AffinityFamily("normalised fuzzy", normalised="total", knn_graph=True,
-                                  memberships=True)
+NORMALISED_FUZZY = AffinityFamily(
+    "normalised fuzzy", normalised="total", knn_graph=True, memberships=True,
+    title="Normalised fuzzy kNN graph",
+    description="UMAP's fuzzy graph divided by its sum: probabilities over all pairs, "
+                "compared with a normalised :math:`Q` (R smallvis's hybrids of UMAP and "
+                "t-SNE).")
 #: The symmetric kNN graph, normalised to sum 1.
-KNN_GRAPH = AffinityFamily("knn graph", normalised="total", knn_graph=True)
+KNN_GRAPH = AffinityFamily(
+    "knn graph", normalised="total", knn_graph=True,
+    title="kNN graph",
+    description="The symmetric graph of nearest neighbours, each edge of equal weight, "
+                "normalised to sum 1 (NCVis, Neg-t-SNE, InfoNCE).")
 
 
 # ---------------------------------------------------------------------------

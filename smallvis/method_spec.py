@@ -79,6 +79,10 @@ class AffinityFamily:
     memberships : bool
         Whether ``P`` is made of the fuzzy graph's memberships (as they
         are, or normalised), so that a new point's row is its memberships.
+    title : str
+        The heading of the family's page on the site (the name when empty).
+    description : str
+        What ``P`` is, for that page: a paragraph of reStructuredText.
     """
 
     name: str
@@ -86,6 +90,8 @@ class AffinityFamily:
     knn_graph: bool
     conditional: str = None
     memberships: bool = False
+    title: str = ""
+    description: str = ""
 
 
 @dataclass(frozen=True)
