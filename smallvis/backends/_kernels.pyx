@@ -168,6 +168,21 @@ cdef extern from "_pairloops.h" nogil:
                               const int64_t* cand, Py_ssize_t m, double* out) noexcept
     int smallvis_sq_dists_simd(int on) noexcept
 
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define SMALLVIS_KNN_PREFETCH(p) __builtin_prefetch((const void *)(p))
+    #else
+    #define SMALLVIS_KNN_PREFETCH(p) ((void)(p))
+    #endif
+    """
+    # a hint to the cache: no effect on any result
+    void _prefetch "SMALLVIS_KNN_PREFETCH"(const void* p) noexcept nogil
+
+# Iterations ahead that the kNN rows' gathers prefetch (a hint: any value
+# gives the same results).
+DEF _AHEAD = 4
+
 cdef extern from "_metric_dists.h" nogil:
     void smallvis_metric_dists_to(int code, const double* X, Py_ssize_t dim, const double* xi,
                                   const int64_t* cand, Py_ssize_t m, double* out) noexcept
@@ -192,6 +207,21 @@ def _vector_sq_dists(on):
     processor without AVX2).
     """
     return bool(smallvis_sq_dists_simd(1 if on else 0))
+
+
+def _tie_keys(d2):
+    """The kNN kernels' tie keys of the float64 array ``d2`` (a new array).
+
+    The C twin of :func:`smallvis._numeric.tie_key`, which tests compare
+    with it bit for bit.
+    """
+    cdef const double[::1] v = np.ascontiguousarray(d2, dtype=np.float64).ravel()
+    out = np.empty(v.shape[0])
+    cdef double[::1] o = out
+    cdef Py_ssize_t t
+    for t in range(v.shape[0]):
+        o[t] = smallvis_tie_key(v[t])
+    return out.reshape(np.shape(d2))
 
 # The twin contract: exactly the public names of the NumPy reference
 # (tests/test_twins.py checks that each is defined here, with its signature).
@@ -1737,16 +1767,72 @@ cdef inline bint _before(double ka, int64_t ia, double kb, int64_t ib) noexcept 
     return ka < kb or (ka == kb and ia < ib)
 
 
+cdef inline bint _slot_before(const double* key, const int64_t* idx, int32_t a,
+                              int32_t b) noexcept nogil:
+    """Whether slot a comes before slot b in the (key, index) order."""
+    return _before(key[a], idx[a], key[b], idx[b])
+
+
+cdef void _sort_slots(const double* key, const int64_t* idx, int32_t* slots, int32_t* tmp,
+                      Py_ssize_t m) noexcept nogil:
+    """Sort ``slots[:m]`` by (key, index) of the slots (no two equal): runs of 16 by
+    insertion, then bottom-up merges through ``tmp``."""
+    cdef Py_ssize_t lo, hi, mid, r, a, b, o, width = 16
+    cdef int32_t v
+    cdef int32_t* src = slots
+    cdef int32_t* dst = tmp
+    cdef int32_t* swap
+    for lo in range(0, m, 16):
+        hi = lo + 16 if lo + 16 < m else m
+        for r in range(lo + 1, hi):
+            v = slots[r]
+            a = r
+            while a > lo and _slot_before(key, idx, v, slots[a - 1]):
+                slots[a] = slots[a - 1]
+                a -= 1
+            slots[a] = v
+    while width < m:
+        lo = 0
+        while lo < m:
+            mid = lo + width if lo + width < m else m
+            hi = lo + 2 * width if lo + 2 * width < m else m
+            a = lo
+            b = mid
+            o = lo
+            while a < mid and b < hi:
+                if _slot_before(key, idx, src[b], src[a]):
+                    dst[o] = src[b]
+                    b += 1
+                else:
+                    dst[o] = src[a]
+                    a += 1
+                o += 1
+            while a < mid:
+                dst[o] = src[a]
+                a += 1
+                o += 1
+            while b < hi:
+                dst[o] = src[b]
+                b += 1
+                o += 1
+            lo = hi
+        swap = src
+        src = dst
+        dst = swap
+        width *= 2
+    if src != slots:
+        for r in range(m):
+            slots[r] = src[r]
+
+
 cdef Py_ssize_t _candidates_row(const double* x, Py_ssize_t dim, const int32_t* crow,
                                 Py_ssize_t m, Py_ssize_t i, Py_ssize_t k,
                                 int32_t* stamp, int64_t* cand, double* cd2,
-                                double* keys, int32_t* oi, double* od,
-                                int code) noexcept nogil:
+                                double* keys, int32_t* slots, int32_t* tmp, int32_t* oi,
+                                double* od, int code) noexcept nogil:
     """Row i of knn_candidates; returns 1 if fewer than k candidates were valid."""
     cdef Py_ssize_t t, r, v = 0
-    cdef int32_t c
-    cdef int64_t ci
-    cdef double key, dd
+    cdef int32_t c, slot
     stamp[i] = <int32_t>i
     for t in range(m):
         c = crow[t]
@@ -1755,26 +1841,17 @@ cdef Py_ssize_t _candidates_row(const double* x, Py_ssize_t dim, const int32_t* 
             cand[v] = c
             v += 1
     _core_dists_to(code, x, dim, x + i * dim, cand, v, cd2)
-    # insertion sort by (key, index): Annoy's lists are nearly in order
+    # sorted by (key, index), a merge sort: the candidates of a projection
+    # come in an order far from the exact one
     for t in range(v):
         keys[t] = smallvis_tie_key(cd2[t])
-    for t in range(1, v):
-        key = keys[t]
-        ci = cand[t]
-        dd = cd2[t]
-        r = t
-        while r > 0 and _before(key, ci, keys[r - 1], cand[r - 1]):
-            keys[r] = keys[r - 1]
-            cand[r] = cand[r - 1]
-            cd2[r] = cd2[r - 1]
-            r -= 1
-        keys[r] = key
-        cand[r] = ci
-        cd2[r] = dd
+        slots[t] = <int32_t>t
+    _sort_slots(keys, cand, slots, tmp, v)
     for r in range(k):
         if r < v:
-            oi[r] = <int32_t>cand[r]
-            od[r] = cd2[r]
+            slot = slots[r]
+            oi[r] = <int32_t>cand[slot]
+            od[r] = cd2[slot]
         else:
             oi[r] = -1
             od[r] = INFINITY
@@ -1795,6 +1872,8 @@ def knn_candidates(X, candidates, indices, sq_dist, n_threads, metric_code=0, st
     cdef int64_t[:, ::1] cand = np.empty((nt, max(m, 1)), dtype=np.int64)
     cdef double[:, ::1] cd2 = np.empty((nt, max(m, 1)))
     cdef double[:, ::1] keys = np.empty((nt, max(m, 1)))
+    cdef int32_t[:, ::1] slots = np.empty((nt, max(m, 1)), dtype=np.int32)
+    cdef int32_t[:, ::1] tmp = np.empty((nt, max(m, 1)), dtype=np.int32)
     cdef int code = <int>metric_code
     cdef Py_ssize_t first = start, last = n if stop is None else stop
     cdef Py_ssize_t p
@@ -1811,77 +1890,97 @@ def knn_candidates(X, candidates, indices, sq_dist, n_threads, metric_code=0, st
             tid = threadid()
             n_short += _candidates_row(&x[0, 0], dim, &cv[i, 0], m, i, k, &stamp[tid, 0],
                                        &cand[tid, 0], &cd2[tid, 0], &keys[tid, 0],
-                                       &oi[i, 0], &od[i, 0], code)
+                                       &slots[tid, 0], &tmp[tid, 0], &oi[i, 0], &od[i, 0],
+                                       code)
     return n_short
 
 
 cdef Py_ssize_t _refine_row(const double* x, Py_ssize_t dim, const int32_t* nb,
-                            const double* d2, const uint8_t* flags, const uint8_t* has_new,
+                            const double* d2, const uint8_t* flags, const int32_t* win,
+                            const uint8_t* win_new, const uint8_t* has_new,
                             Py_ssize_t k, Py_ssize_t w, Py_ssize_t i, int32_t* stamp,
-                            int64_t* cand,
-                            double* cd2, double* keys, Py_ssize_t* orig, int32_t* oi,
-                            double* od, uint8_t* of, int code) noexcept nogil:
+                            int64_t* cand, double* cd2, double* ckeys, int32_t* slots,
+                            int32_t* tmp, double* keys, int32_t* oi, double* od, uint8_t* of,
+                            int code) noexcept nogil:
     """Row i of knn_refine; returns 1 if the row changed."""
     cdef const int32_t* row = nb + i * k
     cdef const uint8_t* fl = flags + i * k
-    cdef Py_ssize_t r, s, t, m = 0, p
-    cdef int32_t j, c
-    cdef double key
+    cdef const int32_t* wj
+    cdef const uint8_t* nj
+    cdef Py_ssize_t r, s, t, m = 0, na = 0, a, b
+    cdef int32_t j, c, slot
+    cdef double key, last_key
+    cdef int64_t last_index
     cdef bint changed = False
     stamp[i] = <int32_t>i
     for r in range(k):
         if row[r] >= 0:
             stamp[row[r]] = <int32_t>i
+    # the windows' entries first, then the duplicates out: both loops read
+    # rows of tables too large for the cache at addresses known ahead, so
+    # they are fetched a few iterations early
     for r in range(k):
+        if r + _AHEAD < k and row[r + _AHEAD] >= 0:
+            _prefetch(win + row[r + _AHEAD] * w)
+            _prefetch(win_new + row[r + _AHEAD] * w)
         j = row[r]
         if j < 0:           # an empty slot (index -1, distance inf)
             continue
+        wj = win + j * w
         if fl[r] & 1:       # j is new in i's list: its whole window joins
             for s in range(w):
-                c = nb[j * k + s]
-                if c >= 0 and stamp[c] != i:
-                    stamp[c] = <int32_t>i
-                    cand[m] = c
+                if wj[s] >= 0:
+                    cand[m] = wj[s]
                     m += 1
         elif has_new[j]:    # examined last round: only what is new in its window
+            nj = win_new + j * w
             for s in range(w):
-                if flags[j * k + s] & 2:
-                    c = nb[j * k + s]
-                    if c >= 0 and stamp[c] != i:
-                        stamp[c] = <int32_t>i
-                        cand[m] = c
-                        m += 1
+                if nj[s] and wj[s] >= 0:
+                    cand[m] = wj[s]
+                    m += 1
+    na = m
+    m = 0
+    for t in range(na):
+        if t + 4 * _AHEAD < na:
+            _prefetch(stamp + cand[t + 4 * _AHEAD])
+        c = <int32_t>cand[t]
+        if stamp[c] != i:
+            stamp[c] = <int32_t>i
+            cand[m] = c
+            m += 1
+    na = 0
     _core_dists_to(code, x, dim, x + i * dim, cand, m, cd2)
     for r in range(k):
-        oi[r] = row[r]
-        od[r] = d2[i * k + r]
-        keys[r] = smallvis_tie_key(od[r])
-        orig[r] = r
+        keys[r] = smallvis_tie_key(d2[i * k + r])
+    # the candidates that beat the row's last entry, moved to the front;
+    # the new list is the first k of the row and these, merged in order
+    last_key = keys[k - 1]
+    last_index = row[k - 1]
     for t in range(m):
         key = smallvis_tie_key(cd2[t])
-        c = <int32_t>cand[t]
-        if not _before(key, c, keys[k - 1], oi[k - 1]):
-            continue
-        changed = True
-        r = k - 1
-        while r > 0 and _before(key, c, keys[r - 1], oi[r - 1]):
-            keys[r] = keys[r - 1]
-            oi[r] = oi[r - 1]
-            od[r] = od[r - 1]
-            orig[r] = orig[r - 1]
-            r -= 1
-        keys[r] = key
-        oi[r] = c
-        od[r] = cd2[t]
-        orig[r] = -1
+        if _before(key, cand[t], last_key, last_index):
+            ckeys[na] = key
+            cand[na] = cand[t]
+            cd2[na] = cd2[t]
+            slots[na] = <int32_t>na
+            na += 1
+    _sort_slots(ckeys, cand, slots, tmp, na)
+    a = 0
+    b = 0
     for r in range(k):
-        p = orig[r]
-        if p < 0:
-            of[r] = 3
-        elif r < w and p >= w:
-            of[r] = 2
-        else:
-            of[r] = 0
+        if b < na:
+            slot = slots[b]
+            if _before(ckeys[slot], cand[slot], keys[a], row[a]):
+                oi[r] = <int32_t>cand[slot]
+                od[r] = cd2[slot]
+                of[r] = 3
+                b += 1
+                changed = True
+                continue
+        oi[r] = row[a]
+        od[r] = d2[i * k + a]
+        of[r] = 2 if (r < w and a >= w) else 0
+        a += 1
     return 1 if changed else 0
 
 
@@ -1889,12 +1988,16 @@ def knn_refine(X, indices, sq_dist, flags, n_explore, out_indices, out_sq_dist,
                out_flags, n_threads, metric_code=0, start=0, stop=None):
     """One local-join round; see the reference twin.
 
-    Candidates are deduplicated with a stamp per point and thread
-    (``stamp[c] == i``: already seen for row i) and merged into the row's
-    sorted list by insertion.  The flags skip exactly the pairs that the
-    previous round examined (see the reference), so later rounds cost a
-    fraction of the first.  Rows are independent (a Jacobi round), so the
-    result is the same for every ``n_threads``.
+    The first ``w`` entries of every list and their "new" bits are copied
+    into a compact table first (``n * w`` entries, read by every row that
+    has the point as a neighbour: the whole lists would be read a cache
+    line per neighbour).  Candidates are deduplicated with a stamp per
+    point and thread (``stamp[c] == i``: already seen for row i); those
+    that beat the row's last entry are sorted and merged with the row's
+    sorted list.  The flags skip exactly the pairs that the previous round
+    examined (see the reference), so later rounds cost a fraction of the
+    first.  Rows are independent (a Jacobi round), so the result is the
+    same for every ``n_threads``.
     """
     cdef const double[:, ::1] x = X
     cdef const int32_t[:, ::1] nb = indices
@@ -1910,26 +2013,32 @@ def knn_refine(X, indices, sq_dist, flags, n_explore, out_indices, out_sq_dist,
     cdef int32_t[:, ::1] stamp = np.full((nt, max(n, 1)), -1, dtype=np.int32)
     cdef int64_t[:, ::1] cand = np.empty((nt, max(1, k * w)), dtype=np.int64)
     cdef double[:, ::1] cd2 = np.empty((nt, max(1, k * w)))
+    cdef double[:, ::1] ckeys = np.empty((nt, max(1, k * w)))
+    cdef int32_t[:, ::1] slots = np.empty((nt, max(1, k * w)), dtype=np.int32)
+    cdef int32_t[:, ::1] tmp = np.empty((nt, max(1, k * w)), dtype=np.int32)
     cdef double[:, ::1] keys = np.empty((nt, max(1, k)))
-    cdef Py_ssize_t[:, ::1] orig = np.empty((nt, max(1, k)), dtype=np.intp)
     cdef uint8_t[::1] has_new = np.zeros(max(n, 1), dtype=np.uint8)
+    cdef int32_t[:, ::1] win = np.empty((max(n, 1), max(w, 1)), dtype=np.int32)
+    cdef uint8_t[:, ::1] win_new = np.empty((max(n, 1), max(w, 1)), dtype=np.uint8)
     cdef Py_ssize_t s
     cdef int code = <int>metric_code
     cdef Py_ssize_t first = start, last = n if stop is None else stop
     if n == 0 or k == 0:
         return 0
     with nogil:
-        for i in range(n):  # rows with something new in their window
+        for i in range(n):  # the windows, and the rows with something new in theirs
             for s in range(w):
+                win[i, s] = nb[i, s]
+                win_new[i, s] = fl[i, s] & 2
                 if fl[i, s] & 2:
                     has_new[i] = 1
-                    break
         for i in prange(first, last, schedule="static", num_threads=nt):
             tid = threadid()
             n_changed += _refine_row(&x[0, 0], dim, &nb[0, 0], &d2[0, 0], &fl[0, 0],
-                                     &has_new[0], k, w, i, &stamp[tid, 0], &cand[tid, 0], &cd2[tid, 0],
-                                     &keys[tid, 0], &orig[tid, 0], &oi[i, 0], &od[i, 0],
-                                     &of[i, 0], code)
+                                     &win[0, 0], &win_new[0, 0], &has_new[0], k, w, i,
+                                     &stamp[tid, 0], &cand[tid, 0], &cd2[tid, 0],
+                                     &ckeys[tid, 0], &slots[tid, 0], &tmp[tid, 0],
+                                     &keys[tid, 0], &oi[i, 0], &od[i, 0], &of[i, 0], code)
     return n_changed
 
 

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 
 /*
@@ -908,11 +909,29 @@ static double smallvis_row_entropy_slope(const double *__restrict__ d2, ptrdiff_
  * compiled with -fassociative-math).
  */
 
-/* The squared distance snapped to a 40-bit mantissa (reference: _tie_key). */
+/* The squared distance snapped to a 40-bit mantissa (reference: _tie_key,
+ * frexp, round half to even of m * 2^40, ldexp).  For a positive normal
+ * double that rounding is the same as rounding its 52-bit fraction field to
+ * its top 39 bits, half to even, in the integer bits: a carry out of the
+ * fraction raises the exponent field, which is the value 2^e that ldexp
+ * gives, and from the largest exponent it gives inf, as ldexp does.  The
+ * kNN rows snap every candidate, and the library calls cost more than the
+ * distances of a 64-D projection; zeros, subnormals, infinities, NaNs and
+ * negative values keep the library's path. */
 SMALLVIS_STRICT_FP
 static double smallvis_tie_key(double d2)
 {
     SMALLVIS_STRICT_FP_BODY
+    uint64_t u;
+    memcpy(&u, &d2, sizeof u);
+    const uint64_t biased = u >> 52;  /* sign and exponent fields */
+    if (biased - 1 < 0x7FE) {         /* sign 0, exponent field 1 .. 0x7FE */
+        u += 0xFFF + ((u >> 13) & 1);
+        u &= ~(uint64_t)0x1FFF;
+        double key;
+        memcpy(&key, &u, sizeof key);
+        return key;
+    }
     int e;
     const double m = frexp(d2, &e);
     return ldexp(rint(m * 1099511627776.0), e - 40);
