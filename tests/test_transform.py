@@ -200,9 +200,9 @@ def small_fitted():
 
     def fit(method):
         if method not in fits:
-            m = METHODS[method]
-            kw = ({"perplexity": 10.0} if "perplexity" in m.affinity_params
-                  else {"n_neighbors": 10})
+            params = METHODS[method].affinity_params
+            kw = ({"perplexity": 10.0} if "perplexity" in params
+                  else {"n_neighbors": 10} if "n_neighbors" in params else {})
             result = smallvis.embed(X, method=method, fast=True, random_state=1,
                                     init="pca", n_iter=500, return_result=True, **kw)
             fits[method] = X, result, build_training_map(method, X, result, seed=1)
