@@ -48,6 +48,7 @@ FOLDERS = (
     "btsne",
     "btasne",
     "rklsne",
+    "pstsne",
 )
 
 #: Values of ``gradient=`` that every method accepts.
