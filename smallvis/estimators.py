@@ -166,3 +166,8 @@ class RKLSNE(_MethodEmbedding):
 @_method_estimator
 class PSTSNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="pstsne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class DHSSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="dhssne"``; the same parameters otherwise."""

@@ -49,6 +49,7 @@ FOLDERS = (
     "btasne",
     "rklsne",
     "pstsne",
+    "dhssne",
 )
 
 #: Values of ``gradient=`` that every method accepts.

@@ -172,3 +172,112 @@ def test_without_a_rule_the_scalar_is_descended():
                    learned=learned)
     assert learned[0] < 0.0
 
+
+# ---- dhssne -----------------------------------------------------------------
+
+
+def _r_hssne_weight(Y, alpha):
+    """R's ``powm(alpha * D2 + 1, -1 / alpha)`` with ``diag(W) <- 0``."""
+    D2 = ((Y[:, None, :] - Y[None, :, :]) ** 2).sum(axis=2)
+    W = (alpha * D2 + 1.0) ** (-1.0 / alpha)
+    np.fill_diagonal(W, 0.0)
+    return W
+
+
+def _r_kl_cost(P, W):
+    """R's ``kl_cost``: ``plogp - colSums(P * logm(W / Z))`` summed, off the diagonal."""
+    off = ~np.eye(P.shape[0], dtype=bool)
+    return float(np.sum(P[off] * np.log(P[off])) - np.sum(P[off] * np.log(W[off] / W.sum())))
+
+
+def _r_epoch(P, Y, alpha, alpha_min=1e-8):
+    """R's dhssne ``epoch``: the lowest cost of alpha + 0.1, alpha - 0.1, alpha (first on ties).
+
+    R's own guard reads ``alpha + 0.1 > alpha_min``; its article says the tail
+    never goes below 0, which the guard on ``alpha - 0.1`` here keeps.
+    """
+    alphas = [alpha + 0.1] + ([alpha - 0.1] if alpha - 0.1 >= alpha_min else []) + [alpha]
+    errs = [_r_kl_cost(P, _r_hssne_weight(Y, a)) for a in alphas]
+    return alphas[int(np.argmin(errs))]
+
+
+@pytest.mark.parametrize("alpha", [0.5, 0.1, 1.7])
+def test_dhssne_cost_and_gradient_are_r_s_at_a_held_tail(alpha):
+    X, Y = _data()
+    P = np.asarray(smallvis.affinities(X, "dhssne", perplexity=8))
+    W = _r_hssne_weight(Y, alpha)
+    G_r = _r_k2g(Y, 4.0 * (P - W / W.sum()) * np.where(W > 0, W, 1.0) ** alpha * (W > 0))
+    for fast in (False, True):
+        cost, G = smallvis.cost_and_gradient("dhssne", P, Y, alpha=alpha, fast=fast)
+        assert cost == pytest.approx(_r_kl_cost(P, W), rel=1e-10)
+        np.testing.assert_allclose(G, G_r, rtol=1e-9, atol=1e-12 * np.abs(G_r).max())
+    # at a held tail it is Yang et al.'s heavy-tailed SSNE, the alias hssne
+    assert smallvis.cost_and_gradient("hssne", P, Y, alpha=alpha)[0] == pytest.approx(
+        _r_kl_cost(P, W), rel=1e-10)
+
+
+@pytest.mark.parametrize("fast", [False, True])
+def test_dhssne_search_is_r_s_epoch(fast):
+    from smallvis.backends import _kernels, reference
+    from smallvis.plans import Objective
+    m = METHODS["dhssne"]
+    X, _ = _data()
+    P = smallvis.affinities(X, "dhssne", perplexity=8)
+    layout = X[:, :2] - X[:, :2].mean(axis=0)
+    moves = set()
+    for alpha in (0.5, 0.05, 1.0, 2.0):
+        objective = Objective.build(m, _kernels if fast else reference, P, {"alpha": alpha}, 1)
+        for scale in (0.3, 3.0, 30.0):
+            Y = np.ascontiguousarray(layout * scale)
+            (new,) = m.learned_rule.update(objective, Y, np.array([alpha]))
+            expected = _r_epoch(np.asarray(P), Y, alpha)
+            assert new == expected
+            moves.add(int(np.sign(round((expected - alpha) / 0.1))))
+    assert moves == {-1, 0, 1}  # the cases see the tail fall, stay and rise
+
+
+@pytest.mark.parametrize("fast", [False, True])
+def test_dhssne_fit_moves_its_tail_on_r_s_grid(fast):
+    X, _ = _data()
+    r = smallvis.embed(X, "dhssne", perplexity=8, n_iter=50, random_state=0, fast=fast,
+                       return_result=True)
+    steps = (r.learned["alpha"] - 0.5) / 0.1
+    # R's start 0.5, at most one step of 0.1 per epoch: 10 epochs and the last iteration
+    assert abs(steps - round(steps)) < 1e-9 and abs(round(steps)) <= 10
+    assert r.learned["alpha"] > 0.0
+    assert smallvis.embed(X, "dhssne", perplexity=8, n_iter=0, random_state=0,
+                          return_result=True).learned["alpha"] == 0.5
+
+
+def test_dhssne_twins_follow_the_same_tails():
+    X, _ = _data()
+    runs = [smallvis.embed(X, "dhssne", perplexity=8, n_iter=40, random_state=0, fast=fast,
+                           exaggeration=1.0, return_result=True, tol=0) for fast in (False, True)]
+    np.testing.assert_allclose(runs[1].Y, runs[0].Y, rtol=1e-6,
+                               atol=1e-6 * np.abs(runs[0].Y).max())
+    assert runs[1].learned["alpha"] == runs[0].learned["alpha"]
+
+
+@pytest.mark.parametrize("alpha", [0.0, -0.5, 2e8])
+def test_dhssne_refuses_a_tail_outside_its_range(alpha):
+    X, Y = _data()
+    P = smallvis.affinities(X, "dhssne", perplexity=8)
+    with pytest.raises(ValueError, match="alpha"):
+        smallvis.cost_and_gradient("dhssne", P, Y, alpha=alpha)
+    with pytest.raises(ValueError, match="alpha"):
+        smallvis.embed(X, "dhssne", alpha=alpha, n_iter=1)
+
+
+def test_dhssne_places_new_points_at_the_fitted_tail(tmp_path):
+    X, _ = _data(60)
+    est = smallvis.Embedding(method="dhssne", method_params={"perplexity": 8, "alpha": 0.9},
+                             n_iter=60, random_state=0).fit(X[:50])
+    alpha = est.result_.learned["alpha"]
+    assert est.training_map_.cost_params["alpha"] == alpha
+    Y_new = est.transform(X[50:])
+    assert np.all(np.isfinite(Y_new))
+    path = tmp_path / "dhssne.npz"
+    smallvis.save_model(est, path)
+    loaded = smallvis.load_model(path)
+    assert loaded.training_map_.cost_params["alpha"] == alpha
+    np.testing.assert_allclose(loaded.transform(X[50:]), Y_new, rtol=1e-10, atol=1e-12)
