@@ -161,3 +161,13 @@ class BTASNE(_MethodEmbedding):
 @_method_estimator
 class RKLSNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="rklsne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class PSTSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="pstsne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class DHSSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="dhssne"``; the same parameters otherwise."""

@@ -248,6 +248,57 @@ def check_learned(name, value):
     return check_number(value, name, low=-LEARNED_LIMIT, high=LEARNED_LIMIT)
 
 
+def epoch_every(n_iter):
+    """R smallvis's default ``epoch``: every ``max(1, round(n_iter / 10))`` iterations.
+
+    R rounds half to even (``base::round``), as Python's :func:`round` does.
+    """
+    return max(1, round(n_iter / 10))
+
+
+@dataclass(frozen=True)
+class LearnedRule:
+    """A method's own rule that sets its learned scalars during an exact run.
+
+    Some methods change a scalar of their cost (a normaliser, a tail) not by
+    gradient descent but by a rule of their own, once every few
+    iterations: R smallvis's "epoch" functions.  The scalars are the
+    entry's :attr:`Method.learned` (kernel arguments, reported in
+    ``EmbedResult.learned``, stored in model files and used by
+    ``transform`` at their fitted values, as NCVis's ``Q``), but the exact
+    optimizer does not descend them: their derivative is taken as 0, and
+    after the step (and the cost evaluation) of every ``every(n_iter)``-th
+    iteration and of the last one, the rule replaces them.  A run that
+    ``tol`` stops does not apply the rule at its last iteration (as R).
+
+    Attributes
+    ----------
+    update : callable
+        ``update(objective, Y, learned) -> values``: the new values of the
+        learned scalars (a sequence as long as ``learned``), from the
+        current layout ``Y`` and values ``learned``.  ``objective`` gives
+        the method's twin kernels on the true ``P``
+        (:class:`smallvis.plans.Objective`: ``cost(Y, learned)``,
+        ``gradient(Y, learned, out)``, which returns the derivative in the
+        learned scalars, and ``triplet``), so that both backends follow the
+        same rule through their own kernels.
+    every : callable
+        ``every(n_iter) -> int``: iterations between two applications
+        (default R smallvis's ``epoch``, :func:`epoch_every`).
+    summary : str
+        One line: what the rule does, for the method's page and ``verbose``.
+    check : callable or None
+        ``check(name, value) -> value``: the check of a starting value the
+        user gives (a ``ValueError`` naming the range); None:
+        :func:`check_learned`, a log-scale.
+    """
+
+    update: Callable
+    every: Callable = epoch_every
+    summary: str = ""
+    check: Callable = None
+
+
 def check_perplexity(perplexity, n_samples):
     """Perplexity must lie in ``[1, n_samples - 1]`` (``n_samples=None``: at least 1).
 
@@ -451,7 +502,12 @@ class Method:
         Cost parameters that the exact optimizer learns together with ``Y``
         (NCVis's normalisation ``Q``); their values are the starting point.
         The kernels take them right after ``Y``, and the gradient kernel
-        returns the derivative in them (one float).
+        returns the derivative in them (one float).  With
+        :attr:`learned_rule` they are set by that rule instead.
+    learned_rule : LearnedRule or None
+        The rule that sets the :attr:`learned` scalars during an exact run,
+        in place of gradient descent (:class:`LearnedRule`); None: they are
+        descended with ``Y``.
     sgd : SgdSpec or None
         The method's stochastic form (``optimizer="sgd"``), or None.
     auto_params : mapping
@@ -560,6 +616,7 @@ class Method:
     optimizer_defaults: Mapping = field(default_factory=dict)
     auto_learning_rate: Callable = None
     learned: tuple = ()
+    learned_rule: LearnedRule = None
     sgd: SgdSpec = None
     auto_params: Mapping = field(default_factory=dict)
     approximations: Mapping = field(default_factory=dict)
@@ -688,6 +745,12 @@ class Method:
         return tuple(dict.fromkeys(self.kernel_name({**defaults, **option})[0]
                                    for option in ({},) + tuple(self.kernel_options)))
 
+    def check_learned_value(self, name, value):
+        """A learned scalar's value checked: by its rule's ``check``, else :func:`check_learned`."""
+        rule = self.learned_rule
+        return (rule.check if rule is not None and rule.check is not None
+                else check_learned)(name, value)
+
     def split_params(self, params, n_samples):
         """Split user keywords into (affinity, cost) dicts with defaults filled.
 
@@ -711,7 +774,10 @@ class Method:
         if "perplexity" in affinity:
             affinity["perplexity"] = check_perplexity(affinity["perplexity"], n_samples)
         for name in self.learned:
-            cost[name] = check_learned(name, cost[name])
+            if (n_samples is None and name in self.auto_params
+                    and isinstance(cost[name], str) and cost[name] == "auto"):
+                continue  # a start that depends on N is checked once resolved
+            cost[name] = self.check_learned_value(name, cost[name])
         if self.resolve_cost is not None:  # validate early, before any work
             probe = self.resolve_auto(cost, 2)  # "auto" left for a later N is valid
             self.resolve_cost(**{k: v for k, v in probe.items() if k not in self.learned})

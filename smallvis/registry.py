@@ -48,6 +48,8 @@ FOLDERS = (
     "btsne",
     "btasne",
     "rklsne",
+    "pstsne",
+    "dhssne",
 )
 
 #: Values of ``gradient=`` that every method accepts.

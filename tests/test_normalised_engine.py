@@ -30,8 +30,10 @@ def _registry_units():
     units = []
     for m in METHODS.values():
         for example in m.examples if m.normalised_units else ():
-            prefix, args = m.kernel_name(m.resolve_auto({**m.cost_params, **example}, 20))
-            units.append(m.normalised_units[prefix](*args))
+            params = m.resolve_auto({**m.cost_params, **example}, 20)
+            prefix, args = m.kernel_name(params)
+            # a unit is built from the kernel's arguments, the learned values first
+            units.append(m.normalised_units[prefix](*(params[k] for k in m.learned), *args))
     return units
 
 
@@ -321,15 +323,18 @@ def test_the_named_kernels_agree_with_the_engine(method):
     for option in ({},) + tuple(m.kernel_options):
         params = {**m.cost_params, **from_input, **option}
         prefix, args = m.kernel_name(params)
+        # the kernels' arguments: the learned values first (a unit is built from them)
+        args = tuple(params[k] for k in m.learned) + tuple(args)
         units = [u for u in COMPILED if u.c_unit == prefix]
         if not units:
             continue
-        (unit,) = units if len(units) == 1 else [u for u in units if tuple(u) == tuple(args)]
+        (unit,) = units if len(units) == 1 else [u for u in units if tuple(u) == args]
         rng = np.random.default_rng(8)
         P = _affinities(rng, 17, unit)
         Y = rng.normal(size=(17, 2))
         trip = _sparse_triplet(P)
-        cost, gradient, args = m.kernels(_kernels, params)
+        cost, gradient, fixed = m.kernels(_kernels, params)
+        args = tuple(params[k] for k in m.learned) + tuple(fixed)
         g_named, g_engine = np.zeros_like(Y), np.zeros_like(Y)
         gradient(*trip, Y, *args, g_named, 1)
         _kernels.normalised_gradient(unit, *trip, Y, g_engine, 1)

@@ -21,9 +21,17 @@ EXACT = {
     "largevis_exp": (0.05,), "umap": (1.577, 0.895, 0.0), "umap_b": (1.93, 0.79, 0.0),
     "tumap": (0.0,), "ncvis": (0.3, 5.0, 0.767, 1.223),
 }
+
+
+def _example_args(name):
+    """The kernels' arguments at a method's first registry example: learned values first."""
+    m, params = METHODS[name], example_params(name, 25)[0]
+    return tuple(params[k] for k in m.learned) + tuple(m.kernel_name(params)[1])
+
+
 #: A method without hand-written rows: its first registry example's arguments
 #: (its kernels may be the generic ones, see _kernels_of).
-EXACT.update({name: METHODS[name].kernel_name(example_params(name, 25)[0])[1]
+EXACT.update({name: _example_args(name)
               for name, m in METHODS.items()
               if m.examples and m.prefix not in {_p for _p in EXACT} | {"largevis_exp"}})
 #: the package defaults (eps > 0) for the twin comparison
