@@ -166,3 +166,8 @@ class RKLSNE(_MethodEmbedding):
 @_method_estimator
 class BHSSNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="bhssne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class TRMSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="trmsne"``; the same parameters otherwise."""

@@ -32,6 +32,11 @@ JOINT = AffinityFamily("joint", normalised="total", knn_graph=False, conditional
 #: symmetrised ``P`` whose rows are distributions (R smallvis's "rsr": row
 #: normalised, symmetrised, row normalised).
 SYMMETRISED_ROWS = AffinityFamily("symmetrised rows", normalised="rows", knn_graph=False)
+#: The conditional ``p_{j|i}`` divided by its grand sum, ``N``: a ``P`` over
+#: all pairs that is not symmetric (R smallvis's ``symmetrize = "none"``
+#: with ``normalize = TRUE``).
+CONDITIONAL_OVER_PAIRS = AffinityFamily("conditional over all pairs", normalised="total",
+                                        knn_graph=False)
 #: The fuzzy kNN graph (McInnes et al. 2018): memberships in [0, 1].
 FUZZY = AffinityFamily("fuzzy", normalised="", knn_graph=True, memberships=True)
 #: The fuzzy kNN graph divided by its sum, a ``P`` of probabilities over
@@ -146,6 +151,14 @@ def joint_affinities_and_bandwidths(X, kernels, random_state, n_threads, perplex
     return P, {"bandwidth": bandwidth}
 
 
+def conditional_affinities_over_pairs(X, kernels, random_state, n_threads, perplexity,
+                                      metric):
+    """The conditional ``p_{j|i}`` divided by ``N`` (:data:`CONDITIONAL_OVER_PAIRS`)."""
+    P = conditional_affinities(X, kernels, random_state, n_threads, perplexity, metric)
+    P /= P.shape[0]
+    return P
+
+
 def joint_affinities(X, kernels, random_state, n_threads, perplexity, metric):
     """The joint ``P`` over all pairs."""
     _check_dense_size(X.shape[0])
@@ -219,7 +232,8 @@ def knn_graph_affinities(X, kernels, random_state, n_threads, n_neighbors, knn_m
 
 #: Affinity builders that always calibrate over all pairs.
 DENSE_ONLY = (conditional_affinities, joint_affinities, symmetrised_rows_affinities,
-              conditional_affinities_and_bandwidths, joint_affinities_and_bandwidths)
+              conditional_affinities_and_bandwidths, joint_affinities_and_bandwidths,
+              conditional_affinities_over_pairs)
 
 #: Affinity builders that calibrate over nearest neighbours at any size.
 KNN_ONLY = (joint_knn_affinities, fuzzy_graph_affinities, normalised_fuzzy_graph_affinities,
@@ -242,6 +256,24 @@ def conditional_case(name):
         rows = np.arange(X.shape[0])[:, None]
         S[rows, keep] = C[rows, keep]
         return S / S.sum(axis=1, keepdims=True)
+    return case_affinities
+
+
+def pairs_case(name):
+    """Method ``name``'s ``P`` over all pairs; its kNN variant keeps each row's largest entries.
+
+    The kept entries are divided by their grand sum, so that each row keeps
+    its share of the mass (a ``P`` over all pairs that is not symmetric).
+    """
+    def case_affinities(X, n_neighbors, perplexity, affinities):
+        P = np.asarray(affinities(X, name, perplexity=perplexity), dtype=np.float64)
+        if n_neighbors is None:
+            return P
+        keep = np.argsort(-P, axis=1)[:, :n_neighbors]
+        S = np.zeros_like(P)
+        rows = np.arange(X.shape[0])[:, None]
+        S[rows, keep] = P[rows, keep]
+        return S / S.sum()
     return case_affinities
 
 

@@ -49,6 +49,7 @@ FOLDERS = (
     "btasne",
     "rklsne",
     "bhssne",
+    "trmsne",
 )
 
 #: Values of ``gradient=`` that every method accepts.
