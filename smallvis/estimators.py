@@ -162,12 +162,6 @@ class BTASNE(_MethodEmbedding):
 class RKLSNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="rklsne"``; the same parameters otherwise."""
 
-
-@_method_estimator
-class BHSSNE(_MethodEmbedding):
-    """:class:`~smallvis.Embedding` with ``method="bhssne"``; the same parameters otherwise."""
-
-
 @_method_estimator
 class TRMSNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="trmsne"``; the same parameters otherwise."""

@@ -48,7 +48,6 @@ FOLDERS = (
     "btsne",
     "btasne",
     "rklsne",
-    "bhssne",
     "trmsne",
 )
 
