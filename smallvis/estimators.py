@@ -171,3 +171,8 @@ class PSTSNE(_MethodEmbedding):
 @_method_estimator
 class DHSSNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="dhssne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class TRMSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="trmsne"``; the same parameters otherwise."""

@@ -48,6 +48,15 @@ SYMMETRISED_ROWS = AffinityFamily(
     title="Symmetrised rows: R smallvis's \"rsr\" P",
     description="The conditional rows, symmetrised, then each row divided by its sum again: "
                 "every row sums to 1 and the pattern of :math:`P` is symmetric.")
+#: The conditional ``p_{j|i}`` divided by its grand sum, ``N``: a ``P`` over
+#: all pairs that is not symmetric (R smallvis's ``symmetrize = "none"``
+#: with ``normalize = TRUE``).
+CONDITIONAL_OVER_PAIRS = AffinityFamily(
+    "conditional over all pairs", normalised="total", knn_graph=False,
+    title="Conditional P over all pairs",
+    description="The conditional rows :math:`p_{j|i}` divided by their grand sum :math:`N`: "
+                "probabilities over all pairs that are not symmetric, each row keeping "
+                "its own mass of :math:`1/N`.")
 #: The fuzzy kNN graph (McInnes et al. 2018): memberships in [0, 1].
 FUZZY = AffinityFamily(
     "fuzzy", normalised="", knn_graph=True, memberships=True,
@@ -176,6 +185,14 @@ def joint_affinities_and_bandwidths(X, kernels, random_state, n_threads, perplex
     return P, {"bandwidth": bandwidth}
 
 
+def conditional_affinities_over_pairs(X, kernels, random_state, n_threads, perplexity,
+                                      metric):
+    """The conditional ``p_{j|i}`` divided by ``N`` (:data:`CONDITIONAL_OVER_PAIRS`)."""
+    P = conditional_affinities(X, kernels, random_state, n_threads, perplexity, metric)
+    P /= P.shape[0]
+    return P
+
+
 def joint_affinities(X, kernels, random_state, n_threads, perplexity, metric):
     """The joint ``P`` over all pairs."""
     _check_dense_size(X.shape[0])
@@ -249,7 +266,8 @@ def knn_graph_affinities(X, kernels, random_state, n_threads, n_neighbors, knn_m
 
 #: Affinity builders that always calibrate over all pairs.
 DENSE_ONLY = (conditional_affinities, joint_affinities, symmetrised_rows_affinities,
-              conditional_affinities_and_bandwidths, joint_affinities_and_bandwidths)
+              conditional_affinities_and_bandwidths, joint_affinities_and_bandwidths,
+              conditional_affinities_over_pairs)
 
 #: Affinity builders that calibrate over nearest neighbours at any size.
 KNN_ONLY = (joint_knn_affinities, fuzzy_graph_affinities, normalised_fuzzy_graph_affinities,
@@ -272,6 +290,24 @@ def conditional_case(name):
         rows = np.arange(X.shape[0])[:, None]
         S[rows, keep] = C[rows, keep]
         return S / S.sum(axis=1, keepdims=True)
+    return case_affinities
+
+
+def pairs_case(name):
+    """Method ``name``'s ``P`` over all pairs; its kNN variant keeps each row's largest entries.
+
+    The kept entries are divided by their grand sum, so that each row keeps
+    its share of the mass (a ``P`` over all pairs that is not symmetric).
+    """
+    def case_affinities(X, n_neighbors, perplexity, affinities):
+        P = np.asarray(affinities(X, name, perplexity=perplexity), dtype=np.float64)
+        if n_neighbors is None:
+            return P
+        keep = np.argsort(-P, axis=1)[:, :n_neighbors]
+        S = np.zeros_like(P)
+        rows = np.arange(X.shape[0])[:, None]
+        S[rows, keep] = P[rows, keep]
+        return S / S.sum()
     return case_affinities
 
 

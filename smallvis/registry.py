@@ -50,6 +50,7 @@ FOLDERS = (
     "rklsne",
     "pstsne",
     "dhssne",
+    "trmsne",
 )
 
 #: Values of ``gradient=`` that every method accepts.

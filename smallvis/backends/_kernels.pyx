@@ -228,7 +228,7 @@ def _tie_keys(d2):
 from smallvis.backends.reference import __all__ as _twin_names
 from smallvis.backends.reference import CALIBRATION_BLOCK
 from smallvis.backends.reference import _check_pair_arrays
-from smallvis.methods._common import row_bandwidths, unit_field_values
+from smallvis.methods._common import row_bandwidths, symmetric_p, unit_field_values
 from smallvis.methods.asne.unit import ASNEUnit
 from smallvis.methods.ssne.unit import SSNEUnit
 from smallvis.methods.tsne.unit import TSNEUnit
@@ -1376,7 +1376,7 @@ cdef inline Py_ssize_t _first_pair(Py_ssize_t i, bint half) noexcept nogil:
 
 cdef double _normalised(const smallvis_normalised_unit* unit, const void* params,
                         bint rows, indptr, indices, data, Y, grad, int nt,
-                        bandwidth=None):
+                        bandwidth=None, bint p_symmetric=True):
     """The cost (grad None, returned) or the gradient of a normalised unit.
 
     Over each row (``rows``) a row is one pass; over all pairs the passes
@@ -1389,7 +1389,8 @@ cdef double _normalised(const smallvis_normalised_unit* unit, const void* params
     beta_i before the hooks see them (:func:`_engine_row`) and its
     coefficients after (the chain rule).  The weight of (i, j) is then not
     that of (j, i), so over all pairs every pass runs over full rows, each
-    ordered pair once.
+    ordered pair once; so too without ``p_symmetric`` (a ``P`` that is not
+    symmetric, :func:`~smallvis.methods._common.symmetric_p`).
     """
     cdef const int64_t[::1] ip = indptr
     cdef const int64_t[::1] ix = np.ascontiguousarray(indices) if len(indices) else np.zeros(1, dtype=np.int64)
@@ -1403,8 +1404,8 @@ cdef double _normalised(const smallvis_normalised_unit* unit, const void* params
     a.Yt, a.ip, a.ix, a.dv, a.n, a.dim = &Yt[0, 0], &ip[0], &ix[0], &dv[0], n, dim
     a.bw = &bwv[0] if bw_arr is not None else NULL
     # over all pairs: half rows (j > i, each unordered pair standing for
-    # both orders) when the weights are symmetric, full rows with a bandwidth
-    cdef bint half = a.bw == NULL
+    # both orders) when the weights and P are symmetric, else full rows
+    cdef bint half = a.bw == NULL and p_symmetric
     cdef double pairs = 2.0 if half else 1.0
     # per thread: d2, P row, coefficients
     cdef double[:, :, ::1] sc = _scratch(nt, 3, n)
@@ -1463,7 +1464,8 @@ cdef double _normalised(const smallvis_normalised_unit* unit, const void* params
             for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
                 j0 = _first_pair(i, half)
                 d2 = _engine_row(&a, &sc[0, 0, 0], i, j0, True)
-                unit.coef_row(d2, d2 + n, j0, n, shift, z, S, 4.0 if half else 2.0 * a.bw[i],
+                unit.coef_row(d2, d2 + n, j0, n, shift, z, S,
+                              4.0 if half else (2.0 * a.bw[i] if a.bw != NULL else 2.0),
                               params, d2 + 2 * n)
                 _accumulate_pairs(a.Yt, n, dim, i, j0, d2 + 2 * n, &acc[threadid(), 0, 0])
                 _clear_row(a.ip, a.ix, i, d2 + n)
@@ -1496,7 +1498,7 @@ def _checked_normalised(unit, indptr, indices, data, Y, grad, n_threads):
     cdef bint rows = _normalised_rows(unit)
     _check_pair_arrays(indptr, indices, data, Y, grad, in_range=_indices_in_range)
     return _normalised(smallvis_normalised_units[u], &k, rows, indptr, indices, data, Y,
-                       grad, n_threads, row_bandwidths(unit, Y.shape[0]))
+                       grad, n_threads, row_bandwidths(unit, Y.shape[0]), symmetric_p(unit))
 
 
 def normalised_cost(unit, indptr, indices, data, Y, n_threads):

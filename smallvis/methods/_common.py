@@ -132,6 +132,20 @@ def row_bandwidths(unit, n_rows):
     return np.ascontiguousarray(beta)
 
 
+def symmetric_p(unit):
+    """Whether a normalised unit's ``P`` over all pairs is symmetric (the engines' shortcut).
+
+    Over all pairs the engines of both backends sum the coefficient of an
+    unordered pair once and apply it at both ends (``4 c_ij``), which holds
+    when ``c`` is symmetric: a symmetric ``P`` and the same weight for
+    ``(i, j)`` and ``(j, i)``.  A unit whose ``P`` is not symmetric (a
+    conditional ``P`` divided by its grand sum) says so with the class
+    attribute ``symmetric_p = False``; the engines then sum every ordered
+    pair, :math:`2 (c_{ij} + c_{ji})`, as for a bandwidth per row.
+    """
+    return bool(getattr(type(unit), "symmetric_p", True))
+
+
 def log_one_minus_w(U):
     r""":math:`\log(1 - w)` for :math:`w = 1 / (1 + u)`, floored where :math:`u = 0`.
 

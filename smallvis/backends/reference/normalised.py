@@ -11,7 +11,7 @@ the unit from their arguments.
 import numpy as np
 from scipy import special
 
-from ...methods._common import row_bandwidths, unit_field_values
+from ...methods._common import row_bandwidths, symmetric_p, unit_field_values
 from ...methods.asne.unit import ASNEUnit
 from ...methods.ssne.unit import SSNEUnit
 from ...methods.tsne.unit import TSNEUnit
@@ -163,7 +163,9 @@ def normalised_gradient(unit, indptr, indices, data, Y, grad, n_threads):
         = 4 \sum_{j \ne i} c_{ij} (y_i - y_j) \quad (c \text{ symmetric}),
 
     with :math:`c` of :func:`_normalised_coefficients`; ``"total"`` takes
-    ``P`` symmetric (so is ``c``).  A unit with a bandwidth per row
+    ``P`` symmetric (so is ``c``) unless the unit says otherwise
+    (:func:`~smallvis.methods._common.symmetric_p`): the first form.  A unit
+    with a bandwidth per row
     (:func:`~smallvis.methods._common.row_bandwidths`) has :math:`w_{ij} =
     w(\beta_i d_{ij}^2)` and :math:`c_{ij} = \beta_i\, c(\beta_i d_{ij}^2)`,
     not symmetric: the first form.  The fit's ``P`` counts as normalised
@@ -186,7 +188,7 @@ def _normalised_gradient(unit, indptr, indices, data, Y, grad):
         # row j's, so c is not symmetric even over all pairs
         K *= bandwidth[:, None]
         grad[...] = 2.0 * _gradient_from_coefficients(K + K.T, Y)
-    elif axis is None:
+    elif axis is None and symmetric_p(unit):
         grad[...] = 4.0 * _gradient_from_coefficients(K, Y)
     else:
         grad[...] = 2.0 * _gradient_from_coefficients(K + K.T, Y)
