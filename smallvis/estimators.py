@@ -161,3 +161,8 @@ class BTASNE(_MethodEmbedding):
 @_method_estimator
 class RKLSNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="rklsne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class WTSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="wtsne"``; the same parameters otherwise."""

@@ -48,6 +48,7 @@ FOLDERS = (
     "btsne",
     "btasne",
     "rklsne",
+    "wtsne",
 )
 
 #: Values of ``gradient=`` that every method accepts.
