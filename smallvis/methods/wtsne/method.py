@@ -5,22 +5,9 @@ import numbers
 import numpy as np
 
 from ..._validation import ParameterError
-from ...families import JOINT, PERPLEXITY_SIZE, joint_affinities, joint_case
+from ...families import JOINT, PERPLEXITY_SIZE, joint_affinities_and_degrees, joint_case
 from ...method_spec import FROM_INPUT, Method, joint_auto_learning_rate
-from .._common import degrees_of
 from .unit import WTSNEUnit
-
-
-def joint_affinities_and_degrees(X, kernels, random_state, n_threads, perplexity, metric):
-    r"""The joint ``P`` over all pairs and each point's degree in it: ``(P, {"importance": m})``.
-
-    :math:`m_i = N \sum_j p_{ij}` (:func:`smallvis.methods._common.degrees_of`),
-    the importances of the weighted methods (:attr:`~smallvis.method_spec.Method.input_params`),
-    which a fit keeps for placing new points.
-    """
-    P = joint_affinities(X, kernels, random_state, n_threads, perplexity, metric)
-    n = P.shape[0]
-    return P, {"importance": degrees_of(None, None, np.ascontiguousarray(P).ravel(), n)}
 
 
 def check_importance(importance):
