@@ -637,8 +637,8 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
         # a per-point value the calibration of X would give cannot come
         # from a P alone: taking 1 (the plain method) would be another
         # method under this one's name
-        missing = [k for k in m.input_params
-                   if isinstance(plan.cost_params.get(k), str)
+        missing = [k for k in m.input_params if k not in m.pair_inputs
+                   and isinstance(plan.cost_params.get(k), str)
                    and plan.cost_params[k] == FROM_INPUT]
         if missing:
             raise ParameterError(

@@ -176,3 +176,8 @@ class DHSSNE(_MethodEmbedding):
 @_method_estimator
 class TRMSNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="trmsne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class WTSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="wtsne"``; the same parameters otherwise."""

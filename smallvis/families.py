@@ -17,6 +17,7 @@ from .inputs import affinities as aff
 from .inputs.distances import check_metric
 from .inputs.neighbors import check_search_params
 from .method_spec import AffinityFamily, SizedParam
+from .methods._common import degrees_of
 
 #: Up to this many points, the perplexity calibration of the joint ``P``
 #: with nearest neighbours optional runs over all other points (dense
@@ -210,6 +211,18 @@ def symmetrised_rows_affinities(X, kernels, random_state, n_threads, perplexity,
     return J
 
 
+def joint_affinities_and_degrees(X, kernels, random_state, n_threads, perplexity, metric):
+    r"""The joint ``P`` over all pairs and each point's degree in it: ``(P, {"importance": m})``.
+
+    :math:`m_i = N \sum_j p_{ij}` (:func:`smallvis.methods._common.degrees_of`),
+    the importances of the weighted methods (:attr:`~smallvis.method_spec.Method.input_params`),
+    which a fit keeps for placing new points.
+    """
+    P = joint_affinities(X, kernels, random_state, n_threads, perplexity, metric)
+    return P, {"importance": degrees_of(None, None, np.ascontiguousarray(P).ravel(),
+                                        P.shape[0])}
+
+
 def joint_affinities_dense_or_knn(X, kernels, random_state, n_threads, perplexity,
                                   n_neighbors, knn_method, knn, n_trees, metric):
     """The joint ``P`` over all pairs up to :data:`DENSE_P_MAX_N` points, over neighbours above.
@@ -267,7 +280,7 @@ def knn_graph_affinities(X, kernels, random_state, n_threads, n_neighbors, knn_m
 #: Affinity builders that always calibrate over all pairs.
 DENSE_ONLY = (conditional_affinities, joint_affinities, symmetrised_rows_affinities,
               conditional_affinities_and_bandwidths, joint_affinities_and_bandwidths,
-              conditional_affinities_over_pairs)
+              conditional_affinities_over_pairs, joint_affinities_and_degrees)
 
 #: Affinity builders that calibrate over nearest neighbours at any size.
 KNN_ONLY = (joint_knn_affinities, fuzzy_graph_affinities, normalised_fuzzy_graph_affinities,

@@ -586,6 +586,16 @@ class Method:
         and a ``P`` given without its calibration :data:`WITHOUT_INPUT` on
         every point (:meth:`with_inputs`).  A value given by the user (a
         number for every point, or an array of one per point) is kept.
+    pair_inputs : tuple of str
+        Those of :attr:`input_params` that weigh each pair by the product
+        of its two points' values, which the engines can take from the
+        ``P`` they are given (the degrees of ``P``, the importances of
+        :func:`smallvis.methods._common.pair_importances`): a ``P`` given
+        without its calibration keeps :data:`FROM_INPUT`, which the engine
+        reads as that ``P``'s own values, and a new point is weighed
+        against the training points' values (its own cancels from its
+        row's normalisation), which :meth:`smallvis.transform.TrainingMap.new_inputs`
+        therefore leaves as the fit gave them.
     aliases : tuple of Alias
         Other names of this method at mapped parameters (:class:`Alias`),
         which :func:`smallvis.registry.resolve_method` resolves.
@@ -634,6 +644,7 @@ class Method:
     constant_term: str = ""
     factor_4_convention: bool = True
     input_params: tuple = ()
+    pair_inputs: tuple = ()
     normalised_new_rows: bool = False
     examples: tuple = ()
     aliases: tuple = ()
@@ -655,11 +666,15 @@ class Method:
         A parameter that ``inputs`` lacks (a ``P`` given as it is, to
         ``cost_and_gradient`` or ``embed(affinities=...)``, carries no
         calibration) is :data:`WITHOUT_INPUT` on every point, which makes
-        the method its plain counterpart (basne's bandwidth 1: asne).
+        the method its plain counterpart (basne's bandwidth 1: asne), but
+        one of :attr:`pair_inputs`, which stays :data:`FROM_INPUT`: the
+        engines take it from that ``P``.
         """
         cost_params = dict(cost_params)
         for name in self.input_params:
             value = cost_params.get(name)
+            if name in self.pair_inputs and name not in inputs:
+                continue
             if isinstance(value, str) and value == FROM_INPUT:
                 cost_params[name] = inputs.get(name, WITHOUT_INPUT)
         return cost_params

@@ -51,6 +51,7 @@ FOLDERS = (
     "pstsne",
     "dhssne",
     "trmsne",
+    "wtsne",
 )
 
 #: Values of ``gradient=`` that every method accepts.

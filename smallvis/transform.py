@@ -299,7 +299,11 @@ class TrainingMap:
         calibration of the new row itself would run over other candidates
         than the fit's rows (its nearest neighbours, and itself among them
         when it is a training point again), and give a precision on another
-        scale.  A number (the same for every point) stays as it is.
+        scale.  A number (the same for every point) stays as it is, and so
+        do the method's ``pair_inputs`` (the training points' degrees, the
+        columns' importances of :func:`smallvis.methods._common.pair_importances`):
+        a new point is weighed against them, and its own value cancels
+        from its row's normalisation.
 
         Parameters
         ----------
@@ -315,7 +319,7 @@ class TrainingMap:
         inputs = {}
         for name in m.input_params:
             fitted = self.cost_params.get(name)
-            if isinstance(fitted, np.ndarray):
+            if isinstance(fitted, np.ndarray) and name not in m.pair_inputs:
                 row_sum = np.asarray(P.sum(axis=1)).ravel()
                 inputs[name] = np.exp((P @ np.log(fitted)) / row_sum)
         return inputs

@@ -24,7 +24,7 @@ from smallvis.backends import reference
 from smallvis.registry import METHODS
 
 #: The methods whose per-point cost parameters come from the calibration.
-FROM_INPUT = [name for name, m in METHODS.items() if m.input_params]
+FROM_INPUT = [name for name, m in METHODS.items() if "bandwidth" in m.input_params]
 
 
 def _sq_dists(Y):

@@ -128,6 +128,23 @@ cdef extern from "_pairloops.h" nogil:
         double (*self_cost_row)(const double* d2, const double* p, Py_ssize_t n,
                                 double mass, const void* params) noexcept nogil
         smallvis_transform_unit transform
+        double (*z_row_a)(const double* d2, const double* a, Py_ssize_t start, Py_ssize_t n,
+                          double shift, const void* params) noexcept nogil
+        double (*dual_row_a)(const double* d2, const double* p, const double* a,
+                             Py_ssize_t start, Py_ssize_t n, double shift, double z,
+                             const void* params) noexcept nogil
+        void (*coef_row_a)(const double* d2, const double* p, const double* a,
+                           Py_ssize_t start, Py_ssize_t n, double shift, double z, double S,
+                           double scale, const void* params, double* c) noexcept nogil
+        double (*cost_row_a)(const double* d2, const double* p, const double* a,
+                             const double* la, Py_ssize_t start, Py_ssize_t n, double shift,
+                             double z, const void* params) noexcept nogil
+        void (*self_coef_row_a)(const double* d2, const double* p, const double* a,
+                                Py_ssize_t n, double mass, const void* params,
+                                double* c) noexcept nogil
+        double (*self_cost_row_a)(const double* d2, const double* p, const double* a,
+                                  const double* la, Py_ssize_t n, double mass,
+                                  const void* params) noexcept nogil
     ctypedef union smallvis_normalised_params:
         pass
     const smallvis_normalised_unit** smallvis_normalised_units
@@ -228,7 +245,8 @@ def _tie_keys(d2):
 from smallvis.backends.reference import __all__ as _twin_names
 from smallvis.backends.reference import CALIBRATION_BLOCK
 from smallvis.backends.reference import _check_pair_arrays
-from smallvis.methods._common import row_bandwidths, symmetric_p, unit_field_values
+from smallvis.methods._common import (log_importances, pair_importances, row_bandwidths,
+                                      symmetric_p, unit_field_values)
 from smallvis.methods.asne.unit import ASNEUnit
 from smallvis.methods.ssne.unit import SSNEUnit
 from smallvis.methods.tsne.unit import TSNEUnit
@@ -1345,6 +1363,11 @@ ctypedef struct _EngineInput:
     Py_ssize_t dim
     # each row's precision beta_i of a bandwidth unit (row_bandwidths), or NULL
     const double* bw
+    # each point's importance m_i of a weighted unit (pair_importances) and its
+    # log, or NULL; then per thread 2 rows of n: a pair's a_ij = m_i m_j, its log
+    const double* imp
+    const double* limp
+    double* arow
 
 
 cdef inline double* _engine_row(const _EngineInput* a, double* scratch, Py_ssize_t i,
@@ -1369,6 +1392,22 @@ cdef inline double* _engine_row(const _EngineInput* a, double* scratch, Py_ssize
     return d2
 
 
+cdef inline double* _importance_row(const _EngineInput* a, Py_ssize_t i, Py_ssize_t start,
+                                    bint logs) noexcept nogil:
+    """Row i's pair importances a_ij = m_i m_j over start <= j < n in the thread's scratch.
+
+    Their logs (log m_i + log m_j) follow them, n further on, when ``logs``.
+    """
+    cdef double* r = a.arow + 2 * a.n * threadid()
+    cdef Py_ssize_t j
+    for j in range(start, a.n):
+        r[j] = a.imp[i] * a.imp[j]
+    if logs:
+        for j in range(start, a.n):
+            r[a.n + j] = a.limp[i] + a.limp[j]
+    return r
+
+
 cdef inline Py_ssize_t _first_pair(Py_ssize_t i, bint half) noexcept nogil:
     """The first column of row i's pairs over all pairs: i + 1 on half rows, else 0."""
     return i + 1 if half else 0
@@ -1376,7 +1415,7 @@ cdef inline Py_ssize_t _first_pair(Py_ssize_t i, bint half) noexcept nogil:
 
 cdef double _normalised(const smallvis_normalised_unit* unit, const void* params,
                         bint rows, indptr, indices, data, Y, grad, int nt,
-                        bandwidth=None, bint p_symmetric=True):
+                        bandwidth=None, bint p_symmetric=True, importance=None):
     """The cost (grad None, returned) or the gradient of a normalised unit.
 
     Over each row (``rows``) a row is one pass; over all pairs the passes
@@ -1391,6 +1430,10 @@ cdef double _normalised(const smallvis_normalised_unit* unit, const void* params
     that of (j, i), so over all pairs every pass runs over full rows, each
     ordered pair once; so too without ``p_symmetric`` (a ``P`` that is not
     symmetric, :func:`~smallvis.methods._common.symmetric_p`).
+
+    ``importance``: each point's importance m_i of a weighted unit
+    (``pair_importances``), or None.  The weight of (i, j) is then m_i m_j
+    times the unit's (the rows named _a of _pairloops.h), still symmetric.
     """
     cdef const int64_t[::1] ip = indptr
     cdef const int64_t[::1] ix = np.ascontiguousarray(indices) if len(indices) else np.zeros(1, dtype=np.int64)
@@ -1403,6 +1446,17 @@ cdef double _normalised(const smallvis_normalised_unit* unit, const void* params
     cdef _EngineInput a
     a.Yt, a.ip, a.ix, a.dv, a.n, a.dim = &Yt[0, 0], &ip[0], &ix[0], &dv[0], n, dim
     a.bw = &bwv[0] if bw_arr is not None else NULL
+    imp_arr = None if importance is None else np.ascontiguousarray(importance, dtype=np.float64)
+    limp_arr = log_importances(imp_arr)
+    cdef const double[::1] impv = imp_arr if imp_arr is not None else np.ones(1)
+    cdef const double[::1] limpv = limp_arr if imp_arr is not None else np.zeros(1)
+    cdef double[:, :, ::1] asc = _scratch(nt if imp_arr is not None else 1, 2,
+                                          n if imp_arr is not None else 1)
+    a.imp = &impv[0] if imp_arr is not None else NULL
+    a.limp = &limpv[0] if imp_arr is not None else NULL
+    a.arow = &asc[0, 0, 0]
+    cdef bint weighted = a.imp != NULL
+    cdef double* ar
     # over all pairs: half rows (j > i, each unordered pair standing for
     # both orders) when the weights and P are symmetric, else full rows
     cdef bint half = a.bw == NULL and p_symmetric
@@ -1424,11 +1478,18 @@ cdef double _normalised(const smallvis_normalised_unit* unit, const void* params
                 d2 = _engine_row(&a, &sc[0, 0, 0], i, 0, True)
                 if want:
                     # row i's q: every pair (i, j), both ends
-                    unit.self_coef_row(d2, d2 + n, n, 1.0, params, d2 + 2 * n)
+                    if weighted:
+                        ar = _importance_row(&a, i, 0, False)
+                        unit.self_coef_row_a(d2, d2 + n, ar, n, 1.0, params, d2 + 2 * n)
+                    else:
+                        unit.self_coef_row(d2, d2 + n, n, 1.0, params, d2 + 2 * n)
                     if a.bw != NULL:
                         for j in range(n):
                             d2[2 * n + j] *= a.bw[i]
                     _accumulate_pairs(a.Yt, n, dim, i, 0, d2 + 2 * n, &acc[threadid(), 0, 0])
+                elif weighted:
+                    ar = _importance_row(&a, i, 0, True)
+                    rcost[i] = unit.self_cost_row_a(d2, d2 + n, ar, ar + n, n, 1.0, params)
                 else:
                     rcost[i] = unit.self_cost_row(d2, d2 + n, n, 1.0, params)
                 _clear_row(a.ip, a.ix, i, d2 + n)
@@ -1446,7 +1507,11 @@ cdef double _normalised(const smallvis_normalised_unit* unit, const void* params
             for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
                 j0 = _first_pair(i, half)
                 d2 = _engine_row(&a, &sc[0, 0, 0], i, j0, False)
-                rz[i] = unit.z_row(d2, j0, n, shift, params)
+                if weighted:
+                    ar = _importance_row(&a, i, j0, False)
+                    rz[i] = unit.z_row_a(d2, ar, j0, n, shift, params)
+                else:
+                    rz[i] = unit.z_row(d2, j0, n, shift, params)
             for i in range(n):
                 z += rz[i]
             z = pairs * z
@@ -1456,7 +1521,11 @@ cdef double _normalised(const smallvis_normalised_unit* unit, const void* params
             for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
                 j0 = _first_pair(i, half)
                 d2 = _engine_row(&a, &sc[0, 0, 0], i, j0, True)
-                rs[i] = unit.dual_row(d2, d2 + n, j0, n, shift, z, params)
+                if weighted:
+                    ar = _importance_row(&a, i, j0, False)
+                    rs[i] = unit.dual_row_a(d2, d2 + n, ar, j0, n, shift, z, params)
+                else:
+                    rs[i] = unit.dual_row(d2, d2 + n, j0, n, shift, z, params)
                 _clear_row(a.ip, a.ix, i, d2 + n)
             for i in range(n):
                 S += rs[i]
@@ -1464,15 +1533,25 @@ cdef double _normalised(const smallvis_normalised_unit* unit, const void* params
             for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
                 j0 = _first_pair(i, half)
                 d2 = _engine_row(&a, &sc[0, 0, 0], i, j0, True)
-                unit.coef_row(d2, d2 + n, j0, n, shift, z, S,
-                              4.0 if half else (2.0 * a.bw[i] if a.bw != NULL else 2.0),
-                              params, d2 + 2 * n)
+                if weighted:
+                    ar = _importance_row(&a, i, j0, False)
+                    unit.coef_row_a(d2, d2 + n, ar, j0, n, shift, z, S,
+                                    4.0 if half else (2.0 * a.bw[i] if a.bw != NULL else 2.0),
+                                    params, d2 + 2 * n)
+                else:
+                    unit.coef_row(d2, d2 + n, j0, n, shift, z, S,
+                                  4.0 if half else (2.0 * a.bw[i] if a.bw != NULL else 2.0),
+                                  params, d2 + 2 * n)
                 _accumulate_pairs(a.Yt, n, dim, i, j0, d2 + 2 * n, &acc[threadid(), 0, 0])
                 _clear_row(a.ip, a.ix, i, d2 + n)
         elif not rows:
             for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
                 d2 = _engine_row(&a, &sc[0, 0, 0], i, 0, True)
-                rcost[i] = unit.cost_row(d2, d2 + n, 0, n, shift, z, params)
+                if weighted:
+                    ar = _importance_row(&a, i, 0, True)
+                    rcost[i] = unit.cost_row_a(d2, d2 + n, ar, ar + n, 0, n, shift, z, params)
+                else:
+                    rcost[i] = unit.cost_row(d2, d2 + n, 0, n, shift, z, params)
                 _clear_row(a.ip, a.ix, i, d2 + n)
     if want:
         _combine_threads(acc, _NO_THREADS, 1.0, 1.0, grad)
@@ -1498,7 +1577,8 @@ def _checked_normalised(unit, indptr, indices, data, Y, grad, n_threads):
     cdef bint rows = _normalised_rows(unit)
     _check_pair_arrays(indptr, indices, data, Y, grad, in_range=_indices_in_range)
     return _normalised(smallvis_normalised_units[u], &k, rows, indptr, indices, data, Y,
-                       grad, n_threads, row_bandwidths(unit, Y.shape[0]), symmetric_p(unit))
+                       grad, n_threads, row_bandwidths(unit, Y.shape[0]), symmetric_p(unit),
+                       pair_importances(unit, Y.shape[0], (indptr, indices, data)))
 
 
 def normalised_cost(unit, indptr, indices, data, Y, n_threads):

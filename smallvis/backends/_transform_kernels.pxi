@@ -21,11 +21,16 @@ cdef double _transform_row(const smallvis_transform_unit* unit, const void* para
                            Py_ssize_t n, Py_ssize_t dim, const int64_t* ix,
                            const double* dv, int64_t k0, int64_t k1,
                            double* d2, double* prow, double* coef,
-                           double* g, const double* bw) noexcept nogil:
+                           double* g, const double* bw,
+                           const smallvis_normalised_unit* nunit,
+                           const double* imp, const double* limp) noexcept nogil:
     """Row s: its gradient into g (dim values) if g is not NULL, else its cost.
 
     bw: the row's bandwidth (a normalised unit's beta_s), or NULL: the
     distances are scaled by it before the unit's hooks, the coefficients after.
+    imp, limp: the reference points' importances m_j of a weighted normalised
+    unit ``nunit`` and their logs, or NULL: its rows named _a run instead of
+    ``unit``'s (the new point's own m_s cancels from its row's normalisation).
     """
     cdef Py_ssize_t d, j
     cdef int64_t k
@@ -38,12 +43,17 @@ cdef double _transform_row(const smallvis_transform_unit* unit, const void* para
         prow[ix[k]] += dv[k]
         psum += dv[k]
     if g != NULL:
-        unit.coef_row(d2, prow, n, psum, params, coef)
+        if imp != NULL:
+            nunit.self_coef_row_a(d2, prow, imp, n, psum, params, coef)
+        else:
+            unit.coef_row(d2, prow, n, psum, params, coef)
         if bw != NULL:
             for j in range(n):
                 coef[j] *= bw[0]
         for d in range(dim):
             g[d] = smallvis_tr_force(Rt + d * n, n, coef, y[d])
+    elif imp != NULL:
+        cost = nunit.self_cost_row_a(d2, prow, imp, limp, n, psum, params)
     else:
         cost = unit.cost_row(d2, prow, n, psum, params)
     for k in range(k0, k1):
@@ -52,10 +62,13 @@ cdef double _transform_row(const smallvis_transform_unit* unit, const void* para
 
 
 cdef double _transform(const smallvis_transform_unit* unit, const void* params, indptr,
-                       indices, data, Y, Y_train, grad, n_threads, bandwidth=None):
+                       indices, data, Y, Y_train, grad, n_threads, bandwidth=None,
+                       const smallvis_normalised_unit* nunit=NULL, importance=None):
     """Run _transform_row over the rows of Y; return the summed cost.
 
     ``bandwidth``: each new point's own (``row_bandwidths``), or None.
+    ``importance``: each reference point's of the weighted normalised unit
+    ``nunit`` (``pair_importances``), or None.
     """
     cdef Py_ssize_t m = Y.shape[0], n = Y_train.shape[0], dim = Y.shape[1], s
     if m == 0:
@@ -63,6 +76,11 @@ cdef double _transform(const smallvis_transform_unit* unit, const void* params, 
     bw_arr = None if bandwidth is None else np.ascontiguousarray(bandwidth, dtype=np.float64)
     cdef const double[::1] bwv = bw_arr if bw_arr is not None else np.ones(1)
     cdef bint has_bw = bw_arr is not None
+    imp_arr = None if importance is None else np.ascontiguousarray(importance, dtype=np.float64)
+    limp_arr = log_importances(imp_arr)
+    cdef const double[::1] impv = imp_arr if imp_arr is not None else np.ones(1)
+    cdef const double[::1] limpv = limp_arr if imp_arr is not None else np.zeros(1)
+    cdef bint has_imp = imp_arr is not None
     cdef const int64_t[::1] ip = indptr
     cdef const int64_t[::1] ix = np.ascontiguousarray(indices) if len(indices) else np.zeros(1, dtype=np.int64)
     cdef const double[::1] dv = np.ascontiguousarray(data) if len(data) else np.zeros(1)
@@ -82,7 +100,9 @@ cdef double _transform(const smallvis_transform_unit* unit, const void* params, 
                                         &dv[0], ip[s], ip[s + 1],
                                         &sc[t, 0, 0], &sc[t, 1, 0], &sc[t, 2, 0],
                                         &G[s, 0] if want else NULL,
-                                        &bwv[s] if has_bw else NULL)
+                                        &bwv[s] if has_bw else NULL, nunit,
+                                        &impv[0] if has_imp else NULL,
+                                        &limpv[0] if has_imp else NULL)
     cdef double total = 0.0
     for s in range(m):
         total += rowcost[s]
@@ -98,7 +118,8 @@ cdef double _normalised_transform(unit, indptr, indices, data, Y, Y_train, grad,
     cdef smallvis_normalised_params k
     cdef Py_ssize_t u = _load_normalised(unit, &k)
     return _transform(&smallvis_normalised_units[u].transform, &k, indptr, indices, data, Y,
-                      Y_train, grad, n_threads, row_bandwidths(unit, Y.shape[0]))
+                      Y_train, grad, n_threads, row_bandwidths(unit, Y.shape[0]),
+                      smallvis_normalised_units[u], pair_importances(unit, Y_train.shape[0]))
 
 
 def normalised_transform_cost(unit, indptr, indices, data, Y, Y_train, n_threads):

@@ -11,7 +11,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.spatial.distance import cdist
 
-from ...methods._common import row_bandwidths, unit_field_values
+from ...methods._common import pair_importances, row_bandwidths, unit_field_values
 from ...methods.asne.unit import ASNEUnit
 from ...methods.infonce.unit import InfoNCEUnit
 from ...methods.largevis.unit import LargeVisUnit, LargeVisExpUnit
@@ -22,7 +22,7 @@ from ...methods.tumap.unit import TUMAPUnit
 from ...methods.umap.unit import UMAPUnit
 from ._helpers import _check_pair_arrays
 from .infonce import _infonce_rows
-from .normalised import _normalised_coefficients, _normalised_q, _scaled_rows
+from .normalised import _normalised_coefficients, _normalised_q, _pair_products, _scaled_rows
 from .pairs import _row_noise
 
 
@@ -68,7 +68,11 @@ def normalised_transform_cost(unit, indptr, indices, data, Y, Y_train, n_threads
     its own row, whatever the unit's normalisation in a fit (as openTSNE
     does for t-SNE), so the result for a point does not depend on its batch.
     A unit with a bandwidth per row takes the new points' own, one per
-    row of ``Y`` (:func:`~smallvis.methods._common.row_bandwidths`).
+    row of ``Y`` (:func:`~smallvis.methods._common.row_bandwidths`); a
+    unit with an importance per point weighs the pair ``(s, j)`` by the
+    training point's :math:`m_j` (the new point's own :math:`m_s` cancels
+    from its row's normalisation,
+    :func:`~smallvis.methods._common.pair_importances`).
     """
     unit_field_values(unit)
     _check_pair_arrays(indptr, indices, data, Y, Y_train=Y_train)
@@ -78,7 +82,8 @@ def normalised_transform_cost(unit, indptr, indices, data, Y, Y_train, n_threads
 def _normalised_transform_cost(unit, indptr, indices, data, Y, Y_train):
     """:func:`normalised_transform_cost` on arrays the caller has checked."""
     P, D2 = _transform_dense(indptr, indices, data, Y, Y_train)
-    Q, log_Q = _normalised_q(unit, _scaled_rows(D2, row_bandwidths(unit, Y.shape[0])), 1)
+    A = _pair_products(None, pair_importances(unit, Y_train.shape[0]))
+    Q, log_Q = _normalised_q(unit, _scaled_rows(D2, row_bandwidths(unit, Y.shape[0])), 1, A)
     return unit.cost(P, Q, log_Q)
 
 
@@ -103,8 +108,9 @@ def _normalised_transform_gradient(unit, indptr, indices, data, Y, Y_train, grad
     """:func:`normalised_transform_gradient` on arrays the caller has checked."""
     P, D2 = _transform_dense(indptr, indices, data, Y, Y_train)
     bandwidth = row_bandwidths(unit, Y.shape[0])
+    A = _pair_products(None, pair_importances(unit, Y_train.shape[0]))
     K = _normalised_coefficients(unit, P, _scaled_rows(D2, bandwidth), 1,
-                                 P.sum(axis=1, keepdims=True))
+                                 P.sum(axis=1, keepdims=True), A)
     if bandwidth is not None:  # the chain rule through beta_s d2_sj
         K *= bandwidth[:, None]
     grad[...] = _transform_force(K, np.ones_like(D2), Y, Y_train)
