@@ -161,3 +161,13 @@ class BTASNE(_MethodEmbedding):
 @_method_estimator
 class RKLSNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="rklsne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class ARSRSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="arsrsne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class RSRJSE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="rsrjse"``; the same parameters otherwise."""

@@ -31,7 +31,8 @@ JOINT = AffinityFamily("joint", normalised="total", knn_graph=False, conditional
 #: ``(p_{j|i} + p_{i|j}) / 2``, with each row then divided by its sum: a
 #: symmetrised ``P`` whose rows are distributions (R smallvis's "rsr": row
 #: normalised, symmetrised, row normalised).
-SYMMETRISED_ROWS = AffinityFamily("symmetrised rows", normalised="rows", knn_graph=False)
+SYMMETRISED_ROWS = AffinityFamily("symmetrised rows", normalised="rows", knn_graph=False,
+                                  conditional=CONDITIONAL)
 #: The fuzzy kNN graph (McInnes et al. 2018): memberships in [0, 1].
 FUZZY = AffinityFamily("fuzzy", normalised="", knn_graph=True, memberships=True)
 #: The fuzzy kNN graph divided by its sum, a ``P`` of probabilities over

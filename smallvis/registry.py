@@ -48,6 +48,8 @@ FOLDERS = (
     "btsne",
     "btasne",
     "rklsne",
+    "arsrsne",
+    "rsrjse",
 )
 
 #: Values of ``gradient=`` that every method accepts.
