@@ -181,3 +181,13 @@ class TRMSNE(_MethodEmbedding):
 @_method_estimator
 class WTSNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="wtsne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class ARSRSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="arsrsne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class RSRJSE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="rsrjse"``; the same parameters otherwise."""

@@ -45,7 +45,7 @@ JOINT = AffinityFamily(
 #: symmetrised ``P`` whose rows are distributions (R smallvis's "rsr": row
 #: normalised, symmetrised, row normalised).
 SYMMETRISED_ROWS = AffinityFamily(
-    "symmetrised rows", normalised="rows", knn_graph=False,
+    "symmetrised rows", normalised="rows", knn_graph=False, conditional=CONDITIONAL,
     title="Symmetrised rows: R smallvis's \"rsr\" P",
     description="The conditional rows, symmetrised, then each row divided by its sum again: "
                 "every row sums to 1 and the pattern of :math:`P` is symmetric.")

@@ -73,9 +73,11 @@ class AffinityFamily:
     knn_graph : bool
         Whether ``P`` is a nearest-neighbour graph whatever its parameters,
         so that its non-zero pattern (the neighbour sets) matters.
-    conditional : str or None
-        The registered method whose ``P`` holds this family's conditional
-        ``p_{j|i}`` before symmetrisation, or None.
+    conditional : AffinityFamily or None
+        The family of the conditional ``p_{j|i}`` that this family
+        symmetrises, or None (not symmetrised).  A new point placed over its
+        row and column (``Method.placed_with_column``) then takes the mean
+        of its two conditionals both ways.
     memberships : bool
         Whether ``P`` is made of the fuzzy graph's memberships (as they
         are, or normalised), so that a new point's row is its memberships.
@@ -396,6 +398,14 @@ KERNEL_FAMILIES = MappingProxyType({
     "transform": ("transform_cost", "transform_gradient"),
 })
 
+#: The kernel family of the methods whose new points are placed over their
+#: row and their column (:attr:`Method.placed_with_column`), besides
+#: :data:`KERNEL_FAMILIES`: the transform kernels with the new points'
+#: column of ``P`` and the fixed rows' sums after ``Y_train``.
+COLUMN_FAMILIES = MappingProxyType({
+    "column_transform": ("column_transform_cost", "column_transform_gradient"),
+})
+
 
 class _UnitKernel:
     """A generic unit kernel called as a named kernel would be.
@@ -421,7 +431,7 @@ class _UnitKernel:
 
     def __init__(self, entry, unit, family, n_trailing):
         self.entry, self.unit = entry, unit
-        self.n_leading = 5 if family == "transform" else 4
+        self.n_leading = {"transform": 5, "column_transform": 7}.get(family, 4)
         self.n_trailing = n_trailing
         self.__module__, self.__name__ = entry.__module__, entry.__name__
 
@@ -605,6 +615,15 @@ class Method:
         of ``P``, as the cross-entropy's ``(1 - p) log(1 - q)`` terms do);
         otherwise it is scaled as the fit's rows are (``row_scale``), which
         a scale-free cost (the KL divergence) only feels in its step.
+    placed_with_column : bool
+        Whether a new point is placed over its row and its column (a
+        normalised unit over each row): the cost of its own row plus the
+        terms it adds to the fixed points' rows, their normalisers and
+        offsets held at the training map's
+        (:func:`smallvis.backends.reference.normalised_column_transform_cost`,
+        kernel family ``"column_transform"``).  For a cost whose row alone
+        does not hold a point where the fit put it (NeRV's reverse
+        divergence); otherwise a new point is placed over its own row.
     examples : tuple of mapping
         Example cost parameters, at which the gradient is the exact
         gradient of the cost (``eps = 0``): the tests' tables of parameters
@@ -646,6 +665,7 @@ class Method:
     input_params: tuple = ()
     pair_inputs: tuple = ()
     normalised_new_rows: bool = False
+    placed_with_column: bool = False
     examples: tuple = ()
     aliases: tuple = ()
 
@@ -738,7 +758,7 @@ class Method:
                          for a, e, n_trailing in zip(kernels[:2], exact[:2], (1, 2))
                          ) + (kernels[2],)
         prefix, args = self.kernel_name(cost_params, gradient)
-        cost_suffix, gradient_suffix = KERNEL_FAMILIES[family]
+        cost_suffix, gradient_suffix = {**KERNEL_FAMILIES, **COLUMN_FAMILIES}[family]
         units = {**self.pair_units, **self.normalised_units}
         if not hasattr(module, f"{prefix}_{cost_suffix}") and prefix in units:
             # no named kernels: the generic entry points of the unit's engine

@@ -52,6 +52,8 @@ FOLDERS = (
     "dhssne",
     "trmsne",
     "wtsne",
+    "arsrsne",
+    "rsrjse",
 )
 
 #: Values of ``gradient=`` that every method accepts.
