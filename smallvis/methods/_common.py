@@ -78,6 +78,40 @@ def unit_field_values(unit):
 BANDWIDTH_FIELD = "bandwidth"
 
 
+def positive_per_point(value, where, n, accepted, each, every):
+    """``value`` as ``n`` finite positive floats, one per point: a number stands for all.
+
+    The check of a unit's per-point field (:func:`row_bandwidths`,
+    :func:`pair_importances`); ``where`` names the field in messages,
+    ``accepted`` what it may be besides an array, ``each`` and ``every``
+    what one value belongs to.
+
+    Raises
+    ------
+    TypeError
+        A value that is not a real number or an array of them.
+    ValueError
+        A value that is not finite and positive, or an array whose length is
+        not ``n``.
+    """
+    if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
+        raise TypeError(f"{where} must be {accepted} or an array of them, one per {each}; "
+                        f"got {value!r}")
+    try:
+        values = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{where} must be {accepted} or an array of them, one per {each}; "
+                        f"got {value!r}") from None
+    if values.ndim == 0:
+        values = np.full(n, float(values))
+    elif values.ndim != 1 or values.shape[0] != n:
+        raise ValueError(f"{where} must hold one value per {each} ({n}); got shape "
+                         f"{values.shape}")
+    if not np.all(np.isfinite(values) & (values > 0.0)):
+        raise ValueError(f"{where} must be finite and positive on every {every}")
+    return np.ascontiguousarray(values)
+
+
 def row_bandwidths(unit, n_rows):
     r"""Each row's precision :math:`\beta_i` of a normalised unit's output kernel, or None.
 
@@ -114,23 +148,9 @@ def row_bandwidths(unit, n_rows):
     if BANDWIDTH_FIELD not in getattr(type(unit), "point_fields", ()):
         return None
     value = getattr(unit, BANDWIDTH_FIELD)
-    where = f"{type(unit).__name__}.{BANDWIDTH_FIELD}"
-    if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
-        raise TypeError(f"{where} must be a positive number or an array of them, one per "
-                        f"row of P; got {value!r}")
-    try:
-        beta = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(f"{where} must be a positive number or an array of them, one per "
-                        f"row of P; got {value!r}") from None
-    if beta.ndim == 0:
-        beta = np.full(n_rows, float(beta))
-    elif beta.ndim != 1 or beta.shape[0] != n_rows:
-        raise ValueError(f"{where} must hold one value per row of P ({n_rows}); got shape "
-                         f"{beta.shape}")
-    if not np.all(np.isfinite(beta) & (beta > 0.0)):
-        raise ValueError(f"{where} must be finite and positive on every row")
-    return np.ascontiguousarray(beta)
+    return positive_per_point(getattr(unit, BANDWIDTH_FIELD),
+                              f"{type(unit).__name__}.{BANDWIDTH_FIELD}", n_rows,
+                              "a positive number", "row of P", "row")
 
 
 def symmetric_p(unit):
@@ -231,22 +251,8 @@ def pair_importances(unit, n_columns, P=None):
     where = f"{type(unit).__name__}.{IMPORTANCE_FIELD}"
     if isinstance(value, str) and value == DEGREES_OF_P:
         return np.ones(n_columns) if P is None else degrees_of(*P, n_columns)
-    if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
-        raise TypeError(f"{where} must be {DEGREES_OF_P!r}, a positive number or an array "
-                        f"of them, one per point; got {value!r}")
-    try:
-        m = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(f"{where} must be {DEGREES_OF_P!r}, a positive number or an array "
-                        f"of them, one per point; got {value!r}") from None
-    if m.ndim == 0:
-        m = np.full(n_columns, float(m))
-    elif m.ndim != 1 or m.shape[0] != n_columns:
-        raise ValueError(f"{where} must hold one value per point ({n_columns}); got shape "
-                         f"{m.shape}")
-    if not np.all(np.isfinite(m) & (m > 0.0)):
-        raise ValueError(f"{where} must be finite and positive on every point")
-    return np.ascontiguousarray(m)
+    return positive_per_point(value, where, n_columns,
+                              f"{DEGREES_OF_P!r}, a positive number", "point", "point")
 
 
 def log_importances(m):
