@@ -48,6 +48,12 @@ FOLDERS = (
     "btsne",
     "btasne",
     "rklsne",
+    "pstsne",
+    "dhssne",
+    "trmsne",
+    "wtsne",
+    "arsrsne",
+    "rsrjse",
     "ee",
     "gsne",
 )
