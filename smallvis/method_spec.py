@@ -551,7 +551,10 @@ class Method:
         their transform pair; ``normalised_cost`` and its kin for a unit
         with normalised ``q``) run for a prefix without named kernels.
         The unit is built from the kernel's arguments (the learned values
-        first).  Empty: no estimate.
+        first).  Empty: no estimate.  A method with a second per-pair
+        input lists here, under their own prefixes (which its kernel name
+        never selects), the pair units its parts run on the pair engine,
+        so that the registry names every pair unit of the package.
     normalised_units : mapping
         ``{kernel prefix: unit}`` for the costs whose ``q`` is normalised
         per row or over all pairs (the unit has a ``normalisation``): the

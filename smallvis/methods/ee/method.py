@@ -5,34 +5,13 @@ import numbers
 import numpy as np
 
 from ..._validation import ParameterError, check_number
-from ...families import (JOINT, PERPLEXITY_SIZE, joint_affinities_and_distances, joint_case)
+from ...families import (JOINT, PERPLEXITY_SIZE, joint_affinities_and_distance_weights,
+                          joint_case)
 from ...method_spec import FROM_INPUT, Method, gaussian_auto_learning_rate
-from .unit import EEUnit
+from .unit import EEAttractionUnit, EERepulsionUnit, EEUnit
 
 #: R smallvis's lambda (and the spectral-direction paper's on COIL-20 and MNIST).
 R_LAM = 100.0
-
-
-def repulsion_weights_of_distances(D2):
-    r"""R smallvis's repulsion weights: the input distances over their sum, :math:`v^- = r / \sum r`.
-
-    ``D2`` may be in any units (a power of two): the ratio does not depend
-    on them.  Identical points everywhere (every distance 0) give the
-    uniform weights, the limit of a vanishing spread.
-    """
-    R = np.sqrt(D2)
-    total = R.sum()
-    if not total > 0.0:
-        R = np.ones_like(D2)
-        np.fill_diagonal(R, 0.0)
-        total = R.sum()
-    return R / total
-
-
-def ee_affinities(X, kernels, random_state, n_threads, perplexity, metric):
-    """t-SNE's joint ``P`` and the repulsion weights: ``(P, {"repulsion_weights": V})``."""
-    P, D2, _ = joint_affinities_and_distances(X, kernels, perplexity, metric)
-    return P, {"repulsion_weights": repulsion_weights_of_distances(D2)}
 
 
 def check_lam(lam):
@@ -77,7 +56,7 @@ METHOD = Method(
     summary="elastic embedding: joint Gaussian P, Gaussian weights, a lambda-weighted "
             "repulsion of each pair by its input distance",
     prefix="ee",
-    build_affinities=ee_affinities,
+    build_affinities=joint_affinities_and_distance_weights,
     affinity_params={"perplexity": 30.0, "metric": "euclidean"},
     sized_params={"perplexity": PERPLEXITY_SIZE},
     cost_params={"lam": R_LAM, "repulsion_weights": FROM_INPUT},
@@ -87,6 +66,8 @@ METHOD = Method(
     auto_learning_rate=gaussian_auto_learning_rate,
     p_family=JOINT,
     second_input_units={"ee": EEUnit},
+    # the pair units its two parts run on the pair engine (EEUnit.parts)
+    pair_units={unit.kernel: unit for unit in (EEAttractionUnit, EERepulsionUnit)},
     case_affinities=joint_case("ee", "tsne"),
     # uniform weights (R's neg_weights = FALSE) at a balance for iris, a
     # stronger repulsion, and none

@@ -3,56 +3,15 @@
 import numbers
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..._validation import ParameterError, check_number
-from ...families import JOINT, PERPLEXITY_SIZE, joint_affinities_and_distances, joint_case
+from ...families import (JOINT, PERPLEXITY_SIZE, joint_affinities_and_global_affinities,
+                          joint_case)
 from ...method_spec import FROM_INPUT, Method, joint_auto_learning_rate
 from .unit import GSNEUnit
 
 #: R smallvis's lambda: the two divergences weighted alike.
 R_LAM = 1.0
-
-
-def data_scale(X, metric):
-    """R smallvis's default unit of the input, ``scale="absmax"``: the largest |x - mean| of X.
-
-    The columns centred, the largest absolute element; for a matrix of
-    distances (``metric="precomputed"``), which has no coordinates, half the
-    largest distance.  Multiplying X by a power of two multiplies it by the
-    same power, bit for bit.
-    """
-    if metric == "precomputed":
-        return 0.5 * float(X.max()) if X.size else 0.0
-    if sp.issparse(X):
-        mean = np.asarray(X.mean(axis=0)).ravel()
-        hi = X.max(axis=0).toarray().ravel()
-        lo = X.min(axis=0).toarray().ravel()
-        return float(np.max(np.maximum(np.abs(hi - mean), np.abs(lo - mean)), initial=0.0))
-    return float(np.max(np.abs(X - X.mean(axis=0)), initial=0.0))
-
-
-def global_affinities_of_distances(D2, e, scale):
-    r"""R smallvis's :math:`\hat{P}`: :math:`1 + (r / m)^2` of every pair (0 on the diagonal), over its sum.
-
-    ``m`` is the unit of R's default input scaling (:func:`data_scale`), so
-    that :math:`\hat{P}` does not depend on the units of X.  ``D2`` holds
-    the squared distances in units of ``2**e`` (the true ones are ``D2 *
-    4**e``): :math:`1 + (r / m)^2 \propto (m 2^{-e})^2 + D2`, which
-    neither over- nor underflows.  Identical points (``m = 0``) give the
-    uniform :math:`\hat{P}`.
-    """
-    with np.errstate(over="ignore"):
-        one = np.square(np.ldexp(scale, -int(e)))
-    G = np.ones_like(D2) if not (np.isfinite(one) and one > 0.0) else D2 + one
-    np.fill_diagonal(G, 0.0)
-    return G / G.sum()
-
-
-def gsne_affinities(X, kernels, random_state, n_threads, perplexity, metric):
-    r"""t-SNE's joint ``P`` and the global affinities: ``(P, {"global_affinities": P-hat})``."""
-    P, D2, e = joint_affinities_and_distances(X, kernels, perplexity, metric)
-    return P, {"global_affinities": global_affinities_of_distances(D2, e, data_scale(X, metric))}
 
 
 def check_lam(lam):
@@ -99,7 +58,7 @@ METHOD = Method(
     summary="global t-SNE: t-SNE plus lambda times a KL divergence of all pairs' "
             "input distances from the output's, each normalised over all pairs",
     prefix="gsne",
-    build_affinities=gsne_affinities,
+    build_affinities=joint_affinities_and_global_affinities,
     affinity_params={"perplexity": 30.0, "metric": "euclidean"},
     sized_params={"perplexity": PERPLEXITY_SIZE},
     cost_params={"lam": R_LAM, "global_affinities": FROM_INPUT},
