@@ -50,6 +50,29 @@ def exact_threads(n_threads, n_samples):
     return n_threads if pairs >= EXACT_MIN_PAIRS else 1
 
 
+def placement_threads(n_threads, n_new, n_fixed):
+    """Threads for a kernel call that places ``n_new`` points against ``n_fixed`` fixed ones.
+
+    The exact placement of new points (:mod:`smallvis.transform`) visits the
+    ``n_new * n_fixed`` pairs of a new point and a training point per call,
+    the same work per pair as a fit's exact kernels, so it takes the same
+    crossover, :data:`EXACT_MIN_PAIRS`.  Each point's row is computed by one
+    thread, so the placement is the same bit for bit on any thread count.
+
+    Parameters
+    ----------
+    n_threads : int
+        The validated request (:func:`smallvis._validation.check_threads`).
+    n_new, n_fixed : int
+
+    Returns
+    -------
+    int
+        ``n_threads``, or 1 below :data:`EXACT_MIN_PAIRS` pairs.
+    """
+    return n_threads if n_new * n_fixed >= EXACT_MIN_PAIRS else 1
+
+
 def exact_min_samples():
     """The smallest ``N`` whose exact kernels use more than one thread."""
     n = 2

@@ -90,7 +90,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.spatial.distance import cdist
 
-from . import _progress
+from . import _progress, _threads
 from .inputs.affinities import (MIN_K_DIST_SCALE, PERPLEXITY_MAX_TRIES, PERPLEXITY_TOL,
                                 SMOOTH_K_N_ITER, SMOOTH_K_TOL)
 from .backends._backend import kernels as select_kernels
@@ -558,7 +558,10 @@ class TrainingMap:
             learning rate is scaled by ``learning_rate / 0.5`` instead.
         n_threads : int or None, default=None
             Threads for the Cython kernels of the exact form (None: the
-            cores this process may use, as :func:`smallvis.embed`).  The stochastic
+            cores this process may use, as :func:`smallvis.embed`); one
+            below the fit's crossover in pairs of a new and a training point
+            (:func:`smallvis._threads.placement_threads`), where the threads
+            would mostly wait; the result is the same bit for bit.  The stochastic
             form always runs on one thread, so that each new point's
             placement does not depend on the rest of the batch.
         return_cost : bool, default=False
@@ -599,6 +602,8 @@ class TrainingMap:
         triplet = (P.indptr.astype(np.int64), P.indices.astype(np.int64),
                    np.ascontiguousarray(P.data, dtype=np.float64))
         Y_train = np.ascontiguousarray(self.Y, dtype=np.float64)
+        # a small batch's region would mostly wait for its threads
+        n_threads = _threads.placement_threads(n_threads, P.shape[0], Y_train.shape[0])
         row_sum = np.asarray(P.sum(axis=1)).ravel()
         Y = np.ascontiguousarray((P @ Y_train) / row_sum[:, None])
         cost_fn, grad_fn, args = self.kernels(kern, self.new_inputs(P), column)

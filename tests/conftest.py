@@ -175,6 +175,42 @@ def one_method_per_kind():
     return list(first.values())
 
 
+def first_method_of_each(key):
+    """The first method, by name, of each group of methods on which ``key`` agrees.
+
+    ``key(m)`` reads registry fields of the entry ``m``; a method whose key
+    no other method has is its group's representative, so that a method of
+    a new kind joins the list by itself.
+    """
+    first = {}
+    for name in sorted(smallvis.METHODS):
+        first.setdefault(key(smallvis.METHODS[name]), name)
+    return sorted(first.values())
+
+
+def affinity_builder(m):
+    """What builds a method's ``P``: its builder and the builder's default parameters.
+
+    ``smallvis.affinities(X, method, **params)`` and every fit run
+    ``m.build_affinities(X, kernels, ..., **affinity_params)``: two methods
+    that agree on both build the same ``P`` by the same code, which
+    tests/test_metamorphic.py::test_methods_that_share_a_builder_build_the_same_p
+    checks for every method.
+    """
+    return (m.build_affinities, tuple(sorted((k, repr(v)) for k, v in m.affinity_params.items())))
+
+
+def one_method_per_affinity_builder():
+    """The first method, by name, of each :func:`affinity_builder`: one per way of building P.
+
+    A property of ``P`` alone (its units, its origin, the order of rows and
+    features) is a property of the builder's code, which every method of
+    the group runs with the same parameters: one representative covers the
+    group.
+    """
+    return first_method_of_each(affinity_builder)
+
+
 def perplexity_and_fuzzy_methods():
     """The first perplexity method that takes a kNN graph and the first fuzzy one.
 
@@ -182,3 +218,47 @@ def perplexity_and_fuzzy_methods():
     fuzzy set per row), read from registry fields.
     """
     return [next(name for name in PERPLEXITY_METHODS if name in KNN_METHODS), FUZZY_METHODS[0]]
+
+
+def clusters(seed=0, n=150, d=5):
+    """Three Gaussian clusters in ``d`` dimensions with continuous values (no tied distances)."""
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(scale=4.0, size=(3, d))
+    return centres[rng.integers(0, 3, n)] + rng.normal(size=(n, d))
+
+
+#: Points of :func:`clusters` that :func:`clustered_fit` fits; the other 30
+#: are new points for the placement checks.
+CLUSTERED_TRAIN = 120
+
+
+@pytest.fixture(scope="session")
+def clustered_fit():
+    """``clustered_fit(method)``: ``(X, result, TrainingMap)``, an exact fit of 120 clustered points.
+
+    Each method is fitted once for the whole run, on its first call; the
+    tests that take it only read the fit and place points against its
+    training map (tests/test_transform.py, tests/test_transform_invariance.py).
+    500 iterations take the fit well past the early exaggeration, so that
+    the fitted positions are the minimum a placement looks for.  The
+    result's arrays are read-only, so that a test cannot change what the
+    next one reads.
+    """
+    from smallvis.registry import METHODS
+    from smallvis.transform import build_training_map
+
+    X = clusters()[:CLUSTERED_TRAIN]
+    X.flags.writeable = False
+    fits = {}
+
+    def fit(method):
+        if method not in fits:
+            params = METHODS[method].affinity_params
+            kw = ({"perplexity": 10.0} if "perplexity" in params
+                  else {"n_neighbors": 10} if "n_neighbors" in params else {})
+            result = smallvis.embed(X, method=method, fast=True, random_state=1,
+                                    init="pca", n_iter=500, return_result=True, **kw)
+            result.Y.flags.writeable = False
+            fits[method] = X, result, build_training_map(method, X, result, seed=1)
+        return fits[method]
+    return fit

@@ -3,7 +3,8 @@
 * Neighbours and input affinities do not depend on the units or the origin
   of X (X -> c X for c from 1e-150 to 1e150, X -> X + b with |b| up to 1e6
   times the spread), nor on the order of the features; a permutation of the
-  rows permutes P with them (exact neighbours, no ties).
+  rows permutes P with them (exact neighbours, no ties).  P is checked for
+  one method per way of building it, and every method's P is its group's.
 * The two twins of every cost and gradient agree for layouts of any size,
   |Y| from 1e-100 to 1e100.
 
@@ -24,11 +25,17 @@ from smallvis.inputs.affinities import conditional_perplexity, conditional_perpl
 from smallvis.inputs.neighbors import nearest_neighbors
 from smallvis.registry import knn_only_methods
 
-from conftest import EXACT_VARIANTS, method_affinities
+from conftest import (EXACT_VARIANTS, affinity_builder, method_affinities,
+                      one_method_per_affinity_builder)
 
 LONG = os.environ.get("SMALLVIS_LONG_TESTS", "") not in ("", "0")
 
 METHODS = smallvis.list_methods()
+#: One method per way of building P (tests/conftest.py::affinity_builder):
+#: the properties of P below are the builder's, the same code for every
+#: method of its group, and test_methods_that_share_a_builder_build_the_same_p
+#: holds each method to its representative's P.
+BUILDERS = one_method_per_affinity_builder()
 
 if LONG:
     SCALES = [10.0 ** k for k in range(-150, 151, 25)] + [3.7e-77, 2.0**-600]
@@ -156,19 +163,36 @@ def test_exact_neighbours_ignore_the_feature_order(seed):
 
 
 # ---------------------------------------------------------------------------
-# input affinities, every method, both twins
+# input affinities, every way of building P, both twins
 # ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("scale", SCALES)
 @pytest.mark.parametrize("method", METHODS)
+def test_methods_that_share_a_builder_build_the_same_p(method, fast):
+    """Each method's P is its builder representative's, bit for bit.
+
+    This is what lets the invariance checks of P run on one method per
+    builder: a method whose P came from other code than its group's (a
+    parameter read elsewhere, a builder wrapped) fails here and needs a
+    builder of its own, which then becomes a representative.
+    """
+    (representative,) = [name for name in BUILDERS
+                         if affinity_builder(smallvis.METHODS[name])
+                         == affinity_builder(smallvis.METHODS[method])]
+    X = _data(0)
+    np.testing.assert_array_equal(_affinities(X, method, fast),
+                                  _affinities(X, representative, fast))
+
+
+@pytest.mark.parametrize("scale", SCALES)
+@pytest.mark.parametrize("method", BUILDERS)
 def test_P_is_scale_invariant(method, fast, scale):
     X = _data(0)
     _assert_same_P(_affinities(X * scale, method, fast), _affinities(X, method, fast), method)
 
 
 @pytest.mark.parametrize("offset", OFFSETS)
-@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("method", BUILDERS)
 def test_P_ignores_a_large_offset(method, fast, offset):
     X = _data(1)
     b = offset * np.ptp(X)
@@ -177,7 +201,7 @@ def test_P_ignores_a_large_offset(method, fast, offset):
                    method)
 
 
-@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("method", BUILDERS)
 def test_P_follows_a_row_permutation(method, fast):
     """P1[r, s], of the permuted data, is the affinity of points perm[r], perm[s].
 
@@ -210,7 +234,7 @@ def test_P_follows_a_row_permutation(method, fast):
     np.testing.assert_allclose(C1, C0[np.ix_(perm, perm)], rtol=1e-7, atol=1e-300)
 
 
-@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("method", BUILDERS)
 def test_P_ignores_the_feature_order(method, fast):
     X = _data(4)
     cols = np.random.default_rng(5).permutation(X.shape[1])

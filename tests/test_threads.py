@@ -266,3 +266,39 @@ def test_default_runs_small_problems_on_one_thread(monkeypatch):
     X, _ = smallvis.datasets.load("iris")
     smallvis.embed(X, "umap", fast=True, optimizer="sgd", n_epochs=50, random_state=0)
     assert set(seen) == {1}
+
+
+def test_placement_threads_crossover():
+    n = _threads.EXACT_MIN_PAIRS
+    assert _threads.placement_threads(2, 1, n - 1) == 1
+    assert _threads.placement_threads(2, 1, n) == 2
+    assert _threads.placement_threads(2, 1000, n // 1000 + 1) == 2
+    assert _threads.placement_threads(1, 10, n) == 1
+
+
+@pytest.mark.parametrize("min_pairs, expected", [(None, 1), (0, 2)])
+def test_small_placements_use_one_thread(monkeypatch, min_pairs, expected):
+    """A few new points against a small map run one thread, whatever was asked.
+
+    Each point's row is computed by one thread, so the placement is the same
+    bit for bit on either side of the crossover.
+    """
+    from smallvis.transform import TrainingMap
+    X, _ = smallvis.datasets.load("iris")
+    est = smallvis.Embedding(method="tsne", n_iter=50, random_state=0).fit(X)
+    single = est.training_map_.transform(X[:3], n_iter=20, n_threads=1)
+    if min_pairs is not None:
+        monkeypatch.setattr(_threads, "EXACT_MIN_PAIRS", min_pairs)
+    seen, real = [], TrainingMap.kernels
+
+    def spied(self, *args, **kwargs):
+        cost, gradient, extra = real(self, *args, **kwargs)
+
+        def spy(*a):
+            seen.append(a[-1])
+            return gradient(*a)
+        return cost, spy, extra
+    monkeypatch.setattr(TrainingMap, "kernels", spied)
+    placed = est.training_map_.transform(X[:3], n_iter=20, n_threads=2)
+    assert set(seen) == {expected}
+    np.testing.assert_array_equal(placed, single)

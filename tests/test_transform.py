@@ -189,38 +189,6 @@ def _knn_accuracy(Y_train, y_train, Y_new, y_new, k=10):
     return float(np.mean(pred == y_new))
 
 
-def _clusters(seed=0, n=150, d=5):
-    """Three Gaussian clusters in 5-D with continuous values (no tied distances)."""
-    rng = np.random.default_rng(seed)
-    centres = rng.normal(scale=4.0, size=(3, d))
-    return centres[rng.integers(0, 3, n)] + rng.normal(size=(n, d))
-
-
-@pytest.fixture(scope="module")
-def small_fitted():
-    """``small_fitted(method)``: a converged exact fit of 120 clustered points.
-
-    Every method's placement check runs here: an exact fit of 120 points
-    costs a tenth of one of the 480 digits, whose fits only the methods of
-    ``one_method_per_kind`` need.  500 iterations take the fit well past
-    the early exaggeration, so that the fitted positions are the minimum
-    the placement looks for.
-    """
-    X = _clusters()[:120]
-    fits = {}
-
-    def fit(method):
-        if method not in fits:
-            params = METHODS[method].affinity_params
-            kw = ({"perplexity": 10.0} if "perplexity" in params
-                  else {"n_neighbors": 10} if "n_neighbors" in params else {})
-            result = smallvis.embed(X, method=method, fast=True, random_state=1,
-                                    init="pca", n_iter=500, return_result=True, **kw)
-            fits[method] = X, result, build_training_map(method, X, result, seed=1)
-        return fits[method]
-    return fit
-
-
 def _moved(again, Y):
     """Distances to the fitted positions, in units of the median distance
     between a fitted point and its nearest fitted neighbour."""
@@ -230,8 +198,13 @@ def _moved(again, Y):
 
 
 @pytest.mark.parametrize("method", list(METHODS))
-def test_training_points_land_near_their_fitted_positions(method, small_fitted):
-    X, result, ref = small_fitted(method)
+def test_training_points_land_near_their_fitted_positions(method, clustered_fit):
+    """Every method's placement, on its fit of 120 clustered points (``clustered_fit``).
+
+    That fit costs a tenth of one of the 480 digits, whose fits only the
+    methods of ``one_method_per_kind`` need.
+    """
+    X, result, ref = clustered_fit(method)
     moved = _moved(ref.transform(X[:60]), result.Y)
     assert np.median(moved) < 2.0, np.median(moved)
     assert np.quantile(moved, 0.8) < 5.0, np.quantile(moved, 0.8)

@@ -26,7 +26,9 @@ from scipy.spatial.distance import cdist
 
 import smallvis
 from smallvis.registry import METHODS
-from smallvis.transform import TrainingMap, build_training_map
+from smallvis.transform import TrainingMap
+
+from conftest import CLUSTERED_TRAIN, clusters
 
 LONG = os.environ.get("SMALLVIS_LONG_TESTS", "") not in ("", "0")
 
@@ -61,29 +63,16 @@ UNIT_IDS = [f"{m}-{o}" for m, o in UNIT_PLACEMENTS]
 N_ITER = 12
 
 
-def _clusters(seed=0, n=150, d=5):
-    """Three Gaussian clusters with continuous values (no tied distances)."""
-    rng = np.random.default_rng(seed)
-    centres = rng.normal(scale=4.0, size=(3, d))
-    return centres[rng.integers(0, 3, n)] + rng.normal(size=(n, d))
-
-
-def _params(method):
-    return {"perplexity": 10.0} if "perplexity" in METHODS[method].affinity_params \
-        else {"n_neighbors": 10}
-
-
 @pytest.fixture(scope="module")
-def fitted():
-    """One small exact fit per method: training data, new points, TrainingMap."""
-    X = _clusters()
-    X_train, X_new = X[:120], X[120:]
-    refs = {}
-    for method in METHODS:
-        result = smallvis.embed(X_train, method=method, fast=True, random_state=1,
-                                init="pca", n_iter=200, return_result=True,
-                                **_params(method))
-        refs[method] = build_training_map(method, X_train, result, seed=1)
+def fitted(clustered_fit):
+    """One small exact fit per method: training data, new points, TrainingMap.
+
+    The fits are the session's (``clustered_fit``, which
+    tests/test_transform.py reads too): each method is fitted once per run.
+    """
+    X_train = clustered_fit(next(iter(METHODS)))[0]
+    X_new = clusters()[CLUSTERED_TRAIN:]
+    refs = {method: clustered_fit(method)[2] for method in METHODS}
     return X_train, X_new, refs
 
 
