@@ -191,3 +191,13 @@ class ARSRSNE(_MethodEmbedding):
 @_method_estimator
 class RSRJSE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="rsrjse"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class EE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="ee"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class GSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="gsne"``; the same parameters otherwise."""

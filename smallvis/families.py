@@ -12,6 +12,7 @@ after the ``P`` they build.
 """
 
 import numpy as np
+import scipy.sparse as sp
 
 from .inputs import affinities as aff
 from .inputs.distances import check_metric
@@ -200,6 +201,97 @@ def joint_affinities(X, kernels, random_state, n_threads, perplexity, metric):
     return aff.joint_perplexity(X, perplexity, kernels, metric=check_metric(metric))
 
 
+def joint_affinities_and_distances(X, kernels, perplexity, metric):
+    """The joint ``P`` over all pairs and the squared input distances: ``(P, D2, e)``.
+
+    For the methods with a second per-pair input made from the input
+    distances of all pairs (:attr:`~smallvis.method_spec.Method.second_input_units`).
+    ``D2`` holds the squared ``metric`` distances in units of ``2**e``
+    (the true ones are ``D2 * 4**e``), so that no square over- or
+    underflows for data in any units; its diagonal is 0.
+    """
+    _check_dense_size(X.shape[0])
+    metric = check_metric(metric)
+    P = aff.joint_perplexity(X, perplexity, kernels, metric=metric)
+    D2, e = aff.all_pair_sq_distances(X, metric, kernels)
+    return P, D2, e
+
+
+def distance_weights(D2):
+    r"""Each pair's share of the input distances, :math:`r_{ij} / \sum_{kl} r_{kl}` (0 on the diagonal).
+
+    ``D2`` holds squared distances in any units (a power of two): the ratio
+    does not depend on them.  Identical points everywhere (every distance
+    0) give the uniform shares, the limit of a vanishing spread.
+    """
+    R = np.sqrt(D2)
+    total = R.sum()
+    if not total > 0.0:
+        R = np.ones_like(D2)
+        np.fill_diagonal(R, 0.0)
+        total = R.sum()
+    return R / total
+
+
+def joint_affinities_and_distance_weights(X, kernels, random_state, n_threads, perplexity,
+                                          metric):
+    r"""The joint ``P`` and each pair's share of the input distances: ``(P, {"repulsion_weights": v})``.
+
+    :math:`v_{ij} = r_{ij} / \sum_{kl} r_{kl}` (:func:`distance_weights`),
+    R smallvis's repulsion weights of the elastic embedding, a second
+    per-pair input (:attr:`~smallvis.method_spec.Method.second_input_units`).
+    """
+    P, D2, _ = joint_affinities_and_distances(X, kernels, perplexity, metric)
+    return P, {"repulsion_weights": distance_weights(D2)}
+
+
+def absmax_scale(X, metric):
+    """R smallvis's default unit of the input, ``scale="absmax"``: the largest |x - mean| of X.
+
+    The columns centred, the largest absolute element; for a matrix of
+    distances (``metric="precomputed"``), which has no coordinates, half the
+    largest distance.  Multiplying X by a power of two multiplies it by the
+    same power, bit for bit.
+    """
+    if metric == "precomputed":
+        return 0.5 * float(X.max()) if X.size else 0.0
+    if sp.issparse(X):
+        mean = np.asarray(X.mean(axis=0)).ravel()
+        hi = X.max(axis=0).toarray().ravel()
+        lo = X.min(axis=0).toarray().ravel()
+        return float(np.max(np.maximum(np.abs(hi - mean), np.abs(lo - mean)), initial=0.0))
+    return float(np.max(np.abs(X - X.mean(axis=0)), initial=0.0))
+
+
+def inverse_cauchy_affinities(D2, e, scale):
+    r""":math:`1 + (r / m)^2` of every pair (0 on the diagonal), over its sum: R smallvis's :math:`\hat{P}`.
+
+    ``m`` is the unit of R's default input scaling (:func:`absmax_scale`), so
+    that the result does not depend on the units of X.  ``D2`` holds the
+    squared distances in units of ``2**e`` (the true ones are ``D2 *
+    4**e``): :math:`1 + (r / m)^2 \propto (m 2^{-e})^2 + D2`, which
+    neither over- nor underflows.  Identical points (``m = 0``) give the
+    uniform distribution over the pairs.
+    """
+    with np.errstate(over="ignore"):
+        one = np.square(np.ldexp(scale, -int(e)))
+    G = np.ones_like(D2) if not (np.isfinite(one) and one > 0.0) else D2 + one
+    np.fill_diagonal(G, 0.0)
+    return G / G.sum()
+
+
+def joint_affinities_and_global_affinities(X, kernels, random_state, n_threads, perplexity,
+                                           metric):
+    r"""The joint ``P`` and the global affinities of all pairs: ``(P, {"global_affinities": P-hat})``.
+
+    :math:`\hat{P}` (:func:`inverse_cauchy_affinities`), R smallvis's global
+    affinities of the input distances in its default input units, a second
+    per-pair input (:attr:`~smallvis.method_spec.Method.second_input_units`).
+    """
+    P, D2, e = joint_affinities_and_distances(X, kernels, perplexity, metric)
+    return P, {"global_affinities": inverse_cauchy_affinities(D2, e, absmax_scale(X, metric))}
+
+
 def symmetrised_rows_affinities(X, kernels, random_state, n_threads, perplexity, metric):
     """The joint ``P`` over all pairs with each row divided by its sum (:data:`SYMMETRISED_ROWS`).
 
@@ -280,7 +372,8 @@ def knn_graph_affinities(X, kernels, random_state, n_threads, n_neighbors, knn_m
 #: Affinity builders that always calibrate over all pairs.
 DENSE_ONLY = (conditional_affinities, joint_affinities, symmetrised_rows_affinities,
               conditional_affinities_and_bandwidths, joint_affinities_and_bandwidths,
-              conditional_affinities_over_pairs, joint_affinities_and_degrees)
+              conditional_affinities_over_pairs, joint_affinities_and_degrees,
+              joint_affinities_and_distance_weights, joint_affinities_and_global_affinities)
 
 #: Affinity builders that calibrate over nearest neighbours at any size.
 KNN_ONLY = (joint_knn_affinities, fuzzy_graph_affinities, normalised_fuzzy_graph_affinities,

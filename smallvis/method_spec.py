@@ -22,6 +22,7 @@ from ._validation import (ParameterError, SmallDataWarning, check_integer, check
                           warn_from_caller)
 from .engines.sgd import SgdSpec
 from .inputs.distances import check_metric
+from .methods._common import unit_engine
 
 @dataclass(frozen=True)
 class Approximation:
@@ -421,13 +422,13 @@ class _UnitKernel:
 
     @staticmethod
     def engine(unit):
-        """The prefix of a unit's generic entry points: ``"normalised"`` or ``"pair"``.
+        """The prefix of a unit's generic entry points (:func:`~smallvis.methods._common.unit_engine`).
 
-        A unit whose weights are normalised to ``q`` (it has a
-        ``normalisation``, over ``"rows"`` or ``"total"``) runs on
-        ``normalised_cost`` and its kin; any other on ``pair_cost`` and its kin.
+        ``"second_input"`` for a unit with a second per-pair input,
+        ``"normalised"`` for one whose weights are normalised to ``q`` (over
+        ``"rows"`` or ``"total"``), ``"pair"`` for any other.
         """
-        return "normalised" if getattr(unit, "normalisation", None) else "pair"
+        return unit_engine(unit)
 
     def __init__(self, entry, unit, family, n_trailing):
         self.entry, self.unit = entry, unit
@@ -550,13 +551,26 @@ class Method:
         their transform pair; ``normalised_cost`` and its kin for a unit
         with normalised ``q``) run for a prefix without named kernels.
         The unit is built from the kernel's arguments (the learned values
-        first).  Empty: no estimate.
+        first).  Empty: no estimate.  A method with a second per-pair
+        input lists here, under their own prefixes (which its kernel name
+        never selects), the pair units its parts run on the pair engine,
+        so that the registry names every pair unit of the package.
     normalised_units : mapping
         ``{kernel prefix: unit}`` for the costs whose ``q`` is normalised
         per row or over all pairs (the unit has a ``normalisation``): the
         NumPy unit that the normalised engine (``normalised_cost``,
         ``normalised_gradient`` and their transform pair) runs for a prefix
         without named kernels, built from the kernel's arguments.
+    second_input_units : mapping
+        ``{kernel prefix: unit}`` for the costs that read a second per-pair
+        input beside ``P`` (elastic embedding's repulsion weights, global
+        t-SNE's all-pairs affinities): a unit whose class names that input's
+        field in ``second_input`` and whose ``parts()`` gives ``(first,
+        second, weight)``, a pair or normalised unit on ``P`` and one on
+        the second input, the cost being ``first + weight * second``.  The
+        input is one of :attr:`input_params` (the builder returns it beside
+        ``P``); ``second_input_cost``, ``second_input_gradient`` and their
+        transform pair run it (:func:`smallvis.methods._common.second_input_triplet`).
     fitted_params : tuple of str
         Cost parameters that ``resolve_cost`` turns into the kernel's
         leading arguments, in their order (UMAP's ``a`` and ``b``, fitted
@@ -654,6 +668,7 @@ class Method:
     kernel_options: tuple = ()
     pair_units: Mapping = field(default_factory=dict)
     normalised_units: Mapping = field(default_factory=dict)
+    second_input_units: Mapping = field(default_factory=dict)
     fitted_params: tuple = ()
     fit_inputs: tuple = ()
     exact_gradient: Callable = None
@@ -759,7 +774,7 @@ class Method:
                          ) + (kernels[2],)
         prefix, args = self.kernel_name(cost_params, gradient)
         cost_suffix, gradient_suffix = {**KERNEL_FAMILIES, **COLUMN_FAMILIES}[family]
-        units = {**self.pair_units, **self.normalised_units}
+        units = {**self.pair_units, **self.normalised_units, **self.second_input_units}
         if not hasattr(module, f"{prefix}_{cost_suffix}") and prefix in units:
             # no named kernels: the generic entry points of the unit's engine
             unit = units[prefix]

@@ -54,6 +54,8 @@ FOLDERS = (
     "wtsne",
     "arsrsne",
     "rsrjse",
+    "ee",
+    "gsne",
 )
 
 #: Values of ``gradient=`` that every method accepts.

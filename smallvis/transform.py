@@ -308,6 +308,20 @@ class TrainingMap:
         a new point is weighed against them, and its own value cancels
         from its row's normalisation.
 
+        A second per-pair input (an ``N x N`` matrix ``R``, elastic
+        embedding's repulsion weights) gives the new point its row against
+        the training points, the mean of its neighbours' rows weighted by
+        its row of ``P``:
+
+        .. math::
+
+            r_{sj} = \sum_k p_{sk}\, r_{kj} \Big/ \sum_k p_{sk},
+
+        on the fit's scale (its normaliser), from the neighbours ``P``
+        already found: for a pair whose value follows the input distance,
+        a neighbour's distance to ``j`` differs from the new point's by at
+        most their own distance.
+
         Parameters
         ----------
         P : scipy.sparse.csr_matrix of shape (n_new, n_samples)
@@ -316,7 +330,8 @@ class TrainingMap:
         Returns
         -------
         dict
-            ``{name: ndarray of shape (n_new,)}``; empty for the other methods.
+            ``{name: ndarray of shape (n_new,)}`` (``(n_new, n_samples)`` for a
+            per-pair input); empty for the other methods.
         """
         m = get_method(self.method)
         inputs = {}
@@ -324,7 +339,10 @@ class TrainingMap:
             fitted = self.cost_params.get(name)
             if isinstance(fitted, np.ndarray) and name not in m.pair_inputs:
                 row_sum = np.asarray(P.sum(axis=1)).ravel()
-                inputs[name] = np.exp((P @ np.log(fitted)) / row_sum)
+                if fitted.ndim == 2:  # a second per-pair input: its rows, mixed by P
+                    inputs[name] = np.ascontiguousarray((P @ fitted) / row_sum[:, None])
+                else:
+                    inputs[name] = np.exp((P @ np.log(fitted)) / row_sum)
         return inputs
 
     def new_rows(self, X_new, kernels):

@@ -34,8 +34,10 @@ def _source(name):
 UNIT_DIR = PACKAGE / "methods"
 #: every method name, the registry's and the LargeVis variant's
 METHOD_NAMES = sorted(set(smallvis.METHODS) | {"largevis_exp"})
-NAME_PATTERN = re.compile("|".join(sorted(METHOD_NAMES, key=len, reverse=True)),
-                          re.IGNORECASE)
+#: a name not inside a longer word ("ee" in "between"): letters around it
+#: break the match, an underscore or a digit does not ("smallvis_tsne_w")
+NAME_PATTERN = re.compile("(?<![a-z])(?:" + "|".join(sorted(METHOD_NAMES, key=len, reverse=True))
+                          + ")(?![a-z])", re.IGNORECASE)
 #: the maths of an output weight or a cost term, as the units write it
 FORMULA_PATTERNS = [r"1\.0\s*/\s*\(1\.0\s*\+", r"/\s*\(1\.0\s*\+", r"\blog1p\s*\(",
                     r"\bexp2\s*\(", r"SMALLVIS_POW_POS\s*\(", r"\bsmallvis_cauchy\s*\(",

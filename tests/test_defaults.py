@@ -99,9 +99,11 @@ def curves_accuracy():
 
 
 #: The methods on the generic normalised engine (``normalised_units``: no
-#: fused row of their own, 5-11 s each on 600 images) take their digits
-#: floor on 300 images in the default run, where their defaults reach
-#: 0.887-0.897 (all of digits with SMALLVIS_LONG_TESTS=1, at the usual floor).
+#: fused row of their own, 5-11 s each on 600 images) and those with a
+#: second per-pair input (``second_input_units``: two all-pairs parts per
+#: iteration) take their digits floor on 300 images in the default run,
+#: where their defaults reach 0.887-0.897 (all of digits with
+#: SMALLVIS_LONG_TESTS=1, at the usual floor).
 SMALL_DIGITS_N, SMALL_DIGITS_FLOOR = 300, 0.85
 
 
@@ -109,7 +111,8 @@ SMALL_DIGITS_N, SMALL_DIGITS_FLOOR = 300, 0.85
 def test_default_map_of_digits_meets_its_floor(method, digits):
     X, labels = digits
     floor = DIGITS_FLOORS.get(method, DIGITS_FLOOR)
-    if smallvis.METHODS[method].normalised_units and not LONG:
+    m = smallvis.METHODS[method]
+    if (m.normalised_units or m.second_input_units) and not LONG:
         X, labels = digits_sample(SMALL_DIGITS_N)
         floor = min(floor, SMALL_DIGITS_FLOOR)
     r = _default_run(method, X)

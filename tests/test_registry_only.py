@@ -302,7 +302,9 @@ def test_every_kernel_prefix_has_its_twins(family):
                     assert (f"{prefix}_{suffix}" in module.__all__
                             or (prefix in m.pair_units and f"pair_{suffix}" in module.__all__)
                             or (prefix in m.normalised_units
-                                and f"normalised_{suffix}" in module.__all__))
+                                and f"normalised_{suffix}" in module.__all__)
+                            or (prefix in m.second_input_units
+                                and f"second_input_{suffix}" in module.__all__))
 
 
 def test_the_entry_fields_say_prefix_and_unit_params_not_kernel():

@@ -75,6 +75,7 @@ def test_every_cost_kernel_has_transform_twins():
         assert m.prefix in prefixes
     pair = {p for m in METHODS.values() for p in m.pair_units}
     normalised = {p for m in METHODS.values() for p in m.normalised_units}
+    two_input = {p for m in METHODS.values() for p in m.second_input_units}
     for prefix in prefixes:
         for module in (reference, _kernels):
             for part in ("cost", "gradient"):
@@ -82,7 +83,9 @@ def test_every_cost_kernel_has_transform_twins():
                 assert (f"{prefix}_transform_{part}" in module.__all__
                         or (prefix in pair and f"pair_transform_{part}" in module.__all__)
                         or (prefix in normalised
-                            and f"normalised_transform_{part}" in module.__all__))
+                            and f"normalised_transform_{part}" in module.__all__)
+                        or (prefix in two_input
+                            and f"second_input_transform_{part}" in module.__all__))
 
 
 def test_every_registry_kernel_has_transform_cases():

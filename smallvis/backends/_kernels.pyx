@@ -246,7 +246,8 @@ from smallvis.backends.reference import __all__ as _twin_names
 from smallvis.backends.reference import CALIBRATION_BLOCK
 from smallvis.backends.reference import _check_pair_arrays
 from smallvis.methods._common import (log_importances, pair_importances, row_bandwidths,
-                                      symmetric_p, unit_field_values)
+                                      second_input_triplet, symmetric_p, unit_engine,
+                                      unit_field_values)
 from smallvis.methods.asne.unit import ASNEUnit
 from smallvis.methods.ssne.unit import SSNEUnit
 from smallvis.methods.tsne.unit import TSNEUnit
@@ -2256,3 +2257,5 @@ include "_fft_repulsion.pxi"
 include "_transform_kernels.pxi"
 
 include "_sparse_kernels.pxi"
+
+include "_second_input.pxi"

@@ -249,6 +249,18 @@ def _scaled_squared_distances(X, metric, kernels):
     return np.square(D, out=D), e
 
 
+def all_pair_sq_distances(X, metric, kernels):
+    """``(D2, e)``: the squared ``metric`` distances of all pairs in units of ``2**e``.
+
+    The distances the dense ``P`` is calibrated on (the true ones are
+    ``D2 * 4**e``), for a cost that reads the input distances themselves;
+    the diagonal is 0.
+    """
+    D2, e = _scaled_squared_distances(X, metric, kernels)
+    np.fill_diagonal(D2, 0.0)
+    return D2, e
+
+
 #: Nearest rows checked for distances lost to underflow in the dense P
 #: (:func:`smallvis.inputs.distances.check_resolved`): a few, enough to
 #: tell a neighbourhood lost to underflow from a point with a near-duplicate.

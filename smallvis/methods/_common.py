@@ -44,7 +44,8 @@ def unit_field_values(unit):
     tuple of float
         The scalar fields, in order; the per-point fields a unit names in
         ``point_fields`` are left out (:func:`row_bandwidths` and
-        :func:`pair_importances` read them).
+        :func:`pair_importances` read them), and so is the per-pair field it
+        names as ``second_input`` (:func:`second_input_triplet` reads it).
 
     Raises
     ------
@@ -59,8 +60,11 @@ def unit_field_values(unit):
                         f"got {unit!r}")
     values = []
     per_point = getattr(type(unit), "point_fields", ())
+    per_pair = getattr(type(unit), "second_input", None)
     for name, value in zip(fields, unit):
         if name in per_point:  # read by the engines (row_bandwidths, ...), not by the loaders
+            continue
+        if name == per_pair:  # read by the engines (second_input_triplet)
             continue
         where = f"{type(unit).__name__}.{name}"
         if isinstance(value, (bool, np.bool_)) or not isinstance(
@@ -262,6 +266,93 @@ def log_importances(m):
     :math:`\log q = \log m_i + \log m_j + \log w - \log Z`.
     """
     return None if m is None else np.log(m)
+
+
+def second_input_triplet(unit, n_rows, n_columns=None):
+    r"""The second per-pair input of a two-input unit, as the CSR triplet of its full layout.
+
+    A unit with a second per-pair input (its class names the field in
+    ``second_input``; ``parts()`` gives the unit that runs on ``P``, the
+    unit that runs on this input and the second one's weight) carries a
+    matrix :math:`R` beside ``P``: a fit's ``N x N`` (elastic embedding's
+    repulsion weights, global t-SNE's all-pairs affinities) or, for new
+    points, their ``M x N`` rows against the training points.  The engines
+    of both backends run the second part on the triplet returned here,
+    every entry stored (the full layout), so that each backend's own pair
+    or normalised engine serves it unchanged.  A real number stands for
+    the same value on every pair; in a fit (``n_columns`` None) the
+    diagonal is 0, as every affinity's is, and a unit whose class sets
+    ``second_input_normalised`` reads :math:`R / \sum R` (a number is then
+    the uniform distribution over the pairs; new points' rows keep their
+    scale, as ``P``'s do).
+
+    Parameters
+    ----------
+    unit : NamedTuple
+        A two-input unit.
+    n_rows : int
+        Rows of ``P`` (the fit's points, or the new points).
+    n_columns : int or None
+        Columns of ``P`` for new points (the training points); None in a fit.
+
+    Returns
+    -------
+    indptr, indices : ndarray of int64
+    data : ndarray of float64
+
+    Raises
+    ------
+    TypeError
+        An input that is not a real number or an array of them.
+    ValueError
+        An input that is not finite and non-negative, or of another shape.
+    """
+    name = type(unit).second_input
+    value = getattr(unit, name)
+    where = f"{type(unit).__name__}.{name}"
+    if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
+        raise TypeError(f"{where} must be a non-negative number or a matrix of them, one "
+                        f"per pair; got {value!r}")
+    try:
+        R = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{where} must be a non-negative number or a matrix of them, one "
+                        f"per pair; got {value!r}") from None
+    fit = n_columns is None
+    shape = (n_rows, n_rows if fit else n_columns)
+    if R.ndim == 0:
+        R = np.full(shape, float(R))
+        if fit:
+            np.fill_diagonal(R, 0.0)
+    elif R.shape != shape:
+        raise ValueError(f"{where} must hold one value per pair, shape {shape}; got shape "
+                         f"{R.shape}")
+    if not np.all(np.isfinite(R) & (R >= 0.0)):
+        raise ValueError(f"{where} must be finite and non-negative on every pair")
+    if fit and getattr(type(unit), "second_input_normalised", False):
+        # a cost normalised as a distribution (a KL divergence) reads R / sum R,
+        # so that a number stands for the uniform distribution over the pairs
+        total = R.sum()
+        if not total > 0.0:
+            raise ValueError(f"{where} must have a positive sum")
+        R = R / total
+    indptr = np.arange(0, shape[0] * shape[1] + 1, shape[1], dtype=np.int64)
+    indices = np.tile(np.arange(shape[1], dtype=np.int64), shape[0])
+    return indptr, indices, np.ascontiguousarray(R.ravel())
+
+
+def unit_engine(unit):
+    """The prefix of a unit's generic entry points: ``"second_input"``, ``"normalised"`` or ``"pair"``.
+
+    A unit with a second per-pair input (``second_input``) runs on
+    ``second_input_cost`` and its kin, which run its parts on the two
+    others; a unit whose weights are normalised to ``q`` (it has a
+    ``normalisation``) on ``normalised_cost`` and its kin; any other on
+    ``pair_cost`` and its kin.
+    """
+    if getattr(unit, "second_input", None):
+        return "second_input"
+    return "normalised" if getattr(unit, "normalisation", None) else "pair"
 
 
 def log_one_minus_w(U):

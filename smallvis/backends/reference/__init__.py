@@ -15,6 +15,8 @@ their public names (:data:`__all__`, the twin contract):
 * :mod:`.pairs`: the pair engine and the kernels of the pair methods;
 * :mod:`.fft`: t-SNE with FFT-interpolated repulsion, and the grid's limits;
 * :mod:`.transform`: new points against a fixed training map;
+* :mod:`.second_input`: costs with a second per-pair input beside ``P``,
+  whose two parts run on the engines above;
 * :mod:`._helpers`: private array checks and dense helpers they share;
 * the stochastic optimizer's twins, from :mod:`smallvis.backends._sgd_reference`.
 
@@ -63,6 +65,8 @@ from .infonce import infonce_cost, infonce_gradient
 from .pairs import (largevis_cost, largevis_exp_cost, largevis_exp_gradient, largevis_gradient,
                     ncvis_cost, ncvis_gradient, pair_cost, pair_gradient, tumap_cost,
                     tumap_gradient, umap_cost, umap_gradient)
+from .second_input import (second_input_cost, second_input_gradient,
+                           second_input_transform_cost, second_input_transform_gradient)
 from . import fft
 from .fft import (FFTAccuracyWarning, _fft_box_width, _fft_exact_instead,  # noqa: F401
                   _fft_grid, tsne_dof_fft_cost, tsne_dof_fft_gradient,
@@ -164,6 +168,10 @@ __all__ = [
     "tumap_transform_gradient",
     "ncvis_transform_cost",
     "ncvis_transform_gradient",
+    "second_input_cost",
+    "second_input_gradient",
+    "second_input_transform_cost",
+    "second_input_transform_gradient",
 ]
 
 
