@@ -154,6 +154,11 @@ class GMMDS(_MethodEmbedding):
 
 
 @_method_estimator
+class SMMDS(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="smmds"``; the same parameters otherwise."""
+
+
+@_method_estimator
 class BASNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="basne"``; the same parameters otherwise."""
 

@@ -46,6 +46,7 @@ FOLDERS = (
     "mmds",
     "sammon",
     "gmmds",
+    "smmds",
     "basne",
     "bssne",
     "btsne",

@@ -100,6 +100,7 @@ from ._validation import (MAX_TRANSFORM_ITERATIONS, _as_array, check_data, check
 from .registry import get_method
 from .families import distance_unit
 from .inputs.neighbors import EXACT_MAX_N, KNNIndex, check_points
+from .inputs._new_points import FAR_EXPONENT
 # re-exported: smallvis.transform.NotFittedError is a public spelling too
 from .exceptions import NotFittedError  # noqa: F401
 from .inputs.precomputed import NO_DATA_TO_PLACE, is_graph
@@ -467,6 +468,14 @@ class TrainingMap:
             Y_train = Y_train * self.row_scale
             nearest = self.knn_index()._query_checked(X_new, 1).indices[:, 0]
             Y = np.ascontiguousarray(Y_train[nearest])
+            # a point beyond 2**FAR_EXPONENT times the map's extent is placed
+            # beyond the map whatever its distance (each step is clipped), and
+            # its stress's powers of that distance would overflow: capped there
+            extent = float(np.ptp(Y_train, axis=0).max()) if len(Y_train) > 1 else 1.0
+            cap = np.ldexp(extent if extent > 0 else 1.0, FAR_EXPONENT)
+            np.minimum(P.data, cap, out=P.data)
+            triplet = (triplet[0], triplet[1], np.ascontiguousarray(P.data, dtype=np.float64))
+            row_sum = np.asarray(P.sum(axis=1)).ravel()
         else:
             Y = np.ascontiguousarray((P @ Y_train) / row_sum[:, None])
         cost_fn, grad_fn, args = self.kernels(kern, self.new_inputs(P))

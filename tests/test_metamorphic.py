@@ -249,7 +249,15 @@ def test_twins_agree_at_every_scale(method, params, scale):
         P = method_affinities(method, n, rng, density=density)
         for dim in (1, 2, 3):
             Y = rng.normal(size=(n, dim)) * scale
-            c0, g0 = smallvis.cost_and_gradient(method, P, Y, fast=False, **params)
+            try:
+                c0, g0 = smallvis.cost_and_gradient(method, P, Y, fast=False, **params)
+            except ValueError as exc:
+                # a cost of degree 4 in the distances (smmds's) is not a
+                # float64 at |Y| = 1e100: both twins refuse it alike
+                assert "overflows float64" in str(exc) and scale >= 1e30
+                with pytest.raises(ValueError, match="overflows float64"):
+                    smallvis.cost_and_gradient(method, P, Y, fast=True, **params)
+                continue
             c1, g1 = smallvis.cost_and_gradient(method, P, Y, fast=True, **params)
             assert c1 == pytest.approx(c0, rel=1e-10, abs=1e-300)
             top = np.abs(g0).max()

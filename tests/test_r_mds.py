@@ -24,6 +24,8 @@ R_MDS = {
     #         K = -4 (R - D) / (R D) / sum(R)
     "sammon": (lambda R, D: np.sum((R - D) ** 2 / R) / np.sum(R),
                lambda R, D: -4.0 * (R - D) / (R * D) / np.sum(R)),
+    # smmds: pcost = colSums((R2 - D2)^2); K = -8 (R2 - D2)
+    "smmds": (lambda R, D: np.sum((R * R - D * D) ** 2), lambda R, D: -8.0 * (R * R - D * D)),
     # gmmds: mmds's pfn and gr (lreplace keeps them), of geodesic distances
     "gmmds": (lambda R, D: np.sum((R - D) ** 2), lambda R, D: -4.0 * (R - D) / D),
 }
