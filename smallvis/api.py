@@ -560,7 +560,11 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
     callback : callable, optional
         ``callback(iteration, Y, cost)`` after every iteration (sgd: every
         epoch); ``cost`` is None unless it was evaluated (always None with
-        sgd).  Return True to stop.
+        sgd).  Return True to stop.  A method of input distances (a family
+        whose ``units`` is ``"equivariant"``) is fitted in units of the
+        mean input distance (:func:`smallvis.families.distance_unit`): its
+        callback sees ``Y`` and ``cost`` in those units, and the map it
+        returns is in the data's.
     return_result : bool, default=False
         Return an :class:`EmbedResult` instead of the coordinates.
     pca : int, optional
