@@ -8,10 +8,18 @@ table.
 
 import os
 
+#: Set (to any value) in a child process of a "defaults" benchmark, whose
+#: libraries must choose their own threads: then nothing is capped here.
+DEFAULT_THREADS_VAR = "SMALLVIS_BENCH_DEFAULT_THREADS"
+
+#: The variables that cap the threads of OpenMP, BLAS and numba.
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+               "NUMBA_NUM_THREADS")
+
 # One thread everywhere: set before numpy/scipy/BLAS are imported.
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-             "NUMBA_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+if DEFAULT_THREADS_VAR not in os.environ:
+    for _var in THREAD_VARS:
+        os.environ.setdefault(_var, "1")
 
 import datetime  # noqa: E402
 import json  # noqa: E402

@@ -4,7 +4,20 @@ The data are a dense ``.npy`` array or a sparse ``.npz`` matrix (from
 :func:`scipy.sparse.save_npz`), with a ``.npy`` of one label per row
 (``make_image_data.py`` and ``make_text_data.py`` beside this file build a
 dense image-like and a sparse text-like set).  Each call runs in its own
-child process, one thread, from data it loads itself:
+child process, from data it loads itself, in one or both of two modes
+(``--threads``):
+
+* ``one`` (the default): every package on one thread, which compares the
+  kernels;
+* ``defaults``: every package as its README calls it, threads included,
+  which is what a user gets.  No thread variable is set for the child:
+  smallvis uses the cores the process may use (``n_threads=None``),
+  umap-learn's ``UMAP()`` is given no ``random_state`` (which would turn
+  its parallelism off), openTSNE gets ``n_jobs=-1`` (its README's example
+  asks for 8 threads; its default is 1) and uwot its own defaults
+  (``n_threads`` half the cores, ``n_sgd_threads`` 0).
+
+The one-thread calls:
 
 * ``largevis``, ``umap``, ``tsne``: smallvis
   ``embed(X, method, fast=True, random_state=seed)``, with ``metric=``
@@ -42,7 +55,8 @@ The peers may live in another environment: ``--peers-python``.
 
 Usage: python benchmarks/bench_real.py DATA.npy|DATA.npz LABELS.npy
        [--metric euclidean] [--methods largevis umap tsne umap-learn opentsne
-       uwot-lvish uwot-umap] [--repeats 1] [--first-seed 0]
+       uwot-lvish uwot-umap] [--threads one|defaults|both]
+       [--repeats 1] [--first-seed 0]
        [--peers-python PATH]
        [--out-dir DIR] [--verbose]
 """
@@ -56,7 +70,7 @@ import subprocess
 import sys
 import tempfile
 
-import _common  # noqa: F401  (sets single-threaded environment first)
+import _common  # first: it caps the threads before numpy is imported
 import numpy as np
 import scipy.sparse as sp
 from scipy.spatial import cKDTree
@@ -68,6 +82,8 @@ SMALLVIS_METHODS = ("largevis", "umap", "tsne")
 PEER_METHODS = ("umap-learn", "opentsne")
 R_METHODS = ("uwot-lvish", "uwot-umap")
 ALL_METHODS = SMALLVIS_METHODS + PEER_METHODS + R_METHODS
+#: How each value of ``--threads`` is printed beside a call
+MODE_NAMES = {"one": "1 thread", "defaults": "defaults"}
 #: The peers' metric names that SciPy spells otherwise
 SCIPY_NAMES = {"manhattan": "cityblock", "l1": "cityblock", "l2": "euclidean"}
 #: float64 entries in one block of distances (64 MB)
@@ -269,20 +285,22 @@ sys.path.insert(0, sys.argv[1])
 import _common
 import numpy as np
 from bench_real import load_data
-who, data_path, metric, seed, y_path, verbose = sys.argv[2:8]
-seed, verbose = int(seed), verbose == "1"
+who, data_path, metric, seed, y_path, verbose, mode = sys.argv[2:9]
+seed, verbose, defaults = int(seed), verbose == "1", mode == "defaults"
 X = load_data(data_path)
 if who == "umap-learn":
     from umap import UMAP
     warnings.simplefilter("ignore")
-    UMAP(metric=metric, n_epochs=5, n_jobs=1).fit_transform(X[:5000])
-    run = lambda: UMAP(metric=metric, n_jobs=1, random_state=seed,
-                       verbose=verbose).fit_transform(X)
+    # at its defaults a random_state would turn umap-learn's threads off
+    threads = {} if defaults else {"n_jobs": 1, "random_state": seed}
+    UMAP(metric=metric, n_epochs=5, **threads).fit_transform(X[:5000])
+    run = lambda: UMAP(metric=metric, verbose=verbose, **threads).fit_transform(X)
 elif who == "opentsne":
     from openTSNE import TSNE
+    n_jobs = -1 if defaults else 1
     # compile pynndescent's numba functions (used for sparse X and some metrics)
-    TSNE(metric=metric, n_jobs=1, n_iter=1, early_exaggeration_iter=1).fit(X[:2000])
-    run = lambda: np.asarray(TSNE(metric=metric, n_jobs=1, random_state=seed,
+    TSNE(metric=metric, n_jobs=n_jobs, n_iter=1, early_exaggeration_iter=1).fit(X[:2000])
+    run = lambda: np.asarray(TSNE(metric=metric, n_jobs=n_jobs, random_state=seed,
                                   verbose=verbose).fit(X))
 else:
     import smallvis
@@ -307,8 +325,9 @@ hwm <- function() as.numeric(gsub("[^0-9]", "", grep("^VmHWM", readLines("/proc/
 base <- hwm()
 set.seed(as.integer(args[5]))
 fn <- if (args[3] == "uwot-lvish") lvish else umap
+threads <- if (args[8] == "defaults") list() else list(n_threads = 1, n_sgd_threads = 1)
 t0 <- proc.time()[["elapsed"]]
-Y <- fn(X, metric = args[4], n_threads = 1, n_sgd_threads = 1, verbose = args[7] == "1")
+Y <- do.call(fn, c(list(X, metric = args[4], verbose = args[7] == "1"), threads))
 seconds <- proc.time()[["elapsed"]] - t0
 writeBin(as.vector(t(Y)), args[6])
 cat(sprintf('{"seconds": %.3f, "base_kb": %.0f}\n', seconds, base))
@@ -333,20 +352,34 @@ print(json.dumps(quality(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:])))
 """
 
 
-def child_env():
-    """The environment of every child: one thread, this tree importable."""
+#: The variables that cap a child's threads (R's RcppParallel's included)
+CHILD_THREAD_VARS = _common.THREAD_VARS + ("RCPP_PARALLEL_NUM_THREADS",)
+
+
+def child_env(mode="one"):
+    """The environment of a child: this tree importable, and its threads.
+
+    ``mode`` "one" caps every library at one thread; "defaults" removes the
+    caps (those of the parent's environment too), so that each library
+    chooses as it would for a user.
+    """
     env = dict(os.environ)
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-                "NUMBA_NUM_THREADS", "RCPP_PARALLEL_NUM_THREADS"):
-        env[var] = "1"
+    for var in CHILD_THREAD_VARS:
+        env.pop(var, None)
+        if mode == "one":
+            env[var] = "1"
+    if mode == "defaults":
+        env[_common.DEFAULT_THREADS_VAR] = "1"
+    else:
+        env.pop(_common.DEFAULT_THREADS_VAR, None)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (ROOT, env.get("PYTHONPATH")) if p)
     return env
 
 
-def run_child(argv, log_path):
+def run_child(argv, log_path, mode="one"):
     """Run ``argv``; return (last stdout line, peak RSS in KiB, error or None)."""
     with open(log_path + ".out", "w") as out, open(log_path + ".err", "w") as err:
-        proc = subprocess.Popen(argv, stdout=out, stderr=err, env=child_env())
+        proc = subprocess.Popen(argv, stdout=out, stderr=err, env=child_env(mode))
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
     with open(log_path + ".out") as out, open(log_path + ".err") as err:
@@ -366,20 +399,20 @@ def _r_input(args, work):
     return path, line
 
 
-def run_method(method, seed, args, work, r_input):
+def run_method(method, seed, args, work, r_input, mode="one"):
     """One run in its own process; a dict of seconds, base_kb, peak_kb, y (or error)."""
-    y_path = os.path.join(work, f"{method}_{seed}.npy")
-    log = os.path.join(work, f"{method}_{seed}")
+    y_path = os.path.join(work, f"{method}_{mode}_{seed}.npy")
+    log = os.path.join(work, f"{method}_{mode}_{seed}")
     verbose = "1" if args.verbose else "0"
     if method in R_METHODS:
         raw = y_path + ".f64"
         argv = ["Rscript", "-e", R_CHILD, r_input[0], r_input[1], method, args.metric,
-                str(seed), raw, verbose]
+                str(seed), raw, verbose, mode]
     else:
         python = args.python if method in SMALLVIS_METHODS else args.peers_python
         argv = [python, "-c", PY_CHILD, HERE, method, args.data, args.metric, str(seed),
-                y_path, verbose]
-    line, peak, error = run_child(argv, log)
+                y_path, verbose, mode]
+    line, peak, error = run_child(argv, log, mode)
     if error:
         return {"error": error}
     if method in R_METHODS:
@@ -447,6 +480,9 @@ def main():
     parser.add_argument("--metric", default="euclidean")
     parser.add_argument("--methods", nargs="+", default=list(ALL_METHODS),
                         choices=ALL_METHODS)
+    parser.add_argument("--threads", choices=("one", "defaults", "both"), default="one",
+                        help="one thread for every package, each package's own "
+                             "defaults (threads included), or both side by side")
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--first-seed", type=int, default=0,
                         help="seed of the first run; the runs take the seeds that follow")
@@ -464,19 +500,23 @@ def main():
     os.makedirs(work, exist_ok=True)
     _common.report_provenance(peers_python=args.peers_python, out_dir=args.out_dir)
     try:
-        print(f"{args.data}, metric {args.metric}, one thread, {args.repeats} repeat(s) "
+        modes = ("one", "defaults") if args.threads == "both" else (args.threads,)
+        print(f"{args.data}, metric {args.metric}, threads: {', '.join(MODE_NAMES[m] for m in modes)} "
+              f"({len(os.sched_getaffinity(0))} cores usable), {args.repeats} repeat(s) "
               f"from seed {args.first_seed}; "
               f"load average {', '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
         r_input = (_r_input(args, work) if any(m in R_METHODS for m in args.methods)
                    else None)
         results = {}
         for method in args.methods:
-            results[method] = [run_method(method, seed, args, work, r_input)
-                               for seed in range(args.first_seed,
-                                                 args.first_seed + args.repeats)]
-            ok = [r for r in results[method] if "error" not in r]
-            print(f"  {method}: " + (", ".join(f"{r['seconds']:.1f} s" for r in ok)
-                                     or results[method][0]["error"]), flush=True)
+            for mode in modes:
+                label = method if len(modes) == 1 else f"{method} ({MODE_NAMES[mode]})"
+                results[label] = [run_method(method, seed, args, work, r_input, mode)
+                                  for seed in range(args.first_seed,
+                                                    args.first_seed + args.repeats)]
+                ok = [r for r in results[label] if "error" not in r]
+                print(f"  {label}: " + (", ".join(f"{r['seconds']:.1f} s" for r in ok)
+                                        or results[label][0]["error"]), flush=True)
         y_paths = [r["y"] for runs in results.values() for r in runs if "error" not in r]
         if y_paths:
             line, _, error = run_child(

@@ -24,7 +24,7 @@ from ._validation import (
     check_random_state,
     check_threads,
 )
-from .registry import (DEFAULT_METHOD, METHODS, check_learned, check_param_value, choose_gradient,
+from .registry import (DEFAULT_METHOD, METHODS, check_param_value, choose_gradient,
                        resolve_method)
 from .engines.optim import DivergenceError
 from .method_spec import FROM_INPUT
@@ -114,7 +114,10 @@ class EmbedResult:
 
     @property
     def Q(self):
-        """NCVis's learned normalisation (None for other methods)."""
+        """The learned log-normaliser ``Q`` (ncvis; pstsne's ``log Z``), None for other methods.
+
+        Every learned scalar, such as dhssne's ``alpha``, is in :attr:`learned`.
+        """
         return self.learned.get("Q")
 
 
@@ -353,8 +356,10 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=None, return_learne
     cost : float
     gradient : ndarray of shape (n_samples, n_components)
     learned_gradient : dict
-        Only with ``return_learned=True``: ``{"Q": dcost/dQ}`` for ncvis,
-        empty otherwise.
+        Only with ``return_learned=True``: ``{"Q": dcost/dQ}`` for ncvis
+        (and pstsne), empty for a method without learned scalars or whose
+        kernels give no derivative in them (dhssne's tail, which its rule
+        sets by comparing costs).
 
     Raises
     ------
@@ -383,7 +388,7 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=None, return_learne
     cost_params = {k: check_param_value(k, method_params.get(k, v), v)
                    for k, v in m.cost_params.items()}
     cost_params = m.with_inputs(m.resolve_auto(cost_params, Y.shape[0]), {})
-    learned = tuple(check_learned(k, cost_params[k]) for k in m.learned)
+    learned = tuple(m.check_learned_value(k, cost_params[k]) for k in m.learned)
     gradient = choose_gradient(m, gradient, Y.shape[0], Y.shape[1])
     cost_fn, gradient_fn, args = m.cost_kernels(kern, cost_params, gradient)
     C = check_affinities(P, Y.shape[0], symmetric=m.symmetric, fuzzy=m.fuzzy)
@@ -401,7 +406,9 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=None, return_learne
             "smallvis.affinities returns it and coordinates of moderate size"
         )
     if return_learned:
-        return cost, grad, {k: float(d_learned) for k in m.learned}
+        # a scalar that its rule sets may have no derivative in the kernels
+        return cost, grad, ({} if d_learned is None
+                            else {k: float(d_learned) for k in m.learned})
     return cost, grad
 
 
@@ -635,8 +642,8 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
         # a per-point value the calibration of X would give cannot come
         # from a P alone: taking 1 (the plain method) would be another
         # method under this one's name
-        missing = [k for k in m.input_params
-                   if isinstance(plan.cost_params.get(k), str)
+        missing = [k for k in m.input_params if k not in m.pair_inputs
+                   and isinstance(plan.cost_params.get(k), str)
                    and plan.cost_params[k] == FROM_INPUT]
         if missing:
             raise ParameterError(

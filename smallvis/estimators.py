@@ -181,3 +181,33 @@ class BTASNE(_MethodEmbedding):
 @_method_estimator
 class RKLSNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="rklsne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class PSTSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="pstsne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class DHSSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="dhssne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class TRMSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="trmsne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class WTSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="wtsne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class ARSRSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="arsrsne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class RSRJSE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="rsrjse"``; the same parameters otherwise."""

@@ -28,6 +28,7 @@ from .inputs.sparse_search import SparseRows, prepare_sparse
 from .inputs.sparse_search import pairwise_sq_distances as sparse_pairwise_sq_distances
 from .inputs.neighbors import check_search_params
 from .method_spec import AffinityFamily, SizedParam
+from .methods._common import degrees_of
 
 #: Up to this many points, the perplexity calibration of the joint ``P``
 #: with nearest neighbours optional runs over all other points (dense
@@ -35,22 +36,61 @@ from .method_spec import AffinityFamily, SizedParam
 DENSE_P_MAX_N = 4096
 
 #: The conditional Gaussian ``p_{j|i}``, calibrated to a perplexity.
-CONDITIONAL = AffinityFamily("conditional", normalised="rows", knn_graph=False)
+CONDITIONAL = AffinityFamily(
+    "conditional", normalised="rows", knn_graph=False,
+    title="Conditional P: a Gaussian per row",
+    description="Each row of :math:`P` is the conditional :math:`p_{j|i}`, a Gaussian over "
+                "the other points whose width is set so that its perplexity is the same for "
+                "every row (Hinton and Roweis's SNE).  Every row sums to 1; :math:`P` is not "
+                "symmetric, and costs compare it row by row with a :math:`Q` normalised per "
+                "row or over all pairs.")
 #: ``(p_{j|i} + p_{i|j}) / (2N)``, over all points or nearest neighbours.
-JOINT = AffinityFamily("joint", normalised="total", knn_graph=False, conditional=CONDITIONAL)
+JOINT = AffinityFamily(
+    "joint", normalised="total", knn_graph=False, conditional=CONDITIONAL,
+    title="Joint P: the symmetrised Gaussian",
+    description=":math:`p_{ij} = (p_{j|i} + p_{i|j}) / 2N`, from the conditional rows "
+                "(van der Maaten and Hinton's t-SNE): symmetric, summing to 1 over all "
+                "pairs, over all points or, on large data, over nearest neighbours.")
 #: The joint ``P`` before its division by the grand sum,
 #: ``(p_{j|i} + p_{i|j}) / 2``, with each row then divided by its sum: a
 #: symmetrised ``P`` whose rows are distributions (R smallvis's "rsr": row
 #: normalised, symmetrised, row normalised).
-SYMMETRISED_ROWS = AffinityFamily("symmetrised rows", normalised="rows", knn_graph=False)
+SYMMETRISED_ROWS = AffinityFamily(
+    "symmetrised rows", normalised="rows", knn_graph=False, conditional=CONDITIONAL,
+    title="Symmetrised rows: R smallvis's \"rsr\" P",
+    description="The conditional rows, symmetrised, then each row divided by its sum again: "
+                "every row sums to 1 and the pattern of :math:`P` is symmetric.")
+#: The conditional ``p_{j|i}`` divided by its grand sum, ``N``: a ``P`` over
+#: all pairs that is not symmetric (R smallvis's ``symmetrize = "none"``
+#: with ``normalize = TRUE``).
+CONDITIONAL_OVER_PAIRS = AffinityFamily(
+    "conditional over all pairs", normalised="total", knn_graph=False,
+    title="Conditional P over all pairs",
+    description="The conditional rows :math:`p_{j|i}` divided by their grand sum :math:`N`: "
+                "probabilities over all pairs that are not symmetric, each row keeping "
+                "its own mass of :math:`1/N`.")
 #: The fuzzy kNN graph (McInnes et al. 2018): memberships in [0, 1].
-FUZZY = AffinityFamily("fuzzy", normalised="", knn_graph=True, memberships=True)
+FUZZY = AffinityFamily(
+    "fuzzy", normalised="", knn_graph=True, memberships=True,
+    title="Fuzzy kNN graph",
+    description="UMAP's smoothed nearest-neighbour memberships in [0, 1], joined by the "
+                "fuzzy union :math:`a + b - ab` (McInnes et al.).  :math:`P` is not "
+                "normalised; the costs are sums over pairs (attraction on the graph's edges, "
+                "repulsion from sampled or all other points).")
 #: The fuzzy kNN graph divided by its sum, a ``P`` of probabilities over
 #: all pairs (R smallvis's "skd" input kernel with normalisation).
-NORMALISED_FUZZY = AffinityFamily("normalised fuzzy", normalised="total", knn_graph=True,
-                                  memberships=True)
+NORMALISED_FUZZY = AffinityFamily(
+    "normalised fuzzy", normalised="total", knn_graph=True, memberships=True,
+    title="Normalised fuzzy kNN graph",
+    description="UMAP's fuzzy graph divided by its sum: probabilities over all pairs, "
+                "compared with a normalised :math:`Q` (R smallvis's hybrids of UMAP and "
+                "t-SNE).")
 #: The symmetric kNN graph, normalised to sum 1.
-KNN_GRAPH = AffinityFamily("knn graph", normalised="total", knn_graph=True)
+KNN_GRAPH = AffinityFamily(
+    "knn graph", normalised="total", knn_graph=True,
+    title="kNN graph",
+    description="The symmetric graph of nearest neighbours, each edge of equal weight, "
+                "normalised to sum 1 (NCVis, Neg-t-SNE, InfoNCE).")
 
 
 # ---------------------------------------------------------------------------
@@ -157,6 +197,14 @@ def joint_affinities_and_bandwidths(X, kernels, random_state, n_threads, perplex
     return P, {"bandwidth": bandwidth}
 
 
+def conditional_affinities_over_pairs(X, kernels, random_state, n_threads, perplexity,
+                                      metric):
+    """The conditional ``p_{j|i}`` divided by ``N`` (:data:`CONDITIONAL_OVER_PAIRS`)."""
+    P = conditional_affinities(X, kernels, random_state, n_threads, perplexity, metric)
+    P /= P.shape[0]
+    return P
+
+
 def joint_affinities(X, kernels, random_state, n_threads, perplexity, metric):
     """The joint ``P`` over all pairs."""
     _check_dense_size(X.shape[0])
@@ -172,6 +220,18 @@ def symmetrised_rows_affinities(X, kernels, random_state, n_threads, perplexity,
     J = joint_affinities(X, kernels, random_state, n_threads, perplexity, metric)
     np.divide(J, J.sum(axis=1, keepdims=True), out=J)
     return J
+
+
+def joint_affinities_and_degrees(X, kernels, random_state, n_threads, perplexity, metric):
+    r"""The joint ``P`` over all pairs and each point's degree in it: ``(P, {"importance": m})``.
+
+    :math:`m_i = N \sum_j p_{ij}` (:func:`smallvis.methods._common.degrees_of`),
+    the importances of the weighted methods (:attr:`~smallvis.method_spec.Method.input_params`),
+    which a fit keeps for placing new points.
+    """
+    P = joint_affinities(X, kernels, random_state, n_threads, perplexity, metric)
+    return P, {"importance": degrees_of(None, None, np.ascontiguousarray(P).ravel(),
+                                        P.shape[0])}
 
 
 def joint_affinities_dense_or_knn(X, kernels, random_state, n_threads, perplexity,
@@ -483,8 +543,9 @@ GEODESIC_DISTANCES = AffinityFamily("geodesic distances", normalised="", knn_gra
 
 #: Affinity builders that always calibrate over all pairs.
 DENSE_ONLY = (conditional_affinities, joint_affinities, symmetrised_rows_affinities,
-              input_distances, geodesic_distances, conditional_affinities_and_bandwidths,
-              joint_affinities_and_bandwidths)
+              conditional_affinities_and_bandwidths, joint_affinities_and_bandwidths,
+              conditional_affinities_over_pairs, joint_affinities_and_degrees,
+              input_distances, geodesic_distances)
 
 #: Affinity builders that calibrate over nearest neighbours at any size.
 KNN_ONLY = (joint_knn_affinities, fuzzy_graph_affinities, normalised_fuzzy_graph_affinities,
@@ -507,6 +568,24 @@ def conditional_case(name):
         rows = np.arange(X.shape[0])[:, None]
         S[rows, keep] = C[rows, keep]
         return S / S.sum(axis=1, keepdims=True)
+    return case_affinities
+
+
+def pairs_case(name):
+    """Method ``name``'s ``P`` over all pairs; its kNN variant keeps each row's largest entries.
+
+    The kept entries are divided by their grand sum, so that each row keeps
+    its share of the mass (a ``P`` over all pairs that is not symmetric).
+    """
+    def case_affinities(X, n_neighbors, perplexity, affinities):
+        P = np.asarray(affinities(X, name, perplexity=perplexity), dtype=np.float64)
+        if n_neighbors is None:
+            return P
+        keep = np.argsort(-P, axis=1)[:, :n_neighbors]
+        S = np.zeros_like(P)
+        rows = np.arange(X.shape[0])[:, None]
+        S[rows, keep] = P[rows, keep]
+        return S / S.sum()
     return case_affinities
 
 

@@ -73,9 +73,11 @@ class AffinityFamily:
     knn_graph : bool
         Whether ``P`` is a nearest-neighbour graph whatever its parameters,
         so that its non-zero pattern (the neighbour sets) matters.
-    conditional : str or None
-        The registered method whose ``P`` holds this family's conditional
-        ``p_{j|i}`` before symmetrisation, or None.
+    conditional : AffinityFamily or None
+        The family of the conditional ``p_{j|i}`` that this family
+        symmetrises, or None (not symmetrised).  A new point placed over its
+        row and column (``Method.placed_with_column``) then takes the mean
+        of its two conditionals both ways.
     memberships : bool
         Whether ``P`` is made of the fuzzy graph's memberships (as they
         are, or normalised), so that a new point's row is its memberships.
@@ -94,6 +96,10 @@ class AffinityFamily:
         the mean input distance (:func:`smallvis.families.distance_unit`),
         is that of ``X``.  Both are invariant to an offset of the data and
         to the order of the features, and follow a permutation of the rows.
+    title : str
+        The heading of the family's page on the site (the name when empty).
+    description : str
+        What ``P`` is, for that page: a paragraph of reStructuredText.
     """
 
     name: str
@@ -108,6 +114,8 @@ class AffinityFamily:
     def distances(self):
         """Whether ``P`` holds input distances (:attr:`distances_to` is given)."""
         return self.distances_to is not None
+    title: str = ""
+    description: str = ""
 
 
 @dataclass(frozen=True)
@@ -264,6 +272,57 @@ def check_learned(name, value):
     return check_number(value, name, low=-LEARNED_LIMIT, high=LEARNED_LIMIT)
 
 
+def epoch_every(n_iter):
+    """R smallvis's default ``epoch``: every ``max(1, round(n_iter / 10))`` iterations.
+
+    R rounds half to even (``base::round``), as Python's :func:`round` does.
+    """
+    return max(1, round(n_iter / 10))
+
+
+@dataclass(frozen=True)
+class LearnedRule:
+    """A method's own rule that sets its learned scalars during an exact run.
+
+    Some methods change a scalar of their cost (a normaliser, a tail) not by
+    gradient descent but by a rule of their own, once every few
+    iterations: R smallvis's "epoch" functions.  The scalars are the
+    entry's :attr:`Method.learned` (kernel arguments, reported in
+    ``EmbedResult.learned``, stored in model files and used by
+    ``transform`` at their fitted values, as NCVis's ``Q``), but the exact
+    optimizer does not descend them: their derivative is taken as 0, and
+    after the step (and the cost evaluation) of every ``every(n_iter)``-th
+    iteration and of the last one, the rule replaces them.  A run that
+    ``tol`` stops does not apply the rule at its last iteration (as R).
+
+    Attributes
+    ----------
+    update : callable
+        ``update(objective, Y, learned) -> values``: the new values of the
+        learned scalars (a sequence as long as ``learned``), from the
+        current layout ``Y`` and values ``learned``.  ``objective`` gives
+        the method's twin kernels on the true ``P``
+        (:class:`smallvis.plans.Objective`: ``cost(Y, learned)``,
+        ``gradient(Y, learned, out)``, which returns the derivative in the
+        learned scalars, and ``triplet``), so that both backends follow the
+        same rule through their own kernels.
+    every : callable
+        ``every(n_iter) -> int``: iterations between two applications
+        (default R smallvis's ``epoch``, :func:`epoch_every`).
+    summary : str
+        One line: what the rule does, for the method's page and ``verbose``.
+    check : callable or None
+        ``check(name, value) -> value``: the check of a starting value the
+        user gives (a ``ValueError`` naming the range); None:
+        :func:`check_learned`, a log-scale.
+    """
+
+    update: Callable
+    every: Callable = epoch_every
+    summary: str = ""
+    check: Callable = None
+
+
 def check_perplexity(perplexity, n_samples):
     """Perplexity must lie in ``[1, n_samples - 1]`` (``n_samples=None``: at least 1).
 
@@ -361,6 +420,14 @@ KERNEL_FAMILIES = MappingProxyType({
     "transform": ("transform_cost", "transform_gradient"),
 })
 
+#: The kernel family of the methods whose new points are placed over their
+#: row and their column (:attr:`Method.placed_with_column`), besides
+#: :data:`KERNEL_FAMILIES`: the transform kernels with the new points'
+#: column of ``P`` and the fixed rows' sums after ``Y_train``.
+COLUMN_FAMILIES = MappingProxyType({
+    "column_transform": ("column_transform_cost", "column_transform_gradient"),
+})
+
 
 class _UnitKernel:
     """A generic unit kernel called as a named kernel would be.
@@ -386,7 +453,7 @@ class _UnitKernel:
 
     def __init__(self, entry, unit, family, n_trailing):
         self.entry, self.unit = entry, unit
-        self.n_leading = 5 if family == "transform" else 4
+        self.n_leading = {"transform": 5, "column_transform": 7}.get(family, 4)
         self.n_trailing = n_trailing
         self.__module__, self.__name__ = entry.__module__, entry.__name__
 
@@ -467,7 +534,12 @@ class Method:
         Cost parameters that the exact optimizer learns together with ``Y``
         (NCVis's normalisation ``Q``); their values are the starting point.
         The kernels take them right after ``Y``, and the gradient kernel
-        returns the derivative in them (one float).
+        returns the derivative in them (one float).  With
+        :attr:`learned_rule` they are set by that rule instead.
+    learned_rule : LearnedRule or None
+        The rule that sets the :attr:`learned` scalars during an exact run,
+        in place of gradient descent (:class:`LearnedRule`); None: they are
+        descended with ``Y``.
     sgd : SgdSpec or None
         The method's stochastic form (``optimizer="sgd"``), or None.
     auto_params : mapping
@@ -546,6 +618,16 @@ class Method:
         and a ``P`` given without its calibration :data:`WITHOUT_INPUT` on
         every point (:meth:`with_inputs`).  A value given by the user (a
         number for every point, or an array of one per point) is kept.
+    pair_inputs : tuple of str
+        Those of :attr:`input_params` that weigh each pair by the product
+        of its two points' values, which the engines can take from the
+        ``P`` they are given (the degrees of ``P``, the importances of
+        :func:`smallvis.methods._common.pair_importances`): a ``P`` given
+        without its calibration keeps :data:`FROM_INPUT`, which the engine
+        reads as that ``P``'s own values, and a new point is weighed
+        against the training points' values (its own cancels from its
+        row's normalisation), which :meth:`smallvis.transform.TrainingMap.new_inputs`
+        therefore leaves as the fit gave them.
     aliases : tuple of Alias
         Other names of this method at mapped parameters (:class:`Alias`),
         which :func:`smallvis.registry.resolve_method` resolves.
@@ -555,6 +637,15 @@ class Method:
         of ``P``, as the cross-entropy's ``(1 - p) log(1 - q)`` terms do);
         otherwise it is scaled as the fit's rows are (``row_scale``), which
         a scale-free cost (the KL divergence) only feels in its step.
+    placed_with_column : bool
+        Whether a new point is placed over its row and its column (a
+        normalised unit over each row): the cost of its own row plus the
+        terms it adds to the fixed points' rows, their normalisers and
+        offsets held at the training map's
+        (:func:`smallvis.backends.reference.normalised_column_transform_cost`,
+        kernel family ``"column_transform"``).  For a cost whose row alone
+        does not hold a point where the fit put it (NeRV's reverse
+        divergence); otherwise a new point is placed over its own row.
     examples : tuple of mapping
         Example cost parameters, at which the gradient is the exact
         gradient of the cost (``eps = 0``): the tests' tables of parameters
@@ -576,6 +667,7 @@ class Method:
     optimizer_defaults: Mapping = field(default_factory=dict)
     auto_learning_rate: Callable = None
     learned: tuple = ()
+    learned_rule: LearnedRule = None
     sgd: SgdSpec = None
     auto_params: Mapping = field(default_factory=dict)
     approximations: Mapping = field(default_factory=dict)
@@ -593,7 +685,9 @@ class Method:
     constant_term: str = ""
     factor_4_convention: bool = True
     input_params: tuple = ()
+    pair_inputs: tuple = ()
     normalised_new_rows: bool = False
+    placed_with_column: bool = False
     examples: tuple = ()
     aliases: tuple = ()
 
@@ -614,11 +708,15 @@ class Method:
         A parameter that ``inputs`` lacks (a ``P`` given as it is, to
         ``cost_and_gradient`` or ``embed(affinities=...)``, carries no
         calibration) is :data:`WITHOUT_INPUT` on every point, which makes
-        the method its plain counterpart (basne's bandwidth 1: asne).
+        the method its plain counterpart (basne's bandwidth 1: asne), but
+        one of :attr:`pair_inputs`, which stays :data:`FROM_INPUT`: the
+        engines take it from that ``P``.
         """
         cost_params = dict(cost_params)
         for name in self.input_params:
             value = cost_params.get(name)
+            if name in self.pair_inputs and name not in inputs:
+                continue
             if isinstance(value, str) and value == FROM_INPUT:
                 cost_params[name] = inputs.get(name, WITHOUT_INPUT)
         return cost_params
@@ -682,7 +780,7 @@ class Method:
                          for a, e, n_trailing in zip(kernels[:2], exact[:2], (1, 2))
                          ) + (kernels[2],)
         prefix, args = self.kernel_name(cost_params, gradient)
-        cost_suffix, gradient_suffix = KERNEL_FAMILIES[family]
+        cost_suffix, gradient_suffix = {**KERNEL_FAMILIES, **COLUMN_FAMILIES}[family]
         units = {**self.pair_units, **self.normalised_units}
         if not hasattr(module, f"{prefix}_{cost_suffix}") and prefix in units:
             # no named kernels: the generic entry points of the unit's engine
@@ -703,6 +801,12 @@ class Method:
         defaults = self.resolve_auto(dict(self.cost_params), 2)
         return tuple(dict.fromkeys(self.kernel_name({**defaults, **option})[0]
                                    for option in ({},) + tuple(self.kernel_options)))
+
+    def check_learned_value(self, name, value):
+        """A learned scalar's value checked: by its rule's ``check``, else :func:`check_learned`."""
+        rule = self.learned_rule
+        return (rule.check if rule is not None and rule.check is not None
+                else check_learned)(name, value)
 
     def split_params(self, params, n_samples):
         """Split user keywords into (affinity, cost) dicts with defaults filled.
@@ -727,7 +831,10 @@ class Method:
         if "perplexity" in affinity:
             affinity["perplexity"] = check_perplexity(affinity["perplexity"], n_samples)
         for name in self.learned:
-            cost[name] = check_learned(name, cost[name])
+            if (n_samples is None and name in self.auto_params
+                    and isinstance(cost[name], str) and cost[name] == "auto"):
+                continue  # a start that depends on N is checked once resolved
+            cost[name] = self.check_learned_value(name, cost[name])
         if self.resolve_cost is not None:  # validate early, before any work
             probe = self.resolve_auto(cost, 2)  # "auto" left for a later N is valid
             self.resolve_cost(**{k: v for k, v in probe.items() if k not in self.learned})

@@ -173,6 +173,30 @@ class _Start:
             return initialize(self.init, X, n_components, rng, P=P, seed=seed)
 
 
+class _LearnedRuleStep:
+    """A method's :class:`~smallvis.method_spec.LearnedRule` as the exact optimizer calls it.
+
+    ``step(Y, learned)`` writes the rule's new values into ``learned``;
+    ``every`` is the rule's interval for this run's ``n_iter``.  False
+    (no rule) for a method without one, or whose learned scalars are
+    descended.
+    """
+
+    def __init__(self, method, objective, n_iter):
+        self.rule = None if method is None else method.learned_rule
+        self.objective = objective
+        self.every = (check_iterations(self.rule.every(n_iter), "the rule's interval", low=1)
+                      if self.rule is not None and n_iter else 1)
+
+    def __bool__(self):
+        return self.rule is not None and self.objective.learned.size > 0
+
+    def __call__(self, Y, learned):
+        values = np.asarray(self.rule.update(self.objective, Y, learned.copy()),
+                            dtype=np.float64)
+        learned[...] = values
+
+
 @dataclass(frozen=True)
 class ExactPlan(_Start):
     """The exact optimizer's run: settings, initialisation and method parameters."""
@@ -253,10 +277,16 @@ class ExactPlan(_Start):
         def gradient(Ycur, lcur, exaggeration, out):
             return objective.gradient(Ycur, lcur, out, scaled_p(exaggeration))
 
+        rule = _LearnedRuleStep(method, objective, s.n_iter)
         trace = optimize_exact(Y, gradient, objective.cost, s, learned=objective.learned,
-                               callback=callback, verbose=verbose)
+                               callback=callback, verbose=verbose, rule=rule or None)
+        if rule:
+            _progress.say(f"{method.name}: {rule.rule.summary or 'learned by its rule'}; "
+                          "fitted " + ", ".join(f"{k} = {v:.6g}" for k, v in
+                                                 zip(method.learned, objective.learned)))
+        # a rule may have changed the learned scalars after the last evaluation
         final_cost = (trace.costs[-1] if trace.costs and trace.iterations[-1] == trace.n_iter
-                      else objective.cost(Y, objective.learned))
+                      and not rule else objective.cost(Y, objective.learned))
         settings = {k: getattr(s, k) for k in (
             "n_iter", "learning_rate", "exaggeration", "exaggeration_iter", "late_exaggeration",
             "late_start", "late_learning_rate", "momentum", "final_momentum",

@@ -52,6 +52,12 @@ FOLDERS = (
     "btsne",
     "btasne",
     "rklsne",
+    "pstsne",
+    "dhssne",
+    "trmsne",
+    "wtsne",
+    "arsrsne",
+    "rsrjse",
 )
 
 #: Values of ``gradient=`` that every method accepts.

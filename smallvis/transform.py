@@ -95,6 +95,7 @@ from .inputs.affinities import (MIN_K_DIST_SCALE, PERPLEXITY_MAX_TRIES, PERPLEXI
                                 SMOOTH_K_N_ITER, SMOOTH_K_TOL)
 from .backends._backend import kernels as select_kernels
 from .backends._sgd_reference import _absorb
+from .backends.reference.transform import fixed_row_sums
 from ._validation import (MAX_TRANSFORM_ITERATIONS, _as_array, check_data, check_iterations,
                           check_number, check_threads, coordinate_span_overflows)
 from .registry import get_method
@@ -228,6 +229,8 @@ class TrainingMap:
         # the search index is derived from X and the seed: rebuilt, not pickled
         state = self.__dict__.copy()
         state["_index"] = None
+        state.pop("_fixed_rows", None)
+        state.pop("_column_calibration", None)
         return state
 
     # ---- neighbours -----------------------------------------------------
@@ -301,7 +304,11 @@ class TrainingMap:
         calibration of the new row itself would run over other candidates
         than the fit's rows (its nearest neighbours, and itself among them
         when it is a training point again), and give a precision on another
-        scale.  A number (the same for every point) stays as it is.
+        scale.  A number (the same for every point) stays as it is, and so
+        do the method's ``pair_inputs`` (the training points' degrees, the
+        columns' importances of :func:`smallvis.methods._common.pair_importances`):
+        a new point is weighed against them, and its own value cancels
+        from its row's normalisation.
 
         Parameters
         ----------
@@ -317,7 +324,7 @@ class TrainingMap:
         inputs = {}
         for name in m.input_params:
             fitted = self.cost_params.get(name)
-            if isinstance(fitted, np.ndarray):
+            if isinstance(fitted, np.ndarray) and name not in m.pair_inputs:
                 row_sum = np.asarray(P.sum(axis=1)).ravel()
                 inputs[name] = np.exp((P @ np.log(fitted)) / row_sum)
         return inputs
@@ -379,17 +386,137 @@ class TrainingMap:
 
     # ---- the optimisation -----------------------------------------------
 
-    def kernels(self, kernels, inputs=None):
+    def kernels(self, kernels, inputs=None, column=None):
         """``(cost, gradient, args)``: the method's transform twins and their arguments.
 
         ``inputs``: the new points' own per-point cost parameters
-        (:meth:`new_inputs`), which replace the training points'.
+        (:meth:`new_inputs`), which replace the training points'.  A method
+        placed over its row and its column (``Method.placed_with_column``)
+        gets the column kernels, called as the others are: its ``column``
+        of ``P`` (:meth:`new_columns`) and the fixed rows' sums
+        (:meth:`fixed_rows`) come first in ``args``.
         """
         m = get_method(self.method)
-        cost, gradient, args = m.kernels(kernels, {**self.cost_params, **(inputs or {})},
-                                         family="transform")
+        params = {**self.cost_params, **(inputs or {})}
+        if m.placed_with_column:
+            cost, gradient, args = m.kernels(kernels, params, family="column_transform")
+            return cost, gradient, (column, self.fixed_rows()) + args
+        cost, gradient, args = m.kernels(kernels, params, family="transform")
         learned = tuple(float(self.cost_params[k]) for k in m.learned)
         return cost, gradient, learned + args
+
+    def column_calibration(self):
+        r"""Each training row's Gaussian, to give a new point its column of ``P``.
+
+        Row ``j``'s perplexity calibration over its ``k`` nearest other
+        training points (the new rows' ``k``, :meth:`new_rows`), on its
+        distances over their largest :math:`m_j`: ``(beta, log_norm, top,
+        units)``, so that a point at distance :math:`d` from ``j`` has
+
+        .. math::
+
+            p_{s|j} = \exp\bigl(-\beta_j (d / m_j)^2 - \log N_j\bigr),
+            \qquad N_j = \sum_k \exp\bigl(-\beta_j (d_{jk} / m_j)^2\bigr),
+
+        the fixed row's own kernel and normaliser, the new point not among
+        its candidates (held, as the fixed rows' sums of ``q`` are).
+        ``top`` is :math:`m_j` in units of ``2**units`` (the index's units
+        of row ``j``); ``half_sum`` is :math:`r_j = (1 + \sum_k p_{j|k}) / 2`,
+        row ``j``'s sum in the symmetrised ``P`` before a family that
+        normalises its rows divides by it (:meth:`symmetrised_new_rows`).
+        Computed once, kept with the map (not pickled).
+        """
+        if getattr(self, "_column_calibration", None) is None:
+            kernels = select_kernels(self.fast)
+            n = self.X.shape[0]
+            perplexity = float(self.affinity_params["perplexity"])
+            k = min(max(int(np.floor(3.0 * perplexity)), 1), n - 1)
+            perplexity = min(perplexity, k)
+            found = self.knn_index()._query_checked(self.X, k + 1)
+            idx, dist = found.indices, found.distances
+            # each row without itself (its first entry that is itself, else its last)
+            own = idx == np.arange(n)[:, None]
+            drop = np.where(own.any(axis=1), own.argmax(axis=1), k)
+            keep = np.ones(idx.shape, dtype=bool)
+            keep[np.arange(n), drop] = False
+            dist = dist[keep].reshape(n, k)
+            top = dist.max(axis=1)
+            D2 = np.ascontiguousarray(relative_distances(dist) ** 2)
+            beta, vals = np.zeros(n), np.zeros_like(D2)
+            for j in range(n):
+                kernels.perplexity_rows(D2[j:j + 1], perplexity, PERPLEXITY_TOL,
+                                        PERPLEXITY_MAX_TRIES, vals[j:j + 1], beta[j:j + 1], 1)
+            log_norm = np.log(np.sum(np.exp(-beta[:, None] * D2), axis=1))
+            # each row's sum in the symmetrised P before its normalisation,
+            # (1 + sum_k p_{j|k}) / 2
+            others = idx[keep].reshape(n, k)
+            half_sum = 0.5 * (1.0 + np.bincount(others.ravel(), weights=vals.ravel(),
+                                                minlength=n))
+            self._column_calibration = (beta, log_norm, top, np.asarray(found.units),
+                                        half_sum)
+        return self._column_calibration
+
+    def new_columns(self, X_new, P):
+        r"""The new points' column of ``P``, :math:`p_{s|j}`, at the entries of ``P``.
+
+        From the fixed rows' kernels (:meth:`column_calibration`) at the
+        new point's distances to its ``k`` nearest training points (the
+        entries of its row); a far point's column is 0.  Returns the CSR
+        data aligned with ``P.data``.
+        """
+        beta, log_norm, top, units, _ = self.column_calibration()
+        n_new, k = P.shape[0], int(P.indptr[1] - P.indptr[0]) if P.shape[0] else 0
+        found = self.knn_index()._query_checked(X_new, k)
+        idx = found.indices
+        # d_sj / m_j in the same units: both are distances over a power of two
+        ratio = np.ldexp(found.distances / np.where(top[idx] > 0, top[idx], 1.0),
+                         (np.asarray(found.units)[:, None] - units[idx]).astype(int))
+        vals = np.exp(-beta[idx] * ratio ** 2 - log_norm[idx])
+        vals[~np.isnan(found.far_sq[:, 0])] = 0.0
+        vals[top[idx] == 0] = 0.0
+        indptr = np.arange(0, n_new * k + 1, k, dtype=np.int64)
+        C = sp.csr_matrix((vals.ravel(), idx.ravel(), indptr), shape=P.shape)
+        C.sum_duplicates()
+        C.sort_indices()
+        if not (np.array_equal(C.indices, P.indices) and np.array_equal(C.indptr, P.indptr)):
+            raise RuntimeError("a new point's column does not follow its row's neighbours")
+        return C.data
+
+    @staticmethod
+    def symmetrised_new_rows(P, column, half_sum):
+        r"""A symmetrised family's new rows and columns from the conditional ones.
+
+        Both take :math:`(p_{j|s} + p_{s|j}) / 2`: the row scaled back to
+        the sum it had (the family's row normalisation), the column divided
+        by the fixed row's sum :math:`r_j` (``half_sum``,
+        :meth:`column_calibration`), held.
+        """
+        sym = 0.5 * (P.data + column)
+        sums = np.add.reduceat(sym, P.indptr[:-1]) if P.nnz else np.zeros(0)
+        before = np.add.reduceat(P.data, P.indptr[:-1]) if P.nnz else np.zeros(0)
+        scale = np.repeat(before / sums, np.diff(P.indptr))
+        P = P.copy()
+        P.data = sym * scale
+        return P, sym / half_sum[P.indices]
+
+    def fixed_rows(self):
+        r"""The training rows' :math:`(\log Z_j, Z_j, S_j)`, held while new points are placed.
+
+        For a method placed over its row and its column: each training
+        row's log normaliser and offset at the fitted map, from the fit's
+        ``P`` built again from the training data (the settings the fit
+        resolved), computed once and kept with the map (not pickled:
+        rebuilt, as the search index).
+        """
+        if getattr(self, "_fixed_rows", None) is None:
+            m = get_method(self.method)
+            kern = select_kernels(self.fast)
+            params = {k: v for k, v in self.affinity_params.items()}
+            P, _ = m.split_built(m.build_affinities(self.X, kern, int(self.seed), 1, **params))
+            _, args = m.kernel_name(self.cost_params)
+            unit = m.normalised_units[m.kernel_name(self.cost_params)[0]](*args)
+            self._fixed_rows = fixed_row_sums(unit, P, self.Y)
+        return self._fixed_rows
 
     def step_scale(self):
         """The clip of one step: :data:`MAX_STEP` x the median nearest-neighbour distance.
@@ -455,11 +582,20 @@ class TrainingMap:
         _progress.say(f"transform: {X_new.shape[0]} new points into the {self.method} map "
                       f"of {self.X.shape[0]} points")
         P = self.new_rows(X_new, kern)
+        m = get_method(self.method)
+        column = None
+        if m.placed_with_column:
+            column = self.new_columns(X_new, P)
+            if m.p_family.conditional is not None:
+                # a symmetrised P: the pair's affinity both ways is the mean of
+                # its two conditionals; the row keeps its sum
+                P, column = self.symmetrised_new_rows(P, column,
+                                                      self.column_calibration()[4])
         triplet = (P.indptr.astype(np.int64), P.indices.astype(np.int64),
                    np.ascontiguousarray(P.data, dtype=np.float64))
         Y_train = np.ascontiguousarray(self.Y, dtype=np.float64)
         row_sum = np.asarray(P.sum(axis=1)).ravel()
-        equivariant = get_method(self.method).p_family.units == "equivariant"
+        equivariant = m.p_family.units == "equivariant"
         if equivariant:
             # input distances: placed in the fit's unit, from the nearest training
             # point (a mean weighted by distances would favour the farthest), as
@@ -478,7 +614,7 @@ class TrainingMap:
             row_sum = np.asarray(P.sum(axis=1)).ravel()
         else:
             Y = np.ascontiguousarray((P @ Y_train) / row_sum[:, None])
-        cost_fn, grad_fn, args = self.kernels(kern, self.new_inputs(P))
+        cost_fn, grad_fn, args = self.kernels(kern, self.new_inputs(P), column)
         if n_iter:
             form = ("sgd optimizer, {} epochs" if self.optimizer == "sgd"
                     else "exact optimizer, {} iterations")

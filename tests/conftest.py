@@ -122,11 +122,17 @@ def example_params(method, n_samples):
 
 
 def method_affinities(method, n, rng, density=1.0):
-    """A P suited to ``method``: conditional for asne, memberships for umap."""
+    """A P suited to ``method``: conditional for asne, memberships for umap.
+
+    A P that is not symmetric but normalised over all pairs (the family's
+    ``normalised``) sums to 1, as the engine takes it.
+    """
     from smallvis.registry import METHODS
 
     m = METHODS[method]
     P = random_affinities(n, rng, symmetric=m.symmetric, density=density)
+    if not m.symmetric and m.p_family.normalised == "total":
+        P = P / P.sum()
     if m.fuzzy:
         P = 0.95 * P / P.max()
     return P

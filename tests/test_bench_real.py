@@ -176,3 +176,45 @@ def test_the_runs_take_the_seeds_from_first_seed(bench_real, tmp_path, monkeypat
                                       "--first-seed", "-1"])
     with pytest.raises(SystemExit, match="first-seed"):
         bench_real.main()
+
+
+def _thread_caps_seen_by_a_child(bench_real, mode):
+    """The thread variables as a child started in ``mode`` sees them after importing _common."""
+    import json
+    import subprocess
+
+    code = ("import json, os, sys; sys.path.insert(0, sys.argv[1]); import _common; "
+            "print(json.dumps({v: os.environ.get(v) for v in _common.THREAD_VARS}))")
+    out = subprocess.run([sys.executable, "-c", code, str(BENCHMARKS)], check=True,
+                         capture_output=True, text=True, env=bench_real.child_env(mode))
+    return json.loads(out.stdout)
+
+
+def test_children_run_on_one_thread_or_at_the_libraries_defaults(bench_real, monkeypatch):
+    # the parent's own caps must not reach a child run at the defaults
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    monkeypatch.setenv("RCPP_PARALLEL_NUM_THREADS", "1")
+    one, defaults = bench_real.child_env("one"), bench_real.child_env("defaults")
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                "NUMBA_NUM_THREADS", "RCPP_PARALLEL_NUM_THREADS"):
+        assert one[var] == "1"
+        assert var not in defaults
+    # and importing the benchmarks' helpers in the child must not cap them again
+    assert set(_thread_caps_seen_by_a_child(bench_real, "one").values()) == {"1"}
+    assert set(_thread_caps_seen_by_a_child(bench_real, "defaults").values()) == {None}
+
+
+def test_both_modes_are_run_side_by_side(bench_real, tmp_path, monkeypatch):
+    data, labels = tmp_path / "X.npy", tmp_path / "labels.npy"
+    np.save(data, np.zeros((4, 2)))
+    np.save(labels, np.zeros(4))
+    calls = []
+    monkeypatch.setattr(bench_real, "run_method",
+                        lambda method, seed, args, work, r_input, mode="one":
+                        calls.append((method, mode)) or {"error": "skipped"})
+    monkeypatch.setattr(sys, "argv", ["bench_real.py", str(data), str(labels),
+                                      "--methods", "largevis", "umap-learn",
+                                      "--threads", "both"])
+    bench_real.main()
+    assert calls == [("largevis", "one"), ("largevis", "defaults"),
+                     ("umap-learn", "one"), ("umap-learn", "defaults")]

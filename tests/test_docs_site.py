@@ -334,3 +334,24 @@ def test_a_page_writes_its_maths_for_mathjax(page):
     found = unicode_maths(page.read_text(encoding="utf-8"))
     assert not found, "Unicode maths outside $...$:\n" + "\n".join(
         f"  line {n}: {line.strip()[:100]}" for n, line in found[:10])
+
+
+def test_the_family_pages_hold_every_method_once(ext):
+    # the sidebar reaches each method page through exactly one family page,
+    # and the index's hidden table of contents holds every family page
+    names = [(n, m.summary) for n, m in smallvis.METHODS.items()]
+    pages = ext.family_pages(names)
+    held = [line.strip()[len("../"):] for text in pages.values()
+            for line in text.split(".. toctree::")[1].splitlines() if line.strip().startswith("../")]
+    assert sorted(held) == sorted(smallvis.METHODS)
+    by_family = {}
+    for name, method in smallvis.METHODS.items():
+        by_family.setdefault(method.p_family, set()).add(name)
+    assert len(pages) == len(by_family)
+    index = ext.methods_index(names)
+    toc = index.split(".. toctree::")[1]
+    for slug, text in pages.items():
+        assert f"families/{slug}" in toc
+        members = {line.strip()[3:] for line in text.split(".. toctree::")[1].splitlines()
+                   if line.strip().startswith("../")}
+        assert members in by_family.values(), f"{slug} mixes families: {members}"

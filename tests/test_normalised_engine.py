@@ -17,7 +17,8 @@ from scipy import special
 
 from smallvis.backends import _kernels, reference
 from smallvis.methods import unit_classes
-from smallvis.methods._common import set_sum
+from smallvis.methods._common import set_sum, symmetric_p
+from smallvis.methods.tsne.unit import TSNEUnit
 from smallvis.registry import METHODS
 from smallvis.testing._cases import SCALES
 
@@ -30,8 +31,10 @@ def _registry_units():
     units = []
     for m in METHODS.values():
         for example in m.examples if m.normalised_units else ():
-            prefix, args = m.kernel_name(m.resolve_auto({**m.cost_params, **example}, 20))
-            units.append(m.normalised_units[prefix](*args))
+            params = m.resolve_auto({**m.cost_params, **example}, 20)
+            prefix, args = m.kernel_name(params)
+            # a unit is built from the kernel's arguments, the learned values first
+            units.append(m.normalised_units[prefix](*(params[k] for k in m.learned), *args))
     return units
 
 
@@ -166,7 +169,8 @@ def _sparse_triplet(P):
 
 
 def _affinities(rng, n, unit, positive=False):
-    """P for ``unit``: rows summing to 1 ("rows"), or symmetric summing to 1 ("total")."""
+    """P for ``unit``: rows summing to 1 ("rows"), or summing to 1 ("total"), symmetric
+    unless the unit says otherwise (``symmetric_p``)."""
     A = rng.uniform(0.05, 1.0, (n, n))
     if not positive:
         A *= rng.uniform(size=(n, n)) < 0.6
@@ -174,7 +178,8 @@ def _affinities(rng, n, unit, positive=False):
     np.fill_diagonal(A, 0.0)
     if unit.normalisation == "rows":
         return A / A.sum(axis=1, keepdims=True)
-    A = A + A.T
+    if symmetric_p(unit):
+        A = A + A.T
     return A / A.sum()
 
 
@@ -231,6 +236,35 @@ def test_the_gradient_of_a_compiled_unit_is_the_derivative_of_its_cost(module, u
     P = _affinities(rng, 10, unit)
     Y = rng.normal(size=(10, dim))
     _check_gradient_is_derivative(module, unit, P, Y)
+
+
+class _AsymmetricTSNE(TSNEUnit):
+    """t-SNE's unit (both weights: Cauchy, dof 0.5) over a P that is not symmetric."""
+
+    __slots__ = ()
+    symmetric_p = False
+
+
+@pytest.mark.parametrize("module", [reference, _kernels], ids=["numpy", "cython"])
+@pytest.mark.parametrize("dof", [1.0, 0.5])
+@pytest.mark.parametrize("dim", [1, 2])
+def test_over_all_pairs_a_p_that_is_not_symmetric_gets_the_gradient_of_its_cost(
+        module, dof, dim):
+    # each ordered pair's coefficient at both ends: 2 (c_ij + c_ji), not the
+    # symmetric shortcut 4 c_ij, which is wrong by (c_ij - c_ji)
+    rng = np.random.default_rng(17 + dim)
+    unit = _AsymmetricTSNE(dof)
+    P = _affinities(rng, 10, unit)
+    assert np.abs(P - P.T).max() > 0.1 * P.max()
+    Y = rng.normal(size=(10, dim))
+    _check_gradient_is_derivative(module, unit, P, Y)
+    # and the twins agree with each other
+    trip = _sparse_triplet(P)
+    grads = []
+    for twin in (reference, _kernels):
+        grads.append(np.zeros_like(Y))
+        twin.normalised_gradient(unit, *trip, Y, grads[-1], 1)
+    np.testing.assert_allclose(grads[1], grads[0], rtol=0, atol=1e-12 * np.abs(grads[0]).max())
 
 
 # ---- the twins -----------------------------------------------------------
@@ -321,15 +355,18 @@ def test_the_named_kernels_agree_with_the_engine(method):
     for option in ({},) + tuple(m.kernel_options):
         params = {**m.cost_params, **from_input, **option}
         prefix, args = m.kernel_name(params)
+        # the kernels' arguments: the learned values first (a unit is built from them)
+        args = tuple(params[k] for k in m.learned) + tuple(args)
         units = [u for u in COMPILED if u.c_unit == prefix]
         if not units:
             continue
-        (unit,) = units if len(units) == 1 else [u for u in units if tuple(u) == tuple(args)]
+        (unit,) = units if len(units) == 1 else [u for u in units if tuple(u) == args]
         rng = np.random.default_rng(8)
         P = _affinities(rng, 17, unit)
         Y = rng.normal(size=(17, 2))
         trip = _sparse_triplet(P)
-        cost, gradient, args = m.kernels(_kernels, params)
+        cost, gradient, fixed = m.kernels(_kernels, params)
+        args = tuple(params[k] for k in m.learned) + tuple(fixed)
         g_named, g_engine = np.zeros_like(Y), np.zeros_like(Y)
         gradient(*trip, Y, *args, g_named, 1)
         _kernels.normalised_gradient(unit, *trip, Y, g_engine, 1)

@@ -24,7 +24,7 @@ from smallvis.backends import reference
 from smallvis.registry import METHODS
 
 #: The methods whose per-point cost parameters come from the calibration.
-FROM_INPUT = [name for name, m in METHODS.items() if m.input_params]
+FROM_INPUT = [name for name, m in METHODS.items() if "bandwidth" in m.input_params]
 
 
 def _sq_dists(Y):
@@ -203,7 +203,7 @@ def test_the_transform_twins_agree_with_a_bandwidth_per_new_point(method, case):
     rows = sp.csr_matrix(P[:5, 5:] / P[:5, 5:].sum(axis=1, keepdims=True))
     triplet = (rows.indptr.astype(np.int64), rows.indices.astype(np.int64), rows.data)
     Y_new, Y_train = Y[:5] + 0.1, np.ascontiguousarray(Y[5:])
-    unit = unit_class(beta[:5])
+    unit = unit_class(bandwidth=beta[:5])
     grads = []
     for module in (reference, _kernels):
         g = np.zeros_like(Y_new)
@@ -213,7 +213,7 @@ def test_the_transform_twins_agree_with_a_bandwidth_per_new_point(method, case):
     np.testing.assert_allclose(grads[1][1], grads[0][1], rtol=0,
                                atol=1e-10 * np.abs(grads[0][1]).max())
     # each new row is its own: a row's bandwidth moves that row's gradient only
-    other = unit_class(np.where(np.arange(5) == 2, 3.0 * beta[:5], beta[:5]))
+    other = unit_class(bandwidth=np.where(np.arange(5) == 2, 3.0 * beta[:5], beta[:5]))
     g2 = np.zeros_like(Y_new)
     reference.normalised_transform_gradient(other, *triplet, Y_new, Y_train, g2, 1)
     changed = np.any(g2 != grads[0][1], axis=1)

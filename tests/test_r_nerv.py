@@ -1,8 +1,8 @@
-"""Reverse-KL SNE and NeRV against transcriptions of R smallvis.
+"""Reverse-KL SNE and asne and JSE on the rsr P against transcriptions of R smallvis.
 
 Each function below writes out R smallvis's own expression for the
 method (its ``pfn`` and ``gr``, matrix by matrix, from ``R/fdiv.R`` and
-``R/nerv.R``) in dense NumPy, independently of smallvis's units and
+``R/sne.R``, ``R/jse.R``) in dense NumPy, independently of smallvis's units and
 engines; the tests check smallvis's exact cost and gradient, in both
 backends, against it.  R floors ``P`` at its ``eps`` (machine epsilon by
 default) before the reverse KL divergence's log, as smallvis's
@@ -131,3 +131,50 @@ def test_p_floor_must_be_positive_and_finite(bad):
         smallvis.cost_and_gradient("rklsne", P, Y, p_floor=bad)
     with pytest.raises(TypeError, match="p_floor"):
         smallvis.cost_and_gradient("rklsne", P, Y, p_floor="1e-16")
+
+
+# ---------------------------------------------------------------------------
+# arsrsne (R/sne.R), rsrjse (R/jse.R) on R's row-normalised symmetrised P
+# ---------------------------------------------------------------------------
+
+
+def _r_gaussian_rows(Y):
+    """R smallvis's ``expQ`` with row normalisation: exp(-d2) off the diagonal over each row."""
+    W = np.exp(-_d2(Y))
+    np.fill_diagonal(W, 0.0)
+    return W / W.sum(axis=1, keepdims=True)
+
+
+def r_arsrsne(P, Y):
+    """R smallvis's ``asne`` on the rsr ``P``: ``sum(P log(P / Q))``, ``k2g(2 (P - Q), TRUE)``."""
+    Q = _r_gaussian_rows(Y)
+    nz = P > 0
+    cost = float(np.sum(P[nz] * np.log(P[nz] / Q[nz])))
+    return cost, _k2g(Y, 2 * (P - Q), symmetrize=True)
+
+
+@pytest.mark.parametrize("fast", [False, True], ids=["numpy", "cython"])
+def test_arsrsne_matches_r_smallvis(fast):
+    for P, Y in _layouts("arsrsne"):
+        r_cost, r_grad = r_arsrsne(P, Y)
+        _check("arsrsne", r_cost, r_grad, P, Y, fast)
+
+
+def test_rsr_methods_take_the_row_normalised_symmetrised_p():
+    """Every method of trsrsne's family has its P, R's "rsr" affinities."""
+    g = golden("trsrsne")
+    want = smallvis.affinities(g["X"], "trsrsne", perplexity=10.0)
+    family = smallvis.METHODS["trsrsne"].p_family
+    for method in [n for n, m in smallvis.METHODS.items() if m.p_family is family]:
+        np.testing.assert_array_equal(smallvis.affinities(g["X"], method, perplexity=10.0),
+                                      want)
+
+
+@pytest.mark.parametrize("fast", [False, True], ids=["numpy", "cython"])
+@pytest.mark.parametrize("kappa", [0.5, 0.1])
+def test_rsrjse_matches_r_smallvis(fast, kappa):
+    from test_r_formulas import _r_floor_offset, r_jse
+
+    for P, Y in _layouts("rsrjse")[1:]:  # away from the converged layout (as jse's test)
+        r_cost, r_grad = r_jse(P, Y, kappa, symmetric=False)
+        _check("rsrjse", r_cost - _r_floor_offset(P, kappa), r_grad, P, Y, fast, kappa=kappa)

@@ -139,7 +139,8 @@ def method_page(method, figure_name):
         f"   import smallvis\n   X, labels = smallvis.datasets.load(\"digits\")\n"
         f"   Y = smallvis.embed(X, method=\"{method.name}\", random_state=0)\n",
         f"Optimizers: {optimizers}.  Gradients (``gradient=``): {gradients}.  "
-        f"Input affinities: {method.p_family.name}.\n",
+        f"Input affinities: :doc:`{_family_title(method.p_family)} "
+        f"<families/{_family_slug(method.p_family)}>`.\n",
         _title("Parameters", "-"),
         "Passed to :func:`smallvis.embed`, :func:`smallvis.affinities`, "
         ":func:`smallvis.cost_and_gradient` and the estimators as keywords; "
@@ -180,22 +181,94 @@ def _alias_sections(method):
     return lines
 
 
+def _family_slug(family):
+    """The file name of a family's page: its name, lower case, words joined by "-"."""
+    return re.sub(r"[^a-z0-9]+", "-", family.name.lower()).strip("-")
+
+
+def methods_by_family(names_and_summaries, aliases=()):
+    """The methods grouped by their family of input affinities, in the registry's order.
+
+    Returns a list of ``(family, rows)``, where ``rows`` are the table rows
+    of the family's methods and then of the aliases whose target is one of
+    them: ``(name, summary, target)``, ``target`` None for a method.
+    """
+    import smallvis
+
+    groups = {}
+    for name, summary in names_and_summaries:
+        groups.setdefault(smallvis.METHODS[name].p_family, []).append((name, summary, None))
+    for alias, target, summary in aliases:
+        groups[smallvis.METHODS[target].p_family].append((alias, summary, target))
+    return list(groups.items())
+
+
+def _methods_table(rows, prefix=""):
+    """A list-table of methods and aliases; links relative to the methods' folder via ``prefix``."""
+    def link(name):
+        return f":doc:`{name} <{prefix}{name}>`" if prefix else f":doc:`{name}`"
+
+    lines = []
+    for name, summary, target in rows:
+        if target is None:
+            lines.append(f"   * - {link(name)}\n     - {summary}")
+        else:
+            lines.append(f"   * - :ref:`{name} <method-{name}>`\n     - {summary} "
+                         f"(an alias of {link(target)})")
+    return (".. list-table::\n   :header-rows: 1\n   :widths: 20 80\n\n"
+            "   * - method\n     - what it is\n" + "\n".join(lines) + "\n")
+
+
+def _family_title(family):
+    return family.title or family.name
+
+
 def methods_index(names_and_summaries, aliases=()):
-    """The methods' index; ``aliases`` are ``(alias, target, summary)`` rows after them."""
-    rows = "\n".join([f"   * - :doc:`{name}`\n     - {summary}"
-                       for name, summary in names_and_summaries] +
-                      [f"   * - :ref:`{alias} <method-{alias}>`\n     - {summary} "
-                       f"(an alias of :doc:`{target}`)" for alias, target, summary in aliases])
-    toctree = "\n".join(f"   {name}" for name, _ in names_and_summaries)
+    """The methods' index, a section per family; ``aliases`` are ``(alias, target, summary)``.
+
+    The sidebar reaches the methods through their families' pages
+    (:func:`family_pages`), so that it lists a handful of families, not
+    every method.
+    """
+    groups = methods_by_family(names_and_summaries, aliases)
+    sections = []
+    for family, rows in groups:
+        slug = _family_slug(family)
+        sections += [_title(_family_title(family), "-"),
+                     (family.description + "  " if family.description else "") +
+                     f":doc:`More on this family <families/{slug}>`.\n",
+                     _methods_table(rows)]
+    toctree = "\n".join(f"   families/{_family_slug(family)}" for family, _ in groups)
     return "\n".join([
         _title("Methods", "="),
         "One page per entry of :data:`smallvis.METHODS`, made from the registry "
-        "and the NumPy units when the site is built.  :doc:`/guide/methods` says "
-        "how to choose.\n",
-        ".. list-table::\n   :header-rows: 1\n   :widths: 20 80\n\n"
-        f"   * - method\n     - what it is\n{rows}\n",
+        "and the NumPy units when the site is built, grouped by the family of input "
+        "affinities :math:`P` each method compares its map with.  "
+        ":doc:`/guide/methods` says how to choose.\n",
+        *sections,
         f".. toctree::\n   :hidden:\n\n{toctree}\n",
     ])
+
+
+def family_pages(names_and_summaries, aliases=()):
+    """A page per family of input affinities: ``{file stem: reStructuredText}``.
+
+    Each lists its methods, whose pages it holds in its (hidden) table of
+    contents, so that the sidebar groups the methods by family.
+    """
+    pages = {}
+    for family, rows in methods_by_family(names_and_summaries, aliases):
+        methods = [name for name, _, target in rows if target is None]
+        pages[_family_slug(family)] = "\n".join([
+            _title(_family_title(family), "="),
+            (family.description + "\n") if family.description else "",
+            f"Its methods, {len(methods)} in all (the :doc:`index <../index>` lists every "
+            "family):\n",
+            _methods_table(rows, prefix="../"),
+            ".. toctree::\n   :hidden:\n\n" +
+            "\n".join(f"   ../{name}" for name in methods) + "\n",
+        ])
+    return pages
 
 
 # -- figures ---------------------------------------------------------------------------
@@ -339,9 +412,14 @@ def generate(app, config=None):
     aliases = [(a.name, m.name, a.summary) for m in smallvis.METHODS.values()
                for a in m.aliases]
     _write(methods_dir / "index.rst", methods_index(index, aliases))
+    families = family_pages(index, aliases)
+    for slug, text in families.items():
+        _write(methods_dir / "families" / f"{slug}.rst", text)
     for stale in set(p.stem for p in methods_dir.glob("*.rst")) - {n for n, _ in index} - {"index"}:
         for suffix in (".rst", ".png", ".key"):
             (methods_dir / f"{stale}{suffix}").unlink(missing_ok=True)
+    for stale in set(p.stem for p in (methods_dir / "families").glob("*.rst")) - set(families):
+        (methods_dir / "families" / f"{stale}.rst").unlink()
     copy_tutorials()
     write_cli_help()
     _write(DOCS / "api" / "estimators.rst", estimators_page())

@@ -128,6 +128,23 @@ cdef extern from "_pairloops.h" nogil:
         double (*self_cost_row)(const double* d2, const double* p, Py_ssize_t n,
                                 double mass, const void* params) noexcept nogil
         smallvis_transform_unit transform
+        double (*z_row_a)(const double* d2, const double* a, Py_ssize_t start, Py_ssize_t n,
+                          double shift, const void* params) noexcept nogil
+        double (*dual_row_a)(const double* d2, const double* p, const double* a,
+                             Py_ssize_t start, Py_ssize_t n, double shift, double z,
+                             const void* params) noexcept nogil
+        void (*coef_row_a)(const double* d2, const double* p, const double* a,
+                           Py_ssize_t start, Py_ssize_t n, double shift, double z, double S,
+                           double scale, const void* params, double* c) noexcept nogil
+        double (*cost_row_a)(const double* d2, const double* p, const double* a,
+                             const double* la, Py_ssize_t start, Py_ssize_t n, double shift,
+                             double z, const void* params) noexcept nogil
+        void (*self_coef_row_a)(const double* d2, const double* p, const double* a,
+                                Py_ssize_t n, double mass, const void* params,
+                                double* c) noexcept nogil
+        double (*self_cost_row_a)(const double* d2, const double* p, const double* a,
+                                  const double* la, Py_ssize_t n, double mass,
+                                  const void* params) noexcept nogil
     ctypedef union smallvis_normalised_params:
         pass
     const smallvis_normalised_unit** smallvis_normalised_units
@@ -168,6 +185,21 @@ cdef extern from "_pairloops.h" nogil:
                               const int64_t* cand, Py_ssize_t m, double* out) noexcept
     int smallvis_sq_dists_simd(int on) noexcept
 
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define SMALLVIS_KNN_PREFETCH(p) __builtin_prefetch((const void *)(p))
+    #else
+    #define SMALLVIS_KNN_PREFETCH(p) ((void)(p))
+    #endif
+    """
+    # a hint to the cache: no effect on any result
+    void _prefetch "SMALLVIS_KNN_PREFETCH"(const void* p) noexcept nogil
+
+# Iterations ahead that the kNN rows' gathers prefetch (a hint: any value
+# gives the same results).
+DEF _AHEAD = 4
+
 cdef extern from "_metric_dists.h" nogil:
     void smallvis_metric_dists_to(int code, const double* X, Py_ssize_t dim, const double* xi,
                                   const int64_t* cand, Py_ssize_t m, double* out) noexcept
@@ -193,12 +225,28 @@ def _vector_sq_dists(on):
     """
     return bool(smallvis_sq_dists_simd(1 if on else 0))
 
+
+def _tie_keys(d2):
+    """The kNN kernels' tie keys of the float64 array ``d2`` (a new array).
+
+    The C twin of :func:`smallvis._numeric.tie_key`, which tests compare
+    with it bit for bit.
+    """
+    cdef const double[::1] v = np.ascontiguousarray(d2, dtype=np.float64).ravel()
+    out = np.empty(v.shape[0])
+    cdef double[::1] o = out
+    cdef Py_ssize_t t
+    for t in range(v.shape[0]):
+        o[t] = smallvis_tie_key(v[t])
+    return out.reshape(np.shape(d2))
+
 # The twin contract: exactly the public names of the NumPy reference
 # (tests/test_twins.py checks that each is defined here, with its signature).
 from smallvis.backends.reference import __all__ as _twin_names
 from smallvis.backends.reference import CALIBRATION_BLOCK
 from smallvis.backends.reference import _check_pair_arrays
-from smallvis.methods._common import row_bandwidths, unit_field_values
+from smallvis.methods._common import (log_importances, pair_importances, row_bandwidths,
+                                      symmetric_p, unit_field_values)
 from smallvis.methods.asne.unit import ASNEUnit
 from smallvis.methods.ssne.unit import SSNEUnit
 from smallvis.methods.tsne.unit import TSNEUnit
@@ -1315,6 +1363,11 @@ ctypedef struct _EngineInput:
     Py_ssize_t dim
     # each row's precision beta_i of a bandwidth unit (row_bandwidths), or NULL
     const double* bw
+    # each point's importance m_i of a weighted unit (pair_importances) and its
+    # log, or NULL; then per thread 2 rows of n: a pair's a_ij = m_i m_j, its log
+    const double* imp
+    const double* limp
+    double* arow
 
 
 cdef inline double* _engine_row(const _EngineInput* a, double* scratch, Py_ssize_t i,
@@ -1339,6 +1392,22 @@ cdef inline double* _engine_row(const _EngineInput* a, double* scratch, Py_ssize
     return d2
 
 
+cdef inline double* _importance_row(const _EngineInput* a, Py_ssize_t i, Py_ssize_t start,
+                                    bint logs) noexcept nogil:
+    """Row i's pair importances a_ij = m_i m_j over start <= j < n in the thread's scratch.
+
+    Their logs (log m_i + log m_j) follow them, n further on, when ``logs``.
+    """
+    cdef double* r = a.arow + 2 * a.n * threadid()
+    cdef Py_ssize_t j
+    for j in range(start, a.n):
+        r[j] = a.imp[i] * a.imp[j]
+    if logs:
+        for j in range(start, a.n):
+            r[a.n + j] = a.limp[i] + a.limp[j]
+    return r
+
+
 cdef inline Py_ssize_t _first_pair(Py_ssize_t i, bint half) noexcept nogil:
     """The first column of row i's pairs over all pairs: i + 1 on half rows, else 0."""
     return i + 1 if half else 0
@@ -1346,7 +1415,7 @@ cdef inline Py_ssize_t _first_pair(Py_ssize_t i, bint half) noexcept nogil:
 
 cdef double _normalised(const smallvis_normalised_unit* unit, const void* params,
                         bint rows, indptr, indices, data, Y, grad, int nt,
-                        bandwidth=None):
+                        bandwidth=None, bint p_symmetric=True, importance=None):
     """The cost (grad None, returned) or the gradient of a normalised unit.
 
     Over each row (``rows``) a row is one pass; over all pairs the passes
@@ -1359,7 +1428,12 @@ cdef double _normalised(const smallvis_normalised_unit* unit, const void* params
     beta_i before the hooks see them (:func:`_engine_row`) and its
     coefficients after (the chain rule).  The weight of (i, j) is then not
     that of (j, i), so over all pairs every pass runs over full rows, each
-    ordered pair once.
+    ordered pair once; so too without ``p_symmetric`` (a ``P`` that is not
+    symmetric, :func:`~smallvis.methods._common.symmetric_p`).
+
+    ``importance``: each point's importance m_i of a weighted unit
+    (``pair_importances``), or None.  The weight of (i, j) is then m_i m_j
+    times the unit's (the rows named _a of _pairloops.h), still symmetric.
     """
     cdef const int64_t[::1] ip = indptr
     cdef const int64_t[::1] ix = np.ascontiguousarray(indices) if len(indices) else np.zeros(1, dtype=np.int64)
@@ -1372,9 +1446,20 @@ cdef double _normalised(const smallvis_normalised_unit* unit, const void* params
     cdef _EngineInput a
     a.Yt, a.ip, a.ix, a.dv, a.n, a.dim = &Yt[0, 0], &ip[0], &ix[0], &dv[0], n, dim
     a.bw = &bwv[0] if bw_arr is not None else NULL
+    imp_arr = None if importance is None else np.ascontiguousarray(importance, dtype=np.float64)
+    limp_arr = log_importances(imp_arr)
+    cdef const double[::1] impv = imp_arr if imp_arr is not None else np.ones(1)
+    cdef const double[::1] limpv = limp_arr if imp_arr is not None else np.zeros(1)
+    cdef double[:, :, ::1] asc = _scratch(nt if imp_arr is not None else 1, 2,
+                                          n if imp_arr is not None else 1)
+    a.imp = &impv[0] if imp_arr is not None else NULL
+    a.limp = &limpv[0] if imp_arr is not None else NULL
+    a.arow = &asc[0, 0, 0]
+    cdef bint weighted = a.imp != NULL
+    cdef double* ar
     # over all pairs: half rows (j > i, each unordered pair standing for
-    # both orders) when the weights are symmetric, full rows with a bandwidth
-    cdef bint half = a.bw == NULL
+    # both orders) when the weights and P are symmetric, else full rows
+    cdef bint half = a.bw == NULL and p_symmetric
     cdef double pairs = 2.0 if half else 1.0
     # per thread: d2, P row, coefficients
     cdef double[:, :, ::1] sc = _scratch(nt, 3, n)
@@ -1393,11 +1478,18 @@ cdef double _normalised(const smallvis_normalised_unit* unit, const void* params
                 d2 = _engine_row(&a, &sc[0, 0, 0], i, 0, True)
                 if want:
                     # row i's q: every pair (i, j), both ends
-                    unit.self_coef_row(d2, d2 + n, n, 1.0, params, d2 + 2 * n)
+                    if weighted:
+                        ar = _importance_row(&a, i, 0, False)
+                        unit.self_coef_row_a(d2, d2 + n, ar, n, 1.0, params, d2 + 2 * n)
+                    else:
+                        unit.self_coef_row(d2, d2 + n, n, 1.0, params, d2 + 2 * n)
                     if a.bw != NULL:
                         for j in range(n):
                             d2[2 * n + j] *= a.bw[i]
                     _accumulate_pairs(a.Yt, n, dim, i, 0, d2 + 2 * n, &acc[threadid(), 0, 0])
+                elif weighted:
+                    ar = _importance_row(&a, i, 0, True)
+                    rcost[i] = unit.self_cost_row_a(d2, d2 + n, ar, ar + n, n, 1.0, params)
                 else:
                     rcost[i] = unit.self_cost_row(d2, d2 + n, n, 1.0, params)
                 _clear_row(a.ip, a.ix, i, d2 + n)
@@ -1415,7 +1507,11 @@ cdef double _normalised(const smallvis_normalised_unit* unit, const void* params
             for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
                 j0 = _first_pair(i, half)
                 d2 = _engine_row(&a, &sc[0, 0, 0], i, j0, False)
-                rz[i] = unit.z_row(d2, j0, n, shift, params)
+                if weighted:
+                    ar = _importance_row(&a, i, j0, False)
+                    rz[i] = unit.z_row_a(d2, ar, j0, n, shift, params)
+                else:
+                    rz[i] = unit.z_row(d2, j0, n, shift, params)
             for i in range(n):
                 z += rz[i]
             z = pairs * z
@@ -1425,7 +1521,11 @@ cdef double _normalised(const smallvis_normalised_unit* unit, const void* params
             for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
                 j0 = _first_pair(i, half)
                 d2 = _engine_row(&a, &sc[0, 0, 0], i, j0, True)
-                rs[i] = unit.dual_row(d2, d2 + n, j0, n, shift, z, params)
+                if weighted:
+                    ar = _importance_row(&a, i, j0, False)
+                    rs[i] = unit.dual_row_a(d2, d2 + n, ar, j0, n, shift, z, params)
+                else:
+                    rs[i] = unit.dual_row(d2, d2 + n, j0, n, shift, z, params)
                 _clear_row(a.ip, a.ix, i, d2 + n)
             for i in range(n):
                 S += rs[i]
@@ -1433,14 +1533,25 @@ cdef double _normalised(const smallvis_normalised_unit* unit, const void* params
             for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
                 j0 = _first_pair(i, half)
                 d2 = _engine_row(&a, &sc[0, 0, 0], i, j0, True)
-                unit.coef_row(d2, d2 + n, j0, n, shift, z, S, 4.0 if half else 2.0 * a.bw[i],
-                              params, d2 + 2 * n)
+                if weighted:
+                    ar = _importance_row(&a, i, j0, False)
+                    unit.coef_row_a(d2, d2 + n, ar, j0, n, shift, z, S,
+                                    4.0 if half else (2.0 * a.bw[i] if a.bw != NULL else 2.0),
+                                    params, d2 + 2 * n)
+                else:
+                    unit.coef_row(d2, d2 + n, j0, n, shift, z, S,
+                                  4.0 if half else (2.0 * a.bw[i] if a.bw != NULL else 2.0),
+                                  params, d2 + 2 * n)
                 _accumulate_pairs(a.Yt, n, dim, i, j0, d2 + 2 * n, &acc[threadid(), 0, 0])
                 _clear_row(a.ip, a.ix, i, d2 + n)
         elif not rows:
             for i in prange(n, schedule="static", chunksize=1, num_threads=nt):
                 d2 = _engine_row(&a, &sc[0, 0, 0], i, 0, True)
-                rcost[i] = unit.cost_row(d2, d2 + n, 0, n, shift, z, params)
+                if weighted:
+                    ar = _importance_row(&a, i, 0, True)
+                    rcost[i] = unit.cost_row_a(d2, d2 + n, ar, ar + n, 0, n, shift, z, params)
+                else:
+                    rcost[i] = unit.cost_row(d2, d2 + n, 0, n, shift, z, params)
                 _clear_row(a.ip, a.ix, i, d2 + n)
     if want:
         _combine_threads(acc, _NO_THREADS, 1.0, 1.0, grad)
@@ -1466,7 +1577,8 @@ def _checked_normalised(unit, indptr, indices, data, Y, grad, n_threads):
     cdef bint rows = _normalised_rows(unit)
     _check_pair_arrays(indptr, indices, data, Y, grad, in_range=_indices_in_range)
     return _normalised(smallvis_normalised_units[u], &k, rows, indptr, indices, data, Y,
-                       grad, n_threads, row_bandwidths(unit, Y.shape[0]))
+                       grad, n_threads, row_bandwidths(unit, Y.shape[0]), symmetric_p(unit),
+                       pair_importances(unit, Y.shape[0], (indptr, indices, data)))
 
 
 def normalised_cost(unit, indptr, indices, data, Y, n_threads):
@@ -1737,16 +1849,72 @@ cdef inline bint _before(double ka, int64_t ia, double kb, int64_t ib) noexcept 
     return ka < kb or (ka == kb and ia < ib)
 
 
+cdef inline bint _slot_before(const double* key, const int64_t* idx, int32_t a,
+                              int32_t b) noexcept nogil:
+    """Whether slot a comes before slot b in the (key, index) order."""
+    return _before(key[a], idx[a], key[b], idx[b])
+
+
+cdef void _sort_slots(const double* key, const int64_t* idx, int32_t* slots, int32_t* tmp,
+                      Py_ssize_t m) noexcept nogil:
+    """Sort ``slots[:m]`` by (key, index) of the slots (no two equal): runs of 16 by
+    insertion, then bottom-up merges through ``tmp``."""
+    cdef Py_ssize_t lo, hi, mid, r, a, b, o, width = 16
+    cdef int32_t v
+    cdef int32_t* src = slots
+    cdef int32_t* dst = tmp
+    cdef int32_t* swap
+    for lo in range(0, m, 16):
+        hi = lo + 16 if lo + 16 < m else m
+        for r in range(lo + 1, hi):
+            v = slots[r]
+            a = r
+            while a > lo and _slot_before(key, idx, v, slots[a - 1]):
+                slots[a] = slots[a - 1]
+                a -= 1
+            slots[a] = v
+    while width < m:
+        lo = 0
+        while lo < m:
+            mid = lo + width if lo + width < m else m
+            hi = lo + 2 * width if lo + 2 * width < m else m
+            a = lo
+            b = mid
+            o = lo
+            while a < mid and b < hi:
+                if _slot_before(key, idx, src[b], src[a]):
+                    dst[o] = src[b]
+                    b += 1
+                else:
+                    dst[o] = src[a]
+                    a += 1
+                o += 1
+            while a < mid:
+                dst[o] = src[a]
+                a += 1
+                o += 1
+            while b < hi:
+                dst[o] = src[b]
+                b += 1
+                o += 1
+            lo = hi
+        swap = src
+        src = dst
+        dst = swap
+        width *= 2
+    if src != slots:
+        for r in range(m):
+            slots[r] = src[r]
+
+
 cdef Py_ssize_t _candidates_row(const double* x, Py_ssize_t dim, const int32_t* crow,
                                 Py_ssize_t m, Py_ssize_t i, Py_ssize_t k,
                                 int32_t* stamp, int64_t* cand, double* cd2,
-                                double* keys, int32_t* oi, double* od,
-                                int code) noexcept nogil:
+                                double* keys, int32_t* slots, int32_t* tmp, int32_t* oi,
+                                double* od, int code) noexcept nogil:
     """Row i of knn_candidates; returns 1 if fewer than k candidates were valid."""
     cdef Py_ssize_t t, r, v = 0
-    cdef int32_t c
-    cdef int64_t ci
-    cdef double key, dd
+    cdef int32_t c, slot
     stamp[i] = <int32_t>i
     for t in range(m):
         c = crow[t]
@@ -1755,26 +1923,17 @@ cdef Py_ssize_t _candidates_row(const double* x, Py_ssize_t dim, const int32_t* 
             cand[v] = c
             v += 1
     _core_dists_to(code, x, dim, x + i * dim, cand, v, cd2)
-    # insertion sort by (key, index): Annoy's lists are nearly in order
+    # sorted by (key, index), a merge sort: the candidates of a projection
+    # come in an order far from the exact one
     for t in range(v):
         keys[t] = smallvis_tie_key(cd2[t])
-    for t in range(1, v):
-        key = keys[t]
-        ci = cand[t]
-        dd = cd2[t]
-        r = t
-        while r > 0 and _before(key, ci, keys[r - 1], cand[r - 1]):
-            keys[r] = keys[r - 1]
-            cand[r] = cand[r - 1]
-            cd2[r] = cd2[r - 1]
-            r -= 1
-        keys[r] = key
-        cand[r] = ci
-        cd2[r] = dd
+        slots[t] = <int32_t>t
+    _sort_slots(keys, cand, slots, tmp, v)
     for r in range(k):
         if r < v:
-            oi[r] = <int32_t>cand[r]
-            od[r] = cd2[r]
+            slot = slots[r]
+            oi[r] = <int32_t>cand[slot]
+            od[r] = cd2[slot]
         else:
             oi[r] = -1
             od[r] = INFINITY
@@ -1795,6 +1954,8 @@ def knn_candidates(X, candidates, indices, sq_dist, n_threads, metric_code=0, st
     cdef int64_t[:, ::1] cand = np.empty((nt, max(m, 1)), dtype=np.int64)
     cdef double[:, ::1] cd2 = np.empty((nt, max(m, 1)))
     cdef double[:, ::1] keys = np.empty((nt, max(m, 1)))
+    cdef int32_t[:, ::1] slots = np.empty((nt, max(m, 1)), dtype=np.int32)
+    cdef int32_t[:, ::1] tmp = np.empty((nt, max(m, 1)), dtype=np.int32)
     cdef int code = <int>metric_code
     cdef Py_ssize_t first = start, last = n if stop is None else stop
     cdef Py_ssize_t p
@@ -1811,77 +1972,97 @@ def knn_candidates(X, candidates, indices, sq_dist, n_threads, metric_code=0, st
             tid = threadid()
             n_short += _candidates_row(&x[0, 0], dim, &cv[i, 0], m, i, k, &stamp[tid, 0],
                                        &cand[tid, 0], &cd2[tid, 0], &keys[tid, 0],
-                                       &oi[i, 0], &od[i, 0], code)
+                                       &slots[tid, 0], &tmp[tid, 0], &oi[i, 0], &od[i, 0],
+                                       code)
     return n_short
 
 
 cdef Py_ssize_t _refine_row(const double* x, Py_ssize_t dim, const int32_t* nb,
-                            const double* d2, const uint8_t* flags, const uint8_t* has_new,
+                            const double* d2, const uint8_t* flags, const int32_t* win,
+                            const uint8_t* win_new, const uint8_t* has_new,
                             Py_ssize_t k, Py_ssize_t w, Py_ssize_t i, int32_t* stamp,
-                            int64_t* cand,
-                            double* cd2, double* keys, Py_ssize_t* orig, int32_t* oi,
-                            double* od, uint8_t* of, int code) noexcept nogil:
+                            int64_t* cand, double* cd2, double* ckeys, int32_t* slots,
+                            int32_t* tmp, double* keys, int32_t* oi, double* od, uint8_t* of,
+                            int code) noexcept nogil:
     """Row i of knn_refine; returns 1 if the row changed."""
     cdef const int32_t* row = nb + i * k
     cdef const uint8_t* fl = flags + i * k
-    cdef Py_ssize_t r, s, t, m = 0, p
-    cdef int32_t j, c
-    cdef double key
+    cdef const int32_t* wj
+    cdef const uint8_t* nj
+    cdef Py_ssize_t r, s, t, m = 0, na = 0, a, b
+    cdef int32_t j, c, slot
+    cdef double key, last_key
+    cdef int64_t last_index
     cdef bint changed = False
     stamp[i] = <int32_t>i
     for r in range(k):
         if row[r] >= 0:
             stamp[row[r]] = <int32_t>i
+    # the windows' entries first, then the duplicates out: both loops read
+    # rows of tables too large for the cache at addresses known ahead, so
+    # they are fetched a few iterations early
     for r in range(k):
+        if r + _AHEAD < k and row[r + _AHEAD] >= 0:
+            _prefetch(win + row[r + _AHEAD] * w)
+            _prefetch(win_new + row[r + _AHEAD] * w)
         j = row[r]
         if j < 0:           # an empty slot (index -1, distance inf)
             continue
+        wj = win + j * w
         if fl[r] & 1:       # j is new in i's list: its whole window joins
             for s in range(w):
-                c = nb[j * k + s]
-                if c >= 0 and stamp[c] != i:
-                    stamp[c] = <int32_t>i
-                    cand[m] = c
+                if wj[s] >= 0:
+                    cand[m] = wj[s]
                     m += 1
         elif has_new[j]:    # examined last round: only what is new in its window
+            nj = win_new + j * w
             for s in range(w):
-                if flags[j * k + s] & 2:
-                    c = nb[j * k + s]
-                    if c >= 0 and stamp[c] != i:
-                        stamp[c] = <int32_t>i
-                        cand[m] = c
-                        m += 1
+                if nj[s] and wj[s] >= 0:
+                    cand[m] = wj[s]
+                    m += 1
+    na = m
+    m = 0
+    for t in range(na):
+        if t + 4 * _AHEAD < na:
+            _prefetch(stamp + cand[t + 4 * _AHEAD])
+        c = <int32_t>cand[t]
+        if stamp[c] != i:
+            stamp[c] = <int32_t>i
+            cand[m] = c
+            m += 1
+    na = 0
     _core_dists_to(code, x, dim, x + i * dim, cand, m, cd2)
     for r in range(k):
-        oi[r] = row[r]
-        od[r] = d2[i * k + r]
-        keys[r] = smallvis_tie_key(od[r])
-        orig[r] = r
+        keys[r] = smallvis_tie_key(d2[i * k + r])
+    # the candidates that beat the row's last entry, moved to the front;
+    # the new list is the first k of the row and these, merged in order
+    last_key = keys[k - 1]
+    last_index = row[k - 1]
     for t in range(m):
         key = smallvis_tie_key(cd2[t])
-        c = <int32_t>cand[t]
-        if not _before(key, c, keys[k - 1], oi[k - 1]):
-            continue
-        changed = True
-        r = k - 1
-        while r > 0 and _before(key, c, keys[r - 1], oi[r - 1]):
-            keys[r] = keys[r - 1]
-            oi[r] = oi[r - 1]
-            od[r] = od[r - 1]
-            orig[r] = orig[r - 1]
-            r -= 1
-        keys[r] = key
-        oi[r] = c
-        od[r] = cd2[t]
-        orig[r] = -1
+        if _before(key, cand[t], last_key, last_index):
+            ckeys[na] = key
+            cand[na] = cand[t]
+            cd2[na] = cd2[t]
+            slots[na] = <int32_t>na
+            na += 1
+    _sort_slots(ckeys, cand, slots, tmp, na)
+    a = 0
+    b = 0
     for r in range(k):
-        p = orig[r]
-        if p < 0:
-            of[r] = 3
-        elif r < w and p >= w:
-            of[r] = 2
-        else:
-            of[r] = 0
+        if b < na:
+            slot = slots[b]
+            if _before(ckeys[slot], cand[slot], keys[a], row[a]):
+                oi[r] = <int32_t>cand[slot]
+                od[r] = cd2[slot]
+                of[r] = 3
+                b += 1
+                changed = True
+                continue
+        oi[r] = row[a]
+        od[r] = d2[i * k + a]
+        of[r] = 2 if (r < w and a >= w) else 0
+        a += 1
     return 1 if changed else 0
 
 
@@ -1889,12 +2070,16 @@ def knn_refine(X, indices, sq_dist, flags, n_explore, out_indices, out_sq_dist,
                out_flags, n_threads, metric_code=0, start=0, stop=None):
     """One local-join round; see the reference twin.
 
-    Candidates are deduplicated with a stamp per point and thread
-    (``stamp[c] == i``: already seen for row i) and merged into the row's
-    sorted list by insertion.  The flags skip exactly the pairs that the
-    previous round examined (see the reference), so later rounds cost a
-    fraction of the first.  Rows are independent (a Jacobi round), so the
-    result is the same for every ``n_threads``.
+    The first ``w`` entries of every list and their "new" bits are copied
+    into a compact table first (``n * w`` entries, read by every row that
+    has the point as a neighbour: the whole lists would be read a cache
+    line per neighbour).  Candidates are deduplicated with a stamp per
+    point and thread (``stamp[c] == i``: already seen for row i); those
+    that beat the row's last entry are sorted and merged with the row's
+    sorted list.  The flags skip exactly the pairs that the previous round
+    examined (see the reference), so later rounds cost a fraction of the
+    first.  Rows are independent (a Jacobi round), so the result is the
+    same for every ``n_threads``.
     """
     cdef const double[:, ::1] x = X
     cdef const int32_t[:, ::1] nb = indices
@@ -1910,26 +2095,32 @@ def knn_refine(X, indices, sq_dist, flags, n_explore, out_indices, out_sq_dist,
     cdef int32_t[:, ::1] stamp = np.full((nt, max(n, 1)), -1, dtype=np.int32)
     cdef int64_t[:, ::1] cand = np.empty((nt, max(1, k * w)), dtype=np.int64)
     cdef double[:, ::1] cd2 = np.empty((nt, max(1, k * w)))
+    cdef double[:, ::1] ckeys = np.empty((nt, max(1, k * w)))
+    cdef int32_t[:, ::1] slots = np.empty((nt, max(1, k * w)), dtype=np.int32)
+    cdef int32_t[:, ::1] tmp = np.empty((nt, max(1, k * w)), dtype=np.int32)
     cdef double[:, ::1] keys = np.empty((nt, max(1, k)))
-    cdef Py_ssize_t[:, ::1] orig = np.empty((nt, max(1, k)), dtype=np.intp)
     cdef uint8_t[::1] has_new = np.zeros(max(n, 1), dtype=np.uint8)
+    cdef int32_t[:, ::1] win = np.empty((max(n, 1), max(w, 1)), dtype=np.int32)
+    cdef uint8_t[:, ::1] win_new = np.empty((max(n, 1), max(w, 1)), dtype=np.uint8)
     cdef Py_ssize_t s
     cdef int code = <int>metric_code
     cdef Py_ssize_t first = start, last = n if stop is None else stop
     if n == 0 or k == 0:
         return 0
     with nogil:
-        for i in range(n):  # rows with something new in their window
+        for i in range(n):  # the windows, and the rows with something new in theirs
             for s in range(w):
+                win[i, s] = nb[i, s]
+                win_new[i, s] = fl[i, s] & 2
                 if fl[i, s] & 2:
                     has_new[i] = 1
-                    break
         for i in prange(first, last, schedule="static", num_threads=nt):
             tid = threadid()
             n_changed += _refine_row(&x[0, 0], dim, &nb[0, 0], &d2[0, 0], &fl[0, 0],
-                                     &has_new[0], k, w, i, &stamp[tid, 0], &cand[tid, 0], &cd2[tid, 0],
-                                     &keys[tid, 0], &orig[tid, 0], &oi[i, 0], &od[i, 0],
-                                     &of[i, 0], code)
+                                     &win[0, 0], &win_new[0, 0], &has_new[0], k, w, i,
+                                     &stamp[tid, 0], &cand[tid, 0], &cd2[tid, 0],
+                                     &ckeys[tid, 0], &slots[tid, 0], &tmp[tid, 0],
+                                     &keys[tid, 0], &oi[i, 0], &od[i, 0], &of[i, 0], code)
     return n_changed
 
 

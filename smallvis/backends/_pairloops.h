@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 
 /*
@@ -463,7 +464,9 @@ SMALLVIS_PAIR_UNITS(SMALLVIS_INSTANTIATE_PAIR_UNIT)
  * once, and are read back for its offset and its forces.  Over all pairs
  * the Cython entry points (normalised_cost, normalised_gradient) run the
  * passes that the global sums need: the shift, z = sum w, the offset S,
- * then the coefficients or the cost.
+ * then the coefficients or the cost.  The rows named _a take each pair's
+ * importance a[j] = m_i m_j (a unit's per-point field "importance",
+ * methods/_common.py pair_importances), which multiplies its weight.
  *
  * Every row separates the unit's elementwise terms from their sums: the
  * terms are written into a block (or the coefficient row) by a loop that
@@ -639,6 +642,101 @@ static inline double smallvis_nq_min(const double *d2, ptrdiff_t n)
         (void)mass;                                                           \
         return smallvis_##name##_nq_cost_row(d2, p, 0, n, shift, z, params);  \
     }                                                                         \
+    /* The same rows with each pair's importance a[j] (m_i m_j of row i's   \
+     * pairs; la[j] its log): the weight of (i, j) is a[j] w, so the hooks   \
+     * see the plain w with the normaliser z / a[j] (log_norm lz - la[j]),   \
+     * q = a w / z, and the slope of w is the plain kernel's. */             \
+    SMALLVIS_MATHS_##maths##_ROW                                              \
+    static double smallvis_##name##_nq_z_row_a(                               \
+        const double *__restrict__ d2, const double *__restrict__ a,          \
+        ptrdiff_t start, ptrdiff_t n, double shift, const void *params)       \
+    {                                                                         \
+        const smallvis_##name##_params k =                                    \
+            *(const smallvis_##name##_params *)params;                        \
+        double z = 0.0;                                                       \
+        SMALLVIS_NQ_SUM_OF(maths, z, start, n, j,                             \
+                           a[j] * smallvis_##name##_weight(d2[j], shift, &k)); \
+        return z;                                                             \
+    }                                                                         \
+    SMALLVIS_MATHS_##maths##_ROW                                              \
+    static double smallvis_##name##_nq_dual_row_a(                            \
+        const double *__restrict__ d2, const double *__restrict__ p,          \
+        const double *__restrict__ a, ptrdiff_t start, ptrdiff_t n,           \
+        double shift, double z, const void *params)                           \
+    {                                                                         \
+        const smallvis_##name##_params k =                                    \
+            *(const smallvis_##name##_params *)params;                        \
+        double s = 0.0;                                                       \
+        SMALLVIS_NQ_SUM_OF(maths, s, start, n, j,                             \
+            smallvis_##name##_offset_term(                                    \
+                p[j], a[j] * smallvis_##name##_weight(d2[j], shift, &k) / z, &k)); \
+        return s;                                                             \
+    }                                                                         \
+    SMALLVIS_MATHS_##maths##_ROW                                              \
+    static void smallvis_##name##_nq_coef_row_a(                              \
+        const double *__restrict__ d2, const double *__restrict__ p,          \
+        const double *__restrict__ a, ptrdiff_t start, ptrdiff_t n,           \
+        double shift, double z, double S, double scale, const void *params,   \
+        double *__restrict__ c)                                               \
+    {                                                                         \
+        const smallvis_##name##_params k =                                    \
+            *(const smallvis_##name##_params *)params;                        \
+        for (ptrdiff_t j = start; j < n; j++) {                               \
+            const double w = smallvis_##name##_weight(d2[j], shift, &k);      \
+            const double v = scale * smallvis_##name##_force(                 \
+                p[j], w, z / a[j], d2[j], S, &k);                             \
+            c[j] = w > 0.0 || p[j] != 0.0 ? v : 0.0;                          \
+        }                                                                     \
+    }                                                                         \
+    SMALLVIS_MATHS_##maths##_ROW                                              \
+    static double smallvis_##name##_nq_cost_row_a(                            \
+        const double *__restrict__ d2, const double *__restrict__ p,          \
+        const double *__restrict__ a, const double *__restrict__ la,          \
+        ptrdiff_t start, ptrdiff_t n, double shift, double z,                 \
+        const void *params)                                                   \
+    {                                                                         \
+        const smallvis_##name##_params k =                                    \
+            *(const smallvis_##name##_params *)params;                        \
+        const double lz = smallvis_##name##_log_norm(z, shift, &k);           \
+        double s = 0.0;                                                       \
+        SMALLVIS_NQ_SUM_OF(maths, s, start, n, j,                             \
+            smallvis_##name##_cost(p[j], d2[j], shift, z / a[j], lz - la[j], &k)); \
+        return s;                                                             \
+    }                                                                         \
+    /* A row normalised over itself with its pairs' importances: the plain  \
+     * weights are stored in c, and a[j] c[j] summed. */                     \
+    SMALLVIS_MATHS_##maths##_ROW                                              \
+    static void smallvis_##name##_nq_self_coef_row_a(                         \
+        const double *__restrict__ d2, const double *__restrict__ p,          \
+        const double *__restrict__ a, ptrdiff_t n, double mass,               \
+        const void *params, double *__restrict__ c)                           \
+    {                                                                         \
+        const smallvis_##name##_params k =                                    \
+            *(const smallvis_##name##_params *)params;                        \
+        const double shift = smallvis_##name##_shift(smallvis_nq_min(d2, n), &k); \
+        double z = 0.0, dual = 0.0, S;                                        \
+        for (ptrdiff_t j = 0; j < n; j++)                                     \
+            c[j] = smallvis_##name##_weight(d2[j], shift, &k);                \
+        SMALLVIS_NQ_SUM_OF(maths, z, 0, n, j, a[j] * c[j]);                   \
+        SMALLVIS_NQ_SUM_OF(maths, dual, 0, n, j,                              \
+                           smallvis_##name##_offset_term(p[j], a[j] * c[j] / z, &k)); \
+        S = smallvis_##name##_offset(mass, dual, &k);                         \
+        for (ptrdiff_t j = 0; j < n; j++) {                                   \
+            const double v = 2.0 * smallvis_##name##_force(                   \
+                p[j], c[j], z / a[j], d2[j], S, &k);                          \
+            c[j] = c[j] > 0.0 || p[j] != 0.0 ? v : 0.0;                       \
+        }                                                                     \
+    }                                                                         \
+    static double smallvis_##name##_nq_self_cost_row_a(                       \
+        const double *d2, const double *p, const double *a, const double *la, \
+        ptrdiff_t n, double mass, const void *params)                         \
+    {                                                                         \
+        const double shift = smallvis_##name##_nq_shift(smallvis_nq_min(d2, n), \
+                                                        params);              \
+        const double z = smallvis_##name##_nq_z_row_a(d2, a, 0, n, shift, params); \
+        (void)mass;                                                           \
+        return smallvis_##name##_nq_cost_row_a(d2, p, a, la, 0, n, shift, z, params); \
+    }                                                                         \
     static const smallvis_normalised_unit smallvis_normalised_##name = {      \
         smallvis_##name##_nq_shift, smallvis_##name##_nq_offset,              \
         smallvis_##name##_nq_z_row, smallvis_##name##_nq_dual_row,            \
@@ -646,7 +744,11 @@ static inline double smallvis_nq_min(const double *d2, ptrdiff_t n)
         smallvis_##name##_nq_self_coef_row,                                   \
         smallvis_##name##_nq_self_cost_row,                                   \
         {smallvis_##name##_nq_self_coef_row,                                  \
-         smallvis_##name##_nq_self_cost_row}};
+         smallvis_##name##_nq_self_cost_row},                                 \
+        smallvis_##name##_nq_z_row_a, smallvis_##name##_nq_dual_row_a,        \
+        smallvis_##name##_nq_coef_row_a, smallvis_##name##_nq_cost_row_a,     \
+        smallvis_##name##_nq_self_coef_row_a,                                 \
+        smallvis_##name##_nq_self_cost_row_a};
 
 /* A normalised unit's table: the rows the Cython entry points run. */
 typedef struct {
@@ -668,6 +770,21 @@ typedef struct {
                             const void *params);
     /* the same rows, for a new point (mass: its row's sum) */
     smallvis_transform_unit transform;
+    /* the rows with each pair's importance a[j] (and its log la[j]) */
+    double (*z_row_a)(const double *d2, const double *a, ptrdiff_t start, ptrdiff_t n,
+                      double shift, const void *params);
+    double (*dual_row_a)(const double *d2, const double *p, const double *a, ptrdiff_t start,
+                         ptrdiff_t n, double shift, double z, const void *params);
+    void (*coef_row_a)(const double *d2, const double *p, const double *a, ptrdiff_t start,
+                       ptrdiff_t n, double shift, double z, double S, double scale,
+                       const void *params, double *c);
+    double (*cost_row_a)(const double *d2, const double *p, const double *a, const double *la,
+                         ptrdiff_t start, ptrdiff_t n, double shift, double z,
+                         const void *params);
+    void (*self_coef_row_a)(const double *d2, const double *p, const double *a, ptrdiff_t n,
+                            double mass, const void *params, double *c);
+    double (*self_cost_row_a)(const double *d2, const double *p, const double *a,
+                              const double *la, ptrdiff_t n, double mass, const void *params);
 } smallvis_normalised_unit;
 
 SMALLVIS_NORMALISED_UNITS(SMALLVIS_NORMALISED_ENGINE_ROWS)
@@ -908,11 +1025,29 @@ static double smallvis_row_entropy_slope(const double *__restrict__ d2, ptrdiff_
  * compiled with -fassociative-math).
  */
 
-/* The squared distance snapped to a 40-bit mantissa (reference: _tie_key). */
+/* The squared distance snapped to a 40-bit mantissa (reference: _tie_key,
+ * frexp, round half to even of m * 2^40, ldexp).  For a positive normal
+ * double that rounding is the same as rounding its 52-bit fraction field to
+ * its top 39 bits, half to even, in the integer bits: a carry out of the
+ * fraction raises the exponent field, which is the value 2^e that ldexp
+ * gives, and from the largest exponent it gives inf, as ldexp does.  The
+ * kNN rows snap every candidate, and the library calls cost more than the
+ * distances of a 64-D projection; zeros, subnormals, infinities, NaNs and
+ * negative values keep the library's path. */
 SMALLVIS_STRICT_FP
 static double smallvis_tie_key(double d2)
 {
     SMALLVIS_STRICT_FP_BODY
+    uint64_t u;
+    memcpy(&u, &d2, sizeof u);
+    const uint64_t biased = u >> 52;  /* sign and exponent fields */
+    if (biased - 1 < 0x7FE) {         /* sign 0, exponent field 1 .. 0x7FE */
+        u += 0xFFF + ((u >> 13) & 1);
+        u &= ~(uint64_t)0x1FFF;
+        double key;
+        memcpy(&key, &u, sizeof key);
+        return key;
+    }
     int e;
     const double m = frexp(d2, &e);
     return ldexp(rint(m * 1099511627776.0), e - 40);

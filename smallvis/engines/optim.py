@@ -97,6 +97,17 @@ Learned scalars (NCVis's normalisation ``Q``) are optimised together with
 ``Y``: they are extra coordinates with their own gains and update, under the
 same rule and learning rate, and are not re-centred.
 
+Scalars set by a rule
+---------------------
+A method may instead set its learned scalars by a rule of its own (R
+smallvis's "epoch" functions: pstsne's normaliser, dhssne's tail), given as
+``rule``: ``rule(Y, learned)`` writes the new values into ``learned``, after
+the step, the re-centring and the cost evaluation of every ``rule.every``-th
+iteration and of the last one.  Such scalars are not descended (their
+derivative is taken as 0, so their update stays 0), a recovery restores them
+with ``Y``, and an iteration at which ``tol`` stops the run does not apply
+the rule (R applies its epoch function after its stopping tests).
+
 Learning-rate convention: gradients are the true gradients of the documented
 costs (including t-SNE's factor 4), so a learning rate of 200 here is the
 same as 200 in scikit-learn, openTSNE and smallvis.
@@ -425,7 +436,7 @@ def _evaluates_cost(settings, it):
 
 
 def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
-                   verbose=False, row_learning_rate=None):
+                   verbose=False, row_learning_rate=None, rule=None):
     """Run delta-bar-delta gradient descent in place on ``Y`` (and ``learned``).
 
     Parameters
@@ -453,6 +464,11 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
         A learning rate per row of ``Y``, in place of
         ``settings.learning_rate`` (placing new points: module docstring);
         needs ``settings.recover=False``.
+    rule : callable or None
+        ``rule(Y, learned)`` sets the learned scalars in place, every
+        ``rule.every`` iterations and at the last one; they are then not
+        descended (module docstring, "Scalars set by a rule").  None: the
+        learned scalars are descended with ``Y``.
 
     Returns
     -------
@@ -499,7 +515,8 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
         with _judged_by_the_guard():
             g_learned = gradient(Yv, Lv, s.exaggeration_at(it), GY)
         if Lv.size:
-            G[Y.size:] = g_learned
+            # a scalar that its rule sets is no coordinate of the descent
+            G[Y.size:] = 0.0 if rule is not None else g_learned
         diverged = _nonfinite_gradient(G) if s.check_gradient else None
         current = None
         if diverged is None:
@@ -548,6 +565,10 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
                         callback(it, Y, current)
                     break
             previous_cost = current
+        if rule is not None and (it % rule.every == 0 or it == s.n_iter):
+            with _judged_by_the_guard():
+                rule(Yv, Lv)
+            learned[...] = Lv
         if callback is not None and callback(it, Y, current):
             trace.stopped_early = True
             break

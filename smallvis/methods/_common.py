@@ -43,7 +43,8 @@ def unit_field_values(unit):
     -------
     tuple of float
         The scalar fields, in order; the per-point fields a unit names in
-        ``point_fields`` are left out (:func:`row_bandwidths` reads them).
+        ``point_fields`` are left out (:func:`row_bandwidths` and
+        :func:`pair_importances` read them).
 
     Raises
     ------
@@ -59,7 +60,7 @@ def unit_field_values(unit):
     values = []
     per_point = getattr(type(unit), "point_fields", ())
     for name, value in zip(fields, unit):
-        if name in per_point:  # read by the engines (row_bandwidths), not by the loaders
+        if name in per_point:  # read by the engines (row_bandwidths, ...), not by the loaders
             continue
         where = f"{type(unit).__name__}.{name}"
         if isinstance(value, (bool, np.bool_)) or not isinstance(
@@ -75,6 +76,40 @@ def unit_field_values(unit):
 #: The per-point field the normalised engines know: each row's precision
 #: of the output kernel (docs: the bandwidth variants of R smallvis).
 BANDWIDTH_FIELD = "bandwidth"
+
+
+def positive_per_point(value, where, n, accepted, each, every):
+    """``value`` as ``n`` finite positive floats, one per point: a number stands for all.
+
+    The check of a unit's per-point field (:func:`row_bandwidths`,
+    :func:`pair_importances`); ``where`` names the field in messages,
+    ``accepted`` what it may be besides an array, ``each`` and ``every``
+    what one value belongs to.
+
+    Raises
+    ------
+    TypeError
+        A value that is not a real number or an array of them.
+    ValueError
+        A value that is not finite and positive, or an array whose length is
+        not ``n``.
+    """
+    if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
+        raise TypeError(f"{where} must be {accepted} or an array of them, one per {each}; "
+                        f"got {value!r}")
+    try:
+        values = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{where} must be {accepted} or an array of them, one per {each}; "
+                        f"got {value!r}") from None
+    if values.ndim == 0:
+        values = np.full(n, float(values))
+    elif values.ndim != 1 or values.shape[0] != n:
+        raise ValueError(f"{where} must hold one value per {each} ({n}); got shape "
+                         f"{values.shape}")
+    if not np.all(np.isfinite(values) & (values > 0.0)):
+        raise ValueError(f"{where} must be finite and positive on every {every}")
+    return np.ascontiguousarray(values)
 
 
 def row_bandwidths(unit, n_rows):
@@ -113,23 +148,120 @@ def row_bandwidths(unit, n_rows):
     if BANDWIDTH_FIELD not in getattr(type(unit), "point_fields", ()):
         return None
     value = getattr(unit, BANDWIDTH_FIELD)
-    where = f"{type(unit).__name__}.{BANDWIDTH_FIELD}"
-    if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
-        raise TypeError(f"{where} must be a positive number or an array of them, one per "
-                        f"row of P; got {value!r}")
-    try:
-        beta = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(f"{where} must be a positive number or an array of them, one per "
-                        f"row of P; got {value!r}") from None
-    if beta.ndim == 0:
-        beta = np.full(n_rows, float(beta))
-    elif beta.ndim != 1 or beta.shape[0] != n_rows:
-        raise ValueError(f"{where} must hold one value per row of P ({n_rows}); got shape "
-                         f"{beta.shape}")
-    if not np.all(np.isfinite(beta) & (beta > 0.0)):
-        raise ValueError(f"{where} must be finite and positive on every row")
-    return np.ascontiguousarray(beta)
+    return positive_per_point(getattr(unit, BANDWIDTH_FIELD),
+                              f"{type(unit).__name__}.{BANDWIDTH_FIELD}", n_rows,
+                              "a positive number", "row of P", "row")
+
+
+def symmetric_p(unit):
+    """Whether a normalised unit's ``P`` over all pairs is symmetric (the engines' shortcut).
+
+    Over all pairs the engines of both backends sum the coefficient of an
+    unordered pair once and apply it at both ends (``4 c_ij``), which holds
+    when ``c`` is symmetric: a symmetric ``P`` and the same weight for
+    ``(i, j)`` and ``(j, i)``.  A unit whose ``P`` is not symmetric (a
+    conditional ``P`` divided by its grand sum) says so with the class
+    attribute ``symmetric_p = False``; the engines then sum every ordered
+    pair, :math:`2 (c_{ij} + c_{ji})`, as for a bandwidth per row.
+    """
+    return bool(getattr(type(unit), "symmetric_p", True))
+
+
+#: The per-point field of a normalised unit that weighs each pair by the
+#: product of its two points' importances (docs: the weighted SNE of R
+#: smallvis, whose importance is each point's degree in P).
+IMPORTANCE_FIELD = "importance"
+
+#: The value of :data:`IMPORTANCE_FIELD` that stands for each point's degree
+#: in the ``P`` the engine is given (:func:`degrees_of`), the input
+#: affinities' own; the same word as a method's default "from the input".
+DEGREES_OF_P = "input"
+
+
+def degrees_of(indptr, indices, data, n):
+    r"""Each point's degree in ``P``, scaled to mean 1: :math:`m_j = N \sum_i p_{ij} / \sum_{kl} p_{kl}`.
+
+    The column sums of ``P`` (its row sums when ``P`` is symmetric), as R
+    smallvis's ``pdeg``, over their mean: the weights :math:`m_i m_j w_{ij}`
+    are normalised, so the scale of ``m`` cancels, and an exaggerated ``P``
+    has the same degrees.  A ``P`` of no mass has degree 1 everywhere.
+
+    Parameters
+    ----------
+    indptr, indices, data : ndarray
+        ``P`` as a CSR triplet with ``n`` columns (or ``data`` the dense
+        ``n x n`` matrix, row-major).
+    n : int
+        Columns of ``P``.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+    """
+    data = np.asarray(data, dtype=np.float64)
+    if data.size == n * n and n > 0:  # the full layout: data is the dense matrix
+        sums = data.reshape(n, n).sum(axis=0)
+    else:
+        sums = np.bincount(np.asarray(indices, dtype=np.int64), weights=data, minlength=n)
+    total = sums.sum()
+    return sums * (n / total) if total > 0.0 else np.ones(n)
+
+
+def pair_importances(unit, n_columns, P=None):
+    r"""Each column point's importance :math:`m_j` of a weighted normalised unit, or None.
+
+    A unit that lists ``"importance"`` in its ``point_fields`` weighs the
+    pair ``(i, j)`` by :math:`m_i m_j`: its weight is :math:`m_i m_j
+    w(d_{ij}^2)` before the normalisation.  The engines of both backends
+    multiply the unit's weights by these products, so that its hooks are
+    those of the plain kernel; the slope :math:`-\partial \log w /
+    \partial d^2` does not change.  A real number stands for the same
+    value on every point (the plain method: it cancels from ``q``);
+    :data:`DEGREES_OF_P` for each point's degree in the ``P`` of a fit
+    (:func:`degrees_of`, ``P`` the CSR triplet), and, for new points,
+    whose rows of ``P`` hold no training point's degree, for 1.
+
+    Parameters
+    ----------
+    unit : NamedTuple
+        A normalised method unit.
+    n_columns : int
+        Columns of ``P``: the fit's points, or the training points of a
+        transform (a new point's own importance cancels from its row's
+        normalisation, so it is never needed).
+    P : tuple of ndarray or None
+        ``(indptr, indices, data)`` of a fit's ``P``; None for new points.
+
+    Returns
+    -------
+    ndarray of shape (n_columns,) or None
+        None for a unit without an importance field.
+
+    Raises
+    ------
+    TypeError
+        An importance that is not a real number or an array of them.
+    ValueError
+        An importance that is not finite and positive, or an array whose
+        length is not ``n_columns``.
+    """
+    if IMPORTANCE_FIELD not in getattr(type(unit), "point_fields", ()):
+        return None
+    value = getattr(unit, IMPORTANCE_FIELD)
+    where = f"{type(unit).__name__}.{IMPORTANCE_FIELD}"
+    if isinstance(value, str) and value == DEGREES_OF_P:
+        return np.ones(n_columns) if P is None else degrees_of(*P, n_columns)
+    return positive_per_point(value, where, n_columns,
+                              f"{DEGREES_OF_P!r}, a positive number", "point", "point")
+
+
+def log_importances(m):
+    r"""The logs of the importances :func:`pair_importances` gave (None for None).
+
+    The compiled engine passes them to a unit's cost beside the importances,
+    :math:`\log q = \log m_i + \log m_j + \log w - \log Z`.
+    """
+    return None if m is None else np.log(m)
 
 
 def log_one_minus_w(U):

@@ -117,7 +117,8 @@ def make_case(method, X, *, name, n_components=2, scale=1.0, n_neighbors=None,
     n_neighbors : int or None
         kNN-sparse ``P`` with this many neighbours; None: all points.
     learned : dict or None
-        The learned scalars (ncvis: ``{"Q": value}``; default Q = 0).
+        The learned scalars (ncvis: ``{"Q": value}``); default: the
+        method's starting values (ncvis's Q = 0).
     near_coincident : bool, default=False
         Move point 1 to within 1e-7 of point 0.
     """
@@ -128,8 +129,9 @@ def make_case(method, X, *, name, n_components=2, scale=1.0, n_neighbors=None,
     if near_coincident:
         direction = np.ones(n_components) / np.sqrt(n_components)
         Y[1] = Y[0] + NEAR_COINCIDENT_GAP * scale * direction
-    if learned is None:
-        learned = {k: 0.0 for k in m.learned}
+    if learned is None:  # the method's own start (ncvis: Q = 0)
+        start = m.resolve_auto(dict(m.cost_params), X.shape[0])
+        learned = {k: float(start[k]) for k in m.learned}
     return GradientCase(name=name, P=P, Y=Y, learned=dict(learned), scale=scale,
                         finite_differences=not near_coincident,
                         sparse=n_neighbors is not None)

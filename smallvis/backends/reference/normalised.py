@@ -11,7 +11,7 @@ the unit from their arguments.
 import numpy as np
 from scipy import special
 
-from ...methods._common import row_bandwidths, unit_field_values
+from ...methods._common import pair_importances, row_bandwidths, symmetric_p, unit_field_values
 from ...methods.asne.unit import ASNEUnit
 from ...methods.ssne.unit import SSNEUnit
 from ...methods.tsne.unit import TSNEUnit
@@ -25,48 +25,55 @@ def _off_diagonal_distances(Y):
     return D2
 
 
-def _normalised_log_q(unit, D2, axis):
+def _normalised_log_q(unit, D2, axis, A=None):
     """``log q`` of a unit with a log weight (the Gaussian), normalised in the log domain.
 
     Over each row (``axis=1``) or all pairs (``axis=None``).  The log
     weights are shifted by their largest value first: ``q`` is unchanged
     and ``log q`` keeps full precision when the distances are large.
+    ``A``: each pair's importance :math:`m_i m_j` (:func:`_pair_products`),
+    which multiplies its weight, or None.
     """
     L = unit.log_weight(D2)
+    if A is not None:
+        L = L + np.log(A)
     L -= L.max(axis=axis, keepdims=True)
     return L - special.logsumexp(L, axis=axis, keepdims=True)
 
 
-def _normalised_weights(unit, D2, axis):
+def _normalised_weights(unit, D2, axis, A=None):
     r"""Weights ``W`` and normaliser ``Z`` of a normalised unit, with :math:`q = W / Z`.
 
     .. math::
 
-        q_{ij} = \frac{w_{ij}}{\sum_{(k, l)} w_{kl}},
+        q_{ij} = \frac{a_{ij} w_{ij}}{\sum_{(k, l)} a_{kl} w_{kl}},
 
-    the sum over row ``i`` (``axis=1``) or over all pairs (``axis=None``).
+    the sum over row ``i`` (``axis=1``) or over all pairs (``axis=None``),
+    :math:`a_{ij} = m_i m_j` the pair's importance (``A``; 1 without).
     A unit with ``log_domain`` normalises ``log w`` (:func:`_normalised_log_q`)
-    and returns ``W = q``, ``Z = 1``; the others ``W = unit.weight(D2)`` and
-    its sum.
+    and returns ``W = q``, ``Z = 1``; the others ``W = a * unit.weight(D2)``
+    and its sum.
     """
     if unit.log_domain:
-        return np.exp(_normalised_log_q(unit, D2, axis)), 1.0
+        return np.exp(_normalised_log_q(unit, D2, axis, A)), 1.0
     W = unit.weight(D2)
+    if A is not None:
+        W = W * A
     return W, W.sum(axis=axis, keepdims=axis is not None)
 
 
-def _normalised_q(unit, D2, axis):
+def _normalised_q(unit, D2, axis, A=None):
     """``q`` and ``log q`` of a normalised unit (as :func:`_normalised_weights`)."""
     if unit.log_domain:
-        log_Q = _normalised_log_q(unit, D2, axis)
+        log_Q = _normalised_log_q(unit, D2, axis, A)
         return np.exp(log_Q), log_Q
-    W, Z = _normalised_weights(unit, D2, axis)
+    W, Z = _normalised_weights(unit, D2, axis, A)
     with np.errstate(divide="ignore"):
         log_Q = np.log(W) - np.log(Z)
     return W / Z, log_Q
 
 
-def _normalised_coefficients(unit, P, D2, axis, mass):
+def _normalised_coefficients(unit, P, D2, axis, mass, A=None):
     r"""The pair coefficients :math:`c = \partial C / \partial d^2` of a normalised unit.
 
     With :math:`C = \sum f(p, q)` over the normalisation set and
@@ -83,9 +90,11 @@ def _normalised_coefficients(unit, P, D2, axis, mass):
     compute ``S`` (``offset(P, Q, mass, axis)``) and ``c`` (``force(P, W,
     Z, slope, S)``, :math:`q = W / Z`) in whatever form keeps its
     arithmetic exact (the KL divergence: :math:`S = -\text{mass}`,
-    :math:`c = (p + S W / Z)\, s`).
+    :math:`c = (p + S W / Z)\, s`).  A pair's importance :math:`a_{ij}`
+    (``A``) is in ``W``; it does not depend on :math:`d^2`, so the slope
+    is the plain kernel's.
     """
-    W, Z = _normalised_weights(unit, D2, axis)
+    W, Z = _normalised_weights(unit, D2, axis, A)
     Q = W / Z
     S = unit.offset(P, Q, mass, axis)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -137,6 +146,18 @@ def normalised_cost(unit, indptr, indices, data, Y, n_threads):
     return _normalised_cost(unit, indptr, indices, data, Y)
 
 
+def _pair_products(rows, columns):
+    r"""The pairs' importances :math:`a_{ij} = m_i m_j`, or None without.
+
+    ``rows`` and ``columns``: the importances of ``P``'s rows and columns
+    (:func:`~smallvis.methods._common.pair_importances`; a new point's row
+    takes 1, which cancels from its row's normalisation), or None.
+    """
+    if columns is None:
+        return None
+    return np.outer(np.ones(1) if rows is None else rows, columns)
+
+
 def _scaled_rows(D2, bandwidth):
     r"""Row ``i`` of ``D2`` times :math:`\beta_i`: the argument of a bandwidth unit's weight.
 
@@ -150,7 +171,8 @@ def _normalised_cost(unit, indptr, indices, data, Y):
     axis = _normalised_axis(unit)
     P = _dense(indptr, indices, data, Y.shape[0])
     D2 = _scaled_rows(_off_diagonal_distances(Y), row_bandwidths(unit, Y.shape[0]))
-    Q, log_Q = _normalised_q(unit, D2, axis)
+    m = pair_importances(unit, Y.shape[0], (indptr, indices, data))
+    Q, log_Q = _normalised_q(unit, D2, axis, _pair_products(m, m))
     return unit.cost(P, Q, log_Q)
 
 
@@ -163,10 +185,14 @@ def normalised_gradient(unit, indptr, indices, data, Y, grad, n_threads):
         = 4 \sum_{j \ne i} c_{ij} (y_i - y_j) \quad (c \text{ symmetric}),
 
     with :math:`c` of :func:`_normalised_coefficients`; ``"total"`` takes
-    ``P`` symmetric (so is ``c``).  A unit with a bandwidth per row
+    ``P`` symmetric (so is ``c``) unless the unit says otherwise
+    (:func:`~smallvis.methods._common.symmetric_p`): the first form.  A unit
+    with a bandwidth per row
     (:func:`~smallvis.methods._common.row_bandwidths`) has :math:`w_{ij} =
     w(\beta_i d_{ij}^2)` and :math:`c_{ij} = \beta_i\, c(\beta_i d_{ij}^2)`,
-    not symmetric: the first form.  The fit's ``P`` counts as normalised
+    not symmetric: the first form.  A unit with an importance per point
+    (:func:`~smallvis.methods._common.pair_importances`) has the weights
+    :math:`m_i m_j w_{ij}`, still symmetric.  The fit's ``P`` counts as normalised
     (``mass`` 1): an exaggerated ``P`` scales the attraction only.
     """
     unit_field_values(unit)
@@ -180,13 +206,14 @@ def _normalised_gradient(unit, indptr, indices, data, Y, grad):
     P = _dense(indptr, indices, data, Y.shape[0])
     bandwidth = row_bandwidths(unit, Y.shape[0])
     D2 = _scaled_rows(_off_diagonal_distances(Y), bandwidth)
-    K = _normalised_coefficients(unit, P, D2, axis, 1.0)
+    m = pair_importances(unit, Y.shape[0], (indptr, indices, data))
+    K = _normalised_coefficients(unit, P, D2, axis, 1.0, _pair_products(m, m))
     if bandwidth is not None:
         # dC/dd2_ij = beta_i dC/d(beta_i d2_ij); row i's weights differ from
         # row j's, so c is not symmetric even over all pairs
         K *= bandwidth[:, None]
         grad[...] = 2.0 * _gradient_from_coefficients(K + K.T, Y)
-    elif axis is None:
+    elif axis is None and symmetric_p(unit):
         grad[...] = 4.0 * _gradient_from_coefficients(K, Y)
     else:
         grad[...] = 2.0 * _gradient_from_coefficients(K + K.T, Y)

@@ -11,7 +11,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.spatial.distance import cdist
 
-from ...methods._common import row_bandwidths, unit_field_values
+from ...methods._common import pair_importances, row_bandwidths, unit_field_values
 from ...methods.asne.unit import ASNEUnit
 from ...methods.infonce.unit import InfoNCEUnit
 from ...methods.largevis.unit import LargeVisUnit, LargeVisExpUnit
@@ -22,7 +22,10 @@ from ...methods.tumap.unit import TUMAPUnit
 from ...methods.umap.unit import UMAPUnit
 from ._helpers import _check_pair_arrays
 from .infonce import _infonce_rows
-from .normalised import _normalised_coefficients, _normalised_q, _scaled_rows
+from scipy import special
+
+from .normalised import (_normalised_coefficients, _normalised_q, _off_diagonal_distances,
+                         _pair_products, _scaled_rows)
 from .pairs import _row_noise
 
 
@@ -68,7 +71,11 @@ def normalised_transform_cost(unit, indptr, indices, data, Y, Y_train, n_threads
     its own row, whatever the unit's normalisation in a fit (as openTSNE
     does for t-SNE), so the result for a point does not depend on its batch.
     A unit with a bandwidth per row takes the new points' own, one per
-    row of ``Y`` (:func:`~smallvis.methods._common.row_bandwidths`).
+    row of ``Y`` (:func:`~smallvis.methods._common.row_bandwidths`); a
+    unit with an importance per point weighs the pair ``(s, j)`` by the
+    training point's :math:`m_j` (the new point's own :math:`m_s` cancels
+    from its row's normalisation,
+    :func:`~smallvis.methods._common.pair_importances`).
     """
     unit_field_values(unit)
     _check_pair_arrays(indptr, indices, data, Y, Y_train=Y_train)
@@ -78,7 +85,8 @@ def normalised_transform_cost(unit, indptr, indices, data, Y, Y_train, n_threads
 def _normalised_transform_cost(unit, indptr, indices, data, Y, Y_train):
     """:func:`normalised_transform_cost` on arrays the caller has checked."""
     P, D2 = _transform_dense(indptr, indices, data, Y, Y_train)
-    Q, log_Q = _normalised_q(unit, _scaled_rows(D2, row_bandwidths(unit, Y.shape[0])), 1)
+    A = _pair_products(None, pair_importances(unit, Y_train.shape[0]))
+    Q, log_Q = _normalised_q(unit, _scaled_rows(D2, row_bandwidths(unit, Y.shape[0])), 1, A)
     return unit.cost(P, Q, log_Q)
 
 
@@ -103,11 +111,139 @@ def _normalised_transform_gradient(unit, indptr, indices, data, Y, Y_train, grad
     """:func:`normalised_transform_gradient` on arrays the caller has checked."""
     P, D2 = _transform_dense(indptr, indices, data, Y, Y_train)
     bandwidth = row_bandwidths(unit, Y.shape[0])
+    A = _pair_products(None, pair_importances(unit, Y_train.shape[0]))
     K = _normalised_coefficients(unit, P, _scaled_rows(D2, bandwidth), 1,
-                                 P.sum(axis=1, keepdims=True))
+                                 P.sum(axis=1, keepdims=True), A)
     if bandwidth is not None:  # the chain rule through beta_s d2_sj
         K *= bandwidth[:, None]
     grad[...] = _transform_force(K, np.ones_like(D2), Y, Y_train)
+
+
+def fixed_row_sums(unit, P, Y_train):
+    r"""Each fixed row's normaliser and offset: ``(N, 3)``, :math:`(\log Z_j, Z_j, S_j)`.
+
+    .. math::
+
+        Z_j = \sum_{k \ne j} w_{jk},
+        \qquad
+        S_j = \sum_{k \ne j} q_{k|j} \frac{\partial f}{\partial q}(p_{k|j}, q_{k|j}),
+
+    over the training map's rows (``P`` its dense ``N x N`` affinities,
+    ``Y_train`` its coordinates), the unit's weight normalised over each
+    row; the mass of row ``j`` is its sum of ``P``.  What
+    :func:`normalised_column_transform_cost` holds fixed.  Computed once
+    per training map, in NumPy for both backends (the transform kernels'
+    input, as ``P`` is).
+    """
+    if row_bandwidths(unit, 1) is not None:
+        raise ValueError(f"{type(unit).__name__}: a new point's column is not defined for "
+                         "a unit with a bandwidth per row")
+    P = np.asarray(P.toarray() if hasattr(P, "toarray") else P, dtype=np.float64)
+    D2 = _off_diagonal_distances(np.ascontiguousarray(Y_train, dtype=np.float64))
+    if unit.log_domain:
+        log_z = special.logsumexp(unit.log_weight(D2), axis=1)
+    else:
+        log_z = np.log(unit.weight(D2).sum(axis=1))
+    Q, _ = _normalised_q(unit, D2, 1)
+    S = unit.offset(P, Q, P.sum(axis=1, keepdims=True), 1)
+    # Z_j itself for a unit that normalises w (its C hooks divide by it); a
+    # unit in the log domain reads log Z_j (Z_j may underflow)
+    return np.ascontiguousarray(np.column_stack([log_z, np.exp(log_z), np.ravel(S)]))
+
+
+def _column_q(unit, D2, fixed_rows):
+    r""":math:`q_{s|j} = w_{sj} / Z_j` and its log, with the fixed rows' :math:`\log Z_j`."""
+    log_w = unit.log_weight(D2) if unit.log_domain else np.log(unit.weight(D2))
+    log_Q = log_w - fixed_rows[None, :, 0]
+    return np.exp(log_Q), log_Q
+
+
+def _check_column(unit, Y_train, fixed_rows):
+    if row_bandwidths(unit, 1) is not None:
+        raise ValueError(f"{type(unit).__name__}: a new point's column is not defined for "
+                         "a unit with a bandwidth per row")
+    if unit.normalisation != "rows":
+        raise ValueError(f"{type(unit).__name__}: a new point's column needs q normalised "
+                         f"over each row; got {unit.normalisation!r}")
+    fixed_rows = np.asarray(fixed_rows)
+    if fixed_rows.shape != (Y_train.shape[0], 3) or fixed_rows.dtype != np.float64:
+        raise ValueError(f"fixed_rows must be a float64 array of shape ({Y_train.shape[0]}, 3) "
+                         f"(each training row's log normaliser, normaliser and offset); got "
+                         f"{fixed_rows.dtype} {fixed_rows.shape}")
+    return fixed_rows
+
+
+def normalised_column_transform_cost(unit, indptr, indices, data, Y, Y_train, column,
+                                     fixed_rows, n_threads):
+    r"""Cost of new points placed over their rows and columns against fixed rows.
+
+    .. math::
+
+        C = \sum_s \Bigl[\sum_j f(p_{j|s}, q_{j|s})
+            + \sum_j \bigl(f(p_{s|j}, q_{s|j}) - S_j\, q_{s|j}\bigr)\Bigr],
+        \qquad
+        q_{s|j} = \frac{w(\|y_s - y_j\|^2)}{Z_j},
+
+    the first sum new point ``s``'s own row (:func:`normalised_transform_cost`),
+    the second the terms it adds to the fixed rows ``j``: its own entry, and
+    the first-order change of the row's other entries, which its weight
+    scales by :math:`Z_j / (Z_j + w_{sj}) \approx 1 - q_{s|j}`, so by
+    :math:`-q_{s|j} \sum_k q_{k|j}\, \partial f / \partial q = -q_{s|j} S_j`.
+    :math:`Z_j` and :math:`S_j` are held at the training map's
+    (``fixed_rows``, :func:`fixed_row_sums`); ``column`` holds
+    :math:`p_{s|j}` at the entries of ``P`` (``indices``), 0 elsewhere.  A
+    point whose column is 0 everywhere (no fixed row counts it among its
+    neighbours: a far point) is placed over its row alone, where the
+    column's reverse terms would push it from every fixed point at once.
+    Its gradient is the fit's
+    gradient of a point with the other rows' sums held: the column's pair
+    coefficient is the unit's force at :math:`(Z_j, S_j)`.  For a unit
+    normalised over each row, without a bandwidth.
+    """
+    unit_field_values(unit)
+    _check_pair_arrays(indptr, indices, data, Y, Y_train=Y_train)
+    fixed_rows = _check_column(unit, Y_train, fixed_rows)
+    _check_pair_arrays(indptr, indices, column, Y, Y_train=Y_train)
+    Pc, D2 = _transform_dense(indptr, indices, column, Y, Y_train)
+    Q, log_Q = _column_q(unit, D2, fixed_rows)
+    terms = unit.cost(Pc, Q, log_Q) - float(np.sum(Q @ fixed_rows[:, 2]))
+    # the rows with a column (a row's cost is a sum of entries: the rows
+    # without one are taken out by evaluating the unit on them alone)
+    bare = Pc.sum(axis=1) == 0
+    if bare.any():
+        terms -= (unit.cost(Pc[bare], Q[bare], log_Q[bare])
+                  - float(np.sum(Q[bare] @ fixed_rows[:, 2])))
+    cost = terms
+    return _normalised_transform_cost(unit, indptr, indices, data, Y, Y_train) + cost
+
+
+def normalised_column_transform_gradient(unit, indptr, indices, data, Y, Y_train, column,
+                                         fixed_rows, grad, n_threads):
+    r"""Gradient of :func:`normalised_column_transform_cost` in the new points (writes ``grad``).
+
+    .. math::
+
+        \frac{\partial C}{\partial y_s} = 2 \sum_j (c_{sj} + c'_{sj}) (y_s - y_j),
+        \qquad
+        c'_{sj} = q_{s|j} \Bigl(S_j - \frac{\partial f}{\partial q}(p_{s|j}, q_{s|j})\Bigr)\, s_{sj},
+
+    :math:`c` the row's coefficients (:func:`normalised_transform_gradient`)
+    and :math:`c'` the column's, the unit's force at the fixed row's
+    :math:`(Z_j, S_j)`.
+    """
+    unit_field_values(unit)
+    _check_pair_arrays(indptr, indices, data, Y, grad, Y_train)
+    fixed_rows = _check_column(unit, Y_train, fixed_rows)
+    _check_pair_arrays(indptr, indices, column, Y, Y_train=Y_train)
+    P, D2 = _transform_dense(indptr, indices, data, Y, Y_train)
+    K = _normalised_coefficients(unit, P, D2, 1, P.sum(axis=1, keepdims=True))
+    Pc, _ = _transform_dense(indptr, indices, column, Y, Y_train)
+    Q, _ = _column_q(unit, D2, fixed_rows)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        C = unit.force(Pc, Q, 1.0, unit.slope_at(D2), fixed_rows[None, :, 2])
+    C = np.where((Q == 0.0) & (Pc == 0.0), 0.0, C)
+    C[Pc.sum(axis=1) == 0] = 0.0
+    grad[...] = _transform_force(K + C, np.ones_like(D2), Y, Y_train)
 
 
 def asne_transform_cost(indptr, indices, data, Y, Y_train, n_threads):

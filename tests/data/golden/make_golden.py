@@ -165,12 +165,25 @@ def input_arrays():
     return arrays
 
 
+def same_to_rounding(shipped, computed):
+    """Whether a shipped ``P`` is ``computed`` up to the last bits another numpy may give.
+
+    A shipped ``P`` is kept once shipped (another release of numpy computes
+    other last bits), so a new case whose ``P`` is that one to rounding
+    reads it instead of shipping a copy, and its cost and gradient are
+    computed at the shipped ``P``.
+    """
+    shipped = np.asarray(shipped.toarray() if sp.issparse(shipped) else shipped)
+    return (np.array_equal(shipped == 0, computed == 0)
+            and np.allclose(shipped, computed, rtol=1e-12, atol=0))
+
+
 def shared_p_key(P, inputs, data):
     """The key of the shared input of ``data`` that equals ``P`` (dense), or None."""
     dense = P.toarray() if sp.issparse(P) else np.asarray(P)
     for key, value in inputs.items():
         if (key.startswith(f"{data}__P_") and np.ndim(value) == 2
-                and value.shape == dense.shape and np.array_equal(value, dense)):
+                and value.shape == dense.shape and same_to_rounding(value, dense)):
             return key.split("__", 1)[1]
     return None
 
@@ -290,7 +303,7 @@ def same_p_as(name, P):
         key = record["P"]
         if other != name and not record.get("P_case") and f"{key}__data" in arrays:
             theirs = golden(other)["P"]
-            if theirs.shape == dense.shape and np.array_equal(theirs, dense):
+            if theirs.shape == dense.shape and same_to_rounding(theirs, dense):
                 return other, key
     return None, f"P_{name}"
 
@@ -320,6 +333,11 @@ def generic_case(name, version, inputs, own):
         p_case, p_key = same_p_as(name, P)
         if p_case is None:
             own.update(sparse_parts(p_key, P))
+        else:
+            from smallvis.testing._golden import golden
+            P = golden(p_case)["P"]
+    else:
+        P = inputs[f"iris_jitter__{p_key}"]
     Y = smallvis.embed(X, name, fast=False, n_iter=100, random_state=42,
                        **affinity_params, **params)
     cost, grad, learned = smallvis.cost_and_gradient(name, P, Y, return_learned=True,
