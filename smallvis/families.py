@@ -469,10 +469,11 @@ def _geodesic_and_unit(X, n_neighbors, knn_method, knn, n_trees, metric, kernels
                        random_state=None, n_threads=1):
     """``(G, unit)``: the geodesics of ``X`` in units of ``2**unit`` (exact), no overflow.
 
-    The neighbours come from the package's search (or ``knn``), the edge
-    lengths from the distances of every pair (:func:`_all_distances`), so
-    that both are in one unit; a kNN graph alone (``X`` without columns)
-    gives its own lengths.
+    The neighbours come from the package's search, the edge lengths from
+    the distances of every pair (:func:`_all_distances`), so that both are
+    in one unit.  A given ``knn`` (or a kNN graph alone, ``X`` without
+    columns) brings its own lengths, as it does to every kNN method: the
+    distances of ``X`` then fill only the pairs the graph does not connect.
     """
     n_neighbors = aff.check_knn_graph_neighbors(n_neighbors, X.shape[0])
     nearest, lengths = aff._knn(X, n_neighbors, knn, knn_method, random_state, n_threads,
@@ -484,9 +485,14 @@ def _geodesic_and_unit(X, n_neighbors, knn_method, knn, n_trees, metric, kernels
         R, lengths = None, np.ldexp(lengths, -unit)
     else:
         R = _all_distances(X, metric, kernels if kernels is not None else select_kernels(False))
-        unit = power_of_two_exponent(R)
-        R = np.ldexp(R, -unit)
-        lengths = R[np.arange(X.shape[0])[:, None], nearest]
+        if knn is None:
+            unit = power_of_two_exponent(R)
+            R = np.ldexp(R, -unit)
+            lengths = R[np.arange(X.shape[0])[:, None], nearest]
+        else:  # one power of two for both, so that neither over- nor underflows
+            lengths = np.asarray(lengths[:, :n_neighbors], dtype=np.float64)
+            unit = max(power_of_two_exponent(R), power_of_two_exponent(lengths))
+            R, lengths = np.ldexp(R, -unit), np.ldexp(lengths, -unit)
     return _geodesic(R, nearest, lengths), unit
 
 
