@@ -235,6 +235,13 @@ def test_training_points_land_near_their_fitted_positions(method, small_fitted):
     # the start (each point at its neighbours' weighted mean) already lies
     # within a few spacings on clustered data: the placement must get closer
     start = _moved(ref.transform(X[:60], n_iter=0), result.Y)
+    if METHODS[method].p_family.distances:
+        # a stress's new point starts at its nearest training point, for a
+        # training point itself: the fit is a minimum of its row's stress too
+        # (the full stress's gradient is twice the row's), so it stays there
+        assert np.median(start) == 0.0, np.median(start)
+        assert np.quantile(moved, 0.8) < 0.1, np.quantile(moved, 0.8)
+        return
     assert np.median(moved) < 0.9 * np.median(start), (np.median(moved), np.median(start))
 
 
