@@ -28,6 +28,7 @@ from .registry import (DEFAULT_METHOD, METHODS, check_param_value, choose_gradie
                        resolve_method)
 from .engines.optim import DivergenceError
 from .method_spec import FROM_INPUT
+from .families import distance_unit, start_in_distance_unit
 from ._validation.errors import ParameterError
 from .plans import Objective, make_plan, method_keywords, warn_if_points_merged
 # the merged-points warning's thresholds, documented under these names
@@ -566,7 +567,11 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
     callback : callable, optional
         ``callback(iteration, Y, cost)`` after every iteration (sgd: every
         epoch); ``cost`` is None unless it was evaluated (always None with
-        sgd).  Return True to stop.
+        sgd).  Return True to stop.  A method of input distances (a family
+        whose ``units`` is ``"equivariant"``) is fitted in units of the
+        mean input distance (:func:`smallvis.families.distance_unit`): its
+        callback sees ``Y`` and ``cost`` in those units, and the map it
+        returns is in the data's.
     return_result : bool, default=False
         Return an :class:`EmbedResult` instead of the coordinates.
     pca : int, optional
@@ -648,21 +653,30 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
     else:
         C, inputs = m.split_built(
             m.build_affinities(X, kern, random_state, n_threads, **plan.affinity_params))
-        C = check_built_affinities(C, n, symmetric=m.symmetric, fuzzy=m.fuzzy)
+        if not (m.p_family.distances and not np.any(C)):  # identical rows: the builder warned
+            C = check_built_affinities(C, n, symmetric=m.symmetric, fuzzy=m.fuzzy)
     cost_params = m.with_inputs(plan.cost_params, inputs)
     release_free_heap()  # the builders' temporaries, before the optimizer allocates
+    # input distances are fitted in units of their mean, and the map returned in theirs
+    unit = distance_unit(C) if m.p_family.units == "equivariant" else 1.0
+    C_fit = C / unit if unit != 1.0 else C
     # start
     t2 = time.perf_counter()
-    Y = plan.start(X, C, n_components, rng, seed=_coordinates_seed(random_state))
+    # data in the same unit, so that their principal components cannot overflow
+    Y = plan.start(X / unit if unit != 1.0 else X, C_fit, n_components, rng,
+                   seed=_coordinates_seed(random_state))
+    if m.p_family.units == "equivariant":
+        start_in_distance_unit(Y, C_fit)
     t_init = time.perf_counter()
     # optimise
-    objective = Objective.build(m, kern, C, cost_params, n_threads, plan.gradient)
+    objective = Objective.build(m, kern, C_fit, cost_params, n_threads, plan.gradient)
     _progress.say(f"optimisation: {plan.describe()}")
     try:
-        outcome = plan.run(Y, objective, P=C, kernels=kern, rng=rng, callback=callback,
+        outcome = plan.run(Y, objective, P=C_fit, kernels=kern, rng=rng, callback=callback,
                            verbose=verbose, method=m)
     except DivergenceError as exc:
         raise DivergenceError(f"{m.name}: {exc}") from None
+    Y *= unit
     t3 = time.perf_counter()
     if has_data:
         warn_if_points_merged(Y, X, cost_params, m.name)

@@ -139,6 +139,26 @@ class TRSRSNE(_MethodEmbedding):
 
 
 @_method_estimator
+class MMDS(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="mmds"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class SAMMON(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="sammon"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class GMMDS(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="gmmds"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class SMMDS(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="smmds"``; the same parameters otherwise."""
+
+
+@_method_estimator
 class BASNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="basne"``; the same parameters otherwise."""
 

@@ -11,11 +11,21 @@ files, its size limits on small data, and the testing kit's dense ``P``
 after the ``P`` they build.
 """
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components, shortest_path
 
 from .inputs import affinities as aff
-from .inputs.distances import check_metric
+from ._numeric import power_of_two_exponent
+from ._numeric import in_units
+from .backends._backend import kernels as select_kernels
+from .inputs.distances import (check_metric, core_distances, data_exponent, finish,
+                               pairwise_distances, prepare)
+from .inputs.precomputed import PRECOMPUTED
+from .inputs.sparse_search import SparseRows, prepare_sparse
+from .inputs.sparse_search import pairwise_sq_distances as sparse_pairwise_sq_distances
 from .inputs.neighbors import check_search_params
 from .method_spec import AffinityFamily, SizedParam
 from .methods._common import degrees_of
@@ -369,11 +379,271 @@ def knn_graph_affinities(X, kernels, random_state, n_threads, n_neighbors, knn_m
                            kernels=kernels, metric=check_metric(metric))
 
 
+def _in_units(X, e):
+    """``X / 2**e`` (exact), for dense data; sparse data as they are."""
+    return X if sp.issparse(X) or e == 0 else np.ldexp(X, -e)
+
+
+def _distance_exponent(metric, *arrays):
+    """The power of two the input distances of ``arrays`` are measured in (0: as given)."""
+    if metric == PRECOMPUTED or any(sp.issparse(A) for A in arrays):
+        return 0
+    return max(data_exponent(A, metric) for A in arrays)
+
+
+def _all_distances(X, metric, kernels):
+    """The ``metric`` distances between all rows of ``X``, in the data's units.
+
+    Measured in units of a power of two of the data (exact), so that no
+    square over- or underflows, and brought back to the data's units:
+    dense rows through :func:`smallvis.inputs.distances.pairwise_distances`,
+    sparse rows by the exact pair kernel of the sparse search (no dense
+    copy of ``X``).
+    """
+    if sp.issparse(X) and metric != PRECOMPUTED:
+        D2, e = sparse_pairwise_sq_distances(X, metric, kernels)
+        return np.ldexp(np.sqrt(D2, out=D2), e)
+    e = _distance_exponent(metric, X)
+    return np.ldexp(pairwise_distances(_in_units(X, e), metric), e)
+
+
+def _distances_to(X, X_new, metric):
+    """``(M, N)``: the ``metric`` distances of the rows of ``X_new`` to those of ``X``."""
+    if metric != PRECOMPUTED and (sp.issparse(X) or sp.issparse(X_new)):
+        A = prepare_sparse(sp.csr_matrix(X, dtype=np.float64), metric)
+        B = prepare_sparse(sp.csr_matrix(X_new, dtype=np.float64), metric, name="X_new")
+        e = max(data_exponent(A, metric), data_exponent(B, metric))
+        rows = SparseRows(in_units(A, e), select_kernels(False), 1, X_new=in_units(B, e))
+        n, m = A.shape[0], B.shape[0]
+        D2 = rows.pairs(np.repeat(np.arange(n, n + m), n).reshape(m, n),
+                        np.tile(np.arange(n), (m, 1)))
+        D = np.sqrt(D2) if metric == "euclidean" else finish(D2, metric, A.shape[1])
+        return np.ldexp(D, e)
+    e = _distance_exponent(metric, X, X_new)
+    A = prepare(_in_units(X, e), metric)
+    B = prepare(_in_units(X_new, e), metric, name="X_new", new_points=True)
+    return np.ldexp(finish(core_distances(B, A, metric), metric, A.shape[1]), e)
+
+
+def _warn_if_all_zero(R):
+    """Warn when every input distance is 0: the stress map is then every point at one place."""
+    if R.shape[0] > 1 and not np.any(R):
+        warnings.warn("every input distance is 0 (all rows are identical): the stress map "
+                      "puts every point at one place", RuntimeWarning, stacklevel=4)
+    return R
+
+
+def input_distances(X, kernels, random_state, n_threads, metric):
+    r"""The input distances between all rows of ``X`` (:data:`INPUT_DISTANCES`).
+
+    .. math::
+
+        r_{ij} = \delta(x_i, x_j),
+
+    the distances of ``metric`` (``"precomputed"``: ``X`` itself, checked),
+    in the data's units: the distances of ``c X`` are ``c`` times those of
+    ``X``.  Dense, symmetric, zero diagonal, computed once before the
+    optimisation.  Sparse ``X`` is measured by the exact sparse pair
+    kernel, without a dense copy.
+    """
+    _check_dense_size(X.shape[0])
+    return _warn_if_all_zero(_all_distances(X, check_metric(metric), kernels))
+
+
+def input_distances_to(X, X_new, metric):
+    """The rows of new points: their distances to every row of ``X``, in the data's units.
+
+    ``X_new`` holds checked new points (``"precomputed"``: their distances
+    to the rows of ``X``).  Returns an ``(M, N)`` array.
+    """
+    return _distances_to(X, X_new, check_metric(metric))
+
+
+def distance_unit(P):
+    r"""The unit a stress map is fitted in: the mean input distance over the pairs.
+
+    .. math::
+
+        s = \frac{1}{N (N - 1)} \sum_{i \ne j} r_{ij}.
+
+    The fit runs on :math:`r / s` (an ``O(1)`` scale whatever the data's
+    units, so that no square over- or underflows and one learning-rate rule
+    serves every stress) and returns its map times :math:`s`: the map of
+    ``c X`` is ``c`` times the map of ``X``.  1 when every distance is 0
+    (identical rows: every point maps to one place) or there are not two
+    points.
+    """
+    n = P.shape[0]
+    total = float(P.sum())
+    if n < 2 or not total > 0.0 or not np.isfinite(total):
+        e = power_of_two_exponent(P)
+        if n < 2 or e == 0:
+            return 1.0
+        # the sum overflowed: the mean of the entries in a power of two's units
+        return float(np.ldexp(np.ldexp(P, -e).sum() / (n * (n - 1.0)), e))
+    return total / (n * (n - 1.0))
+
+
+def start_in_distance_unit(Y, P):
+    """``Y`` scaled in place so that its mean distance over the pairs is 1.
+
+    A stress map is fitted in units of the mean input distance
+    (:func:`distance_unit`), so every start, whatever its scale (PCA scores
+    in the data's units, the small ``"spca"``, a spectral layout, the
+    user's array), begins at the scale of the distances it is compared
+    with: a quartic stress started far from it takes its steps on a
+    gradient many orders of magnitude off.  A start whose points all
+    coincide is left as it is.  When every input distance in ``P`` is 0,
+    the stress is minimal with every point at the origin: the start is
+    that map, and no force moves it.
+    """
+    n = Y.shape[0]
+    if not np.any(P):
+        Y[...] = 0.0
+        return Y
+    if n < 2:
+        return Y
+    e = power_of_two_exponent(Y)
+    Z = np.ldexp(Y, -e)
+    sq = np.einsum("ij,ij->i", Z, Z)
+    D2 = np.maximum(sq[:, None] + sq[None, :] - 2.0 * (Z @ Z.T), 0.0)
+    mean = float(np.sqrt(D2).sum()) / (n * (n - 1.0))
+    if mean > 0.0:
+        Y /= np.ldexp(mean, e)
+    return Y
+
+
+#: Input distances ``r_ij`` (metric MDS and its kin): not affinities but the
+#: distances a stress compares with the output distances, over every pair,
+#: in the data's units (:func:`input_distances`).  A pair at distance 0
+#: (duplicate rows) is a pair whose stored value is 0, as a pair without
+#: affinity is for the other families: its stress term is the unit's
+#: ``pair_term``.
+INPUT_DISTANCES = AffinityFamily("input distances", normalised="", knn_graph=False,
+                                 distances_to=input_distances_to, units="equivariant")
+
+
+def _geodesic(R, nearest, lengths):
+    """Shortest paths on the symmetric kNN graph.
+
+    ``nearest`` holds each point's nearest others (a row of indices per
+    point) and ``lengths`` their distances; the graph joins them both
+    ways.  A pair the graph does not connect (disconnected components, or
+    rows at distance 0, which the graph does not store) keeps its input
+    distance ``R``, as R smallvis's ``geodesic`` fills it, with a warning;
+    without ``R`` (a kNN graph given alone) it takes the largest geodesic
+    distance, with a warning.
+    """
+    n, k = nearest.shape
+    rows = np.repeat(np.arange(n), k)
+    graph = sp.csr_matrix((np.ravel(lengths), (rows, np.asarray(nearest).ravel())),
+                          shape=(n, n))
+    G = shortest_path(graph, method="D", directed=False)
+    missing = ~np.isfinite(G)
+    if missing.any():
+        n_parts = connected_components(graph, directed=False)[0]
+        if R is None:  # no data: the components as far apart as the farthest path
+            warnings.warn(f"the {k}-NN graph has {n_parts} connected components and no data "
+                          "give the distances between them: those pairs take the largest "
+                          "geodesic distance (raise n_neighbors, or pass X)", RuntimeWarning,
+                          stacklevel=4)
+            G[missing] = np.max(G[~missing])
+            return G
+        warnings.warn(f"the {k}-NN graph has {n_parts} connected components: the pairs it "
+                      "does not connect keep their input distance (raise n_neighbors to "
+                      "connect them)", RuntimeWarning, stacklevel=4)
+        G[missing] = R[missing]
+    return G
+
+
+def _geodesic_and_unit(X, n_neighbors, knn_method, knn, n_trees, metric, kernels=None,
+                       random_state=None, n_threads=1):
+    """``(G, unit)``: the geodesics of ``X`` in units of ``2**unit`` (exact), no overflow.
+
+    The neighbours come from the package's search, the edge lengths from
+    the distances of every pair (:func:`_all_distances`), so that both are
+    in one unit.  A given ``knn`` (or a kNN graph alone, ``X`` without
+    columns) brings its own lengths, as it does to every kNN method: the
+    distances of ``X`` then fill only the pairs the graph does not connect.
+    """
+    n_neighbors = aff.check_knn_graph_neighbors(n_neighbors, X.shape[0])
+    nearest, lengths = aff._knn(X, n_neighbors, knn, knn_method, random_state, n_threads,
+                                n_trees=n_trees, kernels=kernels, metric=metric)
+    nearest = np.asarray(nearest[:, :n_neighbors], dtype=np.int64)
+    if X.shape[1] == 0:
+        lengths = np.asarray(lengths[:, :n_neighbors], dtype=np.float64)
+        unit = power_of_two_exponent(lengths)
+        R, lengths = None, np.ldexp(lengths, -unit)
+    else:
+        R = _all_distances(X, metric, kernels if kernels is not None else select_kernels(False))
+        if knn is None:
+            unit = power_of_two_exponent(R)
+            R = np.ldexp(R, -unit)
+            lengths = R[np.arange(X.shape[0])[:, None], nearest]
+        else:  # one power of two for both, so that neither over- nor underflows
+            lengths = np.asarray(lengths[:, :n_neighbors], dtype=np.float64)
+            unit = max(power_of_two_exponent(R), power_of_two_exponent(lengths))
+            R, lengths = np.ldexp(R, -unit), np.ldexp(lengths, -unit)
+    return _geodesic(R, nearest, lengths), unit
+
+
+def geodesic_distances(X, kernels, random_state, n_threads, n_neighbors, knn_method, knn,
+                       n_trees, metric):
+    r"""Geodesic distances between all rows of ``X`` (:data:`GEODESIC_DISTANCES`).
+
+    Shortest paths (Dijkstra, :func:`scipy.sparse.csgraph.shortest_path`)
+    on the symmetric graph of each row's ``n_neighbors`` nearest others
+    (the package's neighbour search, as the other kNN methods'), its edges
+    weighted by the distances of ``metric``, as Isomap's (Tenenbaum et al.
+    2000) and R smallvis's ``geodesic``; see :func:`_geodesic` for pairs
+    the graph does not connect.  In the data's units, as
+    :func:`input_distances`.
+    """
+    _check_dense_size(X.shape[0])
+    metric = check_metric(metric)
+    G, unit = _geodesic_and_unit(X, n_neighbors, knn_method, knn, n_trees, metric, kernels,
+                                 random_state, n_threads)
+    return _warn_if_all_zero(np.ldexp(G, unit))
+
+
+def geodesic_distances_to(X, X_new, n_neighbors, metric, knn_method="auto", knn=None,
+                          n_trees=None):
+    r"""New points' geodesic distances to every row of ``X``, in the data's units.
+
+    .. math::
+
+        g_{sj} = \min_{k \in N(s)} \bigl(\delta_{sk} + g_{kj}\bigr),
+
+    over the new point's ``n_neighbors`` nearest training points :math:`N(s)`
+    (by the direct distances, ties to the lower index) and the training
+    geodesics :math:`g`, rebuilt with the fit's parameters (an Annoy
+    search, above :data:`smallvis.inputs.neighbors.EXACT_MAX_N` points, is
+    seeded with 0): the path enters the training graph at a neighbour.
+    """
+    metric = check_metric(metric)
+    G, unit = _geodesic_and_unit(X, n_neighbors, knn_method, knn, n_trees, metric,
+                                 random_state=0)
+    direct = np.ldexp(_distances_to(X, X_new, metric), -unit)
+    k = min(int(n_neighbors), X.shape[0])
+    nearest = np.argsort(direct, axis=1, kind="stable")[:, :k]
+    rows = np.empty_like(direct)
+    for s in range(direct.shape[0]):
+        rows[s] = np.min(direct[s, nearest[s], None] + G[nearest[s]], axis=0)
+    return np.ldexp(rows, unit)
+
+
+#: Geodesic input distances (Tenenbaum et al. 2000): shortest paths on
+#: the symmetric kNN graph, in the data's units (:func:`geodesic_distances`).
+GEODESIC_DISTANCES = AffinityFamily("geodesic distances", normalised="", knn_graph=False,
+                                    distances_to=geodesic_distances_to, units="equivariant")
+
+
 #: Affinity builders that always calibrate over all pairs.
 DENSE_ONLY = (conditional_affinities, joint_affinities, symmetrised_rows_affinities,
               conditional_affinities_and_bandwidths, joint_affinities_and_bandwidths,
               conditional_affinities_over_pairs, joint_affinities_and_degrees,
-              joint_affinities_and_distance_weights, joint_affinities_and_global_affinities)
+              joint_affinities_and_distance_weights, joint_affinities_and_global_affinities,
+              input_distances, geodesic_distances)
 
 #: Affinity builders that calibrate over nearest neighbours at any size.
 KNN_ONLY = (joint_knn_affinities, fuzzy_graph_affinities, normalised_fuzzy_graph_affinities,
@@ -443,6 +713,13 @@ def symmetrised_rows_case(dense, knn):
         P = affinities(X, knn, perplexity=min(perplexity, n_neighbors / 3.0),
                        n_neighbors=n_neighbors, knn_method="exact").toarray()
         return np.ascontiguousarray(P / P.sum(axis=1, keepdims=True))
+    return case_affinities
+
+
+def distances_case(name):
+    """Method ``name``'s input distances over all pairs (a kNN variant is not theirs)."""
+    def case_affinities(X, n_neighbors, perplexity, affinities):
+        return np.ascontiguousarray(affinities(X, name), dtype=np.float64)
     return case_affinities
 
 

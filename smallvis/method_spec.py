@@ -82,6 +82,21 @@ class AffinityFamily:
     memberships : bool
         Whether ``P`` is made of the fuzzy graph's memberships (as they
         are, or normalised), so that a new point's row is its memberships.
+    distances_to : callable or None
+        For a ``P`` of input distances, not affinities (the stress
+        methods): ``distances_to(X, X_new, **affinity_params)``, the new
+        points' rows, their distances to every training point in the
+        data's units, as the fit's ``P``.  None for affinities.
+    units : {"invariant", "equivariant"}
+        What a change of the data's units ``X -> c X`` does to ``P`` and to
+        the map, the promise the generic tests check for every method of
+        the family.  ``"invariant"`` (affinities): ``P`` and the map are
+        those of ``X``.  ``"equivariant"`` (input distances, which a stress
+        compares with output distances): ``P`` is ``c`` times that of
+        ``X``, and so is the map; its reported cost, measured in units of
+        the mean input distance (:func:`smallvis.families.distance_unit`),
+        is that of ``X``.  Both are invariant to an offset of the data and
+        to the order of the features, and follow a permutation of the rows.
     title : str
         The heading of the family's page on the site (the name when empty).
     description : str
@@ -93,6 +108,13 @@ class AffinityFamily:
     knn_graph: bool
     conditional: str = None
     memberships: bool = False
+    distances_to: Callable = None
+    units: str = "invariant"
+
+    @property
+    def distances(self):
+        """Whether ``P`` holds input distances (:attr:`distances_to` is given)."""
+        return self.distances_to is not None
     title: str = ""
     description: str = ""
 

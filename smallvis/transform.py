@@ -99,7 +99,9 @@ from .backends.reference.transform import fixed_row_sums
 from ._validation import (MAX_TRANSFORM_ITERATIONS, _as_array, check_data, check_iterations,
                           check_number, check_threads, coordinate_span_overflows)
 from .registry import get_method
+from .families import distance_unit
 from .inputs.neighbors import EXACT_MAX_N, KNNIndex, check_points
+from .inputs._new_points import FAR_EXPONENT
 # re-exported: smallvis.transform.NotFittedError is a public spelling too
 from .exceptions import NotFittedError  # noqa: F401
 from .inputs.precomputed import NO_DATA_TO_PLACE, is_graph
@@ -368,6 +370,10 @@ class TrainingMap:
                                         SMOOTH_K_N_ITER, MIN_K_DIST_SCALE, sigma[s:s + 1],
                                         rho[s:s + 1])
             vals = np.exp(-np.maximum(with_self[:, 1:] - rho[:, None], 0.0) / sigma[:, None])
+        elif m.p_family.distances:  # the distances to every training point, as the fit's
+            k = n
+            idx = np.broadcast_to(np.arange(n), (n_new, n))
+            vals = m.p_family.distances_to(self.X, X_new, **params)
         elif m.p_family.knn_graph:  # kNN indicators
             k = min(int(params["n_neighbors"]), n)
             idx = self.knn_index()._query_checked(X_new, k).indices
@@ -531,9 +537,16 @@ class TrainingMap:
         return self._fixed_rows
 
     def step_scale(self):
-        """The clip of one step: :data:`MAX_STEP` x the median nearest-neighbour distance."""
+        """The clip of one step: :data:`MAX_STEP` x the median nearest-neighbour distance.
+
+        Of the map the placement runs in: the fitted map, or for input
+        distances the map in the fit's unit (``Y * row_scale``), whose
+        squares neither over- nor underflow in any units of the data.
+        """
         if getattr(self, "_clip", None) is None:
             Y = self.Y
+            if get_method(self.method).p_family.units == "equivariant":
+                Y = Y * self.row_scale
             sample = Y[:: max(1, Y.shape[0] // 2000)]
             D2 = cdist(sample, Y, "sqeuclidean")
             D2[D2 == 0] = np.inf
@@ -605,7 +618,25 @@ class TrainingMap:
         # a small batch's region would mostly wait for its threads
         n_threads = _threads.placement_threads(n_threads, P.shape[0], Y_train.shape[0])
         row_sum = np.asarray(P.sum(axis=1)).ravel()
-        Y = np.ascontiguousarray((P @ Y_train) / row_sum[:, None])
+        equivariant = m.p_family.units == "equivariant"
+        if equivariant:
+            # input distances: placed in the fit's unit, from the nearest training
+            # point (a mean weighted by distances would favour the farthest), as
+            # the index finds it (for a far point, by its projection: its
+            # distances tie in float64)
+            Y_train = Y_train * self.row_scale
+            nearest = self.knn_index()._query_checked(X_new, 1).indices[:, 0]
+            Y = np.ascontiguousarray(Y_train[nearest])
+            # a point beyond 2**FAR_EXPONENT times the map's extent is placed
+            # beyond the map whatever its distance (each step is clipped), and
+            # its stress's powers of that distance would overflow: capped there
+            extent = float(np.ptp(Y_train, axis=0).max()) if len(Y_train) > 1 else 1.0
+            cap = np.ldexp(extent if extent > 0 else 1.0, FAR_EXPONENT)
+            np.minimum(P.data, cap, out=P.data)
+            triplet = (triplet[0], triplet[1], np.ascontiguousarray(P.data, dtype=np.float64))
+            row_sum = np.asarray(P.sum(axis=1)).ravel()
+        else:
+            Y = np.ascontiguousarray((P @ Y_train) / row_sum[:, None])
         cost_fn, grad_fn, args = self.kernels(kern, self.new_inputs(P), column)
         if n_iter:
             form = ("sgd optimizer, {} epochs" if self.optimizer == "sgd"
@@ -617,8 +648,11 @@ class TrainingMap:
                     self._place_exact(Y, row_sum, lambda Yv, out: grad_fn(
                         *triplet, Yv, Y_train, *args, out, n_threads), n_iter, learning_rate)
         check_placement(Y, self.method)
+        cost = float(cost_fn(*triplet, Y, Y_train, *args, n_threads)) if return_cost else None
+        if equivariant:
+            Y /= self.row_scale
         if return_cost:
-            return Y, float(cost_fn(*triplet, Y, Y_train, *args, n_threads))
+            return Y, cost
         return Y
 
     def _place_exact(self, Y, row_sum, gradient, n_iter, learning_rate):
@@ -778,7 +812,10 @@ def build_training_map(method, X, result, *, seed, fast=True):
     cost_params = {k: params[k] for k in m.cost_params if k in params}
     cost_params.update(result.learned)
     P = result.P
-    row_scale = 1.0 if m.fuzzy else float(P.sum()) / X.shape[0]
+    if m.p_family.units == "equivariant":  # into the unit the fit ran in
+        row_scale = 1.0 / distance_unit(P)
+    else:  # fuzzy memberships are not scaled
+        row_scale = 1.0 if m.fuzzy else float(P.sum()) / X.shape[0]
     X = X if sp.issparse(X) else np.ascontiguousarray(X, dtype=np.float64)
     projection = getattr(result, "projection", None)
     if projection is not None:  # the search ran in the scores: keep those

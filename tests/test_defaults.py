@@ -41,6 +41,12 @@ DIGITS_FLOORS.update(dict.fromkeys(
     [name for name, m in smallvis.METHODS.items() if "p_floor" in m.cost_params],
     GAUSSIAN_DIGITS_FLOOR))
 
+#: The stress methods (input distances, not affinities): they keep distances,
+#: not neighbourhoods, so their default map is held to a stress figure
+#: instead of the neighbour floors.
+STRESS = [name for name, m in smallvis.METHODS.items() if m.p_family.distances]
+NEIGHBOUR = [name for name in smallvis.list_methods() if name not in STRESS]
+
 
 def _default_run(method, X):
     return smallvis.embed(X, method, fast=True, random_state=0, n_threads=2,
@@ -76,7 +82,7 @@ def _curves_methods():
     generic engines over all pairs (tee's 2,000-point run takes minutes),
     so the added ones are compared with SMALLVIS_LONG_TESTS=1.
     """
-    short = [m for m in smallvis.list_methods() if LONG or m not in CURVES_LONG_METHODS]
+    short = [m for m in NEIGHBOUR if LONG or m not in CURVES_LONG_METHODS]
     if LONG:
         return short
     first = {}
@@ -107,7 +113,7 @@ def curves_accuracy():
 SMALL_DIGITS_N, SMALL_DIGITS_FLOOR = 300, 0.85
 
 
-@pytest.mark.parametrize("method", smallvis.list_methods())
+@pytest.mark.parametrize("method", NEIGHBOUR)
 def test_default_map_of_digits_meets_its_floor(method, digits):
     X, labels = digits
     floor = DIGITS_FLOORS.get(method, DIGITS_FLOOR)
@@ -118,6 +124,50 @@ def test_default_map_of_digits_meets_its_floor(method, digits):
     r = _default_run(method, X)
     assert not r.recoveries, r.recoveries
     assert knn_accuracy(r.Y, labels, 10) >= floor
+
+
+def _normalised_stress(R, Y):
+    r"""Kruskal's stress-1 of ``Y`` at its best scale ``s``: :math:`\min_s \sqrt{\sum (r - s d)^2 / \sum r^2}`.
+
+    That is :math:`\sqrt{1 - (\sum r d)^2 / (\sum r^2 \sum d^2)}`, over
+    the unordered pairs: a figure of the map's shape, whatever its units.
+    """
+    from scipy.spatial.distance import pdist
+
+    D = pdist(Y)
+    return float(np.sqrt(max(0.0, 1.0 - (R @ D) ** 2 / ((R @ R) * (D @ D)))))
+
+
+@pytest.mark.parametrize("method", STRESS)
+@pytest.mark.parametrize("data", ["iris", "digits"])
+def test_default_map_of_a_stress_method_improves_on_classical_mds(method, data, digits):
+    """The default map's own stress is below classical MDS's of the same distances.
+
+    The stress of each method is taken against its own input distances
+    (``smallvis.affinities``), in Kruskal's normalised form at the best
+    scale; the reference is Torgerson's classical MDS of those distances
+    (an eigendecomposition, computed here), the PCA scores for Euclidean
+    distances.  (sammon weighs the pairs by ``1 / r``: its own stress is
+    another, so its figure is held to the same bound on the raw stress.)
+    """
+    X = digits[0][:300] if data == "digits" else smallvis.datasets.load("iris")[0]
+    full = smallvis.affinities(X, method)
+    full = full.toarray() if hasattr(full, "toarray") else np.asarray(full)
+    R = full[np.triu_indices(len(full), 1)]
+    r = _default_run(method, X)
+    assert not r.recoveries, r.recoveries
+    reference = _normalised_stress(R, _classical_mds(full, 2))
+    assert _normalised_stress(R, r.Y) < 0.95 * reference, (method, data)
+
+
+def _classical_mds(R, dim):
+    """Torgerson's classical MDS of the distances ``R``: the top eigenvectors of ``-J R^2 J / 2``."""
+    n = len(R)
+    J = np.eye(n) - 1.0 / n
+    B = -0.5 * J @ (R * R) @ J
+    values, vectors = np.linalg.eigh(B)
+    top = np.argsort(values)[::-1][:dim]
+    return vectors[:, top] * np.sqrt(np.maximum(values[top], 0.0))
 
 
 def test_the_curves_check_compares_at_least_three_families():

@@ -236,7 +236,10 @@ def test_a_power_of_two_change_of_units_changes_no_bit_of_p(entries, method, exp
     scaled = (n, rows, cols, np.ldexp(values, exponent))
     Q = _quiet(smallvis.affinities, _sparse(scaled, "csr"), method, metric="precomputed",
                **params)
-    np.testing.assert_array_equal(_check_P(Q, n, method), _check_P(P, n, method))
+    P = _check_P(P, n, method)
+    if smallvis.METHODS[method].p_family.units == "equivariant":
+        P = np.ldexp(P, exponent)  # input distances are in the data's units
+    np.testing.assert_array_equal(_check_P(Q, n, method), P)
 
 
 @fuzz_settings(30)
@@ -249,6 +252,11 @@ def test_relabelling_the_points_permutes_p(entries, method, seed):
         return  # rows cut to the narrowest: which neighbour a tie keeps follows the labels
     perm = np.random.default_rng(seed).permutation(n)  # point i becomes perm[i]
     params = _params(method, int(width.min()))
+    if params.get("perplexity") == width.min():
+        # perplexity k over k neighbours: the uniform row, which every small
+        # beta meets within the tolerance; the search starts each row from
+        # the previous row's beta (R smallvis's order), so it follows the labels
+        return
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         P = _check_P(smallvis.affinities(_sparse(entries, "csr"), method,

@@ -107,6 +107,15 @@ def test_user_affinities_are_used_as_the_methods_own(method):
                         n_epochs=3, init="random", **own)
     # P divided by its sum (1 to rounding): the same map to rounding
     np.testing.assert_allclose(Y1, Y2, rtol=1e-9, atol=1e-9)
+    if m.p_family.units == "equivariant":
+        # input distances are kept as given, in their units: three times the
+        # distances give three times the map
+        result = smallvis.embed(None, method, fast=False, affinities=3.0 * _dense(P),
+                                random_state=0, n_iter=50, init="random",
+                                return_result=True)
+        np.testing.assert_array_equal(_dense(result.P), 3.0 * _dense(P))
+        np.testing.assert_allclose(result.Y, 3.0 * Y2, rtol=1e-9, atol=1e-9 * np.abs(Y2).max())
+        return
     # scaled: brought back to the method's normalisation (not for fuzzy memberships)
     if smallvis.METHODS[method].fuzzy:
         return

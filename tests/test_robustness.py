@@ -392,6 +392,9 @@ def test_all_identical_rows_fall_back_with_a_counted_warning(method, fast):
         # every row's entropy is log(11) whatever beta is, so none reaches log(5)
         assert "perplexity calibration did not converge for 12 of 12 rows" in messages
         assert "put 1/5 on their 5 nearest neighbours" in messages
+    if smallvis.METHODS[method].p_family.distances:  # a stress: every point at one place
+        assert "every input distance is 0" in messages
+        np.testing.assert_array_equal(r.Y, np.zeros_like(r.Y))
     assert _finite(r.Y) and np.isfinite(r.cost)
 
 
@@ -424,6 +427,8 @@ def test_two_points(method, fast):
     m = smallvis.METHODS[method]
     if m.p_family.normalised == "total":  # normalised to sum 1 (umap, tumap: memberships)
         expected = expected / 2
+    if m.p_family.distances:  # the distance itself, in the data's units
+        expected = expected * np.hypot(2.0, 4.0)
     np.testing.assert_allclose(_dense(P), expected, rtol=1e-15)
     assert r.Y.shape == (2, 2) and _finite(r.Y) and np.isfinite(r.cost)
 
@@ -445,6 +450,9 @@ def test_affinities_are_scale_invariant(method, fast, scale):
     # UMAP graph's bisection stops within 1e-5 of its target sum, so a
     # rounding-level change of the data can move sigma by about that much.
     rtol = 1e-4 if smallvis.METHODS[method].p_family.memberships else 1e-9
+    if smallvis.METHODS[method].p_family.units == "equivariant":  # distances: in the units
+        np.testing.assert_allclose(_dense(Ps), _dense(P) * scale, rtol=1e-12, atol=0)
+        return
     np.testing.assert_allclose(_dense(Ps), _dense(P), rtol=rtol, atol=1e-15)
 
 
@@ -503,6 +511,11 @@ def test_embed_is_exactly_invariant_to_power_of_two_scaling(method, fast, k):
                             random_state=0, **kw)
     Y = _unscaled_run(method, fast)
     assert _finite(Y)
+    if smallvis.METHODS[method].p_family.units == "equivariant":
+        # a stress map is in the data's units: the same run, its map times 2**k
+        # (a coordinate scaled into the subnormal range keeps fewer digits)
+        np.testing.assert_allclose(Yk, np.ldexp(Y, k), rtol=1e-15, atol=2.0**-1060)
+        return
     np.testing.assert_array_equal(Yk, Y)
 
 

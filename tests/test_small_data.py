@@ -91,7 +91,9 @@ def test_every_method_runs_on_two_points_with_either_optimizer(method):
         result, messages = _run_recording_warnings(X, method, optimizer=optimizer,
                                                    n_iter=50, n_epochs=20)
         assert np.all(np.isfinite(result.Y))
-        assert len(messages) == 1, messages
+        # the default lowered to fit two points; a method without a size
+        # parameter (the stress of all input distances) has nothing to lower
+        assert len(messages) == (1 if smallvis.METHODS[method].sized_params else 0), messages
         if optimizer == "exact":
             # (LargeVis's sampler skips a negative sample equal to the edge's
             # other end: with two points its SGD has attraction only)

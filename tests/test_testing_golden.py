@@ -300,7 +300,8 @@ def test_golden_files_ship_with_the_imported_package():
     # A case is a few KiB once its P is shared; what grows is one dense P
     # (about 180 KB) per kind of P that no other case holds.  The budget
     # keeps that growth visible: a new kind of P must share or make room.
-    assert sum(len(resource.read_bytes()) for resource in files.values()) < 1_500_000
+    # (The stress methods brought two, input and geodesic distances.)
+    assert sum(len(resource.read_bytes()) for resource in files.values()) < 1_700_000
     package_dir = Path(smallvis.__file__).resolve().parent
     in_source_tree = package_dir == (REPO / "smallvis").resolve()
     if os.environ.get("CI"):

