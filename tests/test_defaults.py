@@ -8,7 +8,7 @@ benchmark's, with its floors: every method on all of digits (10-NN accuracy
 data (within 0.03 of the best method).  The default run keeps each check in
 a smaller form that takes the same path: every method on 600 digits, with
 floors lowered for the smaller sample; the first method of each affinity
-family on 2,000 curves points.  A default run must not lean on the divergence guard
+family on 600 curves points.  A default run must not lean on the divergence guard
 either: a recovery means the default learning rate is too large for the
 method.
 """
@@ -91,10 +91,12 @@ def _curves_methods():
     return list(first.values())
 
 
-#: Points of the curves data: 2,000 still spreads the methods' accuracies
-#: (0.991 to 0.996 at the defaults), where at 1,500 every method scores 1.0
-#: and the check could not fail; 3,000 with SMALLVIS_LONG_TESTS=1.
-CURVES_N = 3000 if LONG else 2000
+#: Points of the curves data: 600 spread the three short methods'
+#: accuracies (0.983 to 0.995 at the defaults; 0.994 to 0.996 on 2,000),
+#: where at 1,000 to 1,500 every method scores about 1.0 and the check could
+#: not fail; the same exact optimizer and gradient as on 2,000, in a fifth
+#: of the time.  3,000 with SMALLVIS_LONG_TESTS=1.
+CURVES_N = 3000 if LONG else 600
 
 
 @pytest.fixture(scope="module")

@@ -32,7 +32,7 @@ RUNS = {
     ("tumap", "iris"): dict(n_iter=50, cost_every=10),
     ("tumap", "s1k"): dict(n_iter=40, cost_every=10),
     ("ncvis", "iris"): dict(n_iter=150, cost_every=50),
-    ("ncvis", "s1k"): dict(n_iter=60, cost_every=20),
+    ("ncvis", "s1k"): dict(n_iter=30, cost_every=10),
     # the exact InfoNCE gradient costs ~200 t-SNE gradients (docs/theory.md
     # §3.11), and "auto" is its stochastic form: a short exact run on iris
     ("infonce", "iris"): dict(optimizer="exact", n_iter=20, cost_every=10),

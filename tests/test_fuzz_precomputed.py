@@ -221,7 +221,7 @@ def test_distance_matrices_give_finite_affinities_or_a_clean_error(D, method):
 # ---------------------------------------------------------------------------
 
 
-@fuzz_settings(30)
+@fuzz_settings(15)
 @given(entries=knn_rows(valid=True), method=st.sampled_from(GRAPH_METHODS),
        exponent=st.integers(-8, 8))
 def test_a_power_of_two_change_of_units_changes_no_bit_of_p(entries, method, exponent):
@@ -242,7 +242,7 @@ def test_a_power_of_two_change_of_units_changes_no_bit_of_p(entries, method, exp
     np.testing.assert_array_equal(_check_P(Q, n, method), P)
 
 
-@fuzz_settings(30)
+@fuzz_settings(15)
 @given(entries=knn_rows(valid=True), method=st.sampled_from(GRAPH_METHODS),
        seed=st.integers(0, 2**32 - 1))
 def test_relabelling_the_points_permutes_p(entries, method, seed):

@@ -21,6 +21,8 @@ from smallvis.inputs.affinities import (
 )
 from smallvis.inputs.neighbors import nearest_neighbors
 
+from conftest import LONG_TESTS
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -115,9 +117,30 @@ def test_umap_graph_matches_r_smallvis(iris, fast):
     np.testing.assert_allclose(V.sum(), ref.sum(), rtol=5e-4)
 
 
-@pytest.mark.parametrize("mix, lc", [(1.0, 1.0), (0.3, 1.0), (1.0, 1.5), (1.0, 0.5)])
-def test_umap_graph_matches_umap_learn(iris, mix, lc):
+@pytest.fixture(scope="module")
+def umap_learn():
+    """umap-learn's ``umap_`` module, its two numba kernels as plain Python by default.
+
+    Compiling ``smooth_knn_dist`` and ``compute_membership_strengths``
+    (``parallel=True``) takes numba several seconds; their Python source
+    (``py_func``) is the same algorithm and runs in milliseconds on iris
+    (in float64 where the compiled code keeps some locals in float32, well
+    within the comparison's 1e-5).  SMALLVIS_LONG_TESTS=1 compares with the
+    compiled kernels.
+    """
     umap_ = pytest.importorskip("umap.umap_")
+    if LONG_TESTS:
+        yield umap_
+        return
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ("smooth_knn_dist", "compute_membership_strengths"):
+            patch.setattr(umap_, name, getattr(umap_, name).py_func)
+        yield umap_
+
+
+@pytest.mark.parametrize("mix, lc", [(1.0, 1.0), (0.3, 1.0), (1.0, 1.5), (1.0, 0.5)])
+def test_umap_graph_matches_umap_learn(iris, umap_learn, mix, lc):
+    umap_ = umap_learn
     n = len(iris)
     idx, dist = nearest_neighbors(iris, 14, method="exact")
     ki = np.hstack([np.arange(n)[:, None], idx])

@@ -37,11 +37,12 @@ def split():
                          + [(m, "sgd") for m in STOCHASTIC_KINDS])
 def test_saved_model_transforms_bit_identically(method, optimizer, split, tmp_path):
     X, X_new = split
-    # 30 iterations of fit and of transform: the round trip of the state, not
-    # a converged map, is checked (infonce's exact gradient takes 50 ms a step)
-    model = smallvis.Embedding(method, random_state=2, n_iter=30, n_threads=1,
-                               optimizer=optimizer, n_epochs=50,
-                               transform_n_iter=30).fit(X)
+    # 10 iterations (epochs) of fit and of transform: the round trip of the
+    # state, not a converged map, is checked (infonce's exact gradient takes
+    # 50 ms a step)
+    model = smallvis.Embedding(method, random_state=2, n_iter=10, n_threads=1,
+                               optimizer=optimizer, n_epochs=10,
+                               transform_n_iter=10).fit(X)
     assert model.training_map_.optimizer == optimizer
     path = tmp_path / "model.npz"
     smallvis.save_model(model, path)
@@ -77,7 +78,7 @@ def test_round_trip_across_processes(split, tmp_path):
         import numpy as np, smallvis
         X = np.load({str(tmp_path / 'X.npy')!r}); X_new = np.load({str(tmp_path / 'X_new.npy')!r})
         for method in {KINDS!r}:
-            m = smallvis.Embedding(method, random_state=4, n_iter=100).fit(X)
+            m = smallvis.Embedding(method, random_state=4, n_iter=20).fit(X)
             smallvis.save_model(m, {str(tmp_path)!r} + f"/{{method}}.npz")
             np.save({str(tmp_path)!r} + f"/{{method}}_Y.npy", m.transform(X_new))
     """)

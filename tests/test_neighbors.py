@@ -20,7 +20,10 @@ def _brute(X, k):
 def test_annoy_recovers_exact_neighbours(name):
     X, _ = datasets.load(name)
     ie, de = nearest_neighbors(X, 15, method="exact")
-    ia, da = nearest_neighbors(X, 15, method="annoy", random_state=42)
+    # digits through the Cython refinement: the NumPy twin's loop over its
+    # 1,797 rows takes seconds, for the same neighbours bit for bit
+    # (test_knn_refine_twins_agree_bitwise_over_rounds)
+    ia, da = nearest_neighbors(X, 15, method="annoy", random_state=42, fast=name == "digits")
     recall = np.mean([len(set(a) & set(b)) for a, b in zip(ie, ia)]) / 15
     assert recall >= 0.95
     # the k-th distance is what matters for ties: Annoy never beats exact

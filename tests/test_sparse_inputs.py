@@ -12,6 +12,25 @@ from smallvis.backends import _kernels, reference
 from smallvis.inputs import sparse_search
 from smallvis.inputs.neighbors import KNNIndex, knn_graph
 
+from conftest import LONG_TESTS
+
+
+def _one_method_per_way_of_building_p():
+    """Every method with SMALLVIS_LONG_TESTS=1; else the first of each way of building P.
+
+    Methods that share the function building their P (``build_affinities``)
+    and its parameters with their defaults compute the same P by the same
+    code from the same distances, so one of them checks the others' path;
+    a method with a builder or a default of its own joins the list.
+    """
+    if LONG_TESTS:
+        return smallvis.list_methods()
+    first = {}
+    for name, m in smallvis.METHODS.items():
+        key = (m.build_affinities, repr(sorted(m.affinity_params.items())))
+        first.setdefault(key, name)
+    return list(first.values())
+
 
 def _text(n, d=400, topics=5, seed=0):
     """Topic-structured counts, TF-IDF weighted: short documents over a vocabulary."""
@@ -46,10 +65,14 @@ def test_exact_sparse_neighbours_have_scipys_distances(fmt, metric):
 
 @pytest.mark.parametrize("metric", ["euclidean", "cosine"])
 def test_sparse_and_dense_x_give_the_same_p(metric):
-    X, _ = _text(200, seed=2)
-    for method in smallvis.list_methods():
-        P = smallvis.affinities(X, method, metric=metric)
-        Q = smallvis.affinities(X.toarray(), method, metric=metric)
+    # the NumPy search of sparse X takes each pair in Python: 60 documents
+    # (perplexity 5) by default, 200 (the defaults) with SMALLVIS_LONG_TESTS=1
+    X, _ = _text(200 if LONG_TESTS else 60, seed=2)
+    for method in _one_method_per_way_of_building_p():
+        kw = ({"perplexity": 5.0} if not LONG_TESTS
+              and "perplexity" in smallvis.METHODS[method].affinity_params else {})
+        P = smallvis.affinities(X, method, metric=metric, **kw)
+        Q = smallvis.affinities(X.toarray(), method, metric=metric, **kw)
         P = P.toarray() if sp.issparse(P) else P
         Q = Q.toarray() if sp.issparse(Q) else Q
         np.testing.assert_allclose(P, Q, rtol=1e-9, atol=1e-15, err_msg=method)
@@ -476,10 +499,16 @@ def test_sparse_neighbours_do_not_depend_on_units(fmt, metric, c):
     np.testing.assert_allclose(dist_c, dist_d, rtol=1e-12)
 
 
+#: Units of the P check: one factor that is no power of two on each side
+#: and a power of two; all five with SMALLVIS_LONG_TESTS=1.
+P_SCALES = ([1e-200, 1e154, 1e200, 2.0**-700, 2.0**600] if LONG_TESTS
+            else [1e-200, 1e200, 2.0**600])
+
+
 @pytest.mark.parametrize("metric", sparse_search.SPARSE_METRICS)
-@pytest.mark.parametrize("c", [1e-200, 1e154, 1e200, 2.0**-700, 2.0**600])
+@pytest.mark.parametrize("c", P_SCALES)
 def test_sparse_p_does_not_depend_on_units(metric, c):
-    """P of ``c X`` is P of ``X`` (every method), and the P of the same dense data.
+    """P of ``c X`` is P of ``X`` (every way of building P), and the P of the same dense data.
 
     A power of two changes no bit.  Another factor changes the distances'
     last bits, which the perplexity calibrations absorb to rounding; the
@@ -489,7 +518,7 @@ def test_sparse_p_does_not_depend_on_units(metric, c):
     """
     X = _small_text()
     exact_scale = np.frexp(c)[0] == 0.5
-    for method in smallvis.list_methods():
+    for method in _one_method_per_way_of_building_p():
         kw = ({"perplexity": 5.0} if "perplexity" in smallvis.METHODS[method].affinity_params
               else {})
         P = _dense(smallvis.affinities(X, method, metric=metric, **kw))

@@ -1,21 +1,35 @@
-"""Run every tutorial notebook cell by cell, and check committed notebooks carry no outputs,
-cite public sources, use public API, and have a current rendered copy in docs/tutorials/.
+"""The tutorial notebooks: valid, their code compiles, each on the site, and run.
+
+The documentation site's build executes every notebook and fails on a cell's
+error (``docs/conf.py``, CI's third job), so the default run checks what
+that build relies on, in well under a second: each notebook is valid
+nbformat, its code cells compile, it is listed on the site's tutorials page,
+and the site's configuration executes the notebooks and stops on an error.
+With ``SMALLVIS_LONG_TESTS=1`` every notebook is also run here, cell by
+cell (about two minutes).  The committed notebooks carry no outputs, cite
+public sources, use public API, and have a current rendered copy in
+docs/tutorials/.
 
 The kernel ("python3") must import the smallvis under test: in CI smallvis is
 installed into the environment whose ipykernel provides the kernelspec;
 locally the kernel inherits ``PYTHONPATH``.
 """
 
+import ast
+import fnmatch
 import importlib.util
 import re
 from pathlib import Path
 
 import pytest
 
+from conftest import LONG_TESTS
+
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 
-TUTORIALS = Path(__file__).resolve().parent.parent / "tutorials"
+ROOT = Path(__file__).resolve().parent.parent
+TUTORIALS = ROOT / "tutorials"
 NOTEBOOKS = sorted(TUTORIALS.glob("*.ipynb"))
 
 
@@ -53,6 +67,70 @@ def test_notebook_outputs_cleared(path):
         assert cell.get("execution_count") is None, f"{path.name}: cell {i} has an execution count"
 
 
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_a_notebook_is_valid_and_its_code_compiles(path):
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    assert nb.metadata.kernelspec.name == "python3", f"{path.name}: kernel {nb.metadata.kernelspec}"
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        # IPython's line magics and shell escapes are no Python: compiled as comments
+        source = re.sub(r"(?m)^(\s*)([%!])", r"\1# \2", cell.source)
+        compile(source, f"{path.name}, cell {i}", "exec")
+        # a tag that lets a cell fail or go unexecuted would let the site's build pass
+        tags = set(cell.metadata.get("tags", ()))
+        assert not tags & {"raises-exception", "skip-execution"}, f"{path.name}: cell {i} {tags}"
+
+
+def test_every_notebook_is_on_the_sites_tutorials_page():
+    page = (ROOT / "docs" / "tutorials.md").read_text(encoding="utf-8")
+    for path in NOTEBOOKS:
+        assert f"_generated/tutorials/{path.stem}" in page, f"{path.name} is not on docs/tutorials.md"
+
+
+def _site_settings():
+    """The top-level assignments of docs/conf.py whose values are literals."""
+    tree = ast.parse((ROOT / "docs" / "conf.py").read_text(encoding="utf-8"))
+    settings = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name):
+            try:
+                settings[node.targets[0].id] = ast.literal_eval(node.value)
+            except ValueError:
+                pass
+    return settings
+
+
+def test_the_site_build_executes_the_notebooks_and_fails_on_an_error():
+    """What lets the default run skip the notebooks: the site's build runs them.
+
+    myst-nb executes a notebook without outputs in the modes "auto", "cache"
+    and "force", and raises on a failing cell with
+    ``nb_execution_raise_on_error``; CI builds the site with warnings as errors.
+    """
+    conf = _site_settings()
+    assert "myst_nb" in conf["extensions"]
+    assert conf.get("nb_execution_mode") in ("auto", "cache", "force"), conf.get(
+        "nb_execution_mode")
+    assert conf.get("nb_execution_raise_on_error") is True
+    assert not conf.get("nb_execution_allow_errors", False)
+    assert not conf.get("nb_execution_excludepatterns")
+    # the extension copies the notebooks to docs/_generated/tutorials: no
+    # excluded pattern covers a copy or a folder above it (fnmatch's "*"
+    # spans "/", so it errs towards seeing an exclusion)
+    for path in NOTEBOOKS:
+        parts = ("_generated", "tutorials", path.name)
+        for depth in range(1, len(parts) + 1):
+            prefix = "/".join(parts[:depth])
+            assert not any(fnmatch.fnmatch(prefix, pattern) for pattern in
+                           conf["exclude_patterns"]), f"docs/conf.py excludes {prefix}"
+    assert "sphinx-build -W" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+@pytest.mark.skipif(not LONG_TESTS, reason="the site's build runs every notebook; "
+                                           "SMALLVIS_LONG_TESTS=1 runs them here too")
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_runs(path):
     nb = nbformat.read(path, as_version=4)
