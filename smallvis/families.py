@@ -519,8 +519,14 @@ def start_in_distance_unit(Y, P):
 #: (duplicate rows) is a pair whose stored value is 0, as a pair without
 #: affinity is for the other families: its stress term is the unit's
 #: ``pair_term``.
-INPUT_DISTANCES = AffinityFamily("input distances", normalised="", knn_graph=False,
-                                 distances_to=input_distances_to, units="equivariant")
+INPUT_DISTANCES = AffinityFamily(
+    "input distances", normalised="", knn_graph=False,
+    distances_to=input_distances_to, units="equivariant",
+    title="Input distances: stress methods",
+    description="Not affinities: the distances :math:`r_{ij}` between the rows of :math:`X` "
+                "over every pair, in the data's units, which a stress (metric MDS, "
+                "Sammon's mapping) compares with the distances of the map.  Twice the data "
+                "gives twice the distances and a map twice as large.")
 
 
 def _geodesic(R, nearest, lengths):
@@ -634,8 +640,14 @@ def geodesic_distances_to(X, X_new, n_neighbors, metric, knn_method="auto", knn=
 
 #: Geodesic input distances (Tenenbaum et al. 2000): shortest paths on
 #: the symmetric kNN graph, in the data's units (:func:`geodesic_distances`).
-GEODESIC_DISTANCES = AffinityFamily("geodesic distances", normalised="", knn_graph=False,
-                                    distances_to=geodesic_distances_to, units="equivariant")
+GEODESIC_DISTANCES = AffinityFamily(
+    "geodesic distances", normalised="", knn_graph=False,
+    distances_to=geodesic_distances_to, units="equivariant",
+    title="Geodesic distances: stress along the data",
+    description="The lengths of the shortest paths on the graph of nearest neighbours "
+                "(Tenenbaum, de Silva and Langford's Isomap): distances measured along the "
+                "data rather than across it, in the data's units, compared with the "
+                "distances of the map by a stress.")
 
 
 #: Affinity builders that always calibrate over all pairs.

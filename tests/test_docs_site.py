@@ -355,3 +355,11 @@ def test_the_family_pages_hold_every_method_once(ext):
         members = {line.strip()[3:] for line in text.split(".. toctree::")[1].splitlines()
                    if line.strip().startswith("../")}
         assert members in by_family.values(), f"{slug} mixes families: {members}"
+
+
+def test_every_family_of_a_registered_method_has_a_title_and_a_description():
+    # a family page and the sidebar show these; a family without them would
+    # get its bare internal name as a heading and no text
+    for family in {m.p_family for m in smallvis.METHODS.values()}:
+        assert family.title and family.title != family.name, family.name
+        assert len(family.description.split()) >= 12, family.name
