@@ -194,7 +194,33 @@ def test_default_map_of_curves_is_within_003_of_the_best(method, curves_accuracy
 BLOB_SIZE, BLOB_ITER = (150, {}) if LONG else (50, {"n_iter": 400})
 
 
-@pytest.mark.parametrize("method", GAUSSIAN)
+def _blob_methods():
+    """Every Gaussian method with SMALLVIS_LONG_TESTS=1; else one of each step-size kind.
+
+    The blow-up is a step size too large for a Gaussian output weight: what
+    sets it is the method's step-size rule (``auto_learning_rate``) and the
+    engine its gradient runs on (a fused row of its own, the generic
+    normalised engine: ``normalised_units``, or two all-pairs parts:
+    ``second_input_units``).  The first method of each such kind, from the
+    registry, runs in the default run (5 of 11 today, each 3-5 s); the others
+    share its rule and its engine.
+    """
+    if LONG:
+        return GAUSSIAN
+    first = {}
+    for name in GAUSSIAN:
+        m = smallvis.METHODS[name]
+        first.setdefault((m.auto_learning_rate, bool(m.normalised_units),
+                          bool(m.second_input_units)), name)
+    return list(first.values())
+
+
+def test_the_tight_clusters_check_takes_every_step_size_rule():
+    rules = {smallvis.METHODS[m].auto_learning_rate for m in _blob_methods()}
+    assert rules == {gaussian_auto_learning_rate, conditional_auto_learning_rate}
+
+
+@pytest.mark.parametrize("method", _blob_methods())
 def test_gaussian_methods_do_not_blow_up_on_tight_clusters(method):
     # ten tight, well separated blobs (the shape of sklearn's make_blobs):
     # with the t-SNE step size (N/4) the Gaussian methods blew up, here within

@@ -17,6 +17,17 @@ import pytest
 import smallvis
 from conftest import LONG_TESTS
 
+#: The second data set of every method: 300 of s1k's points, 30 from each
+#: of its ten clusters (all 1,000 with SMALLVIS_LONG_TESTS=1).  Its rows
+#: still run past the normalised engine's blocks of 256 columns, and its P
+#: is still the perplexity-30 P of ten clusters of unequal spread, which
+#: iris (three classes, 150 points) is not.  The kNN-graph methods' rows
+#: (largevis, umap, tumap, ncvis) took 6-8 s each on all of s1k, most of it
+#: the reference twin's per-point Python; on the 300 points their runs
+#: still go through the same fuzzy/perplexity kNN P, the same epochs of
+#: delta-bar-delta and the same costs.
+S1K = "s1k" if LONG_TESTS else "s1k300"
+
 RUNS = {
     # (method, dataset): settings, defaults otherwise.  For the UMAP-type
     # costs the delta-bar-delta gains are what amplifies rounding (with the
@@ -26,28 +37,28 @@ RUNS = {
     ("ssne", "iris"): dict(),                    # 1000 iterations, defaults
     ("tsne", "iris"): dict(init="pca", exaggeration=1, learning_rate=10, n_iter=400),
     ("largevis", "iris"): dict(n_iter=100, cost_every=25),
-    ("largevis", "s1k"): dict(n_iter=60, cost_every=20),
+    ("largevis", S1K): dict(n_iter=60, cost_every=20),
     ("umap", "iris"): dict(n_iter=50, cost_every=10),
-    ("umap", "s1k"): dict(n_iter=40, cost_every=10),
+    ("umap", S1K): dict(n_iter=40, cost_every=10),
     ("tumap", "iris"): dict(n_iter=50, cost_every=10),
-    ("tumap", "s1k"): dict(n_iter=40, cost_every=10),
+    ("tumap", S1K): dict(n_iter=40, cost_every=10),
     ("ncvis", "iris"): dict(n_iter=150, cost_every=50),
-    ("ncvis", "s1k"): dict(n_iter=30, cost_every=10),
+    ("ncvis", S1K): dict(n_iter=30, cost_every=10),
     # the exact InfoNCE gradient costs ~200 t-SNE gradients (docs/theory.md
     # §3.11), and "auto" is its stochastic form: a short exact run on iris
     ("infonce", "iris"): dict(optimizer="exact", n_iter=20, cost_every=10),
 }
-#: The second data set of a method without hand-written rows: 300 of s1k's
-#: points, 30 from each of its ten clusters (all 1,000 with
-#: SMALLVIS_LONG_TESTS=1).  Its rows still run past the normalised engine's
-#: blocks of 256 columns, and its P is still the perplexity-30 P of ten
-#: clusters of unequal spread, which iris (three classes, 150 points) is not.
-S1K_GENERIC = "s1k" if LONG_TESTS else "s1k300"
 #: A method without hand-written rows: short runs on both data sets, without
 #: exaggeration (as t-SNE's row: it amplifies rounding past the twins' bound).
-RUNS.update({(name, data): dict(n_iter=60, cost_every=20, exaggeration=1.0)
+#: 30 iterations, costs at 10, 20 and 30 (60 with SMALLVIS_LONG_TESTS=1):
+#: the reference twin's iterations are most of a row's time, and 30 of them
+#: take every step of the loop that 60 took (the gains' updates, the step,
+#: the recorded costs; neither run reaches the momentum switch at 250).
+GENERIC_RUN = (dict(n_iter=60, cost_every=20) if LONG_TESTS
+               else dict(n_iter=30, cost_every=10))
+RUNS.update({(name, data): dict(GENERIC_RUN, exaggeration=1.0)
              for name in smallvis.METHODS if name not in {m for m, _ in RUNS}
-             for data in ("iris", S1K_GENERIC)})
+             for data in ("iris", S1K)})
 
 
 def _load(dataset):
@@ -80,7 +91,33 @@ def test_fast_and_reference_final_costs_agree(method, dataset):
         np.testing.assert_allclose(fast.itercosts, ref.itercosts, rtol=1e-6)
 
 
-@pytest.mark.parametrize("method", list(smallvis.METHODS))
+def _iris_default_methods():
+    """Every method with SMALLVIS_LONG_TESTS=1; else the first of each small-data kind.
+
+    Each method's defaults are held to a floor on digits for every method in
+    tests/test_defaults.py.  What 150 points add is the small-data side of
+    the defaults: the affinity family's handling of a perplexity or
+    neighbour count that is large for N, the step-size rule at small N
+    (``auto_learning_rate``) and the optimizer chosen for small data (a
+    stochastic form or not).  The first registered method of each such kind
+    runs here (17 of 40 today); a method of a new kind joins by itself.
+    """
+    if LONG_TESTS:
+        return list(smallvis.METHODS)
+    first = {}
+    for name, m in smallvis.METHODS.items():
+        first.setdefault((m.p_family.name, m.auto_learning_rate, m.sgd is not None), name)
+    return list(first.values())
+
+
+def test_iris_default_runs_take_every_family_and_step_size_rule():
+    chosen = [smallvis.METHODS[m] for m in _iris_default_methods()]
+    every = smallvis.METHODS.values()
+    assert {m.p_family.name for m in chosen} == {m.p_family.name for m in every}
+    assert {m.auto_learning_rate for m in chosen} == {m.auto_learning_rate for m in every}
+
+
+@pytest.mark.parametrize("method", _iris_default_methods())
 def test_default_run_separates_iris_species(method):
     X, labels = smallvis.datasets.load("iris")
     Y = smallvis.embed(X, method, fast=True, random_state=0)
