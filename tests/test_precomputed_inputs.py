@@ -14,9 +14,8 @@ from smallvis.backends._backend import kernels as select_kernels
 from smallvis.inputs.neighbors import knn_graph
 from smallvis.inputs.precomputed import knn_from_graph
 
-from conftest import (KNN_METHODS, LONG_TESTS, PERPLEXITY_METHODS, affinity_builder,
-                      first_method_of_each, one_method_per_affinity_builder,
-                      perplexity_and_fuzzy_methods)
+from conftest import (KNN_METHODS, LONG_TESTS, PERPLEXITY_METHODS,
+                      one_method_per_affinity_builder, perplexity_and_fuzzy_methods)
 
 
 def _one_per_builder():
@@ -32,18 +31,22 @@ def _one_per_builder():
 def _one_per_way_of_taking_p():
     """Every method with SMALLVIS_LONG_TESTS=1; else one per way a given P enters a fit.
 
-    A P given as ``affinities=`` meets the fit where the method's own P
-    would: what differs between methods is the builder that P stands for,
-    the per-point values that travel with it (``input_params``, those of
-    its own degrees ``pair_inputs``), its units (``p_family.units``), the
-    fuzzy memberships left unscaled, and the optimizer ``"auto"`` picks
-    (``sgd``).  The first method of each such group, read from the registry.
+    A P given as ``affinities=`` replaces the one the builder would make
+    (whose agreement with ``smallvis.affinities`` the distance and graph
+    checks hold): what differs between methods is the family that
+    normalises it (``p_family``: its name and units), the per-point values
+    that travel with it (``input_params``, those of its own degrees
+    ``pair_inputs``), the fuzzy memberships left unscaled, and the optimizer
+    ``"auto"`` picks (``sgd``).  The first method of each such group in the
+    registry's order.
     """
     if LONG_TESTS:
         return smallvis.list_methods()
-    return first_method_of_each(lambda m: (affinity_builder(m), tuple(m.input_params),
-                                           tuple(m.pair_inputs), m.p_family.units,
-                                           bool(m.fuzzy), m.sgd is not None))
+    first = {}
+    for name, m in smallvis.METHODS.items():
+        first.setdefault((m.p_family.name, m.p_family.units, tuple(m.input_params),
+                          tuple(m.pair_inputs), bool(m.fuzzy), m.sgd is not None), name)
+    return list(first.values())
 
 
 def _one_graph_method_per_builder():
