@@ -13,7 +13,8 @@ from smallvis.inputs import distances
 from smallvis.inputs.neighbors import KNNIndex, knn_graph
 from smallvis._numeric import tie_key
 
-from conftest import KNN_METHODS, PERPLEXITY_METHODS, perplexity_and_fuzzy_methods
+from conftest import (KNN_METHODS, LONG_TESTS, PERPLEXITY_METHODS,
+                      one_method_per_affinity_builder, perplexity_and_fuzzy_methods)
 
 METRICS = distances.METRICS
 
@@ -103,7 +104,19 @@ def test_dense_p_is_calibrated_on_squared_metric_distances(metric, fast):
     np.testing.assert_allclose(P, expected / expected.sum(), rtol=1e-9, atol=1e-15)
 
 
-@pytest.mark.parametrize("method", KNN_METHODS)
+def _graph_methods_one_per_builder():
+    """Every kNN-graph method with SMALLVIS_LONG_TESTS=1; else the first of each builder of P.
+
+    The metric reaches P only through the neighbours the builder is given
+    (conftest's ``affinity_builder``): methods that share a builder and its
+    parameters build the same P from them by the same code.
+    """
+    if LONG_TESTS:
+        return KNN_METHODS
+    return [name for name in one_method_per_affinity_builder() if name in KNN_METHODS]
+
+
+@pytest.mark.parametrize("method", _graph_methods_one_per_builder())
 @pytest.mark.parametrize("metric", ["cosine", "correlation"])
 def test_knn_affinities_use_the_metrics_neighbours(method, metric):
     """The builders' P equals the P of the same neighbours given as ``knn=`` from SciPy."""
@@ -132,8 +145,15 @@ def _recall_by_distance(found_dist, exact_dist):
     return float(np.mean(found_dist <= kth))
 
 
-@pytest.mark.parametrize("metric", METRICS)
-@pytest.mark.parametrize("dataset", ["clusters", "digits"])
+#: (dataset, metric) of the recall check: digits for every metric; the
+#: clusters run the same search per metric, so only with SMALLVIS_LONG_TESTS=1,
+#: except for hamming, whose clusters hold codes 0..3 where digits' pixels
+#: are binary (other values per column for the search to index)
+RECALL_CASES = [(dataset, metric) for dataset in ("clusters", "digits") for metric in METRICS
+                if LONG_TESTS or dataset == "digits" or metric == "hamming"]
+
+
+@pytest.mark.parametrize("dataset,metric", RECALL_CASES)
 def test_annoy_recall_for_every_metric(metric, dataset):
     if dataset == "digits":
         X = smallvis.datasets.load("digits")[0].astype(float)[:1500]

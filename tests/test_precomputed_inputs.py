@@ -14,7 +14,44 @@ from smallvis.backends._backend import kernels as select_kernels
 from smallvis.inputs.neighbors import knn_graph
 from smallvis.inputs.precomputed import knn_from_graph
 
-from conftest import KNN_METHODS, PERPLEXITY_METHODS, perplexity_and_fuzzy_methods
+from conftest import (KNN_METHODS, LONG_TESTS, PERPLEXITY_METHODS,
+                      one_method_per_affinity_builder, perplexity_and_fuzzy_methods)
+
+
+def _one_per_builder():
+    """Every method with SMALLVIS_LONG_TESTS=1; else the first of each way of building P.
+
+    ``metric="precomputed"`` is read by the builder of P (conftest's
+    :func:`affinity_builder`): methods that share a builder and its
+    parameters turn the same distances into the same P by the same code.
+    """
+    return smallvis.list_methods() if LONG_TESTS else one_method_per_affinity_builder()
+
+
+def _one_per_way_of_taking_p():
+    """Every method with SMALLVIS_LONG_TESTS=1; else one per way a given P enters a fit.
+
+    A P given as ``affinities=`` replaces the one the builder would make
+    (whose agreement with ``smallvis.affinities`` the distance and graph
+    checks hold): what differs between methods is the family that
+    normalises it (``p_family``: its name and units), the per-point values
+    that travel with it (``input_params``, those of its own degrees
+    ``pair_inputs``), the fuzzy memberships left unscaled, and the optimizer
+    ``"auto"`` picks (``sgd``).  The first method of each such group in the
+    registry's order.
+    """
+    if LONG_TESTS:
+        return smallvis.list_methods()
+    first = {}
+    for name, m in smallvis.METHODS.items():
+        first.setdefault((m.p_family.name, m.p_family.units, tuple(m.input_params),
+                          tuple(m.pair_inputs), bool(m.fuzzy), m.sgd is not None), name)
+    return list(first.values())
+
+
+def _one_graph_method_per_builder():
+    """The kNN-graph methods among :func:`_one_per_builder` (every one when long)."""
+    return [name for name in _one_per_builder() if name in KNN_METHODS]
 
 
 def _data(n=150, seed=0):
@@ -39,7 +76,7 @@ def _graph(idx, dist, n):
                          shape=(n, n))
 
 
-@pytest.mark.parametrize("method", smallvis.list_methods())
+@pytest.mark.parametrize("method", _one_per_builder())
 def test_a_distance_matrix_gives_the_p_of_the_data(method):
     X = _data()
     P = smallvis.affinities(X, method)
@@ -47,7 +84,7 @@ def test_a_distance_matrix_gives_the_p_of_the_data(method):
     np.testing.assert_allclose(_dense(Q), _dense(P), rtol=1e-9, atol=1e-15)
 
 
-@pytest.mark.parametrize("method", KNN_METHODS)
+@pytest.mark.parametrize("method", _one_graph_method_per_builder())
 def test_a_sparse_knn_graph_and_knn_alone_give_the_p_of_the_data(method):
     X = _data(seed=1)
     idx, dist = knn_graph(X, 30, method="exact")
@@ -80,7 +117,7 @@ def test_a_knn_graph_with_its_diagonal_and_rows_of_other_widths():
     np.testing.assert_array_equal(got_dist, dist[:, :11])
 
 
-@pytest.mark.parametrize("method", smallvis.list_methods())
+@pytest.mark.parametrize("method", _one_per_way_of_taking_p())
 def test_user_affinities_are_used_as_the_methods_own(method):
     X = _data(seed=3)
     P = smallvis.affinities(X, method)

@@ -157,7 +157,10 @@ def digits_split():
 
 
 def _fit(method, X):
-    n_iter = {"asne": 300, "ssne": 300}.get(method, 500)
+    # 300 iterations: past the early exaggeration (the first 100 or 250) and
+    # well into the map's local moves, where the new points' 10-NN vote is
+    # compared with the fitted map's own
+    n_iter = 300
     result = smallvis.embed(X, method=method, fast=True, random_state=1, n_iter=n_iter,
                             return_result=True)
     return result, build_training_map(method, X, result, seed=1)
