@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Callable, Mapping
 
+import numpy as np
+
 from ._validation import (ParameterError, SmallDataWarning, check_integer, check_number,
                           warn_from_caller)
 from .engines.sgd import SgdSpec
@@ -256,6 +258,42 @@ def check_param_value(name, value, default):
 #: The default of a cost parameter of :attr:`Method.input_params`: its
 #: per-point values come from the calibration of the input affinities.
 FROM_INPUT = "input"
+
+def check_pair_input(value, name, *, positive):
+    """A second per-pair input: :data:`FROM_INPUT`, a finite number or an N x N matrix of them.
+
+    Every value is at least 0; with ``positive`` a number must be above 0
+    and a matrix must have a positive sum.  The matrix's shape (one value
+    per pair) is checked where the points are known
+    (:func:`smallvis.methods._common.second_input_triplet`).
+
+    Returns
+    -------
+    str, float or ndarray
+        :data:`FROM_INPUT`, the number as a ``float``, or the matrix.
+    """
+    number = "a positive number" if positive else "a non-negative number"
+    if isinstance(value, str):
+        if value != FROM_INPUT:
+            raise ParameterError(f"{name} must be {FROM_INPUT!r}, {number} or a matrix of one "
+                                 f"per pair; got {value!r}", (name,))
+        return value
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (numbers.Real, np.ndarray, list, tuple)):
+        raise TypeError(f"{name} must be {FROM_INPUT!r}, {number} or a matrix of one per "
+                        f"pair; got {value!r}")
+    try:
+        values = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be {number} or a matrix of one per pair; "
+                        f"got {value!r}") from None
+    if (values.ndim not in (0, 2) or not np.all(np.isfinite(values) & (values >= 0.0))
+            or (positive and not values.sum() > 0.0)):
+        matrix = "non-negative ones with a positive sum" if positive else "them"
+        raise ParameterError(f"{name} must be a finite {number[2:]}, or an N x N matrix of "
+                             f"{matrix} (one per pair)", (name,))
+    return float(values) if values.ndim == 0 else values
+
 
 #: Its value where the input carries none (a ``P`` given as it is): the
 #: same on every point, the plain method's (a bandwidth or a degree of 1).

@@ -1,13 +1,9 @@
 """ee's registry entry: t-SNE's joint P, the Gaussian weight, a repulsion weighted by the input distances."""
 
-import numbers
-
-import numpy as np
-
-from ..._validation import ParameterError, check_number
+from ..._validation import check_number
 from ...families import (JOINT, PERPLEXITY_SIZE, joint_affinities_and_distance_weights,
                           joint_case)
-from ...method_spec import FROM_INPUT, Method, gaussian_auto_learning_rate
+from ...method_spec import FROM_INPUT, Method, check_pair_input, gaussian_auto_learning_rate
 from .unit import EEAttractionUnit, EERepulsionUnit, EEUnit
 
 #: R smallvis's lambda (and the spectral-direction paper's on COIL-20 and MNIST).
@@ -20,30 +16,8 @@ def check_lam(lam):
 
 
 def check_repulsion_weights(value):
-    """``repulsion_weights``: ``"input"``, a non-negative finite number, or an N x N matrix of them.
-
-    The matrix's shape (one value per pair) is checked where the points are
-    known (:func:`smallvis.methods._common.second_input_triplet`).
-    """
-    if isinstance(value, str):
-        if value != FROM_INPUT:
-            raise ParameterError(f"repulsion_weights must be {FROM_INPUT!r}, a non-negative "
-                                 f"number or a matrix of one per pair; got {value!r}",
-                                 ("repulsion_weights",))
-        return value
-    if isinstance(value, (bool, np.bool_)) or not isinstance(
-            value, (numbers.Real, np.ndarray, list, tuple)):
-        raise TypeError(f"repulsion_weights must be {FROM_INPUT!r}, a non-negative number or "
-                        f"a matrix of one per pair; got {value!r}")
-    try:
-        values = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError("repulsion_weights must be a non-negative number or a matrix of "
-                        f"them; got {value!r}") from None
-    if values.ndim not in (0, 2) or not np.all(np.isfinite(values) & (values >= 0.0)):
-        raise ParameterError("repulsion_weights must be a finite non-negative number, or an "
-                             "N x N matrix of them (one per pair)", ("repulsion_weights",))
-    return float(values) if values.ndim == 0 else values
+    """``repulsion_weights``: ``"input"``, a non-negative finite number, or an N x N matrix (:func:`smallvis.method_spec.check_pair_input`)."""
+    return check_pair_input(value, "repulsion_weights", positive=False)
 
 
 def resolve_cost(lam=R_LAM, repulsion_weights=FROM_INPUT):

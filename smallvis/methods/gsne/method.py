@@ -1,13 +1,9 @@
 """gsne's registry entry: t-SNE's joint P and Cauchy Q, plus a global KL over all pairs' input distances."""
 
-import numbers
-
-import numpy as np
-
-from ..._validation import ParameterError, check_number
+from ..._validation import check_number
 from ...families import (JOINT, PERPLEXITY_SIZE, joint_affinities_and_global_affinities,
                           joint_case)
-from ...method_spec import FROM_INPUT, Method, joint_auto_learning_rate
+from ...method_spec import FROM_INPUT, Method, check_pair_input, joint_auto_learning_rate
 from .unit import GSNEUnit
 
 #: R smallvis's lambda: the two divergences weighted alike.
@@ -20,32 +16,8 @@ def check_lam(lam):
 
 
 def check_global_affinities(value):
-    """``global_affinities``: ``"input"``, a positive finite number, or an N x N matrix of non-negative ones.
-
-    The matrix's shape (one value per pair) is checked where the points are
-    known (:func:`smallvis.methods._common.second_input_triplet`).
-    """
-    if isinstance(value, str):
-        if value != FROM_INPUT:
-            raise ParameterError(f"global_affinities must be {FROM_INPUT!r}, a positive number "
-                                 f"or a matrix of one per pair; got {value!r}",
-                                 ("global_affinities",))
-        return value
-    if isinstance(value, (bool, np.bool_)) or not isinstance(
-            value, (numbers.Real, np.ndarray, list, tuple)):
-        raise TypeError(f"global_affinities must be {FROM_INPUT!r}, a positive number or a "
-                        f"matrix of one per pair; got {value!r}")
-    try:
-        values = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError("global_affinities must be a positive number or a matrix of "
-                        f"non-negative ones; got {value!r}") from None
-    if (values.ndim not in (0, 2) or not np.all(np.isfinite(values) & (values >= 0.0))
-            or not values.sum() > 0.0):
-        raise ParameterError("global_affinities must be a finite positive number, or an "
-                             "N x N matrix of non-negative ones with a positive sum",
-                             ("global_affinities",))
-    return float(values) if values.ndim == 0 else values
+    """``global_affinities``: ``"input"``, a positive finite number, or an N x N matrix (:func:`smallvis.method_spec.check_pair_input`)."""
+    return check_pair_input(value, "global_affinities", positive=True)
 
 
 def resolve_cost(lam=R_LAM, global_affinities=FROM_INPUT):
