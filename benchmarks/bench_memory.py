@@ -23,8 +23,20 @@ Annoy with 7 trees as ``optimizer="sgd"`` uses) on structured synthetic
 child's whole-process peak RSS (the data, the Annoy index, the neighbour
 arrays and the sparse P; C allocations are invisible to tracemalloc).
 
+``--stages``: instead, the headline call of ``bench_scale.py``
+(``embed(X, "largevis", fast=True, random_state=0)`` on its structured
+50-D data, with ``--n-epochs`` epochs, 3 by default: the optimizer's
+arrays are all allocated before its first epoch) in a child that samples
+its resident set every 20 ms and prints the highest value seen in each
+stage: the kNN search (queries, candidate distances, refinement, package
+order), the calibration, the symmetrisation, the start and the stochastic
+optimizer's preparation (edges and alias tables) and run.  The stage
+functions are wrapped by name, so the child reports what each holds at
+its peak; the number of edges of P per point comes last.
+
 Usage: python benchmarks/bench_memory.py [--sizes 1000 2000 4000 8000 20000] [--n-iter 5]
        python benchmarks/bench_memory.py --graph [--sizes 20000 70000]
+       python benchmarks/bench_memory.py --stages [--sizes 100000] [--n-epochs 3]
 """
 
 import argparse
@@ -91,6 +103,82 @@ print(json.dumps({"base_kb": base, "peak_kb": peak, "nnz": int(P.nnz), "seconds"
 """
 
 
+STAGES_CHILD = r"""
+import importlib, json, sys, threading, time
+sys.path.insert(0, sys.argv[1])
+import _common
+import numpy as np
+from bench_scale import structured_data
+n, n_epochs = int(sys.argv[2]), int(sys.argv[3])
+X, _ = structured_data(n)
+import smallvis
+from smallvis import plans
+
+
+def rss_mib():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096 / 2**20
+
+
+stages = []  # [name, peak MiB]: the innermost open stage gets the samples
+open_stages = []
+done = threading.Event()
+
+
+def sample():
+    while not done.is_set():
+        value = rss_mib()
+        for entry in open_stages[-1:]:
+            entry[1] = max(entry[1], value)
+        time.sleep(0.02)
+
+
+def wrapped(name, f):
+    def g(*args, **kwargs):
+        entry = [name, rss_mib()]
+        stages.append(entry)
+        open_stages.append(entry)
+        try:
+            return f(*args, **kwargs)
+        finally:
+            entry[1] = max(entry[1], rss_mib())
+            open_stages.pop()
+            if open_stages:  # what the caller holds after its callee
+                open_stages[-1][1] = max(open_stages[-1][1], rss_mib())
+    return g
+
+
+for module, name, label in [
+        ("smallvis.inputs.neighbors", "annoy_candidates", "kNN: queries"),
+        ("smallvis.inputs.neighbors", "candidate_sq_distances", "kNN: candidate distances"),
+        ("smallvis.inputs.neighbors", "refine", "kNN: refinement"),
+        ("smallvis.inputs.affinities", "_perplexity_rows", "calibration"),
+        ("smallvis.inputs.affinities", "symmetric_union", "symmetrisation"),
+        ("smallvis.engines.sgd", "prepare", "sgd: edges and alias tables"),
+        ("smallvis.engines.sgd", "optimize_sgd", "sgd: epochs")]:
+    m = importlib.import_module(module)
+    setattr(m, name, wrapped(label, getattr(m, name)))
+nb = importlib.import_module("smallvis.inputs.neighbors")
+nb.KNNIndex._in_package_order = wrapped("kNN: package order", nb.KNNIndex._in_package_order)
+plans.initialize = wrapped("start", plans.initialize)
+base = rss_mib()
+threading.Thread(target=sample, daemon=True).start()
+r = smallvis.embed(X, "largevis", fast=True, random_state=0, return_result=True,
+                   n_epochs=n_epochs)
+done.set()
+print(json.dumps({"base": base, "stages": stages, "edges_per_point": r.P.nnz / n}))
+"""
+
+
+def measure_stages(n, n_epochs):
+    import os
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = subprocess.run([sys.executable, "-c", STAGES_CHILD, here, str(n), str(n_epochs)],
+                         cwd=here, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def measure_graph(n):
     import os
 
@@ -114,8 +202,21 @@ def main():
     parser.add_argument("--n-iter", type=int, default=5)
     parser.add_argument("--graph", action="store_true",
                         help="peak RSS of the LargeVis graph (k = 150) alone")
+    parser.add_argument("--stages", action="store_true",
+                        help="peak RSS of each stage of embed(X, 'largevis')")
+    parser.add_argument("--n-epochs", type=int, default=3,
+                        help="--stages: epochs of the stochastic optimizer")
     args = parser.parse_args()
     _common.report_provenance()
+    if args.stages:
+        for n in args.sizes:
+            r = measure_stages(n, args.n_epochs)
+            print(f"embed(X, 'largevis'), {n} x 50 points, {r['edges_per_point']:.1f} edges "
+                  f"of P per point; before the call {r['base']:.0f} MiB")
+            print(f"{'stage':<32} {'peak RSS MiB':>13} {'above base MiB':>15}")
+            for name, peak in r["stages"]:
+                print(f"{name:<32} {peak:>13.0f} {peak - r['base']:>15.0f}", flush=True)
+        return
     if args.graph:
         print(f"{'LargeVis graph, k = 150':<28} {'N':>7} {'nnz(P)':>10} {'seconds':>8} "
               f"{'peak RSS MiB':>13} {'above base MiB':>15}")

@@ -125,3 +125,30 @@ def test_ordinary_sparse_init_is_the_pca_of_the_truncated_svd_scores():
     np.testing.assert_array_equal(
         smallvis.embed(X, "tsne", init="spca", n_iter=20, random_state=5),
         smallvis.embed(X, "tsne", init=Y0, n_iter=20, random_state=5))
+
+
+def test_annoy_search_reads_one_copy_of_x_during_the_refinement(monkeypatch):
+    """Only the rows in leaf order are held once the forest exists, not the scaled copy too.
+
+    The largest entry of X lies outside [0.5, 1), so the search divides X
+    by a power of two (a copy) and searches that copy in leaf order
+    (another): the first is dropped once the forest is built.
+    """
+    from smallvis.inputs import neighbors
+
+    X = 8.0 * np.random.default_rng(0).normal(size=(2000, 100))
+    held = []
+
+    def traced_refine(rows, *args, **kwargs):
+        held.append(tracemalloc.get_traced_memory()[0])
+        return real_refine(rows, *args, **kwargs)
+
+    real_refine = neighbors.refine
+    monkeypatch.setattr(neighbors, "refine", traced_refine)
+    tracemalloc.start()
+    try:
+        neighbors.knn_graph(X, 5, method="annoy", random_state=0, fast=True)
+    finally:
+        tracemalloc.stop()
+    # one copy of X (1.6 MB) and the (n, 5) lists (0.1 MB); two copies before
+    assert len(held) == 1 and held[0] < 1.5 * X.nbytes
