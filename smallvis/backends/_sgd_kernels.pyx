@@ -484,7 +484,7 @@ cdef struct SgdLoop:
     Scheme scheme
     Noise noise
     bint move_negatives, clip_after, defer_head, skip_tail, has_offset
-    bint prefetch           # ask the cache early for rows (several threads)
+    bint prefetch           # ask the cache early for the negatives' rows
     bint rows_ahead         # ask the cache for the rows of samples ahead (large Y)
     double clip, alpha_q
     # sizes
@@ -808,8 +808,9 @@ cdef void _sample(const SgdLoop* L, int64_t epoch, int64_t i, int64_t j, uint64_
         m if m < EARLY_NEGATIVES else EARLY_NEGATIVES)
     # The negatives are pure functions of (key, draw): draw the first ones
     # now and ask the cache for their rows, which then arrive while the
-    # positive step is computed.  With several threads a row last written by
-    # another core is a cache miss; early requests overlap those misses.
+    # positive step is computed.  A row outside the core's own cache (Y
+    # larger than it, or last written by another core) is a miss; early
+    # requests overlap those misses.
     # Same draws, same order of operations: no number changes.
     for p in range(n_early):
         negatives[p] = _negative(L, key, first_draw + 2 * p, i)
@@ -1070,12 +1071,11 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     ``Y`` and ``q``, and at the end of the epoch the changes of the
     copies are added into ``Y`` and ``q`` in thread order.  So a run gives
     the same bits on every run for a given thread count, and the NumPy twin
-    reproduces it.  Only with several threads the loop draws a sample's
+    reproduces it.  At any number of threads the loop draws a sample's
     first negatives before its positive step and asks the cache for their
-    rows: with one thread the hints cost more than they save.  When Y is
-    larger than ``ROWS_AHEAD_MIN_BYTES`` every row is a miss, and the loop
-    asks for the rows of the samples a few places ahead at any number of
-    threads (:func:`_run_items`).  None of the hints changes a number.
+    rows, and when Y is larger than ``ROWS_AHEAD_MIN_BYTES`` it also asks
+    for the rows of the samples a few places ahead (:func:`_run_items`).
+    None of the hints changes a number.
     """
     cdef const int32_t[::1] h = problem.head, t = problem.tail, ea = problem.edge_alias
     cdef const int32_t[::1] ip = problem.indptr
@@ -1136,7 +1136,10 @@ def sgd_epochs(problem, Y, seed, epoch_start, epoch_end, n_threads):
     L.q = &qq[0]
     L.n, L.dim, L.n_edges, L.n_noise_table = y.shape[0], y.shape[1], t.shape[0], npb.shape[0]
     L.n_free = min(<int64_t>problem.n_free, L.n)
-    L.prefetch = nthreads > 1
+    # the early negatives pay once Y outgrows a core's own cache (one
+    # thread on 70,000 points: 2.2 times faster) and cost nothing
+    # measurable below (docs/experiments.md, 2026-12-02)
+    L.prefetch = True
     L.rows_ahead = L.n * L.dim * <int64_t>sizeof(double) > ROWS_AHEAD_MIN_BYTES
     # blocks of 2**shift edges, 1/32 to 1/16 of an average row: most lie
     # within one row, and _edge_head then reads no indptr
