@@ -183,6 +183,8 @@ cdef extern from "_pairloops.h" nogil:
     double smallvis_tie_key(double d2) noexcept
     void smallvis_sq_dists_to(const double* X, Py_ssize_t dim, const double* xi,
                               const int64_t* cand, Py_ssize_t m, double* out) noexcept
+    void smallvis_sq_dists_to_f32(const float* X, Py_ssize_t dim, const double* xi,
+                                  const int64_t* cand, Py_ssize_t m, double* out) noexcept
     int smallvis_sq_dists_simd(int on) noexcept
 
 cdef extern from *:
@@ -1908,14 +1910,11 @@ cdef void _sort_slots(const double* key, const int64_t* idx, int32_t* slots, int
             slots[r] = src[r]
 
 
-cdef Py_ssize_t _candidates_row(const double* x, Py_ssize_t dim, const int32_t* crow,
-                                Py_ssize_t m, Py_ssize_t i, Py_ssize_t k,
-                                int32_t* stamp, int64_t* cand, double* cd2,
-                                double* keys, int32_t* slots, int32_t* tmp, int32_t* oi,
-                                double* od, int code) noexcept nogil:
-    """Row i of knn_candidates; returns 1 if fewer than k candidates were valid."""
-    cdef Py_ssize_t t, r, v = 0
-    cdef int32_t c, slot
+cdef Py_ssize_t _candidates_gather(const int32_t* crow, Py_ssize_t m, Py_ssize_t i,
+                                   int32_t* stamp, int64_t* cand) noexcept nogil:
+    """Row i's valid candidates, each once and without i, into cand; returns their count."""
+    cdef Py_ssize_t t, v = 0
+    cdef int32_t c
     stamp[i] = <int32_t>i
     for t in range(m):
         c = crow[t]
@@ -1923,7 +1922,39 @@ cdef Py_ssize_t _candidates_row(const double* x, Py_ssize_t dim, const int32_t* 
             stamp[c] = <int32_t>i
             cand[v] = c
             v += 1
+    return v
+
+
+cdef Py_ssize_t _candidates_row(const double* x, Py_ssize_t dim, const int32_t* crow,
+                                Py_ssize_t m, Py_ssize_t i, Py_ssize_t k,
+                                int32_t* stamp, int64_t* cand, double* cd2,
+                                double* keys, int32_t* slots, int32_t* tmp, int32_t* oi,
+                                double* od, int code) noexcept nogil:
+    """Row i of knn_candidates; returns 1 if fewer than k candidates were valid."""
+    cdef Py_ssize_t v = _candidates_gather(crow, m, i, stamp, cand)
     _core_dists_to(code, x, dim, x + i * dim, cand, v, cd2)
+    return _candidates_best(cand, v, k, cd2, keys, slots, tmp, oi, od)
+
+
+cdef Py_ssize_t _candidates_row_f32(const float* x, Py_ssize_t dim, const int32_t* crow,
+                                    Py_ssize_t m, Py_ssize_t i, Py_ssize_t k,
+                                    int32_t* stamp, int64_t* cand, double* cd2,
+                                    double* keys, int32_t* slots, int32_t* tmp, int32_t* oi,
+                                    double* od, double* xi) noexcept nogil:
+    """Row i of knn_candidates on float32 rows, squared Euclidean; ``xi`` a buffer of dim."""
+    cdef Py_ssize_t f, v = _candidates_gather(crow, m, i, stamp, cand)
+    for f in range(dim):
+        xi[f] = <double>x[i * dim + f]
+    smallvis_sq_dists_to_f32(x, dim, xi, cand, v, cd2)
+    return _candidates_best(cand, v, k, cd2, keys, slots, tmp, oi, od)
+
+
+cdef Py_ssize_t _candidates_best(const int64_t* cand, Py_ssize_t v, Py_ssize_t k,
+                                 const double* cd2, double* keys, int32_t* slots,
+                                 int32_t* tmp, int32_t* oi, double* od) noexcept nogil:
+    """The best k of v candidates with distances cd2 into oi, od; returns 1 if v < k."""
+    cdef Py_ssize_t t, r
+    cdef int32_t slot
     # sorted by (key, index), a merge sort: the candidates of a projection
     # come in an order far from the exact one
     for t in range(v):
@@ -1944,6 +1975,11 @@ cdef Py_ssize_t _candidates_row(const double* x, Py_ssize_t dim, const int32_t* 
 def knn_candidates(X, candidates, indices, sq_dist, n_threads, metric_code=0, start=0,
                    stop=None, order=None):
     """Best k of each row's candidate list, with float64 distances; see the reference twin."""
+    if X.dtype == np.float32:
+        if metric_code == 0:
+            return _knn_candidates_f32(X, candidates, indices, sq_dist, n_threads, start,
+                                       stop, order)
+        X = np.ascontiguousarray(X, dtype=np.float64)  # exact: the same distances
     cdef const double[:, ::1] x = X
     cdef const int32_t[:, ::1] cv = candidates
     cdef int32_t[:, ::1] oi = indices
@@ -1975,6 +2011,42 @@ def knn_candidates(X, candidates, indices, sq_dist, n_threads, metric_code=0, st
                                        &cand[tid, 0], &cd2[tid, 0], &keys[tid, 0],
                                        &slots[tid, 0], &tmp[tid, 0], &oi[i, 0], &od[i, 0],
                                        code)
+    return n_short
+
+
+def _knn_candidates_f32(X, candidates, indices, sq_dist, n_threads, start, stop, order):
+    """knn_candidates of float32 ``X``, squared Euclidean: its float64 values' bits."""
+    cdef const float[:, ::1] x = X
+    cdef const int32_t[:, ::1] cv = candidates
+    cdef int32_t[:, ::1] oi = indices
+    cdef double[:, ::1] od = sq_dist
+    cdef Py_ssize_t n = x.shape[0], dim = x.shape[1], m = cv.shape[1], k = oi.shape[1]
+    cdef Py_ssize_t i, tid, n_short = 0
+    cdef int nt = max(1, min(<int>n_threads, <int>n)) if n > 0 else 1
+    cdef int32_t[:, ::1] stamp = np.full((nt, max(n, 1)), -1, dtype=np.int32)
+    cdef int64_t[:, ::1] cand = np.empty((nt, max(m, 1)), dtype=np.int64)
+    cdef double[:, ::1] cd2 = np.empty((nt, max(m, 1)))
+    cdef double[:, ::1] keys = np.empty((nt, max(m, 1)))
+    cdef int32_t[:, ::1] slots = np.empty((nt, max(m, 1)), dtype=np.int32)
+    cdef int32_t[:, ::1] tmp = np.empty((nt, max(m, 1)), dtype=np.int32)
+    cdef double[:, ::1] xi = np.empty((nt, max(dim, 1)))
+    cdef Py_ssize_t first = start, last = n if stop is None else stop
+    cdef Py_ssize_t p
+    cdef const int64_t[::1] rows
+    if n == 0 or k == 0:
+        return 0
+    if order is None:
+        rows = np.arange(n, dtype=np.int64)
+    else:
+        rows = order
+    with nogil:
+        for p in prange(first, last, schedule="static", num_threads=nt):
+            i = rows[p]
+            tid = threadid()
+            n_short += _candidates_row_f32(&x[0, 0], dim, &cv[i, 0], m, i, k, &stamp[tid, 0],
+                                           &cand[tid, 0], &cd2[tid, 0], &keys[tid, 0],
+                                           &slots[tid, 0], &tmp[tid, 0], &oi[i, 0], &od[i, 0],
+                                           &xi[tid, 0])
     return n_short
 
 

@@ -1098,4 +1098,50 @@ static void smallvis_sq_dists_to(const double *__restrict__ X, ptrdiff_t dim,
     }
 }
 
+/*
+ * smallvis_sq_dists_to with float32 rows X and a float64 row xi: each
+ * feature is widened to double (exactly) before the same operations in the
+ * same order, so out holds the float64 loop's bits for X's values, while
+ * the rows read from memory are half as large (the exact distances of 784-D
+ * images read their 300 candidate rows from the cache or memory each).
+ */
+SMALLVIS_STRICT_FP
+static void smallvis_sq_dists_to_f32(const float *__restrict__ X, ptrdiff_t dim,
+                                     const double *__restrict__ xi,
+                                     const int64_t *__restrict__ cand, ptrdiff_t m,
+                                     double *__restrict__ out)
+{
+    SMALLVIS_STRICT_FP_BODY
+    ptrdiff_t t = 0;
+    if (dim >= 4 && m >= 4 && smallvis_avx2_dists_on())
+        t = smallvis_sq_dists_avx2_f32(X, dim, xi, cand, m, out);
+    for (; t + 4 <= m; t += 4) {
+        const float *a = X + cand[t] * dim, *b = X + cand[t + 1] * dim;
+        const float *c = X + cand[t + 2] * dim, *d = X + cand[t + 3] * dim;
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+        for (ptrdiff_t f = 0; f < dim; f++) {
+            const double x = xi[f];
+            const double e0 = (double)a[f] - x, e1 = (double)b[f] - x;
+            const double e2 = (double)c[f] - x, e3 = (double)d[f] - x;
+            s0 += e0 * e0;
+            s1 += e1 * e1;
+            s2 += e2 * e2;
+            s3 += e3 * e3;
+        }
+        out[t] = s0;
+        out[t + 1] = s1;
+        out[t + 2] = s2;
+        out[t + 3] = s3;
+    }
+    for (; t < m; t++) {
+        const float *a = X + cand[t] * dim;
+        double s = 0.0;
+        for (ptrdiff_t f = 0; f < dim; f++) {
+            const double e = (double)a[f] - xi[f];
+            s += e * e;
+        }
+        out[t] = s;
+    }
+}
+
 #endif /* SMALLVIS_PAIRLOOPS_H */

@@ -669,9 +669,12 @@ class KNNIndex:
         candidates = self._lists_by_row(indices)  # back to the package's numbering
         del indices
         code = metrics.KERNEL_CODES[self.metric]
-        indices, sq_dist = candidate_sq_distances(Xs, candidates, k, self.n_threads, kernels,
-                                                  code, order, label="exact distances")
-        del candidates
+        # float32 values (8-bit or float32 images): the same bits from half the memory
+        rows = projected_search.float32_rows(Xs) if code == 0 else None
+        indices, sq_dist = candidate_sq_distances(Xs if rows is None else rows, candidates, k,
+                                                  self.n_threads, kernels, code, order,
+                                                  label="exact distances")
+        del candidates, rows
         recall = projected_search.sample_recall(Xs, indices, projected_search.check_rows(n))
         if recall < projected_search.RECALL_FLOOR:
             _progress.say(f"kNN: the projection kept {recall:.2f} of the checked neighbours: "

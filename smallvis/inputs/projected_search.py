@@ -30,6 +30,10 @@ the search runs in three steps instead:
    rows are visited in :func:`leaf_order` (points near each other one
    after another), so that the rows of their shared candidates are read
    from the cache; the result of a row does not depend on the order.
+   When every entry of the data is a float32 number (images of bytes or
+   of float32 pixels, :func:`float32_rows`), the kernel reads a float32
+   copy and widens each entry to float64 before the same operations: the
+   same bits at half the memory read.
 
 The candidates' recall of the exact ``k`` neighbours is what the
 projection loses.  Data whose neighbours are decided in many directions
@@ -55,7 +59,8 @@ import numpy as np
 from .projection import fit_projection
 
 __all__ = ["CHECK_ROWS", "RECALL_FLOOR", "sample_recall", "MIN_FEATURES", "METRICS", "SEARCH_RANK", "DEFAULT_TREES", "LEAF_SIZE", "uses_projection",
-           "n_candidates", "fit_search_projection", "leaf_order", "check_rows", "scores"]
+           "n_candidates", "fit_search_projection", "leaf_order", "check_rows", "scores",
+           "float32_rows"]
 
 #: Dense data with at least this many features are searched in a
 #: projection (for :data:`METRICS`); below, the search stays in the original
@@ -100,6 +105,34 @@ RECALL_FLOOR = 0.95
 
 #: Most points per leaf of :func:`leaf_order`.
 LEAF_SIZE = 64
+
+#: Rows :func:`float32_rows` tries first, so that data with a
+#: fraction in float64 are turned down after a small copy.
+_FLOAT32_PROBE_ROWS = 256
+
+
+def float32_rows(X):
+    r"""A float32 copy of ``X`` if it holds every entry exactly, else None.
+
+    ``X`` (C-contiguous float64) of pixels read from bytes or float32
+    files has only float32 values; the exact distances
+    (``knn_candidates``) then read the copy, half the memory, and widen
+    each entry back to float64, so that every distance has the float64
+    path's bits:
+
+    .. math::
+
+        \mathrm{f64}(\mathrm{f32}(x)) = x \quad 	ext{for every entry } x.
+
+    The first :data:`_FLOAT32_PROBE_ROWS` rows are tried first, so that
+    general float64 data cost a small copy only.
+    """
+    head = X[:_FLOAT32_PROBE_ROWS]
+    with np.errstate(over="ignore"):  # out of float32's range: not equal, hence None
+        if not np.array_equal(head.astype(np.float32), head):
+            return None
+        X32 = X.astype(np.float32)
+    return X32 if np.array_equal(X32, X) else None
 
 
 def uses_projection(n_features, metric):

@@ -60,7 +60,9 @@ def knn_candidates(X, candidates, indices, sq_dist, n_threads, metric_code=0, st
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features)
-        C-contiguous float64 data.
+        C-contiguous float64 or float32 data; float32 entries are widened
+        to float64 (exactly) before any operation, so float32 data give
+        the bits of their float64 copy.
     candidates : ndarray of shape (n_samples, m), int32
         Candidate indices, ``-1`` for none.
     indices : ndarray of shape (n_samples, k), int32
@@ -91,6 +93,7 @@ def knn_candidates(X, candidates, indices, sq_dist, n_threads, metric_code=0, st
     """
     n, k = indices.shape
     n_short = 0
+    X = np.asarray(X, dtype=np.float64)
     rows = range(n) if order is None else order
     for i in rows[start:n if stop is None else stop]:
         cand = np.unique(candidates[i])
