@@ -66,10 +66,11 @@ def _r_weighted(P, Y, deg, kernel):
     return float(np.sum(P[mask] * np.log(P[mask] / Q[mask]))), _k2g(Y, K)
 
 
-R_FORMULAS = {"wtsne": lambda P, Y, deg: _r_weighted(P, Y, deg, "cauchy")}
+R_FORMULAS = {"wtsne": lambda P, Y, deg: _r_weighted(P, Y, deg, "cauchy"),
+              "wssne": lambda P, Y, deg: _r_weighted(P, Y, deg, "gauss")}
 
 #: The registered method each becomes with every importance equal.
-PLAIN = {"wtsne": "tsne"}
+PLAIN = {"wtsne": "tsne", "wssne": "ssne"}
 
 
 @pytest.fixture(scope="module")
