@@ -1,4 +1,4 @@
-"""The weighted SNE of R smallvis (wtsne) against transcriptions of its formulas.
+"""The weighted SNE of R smallvis (wtsne, wssne) against transcriptions of its formulas.
 
 R smallvis's ``wssne`` and ``wtsne`` (``R/sne.R``) multiply the output
 weight of each pair by :math:`m_i m_j`, ``M <- outer(deg, deg)`` with
@@ -12,9 +12,7 @@ equal, and the data flow of the degrees: from ``P`` into the fit, unchanged
 into the training map's new points, and through a model file.  R floors
 ``q`` (wssne) and ``P`` in its ``P log P`` at machine epsilon; the
 transcriptions leave the floors out, as smallvis does (no ``q`` of these
-layouts comes near it).  R's Gaussian ``wssne`` is transcribed too; the
-method is not registered (docs/guide/methods.md), so only the engine's
-placement of its new points is checked here.
+layouts comes near it).
 """
 
 import numpy as np
