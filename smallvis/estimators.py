@@ -204,6 +204,11 @@ class WTSNE(_MethodEmbedding):
 
 
 @_method_estimator
+class WSSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="wssne"``; the same parameters otherwise."""
+
+
+@_method_estimator
 class ARSRSNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="arsrsne"``; the same parameters otherwise."""
 

@@ -56,6 +56,7 @@ FOLDERS = (
     "dhssne",
     "trmsne",
     "wtsne",
+    "wssne",
     "arsrsne",
     "rsrjse",
     "ee",

@@ -1,4 +1,4 @@
-"""The weighted SNE of R smallvis (wtsne) against transcriptions of its formulas.
+"""The weighted SNE of R smallvis (wtsne, wssne) against transcriptions of its formulas.
 
 R smallvis's ``wssne`` and ``wtsne`` (``R/sne.R``) multiply the output
 weight of each pair by :math:`m_i m_j`, ``M <- outer(deg, deg)`` with
@@ -12,9 +12,7 @@ equal, and the data flow of the degrees: from ``P`` into the fit, unchanged
 into the training map's new points, and through a model file.  R floors
 ``q`` (wssne) and ``P`` in its ``P log P`` at machine epsilon; the
 transcriptions leave the floors out, as smallvis does (no ``q`` of these
-layouts comes near it).  R's Gaussian ``wssne`` is transcribed too; the
-method is not registered (docs/guide/methods.md), so only the engine's
-placement of its new points is checked here.
+layouts comes near it).
 """
 
 import numpy as np
@@ -66,10 +64,11 @@ def _r_weighted(P, Y, deg, kernel):
     return float(np.sum(P[mask] * np.log(P[mask] / Q[mask]))), _k2g(Y, K)
 
 
-R_FORMULAS = {"wtsne": lambda P, Y, deg: _r_weighted(P, Y, deg, "cauchy")}
+R_FORMULAS = {"wtsne": lambda P, Y, deg: _r_weighted(P, Y, deg, "cauchy"),
+              "wssne": lambda P, Y, deg: _r_weighted(P, Y, deg, "gauss")}
 
 #: The registered method each becomes with every importance equal.
-PLAIN = {"wtsne": "tsne"}
+PLAIN = {"wtsne": "tsne", "wssne": "ssne"}
 
 
 @pytest.fixture(scope="module")
