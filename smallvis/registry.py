@@ -60,6 +60,8 @@ FOLDERS = (
     "rsrjse",
     "ee",
     "gsne",
+    "nerv",
+    "rsrnerv",
 )
 
 #: Values of ``gradient=`` that every method accepts.
