@@ -2,13 +2,13 @@
  * NeRV (Venna et al. 2010; R smallvis's nerv), the C unit: the Gaussian
  * weight w = exp(-d2) normalised over each row, and the elementwise cost
  *     f(p, q) = lam p log(p / q) + (1 - lam) q log(q / max(p, p_floor)),
- * with df/dq = -lam p / q + (1 - lam) l (without its constant 1 - lam,
- * which drops out of the force: a row of q sums to 1), l = log q - log
- * max(p, p_floor) (NumPy unit: methods/nerv/unit.py, whose docstrings hold
- * the maths).  Hooks of the normalised engine (backends/_pairloops.h,
+ * with df/dq = -lam p / q + (1 - lam) (l + 1), l = log q - log max(p,
+ * p_floor); the constant 1 - lam cancels from the fit's force but not from
+ * a new point's column, so it is kept (NumPy unit: methods/nerv/unit.py,
+ * whose docstrings hold the maths).  Hooks of the normalised engine (backends/_pairloops.h,
  * "engine: normalised units"): asne's shift, weight and log_norm; cost;
- * offset_term (1 - lam) q l, offset S = -lam mass + the summed terms, and
- * force (lam p + q S - (1 - lam) q l) with slope 1.  The reverse KL pieces
+ * offset_term (1 - lam) q (l + 1), offset S = -lam mass + the summed terms,
+ * and force (lam p + q S - (1 - lam) q (l + 1)) with slope 1.  The reverse KL pieces
  * are rklsne's.  STRICT: the force subtracts l from the summed offset, of
  * terms of both signs.
  */
@@ -67,7 +67,8 @@ static inline double smallvis_nerv_cost(double p, double d2, double shift, doubl
 static inline double smallvis_nerv_offset_term(double p, double q,
                                                const smallvis_nerv_params *k)
 {
-    return (1.0 - k->lam) * q * smallvis_rkl_log_ratio(p, q, k->p_floor);
+    return q > 0.0 ? (1.0 - k->lam) * q * (smallvis_rkl_log_ratio(p, q, k->p_floor) + 1.0)
+                   : 0.0;
 }
 
 static inline double smallvis_nerv_offset(double mass, double dual,
@@ -82,7 +83,7 @@ static inline double smallvis_nerv_force(double p, double w, double z, double d2
     const double q = w / z;
     (void)d2;
     return k->lam * p + q * S
-        - (1.0 - k->lam) * q * smallvis_rkl_log_ratio(p, q, k->p_floor);
+        - (1.0 - k->lam) * q * (smallvis_rkl_log_ratio(p, q, k->p_floor) + 1.0);
 }
 
 #endif /* SMALLVIS_METHODS_NERV_H */

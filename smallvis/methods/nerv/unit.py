@@ -8,14 +8,16 @@ the elementwise cost of the normalised engine
     f(p, q) = \lambda\, p \log \frac{p}{q}
         + (1 - \lambda)\, q \log \frac{q}{\max(p, p_\text{floor})},
 
-whose derivative, without the constant :math:`1 - \lambda` that drops
-out of the force (each row of :math:`q` sums to 1), is
-:math:`\partial f / \partial q = -\lambda p / q + (1 - \lambda) \ell`,
-:math:`\ell = \log q - \log \max(p, p_\text{floor})`.  The offset over a
-row of mass :math:`\pi` is :math:`S = -\lambda \pi + (1 - \lambda) \sum q
-\ell` and the pair coefficient :math:`c = q (S - \partial f / \partial
-q)\, s = (\lambda p + q S - (1 - \lambda) q \ell)\, s` with the slope
-:math:`s = 1`.  The reverse divergence's pieces are rklsne's.
+whose derivative is :math:`\partial f / \partial q = -\lambda p / q +
+(1 - \lambda)(\ell + 1)`, :math:`\ell = \log q - \log \max(p,
+p_\text{floor})`.  The offset over a row of mass :math:`\pi` is :math:`S =
+-\lambda \pi + (1 - \lambda) \sum q (\ell + 1)` and the pair coefficient
+:math:`c = q (S - \partial f / \partial q)\, s = (\lambda p + q S - (1 -
+\lambda) q (\ell + 1))\, s` with the slope :math:`s = 1`.  The constant
+:math:`1 - \lambda` cancels from the fit's force (a row of :math:`q` sums
+to 1), but not from a new point's column, whose terms in a fixed row
+:math:`j` are :math:`f(p_{s|j}, q_{s|j}) - S_j q_{s|j}` with
+:math:`q_{s|j}` outside the row's sum: it is kept.  The reverse divergence's pieces are rklsne's.
 """
 
 from typing import NamedTuple
@@ -23,7 +25,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._common import kl_cost
-from ..rklsne.unit import R_P_FLOOR, floored_log_ratio, reverse_kl_cost, reverse_kl_offset
+from ..rklsne.unit import R_P_FLOOR, floored_log_ratio, reverse_kl_cost
 
 #: Yang, Peltonen and Kaski's (2015) and R smallvis's weight of the forward divergence.
 DEFAULT_LAM = 0.9
@@ -36,14 +38,16 @@ def nerv_cost(unit, P, Q, log_Q):
 
 
 def nerv_offset(unit, P, Q, mass, axis):
-    r"""The offset :math:`S = -\lambda \pi + (1 - \lambda) \sum q \ell`, ``mass`` :math:`\pi`."""
-    return -unit.lam * mass + (1.0 - unit.lam) * reverse_kl_offset(P, Q, unit.p_floor, axis)
+    r"""The offset :math:`S = -\lambda \pi + (1 - \lambda) \sum q (\ell + 1)`, ``mass`` :math:`\pi`."""
+    T = Q * (floored_log_ratio(P, Q, unit.p_floor) + 1.0)
+    return -unit.lam * mass + (1.0 - unit.lam) * T.sum(axis=axis, keepdims=axis is not None)
 
 
 def nerv_force(unit, P, W, Z, slope, S):
-    r"""The pair coefficient :math:`c = (\lambda p + q S - (1 - \lambda) q \ell)\, s`, :math:`q = W / Z`."""
+    r"""The pair coefficient :math:`c = (\lambda p + q S - (1 - \lambda) q (\ell + 1))\, s`, :math:`q = W / Z`."""
     Q = W / Z
-    K = unit.lam * P + Q * (S - (1.0 - unit.lam) * floored_log_ratio(P, Q, unit.p_floor))
+    K = unit.lam * P + Q * (S - (1.0 - unit.lam)
+                            * (floored_log_ratio(P, Q, unit.p_floor) + 1.0))
     K *= slope
     return K
 
