@@ -226,3 +226,13 @@ class EE(_MethodEmbedding):
 @_method_estimator
 class GSNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="gsne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class NERV(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="nerv"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class RSRNERV(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="rsrnerv"``; the same parameters otherwise."""

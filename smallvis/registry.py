@@ -61,6 +61,8 @@ FOLDERS = (
     "rsrjse",
     "ee",
     "gsne",
+    "nerv",
+    "rsrnerv",
 )
 
 #: Values of ``gradient=`` that every method accepts.

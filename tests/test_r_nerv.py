@@ -178,3 +178,61 @@ def test_rsrjse_matches_r_smallvis(fast, kappa):
     for P, Y in _layouts("rsrjse")[1:]:  # away from the converged layout (as jse's test)
         r_cost, r_grad = r_jse(P, Y, kappa, symmetric=False)
         _check("rsrjse", r_cost - _r_floor_offset(P, kappa), r_grad, P, Y, fast, kappa=kappa)
+
+
+# ---------------------------------------------------------------------------
+# nerv, rsrnerv (R/nerv.R)
+# ---------------------------------------------------------------------------
+
+
+def r_nerv(P, Y, lam=0.9, eps=EPS):
+    """R smallvis's ``nerv`` cost and gradient (``rsrnerv``'s on the rsr ``P``).
+
+    ``cache_input`` floors all of ``P`` at ``eps``; ``update``: ``Q`` the
+    Gaussian over each row, ``lPQ = logm(P / Q)``, ``kl_rev = rowSums(Q *
+    -lPQ)``; ``pfn``: ``lam rowSums(P lPQ) + (1 - lam) kl_rev``; ``gr``:
+    ``k2g(2 lam (P - Q) + 2 (1 - lam) Q (lPQ + kl_rev), TRUE)``.
+    """
+    P = np.maximum(P, eps)
+    Q = _r_gaussian_rows(Y)
+    lPQ = _r_logm(P / np.where(Q > 0, Q, 1.0))
+    kl_rev = (Q * -lPQ).sum(axis=1, keepdims=True)
+    cost = (lam * (P * lPQ).sum(axis=1) + (1 - lam) * kl_rev[:, 0]).sum()
+    K = 2 * lam * (P - Q) + 2 * (1 - lam) * Q * (lPQ + kl_rev)
+    return cost, _k2g(Y, K, symmetrize=True)
+
+
+@pytest.mark.parametrize("fast", [False, True], ids=["numpy", "cython"])
+@pytest.mark.parametrize("method", [n for n, m in smallvis.METHODS.items()
+                                    if {"lam", "p_floor"} <= set(m.cost_params)])
+@pytest.mark.parametrize("lam", [0.9, 0.5, 0.0])
+def test_nerv_matches_r_smallvis(fast, method, lam):
+    """R floors every p at eps, the forward divergence's too: pairs with p = 0
+    move the cost by at most N^2 eps |log(eps / q)|, far below the tolerance."""
+    for P, Y in _layouts(method):
+        r_cost, r_grad = r_nerv(P, Y, lam=lam)
+        _check(method, r_cost, r_grad, P, Y, fast, lam=lam)
+
+
+def test_nerv_at_lam_1_is_asne_and_its_floor_acts_only_in_the_reverse_divergence():
+    P, Y = _layouts("nerv")[2]
+    for fast in (False, True):
+        asne = smallvis.cost_and_gradient("asne", P, Y, fast=fast)
+        for p_floor in (EPS, 1e-3):
+            nerv = smallvis.cost_and_gradient("nerv", P, Y, fast=fast, lam=1.0,
+                                              p_floor=p_floor)
+            assert nerv[0] == pytest.approx(asne[0], rel=1e-12)
+            np.testing.assert_allclose(nerv[1], asne[1], rtol=0,
+                                       atol=1e-12 * np.abs(asne[1]).max())
+    # below lam = 1 a floor above some p lowers their reverse terms
+    off = ~np.eye(len(P), dtype=bool)
+    low = smallvis.cost_and_gradient("nerv", P, Y, p_floor=EPS)[0]
+    high = smallvis.cost_and_gradient("nerv", P, Y, p_floor=np.median(P[off]))[0]
+    assert high < low
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.5, np.nan])
+def test_lam_must_lie_in_the_unit_interval(bad):
+    P, Y = _layouts("nerv")[0]
+    with pytest.raises(ValueError, match="lam"):
+        smallvis.cost_and_gradient("nerv", P, Y, lam=bad)
