@@ -221,3 +221,13 @@ class EE(_MethodEmbedding):
 @_method_estimator
 class GSNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="gsne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class KNNMMDS(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="knnmmds"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class BALLMMDS(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="ballmmds"``; the same parameters otherwise."""

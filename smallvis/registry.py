@@ -60,6 +60,8 @@ FOLDERS = (
     "rsrjse",
     "ee",
     "gsne",
+    "knnmmds",
+    "ballmmds",
 )
 
 #: Values of ``gradient=`` that every method accepts.

@@ -341,7 +341,11 @@ class TrainingMap:
             fitted = self.cost_params.get(name)
             if isinstance(fitted, np.ndarray) and name not in m.pair_inputs:
                 row_sum = np.asarray(P.sum(axis=1)).ravel()
-                if fitted.ndim == 2:  # a second per-pair input: its rows, mixed by P
+                rows_of = m.p_family.new_pair_input
+                if fitted.ndim == 2 and rows_of is not None:  # the family's own rule
+                    inputs[name] = np.ascontiguousarray(
+                        rows_of(P, fitted, **self.affinity_params), dtype=np.float64)
+                elif fitted.ndim == 2:  # a second per-pair input: its rows, mixed by P
                     inputs[name] = np.ascontiguousarray((P @ fitted) / row_sum[:, None])
                 else:
                     inputs[name] = np.exp((P @ np.log(fitted)) / row_sum)
