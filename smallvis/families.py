@@ -571,7 +571,7 @@ def _neighbour_distances(R, flags):
     return R, {"neighbour_distances": T}
 
 
-def knn_neighbour_distances(X, kernels, random_state, n_threads, n_neighbors, knn_method, knn,
+def knn_neighbour_distances(X, kernels, random_state, n_threads, n_neighbors, knn_method,
                             n_trees, metric):
     r"""The input distances and those of the symmetric kNN graph (:data:`KNN_NEIGHBOURHOOD_DISTANCES`).
 
@@ -579,11 +579,14 @@ def knn_neighbour_distances(X, kernels, random_state, n_threads, n_neighbors, kn
     the second per-pair input :math:`t_{ij} = r_{ij}` on the pairs of the
     symmetrised graph of each point's ``n_neighbors`` nearest others (the
     package's neighbour search, as every kNN method's), 0 off it, in units
-    of the mean input distance.
+    of the mean input distance.  The distances of every pair come from
+    ``X``: a kNN graph alone (``knn=``) does not carry them.
     """
     R = input_distances(X, kernels, random_state, n_threads, metric)
     k = aff.check_knn_graph_neighbors(n_neighbors, X.shape[0])
-    nearest, _ = aff._knn(X, k, knn, knn_method, random_state, n_threads, n_trees=n_trees,
+    if isinstance(random_state, np.random.RandomState):  # the search takes a seed
+        random_state = int(random_state.randint(np.iinfo(np.int32).max))
+    nearest, _ = aff._knn(X, k, None, knn_method, random_state, n_threads, n_trees=n_trees,
                           kernels=kernels, metric=check_metric(metric))
     return _neighbour_distances(R, _symmetric_knn_flags(nearest[:, :k], X.shape[0]))
 
@@ -606,6 +609,18 @@ def check_ball_fraction(f):
     return check_number(f, "f", low=0, high=1, low_open=True)
 
 
+def check_knn_neighbourhoods(n_samples, n_neighbors, knn_method="auto", n_trees=None,
+                             metric="euclidean"):
+    """What :func:`knn_neighbour_distances` refuses, computing nothing."""
+    k = aff.check_knn_graph_neighbors(n_neighbors, n_samples)
+    _check_search(n_samples, k, knn_method, None, n_trees, metric)
+
+
+def neighbourhood_distances_to(X, X_new, metric, **neighbourhood):
+    """New points' rows of ``P``: their input distances (:func:`input_distances_to`)."""
+    return input_distances_to(X, X_new, metric)
+
+
 def _new_rows_inside(P, inside):
     """New points' rows of ``T``: their rows of ``P`` (fit units) where ``inside`` holds."""
     rows = P.toarray() if sp.issparse(P) else np.asarray(P, dtype=np.float64)
@@ -613,13 +628,30 @@ def _new_rows_inside(P, inside):
 
 
 def knn_neighbour_rows(P, fitted, n_neighbors, **search):
-    """New points' neighbour distances: their ``n_neighbors`` nearest training points' (ties to the lower index)."""
+    r"""New points' neighbour distances, by the fit's symmetrised rule.
+
+    A training point :math:`j` is a neighbour of the new point :math:`s`
+    when it is among the ``n_neighbors`` nearest of :math:`s` at a positive
+    distance (ties to the lower index), or when :math:`s` would be among the
+    nearest of :math:`j`: :math:`r_{sj}` at most :math:`j`'s distance to its
+    ``n_neighbors``-th nearest, the ``n_neighbors``-th smallest positive
+    value of its row of the fit's input (its own neighbours are the nearest
+    of its neighbourhood).  A training point placed again keeps its fit's
+    neighbourhood, but for ties.
+    """
+    fitted = np.asarray(fitted, dtype=np.float64)
+    k = min(int(n_neighbors), fitted.shape[1] - 1)
+
     def inside(rows):
-        k = min(int(n_neighbors), rows.shape[1])
-        nearest = np.argsort(rows, axis=1, kind="stable")[:, :k]
+        positive = np.where(rows > 0.0, rows, np.inf)
+        nearest = np.argsort(positive, axis=1, kind="stable")[:, :k]
         flags = np.zeros(rows.shape, dtype=bool)
         flags[np.repeat(np.arange(rows.shape[0]), k), nearest.ravel()] = True
-        return flags
+        if k > 0:
+            own = np.where(fitted > 0.0, fitted, np.inf)
+            reach = np.partition(own, k - 1, axis=1)[:, k - 1]
+            flags |= rows <= reach[None, :]
+        return flags & (rows > 0.0)
     return _new_rows_inside(P, inside)
 
 
@@ -637,7 +669,8 @@ def ball_neighbour_rows(P, fitted, f=None, **search):
 #: inside each point's symmetric kNN graph (:func:`knn_neighbour_distances`).
 KNN_NEIGHBOURHOOD_DISTANCES = AffinityFamily(
     "input distances with kNN neighbourhoods", normalised="", knn_graph=False,
-    distances_to=input_distances_to, units="equivariant", new_pair_input=knn_neighbour_rows,
+    distances_to=neighbourhood_distances_to, units="equivariant",
+    new_pair_input=knn_neighbour_rows,
     title="Input distances with kNN neighbourhoods",
     description="The distances :math:`r_{ij}` of every pair, as the stress methods', and "
                 "beside them a second per-pair input: the same distances on the pairs of "
@@ -647,7 +680,8 @@ KNN_NEIGHBOURHOOD_DISTANCES = AffinityFamily(
 #: inside a ball of one radius (:func:`ball_neighbour_distances`).
 BALL_NEIGHBOURHOOD_DISTANCES = AffinityFamily(
     "input distances with ball neighbourhoods", normalised="", knn_graph=False,
-    distances_to=input_distances_to, units="equivariant", new_pair_input=ball_neighbour_rows,
+    distances_to=neighbourhood_distances_to, units="equivariant",
+    new_pair_input=ball_neighbour_rows,
     title="Input distances with ball neighbourhoods",
     description="The distances :math:`r_{ij}` of every pair, as the stress methods', and "
                 "beside them a second per-pair input: the same distances on the pairs no "

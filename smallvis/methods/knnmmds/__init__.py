@@ -38,8 +38,9 @@ distance, so that the cost is two sums the pair engine runs,
 A pair of the graph at input distance 0 (duplicate rows) has
 :math:`t = 0` and loses its term above, where R keeps :math:`d^2`; it is
 the one place the two differ.  The neighbours come from the package's search (exact
-on small data, as R's ``knn_graph`` by default; ``knn_method``, ``knn``
-and ``n_trees`` as for every kNN method).  ``n_neighbors`` is R's ``k``, which R smallvis sets to its
+on small data, as R's ``knn_graph`` by default; ``knn_method`` and
+``n_trees`` as for every kNN method; no ``knn=``: a kNN graph alone does
+not carry the distances of the other pairs).  ``n_neighbors`` is R's ``k``, which R smallvis sets to its
 ``perplexity`` argument: 30 by default.  As the other stress methods, the
 map is in the data's units (the fit runs in units of the mean input
 distance, from the PCA start scaled to it), with no early exaggeration

@@ -1,7 +1,7 @@
 """knnmmds's registry entry: the input distances, a stress inside the kNN graph and a hinge outside it."""
 
-from ...families import (KNN_DEFAULTS, KNN_GRAPH_SIZE, KNN_NEIGHBOURHOOD_DISTANCES,
-                         check_knn_graph, distances_case, knn_neighbour_distances)
+from ...families import (KNN_GRAPH_SIZE, KNN_NEIGHBOURHOOD_DISTANCES, check_knn_neighbourhoods,
+                         distances_case, knn_neighbour_distances)
 from ...method_spec import FROM_INPUT, Method, check_pair_input
 from ..mmds.method import STRESS_OPTIMIZER, stress_auto_learning_rate
 from .unit import KNNMMDSAboveUnit, KNNMMDSBelowUnit, KNNMMDSUnit
@@ -24,9 +24,12 @@ METHOD = Method(
     prefix="knnmmds",
     build_affinities=knn_neighbour_distances,
     # R smallvis's k is its perplexity argument, 30 by default
-    affinity_params={"n_neighbors": 30, **KNN_DEFAULTS},
+    # the search's knn_method and n_trees; no knn= (a kNN graph alone does not
+    # carry the distances of the other pairs)
+    affinity_params={"n_neighbors": 30, "knn_method": "auto", "n_trees": None,
+                     "metric": "euclidean"},
     sized_params={"n_neighbors": KNN_GRAPH_SIZE},
-    check_affinity_params=check_knn_graph,
+    check_affinity_params=check_knn_neighbourhoods,
     cost_params={"neighbour_distances": FROM_INPUT},
     resolve_cost=resolve_cost,
     input_params=("neighbour_distances",),
