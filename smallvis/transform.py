@@ -322,7 +322,10 @@ class TrainingMap:
         on the fit's scale (its normaliser), from the neighbours ``P``
         already found: for a pair whose value follows the input distance,
         a neighbour's distance to ``j`` differs from the new point's by at
-        most their own distance.
+        most their own distance.  A family that gives its own rule
+        (:attr:`~smallvis.method_spec.AffinityFamily.new_pair_input`, the
+        input distances inside each neighbourhood) builds the rows from
+        the new points' rows of ``P`` instead.
 
         Parameters
         ----------
