@@ -236,3 +236,13 @@ class NERV(_MethodEmbedding):
 @_method_estimator
 class RSRNERV(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="rsrnerv"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class KNNMMDS(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="knnmmds"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class BALLMMDS(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="ballmmds"``; the same parameters otherwise."""

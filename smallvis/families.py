@@ -18,6 +18,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components, shortest_path
 
 from .inputs import affinities as aff
+from ._validation import check_number
 from ._numeric import power_of_two_exponent
 from ._numeric import in_units
 from .backends._backend import kernels as select_kernels
@@ -529,6 +530,165 @@ INPUT_DISTANCES = AffinityFamily(
                 "gives twice the distances and a map twice as large.")
 
 
+def _symmetric_knn_flags(nearest, n):
+    """``(N, N)`` bool: ``j`` among the nearest others of ``i`` (a row of ``nearest``), or ``i`` of ``j``.
+
+    Symmetrised by union, as R smallvis's ``pmax(knn, t(knn))``.
+    """
+    k = nearest.shape[1]
+    flags = np.zeros((n, n), dtype=bool)
+    flags[np.repeat(np.arange(n), k), np.asarray(nearest).ravel()] = True
+    return flags | flags.T
+
+
+def ball_radius(R, f):
+    r"""R smallvis's ball radius: the :math:`\mathrm{round}(f M)`-th smallest of the :math:`M` pair distances.
+
+    .. math::
+
+        r_{\max} = r_{(\max(1, \mathrm{round}(f M)))}, \qquad M = N (N - 1) / 2,
+
+    over the pairs :math:`i < j` (R's ``Rfast::nth`` of the upper
+    triangle; R's ``round`` takes halves to the even integer, as
+    NumPy's).  ``f = 1`` takes the largest distance: every pair is inside.
+    """
+    r = R[np.triu_indices(R.shape[0], 1)]
+    if r.size == 0:
+        return 0.0
+    m = int(min(max(1, round(f * r.size)), r.size))
+    return float(np.partition(r, m - 1)[m - 1])
+
+
+def _neighbour_distances(R, flags):
+    """``(R, {"neighbour_distances": T})``: ``T`` the distances inside the neighbourhoods.
+
+    ``T`` is ``R`` where ``flags`` holds and 0 elsewhere, in units of the
+    mean input distance (:func:`distance_unit`), the units the fit divides
+    ``R`` into, so that the two inputs the stress compares stay in one unit.
+    """
+    np.fill_diagonal(flags, False)
+    T = np.where(flags, R / distance_unit(R), 0.0)
+    return R, {"neighbour_distances": T}
+
+
+def knn_neighbour_distances(X, kernels, random_state, n_threads, n_neighbors, knn_method,
+                            n_trees, metric):
+    r"""The input distances and those of the symmetric kNN graph (:data:`KNN_NEIGHBOURHOOD_DISTANCES`).
+
+    ``P`` holds :math:`r_{ij}` for every pair (:func:`input_distances`);
+    the second per-pair input :math:`t_{ij} = r_{ij}` on the pairs of the
+    symmetrised graph of each point's ``n_neighbors`` nearest others (the
+    package's neighbour search, as every kNN method's), 0 off it, in units
+    of the mean input distance.  The distances of every pair come from
+    ``X``: a kNN graph alone (``knn=``) does not carry them.
+    """
+    R = input_distances(X, kernels, random_state, n_threads, metric)
+    k = aff.check_knn_graph_neighbors(n_neighbors, X.shape[0])
+    if isinstance(random_state, np.random.RandomState):  # the search takes a seed
+        random_state = int(random_state.randint(np.iinfo(np.int32).max))
+    nearest, _ = aff._knn(X, k, None, knn_method, random_state, n_threads, n_trees=n_trees,
+                          kernels=kernels, metric=check_metric(metric))
+    return _neighbour_distances(R, _symmetric_knn_flags(nearest[:, :k], X.shape[0]))
+
+
+def ball_neighbour_distances(X, kernels, random_state, n_threads, f, metric):
+    r"""The input distances and those inside R smallvis's ball (:data:`BALL_NEIGHBOURHOOD_DISTANCES`).
+
+    ``P`` holds :math:`r_{ij}` for every pair (:func:`input_distances`);
+    the second per-pair input :math:`t_{ij} = r_{ij}` on the pairs with
+    :math:`r_{ij} \le r_{\max}` (:func:`ball_radius` of the fraction
+    ``f``), 0 on the others, in units of the mean input distance.
+    """
+    R = input_distances(X, kernels, random_state, n_threads, metric)
+    f = check_ball_fraction(f)
+    return _neighbour_distances(R, R <= ball_radius(R, f))
+
+
+def check_ball_fraction(f):
+    """``f``: the fraction of the pair distances inside the ball, in (0, 1]."""
+    return check_number(f, "f", low=0, high=1, low_open=True)
+
+
+def check_knn_neighbourhoods(n_samples, n_neighbors, knn_method="auto", n_trees=None,
+                             metric="euclidean"):
+    """What :func:`knn_neighbour_distances` refuses, computing nothing."""
+    k = aff.check_knn_graph_neighbors(n_neighbors, n_samples)
+    _check_search(n_samples, k, knn_method, None, n_trees, metric)
+
+
+def neighbourhood_distances_to(X, X_new, metric, **neighbourhood):
+    """New points' rows of ``P``: their input distances (:func:`input_distances_to`)."""
+    return input_distances_to(X, X_new, metric)
+
+
+def _new_rows_inside(P, inside):
+    """New points' rows of ``T``: their rows of ``P`` (fit units) where ``inside`` holds."""
+    rows = P.toarray() if sp.issparse(P) else np.asarray(P, dtype=np.float64)
+    return np.where(inside(rows), rows, 0.0)
+
+
+def knn_neighbour_rows(P, fitted, n_neighbors, **search):
+    r"""New points' neighbour distances, by the fit's symmetrised rule.
+
+    A training point :math:`j` is a neighbour of the new point :math:`s`
+    when it is among the ``n_neighbors`` nearest of :math:`s` at a positive
+    distance (ties to the lower index), or when :math:`s` would be among the
+    nearest of :math:`j`: :math:`r_{sj}` at most :math:`j`'s distance to its
+    ``n_neighbors``-th nearest, the ``n_neighbors``-th smallest positive
+    value of its row of the fit's input (its own neighbours are the nearest
+    of its neighbourhood).  A training point placed again keeps its fit's
+    neighbourhood, but for ties.
+    """
+    fitted = np.asarray(fitted, dtype=np.float64)
+    k = min(int(n_neighbors), fitted.shape[1] - 1)
+
+    def inside(rows):
+        positive = np.where(rows > 0.0, rows, np.inf)
+        nearest = np.argsort(positive, axis=1, kind="stable")[:, :k]
+        flags = np.zeros(rows.shape, dtype=bool)
+        flags[np.repeat(np.arange(rows.shape[0]), k), nearest.ravel()] = True
+        if k > 0:
+            own = np.where(fitted > 0.0, fitted, np.inf)
+            reach = np.partition(own, k - 1, axis=1)[:, k - 1]
+            flags |= rows <= reach[None, :]
+        return flags & (rows > 0.0)
+    return _new_rows_inside(P, inside)
+
+
+def ball_neighbour_rows(P, fitted, f=None, **search):
+    """New points' neighbour distances: those within the fit's ball radius.
+
+    The radius in the fit's units is the largest of the fit's ``T``: the
+    pair at the radius is inside its own ball.
+    """
+    radius = float(np.max(fitted)) if np.size(fitted) else 0.0
+    return _new_rows_inside(P, lambda rows: rows <= radius)
+
+
+#: The input distances of every pair and, beside them, those of the pairs
+#: inside each point's symmetric kNN graph (:func:`knn_neighbour_distances`).
+KNN_NEIGHBOURHOOD_DISTANCES = AffinityFamily(
+    "input distances with kNN neighbourhoods", normalised="", knn_graph=False,
+    distances_to=neighbourhood_distances_to, units="equivariant",
+    new_pair_input=knn_neighbour_rows,
+    title="Input distances with kNN neighbourhoods",
+    description="The distances :math:`r_{ij}` of every pair, as the stress methods', and "
+                "beside them a second per-pair input: the same distances on the pairs of "
+                "the symmetric graph of nearest neighbours, 0 elsewhere, which tells the "
+                "stress which pairs it may stretch without cost.")
+#: The input distances of every pair and, beside them, those of the pairs
+#: inside a ball of one radius (:func:`ball_neighbour_distances`).
+BALL_NEIGHBOURHOOD_DISTANCES = AffinityFamily(
+    "input distances with ball neighbourhoods", normalised="", knn_graph=False,
+    distances_to=neighbourhood_distances_to, units="equivariant",
+    new_pair_input=ball_neighbour_rows,
+    title="Input distances with ball neighbourhoods",
+    description="The distances :math:`r_{ij}` of every pair, as the stress methods', and "
+                "beside them a second per-pair input: the same distances on the pairs no "
+                "farther apart than a radius (a fraction of the pair distances lies "
+                "within it), 0 elsewhere.")
+
+
 def _geodesic(R, nearest, lengths):
     """Shortest paths on the symmetric kNN graph.
 
@@ -655,7 +815,8 @@ DENSE_ONLY = (conditional_affinities, joint_affinities, symmetrised_rows_affinit
               conditional_affinities_and_bandwidths, joint_affinities_and_bandwidths,
               conditional_affinities_over_pairs, joint_affinities_and_degrees,
               joint_affinities_and_distance_weights, joint_affinities_and_global_affinities,
-              input_distances, geodesic_distances)
+              input_distances, geodesic_distances, knn_neighbour_distances,
+              ball_neighbour_distances)
 
 #: Affinity builders that calibrate over nearest neighbours at any size.
 KNN_ONLY = (joint_knn_affinities, fuzzy_graph_affinities, normalised_fuzzy_graph_affinities,

@@ -89,6 +89,13 @@ class AffinityFamily:
         methods): ``distances_to(X, X_new, **affinity_params)``, the new
         points' rows, their distances to every training point in the
         data's units, as the fit's ``P``.  None for affinities.
+    new_pair_input : callable or None
+        For a family whose builder returns a second per-pair input beside
+        ``P`` (the input distances inside each point's neighbourhood):
+        ``new_pair_input(P, fitted, **affinity_params)``, the new points'
+        rows of that input from their rows of ``P`` (CSR, ``M x N``, in the
+        fit's units) and the fit's ``N x N`` input.  None: a new point's
+        row is the mean of its neighbours' rows weighted by its ``P``.
     units : {"invariant", "equivariant"}
         What a change of the data's units ``X -> c X`` does to ``P`` and to
         the map, the promise the generic tests check for every method of
@@ -112,6 +119,7 @@ class AffinityFamily:
     memberships: bool = False
     distances_to: Callable = None
     units: str = "invariant"
+    new_pair_input: Callable = None
 
     @property
     def distances(self):

@@ -63,6 +63,8 @@ FOLDERS = (
     "gsne",
     "nerv",
     "rsrnerv",
+    "knnmmds",
+    "ballmmds",
 )
 
 #: Values of ``gradient=`` that every method accepts.

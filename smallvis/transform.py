@@ -322,7 +322,10 @@ class TrainingMap:
         on the fit's scale (its normaliser), from the neighbours ``P``
         already found: for a pair whose value follows the input distance,
         a neighbour's distance to ``j`` differs from the new point's by at
-        most their own distance.
+        most their own distance.  A family that gives its own rule
+        (:attr:`~smallvis.method_spec.AffinityFamily.new_pair_input`, the
+        input distances inside each neighbourhood) builds the rows from
+        the new points' rows of ``P`` instead.
 
         Parameters
         ----------
@@ -341,7 +344,11 @@ class TrainingMap:
             fitted = self.cost_params.get(name)
             if isinstance(fitted, np.ndarray) and name not in m.pair_inputs:
                 row_sum = np.asarray(P.sum(axis=1)).ravel()
-                if fitted.ndim == 2:  # a second per-pair input: its rows, mixed by P
+                rows_of = m.p_family.new_pair_input
+                if fitted.ndim == 2 and rows_of is not None:  # the family's own rule
+                    inputs[name] = np.ascontiguousarray(
+                        rows_of(P, fitted, **self.affinity_params), dtype=np.float64)
+                elif fitted.ndim == 2:  # a second per-pair input: its rows, mixed by P
                     inputs[name] = np.ascontiguousarray((P @ fitted) / row_sum[:, None])
                 else:
                     inputs[name] = np.exp((P @ np.log(fitted)) / row_sum)

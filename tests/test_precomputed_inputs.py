@@ -148,9 +148,11 @@ def test_user_affinities_are_used_as_the_methods_own(method):
     if m.p_family.units == "equivariant":
         # input distances are kept as given, in their units: three times the
         # distances give three times the map
+        # (a second per-pair input given with it is in units of the mean input
+        # distance: the same for three times the distances)
         result = smallvis.embed(None, method, fast=False, affinities=3.0 * _dense(P),
                                 random_state=0, n_iter=50, init="random",
-                                return_result=True)
+                                return_result=True, **own)
         np.testing.assert_array_equal(_dense(result.P), 3.0 * _dense(P))
         np.testing.assert_allclose(result.Y, 3.0 * Y2, rtol=1e-9, atol=1e-9 * np.abs(Y2).max())
         return

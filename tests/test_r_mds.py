@@ -36,7 +36,10 @@ R_MDS = {
 #: R's times that sum.
 DIVIDED_BY_THE_SUM = {"sammon"}
 
-STRESS = [name for name, m in smallvis.METHODS.items() if m.p_family.distances]
+#: The stress methods of one input; those with a second per-pair input (the
+#: distances inside each neighbourhood) are in test_r_neighbourhood_mds.py.
+STRESS = [name for name, m in smallvis.METHODS.items()
+          if m.p_family.distances and not m.second_input_units]
 
 
 def _iris10():
