@@ -300,7 +300,7 @@ def test_progress_announces_every_stage_before_the_iterations(capsys):
 
 
 def _start_run(tmp_path, n_iter, *options, sigint=signal.SIG_DFL):
-    """Start the CLI on digits with SIGINT set to ``sigint`` in the child.
+    """Start the CLI on iris with SIGINT set to ``sigint`` in the child.
 
     The disposition is set between fork and exec, so the child's Python
     starts with it whatever the test runner's own is: a runner started as a
@@ -310,7 +310,7 @@ def _start_run(tmp_path, n_iter, *options, sigint=signal.SIG_DFL):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [os.path.dirname(os.path.dirname(smallvis.__file__)), os.environ.get("PYTHONPATH", "")]))
     return subprocess.Popen(
-        [sys.executable, "-m", "smallvis.cli", "embed", "digits", "--fast", "--n-iter",
+        [sys.executable, "-m", "smallvis.cli", "embed", "iris", "--fast", "--n-iter",
          str(n_iter), "--random-state", "0", "--out", "y.csv", "--plot", "y.png", *options],
         cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, sigint))
@@ -345,7 +345,7 @@ def test_ctrl_c_with_save_partial_writes_the_coordinates_so_far(tmp_path):
     assert status == 130, err
     assert "partial results saved" in err and "Traceback" not in err, err
     Y = np.loadtxt(tmp_path / "y.csv", delimiter=",", skiprows=1)
-    assert Y.shape == (1797, 2) and np.all(np.isfinite(Y))
+    assert Y.shape == (150, 2) and np.all(np.isfinite(Y))
     assert (tmp_path / "y.png").read_bytes()[:4] == b"\x89PNG"
 
 
@@ -356,10 +356,10 @@ def test_a_run_started_with_sigint_ignored_keeps_it_ignored(tmp_path):
     run ends normally with all its outputs, and --save-partial, which can
     then never apply, says so up front.
     """
-    # 150 iterations: Ctrl-C comes at the first progress line (iteration
-    # 50), with two thirds of the run still ahead, where a run that heeded
-    # it would stop (status 130)
-    proc = _start_run(tmp_path, 150, "--save-partial", sigint=signal.SIG_IGN)
+    # 1000 iterations: Ctrl-C comes at the first progress line (iteration
+    # 50), with most of the run still ahead, where a run that heeded it
+    # would stop (status 130)
+    proc = _start_run(tmp_path, 1000, "--save-partial", sigint=signal.SIG_IGN)
     status, err = _press_ctrl_c_once_it_iterates(proc)
     assert status == 0, err
     assert "interrupted" not in err and "Traceback" not in err, err
@@ -367,7 +367,7 @@ def test_a_run_started_with_sigint_ignored_keeps_it_ignored(tmp_path):
     assert len(warning) == 1 and "--save-partial" in warning[0], err
     assert "SIGINT is ignored" in warning[0], err
     Y = np.loadtxt(tmp_path / "y.csv", delimiter=",", skiprows=1)
-    assert Y.shape == (1797, 2) and np.all(np.isfinite(Y))
+    assert Y.shape == (150, 2) and np.all(np.isfinite(Y))
     assert (tmp_path / "y.png").read_bytes()[:4] == b"\x89PNG"
 
 
