@@ -609,6 +609,11 @@ def check_ball_fraction(f):
     return check_number(f, "f", low=0, high=1, low_open=True)
 
 
+def check_ball_neighbourhood(n_samples, f=0.1, metric="euclidean"):
+    """What :func:`ball_neighbour_distances` refuses of its own parameters, computing nothing."""
+    check_ball_fraction(f)
+
+
 def check_knn_neighbourhoods(n_samples, n_neighbors, knn_method="auto", n_trees=None,
                              metric="euclidean"):
     """What :func:`knn_neighbour_distances` refuses, computing nothing."""

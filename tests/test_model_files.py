@@ -591,12 +591,21 @@ def test_affinity_checks_refuse_what_the_builders_refuse(method):
         return
     params = {**m.affinity_params, **({"perplexity": 5.0} if "perplexity" in
                                       m.affinity_params else {})}
+    # a default sized for more points than 20 (knnmmds's 30 neighbours) at its limit
+    params.update({name: size.limit(20) for name, size in m.sized_params.items()
+                   if isinstance(params.get(name), (int, float))
+                   and params[name] > size.limit(20)})
     m.check_affinity_values(20, **params)  # the defaults pass
     short = (np.ones((20, 2), dtype=np.int64), np.ones((20, 2)))  # too few columns
     wide = (np.zeros((20, 19), dtype=np.int64), np.ones((20, 19)))  # the point itself
-    for bad in ({"n_neighbors": 21}, {"n_neighbors": 0}, {"n_neighbors": 4.5},
-                {"n_trees": 0}, {"knn_method": "brute force"}, {"knn": short},
-                {"knn": wide}, {"knn": "neighbours.npy"}):
+    bads = ({"n_neighbors": 21}, {"n_neighbors": 0}, {"n_neighbors": 4.5},
+            {"n_trees": 0}, {"knn_method": "brute force"}, {"knn": short},
+            {"knn": wide}, {"knn": "neighbours.npy"}, {"f": 0.0}, {"f": 1.5})
+    # each bad value of a parameter the method takes (an unknown one is
+    # refused before either check runs)
+    tried = [bad for bad in bads if set(bad) <= set(params)]
+    assert tried, f"{method} takes none of the parameters this test spoils"
+    for bad in tried:
         with pytest.raises((ValueError, TypeError)) as built:
             smallvis.affinities(X, method, **{**params, **bad})
         with pytest.raises((ValueError, TypeError)) as checked:

@@ -1,6 +1,7 @@
 """ballmmds's registry entry: the input distances, a stress inside a ball and a hinge outside it."""
 
-from ...families import BALL_NEIGHBOURHOOD_DISTANCES, ball_neighbour_distances, distances_case
+from ...families import (BALL_NEIGHBOURHOOD_DISTANCES, ball_neighbour_distances,
+                         check_ball_neighbourhood, distances_case)
 from ...method_spec import FROM_INPUT, Method, check_pair_input
 from ..mmds.method import STRESS_OPTIMIZER, stress_auto_learning_rate
 from .unit import BallMMDSAboveUnit, BallMMDSBelowUnit, BallMMDSUnit
@@ -27,6 +28,7 @@ METHOD = Method(
     prefix="ballmmds",
     build_affinities=ball_neighbour_distances,
     affinity_params={"f": R_F, "metric": "euclidean"},
+    check_affinity_params=check_ball_neighbourhood,
     cost_params={"neighbour_distances": FROM_INPUT},
     resolve_cost=resolve_cost,
     input_params=("neighbour_distances",),

@@ -11,6 +11,8 @@
 
 #include "../knnmmds/unit.h"
 
+/* no parameters: its parts load knnmmds's empty struct */
+typedef smallvis_knnmmds_params smallvis_ballmmds_params;
 typedef smallvis_knnmmds_below_params smallvis_ballmmds_below_params;
 
 static const char smallvis_ballmmds_below_fields[] = "";
