@@ -125,13 +125,16 @@ def test_sparse_p_follows_units_and_matches_dense(case, metric, power, exponent,
     kw = ({"perplexity": float(max(1, min(5, (S.shape[0] - 1) // 3)))}
           if "perplexity" in smallvis.METHODS[method].affinity_params else {})
     c = 10.0**power
-    results = []
+    results, fallback = [], False
     for X in (S, _scaled(S, 2.0**exponent), _scaled(S, c), dense * c):
         try:
-            P = _quiet(smallvis.affinities, X, method, metric=metric, fast=fast, **kw)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                P = smallvis.affinities(X, method, metric=metric, fast=fast, **kw)
         except CLEAN_ERRORS:
             results.append(None)
             continue
+        fallback |= any("did not converge" in str(w.message) for w in caught)
         P = P.toarray() if sp.issparse(P) else np.asarray(P)
         assert np.all(np.isfinite(P)) and np.all(P >= 0)
         results.append(P)
@@ -139,11 +142,18 @@ def test_sparse_p_follows_units_and_matches_dense(case, metric, power, exponent,
     if results[0] is None:
         return
     P, P_two, P_ten, P_dense = results
-    if smallvis.METHODS[method].p_family.units == "equivariant":
+    if (smallvis.METHODS[method].p_family.units == "equivariant"
+            and metric in SCALED_METRICS):
         # input distances follow the data's units: back to those of S
-        # (a power of two exactly)
+        # (a power of two exactly); a cosine distance has no units
         P_two, P_ten, P_dense = (np.ldexp(P_two, -exponent), P_ten / c, P_dense / c)
     np.testing.assert_array_equal(P_two, P)
+    if fallback:
+        # a row whose calibration fails puts its mass on its nearest few
+        # neighbours (a documented fallback); among tied distances, whose last
+        # bits differ between the sparse and dense kernels, which it keeps
+        # follows the labels
+        return
     scale = P.max()
     np.testing.assert_allclose(P_ten, P_dense, rtol=1e-9, atol=1e-12 * scale)
     np.testing.assert_allclose(P_ten, P, rtol=1e-4, atol=1e-5 * scale)
