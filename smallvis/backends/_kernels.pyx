@@ -1975,16 +1975,18 @@ cdef Py_ssize_t _candidates_best(const int64_t* cand, Py_ssize_t v, Py_ssize_t k
 def knn_candidates(X, candidates, indices, sq_dist, n_threads, metric_code=0, start=0,
                    stop=None, order=None):
     """Best k of each row's candidate list, with float64 distances; see the reference twin."""
-    if X.dtype == np.float32:
-        if metric_code == 0:
-            return _knn_candidates_f32(X, candidates, indices, sq_dist, n_threads, start,
-                                       stop, order)
-        X = np.ascontiguousarray(X, dtype=np.float64)  # exact: the same distances
-    cdef const double[:, ::1] x = X
+    # float32 rows keep their own copy under squared Euclidean, each entry
+    # widened as it is read (the same distances, a copy half the size); any
+    # other metric reads float64
+    cdef bint single = X.dtype == np.float32 and metric_code == 0
+    if X.dtype == np.float32 and not single:
+        X = np.ascontiguousarray(X, dtype=np.float64)
+    cdef const float[:, ::1] x32 = X if single else np.zeros((1, 1), dtype=np.float32)
+    cdef const double[:, ::1] x64 = np.zeros((1, 1)) if single else X
     cdef const int32_t[:, ::1] cv = candidates
     cdef int32_t[:, ::1] oi = indices
     cdef double[:, ::1] od = sq_dist
-    cdef Py_ssize_t n = x.shape[0], dim = x.shape[1], m = cv.shape[1], k = oi.shape[1]
+    cdef Py_ssize_t n = X.shape[0], dim = X.shape[1], m = cv.shape[1], k = oi.shape[1]
     cdef Py_ssize_t i, tid, n_short = 0
     cdef int nt = max(1, min(<int>n_threads, <int>n)) if n > 0 else 1
     cdef int32_t[:, ::1] stamp = np.full((nt, max(n, 1)), -1, dtype=np.int32)
@@ -1993,6 +1995,7 @@ def knn_candidates(X, candidates, indices, sq_dist, n_threads, metric_code=0, st
     cdef double[:, ::1] keys = np.empty((nt, max(m, 1)))
     cdef int32_t[:, ::1] slots = np.empty((nt, max(m, 1)), dtype=np.int32)
     cdef int32_t[:, ::1] tmp = np.empty((nt, max(m, 1)), dtype=np.int32)
+    cdef double[:, ::1] xi = np.empty((nt, max(dim, 1) if single else 1))
     cdef int code = <int>metric_code
     cdef Py_ssize_t first = start, last = n if stop is None else stop
     cdef Py_ssize_t p
@@ -2007,46 +2010,16 @@ def knn_candidates(X, candidates, indices, sq_dist, n_threads, metric_code=0, st
         for p in prange(first, last, schedule="static", num_threads=nt):
             i = rows[p]
             tid = threadid()
-            n_short += _candidates_row(&x[0, 0], dim, &cv[i, 0], m, i, k, &stamp[tid, 0],
-                                       &cand[tid, 0], &cd2[tid, 0], &keys[tid, 0],
-                                       &slots[tid, 0], &tmp[tid, 0], &oi[i, 0], &od[i, 0],
-                                       code)
-    return n_short
-
-
-def _knn_candidates_f32(X, candidates, indices, sq_dist, n_threads, start, stop, order):
-    """knn_candidates of float32 ``X``, squared Euclidean: its float64 values' bits."""
-    cdef const float[:, ::1] x = X
-    cdef const int32_t[:, ::1] cv = candidates
-    cdef int32_t[:, ::1] oi = indices
-    cdef double[:, ::1] od = sq_dist
-    cdef Py_ssize_t n = x.shape[0], dim = x.shape[1], m = cv.shape[1], k = oi.shape[1]
-    cdef Py_ssize_t i, tid, n_short = 0
-    cdef int nt = max(1, min(<int>n_threads, <int>n)) if n > 0 else 1
-    cdef int32_t[:, ::1] stamp = np.full((nt, max(n, 1)), -1, dtype=np.int32)
-    cdef int64_t[:, ::1] cand = np.empty((nt, max(m, 1)), dtype=np.int64)
-    cdef double[:, ::1] cd2 = np.empty((nt, max(m, 1)))
-    cdef double[:, ::1] keys = np.empty((nt, max(m, 1)))
-    cdef int32_t[:, ::1] slots = np.empty((nt, max(m, 1)), dtype=np.int32)
-    cdef int32_t[:, ::1] tmp = np.empty((nt, max(m, 1)), dtype=np.int32)
-    cdef double[:, ::1] xi = np.empty((nt, max(dim, 1)))
-    cdef Py_ssize_t first = start, last = n if stop is None else stop
-    cdef Py_ssize_t p
-    cdef const int64_t[::1] rows
-    if n == 0 or k == 0:
-        return 0
-    if order is None:
-        rows = np.arange(n, dtype=np.int64)
-    else:
-        rows = order
-    with nogil:
-        for p in prange(first, last, schedule="static", num_threads=nt):
-            i = rows[p]
-            tid = threadid()
-            n_short += _candidates_row_f32(&x[0, 0], dim, &cv[i, 0], m, i, k, &stamp[tid, 0],
-                                           &cand[tid, 0], &cd2[tid, 0], &keys[tid, 0],
-                                           &slots[tid, 0], &tmp[tid, 0], &oi[i, 0], &od[i, 0],
-                                           &xi[tid, 0])
+            if single:
+                n_short += _candidates_row_f32(&x32[0, 0], dim, &cv[i, 0], m, i, k,
+                                               &stamp[tid, 0], &cand[tid, 0], &cd2[tid, 0],
+                                               &keys[tid, 0], &slots[tid, 0], &tmp[tid, 0],
+                                               &oi[i, 0], &od[i, 0], &xi[tid, 0])
+            else:
+                n_short += _candidates_row(&x64[0, 0], dim, &cv[i, 0], m, i, k,
+                                           &stamp[tid, 0], &cand[tid, 0], &cd2[tid, 0],
+                                           &keys[tid, 0], &slots[tid, 0], &tmp[tid, 0],
+                                           &oi[i, 0], &od[i, 0], code)
     return n_short
 
 
