@@ -496,7 +496,8 @@ class TrainingMap:
         # d_sj / m_j in the same units: both are distances over a power of two
         ratio = np.ldexp(found.distances / np.where(top[idx] > 0, top[idx], 1.0),
                          (np.asarray(found.units)[:, None] - units[idx]).astype(int))
-        vals = np.exp(-beta[idx] * ratio ** 2 - log_norm[idx])
+        with np.errstate(over="ignore"):  # a far point's ratio: its column is 0 below
+            vals = np.exp(-beta[idx] * ratio ** 2 - log_norm[idx])
         vals[~np.isnan(found.far_sq[:, 0])] = 0.0
         vals[top[idx] == 0] = 0.0
         indptr = np.arange(0, n_new * k + 1, k, dtype=np.int64)

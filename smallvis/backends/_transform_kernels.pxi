@@ -170,8 +170,8 @@ cdef double _column_row(const smallvis_normalised_unit* unit, const void* params
         psum += dv[k]
         csum += cv[k]
     # under "rows", a point that no fixed row counts among its neighbours:
-    # its row alone; over all pairs its column's normaliser terms stay
-    cdef Py_ssize_t n_col = n if (csum > 0.0 or total) else 0
+    # its row alone (over all pairs its column's normaliser terms stay)
+    cdef Py_ssize_t n_col = n if csum > 0.0 else 0
     if g != NULL:
         if total:
             unit.coef_row(d2, prow, 0, n, shift[0], z[0], S[0], 2.0, params, coef)
@@ -180,9 +180,14 @@ cdef double _column_row(const smallvis_normalised_unit* unit, const void* params
         if bw != NULL:
             for j in range(n):
                 coef[j] *= bw[0]
-        for j in range(n_col):
-            unit.coef_row(ucol, pcol, j, j + 1, shift[j], z[j], S[j], 2.0, params, col)
-            coef[j] += beta[j] * col[j]
+        if total:  # one (shift, z, S) for every fixed row: the column in one call
+            unit.coef_row(ucol, pcol, 0, n, shift[0], z[0], S[0], 2.0, params, col)
+            for j in range(n):
+                coef[j] += beta[j] * col[j]
+        else:
+            for j in range(n_col):
+                unit.coef_row(ucol, pcol, j, j + 1, shift[j], z[j], S[j], 2.0, params, col)
+                coef[j] += beta[j] * col[j]
         for d in range(dim):
             g[d] = smallvis_tr_force(Rt + d * n, n, coef, y[d])
     else:
@@ -191,9 +196,13 @@ cdef double _column_row(const smallvis_normalised_unit* unit, const void* params
                     - S[0] * (unit.z_row(d2, 0, n, shift[0], params) / z[0]))
         else:
             cost = unit.self_cost_row(d2, prow, n, psum, params)
-        for j in range(n_col):
-            cost += (unit.cost_row(ucol, pcol, j, j + 1, shift[j], z[j], params)
-                     - S[j] * (unit.z_row(ucol, j, j + 1, shift[j], params) / z[j]))
+        if total:
+            cost += (unit.cost_row(ucol, pcol, 0, n, shift[0], z[0], params)
+                     - S[0] * (unit.z_row(ucol, 0, n, shift[0], params) / z[0]))
+        else:
+            for j in range(n_col):
+                cost += (unit.cost_row(ucol, pcol, j, j + 1, shift[j], z[j], params)
+                         - S[j] * (unit.z_row(ucol, j, j + 1, shift[j], params) / z[j]))
     for k in range(k0, k1):
         prow[ix[k]] = 0.0
         pcol[ix[k]] = 0.0
