@@ -283,6 +283,9 @@ def test_the_entry_selects_the_column_kernels(module):
     for name, m in METHODS.items():
         if m.placed_with_column:
             assert m.normalised_units  # the column is written for normalised units
+            assert all(_accepted(u) for u in m.normalised_units.values()), name
+            # its held terms f - S q need the whole offset (nerv's keeps its constant)
+            assert all(_offset_is_whole(_unit(name, i)) for i in range(len(m.examples))), name
             cost, gradient, args = m.kernels(module, example_params(name, 25)[0],
                                              family="column_transform")
             assert cost.__name__ == "normalised_column_transform_cost"
