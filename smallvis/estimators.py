@@ -246,3 +246,8 @@ class KNNMMDS(_MethodEmbedding):
 @_method_estimator
 class BALLMMDS(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="ballmmds"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class BHSSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="bhssne"``; the same parameters otherwise."""

@@ -65,6 +65,7 @@ FOLDERS = (
     "rsrnerv",
     "knnmmds",
     "ballmmds",
+    "bhssne",
 )
 
 #: Values of ``gradient=`` that every method accepts.

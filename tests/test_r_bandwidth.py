@@ -119,12 +119,61 @@ def r_tasne(P, Y):
     return float(np.sum(P[mask] * np.log(P[mask] / Q[mask]))), _k2g(Y, 2 * W * (P - Q), True)
 
 
-R_FORMULAS = {"basne": r_basne, "bssne": r_bssne, "btsne": r_btsne, "btasne": r_btasne}
+def _heavy_tail(D2, alpha):
+    """R smallvis's ``powm(alpha * W + 1, -1 / alpha)``: Yang et al.'s heavy-tailed weight."""
+    return (alpha * D2 + 1.0) ** (-1.0 / alpha)
+
+
+def r_bhssne_literal(P, Y, beta, alpha=0.5):
+    """R smallvis's ``bhssne`` as R writes it, for its one number ``beta``.
+
+    ``ab <- alpha * beta``, ``W <- powm(ab * W + 1, -1 / alpha)`` over all
+    pairs, the cost ``P * log(P / (W / Z))`` summed, and the gradient
+    ``k2g(Y, 4 * beta * (P - W / Z) * powm(W, alpha))``, not symmetrised.
+    """
+    W = _heavy_tail(_sq_dists(Y) * beta, alpha)
+    np.fill_diagonal(W, 0.0)
+    Q = W / W.sum()
+    mask = P > 0
+    cost = float(np.sum(P[mask] * np.log(P[mask] / Q[mask])))
+    return cost, _k2g(Y, 4 * beta * (P - Q) * W ** alpha, symmetrize=False)
+
+
+def r_bhssne(P, Y, beta, alpha=0.5):
+    """R smallvis's ``bhssne`` with a precision per row, written as R's other variants.
+
+    R's ``bhssne`` takes one number (:func:`r_bhssne_literal`); with a
+    vector ``beta``, R's ``ab * W`` recycles it down the columns as in
+    ``btsne``, row ``i``'s kernel :math:`(1 + \alpha \beta_i d^2)^{-1/\alpha}`,
+    and the gradient is then btsne's form, ``k2g(Y, 2 * beta * W^alpha *
+    (P - W / Z), symmetrize = TRUE)``, which for one number is R's.
+    """
+    W = _heavy_tail(_sq_dists(Y) * beta[:, None], alpha)
+    np.fill_diagonal(W, 0.0)
+    Q = W / W.sum()
+    mask = P > 0
+    cost = float(np.sum(P[mask] * np.log(P[mask] / Q[mask])))
+    return cost, _k2g(Y, 2 * beta[:, None] * W ** alpha * (P - Q), symmetrize=True)
+
+
+def r_hssne(P, Y, alpha=0.5):
+    """R smallvis's ``hssne``: ``powm(alpha * d2 + 1, -1 / alpha)``, ``k2g(Y, 4 (P - Q) W^alpha)``."""
+    W = _heavy_tail(_sq_dists(Y), alpha)
+    np.fill_diagonal(W, 0.0)
+    Q = W / W.sum()
+    mask = P > 0
+    cost = float(np.sum(P[mask] * np.log(P[mask] / Q[mask])))
+    return cost, _k2g(Y, 4 * (P - Q) * W ** alpha, symmetrize=False)
+
+
+R_FORMULAS = {"basne": r_basne, "bssne": r_bssne, "btsne": r_btsne, "btasne": r_btasne,
+              "bhssne": r_bhssne}
 
 #: R's formula of the method each variant becomes with every bandwidth 1, and
 #: the registered method that computes it (btasne's, R's tasne, is none).
-R_PLAIN = {"basne": r_asne, "bssne": r_ssne, "btsne": r_tsne, "btasne": r_tasne}
-PLAIN = {"basne": "asne", "bssne": "ssne", "btsne": "tsne", "btasne": None}
+R_PLAIN = {"basne": r_asne, "bssne": r_ssne, "btsne": r_tsne, "btasne": r_tasne,
+           "bhssne": r_hssne}
+PLAIN = {"basne": "asne", "bssne": "ssne", "btsne": "tsne", "btasne": None, "bhssne": "hssne"}
 
 
 @pytest.fixture(scope="module")
@@ -283,3 +332,50 @@ def test_new_points_take_their_neighbourhood_s_bandwidth(method, case, tmp_path)
     loaded = smallvis.load_model(path)
     np.testing.assert_array_equal(loaded.training_map_.cost_params["bandwidth"], fitted)
     np.testing.assert_array_equal(loaded.transform(X_new), placed)
+
+
+@pytest.mark.parametrize("fast", [False, True], ids=["numpy", "cython"])
+@pytest.mark.parametrize("alpha, beta", [(1e-6, 1.0), (0.5, 1.0), (1.0, 1.0), (1e-6, 0.1),
+                                         (0.5, 0.1), (1.4, 0.1), (1.0, 10.0), (0.5, 10.0)])
+def test_bhssne_at_one_number_is_r_smallvis_s_code(cases, alpha, beta, fast):
+    # R's own settings (its gradient tests' and API test's alpha and beta),
+    # against R's code for one number as it is written, not symmetrised
+    _, P, _, Y = cases["bhssne"]
+    r_cost, r_grad = r_bhssne_literal(P, Y, beta, alpha)
+    cost, grad = smallvis.cost_and_gradient("bhssne", P, Y, fast=fast, alpha=alpha,
+                                            bandwidth=beta)
+    assert cost == pytest.approx(r_cost, rel=1e-10)
+    np.testing.assert_allclose(grad, r_grad, rtol=0, atol=1e-10 * np.abs(r_grad).max())
+
+
+@pytest.mark.parametrize("alpha", [1e-6, 0.5, 1.0, 1.4])
+def test_bhssne_at_one_number_is_hssne_on_a_rescaled_layout(cases, alpha):
+    # (1 + alpha beta d^2)^(-1/alpha) is hssne's weight at sqrt(beta) Y: the
+    # cost is hssne's there, the gradient sqrt(beta) times hssne's
+    _, P, _, Y = cases["bhssne"]
+    beta = 0.3
+    cost, grad = smallvis.cost_and_gradient("bhssne", P, Y, alpha=alpha, bandwidth=beta)
+    h_cost, h_grad = smallvis.cost_and_gradient("hssne", P, np.sqrt(beta) * Y, alpha=alpha)
+    assert cost == pytest.approx(h_cost, rel=1e-10)
+    np.testing.assert_allclose(grad, np.sqrt(beta) * h_grad, rtol=0,
+                               atol=1e-10 * np.abs(grad).max())
+
+
+def test_bhssne_s_tail_limits_are_bssne_and_btsne(cases):
+    _, P, beta, Y = cases["bhssne"]
+    cost, grad = smallvis.cost_and_gradient("bhssne", P, Y, alpha=1.0, bandwidth=beta)
+    t_cost, t_grad = r_btsne(P, Y, beta)
+    assert cost == pytest.approx(t_cost, rel=1e-10)
+    np.testing.assert_allclose(grad, t_grad, rtol=0, atol=1e-10 * np.abs(t_grad).max())
+    # alpha -> 0: the Gaussian, to first order in alpha
+    cost, grad = smallvis.cost_and_gradient("bhssne", P, Y, alpha=1e-9, bandwidth=beta)
+    g_cost, g_grad = r_bssne(P, Y, beta)
+    assert cost == pytest.approx(g_cost, rel=1e-6)
+    np.testing.assert_allclose(grad, g_grad, rtol=0, atol=1e-6 * np.abs(g_grad).max())
+
+
+@pytest.mark.parametrize("bad", [0.0, -0.5, 2e8, np.nan, np.inf])
+def test_bhssne_refuses_a_tail_out_of_range(cases, bad):
+    _, P, _, Y = cases["bhssne"]
+    with pytest.raises(ValueError, match="alpha"):
+        smallvis.cost_and_gradient("bhssne", P, Y, alpha=bad)
