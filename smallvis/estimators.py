@@ -246,3 +246,8 @@ class KNNMMDS(_MethodEmbedding):
 @_method_estimator
 class BALLMMDS(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="ballmmds"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class BNERV(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="bnerv"``; the same parameters otherwise."""
