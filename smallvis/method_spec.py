@@ -699,13 +699,19 @@ class Method:
         a scale-free cost (the KL divergence) only feels in its step.
     placed_with_column : bool
         Whether a new point is placed over its row and its column (a
-        normalised unit over each row): the cost of its own row plus the
-        terms it adds to the fixed points' rows, their normalisers and
-        offsets held at the training map's
+        normalised unit, over each row or over all pairs, with or without
+        a bandwidth per row, without an importance per point): the cost of
+        its own row plus the terms it adds to the fixed points' rows,
+        their normalisers and offsets held at the training map's (over
+        all pairs, the fit's single normaliser holds its row too)
         (:func:`smallvis.backends.reference.normalised_column_transform_cost`,
-        kernel family ``"column_transform"``).  For a cost whose row alone
-        does not hold a point where the fit put it (NeRV's reverse
-        divergence); otherwise a new point is placed over its own row.
+        kernel family ``"column_transform"``).  The unit's offset must be
+        the whole sum of ``q df/dq`` over its set (no constant of
+        ``df/dq`` left out because it cancels from the fit's force).  For
+        a cost whose row alone does not hold a
+        point where the fit put it (NeRV's reverse divergence, a ``q``
+        over all pairs with a bandwidth per row); otherwise a new point is
+        placed over its own row.
     examples : tuple of mapping
         Example cost parameters, at which the gradient is the exact
         gradient of the cost (``eps = 0``): the tests' tables of parameters

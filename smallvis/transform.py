@@ -524,23 +524,59 @@ class TrainingMap:
         P.data = sym * scale
         return P, sym / half_sum[P.indices]
 
+    def joint_new_rows(self, P, column, symmetrised):
+        r"""A new point's entries of a ``P`` over all pairs, its row and its column.
+
+        At the fit's scale (``row_scale``, the fit's ``P``'s sum over
+        :math:`N`), from its calibrated row :math:`p_{j|s}` (``P``, each row
+        divided by its sum) and its column :math:`p_{s|j}` (``column``,
+        :meth:`new_columns`).  A symmetrised family's joint entry is the
+        same both ways,
+
+        .. math::
+
+            p_{sj} = p_{js} = \frac{p_{j|s} + p_{s|j}}{2N},
+
+        ``N`` the training points, not ``N + 1``: the fit's ``P`` (which sums
+        to 1) is held with the rest of the fit, and the new entries are
+        its terms to first order.  A family that is not symmetrised takes
+        :math:`p_{j|s}` and :math:`p_{s|j}`, each at the fit's scale.  A far
+        point (its column 0) keeps half its row's mass, as its joint
+        entries are.
+        """
+        sums = np.add.reduceat(P.data, P.indptr[:-1]) if P.nnz else np.zeros(0)
+        row = P.data / np.repeat(sums, np.diff(P.indptr))
+        P = P.copy()
+        if symmetrised:
+            P.data = 0.5 * (row + column) * self.row_scale
+            return P, P.data.copy()
+        P.data = row * self.row_scale
+        return P, column * self.row_scale
+
+    def column_unit(self):
+        """The NumPy unit of a method placed over its column, at the fit's cost parameters."""
+        m = get_method(self.method)
+        prefix, args = m.kernel_name(self.cost_params)
+        return m.normalised_units[prefix](*args)
+
     def fixed_rows(self):
-        r"""The training rows' :math:`(\log Z_j, Z_j, S_j)`, held while new points are placed.
+        r"""The training rows' :math:`(\log Z_j, Z_j, S_j, \beta_j)`, held while new points are placed.
 
         For a method placed over its row and its column: each training
-        row's log normaliser and offset at the fitted map, from the fit's
-        ``P`` built again from the training data (the settings the fit
-        resolved), computed once and kept with the map (not pickled:
-        rebuilt, as the search index).
+        row's log normaliser and offset at the fitted map (for a unit
+        normalised over all pairs, the fit's single ones in every row) and
+        its bandwidth (1 without one), from the fit's ``P`` built again
+        from the training data (the settings the fit resolved)
+        (:func:`smallvis.backends.reference.transform.fixed_row_sums`),
+        computed once and kept with the map (not pickled: rebuilt, as the
+        search index).
         """
         if getattr(self, "_fixed_rows", None) is None:
             m = get_method(self.method)
             kern = select_kernels(self.fast)
             params = {k: v for k, v in self.affinity_params.items()}
             P, _ = m.split_built(m.build_affinities(self.X, kern, int(self.seed), 1, **params))
-            _, args = m.kernel_name(self.cost_params)
-            unit = m.normalised_units[m.kernel_name(self.cost_params)[0]](*args)
-            self._fixed_rows = fixed_row_sums(unit, P, self.Y)
+            self._fixed_rows = fixed_row_sums(self.column_unit(), P, self.Y)
         return self._fixed_rows
 
     def step_scale(self):
@@ -611,10 +647,16 @@ class TrainingMap:
                       f"of {self.X.shape[0]} points")
         P = self.new_rows(X_new, kern)
         m = get_method(self.method)
+        # a new point's own per-point values come from its row as calibrated
+        # (before a column is mixed in), the rule of every placement
+        calibrated = P
         column = None
         if m.placed_with_column:
             column = self.new_columns(X_new, P)
-            if m.p_family.conditional is not None:
+            if self.column_unit().normalisation == "total":
+                # over all pairs: the joint P's entries, both ways, at the fit's scale
+                P, column = self.joint_new_rows(P, column, m.p_family.conditional is not None)
+            elif m.p_family.conditional is not None:
                 # a symmetrised P: the pair's affinity both ways is the mean of
                 # its two conditionals; the row keeps its sum
                 P, column = self.symmetrised_new_rows(P, column,
@@ -644,7 +686,7 @@ class TrainingMap:
             row_sum = np.asarray(P.sum(axis=1)).ravel()
         else:
             Y = np.ascontiguousarray((P @ Y_train) / row_sum[:, None])
-        cost_fn, grad_fn, args = self.kernels(kern, self.new_inputs(P), column)
+        cost_fn, grad_fn, args = self.kernels(kern, self.new_inputs(calibrated), column)
         if n_iter:
             form = ("sgd optimizer, {} epochs" if self.optimizer == "sgd"
                     else "exact optimizer, {} iterations")

@@ -141,37 +141,59 @@ cdef double _column_row(const smallvis_normalised_unit* unit, const void* params
                         const double* y, const double* Rt, Py_ssize_t n, Py_ssize_t dim,
                         const int64_t* ix, const double* dv, const double* cv,
                         int64_t k0, int64_t k1, double* d2, double* prow, double* pcol,
-                        double* coef, double* col,
+                        double* coef, double* col, double* ucol,
                         const double* shift, const double* z, const double* S,
+                        const double* beta, const double* bw, bint total,
                         double* g) noexcept nogil:
     """Row s over its row and its column: its gradient into g if not NULL, else its cost.
 
-    The column's pair j is the unit's hooks at fixed row j's (shift, z, S),
-    one pair at a time (each row of the fit has its own sums).
+    The column's pair j is the unit's hooks at fixed row j's (shift, z, S)
+    in u = beta_j d2 (ucol), one pair at a time (under "rows" each row of
+    the fit has its own sums); its coefficient scales by beta_j.  The row
+    is in u = beta_s d2 (bw: the new point's beta_s, or NULL for 1):
+    normalised over itself (total False), or held against the fit's
+    (shift, z, S) of every row (total True), its coefficients scaled by
+    beta_s.
     """
     cdef Py_ssize_t d, j
     cdef int64_t k
     cdef double psum = 0.0, csum = 0.0, cost = 0.0
     smallvis_tr_sq_dists(Rt, n, dim, y, d2)
+    for j in range(n):
+        ucol[j] = beta[j] * d2[j]
+    if bw != NULL:
+        for j in range(n):
+            d2[j] *= bw[0]
     for k in range(k0, k1):
         prow[ix[k]] += dv[k]
         pcol[ix[k]] += cv[k]
         psum += dv[k]
         csum += cv[k]
-    # a point that no fixed row counts among its neighbours: its row alone
-    cdef Py_ssize_t n_col = n if csum > 0.0 else 0
+    # under "rows", a point that no fixed row counts among its neighbours:
+    # its row alone; over all pairs its column's normaliser terms stay
+    cdef Py_ssize_t n_col = n if (csum > 0.0 or total) else 0
     if g != NULL:
-        unit.self_coef_row(d2, prow, n, psum, params, coef)
+        if total:
+            unit.coef_row(d2, prow, 0, n, shift[0], z[0], S[0], 2.0, params, coef)
+        else:
+            unit.self_coef_row(d2, prow, n, psum, params, coef)
+        if bw != NULL:
+            for j in range(n):
+                coef[j] *= bw[0]
         for j in range(n_col):
-            unit.coef_row(d2, pcol, j, j + 1, shift[j], z[j], S[j], 2.0, params, col)
-            coef[j] += col[j]
+            unit.coef_row(ucol, pcol, j, j + 1, shift[j], z[j], S[j], 2.0, params, col)
+            coef[j] += beta[j] * col[j]
         for d in range(dim):
             g[d] = smallvis_tr_force(Rt + d * n, n, coef, y[d])
     else:
-        cost = unit.self_cost_row(d2, prow, n, psum, params)
+        if total:
+            cost = (unit.cost_row(d2, prow, 0, n, shift[0], z[0], params)
+                    - S[0] * (unit.z_row(d2, 0, n, shift[0], params) / z[0]))
+        else:
+            cost = unit.self_cost_row(d2, prow, n, psum, params)
         for j in range(n_col):
-            cost += (unit.cost_row(d2, pcol, j, j + 1, shift[j], z[j], params)
-                     - S[j] * (unit.z_row(d2, j, j + 1, shift[j], params) / z[j]))
+            cost += (unit.cost_row(ucol, pcol, j, j + 1, shift[j], z[j], params)
+                     - S[j] * (unit.z_row(ucol, j, j + 1, shift[j], params) / z[j]))
     for k in range(k0, k1):
         prow[ix[k]] = 0.0
         pcol[ix[k]] = 0.0
@@ -179,29 +201,34 @@ cdef double _column_row(const smallvis_normalised_unit* unit, const void* params
 
 
 def _fixed_rows_for_c(unit, Y_train, fixed_rows):
-    """The fixed rows' ``(shift, z, S)`` in the C hooks' terms, from ``(log Z, Z, S)``.
+    """The fixed rows' ``(shift, z, S, beta)`` in the C hooks' terms, from ``(log Z, Z, S, beta)``.
 
     A unit normalised in the log domain has ``weight(d2, shift) = w(d2)
     e**shift``: the shift ``-log Z_j`` with ``z = 1`` gives ``q = w / Z_j``
     without forming ``Z_j`` (which underflows far from a point); the others
-    take ``z = Z_j``.
+    take ``z = Z_j``.  The checks are the reference twin's.
     """
-    if row_bandwidths(unit, 1) is not None:
-        raise ValueError(f"{type(unit).__name__}: a new point's column is not defined for "
-                         "a unit with a bandwidth per row")
-    if unit.normalisation != "rows":
+    if unit.normalisation not in ("rows", "total"):
         raise ValueError(f"{type(unit).__name__}: a new point's column needs q normalised "
-                         f"over each row; got {unit.normalisation!r}")
+                         f"over each row or over all pairs; got {unit.normalisation!r}")
+    if pair_importances(unit, 1) is not None:
+        raise ValueError(f"{type(unit).__name__}: a new point's column is not defined for "
+                         "a unit with an importance per point")
     fixed_rows = np.asarray(fixed_rows)
-    if fixed_rows.shape != (Y_train.shape[0], 3) or fixed_rows.dtype != np.float64:
-        raise ValueError(f"fixed_rows must be a float64 array of shape ({Y_train.shape[0]}, 3) "
-                         f"(each training row's log normaliser, normaliser and offset); got "
-                         f"{fixed_rows.dtype} {fixed_rows.shape}")
+    if fixed_rows.shape != (Y_train.shape[0], 4) or fixed_rows.dtype != np.float64:
+        raise ValueError(f"fixed_rows must be a float64 array of shape ({Y_train.shape[0]}, 4) "
+                         f"(each training row's log normaliser, normaliser, offset and "
+                         f"bandwidth, fixed_row_sums); got {fixed_rows.dtype} "
+                         f"{fixed_rows.shape}")
+    beta = np.ascontiguousarray(fixed_rows[:, 3])
+    if not np.all(np.isfinite(beta) & (beta > 0)):
+        raise ValueError("fixed_rows[:, 3] (the training rows' bandwidths) must be finite "
+                         "and positive")
     log_z = np.ascontiguousarray(fixed_rows[:, 0])
     S = np.ascontiguousarray(fixed_rows[:, 2])
     if unit.log_domain:
-        return -log_z, np.ones_like(log_z), S
-    return np.zeros_like(log_z), np.ascontiguousarray(fixed_rows[:, 1]), S
+        return -log_z, np.ones_like(log_z), S, beta
+    return np.zeros_like(log_z), np.ascontiguousarray(fixed_rows[:, 1]), S, beta
 
 
 cdef double _column_transform(unit, indptr, indices, data, Y, Y_train, column, fixed_rows,
@@ -209,14 +236,20 @@ cdef double _column_transform(unit, indptr, indices, data, Y, Y_train, column, f
     """Run _column_row over the rows of Y; return the summed cost."""
     cdef smallvis_normalised_params kp
     cdef Py_ssize_t u = _load_normalised(unit, &kp)
-    shift_arr, z_arr, s_arr = _fixed_rows_for_c(unit, Y_train, fixed_rows)
+    shift_arr, z_arr, s_arr, beta_arr = _fixed_rows_for_c(unit, Y_train, fixed_rows)
     cdef Py_ssize_t m = Y.shape[0], n = Y_train.shape[0], dim = Y.shape[1], s
     if m == 0:
         return 0.0
+    bandwidth = row_bandwidths(unit, m)
+    bw_arr = None if bandwidth is None else np.ascontiguousarray(bandwidth, dtype=np.float64)
+    cdef const double[::1] bwv = bw_arr if bw_arr is not None else np.ones(1)
+    cdef bint has_bw = bw_arr is not None
+    cdef bint total = unit.normalisation == "total"
     cdef const smallvis_normalised_unit* nu = smallvis_normalised_units[u]
     cdef const double[::1] sh = shift_arr
     cdef const double[::1] zz = z_arr
     cdef const double[::1] SS = s_arr
+    cdef const double[::1] bb = beta_arr
     cdef const int64_t[::1] ip = indptr
     cdef const int64_t[::1] ix = np.ascontiguousarray(indices) if len(indices) else np.zeros(1, dtype=np.int64)
     cdef const double[::1] dv = np.ascontiguousarray(data) if len(data) else np.zeros(1)
@@ -225,7 +258,7 @@ cdef double _column_transform(unit, indptr, indices, data, Y, Y_train, column, f
     Rt_arr = np.ascontiguousarray(Y_train.T)
     cdef const double[:, ::1] Rt = Rt_arr
     cdef int nt = n_threads
-    cdef double[:, :, ::1] sc = _scratch(nt, 5, n)
+    cdef double[:, :, ::1] sc = _scratch(nt, 6, n)
     cdef double[::1] rowcost = np.zeros(m)
     cdef bint want = grad is not None
     cdef double[:, ::1] G = grad if want else np.zeros((1, 1))
@@ -235,12 +268,14 @@ cdef double _column_transform(unit, indptr, indices, data, Y, Y_train, column, f
             t = threadid()
             rowcost[s] = _column_row(nu, &kp, &y[s, 0], &Rt[0, 0], n, dim, &ix[0], &dv[0],
                                      &cv[0], ip[s], ip[s + 1], &sc[t, 0, 0], &sc[t, 1, 0],
-                                     &sc[t, 2, 0], &sc[t, 3, 0], &sc[t, 4, 0], &sh[0],
-                                     &zz[0], &SS[0], &G[s, 0] if want else NULL)
-    cdef double total = 0.0
+                                     &sc[t, 2, 0], &sc[t, 3, 0], &sc[t, 4, 0], &sc[t, 5, 0],
+                                     &sh[0], &zz[0], &SS[0], &bb[0],
+                                     &bwv[s] if has_bw else NULL, total,
+                                     &G[s, 0] if want else NULL)
+    cdef double total_cost = 0.0
     for s in range(m):
-        total += rowcost[s]
-    return total
+        total_cost += rowcost[s]
+    return total_cost
 
 
 def normalised_column_transform_cost(unit, indptr, indices, data, Y, Y_train, column,

@@ -120,7 +120,9 @@ def _normalised_transform_gradient(unit, indptr, indices, data, Y, Y_train, grad
 
 
 def fixed_row_sums(unit, P, Y_train):
-    r"""Each fixed row's normaliser and offset: ``(N, 3)``, :math:`(\log Z_j, Z_j, S_j)`.
+    r"""Each fixed row's normaliser, offset and bandwidth: ``(N, 4)``, :math:`(\log Z_j, Z_j, S_j, \beta_j)`.
+
+    For a unit normalised over each row (``normalisation == "rows"``),
 
     .. math::
 
@@ -128,48 +130,91 @@ def fixed_row_sums(unit, P, Y_train):
         \qquad
         S_j = \sum_{k \ne j} q_{k|j} \frac{\partial f}{\partial q}(p_{k|j}, q_{k|j}),
 
-    over the training map's rows (``P`` its dense ``N x N`` affinities,
-    ``Y_train`` its coordinates), the unit's weight normalised over each
-    row; the mass of row ``j`` is its sum of ``P``.  What
+    the mass of row ``j`` its sum of ``P``; for a unit normalised over all
+    pairs (``"total"``) every row holds the fit's single normaliser and
+    offset,
+
+    .. math::
+
+        Z = \sum_{k \ne l} w_{kl},
+        \qquad
+        S = \sum_{k \ne l} q_{kl} \frac{\partial f}{\partial q}(p_{kl}, q_{kl}),
+
+    the mass the sum of ``P``.  A unit with a bandwidth per row
+    (:func:`~smallvis.methods._common.row_bandwidths`) weighs the pair
+    ``(j, k)`` by :math:`w(\beta_j d_{jk}^2)` with the training points'
+    :math:`\beta_j` (the unit's ``bandwidth``, one per training point),
+    and :math:`\beta_j` is the fourth column (1 without a bandwidth): the
+    column kernels weigh a new point's pair in row ``j`` with it.  Over
+    the training map's rows (``P`` its dense ``N x N`` affinities,
+    ``Y_train`` its coordinates).  What
     :func:`normalised_column_transform_cost` holds fixed.  Computed once
     per training map, in NumPy for both backends (the transform kernels'
     input, as ``P`` is).
     """
-    if row_bandwidths(unit, 1) is not None:
-        raise ValueError(f"{type(unit).__name__}: a new point's column is not defined for "
-                         "a unit with a bandwidth per row")
+    _check_column_unit(unit)
     P = np.asarray(P.toarray() if hasattr(P, "toarray") else P, dtype=np.float64)
-    D2 = _off_diagonal_distances(np.ascontiguousarray(Y_train, dtype=np.float64))
+    n = Y_train.shape[0]
+    bandwidth = row_bandwidths(unit, n)
+    D2 = _scaled_rows(_off_diagonal_distances(np.ascontiguousarray(Y_train, dtype=np.float64)),
+                      bandwidth)
+    axis = 1 if unit.normalisation == "rows" else None
     if unit.log_domain:
-        log_z = special.logsumexp(unit.log_weight(D2), axis=1)
+        log_z = special.logsumexp(unit.log_weight(D2), axis=axis)
     else:
-        log_z = np.log(unit.weight(D2).sum(axis=1))
-    Q, _ = _normalised_q(unit, D2, 1)
-    S = unit.offset(P, Q, P.sum(axis=1, keepdims=True), 1)
+        log_z = np.log(unit.weight(D2).sum(axis=axis))
+    Q, _ = _normalised_q(unit, D2, axis)
+    S = unit.offset(P, Q, P.sum(axis=axis, keepdims=axis is not None), axis)
+    log_z = np.broadcast_to(np.ravel(log_z), (n,))
+    S = np.broadcast_to(np.ravel(S), (n,))
+    beta = np.ones(n) if bandwidth is None else bandwidth
     # Z_j itself for a unit that normalises w (its C hooks divide by it); a
     # unit in the log domain reads log Z_j (Z_j may underflow)
-    return np.ascontiguousarray(np.column_stack([log_z, np.exp(log_z), np.ravel(S)]))
+    return np.ascontiguousarray(np.column_stack([log_z, np.exp(log_z), S, beta]))
 
 
-def _column_q(unit, D2, fixed_rows):
-    r""":math:`q_{s|j} = w_{sj} / Z_j` and its log, with the fixed rows' :math:`\log Z_j`."""
-    log_w = unit.log_weight(D2) if unit.log_domain else np.log(unit.weight(D2))
+def _held_q(unit, U, fixed_rows):
+    r""":math:`w(u_{sj}) / Z_j` and its log, with the fixed rows' :math:`\log Z_j`."""
+    log_w = unit.log_weight(U) if unit.log_domain else np.log(unit.weight(U))
     log_Q = log_w - fixed_rows[None, :, 0]
     return np.exp(log_Q), log_Q
 
 
-def _check_column(unit, Y_train, fixed_rows):
-    if row_bandwidths(unit, 1) is not None:
-        raise ValueError(f"{type(unit).__name__}: a new point's column is not defined for "
-                         "a unit with a bandwidth per row")
-    if unit.normalisation != "rows":
+def _held_cost(unit, Pm, U, fixed_rows):
+    r""":math:`\sum_{sj} f(p_{sj}, q_{sj}) - S_j q_{sj}`, :math:`q_{sj} = w(u_{sj}) / Z_j` held."""
+    Q, log_Q = _held_q(unit, U, fixed_rows)
+    return unit.cost(Pm, Q, log_Q) - float(np.sum(Q @ fixed_rows[:, 2]))
+
+
+def _held_coefficients(unit, Pm, U, fixed_rows):
+    r"""The pair coefficients of :func:`_held_cost` in :math:`u_{sj}`: the unit's force at :math:`(Z_j, S_j)`."""
+    Q, _ = _held_q(unit, U, fixed_rows)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        C = unit.force(Pm, Q, 1.0, unit.slope_at(U), fixed_rows[None, :, 2])
+    return np.where((Q == 0.0) & (Pm == 0.0), 0.0, C)
+
+
+def _check_column_unit(unit):
+    if unit.normalisation not in ("rows", "total"):
         raise ValueError(f"{type(unit).__name__}: a new point's column needs q normalised "
-                         f"over each row; got {unit.normalisation!r}")
+                         f"over each row or over all pairs; got {unit.normalisation!r}")
+    if pair_importances(unit, 1) is not None:
+        raise ValueError(f"{type(unit).__name__}: a new point's column is not defined for "
+                         "a unit with an importance per point")
+
+
+def _check_column(unit, Y_train, fixed_rows):
+    _check_column_unit(unit)
     fixed_rows = np.asarray(fixed_rows)
-    if fixed_rows.shape != (Y_train.shape[0], 3) or fixed_rows.dtype != np.float64:
-        raise ValueError(f"fixed_rows must be a float64 array of shape ({Y_train.shape[0]}, 3) "
-                         f"(each training row's log normaliser, normaliser and offset); got "
-                         f"{fixed_rows.dtype} {fixed_rows.shape}")
+    if fixed_rows.shape != (Y_train.shape[0], 4) or fixed_rows.dtype != np.float64:
+        raise ValueError(f"fixed_rows must be a float64 array of shape ({Y_train.shape[0]}, 4) "
+                         f"(each training row's log normaliser, normaliser, offset and "
+                         f"bandwidth, fixed_row_sums); got {fixed_rows.dtype} "
+                         f"{fixed_rows.shape}")
+    beta = fixed_rows[:, 3]
+    if not np.all(np.isfinite(beta) & (beta > 0)):
+        raise ValueError("fixed_rows[:, 3] (the training rows' bandwidths) must be finite "
+                         "and positive")
     return fixed_rows
 
 
@@ -177,44 +222,72 @@ def normalised_column_transform_cost(unit, indptr, indices, data, Y, Y_train, co
                                      fixed_rows, n_threads):
     r"""Cost of new points placed over their rows and columns against fixed rows.
 
+    For a unit normalised over each row (``normalisation == "rows"``):
+
     .. math::
 
         C = \sum_s \Bigl[\sum_j f(p_{j|s}, q_{j|s})
             + \sum_j \bigl(f(p_{s|j}, q_{s|j}) - S_j\, q_{s|j}\bigr)\Bigr],
         \qquad
-        q_{s|j} = \frac{w(\|y_s - y_j\|^2)}{Z_j},
+        q_{s|j} = \frac{w(\beta_j \|y_s - y_j\|^2)}{Z_j},
 
-    the first sum new point ``s``'s own row (:func:`normalised_transform_cost`),
-    the second the terms it adds to the fixed rows ``j``: its own entry, and
-    the first-order change of the row's other entries, which its weight
-    scales by :math:`Z_j / (Z_j + w_{sj}) \approx 1 - q_{s|j}`, so by
+    the first sum new point ``s``'s own row (:func:`normalised_transform_cost`,
+    normalised over itself with its own :math:`\beta_s`), the second the
+    terms it adds to the fixed rows ``j``: its own entry, and the
+    first-order change of the row's other entries, which its weight scales
+    by :math:`Z_j / (Z_j + w_{sj}) \approx 1 - q_{s|j}`, so by
     :math:`-q_{s|j} \sum_k q_{k|j}\, \partial f / \partial q = -q_{s|j} S_j`.
-    :math:`Z_j` and :math:`S_j` are held at the training map's
-    (``fixed_rows``, :func:`fixed_row_sums`); ``column`` holds
-    :math:`p_{s|j}` at the entries of ``P`` (``indices``), 0 elsewhere.  A
-    point whose column is 0 everywhere (no fixed row counts it among its
+    A point whose column is 0 everywhere (no fixed row counts it among its
     neighbours: a far point) is placed over its row alone, where the
     column's reverse terms would push it from every fixed point at once.
-    Its gradient is the fit's
-    gradient of a point with the other rows' sums held: the column's pair
-    coefficient is the unit's force at :math:`(Z_j, S_j)`.  For a unit
-    normalised over each row, without a bandwidth.
+
+    For a unit normalised over all pairs (``"total"``), the fit's own cost
+    with the point's pairs added, every other point fixed, to first order
+    in the new terms, its single normaliser :math:`Z` and offset :math:`S`
+    held:
+
+    .. math::
+
+        C = \sum_s \sum_j \Bigl[f\Bigl(p_{sj}, \frac{w_{sj}}{Z}\Bigr) - S \frac{w_{sj}}{Z}
+            + f\Bigl(p_{js}, \frac{w_{js}}{Z}\Bigr) - S \frac{w_{js}}{Z}\Bigr],
+        \qquad
+        w_{sj} = w(\beta_s d_{sj}^2), \quad w_{js} = w(\beta_j d_{sj}^2):
+
+    both the row and the column are held against the fit's :math:`Z` (its
+    other terms' :math:`q` scale by :math:`Z / (Z + \sum_j (w_{sj} +
+    w_{js}))`), and a far point keeps its column's normaliser terms, a
+    repulsion of order :math:`1/N` of its row's attraction, which is the
+    fit's.  ``data`` and ``column`` are then the joint ``P``'s entries at
+    the fit's scale (``TrainingMap.transform`` gives a symmetrised family's
+    :math:`(p_{j|s} + p_{s|j}) / 2N`, ``N`` the training points: the fit's
+    ``P``, which sums to 1, is held with the rest of the fit).
+
+    :math:`Z_j`, :math:`S_j` and the training points' bandwidths
+    :math:`\beta_j` are the training map's (``fixed_rows``,
+    :func:`fixed_row_sums`; for ``"total"`` the same :math:`(Z, S)` in
+    every row); a unit with a bandwidth per row weighs a new point's own
+    row with its own :math:`\beta_s` (the unit's ``bandwidth``, one per
+    row of ``Y``), and its pair in fixed row ``j`` with :math:`\beta_j`.
+    ``column`` holds :math:`p_{s|j}` (:math:`p_{js}`) at the entries of
+    ``P`` (``indices``), 0 elsewhere.  Its gradient is the fit's gradient
+    of a point with the other rows' sums held.  For a unit without an
+    importance per point.
     """
     unit_field_values(unit)
     _check_pair_arrays(indptr, indices, data, Y, Y_train=Y_train)
     fixed_rows = _check_column(unit, Y_train, fixed_rows)
     _check_pair_arrays(indptr, indices, column, Y, Y_train=Y_train)
     Pc, D2 = _transform_dense(indptr, indices, column, Y, Y_train)
-    Q, log_Q = _column_q(unit, D2, fixed_rows)
-    terms = unit.cost(Pc, Q, log_Q) - float(np.sum(Q @ fixed_rows[:, 2]))
-    # the rows with a column (a row's cost is a sum of entries: the rows
-    # without one are taken out by evaluating the unit on them alone)
-    bare = Pc.sum(axis=1) == 0
-    if bare.any():
-        terms -= (unit.cost(Pc[bare], Q[bare], log_Q[bare])
-                  - float(np.sum(Q[bare] @ fixed_rows[:, 2])))
-    cost = terms
-    return _normalised_transform_cost(unit, indptr, indices, data, Y, Y_train) + cost
+    Uc = D2 * fixed_rows[None, :, 3]
+    if unit.normalisation == "total":
+        P, _ = _transform_dense(indptr, indices, data, Y, Y_train)
+        row = _held_cost(unit, P, _scaled_rows(D2, row_bandwidths(unit, Y.shape[0])),
+                         fixed_rows)
+        return row + _held_cost(unit, Pc, Uc, fixed_rows)
+    # the rows with a column (a point without one is placed over its row alone)
+    has = Pc.sum(axis=1) > 0
+    return (_normalised_transform_cost(unit, indptr, indices, data, Y, Y_train)
+            + _held_cost(unit, Pc[has], Uc[has], fixed_rows))
 
 
 def normalised_column_transform_gradient(unit, indptr, indices, data, Y, Y_train, column,
@@ -223,26 +296,36 @@ def normalised_column_transform_gradient(unit, indptr, indices, data, Y, Y_train
 
     .. math::
 
-        \frac{\partial C}{\partial y_s} = 2 \sum_j (c_{sj} + c'_{sj}) (y_s - y_j),
+        \frac{\partial C}{\partial y_s} = 2 \sum_j (\beta_s c_{sj} + \beta_j c'_{sj}) (y_s - y_j),
         \qquad
         c'_{sj} = q_{s|j} \Bigl(S_j - \frac{\partial f}{\partial q}(p_{s|j}, q_{s|j})\Bigr)\, s_{sj},
 
-    :math:`c` the row's coefficients (:func:`normalised_transform_gradient`)
-    and :math:`c'` the column's, the unit's force at the fixed row's
-    :math:`(Z_j, S_j)`.
+    :math:`c` the row's coefficients in :math:`u = \beta_s d^2`
+    (:func:`normalised_transform_gradient` for ``"rows"``; for ``"total"``
+    the force :math:`q_{sj}(S - \partial f / \partial q)\, s_{sj}` at the
+    held :math:`Z`) and :math:`c'` the column's in :math:`u = \beta_j d^2`,
+    the unit's force at the fixed row's :math:`(Z_j, S_j)`, :math:`s` the
+    slope :math:`-\partial \log w / \partial u`: each pair's force scales
+    by the bandwidth its weight uses (:math:`\beta = 1` without one).
     """
     unit_field_values(unit)
     _check_pair_arrays(indptr, indices, data, Y, grad, Y_train)
     fixed_rows = _check_column(unit, Y_train, fixed_rows)
     _check_pair_arrays(indptr, indices, column, Y, Y_train=Y_train)
     P, D2 = _transform_dense(indptr, indices, data, Y, Y_train)
-    K = _normalised_coefficients(unit, P, D2, 1, P.sum(axis=1, keepdims=True))
+    bandwidth = row_bandwidths(unit, Y.shape[0])
+    U = _scaled_rows(D2, bandwidth)
+    if unit.normalisation == "total":
+        K = _held_coefficients(unit, P, U, fixed_rows)
+    else:
+        K = _normalised_coefficients(unit, P, U, 1, P.sum(axis=1, keepdims=True))
+    if bandwidth is not None:  # the chain rule through beta_s d2_sj
+        K *= bandwidth[:, None]
     Pc, _ = _transform_dense(indptr, indices, column, Y, Y_train)
-    Q, _ = _column_q(unit, D2, fixed_rows)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        C = unit.force(Pc, Q, 1.0, unit.slope_at(D2), fixed_rows[None, :, 2])
-    C = np.where((Q == 0.0) & (Pc == 0.0), 0.0, C)
-    C[Pc.sum(axis=1) == 0] = 0.0
+    C = _held_coefficients(unit, Pc, D2 * fixed_rows[None, :, 3], fixed_rows)
+    C *= fixed_rows[None, :, 3]  # the chain rule through beta_j d2_sj
+    if unit.normalisation != "total":
+        C[Pc.sum(axis=1) == 0] = 0.0
     grad[...] = _transform_force(K + C, np.ones_like(D2), Y, Y_train)
 
 
