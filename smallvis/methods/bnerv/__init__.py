@@ -37,13 +37,13 @@ acts inside the reverse divergence's log only (``p_floor``).
 
 New points
 ----------
-Over their own row, with the ``P``-weighted geometric mean of their
-neighbours' bandwidths (basne's rule,
-:meth:`smallvis.transform.TrainingMap.new_inputs`).  nerv needs its
-column's terms to hold a new point where the fit would; with the
-bandwidths, the own row suffices: re-placed training points land 0.51
-nearest-neighbour spacings from their fitted places (nerv over its row
-and column: 0.30; docs/experiments.md, "snerv and bnerv").
+Over their row and their column (``placed_with_column``; docs/theory.md
+§6), as nerv's: the new point's row takes the ``P``-weighted geometric
+mean of its neighbours' bandwidths (basne's rule,
+:meth:`smallvis.transform.TrainingMap.new_inputs`), and each fixed row's
+term of its column that row's own bandwidth.  Re-placed training points
+land 0.27 nearest-neighbour spacings from their fitted places, 0.51 over
+their row alone (docs/experiments.md, "snerv and bnerv").
 
 Files: ``unit.py`` and ``unit.h`` (the maths, NumPy and C), ``method.py``
 (the registry entry), ``golden.json`` and ``golden.npz`` (its golden case).

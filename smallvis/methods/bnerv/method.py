@@ -34,9 +34,10 @@ METHOD = Method(
     auto_learning_rate=conditional_auto_learning_rate,
     p_family=CONDITIONAL,
     normalised_units={"bnerv": BNERVUnit},
-    # placed over its own row (not placed_with_column): with its neighbourhood's
-    # bandwidth the row alone holds a new point where the fit would
-    # (docs/experiments.md, 2026-12-03, "snerv and bnerv")
+    # over its row and column: its training points land 0.27 spacings from
+    # their fitted places, 0.51 over the row alone (docs/experiments.md,
+    # 2026-12-03, "snerv and bnerv")
+    placed_with_column=True,
     case_affinities=conditional_case("bnerv"),
     factor_4_convention=False,
     # R smallvis's lam and floor (the golden case) at a narrower and a wider
