@@ -63,6 +63,7 @@ FOLDERS = (
     "gsne",
     "nerv",
     "rsrnerv",
+    "snerv",
     "bnerv",
     "knnmmds",
     "ballmmds",

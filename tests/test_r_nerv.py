@@ -241,8 +241,29 @@ def test_lam_must_lie_in_the_unit_interval(bad):
 
 
 # ---------------------------------------------------------------------------
-# bnerv (R/nerv.R)
+# snerv, bnerv (R/nerv.R)
 # ---------------------------------------------------------------------------
+
+
+def r_snerv(P, Y, lam=0.9, eps=EPS):
+    """R smallvis's ``snerv`` cost and gradient.
+
+    ``cache_input`` floors all of ``P`` at ``eps``; ``update``: ``Q =
+    expQ(matrix_normalize = TRUE)``, exp(-d2) off the diagonal over its
+    grand sum, ``lPQ = logm(P / Q)``, ``kl_rev = colSums(Q * -lPQ)``,
+    ``QlPQs = sum(kl_rev)``; ``pfn``: ``lam colSums(P lPQ) + (1 - lam)
+    kl_rev``; ``gr``: ``k2g(4 lam (P - Q) + 4 (1 - lam) Q (lPQ + QlPQs),
+    FALSE)``.
+    """
+    P = np.maximum(P, eps)
+    W = np.exp(-_d2(Y))
+    np.fill_diagonal(W, 0.0)
+    Q = W / W.sum()
+    lPQ = _r_logm(P / np.where(Q > 0, Q, 1.0))
+    kl_rev = (Q * -lPQ).sum(axis=0)
+    cost = (lam * (P * lPQ).sum(axis=0) + (1 - lam) * kl_rev).sum()
+    K = 4 * lam * (P - Q) + 4 * (1 - lam) * Q * (lPQ + kl_rev.sum())
+    return cost, _k2g(Y, K, symmetrize=False)
 
 
 def r_bnerv(P, Y, beta, lam=0.9, eps=EPS):
@@ -263,6 +284,29 @@ def r_bnerv(P, Y, beta, lam=0.9, eps=EPS):
     b = beta[:, None]
     K = 2 * lam * b * (P - Q) + 2 * (1 - lam) * b * Q * (lPQ + kl_rev)
     return cost, _k2g(Y, K, symmetrize=True)
+
+
+@pytest.mark.parametrize("fast", [False, True], ids=["numpy", "cython"])
+@pytest.mark.parametrize("lam", [0.9, 0.5, 0.0])
+def test_snerv_matches_r_smallvis(fast, lam):
+    """R floors every p at eps, the forward divergence's too; the joint P over
+    all pairs of iris has pairs below eps, whose forward terms then move the
+    gradient of the converged layout by parts in 1e6.  Given a P with no
+    entry below eps off its diagonal, the two costs are the same."""
+    for P, Y in _layouts("snerv"):
+        P = np.maximum(P, EPS)
+        np.fill_diagonal(P, 0.0)
+        r_cost, r_grad = r_snerv(P, Y, lam=lam)
+        _check("snerv", r_cost, r_grad, P, Y, fast, lam=lam)
+
+
+def test_snerv_at_lam_1_is_ssne():
+    P, Y = _layouts("snerv")[2]
+    for fast in (False, True):
+        ssne = smallvis.cost_and_gradient("ssne", P, Y, fast=fast)
+        snerv = smallvis.cost_and_gradient("snerv", P, Y, fast=fast, lam=1.0)
+        assert snerv[0] == pytest.approx(ssne[0], rel=1e-12)
+        np.testing.assert_allclose(snerv[1], ssne[1], rtol=0, atol=1e-12 * np.abs(ssne[1]).max())
 
 
 @pytest.mark.parametrize("fast", [False, True], ids=["numpy", "cython"])
