@@ -257,7 +257,3 @@ class SNERV(_MethodEmbedding):
 class BNERV(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="bnerv"``; the same parameters otherwise."""
 
-
-@_method_estimator
-class TMSNE(_MethodEmbedding):
-    """:class:`~smallvis.Embedding` with ``method="tmsne"``; the same parameters otherwise."""

@@ -65,7 +65,6 @@ FOLDERS = (
     "rsrnerv",
     "snerv",
     "bnerv",
-    "tmsne",
     "knnmmds",
     "ballmmds",
 )
