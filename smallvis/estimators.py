@@ -256,4 +256,3 @@ class SNERV(_MethodEmbedding):
 @_method_estimator
 class BNERV(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="bnerv"``; the same parameters otherwise."""
-

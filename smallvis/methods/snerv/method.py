@@ -1,4 +1,4 @@
-"""snerv's registry entry: t-SNE's joint P, the Gaussian Q over all pairs, NeRV's mixed divergence."""
+"""snerv's registry entry: the joint P, the Gaussian Q over all pairs, NeRV's mixed divergence."""
 
 from ...families import JOINT, PERPLEXITY_SIZE, joint_affinities, joint_case
 from ...method_spec import Method, gaussian_auto_learning_rate
