@@ -251,3 +251,13 @@ class BALLMMDS(_MethodEmbedding):
 @_method_estimator
 class BHSSNE(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="bhssne"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class SNERV(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="snerv"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class BNERV(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="bnerv"``; the same parameters otherwise."""

@@ -63,6 +63,8 @@ FOLDERS = (
     "gsne",
     "nerv",
     "rsrnerv",
+    "snerv",
+    "bnerv",
     "knnmmds",
     "ballmmds",
     "bhssne",

@@ -166,14 +166,36 @@ def r_hssne(P, Y, alpha=0.5):
     return cost, _k2g(Y, 4 * (P - Q) * W ** alpha, symmetrize=False)
 
 
+def r_bnerv(P, Y, beta):
+    """R smallvis's ``bnerv`` at its defaults (``lambda`` 0.9, ``eps`` machine epsilon).
+
+    Written out in ``tests/test_r_nerv.py``.  R floors all of ``P`` at
+    ``eps``, the forward divergence's too, where smallvis floors only the
+    reverse divergence's log; the few pairs of these cases below ``eps``
+    move the cost and gradient by about ``N^2 eps``, far below the
+    tolerance.
+    """
+    from test_r_nerv import r_bnerv as transcription
+
+    return transcription(P, Y, beta)
+
+
+def r_nerv(P, Y):
+    """R smallvis's ``nerv`` at its defaults (``tests/test_r_nerv.py``)."""
+    from test_r_nerv import r_nerv as transcription
+
+    return transcription(P, Y)
+
+
 R_FORMULAS = {"basne": r_basne, "bssne": r_bssne, "btsne": r_btsne, "btasne": r_btasne,
-              "bhssne": r_bhssne}
+              "bhssne": r_bhssne, "bnerv": r_bnerv}
 
 #: R's formula of the method each variant becomes with every bandwidth 1, and
 #: the registered method that computes it (btasne's, R's tasne, is none).
 R_PLAIN = {"basne": r_asne, "bssne": r_ssne, "btsne": r_tsne, "btasne": r_tasne,
-           "bhssne": r_hssne}
-PLAIN = {"basne": "asne", "bssne": "ssne", "btsne": "tsne", "btasne": None, "bhssne": "hssne"}
+           "bhssne": r_hssne, "bnerv": r_nerv}
+PLAIN = {"basne": "asne", "bssne": "ssne", "btsne": "tsne", "btasne": None, "bhssne": "hssne",
+         "bnerv": "nerv"}
 
 
 @pytest.fixture(scope="module")
@@ -194,6 +216,7 @@ def case(cases, method):
 
 def test_the_r_formulas_cover_the_methods_from_input():
     assert set(FROM_INPUT) == set(R_FORMULAS)
+
 
 
 @pytest.mark.parametrize("fast", [False, True], ids=["numpy", "cython"])

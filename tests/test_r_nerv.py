@@ -1,8 +1,8 @@
-"""Reverse-KL SNE and asne and JSE on the rsr P against transcriptions of R smallvis.
+"""Reverse-KL SNE, NeRV and asne and JSE on the rsr P against transcriptions of R smallvis.
 
 Each function below writes out R smallvis's own expression for the
-method (its ``pfn`` and ``gr``, matrix by matrix, from ``R/fdiv.R`` and
-``R/sne.R``, ``R/jse.R``) in dense NumPy, independently of smallvis's units and
+method (its ``pfn`` and ``gr``, matrix by matrix, from ``R/fdiv.R``,
+``R/nerv.R``, ``R/sne.R`` and ``R/jse.R``) in dense NumPy, independently of smallvis's units and
 engines; the tests check smallvis's exact cost and gradient, in both
 backends, against it.  R floors ``P`` at its ``eps`` (machine epsilon by
 default) before the reverse KL divergence's log, as smallvis's
@@ -204,7 +204,9 @@ def r_nerv(P, Y, lam=0.9, eps=EPS):
 
 @pytest.mark.parametrize("fast", [False, True], ids=["numpy", "cython"])
 @pytest.mark.parametrize("method", [n for n, m in smallvis.METHODS.items()
-                                    if {"lam", "p_floor"} <= set(m.cost_params)])
+                                    if {"lam", "p_floor"} <= set(m.cost_params)
+                                    and m.p_family.normalised == "rows"
+                                    and not m.input_params])
 @pytest.mark.parametrize("lam", [0.9, 0.5, 0.0])
 def test_nerv_matches_r_smallvis(fast, method, lam):
     """R floors every p at eps, the forward divergence's too: pairs with p = 0
@@ -236,3 +238,97 @@ def test_lam_must_lie_in_the_unit_interval(bad):
     P, Y = _layouts("nerv")[0]
     with pytest.raises(ValueError, match="lam"):
         smallvis.cost_and_gradient("nerv", P, Y, lam=bad)
+
+
+# ---------------------------------------------------------------------------
+# snerv, bnerv (R/nerv.R)
+# ---------------------------------------------------------------------------
+
+
+def r_snerv(P, Y, lam=0.9, eps=EPS):
+    """R smallvis's ``snerv`` cost and gradient.
+
+    ``cache_input`` floors all of ``P`` at ``eps``; ``update``: ``Q =
+    expQ(matrix_normalize = TRUE)``, exp(-d2) off the diagonal over its
+    grand sum, ``lPQ = logm(P / Q)``, ``kl_rev = colSums(Q * -lPQ)``,
+    ``QlPQs = sum(kl_rev)``; ``pfn``: ``lam colSums(P lPQ) + (1 - lam)
+    kl_rev``; ``gr``: ``k2g(4 lam (P - Q) + 4 (1 - lam) Q (lPQ + QlPQs),
+    FALSE)``.
+    """
+    P = np.maximum(P, eps)
+    W = np.exp(-_d2(Y))
+    np.fill_diagonal(W, 0.0)
+    Q = W / W.sum()
+    lPQ = _r_logm(P / np.where(Q > 0, Q, 1.0))
+    kl_rev = (Q * -lPQ).sum(axis=0)
+    cost = (lam * (P * lPQ).sum(axis=0) + (1 - lam) * kl_rev).sum()
+    K = 4 * lam * (P - Q) + 4 * (1 - lam) * Q * (lPQ + kl_rev.sum())
+    return cost, _k2g(Y, K, symmetrize=False)
+
+
+def r_bnerv(P, Y, beta, lam=0.9, eps=EPS):
+    """R smallvis's ``bnerv`` cost and gradient, ``beta`` one precision per row.
+
+    nerv's, with ``Q = expQ(beta = beta)``: exp(-beta_i d2_ij) off the
+    diagonal over each row; ``gr``: ``k2g(2 lam beta (P - Q) + 2 (1 - lam)
+    beta Q (lPQ + kl_rev), TRUE)``, R's vector ``beta`` recycled down the
+    columns (row i times beta_i).
+    """
+    P = np.maximum(P, eps)
+    W = np.exp(-beta[:, None] * _d2(Y))
+    np.fill_diagonal(W, 0.0)
+    Q = W / W.sum(axis=1, keepdims=True)
+    lPQ = _r_logm(P / np.where(Q > 0, Q, 1.0))
+    kl_rev = (Q * -lPQ).sum(axis=1, keepdims=True)
+    cost = (lam * (P * lPQ).sum(axis=1) + (1 - lam) * kl_rev[:, 0]).sum()
+    b = beta[:, None]
+    K = 2 * lam * b * (P - Q) + 2 * (1 - lam) * b * Q * (lPQ + kl_rev)
+    return cost, _k2g(Y, K, symmetrize=True)
+
+
+@pytest.mark.parametrize("fast", [False, True], ids=["numpy", "cython"])
+@pytest.mark.parametrize("lam", [0.9, 0.5, 0.0])
+def test_snerv_matches_r_smallvis(fast, lam):
+    """R floors every p at eps, the forward divergence's too; the joint P over
+    all pairs of iris has pairs below eps, whose forward terms then move the
+    gradient of the converged layout by parts in 1e6.  Given a P with no
+    entry below eps off its diagonal, the two costs are the same."""
+    for P, Y in _layouts("snerv"):
+        P = np.maximum(P, EPS)
+        np.fill_diagonal(P, 0.0)
+        r_cost, r_grad = r_snerv(P, Y, lam=lam)
+        _check("snerv", r_cost, r_grad, P, Y, fast, lam=lam)
+
+
+def test_snerv_at_lam_1_is_ssne():
+    P, Y = _layouts("snerv")[2]
+    for fast in (False, True):
+        ssne = smallvis.cost_and_gradient("ssne", P, Y, fast=fast)
+        snerv = smallvis.cost_and_gradient("snerv", P, Y, fast=fast, lam=1.0)
+        assert snerv[0] == pytest.approx(ssne[0], rel=1e-12)
+        np.testing.assert_allclose(snerv[1], ssne[1], rtol=0, atol=1e-12 * np.abs(ssne[1]).max())
+
+
+@pytest.mark.parametrize("fast", [False, True], ids=["numpy", "cython"])
+@pytest.mark.parametrize("lam", [0.9, 0.5])
+def test_bnerv_matches_r_smallvis(fast, lam):
+    g = golden("bnerv")
+    beta = np.random.default_rng(3).uniform(0.3, 3.0, size=len(g["P"]))
+    for P, Y in _layouts("bnerv"):
+        r_cost, r_grad = r_bnerv(P, Y, beta, lam=lam)
+        _check("bnerv", r_cost, r_grad, P, Y, fast, lam=lam, bandwidth=beta)
+
+
+def test_bnerv_at_unit_bandwidth_is_nerv_and_at_lam_1_is_basne():
+    P, Y = _layouts("bnerv")[2]
+    beta = np.random.default_rng(4).uniform(0.3, 3.0, size=len(P))
+    for fast in (False, True):
+        nerv = smallvis.cost_and_gradient("nerv", P, Y, fast=fast)
+        bnerv = smallvis.cost_and_gradient("bnerv", P, Y, fast=fast, bandwidth=1.0)
+        assert bnerv[0] == pytest.approx(nerv[0], rel=1e-12)
+        np.testing.assert_allclose(bnerv[1], nerv[1], rtol=0, atol=1e-12 * np.abs(nerv[1]).max())
+        basne = smallvis.cost_and_gradient("basne", P, Y, fast=fast, bandwidth=beta)
+        bnerv = smallvis.cost_and_gradient("bnerv", P, Y, fast=fast, lam=1.0, bandwidth=beta)
+        assert bnerv[0] == pytest.approx(basne[0], rel=1e-12)
+        np.testing.assert_allclose(bnerv[1], basne[1], rtol=0,
+                                   atol=1e-12 * np.abs(basne[1]).max())
