@@ -265,7 +265,7 @@ def test_each_case_lives_in_its_method_folder():
         # its own arrays: Y, gradient and, for a P of its own, that P's parts
         assert {"Y", "gradient"} <= own
         assert own - {"Y", "gradient"} <= {f"{record['P']}__{part}"
-                                           for part in ("data", "indices", "indptr")}
+                                           for part in ("data", "indices", "indptr", "upper")}
     # the old all-methods files are gone: a case has one place
     assert not (resources.files("smallvis.testing") / "golden" / "golden.json").is_file()
 
@@ -298,11 +298,9 @@ def test_golden_files_ship_with_the_imported_package():
     files = _shipped_files()
     assert all(resource.is_file() for resource in files.values())
     # A case is a few KiB once its P is shared; what grows is one dense P
-    # (about 180 KB) per kind of P that no other case holds.  The budget
-    # keeps that growth visible: a new kind of P must share or make room.
-    # (The stress methods brought two, input and geodesic distances, and ee
-    # one, the joint P beside each pair's share of the input distances.
-    # Storing a symmetric P's upper triangle would halve each.)
+    # (about 180 KB, or 90 KB for a symmetric one stored as its upper
+    # triangle) per kind of P that no other case holds.  The budget keeps
+    # that growth visible: a new kind of P must share or make room.
     assert sum(len(resource.read_bytes()) for resource in files.values()) < 1_800_000
     package_dir = Path(smallvis.__file__).resolve().parent
     in_source_tree = package_dir == (REPO / "smallvis").resolve()
@@ -427,8 +425,13 @@ def test_golden_script_computes_only_the_missing_case(monkeypatch, tmp_path):
         P_file = tmp_path / "methods" / case["P_case"] / "golden.npz"
     with np.load(P_file) as npz:
         key = case["P"]
-        P = sp.csr_matrix((npz[f"{key}__data"], npz[f"{key}__indices"],
-                           npz[f"{key}__indptr"]), shape=(150, 150))
+        if f"{key}__upper" in npz.files:  # a dense symmetric P: its upper triangle
+            P = np.zeros((150, 150))
+            P[np.triu_indices(150, 1)] = npz[f"{key}__upper"]
+            P = P + P.T
+        else:
+            P = sp.csr_matrix((npz[f"{key}__data"], npz[f"{key}__indices"],
+                               npz[f"{key}__indptr"]), shape=(150, 150))
     with np.load(folder / "golden.npz") as npz:
         own_p = {k for k in shipped_keys if k.startswith(shipped_case["P"])}
         assert set(npz.files) == (shipped_keys - own_p if case.get("P_case") else shipped_keys)

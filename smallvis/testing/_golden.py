@@ -81,15 +81,24 @@ def _matrix(case, arrays):
 
     A case whose ``P`` is bit for bit another case's (two methods with the
     same affinities of the same data) names that case in ``P_case`` and
-    reads the ``P`` from its arrays, so that the package ships it once.
+    reads the ``P`` from its arrays, so that the package ships it once.  A
+    symmetric ``P`` with a zero diagonal is stored as its upper triangle
+    (``{key}__upper``, row by row), half the bytes.
     """
     if case.get("P_case"):
         arrays = _case(case["P_case"])[1]
     key = case["P"]
-    if key not in arrays and f"{key}__data" not in arrays:
+    if not any(k in arrays for k in (key, f"{key}__data", f"{key}__upper")):
         arrays, key = _inputs(), f"{case['data']}__{key}"
     if key in arrays:
         return arrays[key].copy()
+    if f"{key}__upper" in arrays:
+        # a symmetric P with a zero diagonal, stored as its upper triangle
+        upper = arrays[f"{key}__upper"]
+        n = int(round((1 + np.sqrt(1 + 8 * len(upper))) / 2))
+        P = np.zeros((n, n))
+        P[np.triu_indices(n, 1)] = upper
+        return P + P.T
     data, indices, indptr = (arrays[f"{key}__{part}"] for part in ("data", "indices", "indptr"))
     n = len(indptr) - 1
     return sp.csr_matrix((data, indices, indptr), shape=(n, n)).toarray()
