@@ -302,8 +302,10 @@ def test_golden_files_ship_with_the_imported_package():
     # keeps that growth visible: a new kind of P must share or make room.
     # (The stress methods brought two, input and geodesic distances, and ee
     # one, the joint P beside each pair's share of the input distances.
-    # Storing a symmetric P's upper triangle would halve each.)
-    assert sum(len(resource.read_bytes()) for resource in files.values()) < 1_800_000
+    # Storing a symmetric P's upper triangle would halve each.  tmsne's
+    # P, each row's Gaussian weights over their grand sum, is neither
+    # symmetric nor any other case's: about 183 KB more.)
+    assert sum(len(resource.read_bytes()) for resource in files.values()) < 1_900_000
     package_dir = Path(smallvis.__file__).resolve().parent
     in_source_tree = package_dir == (REPO / "smallvis").resolve()
     if os.environ.get("CI"):
