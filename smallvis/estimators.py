@@ -261,3 +261,8 @@ class SNERV(_MethodEmbedding):
 @_method_estimator
 class BNERV(_MethodEmbedding):
     """:class:`~smallvis.Embedding` with ``method="bnerv"``; the same parameters otherwise."""
+
+
+@_method_estimator
+class TMSNE(_MethodEmbedding):
+    """:class:`~smallvis.Embedding` with ``method="tmsne"``; the same parameters otherwise."""

@@ -70,6 +70,16 @@ CONDITIONAL_OVER_PAIRS = AffinityFamily(
     description="The conditional rows :math:`p_{j|i}` divided by their grand sum :math:`N`: "
                 "probabilities over all pairs that are not symmetric, each row keeping "
                 "its own mass of :math:`1/N`.")
+#: Each row's calibrated Gaussian weights, not normalised per row, over
+#: their grand sum (R smallvis's ``row_normalize = FALSE`` with
+#: ``normalize = TRUE``): not symmetric, each row keeping its Gaussian's mass.
+GAUSSIAN_WEIGHTS_OVER_PAIRS = AffinityFamily(
+    "gaussian weights over all pairs", normalised="total", knn_graph=False,
+    title="Gaussian weights over all pairs",
+    description="The calibrated Gaussian weights :math:`\\exp(-\\beta_i d_{ij}^2)` of each "
+                "row, not divided by their row's sum, over their grand sum: probabilities "
+                "over all pairs that are not symmetric, each row keeping the mass of its "
+                "Gaussian (a point far from the others has a small one).")
 #: The fuzzy kNN graph (McInnes et al. 2018): memberships in [0, 1].
 FUZZY = AffinityFamily(
     "fuzzy", normalised="", knn_graph=True, memberships=True,
@@ -204,6 +214,12 @@ def conditional_affinities_over_pairs(X, kernels, random_state, n_threads, perpl
     P = conditional_affinities(X, kernels, random_state, n_threads, perplexity, metric)
     P /= P.shape[0]
     return P
+
+
+def gaussian_weights_affinities(X, kernels, random_state, n_threads, perplexity, metric):
+    """Each row's Gaussian weights over their grand sum (:data:`GAUSSIAN_WEIGHTS_OVER_PAIRS`)."""
+    _check_dense_size(X.shape[0])
+    return aff.gaussian_weights_over_pairs(X, perplexity, kernels, metric=check_metric(metric))
 
 
 def joint_affinities(X, kernels, random_state, n_threads, perplexity, metric):
@@ -818,7 +834,8 @@ GEODESIC_DISTANCES = AffinityFamily(
 #: Affinity builders that always calibrate over all pairs.
 DENSE_ONLY = (conditional_affinities, joint_affinities, symmetrised_rows_affinities,
               conditional_affinities_and_bandwidths, joint_affinities_and_bandwidths,
-              conditional_affinities_over_pairs, joint_affinities_and_degrees,
+              conditional_affinities_over_pairs, gaussian_weights_affinities,
+              joint_affinities_and_degrees,
               joint_affinities_and_distance_weights, joint_affinities_and_global_affinities,
               input_distances, geodesic_distances, knn_neighbour_distances,
               ball_neighbour_distances)

@@ -65,6 +65,7 @@ FOLDERS = (
     "rsrnerv",
     "snerv",
     "bnerv",
+    "tmsne",
     "knnmmds",
     "ballmmds",
     "bhssne",

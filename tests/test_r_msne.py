@@ -1,8 +1,9 @@
-"""R smallvis's t-RM-SNE against direct transcriptions of its formulas.
+"""R smallvis's t-RM-SNE and t-M-SNE against direct transcriptions of its formulas.
 
 R smallvis (``R/sne.R``) follows its t-SNE with normalisations of the
 input weights that do not symmetrise them: ``trmsne`` normalises the rows,
-then the whole matrix (the conditional ``P`` over ``N``).  It keeps
+then the whole matrix (the conditional ``P`` over ``N``); ``tmsne`` only
+the whole matrix (each row keeps its Gaussian's mass).  It keeps
 t-SNE's Cauchy ``Q`` over all pairs, with the gradient
 ``k2g(Y, 2 * W * (P - W / Z), symmetrize = TRUE)``.  The functions below
 write R's ``scale_affinities``, cost and ``gr`` out matrix by matrix, in
@@ -55,7 +56,13 @@ def r_cost_and_gradient(P, Y):
     return cost, _k2g(Y, 2 * W * (P - Q), symmetrize=True)
 
 
-R_P = {"trmsne": r_trmsne_p}
+def r_tmsne_p(X, beta):
+    """``scale_affinities(symmetrize = "none", row_normalize = FALSE)``: ``P / sum(P)``."""
+    V = r_gaussian_weights(X, beta)
+    return V / V.sum()
+
+
+R_P = {"trmsne": r_trmsne_p, "tmsne": r_tmsne_p}
 
 
 @pytest.fixture(scope="module")
@@ -119,3 +126,14 @@ def test_the_gradient_is_t_sne_s_on_the_symmetrised_p(method, data):
     shift = smallvis.cost_and_gradient(method, P, Y2)[0] - smallvis.cost_and_gradient(
         "tsne", J, Y2)[0]
     assert cost - t_cost == pytest.approx(shift, rel=1e-9)
+
+
+def test_tmsne_rows_keep_their_gaussian_masses(data):
+    """tmsne's rows sum to their Gaussians' shares, trmsne's to 1 / N each."""
+    X, beta, _ = data
+    rows = np.asarray(smallvis.affinities(X, "tmsne", perplexity=5.0)).sum(axis=1)
+    V = r_gaussian_weights(X, beta)
+    np.testing.assert_allclose(rows, V.sum(axis=1) / V.sum(), rtol=1e-8)
+    assert rows.max() > 2 * rows.min()
+    np.testing.assert_allclose(
+        np.asarray(smallvis.affinities(X, "trmsne", perplexity=5.0)).sum(axis=1), 1 / len(X))

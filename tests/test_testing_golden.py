@@ -301,7 +301,9 @@ def test_golden_files_ship_with_the_imported_package():
     # (about 180 KB, or 90 KB for a symmetric one stored as its upper
     # triangle) per kind of P that no other case holds.  The budget keeps
     # that growth visible: a new kind of P must share or make room.
-    assert sum(len(resource.read_bytes()) for resource in files.values()) < 1_800_000
+    # (tmsne's P, each row's Gaussian weights over their grand sum, is
+    # neither symmetric nor any other case's: about 183 KB.)
+    assert sum(len(resource.read_bytes()) for resource in files.values()) < 1_900_000
     package_dir = Path(smallvis.__file__).resolve().parent
     in_source_tree = package_dir == (REPO / "smallvis").resolve()
     if os.environ.get("CI"):

@@ -307,6 +307,45 @@ def conditional_perplexity_bandwidths(X, perplexity, kernels, *, metric="euclide
     return _with_zero_diagonal(rows), _relative(beta)
 
 
+def gaussian_weights_over_pairs(X, perplexity, kernels, *, metric="euclidean"):
+    r"""The calibrated Gaussian weights of each row, unnormalised, over their grand sum.
+
+    R smallvis's affinities with ``row_normalize = FALSE`` and ``normalize
+    = TRUE``: :math:`w_{ij} = \exp(-\beta_i d_{ij}^2)`, :math:`\beta_i`
+    from :func:`conditional_perplexity`, and :math:`p_{ij} = w_{ij} /
+    \sum_{kl} w_{kl}`.  Row ``i`` keeps its mass :math:`Z_i = \sum_j
+    w_{ij}`: :math:`p_{ij} = p_{j|i} Z_i / \sum_k Z_k`.  The products
+    :math:`\beta_i d_{ij}^2` are those of the calibration's own units, so
+    ``P`` is the same for ``X`` and ``c X``; :math:`\log Z_i` is summed in
+    the log domain, so a row far from all others (its nearest weight below
+    the smallest double) keeps its small share where the others' masses
+    allow.  A row whose calibration failed (the fallback of ``1/k`` on its
+    ``k`` nearest neighbours, :func:`conditional_perplexity`) has mass 1,
+    as R's fallback row has.
+
+    Returns
+    -------
+    P : ndarray of shape (n_samples, n_samples)
+        Summing to 1, zero diagonal, not symmetric.
+    """
+    rows, beta = _dense_rows(X, perplexity, kernels, stacklevel=5, metric=metric,
+                             data_units=False)
+    D2, _ = _scaled_squared_distances(X, metric, kernels)
+    D2 = _off_diagonal(D2)
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        log_w = -beta[:, None] * D2
+        top = log_w.max(axis=1)
+        log_z = top + np.log(np.exp(log_w - top[:, None]).sum(axis=1))
+        # a calibrated row is w / Z at its largest entry; the fallback's is not
+        j = np.argmax(rows, axis=1)
+        at = np.arange(len(rows))
+        calibrated = np.abs(np.log(rows[at, j]) + log_z - log_w[at, j]) <= 1e-6
+    log_z = np.where(calibrated & np.isfinite(log_z), log_z, 0.0)
+    mass = np.exp(log_z - log_z.max())
+    rows *= (mass / mass.sum())[:, None]
+    return _with_zero_diagonal(rows)
+
+
 def _dense_rows(X, perplexity, kernels, tol=PERPLEXITY_TOL,
                 max_tries=PERPLEXITY_MAX_TRIES, stacklevel=4, metric="euclidean",
                 data_units=True):
