@@ -14,42 +14,18 @@ is nerv's, :math:`c = (\lambda p + q S - (1 - \lambda) q (\ell + 1))\, s`,
 slope :math:`s = 1`.
 """
 
-from typing import NamedTuple
-
-from ..nerv.unit import DEFAULT_LAM, nerv_cost, nerv_force, nerv_offset
-from ..rklsne.unit import R_P_FLOOR
+from ..nerv.unit import NERVUnit
 
 
-class SNERVUnit(NamedTuple):
-    r"""snerv: the Gaussian over all pairs, NeRV's mixture of KL divergences.
+class SNERVUnit(NERVUnit):
+    r"""snerv: nerv's unit with the Gaussian normalised over all pairs (``lam = 1`` is ssne).
 
-    Parameters
-    ----------
-    lam : float, default=0.9
-        :math:`\lambda` in [0, 1]: the forward divergence's weight (1 is ssne).
-    p_floor : float, default=2.220446049250313e-16
-        :math:`p_\text{floor}`, positive: the floor of ``P`` inside the
-        reverse divergence's log (machine epsilon, R smallvis's ``eps``).
+    Parameters as :class:`~smallvis.methods.nerv.unit.NERVUnit`.
     """
 
-    lam: float = DEFAULT_LAM
-    p_floor: float = R_P_FLOOR
+    __slots__ = ()
 
     #: The C unit of the normalised engine (``methods/snerv/unit.h``).
     c_unit = "snerv"
     #: The normalisation of ``q``: over all pairs.
     normalisation = "total"
-    #: The engine normalises ``log w`` (the Gaussian underflows far from a point).
-    log_domain = True
-
-    cost = nerv_cost
-    offset = nerv_offset
-    force = nerv_force
-
-    def log_weight(self, d2):
-        r"""The log of the output weight, :math:`\log w = -d^2`."""
-        return -d2
-
-    def slope_at(self, d2):
-        r"""The slope :math:`-\partial \log w / \partial d^2 = 1`."""
-        return 1.0
