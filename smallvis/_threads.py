@@ -19,6 +19,7 @@ The default thread count (``n_threads=None`` everywhere) is
 a positive integer.
 """
 
+import contextlib
 import os
 
 #: Exact cost and gradient kernels (all pairs, every method): below this many
@@ -288,3 +289,23 @@ def default_threads():
     cores = available_cores()
     omp = omp_num_threads()
     return cores if omp is None else min(cores, omp)
+
+
+@contextlib.contextmanager
+def blas_threads(n_threads):
+    """Hold the BLAS libraries of the process to ``n_threads`` threads inside the block.
+
+    NumPy's and SciPy's BLAS (OpenBLAS in their wheels) choose their own
+    thread count, by default every core, whatever ``n_threads`` says.  A
+    sum split over another number of threads ends in other last bits: the
+    eigenvectors ARPACK finds for the spectral start change with it, and
+    the optimisation then draws another map from the same seed and the same
+    ``n_threads`` (docs/experiments.md, 2026-12-03).  Holding the BLAS to
+    the call's own thread count makes ``n_threads`` the whole recipe.
+    threadpoolctl does this for OpenBLAS, MKL and BLIS alike, and restores
+    the previous counts on leaving.
+    """
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=int(n_threads), user_api="blas"):
+        yield

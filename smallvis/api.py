@@ -1,5 +1,7 @@
 """Public API: ``embed``, ``affinities``, ``cost_and_gradient``, ``list_methods``."""
 
+import functools
+import inspect
 import time
 from dataclasses import dataclass, field
 
@@ -254,6 +256,36 @@ def list_methods():
     return list(METHODS)
 
 
+
+def _blas_held_to_n_threads(fn):
+    """Decorate a public call that takes ``n_threads``: run it with the BLAS held to that count.
+
+    ``n_threads`` is resolved once by :func:`check_threads` (a count above
+    the cores warns once) and passed on resolved, and the call runs inside
+    :func:`smallvis._threads.blas_threads` of it, so that the package's
+    kernels and NumPy's and SciPy's BLAS use the same number of threads and
+    the same ``n_threads`` gives the same bits on machines with other core
+    counts.  A call whose arguments do not bind, or whose ``n_threads`` is
+    invalid, runs as it is, so that it reports its errors in its own order
+    (the data's before any option's).
+    """
+    signature = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        try:
+            bound = signature.bind(*args, **kwargs)
+            n_threads = check_threads(bound.arguments.get("n_threads"))
+        except (TypeError, ValueError):
+            return fn(*args, **kwargs)
+        bound.arguments["n_threads"] = n_threads
+        with _threads.blas_threads(n_threads):
+            return fn(*bound.args, **bound.kwargs)
+
+    return call
+
+
+@_blas_held_to_n_threads
 def affinities(X, method=DEFAULT_METHOD, *, fast=False, random_state=None, n_threads=None, **params):
     """Input affinities ``P`` that ``method`` uses for the data ``X``.
 
@@ -317,6 +349,7 @@ def _check_y(Y):
     return check_coordinate_span(Y, "Y")
 
 
+@_blas_held_to_n_threads
 def cost_and_gradient(method, P, Y, *, fast=False, n_threads=None, return_learned=False,
                       gradient="exact", **method_params):
     """Cost and gradient of ``method`` at ``Y``: exact, or approximate on request.
@@ -412,6 +445,7 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=None, return_learne
     return cost, grad
 
 
+@_blas_held_to_n_threads
 def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
           perplexity=None, optimizer="auto", gradient="auto", n_epochs=None,
           learning_rate=None, n_iter=1000, exaggeration=None,
@@ -546,7 +580,8 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
     random_state : None, int or numpy.random.Generator
         Seed for random initialisation and approximate nearest neighbours.
     n_threads : int or None, default=None
-        Threads for the Cython kernels.  None: the cores this process may
+        Threads for the Cython kernels, and for NumPy's and SciPy's BLAS
+        during the call (held there, then restored).  None: the cores this process may
         use (its CPU affinity and cgroup CPU quota), at most
         ``OMP_NUM_THREADS`` when that is a positive integer; -1: all the
         cores this process may use; a larger count than those is lowered

@@ -1,0 +1,66 @@
+"""The public calls hold NumPy's and SciPy's BLAS to their own ``n_threads``.
+
+Without it the BLAS picks its own thread count (OpenBLAS: every core), and
+the spectral start's last bits, hence the map, change with the machine's
+cores at the same ``n_threads`` (docs/experiments.md, 2026-12-03).
+"""
+
+import pytest
+from threadpoolctl import threadpool_info, threadpool_limits
+
+import smallvis
+from smallvis import datasets
+from smallvis.api import _blas_held_to_n_threads
+
+
+def _blas_counts():
+    return {lib["filepath"]: lib["num_threads"] for lib in threadpool_info()
+            if lib["user_api"] == "blas"}
+
+
+@pytest.fixture
+def outside_two():
+    """The BLAS at two threads outside the call (skipped where it cannot be set to two)."""
+    if not _blas_counts():
+        pytest.skip("threadpoolctl finds no BLAS library in this process")
+    with threadpool_limits(limits=2, user_api="blas"):
+        if set(_blas_counts().values()) != {2}:
+            pytest.skip("the BLAS here cannot run two threads")
+        yield
+
+
+def test_the_decorator_holds_the_blas_to_the_resolved_count_and_restores_it(outside_two):
+    @_blas_held_to_n_threads
+    def probe(a, *, n_threads=None):
+        return a, n_threads, set(_blas_counts().values())
+
+    assert probe(7, n_threads=1) == (7, 1, {1})
+    assert set(_blas_counts().values()) == {2}  # restored on leaving
+    # n_threads resolved once: None and -1 become a count, passed on as such
+    a, n_threads, inside = probe(7)
+    assert isinstance(n_threads, int) and n_threads >= 1 and inside == {n_threads}
+    # an invalid count is left to the call to report, in its own order of checks
+    assert probe(7, n_threads=0) == (7, 0, {2})
+    assert set(_blas_counts().values()) == {2}
+
+
+def test_a_fit_runs_its_blas_on_its_own_thread_count(outside_two):
+    X, _ = datasets.load("iris")
+    seen = []
+
+    def callback(iteration, Y, cost):
+        seen.append(set(_blas_counts().values()))
+
+    smallvis.embed(X, "umap", random_state=0, n_threads=1, callback=callback)
+    assert seen and all(counts == {1} for counts in seen)
+    assert set(_blas_counts().values()) == {2}
+
+
+@pytest.mark.parametrize("call", [smallvis.embed, smallvis.affinities,
+                                  smallvis.cost_and_gradient],
+                         ids=lambda f: f.__qualname__)
+def test_the_public_calls_that_fit_hold_the_blas(call):
+    # the wrapper of _blas_held_to_n_threads, around the documented function
+    assert call.__code__ is _blas_held_to_n_threads(lambda n_threads=None: 0).__code__
+    assert "n_threads" in call.__wrapped__.__code__.co_varnames
+
