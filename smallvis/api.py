@@ -256,7 +256,6 @@ def list_methods():
     return list(METHODS)
 
 
-
 def _blas_held_to_n_threads(fn):
     """Decorate a public call that takes ``n_threads``: run it with the BLAS held to that count.
 
@@ -581,8 +580,8 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
         Seed for random initialisation and approximate nearest neighbours.
     n_threads : int or None, default=None
         Threads for the Cython kernels, and for NumPy's and SciPy's BLAS
-        during the call (held there, then restored).  None: the cores this process may
-        use (its CPU affinity and cgroup CPU quota), at most
+        during the call (held there, then restored).  None: the cores this
+        process may use (its CPU affinity and cgroup CPU quota), at most
         ``OMP_NUM_THREADS`` when that is a positive integer; -1: all the
         cores this process may use; a larger count than those is lowered
         to them with a warning.  Small problems run on one thread whatever

@@ -36,7 +36,7 @@ def test_the_decorator_holds_the_blas_to_the_resolved_count_and_restores_it(outs
 
     assert probe(7, n_threads=1) == (7, 1, {1})
     assert set(_blas_counts().values()) == {2}  # restored on leaving
-    # n_threads resolved once: None and -1 become a count, passed on as such
+    # n_threads resolved once: None becomes a count, passed on as such
     a, n_threads, inside = probe(7)
     assert isinstance(n_threads, int) and n_threads >= 1 and inside == {n_threads}
     # an invalid count is left to the call to report, in its own order of checks
