@@ -698,7 +698,7 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
     t2 = time.perf_counter()
     # data in the same unit, so that their principal components cannot overflow
     Y = plan.start(X / unit if unit != 1.0 else X, C_fit, n_components, rng,
-                   seed=_coordinates_seed(random_state))
+                   seed=_coordinates_seed(random_state), kernels=kern, n_threads=n_threads)
     if m.p_family.units == "equivariant":
         start_in_distance_unit(Y, C_fit)
     t_init = time.perf_counter()

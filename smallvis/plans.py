@@ -160,17 +160,20 @@ class _ScaledValues:
 class _Start:
     """What both plans share: the initial layout of the init they resolved."""
 
-    def start(self, X, P, n_components, rng, seed):
+    def start(self, X, P, n_components, rng, seed, kernels=None, n_threads=1):
         """The initial ``Y`` of :attr:`init` (:func:`smallvis.engines.init.initialize`).
 
         ``X`` is the data as the stages before ran on them (an ``(n, 0)``
         array without data), ``P`` the checked affinities (the graph inits
-        lay them out) and ``seed`` seeds the coordinates that stand for
-        sparse ``X``.
+        lay them out), ``seed`` seeds the coordinates that stand for
+        sparse ``X``, and the graph inits' eigensolver multiplies with
+        ``kernels``' product on ``n_threads`` threads (the same layout on
+        any number).
         """
         described = describe_init(self.init) if isinstance(self.init, str) else "user array"
         with _progress.stage("init", described):
-            return initialize(self.init, X, n_components, rng, P=P, seed=seed)
+            return initialize(self.init, X, n_components, rng, P=P, seed=seed,
+                              kernels=kernels, n_threads=n_threads)
 
 
 class _LearnedRuleStep:

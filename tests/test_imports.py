@@ -29,7 +29,7 @@ LAYERS = [
      "_memory", "_outputs", "exceptions", "methods", "methods.*", "methods.*.unit", "backends",
      "inputs", "engines"},
     {"_progress"},
-    {"backends._sgd_reference", "backends._sgd_kernels"},
+    {"backends._sgd_reference", "backends._sgd_kernels", "backends._graph_products"},
     {"backends.reference", "backends.reference.*", "backends._kernels", "backends._backend"},
     {"inputs._new_points", "inputs.neighbors", "inputs.knn_checks", "inputs.exact_search",
      "inputs.annoy_forest", "inputs.refinement", "inputs.distances", "inputs.precomputed",

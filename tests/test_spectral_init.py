@@ -251,3 +251,77 @@ def test_a_split_start_graph_is_named_in_the_warning():
                            perplexity=10, fast=True)
         message = next(str(w.message) for w in record if "connected" in str(w.message))
         assert named in message
+
+
+def test_strongest_entries_on_threads_equals_one_thread(monkeypatch):
+    # each block of rows is sorted alone, so sharing the blocks among
+    # threads keeps the graph; small blocks give many to share
+    P = sp.random(300, 300, density=0.2, random_state=6, format="csr")
+    monkeypatch.setattr(smallvis.engines.init, "STRONGEST_BLOCK_ROWS", 7)
+    one = smallvis.engines.init.strongest_entries(P, 6, n_threads=1)
+    for n_threads in (2, 3):
+        many = smallvis.engines.init.strongest_entries(P, 6, n_threads=n_threads)
+        np.testing.assert_array_equal(many.toarray(), one.toarray())
+
+
+def _sequential_matvec(A, x):
+    # each row's terms added one after another, in stored order, from 0.0
+    out = np.zeros(A.shape[0])
+    for i in range(A.shape[0]):
+        s = 0.0
+        for t in range(A.indptr[i], A.indptr[i + 1]):
+            s = s + A.data[t] * x[A.indices[t]]
+        out[i] = s
+    return out
+
+
+@pytest.mark.parametrize("fast", [False, True])
+def test_csr_matvec_adds_each_rows_terms_in_stored_order(fast):
+    # the order is the contract (the eigensolver amplifies a last-bit
+    # difference into another start): both twins, on any number of threads,
+    # give the bits of a plain row-by-row loop, on a matrix with empty rows,
+    # unsorted columns and terms of very different sizes
+    rng = np.random.default_rng(11)
+    dense = sp.random(120, 90, density=0.15, random_state=12).toarray()
+    dense[5] = 0.0
+    A = sp.csr_matrix(dense)
+    A.data *= 10.0 ** rng.integers(-8, 9, size=A.nnz)
+    A.data[::3] *= -1.0
+    for i in range(A.shape[0]):  # reverse each row's columns: not sorted
+        lo, hi = A.indptr[i], A.indptr[i + 1]
+        A.indices[lo:hi], A.data[lo:hi] = A.indices[lo:hi][::-1].copy(), A.data[lo:hi][::-1].copy()
+    x = rng.normal(size=90) * 10.0 ** rng.integers(-5, 6, size=90)
+    expected = _sequential_matvec(A, x)
+    k = kernels(fast)
+    for n_threads in (1, 2, 3):
+        out = np.full(120, np.nan)
+        k.csr_matvec(A.indptr.astype(np.int64), A.indices.astype(np.int64), A.data, x, out,
+                     n_threads)
+        np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize("fast", [False, True])
+def test_csr_matvec_refuses_arrays_that_do_not_fit(fast):
+    k = kernels(fast)
+    indptr, indices, data = np.array([0, 1, 2]), np.array([0, 1]), np.ones(2)
+    with pytest.raises(ValueError, match="indptr must have len"):
+        k.csr_matvec(indptr, indices, data, np.ones(2), np.empty(3), 1)
+    with pytest.raises(ValueError, match="one per stored entry"):
+        k.csr_matvec(indptr, indices, np.ones(3), np.ones(2), np.empty(2), 1)
+
+
+@pytest.mark.filterwarnings("ignore:the graph of each point's 10 strongest entries")
+@pytest.mark.parametrize("init", ["spectral", "spectral:10"])
+def test_spectral_start_has_the_same_bits_on_threads_and_either_product(init):
+    # ARPACK multiplies by the compiled product on two threads, by SciPy's
+    # on one: the start must not change in its last bit (it would draw
+    # another map); "spectral:10" splits s1k's graph into components,
+    # each laid out on its own
+    X, _ = datasets.load("s1k")
+    P = joint_perplexity(X, 30, kernels(True))
+    rng = lambda: np.random.default_rng(4)  # noqa: E731
+    base = initialize(init, X, 2, rng(), P=P)
+    for fast in (False, True):
+        for n_threads in (1, 2):
+            Y = initialize(init, X, 2, rng(), P=P, kernels=kernels(fast), n_threads=n_threads)
+            np.testing.assert_array_equal(Y, base)

@@ -1836,8 +1836,11 @@ def ncvis_gradient(indptr, indices, data, Y, Q, nu, a, b, grad, n_threads):
 from smallvis.backends._sgd_kernels import (alias_table, counter_randint, counter_random,
                                    counter_uniform, sgd_coefficients, sgd_epochs,
                                    sgd_group_coefficients)
+# The spectral start's sparse product, likewise built in exact order
+# (smallvis/backends/_graph_products.pyx).
+from smallvis.backends._graph_products import csr_matvec
 for _twin in (alias_table, counter_randint, counter_random, counter_uniform,
-              sgd_coefficients, sgd_epochs, sgd_group_coefficients):
+              sgd_coefficients, sgd_epochs, sgd_group_coefficients, csr_matvec):
     _twin.__module__ = __name__
 del _twin
 

@@ -1,15 +1,17 @@
 """Initial output coordinates."""
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
-from scipy.sparse.linalg import ArpackNoConvergence, eigsh
+from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
 from .._validation import (ParameterError, check_coordinate_span, check_embedding,
                            warn_from_caller)
+from .. import _threads
 from .._numeric import SAFE_EXPONENT, power_of_two_exponent
 from ..inputs.projected_search import MIN_FEATURES as RANDOMISED_PCA_MIN_FEATURES
 from ..inputs.projected_search import scores as projected_scores
@@ -175,7 +177,7 @@ def _graph(P):
 STRONGEST_BLOCK_ROWS = 4096
 
 
-def strongest_entries(P, k):
+def strongest_entries(P, k, n_threads=1):
     """The graph of each row's ``k`` largest entries of ``P``, made symmetric.
 
     Row ``i`` keeps its ``k`` largest stored entries (of entries within
@@ -189,6 +191,9 @@ def strongest_entries(P, k):
     P : sparse matrix of shape (n_samples, n_samples)
     k : int
         Entries kept per row, at least 1.
+    n_threads : int, default=1
+        Threads that sort blocks of rows at once; each block is sorted
+        alone, so the result is the same on any number.
 
     Returns
     -------
@@ -198,7 +203,8 @@ def strongest_entries(P, k):
     n = P.shape[0]
     keep = np.zeros(P.nnz, dtype=bool)
     top = P.data.max() if P.nnz else 1.0
-    for start in range(0, n, STRONGEST_BLOCK_ROWS):
+
+    def keep_block(start):
         stop = min(n, start + STRONGEST_BLOCK_ROWS)
         lo, hi = P.indptr[start], P.indptr[stop]
         starts = P.indptr[start:stop] - lo
@@ -208,6 +214,15 @@ def strongest_entries(P, k):
         rank = np.empty(hi - lo, dtype=np.int64)
         rank[order] = np.arange(hi - lo) - starts[rows[order]]
         keep[lo:hi] = rank < k
+
+    blocks = range(0, n, STRONGEST_BLOCK_ROWS)
+    if n_threads > 1 and len(blocks) > 1:
+        # NumPy's sort lets go of the GIL, so the blocks' sorts overlap
+        with ThreadPoolExecutor(min(int(n_threads), len(blocks))) as pool:
+            list(pool.map(keep_block, blocks))
+    else:
+        for start in blocks:
+            keep_block(start)
     indptr = np.concatenate(([0], np.cumsum(np.minimum(np.diff(P.indptr), k))))
     A = sp.csr_matrix((P.data[keep], P.indices[keep], indptr), shape=P.shape)
     return A.maximum(A.T).tocsr()
@@ -262,7 +277,7 @@ def sized_init(init, n_samples):
     return strongest_init(name, max(1, n_samples - 1))
 
 
-def spectral_layout(P, n_components, rng, *, random_walk=False):
+def spectral_layout(P, n_components, rng, *, random_walk=False, kernels=None, n_threads=1):
     r"""Laplacian eigenmap of the affinity graph ``P``.
 
     With :math:`W = (P + P^\top)/2` (zero diagonal) and degrees
@@ -288,7 +303,12 @@ def spectral_layout(P, n_components, rng, *, random_walk=False):
     move apart without starting in the flat tail of the kernel).
 
     The graph must be connected; the ARPACK start vector is drawn from
-    ``rng``, so the layout is reproducible for a given seed.  ARPACK is
+    ``rng``, so the layout is reproducible for a given seed.  ARPACK's
+    product with ``M`` is ``kernels.csr_matvec`` on ``n_threads`` threads
+    when ``kernels`` is given and ``n_threads > 1`` (else SciPy's): both add
+    each row's terms in SciPy's order.  ARPACK's own vector work runs with
+    the BLAS held to one thread, whose sums do not depend on the number of
+    cores; so the layout has the same bits on any number of threads.  ARPACK is
     asked for a relative residual of 1e-8 within 20 restarts, then, if
     that fails, of 1e-4 (umap-learn's tolerance) within ``5 * n_samples``
     restarts (:data:`EIGSH_ATTEMPTS`).  Only a graph made of weakly linked
@@ -313,7 +333,8 @@ def spectral_layout(P, n_components, rng, *, random_walk=False):
         vals, vecs = np.linalg.eigh(M.toarray())
         order = np.argsort(vals)[::-1]
     else:
-        vals, vecs = _top_eigenvectors(M, k, rng.uniform(-1.0, 1.0, size=n))
+        vals, vecs = _top_eigenvectors(_product(M, kernels, n_threads), k,
+                                       rng.uniform(-1.0, 1.0, size=n))
         if vals is None:
             return None
         order = np.argsort(vals)[::-1]
@@ -325,24 +346,51 @@ def spectral_layout(P, n_components, rng, *, random_walk=False):
     return _scale_to_max(_fix_signs(np.ascontiguousarray(U)))
 
 
+def _product(M, kernels, n_threads):
+    """``M`` as ARPACK multiplies by it: ``M`` itself, or ``kernels.csr_matvec``'s operator.
+
+    SciPy's product on one thread, the twin's on several (the same bits).
+    """
+    if kernels is None or n_threads <= 1:
+        return M
+    M = sp.csr_matrix(M)
+    indptr = M.indptr.astype(np.int64)
+    indices = M.indices.astype(np.int64)
+    data = np.ascontiguousarray(M.data, dtype=np.float64)
+
+    def matvec(x):
+        out = np.empty(M.shape[0])
+        kernels.csr_matvec(indptr, indices, data,
+                           np.ascontiguousarray(x, dtype=np.float64).ravel(), out, n_threads)
+        return out
+
+    return LinearOperator(M.shape, matvec=matvec, dtype=np.float64)
+
+
 def _top_eigenvectors(M, k, v0):
-    """The ``k`` largest eigenpairs of the symmetric sparse ``M`` by ARPACK.
+    """The ``k`` largest eigenpairs of the symmetric ``M`` (sparse, or its operator) by ARPACK.
 
     Tries each (tolerance, restarts) of :data:`EIGSH_ATTEMPTS` in turn from
     the same start vector ``v0``; returns ``(None, None)`` if none converges.
+    The BLAS runs on one thread meanwhile: a BLAS sum split over more
+    threads ends in other last bits, which ARPACK's iterations carry into
+    another start, and its threads would spin against those of a threaded
+    product (two of each on two cores took 2.6 times as long,
+    docs/experiments.md, 2026-12-03).
     """
     n = M.shape[0]
-    for tol, restarts in EIGSH_ATTEMPTS:
-        try:
-            return eigsh(M, k=k, which="LA", v0=v0, tol=tol,
-                         ncv=min(n, max(2 * k + 1, 20)),
-                         maxiter=5 * n if restarts is None else restarts)
-        except ArpackNoConvergence:
-            continue
+    with _threads.blas_threads(1):
+        for tol, restarts in EIGSH_ATTEMPTS:
+            try:
+                return eigsh(M, k=k, which="LA", v0=v0, tol=tol,
+                             ncv=min(n, max(2 * k + 1, 20)),
+                             maxiter=5 * n if restarts is None else restarts)
+            except ArpackNoConvergence:
+                continue
     return None, None
 
 
-def _graph_init(init, coordinates, n_components, rng, P):
+def _graph_init(init, coordinates, n_components, rng, P, kernels=None, n_threads=1):
     """The layout of a graph init of ``P`` (already its strongest entries for "name:k").
 
     ``coordinates()`` gives the data's coordinates (:func:`data_coordinates`),
@@ -361,8 +409,10 @@ def _graph_init(init, coordinates, n_components, rng, P):
         warn_from_caller(RuntimeWarning(
             f"{init_graph_name(init)} has {n_comp} connected components: init={init!r} lays "
             f"out each component separately and {placed}"))
-        return _component_layout(init, X, n_components, rng, W, n_comp, labels)
-    Y = spectral_layout(W, n_components, rng, random_walk=_random_walk(init))
+        return _component_layout(init, X, n_components, rng, W, n_comp, labels,
+                                 kernels, n_threads)
+    Y = spectral_layout(W, n_components, rng, random_walk=_random_walk(init),
+                        kernels=kernels, n_threads=n_threads)
     if Y is None:
         warn_from_caller(RuntimeWarning(
             f"the eigensolver did not converge: init={init!r} replaced by PCA scaled "
@@ -376,7 +426,8 @@ def _random_walk(init):
     return split_init(init)[0] == "laplacian"
 
 
-def _component_layout(init, X, n_components, rng, W, n_comp, labels):
+def _component_layout(init, X, n_components, rng, W, n_comp, labels, kernels=None,
+                      n_threads=1):
     """Disconnected graph: one spectral layout per component, placed apart.
 
     Component centres are the PCA scores of the component means of ``X``
@@ -399,7 +450,8 @@ def _component_layout(init, X, n_components, rng, W, n_comp, labels):
         sub = None
         if len(members) > 2:
             sub = spectral_layout(W[members][:, members], n_components, rng,
-                                  random_walk=_random_walk(init))
+                                  random_walk=_random_walk(init), kernels=kernels,
+                                  n_threads=n_threads)
         if sub is None:
             sub = pca_scores(X[members], n_components) if len(members) > 1 \
                 else np.zeros((1, n_components))
@@ -479,7 +531,7 @@ def check_init(init, n_samples, n_components):
     return init
 
 
-def init_affinities(init, P, n_samples):
+def init_affinities(init, P, n_samples, n_threads=1):
     """The graph that the named ``init`` lays out: ``P``, or each point's ``K`` strongest entries.
 
     ``P`` itself for a name without ``K`` (None stays None);
@@ -490,7 +542,7 @@ def init_affinities(init, P, n_samples):
     if k is None:
         return P
     _check_graph_input(init, P, n_samples)
-    return strongest_entries(P, k)
+    return strongest_entries(P, k, n_threads)
 
 
 def _check_graph_input(init, P, n):
@@ -505,7 +557,8 @@ def _check_graph_input(init, P, n):
                          f"got {np.shape(P)}")
 
 
-def initialize(init, X, n_components, rng, P=None, seed=RANDOMISED_PCA_SEED):
+def initialize(init, X, n_components, rng, P=None, seed=RANDOMISED_PCA_SEED, *,
+               kernels=None, n_threads=1):
     """Return the initial embedding.
 
     Parameters
@@ -556,6 +609,12 @@ def initialize(init, X, n_components, rng, P=None, seed=RANDOMISED_PCA_SEED):
         ``(P + P.T) / 2``) and "power".
     seed : int, default=RANDOMISED_PCA_SEED
         Seeds the truncated SVD that stands for sparse ``X``.
+    kernels : module, optional
+        The twin whose ``csr_matvec`` the eigensolver of the graph inits
+        multiplies with (SciPy's product when None; the same bits).
+    n_threads : int, default=1
+        Threads of the graph inits' product and of :func:`strongest_entries`;
+        the layout is the same on any number.
 
     Returns
     -------
@@ -565,8 +624,8 @@ def initialize(init, X, n_components, rng, P=None, seed=RANDOMISED_PCA_SEED):
     init = check_init(init, n, n_components)
     if not isinstance(init, str):
         return init
-    P = init_affinities(init, P, n)
-    Y = _named_init(init, X, n_components, rng, P, seed)
+    P = init_affinities(init, P, n, n_threads)
+    Y = _named_init(init, X, n_components, rng, P, seed, kernels, n_threads)
     if n > 1 and not np.any(np.ptp(Y, axis=0)):
         warn_from_caller(RuntimeWarning(
             f"init={init!r} put every point at the same place (the gradient vanishes "
@@ -773,7 +832,8 @@ def check_not_degenerate(Y, name="init"):
     return Y
 
 
-def _named_init(init, X, n_components, rng, P, seed=RANDOMISED_PCA_SEED):
+def _named_init(init, X, n_components, rng, P, seed=RANDOMISED_PCA_SEED, kernels=None,
+                n_threads=1):
     """The layout of a named initialisation (``initialize`` checks it).
 
     ``P`` is the graph a graph init lays out (:func:`init_affinities`);
@@ -783,7 +843,8 @@ def _named_init(init, X, n_components, rng, P, seed=RANDOMISED_PCA_SEED):
     n = X.shape[0]
     if split_init(init)[0] in GRAPH_INITS:
         _check_graph_input(init, P, n)
-        return _graph_init(init, lambda: data_coordinates(X, seed), n_components, rng, P)
+        return _graph_init(init, lambda: data_coordinates(X, seed), n_components, rng, P,
+                           kernels, n_threads)
     if init == "power":
         if P is None:
             raise ValueError("init='power' needs the input affinities: pass P to initialize()")

@@ -15,6 +15,8 @@ their public names (:data:`__all__`, the twin contract):
 * :mod:`.pairs`: the pair engine and the kernels of the pair methods;
 * :mod:`.fft`: t-SNE with FFT-interpolated repulsion, and the grid's limits;
 * :mod:`.transform`: new points against a fixed training map;
+* :mod:`.products`: the spectral start's sparse product, whose twins
+  agree bit for bit;
 * :mod:`.second_input`: costs with a second per-pair input beside ``P``,
   whose two parts run on the engines above;
 * :mod:`._helpers`: private array checks and dense helpers they share;
@@ -67,6 +69,7 @@ from .pairs import (largevis_cost, largevis_exp_cost, largevis_exp_gradient, lar
                     tumap_gradient, umap_cost, umap_gradient)
 from .second_input import (second_input_cost, second_input_gradient,
                            second_input_transform_cost, second_input_transform_gradient)
+from .products import csr_matvec
 from . import fft
 from .fft import (FFTAccuracyWarning, _fft_box_width, _fft_exact_instead,  # noqa: F401
                   _fft_grid, tsne_dof_fft_cost, tsne_dof_fft_gradient,
@@ -131,6 +134,7 @@ __all__ = [
     "sgd_coefficients",
     "sgd_group_coefficients",
     "sgd_epochs",
+    "csr_matvec",
     "knn_refine",
     "knn_candidates",
     "knn_union_count",

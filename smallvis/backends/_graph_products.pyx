@@ -1,0 +1,44 @@
+# cython: language_level=3
+# cython: boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False, nonecheck=False, embedsignature=False
+"""The sparse product of the spectral start, re-exported by :mod:`smallvis.backends._kernels`.
+
+Twin of :func:`smallvis.backends.reference.csr_matvec`: ``A @ x`` with
+each row's terms added one after another, in stored order, from 0.0, which
+is the order of SciPy's own CSR product.  Threads share out the rows, and a
+row's sum never depends on another's, so the result has the same bits on
+any number of threads and the same bits as the reference.
+
+The eigensolver of the spectral start calls the product hundreds of times,
+and its iterates amplify a difference in the last bit into another start
+(and so another map), so "the same to rounding" is not enough here.  This
+module is therefore its own extension, built, like the stochastic
+optimizer's, without the flags that let the compiler regroup floating-point
+sums or fuse a multiply with an add (setup.py): with them GCC would split
+a row's sum into vector lanes.
+"""
+
+from cython.parallel cimport prange
+from libc.stdint cimport int64_t
+
+
+def csr_matvec(indptr, indices, data, x, out, n_threads):
+    """``out = A @ x`` for the CSR matrix ``A = (indptr, indices, data)``, rows in parallel."""
+    cdef const int64_t[::1] ip = indptr
+    cdef const int64_t[::1] ix = indices
+    cdef const double[::1] a = data
+    cdef const double[::1] v = x
+    cdef double[::1] y = out
+    cdef Py_ssize_t n = y.shape[0], i
+    cdef int64_t jj
+    cdef double s
+    cdef int nt = max(1, int(n_threads))
+    if ip.shape[0] != n + 1 or ix.shape[0] != a.shape[0] or (n and ip[n] > a.shape[0]):
+        raise ValueError("csr_matvec: indptr must have len(out) + 1 entries, and "
+                         "indices and data one per stored entry")
+    with nogil:
+        for i in prange(n, schedule="static", num_threads=nt):
+            s = 0.0
+            for jj in range(ip[i], ip[i + 1]):
+                s = s + a[jj] * v[ix[jj]]
+            y[i] = s
