@@ -21,6 +21,7 @@ a positive integer.
 
 import contextlib
 import os
+import sys
 
 #: Exact cost and gradient kernels (all pairs, every method): below this many
 #: unordered pairs ``N (N - 1) / 2`` per call (N = 20,000) they run on one
@@ -303,9 +304,31 @@ def blas_threads(n_threads):
     ``n_threads`` (docs/experiments.md, 2026-12-03).  Holding the BLAS to
     the call's own thread count makes ``n_threads`` the whole recipe.
     threadpoolctl does this for OpenBLAS, MKL and BLIS alike, and restores
-    the previous counts on leaving.
+    the previous counts on leaving.  The libraries are found once per set
+    of imported modules (:func:`_blas_controller`); the counts are read and
+    set afresh on every entry.
     """
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=int(n_threads), user_api="blas"):
+    with _blas_controller().limit(limits=int(n_threads), user_api="blas"):
         yield
+
+
+#: ``(number of imported modules, threadpoolctl controller)`` of the last
+#: search for thread-pool libraries, or None before the first.
+_CONTROLLER = None
+
+
+def _blas_controller():
+    """threadpoolctl's controller of the thread-pool libraries loaded in the process.
+
+    Finding them reads the process's map of loaded libraries, about 1.5 ms,
+    which was more than half of a ``cost_and_gradient`` call on ten points.
+    A library is loaded by importing a module, so the search is kept until
+    the number of imported modules changes, and then made again.
+    """
+    global _CONTROLLER
+    from threadpoolctl import ThreadpoolController  # counted among the modules below
+
+    n_modules = len(sys.modules)
+    if _CONTROLLER is None or _CONTROLLER[0] != n_modules:
+        _CONTROLLER = (n_modules, ThreadpoolController())
+    return _CONTROLLER[1]

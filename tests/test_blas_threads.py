@@ -64,3 +64,34 @@ def test_the_public_calls_that_fit_hold_the_blas(call):
     assert call.__code__ is _blas_held_to_n_threads(lambda n_threads=None: 0).__code__
     assert "n_threads" in call.__wrapped__.__code__.co_varnames
 
+
+
+def test_a_hold_reads_the_counts_afresh_after_the_libraries_were_found(outside_two):
+    # the libraries are found once, but the count to restore is the one
+    # outside at each entry: here 2, set after the first search, then 3
+    from smallvis import _threads
+
+    with _threads.blas_threads(1):
+        pass  # the search is made (or kept) here
+    for outside in (2, 3):
+        with threadpool_limits(limits=outside, user_api="blas"):
+            if set(_blas_counts().values()) != {outside}:
+                continue
+            with _threads.blas_threads(1):
+                assert set(_blas_counts().values()) == {1}
+            assert set(_blas_counts().values()) == {outside}
+
+
+def test_the_libraries_are_searched_again_once_a_module_is_imported(monkeypatch):
+    import sys
+    import types
+
+    from smallvis import _threads
+
+    first = _threads._blas_controller()
+    assert _threads._blas_controller() is first  # kept while no module comes
+    monkeypatch.setitem(sys.modules, "smallvis_test_new_module", types.ModuleType("m"))
+    again = _threads._blas_controller()
+    assert again is not first
+    assert ({lib.filepath for lib in again.lib_controllers}
+            >= {lib.filepath for lib in first.lib_controllers})
