@@ -14,8 +14,9 @@ and its iterates amplify a difference in the last bit into another start
 (and so another map), so "the same to rounding" is not enough here.  This
 module is therefore its own extension, built, like the stochastic
 optimizer's, without the flags that let the compiler regroup floating-point
-sums or fuse a multiply with an add (setup.py): with them GCC would split
-a row's sum into vector lanes.
+sums or fuse a multiply with an add (setup.py): with them the compiler is
+free to split a row's sum into partial sums (vector lanes), or to round
+``a * b + s`` once, and either changes its bits.
 """
 
 from cython.parallel cimport prange
