@@ -22,6 +22,7 @@ a positive integer.
 import contextlib
 import os
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 #: Exact cost and gradient kernels (all pairs, every method): below this many
 #: unordered pairs ``N (N - 1) / 2`` per call (N = 20,000) they run on one
@@ -290,6 +291,25 @@ def default_threads():
     cores = available_cores()
     omp = omp_num_threads()
     return cores if omp is None else min(cores, omp)
+
+
+def each_block(fn, starts, n_threads):
+    """Call ``fn(start)`` for every start of ``starts``, on up to ``n_threads`` threads.
+
+    For work that lets go of the interpreter lock (Annoy's searches,
+    NumPy's sorts) and whose calls each write their own rows, so that the
+    result is the same on any number of threads.  With one thread, or one
+    start, the calls run in order here; with more, a pool takes the starts
+    one after another (a thread that loses its core for a while simply
+    takes fewer), and the first error of a call is raised.
+    """
+    if n_threads <= 1 or len(starts) <= 1:
+        for start in starts:
+            fn(start)
+        return
+    with ThreadPoolExecutor(max_workers=min(int(n_threads), len(starts))) as pool:
+        for _ in pool.map(fn, starts):  # re-raises the first error, if any
+            pass
 
 
 @contextlib.contextmanager

@@ -302,3 +302,17 @@ def test_small_placements_use_one_thread(monkeypatch, min_pairs, expected):
     placed = est.training_map_.transform(X[:3], n_iter=20, n_threads=2)
     assert set(seen) == {expected}
     np.testing.assert_array_equal(placed, single)
+
+
+@pytest.mark.parametrize("n_threads", [1, 3])
+def test_each_block_calls_every_start_once_and_raises_a_calls_error(n_threads):
+    seen = []
+    _threads.each_block(seen.append, range(0, 50, 7), n_threads)
+    assert sorted(seen) == list(range(0, 50, 7))
+
+    def fail_at_14(start):
+        if start == 14:
+            raise ValueError("block 14")
+
+    with pytest.raises(ValueError, match="block 14"):
+        _threads.each_block(fail_at_14, range(0, 50, 7), n_threads)

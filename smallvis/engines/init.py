@@ -1,7 +1,6 @@
 """Initial output coordinates."""
 
 import re
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import scipy.sparse as sp
@@ -215,14 +214,8 @@ def strongest_entries(P, k, n_threads=1):
         rank[order] = np.arange(hi - lo) - starts[rows[order]]
         keep[lo:hi] = rank < k
 
-    blocks = range(0, n, STRONGEST_BLOCK_ROWS)
-    if n_threads > 1 and len(blocks) > 1:
-        # NumPy's sort lets go of the GIL, so the blocks' sorts overlap
-        with ThreadPoolExecutor(min(int(n_threads), len(blocks))) as pool:
-            list(pool.map(keep_block, blocks))
-    else:
-        for start in blocks:
-            keep_block(start)
+    # NumPy's sort lets go of the GIL, so the blocks' sorts overlap
+    _threads.each_block(keep_block, range(0, n, STRONGEST_BLOCK_ROWS), n_threads)
     indptr = np.concatenate(([0], np.cumsum(np.minimum(np.diff(P.indptr), k))))
     A = sp.csr_matrix((P.data[keep], P.indices[keep], indptr), shape=P.shape)
     return A.maximum(A.T).tocsr()

@@ -9,7 +9,6 @@ The candidates they return are refined by :mod:`smallvis.inputs.refinement`.
 """
 
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -120,24 +119,6 @@ def _build_seconds(X_index, n_trees, seed, space):
     return took * (n * np.log2(n)) / (m * np.log2(m))
 
 
-def _in_chunks(n, fill, n_threads):
-    """Call ``fill(start)`` for the chunks of ``_QUERY_CHUNK`` rows of ``n``.
-
-    With ``n_threads > 1`` a pool of threads takes the chunks one after
-    another (Annoy releases the GIL while it searches, so the searches run
-    in parallel); a thread that loses its core for a while simply takes
-    fewer chunks.  Each chunk writes its own rows.
-    """
-    starts = range(0, n, _QUERY_CHUNK)
-    if n_threads == 1 or len(starts) == 1:
-        for start in starts:
-            fill(start)
-        return
-    with ThreadPoolExecutor(max_workers=min(n_threads, len(starts))) as pool:
-        for _ in pool.map(fill, starts):  # re-raises the first error, if any
-            pass
-
-
 def _store(cand, start, found):
     """Write the lists ``found`` into ``cand`` from row ``start`` (short lists padded)."""
     m = cand.shape[1]
@@ -173,8 +154,9 @@ def _query(index, cand, search_k, n_threads, queries=None):
     Row ``i`` gets ``index.get_nns_by_item(i, m, search_k)`` or, given
     ``queries`` (vectors that are not in the index),
     ``index.get_nns_by_vector(queries[i], m, search_k)``.  The rows are
-    queried in chunks of ``_QUERY_CHUNK`` (:func:`_in_chunks`): only one
-    chunk's Python lists exist at a time per thread.  Each query depends
+    queried in chunks of ``_QUERY_CHUNK``, shared among the threads by
+    :func:`smallvis._threads.each_block` (Annoy releases the GIL while it
+    searches): only one chunk's Python lists exist at a time per thread.  Each query depends
     only on the index and its row, so the result is the same on any number
     of threads.  With reporting on, a progress line (rows done, ETA) comes
     after a chunk when one is due.
@@ -193,4 +175,4 @@ def _query(index, cand, search_k, n_threads, queries=None):
         _store(cand, start, found)
         progress.advance(stop - start)
 
-    _in_chunks(n, fill, n_threads)
+    _threads.each_block(fill, range(0, n, _QUERY_CHUNK), n_threads)
