@@ -1203,23 +1203,29 @@ cdef int _parallel_setup(ParallelEpoch* P, const SgdLoop* L, int nthreads) excep
     return 0
 
 
-cdef void _epoch_sum(ParallelEpoch* P, SgdLoop* L) noexcept nogil:
-    """The end of a parallel epoch (reference: ``sgd_epochs``, several threads).
+cdef void _epoch_sum(ParallelEpoch* P, SgdLoop* L, int part, int n_parts) noexcept nogil:
+    """Part ``part`` of ``n_parts`` of the end of a parallel epoch (reference: ``sgd_epochs``).
 
     ``Y`` becomes ``Y + (Y_0 - Y) + (Y_1 - Y) + ...`` element by element in
-    thread order, and ``q`` takes the mean of the copies' changes.
+    thread order, and ``q`` takes the mean of the copies' changes.  Each
+    part sums its own contiguous run of ``Y``'s elements (part 0 also
+    ``q``); an element's sum is the same whichever part computes it, so
+    the parts may run on as many threads as there are.
     """
     cdef int nthreads = P.nthreads
     cdef int64_t size = L.n * L.dim, r, t
+    cdef int64_t lo = part * size // n_parts, hi = (part + 1) * size // n_parts
     cdef double old, total
     cdef double* y = L.Y
     cdef double* base = P.loops[0].Y
-    for r in range(size):
+    for r in range(lo, hi):
         old = y[r]
         total = old
         for t in range(nthreads):
             total = total + (base[t * P.y_stride + r] - old)
         y[r] = total
+    if part != 0:
+        return
     old = L.q[0]
     total = 0.0
     for t in range(nthreads):
@@ -1235,17 +1241,18 @@ cdef void _parallel_epochs(ParallelEpoch* P, SgdLoop* L, int64_t first, int64_t 
     In every epoch share ``s`` copies ``Y`` and ``q``, runs items ``s n / T
     <= e < (s + 1) n / T`` in order on its copy (it sees its own updates at
     once, the other shares' at the next epoch); once every share is done,
-    one thread adds the changes (:func:`_epoch_sum`), and the next epoch
-    starts when it has.  Nothing depends on which thread finishes first,
-    nor on how many threads OpenMP grants (a thread runs shares ``t, t +
-    team, ...``).  The items' bookkeeping (``state``, one entry per edge)
-    is written by the share that owns the edge only.  The threads wait for
-    one another on a barrier that sleeps at once (:c:func:`smallvis_barrier_wait`):
-    OpenMP's own barriers spin first, and on a machine with more runnable
+    the threads add the changes, each its own part of ``Y``
+    (:func:`_epoch_sum`), and the next epoch starts when all have.
+    Nothing depends on which thread finishes first, nor on how many
+    threads OpenMP grants (a thread runs shares ``t, t + team, ...``, and
+    sums part ``t`` of ``team``).  The items' bookkeeping (``state``, one
+    entry per edge) is written by the share that owns the edge only.  The
+    threads wait for one another on a barrier that sleeps at once
+    (:c:func:`smallvis_barrier_wait`): OpenMP's own barriers spin first, and on a machine with more runnable
     threads than cores the spinning thread takes the core from the one it
     waits for (docs/experiments.md, 2026-12-02).
     """
-    cdef int nthreads = P.nthreads, team
+    cdef int nthreads = P.nthreads, team, me
     cdef int64_t epoch, share, lo, hi, size = L.n * L.dim
     cdef uint64_t key
     cdef smallvis_barrier barrier
@@ -1259,13 +1266,14 @@ cdef void _parallel_epochs(ParallelEpoch* P, SgdLoop* L, int64_t first, int64_t 
                 memcpy(P.loops[share].Y, L.Y, size * sizeof(double))
                 P.loops[share].q[0] = L.q[0]
                 _run_items(&P.loops[share], epoch, key, lo, hi, acc + share * acc_stride)
-            _epoch_sum(P, L)
+            _epoch_sum(P, L, 0, 1)
         return
     with parallel(num_threads=nthreads):
         team = smallvis_team_size()
+        me = threadid()
         for epoch in range(first, last):
             key = _epoch_key(key_seed, epoch)
-            share = threadid()
+            share = me
             while share < nthreads:
                 lo = share * n_items // nthreads
                 hi = (share + 1) * n_items // nthreads
@@ -1273,7 +1281,7 @@ cdef void _parallel_epochs(ParallelEpoch* P, SgdLoop* L, int64_t first, int64_t 
                 P.loops[share].q[0] = L.q[0]
                 _run_items(&P.loops[share], epoch, key, lo, hi, acc + share * acc_stride)
                 share = share + team
-            if smallvis_barrier_wait(&barrier, team):
-                _epoch_sum(P, L)
+            smallvis_barrier_wait(&barrier, team)
+            _epoch_sum(P, L, me, team)
             smallvis_barrier_wait(&barrier, team)
     smallvis_barrier_destroy(&barrier)
