@@ -119,6 +119,33 @@ def test_projected_search_recall_and_exact_distances(k, many_features):
     assert np.array_equal(dist[same], exact_dist[same])
 
 
+def test_short_proposals_are_grown_to_whole_lists_by_the_rounds(many_features, monkeypatch):
+    """Annoy proposes ``n_proposals(m)`` per row; the rounds fill the other slots."""
+    from smallvis.inputs import neighbors
+    X, (exact, _) = many_features
+    monkeypatch.setattr(projected_search, "PROPOSALS", 10)
+    asked = []
+
+    def recording(forest, n, m, search_k, n_threads):
+        asked.append(m)
+        return neighbors_annoy(forest, n, m, search_k, n_threads)
+
+    def counting(rows, indices, sq_dist, metric):
+        short.append(int(np.sum(indices[:, -1] < 0)))
+        return neighbors_fill(rows, indices, sq_dist, metric)
+
+    neighbors_annoy, neighbors_fill = neighbors.annoy_candidates, neighbors.fill_short_rows
+    short = []
+    monkeypatch.setattr(neighbors, "annoy_candidates", recording)
+    monkeypatch.setattr(neighbors, "fill_short_rows", counting)
+    idx, _ = KNNIndex(X, method="annoy", random_state=0, fast=True).neighbors(40)
+    assert asked == [11]  # ten proposals and the row itself, for 120 candidates
+    assert projected_search.n_candidates(40, len(X)) == 120
+    # no row was left for brute force to finish
+    assert short == [0] and (idx >= 0).all()
+    assert _recall(exact, idx) >= 0.98
+
+
 def test_projected_search_twins_agree_bitwise(low_threshold):
     X = _low_rank(700, 48, seed=4)
     found = [knn_graph(X, 12, method="annoy", random_state=5, fast=fast) for fast in (False, True)]

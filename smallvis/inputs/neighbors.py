@@ -640,19 +640,23 @@ class KNNIndex:
     def _projected_graph(self, Xs, k):
         """The search in a projection (:mod:`smallvis.inputs.projected_search`): squared distances.
 
-        Annoy's candidates of the scores and the refinement there, for
-        ``m = n_candidates(k)`` neighbours; then the best ``k`` of those by
-        exact distances of ``Xs``, rows visited in leaf order.
+        Annoy's ``q = n_proposals(m)`` candidates of the scores, grown by
+        the refinement there to ``m = n_candidates(k)`` neighbours; then
+        the best ``k`` of those by exact distances of ``Xs``, rows visited
+        in leaf order.
         """
         kernels = select_kernels(self.fast)
         n = Xs.shape[0]
         m = projected_search.n_candidates(k, n)
+        q = projected_search.n_proposals(m)
         scores = self._ordered_scores(Xs)  # position p: row order[p]
         order = self._leaf_order
         built_here = self._forest is None
         forest = self._annoy_forest(Xs, scores)
         t = time.perf_counter()
-        cand = annoy_candidates(forest, n, m + 1, self._search_k(m), self.n_threads)
+        # q + 1 columns (the row itself is found too); the lists below are m
+        # wide, their empty slots filled by the rounds
+        cand = annoy_candidates(forest, n, q + 1, self._search_k(q), self.n_threads)
         del forest
         if built_here:
             self._release_forest()

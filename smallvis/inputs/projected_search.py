@@ -15,10 +15,12 @@ the search runs in three steps instead:
    near.
 2. **Candidates in the projection.**  The scores are renumbered in
    :func:`leaf_order` (points near each other get neighbouring numbers),
-   Annoy's forest is built on them, queried for :func:`n_candidates`
-   neighbours (more than ``k``), and refined there by the package's
-   neighbour-of-neighbour rounds: each distance costs ``SEARCH_RANK``
-   numbers instead of ``D``.  With the near rows stored next to each
+   Annoy's forest is built on them and queried for at most
+   :data:`PROPOSALS` neighbours of each row (:func:`n_proposals`); the
+   package's neighbour-of-neighbour rounds then grow each list to
+   :func:`n_candidates` (more than ``k``) in the projection: each distance
+   costs ``SEARCH_RANK`` numbers instead of ``D``, and a round finds a
+   row's near points more cheaply than a longer query.  With the near rows stored next to each
    other, the queries, the candidate distances and the rounds mostly read
    rows that are already in the cache (docs/experiments.md, 2026-11-24).
    The candidates are numbered back before step 3.
@@ -59,7 +61,7 @@ import numpy as np
 from .projection import fit_projection
 
 __all__ = ["CHECK_ROWS", "RECALL_FLOOR", "sample_recall", "MIN_FEATURES", "METRICS", "SEARCH_RANK", "DEFAULT_TREES", "LEAF_SIZE", "uses_projection",
-           "n_candidates", "fit_search_projection", "leaf_order", "check_rows", "scores",
+           "n_candidates", "n_proposals", "PROPOSALS", "fit_search_projection", "leaf_order", "check_rows", "scores",
            "float32_rows"]
 
 #: Dense data with at least this many features are searched in a
@@ -77,9 +79,9 @@ SEARCH_RANK = 64
 
 #: Annoy trees of the forest over the projection when ``n_trees`` is not
 #: given: the refinement that follows recovers what a smaller forest
-#: misses, and the queries (for more neighbours than ``k``) cost in
-#: proportion to the trees.  Unless ``search_k`` is given, a query inspects
-#: ``min(n_trees, DEFAULT_TREES) * (m + 1)`` nodes for ``m`` candidates, so
+#: misses, and the queries cost in proportion to the trees.  Unless
+#: ``search_k`` is given, a query inspects
+#: ``min(n_trees, DEFAULT_TREES) * (q + 1)`` nodes for ``q`` proposals, so
 #: a method's larger default forest (7 trees under ``optimizer="sgd"``)
 #: costs no more per query.  Three trees are faster than more at nearly the
 #: same recall (docs/experiments.md, 2026-11-25).
@@ -90,6 +92,15 @@ DEFAULT_TREES = 3
 CANDIDATES = 3
 MIN_EXTRA_CANDIDATES = 45
 MAX_EXTRA_CANDIDATES = 150
+
+#: Most neighbours Annoy proposes per row in the projection; the
+#: refinement rounds grow the lists to :func:`n_candidates`.  A query's
+#: last neighbours cost more than a round's, so for k = 150 (300
+#: candidates) 200 proposals save about a tenth of the search at nearly
+#: the same recall (docs/experiments.md, 2026-12-03).  Lists of at most
+#: this many candidates (k up to 66, UMAP's 15 and 30 included) are
+#: proposed whole.
+PROPOSALS = 200
 
 #: Power iterations of the range finder that fits the projection: the
 #: search needs a subspace that holds most of the variance, not precise
@@ -144,6 +155,11 @@ def n_candidates(k, n):
     """How many candidates the projection proposes for ``k`` neighbours among ``n`` points."""
     extra = min(max((CANDIDATES - 1) * k, MIN_EXTRA_CANDIDATES), MAX_EXTRA_CANDIDATES)
     return min(n - 1, k + extra)
+
+
+def n_proposals(m):
+    """How many of ``m`` candidates Annoy proposes per row (:data:`PROPOSALS`)."""
+    return min(m, PROPOSALS)
 
 
 def fit_search_projection(X, seed):
