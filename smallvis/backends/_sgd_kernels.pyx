@@ -1248,9 +1248,10 @@ cdef void _parallel_epochs(ParallelEpoch* P, SgdLoop* L, int64_t first, int64_t 
     sums part ``t`` of ``team``).  The items' bookkeeping (``state``, one
     entry per edge) is written by the share that owns the edge only.  The
     threads wait for one another on a barrier that sleeps at once
-    (:c:func:`smallvis_barrier_wait`): OpenMP's own barriers spin first, and on a machine with more runnable
-    threads than cores the spinning thread takes the core from the one it
-    waits for (docs/experiments.md, 2026-12-02).
+    (:c:func:`smallvis_barrier_wait`): OpenMP's own barriers spin first,
+    and on a machine with more runnable threads than cores the spinning
+    thread takes the core from the one it waits for (docs/experiments.md,
+    2026-12-02).
     """
     cdef int nthreads = P.nthreads, team, me
     cdef int64_t epoch, share, lo, hi, size = L.n * L.dim

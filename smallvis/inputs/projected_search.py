@@ -20,9 +20,10 @@ the search runs in three steps instead:
    package's neighbour-of-neighbour rounds then grow each list to
    :func:`n_candidates` (more than ``k``) in the projection: each distance
    costs ``SEARCH_RANK`` numbers instead of ``D``, and a round finds a
-   row's near points more cheaply than a longer query.  With the near rows stored next to each
-   other, the queries, the candidate distances and the rounds mostly read
-   rows that are already in the cache (docs/experiments.md, 2026-11-24).
+   row's last candidates more cheaply than a longer query.  With the near
+   rows stored next to each other, the queries, the candidate distances
+   and the rounds mostly read rows that are already in the cache
+   (docs/experiments.md, 2026-11-24).
    The candidates are numbered back before step 3.
 3. **The choice in the original space.**  Of each row's candidates, the
    ``k`` with the smallest exact distance in the original space are kept,
@@ -61,8 +62,8 @@ import numpy as np
 from .projection import fit_projection
 
 __all__ = ["CHECK_ROWS", "RECALL_FLOOR", "sample_recall", "MIN_FEATURES", "METRICS", "SEARCH_RANK", "DEFAULT_TREES", "LEAF_SIZE", "uses_projection",
-           "n_candidates", "n_proposals", "PROPOSALS", "fit_search_projection", "leaf_order", "check_rows", "scores",
-           "float32_rows"]
+           "n_candidates", "n_proposals", "PROPOSALS", "fit_search_projection", "leaf_order",
+           "check_rows", "scores", "float32_rows"]
 
 #: Dense data with at least this many features are searched in a
 #: projection (for :data:`METRICS`); below, the search stays in the original
@@ -96,8 +97,8 @@ MAX_EXTRA_CANDIDATES = 150
 #: Most neighbours Annoy proposes per row in the projection; the
 #: refinement rounds grow the lists to :func:`n_candidates`.  A query's
 #: last neighbours cost more than a round's, so for k = 150 (300
-#: candidates) 200 proposals save about a tenth of the search at nearly
-#: the same recall (docs/experiments.md, 2026-12-03).  Lists of at most
+#: candidates) 200 proposals save 6 to 10% of the search at nearly the
+#: same recall (docs/experiments.md, 2026-12-03).  Lists of at most
 #: this many candidates (k up to 66, UMAP's 15 and 30 included) are
 #: proposed whole.
 PROPOSALS = 200
