@@ -124,18 +124,17 @@ def test_short_proposals_are_grown_to_whole_lists_by_the_rounds(many_features, m
     from smallvis.inputs import neighbors
     X, (exact, _) = many_features
     monkeypatch.setattr(projected_search, "PROPOSALS", 10)
-    asked = []
+    annoy_candidates, fill_short_rows = neighbors.annoy_candidates, neighbors.fill_short_rows
+    asked, short = [], []
 
     def recording(forest, n, m, search_k, n_threads):
         asked.append(m)
-        return neighbors_annoy(forest, n, m, search_k, n_threads)
+        return annoy_candidates(forest, n, m, search_k, n_threads)
 
     def counting(rows, indices, sq_dist, metric):
         short.append(int(np.sum(indices[:, -1] < 0)))
-        return neighbors_fill(rows, indices, sq_dist, metric)
+        return fill_short_rows(rows, indices, sq_dist, metric)
 
-    neighbors_annoy, neighbors_fill = neighbors.annoy_candidates, neighbors.fill_short_rows
-    short = []
     monkeypatch.setattr(neighbors, "annoy_candidates", recording)
     monkeypatch.setattr(neighbors, "fill_short_rows", counting)
     idx, _ = KNNIndex(X, method="annoy", random_state=0, fast=True).neighbors(40)
