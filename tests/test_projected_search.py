@@ -145,7 +145,10 @@ def test_short_proposals_are_grown_to_whole_lists_by_the_rounds(many_features, m
     assert _recall(exact, idx) >= 0.98
 
 
-def test_projected_search_twins_agree_bitwise(low_threshold):
+@pytest.mark.parametrize("proposals", [projected_search.PROPOSALS, 10])
+def test_projected_search_twins_agree_bitwise(low_threshold, monkeypatch, proposals):
+    # 10 proposals for 57 candidates: the rounds fill empty slots in both twins
+    monkeypatch.setattr(projected_search, "PROPOSALS", proposals)
     X = _low_rank(700, 48, seed=4)
     found = [knn_graph(X, 12, method="annoy", random_state=5, fast=fast) for fast in (False, True)]
     assert np.array_equal(found[0][0], found[1][0])
