@@ -32,7 +32,8 @@ from .engines.optim import DivergenceError
 from .method_spec import FROM_INPUT
 from .families import distance_unit, start_in_distance_unit
 from ._validation.errors import ParameterError
-from .plans import Objective, make_plan, method_keywords, warn_if_points_merged
+from .plans import (Objective, kept_start_check, make_plan, method_keywords,
+                    warn_if_points_merged, warn_if_start_kept)
 # the merged-points warning's thresholds, documented under these names
 from .plans import MERGED_SHARE, ONE_SPOT  # noqa: F401
 
@@ -496,7 +497,10 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
         "spectral:30", written "spectral:<n_samples - 1>" on fewer than 31
         points, where it is the same graph).  ``result.params["init"]``
         records the named init that ran: passed back, it gives the same
-        start.
+        start.  "pca" starts in the units of X; an affinity method whose
+        map hardly leaves such a start, because it is far wider than the
+        method's output kernel reaches (pixels of 0 to 255), warns and
+        names "spca" (:func:`smallvis.plans.warn_if_start_kept`).
     perplexity : float, optional
         Perplexity for the methods that use it (default: the method's
         ``affinity_params["perplexity"]``).  At most ``n_samples - 1``.  A
@@ -701,6 +705,7 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
                    seed=_coordinates_seed(random_state), kernels=kern, n_threads=n_threads)
     if m.p_family.units == "equivariant":
         start_in_distance_unit(Y, C_fit)
+    start = Y.copy() if kept_start_check(plan.init, m) else None
     t_init = time.perf_counter()
     # optimise
     objective = Objective.build(m, kern, C_fit, cost_params, n_threads, plan.gradient)
@@ -714,6 +719,8 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
     t3 = time.perf_counter()
     if has_data:
         warn_if_points_merged(Y, X, cost_params, m.name)
+    if start is not None:
+        warn_if_start_kept(Y, start, m.name)
     _progress.say(f"optimisation: done in {t3 - t_init:.2f}s")
     if not return_result:
         return Y

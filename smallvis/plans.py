@@ -479,6 +479,55 @@ ONE_SPOT = 1e-6
 MERGED_SHARE = 0.02
 
 
+#: A map from ``init="pca"`` whose points moved, at the median, less than this
+#: share of the start's radius has hardly left its start: on Fashion-MNIST's
+#: pixels (0 to 255) largevis, umap and tsne moved 0.01 to 0.08 of it and drew
+#: poor maps, while starts from the same pixels divided by 16 (a map that
+#: matches the default's) moved 0.17 or more (docs/experiments.md, 2026-12-03).
+KEPT_START_SHARE = 0.125
+
+#: ... and only when the start's radius (root mean square distance from its
+#: centre) exceeds this many map units: there the kernels of the affinity
+#: methods have faded (``1 / (1 + d^2)`` is 4e-4 at 50), and a short run from
+#: a small start is no sign of a start in the wrong units.
+KEPT_START_RADIUS = 50.0
+
+
+def kept_start_check(init, method):
+    """Whether :func:`warn_if_start_kept` applies: ``init="pca"`` for a method whose map has no units.
+
+    The PCA scores are in the data's units.  A stress method fits its map in
+    those units (its family is ``"equivariant"``) and rescales any start;
+    an affinity method's map is drawn in the units of its output kernel,
+    whatever the data's.
+    """
+    return isinstance(init, str) and init == "pca" and method.p_family.units != "equivariant"
+
+
+def warn_if_start_kept(Y, start, name):
+    """Warn when a map hardly left a wide ``init="pca"`` start.
+
+    Unscaled PCA scores put the start in the data's units (pixels of 0 to
+    255 give a radius in the thousands), where the output kernel's forces
+    have faded: the points rearrange locally but the map keeps the start's
+    layout, and its neighbourhoods are poor.  "spca" is the same PCA scaled
+    to a standard deviation of 1e-4.
+    """
+    centred = start - start.mean(axis=0)
+    radius = float(np.sqrt(np.mean(np.einsum("ij,ij->i", centred, centred))))
+    if not radius > KEPT_START_RADIUS:
+        return
+    step = Y - start
+    moved = float(np.median(np.sqrt(np.einsum("ij,ij->i", step, step))))
+    if moved < KEPT_START_SHARE * radius:
+        warn_from_caller(RuntimeWarning(
+            f"{name}: the map hardly left its init='pca' start (points moved a median "
+            f"{moved:.3g} units, against the start's radius of {radius:.3g}): unscaled PCA "
+            f"scores are in the units of X, where {name}'s output kernel exerts almost no "
+            "force, so the map keeps the start's layout; pass init='spca' (the same PCA "
+            "scaled to a standard deviation of 1e-4), 'spectral', or X in smaller units"))
+
+
 def warn_if_points_merged(Y, X, cost_params, name):
     """Warn when a UMAP-curve weight with ``b > 1`` and no ε left distinct points at one spot.
 

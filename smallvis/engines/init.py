@@ -559,7 +559,9 @@ def initialize(init, X, n_components, rng, P=None, seed=RANDOMISED_PCA_SEED, *,
     init : {"random", "pca", "spca", "spectral", "laplacian", "power"}, "spectral:K",
         "laplacian:K" or ndarray of shape (n_samples, n_components)
         ``"random"``: Gaussian with standard deviation 1e-4.
-        ``"pca"``: the first principal-component scores, unscaled.
+        ``"pca"``: the first principal-component scores, unscaled (in the
+        units of ``X``; :func:`smallvis.embed` warns when an affinity
+        method's map hardly leaves such a start).
         ``"spca"``: the PCA scores scaled so the first column has standard
         deviation 1e-4 (the t-SNE recommendation of Kobak and Berens).
         ``"spectral"``: eigenvectors of the symmetric normalised Laplacian
