@@ -499,8 +499,8 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
         records the named init that ran: passed back, it gives the same
         start.  "pca" starts in the units of X; an affinity method whose
         map hardly leaves such a start, because it is far wider than the
-        method's output kernel reaches (pixels of 0 to 255), warns and
-        names "spca" (:func:`smallvis.plans.warn_if_start_kept`).
+        method's output kernel reaches (pixels of 0 to 255), warns
+        (:func:`smallvis.plans.warn_if_start_kept`).
     perplexity : float, optional
         Perplexity for the methods that use it (default: the method's
         ``affinity_params["perplexity"]``).  At most ``n_samples - 1``.  A

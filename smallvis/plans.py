@@ -510,8 +510,10 @@ def warn_if_start_kept(Y, start, name):
     Unscaled PCA scores put the start in the data's units (pixels of 0 to
     255 give a radius in the thousands), where the output kernel's forces
     have faded: the points rearrange locally but the map keeps the start's
-    layout, and its neighbourhoods are poor.  "spca" is the same PCA scaled
-    to a standard deviation of 1e-4.
+    layout, and its neighbourhoods are poor.  The message names the
+    method's default start first: "spca" (the same PCA scaled to a standard
+    deviation of 1e-4) suits most methods, but not negtsne's 200 stochastic
+    epochs above 10,000 points (docs/experiments.md, 2026-12-03).
     """
     centred = start - start.mean(axis=0)
     radius = float(np.sqrt(np.mean(np.einsum("ij,ij->i", centred, centred))))
@@ -524,8 +526,9 @@ def warn_if_start_kept(Y, start, name):
             f"{name}: the map hardly left its init='pca' start (points moved a median "
             f"{moved:.3g} units, against the start's radius of {radius:.3g}): unscaled PCA "
             f"scores are in the units of X, where {name}'s output kernel exerts almost no "
-            "force, so the map keeps the start's layout; pass init='spca' (the same PCA "
-            "scaled to a standard deviation of 1e-4), 'spectral', or X in smaller units"))
+            "force, so the map keeps the start's layout; leave init at the method's "
+            "default, pass init='spectral' or init='spca' (the same PCA scaled to a "
+            "standard deviation of 1e-4), or pass X in smaller units"))
 
 
 def warn_if_points_merged(Y, X, cost_params, name):
