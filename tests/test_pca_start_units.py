@@ -17,7 +17,8 @@ import smallvis
 from smallvis.plans import KEPT_START_RADIUS, KEPT_START_SHARE, warn_if_start_kept
 
 IRIS, _ = smallvis.datasets.load("iris")
-#: Iris in units 100,000 times smaller: a PCA start of radius about 2e5.
+#: Iris with every value times 100,000 (lengths in units 100,000 times smaller):
+#: a PCA start of radius about 2e5.
 WIDE = IRIS * 1e5
 
 MESSAGE = "hardly left its init='pca' start"
