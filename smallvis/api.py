@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.sparse as sp
 
 from . import _progress
 from . import _threads
@@ -710,9 +711,13 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
     # optimise
     objective = Objective.build(m, kern, C_fit, cost_params, n_threads, plan.gradient)
     _progress.say(f"optimisation: {plan.describe()}")
+    # P built here and not returned is the optimizer's to reuse (at a million
+    # points its values are 1.9 GB, as large as the alias table it can hold)
+    consume_P = (user_P is None and not return_result and sp.issparse(C_fit)
+                 and not np.may_share_memory(C_fit.data, X.data if sp.issparse(X) else X))
     try:
         outcome = plan.run(Y, objective, P=C_fit, kernels=kern, rng=rng, callback=callback,
-                           verbose=verbose, method=m)
+                           verbose=verbose, method=m, consume_P=consume_P)
     except DivergenceError as exc:
         raise DivergenceError(f"{m.name}: {exc}") from None
     Y *= unit

@@ -266,8 +266,12 @@ class ExactPlan(_Start):
                                     else f", {self.gradient} gradient")
 
     def run(self, Y, objective, *, P, kernels, rng, callback=None, verbose=False,
-            method=None):
-        """Delta-bar-delta on ``Y`` (in place) and the learned scalars."""
+            method=None, consume_P=False):
+        """Delta-bar-delta on ``Y`` (in place) and the learned scalars.
+
+        ``consume_P`` is accepted for the plans' common call and unused:
+        every iteration reads ``P``.
+        """
         s = self.settings
         if verbose:  # a line at least every few seconds between cost evaluations
             callback = _progress.Heartbeat(s.n_iter, callback)
@@ -345,7 +349,7 @@ class SgdPlan(_Start):
         return f"sgd optimizer, {self.n_epochs} epochs"
 
     def run(self, Y, objective, *, P, kernels, rng, callback=None, verbose=False,
-            method=None):
+            method=None, consume_P=False):
         """Edge and negative sampling on ``Y`` (in place).
 
         Above the spec's ``exact_cost_max_n`` points (``SGD_COST_MAX_N`` unless
@@ -353,14 +357,14 @@ class SgdPlan(_Start):
         estimate (:mod:`smallvis.engines.sampled_cost`: of pairs, or of rows
         for a method without pair terms; ``cost_kind="estimate"``);
         with ``verbose`` each epoch line shows it.
+
+        ``consume_P``: the caller reads neither ``P`` nor ``objective``
+        after this call, so when the final cost is the estimate (which
+        copies the values it samples) ``P``'s values may become the edges'
+        alias table (:func:`smallvis.engines.sgd.prepare`'s
+        ``consume_values``).
         """
         learned = objective.learned
-        problem = _sgd.prepare(self.spec, P, self.n_epochs, self.unit_params,
-                               self.learning_rate, kernels,
-                               q0=learned[0] if learned.size else 0.0,
-                               correct_q=bool(self.cost_params.get("correct_q", False)),
-                               early=self.early)
-        seed = int(rng.integers(2 ** 63))
         n = Y.shape[0]
         # the CSR arrays as they are (int32 indices) when the kernels' triplet
         # would hold the same entries (kernel_triplet: sparse layout)
@@ -373,6 +377,14 @@ class SgdPlan(_Start):
                         if supports_sampled_cost(method, self.cost_params)
                         else RowSampledCost(objective.cost_fn, objective.args, objective.triplet,
                                             n, objective.kernel_threads))
+        exact_final = estimate is None or n <= cost_max_n or estimate.exact
+        problem = _sgd.prepare(self.spec, P, self.n_epochs, self.unit_params,
+                               self.learning_rate, kernels,
+                               q0=learned[0] if learned.size else 0.0,
+                               correct_q=bool(self.cost_params.get("correct_q", False)),
+                               early=self.early,
+                               consume_values=consume_P and not exact_final)
+        seed = int(rng.integers(2 ** 63))
         callback_every = 1
         if verbose and estimate is not None:  # epoch lines with the estimated cost
             lines = _progress.EpochLines(self.n_epochs, callback,
@@ -385,7 +397,7 @@ class SgdPlan(_Start):
                                   verbose=verbose and estimate is None)
         learned[:] = problem.q[:learned.size]
         cost_kind = "exact"
-        if estimate is None or n <= cost_max_n or estimate.exact:
+        if exact_final:
             final_cost = objective.cost(Y, learned)
         else:
             final_cost, cost_kind = estimate(Y, learned), "estimate"

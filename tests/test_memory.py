@@ -152,3 +152,54 @@ def test_annoy_search_reads_one_copy_of_x_during_the_refinement(monkeypatch):
         tracemalloc.stop()
     # one copy of X (1.6 MB) and the (n, 5) lists (0.1 MB); two copies before
     assert len(held) == 1 and held[0] < 1.5 * X.nbytes
+
+
+# ---------------------------------------------------------------------------
+# the stochastic optimizer reuses P's values when nothing else reads them
+# ---------------------------------------------------------------------------
+
+def _record_prepare(monkeypatch):
+    """Wrap sgd.prepare: record whether each problem's alias table lives in P's values."""
+    from smallvis.engines import sgd
+
+    seen = []
+    real = sgd.prepare
+
+    def recording(spec, P, *args, **kwargs):
+        problem = real(spec, P, *args, **kwargs)
+        seen.append(bool(len(problem.edge_alias))
+                    and np.shares_memory(problem.edge_weight, P.data))
+        return problem
+
+    monkeypatch.setattr(sgd, "prepare", recording)
+    return seen
+
+
+def test_the_alias_table_takes_the_place_of_p_only_when_p_is_not_returned(monkeypatch):
+    """Above the exact-cost size, a P built by embed and not returned holds the edge table.
+
+    The map has the same bits either way; P returned, or given by the
+    user, keeps its values.
+    """
+    from smallvis.engines.sgd import SGD_COST_MAX_N
+
+    X = np.random.default_rng(1).normal(size=(SGD_COST_MAX_N + 500, 5))
+    seen = _record_prepare(monkeypatch)
+    kw = dict(n_epochs=5, random_state=3, n_neighbors=15, perplexity=5)
+    Y = smallvis.embed(X, "largevis", **kw)
+    result = smallvis.embed(X, "largevis", return_result=True, **kw)
+    assert seen == [True, False]
+    np.testing.assert_array_equal(Y, result.Y)
+    np.testing.assert_allclose(result.P.sum(), 1.0, rtol=1e-12)  # still P's values
+    P = result.P.copy()
+    Y_given = smallvis.embed(None, "largevis", affinities=result.P, n_epochs=5,
+                             random_state=3, init="random")
+    assert seen[-1] is False and np.all(np.isfinite(Y_given))
+    assert (result.P != P).nnz == 0
+
+
+def test_a_small_run_keeps_p_for_its_exact_final_cost(monkeypatch):
+    seen = _record_prepare(monkeypatch)
+    X = np.random.default_rng(2).normal(size=(300, 4))
+    smallvis.embed(X, "largevis", optimizer="sgd", n_epochs=5, random_state=0)
+    assert seen == [False]

@@ -298,7 +298,7 @@ def choose_optimizer(method, optimizer, n_samples, stochastic_methods=()):
     return optimizer
 
 
-def alias_table(weights, kernels):
+def alias_table(weights, kernels, *, in_place=False):
     """Walker's alias table for sampling ``i`` in proportion to ``weights``.
 
     Draw a column ``c`` uniformly and a uniform ``u``: the sample is ``c`` if
@@ -311,6 +311,10 @@ def alias_table(weights, kernels):
         Non-negative and finite, with a positive sum.
     kernels : module
         The kernel module.
+    in_place : bool, default=False
+        Build ``prob`` in ``weights`` itself (float64 and contiguous), whose
+        values are then lost: the same bits without a second array of the
+        size of the weights.
 
     Returns
     -------
@@ -330,7 +334,9 @@ def alias_table(weights, kernels):
     if len(w) > MAX_INDEX:
         raise ValueError(f"alias tables hold at most 2**31 - 1 entries; got {len(w)}")
     # the kernel works in place on the scaled weights (mean 1)
-    prob = np.multiply(w, len(w) / total)
+    if in_place and not (w is weights and w.flags.c_contiguous and w.flags.writeable):
+        raise ValueError("in_place needs writeable, contiguous float64 weights")
+    prob = np.multiply(w, len(w) / total, out=w if in_place else None)
     alias = np.empty(len(w), dtype=np.int32)
     kernels.alias_table(prob, alias)
     return prob, alias
@@ -460,7 +466,7 @@ def coefficient_params(spec, unit_params):
 
 
 def prepare(spec, P, n_epochs, unit_params, learning_rate, kernels, *, q0=0.0,
-            correct_q=False, early=None):
+            correct_q=False, early=None, consume_values=False):
     """Edges, tables, schedule and state for running ``spec`` on ``P``.
 
     Parameters
@@ -484,6 +490,11 @@ def prepare(spec, P, n_epochs, unit_params, learning_rate, kernels, *, q0=0.0,
     early : tuple (mapping, int), optional
         ``(early_unit_params, n_early)``: the first ``n_early`` epochs
         use these coefficient parameters (``SgdSpec.early_phase``).
+    consume_values : bool, default=False
+        ``P`` is a CSR matrix that nothing reads after this call, so the
+        alias scheme may build its edge table in ``P.data`` (whose values
+        are then lost): 8 bytes per edge less at the optimizer's peak, the
+        same samples.
 
     Returns
     -------
@@ -511,9 +522,15 @@ def prepare(spec, P, n_epochs, unit_params, learning_rate, kernels, *, q0=0.0,
         # umap-learn: drop edges too weak to be sampled once in n_epochs.
         strong = w >= w.max() / n_epochs
         indptr, cols, w = _select_edges(indptr, strong), cols[strong], w[strong]
+    # the row sums of the edges kept, before an alias table may overwrite w
+    row_sums = _row_sums(indptr, w) if spec.noise == "degree" or correct_q else None
+    if spec.scheme == "epochs_per_sample":
         edge_weight = w.max() / w
     elif spec.scheme == "alias":
-        edge_weight, edge_alias = alias_table(w, kernels)
+        # w is P's values (or a copy without P's zeros): the caller gave them up
+        in_place = (consume_values and w.dtype == np.float64 and w.flags.c_contiguous
+                    and w.flags.writeable)
+        edge_weight, edge_alias = alias_table(w, kernels, in_place=in_place)
     else:
         edge_weight = np.ones(len(w))
     if len(w) == 0:
@@ -525,14 +542,13 @@ def prepare(spec, P, n_epochs, unit_params, learning_rate, kernels, *, q0=0.0,
     head = (empty_i if spec.scheme == "alias"
             else np.repeat(np.arange(n, dtype=np.int32), np.diff(indptr)))
     if spec.noise == "degree":
-        noise_prob, noise_alias = alias_table(_row_sums(indptr, w) ** DEGREE_POWER, kernels)
+        noise_prob, noise_alias = alias_table(row_sums ** DEGREE_POWER, kernels)
     params, n_negative = coefficient_params(spec, unit_params)
     early_params, early_epochs = (), 0
     if early is not None and early[1] > 0:
         early_params, early_epochs = coefficient_params(spec, early[0])[0], int(early[1])
     q_offset = empty_f
     if correct_q:
-        row_sums = _row_sums(indptr, w)
         with np.errstate(divide="ignore"):
             q_offset = np.log(row_sums / (n - 1))
         q_offset[~np.isfinite(q_offset)] = 0.0  # isolated points: never heads
