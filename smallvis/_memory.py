@@ -1,4 +1,4 @@
-"""Give freed heap memory back to the operating system between stages.
+"""Give memory back to the operating system: freed heap between stages, consumed pages.
 
 glibc's ``malloc`` serves a request from its heap unless it is larger than
 a threshold, and it raises that threshold (up to 32 MB) each time a larger
@@ -11,12 +11,21 @@ returns every free page of the heap (glibc >= 2.8), in a few milliseconds.
 
 Elsewhere (macOS, Windows, musl) this does nothing: those allocators return
 memory on their own terms.
+
+:func:`release_pages` lets a stage that reads a large array once, front to
+back, give up the part it has read while it writes its output (Linux's
+``madvise(MADV_DONTNEED)``): the peak is then about the larger of input and
+output rather than their sum.
 """
 
 import ctypes
+import mmap
 import sys
 
 _LIBC = None
+_MADVISE = None
+#: Linux's MADV_DONTNEED: the pages are dropped; a later read gives zeros.
+_MADV_DONTNEED = 4
 
 
 def _malloc_trim():
@@ -47,3 +56,41 @@ def release_free_heap():
         return False
     trim(0)
     return True
+
+
+def _madvise():
+    """libc's ``madvise`` on Linux, or None."""
+    global _MADVISE
+    if _MADVISE is None:
+        _MADVISE = False
+        if sys.platform.startswith("linux"):
+            try:
+                advise = ctypes.CDLL(None).madvise
+            except (OSError, AttributeError):
+                return None
+            advise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+            advise.restype = ctypes.c_int
+            _MADVISE = advise
+    return _MADVISE or None
+
+
+def release_pages(a, nbytes):
+    """Drop the resident pages that lie wholly in the first ``nbytes`` bytes of ``a``.
+
+    For an array the caller owns and will not read there again: its
+    memory stays allocated, and reads of those bytes would give zeros.
+    Pages shared with anything outside ``a`` are never touched.  Linux
+    only; elsewhere, or for an array that is not C-contiguous, nothing
+    happens.  Returns the bytes released.
+    """
+    advise = _madvise()
+    if advise is None or not a.flags.c_contiguous:
+        return 0
+    base = a.ctypes.data
+    first = -(-base // mmap.PAGESIZE) * mmap.PAGESIZE  # first page boundary in a
+    last = (base + min(int(nbytes), a.nbytes)) // mmap.PAGESIZE * mmap.PAGESIZE
+    if last <= first:
+        return 0
+    if advise(first, last - first, _MADV_DONTNEED) != 0:
+        return 0
+    return last - first

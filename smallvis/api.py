@@ -707,6 +707,7 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
     if m.p_family.units == "equivariant":
         start_in_distance_unit(Y, C_fit)
     start = Y.copy() if kept_start_check(plan.init, m) else None
+    release_free_heap()  # the start's temporaries (a graph of the strongest entries)
     t_init = time.perf_counter()
     # optimise
     objective = Objective.build(m, kern, C_fit, cost_params, n_threads, plan.gradient)

@@ -150,6 +150,58 @@ def test_union_twins_agree_bitwise_and_on_any_thread_count(n, k):
             np.testing.assert_array_equal(a, b)
 
 
+def _staged_union(module, idx, val, threads=1, block=None):
+    """The union by the three-step kernels (reverse entries, slots in place, merge)."""
+    n, k = idx.shape
+    val = val.copy()
+    counts = np.empty(n, dtype=np.int64)
+    module.knn_union_count(idx, val, counts, threads)
+    rev_ptr = np.concatenate([[0], np.cumsum(counts - np.count_nonzero(val > 0, axis=1))])
+    rev_ptr = rev_ptr.astype(np.int64)
+    rev_i, rev_d = np.empty(rev_ptr[-1], dtype=np.int32), np.empty(rev_ptr[-1])
+    module.knn_union_reverse_fill(idx, val, rev_ptr, rev_i, rev_d, threads)
+    module.knn_union_forward(idx, val, threads)
+    assert np.all((val >= 0) | (val == reference.UNION_DROPPED))
+    indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    out_i, out_d = np.empty(indptr[-1], dtype=np.int32), np.empty(indptr[-1])
+    block = block or max(n, 1)
+    for start in range(0, n, block):
+        module.knn_union_merge(idx, val, rev_ptr, rev_i, rev_d, indptr, out_i, out_d, threads,
+                               start, min(n, start + block))
+    return indptr, out_i, out_d
+
+
+@pytest.mark.parametrize("n, k", [(2, 1), (30, 4), (200, 15)])
+def test_three_step_union_is_the_one_step_union_bit_for_bit(n, k):
+    """Twins, thread counts and blocks of rows: the entries of knn_union_fill, in its order.
+
+    Among the values are zeros (dropped), subnormals (whose halves round
+    to 0 but stay entries) and pairs stored both ways.
+    """
+    idx, val = _graph(n, k, seed=n + 1)
+    val[:, -1] = 5e-324  # the smallest subnormal: 0.5 * it is 0
+    expected = _union_with(reference, idx, val)
+    assert n < 30 or np.any(expected[2] == 0.0)
+    for module in (reference, _kernels):
+        for threads in (1, 2, 3):
+            for block in (None, 7):
+                got = _staged_union(module, idx, val, threads, block)
+                for a, b in zip(expected, got):
+                    np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("module", [reference, _kernels], ids=["numpy", "cython"])
+def test_symmetric_union_consuming_its_values_gives_the_same_matrix(module, monkeypatch):
+    monkeypatch.setattr(aff, "UNION_MERGE_ROWS", 16)  # several blocks, several releases
+    idx, val = _graph(300, 12, seed=9)
+    S = aff.symmetric_union(idx, val, module, 2)
+    given = val.copy()
+    T = aff.symmetric_union(idx, given, module, 2, consume_values=True)
+    for a, b in ((S.indptr, T.indptr), (S.indices, T.indices), (S.data, T.data)):
+        np.testing.assert_array_equal(a, b)
+    assert T.has_sorted_indices and not np.array_equal(given, val)  # consumed, as documented
+
+
 def test_union_is_half_of_a_plus_its_transpose():
     """Against a dense computation: symmetric, sorted, zeros dropped."""
     n, k = 60, 7

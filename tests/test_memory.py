@@ -22,6 +22,17 @@ def _rss_mib():
         return int(f.read().split()[1]) * 4096 / 2**20
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="madvise is Linux's here")
+def test_release_pages_drops_the_front_of_an_array_and_keeps_the_rest():
+    a = np.ones(64 * 2**20 // 8)
+    before = _rss_mib()
+    released = _memory.release_pages(a, a.nbytes // 2)
+    assert 31 * 2**20 < released <= 32 * 2**20
+    assert before - _rss_mib() > 24
+    assert np.all(a[len(a) // 2:] == 1.0)  # the rest untouched
+    assert _memory.release_pages(a[::2], a.nbytes) == 0  # not contiguous: nothing
+
+
 def test_release_runs_exactly_where_glibc_is():
     assert _memory.release_free_heap() is GLIBC
 

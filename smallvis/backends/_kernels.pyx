@@ -2299,6 +2299,144 @@ def knn_union_fill(indices, values, indptr, out_indices, out_data, n_threads):
                        &oi[ip[i]], &od[ip[i]])
 
 
+def knn_union_reverse_fill(indices, values, indptr, out_indices, out_data, n_threads):
+    """The union's entries that only the transpose stores; see the reference twin."""
+    cdef const int32_t[:, ::1] nb = indices
+    cdef const double[:, ::1] val = values
+    cdef const int64_t[::1] ip = indptr
+    cdef int32_t[::1] oi = out_indices
+    cdef double[::1] od = out_data
+    cdef Py_ssize_t n = nb.shape[0], k = nb.shape[1], i, tid, r
+    cdef int nt = max(1, min(<int>n_threads, <int>n)) if n > 0 else 1
+    cdef int64_t[::1] rptr = np.empty(n + 1, dtype=np.int64)
+    cdef int32_t[::1] rsrc = np.empty(max(1, n * k), dtype=np.int32)
+    cdef int32_t[:, ::1] mark = np.full((nt, max(n, 1)), -1, dtype=np.int32)
+    cdef int64_t b, c
+    cdef Py_ssize_t j
+    if n == 0 or od.shape[0] == 0:
+        return
+    with nogil:
+        _reverse_lists(nb, val, rptr, rsrc)
+        for i in prange(n, schedule="static", num_threads=nt):
+            tid = threadid()
+            for r in range(k):
+                if val[i, r] > 0.0:
+                    mark[tid, nb[i, r]] = <int32_t>i
+            c = ip[i]
+            for b in range(rptr[i], rptr[i + 1]):  # sources ascending
+                j = rsrc[b] // k
+                if mark[tid, j] != i:
+                    oi[c] = <int32_t>j
+                    od[c] = 0.5 * val[rsrc[b] // k, rsrc[b] % k]
+                    c = c + 1
+
+
+cdef enum:
+    # what knn_union_forward's first pass found in a slot
+    SLOT_DROPPED = 0
+    SLOT_ALONE = 1      # A_ij > 0, A_ji not
+    SLOT_MUTUAL = 2     # both: written by the row of the smaller index
+
+
+def knn_union_forward(indices, values, n_threads):
+    """values replaced in place by the union's entries at the same slots; see the reference twin.
+
+    Two passes over the rows: the first only reads (each slot's state from
+    A's values), the second writes.  A pair stored both ways is written,
+    at both of its slots, by the row of the smaller index, which reads the
+    other slot before anyone writes it (its own row skips that slot), so
+    no slot is read by one thread while another writes it.
+    """
+    cdef const int32_t[:, ::1] nb = indices
+    cdef double[:, ::1] val = values
+    cdef Py_ssize_t n = nb.shape[0], k = nb.shape[1], i, tid, r, j
+    cdef int nt = max(1, min(<int>n_threads, <int>n)) if n > 0 else 1
+    cdef int64_t[::1] rptr = np.empty(n + 1, dtype=np.int64)
+    cdef int32_t[::1] rsrc = np.empty(max(1, n * k), dtype=np.int32)
+    cdef uint8_t[:, ::1] state = np.empty((max(n, 1), max(k, 1)), dtype=np.uint8)
+    cdef int32_t[:, ::1] mark = np.full((nt, max(n, 1)), -1, dtype=np.int32)
+    cdef int32_t[:, ::1] where = np.empty((nt, max(n, 1)), dtype=np.int32)
+    cdef int64_t b
+    cdef int32_t p
+    cdef double s
+    if n == 0 or k == 0:
+        return
+    with nogil:
+        _reverse_lists(nb, val, rptr, rsrc)
+        for i in prange(n, schedule="static", num_threads=nt):
+            tid = threadid()
+            for b in range(rptr[i], rptr[i + 1]):
+                mark[tid, rsrc[b] // k] = <int32_t>i
+            for r in range(k):
+                if not val[i, r] > 0.0:
+                    state[i, r] = SLOT_DROPPED
+                elif mark[tid, nb[i, r]] == i:
+                    state[i, r] = SLOT_MUTUAL
+                else:
+                    state[i, r] = SLOT_ALONE
+        for i in prange(n, schedule="static", num_threads=nt):
+            tid = threadid()
+            for b in range(rptr[i], rptr[i + 1]):  # where each j > i stores i
+                where[tid, rsrc[b] // k] = rsrc[b]
+            for r in range(k):
+                if state[i, r] == SLOT_DROPPED:
+                    val[i, r] = -1.0
+                elif state[i, r] == SLOT_ALONE:
+                    val[i, r] = 0.5 * val[i, r]
+                else:
+                    j = nb[i, r]
+                    if j > i:
+                        p = where[tid, j]
+                        s = 0.5 * (val[i, r] + val[p // k, p % k])
+                        val[i, r] = s
+                        val[p // k, p % k] = s
+
+
+def knn_union_merge(indices, values, rev_indptr, rev_indices, rev_data, indptr, out_indices,
+                    out_data, n_threads, start=0, stop=None):
+    """Rows start .. stop - 1 of the union from their own arrays; see the reference twin."""
+    cdef const int32_t[:, ::1] nb = indices
+    cdef const double[:, ::1] val = values
+    cdef const int64_t[::1] rp = rev_indptr
+    cdef const int32_t[::1] ri = rev_indices
+    cdef const double[::1] rd = rev_data
+    cdef const int64_t[::1] ip = indptr
+    cdef int32_t[::1] oi = out_indices
+    cdef double[::1] od = out_data
+    cdef Py_ssize_t n = nb.shape[0], k = nb.shape[1], i, tid, r, nf, a
+    cdef Py_ssize_t first = start, last = n if stop is None else stop
+    cdef int nt = max(1, min(<int>n_threads, <int>n)) if n > 0 else 1
+    cdef int64_t[:, ::1] fwd = np.empty((nt, max(1, k)), dtype=np.int64)
+    cdef int64_t b, e, c, jf, jr
+    if n == 0 or last <= first:
+        return
+    with nogil:
+        for i in prange(first, last, schedule="static", num_threads=nt):
+            tid = threadid()
+            nf = 0
+            for r in range(k):
+                if val[i, r] >= 0.0:
+                    fwd[tid, nf] = (<int64_t>nb[i, r] << 20) | r
+                    nf = nf + 1
+            _sort_int64(&fwd[tid, 0], nf)
+            a = 0
+            b = rp[i]
+            e = rp[i + 1]
+            c = ip[i]
+            while a < nf or b < e:
+                jf = fwd[tid, a] >> 20 if a < nf else INT64_MAX
+                jr = ri[b] if b < e else INT64_MAX
+                if jf < jr:
+                    oi[c] = <int32_t>jf
+                    od[c] = val[i, fwd[tid, a] & 0xFFFFF]
+                    a = a + 1
+                else:
+                    oi[c] = <int32_t>jr
+                    od[c] = rd[b]
+                    b = b + 1
+                c = c + 1
+
+
 # t-SNE with FFT-accelerated interpolation (twins of reference.tsne_fft_*)
 include "_fft_repulsion.pxi"
 

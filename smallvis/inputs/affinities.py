@@ -15,7 +15,7 @@ from .. import _progress
 from . import distances as metrics
 from ..backends._backend import is_fast
 from ..backends.reference import CALIBRATION_BLOCK
-from .._memory import release_free_heap
+from .._memory import release_free_heap, release_pages
 from .._numeric import SAFE_EXPONENT, in_units, power_of_two_exponent
 from .._validation import (ParameterError, _as_array, check_integer, check_knn_pair, check_number,
                            check_threads)
@@ -819,7 +819,7 @@ def joint_perplexity_knn(X, perplexity, kernels, **knn_params):
     params["n_threads"] = check_threads(params["n_threads"])  # symmetric_union's too
     indices, rows, _ = _calibrated_rows(X, perplexity, kernels, **params)
     with _progress.stage("calibration", "symmetrising"):
-        J = symmetric_union(indices, rows, kernels, params["n_threads"])
+        J = symmetric_union(indices, rows, kernels, params["n_threads"], consume_values=True)
         del indices, rows
         # times the reciprocal, as SciPy divides a sparse matrix by a scalar
         # (normalize): the same bits as the SciPy construction
@@ -827,33 +827,75 @@ def joint_perplexity_knn(X, perplexity, kernels, **knn_params):
     return J
 
 
-def symmetric_union(indices, values, kernels, n_threads=None):
+#: Rows of the union that :func:`symmetric_union` writes between two
+#: releases of the consumed input: the output of one block (about 5 MB
+#: at 230 entries per row) is what the peak holds beyond the larger of
+#: input and output.
+UNION_MERGE_ROWS = 1 << 13
+
+
+def symmetric_union(indices, values, kernels, n_threads=None, *, consume_values=False):
     """CSR matrix ``(A + A^T) / 2`` of ``A[i, indices[i, r]] = values[i, r]``.
 
     Entries of weight 0 are dropped; columns are sorted in each row.  Uses
     the twin kernels ``knn_union_count`` / ``knn_union_fill`` (int32
     indices; graphs with ``n k >= 2**31`` entries fall back to SciPy).
+
+    With ``consume_values`` (``values`` a float64 array the caller gives
+    up: it is overwritten), the union is built in three steps whose last
+    reads each row's own arrays only (the twin kernels
+    ``knn_union_reverse_fill``, ``knn_union_forward``, ``knn_union_merge``),
+    and the pages of ``values`` already merged are released while the
+    output is written: the peak holds about the output and the indices,
+    where the one-step build holds the inputs, their reverse lists and the
+    output at once.  The result has the same bits.
     """
     n, k = indices.shape
     n_threads = check_threads(n_threads)
-    values = np.ascontiguousarray(values, dtype=np.float64)
     if n * k >= 2**31 or n >= 2**31:
+        values = np.ascontiguousarray(values, dtype=np.float64)
         A = sp.csr_matrix((values.ravel(), indices.ravel().astype(np.int64),
                            np.arange(0, n * k + 1, k, dtype=np.int64)), shape=(n, n))
         A.eliminate_zeros()
         S = symmetrize(A).tocsr()
         S.sort_indices()
         return S
+    consume_values = (consume_values and isinstance(values, np.ndarray)
+                      and values.dtype == np.float64 and values.flags.c_contiguous
+                      and values.flags.writeable)
+    values = np.ascontiguousarray(values, dtype=np.float64)
     indices = np.ascontiguousarray(indices, dtype=np.int32)
     counts = np.empty(n, dtype=np.int64)
     kernels.knn_union_count(indices, values, counts, n_threads)
     indptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(counts, out=indptr[1:])
-    del counts
     nnz = int(indptr[-1])
-    out_indices = np.empty(nnz, dtype=np.int32)
-    out_data = np.empty(nnz)
-    kernels.knn_union_fill(indices, values, indptr, out_indices, out_data, n_threads)
+    if consume_values:
+        # entries only the transpose stores: each row's count less its own
+        np.subtract(counts, np.count_nonzero(values > 0.0, axis=1), out=counts)
+        rev_indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(counts, out=rev_indptr[1:])
+        del counts
+        rev_indices = np.empty(int(rev_indptr[-1]), dtype=np.int32)
+        rev_data = np.empty(int(rev_indptr[-1]))
+        kernels.knn_union_reverse_fill(indices, values, rev_indptr, rev_indices, rev_data,
+                                       n_threads)
+        kernels.knn_union_forward(indices, values, n_threads)
+        out_indices = np.empty(nnz, dtype=np.int32)
+        out_data = np.empty(nnz)
+        for start in range(0, n, UNION_MERGE_ROWS):
+            stop = min(n, start + UNION_MERGE_ROWS)
+            kernels.knn_union_merge(indices, values, rev_indptr, rev_indices, rev_data,
+                                    indptr, out_indices, out_data, n_threads, start, stop)
+            release_pages(values, stop * k * values.itemsize)
+            release_pages(rev_indices, int(rev_indptr[stop]) * rev_indices.itemsize)
+            release_pages(rev_data, int(rev_indptr[stop]) * rev_data.itemsize)
+        del rev_indices, rev_data
+    else:
+        del counts
+        out_indices = np.empty(nnz, dtype=np.int32)
+        out_data = np.empty(nnz)
+        kernels.knn_union_fill(indices, values, indptr, out_indices, out_data, n_threads)
     if nnz < 2**31:
         indptr = indptr.astype(np.int32)
     S = sp.csr_matrix((out_data, out_indices, indptr), shape=(n, n), copy=False)

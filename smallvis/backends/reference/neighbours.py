@@ -391,3 +391,131 @@ def knn_union_fill(indices, values, indptr, out_indices, out_data, n_threads):
     S = _union(indices, values)
     out_indices[:] = S.indices
     out_data[:] = S.data
+
+
+def _positive_edges(indices, values):
+    """Rows, columns and values of the stored edges ``A_ij > 0``, in row-major order."""
+    n, k = indices.shape
+    pos = values.ravel() > 0.0
+    rows = np.repeat(np.arange(n, dtype=np.int64), k)[pos]
+    return rows, indices.ravel().astype(np.int64)[pos], values.ravel()[pos]
+
+
+def knn_union_reverse_fill(indices, values, indptr, out_indices, out_data, n_threads):
+    r"""The entries of :math:`S = \tfrac12 (A + A^\top)` that only the transpose stores.
+
+    Row ``i`` gets each ``j`` with :math:`A_{ji} > 0` and not
+    :math:`A_{ij} > 0`, ascending, with the value ``0.5 * A_ji``: the
+    entries of ``S`` (:func:`knn_union_fill`) whose column is not among the
+    row's own stored edges.  With :func:`knn_union_forward` and
+    :func:`knn_union_merge` this builds ``S`` in three steps, after the
+    first two of which each row of ``S`` needs only its own row's arrays.
+
+    Parameters
+    ----------
+    indices, values
+        As :func:`knn_union_count`.
+    indptr : ndarray of shape (n_samples + 1,), int64
+        Row pointers of these entries: ``0`` then the cumulative sum of each
+        row's count (the count of :func:`knn_union_count` less the row's
+        positive values).
+    out_indices : ndarray of shape (indptr[-1],), int32
+        Output: the columns ``j``, increasing within each row.
+    out_data : ndarray of shape (indptr[-1],)
+        Output: ``0.5 * A_ji``.
+    n_threads : int
+        Threads over rows (Cython twin; ignored here).
+    """
+    n = indices.shape[0]
+    src, dst, v = _positive_edges(indices, values)
+    own = np.sort(src * n + dst)
+    # edge (src -> dst) is an entry of row dst, column src, unless dst stores src
+    key = dst * n + src
+    at = np.minimum(np.searchsorted(own, key), max(len(own) - 1, 0))
+    only = ~(own[at] == key) if len(own) else np.ones(0, dtype=bool)
+    order = np.lexsort((src[only], dst[only]))
+    out_indices[:] = src[only][order]
+    out_data[:] = 0.5 * v[only][order]
+
+
+#: The value :func:`knn_union_forward` leaves in a slot that is not an entry.
+UNION_DROPPED = -1.0
+
+
+def knn_union_forward(indices, values, n_threads):
+    r"""``values`` replaced, in place, by the entries of :math:`S` at the same slots.
+
+    A slot ``(i, r)`` with :math:`A_{ij} > 0` (``j = indices[i, r]``) gets
+    ``0.5 * (A_ij + A_ji)`` where :math:`A_{ji} > 0` too, else
+    ``0.5 * A_ij`` (the arithmetic of :func:`knn_union_fill`); a slot with
+    :math:`A_{ij} \le 0` gets :data:`UNION_DROPPED` (``-1``), which no
+    entry of ``S`` can equal.  Each entry of ``S`` then sits in one of its
+    row's slots or among the row's entries of
+    :func:`knn_union_reverse_fill` (taken from ``values`` before this call).
+
+    Parameters
+    ----------
+    indices : ndarray of shape (n_samples, k), int32
+        As :func:`knn_union_count`.
+    values : ndarray of shape (n_samples, k)
+        ``A``'s values; overwritten.
+    n_threads : int
+        Threads over rows (Cython twin; ignored here).
+    """
+    n = indices.shape[0]
+    flat = values.ravel()
+    pos = flat > 0.0
+    src, dst, v = _positive_edges(indices, values)
+    own = src * n + dst                     # sorted: row-major, distinct columns
+    order = np.argsort(own)
+    at = np.minimum(np.searchsorted(own[order], dst * n + src), max(len(own) - 1, 0))
+    partner = order[at] if len(own) else at
+    mutual = own[partner] == dst * n + src if len(own) else np.zeros(0, dtype=bool)
+    union = np.where(mutual, 0.5 * (v + v[partner]), 0.5 * v)
+    flat[~pos] = UNION_DROPPED
+    flat[pos] = union
+
+
+def knn_union_merge(indices, values, rev_indptr, rev_indices, rev_data, indptr, out_indices,
+                    out_data, n_threads, start=0, stop=None):
+    r"""Rows ``start`` to ``stop - 1`` of :math:`S`, sorted by column, from their own arrays.
+
+    Row ``i`` of ``S`` is its slots of ``values`` after
+    :func:`knn_union_forward` that hold a value of at least 0 (not
+    :data:`UNION_DROPPED`), merged by
+    column with its entries of :func:`knn_union_reverse_fill`; it is
+    written at ``indptr[i]`` of ``out_indices`` and ``out_data``.  A row
+    reads nothing of another row, so a caller may free the arrays of the
+    rows written.
+
+    Parameters
+    ----------
+    indices : ndarray of shape (n_samples, k), int32
+    values : ndarray of shape (n_samples, k)
+        After :func:`knn_union_forward`.
+    rev_indptr, rev_indices, rev_data
+        As filled by :func:`knn_union_reverse_fill`.
+    indptr : ndarray of shape (n_samples + 1,), int64
+        Row pointers of ``S`` (the counts of :func:`knn_union_count`).
+    out_indices : ndarray of shape (indptr[-1],), int32
+        Output: the columns of ``S``.
+    out_data : ndarray of shape (indptr[-1],)
+        Output: its entries.
+    n_threads : int
+        Threads over rows (Cython twin; ignored here).
+    start, stop : int, default=0 and None (``n_samples``)
+        The rows written.
+    """
+    n, k = indices.shape
+    stop = n if stop is None else stop
+    keep = values[start:stop] >= 0.0
+    rows = np.repeat(np.arange(start, stop), k).reshape(-1, k)[keep]
+    rev = slice(rev_indptr[start], rev_indptr[stop])
+    rev_rows = np.repeat(np.arange(start, stop), np.diff(rev_indptr[start:stop + 1]))
+    all_rows = np.concatenate([rows, rev_rows])
+    cols = np.concatenate([indices[start:stop][keep], rev_indices[rev]])
+    data = np.concatenate([values[start:stop][keep], rev_data[rev]])
+    order = np.lexsort((cols, all_rows))
+    span = slice(indptr[start], indptr[stop])
+    out_indices[span] = cols[order]
+    out_data[span] = data[order]
