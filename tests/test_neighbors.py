@@ -196,6 +196,29 @@ def test_knn_refine_twins_agree_bitwise_over_rounds(case, k, n_explore):
         idx, d2, flags = fast[:3]
 
 
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize("case", range(4))
+def test_knn_refine_with_its_distances_updated_in_place_is_the_same_round(case, n_threads):
+    """out_sq_dist may be sq_dist (refine's use): the same lists, in spans of rows too."""
+    from smallvis.backends import _kernels
+    from smallvis.backends import reference
+
+    X = _refine_inputs()[case]
+    idx, d2 = _refine_input(X, 5, seed=case)
+    expected = _refine_once(reference, X, idx, d2, n_explore=3)
+    assert expected[3] > 0  # a round that changes rows
+    for module in (reference, _kernels):
+        in_place = d2.copy()
+        out_idx, out_flags = np.empty_like(idx), np.empty((idx.shape), dtype=np.uint8)
+        flags = np.full(idx.shape, 3, dtype=np.uint8)
+        n = len(X)
+        n_changed = sum(module.knn_refine(X, idx, in_place, flags, 3, out_idx, in_place,
+                                          out_flags, n_threads, 0, start, min(n, start + 17))
+                        for start in range(0, n, 17))
+        for a, b in zip(expected, (out_idx, in_place, out_flags, n_changed)):
+            np.testing.assert_array_equal(a, b)
+
+
 @pytest.mark.parametrize("n_explore", [2, 1000])
 def test_knn_refine_skipping_is_exact(n_explore):
     """Skipping what the last round examined gives the full round's result."""

@@ -2031,9 +2031,13 @@ cdef Py_ssize_t _refine_row(const double* x, Py_ssize_t dim, const int32_t* nb,
                             const uint8_t* win_new, const uint8_t* has_new,
                             Py_ssize_t k, Py_ssize_t w, Py_ssize_t i, int32_t* stamp,
                             int64_t* cand, double* cd2, double* ckeys, int32_t* slots,
-                            int32_t* tmp, double* keys, int32_t* oi, double* od, uint8_t* of,
-                            int code) noexcept nogil:
-    """Row i of knn_refine; returns 1 if the row changed."""
+                            int32_t* tmp, double* keys, double* own_d2, int32_t* oi,
+                            double* od, uint8_t* of, int code) noexcept nogil:
+    """Row i of knn_refine; returns 1 if the row changed.
+
+    The row's distances are read from ``own_d2``, a copy, so that ``od``
+    may be the row of ``d2`` itself.
+    """
     cdef const int32_t* row = nb + i * k
     cdef const uint8_t* fl = flags + i * k
     cdef const int32_t* wj
@@ -2082,7 +2086,8 @@ cdef Py_ssize_t _refine_row(const double* x, Py_ssize_t dim, const int32_t* nb,
     na = 0
     _core_dists_to(code, x, dim, x + i * dim, cand, m, cd2)
     for r in range(k):
-        keys[r] = smallvis_tie_key(d2[i * k + r])
+        own_d2[r] = d2[i * k + r]
+        keys[r] = smallvis_tie_key(own_d2[r])
     # the candidates that beat the row's last entry, moved to the front;
     # the new list is the first k of the row and these, merged in order
     last_key = keys[k - 1]
@@ -2109,7 +2114,7 @@ cdef Py_ssize_t _refine_row(const double* x, Py_ssize_t dim, const int32_t* nb,
                 changed = True
                 continue
         oi[r] = row[a]
-        od[r] = d2[i * k + a]
+        od[r] = own_d2[a]
         of[r] = 2 if (r < w and a >= w) else 0
         a += 1
     return 1 if changed else 0
@@ -2128,7 +2133,8 @@ def knn_refine(X, indices, sq_dist, flags, n_explore, out_indices, out_sq_dist,
     sorted list.  The flags skip exactly the pairs that the previous round
     examined (see the reference), so later rounds cost a fraction of the
     first.  Rows are independent (a Jacobi round), so the result is the
-    same for every ``n_threads``.
+    same for every ``n_threads``.  ``out_sq_dist`` may be ``sq_dist``: a
+    row reads only its own distances, copied before it writes them.
     """
     cdef const double[:, ::1] x = X
     cdef const int32_t[:, ::1] nb = indices
@@ -2148,6 +2154,7 @@ def knn_refine(X, indices, sq_dist, flags, n_explore, out_indices, out_sq_dist,
     cdef int32_t[:, ::1] slots = np.empty((nt, max(1, k * w)), dtype=np.int32)
     cdef int32_t[:, ::1] tmp = np.empty((nt, max(1, k * w)), dtype=np.int32)
     cdef double[:, ::1] keys = np.empty((nt, max(1, k)))
+    cdef double[:, ::1] own_d2 = np.empty((nt, max(1, k)))
     cdef uint8_t[::1] has_new = np.zeros(max(n, 1), dtype=np.uint8)
     cdef int32_t[:, ::1] win = np.empty((max(n, 1), max(w, 1)), dtype=np.int32)
     cdef uint8_t[:, ::1] win_new = np.empty((max(n, 1), max(w, 1)), dtype=np.uint8)
@@ -2169,7 +2176,8 @@ def knn_refine(X, indices, sq_dist, flags, n_explore, out_indices, out_sq_dist,
                                      &win[0, 0], &win_new[0, 0], &has_new[0], k, w, i,
                                      &stamp[tid, 0], &cand[tid, 0], &cd2[tid, 0],
                                      &ckeys[tid, 0], &slots[tid, 0], &tmp[tid, 0],
-                                     &keys[tid, 0], &oi[i, 0], &od[i, 0], &of[i, 0], code)
+                                     &keys[tid, 0], &own_d2[tid, 0], &oi[i, 0], &od[i, 0],
+                                     &of[i, 0], code)
     return n_changed
 
 

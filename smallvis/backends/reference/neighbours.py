@@ -279,7 +279,8 @@ def knn_refine(X, indices, sq_dist, flags, n_explore, out_indices, out_sq_dist,
     out_indices : ndarray of shape (n_samples, k), int32
         Output: the new neighbours, in the same order.
     out_sq_dist : ndarray of shape (n_samples, k)
-        Output: their squared distances.
+        Output: their squared distances.  It may be ``sq_dist`` itself
+        (updated in place): a row reads no other row's distances.
     out_flags : ndarray of shape (n_samples, k), uint8
         Output: 3 for an entry that was not in the input row, 2 for one that
         entered the first ``w`` from further down, else 0.
