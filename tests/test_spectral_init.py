@@ -325,3 +325,39 @@ def test_spectral_start_has_the_same_bits_on_threads_and_either_product(init):
         for n_threads in (1, 2):
             Y = initialize(init, X, 2, rng(), P=P, kernels=kernels(fast), n_threads=n_threads)
             np.testing.assert_array_equal(Y, base)
+
+
+def _strongest_of_a_knn_p(n=400, seed=0):
+    from smallvis.engines import init as init_engine
+
+    X = np.random.default_rng(seed).normal(size=(n, 6))
+    P = smallvis.affinities(X, "largevis")
+    return P, init_engine.strongest_entries(P, 30)
+
+
+def test_the_strongest_graph_skips_the_symmetrisation_with_the_same_bits():
+    """_graph of a strongest-entries graph is the graph itself: returned without copies."""
+    from smallvis.engines import init as init_engine
+
+    _, A = _strongest_of_a_knn_p()
+    expected = init_engine._graph(A.copy())
+    got = init_engine._strongest_graph(A)
+    assert got is A
+    for a, b in ((expected.indptr, got.indptr), (expected.indices, got.indices),
+                 (expected.data, got.data)):
+        np.testing.assert_array_equal(a, b)
+    with_diagonal = A + sp.eye(A.shape[0], format="csr")  # falls back to _graph
+    assert init_engine._strongest_graph(with_diagonal).diagonal().max() == 0
+
+
+def test_both_sides_scaling_is_scipy_s_product_bit_for_bit():
+    from smallvis.engines import init as init_engine
+
+    P, W = _strongest_of_a_knn_p(seed=1)
+    for G in (W, P):
+        d = 1.0 / np.sqrt(np.asarray(G.sum(axis=1)).ravel())
+        expected = sp.csr_matrix(sp.diags(d) @ G @ sp.diags(d))
+        got = init_engine._scaled_both_sides(G, d)
+        for a, b in ((expected.indptr, got.indptr), (expected.indices, got.indices),
+                     (expected.data, got.data)):
+            np.testing.assert_array_equal(a, b)

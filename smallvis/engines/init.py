@@ -171,6 +171,21 @@ def _graph(P):
     return W
 
 
+def _strongest_graph(A):
+    """:func:`_graph` of a graph of :func:`strongest_entries`, without its copies where it can.
+
+    That graph is symmetric by construction, so ``(W + W^T) / 2`` is ``W``
+    bit for bit; without diagonal entries or negative values it is
+    returned as it is (sorted), else it goes through :func:`_graph`.
+    """
+    if not (sp.issparse(A) and A.format == "csr" and A.dtype == np.float64) \
+            or A.diagonal().any() \
+            or (A.nnz and A.data.min() <= 0):
+        return _graph(A)
+    A.sort_indices()
+    return A
+
+
 #: Rows of ``P`` that :func:`strongest_entries` sorts at once: its
 #: temporaries stay a few times the block's entries, not ``P``'s.
 STRONGEST_BLOCK_ROWS = 4096
@@ -218,6 +233,7 @@ def strongest_entries(P, k, n_threads=1):
     _threads.each_block(keep_block, range(0, n, STRONGEST_BLOCK_ROWS), n_threads)
     indptr = np.concatenate(([0], np.cumsum(np.minimum(np.diff(P.indptr), k))))
     A = sp.csr_matrix((P.data[keep], P.indices[keep], indptr), shape=P.shape)
+    del keep  # a byte per entry of P, not needed by the maximum's copies
     return A.maximum(A.T).tocsr()
 
 
@@ -320,7 +336,7 @@ def spectral_layout(P, n_components, rng, *, random_walk=False, kernels=None, n_
     n = W.shape[0]
     deg = np.asarray(W.sum(axis=1)).ravel()
     d_inv_sqrt = 1.0 / np.sqrt(deg)
-    M = sp.diags(d_inv_sqrt) @ W @ sp.diags(d_inv_sqrt)
+    M = _scaled_both_sides(W, d_inv_sqrt)
     k = n_components + 1
     if n <= max(2 * k + 1, 64):  # tiny graphs: dense and exact
         vals, vecs = np.linalg.eigh(M.toarray())
@@ -337,6 +353,28 @@ def spectral_layout(P, n_components, rng, *, random_walk=False, kernels=None, n_
     if random_walk:
         U = U * d_inv_sqrt[:, None]
     return _scale_to_max(_fix_signs(np.ascontiguousarray(U)))
+
+
+#: Entries of :func:`_scaled_both_sides` scaled at once (8 MB of temporaries).
+_SCALE_BLOCK = 1 << 20
+
+
+def _scaled_both_sides(W, d):
+    r""":math:`D W D` with :math:`D = \mathrm{diag}(d)`, entry by entry ``(d_i * w_ij) * d_j``.
+
+    The products that SciPy's ``diags(d) @ W @ diags(d)`` forms, in the
+    same order of entries for a CSR ``W`` with sorted indices, but as one
+    new array of values beside ``W``'s indices rather than two products'
+    copies of ``W``.  Any other ``W`` goes through SciPy.
+    """
+    if not (sp.issparse(W) and W.format == "csr" and W.has_sorted_indices):
+        return sp.diags(d) @ W @ sp.diags(d)
+    data = np.repeat(d, np.diff(W.indptr))
+    np.multiply(data, W.data, out=data)
+    for start in range(0, len(data), _SCALE_BLOCK):
+        block = slice(start, start + _SCALE_BLOCK)
+        np.multiply(data[block], d[W.indices[block]], out=data[block])
+    return sp.csr_matrix((data, W.indices, W.indptr), shape=W.shape)
 
 
 def _product(M, kernels, n_threads):
@@ -389,7 +427,7 @@ def _graph_init(init, coordinates, n_components, rng, P, kernels=None, n_threads
     ``coordinates()`` gives the data's coordinates (:func:`data_coordinates`),
     asked for only when the graph alone does not give the layout.
     """
-    W = _graph(P)
+    W = _strongest_graph(P) if split_init(init)[1] is not None else _graph(P)
     n_comp, labels = connected_components(W, directed=False)
     if n_comp > 1:
         X = coordinates()
