@@ -129,6 +129,26 @@ def _graph(n, k, seed, zeros=True):
     return idx, val
 
 
+@pytest.mark.parametrize("n, k", [(1, 1), (30, 4), (200, 15)])
+def test_reverse_lists_twins_agree(n, k):
+    """The sources of each point's incoming positive edges, ascending, as flat positions."""
+    idx, val = (np.zeros((1, 1), dtype=np.int32), np.ones((1, 1))) if n == 1 \
+        else _graph(n, k, seed=n + 2)
+    got = []
+    for module in (reference, _kernels):
+        rptr, rsrc = np.empty(n + 1, dtype=np.int64), np.full(n * k, -1, dtype=np.int32)
+        module.knn_reverse_lists(idx, val, rptr, rsrc)
+        got.append((rptr, rsrc[:rptr[-1]]))
+    np.testing.assert_array_equal(got[0][0], got[1][0])
+    np.testing.assert_array_equal(got[0][1], got[1][1])
+    rptr, rsrc = got[0]
+    for j in range(n):  # by definition
+        sources = rsrc[rptr[j]:rptr[j + 1]]
+        expected = [i * k + r for i in range(n) for r in range(k)
+                    if idx[i, r] == j and val[i, r] > 0]
+        np.testing.assert_array_equal(sources, expected)
+
+
 def _union_with(module, idx, val, threads=1):
     n = len(idx)
     counts = np.empty(n, dtype=np.int64)
@@ -154,13 +174,15 @@ def _staged_union(module, idx, val, threads=1, block=None):
     """The union by the three-step kernels (reverse entries, slots in place, merge)."""
     n, k = idx.shape
     val = val.copy()
-    counts = np.empty(n, dtype=np.int64)
-    module.knn_union_count(idx, val, counts, threads)
-    rev_ptr = np.concatenate([[0], np.cumsum(counts - np.count_nonzero(val > 0, axis=1))])
-    rev_ptr = rev_ptr.astype(np.int64)
+    rptr, rsrc = np.empty(n + 1, dtype=np.int64), np.empty(max(1, n * k), dtype=np.int32)
+    module.knn_reverse_lists(idx, val, rptr, rsrc)
+    rev_counts = np.empty(n, dtype=np.int64)
+    module.knn_union_reverse_count(idx, val, rptr, rsrc, rev_counts, threads)
+    counts = rev_counts + np.count_nonzero(val > 0, axis=1)
+    rev_ptr = np.concatenate([[0], np.cumsum(rev_counts)]).astype(np.int64)
     rev_i, rev_d = np.empty(rev_ptr[-1], dtype=np.int32), np.empty(rev_ptr[-1])
-    module.knn_union_reverse_fill(idx, val, rev_ptr, rev_i, rev_d, threads)
-    module.knn_union_forward(idx, val, threads)
+    module.knn_union_reverse_fill(idx, val, rptr, rsrc, rev_ptr, rev_i, rev_d, threads)
+    module.knn_union_forward(idx, val, rptr, rsrc, threads)
     assert np.all((val >= 0) | (val == reference.UNION_DROPPED))
     indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     out_i, out_d = np.empty(indptr[-1], dtype=np.int32), np.empty(indptr[-1])

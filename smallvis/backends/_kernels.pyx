@@ -2307,36 +2307,77 @@ def knn_union_fill(indices, values, indptr, out_indices, out_data, n_threads):
                        &oi[ip[i]], &od[ip[i]])
 
 
-def knn_union_reverse_fill(indices, values, indptr, out_indices, out_data, n_threads):
+def knn_reverse_lists(indices, values, rptr, rsrc):
+    """The sources of the positive edges into each point; see the reference twin."""
+    cdef const int32_t[:, ::1] nb = indices
+    cdef const double[:, ::1] val = values
+    cdef int64_t[::1] rp = rptr
+    cdef int32_t[::1] rs = rsrc
+    if nb.shape[0] == 0:
+        rp[0] = 0
+        return
+    with nogil:
+        _reverse_lists(nb, val, rp, rs)
+
+
+cdef void _reverse_only(const int32_t[:, ::1] nb, const double[:, ::1] val,
+                        const int64_t[::1] rptr, const int32_t[::1] rsrc, int32_t[:, ::1] mark,
+                        Py_ssize_t i, int tid, int64_t* count, int32_t* oi,
+                        double* od) noexcept nogil:
+    """Row i's entries that only the transpose stores: counted, and written if oi is not NULL."""
+    cdef Py_ssize_t k = nb.shape[1], r, j
+    cdef int64_t b, c = 0
+    for r in range(k):
+        if val[i, r] > 0.0:
+            mark[tid, nb[i, r]] = <int32_t>i
+    for b in range(rptr[i], rptr[i + 1]):  # sources ascending
+        j = rsrc[b] // k
+        if mark[tid, j] != i:
+            if oi != NULL:
+                oi[c] = <int32_t>j
+                od[c] = 0.5 * val[j, rsrc[b] % k]
+            c = c + 1
+    count[0] = c
+
+
+def knn_union_reverse_count(indices, values, rptr, rsrc, counts, n_threads):
+    """Entries per row that only the transpose stores; see the reference twin."""
+    cdef const int32_t[:, ::1] nb = indices
+    cdef const double[:, ::1] val = values
+    cdef const int64_t[::1] rp = rptr
+    cdef const int32_t[::1] rs = rsrc
+    cdef int64_t[::1] cv = counts
+    cdef Py_ssize_t n = nb.shape[0], i
+    cdef int tid, nt = max(1, min(<int>n_threads, <int>n)) if n > 0 else 1
+    cdef int32_t[:, ::1] mark = np.full((nt, max(n, 1)), -1, dtype=np.int32)
+    if n == 0:
+        return
+    with nogil:
+        for i in prange(n, schedule="static", num_threads=nt):
+            tid = threadid()
+            _reverse_only(nb, val, rp, rs, mark, i, tid, &cv[i], NULL, NULL)
+
+
+def knn_union_reverse_fill(indices, values, rptr, rsrc, indptr, out_indices, out_data,
+                           n_threads):
     """The union's entries that only the transpose stores; see the reference twin."""
     cdef const int32_t[:, ::1] nb = indices
     cdef const double[:, ::1] val = values
+    cdef const int64_t[::1] rp = rptr
+    cdef const int32_t[::1] rs = rsrc
     cdef const int64_t[::1] ip = indptr
     cdef int32_t[::1] oi = out_indices
     cdef double[::1] od = out_data
-    cdef Py_ssize_t n = nb.shape[0], k = nb.shape[1], i, tid, r
-    cdef int nt = max(1, min(<int>n_threads, <int>n)) if n > 0 else 1
-    cdef int64_t[::1] rptr = np.empty(n + 1, dtype=np.int64)
-    cdef int32_t[::1] rsrc = np.empty(max(1, n * k), dtype=np.int32)
+    cdef Py_ssize_t n = nb.shape[0], i
+    cdef int tid, nt = max(1, min(<int>n_threads, <int>n)) if n > 0 else 1
     cdef int32_t[:, ::1] mark = np.full((nt, max(n, 1)), -1, dtype=np.int32)
-    cdef int64_t b, c
-    cdef Py_ssize_t j
+    cdef int64_t c
     if n == 0 or od.shape[0] == 0:
         return
     with nogil:
-        _reverse_lists(nb, val, rptr, rsrc)
         for i in prange(n, schedule="static", num_threads=nt):
             tid = threadid()
-            for r in range(k):
-                if val[i, r] > 0.0:
-                    mark[tid, nb[i, r]] = <int32_t>i
-            c = ip[i]
-            for b in range(rptr[i], rptr[i + 1]):  # sources ascending
-                j = rsrc[b] // k
-                if mark[tid, j] != i:
-                    oi[c] = <int32_t>j
-                    od[c] = 0.5 * val[rsrc[b] // k, rsrc[b] % k]
-                    c = c + 1
+            _reverse_only(nb, val, rp, rs, mark, i, tid, &c, &oi[ip[i]], &od[ip[i]])
 
 
 cdef enum:
@@ -2346,7 +2387,7 @@ cdef enum:
     SLOT_MUTUAL = 2     # both: written by the row of the smaller index
 
 
-def knn_union_forward(indices, values, n_threads):
+def knn_union_forward(indices, values, rptr, rsrc, n_threads):
     """values replaced in place by the union's entries at the same slots; see the reference twin.
 
     Two passes over the rows: the first only reads (each slot's state from
@@ -2357,10 +2398,10 @@ def knn_union_forward(indices, values, n_threads):
     """
     cdef const int32_t[:, ::1] nb = indices
     cdef double[:, ::1] val = values
+    cdef const int64_t[::1] rp = rptr
+    cdef const int32_t[::1] rs = rsrc
     cdef Py_ssize_t n = nb.shape[0], k = nb.shape[1], i, tid, r, j
     cdef int nt = max(1, min(<int>n_threads, <int>n)) if n > 0 else 1
-    cdef int64_t[::1] rptr = np.empty(n + 1, dtype=np.int64)
-    cdef int32_t[::1] rsrc = np.empty(max(1, n * k), dtype=np.int32)
     cdef uint8_t[:, ::1] state = np.empty((max(n, 1), max(k, 1)), dtype=np.uint8)
     cdef int32_t[:, ::1] mark = np.full((nt, max(n, 1)), -1, dtype=np.int32)
     cdef int32_t[:, ::1] where = np.empty((nt, max(n, 1)), dtype=np.int32)
@@ -2370,11 +2411,10 @@ def knn_union_forward(indices, values, n_threads):
     if n == 0 or k == 0:
         return
     with nogil:
-        _reverse_lists(nb, val, rptr, rsrc)
         for i in prange(n, schedule="static", num_threads=nt):
             tid = threadid()
-            for b in range(rptr[i], rptr[i + 1]):
-                mark[tid, rsrc[b] // k] = <int32_t>i
+            for b in range(rp[i], rp[i + 1]):
+                mark[tid, rs[b] // k] = <int32_t>i
             for r in range(k):
                 if not val[i, r] > 0.0:
                     state[i, r] = SLOT_DROPPED
@@ -2384,8 +2424,8 @@ def knn_union_forward(indices, values, n_threads):
                     state[i, r] = SLOT_ALONE
         for i in prange(n, schedule="static", num_threads=nt):
             tid = threadid()
-            for b in range(rptr[i], rptr[i + 1]):  # where each j > i stores i
-                where[tid, rsrc[b] // k] = rsrc[b]
+            for b in range(rp[i], rp[i + 1]):  # where each j > i stores i
+                where[tid, rs[b] // k] = rs[b]
             for r in range(k):
                 if state[i, r] == SLOT_DROPPED:
                     val[i, r] = -1.0

@@ -844,6 +844,7 @@ def symmetric_union(indices, values, kernels, n_threads=None, *, consume_values=
     With ``consume_values`` (``values`` a float64 array the caller gives
     up: it is overwritten), the union is built in three steps whose last
     reads each row's own arrays only (the twin kernels
+    ``knn_reverse_lists``, ``knn_union_reverse_count``,
     ``knn_union_reverse_fill``, ``knn_union_forward``, ``knn_union_merge``),
     and the pages of ``values`` already merged are released while the
     output is written: the peak holds about the output and the indices,
@@ -865,22 +866,36 @@ def symmetric_union(indices, values, kernels, n_threads=None, *, consume_values=
                       and values.flags.writeable)
     values = np.ascontiguousarray(values, dtype=np.float64)
     indices = np.ascontiguousarray(indices, dtype=np.int32)
-    counts = np.empty(n, dtype=np.int64)
-    kernels.knn_union_count(indices, values, counts, n_threads)
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(counts, out=indptr[1:])
-    nnz = int(indptr[-1])
-    if consume_values:
-        # entries only the transpose stores: each row's count less its own
-        np.subtract(counts, np.count_nonzero(values > 0.0, axis=1), out=counts)
+    if not consume_values:
+        counts = np.empty(n, dtype=np.int64)
+        kernels.knn_union_count(indices, values, counts, n_threads)
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        del counts
+        nnz = int(indptr[-1])
+        out_indices = np.empty(nnz, dtype=np.int32)
+        out_data = np.empty(nnz)
+        kernels.knn_union_fill(indices, values, indptr, out_indices, out_data, n_threads)
+    else:
+        rptr = np.empty(n + 1, dtype=np.int64)
+        rsrc = np.empty(max(1, n * k), dtype=np.int32)
+        kernels.knn_reverse_lists(indices, values, rptr, rsrc)
+        # entries only the transpose stores, then each row's whole count
+        counts = np.empty(n, dtype=np.int64)
+        kernels.knn_union_reverse_count(indices, values, rptr, rsrc, counts, n_threads)
         rev_indptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(counts, out=rev_indptr[1:])
+        np.add(counts, np.count_nonzero(values > 0.0, axis=1), out=counts)
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(counts, out=indptr[1:])
         del counts
+        nnz = int(indptr[-1])
         rev_indices = np.empty(int(rev_indptr[-1]), dtype=np.int32)
         rev_data = np.empty(int(rev_indptr[-1]))
-        kernels.knn_union_reverse_fill(indices, values, rev_indptr, rev_indices, rev_data,
-                                       n_threads)
-        kernels.knn_union_forward(indices, values, n_threads)
+        kernels.knn_union_reverse_fill(indices, values, rptr, rsrc, rev_indptr, rev_indices,
+                                       rev_data, n_threads)
+        kernels.knn_union_forward(indices, values, rptr, rsrc, n_threads)
+        del rptr, rsrc
         out_indices = np.empty(nnz, dtype=np.int32)
         out_data = np.empty(nnz)
         for start in range(0, n, UNION_MERGE_ROWS):
@@ -891,11 +906,6 @@ def symmetric_union(indices, values, kernels, n_threads=None, *, consume_values=
             release_pages(rev_indices, int(rev_indptr[stop]) * rev_indices.itemsize)
             release_pages(rev_data, int(rev_indptr[stop]) * rev_data.itemsize)
         del rev_indices, rev_data
-    else:
-        del counts
-        out_indices = np.empty(nnz, dtype=np.int32)
-        out_data = np.empty(nnz)
-        kernels.knn_union_fill(indices, values, indptr, out_indices, out_data, n_threads)
     if nnz < 2**31:
         indptr = indptr.astype(np.int32)
     S = sp.csr_matrix((out_data, out_indices, indptr), shape=(n, n), copy=False)

@@ -59,7 +59,8 @@ from .._sgd_reference import (SGD_COEFFICIENTS, SGD_GROUPS, SGD_NOISES,  # noqa:
 from ._helpers import _check_pair_arrays, _squared_distances  # noqa: F401  (the compiled twin, tests)
 from .calibration import CALIBRATION_BLOCK, perplexity_rows, smooth_knn_rows
 from .neighbours import (knn_candidates, knn_refine, knn_union_count, knn_union_fill,
-                         knn_union_forward, knn_union_merge, knn_union_reverse_fill,
+                         knn_union_forward, knn_union_merge, knn_union_reverse_count,
+                         knn_union_reverse_fill, knn_reverse_lists,
                          UNION_DROPPED,
                          sparse_pair_sq_distances, sparse_row_dots, sparse_row_nearest)
 from .normalised import (asne_cost, asne_gradient, normalised_cost, normalised_gradient,
@@ -143,7 +144,9 @@ __all__ = [
     "knn_union_fill",
     "knn_union_forward",
     "knn_union_merge",
+    "knn_union_reverse_count",
     "knn_union_reverse_fill",
+    "knn_reverse_lists",
     "sparse_pair_sq_distances",
     "sparse_row_dots",
     "sparse_row_nearest",

@@ -402,7 +402,74 @@ def _positive_edges(indices, values):
     return rows, indices.ravel().astype(np.int64)[pos], values.ravel()[pos]
 
 
-def knn_union_reverse_fill(indices, values, indptr, out_indices, out_data, n_threads):
+def knn_reverse_lists(indices, values, rptr, rsrc):
+    r"""The sources of the stored edges into each point, in order of source.
+
+    For each point ``j``, the flat positions ``i * k + r`` of the slots
+    with ``indices[i, r] == j`` and :math:`A_{ij} > 0`, ascending, are
+    ``rsrc[rptr[j]:rptr[j + 1]]``: the transpose of the graph as lists,
+    read by :func:`knn_union_reverse_count`, :func:`knn_union_reverse_fill`
+    and :func:`knn_union_forward`.
+
+    Parameters
+    ----------
+    indices, values
+        As :func:`knn_union_count`.
+    rptr : ndarray of shape (n_samples + 1,), int64
+        Output: the lists' pointers.
+    rsrc : ndarray of shape (n_samples * k,), int32
+        Output: the positions; the first ``rptr[-1]`` are written.
+    """
+    n, k = indices.shape
+    pos = np.flatnonzero(values.ravel() > 0.0)
+    targets = indices.ravel()[pos]
+    rsrc[:len(pos)] = pos[np.argsort(targets, kind="stable")]
+    rptr[0] = 0
+    rptr[1:] = np.cumsum(np.bincount(targets, minlength=n))
+
+
+def _reverse_only(indices, values, rptr, rsrc):
+    """Every edge into a point, as (point, source, value), and whether the point stores it too.
+
+    In the order of the lists of :func:`knn_reverse_lists`; ``only`` is
+    True where the point does not store an edge to the source.
+    """
+    n, k = indices.shape
+    m = int(rptr[-1])
+    p = rsrc[:m].astype(np.int64)
+    i = np.repeat(np.arange(n, dtype=np.int64), np.diff(rptr))
+    j = p // k
+    src, dst, _ = _positive_edges(indices, values)
+    own = np.sort(src * n + dst)
+    key = i * n + j
+    at = np.minimum(np.searchsorted(own, key), max(len(own) - 1, 0))
+    only = ~(own[at] == key) if len(own) else np.ones(m, dtype=bool)
+    return i, j, values.ravel()[p], only
+
+
+def knn_union_reverse_count(indices, values, rptr, rsrc, counts, n_threads):
+    r"""Entries per row of :math:`S = \tfrac12 (A + A^\top)` that only the transpose stores.
+
+    Row ``i`` counts each ``j`` with :math:`A_{ji} > 0` and not
+    :math:`A_{ij} > 0` (see :func:`knn_union_reverse_fill`).
+
+    Parameters
+    ----------
+    indices, values
+        As :func:`knn_union_count`.
+    rptr, rsrc
+        The reverse lists of :func:`knn_reverse_lists`.
+    counts : ndarray of shape (n_samples,), int64
+        Output.
+    n_threads : int
+        Threads over rows (Cython twin; ignored here).
+    """
+    i, _, _, only = _reverse_only(indices, values, rptr, rsrc)
+    counts[:] = np.bincount(i[only], minlength=indices.shape[0])
+
+
+def knn_union_reverse_fill(indices, values, rptr, rsrc, indptr, out_indices, out_data,
+                           n_threads):
     r"""The entries of :math:`S = \tfrac12 (A + A^\top)` that only the transpose stores.
 
     Row ``i`` gets each ``j`` with :math:`A_{ji} > 0` and not
@@ -416,10 +483,11 @@ def knn_union_reverse_fill(indices, values, indptr, out_indices, out_data, n_thr
     ----------
     indices, values
         As :func:`knn_union_count`.
+    rptr, rsrc
+        The reverse lists of :func:`knn_reverse_lists`.
     indptr : ndarray of shape (n_samples + 1,), int64
-        Row pointers of these entries: ``0`` then the cumulative sum of each
-        row's count (the count of :func:`knn_union_count` less the row's
-        positive values).
+        Row pointers of these entries: ``0`` then the cumulative sum of the
+        counts of :func:`knn_union_reverse_count`.
     out_indices : ndarray of shape (indptr[-1],), int32
         Output: the columns ``j``, increasing within each row.
     out_data : ndarray of shape (indptr[-1],)
@@ -427,23 +495,16 @@ def knn_union_reverse_fill(indices, values, indptr, out_indices, out_data, n_thr
     n_threads : int
         Threads over rows (Cython twin; ignored here).
     """
-    n = indices.shape[0]
-    src, dst, v = _positive_edges(indices, values)
-    own = np.sort(src * n + dst)
-    # edge (src -> dst) is an entry of row dst, column src, unless dst stores src
-    key = dst * n + src
-    at = np.minimum(np.searchsorted(own, key), max(len(own) - 1, 0))
-    only = ~(own[at] == key) if len(own) else np.ones(0, dtype=bool)
-    order = np.lexsort((src[only], dst[only]))
-    out_indices[:] = src[only][order]
-    out_data[:] = 0.5 * v[only][order]
+    _, j, v, only = _reverse_only(indices, values, rptr, rsrc)
+    out_indices[:] = j[only]
+    out_data[:] = 0.5 * v[only]
 
 
 #: The value :func:`knn_union_forward` leaves in a slot that is not an entry.
 UNION_DROPPED = -1.0
 
 
-def knn_union_forward(indices, values, n_threads):
+def knn_union_forward(indices, values, rptr, rsrc, n_threads):
     r"""``values`` replaced, in place, by the entries of :math:`S` at the same slots.
 
     A slot ``(i, r)`` with :math:`A_{ij} > 0` (``j = indices[i, r]``) gets
@@ -460,6 +521,10 @@ def knn_union_forward(indices, values, n_threads):
         As :func:`knn_union_count`.
     values : ndarray of shape (n_samples, k)
         ``A``'s values; overwritten.
+    rptr, rsrc
+        The reverse lists of :func:`knn_reverse_lists` (of ``A`` before
+        this call), where the Cython twin finds each pair's other slot;
+        this reference finds it by search.
     n_threads : int
         Threads over rows (Cython twin; ignored here).
     """
