@@ -22,26 +22,31 @@ import ctypes
 import mmap
 import sys
 
-_LIBC = None
-_MADVISE = None
 #: Linux's MADV_DONTNEED: the pages are dropped; a later read gives zeros.
 _MADV_DONTNEED = 4
 
 
-def _malloc_trim():
-    """glibc's ``malloc_trim``, or None where there is none."""
-    global _LIBC
-    if _LIBC is None:
-        _LIBC = False
+_LIBC_FUNCTIONS = {}
+
+
+def _libc_function(name, argtypes, restype):
+    """The C library's function ``name`` on Linux (glibc's, if loaded), or None; looked up once."""
+    if name not in _LIBC_FUNCTIONS:
+        _LIBC_FUNCTIONS[name] = None
         if sys.platform.startswith("linux"):
             try:
-                # the symbols already loaded in the process: glibc's, if any
-                trim = ctypes.CDLL(None).malloc_trim
+                # the symbols already loaded in the process: the C library's
+                function = getattr(ctypes.CDLL(None), name)
             except (OSError, AttributeError):
                 return None
-            trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
-            _LIBC = trim
-    return _LIBC or None
+            function.argtypes, function.restype = argtypes, restype
+            _LIBC_FUNCTIONS[name] = function
+    return _LIBC_FUNCTIONS[name]
+
+
+def _malloc_trim():
+    """glibc's ``malloc_trim``, or None where there is none."""
+    return _libc_function("malloc_trim", [ctypes.c_size_t], ctypes.c_int)
 
 
 def release_free_heap():
@@ -60,18 +65,8 @@ def release_free_heap():
 
 def _madvise():
     """libc's ``madvise`` on Linux, or None."""
-    global _MADVISE
-    if _MADVISE is None:
-        _MADVISE = False
-        if sys.platform.startswith("linux"):
-            try:
-                advise = ctypes.CDLL(None).madvise
-            except (OSError, AttributeError):
-                return None
-            advise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-            advise.restype = ctypes.c_int
-            _MADVISE = advise
-    return _MADVISE or None
+    return _libc_function("madvise", [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int],
+                          ctypes.c_int)
 
 
 def release_pages(a, nbytes):
