@@ -2320,11 +2320,11 @@ def knn_reverse_lists(indices, values, rptr, rsrc):
         _reverse_lists(nb, val, rp, rs)
 
 
-cdef void _reverse_only(const int32_t[:, ::1] nb, const double[:, ::1] val,
-                        const int64_t[::1] rptr, const int32_t[::1] rsrc, int32_t[:, ::1] mark,
-                        Py_ssize_t i, int tid, int64_t* count, int32_t* oi,
-                        double* od) noexcept nogil:
-    """Row i's entries that only the transpose stores: counted, and written if oi is not NULL."""
+cdef int64_t _reverse_only(const int32_t[:, ::1] nb, const double[:, ::1] val,
+                           const int64_t[::1] rptr, const int32_t[::1] rsrc,
+                           int32_t[:, ::1] mark, Py_ssize_t i, int tid, int32_t* oi,
+                           double* od) noexcept nogil:
+    """Row i's entries that only the transpose stores: their count; written if oi is not NULL."""
     cdef Py_ssize_t k = nb.shape[1], r, j
     cdef int64_t b, c = 0
     for r in range(k):
@@ -2337,7 +2337,7 @@ cdef void _reverse_only(const int32_t[:, ::1] nb, const double[:, ::1] val,
                 oi[c] = <int32_t>j
                 od[c] = 0.5 * val[j, rsrc[b] % k]
             c = c + 1
-    count[0] = c
+    return c
 
 
 def knn_union_reverse_count(indices, values, rptr, rsrc, counts, n_threads):
@@ -2355,7 +2355,7 @@ def knn_union_reverse_count(indices, values, rptr, rsrc, counts, n_threads):
     with nogil:
         for i in prange(n, schedule="static", num_threads=nt):
             tid = threadid()
-            _reverse_only(nb, val, rp, rs, mark, i, tid, &cv[i], NULL, NULL)
+            cv[i] = _reverse_only(nb, val, rp, rs, mark, i, tid, NULL, NULL)
 
 
 def knn_union_reverse_fill(indices, values, rptr, rsrc, indptr, out_indices, out_data,
@@ -2371,13 +2371,12 @@ def knn_union_reverse_fill(indices, values, rptr, rsrc, indptr, out_indices, out
     cdef Py_ssize_t n = nb.shape[0], i
     cdef int tid, nt = max(1, min(<int>n_threads, <int>n)) if n > 0 else 1
     cdef int32_t[:, ::1] mark = np.full((nt, max(n, 1)), -1, dtype=np.int32)
-    cdef int64_t c
     if n == 0 or od.shape[0] == 0:
         return
     with nogil:
         for i in prange(n, schedule="static", num_threads=nt):
             tid = threadid()
-            _reverse_only(nb, val, rp, rs, mark, i, tid, &c, &oi[ip[i]], &od[ip[i]])
+            _reverse_only(nb, val, rp, rs, mark, i, tid, &oi[ip[i]], &od[ip[i]])
 
 
 cdef enum:
