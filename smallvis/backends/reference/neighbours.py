@@ -402,6 +402,15 @@ def _positive_edges(indices, values):
     return rows, indices.ravel().astype(np.int64)[pos], values.ravel()[pos]
 
 
+def _positions(own, keys):
+    """Where each of ``keys`` is in ``own`` (distinct int64 keys, any order), else -1."""
+    if not len(own):
+        return np.full(len(keys), -1, dtype=np.int64)
+    order = np.argsort(own)
+    found = order[np.minimum(np.searchsorted(own[order], keys), len(own) - 1)]
+    return np.where(own[found] == keys, found, -1)
+
+
 def knn_reverse_lists(indices, values, rptr, rsrc):
     r"""The sources of the stored edges into each point, in order of source.
 
@@ -440,10 +449,7 @@ def _reverse_only(indices, values, rptr, rsrc):
     i = np.repeat(np.arange(n, dtype=np.int64), np.diff(rptr))
     j = p // k
     src, dst, _ = _positive_edges(indices, values)
-    own = np.sort(src * n + dst)
-    key = i * n + j
-    at = np.minimum(np.searchsorted(own, key), max(len(own) - 1, 0))
-    only = ~(own[at] == key) if len(own) else np.ones(m, dtype=bool)
+    only = _positions(src * n + dst, i * n + j) < 0
     return i, j, values.ravel()[p], only
 
 
@@ -532,12 +538,8 @@ def knn_union_forward(indices, values, rptr, rsrc, n_threads):
     flat = values.ravel()
     pos = flat > 0.0
     src, dst, v = _positive_edges(indices, values)
-    own = src * n + dst                     # sorted: row-major, distinct columns
-    order = np.argsort(own)
-    at = np.minimum(np.searchsorted(own[order], dst * n + src), max(len(own) - 1, 0))
-    partner = order[at] if len(own) else at
-    mutual = own[partner] == dst * n + src if len(own) else np.zeros(0, dtype=bool)
-    union = np.where(mutual, 0.5 * (v + v[partner]), 0.5 * v)
+    partner = _positions(src * n + dst, dst * n + src)  # the edge j -> i of each i -> j
+    union = np.where(partner >= 0, 0.5 * (v + v[partner]), 0.5 * v)
     flat[~pos] = UNION_DROPPED
     flat[pos] = union
 
