@@ -61,8 +61,9 @@ class EmbedResult:
         Costs at the iterations in ``cost_iterations``.
     cost_iterations : ndarray of shape (n_evaluations,)
         Iteration numbers (1-based) at which the cost was evaluated.
-    P : ndarray or scipy.sparse matrix
-        The input affinities used.
+    P : ndarray or scipy.sparse matrix, or None
+        The input affinities used; None from ``embed(...,
+        keep_affinities=False)``.
     n_iter : int
         Number of iterations (exact) or epochs (sgd) run.
     elapsed : float
@@ -454,7 +455,7 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
           momentum=0.5, final_momentum=0.8,
           momentum_switch_iter=250, min_gain=0.01, tol=1e-7, cost_every=50,
           random_state=None, n_threads=None, verbose=False, callback=None,
-          return_result=False, pca=None, **method_params):
+          return_result=False, keep_affinities=True, pca=None, **method_params):
     """Embed ``X`` in ``n_components`` dimensions with ``method``.
 
     Parameters
@@ -613,6 +614,13 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
         returns is in the data's.
     return_result : bool, default=False
         Return an :class:`EmbedResult` instead of the coordinates.
+    keep_affinities : bool, default=True
+        With ``return_result``: keep ``P`` in :attr:`EmbedResult.P`.  False
+        leaves it None, so that the stochastic optimizer may build its edge
+        table in the memory of a ``P`` it built itself, as it does when the
+        result is not returned (8 bytes per stored entry less at its peak:
+        about 1.9 GB for largevis at a million points).  The map is the same
+        either way.  Ignored without ``return_result``.
     pca : int, optional
         Reduce ``X`` to this many principal components before anything
         else (the neighbour search, P, the initialisation): centred
@@ -714,7 +722,8 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
     _progress.say(f"optimisation: {plan.describe()}")
     # P built here and not returned is the optimizer's to reuse (at a million
     # points its values are 1.9 GB, as large as the alias table it can hold)
-    consume_P = (user_P is None and not return_result and sp.issparse(C_fit)
+    consume_P = (user_P is None and not (return_result and keep_affinities)
+                 and sp.issparse(C_fit)
                  and not np.may_share_memory(C_fit.data, X.data if sp.issparse(X) else X))
     try:
         outcome = plan.run(Y, objective, P=C_fit, kernels=kern, rng=rng, callback=callback,
@@ -737,7 +746,8 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
                   **plan.affinity_params, **cost_params)
     return EmbedResult(
         Y=Y, cost=float(outcome.final_cost), itercosts=np.asarray(outcome.costs, dtype=float),
-        cost_iterations=np.asarray(outcome.cost_iterations, dtype=int), P=C,
+        cost_iterations=np.asarray(outcome.cost_iterations, dtype=int),
+        P=C if keep_affinities else None,
         n_iter=outcome.n_run, elapsed=t3 - t0, method=m.name, params=params,
         optimizer=plan.name, timings={"init": t_init - t2, "affinities": t2 - t1,
                                       "optimize": t3 - t_init},

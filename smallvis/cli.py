@@ -594,6 +594,9 @@ def run_embed(args, tracker):
         exaggeration=args.exaggeration, late_exaggeration=args.late_exaggeration,
         late_exaggeration_iter=args.late_exaggeration_iter, random_state=args.random_state,
         n_threads=args.threads, verbose=not args.quiet, return_result=True,
+        # only a saved model reads P (its scale): without one, the optimizer
+        # may build its edge table in P's memory
+        keep_affinities=bool(args.save_model),
         callback=tracker if args.save_partial or args.animate else None, pca=args.pca,
         **method_params,
     )

@@ -44,8 +44,9 @@ from ._validation import (ParameterError, SmallDataWarning, _as_array, check_dat
 
 __all__ = ["Embedding", "MethodEmbedding", "NotFittedError", "method_estimator"]
 
-#: Keywords of :func:`smallvis.embed` that are not constructor parameters.
-_NOT_PARAMS = ("X", "method", "return_result", "method_params")
+#: Keywords of :func:`smallvis.embed` that are not constructor parameters (an
+#: estimator keeps its ``result_``, P included: transform reads its scale).
+_NOT_PARAMS = ("X", "method", "return_result", "keep_affinities", "method_params")
 
 
 def _embed_defaults():

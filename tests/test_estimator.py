@@ -96,7 +96,7 @@ def test_import_smallvis_does_not_import_sklearn():
 
 def test_every_embed_setting_is_a_parameter():
     embed_kw = {name for name, p in inspect.signature(smallvis.embed).parameters.items()
-                if p.kind is p.KEYWORD_ONLY} - {"return_result"}
+                if p.kind is p.KEYWORD_ONLY} - {"return_result", "keep_affinities"}
     params = set(Embedding().get_params())
     assert embed_kw <= params, embed_kw - params
     assert {"method", "method_params"} <= params

@@ -208,8 +208,11 @@ def test_the_alias_table_takes_the_place_of_p_only_when_p_is_not_returned(method
     kw = dict(n_epochs=5, random_state=3)
     Y = smallvis.embed(X, method, **kw)
     result = smallvis.embed(X, method, return_result=True, **kw)
-    assert seen == [True, False]
+    light = smallvis.embed(X, method, return_result=True, keep_affinities=False, **kw)
+    assert seen == [True, False, True]
     np.testing.assert_array_equal(Y, result.Y)
+    np.testing.assert_array_equal(Y, light.Y)
+    assert light.P is None and light.cost == result.cost
     P = result.P.copy()
     Y_given = smallvis.embed(None, method, affinities=result.P, n_epochs=5, random_state=3,
                              init="random")
@@ -223,3 +226,21 @@ def test_a_small_run_keeps_p_for_its_exact_final_cost(method, monkeypatch):
     X = np.random.default_rng(2).normal(size=(300, 4))
     smallvis.embed(X, method, optimizer="sgd", n_epochs=5, random_state=0)
     assert seen == [False]
+
+
+def test_the_command_line_keeps_p_only_for_a_saved_model(tmp_path, monkeypatch):
+    """Only ``--save-model`` reads P after the fit; without it the optimizer may use its memory."""
+    from smallvis.cli import main
+    from smallvis.engines.sgd import SGD_COST_MAX_N
+
+    data = tmp_path / "points.npy"
+    np.save(data, np.random.default_rng(4).normal(size=(SGD_COST_MAX_N + 500, 5)))
+    seen = _record_prepare(monkeypatch)
+    common = ["embed", str(data), "--method", "largevis", "--n-epochs", "5", "--quiet",
+              "--random-state", "0"]
+    assert main(common + ["--out", str(tmp_path / "a.csv")]) == 0
+    assert main(common + ["--out", str(tmp_path / "b.csv"),
+                          "--save-model", str(tmp_path / "model.npz")]) == 0
+    assert seen == [True, False]
+    np.testing.assert_array_equal(np.loadtxt(tmp_path / "a.csv", delimiter=",", skiprows=1),
+                                  np.loadtxt(tmp_path / "b.csv", delimiter=",", skiprows=1))
