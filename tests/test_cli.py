@@ -75,6 +75,17 @@ def test_console_script_runs(tmp_path):
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
 
 
+def test_python_dash_m_smallvis_is_the_command(tmp_path):
+    out = tmp_path / "m.csv"
+    proc = subprocess.run([sys.executable, "-m", "smallvis", "embed", "iris", "--n-iter", "50",
+                           "--quiet", "--out", str(out)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert np.loadtxt(out, delimiter=",", skiprows=1).shape == (150, 2)
+    bad = subprocess.run([sys.executable, "-m", "smallvis", "embed", "missing.npy"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
 def test_sgd_optimizer_from_the_command_line(tmp_path, capsys):
     out = tmp_path / "u.csv"
     assert main(["embed", "iris", "--method", "umap", "--fast", "--optimizer", "sgd",

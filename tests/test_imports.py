@@ -46,7 +46,7 @@ LAYERS = [
     {"estimator", "estimators"},
     {"model_io", "model_io.archive", "model_io.encoding", "model_io.schema",
      "model_io.rebuild", "model_io.save", "_tables"},
-    {"cli", "testing", "__init__"},
+    {"cli", "testing", "__init__", "__main__"},
 ]
 
 
