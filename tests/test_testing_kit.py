@@ -329,3 +329,66 @@ def test_embeddings_close_validates():
         assert_embeddings_close(np.zeros((3, 2)), np.zeros((4, 2)))
     with pytest.raises(ValueError, match="NaN"):
         assert_embeddings_close(np.zeros((3, 2)), np.full((3, 2), np.nan))
+
+
+# --- diagnoses that must not read meaning into rounding or cancellation ----------
+
+
+def float32_tsne(P, Y):
+    """A correct t-SNE computed in float32, as on a GPU."""
+    cost, grad = student_tsne(P.astype(np.float32), Y.astype(np.float32))
+    return np.float32(cost), grad.astype(np.float32)
+
+
+def test_a_correct_float32_function_passes_at_its_precision():
+    report = check_gradient("tsne", float32_tsne, rtol=1e-4)
+    assert report.ok, str(report)
+
+
+def test_a_float32_function_held_to_float64_is_told_so():
+    report = check_gradient("tsne", float32_tsne)
+    assert not report.ok
+    text = "\n".join(report.diagnoses)
+    assert "float32" in text and "rtol=1e-4" in text
+    # and nothing is blamed on a formula
+    for wrong in ("repulsion", "Gaussian", "does not sum to zero", "not the gradient"):
+        assert wrong not in text, text
+
+
+def test_a_float32_mistake_is_still_named():
+    def bad(P, Y):
+        cost, grad = float32_tsne(P, Y)
+        return cost, -grad
+    text = "\n".join(check_gradient("tsne", bad, rtol=1e-4).diagnoses)
+    assert "sign error" in text
+
+
+def largevis_log_one_minus_w(P, Y, gamma=0.01):
+    """LargeVis's exact cost and gradient, with log(1 - w) formed as written."""
+    diff = Y[:, None] - Y[None]
+    off = ~np.eye(len(Y), dtype=bool)
+    D2 = np.where(off, (diff ** 2).sum(-1), 1.0)
+    W = 1 / (1 + D2)
+    cost = np.sum(np.where(off, -P * np.log(W) - gamma * np.log1p(-W), 0.0))
+    K = np.where(off, W * P - gamma * W / D2, 0.0)
+    return float(cost), 4 * np.einsum("ij,ijk->ik", K, diff)
+
+
+def test_a_cancellation_at_near_coincident_points_is_named():
+    """log(1 - w) loses its digits only where two points nearly coincide."""
+    report = check_gradient("largevis", largevis_log_one_minus_w, gamma=0.01, eps=0.0)
+    failed = [c.name for c in report.failed]
+    assert failed and all("coincident" in name for name in failed), str(report)
+    text = "\n".join(report.diagnoses)
+    assert "near-coincident" in text and "log1p" in text
+    assert "does not depend on Y" not in text  # no offset made of other cases' rounding
+
+
+def test_a_wrong_row_is_not_reported_as_a_factor_of_one():
+    def last_row_zero(P, Y):
+        cost, grad = student_tsne(P, Y)
+        grad[-1] = 0.0
+        return cost, grad
+    text = "\n".join(check_gradient("tsne", last_row_zero).diagnoses)
+    assert "not the gradient of your own cost" in text
+    assert "1 x the finite-difference" not in text

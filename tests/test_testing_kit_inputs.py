@@ -105,3 +105,20 @@ def test_a_one_element_array_is_not_a_scalar_cost(shape):
 def test_a_number_or_a_0_d_array_is_a_scalar_cost(as_scalar):
     report = _check("tsne", _spoiled("tsne", lambda c, g: (as_scalar(c), g)))
     assert report.ok, str(report)
+
+
+def test_user_cases_of_the_wrong_form_are_refused_with_the_case_named():
+    P, Y = CASES[0]
+    ref = _reference("tsne")
+    with pytest.raises(ValueError, match="cases is empty"):
+        check_gradient("tsne", ref, cases=[])
+    with pytest.raises(ValueError, match=r"user case 1: Y must be 2-D"):
+        check_gradient("tsne", ref, cases=[(P, Y), (P, Y[:, 0])])
+    with pytest.raises(ValueError, match=r"user case 0: P must be \(3, 3\)"):
+        check_gradient("tsne", ref, cases=[(P[:2, :2], Y)])
+    with pytest.raises(ValueError, match=r"user case 0: tsne's P sums to 1, this one to 5"):
+        check_gradient("tsne", ref, cases=[(5 * P / P.sum(), Y)])
+    with pytest.raises(ValueError, match=r"user case 0: each row of asne's P sums to 1"):
+        check_gradient("asne", _reference("asne"), cases=[(P, Y)])
+    # memberships are not normalised: any total is the method's own
+    assert check_gradient("umap", _reference("umap"), cases=[(P, Y)]).ok

@@ -15,16 +15,38 @@ class UserOutputError(ValueError):
 
 def _real_array(value, what):
     """``value`` as a float64 array, or UserOutputError saying why it is not real."""
+    return _checked_real(value, what).astype(np.float64)
+
+
+def _checked_real(value, what):
     arr = np.asarray(value)
     if np.iscomplexobj(arr):
         raise UserOutputError(f"{what} is complex (dtype {arr.dtype}); return real values")
     if arr.dtype.kind not in "biuf":
         raise UserOutputError(f"{what} must be real numbers; got dtype {arr.dtype}")
-    return arr.astype(np.float64)
+    return arr
 
 
-def call_user(fn, P, Y, learned, sparse):
+def returned_eps(out):
+    """Machine epsilon of the least precise floating type among ``fn``'s return values.
+
+    float64's for integers, Python floats and float64 arrays; float32's
+    (about 1.2e-7) when the cost or the gradient comes back as float32,
+    as from a GPU or a single-precision build.
+    """
+    eps = np.finfo(np.float64).eps
+    for value in out:
+        dtype = np.asarray(value).dtype
+        if dtype.kind == "f":
+            eps = max(eps, float(np.finfo(dtype).eps))
+    return eps
+
+
+def call_user(fn, P, Y, learned, sparse, *, precision=False):
     """Call ``fn(P, Y, *learned)`` on copies; return (cost, gradient, d_learned or None).
+
+    With ``precision=True`` a fourth value follows: :func:`returned_eps`
+    of what ``fn`` returned.
 
     Exceptions raised by ``fn`` propagate as they are; a return value that is
     not ``(cost, gradient)`` (or ``(cost, gradient, dcost_dQ)`` with learned
@@ -48,4 +70,6 @@ def call_user(fn, P, Y, learned, sparse):
     if len(out) == 3:
         d_learned = np.atleast_1d(_real_array(out[2], "the derivative in the learned "
                                                       "scalars")).ravel()
+    if precision:
+        return float(cost.reshape(())), grad, d_learned, returned_eps(out)
     return float(cost.reshape(())), grad, d_learned

@@ -2,6 +2,8 @@
 
 The checks, in the order the report lists them:
 
+0. a function that computes in float32, whose rounding an ``rtol`` below
+   about 1e-4 reports as errors;
 1. non-finite output (and where: large scales, near-coincident points);
 2. the gradient as a constant multiple of the reference (sign, factor 2,
    openTSNE's missing factor 4, ...);
@@ -12,7 +14,8 @@ The checks, in the order the report lists them:
 5. a match with a known mistake of the method (:mod:`._mistakes`);
 6. forces that are not equal and opposite (the gradient does not sum to zero);
 7. errors that grow or shrink with the scale of ``Y``;
-8. consistency of the user's gradient with the user's own cost.
+8. consistency of the user's gradient with the user's own cost;
+9. failures on near-coincident points only (a cancellation).
 """
 
 import numpy as np
@@ -85,23 +88,25 @@ def _gradient_factor(good, m):
     return text + (f": {name}" if name else ""), k
 
 
-def _cost_constant(trials, m, fn, sparse, call_user):
+def _cost_constant(trials, m, fn, sparse, call_user, rtol):
     """Cost off by a factor, or by a term that does not depend on Y."""
     from ..api import cost_and_gradient
 
     good = [t for t in trials
             if t.finite and abs(t.cost_ref) > 1e-8 * float(np.sum(t.case.P))]
-    if not good or all(t.result.cost_error <= 1e-6 for t in good):
+    if not good or all(t.result.cost_error <= rtol for t in good):
         return []
     ratios = np.array([t.cost_user / t.cost_ref for t in good])
     if np.all(np.abs(ratios - ratios[0]) <= 1e-8 * abs(ratios[0])) and abs(ratios[0] - 1) > 1e-6:
         name = _name_factor(ratios[0], _COST_FACTORS)
         return [f"your cost is {ratios[0]:.6g} x the reference in every case"
                 + (f": {name}" if name else "")]
-    # does the difference depend on Y?  Compare it at a second Y.
+    # does the difference depend on Y?  Compare it at a second Y, in the
+    # cases whose cost failed (the others differ by rounding only)
+    wrong = [t for t in good if not t.result.cost_error <= rtol]
     rng = np.random.default_rng(3)
     constant_in_y, offsets = True, []
-    for t in good[:4]:
+    for t in wrong[:4]:
         Y2 = t.case.Y + 0.1 * np.std(t.case.Y) * rng.standard_normal(t.case.Y.shape)
         params = dict(t.params)
         c_user2 = call_user(fn, t.case.P, Y2, t.learned, sparse)[0]
@@ -114,7 +119,7 @@ def _cost_constant(trials, m, fn, sparse, call_user):
         return []
     text = ("your cost differs from the reference by a term that does not depend on Y "
             "(so the gradient is unaffected)")
-    known = _known_constant(good[:4], m)
+    known = _known_constant(wrong[:4], m)
     if known is not None and np.allclose(offsets, known[0], rtol=1e-6, atol=1e-12):
         return [text + f": you left out {known[1]}"]
     if np.allclose(offsets, -np.asarray(known[0]) if known else np.nan, rtol=1e-6):
@@ -326,13 +331,51 @@ def _self_consistency(trials, any_reference_failure):
                     "mis-derived gradient"]
         return []
     ratios = [t.result.fd_ratio for t in bad if t.result.fd_ratio is not None]
-    if ratios and np.allclose(ratios, ratios[0], rtol=1e-4) and abs(ratios[0]) > 0:
+    # a ratio of 1 says only that the derivative along the gradient agrees:
+    # the error lies across it (some points' gradients), not in a factor
+    if (ratios and np.allclose(ratios, ratios[0], rtol=1e-4) and abs(ratios[0]) > 0
+            and abs(1 / ratios[0] - 1) > 1e-3):
         return [f"your gradient is not the gradient of your own cost: it is "
                 f"{1 / ratios[0]:.6g} x the finite-difference derivative of your cost "
                 f"({len(bad)} of {len(checked)} cases)"]
     return [f"your gradient is not the gradient of your own cost in {len(bad)} of "
             f"{len(checked)} cases (worst relative difference "
             f"{max(t.result.fd_error for t in bad):.2g}, case '{max(bad, key=lambda t: t.result.fd_error).case.name}')"]
+
+
+def _low_precision(trials, rtol):
+    """``fn`` returned float32 (or less): the line that says so, and whether it explains all.
+
+    It explains the failures when every compared error is within a few
+    thousand of the function's own rounding steps (float32: about 1e-3).
+    """
+    eps = max((t.eps for t in trials if t.failure is None), default=np.finfo(float).eps)
+    if not eps > 2 * np.finfo(float).eps:
+        return [], False
+    bits = {np.finfo(np.float32).eps: "float32", np.finfo(np.float16).eps: "float16"}
+    kind = bits.get(eps, f"a precision of {eps:.2g}")
+    text = (f"your function returns {kind} values, whose rounding errors are about "
+            f"{eps:.2g} of a value; with rtol={rtol:g} they count as differences: pass "
+            f"rtol=1e-4 or so, or compute in float64")
+    limit = 1e4 * eps
+    failed = [t for t in trials if t.finite and not t.result.passed]
+    explained = bool(failed) and all(
+        t.result.cost_error <= limit and t.result.gradient_max_rel_error <= limit
+        and (t.result.fd_error is None or t.result.fd_error <= limit) for t in failed)
+    return [text], explained
+
+
+def _coincident_only(trials):
+    """Every failing case has a near-coincident pair: a cancellation, not a wrong formula."""
+    failed = [t for t in trials if t.finite and not t.result.passed]
+    if not failed or not all("coincident" in t.case.name for t in failed):
+        return []
+    return [f"only the case{'s' if len(failed) > 1 else ''} with a near-coincident pair "
+            f"fail{'' if len(failed) > 1 else 's'}, so the formula holds elsewhere: look for "
+            "a cancellation between nearly equal numbers, such as 1 - w_ij for w_ij near 1 "
+            "(compute log(1 - w_ij) as log(d_ij^2) - log1p(d_ij^2) for the Cauchy weight "
+            "1 / (1 + d_ij^2), or log(a d^2b) - log1p(a d^2b) for UMAP's), or d_ij^2 formed as "
+            "|y_i|^2 + |y_j|^2 - 2 y_i.y_j"]
 
 
 def _failed_calls(trials):
@@ -355,8 +398,16 @@ def diagnose(report, trials, fn, m, params, sparse, rtol):
     if report.ok:
         return
     out = report.diagnoses
+    precision, explained = _low_precision(trials, rtol)
+    out.extend(precision)
     out.extend(_failed_calls(trials))
     out.extend(_non_finite(trials))
+    if explained:  # the patterns below would read meaning into rounding
+        return
+    coincident = _coincident_only(trials)
+    if coincident:
+        out.extend(coincident)
+        return
     good = [t for t in trials if t.finite]
     wrong_gradient = any(t.result.gradient_max_rel_error > rtol for t in good)
     factor_text = None
@@ -365,7 +416,7 @@ def diagnose(report, trials, fn, m, params, sparse, rtol):
         if factor_text:
             out.append(factor_text)
     try:
-        out.extend(_cost_constant(trials, m, fn, sparse, call_user))
+        out.extend(_cost_constant(trials, m, fn, sparse, call_user, rtol))
     except Exception:  # the user's function failed at the probe: nothing to add
         pass
     if good and wrong_gradient and factor_text is None:

@@ -39,6 +39,9 @@ class Trial:
     #: what went wrong calling ``fn`` ("raised RuntimeError: ..." or
     #: "returned ..."), None when it returned a real cost and gradient
     failure: str = None
+    #: machine epsilon of what ``fn`` returned (float32's for a float32
+    #: cost or gradient): the scale of its rounding errors
+    eps: float = _EPS
 
 
 def _point_norms(G):
@@ -56,10 +59,12 @@ def _fd_step(Y):
     return step
 
 
-def _finite_differences(fn, case, learned, sparse, grad, rng):
+def _finite_differences(fn, case, learned, sparse, grad, rng, eps=_EPS):
     """Directional derivatives of the user's cost against the user's gradient.
 
-    Returns (error relative to |grad|, ratio, passed).
+    ``eps`` is the machine epsilon of the user's arithmetic: the costs'
+    rounding noise, divided by the step, bounds how well the slope can be
+    known.  Returns (error relative to |grad|, ratio, passed).
     """
     norm = float(np.linalg.norm(grad))
     h = _fd_step(case.Y)
@@ -76,7 +81,7 @@ def _finite_differences(fn, case, learned, sparse, grad, rng):
                  for t in (-2, -1, 1, 2)]
         slope = (costs[0] - 8 * costs[1] + 8 * costs[2] - costs[3]) / (12 * h)
         analytic = float(np.sum(grad * v))
-        noise = 20 * _EPS * max(abs(c) for c in costs) / h
+        noise = 20 * eps * max(abs(c) for c in costs) / h
         error = abs(slope - analytic)
         scale = norm if norm > 0 else 1.0
         worst = max(worst, error / scale)
@@ -87,20 +92,44 @@ def _finite_differences(fn, case, learned, sparse, grad, rng):
     return worst, ratio, passed
 
 
-def _as_case(case, m):
+def _as_case(case, m, index):
     if isinstance(case, GradientCase):
         return case
     if isinstance(case, (tuple, list)) and len(case) in (2, 3):
         P = case[0].toarray() if sp.issparse(case[0]) else np.asarray(case[0], dtype=np.float64)
+        Y = np.asarray(case[1], dtype=np.float64)
+        _check_user_case(P, Y, m, index)
         learned = {}
         if len(case) == 3:
             if not m.learned:
                 raise ValueError(f"{m.name} has no learned scalars; give cases as (P, Y)")
             learned = {m.learned[0]: float(case[2])}
-        return GradientCase(name="user case", P=P, Y=np.asarray(case[1], dtype=np.float64),
-                            learned=learned)
+        return GradientCase(name=f"user case {index}", P=P, Y=Y, learned=learned)
     raise TypeError("cases must be GradientCase objects or (P, Y) tuples "
                     "((P, Y, Q) for ncvis)")
+
+
+def _check_user_case(P, Y, m, index):
+    """A user's ``(P, Y)`` of the shapes and normalisation the method's cost takes."""
+    where = f"user case {index}"
+    if Y.ndim != 2 or Y.shape[0] < 2 or Y.shape[1] < 1:
+        raise ValueError(f"{where}: Y must be 2-D, (n_points >= 2, n_dims >= 1); got "
+                         f"shape {Y.shape} (a single dimension is Y[:, None])")
+    if P.shape != (Y.shape[0], Y.shape[0]):
+        raise ValueError(f"{where}: P must be ({Y.shape[0]}, {Y.shape[0]}) for Y of shape "
+                         f"{Y.shape}; got {P.shape}")
+    if not (np.all(np.isfinite(P)) and np.all(np.isfinite(Y))):
+        raise ValueError(f"{where}: P and Y must be finite")
+    # the reference takes P as the method builds it: a total of 1, or rows of 1
+    rule = m.p_family.normalised
+    sums = P.sum(axis=1) if rule == "rows" else np.array([P.sum()])
+    if rule and not np.allclose(sums, 1.0, rtol=0, atol=1e-9):
+        worst = float(sums[np.argmax(np.abs(sums - 1))])
+        if rule == "rows":
+            raise ValueError(f"{where}: each row of {m.name}'s P sums to 1, a row of this one "
+                             f"to {worst:.6g}; pass P / P.sum(axis=1, keepdims=True)")
+        raise ValueError(f"{where}: {m.name}'s P sums to 1, this one to {worst:.6g}; "
+                         "pass P / P.sum()")
 
 
 def _run_case(m, fn, case, fixed_params, learned_override, sparse, rtol, exact, rng):
@@ -118,7 +147,8 @@ def _run_case(m, fn, case, fixed_params, learned_override, sparse, rtol, exact, 
     trial.terms_ref = reference_terms(m.name, case.P, case.Y, params)
     result.reference_cost = c_ref
     try:
-        c_user, g_user, d_user = call_user(fn, case.P, case.Y, learned, sparse)
+        c_user, g_user, d_user, trial.eps = call_user(fn, case.P, case.Y, learned, sparse,
+                                                      precision=True)
     except UserOutputError as exc:  # a complex, non-numeric or misshapen return value
         trial.failure = f"returned an unusable value: {exc}"
         result.problem = f"fn {trial.failure}"
@@ -157,7 +187,7 @@ def _run_case(m, fn, case, fixed_params, learned_override, sparse, rtol, exact, 
     if exact and case.finite_differences:
         try:
             result.fd_error, result.fd_ratio, fd_ok = _finite_differences(
-                fn, case, learned, sparse, g_user, rng)
+                fn, case, learned, sparse, g_user, rng, trial.eps)
         except UserOutputError as exc:
             fd_ok = False
             problems.append(f"fn returned an unusable value near Y: {exc}")
@@ -199,8 +229,10 @@ def check_gradient(method, fn, *, cases=None, extra_cases=(), sparse=False, rtol
         :math:`-J`); constant terms included, or the report will say they
         are missing.
     cases : list, optional
-        Replace the battery: :class:`GradientCase` objects or ``(P, Y)``
-        tuples (``(P, Y, Q)`` for ncvis).
+        Replace the battery (at least one case): :class:`GradientCase`
+        objects or ``(P, Y)`` tuples (``(P, Y, Q)`` for ncvis), ``Y`` of
+        shape (n, d) and ``P`` of shape (n, n), normalised as the method's
+        own (summing to 1 for tsne, largevis and ncvis).
     extra_cases : list, optional
         Cases run in addition to the battery, in the same forms.
     sparse : bool, default=False
@@ -210,7 +242,9 @@ def check_gradient(method, fn, *, cases=None, extra_cases=(), sparse=False, rtol
         ``|cost|`` and ``sum(P)``; gradients relative to the largest norm of
         a point's reference gradient, or of its attractive or repulsive part).
         The finite-difference check uses 1e-6 plus the rounding noise of the
-        cost.
+        cost, in the precision ``fn`` returns (float32 or float64).  A
+        function that computes in float32 needs an ``rtol`` of about 1e-4:
+        the report says so when its failures are that small.
     **method_params
         The method's cost parameters, as for :func:`smallvis.cost_and_gradient`
         (e.g. ``eps=0``, ``a=..., b=...``, ``gamma=...``).  For ncvis, a ``Q``
@@ -256,9 +290,12 @@ def check_gradient(method, fn, *, cases=None, extra_cases=(), sparse=False, rtol
                     if k not in m.learned and k in m.cost_params}
     # the fitted a, b replace spread and min_dist
     fixed_params = {k: v for k, v in fixed_params.items() if k not in m.fit_inputs}
-    all_cases = [_as_case(c, m) for c in
-                 (default_cases(m.name) if cases is None else list(cases))]
-    all_cases += [_as_case(c, m) for c in extra_cases]
+    given = default_cases(m.name) if cases is None else list(cases)
+    if not given:
+        raise ValueError("cases is empty: give at least one case, or leave cases out for "
+                         "the battery")
+    all_cases = [_as_case(c, m, i) for i, c in enumerate(given)]
+    all_cases += [_as_case(c, m, i) for i, c in enumerate(extra_cases, len(given))]
     exact = m.exact_gradient is None or m.exact_gradient(fixed_params)
     rng = np.random.default_rng(18)
     trials = [_run_case(m, fn, c, fixed_params, learned_override, sparse, rtol, exact, rng)

@@ -19,11 +19,15 @@ class CaseResult:
     cost, reference_cost : float
         The user's cost and the reference cost (NaN when not computed).
     cost_error : float
-        ``|cost - reference_cost| / |reference_cost|``.
+        ``|cost - reference_cost| / max(|reference_cost|, sum(P))`` (a cost
+        near 0 is compared on the scale of P's total).
     gradient_max_abs_error : float
         Largest distance between a point's gradient and the reference's.
     gradient_max_rel_error : float
-        The same divided by the largest norm of a reference point gradient.
+        The same divided by the largest norm of a point's reference
+        gradient, or of its attractive or repulsive part when the method
+        splits them (where the two parts nearly cancel, their size is the
+        scale of the rounding errors).
     worst_point : int
         Index of the point with the largest gradient error (-1 if none).
     fd_error : float or None
