@@ -147,7 +147,8 @@ def method_page(method, figure_name):
         "see :doc:`/guide/methods` for what they do.\n",
         _parameter_table("Input affinities", method.affinity_params),
         _parameter_table("Cost", method.cost_params),
-        _parameter_table("Optimizer defaults", method.optimizer_defaults),
+        _parameter_table("Optimizer defaults (exact optimizer)", method.optimizer_defaults),
+        *_stochastic_defaults(method),
         _title("Maths", "-"),
         page_text + "\n",
         *_alias_sections(method),
@@ -162,6 +163,38 @@ def method_page(method, figure_name):
         lines.append(f".. autoclass:: {cls.__module__}.{cls.__qualname__}\n"
                      "   :members:\n")
     return "\n".join(lines)
+
+
+#: Sizes at which a method page gives the stochastic optimizer's default epochs.
+EPOCH_SIZES = (10_000, 100_000, 1_000_000)
+
+
+def _stochastic_defaults(method):
+    """The table of what ``optimizer="sgd"`` runs with, where it differs from the exact one."""
+    spec = method.sgd
+    if spec is None:
+        return []
+    epochs = ", ".join(f"{spec.n_epochs(n)} at {n:,} points" for n in EPOCH_SIZES)
+    decay = {"linear": "linearly", "quadratic": "as 1 - (e/E)^2"}[spec.decay]
+    floor = (f", never below {spec.min_learning_rate:g} times the first"
+             if spec.min_learning_rate > 0 else "")
+    rows = {
+        "init": _default(spec.init),
+        "learning_rate": f"``{spec.learning_rate!r}`` at the first epoch, falling {decay} "
+                         f"over the epochs{floor}",
+        "n_epochs": epochs,
+        **{name: _default(value) for name, value in spec.param_defaults.items()},
+    }
+    body = "\n".join(f"   * - ``{name}``\n     - {value}" for name, value in rows.items())
+    when = (f"above {spec.auto_min_n:,} points" if spec.auto_min_n else "at every size")
+    negatives = (f"{spec.n_negative:g} negatives per positive sample"
+                 + (" on average, fewer early and more late (NCVis's cubic schedule)"
+                    if spec.noise_schedule == "cubic" else ""))
+    return [f"With ``optimizer=\"sgd\"`` (which ``optimizer=\"auto\"`` chooses {when}) these "
+            f"defaults replace those above; the optimizer draws {negatives}, and clips "
+            f"each step to ±{spec.clip:g}.\n",
+            f".. list-table:: Stochastic optimizer defaults\n   :header-rows: 1\n"
+            f"   :widths: 30 70\n\n   * - parameter\n     - default\n{body}\n"]
 
 
 def _alias_sections(method):
@@ -568,6 +601,51 @@ def _ancestors(node):
         yield node
 
 
+#: "theory §3.5" in prose, and "docs/theory.md §3.5" in the docstrings,
+#: which also read as plain text in a terminal.
+_THEORY_REF = re.compile(r"(?:docs/theory\.md|theory) §(\d+(?:\.\d+)?)")
+
+
+def _theory_sections(env):
+    """Section number ("3.5") -> the anchor of that section on the theory page."""
+    from docutils import nodes
+    sections = getattr(env, "smallvis_theory_sections", None)
+    if sections is None:
+        sections = {}
+        if "theory" in env.found_docs:
+            for section in env.get_doctree("theory").findall(nodes.section):
+                number = re.match(r"(\d+(?:\.\d+)?) ", section.next_node(nodes.title).astext())
+                if number and section["ids"]:
+                    sections[number.group(1)] = section["ids"][-1]
+        env.smallvis_theory_sections = sections
+    return sections
+
+
+def link_theory_sections(app, doctree, docname):
+    """Make each "theory §N" of a page a link to that section of the theory page."""
+    from docutils import nodes
+    if docname == "theory":
+        return
+    sections = _theory_sections(app.env)
+    skip = (nodes.literal, nodes.literal_block, nodes.reference, nodes.math, nodes.raw,
+            nodes.title)
+    for text in list(doctree.findall(nodes.Text)):
+        if any(isinstance(node, skip) for node in (text.parent, *_ancestors(text.parent))):
+            continue
+        value, pieces, last = str(text), [], 0
+        for match in _THEORY_REF.finditer(value):
+            anchor = sections.get(match.group(1))
+            if anchor is None:  # no such section: the text stays as written
+                continue
+            uri = app.builder.get_relative_uri(docname, "theory") + "#" + anchor
+            pieces += [nodes.Text(value[last:match.start()]),
+                       nodes.reference("", f"theory §{match.group(1)}", refuri=uri,
+                                       internal=True)]
+            last = match.end()
+        if pieces:
+            text.parent.replace(text, pieces + [nodes.Text(value[last:])])
+
+
 def skip_namedtuple_fields(app, what, name, obj, skip, options):
     """Leave out the ``Alias for field number N`` entries of NamedTuple units."""
     doc = getattr(obj, "__doc__", None) or ""
@@ -582,6 +660,7 @@ def setup(app):
     app.connect("doctree-read", link_repository_pages)
     app.connect("doctree-read", thumbnail_alt_text)
     app.connect("doctree-read", notebook_figure_alt_text)
+    app.connect("doctree-resolved", link_theory_sections)
     app.connect("autodoc-skip-member", skip_namedtuple_fields)
     app.connect("autodoc-process-docstring", widen_simple_tables)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
