@@ -18,9 +18,9 @@ derivations in docs/theory.md.
 Sampling schemes
 ----------------
 ``"epochs_per_sample"`` (umap, tumap; umap-learn)
-    Edge ``(i, j)`` with membership ``w_ij`` is sampled every
-    ``w_max / w_ij`` epochs; edges with ``w_ij < w_max / n_epochs`` are
-    dropped.  Epoch ``e = 0, 1, ...`` samples the edges whose next sample is
+    Edge ``(i, j)`` with membership ``v_ij`` is sampled every
+    ``v_max / v_ij`` epochs (``v_max`` the largest membership); edges with
+    ``v_ij < v_max / n_epochs`` are dropped.  Epoch ``e = 0, 1, ...`` samples the edges whose next sample is
     due at or before ``e + 1`` (umap-learn compares with ``e`` and so skips
     its first epoch entirely; here the strongest edges are sampled in every
     one of the ``n_epochs`` epochs).  Each sample draws

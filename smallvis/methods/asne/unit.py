@@ -1,4 +1,4 @@
-r"""Asymmetric SNE (Hinton & Roweis 2002), the NumPy unit (the C side: ``asne.h``).
+r"""Asymmetric SNE (Hinton & Roweis 2002), the NumPy unit (the C side: ``unit.h``).
 
 The output weight is the Gaussian :math:`w = \exp(-d^2)`, normalised per
 row (docs/theory.md §3.2):

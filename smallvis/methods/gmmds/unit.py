@@ -20,5 +20,5 @@ class GMMDSUnit(MMDSUnit):
 
     __slots__ = ()
 
-    #: Its kernels' prefix and its C unit (``gmmds``, in ``units.h``'s list).
+    #: Its kernels' prefix and its C unit (``methods/gmmds/unit.h``).
     kernel = "gmmds"

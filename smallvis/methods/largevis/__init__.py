@@ -14,8 +14,10 @@ without normalisation, and every pair's repulsion weighted by
     \frac{\partial C}{\partial y_i} = 4 \sum_{j \ne i}
     \left(\alpha w_{ij} p_{ij} - \frac{\gamma w_{ij}}{d_{ij}^2 + \epsilon}\right)(y_i - y_j),
 
-exact for :math:`\epsilon = 0`; ``kernel="exp"`` takes
-:math:`w = 1 / (1 + e^{d^2})` instead.  The exact cost's ``gamma="auto"``
+exact for :math:`\epsilon = 0`.  The default ``kernel="cauchy"`` is
+:math:`\alpha = 1`; another ``alpha`` needs ``kernel="cauchy_alpha"``, and
+``kernel="exp"`` takes :math:`w = 1 / (1 + e^{d^2})` instead.  The
+stochastic optimizer runs ``kernel="cauchy"`` only (the reference code's).  The exact cost's ``gamma="auto"``
 gives it the stochastic form's balance of repulsion to attraction.  The
 stochastic form samples edges in proportion to :math:`p_{ij}` and 5
 negatives in proportion to degree^0.75, with clip ±5, as the reference

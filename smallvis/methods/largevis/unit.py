@@ -45,7 +45,7 @@ class LargeVisUnit(NamedTuple):
     #: The stochastic loop's coefficient (``SgdProblem.coefficient``): the
     #: Cauchy pair, which t-UMAP's loop uses too.
     sgd_coefficient = "cauchy"
-    #: Its kernels' prefix and its C unit (``largevis.h``, in ``units.h``'s list).
+    #: Its kernels' prefix and its C unit (``methods/largevis/unit.h``).
     kernel = "largevis"
     #: Whether a pair's cost depends on its row beyond ``p`` and ``d2``.
     row_noise = False
@@ -98,7 +98,9 @@ class LargeVisUnit(NamedTuple):
     def sgd_attract(self, d2, q):
         r"""Attraction of a positive sample, :math:`c_a = -2 / (1 + d^2)`.
 
-        The sample moves the head by :math:`\alpha_e c_a (y_i - y_j)`.
+        The sample moves the head by :math:`\rho_e c_a (y_i - y_j)`, with
+        :math:`\rho_e` the learning rate of epoch :math:`e` (not the
+        kernel's :math:`\alpha`).
 
         Returns
         -------
@@ -134,7 +136,7 @@ class LargeVisExpUnit(NamedTuple):
 
     gamma: float
 
-    #: Its kernels' prefix and its C unit (``largevis.h``, in ``units.h``'s list).
+    #: Its kernels' prefix and its C unit (``methods/largevis/unit.h``).
     kernel = "largevis_exp"
     #: Whether a pair's cost depends on its row beyond ``p`` and ``d2``.
     row_noise = False

@@ -18,7 +18,7 @@ class MMDSUnit(NamedTuple):
     No parameters.
     """
 
-    #: Its kernels' prefix and its C unit (``mmds``, in ``units.h``'s list).
+    #: Its kernels' prefix and its C unit (``methods/mmds/unit.h``).
     kernel = "mmds"
     #: Whether a pair's cost depends on its row beyond ``r`` and ``d2``.
     row_noise = False

@@ -51,7 +51,7 @@ class NCVisUnit(NamedTuple):
 
     #: The stochastic loop's coefficient (``SgdProblem.coefficient``).
     sgd_coefficient = "ncvis"
-    #: Its kernels' prefix and its C unit (``ncvis.h``, in ``units.h``'s list).
+    #: Its kernels' prefix and its C unit (``methods/ncvis/unit.h``).
     kernel = "ncvis"
     #: Whether a pair's cost depends on its row beyond ``p`` and ``d2``.
     row_noise = True

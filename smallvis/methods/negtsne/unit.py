@@ -45,7 +45,7 @@ class NegTSNEUnit(NamedTuple):
 
     #: The stochastic loop's coefficient (``SgdProblem.coefficient``).
     sgd_coefficient = "negtsne"
-    #: Its kernels' prefix and its C unit (``negtsne.h``, in ``units.h``'s list).
+    #: Its kernels' prefix and its C unit (``methods/negtsne/unit.h``).
     kernel = "negtsne"
     #: The cost of a pair depends on N (through ``noise``) beyond ``p`` and ``d2``.
     row_noise = True
@@ -56,6 +56,9 @@ class NegTSNEUnit(NamedTuple):
 
     def noise(self, row_sums, n_others):
         r"""The repulsion weight of every pair, :math:`\gamma = m \xi = m / (n_o (n_o + 1))`.
+
+        :math:`n_o` is ``n_others`` below and :math:`m` the negatives per
+        positive (``negative_sample_rate``).
 
         Parameters
         ----------
@@ -74,18 +77,22 @@ class NegTSNEUnit(NamedTuple):
         return np.full(np.shape(row_sums), self.m / (n_others * (n_others + 1.0)))
 
     def coefficient(self, p, d2, noise):
-        r"""The pair coefficient :math:`\partial f / \partial d^2`, with :math:`c = \bar Z \gamma`.
+        r"""The pair coefficient :math:`k_{ij} = \partial f / \partial d^2`.
+
+        With the per-pair constant :math:`c = \bar Z \gamma` of the module
+        docstring (the other units call their pair coefficient :math:`c_{ij}`;
+        here :math:`c` is taken),
 
         .. math::
 
-            c_{ij} = \frac{\phi_{ij} (c\, p_{ij} - \gamma \phi_{ij})}{\phi_{ij} + c},
+            k_{ij} = \frac{\phi_{ij} (c\, p_{ij} - \gamma \phi_{ij})}{\phi_{ij} + c},
             \qquad \phi = \frac{1}{1 + d^2},
 
-        so that :math:`\partial C / \partial y_i = 4 \sum_j c_{ij} (y_i - y_j)`.
+        so that :math:`\partial C / \partial y_i = 4 \sum_j k_{ij} (y_i - y_j)`.
 
         Returns
         -------
-        c : ndarray
+        k : ndarray
         dq : None
             No learned scalar.
         """

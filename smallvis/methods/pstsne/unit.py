@@ -30,7 +30,7 @@ class PSTSNEUnit(NamedTuple):
 
     Q: float
 
-    #: Its kernels' prefix and its C unit (``unit.h``, in ``units.h``'s list).
+    #: Its kernels' prefix and its C unit (``methods/pstsne/unit.h``).
     kernel = "pstsne"
     #: Whether a pair's cost depends on its row beyond ``p`` and ``d2``.
     row_noise = False

@@ -19,7 +19,7 @@ class SammonUnit(NamedTuple):
     No parameters.
     """
 
-    #: Its kernels' prefix and its C unit (``sammon``, in ``units.h``'s list).
+    #: Its kernels' prefix and its C unit (``methods/sammon/unit.h``).
     kernel = "sammon"
     #: Whether a pair's cost depends on its row beyond ``r`` and ``d2``.
     row_noise = False

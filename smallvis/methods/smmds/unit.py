@@ -16,7 +16,7 @@ class SMMDSUnit(NamedTuple):
     No parameters.
     """
 
-    #: Its kernels' prefix and its C unit (``smmds``, in ``units.h``'s list).
+    #: Its kernels' prefix and its C unit (``methods/smmds/unit.h``).
     kernel = "smmds"
     #: Whether a pair's cost depends on its row beyond ``r`` and ``d2``.
     row_noise = False

@@ -1,4 +1,4 @@
-r"""Symmetric SNE (Cook et al. 2007), the NumPy unit (the C side: ``ssne.h``).
+r"""Symmetric SNE (Cook et al. 2007), the NumPy unit (the C side: ``unit.h``).
 
 The output weight is the Gaussian :math:`w = \exp(-d^2)`, normalised over
 all pairs (docs/theory.md §3.3):

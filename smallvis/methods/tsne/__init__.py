@@ -16,7 +16,7 @@ normalised over all pairs (docs/theory.md §3.4):
 
 :math:`\alpha` = ``dof``; 1 (the default) is the Cauchy weight
 :math:`1 / (1 + d^2)`.  ``P`` is calibrated over all points up to
-:data:`smallvis.families.DENSE_P_MAX_N` points and over 3 x perplexity
+4,096 points (``smallvis.families.DENSE_P_MAX_N``) and over 3 x perplexity
 nearest neighbours above.  ``gradient="fft"`` interpolates the repulsion on
 a grid (FIt-SNE), O(N) per iteration.
 

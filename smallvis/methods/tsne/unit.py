@@ -1,4 +1,4 @@
-r"""t-SNE (van der Maaten & Hinton 2008), the NumPy unit (the C side: ``tsne.h``).
+r"""t-SNE (van der Maaten & Hinton 2008), the NumPy unit (the C side: ``unit.h``).
 
 The output weight is the heavy-tailed kernel of Kobak et al. (2019,
 "Heavy-tailed kernels reveal a finer cluster structure in t-SNE
@@ -51,7 +51,7 @@ class TSNEUnit(NamedTuple):
         :math:`\alpha` > 0, the kernel's degree-of-freedom parameter as in
         openTSNE: 1 is t-SNE's Cauchy weight.  The method accepts
         :math:`10^{-8} \le \alpha < \infty`
-        (:data:`smallvis.methods.tsne.method.DOF_MIN`): below the floor
+        (``smallvis.methods.tsne.method.DOF_MIN``): below the floor
         :math:`d^2/\alpha` overflows on ordinary layouts, and the limit
         :math:`\alpha \to \infty` is method ``ssne``.
     """

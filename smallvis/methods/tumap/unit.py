@@ -29,7 +29,7 @@ class TUMAPUnit(NamedTuple):
 
     eps: float
 
-    #: Its kernels' prefix and its C unit (``tumap.h``, in ``units.h``'s list).
+    #: Its kernels' prefix and its C unit (``methods/tumap/unit.h``).
     kernel = "tumap"
     #: Whether a pair's cost depends on its row beyond ``p`` and ``d2``.
     row_noise = False

@@ -17,7 +17,8 @@ the weight :math:`w = 1 / (1 + a d^{2b})`, with the fuzzy-set cross-entropy
 exact for :math:`\epsilon = 0`.  ``a`` and ``b`` are given or fitted to
 ``spread`` and ``min_dist`` (:func:`smallvis.output_curve.output_curve`).
 The stochastic form is umap-learn's: edge ``(i, j)`` every
-:math:`w_{max} / v_{ij}` epochs, 5 uniform negatives that do not move,
+:math:`v_{max} / v_{ij}` epochs (:math:`v_{max}` the largest
+membership), 5 uniform negatives that do not move,
 each gradient component clipped to ±4.
 
 Files: ``unit.py`` and ``unit.h`` (the maths, NumPy and C), ``method.py``

@@ -52,7 +52,7 @@ class UMAPUnit(NamedTuple):
 
     #: The stochastic loop's coefficient (``SgdProblem.coefficient``).
     sgd_coefficient = "umap"
-    #: Its kernels' prefix and its C unit (``umap.h``, in ``units.h``'s list).
+    #: Its kernels' prefix and its C unit (``methods/umap/unit.h``).
     kernel = "umap"
     #: Whether a pair's cost depends on its row beyond ``p`` and ``d2``.
     row_noise = False
@@ -106,7 +106,8 @@ class UMAPUnit(NamedTuple):
         r"""umap-learn's attraction: :math:`c_a = -2ab\,d^{2(b-1)} / (1 + a d^{2b})`.
 
         0 for coincident points.  The sample moves the head by
-        :math:`\alpha_e c_a (y_i - y_j)`.
+        :math:`\rho_e c_a (y_i - y_j)`, with :math:`\rho_e` the learning
+        rate of epoch :math:`e`.
 
         Returns
         -------
