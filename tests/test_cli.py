@@ -76,13 +76,16 @@ def test_console_script_runs(tmp_path):
 
 
 def test_python_dash_m_smallvis_is_the_command(tmp_path):
+    # run outside the source tree: "-m" puts the working directory first on
+    # sys.path, and a clone's root holds an unbuilt copy of the package
     out = tmp_path / "m.csv"
     proc = subprocess.run([sys.executable, "-m", "smallvis", "embed", "iris", "--n-iter", "50",
-                           "--quiet", "--out", str(out)], capture_output=True, text=True)
+                           "--quiet", "--out", str(out)], capture_output=True, text=True,
+                          cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert np.loadtxt(out, delimiter=",", skiprows=1).shape == (150, 2)
     bad = subprocess.run([sys.executable, "-m", "smallvis", "embed", "missing.npy"],
-                         capture_output=True, text=True)
+                         capture_output=True, text=True, cwd=tmp_path)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
 
 
