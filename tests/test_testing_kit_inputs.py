@@ -120,5 +120,9 @@ def test_user_cases_of_the_wrong_form_are_refused_with_the_case_named():
         check_gradient("tsne", ref, cases=[(5 * P / P.sum(), Y)])
     with pytest.raises(ValueError, match=r"user case 0: each row of asne's P sums to 1"):
         check_gradient("asne", _reference("asne"), cases=[(P, Y)])
+    with pytest.raises(ValueError, match=r"extra case 0: Y must be 2-D"):
+        check_gradient("tsne", ref, cases=[(P, Y)], extra_cases=[(P, Y[:, 0])])
+    # a float32 P sums to 1 to float32's rounding, which is allowed for
+    assert check_gradient("tsne", ref, cases=[(P.astype(np.float32), Y)]).ok
     # memberships are not normalised: any total is the method's own
     assert check_gradient("umap", _reference("umap"), cases=[(P, Y)]).ok

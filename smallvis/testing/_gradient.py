@@ -92,26 +92,32 @@ def _finite_differences(fn, case, learned, sparse, grad, rng, eps=_EPS):
     return worst, ratio, passed
 
 
-def _as_case(case, m, index):
+def _as_case(case, m, name):
     if isinstance(case, GradientCase):
         return case
     if isinstance(case, (tuple, list)) and len(case) in (2, 3):
-        P = case[0].toarray() if sp.issparse(case[0]) else np.asarray(case[0], dtype=np.float64)
+        given = case[0].toarray() if sp.issparse(case[0]) else np.asarray(case[0])
+        P = given.astype(np.float64)
         Y = np.asarray(case[1], dtype=np.float64)
-        _check_user_case(P, Y, m, index)
+        _check_user_case(P, Y, m, name, _sum_tolerance(given.dtype))
         learned = {}
         if len(case) == 3:
             if not m.learned:
                 raise ValueError(f"{m.name} has no learned scalars; give cases as (P, Y)")
             learned = {m.learned[0]: float(case[2])}
-        return GradientCase(name=f"user case {index}", P=P, Y=Y, learned=learned)
+        return GradientCase(name=name, P=P, Y=Y, learned=learned)
     raise TypeError("cases must be GradientCase objects or (P, Y) tuples "
                     "((P, Y, Q) for ncvis)")
 
 
-def _check_user_case(P, Y, m, index):
+def _sum_tolerance(dtype):
+    """How far from 1 a normalised P's sum may be: its rounding in ``dtype`` allowed for."""
+    eps = float(np.finfo(dtype).eps) if np.issubdtype(dtype, np.floating) else 0.0
+    return max(1e-9, 1000 * eps)
+
+
+def _check_user_case(P, Y, m, where, tol=1e-9):
     """A user's ``(P, Y)`` of the shapes and normalisation the method's cost takes."""
-    where = f"user case {index}"
     if Y.ndim != 2 or Y.shape[0] < 2 or Y.shape[1] < 1:
         raise ValueError(f"{where}: Y must be 2-D, (n_points >= 2, n_dims >= 1); got "
                          f"shape {Y.shape} (a single dimension is Y[:, None])")
@@ -123,12 +129,12 @@ def _check_user_case(P, Y, m, index):
     # the reference takes P as the method builds it: a total of 1, or rows of 1
     rule = m.p_family.normalised
     sums = P.sum(axis=1) if rule == "rows" else np.array([P.sum()])
-    if rule and not np.allclose(sums, 1.0, rtol=0, atol=1e-9):
+    if rule and not np.allclose(sums, 1.0, rtol=0, atol=tol):
         worst = float(sums[np.argmax(np.abs(sums - 1))])
         if rule == "rows":
             raise ValueError(f"{where}: each row of {m.name}'s P sums to 1, a row of this one "
-                             f"to {worst:.6g}; pass P / P.sum(axis=1, keepdims=True)")
-        raise ValueError(f"{where}: {m.name}'s P sums to 1, this one to {worst:.6g}; "
+                             f"to {worst:.10g}; pass P / P.sum(axis=1, keepdims=True)")
+        raise ValueError(f"{where}: {m.name}'s P sums to 1, this one to {worst:.10g}; "
                          "pass P / P.sum()")
 
 
@@ -294,8 +300,8 @@ def check_gradient(method, fn, *, cases=None, extra_cases=(), sparse=False, rtol
     if not given:
         raise ValueError("cases is empty: give at least one case, or leave cases out for "
                          "the battery")
-    all_cases = [_as_case(c, m, i) for i, c in enumerate(given)]
-    all_cases += [_as_case(c, m, i) for i, c in enumerate(extra_cases, len(given))]
+    all_cases = [_as_case(c, m, f"user case {i}") for i, c in enumerate(given)]
+    all_cases += [_as_case(c, m, f"extra case {i}") for i, c in enumerate(extra_cases)]
     exact = m.exact_gradient is None or m.exact_gradient(fixed_params)
     rng = np.random.default_rng(18)
     trials = [_run_case(m, fn, c, fixed_params, learned_override, sparse, rtol, exact, rng)
