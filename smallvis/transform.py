@@ -862,6 +862,9 @@ def build_training_map(method, X, result, *, seed, fast=True):
     cost_params = {k: params[k] for k in m.cost_params if k in params}
     cost_params.update(result.learned)
     P = result.P
+    if P is None:
+        raise ValueError("the result has no P (embed(..., keep_affinities=False)); a model "
+                         "for new points needs it: fit with keep_affinities=True")
     if m.p_family.units == "equivariant":  # into the unit the fit ran in
         row_scale = 1.0 / distance_unit(P)
     else:  # fuzzy memberships are not scaled

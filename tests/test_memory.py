@@ -213,6 +213,9 @@ def test_the_alias_table_takes_the_place_of_p_only_when_p_is_not_returned(method
     np.testing.assert_array_equal(Y, result.Y)
     np.testing.assert_array_equal(Y, light.Y)
     assert light.P is None and light.cost == result.cost
+    from smallvis.estimator import fitted_from_result
+    with pytest.raises(ValueError, match="keep_affinities"):
+        fitted_from_result(X, light, seed=3, n_epochs=5, random_state=3)
     P = result.P.copy()
     Y_given = smallvis.embed(None, method, affinities=result.P, n_epochs=5, random_state=3,
                              init="random")

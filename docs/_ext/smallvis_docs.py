@@ -190,9 +190,11 @@ def _stochastic_defaults(method):
     negatives = (f"{spec.n_negative:g} negatives per positive sample"
                  + (" on average, fewer early and more late (NCVis's cubic schedule)"
                     if spec.noise_schedule == "cubic" else ""))
+    clip = (f"clips each component of a step to ±{spec.clip:g}" if spec.clip_after_step
+            else f"clips each component of a sample's gradient to ±{spec.clip:g} before "
+                 "the step")
     return [f"With ``optimizer=\"sgd\"`` (which ``optimizer=\"auto\"`` chooses {when}) these "
-            f"defaults replace those above; the optimizer draws {negatives}, and clips "
-            f"each step to ±{spec.clip:g}.\n",
+            f"defaults replace those above; the optimizer draws {negatives}, and {clip}.\n",
             f".. list-table:: Stochastic optimizer defaults\n   :header-rows: 1\n"
             f"   :widths: 30 70\n\n   * - parameter\n     - default\n{body}\n"]
 
@@ -606,18 +608,23 @@ def _ancestors(node):
 _THEORY_REF = re.compile(r"(?:docs/theory\.md|theory) §(\d+(?:\.\d+)?)")
 
 
-def _theory_sections(env):
-    """Section number ("3.5") -> the anchor of that section on the theory page."""
+def _theory_sections(app):
+    """Section number ("3.5") -> the anchor of that section on the theory page.
+
+    Kept on ``app``, which lives for one build, not on the environment,
+    which Sphinx saves between builds (a renumbered theory page would keep
+    the old anchors).
+    """
     from docutils import nodes
-    sections = getattr(env, "smallvis_theory_sections", None)
+    sections = getattr(app, "smallvis_theory_sections", None)
     if sections is None:
         sections = {}
-        if "theory" in env.found_docs:
-            for section in env.get_doctree("theory").findall(nodes.section):
+        if "theory" in app.env.found_docs:
+            for section in app.env.get_doctree("theory").findall(nodes.section):
                 number = re.match(r"(\d+(?:\.\d+)?) ", section.next_node(nodes.title).astext())
                 if number and section["ids"]:
                     sections[number.group(1)] = section["ids"][-1]
-        env.smallvis_theory_sections = sections
+        app.smallvis_theory_sections = sections
     return sections
 
 
@@ -626,7 +633,7 @@ def link_theory_sections(app, doctree, docname):
     from docutils import nodes
     if docname == "theory":
         return
-    sections = _theory_sections(app.env)
+    sections = _theory_sections(app)
     skip = (nodes.literal, nodes.literal_block, nodes.reference, nodes.math, nodes.raw,
             nodes.title)
     for text in list(doctree.findall(nodes.Text)):
