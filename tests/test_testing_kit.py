@@ -429,3 +429,12 @@ def test_a_wrong_row_is_not_reported_as_a_factor_of_one():
     text = "\n".join(check_gradient("tsne", last_row_zero).diagnoses)
     assert "not the gradient of your own cost" in text
     assert "1 x the finite-difference" not in text
+
+
+def test_an_auto_parameter_s_values_are_given_per_case():
+    reference = _fast_path("largevis", {})
+    notes = "\n".join(check_gradient("largevis", reference).notes)
+    # largevis's gamma="auto" is M gamma_ref / (N (N - 1)) with the reference's
+    # M = 5 negatives and gamma_ref = 7 (the method's page)
+    n = 30
+    assert f"{5 * 7 / (n * (n - 1)):.4g} at N = {n}" in notes and "gamma='auto'" in notes

@@ -308,6 +308,14 @@ def check_gradient(method, fn, *, cases=None, extra_cases=(), sparse=False, rtol
               for c in all_cases]
     report = GradientReport(method=m.name, params=fixed_params,
                             cases=[t.result for t in trials], rtol=float(rtol))
+    for name, value in fixed_params.items():
+        if isinstance(value, str) and value == "auto" and name in m.auto_params:
+            sizes = sorted({c.Y.shape[0] for c in all_cases})
+            resolved = ", ".join(f"{m.resolve_auto(fixed_params, n)[name]:.4g} at N = {n}"
+                                 for n in sizes)
+            report.notes.append(f"{name}='auto' takes its value from each case's number of "
+                                f"points N: {resolved}; your function must do the same, or "
+                                f"pass {name}= a number")
     if not exact:
         report.notes.append(
             "the finite-difference check of your gradient against your own cost was skipped: "
