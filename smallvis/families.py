@@ -51,7 +51,8 @@ JOINT = AffinityFamily(
     title="Joint P: the symmetrised Gaussian",
     description=":math:`p_{ij} = (p_{j|i} + p_{i|j}) / 2N`, from the conditional rows "
                 "(van der Maaten and Hinton's t-SNE): symmetric, summing to 1 over all "
-                "pairs, over all points or, on large data, over nearest neighbours.")
+                "pairs, over all points or over nearest neighbours (largevis always, tsne "
+                "above 4,096 points).")
 #: The joint ``P`` before its division by the grand sum,
 #: ``(p_{j|i} + p_{i|j}) / 2``, with each row then divided by its sum: a
 #: symmetrised ``P`` whose rows are distributions (R smallvis's "rsr": row

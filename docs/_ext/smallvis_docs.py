@@ -112,8 +112,12 @@ def _parameter_table(title, params):
             f"   * - parameter\n     - default\n{rows}\n")
 
 
-def method_page(method, figure_name):
-    """The reStructuredText of one method's page."""
+def method_page(method, figure_name, documented=None):
+    """The reStructuredText of one method's page.
+
+    ``documented`` collects the shared functions its units take from other
+    modules, for the page of shared pieces (:func:`_shared_members`).
+    """
     page_text, unit_classes, source_module = method_sources(method)
     source_path = source_module.replace(".", "/") + ".py"
     # the page that sphinx.ext.viewcode writes for the module, from this page
@@ -160,8 +164,49 @@ def method_page(method, figure_name):
     # indexed: this page is the units' only home, and the ``[source]`` pages
     # link back to each unit's anchor here
     for cls in unit_classes:
+        # a unit built on another's (sjse on jse) shows the members it
+        # inherits too; a NamedTuple's own (count, index) stay out
         lines.append(f".. autoclass:: {cls.__module__}.{cls.__qualname__}\n"
-                     "   :members:\n")
+                     "   :members:\n   :inherited-members: tuple\n")
+    lines += _shared_members(unit_classes, set() if documented is None else documented)
+    return "\n".join(lines)
+
+
+def _shared_members(unit_classes, documented):
+    """Which members of the units are functions of another module, linked to their entries.
+
+    A unit's ``cost = kl_cost`` has no source of its own: the autoclass
+    entry above shows it, but the code is in the module that defines it
+    (``smallvis/methods/_common.py``, or another method's unit).  Each such
+    function is documented once, on the page of shared pieces
+    (:func:`shared_page`), whose ``[source]`` links reach its code;
+    ``documented`` collects them.
+    """
+    shared = {}
+    for cls in unit_classes:
+        for name, value in vars(cls).items():
+            module = getattr(value, "__module__", None) or ""
+            if (callable(value) and not name.startswith("_") and module != cls.__module__
+                    and module.startswith("smallvis.")):
+                shared.setdefault(f"{module}.{value.__qualname__}", []).append(
+                    f"``{cls.__qualname__}.{name}``")
+    if not shared:
+        return []
+    documented.update(shared)
+    lines = ["Members that other units share, each with its code on "
+             ":doc:`the page of shared pieces </_generated/shared_pieces>`:\n"]
+    lines += [f"* {', '.join(users)} is :func:`{target}`" for target, users in shared.items()]
+    return ["\n".join(lines) + "\n"]
+
+
+def shared_page(targets):
+    """The page of the functions that several units share (one indexed entry each)."""
+    # reached from the method pages' links, not from a table of contents
+    lines = [":orphan:\n", _title("Shared pieces of the units", "="),
+             "Functions that several methods' NumPy units take as members (a unit's "
+             "``cost = kl_cost``), documented here once; the ``[source]`` links go to "
+             "their code.\n"]
+    lines += [f".. autofunction:: {target}\n" for target in sorted(targets)]
     return "\n".join(lines)
 
 
@@ -438,12 +483,13 @@ def generate(app, config=None):
     import smallvis
 
     methods_dir = GENERATED / "methods"
-    index = []
+    index, documented = [], set()
     for name, method in smallvis.METHODS.items():
         figure = f"{name}.png"
         draw_figure(method, methods_dir / figure)
-        _write(methods_dir / f"{name}.rst", method_page(method, figure))
+        _write(methods_dir / f"{name}.rst", method_page(method, figure, documented))
         index.append((name, method.summary))
+    _write(GENERATED / "shared_pieces.rst", shared_page(documented))
     aliases = [(a.name, m.name, a.summary) for m in smallvis.METHODS.values()
                for a in m.aliases]
     _write(methods_dir / "index.rst", methods_index(index, aliases))

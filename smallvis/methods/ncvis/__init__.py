@@ -12,9 +12,11 @@ reported cost is :math:`-J`; docs/theory.md §3.8), is
       + \nu \sum_{i \ne j} p_n(i) \log \frac{\nu p_n(i)}{q_{ij} + \nu p_n(i)}.
 
 The stochastic form is the reference code's: 50 epochs, every edge once
-per epoch, a cubic noise schedule, the step :math:`\alpha (1 - (e/E)^2)`,
-and :math:`Q` updated after every sample; ``correct_q=True`` adds the
-per-row correction :math:`\log p_i^-`.
+per epoch, a cubic noise schedule, the step :math:`\rho_0 (1 - (e/E)^2)`
+in epoch :math:`e` of :math:`E`, and :math:`Q` updated after every sample.
+A head :math:`i` sees the normalisation :math:`Q' = Q`, or with
+``correct_q=True`` :math:`Q' = Q + \log p_n(i)`, the per-row correction
+(theory §4.5, where :math:`p_n(i)` is written :math:`p_i^-`).
 
 Files: ``unit.py`` and ``unit.h`` (the maths, NumPy and C), ``method.py``
 (the registry entry and the stochastic loop's settings).

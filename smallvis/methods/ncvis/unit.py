@@ -140,8 +140,9 @@ class NCVisUnit(NamedTuple):
     def sgd_unit(self, n_others, nu):
         """What the stochastic loop calls in an epoch: ``nu`` is the epoch's noise count.
 
-        ``Q`` is not read there (each coefficient receives the :math:`Q'`
-        seen by the head); ``n_others`` is unused.
+        ``Q`` is not read there: each coefficient receives the :math:`Q'`
+        seen by the head (:math:`Q`, plus :math:`\log p_n(i)` with
+        ``correct_q=True``); ``n_others`` is unused.
         """
         return self._replace(nu=nu)
 

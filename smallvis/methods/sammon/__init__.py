@@ -17,8 +17,8 @@ y_j\|`, each squared error divided by its input distance (Sammon 1969):
     \frac{\partial C}{\partial y_i} = 4 \sum_{j \ne i}
         \frac{d_{ij} - r_{ij}}{r_{ij} d_{ij}} (y_i - y_j).
 
-Sammon's error is :math:`E = \frac{1}{c} \sum_{i<j} (r_{ij} - d_{ij})^2 /
-r_{ij}` with :math:`c = \sum_{i<j} r_{ij}`: :math:`C` divided by the sum
+Sammon's error is :math:`E = \frac{1}{R} \sum_{i<j} (r_{ij} - d_{ij})^2 /
+r_{ij}` with :math:`R = \sum_{i<j} r_{ij}`: :math:`C` divided by the sum
 of the distances over the ordered pairs, as R smallvis's ``sammon``
 computes it.  That constant moves no minimum and is left out here: the
 fit runs in units of the mean input distance (as every stress method's),
