@@ -487,7 +487,8 @@ def columns_by_name(X, names, fitted_names, source):
     ndarray
         With both names, ``X``'s columns reordered to the training order.
         With names on one side only, ``X`` itself: its columns are taken by
-        position (the model checks their number), with a warning saying so.
+        position (the model checks their number), with a warning saying so
+        when that number is the model's.
 
     Raises
     ------
@@ -496,7 +497,8 @@ def columns_by_name(X, names, fitted_names, source):
         missing, or ``source`` has a column the training data had not.
     """
     if names is None or fitted_names is None:
-        if fitted_names is not None:
+        # a count that differs is the model's error to raise, with no warning first
+        if fitted_names is not None and X.shape[1] == len(fitted_names):
             warnings.warn(f"{source!r} has no column names (no header): its {X.shape[1]} "
                           f"columns are taken by position as the model's columns "
                           f"{_quoted(fitted_names)}", UserWarning)

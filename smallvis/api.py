@@ -653,8 +653,9 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
     # project
     projection = None
     if reduce_to is not None:
-        projection = fit_projection(X, *reduce_to)
+        # the fit (the SVD) and the scores, both timed
         with _progress.stage("pca", f"{pca} components of {X.shape[1]} features"):
+            projection = fit_projection(X, *reduce_to)
             X = projection.apply(X)
     coordinates = has_data and method_params.get("metric") != precomputed.PRECOMPUTED
     if not coordinates and init is None:

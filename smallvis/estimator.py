@@ -365,9 +365,13 @@ class Embedding:
             warnings.warn(f"X does not have valid feature names, but {cls} was fitted with "
                           "feature names", UserWarning, stacklevel=3)
         elif fitted is not None and (len(names) != len(fitted) or np.any(names != fitted)):
+            # scikit-learn's words first (its checks match them), then the fix
+            reorder = ("\nThe same columns in another order: pass "
+                       "X[model.feature_names_in_] to put them in the fitted order"
+                       if sorted(map(str, names)) == sorted(map(str, fitted)) else "")
             raise ValueError(
                 "The feature names should match those that were passed during fit.\n"
-                f"Fitted: {list(fitted)}\nGot: {list(names)}"
+                f"Fitted: {list(fitted)}\nGot: {list(names)}{reorder}"
             )
 
     def transform(self, X):

@@ -402,3 +402,20 @@ def test_too_many_text_labels_for_a_plot_are_refused_before_work(tmp_path, capsy
     assert main(["embed", str(tmp_path / "x.csv"), "--labels", "who",
                  "--plot", str(tmp_path / "y.png")]) == 2
     one_error_line(capsys, "30 distinct text labels", "at most 20")
+
+
+def test_the_recovery_warning_names_the_command_line_option():
+    """The advice after a recovered divergence is spelled as the option a command-line user sets."""
+    import warnings
+    from types import SimpleNamespace
+
+    from smallvis.engines.optim import _warn_if_recovered
+
+    trace = SimpleNamespace(recoveries=[{"iteration": 7, "reason": "the cost rose",
+                                         "learning_rate": 25.0}])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _warn_if_recovered(trace, 50.0)
+    text = cli.cli_message(caught[0].message)
+    assert "pass a smaller --learning-rate to avoid it" in text
+    assert "learning_rate=" not in text

@@ -268,6 +268,15 @@ def test_transform_with_model_fitted_on_a_dataframe(iris):
         pd.DataFrame(X[120:], columns=NAMES)))
 
 
+def test_a_headerless_table_of_the_wrong_width_gets_the_error_alone(named_model, capsys):
+    """No "taken by position" warning before the error that the widths differ."""
+    _, X_new, _ = named_model
+    _write("wide.csv", None, _numbers(np.hstack([X_new, X_new])))
+    assert main(["transform", "wide.csv", "--model", "m.npz", "--out", "placed.csv"]) == 2
+    err = capsys.readouterr().err
+    assert "by position" not in err and "column" in err
+
+
 def test_model_without_names_takes_a_header_by_position(iris, capsys):
     X, _ = iris
     np.save("train.npy", X[:120])

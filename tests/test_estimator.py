@@ -240,8 +240,12 @@ def test_feature_names_are_kept(iris):
     model = smallvis.TSNE(random_state=0, n_iter=100).fit(_Frame(X, names))
     assert list(model.feature_names_in_) == names
     model.transform(_Frame(X_new, names))
-    with pytest.raises(ValueError, match="feature names should match"):
+    with pytest.raises(ValueError, match=r"feature names should match(.|\n)*"
+                                         r"X\[model.feature_names_in_\]"):
         model.transform(_Frame(X_new, names[::-1]))
+    with pytest.raises(ValueError, match="feature names should match") as renamed:
+        model.transform(_Frame(X_new, ["a", "b", "c", "d"]))
+    assert "another order" not in str(renamed.value)  # not the same columns
     with pytest.warns(UserWarning, match="does not have valid feature names"):
         model.transform(X_new)
 

@@ -641,3 +641,12 @@ def test_gradient_is_translation_invariant_far_from_the_origin(method, fast, off
     coincident = np.full((n, 1), offset)
     _, g = smallvis.cost_and_gradient(method, P, coincident, fast=fast)
     np.testing.assert_array_equal(g, 0.0)
+
+
+@pytest.mark.parametrize("init", ["pca", "spca"])
+def test_identical_rows_are_called_a_map_without_information(init):
+    X = np.tile(np.arange(4.0), (40, 1))
+    with pytest.warns(RuntimeWarning, match="every row of X is the same point"):
+        Y = smallvis.embed(X, "tsne", init=init, n_iter=20, random_state=0,
+                           perplexity=5)
+    assert np.all(np.isfinite(Y))

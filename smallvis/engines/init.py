@@ -898,12 +898,14 @@ def _named_init(init, X, n_components, rng, P, seed=RANDOMISED_PCA_SEED, kernels
         scores = np.ldexp(scores, e)
         if not np.any(scores):
             warn_from_caller(RuntimeWarning(
-                "X has no variance: PCA initialisation replaced by random"))
+                "every row of X is the same point (X has no variance), so the map carries no "
+                "information: PCA initialisation replaced by random"))
             return rng.normal(0.0, SMALL_SD, size=(n, n_components))
         return check_coordinate_span(scores, "init='pca'")
     sd = scores[:, 0].std()
     if sd == 0:
         warn_from_caller(RuntimeWarning(
-            "X has no variance: scaled PCA initialisation replaced by random"))
+            "every row of X is the same point (X has no variance), so the map carries no "
+            "information: scaled PCA initialisation replaced by random"))
         return rng.normal(0.0, SMALL_SD, size=(n, n_components))
     return scores * (SMALL_SD / sd)

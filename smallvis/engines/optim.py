@@ -599,11 +599,14 @@ def _warn_if_recovered(trace, learning_rate):
         return
     n = len(trace.recoveries)
     first, now = trace.recoveries[0], trace.recoveries[-1]["learning_rate"]
-    warn_from_caller(RuntimeWarning(
+    warning = RuntimeWarning(
         f"the run diverged and recovered {n} time{'s' if n > 1 else ''} (first at iteration "
         f"{first['iteration']}: {first['reason']}) by halving the learning rate from "
-        f"{learning_rate:.3g} to {now:.3g}; "
-        f"the details are in result.recoveries; pass a smaller learning_rate to avoid it"))
+        f"{learning_rate:.3g} to {now:.3g}; pass a smaller learning_rate= to avoid it "
+        f"(from Python, result.recoveries lists each)")
+    # the option the advice names, which the command line spells --learning-rate
+    warning.options = ("learning_rate",)
+    warn_from_caller(warning)
 
 
 #: A layout whose squared distances are all below this (float64's relative
