@@ -199,3 +199,17 @@ def test_every_subpackage_is_shipped():
     folders = {".".join((PACKAGE, *init.parent.relative_to(ROOT).parts))
                for init in ROOT.rglob("__init__.py")}
     assert folders <= shipped, f"not found by pyproject.toml's package search: {sorted(folders - shipped)}"
+
+
+def test_every_module_compiles_without_warnings():
+    """No invalid escape sequence (a docstring's ``\\log`` outside a raw string) and the like.
+
+    Python 3.12 and later print such warnings when a user first imports the
+    module; compiled here with every warning an error.
+    """
+    import warnings
+
+    for path in sorted(ROOT.rglob("*.py")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            compile(path.read_text(encoding="utf-8"), str(path), "exec")

@@ -138,7 +138,7 @@ class NCVisUnit(NamedTuple):
         return p * (np.logaddexp(log_q, np.log(noise)) - log_q)
 
     def sgd_unit(self, n_others, nu):
-        """What the stochastic loop calls in an epoch: ``nu`` is the epoch's noise count.
+        r"""What the stochastic loop calls in an epoch: ``nu`` is the epoch's noise count.
 
         ``Q`` is not read there: each coefficient receives the :math:`Q'`
         seen by the head (:math:`Q`, plus :math:`\log p_n(i)` with
