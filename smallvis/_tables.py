@@ -201,14 +201,14 @@ def _check_header(path, line, names, width):
                            f"and {k + 1} both {name!r}; column names must be unique")
 
 
-def _column_index(spec, names, width, path):
-    """Index of the label column ``spec`` (a name, or a number counted from 1)."""
+def _column_index(spec, names, width, path, option="--labels"):
+    """Index of the column ``spec`` of ``option`` (a name, or a number counted from 1)."""
     if names is not None and spec in names:
         return names.index(spec)
     if re.fullmatch(r"[+-]?\d+", spec):
         number = int(spec)
         if number == 0 or abs(number) > width:
-            raise CLIError(f"--labels {spec}: column numbers run from 1 to {width} "
+            raise CLIError(f"{option} {spec}: column numbers run from 1 to {width} "
                            f"(or -1 for the last) in {path!r}")
         return number - 1 if number > 0 else width + number
     return None
@@ -235,7 +235,7 @@ def _typed_labels(cells, where):
     return np.array(cells if kind is None else [kind(c) for c in cells])
 
 
-def read_csv(path, header=None, labels=None):
+def read_csv(path, header=None, labels=None, drop=()):
     """Read a numeric table, optionally taking a label column out of it.
 
     The cells are separated by commas, tabs, semicolons or runs of spaces
@@ -252,6 +252,9 @@ def read_csv(path, header=None, labels=None):
     labels : str or None
         A column name (with a header) or number (1 = first, -1 = last) to use
         as labels instead of as a feature.
+    drop : sequence of str
+        Columns, by name or number as ``labels``, that are neither features
+        nor labels (an identifier, a date): left out.
 
     Returns
     -------
@@ -284,9 +287,19 @@ def read_csv(path, header=None, labels=None):
         columns = f" (columns: {', '.join(names)})" if names else ""
         raise CLIError(f"--labels {labels!r}: no column of that name or number{columns}, "
                        "and no such file")
-    keep = [k for k in range(width) if k != label_col]
+    dropped = set()
+    for spec in drop:
+        k = _column_index(spec, names, width, path, option="--drop")
+        if k is None:
+            columns = f" (columns: {', '.join(names)})" if names else ""
+            raise CLIError(f"--drop {spec!r}: no column of that name or number{columns}")
+        if k == label_col:
+            raise CLIError(f"--drop {spec!r} is the --labels column")
+        dropped.add(k)
+    keep = [k for k in range(width) if k != label_col and k not in dropped]
     if not keep:
-        raise CLIError(f"{path!r}: no feature columns left besides the labels")
+        raise CLIError(f"{path!r}: no feature columns left besides the labels"
+                       + (" and the dropped columns" if dropped else ""))
     X = _features(path, data, keep, labels is not None, corner=names is None)
     if guessed and not header and _looks_like_column_numbers(rows[0][1]) and len(rows) > 1 \
             and not all(re.fullmatch(r"[+-]?\d+", c) for c in rows[1][1]):
@@ -331,7 +344,10 @@ def _cell_hint(cell, column, first_row, has_labels):
                 "and pandas' to_csv write: write the file without row names (R: "
                 "row.names=FALSE; pandas: index=False)")
     if cell and not has_labels:
-        return "; use --labels to take a label column out"
+        return ("; use --labels to take a label column out, or --drop for a column of "
+                "names or identifiers")
+    if cell:
+        return "; use --drop to leave out a column of names or identifiers"
     return ""
 
 
@@ -391,7 +407,7 @@ def read_labels_file(path, n_rows, header=None):
     return y
 
 
-def load_input(source, header=None, labels=None, labels_header=None):
+def load_input(source, header=None, labels=None, labels_header=None, drop=()):
     """Load ``(X, labels, feature_names)`` from a dataset name, a .npy or a .csv file.
 
     ``labels`` (a column name or number, or a file) takes a label column out
@@ -399,7 +415,8 @@ def load_input(source, header=None, labels=None, labels_header=None):
     is a header as ``labels_header`` says, see :func:`read_labels_file`).
     Built-in datasets carry their own labels (a labels file replaces them).
     ``feature_names`` are the header's names of the columns of ``X``, None
-    without a header.
+    without a header.  ``drop`` leaves columns of a table out
+    (:func:`read_csv`); other inputs have no columns to drop.
     """
     is_dataset = source in datasets.names() and not os.path.exists(source)
     if not is_dataset and not os.path.exists(source):
@@ -411,6 +428,9 @@ def load_input(source, header=None, labels=None, labels_header=None):
     if not is_dataset and ext not in INPUT_FORMATS:
         raise CLIError(f"input {source!r}: unsupported file type {ext!r}; use "
                        f"{', '.join(INPUT_FORMATS[:-1])} or {INPUT_FORMATS[-1]}")
+    if drop and (is_dataset or ext in (".npy", ".npz")):
+        raise CLIError(f"--drop applies to a table (.csv or .txt); {source!r} is "
+                       f"{'a built-in dataset' if is_dataset else 'an array'}")
     found, names = False, None
     if is_dataset:
         X, y = datasets.load(source)
@@ -424,7 +444,7 @@ def load_input(source, header=None, labels=None, labels_header=None):
             if np.all(np.isfinite(y)) and np.all(y == np.round(y)):
                 y = y.astype(np.int64)
     else:
-        X, y, found, names = read_csv(source, header=header, labels=labels)
+        X, y, found, names = read_csv(source, header=header, labels=labels, drop=drop)
     if labels is not None and not found:
         if not os.path.isfile(labels):
             where = "a built-in dataset has no label columns" if is_dataset else \
@@ -517,8 +537,8 @@ def columns_by_name(X, names, fitted_names, source):
     if missing or extra:
         parts = ([f"missing: {_quoted(missing)}"] if missing else []) + \
                 ([f"not in the training data: {_quoted(extra)}"] if extra else [])
-        hint = "; take a label column out with --labels NAME" if extra and not missing \
-            else ""
+        hint = ("; take a label column out with --labels NAME, or leave a column out with "
+                "--drop NAME") if extra and not missing else ""
         raise CLIError(f"{source!r}: the columns do not match the model's "
                        f"({'; '.join(parts)}); the model was fitted on the columns "
                        f"{_quoted(fitted_names)}{hint}")

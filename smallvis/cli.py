@@ -299,6 +299,11 @@ def cli_message(exc_or_warning):
     return f"{', '.join(flags)}: {text}" if flags else text
 
 
+#: Help of ``--drop`` (embed and transform).
+DROP_HELP = ("leave a column of the table out: neither a feature nor the labels (an "
+             "identifier, a name, a date); by header name or by number as --labels; "
+             "repeat for several")
+
 #: Help of ``--labels-header`` (embed and transform).
 LABELS_HEADER_HELP = ("whether the first line of a --labels FILE is a header (default: "
                       "only if it is not a number and every other line is; a text line "
@@ -401,6 +406,8 @@ def build_parser():
                         "--labels-header)")
     e.add_argument("--labels-header", action=argparse.BooleanOptionalAction, default=None,
                    help=LABELS_HEADER_HELP)
+    e.add_argument("--drop", action="append", default=[], metavar="COLUMN",
+                   help=DROP_HELP)
     e.add_argument("--header", action=argparse.BooleanOptionalAction, default=None,
                    help="whether the CSV's first row is a header (default: only if it "
                         "has a non-empty, non-numeric cell where the next row has a "
@@ -457,6 +464,8 @@ def build_parser():
                    help="colour the new points by labels (as for embed)")
     t.add_argument("--labels-header", action=argparse.BooleanOptionalAction, default=None,
                    help=LABELS_HEADER_HELP)
+    t.add_argument("--drop", action="append", default=[], metavar="COLUMN",
+                   help=DROP_HELP + " (as for embed)")
     t.add_argument("--header", action=argparse.BooleanOptionalAction, default=None,
                    help="whether the CSV's first row is a header (as for embed); with "
                         "both the model's and the CSV's column names, the columns are "
@@ -564,7 +573,7 @@ def run_embed(args, tracker):
                    ("--animate", args.animate, ANIMATION_FORMATS)], inputs)
     _check_animation(args)
     X, labels, names = load_input(args.input, header=args.header, labels=args.labels,
-                                  labels_header=args.labels_header)
+                                  labels_header=args.labels_header, drop=args.drop)
     # the data first: NaN is reported before any option; a kNN graph as stored
     X = check_fit_input(X, getattr(args, "metric", None))
     learning_rate = _learning_rate(args.learning_rate)
@@ -697,7 +706,7 @@ def run_transform(args):
     except ValueError as exc:
         raise CLIError(f"--model {args.model!r}: {exc}") from None
     X, labels, names = load_input(args.input, header=args.header, labels=args.labels,
-                                  labels_header=args.labels_header)
+                                  labels_header=args.labels_header, drop=args.drop)
     X = columns_by_name(X, names, getattr(model, "feature_names_in_", None), args.input)
     expected = getattr(model, "n_features_in_", None)
     if expected is not None and X.ndim == 2 and X.shape[1] != expected:

@@ -353,3 +353,41 @@ def test_labels_header_without_a_labels_file_is_refused(iris, capsys, seen):
         assert main(["embed", "x.csv", *RUN, *extra, "--labels-header"]) == 2
         one_error_line(capsys, "--labels-header", "--labels FILE")
     assert "X" not in seen
+
+
+def test_drop_leaves_an_identifier_column_out(iris, seen):
+    """--drop by name or by number: the features and their names are the other columns."""
+    X, y = iris
+    ids = [f"s{i}" for i in range(len(X))]
+    _write("ids.csv", ["sample_id", *NAMES, "species"],
+           [[i, *row, str(c)] for i, row, c in zip(ids, _numbers(X), y)])
+    for drop in ("sample_id", "1"):
+        assert main(["embed", "ids.csv", "--labels", "species", "--drop", drop, *RUN,
+                     "--out", "y.csv", "--save-model", "m.npz"]) == 0
+        np.testing.assert_array_equal(seen["X"], X)
+        assert list(smallvis.load_model("m.npz").feature_names_in_) == NAMES
+    # new points from a table with the same identifier column
+    _write("new.csv", ["sample_id", *NAMES], [[i, *row] for i, row in zip(ids, _numbers(X))])
+    assert main(["transform", "new.csv", "--drop", "sample_id", "--model", "m.npz",
+                 "--out", "placed.csv", "--quiet"]) == 0
+
+
+@pytest.mark.parametrize("args, needles", [
+    ([], ("non-numeric value 's0'", "--drop")),
+    (["--drop", "nope"], ("--drop 'nope': no column", "sample_id")),
+    (["--drop", "species"], ("--drop 'species' is the --labels column",)),
+    (["--drop", "9"], ("--drop 9: column numbers run from 1 to 6",)),
+])
+def test_drop_errors_name_the_option(iris, capsys, args, needles):
+    X, y = iris
+    _write("ids.csv", ["sample_id", *NAMES, "species"],
+           [[f"s{i}", *row, str(c)] for i, (row, c) in enumerate(zip(_numbers(X), y))])
+    assert main(["embed", "ids.csv", "--labels", "species", *args, *RUN,
+                 "--out", "y.csv"]) == 2
+    one_error_line(capsys, *needles)
+
+
+def test_drop_is_for_tables(iris, capsys):
+    np.save("x.npy", iris[0])
+    assert main(["embed", "x.npy", "--drop", "1", *RUN, "--out", "y.csv"]) == 2
+    one_error_line(capsys, "--drop applies to a table")
