@@ -616,11 +616,12 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
         Return an :class:`EmbedResult` instead of the coordinates.
     keep_affinities : bool, default=True
         With ``return_result``: keep ``P`` in :attr:`EmbedResult.P`.  False
-        leaves it None, so that the stochastic optimizer may build its edge
-        table in the memory of a ``P`` it built itself, as it does when the
-        result is not returned (8 bytes per stored entry less at its peak:
-        about 1.9 GB for largevis at a million points).  The map is the same
-        either way.  Ignored without ``return_result``.
+        leaves it None, so that, as in a call that does not return the
+        result, a stochastic optimizer that samples edges from an alias
+        table (largevis's, above 5,000 points) may build that table in the
+        memory of a ``P`` the call built itself: 8 bytes per stored entry
+        less at its peak, about 1.9 GB at a million points.  The map is the
+        same either way.  Ignored without ``return_result``.
     pca : int, optional
         Reduce ``X`` to this many principal components before anything
         else (the neighbour search, P, the initialisation): centred

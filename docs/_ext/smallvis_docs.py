@@ -234,7 +234,9 @@ def _stochastic_defaults(method):
     when = (f"above {spec.auto_min_n:,} points" if spec.auto_min_n else "at every size")
     negatives = (f"{spec.n_negative:g} negatives per positive sample"
                  + (" on average, fewer early and more late (NCVis's cubic schedule)"
-                    if spec.noise_schedule == "cubic" else ""))
+                    if spec.noise_schedule == "cubic" else
+                    " on average (umap-learn's bookkeeping)"
+                    if spec.scheme == "epochs_per_sample" else ""))
     clip = (f"clips each component of a step to ±{spec.clip:g}" if spec.clip_after_step
             else f"clips each component of a sample's gradient to ±{spec.clip:g} before "
                  "the step")
