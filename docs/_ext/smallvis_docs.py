@@ -190,13 +190,46 @@ def _shared_members(unit_classes, documented):
                     and module.startswith("smallvis.")):
                 shared.setdefault(f"{module}.{value.__qualname__}", []).append(
                     f"``{cls.__qualname__}.{name}``")
-    if not shared:
-        return []
-    documented.update(shared)
-    lines = ["Members that other units share, each with its code on "
-             ":doc:`the page of shared pieces </_generated/shared_pieces>`:\n"]
-    lines += [f"* {', '.join(users)} is :func:`{target}`" for target, users in shared.items()]
-    return ["\n".join(lines) + "\n"]
+    inherited = _inherited_members(unit_classes)
+    lines = []
+    if shared:
+        documented.update(shared)
+        lines += ["Members that other units share, each with its code on "
+                  ":doc:`the page of shared pieces </_generated/shared_pieces>`:\n"]
+        lines += [f"* {', '.join(users)} is :func:`{target}`"
+                  for target, users in shared.items()]
+        lines += [""]
+    if inherited:
+        lines += ["Members inherited from another method's unit, documented (with their "
+                  "code) on that method's page:\n"]
+        lines += [f"* ``{cls}`` takes {', '.join(f'``{n}``' for n in names)} from "
+                  f":class:`{base}`" for (cls, base), names in inherited.items()]
+        lines += [""]
+    return ["\n".join(lines)] if lines else []
+
+
+def _inherited_members(unit_classes):
+    """``{(unit, base): names}``: the members a unit inherits from a unit of another method.
+
+    sjse's unit is jse's with another normalisation: its ``cost`` is
+    ``JSEUnit.cost``, whose entry and ``[source]`` link are on jse's page.
+    """
+    inherited = {}
+    for cls in unit_classes:
+        for base in cls.__mro__[1:]:
+            module = getattr(base, "__module__", "") or ""
+            if not module.startswith("smallvis.methods.") or module == cls.__module__:
+                continue
+            names = [name for name in vars(base) if not name.startswith("_")
+                     and name not in vars(cls) and not isinstance(vars(base)[name], property)
+                     and not _is_namedtuple_field(base, name)]
+            if names:
+                inherited[(cls.__qualname__, f"{module}.{base.__qualname__}")] = names
+    return inherited
+
+
+def _is_namedtuple_field(cls, name):
+    return name in getattr(cls, "_fields", ())
 
 
 def shared_page(targets):
