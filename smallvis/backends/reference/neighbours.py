@@ -487,10 +487,8 @@ def knn_union_reverse_fill(indices, values, rptr, rsrc, indptr, out_indices, out
 
     Parameters
     ----------
-    indices, values
-        As :func:`knn_union_count`.
-    rptr, rsrc
-        The reverse lists of :func:`knn_reverse_lists`.
+    indices, values, rptr, rsrc
+        As :func:`knn_union_reverse_count`.
     indptr : ndarray of shape (n_samples + 1,), int64
         Row pointers of these entries: ``0`` then the cumulative sum of the
         counts of :func:`knn_union_reverse_count`.
