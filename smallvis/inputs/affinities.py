@@ -834,6 +834,13 @@ def joint_perplexity_knn(X, perplexity, kernels, **knn_params):
 UNION_MERGE_ROWS = 1 << 13
 
 
+def _row_pointers(counts):
+    """CSR row pointers (int64) of rows with ``counts`` entries: 0, then their running sum."""
+    indptr = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    return indptr
+
+
 def symmetric_union(indices, values, kernels, n_threads=None, *, consume_values=False):
     """CSR matrix ``(A + A^T) / 2`` of ``A[i, indices[i, r]] = values[i, r]``.
 
@@ -869,8 +876,7 @@ def symmetric_union(indices, values, kernels, n_threads=None, *, consume_values=
     if not consume_values:
         counts = np.empty(n, dtype=np.int64)
         kernels.knn_union_count(indices, values, counts, n_threads)
-        indptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(counts, out=indptr[1:])
+        indptr = _row_pointers(counts)
         del counts
         nnz = int(indptr[-1])
         out_indices = np.empty(nnz, dtype=np.int32)
@@ -883,11 +889,9 @@ def symmetric_union(indices, values, kernels, n_threads=None, *, consume_values=
         # entries only the transpose stores, then each row's whole count
         counts = np.empty(n, dtype=np.int64)
         kernels.knn_union_reverse_count(indices, values, rptr, rsrc, counts, n_threads)
-        rev_indptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(counts, out=rev_indptr[1:])
+        rev_indptr = _row_pointers(counts)
         np.add(counts, np.count_nonzero(values > 0.0, axis=1), out=counts)
-        indptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(counts, out=indptr[1:])
+        indptr = _row_pointers(counts)
         del counts
         nnz = int(indptr[-1])
         rev_indices = np.empty(int(rev_indptr[-1]), dtype=np.int32)
