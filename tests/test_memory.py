@@ -231,7 +231,8 @@ def test_a_small_run_keeps_p_for_its_exact_final_cost(method, monkeypatch):
     assert seen == [False]
 
 
-def test_the_command_line_keeps_p_only_for_a_saved_model(tmp_path, monkeypatch):
+@pytest.mark.parametrize("method", _alias_methods())
+def test_the_command_line_keeps_p_only_for_a_saved_model(method, tmp_path, monkeypatch):
     """Only ``--save-model`` reads P after the fit; without it the optimizer may use its memory."""
     from smallvis.cli import main
     from smallvis.engines.sgd import SGD_COST_MAX_N
@@ -239,7 +240,7 @@ def test_the_command_line_keeps_p_only_for_a_saved_model(tmp_path, monkeypatch):
     data = tmp_path / "points.npy"
     np.save(data, np.random.default_rng(4).normal(size=(SGD_COST_MAX_N + 500, 5)))
     seen = _record_prepare(monkeypatch)
-    common = ["embed", str(data), "--method", "largevis", "--n-epochs", "5", "--quiet",
+    common = ["embed", str(data), "--method", method, "--n-epochs", "5", "--quiet",
               "--random-state", "0"]
     assert main(common + ["--out", str(tmp_path / "a.csv")]) == 0
     assert main(common + ["--out", str(tmp_path / "b.csv"),
