@@ -21,8 +21,29 @@ import numpy as np
 
 from . import datasets
 
-#: Extensions accepted as input files.
-INPUT_FORMATS = (".csv", ".txt", ".npy", ".npz")
+#: Extensions accepted as input files: tables first, then arrays.
+TABLE_FORMATS = (".csv", ".tsv", ".txt")
+INPUT_FORMATS = TABLE_FORMATS + (".npy", ".npz")
+
+
+class Loaded(collections.namedtuple("Loaded", "X labels feature_names row_ids")):
+    """What :func:`load_input` read.
+
+    Attributes
+    ----------
+    X : ndarray or sparse matrix
+        The features.
+    labels : ndarray or None
+    feature_names : list of str or None
+        The header's names of the columns of ``X``; None without a header.
+    row_ids : RowIds or None
+        The ``--id`` column, None without one.
+    """
+
+
+#: An identifier column: its name (the header's, or ``"id"`` without a
+#: header) and one text cell per row, as written in the file.
+RowIds = collections.namedtuple("RowIds", "name values")
 
 
 class CLIError(Exception):
@@ -235,7 +256,7 @@ def _typed_labels(cells, where):
     return np.array(cells if kind is None else [kind(c) for c in cells])
 
 
-def read_csv(path, header=None, labels=None, drop=()):
+def read_csv(path, header=None, labels=None, drop=(), row_ids=None):
     """Read a numeric table, optionally taking a label column out of it.
 
     The cells are separated by commas, tabs, semicolons or runs of spaces
@@ -255,6 +276,9 @@ def read_csv(path, header=None, labels=None, drop=()):
     drop : sequence of str
         Columns, by name or number as ``labels``, that are neither features
         nor labels (an identifier, a date): left out.
+    row_ids : str or None
+        A column, by name or number as ``labels``, that names the rows: not
+        a feature, and returned as text.
 
     Returns
     -------
@@ -264,6 +288,8 @@ def read_csv(path, header=None, labels=None, drop=()):
         Whether ``labels`` named a column (if not, it may be a file).
     feature_names : list of str or None
         The header's names of the columns of ``X``; None without a header.
+    ids : RowIds or None
+        The ``row_ids`` column; None without one.
     """
     rows = _read_rows(path, delimiter=None)
     if not rows:
@@ -287,19 +313,24 @@ def read_csv(path, header=None, labels=None, drop=()):
         columns = f" (columns: {', '.join(names)})" if names else ""
         raise CLIError(f"--labels {labels!r}: no column of that name or number{columns}, "
                        "and no such file")
-    dropped = set()
-    for spec in drop:
-        k = _column_index(spec, names, width, path, option="--drop")
-        if k is None:
-            columns = f" (columns: {', '.join(names)})" if names else ""
-            raise CLIError(f"--drop {spec!r}: no column of that name or number{columns}")
-        if k == label_col:
-            raise CLIError(f"--drop {spec!r} is the --labels column")
-        dropped.add(k)
-    keep = [k for k in range(width) if k != label_col and k not in dropped]
+    taken = {label_col: "--labels"} if label_col is not None else {}
+    for option, specs in (("--id", [] if row_ids is None else [row_ids]), ("--drop", drop)):
+        for spec in specs:
+            k = _column_index(spec, names, width, path, option=option)
+            if k is None:
+                columns = f" (columns: {', '.join(names)})" if names else ""
+                raise CLIError(f"{option} {spec!r}: no column of that name or "
+                               f"number{columns}")
+            if taken.get(k, option) != option:
+                raise CLIError(f"{option} {spec!r} is the {taken[k]} column")
+            taken.setdefault(k, option)
+    id_col = next((k for k, option in taken.items() if option == "--id"), None)
+    keep = [k for k in range(width) if k not in taken]
     if not keep:
-        raise CLIError(f"{path!r}: no feature columns left besides the labels"
-                       + (" and the dropped columns" if dropped else ""))
+        what = {"--labels": "the labels", "--id": "the identifiers",
+                "--drop": "the dropped columns"}
+        raise CLIError(f"{path!r}: no feature columns left besides "
+                       + " and ".join(w for o, w in what.items() if o in taken.values()))
     X = _features(path, data, keep, labels is not None, corner=names is None)
     if guessed and not header and _looks_like_column_numbers(rows[0][1]) and len(rows) > 1 \
             and not all(re.fullmatch(r"[+-]?\d+", c) for c in rows[1][1]):
@@ -311,7 +342,11 @@ def read_csv(path, header=None, labels=None, drop=()):
         y = _typed_labels([cells[label_col] for _, cells in data],
                           lambda r: f"{path!r}, line {lines[r]}, column {label_col + 1}")
     feature_names = None if names is None else [names[k] for k in keep]
-    return X, y, label_col is not None, feature_names
+    ids = None
+    if id_col is not None:
+        ids = RowIds("id" if names is None else names[id_col],
+                     [cells[id_col] for _, cells in data])
+    return X, y, label_col is not None, feature_names, ids
 
 
 def _features(path, data, keep, has_labels, corner):
@@ -407,16 +442,21 @@ def read_labels_file(path, n_rows, header=None):
     return y
 
 
-def load_input(source, header=None, labels=None, labels_header=None, drop=()):
-    """Load ``(X, labels, feature_names)`` from a dataset name, a .npy or a .csv file.
+def load_input(source, header=None, labels=None, labels_header=None, drop=(), row_ids=None):
+    """Load a dataset name, a .npy or .npz array, or a table.
 
     ``labels`` (a column name or number, or a file) takes a label column out
     of the features, or reads labels from a separate file (whose first line
     is a header as ``labels_header`` says, see :func:`read_labels_file`).
     Built-in datasets carry their own labels (a labels file replaces them).
-    ``feature_names`` are the header's names of the columns of ``X``, None
-    without a header.  ``drop`` leaves columns of a table out
-    (:func:`read_csv`); other inputs have no columns to drop.
+    ``drop`` leaves columns of a table out, and ``row_ids`` takes a column
+    of identifiers out (:func:`read_csv`); other inputs have no columns to
+    drop or take.
+
+    Returns
+    -------
+    Loaded
+        ``(X, labels, feature_names, row_ids)``.
     """
     is_dataset = source in datasets.names() and not os.path.exists(source)
     if not is_dataset and not os.path.exists(source):
@@ -428,10 +468,12 @@ def load_input(source, header=None, labels=None, labels_header=None, drop=()):
     if not is_dataset and ext not in INPUT_FORMATS:
         raise CLIError(f"input {source!r}: unsupported file type {ext!r}; use "
                        f"{', '.join(INPUT_FORMATS[:-1])} or {INPUT_FORMATS[-1]}")
-    if drop and (is_dataset or ext in (".npy", ".npz")):
-        raise CLIError(f"--drop applies to a table (.csv or .txt); {source!r} is "
-                       f"{'a built-in dataset' if is_dataset else 'an array'}")
-    found, names = False, None
+    for option, given in (("--drop", drop), ("--id", row_ids)):
+        if given and (is_dataset or ext not in TABLE_FORMATS):
+            raise CLIError(f"{option} applies to a table ({', '.join(TABLE_FORMATS)}); "
+                           f"{source!r} is "
+                           f"{'a built-in dataset' if is_dataset else 'an array'}")
+    found, names, ids = False, None, None
     if is_dataset:
         X, y = datasets.load(source)
     elif ext == ".npz":
@@ -444,7 +486,8 @@ def load_input(source, header=None, labels=None, labels_header=None, drop=()):
             if np.all(np.isfinite(y)) and np.all(y == np.round(y)):
                 y = y.astype(np.int64)
     else:
-        X, y, found, names = read_csv(source, header=header, labels=labels, drop=drop)
+        X, y, found, names, ids = read_csv(source, header=header, labels=labels, drop=drop,
+                                           row_ids=row_ids)
     if labels is not None and not found:
         if not os.path.isfile(labels):
             where = "a built-in dataset has no label columns" if is_dataset else \
@@ -457,7 +500,7 @@ def load_input(source, header=None, labels=None, labels_header=None, drop=()):
         option = "--labels-header" if labels_header else "--no-labels-header"
         raise CLIError(f"{option} applies to a --labels FILE only (here "
                        f"{'no --labels' if labels is None else '--labels names a column'})")
-    return X, y, names
+    return Loaded(X, y, names, ids)
 
 
 def _load_sparse_npz(source):

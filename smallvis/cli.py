@@ -33,6 +33,7 @@ terminal.  ``--save-partial`` warns when it cannot apply for that reason.
 """
 
 import argparse
+import csv
 import functools
 import io
 import os
@@ -55,8 +56,8 @@ from .engines.init import GRAPH_INITS, INIT_NAME_CHOICES, INIT_NAMES, check_init
 from .registry import ALIASES, DEFAULT_METHOD, METHODS, knn_only_methods
 
 #: Extensions accepted by ``--out`` (coordinates) and ``--plot``.
-OUT_FORMATS = (".csv", ".txt", ".npy")
-PLOT_FORMATS = (".png", ".pdf", ".svg")
+OUT_FORMATS = (".csv", ".tsv", ".txt", ".npy")
+PLOT_FORMATS = (".png", ".pdf", ".svg", ".jpg", ".jpeg")
 MODEL_FORMATS = (".npz",)
 ANIMATION_FORMATS = tuple(f".{fmt}" for fmt in _animation.ANIMATION_FORMATS)
 
@@ -143,14 +144,34 @@ def check_outputs(outputs, inputs):
             raise CLIError(str(exc)) from None
 
 
-def _write_coordinates(fh, Y, path):
+def _write_coordinates(fh, Y, path, row_ids=None):
+    """``Y`` as .npy, or as a table with a ``y1,y2,...`` header (tab-separated
+    for .tsv), led by the ``--id`` column ``row_ids`` if given."""
     if path.lower().endswith(".npy"):
         np.save(fh, Y, allow_pickle=False)
         return
-    header = ",".join(f"y{k + 1}" for k in range(Y.shape[1]))
+    delimiter = "\t" if path.lower().endswith(".tsv") else ","
+    names = [f"y{k + 1}" for k in range(Y.shape[1])]
     text = io.StringIO()
-    np.savetxt(text, Y, delimiter=",", header=header, comments="", fmt="%.17g")
-    fh.write(text.getvalue().encode("ascii"))
+    if row_ids is None:
+        np.savetxt(text, Y, delimiter=delimiter, header=delimiter.join(names),
+                   comments="", fmt="%.17g")
+    else:
+        # the identifiers as read (quoted where they hold the separator)
+        writer = csv.writer(text, delimiter=delimiter, lineterminator="\n")
+        writer.writerow([row_ids.name] + names)
+        writer.writerows([ident] + [f"{v:.17g}" for v in row]
+                         for ident, row in zip(row_ids.values, Y))
+    fh.write(text.getvalue().encode("utf-8"))
+
+
+def _check_row_ids(args):
+    """Refuse --id with an --out that cannot hold identifiers, before any work."""
+    if args.row_ids is not None and args.out is not None \
+            and output_format(args.out, OUT_FORMATS) == ".npy":
+        raise CLIError(f"--id writes the identifiers into a table --out "
+                       f"({', '.join(f for f in OUT_FORMATS if f != '.npy')}); "
+                       f"--out {args.out!r} is a .npy array of numbers only")
 
 
 # ---------------------------------------------------------------------------
@@ -304,6 +325,11 @@ DROP_HELP = ("leave a column of the table out: neither a feature nor the labels 
              "identifier, a name, a date); by header name or by number as --labels; "
              "repeat for several")
 
+#: Help of ``--id`` (embed and transform).
+ID_HELP = ("a column of the table that names each row (by header name or by number "
+           "as --labels): not a feature, and written as the first column of a "
+           "table --out, so that the coordinates can be joined back by it")
+
 #: Help of ``--labels-header`` (embed and transform).
 LABELS_HEADER_HELP = ("whether the first line of a --labels FILE is a header (default: "
                       "only if it is not a number and every other line is; a text line "
@@ -339,7 +365,7 @@ def build_parser():
                     "an animation of the run (--animate). "
                     "Output paths are checked before any work; outputs are written "
                     "atomically and never replace an input.")
-    e.add_argument("input", help=f"a table (.csv or .txt; cells separated by commas, "
+    e.add_argument("input", help=f"a table (.csv, .tsv or .txt; cells separated by commas, "
                                  f"tabs, semicolons or spaces), a .npy file, a sparse "
                                  f".npz (scipy.sparse.save_npz), or a "
                                  f"built-in dataset: {', '.join(datasets.names())}")
@@ -408,6 +434,7 @@ def build_parser():
                    help=LABELS_HEADER_HELP)
     e.add_argument("--drop", action="append", default=[], metavar="COLUMN",
                    help=DROP_HELP)
+    e.add_argument("--id", dest="row_ids", default=None, metavar="COLUMN", help=ID_HELP)
     e.add_argument("--header", action=argparse.BooleanOptionalAction, default=None,
                    help="whether the CSV's first row is a header (default: only if it "
                         "has a non-empty, non-numeric cell where the next row has a "
@@ -415,8 +442,8 @@ def build_parser():
                         "a header must name every column exactly once")
     e.add_argument("--out", default=None,
                    help=f"write the coordinates to this file ({', '.join(OUT_FORMATS)}; "
-                        "CSV with a y1,y2,... header); /dev/stdout writes CSV to "
-                        "standard output")
+                        "a table has a y1,y2,... header, led by the --id column); "
+                        "/dev/stdout writes CSV to standard output")
     e.add_argument("--plot", default=None,
                    help=f"write a scatter plot to this file; the format follows the "
                         f"extension ({', '.join(PLOT_FORMATS)})")
@@ -466,6 +493,8 @@ def build_parser():
                    help=LABELS_HEADER_HELP)
     t.add_argument("--drop", action="append", default=[], metavar="COLUMN",
                    help=DROP_HELP + " (as for embed)")
+    t.add_argument("--id", dest="row_ids", default=None, metavar="COLUMN",
+                   help=ID_HELP + " (as for embed)")
     t.add_argument("--header", action=argparse.BooleanOptionalAction, default=None,
                    help="whether the CSV's first row is a header (as for embed); with "
                         "both the model's and the CSV's column names, the columns are "
@@ -517,6 +546,7 @@ class _Tracker:
         self.Y = None
         self.iteration = 0
         self.labels = None
+        self.row_ids = None  # the --id column, leading --out
         self.finished = False
         self.written = []
         self.recorder = None  # the layouts for --animate
@@ -528,14 +558,17 @@ class _Tracker:
         return False
 
 
-def _write_outputs(args, Y, labels, title, written, recorder=None, step="step"):
+def _write_outputs(args, Y, labels, title, written, recorder=None, step="step",
+                   row_ids=None):
     """Write --out, --plot and --animate, appending a note to ``written`` after each.
 
     ``recorder`` holds the layouts of the run for --animate; ``step`` names
-    its steps in the frames' titles ("iteration", "epoch").
+    its steps in the frames' titles ("iteration", "epoch"); ``row_ids`` (the
+    --id column) leads --out.
     """
     if args.out:
-        write_output(args.out, lambda fh: _write_coordinates(fh, Y, args.out), "--out")
+        write_output(args.out, lambda fh: _write_coordinates(fh, Y, args.out, row_ids),
+                     "--out")
         written.append(f"coordinates -> {args.out}")
     if args.plot:
         from .plotting import save_plot
@@ -572,21 +605,15 @@ def run_embed(args, tracker):
                    ("--save-model", args.save_model, MODEL_FORMATS),
                    ("--animate", args.animate, ANIMATION_FORMATS)], inputs)
     _check_animation(args)
-    X, labels, names = load_input(args.input, header=args.header, labels=args.labels,
-                                  labels_header=args.labels_header, drop=args.drop)
+    _check_row_ids(args)
+    X, labels, names, row_ids = load_input(
+        args.input, header=args.header, labels=args.labels,
+        labels_header=args.labels_header, drop=args.drop, row_ids=args.row_ids)
     # the data first: NaN is reported before any option; a kNN graph as stored
     X = check_fit_input(X, getattr(args, "metric", None))
     learning_rate = _learning_rate(args.learning_rate)
     method_params = method_parameters(args)
-    tracker.labels = labels
-    if (args.plot or args.animate) and labels is not None and labels.dtype.kind in "US":
-        from .plotting import MAX_CATEGORIES
-
-        n_classes = np.unique(labels).size
-        if n_classes > MAX_CATEGORIES:
-            raise CLIError(f"--labels: {n_classes} distinct text labels; the plot colours at "
-                           f"most {MAX_CATEGORIES} categories (numeric labels get a colour "
-                           "scale)")
+    tracker.labels, tracker.row_ids = labels, row_ids
     if args.plot or args.animate:
         import matplotlib
 
@@ -612,7 +639,7 @@ def run_embed(args, tracker):
     tracker.finished = True
     title = f"{args.method} of {os.path.basename(args.input)} ({_cost_text(result)})"
     _write_outputs(args, result.Y, labels, title, tracker.written, tracker.recorder,
-                   "epoch" if result.optimizer == "sgd" else "iteration")
+                   "epoch" if result.optimizer == "sgd" else "iteration", row_ids)
     if args.save_model:
         _write_model(args, X, result, names)
         tracker.written.append(f"model -> {args.save_model}")
@@ -694,6 +721,7 @@ def run_transform(args):
               if p is not None and os.path.isfile(p)]
     check_outputs([("--out", args.out, OUT_FORMATS), ("--plot", args.plot, PLOT_FORMATS)],
                   inputs)
+    _check_row_ids(args)
     if not os.path.isfile(args.model):
         raise CLIError(f"--model {args.model!r} is not an existing file")
     try:
@@ -705,8 +733,9 @@ def run_transform(args):
         model.training_map_.check_places_new_points()
     except ValueError as exc:
         raise CLIError(f"--model {args.model!r}: {exc}") from None
-    X, labels, names = load_input(args.input, header=args.header, labels=args.labels,
-                                  labels_header=args.labels_header, drop=args.drop)
+    X, labels, names, row_ids = load_input(
+        args.input, header=args.header, labels=args.labels,
+        labels_header=args.labels_header, drop=args.drop, row_ids=args.row_ids)
     X = columns_by_name(X, names, getattr(model, "feature_names_in_", None), args.input)
     expected = getattr(model, "n_features_in_", None)
     if expected is not None and X.ndim == 2 and X.shape[1] != expected:
@@ -724,7 +753,8 @@ def run_transform(args):
         Y_new = model.transform(X)
     written = []
     if args.out:
-        write_output(args.out, lambda fh: _write_coordinates(fh, Y_new, args.out), "--out")
+        write_output(args.out, lambda fh: _write_coordinates(fh, Y_new, args.out, row_ids),
+                     "--out")
         written.append(f"coordinates -> {args.out}")
     if args.plot:
         fmt = output_format(args.plot, PLOT_FORMATS).lstrip(".")
@@ -776,7 +806,8 @@ def _interrupted(args, tracker):
         title = f"{args.method} of {os.path.basename(args.input)} (interrupted after {step})"
         # an animation needs two layouts; a run stopped sooner has none to show
         frames = tracker.recorder if tracker.recorder and len(tracker.recorder) >= 2 else None
-        _write_outputs(args, Y, tracker.labels, title, tracker.written, frames)
+        _write_outputs(args, Y, tracker.labels, title, tracker.written, frames,
+                       row_ids=tracker.row_ids)
     except KeyboardInterrupt:
         print(f"smallvis: interrupted again while saving; complete: "
               f"{'; '.join(tracker.written) or 'none'}; no file was left half-written",

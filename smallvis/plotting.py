@@ -13,9 +13,16 @@ from ._validation import check_finite, check_integer, check_real_array
 
 __all__ = ["plot", "plot_every", "PlotEvery", "plot_costs", "save_plot"]
 
-#: Most distinct labels drawn as categories (more: a colour scale, numeric only).
+#: Most distinct numeric labels drawn as categories (more: a colour scale), and
+#: most categories given a legend by default.
 MAX_CATEGORIES = 20
 _MAX_CATEGORIES = MAX_CATEGORIES
+
+#: Step between the colours of consecutive categories beyond
+#: :data:`MAX_CATEGORIES`, as a fraction of the colour map: the golden ratio's
+#: fractional part, so that categories next to each other in sorted order
+#: (``"cell_10"``, ``"cell_11"``) get far-apart colours.
+_COLOUR_STRIDE = (5 ** 0.5 - 1) / 2
 
 
 def _as_embedding(Y):
@@ -47,10 +54,17 @@ def _default_size(n):
 
 
 def _is_categorical(labels):
-    """Integer, boolean or string-like labels with few values are classes."""
-    if labels.dtype.kind in "biuUSO":
+    """Text labels, and integer or boolean labels with few values, are classes."""
+    if labels.dtype.kind in "USO":
+        return True
+    if labels.dtype.kind in "biu":
         return np.unique(labels).size <= _MAX_CATEGORIES
     return False
+
+
+def _many_colours(colormap, n):
+    """``n`` colours of ``colormap``, consecutive ones far apart."""
+    return colormap(np.mod(np.arange(n) * _COLOUR_STRIDE, 1.0))
 
 
 def plot(Y, labels=None, ax=None, title=None, s=None, cmap=None,
@@ -65,9 +79,12 @@ def plot(Y, labels=None, ax=None, title=None, s=None, cmap=None,
     ``matplotlib.pyplot.show()`` or ``savefig`` yourself (or use
     :func:`save_plot`); a notebook shows it at the end of the cell.
 
-    Labels that are integers, booleans or strings with at most 20 distinct
-    values are treated as categories: each gets its own colour and, by
-    default, an entry in a legend.  Any other labels (floats, or integers with
+    Text labels, and integer or boolean labels with at most 20 distinct
+    values, are treated as categories: each gets its own colour and, by
+    default when there are at most 20, an entry in a legend.  Beyond 20
+    categories (text labels only) the colours are spread over a colour map
+    so that categories next to each other in sorted order differ, and some
+    colours are necessarily close.  Any other labels (floats, or integers with
     many values) are treated as continuous and shown with a colour bar.
 
     Parameters
@@ -86,10 +103,11 @@ def plot(Y, labels=None, ax=None, title=None, s=None, cmap=None,
         number of points (between 1 and 30).
     cmap : str or matplotlib.colors.Colormap, default=None
         Colour map.  None uses ``"tab10"`` for up to 10 categories,
-        ``"tab20"`` for up to 20 and ``"viridis"`` for continuous labels.
+        ``"tab20"`` for up to 20, ``"turbo"`` for more and ``"viridis"`` for
+        continuous labels.
     legend : {"auto", True, False}, default="auto"
-        Whether to draw a legend for categorical labels.  ``"auto"`` and True
-        draw one whenever the labels are categorical; False never does.  The
+        Whether to draw a legend for categorical labels.  ``"auto"`` draws
+        one for at most 20 categories, True for any number, False never.  The
         colour bar for continuous labels is drawn unless `legend` is False.
 
     Returns
@@ -134,18 +152,21 @@ def plot(Y, labels=None, ax=None, title=None, s=None, cmap=None,
             codes = codes.reshape(-1)
             n_classes = classes.size
             if cmap is None:
-                cmap = "tab10" if n_classes <= 10 else "tab20"
+                cmap = ("tab10" if n_classes <= 10 else "tab20"
+                        if n_classes <= _MAX_CATEGORIES else "turbo")
             colormap = plt.get_cmap(cmap)
             if n_classes <= colormap.N <= _MAX_CATEGORIES:
                 # small qualitative map (tab10, Set1, ...): one entry each
                 palette = colormap(np.arange(n_classes))
-            else:
+            elif n_classes <= _MAX_CATEGORIES:
                 # continuous map: evenly spaced colours
                 palette = colormap(np.linspace(0.0, 1.0, n_classes))
+            else:
+                palette = _many_colours(colormap, n_classes)
             # one scatter call keeps the drawing order of the points
             ax.scatter(XY[:, 0], XY[:, 1], s=s, c=palette[codes],
                        linewidths=0)
-            if legend is not False:
+            if legend is True or (legend == "auto" and n_classes <= _MAX_CATEGORIES):
                 handles = [
                     Line2D([], [], linestyle="none", marker="o",
                            markersize=6, markerfacecolor=palette[i],
@@ -159,9 +180,8 @@ def plot(Y, labels=None, ax=None, title=None, s=None, cmap=None,
                 values = labels.astype(np.float64)
             except (TypeError, ValueError):
                 raise ValueError(
-                    f"labels with more than {_MAX_CATEGORIES} distinct "
-                    f"values must be numeric (they are shown as a "
-                    f"continuous colour scale)"
+                    f"labels must be text, integers, booleans or real numbers; "
+                    f"got dtype {labels.dtype}"
                 ) from None
             sc = ax.scatter(XY[:, 0], XY[:, 1], s=s, c=values,
                             cmap=cmap or "viridis", linewidths=0)
@@ -354,7 +374,7 @@ def plot_every(n, labels=None, **kwargs):
 
 
 #: Formats :func:`save_plot` writes (chosen by the file's extension).
-PLOT_FORMATS = ("png", "pdf", "svg")
+PLOT_FORMATS = ("png", "pdf", "svg", "jpg", "jpeg")
 
 
 def _plot_format(path, format):
@@ -377,7 +397,7 @@ def _plot_format(path, format):
 
 
 def save_plot(Y, path, labels=None, title=None, format=None):
-    """Plot an embedding and write it to a PNG, PDF or SVG file.
+    """Plot an embedding and write it to a PNG, PDF, SVG or JPEG file.
 
     Parameters
     ----------
@@ -392,7 +412,7 @@ def save_plot(Y, path, labels=None, title=None, format=None):
         Labels to colour the points by, as in :func:`plot`.
     title : str, default=None
         Plot title.
-    format : {"png", "pdf", "svg"}, optional
+    format : {"png", "pdf", "svg", "jpg", "jpeg"}, optional
         Default: from the extension of ``path``; for a character device or
         FIFO without one (``/dev/stdout``), png.  Required for a file object.
 
@@ -405,7 +425,7 @@ def save_plot(Y, path, labels=None, title=None, format=None):
     ------
     ValueError
         ``Y`` holds NaN or infinite values or has the wrong shape.  A format
-        (or extension) other than png, pdf or svg; or ``path`` is a
+        (or extension) other than png, pdf, svg, jpg or jpeg; or ``path`` is a
         read-only file (for root too), in a missing or read-only directory,
         a directory, a block device, a socket or a link loop.
     """

@@ -139,7 +139,7 @@ def test_only_the_package_s_own_deprecations_are_shown(tmp_path, capsys, monkeyp
 @pytest.mark.parametrize("option,name,needle", [
     ("--out", "missing_dir/y.csv", "does not exist"),
     ("--plot", "missing_dir/y.png", "does not exist"),
-    ("--plot", "y.jpg", "unsupported extension '.jpg'"),
+    ("--plot", "y.gif", "unsupported extension '.gif'"),
     ("--out", "y.xlsx", "unsupported extension '.xlsx'"),
     ("--out", "y", "unsupported extension '(none)'"),
     ("--out", ".", "unsupported extension"),
@@ -395,13 +395,27 @@ def test_unbuilt_kernels_say_what_to_do(monkeypatch):
         backend.kernels(True)
 
 
-def test_too_many_text_labels_for_a_plot_are_refused_before_work(tmp_path, capsys,
-                                                                 no_embedding):
-    rows = [f"{i},{i % 7},name{i}" for i in range(30)]
+def test_many_text_labels_are_plotted_without_a_legend(tmp_path, monkeypatch):
+    """More than 20 text labels (cell types, samples) get a colour each and no legend;
+    they used to be refused."""
+    import matplotlib.pyplot as plt
+
+    drawn = {}
+    real_close = plt.close
+
+    def close(fig):
+        ax = fig.axes[0]
+        drawn["legend"] = ax.get_legend()
+        drawn["colours"] = np.unique(ax.collections[0].get_facecolors(), axis=0)
+        real_close(fig)
+
+    monkeypatch.setattr(plt, "close", close)
+    rows = [f"{i},{(i * 7) % 11},name{i}" for i in range(30)]
     (tmp_path / "x.csv").write_text("a,b,who\n" + "\n".join(rows) + "\n")
-    assert main(["embed", str(tmp_path / "x.csv"), "--labels", "who",
-                 "--plot", str(tmp_path / "y.png")]) == 2
-    one_error_line(capsys, "30 distinct text labels", "at most 20")
+    assert main(["embed", str(tmp_path / "x.csv"), "--labels", "who", "--n-iter", "20",
+                 "--quiet", "--plot", str(tmp_path / "y.png")]) == 0
+    assert drawn["legend"] is None
+    assert len(drawn["colours"]) == 30
 
 
 def test_the_recovery_warning_names_the_command_line_option():

@@ -302,7 +302,7 @@ def test_tables_separated_by_commas_tabs_semicolons_or_spaces(iris, delimiter, h
     X, _ = iris
     names = header.format(delimiter) if header else ""
     np.savetxt("x.txt", X, delimiter=delimiter, fmt="%.17g", header=names, comments="")
-    got, labels, feature_names = cli.load_input("x.txt")
+    got, labels, feature_names, _ = cli.load_input("x.txt")
     np.testing.assert_array_equal(got, X)
     assert feature_names == (["a", "b", "c", "d"] if header else None)
 
@@ -391,3 +391,80 @@ def test_drop_is_for_tables(iris, capsys):
     np.save("x.npy", iris[0])
     assert main(["embed", "x.npy", "--drop", "1", *RUN, "--out", "y.csv"]) == 2
     one_error_line(capsys, "--drop applies to a table")
+
+
+def _read_table(path, delimiter=","):
+    """A written table as its header and rows of text (the test's own reader)."""
+    import csv
+
+    with open(path, newline="") as fh:
+        rows = list(csv.reader(fh, delimiter=delimiter))
+    return rows[0], rows[1:]
+
+
+def test_id_leads_the_coordinates_so_that_rows_join_back(iris, seen):
+    """--id by name or by number: not a feature, and the first column of --out,
+    cell for cell as read (a comma in an identifier is quoted, not split)."""
+    X, y = iris
+    ids = [f"plant {i}, plot {i % 3}" for i in range(len(X))]
+    _write("ids.csv", ["sample", *NAMES, "species"],
+           [[f'"{i}"', *row, str(c)] for i, row, c in zip(ids, _numbers(X), y)])
+    for spec in ("sample", "1"):
+        assert main(["embed", "ids.csv", "--labels", "species", "--id", spec, *RUN,
+                     "--out", "y.csv", "--save-model", "m.npz"]) == 0
+        np.testing.assert_array_equal(seen["X"], X)
+        assert list(smallvis.load_model("m.npz").feature_names_in_) == NAMES
+        header, rows = _read_table("y.csv")
+        assert header == ["sample", "y1", "y2"]
+        assert [r[0] for r in rows] == ids
+        assert all(len(r) == 3 for r in rows)
+    # new points carry theirs into transform's --out; without a header the
+    # column is named "id"
+    _write("new.csv", None, [[f"n{i}", *row] for i, row in enumerate(_numbers(X[:5]))])
+    assert main(["transform", "new.csv", "--id", "1", "--model", "m.npz",
+                 "--out", "placed.tsv", "--quiet"]) == 0
+    header, rows = _read_table("placed.tsv", delimiter="\t")
+    assert header == ["id", "y1", "y2"] and [r[0] for r in rows] == [f"n{i}" for i in range(5)]
+
+
+@pytest.mark.parametrize("args, needles", [
+    (["--id", "nope"], ("--id 'nope': no column", "sample_id")),
+    (["--id", "species"], ("--id 'species' is the --labels column",)),
+    (["--id", "1", "--drop", "sample_id"], ("--drop 'sample_id' is the --id column",)),
+    (["--id", "1", "--out", "y.npy"], ("--id writes the identifiers into a table --out",
+                                        ".npy")),
+])
+def test_id_errors_name_the_option(iris, capsys, seen, args, needles):
+    X, y = iris
+    _write("ids.csv", ["sample_id", *NAMES, "species"],
+           [[f"s{i}", *row, str(c)] for i, (row, c) in enumerate(zip(_numbers(X), y))])
+    out = [] if "--out" in args else ["--out", "y.csv"]
+    assert main(["embed", "ids.csv", "--labels", "species", *args, *RUN, *out]) == 2
+    one_error_line(capsys, *needles)
+    assert "X" not in seen
+
+
+def test_id_is_for_tables(iris, capsys):
+    np.save("x.npy", iris[0])
+    for source in ("x.npy", "iris"):
+        assert main(["embed", source, "--id", "1", *RUN, "--out", "y.csv"]) == 2
+        one_error_line(capsys, "--id applies to a table")
+
+
+def test_a_tab_separated_table_is_read_and_written(iris, seen):
+    """.tsv in (cells split at tabs, so a space inside a label stays) and .tsv out,
+    with a JPEG plot."""
+    X, y = iris
+    names = np.array(["iris " + str(c) for c in y])
+    with open("x.tsv", "w") as fh:
+        fh.write("\t".join([*NAMES, "species"]) + "\n")
+        for row, c in zip(_numbers(X), names):
+            fh.write("\t".join([*map(str, row), c]) + "\n")
+    assert main(["embed", "x.tsv", "--labels", "species", *RUN, "--out", "y.tsv",
+                 "--plot", "y.jpg"]) == 0
+    np.testing.assert_array_equal(seen["X"], X)
+    np.testing.assert_array_equal(seen["labels"], names)
+    header, rows = _read_table("y.tsv", delimiter="\t")
+    assert header == ["y1", "y2"] and len(rows) == len(X)
+    with open("y.jpg", "rb") as fh:
+        assert fh.read(3) == b"\xff\xd8\xff"  # a JPEG's start-of-image marker

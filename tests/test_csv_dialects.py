@@ -157,7 +157,7 @@ def test_a_well_formed_table_reads_to_the_numbers_written(tmp_path, table):
         width = expected.shape[1] + 1
         spec = names[label_at] if names is not None and rnd.random() < 0.5 else \
             str(label_at + 1 if rnd.random() < 0.5 else label_at - width)
-    X, y, feature_names = load_input(path, labels=spec)
+    X, y, feature_names, _ = load_input(path, labels=spec)
     _same_numbers(X, expected)
     if labels is None:
         assert y is None

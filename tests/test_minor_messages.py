@@ -18,7 +18,7 @@ def fitted():
 
 
 @pytest.mark.parametrize("command", ["embed", "transform"])
-@pytest.mark.parametrize("name", ["x.tsv", "x.json", "x.CSV2"])
+@pytest.mark.parametrize("name", ["x.xlsx", "x.json", "x.CSV2"])
 def test_an_unsupported_input_lists_every_accepted_type(command, name, fitted, tmp_path,
                                                         capsys):
     source = tmp_path / name
@@ -28,8 +28,8 @@ def test_an_unsupported_input_lists_every_accepted_type(command, name, fitted, t
     extra = ["--model", str(model)] if command == "transform" else []
     assert main([command, str(source), *extra, "--out", str(tmp_path / "o.csv")]) == 2
     err = capsys.readouterr().err
-    assert "use .csv, .txt, .npy or .npz" in err
-    assert INPUT_FORMATS == (".csv", ".txt", ".npy", ".npz")
+    assert "use .csv, .tsv, .txt, .npy or .npz" in err
+    assert INPUT_FORMATS == (".csv", ".tsv", ".txt", ".npy", ".npz")
 
 
 def test_save_model_on_an_unfitted_estimator_names_save_model():

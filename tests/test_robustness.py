@@ -327,7 +327,7 @@ def _write(path, content):
     ("trailing.csv", "1,2,\n3,4,\n", "non-numeric value ''"),
     ("empty.npy", b"", "cannot read 'empty.npy' as a .npy array"),
     ("junk.npy", b"\x93NUMPY garbage", "cannot read 'junk.npy' as a .npy array"),
-    ("data.tsv", "1\t2\n", "unsupported file type '.tsv'"),
+    ("data.xls", "1\t2\n", "unsupported file type '.xls'"),
 ])
 def test_cli_unreadable_input_exits_2(tmp_path, monkeypatch, capsys, name, content, match):
     monkeypatch.chdir(tmp_path)
