@@ -171,6 +171,16 @@ def test_rendered_copy_is_current(path):
     assert recorded.group(1) == current, f"{copy.name} is older than {path.name}; {hint}"
     for image in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text):
         assert (RENDERED / image).is_file(), f"{copy.name} shows a missing figure {image}"
+    machine = re.search(r"(?m)^/\S*/smallvis/\S+", text)
+    assert machine is None, f"{copy.name} shows a directory of the machine that rendered it: " \
+                            f"{machine.group(0)}; {hint}"
+
+
+def test_rendering_drops_the_machine_s_directories_from_warnings():
+    render = _render_module()
+    line = "/home/me/venv/lib/python3.13/site-packages/smallvis/api.py:345: RuntimeWarning: x"
+    assert render._package_paths(line + "\n  code\n") == \
+        "smallvis/api.py:345: RuntimeWarning: x\n  code\n"
 
 
 def test_source_hash_sees_edits_not_outputs():

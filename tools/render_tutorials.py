@@ -50,8 +50,14 @@ def _markdown_links(text):
     return re.sub(r"\]\((\d\d_[\w-]+)\.ipynb\)", r"](\1.md)", text)
 
 
+def _package_paths(text):
+    """A warning's ``/any/where/smallvis/api.py:345:`` as ``smallvis/api.py:345:``: the
+    machine's directories say nothing to a reader."""
+    return re.sub(r"(?m)^\S*/(smallvis/[\w/]+\.py:\d+:)", r"\1", text)
+
+
 def _text_block(text):
-    text = text.rstrip("\n")
+    text = _package_paths(text).rstrip("\n")
     return f"```text\n{text}\n```\n" if text else ""
 
 
