@@ -28,6 +28,7 @@ from .engines.optim import DivergenceError
 from ._validation import SmallDataWarning
 from .plotting import plot, plot_costs, plot_every
 from .animation import Recorder, animate
+from ._threads import default_threads
 
 #: The module :mod:`smallvis.inputs.affinities` (perplexity calibration, UMAP and
 #: NCVis graphs), under a name that the function ``smallvis.affinities`` does
@@ -49,6 +50,7 @@ __all__ = [
     "animate",
     "cost_and_gradient",
     "datasets",
+    "default_threads",
     "embed",
     "input_affinities",
     "kernels",

@@ -275,7 +275,10 @@ def omp_num_threads():
 
 
 def default_threads():
-    """The thread count of ``n_threads=None``: :func:`available_cores`, at most ``OMP_NUM_THREADS``.
+    """The number of threads that ``n_threads=None`` uses in this process.
+
+    The cores this process may use (its CPU affinity, capped by a cgroup
+    CPU quota rounded down), at most ``OMP_NUM_THREADS``.
 
     ``OMP_NUM_THREADS`` (a positive integer) lowers the default, as it
     lowers every OpenMP program's, so that a scheduler or a user running
@@ -287,6 +290,12 @@ def default_threads():
     -------
     int
         At least 1.
+
+    Examples
+    --------
+    >>> import smallvis
+    >>> smallvis.default_threads() >= 1
+    True
     """
     cores = available_cores()
     omp = omp_num_threads()

@@ -128,7 +128,7 @@ def check_threads(n_threads):
 
     The one rule for every ``n_threads`` of the package:
 
-    * None (the default everywhere) is :func:`smallvis._threads.default_threads`:
+    * None (the default everywhere) is :func:`smallvis.default_threads`:
       the cores this process may use (CPU affinity, cgroup CPU quota), at
       most ``OMP_NUM_THREADS`` when that is a positive integer;
     * -1 is every core this process may use
