@@ -379,7 +379,7 @@ class Embedding:
 
         Each new point is placed against the training points only: new points
         do not repel each other, so a point lands where it would if it came
-        alone (see :mod:`smallvis.transform`).
+        alone (theory §6).
 
         Parameters
         ----------

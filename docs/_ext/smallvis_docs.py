@@ -742,6 +742,52 @@ def skip_namedtuple_fields(app, what, name, obj, skip, options):
     return None
 
 
+def _object(dotted):
+    """The object a dotted name imports as, or None."""
+    parts = dotted.split(".")
+    for k in range(len(parts) - 1, 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:k]))
+        except ImportError:
+            continue
+        try:
+            for attr in parts[k:]:
+                obj = getattr(obj, attr)
+        except AttributeError:
+            return None
+        return obj
+    return None
+
+
+def link_inherited_members(app, env, node, contnode):
+    """Resolve ``Sub.member``, documented only on the class that defines it, to there.
+
+    A class page documents the members the class defines; its summary table
+    still lists the inherited ones (``smallvis.TSNE.fit``), which have no
+    target of their own.  They link to the defining class's entry
+    (``smallvis.Embedding.fit``), under the public name it is documented by
+    or its full module path.
+    """
+    if node.get("refdomain") != "py":
+        return None
+    owner, _, member = node.get("reftarget", "").rpartition(".")
+    cls = _object(owner) if owner.startswith("smallvis.") else None
+    if not inspect.isclass(cls):
+        return None
+    domain = env.get_domain("py")
+    for base in cls.__mro__[1:]:
+        if member not in vars(base):
+            continue
+        for name in (f"smallvis.{base.__name__}.{member}",
+                     f"{base.__module__}.{base.__qualname__}.{member}"):
+            found = domain.resolve_xref(env, node["refdoc"], app.builder, "obj", name,
+                                        node, contnode)
+            if found is not None:
+                return found
+        return None
+    return None
+
+
 def setup(app):
     # before Sphinx lists its sources, so that the generated pages are among them
     app.connect("config-inited", generate)
@@ -749,6 +795,7 @@ def setup(app):
     app.connect("doctree-read", thumbnail_alt_text)
     app.connect("doctree-read", notebook_figure_alt_text)
     app.connect("doctree-resolved", link_theory_sections)
+    app.connect("missing-reference", link_inherited_members)
     app.connect("autodoc-skip-member", skip_namedtuple_fields)
     app.connect("autodoc-process-docstring", widen_simple_tables)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
