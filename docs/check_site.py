@@ -273,6 +273,14 @@ def api_page_problems(parser, where):
     return [f"{where}: no [source] link for {name}" for name in missing]
 
 
+def summary_link_problems(html_text, where):
+    """Every entry of an API page's summary tables links to its documentation
+    (an entry without a target renders as plain code)."""
+    names = re.findall(r'<td><p><code class="xref py py-obj[^>]*><span class="pre">([^<]*)',
+                       html_text)
+    return [f"{where}: the summary entry {name} links nowhere" for name in names]
+
+
 def readme_links(readme):
     """The README's relative links, as (target path, fragment)."""
     text = Path(readme).read_text(encoding="utf-8")
@@ -326,6 +334,7 @@ def check_html(site: Path, readme: Path | None = None) -> tuple[list[str], int]:
             problems += method_page_problems(parser, where)
         if path.parent == site / "api" / "generated":
             problems += api_page_problems(parser, where)
+            problems += summary_link_problems(path.read_text(encoding="utf-8"), where)
     if readme is not None and readme.is_file():
         problems += check_readme_links(site, readme)
     return problems, n_pages

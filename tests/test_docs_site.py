@@ -196,6 +196,11 @@ def test_the_site_check_wants_method_pages_whole_and_api_source_links(tmp_path):
         "<dd>no source</dd></dl></dd></dl>"
         '<dl class="py data"><dt class="sig sig-object py" id="D">D</dt></dl>'), "api.html"))
     assert check.api_page_problems(api, "api") == ["api: no [source] link for f.g"]
+    linked = ('<td><p><a class="reference internal" href="E.html#E.fit"><code class="xref py '
+              'py-obj docutils literal notranslate"><span class="pre">fit</span></code></a>')
+    bare = '<td><p><code class="xref py py-obj docutils literal notranslate"><span class="pre">fit'
+    assert check.summary_link_problems(linked, "api") == []
+    assert check.summary_link_problems(bare, "api") == ["api: the summary entry fit links nowhere"]
 
 
 def test_the_site_check_follows_the_readme_to_the_site(tmp_path):

@@ -788,6 +788,23 @@ def link_inherited_members(app, env, node, contnode):
     return None
 
 
+def link_method_folders(app, env, node, contnode):
+    """Link ``:mod:`smallvis.methods.tsne``` (or a module in that folder) to the
+    method's page, which shows the folder's code; the folders are not
+    autodoc modules of their own."""
+    from docutils import nodes
+
+    if node.get("refdomain") != "py" or node.get("reftype") != "mod":
+        return None
+    match = re.fullmatch(r"smallvis\.methods\.(\w+)(\.\w+)?", node.get("reftarget", ""))
+    if match is None or f"_generated/methods/{match.group(1)}" not in env.all_docs:
+        return None
+    uri = app.builder.get_relative_uri(node["refdoc"], f"_generated/methods/{match.group(1)}")
+    reference = nodes.reference("", "", internal=True, refuri=uri)
+    reference += contnode
+    return reference
+
+
 def setup(app):
     # before Sphinx lists its sources, so that the generated pages are among them
     app.connect("config-inited", generate)
@@ -796,6 +813,7 @@ def setup(app):
     app.connect("doctree-read", notebook_figure_alt_text)
     app.connect("doctree-resolved", link_theory_sections)
     app.connect("missing-reference", link_inherited_members)
+    app.connect("missing-reference", link_method_folders)
     app.connect("autodoc-skip-member", skip_namedtuple_fields)
     app.connect("autodoc-process-docstring", widen_simple_tables)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
