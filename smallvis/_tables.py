@@ -81,7 +81,12 @@ def _read_text(path):
         with open(path, "rb") as fh:
             raw = fh.read()
         return raw.decode("utf-8-sig")  # drops a byte-order mark (Excel writes one)
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise CLIError(f"cannot read {path!r}: line {line} is not UTF-8 text (byte "
+                       f"{raw[exc.start]:#04x}); save the file as UTF-8 (Excel: 'CSV UTF-8'; "
+                       f"R: fileEncoding='UTF-8')") from None
+    except OSError as exc:
         raise CLIError(f"cannot read {path!r}: {exc}") from None
 
 
@@ -190,20 +195,26 @@ def _common_width(rows):
     return collections.Counter(len(cells) for cells in rows).most_common(1)[0][0]
 
 
-def _check_header(path, line, names, width):
-    """Raise unless the header names each of the ``width`` data columns once.
+def _check_header(path, line, names, width, row_names=False):
+    """The header's names, or an error unless they name each of the ``width``
+    data columns once.
 
     A header one name short is what R's ``write.table(df, sep=",")`` writes
     (no name over the row names); an empty first name is what ``write.csv``
     and pandas' ``to_csv`` write.  Either way, guessing which name belongs
-    to which column could colour by, or learn from, the wrong column.
+    to which column could colour by, or learn from, the wrong column; so
+    they are accepted only with ``row_names`` (``--id 1``: the first column
+    holds the rows' names), and that column is then named ``"id"``.
     """
     where = f"{path!r}, line {line}"
+    if row_names and (len(names) == width - 1 or (len(names) == width and not names[0])):
+        names = ["id"] + names[len(names) - width + 1:]
     if len(names) != width:
         hint = ""
         if len(names) == width - 1:
             hint = ("; R's write.table writes a header one name short when it writes "
-                    "row names: write the file with row.names=FALSE")
+                    "row names: pass --id 1 to keep them as the rows' identifiers, or "
+                    "write the file with row.names=FALSE")
         raise CLIError(f"{where}: the header has {_count(len(names), 'name')} but the "
                        f"data rows have {_count(width, 'column')}; each column needs "
                        f"exactly one name (quote a name that holds a separator){hint}")
@@ -211,7 +222,8 @@ def _check_header(path, line, names, width):
         if not name:
             hint = ""
             if k == 0:
-                hint = ("; if it holds row names, write the file without them (R: "
+                hint = ("; if it holds row names, pass --id 1 to keep them as the rows' "
+                        "identifiers, or write the file without them (R: "
                         "write.csv(..., row.names=FALSE); pandas: to_csv(..., "
                         "index=False))")
             raise CLIError(f"{where}, column {k + 1}: the header gives this column no "
@@ -220,6 +232,7 @@ def _check_header(path, line, names, width):
         if name in names[:k]:
             raise CLIError(f"{where}: the header names columns {names.index(name) + 1} "
                            f"and {k + 1} both {name!r}; column names must be unique")
+    return names
 
 
 def _column_index(spec, names, width, path, option="--labels"):
@@ -296,7 +309,15 @@ def read_csv(path, header=None, labels=None, drop=(), row_ids=None):
         raise CLIError(f"{path!r} is empty")
     guessed = header is None
     if guessed:
-        header = _guess_header(rows)
+        # a column named by an option names it in a header (pandas writes
+        # "sample,group,0,1,..." over text columns, which the guess misses)
+        named = {spec for spec in (labels, row_ids, *drop)
+                 if spec is not None and not re.fullmatch(r"[+-]?\d+", spec)}
+        # and an empty first cell over --id 1's names is the corner of a
+        # header over row names (R's write.csv, pandas' to_csv)
+        corner = row_ids is not None and row_ids.strip() == "1" and len(rows) > 1 \
+            and rows[0][1][:1] == [""] and rows[1][1][:1] != [""]
+        header = _guess_header(rows) or bool(named & set(rows[0][1])) or corner
     names = rows[0][1] if header else None
     data = rows[1:] if header else rows
     if not data:
@@ -307,7 +328,8 @@ def read_csv(path, header=None, labels=None, drop=(), row_ids=None):
             raise CLIError(f"{path!r}, line {line}: data row has {len(cells)} columns, "
                            f"expected {width} (as most rows have)")
     if names is not None:
-        _check_header(path, rows[0][0], names, width)
+        names = _check_header(path, rows[0][0], names, width,
+                              row_names=row_ids is not None and row_ids.strip() == "1")
     label_col = _column_index(labels, names, width, path) if labels is not None else None
     if labels is not None and label_col is None and not os.path.isfile(labels):
         columns = f" (columns: {', '.join(names)})" if names else ""
@@ -344,9 +366,31 @@ def read_csv(path, header=None, labels=None, drop=(), row_ids=None):
     feature_names = None if names is None else [names[k] for k in keep]
     ids = None
     if id_col is not None:
-        ids = RowIds("id" if names is None else names[id_col],
-                     [cells[id_col] for _, cells in data])
+        ids = _row_ids(path, data, id_col, "id" if names is None else names[id_col])
     return X, y, label_col is not None, feature_names, ids
+
+
+def _row_ids(path, data, column, name):
+    """The ``--id`` column of the rows ``data``: empty cells are refused (a row
+    that could not be joined back), and repeated ones warned of (a join that
+    would match several rows)."""
+    values = [cells[column] for _, cells in data]
+    first = {}
+    repeated = []
+    for (line, _), value in zip(data, values):
+        if not value:
+            raise CLIError(f"{path!r}, line {line}, column {column + 1}: empty identifier "
+                           f"(--id); every row needs one to be joined back by it")
+        if value in first:
+            repeated.append((value, first[value], line))
+        first.setdefault(value, line)
+    if repeated:
+        value, line_a, line_b = repeated[0]
+        more = f" ({_count(len(repeated), 'repeat')} in all)" if len(repeated) > 1 else ""
+        warnings.warn(f"{path!r}: the --id column {name!r} names lines {line_a} and {line_b} "
+                      f"both {value!r}{more}; a join by it matches several rows",
+                      UserWarning)
+    return RowIds(name, values)
 
 
 def _features(path, data, keep, has_labels, corner):
@@ -379,10 +423,12 @@ def _cell_hint(cell, column, first_row, has_labels):
                 "and pandas' to_csv write: write the file without row names (R: "
                 "row.names=FALSE; pandas: index=False)")
     if cell and not has_labels:
-        return ("; use --labels to take a label column out, or --drop for a column of "
-                "names or identifiers")
+        return ("; use --labels to take a label column out, --id for a column of "
+                "identifiers (written with the coordinates), or --drop for one to leave "
+                "out")
     if cell:
-        return "; use --drop to leave out a column of names or identifiers"
+        return ("; use --id for a column of identifiers (written with the coordinates) "
+                "or --drop for one to leave out")
     return ""
 
 

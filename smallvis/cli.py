@@ -165,6 +165,13 @@ def _write_coordinates(fh, Y, path, row_ids=None):
     fh.write(text.getvalue().encode("utf-8"))
 
 
+def _check_id_name(row_ids, n_components):
+    """Refuse an --id column named as a coordinate column of --out (y1, y2, ...)."""
+    if row_ids is not None and row_ids.name in {f"y{k + 1}" for k in range(n_components)}:
+        raise CLIError(f"--id: the column is named {row_ids.name!r}, as a coordinate column "
+                       f"of --out; rename it in the input")
+
+
 def _check_row_ids(args):
     """Refuse --id with an --out that cannot hold identifiers, before any work."""
     if args.row_ids is not None and args.out is not None \
@@ -429,7 +436,8 @@ def build_parser():
                         "name or by number (1 = first, -1 = last), which is then not a "
                         "feature; or a file with one label per row (.npy, or text with "
                         "one label per line and an optional header line, see "
-                        "--labels-header)")
+                        "--labels-header); a legend for at most 20 classes, a colour "
+                        "scale for numbers of more values")
     e.add_argument("--labels-header", action=argparse.BooleanOptionalAction, default=None,
                    help=LABELS_HEADER_HELP)
     e.add_argument("--drop", action="append", default=[], metavar="COLUMN",
@@ -609,6 +617,7 @@ def run_embed(args, tracker):
     X, labels, names, row_ids = load_input(
         args.input, header=args.header, labels=args.labels,
         labels_header=args.labels_header, drop=args.drop, row_ids=args.row_ids)
+    _check_id_name(row_ids, args.n_components)
     # the data first: NaN is reported before any option; a kNN graph as stored
     X = check_fit_input(X, getattr(args, "metric", None))
     learning_rate = _learning_rate(args.learning_rate)
@@ -736,6 +745,7 @@ def run_transform(args):
     X, labels, names, row_ids = load_input(
         args.input, header=args.header, labels=args.labels,
         labels_header=args.labels_header, drop=args.drop, row_ids=args.row_ids)
+    _check_id_name(row_ids, model.embedding_.shape[1])
     X = columns_by_name(X, names, getattr(model, "feature_names_in_", None), args.input)
     expected = getattr(model, "n_features_in_", None)
     if expected is not None and X.ndim == 2 and X.shape[1] != expected:

@@ -6,6 +6,8 @@ use (scripts, CI), select the Agg backend yourself, e.g. with
 ``matplotlib.use("Agg")`` or the ``MPLBACKEND=Agg`` environment variable.
 """
 
+import re
+
 import numpy as np
 
 from ._outputs import is_stream, write_output
@@ -62,6 +64,28 @@ def _is_categorical(labels):
     return False
 
 
+def _natural_key(text):
+    """Sort key that orders the numbers inside text by value: "type 2" before "type 10"."""
+    return [(0, int(part), "") if part.isdigit() else (1, 0, part)
+            for part in re.split(r"(\d+)", text)]
+
+
+def _classes(labels):
+    """The distinct labels, in the legend's order, and each point's index into them.
+
+    Text is ordered with the numbers inside it by value (``"cluster 2"``
+    before ``"cluster 10"``); other labels by value.
+    """
+    classes, codes = np.unique(labels, return_inverse=True)
+    codes = codes.reshape(-1)
+    if labels.dtype.kind in "USO":
+        order = sorted(range(classes.size), key=lambda k: _natural_key(str(classes[k])))
+        rank = np.empty(classes.size, dtype=np.intp)
+        rank[order] = np.arange(classes.size)
+        classes, codes = classes[order], rank[codes]
+    return classes, codes
+
+
 def _many_colours(colormap, n):
     """``n`` colours of ``colormap``, consecutive ones far apart."""
     return colormap(np.mod(np.arange(n) * _COLOUR_STRIDE, 1.0))
@@ -84,7 +108,8 @@ def plot(Y, labels=None, ax=None, title=None, s=None, cmap=None,
     default when there are at most 20, an entry in a legend.  Beyond 20
     categories (text labels only) the colours are spread over a colour map
     so that categories next to each other in sorted order differ, and some
-    colours are necessarily close.  Any other labels (floats, or integers with
+    colours are necessarily close.  Text labels are sorted with the numbers
+    inside them by value (``"type 2"`` before ``"type 10"``).  Any other labels (floats, or integers with
     many values) are treated as continuous and shown with a colour bar.
 
     Parameters
@@ -148,8 +173,7 @@ def plot(Y, labels=None, ax=None, title=None, s=None, cmap=None,
                 f"({n}), got shape {labels.shape}"
             )
         if _is_categorical(labels):
-            classes, codes = np.unique(labels, return_inverse=True)
-            codes = codes.reshape(-1)
+            classes, codes = _classes(labels)
             n_classes = classes.size
             if cmap is None:
                 cmap = ("tab10" if n_classes <= 10 else "tab20"

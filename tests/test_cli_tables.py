@@ -468,3 +468,61 @@ def test_a_tab_separated_table_is_read_and_written(iris, seen):
     assert header == ["y1", "y2"] and len(rows) == len(X)
     with open("y.jpg", "rb") as fh:
         assert fh.read(3) == b"\xff\xd8\xff"  # a JPEG's start-of-image marker
+
+
+def test_empty_identifiers_are_refused_and_repeated_ones_warned_of(iris, capsys, seen):
+    X, y = iris
+    ids = [f"s{i}" for i in range(len(X))]
+    ids[7] = ""
+    _write("ids.csv", ["sample", *NAMES], [[i, *row] for i, row in zip(ids, _numbers(X))])
+    assert main(["embed", "ids.csv", "--id", "sample", *RUN, "--out", "y.csv"]) == 2
+    one_error_line(capsys, "line 9, column 1: empty identifier")
+    assert "X" not in seen
+    ids[7], ids[9] = "s3", "s4"
+    _write("ids.csv", ["sample", *NAMES], [[i, *row] for i, row in zip(ids, _numbers(X))])
+    assert main(["embed", "ids.csv", "--id", "sample", *RUN, "--out", "y.csv"]) == 0
+    assert "names lines 5 and 9 both 's3' (2 repeats in all)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("corner", ["", None])
+def test_row_names_are_kept_as_identifiers_with_id_1(iris, seen, corner):
+    """R's write.csv and pandas' to_csv write an empty name over the row names; R's
+    write.table writes no name (a header one short).  With --id 1 they are the ids."""
+    X, y = iris
+    ids = [f"plant{i}" for i in range(len(X))]
+    header = NAMES if corner is None else [corner, *NAMES]
+    _write("rows.csv", header, [[i, *row] for i, row in zip(ids, _numbers(X))])
+    assert main(["embed", "rows.csv", "--id", "1", *RUN, "--out", "y.csv",
+                 "--save-model", "m.npz"]) == 0
+    np.testing.assert_array_equal(seen["X"], X)
+    assert list(smallvis.load_model("m.npz").feature_names_in_) == NAMES
+    header, rows = _read_table("y.csv")
+    assert header == ["id", "y1", "y2"] and [r[0] for r in rows] == ids
+
+
+def test_a_header_is_recognised_by_the_columns_the_options_name(iris, seen):
+    """pandas over integer column names writes "sample,group,0,1,2,3": no cell of the
+    first row is a name over a number, but --id and --labels name two of its cells."""
+    X, y = iris
+    _write("p.csv", ["sample", "group", "0", "1", "2", "3"],
+           [[f"s{i}", f"g{c}", *row] for i, (row, c) in enumerate(zip(_numbers(X), y))])
+    assert main(["embed", "p.csv", "--id", "sample", "--labels", "group", *RUN,
+                 "--out", "y.csv"]) == 0
+    np.testing.assert_array_equal(seen["X"], X)
+    header, rows = _read_table("y.csv")
+    assert header[0] == "sample" and len(rows) == len(X)
+
+
+def test_an_identifier_column_named_as_a_coordinate_is_refused(iris, capsys, seen):
+    X, _ = iris
+    _write("ids.csv", ["y1", *NAMES], [[f"s{i}", *row] for i, row in enumerate(_numbers(X))])
+    assert main(["embed", "ids.csv", "--id", "y1", *RUN, "--out", "y.csv"]) == 2
+    one_error_line(capsys, "--id: the column is named 'y1'")
+    assert "X" not in seen
+
+
+def test_a_file_that_is_not_utf8_says_so(tmp_path, capsys):
+    path = tmp_path / "latin1.csv"
+    path.write_bytes("name,a,b\nM\u00fcller,1,2\nB,3,4\n".encode("latin-1"))
+    assert main(["embed", str(path), "--drop", "name", "--out", str(tmp_path / "y.csv")]) == 2
+    one_error_line(capsys, "line 2 is not UTF-8 text (byte 0xfc)", "save the file as UTF-8")

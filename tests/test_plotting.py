@@ -135,3 +135,22 @@ def test_plot_costs_formats():
 
     with pytest.raises(ValueError, match="iterations must have one entry"):
         plotting.plot_costs([3.0, 2.0], iterations=[1, 2, 3])
+
+
+def test_text_labels_are_listed_with_their_numbers_in_order():
+    """The legend reads "type 2" before "type 10", and each point keeps its own colour."""
+    import matplotlib.pyplot as plt
+
+    labels = np.array(["type 10", "type 2", "b", "type 1", "a", "type 2"])
+    Y = np.arange(12.0).reshape(6, 2)
+    ax = plotting.plot(Y, labels=labels)
+    try:
+        entries = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert entries == ["a", "b", "type 1", "type 2", "type 10"]
+        handles = {t.get_text(): h.get_markerfacecolor()
+                   for t, h in zip(ax.get_legend().get_texts(), ax.get_legend().legend_handles)}
+        faces = ax.collections[0].get_facecolors()
+        for label, face in zip(labels, faces):
+            np.testing.assert_allclose(face, handles[label])
+    finally:
+        plt.close(ax.figure)
