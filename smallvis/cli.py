@@ -687,7 +687,7 @@ def _save_placed_plot(fh, Y_train, Y_new, labels, title, fmt):
     """Training points faded in grey, the new points on top (coloured by labels)."""
     import matplotlib.pyplot as plt
 
-    from .plotting import plot
+    from .plotting import legend_outside, plot
 
     fig, ax = plt.subplots(figsize=(6, 6))
     try:
@@ -695,6 +695,7 @@ def _save_placed_plot(fh, Y_train, Y_new, labels, title, fmt):
         ax.scatter(Y_train[:, 0], second, s=4, c="0.75", alpha=0.5, linewidths=0,
                    label="fitted (training)")
         plot(Y_new, labels=labels, ax=ax, title=title)
+        legend_outside(ax)
         fig.savefig(fh, format=fmt, bbox_inches="tight")
     finally:
         plt.close(fig)

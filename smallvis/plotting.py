@@ -420,6 +420,20 @@ def _plot_format(path, format):
     return format
 
 
+def legend_outside(ax):
+    """Move the legend of ``ax``, if any, to the right of the axes.
+
+    A saved figure (``bbox_inches="tight"``) grows to hold it, so that no
+    label, however long, covers points of the map.
+    """
+    legend = ax.get_legend()
+    if legend is None:
+        return
+    ax.legend(handles=legend.legend_handles, labels=[t.get_text() for t in legend.get_texts()],
+              loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
+              fontsize="small", frameon=False)
+
+
 def save_plot(Y, path, labels=None, title=None, format=None):
     """Plot an embedding and write it to a PNG, PDF, SVG or JPEG file.
 
@@ -462,6 +476,7 @@ def save_plot(Y, path, labels=None, title=None, format=None):
     fig, ax = plt.subplots(figsize=(6, 6))
     try:
         plot(XY, labels=labels, ax=ax, title=title)
+        legend_outside(ax)
         if isinstance(path, (str, os.PathLike)):
             write_output(path, lambda fh: fig.savefig(fh, format=format, dpi=100,
                                                       bbox_inches="tight"), "path")

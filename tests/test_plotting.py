@@ -154,3 +154,22 @@ def test_text_labels_are_listed_with_their_numbers_in_order():
             np.testing.assert_allclose(face, handles[label])
     finally:
         plt.close(ax.figure)
+
+
+def test_a_saved_plot_keeps_its_legend_off_the_points(tmp_path, monkeypatch):
+    """However long the labels, the legend of a saved plot sits right of the axes."""
+    drawn = {}
+    real_close = plt.close
+
+    def close(fig):
+        fig.canvas.draw()
+        ax = fig.axes[0]
+        drawn["axes"] = ax.get_window_extent()
+        drawn["legend"] = ax.get_legend().get_window_extent()
+        real_close(fig)
+
+    monkeypatch.setattr(plt, "close", close)
+    labels = np.array([f"a rather long name for cell type {k % 12}" for k in range(60)])
+    plotting.save_plot(np.random.default_rng(0).normal(size=(60, 2)), tmp_path / "p.png",
+                       labels=labels)
+    assert drawn["legend"].x0 >= drawn["axes"].x1
