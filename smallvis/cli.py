@@ -172,6 +172,13 @@ def _check_id_name(row_ids, n_components):
                        f"of --out; rename it in the input")
 
 
+def _written_text(written, options):
+    """The summary line's list of outputs, or that none was asked for."""
+    if written:
+        return "".join(f"; {w}" for w in written)
+    return f"; nothing written (no {', '.join(options[:-1])} or {options[-1]} given)"
+
+
 def _check_row_ids(args):
     """Refuse --id with an --out that cannot hold identifiers, before any work."""
     if args.row_ids is not None and args.out is not None \
@@ -654,7 +661,8 @@ def run_embed(args, tracker):
         tracker.written.append(f"model -> {args.save_model}")
     if not args.quiet:
         print(f"smallvis: {args.method} finished in {result.elapsed:.2f}s, "
-              f"{_cost_text(result, digits=6)}" + "".join(f"; {w}" for w in tracker.written),
+              f"{_cost_text(result, digits=6)}"
+              + _written_text(tracker.written, ("--out", "--plot", "--animate", "--save-model")),
               file=sys.stderr)
     return 0
 
@@ -776,7 +784,8 @@ def run_transform(args):
         written.append(f"plot -> {args.plot}")
     if not args.quiet:
         print(f"smallvis: placed {len(Y_new)} new points into the {model.training_map_.method} "
-              f"map of {len(model.embedding_)} points" + "".join(f"; {w}" for w in written),
+              f"map of {len(model.embedding_)} points"
+              + _written_text(written, ("--out", "--plot")),
               file=sys.stderr)
     return 0
 

@@ -433,3 +433,11 @@ def test_the_recovery_warning_names_the_command_line_option():
     text = cli.cli_message(caught[0].message)
     assert "pass a smaller --learning-rate to avoid it" in text
     assert "learning_rate=" not in text
+
+
+def test_a_run_without_outputs_says_that_nothing_was_written(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["embed", "iris", "--n-iter", "20", "--random-state", "0"]) == 0
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "nothing written (no --out, --plot, --animate or --save-model given)" in last
+    assert list(tmp_path.iterdir()) == []
