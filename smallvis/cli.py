@@ -234,16 +234,43 @@ def method_parameter_defaults():
             if examples}
 
 
+def _or_auto(kind):
+    """``kind``, or None (the method's own rule) for ``auto``."""
+    def parse(text):
+        return None if text == "auto" else kind(text)
+
+    parse.__name__ = kind.__name__  # argparse's "invalid int value" names it
+    return parse
+
+
 def _option_type(param):
-    """argparse keywords for ``param``: its type read from the registry's defaults."""
-    values = _registry_parameters()[param][1]
+    """argparse keywords for ``param``: its type read from the registry's defaults.
+
+    A parameter that some method leaves to its own rule (a default of None,
+    shown as ``auto``) takes ``auto`` too.
+    """
+    by_method, values = _registry_parameters()[param]
+    auto = any(v is None for v in by_method.values())
     if all(isinstance(v, bool) for v in values):
         return dict(action=argparse.BooleanOptionalAction)
-    if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
-        return dict(type=int, metavar="INT")
-    if all(isinstance(v, float) for v in values):
-        return dict(type=float, metavar="X")
+    for kind, metavar in ((int, "INT"), (float, "X")):
+        if all(isinstance(v, kind) and not isinstance(v, bool) for v in values):
+            if auto:
+                return dict(type=_or_auto(kind), metavar=f"{metavar}|auto")
+            return dict(type=kind, metavar=metavar)
     return dict(type=_number_or_text, metavar="VALUE")
+
+
+def _stochastic_defaults_text(param):
+    """'; sgd: largevis 7'-style text of the stochastic forms' own defaults of ``param``."""
+    parts = []
+    for name, m in METHODS.items():
+        stochastic = m.sgd.param_defaults if m.sgd is not None else {}
+        value = stochastic.get(param)
+        own = {**m.affinity_params, **m.cost_params}.get(param)
+        if value is not None and value != own and not (value == "auto" and own is None):
+            parts.append(f"{name} {value:g}" if isinstance(value, float) else f"{name} {value}")
+    return f"; under the sgd optimizer: {', '.join(parts)}" if parts else ""
 
 
 def _flag(param):
@@ -277,7 +304,8 @@ def _add_method_parameters(parser, skip):
     for param, by_method in method_parameter_defaults().items():
         if param not in skip:
             group.add_argument(_flag(param), dest=param, default=None,
-                               help=_defaults_text(by_method), **_option_type(param))
+                               help=_defaults_text(by_method)
+                               + _stochastic_defaults_text(param), **_option_type(param))
 
 
 def method_parameters(args):

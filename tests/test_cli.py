@@ -441,3 +441,17 @@ def test_a_run_without_outputs_says_that_nothing_was_written(tmp_path, monkeypat
     last = capsys.readouterr().err.strip().splitlines()[-1]
     assert "nothing written (no --out, --plot, --animate or --save-model given)" in last
     assert list(tmp_path.iterdir()) == []
+
+
+def test_auto_is_accepted_where_the_help_shows_it():
+    """A parameter a method leaves to its own rule ("auto" in the help) takes `auto`,
+    which is the same as leaving the option out."""
+    parser = cli.build_parser()
+    args = parser.parse_args(["embed", "iris", "--method", "largevis", "--n-neighbors", "auto",
+                              "--early-gamma", "auto"])
+    assert cli.method_parameters(args) == {}
+    args = parser.parse_args(["embed", "iris", "--method", "largevis", "--n-neighbors", "40"])
+    assert cli.method_parameters(args) == {"n_neighbors": 40}
+    text = parser._subparsers._group_actions[0].choices["embed"].format_help()
+    assert "--n-neighbors INT|auto" in text
+    assert "largevis: auto; under the sgd optimizer: largevis 7" in " ".join(text.split())

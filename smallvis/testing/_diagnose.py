@@ -31,8 +31,8 @@ FIT_TOL = 1e-6
 #: Constant factors with a name: value -> explanation.
 _NAMED_FACTORS = (
     (-1.0, "a sign error: your gradient points uphill"),
-    (0.25, "openTSNE's convention omits t-SNE's factor 4 (its learning rate is "
-           "smallvis's divided by 4); multiply by 4"),
+    (0.25, "openTSNE's convention omits t-SNE's factor 4 (for the same steps its "
+           "learning rate is 4 times smallvis's); multiply by 4"),
     (0.5, "a factor of 2: e.g. a sum over unordered pairs i < j only, or the 2 of "
           "d(d^2)/dy_i = 2 (y_i - y_j) left out"),
     (2.0, "a factor of 2: e.g. each pair counted twice, or the 2 of d(d^2)/dy_i "
