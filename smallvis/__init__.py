@@ -23,7 +23,7 @@ from .estimator import METHOD_CLASSES as _METHOD_CLASSES
 from .estimators import *  # noqa: F401,F403  (TSNE, UMAP, ...: its public names are the classes)
 from .exceptions import NotFittedError
 from .model_io import ModelFileError, load_model, save_model
-from .registry import METHODS
+from .registry import METHODS as _METHODS
 from .engines.optim import DivergenceError
 from ._validation import SmallDataWarning
 from .plotting import plot, plot_costs, plot_every
@@ -34,6 +34,11 @@ from ._threads import default_threads
 #: NCVis graphs), under a name that the function ``smallvis.affinities`` does
 #: not hide.
 input_affinities = _importlib.import_module(".inputs.affinities", __name__)
+
+#: Every method by name, read-only: its :class:`~smallvis.registry.Method`
+#: entry (summary, parameters and their defaults, units, optimizers), which
+#: every part of the package reads.
+METHODS = _METHODS
 
 __version__ = "0.1.0"
 

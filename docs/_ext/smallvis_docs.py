@@ -142,7 +142,8 @@ def method_page(method, figure_name, documented=None):
         f".. code-block:: python\n\n"
         f"   import smallvis\n   X, labels = smallvis.datasets.load(\"digits\")\n"
         f"   Y = smallvis.embed(X, method=\"{method.name}\", random_state=0)\n",
-        f"Optimizers: {optimizers}.  Gradients (``gradient=``): {gradients}.  "
+        f"Optimizers: {optimizers}.  Gradients (``gradient=``): {gradients} (``exact``: "
+        "the sums over every pair, no approximation of them).  "
         f"Input affinities: :doc:`{_family_title(method.p_family)} "
         f"<families/{_family_slug(method.p_family)}>`.\n",
         _title("Parameters", "-"),
@@ -156,7 +157,8 @@ def method_page(method, figure_name, documented=None):
         _title("Maths", "-"),
         page_text + "\n",
         *_alias_sections(method),
-        "The papers cited are listed in full under References on the :doc:`theory page </theory>`.\n",
+        "The papers cited are listed in full under :ref:`References <theory-references>` on the "
+        "theory page.\n",
         _title("The NumPy unit", "-"),
         f"The readable form of the maths above: `{source_path} <{source_url}>`_ "
         "(the ``[source]`` links below go to each function).\n",
