@@ -341,7 +341,18 @@ class Embedding:
         return self
 
     def fit_transform(self, X, y=None):
-        """Fit ``X`` and return its coordinates (``embedding_``)."""
+        """Fit ``X`` and return its coordinates (a copy of ``embedding_``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+            Accepted for compatibility with scikit-learn pipelines.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+        """
         return self.fit(X, y).embedding_.copy()
 
     # ---- transform -------------------------------------------------------
