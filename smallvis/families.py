@@ -49,7 +49,7 @@ CONDITIONAL = AffinityFamily(
 JOINT = AffinityFamily(
     "joint", normalised="total", knn_graph=False, conditional=CONDITIONAL,
     title="Joint P: the symmetrised Gaussian",
-    description=":math:`p_{ij} = (p_{j|i} + p_{i|j}) / 2N`, from the conditional rows "
+    description=":math:`p_{ij} = (p_{j|i} + p_{i|j}) / (2N)`, from the conditional rows "
                 "(van der Maaten and Hinton's t-SNE): symmetric, summing to 1 over all "
                 "pairs, over all points or over nearest neighbours (largevis always, tsne "
                 "above 4,096 points).")
