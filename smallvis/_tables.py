@@ -186,6 +186,33 @@ def _looks_like_column_numbers(cells):
     return k >= 3 and values in (list(range(k)), list(range(1, k + 1)))
 
 
+def _lacks_row_names_name(names, width):
+    """Whether the header ``names`` over ``width`` data columns leaves the
+    first (row names) unnamed: one name short, or an empty first name."""
+    return len(names) == width - 1 or (len(names) == width and not names[0])
+
+
+def _unused_name(name, names):
+    """``name``, or ``name_1``, ``name_2``, ... the first not among ``names``."""
+    k = 0
+    candidate = name
+    while candidate in names:
+        k += 1
+        candidate = f"{name}_{k}"
+    return candidate
+
+
+def _header_over_row_names(first, second):
+    """Whether ``first`` (cells) is a header over row names: an empty corner
+    over a non-empty first cell of ``second``, and names after it that are
+    all text, or count the columns (pandas' integer column names).  A data
+    row whose first identifier is empty has numbers there instead."""
+    rest = first[1:]
+    return (first[:1] == [""] and second[:1] != [""] and bool(rest)
+            and (all(not _reads_as_number(c) for c in rest)
+                 or _looks_like_column_numbers(rest)))
+
+
 def _count(n, noun):
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
@@ -204,11 +231,13 @@ def _check_header(path, line, names, width, row_names=False):
     and pandas' ``to_csv`` write.  Either way, guessing which name belongs
     to which column could colour by, or learn from, the wrong column; so
     they are accepted only with ``row_names`` (``--id 1``: the first column
-    holds the rows' names), and that column is then named ``"id"``.
+    holds the rows' names), and that column is then named ``"id"`` (or
+    ``"id_1"``, ... if the header has an ``"id"`` already).
     """
     where = f"{path!r}, line {line}"
-    if row_names and (len(names) == width - 1 or (len(names) == width and not names[0])):
-        names = ["id"] + names[len(names) - width + 1:]
+    if row_names and _lacks_row_names_name(names, width):
+        rest = names[len(names) - width + 1:]
+        names = [_unused_name("id", rest)] + rest
     if len(names) != width:
         hint = ""
         if len(names) == width - 1:
@@ -307,16 +336,18 @@ def read_csv(path, header=None, labels=None, drop=(), row_ids=None):
     rows = _read_rows(path, delimiter=None)
     if not rows:
         raise CLIError(f"{path!r} is empty")
+    # --id 1: the first column holds the rows' names, which R and pandas
+    # write under an empty or missing header name
+    row_names = row_ids is not None and row_ids.strip() == "1"
     guessed = header is None
     if guessed:
         # a column named by an option names it in a header (pandas writes
         # "sample,group,0,1,..." over text columns, which the guess misses)
         named = {spec for spec in (labels, row_ids, *drop)
                  if spec is not None and not re.fullmatch(r"[+-]?\d+", spec)}
-        # and an empty first cell over --id 1's names is the corner of a
-        # header over row names (R's write.csv, pandas' to_csv)
-        corner = row_ids is not None and row_ids.strip() == "1" and len(rows) > 1 \
-            and rows[0][1][:1] == [""] and rows[1][1][:1] != [""]
+        # and with --id 1, an empty first cell over the row names is the
+        # corner of a header (R's write.csv, pandas' to_csv)
+        corner = row_names and len(rows) > 1 and _header_over_row_names(rows[0][1], rows[1][1])
         header = _guess_header(rows) or bool(named & set(rows[0][1])) or corner
     names = rows[0][1] if header else None
     data = rows[1:] if header else rows
@@ -327,9 +358,11 @@ def read_csv(path, header=None, labels=None, drop=(), row_ids=None):
         if len(cells) != width:
             raise CLIError(f"{path!r}, line {line}: data row has {len(cells)} columns, "
                            f"expected {width} (as most rows have)")
+    # the column that the header leaves unnamed is --id 1's, whatever the
+    # other names are (pandas names a frame's columns 0, 1, 2, ...)
+    unnamed_row_names = row_names and names is not None and _lacks_row_names_name(names, width)
     if names is not None:
-        names = _check_header(path, rows[0][0], names, width,
-                              row_names=row_ids is not None and row_ids.strip() == "1")
+        names = _check_header(path, rows[0][0], names, width, row_names=row_names)
     label_col = _column_index(labels, names, width, path) if labels is not None else None
     if labels is not None and label_col is None and not os.path.isfile(labels):
         columns = f" (columns: {', '.join(names)})" if names else ""
@@ -338,7 +371,8 @@ def read_csv(path, header=None, labels=None, drop=(), row_ids=None):
     taken = {label_col: "--labels"} if label_col is not None else {}
     for option, specs in (("--id", [] if row_ids is None else [row_ids]), ("--drop", drop)):
         for spec in specs:
-            k = _column_index(spec, names, width, path, option=option)
+            k = 0 if option == "--id" and unnamed_row_names else \
+                _column_index(spec, names, width, path, option=option)
             if k is None:
                 columns = f" (columns: {', '.join(names)})" if names else ""
                 raise CLIError(f"{option} {spec!r}: no column of that name or "
@@ -420,8 +454,9 @@ def _cell_hint(cell, column, first_row, has_labels):
         return "; the decimal mark must be '.' (write the file with '.' decimals)"
     if not cell and column == 0 and first_row:
         return ("; an empty first cell may be the corner over row names that R's write.csv "
-                "and pandas' to_csv write: write the file without row names (R: "
-                "row.names=FALSE; pandas: index=False)")
+                "and pandas' to_csv write: pass --id 1 to keep them as the rows' "
+                "identifiers, or write the file without row names (R: row.names=FALSE; "
+                "pandas: index=False)")
     if cell and not has_labels:
         return ("; use --labels to take a label column out, --id for a column of "
                 "identifiers (written with the coordinates), or --drop for one to leave "

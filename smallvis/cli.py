@@ -46,6 +46,7 @@ import numpy as np
 
 from . import __version__, datasets
 from . import animation as _animation
+from . import plotting as _plotting
 from ._outputs import check_output, is_stream, write_output
 from ._tables import CLIError, columns_by_name, load_input, number_type
 from .inputs.neighbors import check_fit_input
@@ -57,7 +58,7 @@ from .registry import ALIASES, DEFAULT_METHOD, METHODS, knn_only_methods
 
 #: Extensions accepted by ``--out`` (coordinates) and ``--plot``.
 OUT_FORMATS = (".csv", ".tsv", ".txt", ".npy")
-PLOT_FORMATS = (".png", ".pdf", ".svg", ".jpg", ".jpeg")
+PLOT_FORMATS = tuple(f".{fmt}" for fmt in _plotting.PLOT_FORMATS)
 MODEL_FORMATS = (".npz",)
 ANIMATION_FORMATS = tuple(f".{fmt}" for fmt in _animation.ANIMATION_FORMATS)
 
@@ -199,6 +200,15 @@ def _number_or_text(text):
     return text if kind is None else kind(text)
 
 
+def _method_defaults():
+    """``(method, parameter, default, stochastic default or None)`` for every
+    parameter of every registered method."""
+    for name, m in METHODS.items():
+        stochastic = m.sgd.param_defaults if m.sgd is not None else {}
+        for param, default in {**m.affinity_params, **m.cost_params}.items():
+            yield name, param, default, stochastic.get(param)
+
+
 @functools.lru_cache(maxsize=None)
 def _registry_parameters():
     """``{parameter: ({method: default}, example values)}`` over the registry.
@@ -209,12 +219,10 @@ def _registry_parameters():
     form's ``param_defaults`` too); they give the option's type.
     """
     table = {}
-    for name, m in METHODS.items():
-        stochastic = m.sgd.param_defaults if m.sgd is not None else {}
-        for param, default in {**m.affinity_params, **m.cost_params}.items():
-            by_method, examples = table.setdefault(param, ({}, []))
-            by_method[name] = default
-            examples += [v for v in (default, stochastic.get(param)) if v is not None]
+    for name, param, default, stochastic in _method_defaults():
+        by_method, examples = table.setdefault(param, ({}, []))
+        by_method[name] = default
+        examples += [v for v in (default, stochastic) if v is not None]
     for name, (alias, target) in ALIASES.items():
         for param, default in alias.params.items():
             by_method, examples = table.setdefault(param, ({}, []))
@@ -258,17 +266,15 @@ def _option_type(param):
             if auto:
                 return dict(type=_or_auto(kind), metavar=f"{metavar}|auto")
             return dict(type=kind, metavar=metavar)
-    return dict(type=_number_or_text, metavar="VALUE")
+    return dict(type=_or_auto(_number_or_text) if auto else _number_or_text, metavar="VALUE")
 
 
 def _stochastic_defaults_text(param):
     """'; sgd: largevis 7'-style text of the stochastic forms' own defaults of ``param``."""
     parts = []
-    for name, m in METHODS.items():
-        stochastic = m.sgd.param_defaults if m.sgd is not None else {}
-        value = stochastic.get(param)
-        own = {**m.affinity_params, **m.cost_params}.get(param)
-        if value is not None and value != own and not (value == "auto" and own is None):
+    for name, this, own, value in _method_defaults():
+        if this == param and value is not None and value != own \
+                and not (value == "auto" and own is None):
             parts.append(f"{name} {value:g}" if isinstance(value, float) else f"{name} {value}")
     return f"; under the sgd optimizer: {', '.join(parts)}" if parts else ""
 
@@ -614,11 +620,10 @@ def _write_outputs(args, Y, labels, title, written, recorder=None, step="step",
                      "--out")
         written.append(f"coordinates -> {args.out}")
     if args.plot:
-        from .plotting import save_plot
-
         fmt = output_format(args.plot, PLOT_FORMATS).lstrip(".")
-        write_output(args.plot, lambda fh: save_plot(Y, fh, labels=labels, title=title,
-                                                     format=fmt), "--plot")
+        write_output(args.plot, lambda fh: _plotting.save_plot(Y, fh, labels=labels,
+                                                               title=title, format=fmt),
+                     "--plot")
         written.append(f"plot -> {args.plot}")
     if getattr(args, "animate", None) and recorder is not None:
         _animation.animate(recorder, labels=labels, path=args.animate, fps=args.animate_fps,
@@ -723,15 +728,13 @@ def _save_placed_plot(fh, Y_train, Y_new, labels, title, fmt):
     """Training points faded in grey, the new points on top (coloured by labels)."""
     import matplotlib.pyplot as plt
 
-    from .plotting import legend_outside, plot
-
     fig, ax = plt.subplots(figsize=(6, 6))
     try:
         second = Y_train[:, 1] if Y_train.shape[1] > 1 else np.zeros(len(Y_train))
         ax.scatter(Y_train[:, 0], second, s=4, c="0.75", alpha=0.5, linewidths=0,
                    label="fitted (training)")
-        plot(Y_new, labels=labels, ax=ax, title=title)
-        legend_outside(ax)
+        _plotting.plot(Y_new, labels=labels, ax=ax, title=title)
+        _plotting.legend_outside(ax)
         fig.savefig(fh, format=fmt, bbox_inches="tight")
     finally:
         plt.close(fig)

@@ -57,17 +57,27 @@ def _default_size(n):
 
 def _is_categorical(labels):
     """Text labels, and integer or boolean labels with few values, are classes."""
-    if labels.dtype.kind in "USO":
+    if _is_text(labels):
         return True
     if labels.dtype.kind in "biu":
         return np.unique(labels).size <= _MAX_CATEGORIES
     return False
 
 
+def _is_text(labels):
+    """Whether ``labels`` are text: a string array, or objects that are all strings
+    (an object array of numbers stays numeric)."""
+    if labels.dtype.kind in "US":
+        return True
+    return labels.dtype.kind == "O" and all(isinstance(v, str) for v in labels.ravel())
+
+
 def _natural_key(text):
     """Sort key that orders the numbers inside text by value: "type 2" before "type 10"."""
-    return [(0, int(part), "") if part.isdigit() else (1, 0, part)
-            for part in re.split(r"(\d+)", text)]
+    # the odd parts of the split are the runs of decimal digits, which int()
+    # reads in any script (a superscript "2" is a digit, not a decimal one)
+    return [(0, int(part), "") if k % 2 else (1, 0, part)
+            for k, part in enumerate(re.split(r"(\d+)", text))]
 
 
 def _classes(labels):
@@ -78,7 +88,7 @@ def _classes(labels):
     """
     classes, codes = np.unique(labels, return_inverse=True)
     codes = codes.reshape(-1)
-    if labels.dtype.kind in "USO":
+    if _is_text(labels):
         order = sorted(range(classes.size), key=lambda k: _natural_key(str(classes[k])))
         rank = np.empty(classes.size, dtype=np.intp)
         rank[order] = np.arange(classes.size)

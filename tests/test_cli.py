@@ -396,8 +396,7 @@ def test_unbuilt_kernels_say_what_to_do(monkeypatch):
 
 
 def test_many_text_labels_are_plotted_without_a_legend(tmp_path, monkeypatch):
-    """More than 20 text labels (cell types, samples) get a colour each and no legend;
-    they used to be refused."""
+    """More than 20 text labels (cell types, samples) get a colour each and no legend."""
     import matplotlib.pyplot as plt
 
     drawn = {}
@@ -448,8 +447,10 @@ def test_auto_is_accepted_where_the_help_shows_it():
     which is the same as leaving the option out."""
     parser = cli.build_parser()
     args = parser.parse_args(["embed", "iris", "--method", "largevis", "--n-neighbors", "auto",
-                              "--early-gamma", "auto"])
+                              "--early-gamma", "auto", "--early-epochs", "auto"])
     assert cli.method_parameters(args) == {}
+    args = parser.parse_args(["embed", "iris", "--method", "largevis", "--early-epochs", "30"])
+    assert cli.method_parameters(args) == {"early_epochs": 30}
     args = parser.parse_args(["embed", "iris", "--method", "largevis", "--n-neighbors", "40"])
     assert cli.method_parameters(args) == {"n_neighbors": 40}
     text = parser._subparsers._group_actions[0].choices["embed"].format_help()

@@ -500,6 +500,40 @@ def test_row_names_are_kept_as_identifiers_with_id_1(iris, seen, corner):
     assert header == ["id", "y1", "y2"] and [r[0] for r in rows] == ids
 
 
+def test_id_1_keeps_row_names_over_integer_column_names(iris, seen):
+    """pandas' to_csv of a frame whose columns are named 0, 1, 2, ... writes ",0,1,2,3":
+    --id 1 is the unnamed first column, not the column named "1"."""
+    X, _ = iris
+    ids = [f"row{i}" for i in range(len(X))]
+    _write("p.csv", ["", "0", "1", "2", "3"], [[i, *row] for i, row in zip(ids, _numbers(X))])
+    assert main(["embed", "p.csv", "--id", "1", *RUN, "--out", "y.csv"]) == 0
+    np.testing.assert_array_equal(seen["X"], X)
+    header, rows = _read_table("y.csv")
+    assert header == ["id", "y1", "y2"] and [r[0] for r in rows] == ids
+
+
+def test_row_names_under_a_header_that_has_an_id_column_get_another_name(iris, seen):
+    """R's write.table of a frame with an "id" column: the row names' column is id_1."""
+    X, _ = iris
+    ids = [f"r{i}" for i in range(len(X))]
+    _write("r.csv", ["id", *NAMES[1:]], [[i, *row] for i, row in zip(ids, _numbers(X))])
+    assert main(["embed", "r.csv", "--id", "1", *RUN, "--out", "y.csv"]) == 0
+    np.testing.assert_array_equal(seen["X"], X)
+    header, rows = _read_table("y.csv")
+    assert header == ["id_1", "y1", "y2"] and [r[0] for r in rows] == ids
+
+
+def test_a_headerless_table_whose_first_identifier_is_empty_is_refused(iris, capsys, seen):
+    """The empty first cell of a data row is not a header's corner: the row is data,
+    and its empty identifier an error (not a header that loses a row)."""
+    X, y = iris
+    ids = [""] + [f"s{i}" for i in range(1, len(X))]
+    _write("c.csv", None, [[i, *row, f"type {c}"] for i, row, c in zip(ids, _numbers(X), y)])
+    assert main(["embed", "c.csv", "--id", "1", "--labels", "-1", *RUN, "--out", "y.csv"]) == 2
+    one_error_line(capsys, "line 1, column 1: empty identifier")
+    assert "X" not in seen
+
+
 def test_a_header_is_recognised_by_the_columns_the_options_name(iris, seen):
     """pandas over integer column names writes "sample,group,0,1,2,3": no cell of the
     first row is a name over a number, but --id and --labels name two of its cells."""

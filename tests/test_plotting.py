@@ -156,6 +156,32 @@ def test_text_labels_are_listed_with_their_numbers_in_order():
         plt.close(ax.figure)
 
 
+def test_labels_with_digits_that_are_not_decimal_are_sorted_as_text():
+    """A superscript two is a digit to str.isdigit but no number to int()."""
+    import matplotlib.pyplot as plt
+
+    ax = plotting.plot(np.arange(12.0).reshape(6, 2),
+                       labels=np.array(["10\u00b2", "a", "10\u00b2", "x 3", "a", "x 12"]))
+    try:
+        assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+            "10\u00b2", "a", "x 3", "x 12"]
+    finally:
+        plt.close(ax.figure)
+
+
+def test_numbers_held_as_objects_keep_a_colour_bar():
+    """An object array of numbers (a pandas column of mixed origin) is numeric, not
+    text: more than 20 values get a colour bar, not a colour each."""
+    import matplotlib.pyplot as plt
+
+    values = np.array([k / 7 for k in range(30)], dtype=object)
+    ax = plotting.plot(np.random.default_rng(0).normal(size=(30, 2)), labels=values)
+    try:
+        assert ax.get_legend() is None and len(ax.figure.axes) == 2
+    finally:
+        plt.close(ax.figure)
+
+
 def test_a_saved_plot_keeps_its_legend_off_the_points(tmp_path, monkeypatch):
     """However long the labels, the legend of a saved plot sits right of the axes."""
     drawn = {}
