@@ -388,6 +388,7 @@ def read_csv(path, header=None, labels=None, drop=(), row_ids=None):
         raise CLIError(f"{path!r}: no feature columns left besides "
                        + " and ".join(w for o, w in what.items() if o in taken.values()))
     X = _features(path, data, keep, labels is not None, corner=names is None)
+    _warn_of_row_numbers(path, X, keep, names)
     if guessed and not header and _looks_like_column_numbers(rows[0][1]) and len(rows) > 1 \
             and not all(re.fullmatch(r"[+-]?\d+", c) for c in rows[1][1]):
         warnings.warn(f"{path!r}: the first row ({','.join(rows[0][1])}) is read as "
@@ -402,6 +403,28 @@ def read_csv(path, header=None, labels=None, drop=(), row_ids=None):
     if id_col is not None:
         ids = _row_ids(path, data, id_col, "id" if names is None else names[id_col])
     return X, y, label_col is not None, feature_names, ids
+
+
+def _warn_of_row_numbers(path, X, keep, names):
+    """Warn of a feature column that counts the rows (0, 1, 2, ... or 1, 2, 3, ...).
+
+    Such a column is almost always a row number that a spreadsheet or
+    ``to_csv`` wrote, not a measurement; as a feature it stretches the map
+    along the file's order.  Only a warning: a time step is a real feature.
+    """
+    n = X.shape[0]
+    if n < 10 or X.shape[1] < 2:
+        return
+    for j, k in enumerate(keep):
+        column = X[:, j]
+        if column[0] in (0.0, 1.0) and np.array_equal(column, np.arange(n) + column[0]):
+            name = "" if names is None else f" ({names[k]!r})"
+            warnings.warn(f"{path!r}, column {k + 1}{name} counts the rows "
+                          f"({column[0]:g}, {column[1]:g}, {column[2]:g}, ...) and is read as "
+                          f"a feature; if it numbers the rows, pass --id {k + 1} to keep it "
+                          f"as their identifiers or --drop {k + 1} to leave it out",
+                          UserWarning)
+            return
 
 
 def _row_ids(path, data, column, name):

@@ -534,6 +534,21 @@ def test_a_headerless_table_whose_first_identifier_is_empty_is_refused(iris, cap
     assert "X" not in seen
 
 
+def test_a_feature_column_that_counts_the_rows_is_warned_of(iris, capsys, seen):
+    """A row number written as a column (1, 2, 3, ...) is read as a feature, with a
+    warning that names --id and --drop; a column that does not count is not."""
+    X, _ = iris
+    _write("n.csv", ["n", *NAMES], [[i + 1, *row] for i, row in enumerate(_numbers(X))])
+    assert main(["embed", "n.csv", *RUN, "--out", "y.csv"]) == 0
+    err = capsys.readouterr().err
+    assert "column 1 ('n') counts the rows (1, 2, 3, ...)" in err
+    assert "--id 1" in err and "--drop 1" in err
+    np.testing.assert_array_equal(seen["X"][:, 1:], X)
+    _write("m.csv", ["n", *NAMES], [[i + 2, *row] for i, row in enumerate(_numbers(X))])
+    assert main(["embed", "m.csv", *RUN, "--out", "y.csv"]) == 0
+    assert "counts the rows" not in capsys.readouterr().err
+
+
 def test_a_header_is_recognised_by_the_columns_the_options_name(iris, seen):
     """pandas over integer column names writes "sample,group,0,1,2,3": no cell of the
     first row is a name over a number, but --id and --labels name two of its cells."""
