@@ -207,7 +207,7 @@ def sgd_group_coefficients(problem, d2, out):
     and ``out[1:]`` the negatives' (the head moves by
     :math:`\alpha c (y_i - y_{other})`).  The formulas are the method
     unit's ``sgd_group`` (e.g.
-    :meth:`smallvis.methods.infonce.InfoNCE.sgd_group`).
+    :meth:`smallvis.methods.infonce.unit.InfoNCEUnit.sgd_group`).
 
     Parameters
     ----------

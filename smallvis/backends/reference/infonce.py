@@ -33,7 +33,7 @@ def infonce_cost(indptr, indices, data, Y, m, n_threads):
         \qquad M_i(t) = \frac{1}{N - 1} \sum_{k \ne i} e^{-t \phi_{ik}},
 
     the integral by the trapezoid rule in :math:`\log t`
-    (:meth:`~smallvis.methods.infonce.InfoNCE.row_cost_and_slopes`).
+    (:meth:`~smallvis.methods.infonce.unit.InfoNCEUnit.row_cost_and_slopes`).
     """
     n = Y.shape[0]
     costs, _ = _infonce_rows(InfoNCEUnit(m), _dense(indptr, indices, data, n),

@@ -149,7 +149,10 @@ def largevis_cost(indptr, indices, data, Y, gamma, eps, alpha, n_threads):
 
 
 def largevis_gradient(indptr, indices, data, Y, gamma, eps, alpha, grad, n_threads):
-    """LargeVis gradient, ``P`` symmetric (:meth:`.LargeVis.coefficient`).
+    """LargeVis gradient, ``P`` symmetric.
+
+    The pair coefficient is
+    :meth:`smallvis.methods.largevis.unit.LargeVisUnit.coefficient`.
 
     Exact when ``eps = 0``; LargeVis uses ``eps = 0.1``.
     """

@@ -40,7 +40,7 @@ static inline double smallvis_infonce_phi(double d2)
  * phi[0 .. n_cols) holds the weights on entry and is divided by its largest
  * in place; pos[0 .. n_pos) are the positives' columns (none equal to skip)
  * with probabilities p > 0; e is work room for n_cols doubles.  The sums
- * follow InfoNCE.row_cost_and_slopes (methods/infonce/unit.py):
+ * follow InfoNCEUnit.row_cost_and_slopes (methods/infonce/unit.py):
  *   lambda(t) = log1p(mean_k expm1(-t phi_k)),
  *   C_i = sum_j p_j [-log phi_j + h sum_u (expm1(-t) - expm1(-t phi_j + m lambda))],
  *   dC_i/dphi_k = [k pos] p_k (-1/phi_k + h sum_u t e^{-t phi_k + m lambda})
