@@ -368,3 +368,41 @@ def test_every_family_of_a_registered_method_has_a_title_and_a_description():
     for family in {m.p_family for m in smallvis.METHODS.values()}:
         assert family.title and family.title != family.name, family.name
         assert len(family.description.split()) >= 12, family.name
+
+
+def test_package_names_without_a_page_link_to_their_source_line(ext, tmp_path):
+    """A docstring's reference to an internal name goes to the line of the module's
+    source page that defines it (a compiled module's Cython file); names outside
+    the package and missing names get no link."""
+    page, fragment = ext.source_target("smallvis.engines.sgd._run_epochs")
+    assert (page, fragment) == ("_source/smallvis/engines/sgd", "_run_epochs")
+    assert ext.source_target("smallvis.engines.sgd") == ("_source/smallvis/engines/sgd", "")
+    # a method, and a name imported from the module that defines it
+    assert ext.source_target("smallvis.transform.TrainingMap.new_inputs")[1] == \
+        "TrainingMap.new_inputs"
+    imported = ext.source_target("smallvis.cli.embed")
+    assert imported == ("_source/smallvis/api", "embed")
+    for name in ("numpy.unique", "smallvis.engines.sgd.no_such_name"):
+        assert ext.source_target(name) is None
+    assert ext.source_target("smallvis.backends._sgd_kernels.sgd_epochs") == (
+        "_source/smallvis/backends/_sgd_kernels", "sgd_epochs")
+
+    module = tmp_path / "m.py"
+    module.write_text("import os\n\n#: The limit,\n#: in bytes.\nLIMIT = 3\n\n\n"
+                      "@staticmethod\ndef f():\n    pass\n\n\n"
+                      "class C:\n    x: int = 1\n\n    def g(self):\n        pass\n")
+    assert ext.source_anchors(module) == {"LIMIT": 3, "f": 8, "C": 13, "C.x": 14, "C.g": 16}
+
+
+def test_a_bare_name_is_looked_up_where_the_docstring_is_defined(ext):
+    """smallvis.registry.Method is documented under smallvis.registry; its docstring's
+    FROM_INPUT is smallvis.method_spec's."""
+    from types import SimpleNamespace
+
+    node = SimpleNamespace(get={"py:module": "smallvis.registry", "py:class": "Method"}.get,
+                           source="method_spec.py:docstring of smallvis.method_spec.Method")
+    scopes = ext._reference_scopes(node)
+    assert scopes[:2] == ["smallvis.registry.Method", "smallvis.registry"]
+    assert "smallvis.method_spec" in scopes
+    assert any(ext.source_target(f"{scope}.FROM_INPUT") == (
+        "_source/smallvis/method_spec", "FROM_INPUT") for scope in scopes)

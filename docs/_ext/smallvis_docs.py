@@ -8,12 +8,17 @@
 * The command line's ``--help`` texts, for the command-line page.
 * The tutorials of ``tutorials/``, copied beside the pages so that myst-nb
   executes them, with their repository-relative links made site-relative.
+* A page of highlighted source for every module of the package, to which a
+  docstring's reference to an internal name (one the API reference does
+  not document) links, at the line that defines it.
 
-Everything is written under ``docs/_generated/`` (not under version
-control), and a file is rewritten only when its text changes, so that an
-unchanged page is not read again.
+The source pages are written into the built site; everything else under
+``docs/_generated/`` (not under version control), where a file is
+rewritten only when its text changes, so that an unchanged page is not
+read again.
 """
 
+import functools
 import hashlib
 import importlib
 import inspect
@@ -807,6 +812,180 @@ def link_method_folders(app, env, node, contnode):
     return reference
 
 
+#: Where the pages of the package's source go (:func:`source_pages`).
+SOURCE_PAGES = "_source"
+PACKAGE = REPO / "smallvis"
+
+
+def module_file(modname):
+    """The source file of the package's module ``modname`` (a compiled one's
+    Cython file), or None for a name outside the package."""
+    if modname != "smallvis" and not modname.startswith("smallvis."):
+        return None
+    base = REPO.joinpath(*modname.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py", base.with_suffix(".pyx")):
+        if path.is_file():
+            return path
+    return None
+
+
+_CYTHON_FUNCTION = re.compile(r"(?:def|cpdef(?:\s+[\w.\[\]]+)?)\s+(\w+)\s*\(")
+
+
+@functools.lru_cache(maxsize=None)
+def source_anchors(path):
+    """``{name: line}`` of what a source page marks in the file ``path``.
+
+    The module's functions, classes and assignments (``FROM_INPUT``), and
+    each class's methods and assignments as ``Class.name``; ``line``
+    counts from 1, at a definition's first decorator, or at the ``#:``
+    comment that documents an assignment.
+    """
+    import ast
+
+    text = path.read_text(encoding="utf-8")
+    source = text.splitlines()
+    anchors = {}
+    if path.suffix == ".pyx":
+        # Cython: the functions Python can call, at the left margin
+        for number, line in enumerate(source, 1):
+            match = _CYTHON_FUNCTION.match(line)
+            if match:
+                anchors.setdefault(match.group(1), number)
+        return anchors
+
+    def documented_from(line):
+        while line > 1 and source[line - 2].lstrip().startswith("#:"):
+            line -= 1
+        return line
+
+    def mark(body, prefix):
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                line = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                anchors.setdefault(prefix + node.name, line)
+                if isinstance(node, ast.ClassDef) and not prefix:
+                    mark(node.body, node.name + ".")
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    if isinstance(target, ast.Name):
+                        anchors.setdefault(prefix + target.id, documented_from(node.lineno))
+
+    mark(ast.parse(text).body, "")
+    return anchors
+
+
+def source_target(dotted):
+    """Where a package name's source is shown: ``(page, fragment)``, or None.
+
+    ``page`` is the source page of the module (the longest prefix of
+    ``dotted`` that is a module with a source file); ``fragment`` the
+    anchor of the object inside it ("" for the module, or for an object the
+    page does not mark).  None for a name outside the package, one that
+    does not exist, or one inside a compiled module.
+    """
+    parts = dotted.split(".")
+    for k in range(len(parts), 0, -1):
+        modname = ".".join(parts[:k])
+        path = module_file(modname)
+        if path is None:
+            continue
+        rest = ".".join(parts[k:])
+        if rest:
+            obj = _object(dotted)
+            if obj is None or inspect.ismodule(obj):
+                return None
+            # a name imported from another module of the package: where it is defined
+            home = getattr(obj, "__module__", None)
+            qualname = getattr(obj, "__qualname__", "")
+            home_file = module_file(home or "") if home != modname else None
+            if (inspect.isclass(obj) or inspect.isroutine(obj)) and home_file is not None \
+                    and qualname in source_anchors(home_file):
+                modname, rest, path = home, qualname, home_file
+        page = f"{SOURCE_PAGES}/{modname.replace('.', '/')}"
+        return page, (rest if rest in source_anchors(path) else "")
+    return None
+
+
+_DOCSTRING_OF = re.compile(r"docstring of ([\w.]+)")
+
+
+def _reference_scopes(node):
+    """Where a bare name in a docstring is looked up: the class and module the
+    page documents it under, then the class and module that define the
+    docstring's object (a page may document ``smallvis.registry.Method``,
+    whose docstring names what ``smallvis.method_spec`` defines)."""
+    module, cls = node.get("py:module"), node.get("py:class")
+    scopes = ([f"{module}.{cls}"] if module and cls else []) + ([module] if module else [])
+    match = _DOCSTRING_OF.search(str(node.source or ""))
+    obj = _object(match.group(1)) if match else None
+    if obj is not None:
+        home = getattr(obj, "__module__", None)
+        owner = getattr(obj, "__qualname__", "").rpartition(".")[0]
+        if home and owner and "<" not in owner:
+            scopes.append(f"{home}.{owner}")
+        if home:
+            scopes.append(home)
+    return list(dict.fromkeys(scopes))
+
+
+def link_package_source(app, env, node, contnode):
+    """Link a reference to a package name that has no page of its own to its source.
+
+    Docstrings name internal modules and functions (``smallvis.engines.sgd``,
+    :func:`smallvis.families.distance_unit`) that the API reference does not
+    document; they link to the module's source page, at the object's line.
+    A bare name is looked up in the module (and class) of the docstring.
+    """
+    from docutils import nodes
+
+    if node.get("refdomain") != "py":
+        return None
+    target = node.get("reftarget", "")
+    candidates = [target]
+    if not target.startswith("smallvis."):
+        candidates = [f"{scope}.{target}" for scope in _reference_scopes(node)]
+    found = [place for place in map(source_target, candidates) if place is not None]
+    if found:
+        # the scope that defines the name (a constant imported elsewhere has
+        # no anchor there) before one that merely holds it
+        page, fragment = next((place for place in found if place[1]), found[0])
+        uri = app.builder.get_relative_uri(node["refdoc"], page)
+        reference = nodes.reference("", "", internal=True,
+                                    refuri=uri + (f"#{fragment}" if fragment else ""))
+        reference += contnode
+        return reference
+    return None
+
+
+def source_pages(app):
+    """A page of highlighted source for every module of the package, with an
+    anchor at each name :func:`source_anchors` marks (targets of
+    :func:`link_package_source`)."""
+    if not hasattr(app.builder, "highlighter"):
+        return
+    for path in sorted([*PACKAGE.rglob("*.py"), *PACKAGE.rglob("*.pyx")]):
+        parts = path.relative_to(REPO).with_suffix("").parts
+        modname = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        language = "cython" if path.suffix == ".pyx" else "python"
+        lines = app.builder.highlighter.highlight_block(
+            path.read_text(encoding="utf-8"), language, linenos="inline").splitlines()
+        # the first line holds the block's opening markup and the file's first
+        # line; from there on line n of the file is lines[n]
+        before, after = lines[0].split("<pre>", 1)
+        lines[0:1] = [before + "<pre>", after]
+        for name, line in source_anchors(path).items():
+            if line < len(lines):
+                lines[line] = f'<span id="{name}"></span>' + lines[line]
+        relative = path.relative_to(REPO).as_posix()
+        body = (f"<h1>Source code for {modname}</h1>\n"
+                f"<p>The file <code>{relative}</code> of the repository.</p>\n"
+                + "\n".join(lines))
+        yield f"{SOURCE_PAGES}/{modname.replace('.', '/')}", {"title": modname, "body": body}, \
+            "page.html"
+
+
 def setup(app):
     # before Sphinx lists its sources, so that the generated pages are among them
     app.connect("config-inited", generate)
@@ -816,6 +995,9 @@ def setup(app):
     app.connect("doctree-resolved", link_theory_sections)
     app.connect("missing-reference", link_inherited_members)
     app.connect("missing-reference", link_method_folders)
+    # last: a name with a page of its own links there, not to its source
+    app.connect("missing-reference", link_package_source, priority=900)
+    app.connect("html-collect-pages", source_pages)
     app.connect("autodoc-skip-member", skip_namedtuple_fields)
     app.connect("autodoc-process-docstring", widen_simple_tables)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
