@@ -388,7 +388,7 @@ def read_csv(path, header=None, labels=None, drop=(), row_ids=None):
         raise CLIError(f"{path!r}: no feature columns left besides "
                        + " and ".join(w for o, w in what.items() if o in taken.values()))
     X = _features(path, data, keep, labels is not None, corner=names is None)
-    _warn_of_row_numbers(path, X, keep, names)
+    _warn_of_row_numbers(path, X, keep, names, has_ids=row_ids is not None)
     if guessed and not header and _looks_like_column_numbers(rows[0][1]) and len(rows) > 1 \
             and not all(re.fullmatch(r"[+-]?\d+", c) for c in rows[1][1]):
         warnings.warn(f"{path!r}: the first row ({','.join(rows[0][1])}) is read as "
@@ -401,43 +401,58 @@ def read_csv(path, header=None, labels=None, drop=(), row_ids=None):
     feature_names = None if names is None else [names[k] for k in keep]
     ids = None
     if id_col is not None:
-        ids = _row_ids(path, data, id_col, "id" if names is None else names[id_col])
+        ids = _row_ids(path, data, id_col, "id" if names is None else names[id_col],
+                       first_line_guessed=guessed and not header)
     return X, y, label_col is not None, feature_names, ids
 
 
-def _warn_of_row_numbers(path, X, keep, names):
+def _warn_of_row_numbers(path, X, keep, names, has_ids):
     """Warn of a feature column that counts the rows (0, 1, 2, ... or 1, 2, 3, ...).
 
     Such a column is almost always a row number that a spreadsheet or
     ``to_csv`` wrote, not a measurement; as a feature it stretches the map
     along the file's order.  Only a warning: a time step is a real feature.
+    The advice names the column as the options read it (by its header name,
+    which they look up before numbers), and offers ``--id`` only when no
+    ``--id`` was given.
     """
     n = X.shape[0]
     if n < 10 or X.shape[1] < 2:
         return
     for j, k in enumerate(keep):
         column = X[:, j]
-        if column[0] in (0.0, 1.0) and np.array_equal(column, np.arange(n) + column[0]):
-            name = "" if names is None else f" ({names[k]!r})"
-            warnings.warn(f"{path!r}, column {k + 1}{name} counts the rows "
+        if column[0] in (0.0, 1.0) and column[1] == column[0] + 1 \
+                and np.array_equal(column, np.arange(n) + column[0]):
+            spec = str(k + 1) if names is None else names[k]
+            if not re.fullmatch(r"[\w.+-]+", spec):
+                spec = "'" + spec.replace("'", "'\\''") + "'"
+            where = "" if names is None else f" ({names[k]!r})"
+            advice = (f"pass --drop {spec} to leave it out" if has_ids else
+                      f"pass --id {spec} to keep it as their identifiers or --drop {spec} "
+                      f"to leave it out")
+            warnings.warn(f"{path!r}, column {k + 1}{where} counts the rows "
                           f"({column[0]:g}, {column[1]:g}, {column[2]:g}, ...) and is read as "
-                          f"a feature; if it numbers the rows, pass --id {k + 1} to keep it "
-                          f"as their identifiers or --drop {k + 1} to leave it out",
-                          UserWarning)
+                          f"a feature; if it numbers the rows, {advice}", UserWarning)
             return
 
 
-def _row_ids(path, data, column, name):
+def _row_ids(path, data, column, name, first_line_guessed=False):
     """The ``--id`` column of the rows ``data``: empty cells are refused (a row
     that could not be joined back), and repeated ones warned of (a join that
-    would match several rows)."""
+    would match several rows).
+
+    ``first_line_guessed``: the file's first line was guessed to be data (an
+    empty first cell there may be a header's corner over numeric names).
+    """
     values = [cells[column] for _, cells in data]
     first = {}
     repeated = []
-    for (line, _), value in zip(data, values):
+    for r, ((line, _), value) in enumerate(zip(data, values)):
         if not value:
+            hint = ("; if line 1 is a header, pass --header" if first_line_guessed and r == 0
+                    else "")
             raise CLIError(f"{path!r}, line {line}, column {column + 1}: empty identifier "
-                           f"(--id); every row needs one to be joined back by it")
+                           f"(--id); every row needs one to be joined back by it{hint}")
         if value in first:
             repeated.append((value, first[value], line))
         first.setdefault(value, line)

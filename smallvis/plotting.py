@@ -64,9 +64,20 @@ def _is_categorical(labels):
     return False
 
 
+def _typed(labels):
+    """An object array of labels as the array its values make (integers, floats,
+    booleans or text), so that it is plotted as those values are; others as given."""
+    if labels.dtype.kind != "O" or labels.ndim != 1 or all(isinstance(v, str) for v in labels):
+        return labels
+    try:
+        typed = np.array(labels.tolist())
+    except (TypeError, ValueError):
+        return labels
+    return typed if typed.shape == labels.shape else labels
+
+
 def _is_text(labels):
-    """Whether ``labels`` are text: a string array, or objects that are all strings
-    (an object array of numbers stays numeric)."""
+    """Whether ``labels`` are text: a string array, or objects that are all strings."""
     if labels.dtype.kind in "US":
         return True
     return labels.dtype.kind == "O" and all(isinstance(v, str) for v in labels.ravel())
@@ -176,7 +187,7 @@ def plot(Y, labels=None, ax=None, title=None, s=None, cmap=None,
     if labels is None:
         ax.scatter(XY[:, 0], XY[:, 1], s=s, c="C0", linewidths=0)
     else:
-        labels = np.asarray(labels)
+        labels = _typed(np.asarray(labels))
         if labels.ndim != 1 or labels.shape[0] != n:
             raise ValueError(
                 f"labels must be a 1-D array with one value per point "

@@ -530,23 +530,36 @@ def test_a_headerless_table_whose_first_identifier_is_empty_is_refused(iris, cap
     ids = [""] + [f"s{i}" for i in range(1, len(X))]
     _write("c.csv", None, [[i, *row, f"type {c}"] for i, row, c in zip(ids, _numbers(X), y)])
     assert main(["embed", "c.csv", "--id", "1", "--labels", "-1", *RUN, "--out", "y.csv"]) == 2
-    one_error_line(capsys, "line 1, column 1: empty identifier")
+    one_error_line(capsys, "line 1, column 1: empty identifier",
+                   "if line 1 is a header, pass --header")
     assert "X" not in seen
 
 
 def test_a_feature_column_that_counts_the_rows_is_warned_of(iris, capsys, seen):
     """A row number written as a column (1, 2, 3, ...) is read as a feature, with a
-    warning that names --id and --drop; a column that does not count is not."""
+    warning that names the column as --id and --drop read it (by its header name,
+    which they look up first); a column that does not count is not warned of."""
     X, _ = iris
     _write("n.csv", ["n", *NAMES], [[i + 1, *row] for i, row in enumerate(_numbers(X))])
     assert main(["embed", "n.csv", *RUN, "--out", "y.csv"]) == 0
     err = capsys.readouterr().err
     assert "column 1 ('n') counts the rows (1, 2, 3, ...)" in err
-    assert "--id 1" in err and "--drop 1" in err
+    assert "pass --id n to keep it as their identifiers or --drop n to leave it out" in err
     np.testing.assert_array_equal(seen["X"][:, 1:], X)
     _write("m.csv", ["n", *NAMES], [[i + 2, *row] for i, row in enumerate(_numbers(X))])
     assert main(["embed", "m.csv", *RUN, "--out", "y.csv"]) == 0
     assert "counts the rows" not in capsys.readouterr().err
+    # numeric names: "--id 1" would be the column named 1, so the name 0 is given
+    _write("p.csv", ["0", "1", "2", "3", "4"],
+           [[i, *row] for i, row in enumerate(_numbers(X))])
+    assert main(["embed", "p.csv", "--header", *RUN, "--out", "y.csv"]) == 0
+    assert "pass --id 0 to keep it" in capsys.readouterr().err
+    # without a header, by number; with an --id already, only --drop is offered
+    _write("q.csv", None, [[f"s{i}", i, *row] for i, row in enumerate(_numbers(X))])
+    assert main(["embed", "q.csv", "--id", "1", *RUN, "--out", "y.csv"]) == 0
+    err = capsys.readouterr().err
+    assert "column 2 counts the rows (0, 1, 2, ...)" in err
+    assert "pass --drop 2 to leave it out" in err and "--id 2" not in err
 
 
 def test_a_header_is_recognised_by_the_columns_the_options_name(iris, seen):

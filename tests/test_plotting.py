@@ -169,15 +169,21 @@ def test_labels_with_digits_that_are_not_decimal_are_sorted_as_text():
         plt.close(ax.figure)
 
 
-def test_numbers_held_as_objects_keep_a_colour_bar():
-    """An object array of numbers (a pandas column of mixed origin) is numeric, not
-    text: more than 20 values get a colour bar, not a colour each."""
+def test_numbers_held_as_objects_are_plotted_as_their_values():
+    """An object array (a pandas column of mixed origin) is plotted as the array its
+    values make: 30 floats get a colour bar, a few integers a legend."""
     import matplotlib.pyplot as plt
 
     values = np.array([k / 7 for k in range(30)], dtype=object)
     ax = plotting.plot(np.random.default_rng(0).normal(size=(30, 2)), labels=values)
     try:
         assert ax.get_legend() is None and len(ax.figure.axes) == 2
+    finally:
+        plt.close(ax.figure)
+    ax = plotting.plot(np.arange(12.0).reshape(6, 2),
+                       labels=np.array([0, 1, 2, 0, 1, 2], dtype=object))
+    try:
+        assert [t.get_text() for t in ax.get_legend().get_texts()] == ["0", "1", "2"]
     finally:
         plt.close(ax.figure)
 
