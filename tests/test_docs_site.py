@@ -371,18 +371,23 @@ def test_every_family_of_a_registered_method_has_a_title_and_a_description():
 
 
 def test_package_names_without_a_page_link_to_their_source_line(ext, tmp_path):
-    """A docstring's reference to an internal name goes to the line of the module's
-    source page that defines it (a compiled module's Cython file); names outside
-    the package and missing names get no link."""
+    """A docstring's reference to an internal name goes to the line that defines it,
+    on the source page of its module (a compiled module's Cython file); names the
+    package's sources do not define get no link."""
     page, fragment = ext.source_target("smallvis.engines.sgd._run_epochs")
     assert (page, fragment) == ("_source/smallvis/engines/sgd", "_run_epochs")
     assert ext.source_target("smallvis.engines.sgd") == ("_source/smallvis/engines/sgd", "")
     # a method, and a name imported from the module that defines it
     assert ext.source_target("smallvis.transform.TrainingMap.new_inputs")[1] == \
         "TrainingMap.new_inputs"
-    imported = ext.source_target("smallvis.cli.embed")
-    assert imported == ("_source/smallvis/api", "embed")
-    for name in ("numpy.unique", "smallvis.engines.sgd.no_such_name"):
+    # imported from the module that defines it: a function, a constant, and a
+    # member of a class imported by another module
+    assert ext.source_target("smallvis.cli.embed") == ("_source/smallvis/api", "embed")
+    assert ext.source_target("smallvis.inputs.neighbors.ANNOY_DEFAULT_TREES") == (
+        "_source/smallvis/inputs/annoy_forest", "ANNOY_DEFAULT_TREES")
+    assert ext.source_target("smallvis.registry.Method.symmetric") == (
+        "_source/smallvis/method_spec", "Method.symmetric")
+    for name in ("numpy.unique", "smallvis.engines.sgd.no_such_name", "smallvis.cli.np.unique"):
         assert ext.source_target(name) is None
     assert ext.source_target("smallvis.backends._sgd_kernels.sgd_epochs") == (
         "_source/smallvis/backends/_sgd_kernels", "sgd_epochs")

@@ -814,6 +814,9 @@ def link_method_folders(app, env, node, contnode):
 
 #: Where the pages of the package's source go (:func:`source_pages`).
 SOURCE_PAGES = "_source"
+#: The source pages that links point to, collected while the pages are
+#: written (:func:`link_package_source`), so that only those are made.
+LINKED_SOURCES = set()
 PACKAGE = REPO / "smallvis"
 
 
@@ -876,14 +879,43 @@ def source_anchors(path):
     return anchors
 
 
-def source_target(dotted):
+@functools.lru_cache(maxsize=None)
+def source_imports(modname):
+    """``{name: dotted}`` of what the module ``modname`` of the package takes with
+    ``from ... import`` from the package (``dotted``: where the name comes from)."""
+    import ast
+
+    path = module_file(modname)
+    if path is None or path.suffix != ".py":
+        return {}
+    package = modname if path.name == "__init__.py" else modname.rpartition(".")[0]
+    imports = {}
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        base = node.module or ""
+        if node.level:
+            anchor = package.split(".")
+            anchor = anchor[:len(anchor) - (node.level - 1)]
+            base = ".".join(anchor + ([base] if base else []))
+        if base != "smallvis" and not base.startswith("smallvis."):
+            continue
+        for alias in node.names:
+            if alias.name != "*":
+                imports[alias.asname or alias.name] = f"{base}.{alias.name}"
+    return imports
+
+
+def source_target(dotted, _hops=0):
     """Where a package name's source is shown: ``(page, fragment)``, or None.
 
-    ``page`` is the source page of the module (the longest prefix of
-    ``dotted`` that is a module with a source file); ``fragment`` the
-    anchor of the object inside it ("" for the module, or for an object the
-    page does not mark).  None for a name outside the package, one that
-    does not exist, or one inside a compiled module.
+    ``page`` is the source page of the module that defines the name (the
+    longest prefix of ``dotted`` that is a module with a source file,
+    followed through ``from ... import`` within the package); ``fragment``
+    the anchor of the definition ("" for a module).  A class's member that
+    its file does not define (an inherited one) goes to the class.  None for
+    a name the package's sources do not define, such as ``numpy.unique`` or
+    a module's own ``np.unique``.
     """
     parts = dotted.split(".")
     for k in range(len(parts), 0, -1):
@@ -891,20 +923,19 @@ def source_target(dotted):
         path = module_file(modname)
         if path is None:
             continue
-        rest = ".".join(parts[k:])
-        if rest:
-            obj = _object(dotted)
-            if obj is None or inspect.ismodule(obj):
-                return None
-            # a name imported from another module of the package: where it is defined
-            home = getattr(obj, "__module__", None)
-            qualname = getattr(obj, "__qualname__", "")
-            home_file = module_file(home or "") if home != modname else None
-            if (inspect.isclass(obj) or inspect.isroutine(obj)) and home_file is not None \
-                    and qualname in source_anchors(home_file):
-                modname, rest, path = home, qualname, home_file
         page = f"{SOURCE_PAGES}/{modname.replace('.', '/')}"
-        return page, (rest if rest in source_anchors(path) else "")
+        rest = parts[k:]
+        if not rest:
+            return page, ""
+        anchors = source_anchors(path)
+        if ".".join(rest) in anchors:
+            return page, ".".join(rest)
+        origin = source_imports(modname).get(rest[0])
+        if origin is not None and _hops < 10:
+            return source_target(".".join([origin, *rest[1:]]), _hops + 1)
+        if rest[0] in anchors and len(rest) > 1 and _object(dotted) is not None:
+            return page, rest[0]
+        return None
     return None
 
 
@@ -922,7 +953,9 @@ def _reference_scopes(node):
     obj = _object(match.group(1)) if match else None
     if obj is not None:
         home = getattr(obj, "__module__", None)
-        owner = getattr(obj, "__qualname__", "").rpartition(".")[0]
+        qualname = getattr(obj, "__qualname__", "")
+        # the docstring's class: the object itself, or the class of a method
+        owner = qualname if inspect.isclass(obj) else qualname.rpartition(".")[0]
         if home and owner and "<" not in owner:
             scopes.append(f"{home}.{owner}")
         if home:
@@ -955,22 +988,33 @@ def link_package_source(app, env, node, contnode):
         reference = nodes.reference("", "", internal=True,
                                     refuri=uri + (f"#{fragment}" if fragment else ""))
         reference += contnode
+        LINKED_SOURCES.add(page)
         return reference
     return None
 
 
 def source_pages(app):
-    """A page of highlighted source for every module of the package, with an
-    anchor at each name :func:`source_anchors` marks (targets of
-    :func:`link_package_source`)."""
+    """The source pages that :func:`link_package_source` linked to: a module's
+    highlighted source, with an anchor at each name :func:`source_anchors`
+    marks (sphinx.ext.viewcode's pages mark only the documented objects).
+
+    The pages are written after every document, so the links are known;
+    a parallel build resolves them in other processes, and gets a page for
+    every module of the package.
+    """
     if not hasattr(app.builder, "highlighter"):
         return
     for path in sorted([*PACKAGE.rglob("*.py"), *PACKAGE.rglob("*.pyx")]):
         parts = path.relative_to(REPO).with_suffix("").parts
         modname = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        page = f"{SOURCE_PAGES}/{modname.replace('.', '/')}"
+        if page not in LINKED_SOURCES and getattr(app, "parallel", 0) <= 1:
+            continue
         language = "cython" if path.suffix == ".pyx" else "python"
+        # stripnl=False: line n of the file stays line n of the block
         lines = app.builder.highlighter.highlight_block(
-            path.read_text(encoding="utf-8"), language, linenos="inline").splitlines()
+            path.read_text(encoding="utf-8"), language, opts={"stripnl": False},
+            linenos="inline").splitlines()
         # the first line holds the block's opening markup and the file's first
         # line; from there on line n of the file is lines[n]
         before, after = lines[0].split("<pre>", 1)
@@ -982,8 +1026,7 @@ def source_pages(app):
         body = (f"<h1>Source code for {modname}</h1>\n"
                 f"<p>The file <code>{relative}</code> of the repository.</p>\n"
                 + "\n".join(lines))
-        yield f"{SOURCE_PAGES}/{modname.replace('.', '/')}", {"title": modname, "body": body}, \
-            "page.html"
+        yield page, {"title": modname, "body": body}, "page.html"
 
 
 def setup(app):
