@@ -146,13 +146,33 @@ def _delimiter(text):
     return DELIMITERS[-max(scores)[1]]
 
 
+def _refuse_backslash_quotes(path, text, delimiter):
+    """Refuse a quote escaped by a backslash inside a cell (``"the \\"big\\" one"``).
+
+    R's ``write.table`` escapes quotes so by default (``qmethod="escape"``);
+    CSV doubles them (``""``), and read as CSV such a cell silently loses
+    its quotes and gains text.  A backslash before a quote that ends a cell
+    (a Windows folder, ``"C:\\data\\"``) is left alone.
+    """
+    ends = re.escape(delimiter) + r"\r\n"
+    match = re.search(r'\\"(?=[^' + ends + "])", text)
+    if match is not None:
+        line = text.count("\n", 0, match.start()) + 1
+        raise CLIError(f"{path!r}, line {line}: a quote escaped by a backslash (\\\") inside "
+                       "a cell, as R's write.table writes by default; CSV doubles quotes "
+                       "instead: write the file with write.csv, or write.table(..., "
+                       "qmethod=\"double\")")
+
+
 def _read_rows(path, delimiter=","):
     """Non-blank CSV rows of ``path`` as ``(line_number, cells)``, cells stripped.
 
     ``delimiter`` None: chosen by :func:`_delimiter`.
     """
     text = _read_text(path)
-    reader = _records(text, _delimiter(text) if delimiter is None else delimiter)
+    delimiter = _delimiter(text) if delimiter is None else delimiter
+    _refuse_backslash_quotes(path, text, delimiter)
+    reader = _records(text, delimiter)
     rows = []
     try:
         for cells in reader:

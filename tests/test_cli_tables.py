@@ -562,6 +562,25 @@ def test_a_feature_column_that_counts_the_rows_is_warned_of(iris, capsys, seen):
     assert "pass --drop 2 to leave it out" in err and "--id 2" not in err
 
 
+def test_a_quote_escaped_by_a_backslash_is_refused(iris, capsys, seen):
+    """R's write.table escapes a quote as \\" (CSV doubles it): read as CSV, the label
+    'the "big" one' would become other text, so it is refused; a cell that ends in a
+    backslash (a Windows folder) is read as it is."""
+    X, _ = iris
+    rows = [[*row, '"the \\"big\\" one"' if i % 2 else '"small"']
+            for i, row in enumerate(_numbers(X))]
+    _write("r.csv", [*NAMES, "name"], rows)
+    assert main(["embed", "r.csv", "--labels", "name", *RUN, "--out", "y.csv"]) == 2
+    one_error_line(capsys, "'r.csv', line 3: a quote escaped by a backslash",
+                   'qmethod="double"')
+    assert "X" not in seen
+    rows = [[*row, '"C:\\data\\"' if i % 2 else '"D:\\"'] for i, row in enumerate(_numbers(X))]
+    _write("w.csv", [*NAMES, "folder"], rows)
+    assert main(["embed", "w.csv", "--labels", "folder", *RUN, "--out", "y.csv",
+                 "--plot", "y.png"]) == 0
+    assert set(seen["labels"]) == {"C:\\data\\", "D:\\"}
+
+
 def test_a_header_is_recognised_by_the_columns_the_options_name(iris, seen):
     """pandas over integer column names writes "sample,group,0,1,2,3": no cell of the
     first row is a name over a number, but --id and --labels name two of its cells."""
