@@ -91,11 +91,16 @@ def _read_text(path):
 
 
 def _records(text, delimiter, strict=False):
-    """A csv reader of ``text``; with spaces, a run of them is one separator."""
+    """A csv reader of ``text``; with spaces, a run of them is one separator.
+
+    Spaces after a separator are skipped, so that a cell quoted after
+    ``", "`` (``1.5, "type 2, large"``) is read as quoted, not split at its
+    comma; the cells are stripped anyway.
+    """
     if delimiter == " ":
         text = "\n".join(line.strip() for line in text.split("\n"))
     return csv.reader(io.StringIO(text, newline=""), delimiter=delimiter,
-                      skipinitialspace=delimiter == " ", strict=strict)
+                      skipinitialspace=True, strict=strict)
 
 
 def _is_blank(cells):

@@ -562,6 +562,21 @@ def test_a_feature_column_that_counts_the_rows_is_warned_of(iris, capsys, seen):
     assert "pass --drop 2 to leave it out" in err and "--id 2" not in err
 
 
+def test_cells_quoted_after_a_comma_and_a_space_are_read_as_quoted(iris, seen):
+    """'1.5, "type 2, large"': the space after the comma does not stop the quotes
+    from holding the comma (the cell was split there, and the header refused)."""
+    X, y = iris
+    names = np.array([f"type {c}, large" for c in y])
+    lines = [", ".join([*NAMES, '"species, grouped"'])]
+    lines += [", ".join([*row, f'"{c}"']) for row, c in zip(_numbers(X), names)]
+    with open("cs.csv", "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    assert main(["embed", "cs.csv", "--labels", "species, grouped", *RUN, "--out", "y.csv",
+                 "--plot", "y.png"]) == 0
+    np.testing.assert_array_equal(seen["X"], X)
+    np.testing.assert_array_equal(seen["labels"], names)
+
+
 def test_a_quote_escaped_by_a_backslash_is_refused(iris, capsys, seen):
     """R's write.table escapes a quote as \\" (CSV doubles it): read as CSV, the label
     'the "big" one' would become other text, so it is refused; a cell that ends in a
