@@ -8,9 +8,10 @@
 * The command line's ``--help`` texts, for the command-line page.
 * The tutorials of ``tutorials/``, copied beside the pages so that myst-nb
   executes them, with their repository-relative links made site-relative.
-* A page of highlighted source for every module of the package, to which a
+* Pages of highlighted source of the package's modules, to which a
   docstring's reference to an internal name (one the API reference does
-  not document) links, at the line that defines it.
+  not document) links, at the line that defines it: one for each module
+  linked to.
 
 The source pages are written into the built site; everything else under
 ``docs/_generated/`` (not under version control), where a file is
