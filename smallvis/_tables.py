@@ -15,6 +15,7 @@ import csv
 import io
 import os
 import re
+import shlex
 import warnings
 
 import numpy as np
@@ -448,9 +449,7 @@ def _warn_of_row_numbers(path, X, keep, names, has_ids):
         column = X[:, j]
         if column[0] in (0.0, 1.0) and column[1] == column[0] + 1 \
                 and np.array_equal(column, np.arange(n) + column[0]):
-            spec = str(k + 1) if names is None else names[k]
-            if not re.fullmatch(r"[\w.+-]+", spec):
-                spec = "'" + spec.replace("'", "'\\''") + "'"
+            spec = shlex.quote(str(k + 1) if names is None else names[k])
             where = "" if names is None else f" ({names[k]!r})"
             advice = (f"pass --drop {spec} to leave it out" if has_ids else
                       f"pass --id {spec} to keep it as their identifiers or --drop {spec} "

@@ -57,7 +57,7 @@ def _default_size(n):
 
 def _is_categorical(labels):
     """Text labels, and integer or boolean labels with few values, are classes."""
-    if _is_text(labels):
+    if labels.dtype.kind in "US":
         return True
     if labels.dtype.kind in "biu":
         return np.unique(labels).size <= _MAX_CATEGORIES
@@ -65,22 +65,15 @@ def _is_categorical(labels):
 
 
 def _typed(labels):
-    """An object array of labels as the array its values make (integers, floats,
-    booleans or text), so that it is plotted as those values are; others as given."""
-    if labels.dtype.kind != "O" or labels.ndim != 1 or all(isinstance(v, str) for v in labels):
+    """An object array of labels as the array its values make (text, integers,
+    floats or booleans), so that it is plotted as those values are; others as given."""
+    if labels.dtype.kind != "O" or labels.ndim != 1:
         return labels
     try:
         typed = np.array(labels.tolist())
     except (TypeError, ValueError):
         return labels
     return typed if typed.shape == labels.shape else labels
-
-
-def _is_text(labels):
-    """Whether ``labels`` are text: a string array, or objects that are all strings."""
-    if labels.dtype.kind in "US":
-        return True
-    return labels.dtype.kind == "O" and all(isinstance(v, str) for v in labels.ravel())
 
 
 def _natural_key(text):
@@ -99,7 +92,7 @@ def _classes(labels):
     """
     classes, codes = np.unique(labels, return_inverse=True)
     codes = codes.reshape(-1)
-    if _is_text(labels):
+    if labels.dtype.kind in "US":
         order = sorted(range(classes.size), key=lambda k: _natural_key(str(classes[k])))
         rank = np.empty(classes.size, dtype=np.intp)
         rank[order] = np.arange(classes.size)
