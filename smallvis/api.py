@@ -479,8 +479,10 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
         (``smallvis.registry.ALIASES``) with its own parameters.
     fast : bool, default=True
         Cython kernels (True) or the NumPy reference (False); both give the
-        same numbers to rounding, and the stochastic optimizer's the same
-        bits with one thread.  The reference is the formulas written out, to
+        same numbers to rounding, and from the same ``P`` and start the
+        stochastic optimizer's loops give the same bits.  A whole run from
+        ``X`` can still differ: where the two calibrations of ``P`` differ in
+        the last bits (the perplexity methods), the run amplifies that.  The reference is the formulas written out, to
         read and to step through in a debugger; it is slow (its stochastic
         optimizer is a Python loop over the edges) and holds N x N arrays.
         The default is the estimators' (:class:`smallvis.Embedding`).

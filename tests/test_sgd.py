@@ -355,6 +355,29 @@ def test_same_seed_same_y_bitwise(iris60, name, fast, n_epochs):
     assert np.abs(Y1 - Y3).max() > 1e-3
 
 
+#: The stochastic methods whose P the two paths build to the same bits (the
+#: perplexity calibrations agree to rounding only: docs/guide/reproducibility.md).
+SAME_P_FROM_X = ("umap", "tumap", "ncvis", "negtsne", "infonce")
+
+
+@pytest.mark.filterwarnings("ignore:the affinity graph")
+@pytest.mark.parametrize("name", SAME_P_FROM_X)
+def test_whole_runs_from_x_agree_bitwise_between_paths(iris60, name):
+    """From X, one thread: fast=True and fast=False give the same P and the same Y, bit for bit.
+
+    Two epochs of the NumPy loop (as in test_same_seed_same_y_bitwise); the
+    start is the default one, computed by each path from its own P.
+    """
+    X, _ = iris60
+    kw = dict(optimizer="sgd", n_epochs=2, n_threads=1, random_state=5, return_result=True)
+    fast = smallvis.embed(X, name, fast=True, **kw)
+    slow = smallvis.embed(X, name, fast=False, **kw)
+    assert (fast.P != slow.P).nnz == 0
+    one_epoch = smallvis.embed(X, name, fast=True, **{**kw, "n_epochs": 1})
+    assert np.abs(fast.Y - one_epoch.Y).max() > 1e-3  # the epochs move the points
+    np.testing.assert_array_equal(fast.Y.view(np.uint64), slow.Y.view(np.uint64))
+
+
 # ---------------------------------------------------------------------------
 # quality floor, results and inputs
 # ---------------------------------------------------------------------------
