@@ -238,8 +238,8 @@ def knn_accuracy(Y, labels, n_neighbors=10):
     Raises
     ------
     ValueError
-        If `Y` is not 2-D or not finite, `labels` is not 1-D or has a
-        different length, or `n_neighbors` is out of range.
+        If `Y` is not 2-D or not finite, `labels` is not 1-D, has a
+        different length or holds NaN, or `n_neighbors` is out of range.
     TypeError
         If `n_neighbors` is not an integer or `Y` is not numeric.
     """
@@ -251,6 +251,13 @@ def knn_accuracy(Y, labels, n_neighbors=10):
             f"dimension(s)"
         )
     _check_same_rows(Y, labels, "Y", "labels")
+    if labels.dtype.kind in "fc" and np.isnan(labels).any():
+        # np.unique puts every NaN in one class, which would score the
+        # unlabelled points as agreeing with one another
+        raise ValueError(
+            f"labels hold {int(np.isnan(labels).sum())} NaN value(s): a missing label "
+            "is not a class; score the labelled rows only (Y[mask], labels[mask])"
+        )
     n = Y.shape[0]
     k = _check_n_neighbors(n_neighbors, n)
     _, codes = np.unique(labels, return_inverse=True)

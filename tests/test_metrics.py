@@ -163,3 +163,7 @@ def test_bad_inputs_for_knn_accuracy():
         metrics.knn_accuracy(np.full((10, 2), np.inf), labels, n_neighbors=3)
     with pytest.raises(TypeError, match="n_neighbors must be an integer"):
         metrics.knn_accuracy(Y, labels, n_neighbors=True)
+    with_missing = labels.astype(float)
+    with_missing[[2, 7]] = np.nan
+    with pytest.raises(ValueError, match="labels hold 2 NaN"):
+        metrics.knn_accuracy(Y, with_missing, n_neighbors=3)
