@@ -233,6 +233,39 @@ def test_umap_repulsion_without_one_minus_v_is_named():
     assert "the repulsion differs" in "\n".join(stronger.diagnoses)
 
 
+def test_unnormalised_q_and_a_z_with_the_diagonal_are_named():
+    def q_is_w(P, Y):
+        D2 = ((Y[:, None, :] - Y[None, :, :]) ** 2).sum(-1)
+        W = 1.0 / (1.0 + D2)
+        np.fill_diagonal(W, 0.0)
+        m = P > 0
+        return float(np.sum(P[m] * np.log(P[m] / W[m]))), _forces(4 * (P - W) * W, Y)
+
+    def z_with_diagonal(P, Y):
+        D2 = ((Y[:, None, :] - Y[None, :, :]) ** 2).sum(-1)
+        W = 1.0 / (1.0 + D2)  # the diagonal's 1s stay in the sum
+        Q = W / W.sum()
+        np.fill_diagonal(W, 0.0)
+        m = P > 0
+        return float(np.sum(P[m] * np.log(P[m] / Q[m]))), _forces(4 * (P - Q) * W, Y)
+
+    text = "\n".join(check_gradient("tsne", q_is_w).diagnoses)
+    assert "Q not normalised" in text and "N too large" not in text, text
+    text = "\n".join(check_gradient("tsne", z_with_diagonal).diagnoses)
+    assert "N too large" in text and "Q not normalised" not in text, text
+
+
+def test_a_gradient_without_umap_s_b_is_named():
+    a, b = 1.2, 0.8
+
+    def without_b(P, Y):
+        c, g = umap_explicit(P, Y, a, b)
+        return c, g / b
+
+    text = "\n".join(check_gradient("umap", without_b, a=a, b=b, eps=0.0).diagnoses)
+    assert "1.25 x the reference" in text and "the factor b = 0.8 left out" in text, text
+
+
 def test_ncvis_objective_instead_of_cost_is_named():
     def objective(P, Y, Q):
         c, g = smallvis.cost_and_gradient("ncvis", P, Y, Q=Q)

@@ -61,6 +61,23 @@ def _name_factor(k, table, rtol=1e-6):
     return None
 
 
+def _parameter_factor(k, trials, rtol=1e-6):
+    """``k`` named by a cost parameter that every case shares: UMAP's ``b`` left out is 1/b."""
+    shared = dict(trials[0].params)
+    for t in trials[1:]:
+        shared = {n: v for n, v in shared.items() if t.params.get(n) == v}
+    for name, value in sorted(shared.items()):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        if not np.isfinite(value) or value in (0.0, 1.0):
+            continue
+        for factor, text in ((1.0 / value, f"the factor {name} = {value:.6g} left out"),
+                             (float(value), f"an extra factor {name} = {value:.6g}")):
+            if abs(k - factor) <= rtol * abs(factor):
+                return text
+    return None
+
+
 def _scalar_fit(pairs):
     """Best k with user ~ k * ref over the pairs, and the relative residual."""
     num = sum(float(np.sum(u * r)) for u, r in pairs)
@@ -80,7 +97,7 @@ def _gradient_factor(good, m):
     k, res = _scalar_fit(pairs)
     if k is None or res > FIT_TOL or abs(k - 1) <= 1e-6:
         return None, k
-    name = _name_factor(k, _NAMED_FACTORS)
+    name = _name_factor(k, _NAMED_FACTORS) or _parameter_factor(k, good)
     if k == 0.25 or abs(k - 0.25) <= 1e-6 * 0.25:
         if not m.factor_4_convention:
             name = "a factor 1/4"

@@ -97,6 +97,20 @@ def _row_normalised_q(P, Y, params):
     return _kl(P, Qm), _forces(4.0 * (P - Qm) * W, Y)
 
 
+def _unnormalised_q(P, Y, params):
+    W = 1.0 / (1.0 + _d2(Y))
+    np.fill_diagonal(W, 0.0)
+    return _kl(P, W), _forces(4.0 * (P - W) * W, Y)
+
+
+def _z_with_diagonal(P, Y, params):
+    W = 1.0 / (1.0 + _d2(Y))
+    np.fill_diagonal(W, 0.0)
+    # the diagonal's weights 1 / (1 + 0) added to the normaliser
+    Qm = W / (W.sum() + len(W))
+    return _kl(P, Qm), _forces(4.0 * (P - Qm) * W, Y)
+
+
 def _repulsion_without_1_minus_v(P, Y, params):
     a, b = params.get("a", 1.0), params.get("b", 1.0)
     D2 = _d2(Y)
@@ -129,6 +143,12 @@ CATALOGUE = {
     "row_normalised_q": Mistake(
         "Q normalised per row (q_ij = w_ij / sum_k w_ik) instead of over all pairs "
         "(q_ij = w_ij / sum_kl w_kl)", _row_normalised_q),
+    "unnormalised_q": Mistake(
+        "Q not normalised: q_ij = w_ij where t-SNE has q_ij = w_ij / Z, Z = sum_(k != l) "
+        "w_kl (the repulsion comes out Z times too strong)", _unnormalised_q),
+    "z_with_diagonal": Mistake(
+        "the normaliser Z summed over all pairs including k = l: each w_kk = 1 adds 1, "
+        "so Z is N too large; t-SNE's Z = sum_(k != l) w_kl", _z_with_diagonal),
     "repulsion_without_1_minus_v": Mistake(
         "the repulsion without its (1 - v_ij) factor, as negative sampling "
         "approximates it; the exact gradient has b (1 - v_ij) w_ij / d_ij^2",

@@ -186,6 +186,8 @@ METHOD = Method(
                           "t-SNE's Student-t"),
         "unsquared_repulsion",
         "row_normalised_q",
+        "unnormalised_q",
+        "z_with_diagonal",
     ),
     aliases=(HSSNE, TSNEU),
 )
