@@ -315,11 +315,22 @@ def number_type(texts):
     return None
 
 
+#: A number written with a leading zero ("02139", "007", "-01"): a code
+#: (postcode, identifier), whose zeros a conversion to a number would drop.
+_LEADING_ZERO = re.compile(r"[+-]?0[0-9]")
+
+
 def _typed_labels(cells, where):
-    """Labels as int, float or str values (whichever fits all of them)."""
+    """Labels as int, float or str values (whichever fits all of them).
+
+    Labels written as codes with leading zeros stay text: as numbers,
+    "02139" and "2139" would become one class.
+    """
     for k, c in enumerate(cells):
         if not c:
             raise CLIError(f"{where(k)}: empty label")
+    if any(_LEADING_ZERO.match(c.strip()) for c in cells):
+        return np.array(cells)
     kind = number_type(cells)
     return np.array(cells if kind is None else [kind(c) for c in cells])
 

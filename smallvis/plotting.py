@@ -76,6 +76,20 @@ def _typed(labels):
     return typed if typed.shape == labels.shape else labels
 
 
+#: Colour and legend text of the points whose label is missing (NaN).
+_MISSING_COLOUR = "0.7"
+_MISSING_TEXT = "no label (NaN)"
+
+
+def _whole_numbers(values):
+    """Float labels that are all whole numbers as int64 (e.g. a pandas integer
+    column with missing values, read as floats); others as given."""
+    if (values.dtype.kind == "f" and values.size
+            and np.all(np.abs(values) < 2.0 ** 53) and np.all(values == np.round(values))):
+        return values.astype(np.int64)
+    return values
+
+
 def _natural_key(text):
     """Sort key that orders the numbers inside text by value: "type 2" before "type 10"."""
     # the odd parts of the split are the runs of decimal digits, which int()
@@ -118,13 +132,16 @@ def plot(Y, labels=None, ax=None, title=None, s=None, cmap=None,
     :func:`save_plot`); a notebook shows it at the end of the cell.
 
     Text labels, and integer or boolean labels with at most 20 distinct
-    values, are treated as categories: each gets its own colour and, by
+    values (floats that are all whole numbers count as integers), are
+    treated as categories: each gets its own colour and, by
     default when there are at most 20, an entry in a legend.  Beyond 20
     categories (text labels only) the colours are spread over a colour map
     so that categories next to each other in sorted order differ, and some
     colours are necessarily close.  Text labels are sorted with the numbers
     inside them by value (``"type 2"`` before ``"type 10"``).  Any other labels (floats, or integers with
     many values) are treated as continuous and shown with a colour bar.
+    Points whose label is NaN (missing) are drawn in grey, under the others,
+    with a legend entry of their own.
 
     Parameters
     ----------
@@ -186,7 +203,23 @@ def plot(Y, labels=None, ax=None, title=None, s=None, cmap=None,
                 f"labels must be a 1-D array with one value per point "
                 f"({n}), got shape {labels.shape}"
             )
-        if _is_categorical(labels):
+        missing = (np.isnan(labels) if labels.dtype.kind in "fc"
+                   else np.zeros(n, dtype=bool))
+        extra_handles = []
+        if missing.any():
+            # matplotlib would leave NaN-coloured points out of the picture
+            sizes = np.broadcast_to(np.asarray(s, dtype=np.float64), (n,))
+            ax.scatter(XY[missing, 0], XY[missing, 1], s=sizes[missing],
+                       c=_MISSING_COLOUR, linewidths=0)
+            extra_handles.append(Line2D([], [], linestyle="none", marker="o", markersize=6,
+                                        markerfacecolor=_MISSING_COLOUR, markeredgewidth=0,
+                                        label=_MISSING_TEXT))
+            XY, labels, s = XY[~missing], labels[~missing], sizes[~missing]
+        labels = _whole_numbers(labels)
+        if not labels.size:
+            if legend is not False:
+                ax.legend(handles=extra_handles, loc="best", fontsize="small", frameon=False)
+        elif _is_categorical(labels):
             classes, codes = _classes(labels)
             n_classes = classes.size
             if cmap is None:
@@ -211,7 +244,7 @@ def plot(Y, labels=None, ax=None, title=None, s=None, cmap=None,
                            markeredgewidth=0, label=str(cls))
                     for i, cls in enumerate(classes)
                 ]
-                ax.legend(handles=handles, loc="best", fontsize="small",
+                ax.legend(handles=handles + extra_handles, loc="best", fontsize="small",
                           frameon=False)
         else:
             try:
@@ -225,6 +258,9 @@ def plot(Y, labels=None, ax=None, title=None, s=None, cmap=None,
                             cmap=cmap or "viridis", linewidths=0)
             if legend is not False:
                 ax.figure.colorbar(sc, ax=ax)
+                if extra_handles:
+                    ax.legend(handles=extra_handles, loc="best", fontsize="small",
+                              frameon=False)
 
     if title is not None:
         ax.set_title(title)
@@ -421,6 +457,10 @@ def _plot_format(path, format):
     line's ``--plot``) the first of :data:`PLOT_FORMATS`."""
     import os
 
+    if not isinstance(path, (str, os.PathLike)) and not hasattr(path, "write"):
+        raise TypeError(f"path must be a file name or a writable file object; got "
+                        f"{type(path).__name__} (save_plot's order is Y, path, labels=...: "
+                        f"plot's is Y, labels)")
     if format is None:
         if not isinstance(path, (str, os.PathLike)):
             raise ValueError("format is needed when path is a file object")
@@ -480,6 +520,9 @@ def save_plot(Y, path, labels=None, title=None, format=None):
         (or extension) other than png, pdf, svg, jpg or jpeg; or ``path`` is a
         read-only file (for root too), in a missing or read-only directory,
         a directory, a block device, a socket or a link loop.
+    TypeError
+        ``path`` is neither a file name nor a writable file object (for
+        example the labels, given where ``plot`` takes them).
     """
     import os
 

@@ -141,6 +141,19 @@ def test_header_naming_every_column_is_read(iris, seen):
     np.testing.assert_array_equal(seen["labels"], y)
 
 
+def test_labels_written_with_leading_zeros_stay_text(iris, seen):
+    """Postcodes: as numbers, "02139" and "2139" would be one class."""
+    X, y = iris
+    codes = np.where(y == 0, "02139", np.where(y == 1, "2139", "00501"))
+    _write("x.csv", NAMES + ["zip"], [[*row, c] for row, c in zip(_numbers(X), codes)])
+    assert main(["embed", "x.csv", *RUN, "--labels", "zip", "--plot", "x.png"]) == 0
+    np.testing.assert_array_equal(seen["labels"], codes)
+    plain = np.where(y == 0, "0", np.where(y == 1, "10", "0.5"))  # no leading zero: numbers
+    _write("y.csv", NAMES + ["n"], [[*row, c] for row, c in zip(_numbers(X), plain)])
+    assert main(["embed", "y.csv", *RUN, "--labels", "n", "--plot", "y.png"]) == 0
+    assert seen["labels"].dtype.kind == "f"
+
+
 # ---------------------------------------------------------------------------
 # labels files: the first line is a header only if it cannot be a label
 # ---------------------------------------------------------------------------

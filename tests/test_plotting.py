@@ -205,3 +205,37 @@ def test_a_saved_plot_keeps_its_legend_off_the_points(tmp_path, monkeypatch):
     plotting.save_plot(np.random.default_rng(0).normal(size=(60, 2)), tmp_path / "p.png",
                        labels=labels)
     assert drawn["legend"].x0 >= drawn["axes"].x1
+
+
+def test_points_without_a_label_are_drawn_in_grey_with_their_own_entry(embedding):
+    Y, labels = embedding
+    scores = Y[:, 0].copy()
+    scores[:30] = np.nan  # a whole group has no value
+    ax = plotting.plot(Y, scores)
+    drawn = np.concatenate([c.get_offsets() for c in ax.collections])
+    assert len(drawn) == len(Y)  # matplotlib alone would drop the 30
+    np.testing.assert_allclose(ax.collections[0].get_offsets(), Y[:30])
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["no label (NaN)"]
+    assert len(ax.figure.axes) == 2  # the colour bar of the others
+    classes = labels.astype(float)
+    classes[:5] = np.nan
+    ax = plotting.plot(Y, classes)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == \
+        ["0", "1", "2", "no label (NaN)"]
+    ax = plotting.plot(Y, np.full(len(Y), np.nan))
+    assert len(ax.collections[0].get_offsets()) == len(Y)
+
+
+def test_float_labels_that_are_whole_numbers_are_classes(embedding):
+    Y, labels = embedding
+    ax = plotting.plot(Y, labels.astype(float) + 1.0)  # a pandas integer column as floats
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["1", "2", "3"]
+    assert len(ax.figure.axes) == 1  # no colour bar
+    ax = plotting.plot(Y, labels + 0.5)
+    assert ax.get_legend() is None and len(ax.figure.axes) == 2
+
+
+def test_save_plot_with_labels_where_the_path_goes_is_told_the_order(tmp_path, embedding):
+    Y, labels = embedding
+    with pytest.raises(TypeError, match="save_plot's order is Y, path, labels"):
+        plotting.save_plot(Y, labels, str(tmp_path / "map.png"))
