@@ -875,9 +875,12 @@ class Method:
         return (rule.check if rule is not None and rule.check is not None
                 else check_learned)(name, value)
 
-    def split_params(self, params, n_samples):
+    def split_params(self, params, n_samples, defaults=None):
         """Split user keywords into (affinity, cost) dicts with defaults filled.
 
+        ``defaults`` replaces some of the method's defaults (the stochastic
+        optimizer's ``param_defaults``); like the method's own, they are
+        lowered on data too small for them, where a user's value is refused.
         Unknown keywords raise ``ValueError`` naming the valid ones.
         """
         known = set(self.affinity_params) | set(self.cost_params)
@@ -888,13 +891,15 @@ class Method:
                 f"unknown parameter(s) {', '.join(map(repr, unknown))} for method "
                 f"{self.name!r}; valid method parameters: {valid}"
             )
-        affinity = {k: check_param_value(k, params.get(k, v), v)
+        defaults = dict(defaults or {})
+        affinity = {k: check_param_value(k, params.get(k, defaults.get(k, v)), v)
                     for k, v in self.affinity_params.items()}
-        cost = {k: check_param_value(k, params.get(k, v), v)
+        cost = {k: check_param_value(k, params.get(k, defaults.get(k, v)), v)
                 for k, v in self.cost_params.items()}
         if n_samples is not None:
             cost = self.resolve_auto(cost, n_samples)
-            affinity = self.fit_sizes(affinity, given=set(params), n_samples=n_samples)
+            affinity = self.fit_sizes(affinity, given=set(params), n_samples=n_samples,
+                                      defaults=defaults)
         if "perplexity" in affinity:
             affinity["perplexity"] = check_perplexity(affinity["perplexity"], n_samples)
         for name in self.learned:
@@ -919,7 +924,7 @@ class Method:
         if self.check_affinity_params is not None:
             self.check_affinity_params(n_samples, **affinity)
 
-    def fit_sizes(self, affinity, *, given, n_samples):
+    def fit_sizes(self, affinity, *, given, n_samples, defaults=None):
         """``affinity`` with :attr:`sized_params` checked against ``n_samples``.
 
         A value in ``given`` (the user's) above its limit raises
@@ -943,7 +948,8 @@ class Method:
             affinity[name] = size.small_data(n_samples)
             lowered.append(name)
         if lowered:
-            changes = ", ".join(f"{name} lowered from {self.affinity_params[name]:g} to "
+            own = {**self.affinity_params, **(defaults or {})}
+            changes = ", ".join(f"{name} lowered from {own[name]:g} to "
                                 f"{affinity[name]:g}" for name in lowered)
             options = " or ".join(f"{name}=" for name in lowered)
             warn_from_caller(SmallDataWarning(

@@ -331,7 +331,7 @@ class SgdPlan(_Start):
         keywords = {k: v for k, v in keywords.items()
                     if not (k in spec.param_defaults and isinstance(v, str) and v == "auto")}
         affinity_params, cost_params = method.split_params(
-            {**spec.param_defaults, **keywords}, n_samples)
+            keywords, n_samples, defaults=spec.param_defaults)
         if n_epochs is None:
             n_epochs = spec.n_epochs(n_samples)
         n_epochs = check_iterations(n_epochs, "n_epochs", low=1)

@@ -198,7 +198,7 @@ def strongest_entries(P, k, n_threads=1):
     about 1e-12 of the largest entry of ``P`` of each other, either may be
     kept); the result is the element-wise maximum of that matrix and its
     transpose, so an entry kept by either row stays.  A smaller graph for a
-    graph initialisation of a dense-rowed ``P`` (largevis's 150 neighbours).
+    graph initialisation of a dense-rowed ``P`` (largevis's 60 or 150 neighbours).
 
     Parameters
     ----------

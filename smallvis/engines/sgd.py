@@ -190,7 +190,7 @@ class SgdSpec:
         Default initialisation, a named init
         (:func:`smallvis.engines.init.check_init`): e.g. ``"spectral:30"``
         for the spectral layout of each point's 30 strongest entries of
-        ``P`` (largevis: a smaller eigenproblem than its 150 neighbours'),
+        ``P`` (largevis: a smaller eigenproblem than its 60 neighbours'),
         lowered to ``n_samples - 1`` entries on fewer points
         (:func:`smallvis.engines.init.sized_init`: the same graph).
     param_defaults : mapping
