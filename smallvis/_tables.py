@@ -402,7 +402,7 @@ def read_csv(path, header=None, labels=None, drop=(), row_ids=None):
         names = _check_header(path, rows[0][0], names, width, row_names=row_names)
     label_col = _column_index(labels, names, width, path) if labels is not None else None
     if labels is not None and label_col is None and not os.path.isfile(labels):
-        columns = f" (columns: {', '.join(names)})" if names else ""
+        columns = f" (columns: {_quoted(names, str)})" if names else ""
         raise CLIError(f"--labels {labels!r}: no column of that name or number{columns}, "
                        "and no such file")
     taken = {label_col: "--labels"} if label_col is not None else {}
@@ -411,7 +411,7 @@ def read_csv(path, header=None, labels=None, drop=(), row_ids=None):
             k = 0 if option == "--id" and unnamed_row_names else \
                 _column_index(spec, names, width, path, option=option)
             if k is None:
-                columns = f" (columns: {', '.join(names)})" if names else ""
+                columns = f" (columns: {_quoted(names, str)})" if names else ""
                 raise CLIError(f"{option} {spec!r}: no column of that name or "
                                f"number{columns}")
             if taken.get(k, option) != option:
@@ -681,8 +681,17 @@ def _load_npy(source):
     return X
 
 
-def _quoted(names):
-    return ", ".join(repr(str(n)) for n in names)
+#: Most column names a message lists in full; a longer list (a table of
+#: hundreds of columns) shows its first and last few.
+_MAX_LISTED = 12
+
+
+def _quoted(names, quote=repr):
+    """``names`` as a message lists them: each quoted, long lists shortened."""
+    shown = [quote(str(n)) for n in names]
+    if len(shown) > _MAX_LISTED:
+        shown = shown[:8] + [f"... ({len(shown) - 10} more)"] + shown[-2:]
+    return ", ".join(shown)
 
 
 def columns_by_name(X, names, fitted_names, source):

@@ -635,3 +635,14 @@ def test_a_file_that_is_not_utf8_says_so(tmp_path, capsys):
     path.write_bytes("name,a,b\nM\u00fcller,1,2\nB,3,4\n".encode("latin-1"))
     assert main(["embed", str(path), "--drop", "name", "--out", str(tmp_path / "y.csv")]) == 2
     one_error_line(capsys, "line 2 is not UTF-8 text (byte 0xfc)", "save the file as UTF-8")
+
+
+def test_a_message_about_hundreds_of_columns_lists_a_few(iris, capsys):
+    """A 300-column table: the unknown --labels error names the first and last columns only."""
+    names = [f"band_{i}" for i in range(300)]
+    X = np.random.default_rng(0).normal(size=(20, 300))
+    _write("wide.csv", names, _numbers(X))
+    assert main(["embed", "wide.csv", *RUN, "--labels", "nosuch", "--out", "w.csv"]) == 2
+    line = one_error_line(capsys)
+    assert "band_0, band_1" in line and "(290 more)" in line and "band_298, band_299" in line
+    assert "band_150" not in line and len(line) < 500
