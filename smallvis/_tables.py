@@ -513,12 +513,25 @@ def _features(path, data, keep, has_labels, corner):
             X[r] = np.array([cells[k] for k in keep], dtype=np.float64)
         except ValueError:
             k = next(k for k in keep if not _is_number(cells[k]))
+            if cells[k].strip() in _MISSING_MARKS:
+                raise CLIError(f"{path!r}, line {line}, column {k + 1}: a missing value "
+                               f"({cells[k]!r}); the features must all be known: drop or "
+                               "fill the rows with missing values first") from None
             raise CLIError(f"{path!r}, line {line}, column {k + 1}: non-numeric value "
                            f"{cells[k]!r} ({'not a number' if cells[k] else 'an empty cell'}"
                            f"); every feature column must be numeric"
                            f"{_cell_hint(cells[k], k, corner and r == 0, has_labels)}"
                            ) from None
+        if not np.all(np.isfinite(X[r])):
+            k = keep[int(np.flatnonzero(~np.isfinite(X[r]))[0])]
+            raise CLIError(f"{path!r}, line {line}, column {k + 1}: {cells[k]!r} is not a "
+                           "finite number; the features must all be known and finite: drop "
+                           "or fill such rows first")
     return X
+
+
+#: How R, pandas and spreadsheets write a missing value that float() does not read.
+_MISSING_MARKS = frozenset({"NA", "N/A", "n/a", "na", "NULL", "null", "None", "#N/A", "?", "-"})
 
 
 def _cell_hint(cell, column, first_row, has_labels):

@@ -646,3 +646,16 @@ def test_a_message_about_hundreds_of_columns_lists_a_few(iris, capsys):
     line = one_error_line(capsys)
     assert "band_0, band_1" in line and "(290 more)" in line and "band_298, band_299" in line
     assert "band_150" not in line and len(line) < 500
+
+
+@pytest.mark.parametrize("cell,needle", [("nan", "'nan' is not a finite number"),
+                                         ("inf", "'inf' is not a finite number"),
+                                         ("NA", "a missing value ('NA')")])
+def test_a_missing_or_infinite_feature_cell_is_named_by_line_and_column(iris, capsys, cell,
+                                                                        needle):
+    X, _ = iris
+    rows = _numbers(X[:30])
+    rows[6][2] = cell
+    _write("x.csv", NAMES, rows)
+    assert main(["embed", "x.csv", *RUN, "--out", "y.csv"]) == 2
+    one_error_line(capsys, "line 8, column 3", needle)
