@@ -437,7 +437,8 @@ def build_parser():
                         "(truncated SVD for a sparse .npz); stored in --save-model")
     e.add_argument("--perplexity", type=float, default=None,
                    help=f"perplexity of the input affinities, for {', '.join(used)} "
-                        f"(default: {_defaults_text(used, name_common=False)})")
+                        f"(default: {_defaults_text(used, name_common=False)}"
+                        f"{_stochastic_defaults_text('perplexity')})")
     e.add_argument("--n-components", type=int, default=2,
                    help="output dimension (default: 2)")
     e.add_argument("--optimizer", default="auto", choices=["auto", "exact", "sgd"],
