@@ -130,7 +130,7 @@ def test_verbose_stochastic_run_calls_the_kernel_once_per_line(monkeypatch, caps
     # every kernel call reads all edges to set up (about 2 ms at 70,000
     # points, 150 neighbours): the epoch lines need no call per epoch, only
     # one per line (and one more where largevis's early phase ends inside a
-    # line's epochs: 15% of 40 is 6); a user's callback still gets every epoch
+    # line's epochs: here at 6 of 40); a user's callback still gets every epoch
     from smallvis.engines import sgd as sgd_engine
     calls = []
     original = sgd_engine.optimize_sgd
@@ -148,10 +148,10 @@ def test_verbose_stochastic_run_calls_the_kernel_once_per_line(monkeypatch, caps
     monkeypatch.setattr(sgd_engine, "optimize_sgd", counting)
     X, _ = smallvis.datasets.load("iris")
     quiet = smallvis.embed(X, "largevis", optimizer="sgd", n_epochs=40, fast=True,
-                           random_state=1)
+                           random_state=1, early_epochs=6)
     calls.clear()
     loud = smallvis.embed(X, "largevis", optimizer="sgd", n_epochs=40, fast=True,
-                          random_state=1, verbose=True)
+                          random_state=1, verbose=True, early_epochs=6)
     lines = [line for line in capsys.readouterr().err.splitlines() if "est. cost" in line]
     blocks = [(0, 4), (4, 6), (6, 8)] + [(e, e + 4) for e in range(8, 40, 4)]
     assert len(lines) == 10 and calls == blocks
