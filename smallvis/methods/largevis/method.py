@@ -33,8 +33,9 @@ SGD_GAMMA = REFERENCE_GAMMA
 #: neighbours instead of 150.  On every member of the evaluation panel the
 #: smaller P gave higher 15-NN preservation, and with the long early phase
 #: (:data:`EARLY_FRACTION`) fewer pieces per class and the same or better
-#: 10-NN accuracy, except 0.01 less on the text-like set; it also builds
-#: in about half the time and holds 2.6 times fewer entries
+#: 10-NN accuracy, except on the two sets of texts (0.015 and 0.009
+#: less); it is also found and calibrated faster and holds fewer entries
+#: (95 per point on real photographs instead of 231)
 #: (docs/benchmarks/largevis.md, round 3; docs/experiments.md, 2026-12-04).
 SGD_PERPLEXITY = 20.0
 
