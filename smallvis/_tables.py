@@ -373,6 +373,13 @@ def read_csv(path, header=None, labels=None, drop=(), row_ids=None):
     rows = _read_rows(path, delimiter=None)
     if not rows:
         raise CLIError(f"{path!r} is empty")
+    if not any(_reads_as_number(c) for _, cells in rows for c in cells):
+        # no separator can be told from the others then, and the messages
+        # about columns that would follow count the wrong columns
+        line, cells = rows[min(1, len(rows) - 1)]
+        raise CLIError(f"{path!r}: no cell reads as a number (line {line}: "
+                       f"{_quoted(cells)}); the features must be written as numbers, "
+                       "such as 1.5 or -2e3")
     # --id 1: the first column holds the rows' names, which R and pandas
     # write under an empty or missing header name
     row_names = row_ids is not None and row_ids.strip() == "1"
@@ -522,11 +529,6 @@ def _features(path, data, keep, has_labels, corner):
                            f"); every feature column must be numeric"
                            f"{_cell_hint(cells[k], k, corner and r == 0, has_labels)}"
                            ) from None
-        if not np.all(np.isfinite(X[r])):
-            k = keep[int(np.flatnonzero(~np.isfinite(X[r]))[0])]
-            raise CLIError(f"{path!r}, line {line}, column {k + 1}: {cells[k]!r} is not a "
-                           "finite number; the features must all be known and finite: drop "
-                           "or fill such rows first")
     return X
 
 

@@ -648,14 +648,19 @@ def test_a_message_about_hundreds_of_columns_lists_a_few(iris, capsys):
     assert "band_150" not in line and len(line) < 500
 
 
-@pytest.mark.parametrize("cell,needle", [("nan", "'nan' is not a finite number"),
-                                         ("inf", "'inf' is not a finite number"),
-                                         ("NA", "a missing value ('NA')")])
-def test_a_missing_or_infinite_feature_cell_is_named_by_line_and_column(iris, capsys, cell,
-                                                                        needle):
+@pytest.mark.parametrize("cell,needle", [("NA", "a missing value ('NA')"),
+                                         ("NULL", "a missing value ('NULL')")])
+def test_a_missing_feature_cell_is_named_by_line_and_column(iris, capsys, cell, needle):
     X, _ = iris
     rows = _numbers(X[:30])
     rows[6][2] = cell
     _write("x.csv", NAMES, rows)
     assert main(["embed", "x.csv", *RUN, "--out", "y.csv"]) == 2
     one_error_line(capsys, "line 8, column 3", needle)
+
+
+def test_a_table_with_no_number_in_it_says_so(iris, capsys):
+    """No cell is a number: the separator cannot be told, so the column messages would miscount."""
+    _write("x.csv", ["a", "b", "cls"], [["f1", "g2", "x"], ["f3", "g4", "y"]])
+    assert main(["embed", "x.csv", *RUN, "--labels", "3", "--out", "y.csv"]) == 2
+    one_error_line(capsys, "no cell reads as a number (line 2:", "f1")
