@@ -507,6 +507,10 @@ def _row_ids(path, data, column, name, first_line_guessed=False):
     return RowIds(name, values)
 
 
+#: How R, pandas and spreadsheets write a missing value that float() does not read.
+_MISSING_MARKS = frozenset({"NA", "N/A", "n/a", "na", "NULL", "null", "None", "#N/A", "?", "-"})
+
+
 def _features(path, data, keep, has_labels, corner):
     """The float64 matrix of the columns ``keep`` of the rows ``data``, or a
     :class:`CLIError` naming the first cell that is not a number.
@@ -520,7 +524,7 @@ def _features(path, data, keep, has_labels, corner):
             X[r] = np.array([cells[k] for k in keep], dtype=np.float64)
         except ValueError:
             k = next(k for k in keep if not _is_number(cells[k]))
-            if cells[k].strip() in _MISSING_MARKS:
+            if cells[k] in _MISSING_MARKS:
                 raise CLIError(f"{path!r}, line {line}, column {k + 1}: a missing value "
                                f"({cells[k]!r}); the features must all be known: drop or "
                                "fill the rows with missing values first") from None
@@ -530,10 +534,6 @@ def _features(path, data, keep, has_labels, corner):
                            f"{_cell_hint(cells[k], k, corner and r == 0, has_labels)}"
                            ) from None
     return X
-
-
-#: How R, pandas and spreadsheets write a missing value that float() does not read.
-_MISSING_MARKS = frozenset({"NA", "N/A", "n/a", "na", "NULL", "null", "None", "#N/A", "?", "-"})
 
 
 def _cell_hint(cell, column, first_row, has_labels):

@@ -205,20 +205,17 @@ def plot(Y, labels=None, ax=None, title=None, s=None, cmap=None,
             )
         missing = (np.isnan(labels) if labels.dtype.kind in "fc"
                    else np.zeros(n, dtype=bool))
-        extra_handles = []
+        entries = []  # the legend's, drawn at the end (unless legend is False)
         if missing.any():
             # matplotlib would leave NaN-coloured points out of the picture
             sizes = np.broadcast_to(np.asarray(s, dtype=np.float64), (n,))
             ax.scatter(XY[missing, 0], XY[missing, 1], s=sizes[missing],
                        c=_MISSING_COLOUR, linewidths=0)
-            extra_handles.append(Line2D([], [], linestyle="none", marker="o", markersize=6,
-                                        markerfacecolor=_MISSING_COLOUR, markeredgewidth=0,
-                                        label=_MISSING_TEXT))
+            entries.append((_MISSING_COLOUR, _MISSING_TEXT))
             XY, labels, s = XY[~missing], labels[~missing], sizes[~missing]
         labels = _whole_numbers(labels)
         if not labels.size:
-            if legend is not False:
-                ax.legend(handles=extra_handles, loc="best", fontsize="small", frameon=False)
+            pass  # every label missing: the grey points alone
         elif _is_categorical(labels):
             classes, codes = _classes(labels)
             n_classes = classes.size
@@ -238,14 +235,7 @@ def plot(Y, labels=None, ax=None, title=None, s=None, cmap=None,
             ax.scatter(XY[:, 0], XY[:, 1], s=s, c=palette[codes],
                        linewidths=0)
             if legend is True or (legend == "auto" and n_classes <= _MAX_CATEGORIES):
-                handles = [
-                    Line2D([], [], linestyle="none", marker="o",
-                           markersize=6, markerfacecolor=palette[i],
-                           markeredgewidth=0, label=str(cls))
-                    for i, cls in enumerate(classes)
-                ]
-                ax.legend(handles=handles + extra_handles, loc="best", fontsize="small",
-                          frameon=False)
+                entries[:0] = [(palette[i], str(cls)) for i, cls in enumerate(classes)]
         else:
             try:
                 values = labels.astype(np.float64)
@@ -258,9 +248,11 @@ def plot(Y, labels=None, ax=None, title=None, s=None, cmap=None,
                             cmap=cmap or "viridis", linewidths=0)
             if legend is not False:
                 ax.figure.colorbar(sc, ax=ax)
-                if extra_handles:
-                    ax.legend(handles=extra_handles, loc="best", fontsize="small",
-                              frameon=False)
+        if entries and legend is not False:
+            ax.legend(handles=[Line2D([], [], linestyle="none", marker="o", markersize=6,
+                                      markerfacecolor=colour, markeredgewidth=0, label=text)
+                               for colour, text in entries],
+                      loc="best", fontsize="small", frameon=False)
 
     if title is not None:
         ax.set_title(title)
