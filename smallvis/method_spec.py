@@ -546,7 +546,7 @@ class _ExactInstead:
 
 @dataclass(frozen=True)
 class Method:
-    """One neighbour-embedding method.
+    r"""One neighbour-embedding method.
 
     Attributes
     ----------

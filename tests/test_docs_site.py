@@ -411,3 +411,22 @@ def test_a_bare_name_is_looked_up_where_the_docstring_is_defined(ext):
     assert "smallvis.method_spec" in scopes
     assert any(ext.source_target(f"{scope}.FROM_INPUT") == (
         "_source/smallvis/method_spec", "FROM_INPUT") for scope in scopes)
+
+
+def _docstrings(tree):
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            text = ast.get_docstring(node, clean=False)
+            if text:
+                yield node, text
+
+
+def test_no_docstring_holds_a_control_character():
+    # "\text" or "\frac" in a docstring that is not raw becomes a tab or a
+    # form feed, and the formula renders as "ext" or "rac" on the site
+    bad = []
+    for path in sorted((ROOT / "smallvis").rglob("*.py")):
+        for node, text in _docstrings(ast.parse(path.read_text(encoding="utf-8"))):
+            if re.search(r"[\x00-\x09\x0b-\x1f]", text):
+                bad.append(f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', 1)}")
+    assert not bad, "control characters in docstrings: " + ", ".join(bad)

@@ -134,7 +134,7 @@ def float32_rows(X):
 
     .. math::
 
-        \mathrm{f64}(\mathrm{f32}(x)) = x \quad 	ext{for every entry } x.
+        \mathrm{f64}(\mathrm{f32}(x)) = x \quad \text{for every entry } x.
 
     The first :data:`_FLOAT32_PROBE_ROWS` rows are tried first, so that
     general float64 data cost a small copy only.
