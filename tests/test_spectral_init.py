@@ -14,7 +14,7 @@ from smallvis.backends._backend import kernels
 from smallvis.inputs.affinities import joint_perplexity, symmetric_knn_graph, fuzzy_graph
 from scipy.sparse.linalg import LinearOperator, eigsh
 
-from smallvis.engines.init import SPECTRAL_SCALE, initialize
+from smallvis.engines.init import SPECTRAL_SCALE, initialize, spectral_layout
 from smallvis.inputs.neighbors import nearest_neighbors
 
 
@@ -361,3 +361,24 @@ def test_both_sides_scaling_is_scipy_s_product_bit_for_bit():
         for a, b in ((expected.indptr, got.indptr), (expected.indices, got.indices),
                      (expected.data, got.data)):
             np.testing.assert_array_equal(a, b)
+
+
+def test_a_large_graph_asks_for_the_loose_tolerance_only(monkeypatch):
+    # Above EIGSH_PRECISE_MAX_N points the precise attempt is skipped: one
+    # call, at the last attempt's tolerance.  A ring of weighted neighbours
+    # stands for the graph; its layout must still be finite and reproducible.
+    n = smallvis.engines.init.EIGSH_PRECISE_MAX_N + 1
+    i = np.arange(n)
+    W = sp.csr_matrix((np.ones(2 * n), (np.r_[i, i], np.r_[(i + 1) % n, (i - 1) % n])),
+                      shape=(n, n))
+    calls = []
+
+    def recording_eigsh(M, **kwargs):
+        calls.append(kwargs["tol"])
+        return eigsh(M, **kwargs)
+
+    monkeypatch.setattr(smallvis.engines.init, "eigsh", recording_eigsh)
+    Y1 = spectral_layout(W, 2, np.random.default_rng(0))
+    Y2 = spectral_layout(W, 2, np.random.default_rng(0))
+    assert calls == [smallvis.engines.init.EIGSH_ATTEMPTS[-1][0]] * 2
+    assert np.all(np.isfinite(Y1)) and np.array_equal(Y1, Y2)

@@ -60,6 +60,14 @@ INIT_CHOICES = f"{INIT_NAME_CHOICES}, or an array"
 #: (docs/experiments.md, 2026-11-28).
 EIGSH_ATTEMPTS = ((1e-8, 20), (1e-4, None))
 
+#: Graphs of more points than this skip the precise attempt of
+#: :data:`EIGSH_ATTEMPTS` and ask for umap-learn's tolerance at once.  On
+#: 70,000 photographs the precise solve took 1.1 to 1.7 s of a 16 s call
+#: at two threads and the loose one 0.6 s, and the maps scored the same
+#: (docs/experiments.md, 2026-12-04); the bundled sets and every frozen
+#: number stay below it, and keep their precise eigenvectors.
+EIGSH_PRECISE_MAX_N = 10_000
+
 
 #: Seed of the randomised PCA of data with many features (fixed: the
 #: initialisation draws nothing from the caller's generator for it).
@@ -320,7 +328,9 @@ def spectral_layout(P, n_components, rng, *, random_walk=False, kernels=None, n_
     cores; so the layout has the same bits on any number of threads.  ARPACK is
     asked for a relative residual of 1e-8 within 20 restarts, then, if
     that fails, of 1e-4 (umap-learn's tolerance) within ``5 * n_samples``
-    restarts (:data:`EIGSH_ATTEMPTS`).  Only a graph made of weakly linked
+    restarts (:data:`EIGSH_ATTEMPTS`); a graph of more than
+    :data:`EIGSH_PRECISE_MAX_N` points is asked for 1e-4 at once, where the
+    precise solve costs a second and draws the same map.  Only a graph made of weakly linked
     clusters needs the second attempt: its lowest Laplacian eigenvalues lie
     so close together that the precise eigenvectors are ill-determined and
     costly (minutes at 150,000 points), while any vectors of small
@@ -402,7 +412,9 @@ def _top_eigenvectors(M, k, v0):
     """The ``k`` largest eigenpairs of the symmetric ``M`` (sparse, or its operator) by ARPACK.
 
     Tries each (tolerance, restarts) of :data:`EIGSH_ATTEMPTS` in turn from
-    the same start vector ``v0``; returns ``(None, None)`` if none converges.
+    the same start vector ``v0``, all but the precise first above
+    :data:`EIGSH_PRECISE_MAX_N` points; returns ``(None, None)`` if none
+    converges.
     The BLAS runs on one thread meanwhile: a BLAS sum split over more
     threads ends in other last bits, which ARPACK's iterations carry into
     another start, and its threads would spin against those of a threaded
@@ -410,8 +422,9 @@ def _top_eigenvectors(M, k, v0):
     docs/experiments.md, 2026-12-03).
     """
     n = M.shape[0]
+    attempts = EIGSH_ATTEMPTS if n <= EIGSH_PRECISE_MAX_N else EIGSH_ATTEMPTS[1:]
     with _threads.blas_threads(1):
-        for tol, restarts in EIGSH_ATTEMPTS:
+        for tol, restarts in attempts:
             try:
                 return eigsh(M, k=k, which="LA", v0=v0, tol=tol,
                              ncv=min(n, max(2 * k + 1, 20)),
