@@ -34,7 +34,7 @@ from .method_spec import FROM_INPUT
 from .families import distance_unit, start_in_distance_unit
 from ._validation.errors import ParameterError
 from .plans import (Objective, kept_start_check, make_plan, method_keywords,
-                    warn_if_points_merged, warn_if_start_kept)
+                    warn_if_flung, warn_if_points_merged, warn_if_start_kept)
 # the merged-points warning's thresholds, documented under these names
 from .plans import MERGED_SHARE, ONE_SPOT  # noqa: F401
 
@@ -738,6 +738,7 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
     t3 = time.perf_counter()
     if has_data:
         warn_if_points_merged(Y, X, cost_params, m.name)
+    warn_if_flung(Y, cost_params, m.name)
     if start is not None:
         warn_if_start_kept(Y, start, m.name)
     _progress.say(f"optimisation: done in {t3 - t_init:.2f}s")

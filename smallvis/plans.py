@@ -543,6 +543,40 @@ def warn_if_start_kept(Y, start, name):
             "standard deviation of 1e-4), or pass X in smaller units"))
 
 
+#: A map whose radius (root mean square distance from its centre) exceeds
+#: this many units has been flung apart: the output kernels of the methods
+#: with an ``eps`` in their repulsion have faded long before (``1 / (1 +
+#: d^2)`` is 1e-8 at 1e4), and their default maps of the test data lie
+#: within a few hundred units, while exact umap, tumap and largevis runs
+#: with ``eps=0`` from the default start ended at 1e5 to 1e9
+#: (docs/experiments.md, 2026-12-04).
+FLUNG_RADIUS = 1e4
+
+
+def warn_if_flung(Y, cost_params, name):
+    """Warn when a map with ``eps = 0`` in its repulsion was flung far beyond its kernel's reach.
+
+    With ``eps = 0`` the repulsion is singular where two points meet (it
+    grows like ``1 / d``), so the first steps from points that nearly
+    coincide (the ``"spca"`` and ``"random"`` starts, of spread 1e-4, or
+    duplicate rows of the data, which start on one spot whatever the
+    start) throw the points apart, and the run ends in a map of scattered
+    points whose cost still looks reasonable.
+    """
+    if cost_params.get("eps", None) != 0.0 or not Y.size:
+        return
+    centred = Y - Y.mean(axis=0)
+    radius = float(np.sqrt(np.mean(np.einsum("ij,ij->i", centred, centred))))
+    if radius > FLUNG_RADIUS:
+        warn_from_caller(RuntimeWarning(
+            f"{name}: the map spans a radius of {radius:.3g} units, far beyond the reach "
+            "of its output kernel: with eps=0 the repulsion is singular where points meet, "
+            "and the first steps from points that nearly coincide (a start of init 'spca' or "
+            "'random', whose spread is 1e-4, or duplicate rows of X, which start on one "
+            f"spot) fling them apart; keep eps above 0 (leave it at {name}'s default), or "
+            "start wider (init='pca', 'spectral' or an array) from data without duplicates"))
+
+
 def warn_if_points_merged(Y, X, cost_params, name):
     """Warn when a UMAP-curve weight with ``b > 1`` and no ε left distinct points at one spot.
 
