@@ -290,7 +290,7 @@ def stochastic_largevis():
 def test_stochastic_largevis_defaults_reach_umaps_quality(stochastic_largevis):
     # above 5,000 points largevis runs the stochastic optimizer.  On these
     # data umap's defaults reach a 10-NN accuracy of 0.999; largevis's
-    # (gamma = 7, 1500 epochs, spectral start) 0.998, while the reference's
+    # (gamma = 7, 1150 epochs, spectral start) 0.998, while the reference's
     # random start breaks the classes (0.953 at gamma = 7 and 1000 epochs;
     # docs/theory.md §4.3)
     r, labels = stochastic_largevis
@@ -310,23 +310,25 @@ def test_largevis_epochs_follow_the_reference_samples_per_point_above_1e5_points
     assert largevis_reference_samples_per_point(100_000) == pytest.approx(18_181.818, rel=1e-6)
     assert largevis_reference_samples_per_point(550_000) == pytest.approx(10_743.80, rel=1e-6)
     assert largevis_reference_samples_per_point(2_000_000) == 10_000
-    assert [largevis_n_epochs(n) for n in (6_000, 70_000, 100_000)] == [1500] * 3
-    # 1500 scaled by the reference's per-point ratio: 10,000 / 18,181.8 at 1e6
-    assert [largevis_n_epochs(n) for n in (1_000_000, 5_000_000)] == [825] * 2
-    assert largevis_n_epochs(150_000) == 1250
-    assert largevis_n_epochs(300_000) == 1000
+    assert [largevis_n_epochs(n) for n in (6_000, 70_000, 100_000)] == [1150] * 3
+    # 1150 scaled by the reference's per-point ratio: 10,000 / 18,181.8 = 0.55
+    # at 1e6 (632.5, which rounds to the even 632), 5/6 at 150,000
+    # (958.3), 2/3 at 300,000 (766.7)
+    assert [largevis_n_epochs(n) for n in (1_000_000, 5_000_000)] == [632] * 2
+    assert largevis_n_epochs(150_000) == 958
+    assert largevis_n_epochs(300_000) == 767
     sizes = np.unique(np.geomspace(1e5, 2e6, 300).astype(int))
     epochs = [largevis_n_epochs(n) for n in sizes]
     assert all(a >= b for a, b in zip(epochs, epochs[1:]))
     r, _ = stochastic_largevis
-    assert r.optimizer == "sgd" and r.n_iter == 1500
+    assert r.optimizer == "sgd" and r.n_iter == 1150
 
 
 #: Every stochastic method's default epochs at a few sizes, written out from
 #: the references.  umap and tumap: umap-learn's documented rule, 500 epochs
 #: up to 10,000 points and 200 above; negtsne and infonce follow that rule
-#: too.  largevis: 1500 up to 100,000 points, then the LargeVis reference's
-#: samples per point scaled to 1500 at 100,000 (1250 at 150,000, 825 from a
+#: too.  largevis: 1150 up to 100,000 points, then the LargeVis reference's
+#: samples per point scaled to 1150 at 100,000 (958 at 150,000, 632 from a
 #: million on).  ncvis: the NCVis reference's 50 epochs at every size.  A new
 #: stochastic method adds its own row.
 EPOCH_SIZES = (150, 10_000, 10_001, 70_000, 150_000, 1_000_000)
@@ -335,7 +337,7 @@ DEFAULT_EPOCHS = {
     "tumap": (500, 500, 200, 200, 200, 200),
     "negtsne": (500, 500, 200, 200, 200, 200),
     "infonce": (500, 500, 200, 200, 200, 200),
-    "largevis": (1500, 1500, 1500, 1500, 1250, 825),
+    "largevis": (1150, 1150, 1150, 1150, 958, 632),
     "ncvis": (50, 50, 50, 50, 50, 50),
 }
 

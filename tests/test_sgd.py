@@ -387,10 +387,10 @@ def test_whole_runs_from_x_agree_between_paths(iris60, name):
 
 #: Default epochs on digits (1,797 points, or the sample), written out from the references
 #: (tests/test_defaults.py has each rule at more sizes): umap-learn's 500 up
-#: to 10,000 points, which negtsne and infonce follow; LargeVis's 1500 up to
+#: to 10,000 points, which negtsne and infonce follow; LargeVis's 1150 up to
 #: 100,000; NCVis's 50 at every size.  A new stochastic method adds its own.
 DIGITS_EPOCHS = {"umap": 500, "tumap": 500, "negtsne": 500, "infonce": 500,
-                 "largevis": 1500, "ncvis": 50}
+                 "largevis": 1150, "ncvis": 50}
 
 
 def test_every_stochastic_method_has_its_digits_epochs():

@@ -80,19 +80,19 @@ def _sgd_fit(X, **kw):
                           random_state=4, n_threads=1, return_result=True, **kw)
 
 
-def test_the_default_phase_is_seventy_percent_at_gamma_one():
+def test_the_default_phase_is_sixty_percent_at_gamma_one():
     X, _ = datasets.load("iris")
     result = _sgd_fit(X, n_epochs=40)
     assert result.params["early_gamma"] == 1.0
-    assert result.params["early_epochs"] == 28  # round(0.7 * 40)
+    assert result.params["early_epochs"] == 24  # round(0.6 * 40)
     assert result.params["gamma"] == 7.0
     from smallvis.methods.largevis.method import early_epochs_default
 
-    assert early_epochs_default(1500) == 1050
+    assert early_epochs_default(1150) == 690
     # the params reproduce the run
     again = smallvis.embed(X, "largevis", fast=True, optimizer="sgd", perplexity=30.0,
                            random_state=4, n_threads=1, n_epochs=40, early_gamma=1.0,
-                           early_epochs=28)
+                           early_epochs=24)
     np.testing.assert_array_equal(again, result.Y)
 
 
@@ -138,7 +138,7 @@ def test_transform_of_a_model_with_an_early_phase(tmp_path):
     path = tmp_path / "m.npz"
     smallvis.save_model(model, path)
     loaded = smallvis.load_model(path)
-    assert loaded.training_map_.cost_params["early_epochs"] == 28
+    assert loaded.training_map_.cost_params["early_epochs"] == 24
     assert loaded.training_map_.cost_params["early_gamma"] == 1.0
     np.testing.assert_array_equal(loaded.transform(X[120:]), model.transform(X[120:]))
 
@@ -158,7 +158,7 @@ def test_a_model_file_from_before_the_phase_loads_without_it():
         members = {info.filename: zf.read(info) for info in zf.infolist()}
     header = json.loads(np.lib.format.read_array(io.BytesIO(members["header.npy"])).tobytes())
     stored = header["reference"]["cost_params"]["__dict__"]
-    assert stored.pop("early_gamma") == 1.0 and stored.pop("early_epochs") == 28
+    assert stored.pop("early_gamma") == 1.0 and stored.pop("early_epochs") == 24
     blob = io.BytesIO()
     np.lib.format.write_array(blob, np.frombuffer(json.dumps(header).encode(), dtype=np.uint8))
     members["header.npy"] = blob.getvalue()
