@@ -738,7 +738,7 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
     t3 = time.perf_counter()
     if has_data:
         warn_if_points_merged(Y, X, cost_params, m.name)
-    warn_if_flung(Y, cost_params, m.name)
+    warn_if_flung(Y, cost_params, m)
     if start is not None:
         warn_if_start_kept(Y, start, m.name)
     _progress.say(f"optimisation: done in {t3 - t_init:.2f}s")

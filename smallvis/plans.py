@@ -548,13 +548,18 @@ def warn_if_start_kept(Y, start, name):
 #: with an ``eps`` in their repulsion have faded long before (``1 / (1 +
 #: d^2)`` is 1e-8 at 1e4), and their default maps of the test data lie
 #: within a few hundred units, while exact umap, tumap and largevis runs
-#: with ``eps=0`` from the default start ended at 1e5 to 1e9
-#: (docs/experiments.md, 2026-12-04).
+#: on digits with ``eps=0`` from the default start ended at radii of 3e5
+#: to 2e6 (docs/experiments.md, 2026-12-04, the exact UMAP-type optimizer
+#: on small data; eps=0).
 FLUNG_RADIUS = 1e4
 
 
-def warn_if_flung(Y, cost_params, name):
+def warn_if_flung(Y, cost_params, method):
     """Warn when a map with ``eps = 0`` in its repulsion was flung far beyond its kernel's reach.
+
+    Only for a ``method`` whose default ``eps`` is above 0 (umap, tumap,
+    largevis): its default smooths the singularity, and the message can
+    send the user back to it.
 
     With ``eps = 0`` the repulsion is singular where two points meet (it
     grows like ``1 / d``), so the first steps from points that nearly
@@ -563,18 +568,21 @@ def warn_if_flung(Y, cost_params, name):
     start) throw the points apart, and the run ends in a map of scattered
     points whose cost still looks reasonable.
     """
-    if cost_params.get("eps", None) != 0.0 or not Y.size:
+    default = method.cost_params.get("eps")
+    if (cost_params.get("eps") != 0.0 or not isinstance(default, (int, float))
+            or not default > 0 or not Y.size):
         return
     centred = Y - Y.mean(axis=0)
     radius = float(np.sqrt(np.mean(np.einsum("ij,ij->i", centred, centred))))
     if radius > FLUNG_RADIUS:
         warn_from_caller(RuntimeWarning(
-            f"{name}: the map spans a radius of {radius:.3g} units, far beyond the reach "
-            "of its output kernel: with eps=0 the repulsion is singular where points meet, "
-            "and the first steps from points that nearly coincide (a start of init 'spca' or "
-            "'random', whose spread is 1e-4, or duplicate rows of X, which start on one "
-            f"spot) fling them apart; keep eps above 0 (leave it at {name}'s default), or "
-            "start wider (init='pca', 'spectral' or an array) from data without duplicates"))
+            f"{method.name}: the map spans a radius of {radius:.3g} units, far beyond the "
+            "reach of its output kernel: with eps=0 the repulsion is singular where points "
+            "meet, and the first steps from points that nearly coincide (a start of init "
+            "'spca' or 'random', whose spread is 1e-4, or duplicate rows of X, which start "
+            f"on one spot) fling them apart; keep eps above 0 ({method.name}'s default is "
+            f"{default:g}), or start wider (init='spectral', or an array of coordinates a "
+            "few units apart) from data without duplicate rows"))
 
 
 def warn_if_points_merged(Y, X, cost_params, name):

@@ -1,10 +1,10 @@
 """A map flung apart by a singular repulsion (``eps=0``) warns; a default map does not.
 
 With ``eps=0`` the repulsion of umap, tumap and largevis is singular where
-two points meet, and from the default start of nearly coinciding points
-the first steps throw the points 1e5 units and more apart: a map of
-scattered points, reported as a success before (docs/experiments.md,
-2026-12-04).
+two points meet, and from the exact optimizer's default start of nearly
+coinciding points the first steps throw the points 1e5 units and more
+apart: a map of scattered points, reported as a success before
+(docs/experiments.md, 2026-12-04).
 """
 
 import warnings
@@ -16,8 +16,8 @@ import smallvis
 from smallvis.plans import FLUNG_RADIUS, warn_if_flung
 
 IRIS, _ = smallvis.datasets.load("iris")
-#: Iris without its one duplicated row: two points of one row start on one
-#: spot from any start, and eps=0 flings them.
+#: Iris without its one duplicated row: the two points of that row start on
+#: one spot from any start, and eps=0 flings them.
 DISTINCT = np.unique(IRIS, axis=0)
 MESSAGE = "with eps=0 the repulsion is singular"
 EPS_METHODS = ("umap", "tumap", "largevis")
@@ -30,37 +30,44 @@ def _messages(fn):
     return [str(w.message) for w in caught]
 
 
+def _embed(X, method, **params):
+    return lambda: smallvis.embed(X, method, n_iter=100, optimizer="exact", random_state=0,
+                                  **params)
+
+
 @pytest.mark.parametrize("method", EPS_METHODS)
 def test_a_map_flung_from_the_default_start_warns(method):
-    messages = _messages(lambda: smallvis.embed(IRIS, method, eps=0, n_iter=100,
-                                                optimizer="exact", random_state=0))
-    assert any(MESSAGE in m and m.startswith(f"{method}:") for m in messages), messages
+    messages = _messages(_embed(DISTINCT, method, eps=0))
+    default = smallvis.METHODS[method].cost_params["eps"]
+    assert any(m.startswith(f"{method}:") and MESSAGE in m and f"default is {default:g}" in m
+               for m in messages), messages
 
 
 @pytest.mark.parametrize("method", EPS_METHODS)
-@pytest.mark.parametrize("params", [{}, {"eps": 0, "init": "pca"}])
+@pytest.mark.parametrize("params", [{}, {"eps": 0, "init": "spectral"}])
 def test_no_warning_at_the_default_eps_or_from_a_wide_start(method, params):
-    messages = _messages(lambda: smallvis.embed(DISTINCT, method, n_iter=100,
-                                                optimizer="exact", random_state=0, **params))
-    assert not any(MESSAGE in m for m in messages), messages
+    assert not any(MESSAGE in m for m in _messages(_embed(DISTINCT, method, **params)))
 
 
 def test_duplicate_rows_are_flung_from_a_wide_start_too():
-    messages = _messages(lambda: smallvis.embed(IRIS, "largevis", eps=0, init="pca",
-                                                n_iter=100, optimizer="exact", random_state=0))
-    assert any(MESSAGE in m and "duplicate rows" in m for m in messages), messages
+    # the same wide start that does not warn for DISTINCT above
+    assert any(MESSAGE in m for m in _messages(_embed(IRIS, "largevis", eps=0,
+                                                      init="spectral")))
 
 
-def test_the_rule_needs_eps_zero_and_a_radius_beyond_the_threshold():
+def test_the_rule_needs_eps_zero_a_positive_default_and_a_radius_beyond_the_threshold():
+    assert FLUNG_RADIUS == 1e4
     rng = np.random.default_rng(0)
     unit = rng.standard_normal((50, 2))
     unit /= np.sqrt(np.mean(np.sum((unit - unit.mean(axis=0)) ** 2, axis=1)))  # radius 1
+    umap, usne = smallvis.METHODS["umap"], smallvis.METHODS["usne"]
 
-    def warns(Y, eps):
-        return bool(_messages(lambda: warn_if_flung(Y, {"eps": eps}, "umap")))
+    def warns(Y, eps, method=umap):
+        return bool(_messages(lambda: warn_if_flung(Y, {"eps": eps}, method)))
 
-    assert warns(unit * FLUNG_RADIUS * 1.01, 0.0)
-    assert warns(unit * FLUNG_RADIUS * 1.01, 0)
-    assert not warns(unit * FLUNG_RADIUS * 0.99, 0.0)
-    assert not warns(unit * FLUNG_RADIUS * 100, 0.001)
-    assert not _messages(lambda: warn_if_flung(unit * 1e9, {"gamma": 1.0}, "tsne"))
+    assert warns(unit * 1.01e4, 0.0) and warns(unit * 1.01e4, 0)
+    assert not warns(unit * 0.99e4, 0.0)
+    assert not warns(unit * 1e6, 0.001)
+    # usne's own default is eps = 0: the message could not send the user back to it
+    assert usne.cost_params["eps"] == 0.0 and not warns(unit * 1e6, 0.0, usne)
+    assert not _messages(lambda: warn_if_flung(unit * 1e9, {}, smallvis.METHODS["tsne"]))
