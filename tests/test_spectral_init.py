@@ -363,22 +363,25 @@ def test_both_sides_scaling_is_scipy_s_product_bit_for_bit():
             np.testing.assert_array_equal(a, b)
 
 
-def test_a_large_graph_asks_for_the_loose_tolerance_only(monkeypatch):
-    # Above EIGSH_PRECISE_MAX_N points the precise attempt is skipped: one
-    # call, at the last attempt's tolerance.  A ring of weighted neighbours
-    # stands for the graph; its layout must still be finite and reproducible.
-    n = smallvis.engines.init.EIGSH_PRECISE_MAX_N + 1
-    i = np.arange(n)
-    W = sp.csr_matrix((np.ones(2 * n), (np.r_[i, i], np.r_[(i + 1) % n, (i - 1) % n])),
-                      shape=(n, n))
+@pytest.mark.parametrize("cap, tolerances", [(149, [1e-4]), (150, [1e-8])])
+def test_a_graph_above_the_cap_asks_for_the_loose_tolerance_only(cap, tolerances, monkeypatch):
+    # Above EIGSH_PRECISE_MAX_N points (10,000) the precise attempt is
+    # skipped: one call at umap-learn's 1e-4.  The cap is lowered around
+    # iris's 150 points to see both sides on a graph that converges at 1e-8.
+    assert smallvis.engines.init.EIGSH_PRECISE_MAX_N == 10_000
+    X, _ = datasets.load("iris")
+    P = fuzzy_graph(X, 15, kernels(True))
     calls = []
 
     def recording_eigsh(M, **kwargs):
         calls.append(kwargs["tol"])
         return eigsh(M, **kwargs)
 
+    monkeypatch.setattr(smallvis.engines.init, "EIGSH_PRECISE_MAX_N", cap)
     monkeypatch.setattr(smallvis.engines.init, "eigsh", recording_eigsh)
-    Y1 = spectral_layout(W, 2, np.random.default_rng(0))
-    Y2 = spectral_layout(W, 2, np.random.default_rng(0))
-    assert calls == [smallvis.engines.init.EIGSH_ATTEMPTS[-1][0]] * 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        Y1 = spectral_layout(P, 2, np.random.default_rng(0))
+        Y2 = spectral_layout(P, 2, np.random.default_rng(0))
+    assert calls == tolerances * 2
     assert np.all(np.isfinite(Y1)) and np.array_equal(Y1, Y2)

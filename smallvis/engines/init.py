@@ -55,9 +55,10 @@ INIT_CHOICES = f"{INIT_NAME_CHOICES}, or an array"
 #: needs more than 20 has low eigenvalues so close together that its
 #: eigenvectors are not determined to that precision (docs/theory.md §7),
 #: and the second attempt asks for umap-learn's tolerance instead.  The
-#: restarts of a failed first attempt are wasted, and at a million points
-#: they dominate the start, so the first attempt stops at 20
-#: (docs/experiments.md, 2026-11-28).
+#: restarts of a failed first attempt are wasted (at a million points
+#: they dominated the start), so the first attempt stops at 20
+#: (docs/experiments.md, 2026-11-28); graphs above
+#: :data:`EIGSH_PRECISE_MAX_N` points skip it.
 EIGSH_ATTEMPTS = ((1e-8, 20), (1e-4, None))
 
 #: Graphs of more points than this skip the precise attempt of
@@ -329,9 +330,10 @@ def spectral_layout(P, n_components, rng, *, random_walk=False, kernels=None, n_
     asked for a relative residual of 1e-8 within 20 restarts, then, if
     that fails, of 1e-4 (umap-learn's tolerance) within ``5 * n_samples``
     restarts (:data:`EIGSH_ATTEMPTS`); a graph of more than
-    :data:`EIGSH_PRECISE_MAX_N` points is asked for 1e-4 at once, where the
-    precise solve costs a second and draws the same map.  Only a graph made of weakly linked
-    clusters needs the second attempt: its lowest Laplacian eigenvalues lie
+    :data:`EIGSH_PRECISE_MAX_N` points is asked for 1e-4 at once, where
+    the precise solve costs a second and draws the same map.  Below that
+    size only a graph made of weakly linked clusters needs the second
+    attempt: its lowest Laplacian eigenvalues lie
     so close together that the precise eigenvectors are ill-determined and
     costly (minutes at 150,000 points), while any vectors of small
     residual from that low-frequency subspace separate the clusters as
