@@ -290,7 +290,7 @@ def stochastic_largevis():
 def test_stochastic_largevis_defaults_reach_umaps_quality(stochastic_largevis):
     # above 5,000 points largevis runs the stochastic optimizer.  On these
     # data umap's defaults reach a 10-NN accuracy of 0.999; largevis's
-    # (gamma = 7, 1150 epochs, spectral start) 0.998, while the reference's
+    # (gamma = 7, spectral start; measured at 1500 epochs) 0.998, while the reference's
     # random start breaks the classes (0.953 at gamma = 7 and 1000 epochs;
     # docs/theory.md §4.3)
     r, labels = stochastic_largevis

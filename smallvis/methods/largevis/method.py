@@ -20,11 +20,10 @@ REFERENCE_GAMMA = 7.0
 SGD_NEGATIVES = 5
 
 #: largevis's ``gamma`` under the stochastic optimizer: the reference's 7,
-#: with 1150 epochs up to 100,000 points and a spectral start
-#: (:func:`n_epochs`; docs/theory.md §4.3).  Local
-#: structure is what LargeVis is for: of the values tried on real images,
-#: only the reference's kept the 10-NN accuracy within 0.005 of
-#: umap-learn's, and umap's balance (``gamma = 1``) kept less local
+#: with the budget of :func:`n_epochs` and a spectral start
+#: (docs/theory.md §4.3).  Local structure is what LargeVis is for: of
+#: the values tried on real images (at 1500 epochs), only the reference's
+#: kept the 10-NN accuracy within 0.005 of umap-learn's, and umap's balance (``gamma = 1``) kept less local
 #: structure than uwot's LargeVis (docs/experiments.md, 2026-11-25).
 SGD_GAMMA = REFERENCE_GAMMA
 
@@ -102,10 +101,11 @@ def n_epochs(n_samples):
     the image-like set's 10-NN accuracy falls below umap-learn's (0.881
     after 300), and about 700 at ``early_gamma`` before them, without which
     real photographs' classes break into more pieces (2.3 after 550).  The
-    former budget of 1500 ran 1050 early epochs, and its maps scored the
-    same as 1150's (docs/benchmarks/largevis.md, round 4).  Above 100,000 points the budget follows the reference's,
-    so that at a million points the optimisation stays about half of the
-    run.
+    former budget of 1500 ran 1050 early epochs; its maps scored the same
+    as 1150's within the seeds' spread, except the texts, 0.003 to 0.006
+    of 10-NN accuracy higher (docs/benchmarks/largevis.md, round 4).
+    Above 100,000 points the budget follows the reference's, so that at a
+    million points the optimisation stays about half of the run.
     """
     n = int(n_samples)
     if n <= FULL_BUDGET_N:
