@@ -23,8 +23,9 @@ SGD_NEGATIVES = 5
 #: with the budget of :func:`n_epochs` and a spectral start
 #: (docs/theory.md §4.3).  Local structure is what LargeVis is for: of
 #: the values tried on real images (at 1500 epochs), only the reference's
-#: kept the 10-NN accuracy within 0.005 of umap-learn's, and umap's balance (``gamma = 1``) kept less local
-#: structure than uwot's LargeVis (docs/experiments.md, 2026-11-25).
+#: kept the 10-NN accuracy within 0.005 of umap-learn's, and umap's
+#: balance (``gamma = 1``) kept less local structure than uwot's LargeVis
+#: (docs/experiments.md, 2026-11-25).
 SGD_GAMMA = REFERENCE_GAMMA
 
 #: largevis's ``perplexity`` under the stochastic optimizer (the exact
@@ -132,9 +133,9 @@ def early_epochs_default(n_epochs):
     start gather under the attraction before the strong repulsion spreads
     them, so that small groups are not pushed off their class as
     satellites (docs/theory.md §4.3; docs/experiments.md, 2026-11-29).
-    Over the first 60% of the run, from the P of :data:`SGD_PERPLEXITY`, classes
-    whose points mix with another's in the data are also drawn in fewer
-    pieces (docs/benchmarks/largevis.md, round 3).
+    Over the first 60% of the run, from the P of :data:`SGD_PERPLEXITY`,
+    classes whose points mix with another's in the data are also drawn in
+    fewer pieces (docs/benchmarks/largevis.md, rounds 3 and 4).
     """
     return int(round(EARLY_FRACTION * int(n_epochs)))
 
