@@ -114,6 +114,17 @@ def _classes(labels):
     return classes, codes
 
 
+def _indexes_palette(classes, colormap):
+    """Whether integer ``classes`` can pick their colours from ``colormap`` by value.
+
+    True for integer (or boolean) labels from 0 to below the number of
+    entries of a small qualitative map (tab10 for digits 0 to 9).
+    """
+    return (classes.dtype.kind in "biu" and classes.size > 0
+            and colormap.N <= _MAX_CATEGORIES
+            and int(classes.min()) >= 0 and int(classes.max()) < colormap.N)
+
+
 def _many_colours(colormap, n):
     """``n`` colours of ``colormap``, consecutive ones far apart."""
     return colormap(np.mod(np.arange(n) * _COLOUR_STRIDE, 1.0))
@@ -138,7 +149,11 @@ def plot(Y, labels=None, ax=None, title=None, s=None, cmap=None,
     categories (text labels only) the colours are spread over a colour map
     so that categories next to each other in sorted order differ, and some
     colours are necessarily close.  Text labels are sorted with the numbers
-    inside them by value (``"type 2"`` before ``"type 10"``).  Any other labels (floats, or integers with
+    inside them by value (``"type 2"`` before ``"type 10"``).  Integer labels
+    from 0 to 9 (0 to 19 for tab20) take the colour map's entry of their
+    value, so that a class has the same colour in a plot of some of the
+    classes (new points, a sample); other categories take the entries in
+    their sorted order.  Any other labels (floats, or integers with
     many values) are treated as continuous and shown with a colour bar.
     Points whose label is NaN (missing) are drawn in grey, under the others,
     with a legend entry of their own.
@@ -223,7 +238,13 @@ def plot(Y, labels=None, ax=None, title=None, s=None, cmap=None,
                 cmap = ("tab10" if n_classes <= 10 else "tab20"
                         if n_classes <= _MAX_CATEGORIES else "turbo")
             colormap = plt.get_cmap(cmap)
-            if n_classes <= colormap.N <= _MAX_CATEGORIES:
+            if _indexes_palette(classes, colormap):
+                # integer labels that index the qualitative map: each colour
+                # follows its label's value, so that a class keeps its colour
+                # in a plot of some of the classes (new points placed by
+                # transform, a sample)
+                palette = colormap(classes.astype(np.intp))
+            elif n_classes <= colormap.N <= _MAX_CATEGORIES:
                 # small qualitative map (tab10, Set1, ...): one entry each
                 palette = colormap(np.arange(n_classes))
             elif n_classes <= _MAX_CATEGORIES:

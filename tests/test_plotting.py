@@ -239,3 +239,32 @@ def test_save_plot_with_labels_where_the_path_goes_is_told_the_order(tmp_path, e
     Y, labels = embedding
     with pytest.raises(TypeError, match="save_plot's order is Y, path, labels"):
         plotting.save_plot(Y, labels, str(tmp_path / "map.png"))
+
+
+def _colour_of(ax, labels, label):
+    colours = ax.collections[0].get_facecolors()
+    return tuple(colours[np.flatnonzero(np.asarray(labels) == label)[0]])
+
+
+def test_a_digit_class_keeps_its_colour_in_a_plot_of_some_classes():
+    # the fitted map's plot has all ten digits; new points placed by
+    # transform (or a sample) may hold only some of them
+    rng = np.random.default_rng(1)
+    every = np.arange(100) % 10
+    some = np.array([3, 7, 3, 7, 9])
+    full = plotting.plot(rng.normal(size=(100, 2)), every)
+    part = plotting.plot(rng.normal(size=(5, 2)), some)
+    tab10 = plt.get_cmap("tab10")
+    for label in (3, 7, 9):
+        assert _colour_of(part, some, label) == _colour_of(full, every, label)
+        assert _colour_of(part, some, label) == tuple(tab10(label))
+
+
+def test_labels_that_do_not_index_the_map_take_its_entries_in_order():
+    # 1 to 10: ten classes, but 10 is not an entry of tab10; text as before
+    tab10 = plt.get_cmap("tab10")
+    for labels in (np.arange(20) % 10 + 1, np.array(list("abcdefghij") * 2)):
+        ax = plotting.plot(np.random.default_rng(2).normal(size=(20, 2)), labels)
+        ordered = sorted(set(labels.tolist()))
+        assert [_colour_of(ax, labels, v) for v in ordered] == \
+            [tuple(tab10(k)) for k in range(10)]
