@@ -150,10 +150,11 @@ def plot(Y, labels=None, ax=None, title=None, s=None, cmap=None,
     so that categories next to each other in sorted order differ, and some
     colours are necessarily close.  Text labels are sorted with the numbers
     inside them by value (``"type 2"`` before ``"type 10"``).  Integer labels
-    from 0 to 9 (0 to 19 for tab20) take the colour map's entry of their
-    value, so that a class has the same colour in a plot of some of the
-    classes (new points, a sample); other categories take the entries in
-    their sorted order.  Any other labels (floats, or integers with
+    that index the qualitative map take its entry of their value (tab10
+    for labels from 0 to 9; tab20, chosen for 11 to 20 classes, for labels
+    from 0 to 19), so that digits 0 to 9 keep their colours in a plot of
+    some of them (new points, a sample); other categories take the entries
+    in their sorted order.  Any other labels (floats, or integers with
     many values) are treated as continuous and shown with a colour bar.
     Points whose label is NaN (missing) are drawn in grey, under the others,
     with a legend entry of their own.
