@@ -505,6 +505,12 @@ KEPT_START_SHARE = 0.125
 KEPT_START_RADIUS = 50.0
 
 
+def _radius(Y):
+    """The root mean square distance of the rows of ``Y`` from their centre."""
+    centred = Y - Y.mean(axis=0)
+    return float(np.sqrt(np.mean(np.einsum("ij,ij->i", centred, centred))))
+
+
 def kept_start_check(init, method):
     """Whether :func:`warn_if_start_kept` applies: ``init="pca"`` for a method whose map has no units.
 
@@ -527,8 +533,7 @@ def warn_if_start_kept(Y, start, name):
     deviation of 1e-4) suits most methods, but not negtsne's 200 stochastic
     epochs above 10,000 points (docs/experiments.md, 2026-12-03).
     """
-    centred = start - start.mean(axis=0)
-    radius = float(np.sqrt(np.mean(np.einsum("ij,ij->i", centred, centred))))
+    radius = _radius(start)
     if not radius > KEPT_START_RADIUS:
         return
     step = Y - start
@@ -572,8 +577,7 @@ def warn_if_flung(Y, cost_params, method):
     if (cost_params.get("eps") != 0.0 or not isinstance(default, (int, float))
             or not default > 0 or not Y.size):
         return
-    centred = Y - Y.mean(axis=0)
-    radius = float(np.sqrt(np.mean(np.einsum("ij,ij->i", centred, centred))))
+    radius = _radius(Y)
     if radius > FLUNG_RADIUS:
         warn_from_caller(RuntimeWarning(
             f"{method.name}: the map spans a radius of {radius:.3g} units, far beyond the "

@@ -20,7 +20,13 @@ IRIS, _ = smallvis.datasets.load("iris")
 #: one spot from any start, and eps=0 flings them.
 DISTINCT = np.unique(IRIS, axis=0)
 MESSAGE = "with eps=0 the repulsion is singular"
-EPS_METHODS = ("umap", "tumap", "largevis")
+#: The methods whose default eps smooths a repulsion that eps=0 leaves singular.
+EPS_METHODS = [name for name, m in smallvis.METHODS.items()
+               if isinstance(m.cost_params.get("eps"), float) and m.cost_params["eps"] > 0]
+
+
+def test_the_eps_methods_are_found_in_the_registry():
+    assert {"umap", "tumap", "largevis"} <= set(EPS_METHODS)
 
 
 def _messages(fn):
