@@ -380,7 +380,7 @@ def test_projected_sparse_search_reports_its_loops_with_the_same_graph(monkeypat
         np.testing.assert_array_equal(a[0], b[0])
         np.testing.assert_array_equal(a[1], b[1])
     text = "\n".join(lines)
-    for what, total in [("range finder products", "10"), ("exact distances", "2,600"),
+    for what, total in [("subspace iteration products", "11"), ("exact distances", "2,600"),
                         ("exact refinement round 1, rows", "2,600"),
                         ("exact distances of new points", "600"),
                         ("new points' exact refinement round 1, rows", "600")]:

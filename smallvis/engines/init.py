@@ -90,12 +90,12 @@ def pca_scores(X, n_components):
     Each component is flipped so that its largest-magnitude score is positive.
     Columns beyond the rank of ``X`` are zero.  From
     ``RANDOMISED_PCA_MIN_FEATURES`` (500) features on, the components come
-    from the randomised range finder of
+    from the randomised subspace iteration of
     :func:`smallvis.inputs.projection.fit_projection` (seed
     ``RANDOMISED_PCA_SEED``), which needs neither a centred copy of ``X``
     nor its full SVD (on 70,000 x 784 those take 1.3 GB and most of a
-    minute; the range finder a few seconds and ``n x (n_components + 10)``
-    numbers); the scores agree with the SVD's to the range finder's
+    minute; the iteration a few seconds and ``n x (n_components + 10)``
+    numbers); the scores agree with the SVD's to the iteration's
     accuracy (``tests/test_projected_search.py``).  Below, the thin SVD of
     the centred data.
 

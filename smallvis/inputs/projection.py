@@ -2,20 +2,26 @@ r"""Linear projections of the input: PCA of dense X, truncated SVD of sparse X.
 
 :func:`fit_projection` finds the top ``r`` right singular vectors of ``X``
 (by default centred on the column means for dense ``X``: its principal
-axes; not centred for sparse ``X``, which centring would fill in) by a
-randomised range finder with power iterations (Halko, Martinsson and Tropp
-2011), through NumPy and SciPy only:
+axes; not centred for sparse ``X``, which centring would fill in) by
+randomised subspace iteration (Halko, Martinsson and Tropp 2011, §4.5)
+with a Rayleigh-Ritz step at the end, through NumPy and SciPy only:
 
 .. math::
 
-    Q = \operatorname{orth}\big((X X^\top)^q X \Omega\big),\quad
-    B = Q^\top X = \hat U \Sigma V^\top,\quad
-    \text{components} = V_{:, :r}^\top,
+    V_0 = \Omega,\quad
+    V_t = \operatorname{orth}\big(X^\top X\, V_{t-1}\big)\ (t = 1, \dots, q + 1),\quad
+    (X V_{q+1})^\top (X V_{q+1}) = W \Lambda W^\top,\quad
+    \text{components} = (V_{q+1} W)_{:, :r}^\top,
 
 with :math:`\Omega` a Gaussian ``(d, r + p)`` matrix drawn from the seed,
-``p = 10`` extra columns and ``q = 4`` iterations (re-orthonormalised at
-each step).  The signs are fixed (the largest loading of each component is
-positive), so a seed gives the same projection in every process.
+``p = 10`` extra columns, ``q = 4`` iterations and the eigenvalues
+:math:`\Lambda` in decreasing order.  The subspace is that of Halko et
+al.'s range finder with ``q`` power iterations; every orthonormalisation
+is of a ``(d, r + p)`` matrix, so none costs a pass over the ``n`` rows,
+and among the directions of :math:`V_{q+1}` the Rayleigh-Ritz step picks
+those that keep the most variance.  The signs are fixed (the largest
+loading of each component is positive), so a seed gives the same
+projection in every process.
 :class:`Projection` applies it to new points: ``transform`` projects them
 as the training data were projected.
 
@@ -37,7 +43,7 @@ import scipy.sparse as sp
 from .. import _progress
 from .._numeric import SAFE_EXPONENT, in_units, power_of_two_exponent
 
-#: Extra random directions and power iterations of the range finder.
+#: Extra random directions and power iterations of the subspace iteration.
 OVERSAMPLES = 10
 POWER_ITERATIONS = 4
 
@@ -141,17 +147,18 @@ def _fit(X, n_components, seed, centre, power_iterations, stage):
         out = np.asarray(X.T @ M)
         return out - np.outer(mean, M.sum(axis=0)) if mean is not None else out
 
-    progress = _progress.counter(stage, "range finder products", 2 * power_iterations + 2)
-    Q, _ = np.linalg.qr(times(omega))
+    # 2 (q + 1) products in the iteration, one in the Rayleigh-Ritz step
+    progress = _progress.counter(stage, "subspace iteration products", 2 * power_iterations + 3)
+    V = omega
+    for _ in range(power_iterations + 1):
+        XV = times(V)
+        progress.advance(1)
+        V, _ = np.linalg.qr(times_t(XV))  # (d, width): no pass over the rows
+        progress.advance(1)
+    XV = times(V)
     progress.advance(1)
-    for _ in range(power_iterations):
-        Q, _ = np.linalg.qr(times_t(Q))
-        Q, _ = np.linalg.qr(times(Q))
-        progress.advance(2)
-    B = times_t(Q).T  # (width, d) = Q^T (X - mean)
-    progress.advance(1)
-    _, _, Vt = np.linalg.svd(B, full_matrices=False)
-    components = Vt[:r]
+    _, W = np.linalg.eigh(XV.T @ XV)  # increasing eigenvalues
+    components = (V @ W[:, ::-1][:, :r]).T
     flip = np.sign(components[np.arange(len(components)),
                               np.argmax(np.abs(components), axis=1)])
     components = np.ascontiguousarray(components * flip[:, None])
@@ -182,7 +189,7 @@ def fit_projection(X, n_components, seed, centre=None, power_iterations=POWER_IT
         with ``X``.
     stage : str, default="projection"
         The stage its progress lines name (with reporting on, a line when
-        one is due after each of the ``2 q + 2`` products with ``X``).
+        one is due after each of the ``2 q + 3`` products with ``X``).
 
     Returns
     -------
