@@ -11,6 +11,8 @@ copy's guard (:func:`smallvis.inputs.projected_search.float32_rows`); and
 that the graph of 8-bit images is the graph of the float64 path.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -77,23 +79,28 @@ def test_float32_rows_of_other_metrics_are_widened_first():
         np.testing.assert_array_equal(out[0][1], out[1][1])
 
 
-def test_float32_copy_only_when_every_entry_is_a_float32():
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_float32_copy_only_when_every_entry_is_a_float32(n_threads, monkeypatch):
+    # blocks of 64 rows: the 600 rows span several, the last one short
+    monkeypatch.setattr(projected_search, "_FLOAT32_BLOCK_ROWS", 64)
     rng = np.random.default_rng(0)
     pixels = rng.integers(0, 256, size=(600, 20)).astype(np.float64) / 255.0
     pixels32 = pixels.astype(np.float32).astype(np.float64)  # float32 images, read as float64
-    copy = projected_search.float32_rows(pixels32)
+    copy = projected_search.float32_rows(pixels32, n_threads)
     assert copy is not None and copy.dtype == np.float32
     np.testing.assert_array_equal(copy.astype(np.float64), pixels32)
-    assert projected_search.float32_rows(pixels) is None  # 1/255 needs float64's fraction
+    assert projected_search.float32_rows(pixels, n_threads) is None  # 1/255 needs float64's fraction
     late = pixels32.copy()
-    late[-1, -1] = 0.1  # one float64 entry past the rows tried first
-    assert projected_search.float32_rows(late) is None
+    late[-1, -1] = 0.1  # one float64 entry past the rows tried first, in the last block
+    assert projected_search.float32_rows(late, n_threads) is None
     huge = pixels32.copy()
-    huge[3, 3] = 1e300  # beyond float32's range
-    assert projected_search.float32_rows(huge) is None
+    huge[400, 3] = 1e300  # beyond float32's range, past the rows tried first
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the overflowing cast is expected, not reported
+        assert projected_search.float32_rows(huge, n_threads) is None
     tiny = pixels32.copy()
     tiny[3, 3] = 2.0 ** -140  # a float32 subnormal: exact
-    assert projected_search.float32_rows(tiny) is not None
+    assert projected_search.float32_rows(tiny, n_threads) is not None
 
 
 def test_graph_of_8bit_images_is_the_float64_paths(monkeypatch):
@@ -105,15 +112,15 @@ def test_graph_of_8bit_images_is_the_float64_paths(monkeypatch):
     read = []
     real = projected_search.float32_rows
 
-    def spy(A):
-        out = real(A)
+    def spy(A, n_threads=1):
+        out = real(A, n_threads)
         read.append(out is not None)
         return out
 
     monkeypatch.setattr(projected_search, "float32_rows", spy)
     got = neighbors.knn_graph(X, 15, method="annoy", n_trees=3, random_state=0, fast=True)
     assert read == [True]
-    monkeypatch.setattr(projected_search, "float32_rows", lambda A: None)
+    monkeypatch.setattr(projected_search, "float32_rows", lambda A, n_threads=1: None)
     want = neighbors.knn_graph(X, 15, method="annoy", n_trees=3, random_state=0, fast=True)
     np.testing.assert_array_equal(got[0], want[0])
     np.testing.assert_array_equal(np.asarray(got[1]).view(np.uint64),

@@ -135,9 +135,16 @@ def check_real_array(X, name):
     return arr
 
 
+#: Entries :func:`check_finite` tests at a time: a block's mask is small,
+#: where one mask of a large data set's size would be a large new array.
+_FINITE_BLOCK = 1 << 18
+
+
 def check_finite(arr, name):
     """Return the numeric array ``arr`` if every value is finite, else raise ``ValueError``."""
-    if not np.all(np.isfinite(arr)):
+    flat = arr.reshape(-1)
+    if not all(np.isfinite(flat[i:i + _FINITE_BLOCK]).all()
+               for i in range(0, flat.size, _FINITE_BLOCK)):
         bad = int(np.count_nonzero(~np.isfinite(arr)))
         raise ValueError(f"{name} contains {bad} NaN or infinite value(s); all values must be finite")
     return arr

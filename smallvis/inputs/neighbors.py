@@ -674,7 +674,7 @@ class KNNIndex:
         del indices
         code = metrics.KERNEL_CODES[self.metric]
         # float32 values (8-bit or float32 images): the same bits from half the memory
-        rows = projected_search.float32_rows(Xs) if code == 0 else None
+        rows = projected_search.float32_rows(Xs, self.n_threads) if code == 0 else None
         indices, sq_dist = candidate_sq_distances(Xs if rows is None else rows, candidates, k,
                                                   self.n_threads, kernels, code, order,
                                                   label="exact distances")

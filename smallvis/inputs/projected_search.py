@@ -59,6 +59,7 @@ same forest and chosen by the same exact distances
 
 import numpy as np
 
+from .. import _threads
 from .projection import fit_projection
 
 __all__ = ["CHECK_ROWS", "RECALL_FLOOR", "sample_recall", "MIN_FEATURES", "METRICS", "SEARCH_RANK", "DEFAULT_TREES", "LEAF_SIZE", "uses_projection",
@@ -103,7 +104,7 @@ MAX_EXTRA_CANDIDATES = 150
 #: proposed whole.
 PROPOSALS = 200
 
-#: Power iterations of the range finder that fits the projection: the
+#: Power iterations of the subspace iteration that fits the projection: the
 #: search needs a subspace that holds most of the variance, not precise
 #: axes, and each iteration costs two products with the data.
 SEARCH_POWER_ITERATIONS = 1
@@ -122,8 +123,12 @@ LEAF_SIZE = 64
 #: fraction in float64 are turned down after a small copy.
 _FLOAT32_PROBE_ROWS = 256
 
+#: Rows :func:`float32_rows` converts and compares at a time: each block's
+#: temporaries stay small, and the blocks share the threads.
+_FLOAT32_BLOCK_ROWS = 2048
 
-def float32_rows(X):
+
+def float32_rows(X, n_threads=1):
     r"""A float32 copy of ``X`` if it holds every entry exactly, else None.
 
     ``X`` (C-contiguous float64) of pixels read from bytes or float32
@@ -137,14 +142,28 @@ def float32_rows(X):
         \mathrm{f64}(\mathrm{f32}(x)) = x \quad \text{for every entry } x.
 
     The first :data:`_FLOAT32_PROBE_ROWS` rows are tried first, so that
-    general float64 data cost a small copy only.
+    general float64 data cost a small copy only.  The rest is converted
+    and compared in blocks of :data:`_FLOAT32_BLOCK_ROWS` rows on up to
+    ``n_threads`` threads (NumPy lets go of the interpreter lock while it
+    copies and compares): no temporary of the whole data's size, and the
+    same answer on any number of threads.
     """
-    head = X[:_FLOAT32_PROBE_ROWS]
     with np.errstate(over="ignore"):  # out of float32's range: not equal, hence None
+        head = X[:_FLOAT32_PROBE_ROWS]
         if not np.array_equal(head.astype(np.float32), head):
             return None
-        X32 = X.astype(np.float32)
-    return X32 if np.array_equal(X32, X) else None
+        X32 = np.empty(X.shape, dtype=np.float32)
+        inexact = []
+
+        def convert(start):
+            block = slice(start, start + _FLOAT32_BLOCK_ROWS)
+            with np.errstate(over="ignore"):  # each thread has its own error state
+                np.copyto(X32[block], X[block], casting="unsafe")
+            if not np.array_equal(X32[block], X[block]):
+                inexact.append(start)
+
+        _threads.each_block(convert, range(0, X.shape[0], _FLOAT32_BLOCK_ROWS), n_threads)
+    return None if inexact else X32
 
 
 def uses_projection(n_features, metric):
@@ -171,7 +190,7 @@ def fit_search_projection(X, seed):
     X : ndarray of shape (n_samples, n_features)
         The prepared, scaled rows the search measures.
     seed : int
-        Seeds the randomised range finder (the index's seed).
+        Seeds the random start of the subspace iteration (the index's seed).
 
     Returns
     -------
