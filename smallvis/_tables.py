@@ -533,6 +533,14 @@ def _features(path, data, keep, has_labels, corner):
                            f"); every feature column must be numeric"
                            f"{_cell_hint(cells[k], k, corner and r == 0, has_labels)}"
                            ) from None
+    if not np.isfinite(X).all():  # 'nan', 'inf' and numbers beyond float64 read as floats
+        r, c = np.argwhere(~np.isfinite(X))[0]
+        line, cells = data[r]
+        k = keep[c]
+        what = "a missing value" if np.isnan(X[r, c]) else "an infinite value"
+        raise CLIError(f"{path!r}, line {line}, column {k + 1}: {what} ({cells[k]!r}); "
+                       "the features must all be finite numbers: drop or fill those rows "
+                       "first")
     return X
 
 
