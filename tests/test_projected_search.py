@@ -247,6 +247,58 @@ def test_model_file_round_trip_with_the_projection(low_threshold, monkeypatch, t
     assert np.array_equal(loaded.transform(X[400:]), model.transform(X[400:]))
 
 
+def _float32_valued(X):
+    """``X`` rounded to float32 values, held as float64 (images of bytes or float32 pixels)."""
+    return X.astype(np.float32).astype(np.float64)
+
+
+def test_projection_products_in_float32_only_near_the_origin():
+    X = _float32_valued(_low_rank(600, 50, seed=4))
+    X32 = projected_search.float32_rows(X)
+    assert projected_search.projection_rows(X, X32) is X32
+    assert projected_search.projection_rows(X, None) is X
+    # a mean 1e5 from the origin against a spread of about 40: products
+    # before centring would round away the spread in float32
+    far = _float32_valued(X + 1e5)
+    assert projected_search.projection_rows(far, projected_search.float32_rows(far)) is far
+    huge = X * 2.0 ** 40  # products near float32's range
+    assert projected_search.projection_rows(huge, projected_search.float32_rows(huge)) is huge
+
+
+def test_float32_products_find_the_float64_projection():
+    X = _float32_valued(_low_rank(2000, 520, seed=5))
+    X32 = projected_search.float32_rows(X)
+    p64 = projected_search.fit_search_projection(X, 0)
+    p32 = projected_search.fit_search_projection(X32, 0)
+    # the 8 directions of the signal: the same subspace (principal angles near 0)
+    cosines = np.linalg.svd(p32.components[:8] @ p64.components[:8].T, compute_uv=False)
+    np.testing.assert_allclose(cosines, 1.0, atol=1e-6)
+    S64 = projected_search.scores(p32, X)
+    S32 = projected_search.scores(p32, X32)
+    assert S32.dtype == np.float64
+    np.testing.assert_allclose(S32, S64, atol=1e-5 * np.abs(S64).max())
+
+
+def test_reloaded_index_of_float32_valued_data_answers_alike(low_threshold):
+    X = _float32_valued(_low_rank(3000, 64, seed=12))
+    assert projected_search.projection_rows(X, projected_search.float32_rows(X)) is not X
+    X_new = X[:40] + 0.01
+    index = KNNIndex(X, method="annoy", random_state=3, fast=True)
+    graph = index.neighbors(8)
+    fitted = index._score_frame  # the centre and extent of the fit's scores
+    found = index.query(X_new, 8)  # the fit's forest was released: built again
+    assert np.array_equal(found[0][:, 0], np.arange(40))
+    copy = pickle.loads(pickle.dumps(index))  # no forest: rebuilt from the data
+    again = copy.query(X_new, 8)
+    assert np.array_equal(again[0], found[0]) and np.array_equal(again[1], found[1])
+    # each rebuilt forest's scores have the fit's bits (float32 products again)
+    for frame in (index._score_frame, copy._score_frame):
+        assert np.array_equal(frame[0], fitted[0]) and frame[1] == fitted[1]
+    fresh = KNNIndex(X, method="annoy", random_state=3, fast=True)
+    assert np.array_equal(fresh.query(X_new, 8)[0], found[0])  # the query first, no graph
+    np.testing.assert_array_equal(fresh.neighbors(8)[0], graph[0])
+
+
 # ---------------------------------------------------------------------------
 # the PCA initialisation of many features
 # ---------------------------------------------------------------------------

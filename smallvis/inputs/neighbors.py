@@ -501,14 +501,31 @@ class KNNIndex:
         return (self.method == "annoy" and not sp.issparse(self.X)
                 and projected_search.uses_projection(self.X.shape[1], self.metric))
 
-    def _search_scores(self, Xs):
-        """The scores of ``Xs`` on the search's projection (fitted on first use, then kept)."""
+    def _float32_rows(self, Xs):
+        """The float32 copy of ``Xs`` the Euclidean projected search reads, or None.
+
+        :func:`smallvis.inputs.projected_search.float32_rows`, for the
+        metric whose distances are squared Euclidean distances of the rows
+        as they are (the others measure prepared rows).
+        """
+        if metrics.KERNEL_CODES[self.metric] != 0:
+            return None
+        return projected_search.float32_rows(Xs, self.n_threads)
+
+    def _search_scores(self, Xs, rows32=None):
+        """The scores of ``Xs`` on the search's projection (fitted on first use, then kept).
+
+        ``rows32``: the float32 copy of ``Xs`` (:meth:`_float32_rows`),
+        whose products are taken in float32 when
+        :func:`smallvis.inputs.projected_search.projection_rows` allows.
+        """
+        rows = projected_search.projection_rows(Xs, rows32)
         if self._search_projection is None:
             t = time.perf_counter()
-            self._search_projection = projected_search.fit_search_projection(Xs, self.seed)
+            self._search_projection = projected_search.fit_search_projection(rows, self.seed)
             _progress.step("kNN", f"projection on {len(self._search_projection.components)} "
                            "principal axes", t)
-        return projected_search.scores(self._search_projection, Xs)
+        return projected_search.scores(self._search_projection, rows)
 
     def _forest_order(self, A):
         """The leaf order of the rows the forest is built from, computed from ``A`` on first use.
@@ -526,9 +543,9 @@ class KNNIndex:
             _progress.step("kNN", "leaf order", t)
         return self._leaf_order
 
-    def _ordered_scores(self, Xs):
+    def _ordered_scores(self, Xs, rows32=None):
         """The scores of ``Xs`` (:meth:`_search_scores`), rows in leaf order (:meth:`_forest_order`)."""
-        scores = self._search_scores(Xs)
+        scores = self._search_scores(Xs, rows32)
         return scores[self._forest_order(scores)]
 
     def _annoy_forest(self, Xs=None, ordered=None):
@@ -543,7 +560,8 @@ class KNNIndex:
             if Xs is None and ordered is None:
                 Xs = self._scaled_data()
             if self._projected():
-                ordered = self._ordered_scores(Xs) if ordered is None else ordered
+                if ordered is None:  # the fit's scores again (a reloaded index)
+                    ordered = self._ordered_scores(Xs, self._float32_rows(Xs))
                 self._score_frame = centre_and_extent(ordered)
                 rows = centred_unit(ordered)
             elif self.metric == "hamming":  # items in the training order (see _annoy_graph)
@@ -649,7 +667,10 @@ class KNNIndex:
         n = Xs.shape[0]
         m = projected_search.n_candidates(k, n)
         q = projected_search.n_proposals(m)
-        scores = self._ordered_scores(Xs)  # position p: row order[p]
+        # float32 values (8-bit or float32 images): the same exact distances
+        # from half the memory, and the projection's products in float32
+        rows32 = self._float32_rows(Xs)
+        scores = self._ordered_scores(Xs, rows32)  # position p: row order[p]
         order = self._leaf_order
         built_here = self._forest is None
         forest = self._annoy_forest(Xs, scores)
@@ -673,12 +694,10 @@ class KNNIndex:
         candidates = self._lists_by_row(indices)  # back to the package's numbering
         del indices
         code = metrics.KERNEL_CODES[self.metric]
-        # float32 values (8-bit or float32 images): the same bits from half the memory
-        rows = projected_search.float32_rows(Xs, self.n_threads) if code == 0 else None
-        indices, sq_dist = candidate_sq_distances(Xs if rows is None else rows, candidates, k,
-                                                  self.n_threads, kernels, code, order,
+        indices, sq_dist = candidate_sq_distances(Xs if rows32 is None else rows32, candidates,
+                                                  k, self.n_threads, kernels, code, order,
                                                   label="exact distances")
-        del candidates, rows
+        del candidates, rows32
         recall = projected_search.sample_recall(Xs, indices, projected_search.check_rows(n))
         if recall < projected_search.RECALL_FLOOR:
             _progress.say(f"kNN: the projection kept {recall:.2f} of the checked neighbours: "

@@ -133,18 +133,21 @@ def _fit(X, n_components, seed, centre, power_iterations, stage):
         X = in_units(X, e)
     else:
         e = 0
-    mean = np.asarray(X.mean(axis=0)).ravel() if centre else None
+    mean = np.asarray(X.mean(axis=0, dtype=np.float64)).ravel() if centre else None
     n, d = X.shape
     width = min(r + OVERSAMPLES, n, d)
     rng = np.random.default_rng(seed)
     omega = rng.standard_normal((d, width))
+    # the products in X's own type (float32 data: float32 products, see
+    # projected_search.projection_rows), everything else in float64
+    dtype = X.dtype if X.dtype == np.float32 else np.float64
 
     def times(M):  # (X - mean) @ M
-        out = np.asarray(X @ M)
+        out = np.asarray(X @ M.astype(dtype, copy=False)).astype(np.float64, copy=False)
         return out - mean @ M if mean is not None else out
 
     def times_t(M):  # (X - mean).T @ M
-        out = np.asarray(X.T @ M)
+        out = np.asarray(X.T @ M.astype(dtype, copy=False)).astype(np.float64, copy=False)
         return out - np.outer(mean, M.sum(axis=0)) if mean is not None else out
 
     # 2 (q + 1) products in the iteration, one in the Rayleigh-Ritz step
