@@ -537,7 +537,7 @@ def _features(path, data, keep, has_labels, corner):
         r, c = np.argwhere(~np.isfinite(X))[0]
         line, cells = data[r]
         k = keep[c]
-        what = "a missing value" if np.isnan(X[r, c]) else "an infinite value"
+        what = "a NaN" if np.isnan(X[r, c]) else "an infinite value"
         raise CLIError(f"{path!r}, line {line}, column {k + 1}: {what} ({cells[k]!r}); "
                        "the features must all be finite numbers: drop or fill those rows "
                        "first")

@@ -650,7 +650,7 @@ def test_a_message_about_hundreds_of_columns_lists_a_few(iris, capsys):
 
 @pytest.mark.parametrize("cell,needle", [("NA", "a missing value ('NA')"),
                                          ("NULL", "a missing value ('NULL')"),
-                                         ("nan", "a missing value ('nan')"),
+                                         ("nan", "a NaN ('nan')"),
                                          ("-inf", "an infinite value ('-inf')"),
                                          ("1e999", "an infinite value ('1e999')")])
 def test_a_missing_feature_cell_is_named_by_line_and_column(iris, capsys, cell, needle):

@@ -22,6 +22,7 @@ import csv
 import io
 import math
 import os
+import re
 
 import numpy as np
 import pytest
@@ -29,6 +30,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import smallvis
+from smallvis._tables import CLIError
 from smallvis.cli import load_input, main
 
 LONG = os.environ.get("SMALLVIS_LONG_TESTS", "") not in ("", "0")
@@ -157,6 +159,15 @@ def test_a_well_formed_table_reads_to_the_numbers_written(tmp_path, table):
         width = expected.shape[1] + 1
         spec = names[label_at] if names is not None and rnd.random() < 0.5 else \
             str(label_at + 1 if rnd.random() < 0.5 else label_at - width)
+    bad = np.argwhere(~np.isfinite(expected))
+    if len(bad):  # nan, inf, or a number beyond float64 as %e spells it
+        r, c = bad[0]
+        column = c + 1 if label_at is None or c < label_at else c + 2
+        cell = rows[r][column - 1]
+        what = "a NaN" if np.isnan(expected[r, c]) else "an infinite value"
+        with pytest.raises(CLIError, match=re.escape(f"column {column}: {what} ({cell!r})")):
+            load_input(path, labels=spec)
+        return
     X, y, feature_names, _ = load_input(path, labels=spec)
     _same_numbers(X, expected)
     if labels is None:

@@ -320,8 +320,8 @@ def _write(path, content):
 
 @pytest.mark.parametrize("name,content,match", [
     ("bin.csv", bytes(range(128, 256)), "cannot read"),
-    ("nan.csv", "1,2\nnan,3\n4,5\n", "X contains 1 NaN or infinite"),
-    ("inf.csv", "1,2\ninf,3\n4,5\n", "X contains 1 NaN or infinite"),
+    ("nan.csv", "1,2\nnan,3\n4,5\n", "line 2, column 1: a NaN ('nan')"),
+    ("inf.csv", "1,2\ninf,3\n4,5\n", "line 2, column 1: an infinite value ('inf')"),
     ("one.csv", "1,2\n", "at least 2 rows"),
     ("text.csv", "x,y\n1,a\n2,b\n", "non-numeric value 'a'"),
     ("trailing.csv", "1,2,\n3,4,\n", "non-numeric value ''"),
