@@ -307,6 +307,21 @@ class ExactPlan(_Start):
                           cost_kind=objective.cost_kind)
 
 
+def _sgd_neighbours(spec, affinity_params, n_samples):
+    """``affinity_params`` with the stochastic form's default ``n_neighbors``, if it has one.
+
+    See :attr:`smallvis.engines.sgd.SgdSpec.neighbours_per_perplexity`:
+    filled in only when neither ``n_neighbors`` nor ``knn`` was given, from
+    the perplexity as sized for ``n_samples`` points.
+    """
+    ratio = spec.neighbours_per_perplexity
+    if (ratio is None or n_samples is None or affinity_params.get("n_neighbors") is not None
+            or affinity_params.get("knn") is not None):
+        return affinity_params
+    k = min(int(np.floor(ratio * affinity_params["perplexity"])), n_samples - 1)
+    return {**affinity_params, "n_neighbors": k}
+
+
 @dataclass(frozen=True)
 class SgdPlan(_Start):
     """The stochastic optimizer's run: the method's spec, epochs and step."""
@@ -332,6 +347,7 @@ class SgdPlan(_Start):
                     if not (k in spec.param_defaults and isinstance(v, str) and v == "auto")}
         affinity_params, cost_params = method.split_params(
             keywords, n_samples, defaults=spec.param_defaults)
+        affinity_params = _sgd_neighbours(spec, affinity_params, n_samples)
         if n_epochs is None:
             n_epochs = spec.n_epochs(n_samples)
         n_epochs = check_iterations(n_epochs, "n_epochs", low=1)

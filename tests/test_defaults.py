@@ -324,6 +324,32 @@ def test_largevis_epochs_follow_the_reference_samples_per_point_above_1e5_points
     assert r.optimizer == "sgd" and r.n_iter == 1150
 
 
+def test_stochastic_largevis_calibrates_over_two_neighbours_per_unit_of_perplexity(
+        stochastic_largevis):
+    from smallvis.plans import SgdPlan
+    from smallvis.registry import get_method
+    # written out: 2 x 20 = 40 neighbours by default; a given perplexity
+    # takes twice its value, a given n_neighbors or knn is kept, and a
+    # small set is capped at n - 1; the exact form keeps the calibration's
+    # 3 per unit (n_neighbors None: 150 for the default perplexity of 50)
+    method = get_method("largevis")
+
+    def neighbours(n, **keywords):
+        return SgdPlan.build(method, n, keywords).affinity_params["n_neighbors"]
+
+    assert neighbours(70_000) == 40
+    assert neighbours(70_000, perplexity=35.5) == 71
+    assert neighbours(70_000, n_neighbors=90) == 90
+    assert neighbours(30) == 29
+    knn = (np.zeros((70_000, 5), dtype=np.int64), np.ones((70_000, 5)))
+    assert neighbours(70_000, perplexity=1.5, knn=knn) is None
+    r, _ = stochastic_largevis
+    assert r.params["n_neighbors"] == 40 and r.params["perplexity"] == 20.0
+    exact = smallvis.embed(smallvis.datasets.load("iris")[0], "largevis", n_iter=10,
+                           random_state=0, return_result=True)
+    assert exact.optimizer == "exact" and exact.params["n_neighbors"] is None
+
+
 #: Every stochastic method's default epochs at a few sizes, written out from
 #: the references.  umap and tumap: umap-learn's documented rule, 500 epochs
 #: up to 10,000 points and 200 above; negtsne and infonce follow that rule

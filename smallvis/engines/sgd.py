@@ -196,6 +196,13 @@ class SgdSpec:
     param_defaults : mapping
         Method parameters whose default differs under the stochastic
         optimizer (e.g. largevis's ``gamma``).
+    neighbours_per_perplexity : float, optional
+        For a method calibrated to a ``perplexity`` over ``n_neighbors``
+        neighbours: the stochastic form's default ``n_neighbors``,
+        ``floor(neighbours_per_perplexity * perplexity)`` (at most
+        ``n_samples - 1``), in place of the calibration's own three per
+        unit of perplexity, when neither ``n_neighbors`` nor ``knn`` is
+        given.  None (the default): the calibration's.
     early_phase : callable, optional
         ``early_phase(n_epochs, **cost_params)`` gives ``(cost_params,
         early)``: the cost parameters as run (the phase's resolved, for the
@@ -241,6 +248,7 @@ class SgdSpec:
     clip_after_step: bool = False
     init: str = "spectral"
     param_defaults: Mapping = field(default_factory=dict)
+    neighbours_per_perplexity: Optional[float] = None
     early_phase: Optional[Callable] = None
     sgd_only_params: tuple = ()
     decay: str = "linear"
