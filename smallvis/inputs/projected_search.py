@@ -62,6 +62,7 @@ same forest and chosen by the same exact distances
 import numpy as np
 
 from .. import _threads
+from .._numeric import power_of_two_exponent
 from .projection import fit_projection
 
 __all__ = ["CHECK_ROWS", "RECALL_FLOOR", "sample_recall", "MIN_FEATURES", "METRICS", "SEARCH_RANK", "DEFAULT_TREES", "LEAF_SIZE", "uses_projection",
@@ -218,10 +219,7 @@ def projection_rows(X, X32):
     neighbours are chosen by exact distances.  The same data always give
     the same choice, in the fit and when the forest is rebuilt.
     """
-    if X32 is None:
-        return X
-    top = max(float(np.max(X32)), -float(np.min(X32))) if X32.size else 0.0
-    if top == 0.0 or abs(int(np.frexp(top)[1])) > FLOAT32_PRODUCTS_EXPONENT:
+    if X32 is None or abs(power_of_two_exponent(X32)) > FLOAT32_PRODUCTS_EXPONENT:
         return X
     mean = X32.mean(axis=0, dtype=np.float64)
     square = np.einsum("ij,ij->i", X32, X32).mean(dtype=np.float64)

@@ -42,11 +42,11 @@ SGD_PERPLEXITY = 20.0
 
 #: Neighbours per unit of perplexity under the stochastic optimizer: 2 x 20
 #: = 40 when neither ``n_neighbors`` nor ``knn`` is given (the calibration's
-#: own default is 3 per unit, the exact optimizer's).  On the evaluation
-#: panel 40 neighbours instead of 60 kept the 10-NN accuracy or raised it
-#: (all but the Swiss roll, 0.0005 lower), drew Fashion-MNIST's classes in
-#: 2.1 pieces instead of 2.3, and cut the call by 5 to 11%, for a 15-NN
-#: preservation 1 to 3% lower (9% on the text-like set)
+#: own default is 3 per unit, the exact optimizer's).  At perplexity 20 the
+#: Gaussian puts little weight beyond the 40th neighbour, while the search,
+#: the calibration and P grow with the neighbours: on the evaluation panel
+#: the fewer neighbours kept the accuracy and the pieces per class, cost a
+#: little local preservation and saved 5 to 11% of the call
 #: (docs/benchmarks/largevis.md, round 5).
 SGD_NEIGHBOURS_PER_PERPLEXITY = 2.0
 
