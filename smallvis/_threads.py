@@ -20,6 +20,7 @@ a positive integer.
 """
 
 import contextlib
+import numbers
 import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -147,6 +148,43 @@ def annoy_query_threads(n_threads, n_samples, search_k):
         ``n_threads``, or 1 below :data:`ANNOY_MIN_NODES`.
     """
     return n_threads if n_samples * search_k >= ANNOY_MIN_NODES else 1
+
+
+#: The copy and check of dense data (:func:`smallvis._validation.check_data`):
+#: below this many entries (32 MB of float64) they take a few milliseconds
+#: and run on one thread, where a pool of threads would cost more.
+DATA_MIN_ENTRIES = 1 << 22
+
+
+def data_threads(n_threads, n_entries):
+    """Threads that copy and check data of ``n_entries`` entries, before ``n_threads`` is checked.
+
+    The data are checked before any option, so that a NaN is reported
+    first; ``n_threads`` is therefore read here as it was given: a positive
+    integer is used (at most the available cores), -1 is every available
+    core, and anything else (None, or a value that the option's own check
+    refuses later) is :func:`default_threads`.  One thread below
+    :data:`DATA_MIN_ENTRIES`.  The copy is the same on any number of threads.
+
+    Parameters
+    ----------
+    n_threads : object
+        The request as given.
+    n_entries : int
+        Entries of the data.
+
+    Returns
+    -------
+    int
+    """
+    if n_entries < DATA_MIN_ENTRIES:
+        return 1
+    if isinstance(n_threads, numbers.Integral) and not isinstance(n_threads, bool):
+        if n_threads == -1:
+            return available_cores()
+        if n_threads >= 1:
+            return min(int(n_threads), available_cores())
+    return default_threads()
 
 
 # ---------------------------------------------------------------------------

@@ -141,10 +141,10 @@ class CheckedInput:
         self.X = X
 
 
-def _check_data(X, params):
+def _check_data(X, params, n_threads=None):
     """The data, or what stands for them: ``(X or None, params)``, before the method is known.
 
-    ``X`` is checked by :func:`check_fit_input` (unless it comes as a
+    ``X`` is checked by :func:`check_fit_input` on ``n_threads`` threads (unless it comes as a
     :class:`CheckedInput`); with ``metric="precomputed"``, a dense ``X``
     is a distance matrix and a sparse one a kNN graph, passed on as
     ``knn`` (``X`` None).  ``params`` is a new dict.
@@ -159,7 +159,7 @@ def _check_data(X, params):
         raise ValueError("give the neighbours once: a sparse X with metric='precomputed' "
                          "is a kNN graph, and knn= was given too")
     if X is not None and not checked:
-        X = check_fit_input(X, metric)  # sparse X: a canonical CSR copy
+        X = check_fit_input(X, metric, n_threads=n_threads)  # sparse X: a canonical CSR copy
     if graph:
         params["knn"] = precomputed.graph_neighbours(X)
         return None, params
@@ -328,7 +328,7 @@ def affinities(X, method=DEFAULT_METHOD, *, fast=False, random_state=None, n_thr
     if "affinities" in params:
         raise TypeError("affinities() builds P; it takes no affinities= (pass that P to "
                         "embed)")
-    X, params = _check_data(X, params)  # the data first: NaN before any parameter
+    X, params = _check_data(X, params, n_threads)  # the data first: NaN before any parameter
     given = set(params)
     m, params = resolve_method(method, params, defaults=False)
     n, params, _ = _check_stand_ins(None if X is None else X.shape[0], m, params)
@@ -645,7 +645,7 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
     t0 = time.perf_counter()
     progress = _progress.begin(verbose)  # noqa: F841  stage lines while this lives
     # validate: the data first (NaN before any parameter), then what stands for them
-    X, method_params = _check_data(X, method_params)
+    X, method_params = _check_data(X, method_params, n_threads)
     m, method_params = resolve_method(method, method_params)
     has_data = X is not None
     n, method_params, user_P = _check_stand_ins(X.shape[0] if has_data else None, m,

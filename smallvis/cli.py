@@ -660,7 +660,7 @@ def run_embed(args, tracker):
         labels_header=args.labels_header, drop=args.drop, row_ids=args.row_ids)
     _check_id_name(row_ids, args.n_components)
     # the data first: NaN is reported before any option; a kNN graph as stored
-    X = check_fit_input(X, getattr(args, "metric", None))
+    X = check_fit_input(X, getattr(args, "metric", None), n_threads=getattr(args, "threads", None))
     learning_rate = _learning_rate(args.learning_rate)
     method_params = method_parameters(args)
     tracker.labels, tracker.row_ids = labels, row_ids

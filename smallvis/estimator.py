@@ -242,7 +242,7 @@ class Embedding:
         # any conversion could add a pair stored twice
         params = self.method_params
         metric = params.get("metric") if isinstance(params, Mapping) else None
-        return check_fit_input(arr, metric)
+        return check_fit_input(arr, metric, n_threads=self.n_threads)
 
     def _embed_keywords(self):
         """``(settings, method_params)``: the keywords ``fit`` gives :func:`smallvis.embed`.

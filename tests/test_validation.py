@@ -227,3 +227,57 @@ def test_built_dense_affinities_are_checked_in_place():
         check_built_affinities(P, 151, symmetric=True)
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         check_built_affinities(P * 1e6, 150, fuzzy=True)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int64, np.float32, np.float64, np.longdouble,
+                                   bool])
+@pytest.mark.parametrize("n_threads", [1, 2, None])
+def test_data_copied_in_blocks_have_the_bits_of_one_copy(monkeypatch, dtype, n_threads):
+    from smallvis import _threads
+    from smallvis._validation import arrays, check_data
+    monkeypatch.setattr(arrays, "_ROW_BLOCK", 7)  # many blocks, the last one short
+    monkeypatch.setattr(_threads, "DATA_MIN_ENTRIES", 0)  # threads even for small data
+    rng = np.random.default_rng(0)
+    X = (rng.normal(size=(60, 9)) * 50).astype(dtype)
+    for given in (X, np.asfortranarray(X), X[:, ::2]):
+        out = check_data(given, n_threads=n_threads)
+        assert out.dtype == np.float64 and out.flags.c_contiguous
+        np.testing.assert_array_equal(out, np.ascontiguousarray(given, dtype=np.float64))
+    same = np.ascontiguousarray(X, dtype=np.float64)
+    assert check_data(same, n_threads=n_threads) is same  # float64 C arrays are not copied
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_a_bad_value_in_any_block_is_counted_in_the_whole(monkeypatch, bad):
+    from smallvis import _threads
+    from smallvis._validation import arrays, check_data
+    monkeypatch.setattr(arrays, "_ROW_BLOCK", 5)
+    monkeypatch.setattr(_threads, "DATA_MIN_ENTRIES", 0)
+    X = np.ones((40, 3), dtype=np.float32)
+    X[33, 1] = X[38, 2] = bad
+    for given in (X, X.astype(np.float64)):
+        with pytest.raises(ValueError, match="X contains 2 NaN or infinite value"):
+            check_data(given, n_threads=2)
+
+
+def test_float128_beyond_float64_is_refused_as_infinite():
+    from smallvis._validation import check_data
+    if np.finfo(np.longdouble).max <= np.finfo(np.float64).max:
+        pytest.skip("long double is float64 here")
+    X = np.ones((4, 2), dtype=np.longdouble)
+    X[1, 1] = np.longdouble(np.finfo(np.float64).max) * 4
+    with pytest.raises(ValueError, match="1 NaN or infinite"):
+        check_data(X)
+
+
+@pytest.mark.parametrize("given, cores, expected", [
+    (None, 2, "default"), (1, 4, 1), (3, 2, 2), (-1, 3, 3), (0, 2, "default"),
+    ("two", 2, "default"), (True, 2, "default"), (np.int32(2), 4, 2)])
+def test_data_threads_read_the_request_before_it_is_checked(monkeypatch, given, cores,
+                                                            expected):
+    from smallvis import _threads
+    monkeypatch.setattr(_threads, "available_cores", lambda: cores)
+    monkeypatch.setattr(_threads, "default_threads", lambda: 5)
+    want = 5 if expected == "default" else expected
+    assert _threads.data_threads(given, _threads.DATA_MIN_ENTRIES) == want
+    assert _threads.data_threads(given, _threads.DATA_MIN_ENTRIES - 1) == 1

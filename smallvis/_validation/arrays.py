@@ -12,6 +12,7 @@ import sys
 import numpy as np
 import scipy.sparse as sp
 
+from .. import _threads
 from .spans import check_coordinate_resolution, check_coordinate_span
 
 
@@ -81,7 +82,7 @@ def _short_repr(value, width=40):
     return text if len(text) <= width else text[:width - 3] + "..."
 
 
-def check_data(X, name="X", min_rows=2):
+def check_data(X, name="X", min_rows=2, n_threads=None):
     """Return ``X`` as a C-contiguous float64 2-D array, or raise.
 
     Parameters
@@ -92,6 +93,10 @@ def check_data(X, name="X", min_rows=2):
         Name used in error messages.
     min_rows : int, default=2
         Minimum number of rows.
+    n_threads : int or None, default=None
+        Threads that copy and check the rows (:func:`float64_rows`), read
+        by :func:`smallvis._threads.data_threads` (this check comes before
+        that of ``n_threads`` itself); the answer is the same on any number.
 
     Returns
     -------
@@ -109,7 +114,7 @@ def check_data(X, name="X", min_rows=2):
         )
     if arr.shape[1] < 1:
         raise ValueError(f"{name} must have at least 1 column (feature); got 0")
-    return check_finite(np.ascontiguousarray(arr, dtype=np.float64), name)
+    return float64_rows(arr, name, _threads.data_threads(n_threads, arr.size))
 
 
 def check_real_array(X, name):
@@ -138,6 +143,42 @@ def check_real_array(X, name):
 #: Entries :func:`check_finite` tests at a time: a block's mask is small,
 #: where one mask of a large data set's size would be a large new array.
 _FINITE_BLOCK = 1 << 18
+
+
+#: Rows :func:`float64_rows` copies and checks at a time.
+_ROW_BLOCK = 2048
+
+
+def float64_rows(arr, name, n_threads=1):
+    """The 2-D numeric ``arr`` as a C-contiguous float64 array if it is all finite, else raise.
+
+    ``arr`` itself when it is already one; otherwise a copy, made and
+    checked in blocks of :data:`_ROW_BLOCK` rows on up to ``n_threads``
+    threads.  Pixels stored as bytes or float32 are the usual case: one
+    pass over the data, and each thread touches its own part of the new
+    array (the first write to fresh memory is most of the copy's cost).
+    The values are those of ``np.ascontiguousarray(arr, dtype=np.float64)``
+    on any number of threads; a value beyond float64's range is refused as
+    infinite.
+    """
+    if arr.dtype == np.float64 and arr.flags.c_contiguous:
+        out, copy = arr, False
+    else:
+        out, copy = np.empty(arr.shape, dtype=np.float64), True
+    bad = []
+
+    def fill(start):
+        block = slice(start, start + _ROW_BLOCK)
+        if copy:
+            with np.errstate(over="ignore"):  # a float128 beyond range: refused below
+                np.copyto(out[block], arr[block], casting="unsafe")
+        if not np.isfinite(out[block]).all():
+            bad.append(start)
+
+    _threads.each_block(fill, range(0, arr.shape[0], _ROW_BLOCK), n_threads)
+    if bad:
+        check_finite(out, name)
+    return out
 
 
 def check_finite(arr, name):

@@ -18,26 +18,28 @@ from .._validation import ParameterError, check_data, check_integer
 NEIGHBOR_METHODS = ("auto", "exact", "annoy")
 
 
-def check_points(X, name="X", min_rows=2):
-    """Dense data checked by :func:`check_data`; sparse data by
-    :func:`smallvis.inputs.sparse_search.check_sparse_data` (a canonical CSR copy)."""
+def check_points(X, name="X", min_rows=2, n_threads=None):
+    """Dense data checked by :func:`check_data` (copied on ``n_threads`` threads);
+    sparse data by :func:`smallvis.inputs.sparse_search.check_sparse_data`
+    (a canonical CSR copy)."""
     if sp.issparse(X):
         return sparse_search.check_sparse_data(X, name, min_rows)
-    return check_data(X, name, min_rows)
+    return check_data(X, name, min_rows, n_threads)
 
 
-def check_fit_input(X, metric, name="X"):
+def check_fit_input(X, metric, name="X", n_threads=None):
     """The training input of a fit, checked: data, a distance matrix or a kNN graph.
 
     A sparse ``X`` with ``metric="precomputed"`` is a kNN graph
     (:func:`smallvis.inputs.precomputed.check_graph`: a pair stored twice
     is refused, not summed); a dense one a distance matrix
     (:func:`smallvis.inputs.precomputed.check_distance_matrix`); anything
-    else data (:func:`check_points`, a canonical copy of sparse data).
+    else data (:func:`check_points`, a canonical copy of sparse data;
+    dense data are copied on ``n_threads`` threads).
     """
     if sp.issparse(X) and metric == precomputed.PRECOMPUTED:
         return precomputed.check_graph(X, name)
-    X = check_points(X, name)
+    X = check_points(X, name, n_threads=n_threads)
     if metric == precomputed.PRECOMPUTED:
         precomputed.check_distance_matrix(X, name)
     return X

@@ -230,7 +230,7 @@ def knn_graph(X, n_neighbors, *, method="auto", n_trees=None, search_k=None, n_r
     the search is :meth:`KNNIndex.neighbors` of a :class:`KNNIndex` over
     ``X``.
     """
-    X = check_points(X)
+    X = check_points(X, n_threads=n_threads)
     n_neighbors = check_integer(n_neighbors, "n_neighbors", 1, X.shape[0] - 1)
     index = KNNIndex._of_checked(X, method=method, n_trees=n_trees, search_k=search_k,
                      n_refine=n_refine, n_explore=n_explore, random_state=random_state,
@@ -305,7 +305,7 @@ class KNNIndex:
     def __init__(self, X, *, method="auto", n_trees=None, search_k=None, n_refine=None,
                  n_explore=None, random_state=None, n_threads=None, fast=False,
                  metric="euclidean"):
-        self._configure(check_points(X), method=method, n_trees=n_trees, search_k=search_k,
+        self._configure(check_points(X, n_threads=n_threads), method=method, n_trees=n_trees, search_k=search_k,
                         n_refine=n_refine, n_explore=n_explore, random_state=random_state,
                         n_threads=n_threads, fast=fast, metric=metric)
 
