@@ -186,7 +186,7 @@ STAGE_FUNCTIONS = (
     ("smallvis.inputs.neighbors", "annoy_candidates"),
     ("smallvis.inputs.neighbors", "candidate_sq_distances"),
     ("smallvis.inputs.neighbors", "refine"),
-    ("smallvis.inputs.projected_search", "sample_recall"),
+    ("smallvis.inputs.projected_search", "exact_neighbours"),
     ("smallvis.inputs.neighbors", "fill_short_rows"),
     ("smallvis.inputs.sparse_search", "annoy_candidates"),
     ("smallvis.inputs.sparse_search", "candidate_sq_distances"),

@@ -198,15 +198,28 @@ def test_data_without_a_faithful_projection_are_refined_in_their_own_space(low_t
     assert without < 0.8 and with_check > without + 0.1
 
 
+@pytest.mark.parametrize("block", [1 << 15, 97])
+def test_exact_neighbours_of_the_checked_rows(monkeypatch, block):
+    # in one block of columns, or in blocks that split the rows' own columns
+    monkeypatch.setattr(projected_search, "_CHECK_BLOCK", block)
+    X = _low_rank(800, 30, seed=11)
+    exact, _ = knn_graph(X, 6, method="exact")
+    rows = projected_search.check_rows(800)
+    found = projected_search.exact_neighbours(X, rows, 6)
+    assert found.shape == (len(rows), 6)
+    assert all(set(found[r]) == set(exact[row]) for r, row in enumerate(rows))
+
+
 def test_sample_recall_counts_exact_neighbours():
     X = _low_rank(800, 30, seed=11)
     exact, _ = knn_graph(X, 6, method="exact")
     rows = projected_search.check_rows(800)
     assert len(rows) == projected_search.CHECK_ROWS
-    assert projected_search.sample_recall(X, exact, rows) == 1.0
+    reference = exact[rows]
+    assert projected_search.sample_recall(reference, exact, rows) == 1.0
     half = exact.copy()
     half[:, 3:] = (half[:, 3:] + 400) % 800  # far points instead of the last three
-    assert projected_search.sample_recall(X, half, rows) == pytest.approx(0.5, abs=0.02)
+    assert projected_search.sample_recall(reference, half, rows) == pytest.approx(0.5, abs=0.02)
 
 
 # ---------------------------------------------------------------------------

@@ -698,7 +698,9 @@ class KNNIndex:
                                                   k, self.n_threads, kernels, code, order,
                                                   label="exact distances")
         del candidates, rows32
-        recall = projected_search.sample_recall(Xs, indices, projected_search.check_rows(n))
+        checked = projected_search.check_rows(n)
+        recall = projected_search.sample_recall(
+            projected_search.exact_neighbours(Xs, checked, k), indices, checked)
         if recall < projected_search.RECALL_FLOOR:
             _progress.say(f"kNN: the projection kept {recall:.2f} of the checked neighbours: "
                           "refining in the original space")
