@@ -171,6 +171,12 @@ extensions = [
         extra_link_args=omp_link,
     ),
     Extension(
+        "smallvis.backends._search_forest",
+        ["smallvis/backends/_search_forest.pyx"],
+        extra_compile_args=exact_order + omp_compile,
+        extra_link_args=omp_link,
+    ),
+    Extension(
         "smallvis.backends._graph_products",
         ["smallvis/backends/_graph_products.pyx"],
         extra_compile_args=exact_order + omp_compile,

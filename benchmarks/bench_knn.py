@@ -178,10 +178,13 @@ def affinity(X, name, args):
 
 
 # (module, function) pairs whose CPU seconds --stages reports, by the names
-# the search calls them under
+# the search calls them under (the projected search's own forest under
+# forest_build and forest_candidates)
 STAGE_FUNCTIONS = (
     ("smallvis.inputs.projected_search", "fit_search_projection"),
     ("smallvis.inputs.projected_search", "leaf_order"),
+    ("smallvis.inputs.search_forest", "build"),
+    ("smallvis.inputs.search_forest", "candidates"),
     ("smallvis.inputs.neighbors", "build_forest"),
     ("smallvis.inputs.neighbors", "annoy_candidates"),
     ("smallvis.inputs.neighbors", "candidate_sq_distances"),
@@ -205,8 +208,10 @@ def _timed_stages(seconds):
             continue
         function = getattr(module, name)
 
-        def timed(*args, _function=function, _name=name, **kwargs):
-            label = kwargs.get("label", _name) if _name == "candidate_sq_distances" else _name
+        own = f"forest_{name}" if module_name.endswith(".search_forest") else name
+
+        def timed(*args, _function=function, _name=name, _own=own, **kwargs):
+            label = kwargs.get("label", _name) if _name == "candidate_sq_distances" else _own
             start = time.process_time()
             try:
                 return _function(*args, **kwargs)

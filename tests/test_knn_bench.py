@@ -56,7 +56,7 @@ def test_stages_of_the_projected_search_are_all_timed(bench_knn, tmp_path, capsy
     path = tmp_path / "dense.npy"
     np.save(path, X.astype(np.float32))
     out = _run(bench_knn, path, "euclidean", capsys)
-    for label in ("fit_search_projection", "annoy_candidates", "refine",
+    for label in ("fit_search_projection", "forest_build", "forest_candidates", "refine",
                   "candidate distances (projected)", "exact distances", "exact_neighbours",
                   "kNN stage (total)"):
         assert re.search(rf"^  {re.escape(label)} +\d+\.\d\d", out, re.M), label

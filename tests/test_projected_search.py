@@ -120,22 +120,22 @@ def test_projected_search_recall_and_exact_distances(k, many_features):
 
 
 def test_short_proposals_are_grown_to_whole_lists_by_the_rounds(many_features, monkeypatch):
-    """Annoy proposes ``n_proposals(m)`` per row; the rounds fill the other slots."""
-    from smallvis.inputs import neighbors
+    """The forest proposes ``n_proposals(m)`` per row; the rounds fill the other slots."""
+    from smallvis.inputs import neighbors, search_forest
     X, (exact, _) = many_features
     monkeypatch.setattr(projected_search, "PROPOSALS", 10)
-    annoy_candidates, fill_short_rows = neighbors.annoy_candidates, neighbors.fill_short_rows
+    candidates, fill_short_rows = search_forest.candidates, neighbors.fill_short_rows
     asked, short = [], []
 
-    def recording(forest, n, m, search_k, n_threads):
+    def recording(forest, S, m, search_k, n_threads, kernels):
         asked.append(m)
-        return annoy_candidates(forest, n, m, search_k, n_threads)
+        return candidates(forest, S, m, search_k, n_threads, kernels)
 
     def counting(rows, indices, sq_dist, metric):
         short.append(int(np.sum(indices[:, -1] < 0)))
         return fill_short_rows(rows, indices, sq_dist, metric)
 
-    monkeypatch.setattr(neighbors, "annoy_candidates", recording)
+    monkeypatch.setattr(search_forest, "candidates", recording)
     monkeypatch.setattr(neighbors, "fill_short_rows", counting)
     idx, _ = KNNIndex(X, method="annoy", random_state=0, fast=True).neighbors(40)
     assert asked == [11]  # ten proposals and the row itself, for 120 candidates
@@ -298,8 +298,8 @@ def test_reloaded_index_of_float32_valued_data_answers_alike(low_threshold):
     X_new = X[:40] + 0.01
     index = KNNIndex(X, method="annoy", random_state=3, fast=True)
     graph = index.neighbors(8)
-    fitted = index._score_frame  # the centre and extent of the fit's scores
-    found = index.query(X_new, 8)  # the fit's forest was released: built again
+    found = index.query(X_new, 8)  # Annoy's forest of the new points, built from the scores
+    fitted = index._score_frame  # the centre and extent of those scores
     assert np.array_equal(found[0][:, 0], np.arange(40))
     copy = pickle.loads(pickle.dumps(index))  # no forest: rebuilt from the data
     again = copy.query(X_new, 8)

@@ -1839,8 +1839,11 @@ from smallvis.backends._sgd_kernels import (alias_table, counter_randint, counte
 # The spectral start's sparse product, likewise built in exact order
 # (smallvis/backends/_graph_products.pyx).
 from smallvis.backends._graph_products import csr_matvec
+# The projected search's forest, likewise (smallvis/backends/_search_forest.pyx).
+from smallvis.backends._search_forest import forest_query, forest_tree
 for _twin in (alias_table, counter_randint, counter_random, counter_uniform,
-              sgd_coefficients, sgd_epochs, sgd_group_coefficients, csr_matvec):
+              sgd_coefficients, sgd_epochs, sgd_group_coefficients, csr_matvec,
+              forest_tree, forest_query):
     _twin.__module__ = __name__
 del _twin
 

@@ -84,11 +84,14 @@ Backends
     Dense data of many features (from
     :data:`smallvis.inputs.projected_search.MIN_FEATURES`, 500, for the
     Euclidean, cosine and correlation metrics) are searched in a
-    projection instead: the forest and the refinement run on the scores of
+    projection instead: a forest and the refinement run on the scores of
     a randomised PCA, for more candidates than ``k``, and the ``k`` are
     chosen among them by exact distances in the original space
     (:mod:`smallvis.inputs.projected_search`); the reported distances and
-    the tie rule are the same.
+    the tie rule are the same.  The training points' forest there is the
+    package's own (:mod:`smallvis.inputs.search_forest`, built on the
+    threads, walked by all rows in one compiled call); their new points
+    are looked up in Annoy's forest of the same scores.
 ``"auto"``
     ``"exact"`` for ``N <= EXACT_MAX_N`` (4096), ``"annoy"`` above.  Up to a
     few thousand points brute force takes well under a second and is exact.
@@ -112,7 +115,7 @@ import scipy.sparse as sp
 from .. import _progress
 from ..backends._backend import kernels as select_kernels
 from . import distances as metrics
-from . import projected_search, sparse_search
+from . import projected_search, search_forest, sparse_search
 from . import _new_points
 from ._new_points import centre_and_extent, distance_units, far_keys, far_points, forest_queries
 from .annoy_forest import (ANNOY_DEFAULT_TREES, ANNOY_MAX_SEARCH_K, ANNOY_MAX_TREES,
@@ -672,15 +675,14 @@ class KNNIndex:
         rows32 = self._float32_rows(Xs)
         scores = self._ordered_scores(Xs, rows32)  # position p: row order[p]
         order = self._leaf_order
-        built_here = self._forest is None
-        forest = self._annoy_forest(Xs, scores)
+        forest = search_forest.build(scores, self.n_trees, self.seed, projected_search.LEAF_SIZE,
+                                     self.n_threads, kernels)
         t = time.perf_counter()
         # q + 1 columns (the row itself is found too); the lists below are m
         # wide, their empty slots filled by the rounds
-        cand = annoy_candidates(forest, n, q + 1, self._search_k(q), self.n_threads)
+        cand = search_forest.candidates(forest, scores, q + 1, self._search_k(q),
+                                        self.n_threads, kernels)
         del forest
-        if built_here:
-            self._release_forest()
         _progress.step("kNN", f"{n} queries", t)
         indices, sq_dist = candidate_sq_distances(scores, cand, m, self.n_threads, kernels,
                                                   label="candidate distances (projected)")

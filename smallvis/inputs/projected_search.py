@@ -1,7 +1,8 @@
 r"""The approximate search of dense data with many features: found in a projection, chosen exactly.
 
-On data of hundreds of dimensions (raw pixels, embeddings) the Annoy path
-of :class:`smallvis.inputs.neighbors.KNNIndex` spends its time reading rows:
+On data of hundreds of dimensions (raw pixels, embeddings) the approximate
+search (``method="annoy"``) of :class:`smallvis.inputs.neighbors.KNNIndex`
+would spend its time reading rows:
 every candidate distance reads ``D`` float64 numbers of a row that is
 rarely in the cache.  From :data:`MIN_FEATURES` features on, for the
 metrics whose core is the squared Euclidean distance (:data:`METRICS`),
@@ -17,8 +18,11 @@ the search runs in three steps instead:
    the origin for their spread (:func:`projection_rows`).
 2. **Candidates in the projection.**  The scores are renumbered in
    :func:`leaf_order` (points near each other get neighbouring numbers),
-   Annoy's forest is built on them and queried for at most
-   :data:`PROPOSALS` neighbours of each row (:func:`n_proposals`); the
+   the package's own forest (:mod:`smallvis.inputs.search_forest`: trees
+   split at the median of a two-means direction, walked best first as
+   Annoy's are, all rows in one compiled call on the threads) is built on
+   them and walked for at most :data:`PROPOSALS` neighbours of each row
+   (:func:`n_proposals`); the
    package's neighbour-of-neighbour rounds then grow each list to
    :func:`n_candidates` (more than ``k``) in the projection: each distance
    costs ``SEARCH_RANK`` numbers instead of ``D``, and a round finds a
@@ -83,13 +87,12 @@ METRICS = ("euclidean", "cosine", "correlation")
 #: Principal axes of the projection the candidates are found in.
 SEARCH_RANK = 64
 
-#: Annoy trees of the forest over the projection when ``n_trees`` is not
-#: given: the refinement that follows recovers what a smaller forest
-#: misses, and the queries cost in proportion to the trees.  Unless
-#: ``search_k`` is given, a query inspects
-#: ``min(n_trees, DEFAULT_TREES) * (q + 1)`` nodes for ``q`` proposals, so
-#: a method's larger default forest (7 trees under ``optimizer="sgd"``)
-#: costs no more per query.  Three trees are faster than more at nearly the
+#: The query budget of the forest over the projection, in trees: the
+#: refinement that follows recovers what a smaller budget misses, and the
+#: queries cost in proportion to it.  Unless ``search_k`` is given, a walk
+#: reaches ``min(n_trees, DEFAULT_TREES) * (q + 1)`` rows for ``q``
+#: proposals, so a method's larger default forest (7 trees under
+#: ``optimizer="sgd"``) costs no more per query.  Three trees are faster than more at nearly the
 #: same recall (docs/experiments.md, 2026-11-25).
 DEFAULT_TREES = 3
 
@@ -99,7 +102,7 @@ CANDIDATES = 3
 MIN_EXTRA_CANDIDATES = 45
 MAX_EXTRA_CANDIDATES = 150
 
-#: Most neighbours Annoy proposes per row in the projection; the
+#: Most neighbours the forest proposes per row in the projection; the
 #: refinement rounds grow the lists to :func:`n_candidates`.  A query's
 #: last neighbours cost more than a round's, so for k = 150 (300
 #: candidates) 200 proposals save 6 to 10% of the search at nearly the
@@ -182,7 +185,7 @@ def n_candidates(k, n):
 
 
 def n_proposals(m):
-    """How many of ``m`` candidates Annoy proposes per row (:data:`PROPOSALS`)."""
+    """How many of ``m`` candidates the forest proposes per row (:data:`PROPOSALS`)."""
     return min(m, PROPOSALS)
 
 
