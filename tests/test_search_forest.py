@@ -119,3 +119,19 @@ def test_the_query_refuses_a_forest_that_does_not_fit():
         _kernels.forest_query(S, forest.roots, forest.children, forest.normals,
                               forest.offsets, forest.leaf_start, forest.items, 20,
                               np.empty((100, 0), dtype=np.int32), 1)
+
+
+def test_the_build_refuses_arrays_smaller_than_the_tree():
+    S = _rows(300, 4, seed=2)
+    nodes, leaves = search_forest.tree_size(300, 16)
+    for kernels in (_kernels, reference):
+        for n_nodes, n_leaves in ((nodes - 2, leaves), (nodes, leaves - 1)):
+            with pytest.raises((ValueError, IndexError)):
+                kernels.forest_tree(S, 0, 0, 16, np.empty((n_nodes, 2), dtype=np.int32),
+                                    np.empty((n_nodes, 4)), np.empty(n_nodes),
+                                    np.empty(n_leaves + 1, dtype=np.int64),
+                                    np.empty(300, dtype=np.int32))
+    with pytest.raises(ValueError, match="a row per node"):
+        _kernels.forest_tree(S, 0, 0, 16, np.empty((nodes, 2), dtype=np.int32),
+                             np.empty((nodes, 3)), np.empty(nodes),
+                             np.empty(leaves + 1, dtype=np.int64), np.empty(300, dtype=np.int32))

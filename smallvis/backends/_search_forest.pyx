@@ -187,6 +187,12 @@ def forest_tree(S, seed, tree, leaf_size, children, normals, offsets, leaf_start
         raise ValueError("forest_tree: needs rows, coordinates and leaf_size >= 1")
     if n > 2**31 - 1:
         raise ValueError("forest_tree: more rows than int32 numbers")
+    if nv.shape[0] != ch.shape[0] or off.shape[0] != ch.shape[0] or nv.shape[1] != r \
+            or it.shape[0] != n or ls.shape[0] < 2:
+        raise ValueError("forest_tree: children, normals and offsets need a row per node, "
+                         "normals S's width, items a place per row")
+    cdef Py_ssize_t max_nodes = ch.shape[0], max_leaves = ls.shape[0] - 1
+    cdef bint overflowed = False
     cdef int32_t* perm = <int32_t*>malloc(n * sizeof(int32_t))
     cdef Keyed* keyed = <Keyed*>malloc(n * sizeof(Keyed))
     cdef Keyed* chosen = <Keyed*>malloc(n * sizeof(Keyed))
@@ -218,6 +224,9 @@ def forest_tree(S, seed, tree, leaf_size, children, normals, offsets, leaf_start
             hi = stack[3 * depth + 2]
             size = hi - lo
             if size <= leaf:
+                if n_leaves >= max_leaves:
+                    overflowed = True
+                    break
                 ch[node, 0] = -1
                 ch[node, 1] = <int32_t>n_leaves
                 for t in range(r):
@@ -228,6 +237,9 @@ def forest_tree(S, seed, tree, leaf_size, children, normals, offsets, leaf_start
                 n_leaves = n_leaves + 1
                 ls[n_leaves] = hi
                 continue
+            if n_nodes + 2 > max_nodes:
+                overflowed = True
+                break
             m = size if size < sample_max else sample_max
             # the reference's _sample: the first two positions distinct
             first = _draw(sd, tr, node, 0, size)
@@ -272,6 +284,9 @@ def forest_tree(S, seed, tree, leaf_size, children, normals, offsets, leaf_start
             depth = depth + 2
             n_nodes = n_nodes + 2
     free(perm); free(keyed); free(chosen); free(P); free(work); free(stack)
+    if overflowed:
+        raise ValueError("forest_tree: the arrays hold fewer nodes or leaves than the tree "
+                         "(smallvis.inputs.search_forest.tree_size)")
 
 
 # ---- the queries ---------------------------------------------------------------

@@ -14,7 +14,6 @@ the rows, and each walk only on the forest and its row, so the candidates
 are the same on any number of threads.
 """
 
-import functools
 import time
 
 import numpy as np
@@ -36,22 +35,24 @@ class Forest:
         self.items = items
 
 
-@functools.lru_cache(maxsize=None)
-def _size(n, leaf_size):
-    if n <= leaf_size:
-        return 1, 1
-    left = _size(n // 2, leaf_size)
-    right = _size(n - n // 2, leaf_size)
-    return 1 + left[0] + right[0], left[1] + right[1]
-
-
 def tree_size(n, leaf_size):
     """``(nodes, leaves)`` of a tree over ``n`` rows: every split halves its rows.
 
     A node of ``s > leaf_size`` rows has children of ``s // 2`` and
-    ``s - s // 2`` rows, so the shape depends on ``n`` alone.
+    ``s - s // 2`` rows, so the shape depends on ``n`` alone.  The sizes
+    of one level differ by at most one, so few distinct sizes are counted.
     """
-    return _size(int(n), int(leaf_size))
+    known = {}
+
+    def size(s):
+        if s <= leaf_size:
+            return 1, 1
+        if s not in known:
+            left, right = size(s // 2), size(s - s // 2)
+            known[s] = (1 + left[0] + right[0], left[1] + right[1])
+        return known[s]
+
+    return size(int(n))
 
 
 def build(S, n_trees, seed, leaf_size, n_threads, kernels):
