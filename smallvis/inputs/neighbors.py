@@ -308,9 +308,10 @@ class KNNIndex:
     def __init__(self, X, *, method="auto", n_trees=None, search_k=None, n_refine=None,
                  n_explore=None, random_state=None, n_threads=None, fast=False,
                  metric="euclidean"):
-        self._configure(check_points(X, n_threads=n_threads), method=method, n_trees=n_trees, search_k=search_k,
-                        n_refine=n_refine, n_explore=n_explore, random_state=random_state,
-                        n_threads=n_threads, fast=fast, metric=metric)
+        self._configure(check_points(X, n_threads=n_threads), method=method, n_trees=n_trees,
+                        search_k=search_k, n_refine=n_refine, n_explore=n_explore,
+                        random_state=random_state, n_threads=n_threads, fast=fast,
+                        metric=metric)
 
     @classmethod
     def _of_checked(cls, X, **settings):
