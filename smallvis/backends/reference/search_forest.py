@@ -134,7 +134,8 @@ def forest_tree(S, seed, tree, leaf_size, children, normals, offsets, leaf_start
     keeping the node's order of its rows), and the split
     is stored as ``w`` with the offset
     :math:`(d_{(h)} + d_{(h+1)}) / 2`, so that a query's margin
-    :math:`w \cdot x - \mathrm{offset}` is negative on the left.  Nodes are
+    :math:`w \cdot x - \mathrm{offset}` is at most 0 on the left and at
+    least 0 on the right.  Nodes are
     taken depth first, left before right.  The arrays are sized by
     :func:`smallvis.inputs.search_forest.tree_size`.
 
@@ -172,9 +173,9 @@ def forest_tree(S, seed, tree, leaf_size, children, normals, offsets, leaf_start
         d = _sums(S[rows] * w)
         by = np.lexsort((rows, d))
         half = size // 2
-        left = np.zeros(size, dtype=bool)
-        left[by[:half]] = True
-        perm[lo:hi] = np.concatenate([rows[left], rows[~left]])  # each half in its order
+        goes_left = np.zeros(size, dtype=bool)
+        goes_left[by[:half]] = True
+        perm[lo:hi] = np.concatenate([rows[goes_left], rows[~goes_left]])  # each half in its order
         normals[node] = w
         offsets[node] = (d[by[half - 1]] + d[by[half]]) * 0.5
         left, right = n_nodes, n_nodes + 1
