@@ -352,7 +352,8 @@ def exact_neighbours(X, rows, k):
         own = np.flatnonzero((rows >= start) & (rows < stop))
         d2[own, rows[own] - start] = np.inf  # a row is not its own neighbour
         d2 = np.hstack([best_d, d2])
-        idx = np.hstack([best_i, np.broadcast_to(np.arange(start, stop), (len(rows), stop - start))])
+        columns = np.broadcast_to(np.arange(start, stop), (len(rows), stop - start))
+        idx = np.hstack([best_i, columns])
         keep = np.argpartition(d2, k - 1, axis=1)[:, :k]
         best_d = np.take_along_axis(d2, keep, axis=1)
         best_i = np.take_along_axis(idx, keep, axis=1)

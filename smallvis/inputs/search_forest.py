@@ -22,7 +22,10 @@ from .. import _progress, _threads
 
 
 class Forest:
-    """A forest's arrays end to end (the layout of :mod:`smallvis.backends.reference.search_forest`)."""
+    """A forest's arrays end to end.
+
+    The layout is that of :mod:`smallvis.backends.reference.search_forest`.
+    """
 
     __slots__ = ("roots", "children", "normals", "offsets", "leaf_start", "items")
 
