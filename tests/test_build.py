@@ -20,7 +20,7 @@ def test_sgd_twins_are_part_of_the_kernel_module():
 
 
 def test_forest_twins_are_part_of_the_kernel_module():
-    for name in ("forest_tree", "forest_query"):
+    for name in ("forest_tree", "forest_query", "leaf_order"):
         assert getattr(kernels, name) is getattr(search_forest, name)
         assert getattr(kernels, name).__module__ == "smallvis.backends._kernels"
 

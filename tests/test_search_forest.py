@@ -135,3 +135,50 @@ def test_the_build_refuses_arrays_smaller_than_the_tree():
         _kernels.forest_tree(S, 0, 0, 16, np.empty((nodes, 2), dtype=np.int32),
                              np.empty((nodes, 3)), np.empty(nodes),
                              np.empty(leaves + 1, dtype=np.int64), np.empty(300, dtype=np.int32))
+
+
+def _leaf_order(S, leaf_size, n_threads, kernels):
+    order = np.full(S.shape[0], -5, dtype=np.int64)
+    kernels.leaf_order(np.ascontiguousarray(S), leaf_size, order, n_threads)
+    return order
+
+
+@pytest.mark.parametrize("n, r, leaf_size", [(0, 3, 4), (1, 2, 1), (4, 3, 4), (5, 3, 4),
+                                             (1000, 5, 7), (3001, 16, 64), (2000, 2, 1),
+                                             (600, 70, 48), (600, 70, 49)])
+def test_leaf_order_twins_give_the_same_permutation(n, r, leaf_size):
+    # a stable ranking: repeated rows, values that tie, signed zeros (equal,
+    # so ranked by place), subnormal numbers; parts on both sides of the
+    # compiled twin's switch from insertion to radix passes
+    rng = np.random.default_rng(n + r)
+    S = rng.normal(size=(n, r)) * 10.0 ** rng.integers(-3, 4, size=r)
+    S[::7] = S[:1]
+    S[1::5] = np.round(S[1::5])
+    S[2::13] = 0.0
+    S[3::13] = -0.0
+    S[4::17] *= 1e-310
+    expected = _leaf_order(S, leaf_size, 1, reference)
+    assert np.array_equal(np.sort(expected), np.arange(n))
+    for n_threads in (1, 2, 3):
+        np.testing.assert_array_equal(_leaf_order(S, leaf_size, n_threads, _kernels), expected)
+
+
+def test_leaf_order_splits_at_the_median_of_the_widest_coordinate():
+    # by hand: the second coordinate spans most, so the three rows lowest
+    # on it come first (a tie of 2.0 kept in row order), each leaf of at most
+    # three rows in the order of the last split
+    S = np.array([[0.0, 5.0], [1.0, 2.0], [0.5, 9.0], [0.2, 2.0], [0.9, -1.0], [0.1, 7.0]])
+    for kernels in (reference, _kernels):
+        np.testing.assert_array_equal(_leaf_order(S, 3, 2, kernels), [4, 1, 3, 0, 5, 2])
+        np.testing.assert_array_equal(_leaf_order(S, 6, 2, kernels), np.arange(6))
+
+
+def test_leaf_order_refuses_an_order_of_another_length_and_rows_without_columns():
+    S = np.zeros((10, 2))
+    with pytest.raises(ValueError, match="one entry per row"):
+        _kernels.leaf_order(S, 4, np.empty(9, dtype=np.int64), 1)
+    for kernels in (reference, _kernels):
+        with pytest.raises(ValueError, match="leaf_size >= 1"):
+            kernels.leaf_order(np.zeros((10, 0)), 4, np.empty(10, dtype=np.int64), 1)
+        with pytest.raises(ValueError, match="leaf_size >= 1"):
+            kernels.leaf_order(S, 0, np.empty(10, dtype=np.int64), 1)

@@ -3,8 +3,9 @@
 # cython: initializedcheck=False, nonecheck=False, embedsignature=False
 """The projected search's forest, re-exported by :mod:`smallvis.backends._kernels`.
 
-Twins of :func:`smallvis.backends.reference.forest_tree` and
-:func:`smallvis.backends.reference.forest_query` (the maths and the arrays
+Twins of :func:`smallvis.backends.reference.forest_tree`,
+:func:`smallvis.backends.reference.forest_query` and
+:func:`smallvis.backends.reference.leaf_order` (the maths and the arrays
 are described in :mod:`smallvis.backends.reference.search_forest`).  A
 split decided by one rounding more or less would give another tree, so
 this module is its own extension, built without the flags that let the
@@ -26,6 +27,22 @@ import numpy as np
 
 from smallvis.backends.reference.search_forest import SPLIT_ROUNDS, SPLIT_SAMPLE
 
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define SMALLVIS_FOREST_PREFETCH(p) __builtin_prefetch((const void *)(p))
+    #else
+    #define SMALLVIS_FOREST_PREFETCH(p) ((void)(p))
+    #endif
+    """
+    # a hint to the cache: no effect on any result
+    void _prefetch "SMALLVIS_FOREST_PREFETCH"(const void* p) noexcept nogil
+
+# Rows ahead whose lines the leaf order's scans ask the cache for (a hint:
+# any value gives the same order).
+cdef enum:
+    _ROWS_AHEAD = 4
 
 cdef uint64_t _GOLDEN = 0x9E3779B97F4A7C15ULL
 
@@ -470,3 +487,176 @@ def forest_query(S, roots, children, normals, offsets, leaf_start, items, search
             free(wk)
     if failed:
         raise MemoryError("forest_query: out of memory for a walk's queue")
+
+
+cdef inline uint64_t _order_key(double v) noexcept nogil:
+    """An unsigned key that sorts as ``v`` does; -0.0 and 0.0 get the same key (they are equal)."""
+    cdef uint64_t b
+    memcpy(&b, &v, sizeof(double))
+    if (b << 1) == 0:  # either zero
+        return 0x8000000000000000ULL
+    if b >> 63:
+        return ~b
+    return b | 0x8000000000000000ULL
+
+
+# Parts of at most this many rows are ranked by insertion, larger ones by
+# radix passes (a pass costs a count of 256 buckets, whatever the size).
+cdef enum:
+    _INSERTION_MAX = 48
+
+
+cdef int _split_part(const double* S, Py_ssize_t r, int64_t* rows,
+                     Py_ssize_t size) noexcept nogil:
+    """Rank a part's ``size`` rows by its widest coordinate, in place, ties in place order.
+
+    A stable sort: insertion for small parts, else one pass of 256
+    buckets per byte of the keys (:func:`_order_key`), least significant
+    first, skipping the bytes that all keys share.  Returns -1 when out of
+    memory.
+    """
+    cdef double* low = <double*>malloc(2 * r * sizeof(double))
+    cdef uint64_t* keys = <uint64_t*>malloc(2 * size * sizeof(uint64_t))
+    cdef int64_t* moved = <int64_t*>malloc(size * sizeof(int64_t))
+    cdef double* high
+    cdef const double* x
+    cdef uint64_t* other
+    cdef uint64_t* swap_keys
+    cdef int64_t* swap_rows
+    cdef int64_t* src_rows
+    cdef int64_t* dst_rows
+    cdef uint64_t key, differ
+    cdef Py_ssize_t count[256]
+    cdef Py_ssize_t j, c, widest = 0, at, total
+    cdef int byte
+    cdef double v, span
+    cdef int64_t row
+    if low == NULL or keys == NULL or moved == NULL:
+        free(low)
+        free(keys)
+        free(moved)
+        return -1
+    high = low + r
+    x = S + rows[0] * r
+    for c in range(r):
+        low[c] = x[c]
+        high[c] = x[c]
+    for j in range(1, size):
+        if j + _ROWS_AHEAD < size:
+            # a part's rows lie anywhere in S: their lines are asked for ahead
+            x = S + rows[j + _ROWS_AHEAD] * r
+            for c in range(0, r, 8):
+                _prefetch(x + c)
+        x = S + rows[j] * r
+        for c in range(r):  # as conditional moves, which the compiler turns into vector min/max
+            v = x[c]
+            low[c] = v if v < low[c] else low[c]
+            high[c] = v if v > high[c] else high[c]
+    span = high[0] - low[0]
+    for c in range(1, r):
+        if high[c] - low[c] > span:
+            span = high[c] - low[c]
+            widest = c
+    for j in range(size):
+        keys[j] = _order_key(S[rows[j] * r + widest])
+    if size <= _INSERTION_MAX:
+        for j in range(1, size):
+            key = keys[j]
+            row = rows[j]
+            at = j
+            while at > 0 and keys[at - 1] > key:
+                keys[at] = keys[at - 1]
+                rows[at] = rows[at - 1]
+                at = at - 1
+            keys[at] = key
+            rows[at] = row
+    else:
+        differ = 0
+        for j in range(1, size):
+            differ = differ | (keys[j] ^ keys[0])
+        other = keys + size
+        src_rows = rows
+        dst_rows = moved
+        for byte in range(8):
+            if ((differ >> (8 * byte)) & 0xFF) == 0:
+                continue  # every key has this byte: the pass would move nothing
+            for c in range(256):
+                count[c] = 0
+            for j in range(size):
+                count[(keys[j] >> (8 * byte)) & 0xFF] += 1
+            total = 0
+            for c in range(256):
+                at = count[c]
+                count[c] = total
+                total = total + at
+            for j in range(size):
+                c = (keys[j] >> (8 * byte)) & 0xFF
+                other[count[c]] = keys[j]
+                dst_rows[count[c]] = src_rows[j]
+                count[c] += 1
+            swap_keys = keys
+            keys = other
+            other = swap_keys
+            swap_rows = src_rows
+            src_rows = dst_rows
+            dst_rows = swap_rows
+        if src_rows != rows:
+            memcpy(rows, src_rows, size * sizeof(int64_t))
+        if keys > other:  # free the block from its start
+            keys = other
+    free(keys)
+    free(moved)
+    free(low)
+    return 0
+
+
+def leaf_order(S, leaf_size, order, n_threads):
+    """The rows of ``S`` ordered leaf by leaf of a median-split tree (twin of the reference).
+
+    The parts of one depth are split at once on the threads: each part is
+    its own run of ``order``, and its split reads only its own rows.
+    """
+    cdef const double[:, ::1] X = S
+    cdef int64_t[::1] o = order
+    cdef Py_ssize_t n = X.shape[0], r = X.shape[1], s, count, nxt, size, half
+    cdef int64_t leaf = leaf_size
+    cdef int nt = max(1, int(n_threads)), failed = 0
+    if o.shape[0] != n:
+        raise ValueError("leaf_order: order needs one entry per row of S")
+    if leaf < 1 or r < 1:
+        raise ValueError("leaf_order: needs leaf_size >= 1 and S with a column at least")
+    for s in range(n):
+        o[s] = s
+    if n <= leaf:
+        return
+    # the parts still to split at this depth: (start, size), left to right
+    cdef int64_t[:, ::1] parts = np.empty((n // (leaf + 1) + 1, 2), dtype=np.int64)
+    cdef int64_t[:, ::1] below = np.empty((n // (leaf + 1) + 1, 2), dtype=np.int64)
+    cdef int64_t[:, ::1] swap
+    parts[0, 0] = 0
+    parts[0, 1] = n
+    count = 1
+    while count:
+        with nogil:
+            for s in prange(count, schedule="dynamic", chunksize=1,
+                            num_threads=nt if count > 1 else 1):
+                if _split_part(&X[0, 0], r, &o[parts[s, 0]], parts[s, 1]):
+                    failed += 1
+        if failed:
+            raise MemoryError("leaf_order: out of memory for a part's split")
+        nxt = 0
+        for s in range(count):
+            size = parts[s, 1]
+            half = size // 2
+            if half > leaf:
+                below[nxt, 0] = parts[s, 0]
+                below[nxt, 1] = half
+                nxt += 1
+            if size - half > leaf:
+                below[nxt, 0] = parts[s, 0] + half
+                below[nxt, 1] = size - half
+                nxt += 1
+        swap = parts
+        parts = below
+        below = swap
+        count = nxt

@@ -543,7 +543,8 @@ class KNNIndex:
         """
         if self._leaf_order is None:
             t = time.perf_counter()
-            self._leaf_order = projected_search.leaf_order(A)
+            self._leaf_order = projected_search.leaf_order(A, select_kernels(self.fast),
+                                                           n_threads=self.n_threads)
             _progress.step("kNN", "leaf order", t)
         return self._leaf_order
 

@@ -69,7 +69,8 @@ from .. import _threads
 from .._numeric import power_of_two_exponent
 from .projection import fit_projection
 
-__all__ = ["CHECK_ROWS", "RECALL_FLOOR", "exact_neighbours", "sample_recall", "MIN_FEATURES", "METRICS", "SEARCH_RANK", "DEFAULT_TREES", "LEAF_SIZE", "uses_projection",
+__all__ = ["CHECK_ROWS", "RECALL_FLOOR", "exact_neighbours", "sample_recall", "MIN_FEATURES",
+           "METRICS", "SEARCH_RANK", "DEFAULT_TREES", "LEAF_SIZE", "uses_projection",
            "n_candidates", "n_proposals", "PROPOSALS", "fit_search_projection", "leaf_order",
            "check_rows", "scores", "float32_rows", "projection_rows",
            "FLOAT32_PRODUCTS_EXPONENT", "FLOAT32_PRODUCTS_OFFSET"]
@@ -267,40 +268,37 @@ def scores(projection, X):
     return product.astype(np.float64, copy=False) - projection.mean @ components.T
 
 
-def leaf_order(S, leaf_size=LEAF_SIZE):
-    """The rows of ``S`` ordered leaf by leaf of a median-split tree.
+def leaf_order(S, kernels, leaf_size=LEAF_SIZE, n_threads=1):
+    """The rows of ``S`` ordered leaf by leaf of a median-split tree (twin kernel ``leaf_order``).
 
     The rows are split in two at the median of the coordinate with the
     widest range, recursively, until a part holds at most ``leaf_size``
     rows; the parts are listed depth first.  Rows that follow each other
     are then mostly near each other, so a pass over the rows in this order
-    reads their shared neighbours from the cache.  Deterministic.
+    reads their shared neighbours from the cache.  Deterministic, and the
+    same on any number of threads.
 
     Parameters
     ----------
     S : ndarray of shape (n_samples, r)
-        Coordinates (the projection's scores).
+        Coordinates (the projection's scores, or the scaled rows), ``r >= 1``.
+    kernels : module
+        The twin kernels (:func:`smallvis.backends.select_kernels`).
     leaf_size : int
         Most rows per part, ``>= 1``.
+    n_threads : int
+        Threads of the compiled kernel, which splits the parts of one
+        depth at once.
 
     Returns
     -------
     order : ndarray of shape (n_samples,), int64
         A permutation of ``range(n_samples)``.
     """
-    parts, pending = [], [np.arange(S.shape[0], dtype=np.int64)]
-    while pending:
-        rows = pending.pop()
-        if len(rows) <= leaf_size:
-            parts.append(rows)
-            continue
-        coords = S[rows]
-        widest = int(np.argmax(coords.max(axis=0) - coords.min(axis=0)))
-        half = len(rows) // 2
-        split = np.argsort(coords[:, widest], kind="stable")
-        pending.append(rows[split[half:]])
-        pending.append(rows[split[:half]])
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    S = np.ascontiguousarray(S, dtype=np.float64)
+    order = np.empty(S.shape[0], dtype=np.int64)
+    kernels.leaf_order(S, leaf_size, order, n_threads)
+    return order
 
 
 def check_rows(n):

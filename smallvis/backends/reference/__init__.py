@@ -18,7 +18,8 @@ their public names (:data:`__all__`, the twin contract):
 * :mod:`.products`: the spectral start's sparse product, whose twins
   agree bit for bit;
 * :mod:`.search_forest`: the projected search's forest, its trees and
-  their queries, whose twins agree bit for bit;
+  their queries, and the leaf order of the search's rows, whose twins
+  agree bit for bit;
 * :mod:`.second_input`: costs with a second per-pair input beside ``P``,
   whose two parts run on the engines above;
 * :mod:`._helpers`: private array checks and dense helpers they share;
@@ -75,7 +76,7 @@ from .pairs import (largevis_cost, largevis_exp_cost, largevis_exp_gradient, lar
 from .second_input import (second_input_cost, second_input_gradient,
                            second_input_transform_cost, second_input_transform_gradient)
 from .products import csr_matvec
-from .search_forest import forest_query, forest_tree
+from .search_forest import forest_query, forest_tree, leaf_order
 from . import fft
 from .fft import (FFTAccuracyWarning, _fft_box_width, _fft_exact_instead,  # noqa: F401
                   _fft_grid, tsne_dof_fft_cost, tsne_dof_fft_gradient,
@@ -143,6 +144,7 @@ __all__ = [
     "csr_matvec",
     "forest_tree",
     "forest_query",
+    "leaf_order",
     "knn_refine",
     "knn_candidates",
     "knn_union_count",

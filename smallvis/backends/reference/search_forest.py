@@ -236,3 +236,33 @@ def forest_query(S, roots, children, normals, offsets, leaf_start, items, search
             dist = _sums((S[reached] - x) ** 2)
             best = reached[np.lexsort((reached, dist))[:m]]
             out[i, :len(best)] = best
+
+
+def leaf_order(S, leaf_size, order, n_threads):
+    """The rows of ``S`` ordered leaf by leaf of a median-split tree, written to ``order``.
+
+    The rows are split in two at the median of the coordinate with the
+    widest range (the first such coordinate on a tie): the first
+    ``s // 2`` of a part's ``s`` rows, ranked by that coordinate (ties
+    kept in the part's order), go left.  Parts are split until they hold
+    at most ``leaf_size`` rows, and listed depth first, left before
+    right; a leaf's rows keep the order of the last split.  Rows listed
+    one after another are then mostly near each other.  ``order``
+    (``(n,)`` int64) receives the permutation; ``n_threads`` is the
+    twin's.
+    """
+    if leaf_size < 1 or S.shape[1] < 1:
+        raise ValueError("leaf_order: needs leaf_size >= 1 and S with a column at least")
+    parts, pending = [], [np.arange(S.shape[0], dtype=np.int64)]
+    while pending:
+        rows = pending.pop()
+        if len(rows) <= leaf_size:
+            parts.append(rows)
+            continue
+        coords = S[rows]
+        widest = int(np.argmax(coords.max(axis=0) - coords.min(axis=0)))
+        half = len(rows) // 2
+        ranked = np.argsort(coords[:, widest], kind="stable")
+        pending.append(rows[ranked[half:]])
+        pending.append(rows[ranked[:half]])
+    order[:] = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
