@@ -85,8 +85,9 @@ def test_the_default_phase_is_sixty_percent_at_gamma_one():
     result = _sgd_fit(X, n_epochs=40)
     assert result.params["early_gamma"] == 1.0
     assert result.params["early_epochs"] == 24  # round(0.6 * 40)
-    assert result.params["gamma"] == 7.0
-    from smallvis.methods.largevis.method import early_epochs_default
+    from smallvis.methods.largevis.method import SGD_GAMMA, early_epochs_default
+
+    assert result.params["gamma"] == SGD_GAMMA == 6.0
 
     assert early_epochs_default(1150) == 690
     # the params reproduce the run
@@ -101,7 +102,7 @@ def test_an_early_gamma_equal_to_gamma_or_none_is_the_reference_schedule():
     X, _ = datasets.load("iris")
     plain = _sgd_fit(X, n_epochs=40, early_gamma=None)
     assert plain.params["early_epochs"] == 0
-    for kw in ({"early_epochs": 0}, {"early_gamma": 7.0}):
+    for kw in ({"early_epochs": 0}, {"early_gamma": 6.0}):
         np.testing.assert_array_equal(_sgd_fit(X, n_epochs=40, **kw).Y, plain.Y)
     assert np.abs(_sgd_fit(X, n_epochs=40).Y - plain.Y).max() > 1e-3
 
