@@ -522,7 +522,7 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
         None); asking for it with another method is a ValueError.  "auto":
         "sgd" for those methods when ``n_samples > 5000``
         (``smallvis.engines.sgd.AUTO_SGD_MIN_N``), "exact" otherwise.  With "sgd"
-        the method follows its reference code's defaults
+        the method takes its stochastic form's defaults
         (``METHODS[method].sgd``, including ``param_defaults`` such as
         largevis's ``gamma``; module docstring of :mod:`smallvis.engines.sgd`).
         Each optimizer reads and validates only its own keywords
