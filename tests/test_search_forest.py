@@ -29,7 +29,7 @@ def test_twins_build_and_walk_with_the_same_bits(n, r, coarse):
     slow = _forest(S, 3, 7, 16, 1, reference)
     for n_threads in (1, 2, 3):
         fast = _forest(S, 3, 7, 16, n_threads, _kernels)
-        for name in search_forest.Forest.__slots__:
+        for name in search_forest.Forest._fields:
             np.testing.assert_array_equal(getattr(fast, name), getattr(slow, name), name)
     expected = search_forest.candidates(slow, S, 12, 3 * 13, 1, reference)
     for n_threads in (1, 2, 3):

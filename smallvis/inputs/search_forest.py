@@ -15,27 +15,25 @@ are the same on any number of threads.
 """
 
 import time
+from typing import NamedTuple
 
 import numpy as np
 
 from .. import _progress, _threads
 
 
-class Forest:
+class Forest(NamedTuple):
     """A forest's arrays end to end.
 
     The layout is that of :mod:`smallvis.backends.reference.search_forest`.
     """
 
-    __slots__ = ("roots", "children", "normals", "offsets", "leaf_start", "items")
-
-    def __init__(self, roots, children, normals, offsets, leaf_start, items):
-        self.roots = roots
-        self.children = children
-        self.normals = normals
-        self.offsets = offsets
-        self.leaf_start = leaf_start
-        self.items = items
+    roots: np.ndarray
+    children: np.ndarray
+    normals: np.ndarray
+    offsets: np.ndarray
+    leaf_start: np.ndarray
+    items: np.ndarray
 
 
 def tree_size(n, leaf_size):
