@@ -270,7 +270,7 @@ def _option_type(param):
 
 
 def _stochastic_defaults_text(param):
-    """'; sgd: largevis 7'-style text of the stochastic forms' own defaults of ``param``."""
+    """'; sgd: largevis 6'-style text of the stochastic forms' own defaults of ``param``."""
     parts = []
     for name, this, own, value in _method_defaults():
         if this == param and value is not None and value != own \

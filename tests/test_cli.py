@@ -455,4 +455,4 @@ def test_auto_is_accepted_where_the_help_shows_it():
     assert cli.method_parameters(args) == {"n_neighbors": 40}
     text = parser._subparsers._group_actions[0].choices["embed"].format_help()
     assert "--n-neighbors INT|auto" in text
-    assert "largevis: auto; under the sgd optimizer: largevis 7" in " ".join(text.split())
+    assert "largevis: auto; under the sgd optimizer: largevis 6" in " ".join(text.split())
