@@ -281,7 +281,7 @@ def leaf_order(S, kernels, leaf_size=LEAF_SIZE, n_threads=1):
     Parameters
     ----------
     S : ndarray of shape (n_samples, r)
-        Coordinates (the projection's scores, or the scaled rows), ``r >= 1``.
+        Finite coordinates (the projection's scores, or the scaled rows), ``r >= 1``.
     kernels : module
         The twin kernels (:func:`smallvis.backends.select_kernels`).
     leaf_size : int

@@ -21,15 +21,13 @@ SGD_NEGATIVES = 5
 
 #: largevis's ``gamma`` under the stochastic optimizer after the early
 #: phase: 6, a little below the reference's 7 (:data:`REFERENCE_GAMMA`;
-#: ``gamma=7`` gives it).  Local structure is what LargeVis is for, and at
-#: 1500 epochs from a perplexity of 50 only the reference's value kept the
-#: 10-NN accuracy of real images within 0.005 of umap-learn's
-#: (docs/experiments.md, 2026-11-25).  From the smaller P and the long early
-#: phase of today's defaults that margin is wide (0.80 against 0.78 on
-#: Fashion-MNIST), and 6 draws Fashion-MNIST's classes in 2.0 pieces instead
-#: of 2.2 (umap-learn's 2.0) for 0.001 to 0.005 of accuracy and preservation
-#: on the images, the same on the manifolds, and 0.008 more accuracy on the
-#: text-like set (docs/benchmarks/largevis.md, round 6).
+#: ``gamma=7`` gives it).  Local structure is what LargeVis is for, and
+#: with the reference's P and a short early phase only 7 kept enough of it
+#: on real images.  With the smaller P (:data:`SGD_PERPLEXITY`) and the
+#: long early phase the local scores have room to spare, and the weaker
+#: repulsion draws classes that mix in the data in fewer pieces, for a
+#: little local structure on images and a gain on texts
+#: (docs/benchmarks/largevis.md, round 6; docs/theory.md §4.3).
 SGD_GAMMA = 6.0
 
 #: largevis's ``perplexity`` under the stochastic optimizer (the exact
