@@ -148,8 +148,7 @@ def _leaf_order(S, leaf_size, n_threads, kernels):
                                              (600, 70, 48), (600, 70, 49)])
 def test_leaf_order_twins_give_the_same_permutation(n, r, leaf_size):
     # a stable ranking: repeated rows, values that tie, signed zeros (equal,
-    # so ranked by place), subnormal numbers; parts on both sides of the
-    # compiled twin's switch from insertion to radix passes
+    # so ranked by place), subnormal numbers; parts from a row to hundreds
     rng = np.random.default_rng(n + r)
     S = rng.normal(size=(n, r)) * 10.0 ** rng.integers(-3, 4, size=r)
     S[::7] = S[:1]

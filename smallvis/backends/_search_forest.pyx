@@ -500,20 +500,13 @@ cdef inline uint64_t _order_key(double v) noexcept nogil:
     return b | 0x8000000000000000ULL
 
 
-# Parts of at most this many rows are ranked by insertion, larger ones by
-# radix passes (a pass costs a count of 256 buckets, whatever the size).
-cdef enum:
-    _INSERTION_MAX = 48
-
-
 cdef int _split_part(const double* S, Py_ssize_t r, int64_t* rows,
                      Py_ssize_t size) noexcept nogil:
     """Rank a part's ``size`` rows by its widest coordinate, in place, ties in place order.
 
-    A stable sort: insertion for small parts, else one pass of 256
-    buckets per byte of the keys (:func:`_order_key`), least significant
-    first, skipping the bytes that all keys share.  Returns -1 when out of
-    memory.
+    A stable sort: one pass of 256 buckets per byte of the keys
+    (:func:`_order_key`), least significant first, skipping the bytes that
+    all keys share.  Returns -1 when out of memory.
     """
     cdef double* low = <double*>malloc(2 * r * sizeof(double))
     cdef uint64_t* keys = <uint64_t*>malloc(2 * size * sizeof(uint64_t))
@@ -525,12 +518,11 @@ cdef int _split_part(const double* S, Py_ssize_t r, int64_t* rows,
     cdef int64_t* swap_rows
     cdef int64_t* src_rows
     cdef int64_t* dst_rows
-    cdef uint64_t key, differ
+    cdef uint64_t differ
     cdef Py_ssize_t count[256]
     cdef Py_ssize_t j, c, widest = 0, at, total
     cdef int byte
     cdef double v, span
-    cdef int64_t row
     if low == NULL or keys == NULL or moved == NULL:
         free(low)
         free(keys)
@@ -559,51 +551,39 @@ cdef int _split_part(const double* S, Py_ssize_t r, int64_t* rows,
             widest = c
     for j in range(size):
         keys[j] = _order_key(S[rows[j] * r + widest])
-    if size <= _INSERTION_MAX:
-        for j in range(1, size):
-            key = keys[j]
-            row = rows[j]
-            at = j
-            while at > 0 and keys[at - 1] > key:
-                keys[at] = keys[at - 1]
-                rows[at] = rows[at - 1]
-                at = at - 1
-            keys[at] = key
-            rows[at] = row
-    else:
-        differ = 0
-        for j in range(1, size):
-            differ = differ | (keys[j] ^ keys[0])
-        other = keys + size
-        src_rows = rows
-        dst_rows = moved
-        for byte in range(8):
-            if ((differ >> (8 * byte)) & 0xFF) == 0:
-                continue  # every key has this byte: the pass would move nothing
-            for c in range(256):
-                count[c] = 0
-            for j in range(size):
-                count[(keys[j] >> (8 * byte)) & 0xFF] += 1
-            total = 0
-            for c in range(256):
-                at = count[c]
-                count[c] = total
-                total = total + at
-            for j in range(size):
-                c = (keys[j] >> (8 * byte)) & 0xFF
-                other[count[c]] = keys[j]
-                dst_rows[count[c]] = src_rows[j]
-                count[c] += 1
-            swap_keys = keys
-            keys = other
-            other = swap_keys
-            swap_rows = src_rows
-            src_rows = dst_rows
-            dst_rows = swap_rows
-        if src_rows != rows:
-            memcpy(rows, src_rows, size * sizeof(int64_t))
-        if keys > other:  # free the block from its start
-            keys = other
+    differ = 0
+    for j in range(1, size):
+        differ = differ | (keys[j] ^ keys[0])
+    other = keys + size
+    src_rows = rows
+    dst_rows = moved
+    for byte in range(8):
+        if ((differ >> (8 * byte)) & 0xFF) == 0:
+            continue  # every key has this byte: the pass would move nothing
+        for c in range(256):
+            count[c] = 0
+        for j in range(size):
+            count[(keys[j] >> (8 * byte)) & 0xFF] += 1
+        total = 0
+        for c in range(256):
+            at = count[c]
+            count[c] = total
+            total = total + at
+        for j in range(size):
+            c = (keys[j] >> (8 * byte)) & 0xFF
+            other[count[c]] = keys[j]
+            dst_rows[count[c]] = src_rows[j]
+            count[c] += 1
+        swap_keys = keys
+        keys = other
+        other = swap_keys
+        swap_rows = src_rows
+        src_rows = dst_rows
+        dst_rows = swap_rows
+    if src_rows != rows:
+        memcpy(rows, src_rows, size * sizeof(int64_t))
+    if keys > other:  # free the block from its start
+        keys = other
     free(keys)
     free(moved)
     free(low)
