@@ -198,15 +198,39 @@ def test_data_without_a_faithful_projection_are_refined_in_their_own_space(low_t
 
 
 @pytest.mark.parametrize("block", [1 << 15, 97])
-def test_exact_neighbours_of_the_checked_rows(monkeypatch, block):
-    # in one block of columns, or in blocks that split the rows' own columns
+@pytest.mark.parametrize("n_threads", [1, 3])
+@pytest.mark.parametrize("bound", ["none", "kth", "loose", "too small", "some"])
+def test_exact_neighbours_of_the_checked_rows(monkeypatch, block, n_threads, bound):
+    # in one block of columns, or in blocks that split the rows' own columns;
+    # any bound at least the k-th distance, none, or one too small for some
+    # rows (searched again without it) gives the exact neighbours
     monkeypatch.setattr(projected_search, "_CHECK_BLOCK", block)
     X = _low_rank(800, 30, seed=11)
-    exact, _ = knn_graph(X, 6, method="exact")
+    exact, dist = knn_graph(X, 6, method="exact")
     rows = projected_search.check_rows(800)
-    found = projected_search.exact_neighbours(X, rows, 6)
+    kth = dist[rows, -1] ** 2
+    bounds = {"none": None, "kth": kth, "loose": 4.0 * kth, "too small": kth / 4.0,
+              "some": np.where(np.arange(len(rows)) % 3 == 0, np.inf, kth / (rows % 2 + 1))}
+    found = projected_search.exact_neighbours(X, rows, 6, bounds[bound], n_threads)
     assert found.shape == (len(rows), 6)
     assert all(set(found[r]) == set(exact[row]) for r, row in enumerate(rows))
+
+
+def test_exact_neighbours_break_ties_by_index():
+    # rows 0 to 7 are one point: the 3 nearest of row 0 are rows 1 to 3 on any
+    # number of threads, with or without a bound, and the copies' own rows never
+    X = np.repeat(np.arange(20.0)[:, None], 4, axis=1)
+    X = np.vstack([np.zeros((7, 4)), X])
+    for bound in (None, np.zeros(2)):
+        for n_threads in (1, 2):
+            found = projected_search.exact_neighbours(X, np.array([0, 3]), 3, bound, n_threads)
+            assert np.array_equal(np.sort(found, axis=1), [[1, 2, 3], [0, 1, 2]])
+
+
+@pytest.mark.parametrize("k", [0, 5])
+def test_exact_neighbours_refuse_k_outside_the_rows(k):
+    with pytest.raises(ValueError, match="k must be"):
+        projected_search.exact_neighbours(np.ones((5, 2)), np.array([0]), k)
 
 
 def test_sample_recall_counts_exact_neighbours():

@@ -703,8 +703,10 @@ class KNNIndex:
                                                   label="exact distances")
         del candidates, rows32
         checked = projected_search.check_rows(n)
-        recall = projected_search.sample_recall(
-            projected_search.exact_neighbours(Xs, checked, k), indices, checked)
+        # the search's k-th distances bound the exact ones (its neighbours are rows of Xs)
+        exact = projected_search.exact_neighbours(Xs, checked, k, sq_dist[checked].max(axis=1),
+                                                  self.n_threads)
+        recall = projected_search.sample_recall(exact, indices, checked)
         if recall < projected_search.RECALL_FLOOR:
             _progress.say(f"kNN: the projection kept {recall:.2f} of the checked neighbours: "
                           "refining in the original space")

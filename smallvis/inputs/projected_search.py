@@ -306,12 +306,18 @@ def check_rows(n):
     return np.unique(np.linspace(0, n - 1, min(n, CHECK_ROWS)).astype(np.int64))
 
 
-#: Columns of :func:`exact_neighbours`'s distance blocks: 32 MB a block for
-#: the :data:`CHECK_ROWS` rows, however many points there are.
-_CHECK_BLOCK = 1 << 15
+#: Columns of :func:`exact_neighbours`'s distance blocks: 8 MB a block for
+#: the :data:`CHECK_ROWS` rows, however many points there are, and enough
+#: blocks at 70,000 points to share evenly among the threads.
+_CHECK_BLOCK = 1 << 13
+
+#: Margin of :func:`exact_neighbours`'s ``bound``, relative to the squared
+#: norms of the pair: far above the rounding of a distance from products
+#: (about ``n_features`` units in the last place of those norms).
+_BOUND_MARGIN = 2.0 ** -30
 
 
-def exact_neighbours(X, rows, k):
+def exact_neighbours(X, rows, k, bound=None, n_threads=1):
     r"""The ``k`` nearest other rows of each of ``rows``, by brute force over blocks of columns.
 
     Ranked by the squared Euclidean distance from products (BLAS),
@@ -321,9 +327,20 @@ def exact_neighbours(X, rows, k):
         d^2_{ij} = |x_i|^2 + |x_j|^2 - 2\, x_i \cdot x_j,
 
     whose rounding may swap near ties: the reference of
-    :func:`sample_recall`'s estimate.  The columns are taken
-    :data:`_CHECK_BLOCK` at a time, the best ``k`` so far kept beside each
-    block, so the memory does not grow with the number of points.
+    :func:`sample_recall`'s estimate; equal distances go to the smaller
+    index.  The columns are taken :data:`_CHECK_BLOCK` at a time, so the
+    memory does not grow with the number of points, and the blocks share
+    ``n_threads`` threads, each with the BLAS on one thread: a block's
+    products, and so the result, are the same on any number of threads.
+
+    Each block keeps, for row ``i``, the columns within ``bound[i]`` (plus
+    a margin of :data:`_BOUND_MARGIN` times :math:`|x_i|^2 + |x_j|^2` for
+    the rounding), or its ``k`` nearest where ``bound[i]`` is not finite.
+    Any bound at least the ``k``-th smallest squared distance of row ``i``
+    gives the same result as none; the search's own ``k``-th distance is
+    one, since its ``k`` neighbours are rows of ``X``.  A row that keeps
+    fewer than ``k`` columns (a bound too small) is searched again without
+    one.
 
     Parameters
     ----------
@@ -333,6 +350,11 @@ def exact_neighbours(X, rows, k):
         The rows checked (:func:`check_rows`), distinct.
     k : int
         Neighbours per row, ``1 <= k < n_samples``.
+    bound : ndarray of shape (len(rows),), optional
+        An upper bound on each row's ``k``-th smallest squared distance
+        (``inf``: none), in the units of ``X``.
+    n_threads : int, default=1
+        Threads the blocks share.
 
     Returns
     -------
@@ -340,22 +362,49 @@ def exact_neighbours(X, rows, k):
         Each row's ``k`` nearest other rows, in no particular order.
     """
     n = X.shape[0]
-    sq = np.einsum("ij,ij->i", X, X)
+    if not 1 <= k < n:
+        raise ValueError(f"k must be at least 1 and below the {n} rows; got {k}")
+    rows = np.asarray(rows, dtype=np.int64)
     Xr = X[rows]
-    best_d = np.full((len(rows), k), np.inf)
-    best_i = np.full((len(rows), k), -1, dtype=np.int64)
-    for start in range(0, n, _CHECK_BLOCK):
+    sq_rows = np.einsum("ij,ij->i", Xr, Xr)
+    limit = np.full(len(rows), np.inf) if bound is None else \
+        np.asarray(bound, dtype=np.float64) + _BOUND_MARGIN * sq_rows
+    open_rows = np.flatnonzero(~np.isfinite(limit))
+    limit[open_rows] = -np.inf  # no column is kept by these rows' bound
+    starts = range(0, n, _CHECK_BLOCK)
+    kept = [None] * len(starts)
+
+    def keep_block(start):
         stop = min(n, start + _CHECK_BLOCK)
-        d2 = sq[rows, None] + sq[None, start:stop] - 2.0 * (Xr @ X[start:stop].T)
+        block = X[start:stop]
+        sq = np.einsum("ij,ij->i", block, block)
+        d2 = sq_rows[:, None] + sq[None, :] - 2.0 * (Xr @ block.T)
         own = np.flatnonzero((rows >= start) & (rows < stop))
         d2[own, rows[own] - start] = np.inf  # a row is not its own neighbour
-        d2 = np.hstack([best_d, d2])
-        columns = np.broadcast_to(np.arange(start, stop), (len(rows), stop - start))
-        idx = np.hstack([best_i, columns])
-        keep = np.argpartition(d2, k - 1, axis=1)[:, :k]
-        best_d = np.take_along_axis(d2, keep, axis=1)
-        best_i = np.take_along_axis(idx, keep, axis=1)
-    return best_i
+        r, c = np.nonzero(d2 - _BOUND_MARGIN * sq[None, :] <= limit[:, None])
+        if len(open_rows):  # rows without a bound: the block's k nearest
+            best = np.argpartition(d2[open_rows], min(k, stop - start) - 1,
+                                   axis=1)[:, :k]
+            r = np.concatenate([r, np.repeat(open_rows, best.shape[1])])
+            c = np.concatenate([c, best.ravel()])
+        kept[start // _CHECK_BLOCK] = (r, c + start, d2[r, c])
+
+    with _threads.blas_threads(1):
+        _threads.each_block(keep_block, starts, n_threads)
+    r, c, d2 = (np.concatenate(parts) for parts in zip(*kept))
+    real = np.isfinite(d2)  # the row itself, where a block kept it
+    r, c, d2 = r[real], c[real], d2[real]
+    by = np.lexsort((c, d2, r))  # by row, then distance, then index
+    r, c = r[by], c[by]
+    first = np.searchsorted(r, np.arange(len(rows)))
+    count = np.diff(np.append(first, len(r)))
+    best = np.empty((len(rows), k), dtype=np.int64)
+    for i in np.flatnonzero(count >= k):
+        best[i] = c[first[i]:first[i] + k]
+    short = np.flatnonzero(count < k)  # bounds below the k-th distance (never without one)
+    if len(short):
+        best[short] = exact_neighbours(X, rows[short], k, None, n_threads)
+    return best
 
 
 def sample_recall(exact, indices, rows):
