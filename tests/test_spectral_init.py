@@ -278,8 +278,8 @@ def _sequential_matvec(A, x):
 @pytest.mark.parametrize("fast", [False, True])
 def test_csr_matvec_adds_each_rows_terms_in_stored_order(fast):
     # the order is the contract (the eigensolver amplifies a last-bit
-    # difference into another start): both twins, on any number of threads,
-    # give the bits of a plain row-by-row loop, on a matrix with empty rows,
+    # difference into another start): both twins, on any number of threads
+    # and with columns of either width, give the bits of a plain row-by-row loop, on a matrix with empty rows,
     # unsorted columns and terms of very different sizes
     rng = np.random.default_rng(11)
     dense = sp.random(120, 90, density=0.15, random_state=12).toarray()
@@ -294,10 +294,11 @@ def test_csr_matvec_adds_each_rows_terms_in_stored_order(fast):
     expected = _sequential_matvec(A, x)
     k = kernels(fast)
     for n_threads in (1, 2, 3):
-        out = np.full(120, np.nan)
-        k.csr_matvec(A.indptr.astype(np.int64), A.indices.astype(np.int64), A.data, x, out,
-                     n_threads)
-        np.testing.assert_array_equal(out, expected)
+        for columns in (np.int32, np.int64):  # SciPy's own int32, or int64
+            out = np.full(120, np.nan)
+            k.csr_matvec(A.indptr.astype(np.int64), A.indices.astype(columns), A.data, x, out,
+                         n_threads)
+            np.testing.assert_array_equal(out, expected)
 
 
 @pytest.mark.parametrize("fast", [False, True])

@@ -398,7 +398,8 @@ def _product(M, kernels, n_threads):
         return M
     M = sp.csr_matrix(M)
     indptr = M.indptr.astype(np.int64)
-    indices = M.indices.astype(np.int64)
+    # SciPy's int32 columns as they are: a third less memory read per product
+    indices = M.indices if M.indices.dtype == np.int32 else M.indices.astype(np.int64)
     data = np.ascontiguousarray(M.data, dtype=np.float64)
 
     def matvec(x):

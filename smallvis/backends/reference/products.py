@@ -27,7 +27,7 @@ def csr_matvec(indptr, indices, data, x, out, n_threads):
     Parameters
     ----------
     indptr : ndarray of int64, shape (n + 1,)
-    indices : ndarray of int64, shape (nnz,)
+    indices : ndarray of int32 or int64, shape (nnz,)
         Column of each stored entry, in ``[0, len(x))``.
     data : ndarray of float64, shape (nnz,)
     x : ndarray of float64, shape (n_columns,)
