@@ -25,6 +25,12 @@ def test_forest_twins_are_part_of_the_kernel_module():
         assert getattr(kernels, name).__module__ == "smallvis.backends._kernels"
 
 
+def test_graph_twins_are_part_of_the_kernel_module():
+    for name in ("csr_matvec", "row_strongest"):
+        assert getattr(kernels, name) is getattr(graph_products, name)
+        assert getattr(kernels, name).__module__ == "smallvis.backends._kernels"
+
+
 def test_fast_path_selects_the_extension():
     from smallvis.backends._backend import kernels as select
 

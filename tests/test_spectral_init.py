@@ -201,11 +201,63 @@ def test_strongest_entries_keeps_each_rows_k_largest_then_symmetrises():
         np.testing.assert_array_equal(a, b)
 
 
-def test_strongest_entries_in_blocks_equals_one_block(monkeypatch):
-    P = sp.random(300, 300, density=0.2, random_state=5, format="csr")
-    whole = smallvis.engines.init.strongest_entries(P, 6).toarray()
-    monkeypatch.setattr(smallvis.engines.init, "STRONGEST_BLOCK_ROWS", 7)
-    np.testing.assert_array_equal(smallvis.engines.init.strongest_entries(P, 6).toarray(), whole)
+def _strongest_by_hand(A, k):
+    # each row's entries, strongest first: the larger value, then the smaller column
+    keep = np.zeros(A.nnz, dtype=np.uint8)
+    for i in range(A.shape[0]):
+        lo, hi = A.indptr[i], A.indptr[i + 1]
+        ranked = sorted(range(lo, hi), key=lambda t: (-A.data[t], A.indices[t]))
+        keep[ranked[:k]] = 1
+    return keep
+
+
+@pytest.mark.parametrize("fast", [False, True])
+def test_row_strongest_keeps_the_larger_value_then_the_smaller_column(fast):
+    # values in quarters (ties everywhere), columns not sorted, an empty row,
+    # short rows and one row holding every column; the twins keep the same
+    # entries as a sort by hand, on any number of threads, with either width
+    # of columns
+    rng = np.random.default_rng(8)
+    dense = np.round(4.0 * rng.random((200, 200))) / 4.0 * (rng.random((200, 200)) < 0.3)
+    dense[3] = 0.0
+    dense[4, :2] = [0.5, 0.5]
+    dense[4, 2:] = 0.0
+    dense[5] = 0.25 + 0.25 * (np.arange(200) % 2)
+    A = sp.csr_matrix(dense)
+    for i in range(A.shape[0]):  # reverse each row's columns: not sorted
+        lo, hi = A.indptr[i], A.indptr[i + 1]
+        A.indices[lo:hi], A.data[lo:hi] = A.indices[lo:hi][::-1].copy(), A.data[lo:hi][::-1].copy()
+    k_mod = kernels(fast)
+    for k in (1, 6, 200):
+        expected = _strongest_by_hand(A, k)
+        for n_threads in (1, 2, 3):
+            for columns in (np.int32, np.int64):
+                keep = np.full(A.nnz, 7, dtype=np.uint8)
+                k_mod.row_strongest(A.indptr.astype(np.int64), A.indices.astype(columns),
+                                    A.data, k, keep, n_threads)
+                np.testing.assert_array_equal(keep, expected)
+
+
+@pytest.mark.parametrize("fast", [False, True])
+def test_row_strongest_refuses_arrays_that_do_not_fit(fast):
+    k_mod = kernels(fast)
+    indptr, indices, data = np.array([0, 1, 2]), np.array([0, 1]), np.ones(2)
+    with pytest.raises(ValueError, match="at least 1"):
+        k_mod.row_strongest(indptr, indices, data, 0, np.empty(2, np.uint8), 1)
+    with pytest.raises(ValueError, match="one entry per stored entry"):
+        k_mod.row_strongest(indptr, indices, data, 1, np.empty(3, np.uint8), 1)
+
+
+def test_strongest_entries_sum_duplicates_of_a_copy():
+    # a P with two stored entries at one place is read as their sum, and the
+    # caller's P keeps its arrays
+    P = sp.csr_matrix((np.array([1.0, 2.0, 2.5, 1.0, 1.0]), np.array([1, 2, 2, 0, 0]),
+                       np.array([0, 3, 5, 5])), shape=(3, 3))
+    before = (P.data.copy(), P.indices.copy(), P.indptr.copy())
+    W = smallvis.engines.init.strongest_entries(P, 1).toarray()
+    np.testing.assert_array_equal(W, [[0.0, 2.0, 4.5], [2.0, 0.0, 0.0], [4.5, 0.0, 0.0]])
+    for a, b in zip(before, (P.data, P.indices, P.indptr)):
+        np.testing.assert_array_equal(a, b)
 
 
 def test_largevis_stochastic_default_start_is_spectral_on_30_strongest_entries():
@@ -253,14 +305,11 @@ def test_a_split_start_graph_is_named_in_the_warning():
         assert named in message
 
 
-def test_strongest_entries_on_threads_equals_one_thread(monkeypatch):
-    # each block of rows is sorted alone, so sharing the blocks among
-    # threads keeps the graph; small blocks give many to share
+def test_strongest_entries_on_threads_equals_the_reference():
     P = sp.random(300, 300, density=0.2, random_state=6, format="csr")
-    monkeypatch.setattr(smallvis.engines.init, "STRONGEST_BLOCK_ROWS", 7)
-    one = smallvis.engines.init.strongest_entries(P, 6, n_threads=1)
-    for n_threads in (2, 3):
-        many = smallvis.engines.init.strongest_entries(P, 6, n_threads=n_threads)
+    one = smallvis.engines.init.strongest_entries(P, 6)
+    for n_threads in (1, 2, 3):
+        many = smallvis.engines.init.strongest_entries(P, 6, n_threads, kernels(True))
         np.testing.assert_array_equal(many.toarray(), one.toarray())
 
 

@@ -1836,14 +1836,14 @@ def ncvis_gradient(indptr, indices, data, Y, Q, nu, a, b, grad, n_threads):
 from smallvis.backends._sgd_kernels import (alias_table, counter_randint, counter_random,
                                    counter_uniform, sgd_coefficients, sgd_epochs,
                                    sgd_group_coefficients)
-# The spectral start's sparse product, likewise built in exact order
-# (smallvis/backends/_graph_products.pyx).
-from smallvis.backends._graph_products import csr_matvec
+# The spectral start's sparse product, likewise built in exact order, and the
+# selection of its graph (smallvis/backends/_graph_products.pyx).
+from smallvis.backends._graph_products import csr_matvec, row_strongest
 # The projected search's forest, likewise (smallvis/backends/_search_forest.pyx).
 from smallvis.backends._search_forest import forest_query, forest_tree, leaf_order
 for _twin in (alias_table, counter_randint, counter_random, counter_uniform,
               sgd_coefficients, sgd_epochs, sgd_group_coefficients, csr_matvec,
-              forest_tree, forest_query, leaf_order):
+              row_strongest, forest_tree, forest_query, leaf_order):
     _twin.__module__ = __name__
 del _twin
 

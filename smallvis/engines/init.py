@@ -195,19 +195,14 @@ def _strongest_graph(A):
     return A
 
 
-#: Rows of ``P`` that :func:`strongest_entries` sorts at once: its
-#: temporaries stay a few times the block's entries, not ``P``'s.
-STRONGEST_BLOCK_ROWS = 4096
-
-
-def strongest_entries(P, k, n_threads=1):
+def strongest_entries(P, k, n_threads=1, kernels=None):
     """The graph of each row's ``k`` largest entries of ``P``, made symmetric.
 
-    Row ``i`` keeps its ``k`` largest stored entries (of entries within
-    about 1e-12 of the largest entry of ``P`` of each other, either may be
-    kept); the result is the element-wise maximum of that matrix and its
-    transpose, so an entry kept by either row stays.  A smaller graph for a
-    graph initialisation of a dense-rowed ``P`` (largevis's 60 or 150 neighbours).
+    Row ``i`` keeps its ``k`` largest stored entries, the smaller column
+    first among equal values (the twin kernel ``row_strongest``); the
+    result is the element-wise maximum of that matrix and its transpose, so
+    an entry kept by either row stays.  A smaller graph for a graph
+    initialisation of a dense-rowed ``P`` (largevis's 60 or 150 neighbours).
 
     Parameters
     ----------
@@ -215,31 +210,25 @@ def strongest_entries(P, k, n_threads=1):
     k : int
         Entries kept per row, at least 1.
     n_threads : int, default=1
-        Threads that sort blocks of rows at once; each block is sorted
-        alone, so the result is the same on any number.
+        Threads that share the rows; the result is the same on any number.
+    kernels : module, optional
+        The twin module whose ``row_strongest`` chooses the entries
+        (default: the NumPy reference).
 
     Returns
     -------
     scipy.sparse.csr_matrix of shape (n_samples, n_samples)
     """
+    if kernels is None:
+        from ..backends import reference as kernels
     P = sp.csr_matrix(P)
-    n = P.shape[0]
-    keep = np.zeros(P.nnz, dtype=bool)
-    top = P.data.max() if P.nnz else 1.0
-
-    def keep_block(start):
-        stop = min(n, start + STRONGEST_BLOCK_ROWS)
-        lo, hi = P.indptr[start], P.indptr[stop]
-        starts = P.indptr[start:stop] - lo
-        rows = np.repeat(np.arange(stop - start), np.diff(P.indptr[start:stop + 1]))
-        # one sort by row, largest first within a row: key row + (1 - p / (2 max p))
-        order = np.argsort(rows + (1.0 - P.data[lo:hi] / (2.0 * top)))
-        rank = np.empty(hi - lo, dtype=np.int64)
-        rank[order] = np.arange(hi - lo) - starts[rows[order]]
-        keep[lo:hi] = rank < k
-
-    # NumPy's sort lets go of the GIL, so the blocks' sorts overlap
-    _threads.each_block(keep_block, range(0, n, STRONGEST_BLOCK_ROWS), n_threads)
+    if not P.has_canonical_format:  # one entry per column, without touching the caller's P
+        P = P.copy()
+        P.sum_duplicates()
+    keep = np.empty(P.nnz, dtype=np.uint8)
+    kernels.row_strongest(P.indptr.astype(np.int64), P.indices,
+                          np.asarray(P.data, dtype=np.float64), k, keep, n_threads)
+    keep = keep.view(bool)
     indptr = np.concatenate(([0], np.cumsum(np.minimum(np.diff(P.indptr), k))))
     A = sp.csr_matrix((P.data[keep], P.indices[keep], indptr), shape=P.shape)
     del keep  # a byte per entry of P, not needed by the maximum's copies
@@ -578,7 +567,7 @@ def check_init(init, n_samples, n_components):
     return init
 
 
-def init_affinities(init, P, n_samples, n_threads=1):
+def init_affinities(init, P, n_samples, n_threads=1, kernels=None):
     """The graph that the named ``init`` lays out: ``P``, or each point's ``K`` strongest entries.
 
     ``P`` itself for a name without ``K`` (None stays None);
@@ -589,7 +578,7 @@ def init_affinities(init, P, n_samples, n_threads=1):
     if k is None:
         return P
     _check_graph_input(init, P, n_samples)
-    return strongest_entries(P, k, n_threads)
+    return strongest_entries(P, k, n_threads, kernels)
 
 
 def _check_graph_input(init, P, n):
@@ -673,7 +662,7 @@ def initialize(init, X, n_components, rng, P=None, seed=RANDOMISED_PCA_SEED, *,
     init = check_init(init, n, n_components)
     if not isinstance(init, str):
         return init
-    P = init_affinities(init, P, n, n_threads)
+    P = init_affinities(init, P, n, n_threads, kernels)
     Y = _named_init(init, X, n_components, rng, P, seed, kernels, n_threads)
     if n > 1 and not np.any(np.ptp(Y, axis=0)):
         warn_from_caller(RuntimeWarning(

@@ -17,6 +17,8 @@ their public names (:data:`__all__`, the twin contract):
 * :mod:`.transform`: new points against a fixed training map;
 * :mod:`.products`: the spectral start's sparse product, whose twins
   agree bit for bit;
+* :mod:`.strongest`: each row's strongest entries, the graph of the
+  ``"name:K"`` graph inits;
 * :mod:`.search_forest`: the projected search's forest, its trees and
   their queries, and the leaf order of the search's rows, whose twins
   agree bit for bit;
@@ -76,6 +78,7 @@ from .pairs import (largevis_cost, largevis_exp_cost, largevis_exp_gradient, lar
 from .second_input import (second_input_cost, second_input_gradient,
                            second_input_transform_cost, second_input_transform_gradient)
 from .products import csr_matvec
+from .strongest import row_strongest
 from .search_forest import forest_query, forest_tree, leaf_order
 from . import fft
 from .fft import (FFTAccuracyWarning, _fft_box_width, _fft_exact_instead,  # noqa: F401
@@ -142,6 +145,7 @@ __all__ = [
     "sgd_group_coefficients",
     "sgd_epochs",
     "csr_matvec",
+    "row_strongest",
     "forest_tree",
     "forest_query",
     "leaf_order",
