@@ -8,6 +8,7 @@ import scipy.sparse as sp
 
 import smallvis
 from conftest import perplexity_and_fuzzy_methods
+from smallvis.inputs import projection as projection_module
 from smallvis.inputs.projection import fit_projection
 
 
@@ -30,6 +31,33 @@ def test_the_projection_is_numpys_pca():
     np.testing.assert_allclose(projection.components, signs[:, None] * Vt[:6], atol=1e-4)
     np.testing.assert_allclose(projection.apply(X), Xc @ (signs[:, None] * Vt[:6]).T,
                                atol=1e-3 * s[0] / np.sqrt(len(X)))
+
+
+def test_widened_products_have_the_bits_of_astype_then_subtract(monkeypatch):
+    # float32 or float64 products, a row or none, blocks that split the rows,
+    # on one thread or three
+    monkeypatch.setattr(projection_module, "WIDEN_ROWS", 7)
+    rng = np.random.default_rng(4)
+    row = rng.normal(size=5) * 1e3
+    for dtype in (np.float32, np.float64):
+        product = (rng.normal(size=(50, 5)) * 10.0 ** rng.integers(-6, 7, size=(50, 5))
+                   ).astype(dtype)
+        for n_threads in (1, 3):
+            got = projection_module.widened(product, row, n_threads)
+            np.testing.assert_array_equal(got, product.astype(np.float64) - row)
+            got = projection_module.widened(product, None, n_threads)
+            np.testing.assert_array_equal(got, product.astype(np.float64))
+            assert got.dtype == np.float64 and got.flags.c_contiguous
+
+
+def test_the_projection_is_the_same_on_threads():
+    # float32 products (the search's, for bytes or float32 pixels) and float64
+    X = np.round(_data(n=9000, d=40) * 8.0)
+    for rows in (X, X.astype(np.float32)):
+        one = fit_projection(rows, 5, seed=1)
+        three = fit_projection(rows, 5, seed=1, n_threads=3)
+        np.testing.assert_array_equal(one.components, three.components)
+        np.testing.assert_array_equal(one.mean, three.mean)
 
 
 def test_sparse_projection_is_uncentred_truncated_svd():

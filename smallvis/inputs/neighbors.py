@@ -526,10 +526,11 @@ class KNNIndex:
         rows = projected_search.projection_rows(Xs, rows32)
         if self._search_projection is None:
             t = time.perf_counter()
-            self._search_projection = projected_search.fit_search_projection(rows, self.seed)
+            self._search_projection = projected_search.fit_search_projection(
+                rows, self.seed, self.n_threads)
             _progress.step("kNN", f"projection on {len(self._search_projection.components)} "
                            "principal axes", t)
-        return projected_search.scores(self._search_projection, rows)
+        return projected_search.scores(self._search_projection, rows, self.n_threads)
 
     def _forest_order(self, A):
         """The leaf order of the rows the forest is built from, computed from ``A`` on first use.

@@ -67,7 +67,7 @@ import numpy as np
 
 from .. import _threads
 from .._numeric import power_of_two_exponent
-from .projection import fit_projection
+from .projection import fit_projection, widened
 
 __all__ = ["CHECK_ROWS", "RECALL_FLOOR", "exact_neighbours", "sample_recall", "MIN_FEATURES",
            "METRICS", "SEARCH_RANK", "DEFAULT_TREES", "LEAF_SIZE", "uses_projection",
@@ -231,7 +231,7 @@ def projection_rows(X, X32):
     return X32 if offset <= FLOAT32_PRODUCTS_OFFSET ** 2 * (square - offset) else X
 
 
-def fit_search_projection(X, seed):
+def fit_search_projection(X, seed, n_threads=1):
     """The centred PCA of ``X`` on ``min(SEARCH_RANK, n - 1, d)`` axes the search runs in.
 
     Parameters
@@ -242,6 +242,9 @@ def fit_search_projection(X, seed):
         are then taken in float32, the rest in float64.
     seed : int
         Seeds the random start of the subspace iteration (the index's seed).
+    n_threads : int, default=1
+        Threads of the products' conversions; the same projection on any
+        number.
 
     Returns
     -------
@@ -249,10 +252,11 @@ def fit_search_projection(X, seed):
     """
     rank = max(1, min(SEARCH_RANK, X.shape[0] - 1, X.shape[1]))
     return fit_projection(X, rank, seed, centre=True,
-                          power_iterations=SEARCH_POWER_ITERATIONS, stage="kNN")
+                          power_iterations=SEARCH_POWER_ITERATIONS, stage="kNN",
+                          n_threads=n_threads)
 
 
-def scores(projection, X):
+def scores(projection, X, n_threads=1):
     r"""The rows of ``X`` on the search's axes, without a centred copy of ``X``, float64.
 
     .. math::
@@ -261,11 +265,14 @@ def scores(projection, X):
 
     (``C`` the components, :math:`\bar x` the training means): one
     product with ``X`` and no ``n x d`` temporary.  Of float32 ``X``
-    (:func:`projection_rows`) the product is taken in float32.
+    (:func:`projection_rows`) the product is taken in float32.  The
+    product is widened and centred on up to ``n_threads`` threads, with the
+    same bits on any number.
     """
     components = projection.components
-    product = X @ components.T.astype(X.dtype)
-    return product.astype(np.float64, copy=False) - projection.mean @ components.T
+    product = np.asarray(X @ components.T.astype(X.dtype))
+    # widened and centred on the threads (projection.widened): the same bits
+    return widened(product, projection.mean @ components.T, n_threads)
 
 
 def leaf_order(S, kernels, leaf_size=LEAF_SIZE, n_threads=1):

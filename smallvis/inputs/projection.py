@@ -40,7 +40,7 @@ from typing import NamedTuple, Optional
 import numpy as np
 import scipy.sparse as sp
 
-from .. import _progress
+from .. import _progress, _threads
 from .._numeric import SAFE_EXPONENT, in_units, power_of_two_exponent
 
 #: Extra random directions and power iterations of the subspace iteration.
@@ -110,7 +110,35 @@ def occurring_columns(X, at_least=0):
     return kept, columns
 
 
-def _fit(X, n_components, seed, centre, power_iterations, stage):
+#: Rows of a product that :func:`widened` converts at a time.
+WIDEN_ROWS = 4096
+
+
+def widened(product, row=None, n_threads=1):
+    """``product`` in float64 less ``row`` (subtracted from every row; None: nothing).
+
+    The bits of ``product.astype(np.float64) - row``, since each entry is
+    widened exactly before the subtraction, but made in one new array, a
+    block of :data:`WIDEN_ROWS` rows at a time on up to ``n_threads``
+    threads (NumPy lets go of the interpreter lock in both steps).  A
+    float64 ``product`` with no ``row`` is returned as it is.
+    """
+    if row is None and product.dtype == np.float64:
+        return product
+    out = np.empty(product.shape, dtype=np.float64)
+
+    def part(start):
+        rows = slice(start, start + WIDEN_ROWS)
+        if row is None:
+            np.copyto(out[rows], product[rows])
+        else:
+            np.subtract(product[rows], row, out=out[rows], dtype=np.float64)
+
+    _threads.each_block(part, range(0, product.shape[0], WIDEN_ROWS), n_threads)
+    return out
+
+
+def _fit(X, n_components, seed, centre, power_iterations, stage, n_threads=1):
     """``(projection, X_kept, columns, e)``: the projection of ``X_kept``, in units of ``2**e``.
 
     ``X_kept`` is ``X / 2**e`` (sparse ``X`` on ``columns``; for dense
@@ -143,8 +171,8 @@ def _fit(X, n_components, seed, centre, power_iterations, stage):
     dtype = X.dtype if X.dtype == np.float32 else np.float64
 
     def times(M):  # (X - mean) @ M
-        out = np.asarray(X @ M.astype(dtype, copy=False)).astype(np.float64, copy=False)
-        return out - mean @ M if mean is not None else out
+        return widened(np.asarray(X @ M.astype(dtype, copy=False)),
+                       mean @ M if mean is not None else None, n_threads)
 
     def times_t(M):  # (X - mean).T @ M
         out = np.asarray(X.T @ M.astype(dtype, copy=False)).astype(np.float64, copy=False)
@@ -156,7 +184,9 @@ def _fit(X, n_components, seed, centre, power_iterations, stage):
     for _ in range(power_iterations + 1):
         XV = times(V)
         progress.advance(1)
-        V, _ = np.linalg.qr(times_t(XV))  # (d, width): no pass over the rows
+        Z = times_t(XV)
+        with _threads.blas_threads(1):  # (d, width): small, where threads only wait
+            V, _ = np.linalg.qr(Z)
         progress.advance(1)
     XV = times(V)
     progress.advance(1)
@@ -171,7 +201,7 @@ def _fit(X, n_components, seed, centre, power_iterations, stage):
 
 
 def fit_projection(X, n_components, seed, centre=None, power_iterations=POWER_ITERATIONS,
-                   stage="projection"):
+                   stage="projection", n_threads=1):
     """The top ``n_components`` right singular vectors of ``X`` (centred if dense).
 
     Parameters
@@ -193,6 +223,9 @@ def fit_projection(X, n_components, seed, centre=None, power_iterations=POWER_IT
     stage : str, default="projection"
         The stage its progress lines name (with reporting on, a line when
         one is due after each of the ``2 q + 3`` products with ``X``).
+    n_threads : int, default=1
+        Threads that widen and centre the products (:func:`widened`); the
+        projection is the same on any number.
 
     Returns
     -------
@@ -202,7 +235,8 @@ def fit_projection(X, n_components, seed, centre=None, power_iterations=POWER_IT
         ``transform`` applies to new points.  For the training rows' scores
         alone, :func:`fitted_scores` needs none of them.
     """
-    projection, _, columns, e = _fit(X, n_components, seed, centre, power_iterations, stage)
+    projection, _, columns, e = _fit(X, n_components, seed, centre, power_iterations, stage,
+                                     n_threads)
     mean = None if projection.mean is None else np.ldexp(projection.mean, e)
     if columns is None:
         return Projection(projection.components, mean)
