@@ -201,6 +201,18 @@ def test_strongest_entries_keeps_each_rows_k_largest_then_symmetrises():
         np.testing.assert_array_equal(a, b)
 
 
+#: Threads and widths of column indices (SciPy's own int32, or int64) the
+#: graph kernels' twins are run with.
+_THREADS_AND_WIDTHS = [(t, w) for t in (1, 2, 3) for w in (np.int32, np.int64)]
+
+
+def _reverse_rows(A):
+    """Reverse the stored order of each row of the CSR matrix ``A`` in place."""
+    for i in range(A.shape[0]):
+        lo, hi = A.indptr[i], A.indptr[i + 1]
+        A.indices[lo:hi], A.data[lo:hi] = A.indices[lo:hi][::-1].copy(), A.data[lo:hi][::-1].copy()
+
+
 def _strongest_by_hand(A, k):
     # each row's entries, strongest first: the larger value, then the smaller column
     keep = np.zeros(A.nnz, dtype=np.uint8)
@@ -224,28 +236,15 @@ def test_row_strongest_keeps_the_larger_value_then_the_smaller_column(fast):
     dense[4, 2:] = 0.0
     dense[5] = 0.25 + 0.25 * (np.arange(200) % 2)
     A = sp.csr_matrix(dense)
-    for i in range(A.shape[0]):  # reverse each row's columns: not sorted
-        lo, hi = A.indptr[i], A.indptr[i + 1]
-        A.indices[lo:hi], A.data[lo:hi] = A.indices[lo:hi][::-1].copy(), A.data[lo:hi][::-1].copy()
+    _reverse_rows(A)  # each row's columns not sorted
     k_mod = kernels(fast)
     for k in (1, 6, 200):
         expected = _strongest_by_hand(A, k)
-        for n_threads in (1, 2, 3):
-            for columns in (np.int32, np.int64):
-                keep = np.full(A.nnz, 7, dtype=np.uint8)
-                k_mod.row_strongest(A.indptr.astype(np.int64), A.indices.astype(columns),
-                                    A.data, k, keep, n_threads)
-                np.testing.assert_array_equal(keep, expected)
-
-
-@pytest.mark.parametrize("fast", [False, True])
-def test_row_strongest_refuses_arrays_that_do_not_fit(fast):
-    k_mod = kernels(fast)
-    indptr, indices, data = np.array([0, 1, 2]), np.array([0, 1]), np.ones(2)
-    with pytest.raises(ValueError, match="at least 1"):
-        k_mod.row_strongest(indptr, indices, data, 0, np.empty(2, np.uint8), 1)
-    with pytest.raises(ValueError, match="one entry per stored entry"):
-        k_mod.row_strongest(indptr, indices, data, 1, np.empty(3, np.uint8), 1)
+        for n_threads, columns in _THREADS_AND_WIDTHS:
+            keep = np.full(A.nnz, 7, dtype=np.uint8)
+            k_mod.row_strongest(A.indptr.astype(np.int64), A.indices.astype(columns),
+                                A.data, k, keep, n_threads)
+            np.testing.assert_array_equal(keep, expected)
 
 
 def test_strongest_entries_sum_duplicates_of_a_copy():
@@ -336,28 +335,29 @@ def test_csr_matvec_adds_each_rows_terms_in_stored_order(fast):
     A = sp.csr_matrix(dense)
     A.data *= 10.0 ** rng.integers(-8, 9, size=A.nnz)
     A.data[::3] *= -1.0
-    for i in range(A.shape[0]):  # reverse each row's columns: not sorted
-        lo, hi = A.indptr[i], A.indptr[i + 1]
-        A.indices[lo:hi], A.data[lo:hi] = A.indices[lo:hi][::-1].copy(), A.data[lo:hi][::-1].copy()
+    _reverse_rows(A)  # each row's columns not sorted
     x = rng.normal(size=90) * 10.0 ** rng.integers(-5, 6, size=90)
     expected = _sequential_matvec(A, x)
     k = kernels(fast)
-    for n_threads in (1, 2, 3):
-        for columns in (np.int32, np.int64):  # SciPy's own int32, or int64
-            out = np.full(120, np.nan)
-            k.csr_matvec(A.indptr.astype(np.int64), A.indices.astype(columns), A.data, x, out,
-                         n_threads)
-            np.testing.assert_array_equal(out, expected)
+    for n_threads, columns in _THREADS_AND_WIDTHS:
+        out = np.full(120, np.nan)
+        k.csr_matvec(A.indptr.astype(np.int64), A.indices.astype(columns), A.data, x, out,
+                     n_threads)
+        np.testing.assert_array_equal(out, expected)
 
 
 @pytest.mark.parametrize("fast", [False, True])
-def test_csr_matvec_refuses_arrays_that_do_not_fit(fast):
+def test_graph_kernels_refuse_arrays_that_do_not_fit(fast):
     k = kernels(fast)
     indptr, indices, data = np.array([0, 1, 2]), np.array([0, 1]), np.ones(2)
     with pytest.raises(ValueError, match="indptr must have len"):
         k.csr_matvec(indptr, indices, data, np.ones(2), np.empty(3), 1)
     with pytest.raises(ValueError, match="one per stored entry"):
         k.csr_matvec(indptr, indices, np.ones(3), np.ones(2), np.empty(2), 1)
+    with pytest.raises(ValueError, match="k must be at least 1"):
+        k.row_strongest(indptr, indices, data, 0, np.empty(2, np.uint8), 1)
+    with pytest.raises(ValueError, match="one entry per stored entry"):
+        k.row_strongest(indptr, indices, data, 1, np.empty(3, np.uint8), 1)
 
 
 @pytest.mark.filterwarnings("ignore:the graph of each point's 10 strongest entries")
