@@ -213,6 +213,14 @@ EVERY_SECONDS = 2.0
 #: What a chunk of rows (:meth:`Counter.spans`) aims to take, in seconds.
 _CHUNK_SECONDS = 0.25
 
+#: Most chunks :meth:`Counter.spans` cuts a pass into.  A kernel called on
+#: a chunk also sets up arrays of one entry per point (the refinement's
+#: windows of every row), a cost that does not shrink with the chunk: where
+#: that cost alone exceeded :data:`_CHUNK_SECONDS` (a million points), the
+#: chunks shrank toward single rows and reporting made a pass many times
+#: slower than silence.
+_MOST_SPANS = 32
+
 #: A line is due this much before :data:`EVERY_SECONDS` of silence, so that
 #: the chunk under way (a quarter to half a second) ends in time.
 _SLACK_SECONDS = 0.75
@@ -279,12 +287,15 @@ class Counter:
 
         Chunks aim at ``_CHUNK_SECONDS`` each from the rate measured so far
         (the first has ``first`` units), so that lines can come every
-        :data:`EVERY_SECONDS`; every chunk but the last is a multiple of
-        ``multiple`` units.  The caller does the work of a span in the body
-        of its loop.
+        :data:`EVERY_SECONDS`, but are never so small that a pass takes
+        more than :data:`_MOST_SPANS` of them; every chunk but the last is a
+        multiple of ``multiple`` units.  The caller does the work of a span
+        in the body of its loop.
         """
         start = 0
-        size = max(multiple, first - first % multiple)
+        least = -(-self.total // _MOST_SPANS)
+        least = max(multiple, -(-least // multiple) * multiple)
+        size = max(least, first - first % multiple)
         while start < self.total:
             stop = min(self.total, start + size)
             t = self.clock()
@@ -295,7 +306,7 @@ class Counter:
                 size = int(min(max(size * _CHUNK_SECONDS / took, size / 4), size * 4))
             else:
                 size *= 4
-            size = max(multiple, size - size % multiple)
+            size = max(least, size - size % multiple)
             start = stop
 
 

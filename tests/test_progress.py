@@ -211,6 +211,21 @@ def test_counter_spans_cover_the_rows_and_adapt_to_the_rate():
     assert progress.done == 50_000
 
 
+def test_counter_spans_stay_few_when_each_call_has_a_fixed_cost():
+    # a call that takes a second whatever its span (a kernel's setup over
+    # every point): the spans shrink to no fewer rows than a 32nd of the pass
+    clock = _FakeClock()
+    with _progress.reporting(stream=io.StringIO()):
+        progress = _progress.counter("kNN", "rows", 1_000_000, clock=clock)
+    spans = []
+    for start, stop in progress.spans(first=1024, multiple=8):
+        spans.append((start, stop))
+        clock.now += 1.0
+    assert spans[-1][1] == 1_000_000 and len(spans) <= _progress._MOST_SPANS
+    assert all(stop - start >= 1_000_000 // _progress._MOST_SPANS for start, stop in spans[:-1])
+    assert all((stop - start) % 8 == 0 for start, stop in spans[:-1])
+
+
 def test_counter_and_ticking_are_silent_unless_reporting(capsys):
     progress = _progress.counter("kNN", "queries", 5000, seconds=0.0)
     progress.advance(5000)
