@@ -653,13 +653,14 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
     reduce_to = _check_pca(pca, X.shape if has_data else None, method_params, random_state)
     if not has_data:  # the builders read the number of points from an (n, 0) array
         X = np.zeros((n, 0))
+    n_threads = check_threads(n_threads)
     # project
     projection = None
     if reduce_to is not None:
         # the fit (the SVD) and the scores, both timed
         with _progress.stage("pca", f"{pca} components of {X.shape[1]} features"):
-            projection = fit_projection(X, *reduce_to)
-            X = projection.apply(X)
+            projection = fit_projection(X, *reduce_to, n_threads=n_threads)
+            X = projection.apply(X, n_threads)
     coordinates = has_data and method_params.get("metric") != precomputed.PRECOMPUTED
     if not coordinates and init is None:
         init = "spectral"  # no coordinates to take principal components of
@@ -669,7 +670,6 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
     kern = select_kernels(fast)
     check_dense_memory(kern, n)
     n_components = check_integer(n_components, "n_components", low=1)
-    n_threads = check_threads(n_threads)
     callback = check_callback(callback)
     rng = check_random_state(random_state)
     plan = make_plan(

@@ -639,10 +639,10 @@ class TrainingMap:
         """
         self.check_places_new_points()
         X_new = check_new_points(X_new, self.n_features(), sparse=self.takes_sparse())
-        if self.projection is not None:
-            X_new = self.projection.apply(X_new)
-        n_iter, learning_rate = check_transform_settings(n_iter, learning_rate)
         n_threads = check_threads(n_threads)
+        if self.projection is not None:
+            X_new = self.projection.apply(X_new, n_threads)
+        n_iter, learning_rate = check_transform_settings(n_iter, learning_rate)
         kern = select_kernels(self.fast)
         _progress.say(f"transform: {X_new.shape[0]} new points into the {self.method} map "
                       f"of {self.X.shape[0]} points")

@@ -8,6 +8,7 @@ cores at the same ``n_threads`` (docs/experiments.md, 2026-12-03).
 import sys
 import types
 
+import numpy as np
 import pytest
 from threadpoolctl import threadpool_info, threadpool_limits
 
@@ -89,3 +90,22 @@ def test_the_libraries_are_searched_again_once_a_module_is_imported(monkeypatch)
     assert again is not first
     assert ({lib.filepath for lib in again.lib_controllers}
             >= {lib.filepath for lib in first.lib_controllers})
+
+
+def test_p_of_many_features_is_the_same_on_one_thread_and_two(outside_two):
+    # the search's projection (600 features) and pca= multiply X by BLAS
+    # products, which OpenBLAS sums in another order on two threads; the
+    # products run in blocks on one BLAS thread each, so P does not change.
+    # Here pca= alone differed before (the exact distances of the search
+    # absorb its scores' last bits at this size; on 70,000 photographs they
+    # did not: tests/test_pca_inputs.py checks the scores themselves)
+    rng = np.random.default_rng(0)
+    centres = rng.normal(scale=4.0, size=(6, 600))
+    X = centres[rng.integers(6, size=3000)] + rng.normal(size=(3000, 600))
+    searched = [smallvis.affinities(X, "largevis", knn_method="annoy", fast=True,
+                                    random_state=0, n_threads=t) for t in (1, 2)]
+    reduced = [smallvis.embed(X, "umap", pca=40, fast=True, random_state=0, init="random",
+                              optimizer="sgd", n_epochs=1, n_threads=t,
+                              return_result=True).P for t in (1, 2)]
+    for one, two in (searched, reduced):
+        assert (one != two).nnz == 0

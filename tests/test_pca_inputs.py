@@ -8,6 +8,8 @@ import scipy.sparse as sp
 
 import smallvis
 from conftest import perplexity_and_fuzzy_methods
+from smallvis import _threads
+from smallvis.inputs import projected_search
 from smallvis.inputs import projection as projection_module
 from smallvis.inputs.projection import fit_projection
 
@@ -33,31 +35,72 @@ def test_the_projection_is_numpys_pca():
                                atol=1e-3 * s[0] / np.sqrt(len(X)))
 
 
-def test_widened_products_have_the_bits_of_astype_then_subtract(monkeypatch):
-    # float32 or float64 products, a row or none, blocks that split the rows,
-    # on one thread or three
-    monkeypatch.setattr(projection_module, "WIDEN_ROWS", 7)
+def _blas_combinations():
+    """(BLAS threads outside, the call's threads): the BLAS's own count and ours."""
+    return [(1, 1), (2, 1), (1, 3), (2, 3)]
+
+
+def test_row_products_are_the_same_on_threads_and_whatever_the_blas(monkeypatch):
+    # blocks that split the rows; float32 and float64 products; a centre,
+    # an offset, both or neither
+    monkeypatch.setattr(projection_module, "PRODUCT_ROWS", 7)
     rng = np.random.default_rng(4)
-    row = rng.normal(size=5) * 1e3
-    for dtype in (np.float32, np.float64):
-        product = (rng.normal(size=(50, 5)) * 10.0 ** rng.integers(-6, 7, size=(50, 5))
-                   ).astype(dtype)
-        for n_threads in (1, 3):
-            got = projection_module.widened(product, row, n_threads)
-            np.testing.assert_array_equal(got, product.astype(np.float64) - row)
-            got = projection_module.widened(product, None, n_threads)
-            np.testing.assert_array_equal(got, product.astype(np.float64))
-            assert got.dtype == np.float64 and got.flags.c_contiguous
+    X = rng.normal(size=(50, 9)) * 10.0 ** rng.integers(-6, 7, size=(50, 1))
+    M = rng.normal(size=(9, 5))
+    centre, offset = rng.normal(size=9), rng.normal(size=5) * 1e3
+    for rows, Mx in ((X, M), (X.astype(np.float32), M.astype(np.float32))):
+        for c, o in ((None, None), (centre, None), (None, offset), (centre, offset)):
+            got = []
+            for blas, threads in _blas_combinations():
+                with _threads.blas_threads(blas):
+                    got.append(projection_module.row_products(rows, Mx, threads, c, o))
+            for other in got[1:]:
+                np.testing.assert_array_equal(other, got[0])
+            out = got[0]
+            assert out.dtype == np.float64 and out.flags.c_contiguous
+            plain = (rows if c is None else rows - c) @ Mx
+            expect = plain.astype(np.float64) - (0.0 if o is None else o)
+            np.testing.assert_allclose(out, expect, rtol=1e-5 if plain.dtype == np.float32
+                                       else 1e-12, atol=1e-9 * np.abs(expect).max())
+            if o is not None:  # each entry widened exactly, then the offset taken
+                bare = projection_module.row_products(rows, Mx, 1, c)
+                np.testing.assert_array_equal(out, bare - o)
 
 
-def test_the_projection_is_the_same_on_threads():
-    # float32 products (the search's, for bytes or float32 pixels) and float64
-    X = np.round(_data(n=9000, d=40) * 8.0)
+def test_column_products_are_the_same_on_threads_and_whatever_the_blas(monkeypatch):
+    monkeypatch.setattr(projection_module, "PRODUCT_COLUMNS", 2)
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(60, 11))
+    M = rng.normal(size=(60, 4))
+    for rows, Mx in ((X, M), (X.astype(np.float32), M.astype(np.float32))):
+        got = []
+        for blas, threads in _blas_combinations():
+            with _threads.blas_threads(blas):
+                got.append(projection_module.column_products(rows, Mx, threads))
+        for other in got[1:]:
+            np.testing.assert_array_equal(other, got[0])
+        assert got[0].shape == (11, 4) and got[0].dtype == np.float64
+        np.testing.assert_allclose(got[0], (rows.T @ Mx).astype(np.float64),
+                                   rtol=1e-5 if rows.dtype == np.float32 else 1e-12)
+
+
+def test_the_projection_is_the_same_on_threads_and_whatever_the_blas():
+    # OpenBLAS sums a product it splits over two threads in another order:
+    # a projection of 600 features whose products it would split has the
+    # bits of one thread only because the package never lets it (float32
+    # products, the search's for bytes or pixels, and float64)
+    X = np.round(_data(n=3000, d=600) * 8.0)
     for rows in (X, X.astype(np.float32)):
-        one = fit_projection(rows, 5, seed=1)
-        three = fit_projection(rows, 5, seed=1, n_threads=3)
-        np.testing.assert_array_equal(one.components, three.components)
-        np.testing.assert_array_equal(one.mean, three.mean)
+        got = []
+        for blas, threads in _blas_combinations():
+            with _threads.blas_threads(blas):
+                projection = fit_projection(rows, 20, seed=1, n_threads=threads)
+                got.append((projection.components, projection.mean,
+                            projection.apply(X, threads),
+                            projected_search.scores(projection, rows, threads)))
+        for other in got[1:]:
+            for a, b in zip(got[0], other):
+                np.testing.assert_array_equal(a, b)
 
 
 def test_sparse_projection_is_uncentred_truncated_svd():

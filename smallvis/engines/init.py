@@ -84,7 +84,7 @@ def _randomised(X, n_components):
     return X.shape[1] >= RANDOMISED_PCA_MIN_FEATURES and n_components < min(X.shape)
 
 
-def pca_scores(X, n_components):
+def pca_scores(X, n_components, n_threads=1):
     """Principal-component scores of ``X`` with a deterministic sign.
 
     Each component is flipped so that its largest-magnitude score is positive.
@@ -103,6 +103,9 @@ def pca_scores(X, n_components):
     ----------
     X : ndarray of shape (n_samples, n_features)
     n_components : int
+    n_threads : int, default=1
+        Threads the randomised PCA's products share; its scores have the
+        same bits on any number.
 
     Returns
     -------
@@ -110,7 +113,8 @@ def pca_scores(X, n_components):
     """
     if _randomised(X, n_components):
         scores = projected_scores(fit_projection(X, n_components, RANDOMISED_PCA_SEED,
-                                                 centre=True), X)
+                                                 centre=True, n_threads=n_threads), X,
+                                  n_threads)
         k = n_components
     else:
         Xc = X - X.mean(axis=0)
@@ -896,9 +900,9 @@ def _named_init(init, X, n_components, rng, P, seed=RANDOMISED_PCA_SEED, kernels
     e = power_of_two_exponent(X)
     if _randomised(X, n_components) and abs(e) <= SAFE_EXPONENT:
         # no scaled copy of X: products and QR commute with a power of two
-        scores = np.ldexp(pca_scores(X, n_components), -e)
+        scores = np.ldexp(pca_scores(X, n_components, n_threads), -e)
     else:
-        scores = pca_scores(np.ldexp(X, -e), n_components)
+        scores = pca_scores(np.ldexp(X, -e), n_components, n_threads)
     if init == "pca":
         scores = np.ldexp(scores, e)
         if not np.any(scores):

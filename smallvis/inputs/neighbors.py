@@ -125,6 +125,7 @@ from .exact_search import (BLOCK_ELEMENTS, exact_neighbors, fill_short_rows, k_s
                            monotone_finish, select_nearest, sq_distances)
 from .knn_checks import NEIGHBOR_METHODS, check_fit_input, check_points, check_search_params
 from .refinement import ANNOY_DEFAULT_REFINE, candidate_sq_distances, default_n_explore, refine
+from .projection import row_products as _row_products
 from .._numeric import in_units, row_exponents, tie_key as _tie_key
 from .._validation import (MAX_REFINE_ROUNDS, ParameterError, check_integer, check_iterations,
                            check_random_state, check_threads)
@@ -930,7 +931,7 @@ class KNNIndex:
         shift = np.maximum(row_exponents(X_new, e) - e, 0)
         centred = np.ldexp(X_new, -(e + shift)[:, None]) - np.ldexp(projection.mean[None, :],
                                                                      -shift[:, None])
-        scores = centred @ projection.components.T
+        scores = _row_products(centred, projection.components.T, self.n_threads)
         return np.ldexp(scores, np.minimum(shift, _new_points.MAX_QUERY_EXPONENT)[:, None])
 
     def _refine_queries(self, X_new, units, indices, sq_dist, rows, width, round_number=1):

@@ -67,7 +67,7 @@ import numpy as np
 
 from .. import _threads
 from .._numeric import power_of_two_exponent
-from .projection import fit_projection, widened
+from .projection import fit_projection, row_products
 
 __all__ = ["CHECK_ROWS", "RECALL_FLOOR", "exact_neighbours", "sample_recall", "MIN_FEATURES",
            "METRICS", "SEARCH_RANK", "DEFAULT_TREES", "LEAF_SIZE", "uses_projection",
@@ -265,14 +265,15 @@ def scores(projection, X, n_threads=1):
 
     (``C`` the components, :math:`\bar x` the training means): one
     product with ``X`` and no ``n x d`` temporary.  Of float32 ``X``
-    (:func:`projection_rows`) the product is taken in float32.  The
-    product is widened and centred on up to ``n_threads`` threads, with the
-    same bits on any number.
+    (:func:`projection_rows`) the product is taken in float32.  The rows
+    are projected, widened and centred a block at a time on up to
+    ``n_threads`` threads (:func:`smallvis.inputs.projection.row_products`),
+    with the same bits on any number.
     """
     components = projection.components
-    product = np.asarray(X @ components.T.astype(X.dtype))
-    # widened and centred on the threads (projection.widened): the same bits
-    return widened(product, projection.mean @ components.T, n_threads)
+    with _threads.blas_threads(1):  # a small product, summed in one order
+        offset = projection.mean @ components.T
+    return row_products(X, components.T.astype(X.dtype), n_threads, offset=offset)
 
 
 def leaf_order(S, kernels, leaf_size=LEAF_SIZE, n_threads=1):

@@ -62,15 +62,18 @@ class Projection(NamedTuple):
     #: or None (sparse: not centred).
     mean: Optional[np.ndarray]
 
-    def apply(self, X):
-        """The ``(n, r)`` scores of the rows of ``X`` (dense or sparse), float64, C order."""
-        if sp.issparse(X):
-            scores = X @ self.components.T
-            if self.mean is not None:
-                scores -= self.mean @ self.components.T
-        else:
-            scores = (X - self.mean) @ self.components.T if self.mean is not None \
-                else X @ self.components.T
+    def apply(self, X, n_threads=1):
+        """The ``(n, r)`` scores of the rows of ``X`` (dense or sparse), float64, C order.
+
+        Dense rows are centred and projected a block at a time on up to
+        ``n_threads`` threads (:func:`row_products`): the same bits on any
+        number.
+        """
+        if not sp.issparse(X):
+            return row_products(X, self.components.T, n_threads, centre=self.mean)
+        scores = X @ self.components.T
+        if self.mean is not None:
+            scores -= self.mean @ self.components.T
         return np.ascontiguousarray(scores, dtype=np.float64)
 
 
@@ -110,31 +113,72 @@ def occurring_columns(X, at_least=0):
     return kept, columns
 
 
-#: Rows of a product that :func:`widened` converts at a time.
-WIDEN_ROWS = 4096
+#: Rows of ``X`` in a block of :func:`row_products`.
+PRODUCT_ROWS = 2048
+
+#: Fewest columns of ``X`` in a block of :func:`column_products`, and most
+#: blocks: every block reads the whole of ``M``, so more blocks read more.
+PRODUCT_COLUMNS = 128
+COLUMN_BLOCKS = 4
 
 
-def widened(product, row=None, n_threads=1):
-    """``product`` in float64 less ``row`` (subtracted from every row; None: nothing).
+def row_products(X, M, n_threads=1, centre=None, offset=None):
+    r"""``(X - centre) @ M - offset`` of dense ``X``, float64, a block of rows at a time.
 
-    The bits of ``product.astype(np.float64) - row``, since each entry is
-    widened exactly before the subtraction, but made in one new array, a
-    block of :data:`WIDEN_ROWS` rows at a time on up to ``n_threads``
-    threads (NumPy lets go of the interpreter lock in both steps).  A
-    float64 ``product`` with no ``row`` is returned as it is.
+    .. math::
+
+        S_{i:} = (x_i - c)\, M - o
+
+    (``centre`` :math:`c` and ``offset`` :math:`o` are rows; None: none).
+    The product is taken in NumPy's type of the (centred) rows and ``M``
+    (float32 rows and a float32 ``M``: float32) and each entry is widened
+    to float64 before ``offset`` is subtracted.  Each block of
+    :data:`PRODUCT_ROWS` rows is one BLAS call with the BLAS held to one
+    thread, and the blocks share up to ``n_threads`` threads, each writing
+    its own rows of one new array.  A row's result depends on that row
+    alone, so the product has the same bits on any number of threads and
+    whatever the BLAS's own thread count: a product that the BLAS splits
+    over its threads may sum in another order (OpenBLAS does), and a
+    search in those scores can then find other neighbours.
     """
-    if row is None and product.dtype == np.float64:
-        return product
-    out = np.empty(product.shape, dtype=np.float64)
+    n = X.shape[0]
+    out = np.empty((n, M.shape[1]), dtype=np.float64)
 
-    def part(start):
-        rows = slice(start, start + WIDEN_ROWS)
-        if row is None:
-            np.copyto(out[rows], product[rows])
+    def block(start):
+        rows = slice(start, start + PRODUCT_ROWS)
+        part = X[rows] if centre is None else X[rows] - centre
+        product = part @ M
+        if offset is None:
+            np.copyto(out[rows], product)
         else:
-            np.subtract(product[rows], row, out=out[rows], dtype=np.float64)
+            np.subtract(product, offset, out=out[rows], dtype=np.float64)
 
-    _threads.each_block(part, range(0, product.shape[0], WIDEN_ROWS), n_threads)
+    with _threads.blas_threads(1):
+        _threads.each_block(block, range(0, n, PRODUCT_ROWS), n_threads)
+    return out
+
+
+def column_products(X, M, n_threads=1):
+    r"""``X.T @ M`` of dense ``X``, float64, a block of columns of ``X`` at a time.
+
+    The product is taken in NumPy's type of ``X`` and ``M`` and widened to
+    float64.  The columns are cut into at most
+    :data:`COLUMN_BLOCKS` blocks of at least :data:`PRODUCT_COLUMNS`,
+    fixed by the number of columns alone; each block is one BLAS call with
+    the BLAS held to one thread, summing over every row, and the blocks
+    share up to ``n_threads`` threads.  So, as for :func:`row_products`,
+    the product has the same bits on any number of threads.
+    """
+    d = X.shape[1]
+    width = max(PRODUCT_COLUMNS, -(-d // COLUMN_BLOCKS))
+    out = np.empty((d, M.shape[1]), dtype=np.float64)
+
+    def block(start):
+        columns = slice(start, start + width)
+        np.copyto(out[columns], X[:, columns].T @ M)
+
+    with _threads.blas_threads(1):
+        _threads.each_block(block, range(0, d, width), n_threads)
     return out
 
 
@@ -171,27 +215,35 @@ def _fit(X, n_components, seed, centre, power_iterations, stage, n_threads=1):
     dtype = X.dtype if X.dtype == np.float32 else np.float64
 
     def times(M):  # (X - mean) @ M
-        return widened(np.asarray(X @ M.astype(dtype, copy=False)),
-                       mean @ M if mean is not None else None, n_threads)
+        offset = mean @ M if mean is not None else None
+        if not sp.issparse(X):
+            return row_products(X, M.astype(dtype, copy=False), n_threads, offset=offset)
+        out = np.asarray(X @ M.astype(dtype, copy=False), dtype=np.float64)
+        return out if offset is None else out - offset
 
     def times_t(M):  # (X - mean).T @ M
-        out = np.asarray(X.T @ M.astype(dtype, copy=False)).astype(np.float64, copy=False)
+        Md = M.astype(dtype, copy=False)
+        out = np.asarray(X.T @ Md, dtype=np.float64) if sp.issparse(X) else \
+            column_products(X, Md, n_threads)
         return out - np.outer(mean, M.sum(axis=0)) if mean is not None else out
 
-    # 2 (q + 1) products in the iteration, one in the Rayleigh-Ritz step
+    # 2 (q + 1) products in the iteration, one in the Rayleigh-Ritz step;
+    # the large ones on the call's threads in blocks (row_products), the
+    # small ones on one BLAS thread, where more threads would only wait and
+    # would sum in another order
     progress = _progress.counter(stage, "subspace iteration products", 2 * power_iterations + 3)
     V = omega
-    for _ in range(power_iterations + 1):
+    with _threads.blas_threads(1):
+        for _ in range(power_iterations + 1):
+            XV = times(V)
+            progress.advance(1)
+            Z = times_t(XV)
+            V, _ = np.linalg.qr(Z)
+            progress.advance(1)
         XV = times(V)
         progress.advance(1)
-        Z = times_t(XV)
-        with _threads.blas_threads(1):  # (d, width): small, where threads only wait
-            V, _ = np.linalg.qr(Z)
-        progress.advance(1)
-    XV = times(V)
-    progress.advance(1)
-    _, W = np.linalg.eigh(XV.T @ XV)  # increasing eigenvalues
-    components = (V @ W[:, ::-1][:, :r]).T
+        _, W = np.linalg.eigh(XV.T @ XV)  # increasing eigenvalues
+        components = (V @ W[:, ::-1][:, :r]).T
     flip = np.sign(components[np.arange(len(components)),
                               np.argmax(np.abs(components), axis=1)])
     components = np.ascontiguousarray(components * flip[:, None])
@@ -224,8 +276,9 @@ def fit_projection(X, n_components, seed, centre=None, power_iterations=POWER_IT
         The stage its progress lines name (with reporting on, a line when
         one is due after each of the ``2 q + 3`` products with ``X``).
     n_threads : int, default=1
-        Threads that widen and centre the products (:func:`widened`); the
-        projection is the same on any number.
+        Threads the products with dense ``X`` share (:func:`row_products`,
+        :func:`column_products`); the projection has the same bits on any
+        number, and whatever the BLAS's own thread count.
 
     Returns
     -------
