@@ -93,12 +93,25 @@ def test_knn_refine_on_long_lists_is_the_reference_s(n_threads):
     by = np.lexsort((np.where(idx < 0, n, idx), keys), axis=-1)
     idx, d2 = np.take_along_axis(idx, by, 1), np.take_along_axis(d2, by, 1)
     flags = np.full(idx.shape, 3, dtype=np.uint8)
-    for _ in range(3):
+    changed = []
+    for _ in range(5):
         fast = _round(_kernels, X, idx, d2, flags, w, n_threads)
         ref = _round(reference, X, idx, d2, flags, w, 1)
         np.testing.assert_array_equal(fast[0], ref[0])
         np.testing.assert_array_equal(_bits(fast[1]), _bits(ref[1]))
         np.testing.assert_array_equal(fast[2], ref[2])
         assert fast[3] == ref[3]
+        # the distances written in place, as refinement.refine passes them
+        in_place = d2.copy()
+        out_idx, out_flags = np.empty_like(idx), np.empty_like(flags)
+        assert _kernels.knn_refine(X, idx, in_place, flags, w, out_idx, in_place, out_flags,
+                                   n_threads) == ref[3]
+        np.testing.assert_array_equal(out_idx, ref[0])
+        np.testing.assert_array_equal(_bits(in_place), _bits(ref[1]))
+        np.testing.assert_array_equal(out_flags, ref[2])
+        changed.append(fast[3])
         idx, d2, flags = fast[:3]
     assert (idx >= 0).all()
+    # rounds with rows that changed and rows that did not (whose lists are
+    # copied without the merge), and a last round in which none changed
+    assert any(0 < c < n for c in changed) and changed[-1] == 0

@@ -2088,12 +2088,9 @@ cdef Py_ssize_t _refine_row(const double* x, Py_ssize_t dim, const int32_t* nb,
             m += 1
     na = 0
     _core_dists_to(code, x, dim, x + i * dim, cand, m, cd2)
-    for r in range(k):
-        own_d2[r] = d2[i * k + r]
-        keys[r] = smallvis_tie_key(own_d2[r])
     # the candidates that beat the row's last entry, moved to the front;
     # the new list is the first k of the row and these, merged in order
-    last_key = keys[k - 1]
+    last_key = smallvis_tie_key(d2[i * k + k - 1])
     last_index = row[k - 1]
     for t in range(m):
         key = smallvis_tie_key(cd2[t])
@@ -2103,6 +2100,20 @@ cdef Py_ssize_t _refine_row(const double* x, Py_ssize_t dim, const int32_t* nb,
             cd2[na] = cd2[t]
             slots[na] = <int32_t>na
             na += 1
+    if na == 0:
+        # the merge would copy the row and clear its flags: most rows of the
+        # later rounds, whose distances are then neither read nor rewritten
+        # in place (od is d2's row in refinement.refine)
+        for r in range(k):
+            oi[r] = row[r]
+            of[r] = 0
+        if od != d2 + i * k:
+            for r in range(k):
+                od[r] = d2[i * k + r]
+        return 0
+    for r in range(k):
+        own_d2[r] = d2[i * k + r]
+        keys[r] = smallvis_tie_key(own_d2[r])
     _sort_slots(ckeys, cand, slots, tmp, na)
     a = 0
     b = 0
