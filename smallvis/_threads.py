@@ -379,6 +379,19 @@ def blas_threads(n_threads):
         yield
 
 
+
+def each_blas_block(fn, starts, n_threads):
+    """:func:`each_block` with the BLAS held to one thread: blocks of BLAS products.
+
+    Each block's products are then summed in one order whatever the call's
+    thread count or the BLAS's own (a BLAS that splits one product over its
+    threads sums it in another order), so what the blocks write has the
+    same bits on any number of threads, and the blocks, not the BLAS, use
+    the threads.
+    """
+    with blas_threads(1):
+        each_block(fn, starts, n_threads)
+
 #: ``(number of imported modules, threadpoolctl controller)`` of the last
 #: search for thread-pool libraries, or None before the first.
 _CONTROLLER = None

@@ -397,8 +397,7 @@ def exact_neighbours(X, rows, k, bound=None, n_threads=1):
             c = np.concatenate([c, best.ravel()])
         kept[start // _CHECK_BLOCK] = (r, c + start, d2[r, c])
 
-    with _threads.blas_threads(1):
-        _threads.each_block(keep_block, starts, n_threads)
+    _threads.each_blas_block(keep_block, starts, n_threads)
     r, c, d2 = (np.concatenate(parts) for parts in zip(*kept))
     real = np.isfinite(d2)  # the row itself, where a block kept it
     r, c, d2 = r[real], c[real], d2[real]

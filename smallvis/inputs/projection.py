@@ -153,8 +153,7 @@ def row_products(X, M, n_threads=1, centre=None, offset=None):
         else:
             np.subtract(product, offset, out=out[rows], dtype=np.float64)
 
-    with _threads.blas_threads(1):
-        _threads.each_block(block, range(0, n, PRODUCT_ROWS), n_threads)
+    _threads.each_blas_block(block, range(0, n, PRODUCT_ROWS), n_threads)
     return out
 
 
@@ -177,8 +176,7 @@ def column_products(X, M, n_threads=1):
         columns = slice(start, start + width)
         np.copyto(out[columns], X[:, columns].T @ M)
 
-    with _threads.blas_threads(1):
-        _threads.each_block(block, range(0, d, width), n_threads)
+    _threads.each_blas_block(block, range(0, d, width), n_threads)
     return out
 
 
