@@ -2013,7 +2013,10 @@ def knn_candidates(X, candidates, indices, sq_dist, n_threads, metric_code=0, st
     else:
         rows = order
     with nogil:
-        for p in prange(first, last, schedule="static", num_threads=nt):
+        # rows in chunks of 64, handed to whichever thread is free: the rows of
+        # a search come in leaf order, so costly ones lie together, and halves
+        # fixed in advance leave one thread the larger share of the work
+        for p in prange(first, last, schedule="dynamic", chunksize=64, num_threads=nt):
             i = rows[p]
             tid = threadid()
             if single:
@@ -2184,7 +2187,9 @@ def knn_refine(X, indices, sq_dist, flags, n_explore, out_indices, out_sq_dist,
                 win_new[i, s] = fl[i, s] & 2
                 if fl[i, s] & 2:
                     has_new[i] = 1
-        for i in prange(first, last, schedule="static", num_threads=nt):
+        # chunks of rows as in knn_candidates: the rows that still change in
+        # the late rounds lie together in the leaf order
+        for i in prange(first, last, schedule="dynamic", chunksize=64, num_threads=nt):
             tid = threadid()
             n_changed += _refine_row(&x[0, 0], dim, &nb[0, 0], &d2[0, 0], &fl[0, 0],
                                      &win[0, 0], &win_new[0, 0], &has_new[0], k, w, i,
