@@ -144,6 +144,22 @@ def test_maps_of_ten_and_twenty_points_separate_the_species(method):
         assert knn_accuracy(Y, setosa, 1) == 1.0, (method, n)
 
 
+def test_largevis_default_rate_needs_no_recovery_on_a_few_random_points():
+    # structureless points are the hard case for a default step (every pair
+    # at about the same distance, LargeVis's repulsion stiff between close
+    # points); at the former N / 4 the divergence guard halved the rate on
+    # most of these, and warned the user about a default of ours
+    for n in (6, 10, 16):
+        for seed in range(4):
+            X = np.random.default_rng(seed).normal(size=(n, 5))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the lowered perplexity's warning
+                result = smallvis.embed(X, "largevis", fast=True, random_state=seed,
+                                        return_result=True)
+            assert result.params["learning_rate"] == pytest.approx(n / 6)
+            assert not result.recoveries, (n, seed, result.recoveries)
+
+
 @pytest.mark.parametrize("estimator,option", [
     (smallvis.Embedding("umap", n_iter=50), "pass method_params={'n_neighbors': ...} to"),
     (smallvis.NCVIS(n_iter=50), "pass method_params={'n_neighbors': ...} to"),
