@@ -148,7 +148,7 @@ def test_largevis_default_rate_needs_no_recovery_on_a_few_random_points():
     # structureless points are the hard case for a default step (every pair
     # at about the same distance, LargeVis's repulsion stiff between close
     # points); at the former N / 4 the divergence guard halved the rate on
-    # most of these, and warned the user about a default of ours
+    # many of these, and warned the user about a default of ours
     for n in (6, 10, 16):
         for seed in range(4):
             X = np.random.default_rng(seed).normal(size=(n, 5))

@@ -13,6 +13,7 @@ from ...method_spec import SGD_ANNOY_TREES, Method, eps_smooths
 from ..._validation import ParameterError, check_integer, check_number
 from .unit import LargeVisUnit, LargeVisExpUnit
 
+
 def auto_learning_rate(n_samples, exaggeration):
     r"""The exact optimizer's ``learning_rate="auto"``: :math:`N / \mathrm{exaggeration} / 6`.
 
