@@ -521,7 +521,10 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
         methods whose registry entry has a stochastic form (``sgd`` not
         None); asking for it with another method is a ValueError.  "auto":
         "sgd" for those methods when ``n_samples > 5000``
-        (``smallvis.engines.sgd.AUTO_SGD_MIN_N``), "exact" otherwise.  With "sgd"
+        (``smallvis.engines.sgd.AUTO_SGD_MIN_N``), and for umap and tumap in
+        one dimension (``n_components=1``) above 15 points (the exact
+        optimizer cannot move points past one another on a line), "exact"
+        otherwise.  With "sgd"
         the method takes its stochastic form's defaults
         (``METHODS[method].sgd``, including ``param_defaults`` such as
         largevis's ``gamma``; module docstring of :mod:`smallvis.engines.sgd`).

@@ -470,7 +470,7 @@ def make_plan(method, n_samples, optimizer, keywords, *, init, learning_rate, n_
         check_init(init, n_samples, n_components)
     stochastic = [name for name, m in METHODS.items() if m.sgd is not None]
     gradient = choose_gradient(method, gradient, n_samples, n_components)
-    chosen = _sgd.choose_optimizer(method, optimizer, n_samples, stochastic)
+    chosen = _sgd.choose_optimizer(method, optimizer, n_samples, stochastic, n_components)
     if chosen == "sgd":
         late = exact_settings.get("late_exaggeration", 1.0)
         late, _ = check_late_exaggeration(late, exact_settings.get("late_exaggeration_iter"),

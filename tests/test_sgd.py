@@ -424,6 +424,30 @@ def test_auto_chooses_by_size_and_method():
         assert sgd.choose_optimizer(m, "exact", 10 ** 6) == "exact"
 
 
+def test_auto_draws_lines_of_umap_and_tumap_stochastically():
+    # one dimension: the exact optimizer cannot move a point past the others
+    line = {name: m.sgd.auto_min_n_line for name, m in METHODS.items()
+            if m.sgd is not None and m.sgd.auto_min_n_line is not None}
+    assert line == {"umap": 15, "tumap": 15}
+    for name in ("umap", "tumap"):
+        m = METHODS[name]
+        assert sgd.choose_optimizer(m, "auto", 15, n_components=1) == "exact"
+        assert sgd.choose_optimizer(m, "auto", 16, n_components=1) == "sgd"
+        assert sgd.choose_optimizer(m, "auto", 16, n_components=2) == "exact"
+        assert sgd.choose_optimizer(m, "exact", 16, n_components=1) == "exact"
+    assert sgd.choose_optimizer(METHODS["largevis"], "auto", 16, n_components=1) == "exact"
+
+
+@pytest.mark.filterwarnings("ignore:the affinity graph")
+def test_a_line_of_500_digits_keeps_its_classes(digits):
+    # the exact optimizer, the former default here, scored 0.11 (chance)
+    X, labels = digits
+    result = smallvis.embed(X[:500], "umap", n_components=1, fast=True, random_state=0,
+                            return_result=True)
+    assert result.optimizer == "sgd"
+    assert knn_accuracy(result.Y, labels[:500], 10) >= 0.9
+
+
 @pytest.mark.filterwarnings("ignore:the affinity graph")
 def test_small_data_auto_is_exact_and_recorded(iris):
     X, _ = iris

@@ -228,6 +228,13 @@ class SgdSpec:
         ``optimizer="auto"`` takes this stochastic form above this many
         points (:data:`AUTO_SGD_MIN_N`; 0: at every size, for a method whose
         exact gradient is too slow to be a default).
+    auto_min_n_line : int or None
+        The same for one-dimensional maps (``n_components=1``); None: as
+        ``auto_min_n``.  On a line the exact optimizer cannot move a point
+        past its neighbours, and a repulsion that grows without bound as
+        two points meet (umap's, tumap's) holds each class in the pieces
+        the start left it in; the stochastic form's clipped steps jump
+        over them.
     exact_cost_max_n : int
         The run reports the exact cost of the final ``Y`` up to this many
         points (:data:`SGD_COST_MAX_N`), an estimate above.
@@ -255,6 +262,7 @@ class SgdSpec:
     noise_schedule: str = "constant"
     q_learning_rate: float = 0.0
     auto_min_n: int = AUTO_SGD_MIN_N
+    auto_min_n_line: Optional[int] = None
     exact_cost_max_n: int = SGD_COST_MAX_N
 
     def __post_init__(self):
@@ -286,11 +294,14 @@ def learning_rates(n_epochs, learning_rate, decay, floor=0.0):
     return learning_rate * np.maximum(1.0 - e, floor)
 
 
-def choose_optimizer(method, optimizer, n_samples, stochastic_methods=()):
+def choose_optimizer(method, optimizer, n_samples, stochastic_methods=(), n_components=2):
     """Resolve ``optimizer`` ("auto", "exact" or "sgd") for ``method``.
 
     ``stochastic_methods`` names the methods that have a stochastic form,
     for the error message (the engine does not read the registry).
+    "auto" takes the stochastic form above its ``auto_min_n`` points, or
+    above ``auto_min_n_line`` for a map of ``n_components=1`` when the
+    form gives one (:class:`SgdSpec`).
     """
     if not isinstance(optimizer, str) or optimizer not in OPTIMIZERS:
         raise ParameterError(f"optimizer must be one of "
@@ -301,8 +312,12 @@ def choose_optimizer(method, optimizer, n_samples, stochastic_methods=()):
             f"method {method.name!r} has no stochastic form; optimizer='sgd' is "
             f"available for {', '.join(stochastic_methods)}", ("optimizer",))
     if optimizer == "auto":
-        return ("sgd" if method.sgd is not None and n_samples > method.sgd.auto_min_n
-                else "exact")
+        if method.sgd is None:
+            return "exact"
+        limit = method.sgd.auto_min_n
+        if n_components == 1 and method.sgd.auto_min_n_line is not None:
+            limit = method.sgd.auto_min_n_line
+        return "sgd" if n_samples > limit else "exact"
     return optimizer
 
 

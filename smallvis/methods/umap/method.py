@@ -34,11 +34,19 @@ def sgd_params(a, b, spread, min_dist, eps):
     return {"a": a, "b": b, "gamma": SGD_GAMMA, "eps": check_number(eps, "eps", low=0)}
 
 
+#: ``optimizer="auto"`` runs the stochastic form for one-dimensional maps
+#: above this many points: there the exact optimizer left digits at a 10-NN
+#: accuracy of 0.11 (the stochastic form: 0.98), and from 20 points on
+#: the stochastic form scored higher on subsets of iris and digits; on 5
+#: and 10 points the exact one did (docs/experiments.md, 2026-12-06).
+AUTO_SGD_MIN_N_LINE = 15
+
 #: umap-learn's optimize_layout_euclidean (docs/theory.md §4.2), but for
 #: the coefficient's parameters.
 SGD = dict(coefficient="umap", scheme="epochs_per_sample", noise="uniform",
            n_epochs=n_epochs, n_negative=5, clip=4.0, learning_rate=1.0,
-           init="spectral", param_defaults={"n_trees": SGD_ANNOY_TREES})
+           init="spectral", param_defaults={"n_trees": SGD_ANNOY_TREES},
+           auto_min_n_line=AUTO_SGD_MIN_N_LINE)
 
 #: What umap and tumap share: the fuzzy graph, its validation and defaults.
 FUZZY_METHOD = dict(
