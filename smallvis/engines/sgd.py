@@ -232,9 +232,8 @@ class SgdSpec:
         The same for one-dimensional maps (``n_components=1``); None: as
         ``auto_min_n``.  On a line the exact optimizer cannot move a point
         past its neighbours, and a repulsion that grows without bound as
-        two points meet (umap's, tumap's) holds each class in the pieces
-        the start left it in; the stochastic form's clipped steps jump
-        over them.
+        two points meet holds each class in the pieces the start left it
+        in; the stochastic form's clipped steps jump over them.
     exact_cost_max_n : int
         The run reports the exact cost of the final ``Y`` up to this many
         points (:data:`SGD_COST_MAX_N`), an estimate above.
