@@ -379,7 +379,6 @@ def blas_threads(n_threads):
         yield
 
 
-
 def each_blas_block(fn, starts, n_threads):
     """:func:`each_block` with the BLAS held to one thread: blocks of BLAS products.
 
@@ -391,6 +390,7 @@ def each_blas_block(fn, starts, n_threads):
     """
     with blas_threads(1):
         each_block(fn, starts, n_threads)
+
 
 #: ``(number of imported modules, threadpoolctl controller)`` of the last
 #: search for thread-pool libraries, or None before the first.
