@@ -30,6 +30,11 @@ The one-thread calls:
   ``n_threads=1, n_sgd_threads=1`` through ``Rscript`` (dense data only;
   Debian packages ``r-base-core`` and ``r-cran-uwot``).
 
+With ``--threads both`` a seed's two runs follow one another (one thread,
+then the defaults), and a second table gives each package's gain from its
+defaults: the median over seeds of the one-thread time over the default
+time, a ratio of two runs made a minute apart, then each seed's ratio.
+
 Columns, medians over ``--repeats`` runs (seeds ``--first-seed``,
 ``--first-seed`` + 1, ...; more seeds of a call can be added in a later run
 without repeating the first ones):
@@ -454,6 +459,25 @@ def format_rows(results):
     return lines
 
 
+def format_gains(results, methods):
+    """Markdown table lines of each package's gain from its defaults (threads included).
+
+    A seed's one-thread run and its run at the defaults ran one after the
+    other; the gain is the median of those pairs' ratios (one-thread time
+    over default time), then each pair's ratio.
+    """
+    lines = ["| call | gain at the defaults (pairs) |", "|---|---|"]
+    for method in methods:
+        one = results[f"{method} ({MODE_NAMES['one']})"]
+        defaults = results[f"{method} ({MODE_NAMES['defaults']})"]
+        ratios = [a["seconds"] / b["seconds"] for a, b in zip(one, defaults)
+                  if "error" not in a and "error" not in b]
+        cell = (f"{statistics.median(ratios):.2f} ({', '.join(f'{r:.2f}' for r in ratios)})"
+                if ratios else "-")
+        lines.append(f"| {method} | {cell} |")
+    return lines
+
+
 def _check_args(args):
     for name in ("data", "labels"):
         if not os.path.isfile(getattr(args, name)):
@@ -509,11 +533,17 @@ def main():
                    else None)
         results = {}
         for method in args.methods:
-            for mode in modes:
-                label = method if len(modes) == 1 else f"{method} ({MODE_NAMES[mode]})"
-                results[label] = [run_method(method, seed, args, work, r_input, mode)
-                                  for seed in range(args.first_seed,
-                                                    args.first_seed + args.repeats)]
+            labels = {mode: method if len(modes) == 1 else f"{method} ({MODE_NAMES[mode]})"
+                      for mode in modes}
+            for label in labels.values():
+                results[label] = []
+            # a seed's runs in every mode follow one another, so that a slow
+            # spell of the machine falls on both sides of a gain
+            for seed in range(args.first_seed, args.first_seed + args.repeats):
+                for mode in modes:
+                    results[labels[mode]].append(run_method(method, seed, args, work,
+                                                            r_input, mode))
+            for label in labels.values():
                 ok = [r for r in results[label] if "error" not in r]
                 print(f"  {label}: " + (", ".join(f"{r['seconds']:.1f} s" for r in ok)
                                         or results[label][0]["error"]), flush=True)
@@ -532,6 +562,8 @@ def main():
             for note in notes:
                 print(note)
         print("\n" + "\n".join(format_rows(results)))
+        if len(modes) == 2:
+            print("\n" + "\n".join(format_gains(results, args.methods)))
         print(f"\nload average at end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     finally:
         if not args.out_dir:

@@ -218,3 +218,31 @@ def test_both_modes_are_run_side_by_side(bench_real, tmp_path, monkeypatch):
     bench_real.main()
     assert calls == [("largevis", "one"), ("largevis", "defaults"),
                      ("umap-learn", "one"), ("umap-learn", "defaults")]
+
+
+def test_a_seeds_two_modes_follow_one_another(bench_real, tmp_path, monkeypatch):
+    data, labels = tmp_path / "X.npy", tmp_path / "labels.npy"
+    np.save(data, np.zeros((4, 2)))
+    np.save(labels, np.zeros(4))
+    calls = []
+    monkeypatch.setattr(bench_real, "run_method",
+                        lambda method, seed, args, work, r_input, mode="one":
+                        calls.append((method, seed, mode)) or {"error": "skipped"})
+    monkeypatch.setattr(sys, "argv", ["bench_real.py", str(data), str(labels),
+                                      "--methods", "largevis", "--threads", "both",
+                                      "--repeats", "2"])
+    bench_real.main()
+    assert calls == [("largevis", 0, "one"), ("largevis", 0, "defaults"),
+                     ("largevis", 1, "one"), ("largevis", 1, "defaults")]
+
+
+def test_the_gain_is_the_median_of_each_seeds_ratio(bench_real):
+    one = [{"seconds": s} for s in (20.0, 30.0, 18.0)]
+    defaults = [{"seconds": s} for s in (10.0, 12.0, 12.0)]
+    results = {"largevis (1 thread)": one, "largevis (defaults)": defaults,
+               "umap-learn (1 thread)": [{"error": "exit 1"}],
+               "umap-learn (defaults)": [{"seconds": 5.0}]}
+    lines = bench_real.format_gains(results, ["largevis", "umap-learn"])
+    # ratios by hand: 2.0, 2.5, 1.5; their median 2.0 (a ratio of medians would be 20/12)
+    assert lines[2] == "| largevis | 2.00 (2.00, 2.50, 1.50) |"
+    assert lines[3] == "| umap-learn | - |"
