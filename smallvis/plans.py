@@ -276,6 +276,10 @@ class ExactPlan(_Start):
         if verbose:  # a line at least every few seconds between cost evaluations
             callback = _progress.Heartbeat(s.n_iter, callback)
         scaled_p = _ScaledValues(objective.triplet[2])
+        # the cost is a sum of terms of the size of P's entries (each
+        # method's units: P sums to 1, fuzzy weights, distances in their
+        # mean's units), so rounding is small against their sum
+        s = replace(s, cost_scale=float(np.sum(np.abs(objective.triplet[2]))))
         if self.auto_learning_rate and s.late_exaggeration > 1.0:
             s = replace(s, late_learning_rate=late_learning_rate(
                 s.learning_rate, s.late_exaggeration, Y.shape[0],

@@ -43,7 +43,11 @@ diverging when
   evaluated once, not recorded, when there is none).  Exaggeration moves
   the map away from the minimum of the true cost on purpose, so the rise
   rule is off while it lasts, late exaggeration included; the other
-  checks stay on.
+  checks stay on.  A rise is relative to the lowest cost, or to
+  :data:`RISE_FLOOR` times the size of the cost's terms
+  (``cost_scale``: the sum of ``P``'s entries in a fit) when the lowest
+  cost is smaller: the cost of a map that fits its input exactly is
+  rounding, and rounding rises by any factor.
 
 The lasting rise is measured in iterations, not in evaluations, so that how
 often the cost is evaluated (``cost_every``) does not decide how long a rise
@@ -141,6 +145,12 @@ RISE_TWICE = 0.1
 #: "What the divergence guard judges"); shorter than the bouncing of a
 #: learning rate a few times too large, which the guard lowers.
 RISE_PATIENCE = 50
+#: Divergence: rises are measured against the best cost, or against this
+#: fraction of :attr:`OptimizerSettings.cost_scale` when the best cost is
+#: smaller.  A map that fits its input exactly (points on a plane under a
+#: stress) has a cost that is rounding, of either sign, and rounding
+#: relative to itself rises by any factor.
+RISE_FLOOR = 1e-10
 #: Halvings of the learning rate before the run gives up.
 MAX_RECOVERIES = 20
 
@@ -191,6 +201,10 @@ class OptimizerSettings:
     check_gradient: bool = False
     #: recover from a divergence (halve the learning rate); False: raise
     recover: bool = True
+    #: the size of the cost's terms (the fit: the sum of ``P``'s entries);
+    #: rises smaller than :data:`RISE_FLOOR` times it are rounding, never
+    #: divergence.  0: every rise counts
+    cost_scale: float = 0.0
 
     @property
     def late_start(self):
@@ -346,7 +360,8 @@ class _DivergenceWatch:
 
     def _judge_rise(self, it, cost):
         """The rise rule for a cost above ``best``: a reason string, or None."""
-        rise = (cost - self.best) / max(abs(self.best), 1e-300)
+        scale = max(abs(self.best), RISE_FLOOR * self.settings.cost_scale, 1e-300)
+        rise = (cost - self.best) / scale
         if rise > RISE_ONCE:
             return f"the cost rose from {self.best:.6g} to {cost:.6g}"
         if rise <= RISE_TWICE:
