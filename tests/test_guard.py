@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 import smallvis
 from smallvis._validation import coordinate_span_overflows
@@ -349,6 +350,19 @@ def test_a_flat_cost_at_a_collapsed_layout_does_not_stop_the_run():
     r = smallvis.embed(X30, "ssne", fast=True, init=Y30 * 1e-100, perplexity=5,
                        return_result=True)
     assert r.n_iter > 100 and np.ptp(r.Y) > 1
+
+
+def test_tol_does_not_stop_a_map_still_growing_out_of_a_collapse():
+    # 800 short documents of random words: no clusters, so exaggeration
+    # draws the map into a point, and it grows out of it 1.8-fold an
+    # iteration afterwards with a cost flat to eight digits; tol stopped it
+    # at iteration 300, a thousandth of a unit wide
+    rng = np.random.default_rng(0)
+    S = sp.random(800, 2000, density=0.01, format="csr", random_state=0,
+                  data_rvs=lambda k: rng.integers(1, 5, k).astype(float))
+    res = smallvis.embed(S, "tsne", metric="cosine", random_state=0, return_result=True)
+    assert np.min(np.ptp(res.Y, axis=0)) > 10
+    assert res.n_iter > 300
 
 
 def test_a_run_that_ends_collapsed_warns():

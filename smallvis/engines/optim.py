@@ -81,8 +81,10 @@ A start whose rows differ but whose squared distances all underflow
 see one point and the run would end where it began.  A run that ends with
 every squared distance below float64's relative precision (its output
 weights all equal their value at distance 0, e.g. from a very small start
-and too few iterations) warns with a ``RuntimeWarning``; ``tol`` never
-stops such a run, whose cost is flat to rounding without having converged.
+and too few iterations) warns with a ``RuntimeWarning``.  ``tol`` never
+stops a run whose squared distances are all below
+:data:`TOL_MIN_SQUARED_SPAN`, a hundredth of the output kernels' unit:
+the cost of so small a map is flat without having converged.
 
 Placing new points against a fixed reference
 --------------------------------------------
@@ -129,6 +131,14 @@ from .._validation import (MAX_SQUARED_DISTANCE, coordinate_span_overflows,
 
 #: smallvis waits this many iterations after exaggeration before testing tol.
 TOL_WAIT = 15
+
+#: ``tol`` does not stop a run whose squared distances are all below this.
+#: The methods' output kernels reach about a unit, and a map a tenth of a
+#: unit across has a cost that hardly depends on where its points are: a
+#: map growing out of a collapse (t-SNE after exaggeration on data without
+#: clusters) kept its cost to eight digits while it grew 1.8-fold per
+#: iteration, and ``tol`` stopped it at a width of 0.001 (docs/reliability.md).
+TOL_MIN_SQUARED_SPAN = 1e-2
 
 #: Divergence: a cost this far (relative) above the lowest one, at one evaluation.
 RISE_ONCE = 1.0
@@ -574,7 +584,7 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
                 scale = min(abs(current), abs(previous_cost))
                 change = abs(current - previous_cost) / scale if scale > 0 else 0.0
                 if (change / s.cost_every < s.tol and current <= previous_cost
-                        and not _collapsed(Y, max(COLLAPSED_SQUARED_SPAN, s.tol))):
+                        and not _collapsed(Y, max(TOL_MIN_SQUARED_SPAN, s.tol))):
                     trace.stopped_early = True
                     if callback is not None:
                         callback(it, Y, current)
@@ -634,10 +644,11 @@ def _collapsed(Y, squared_span=COLLAPSED_SQUARED_SPAN):
 
     Below float64's relative precision (the default) every output weight
     equals its value at distance 0: the cost is flat to rounding there.
-    The ``tol`` rule asks with ``squared_span = tol``: the output weights
-    differ from their values at 0 by about the squared distances, so the
-    cost of so small a layout changes by less than ``tol`` however the
-    points move, and an unchanged cost is not convergence.
+    The ``tol`` rule asks with ``squared_span`` :data:`TOL_MIN_SQUARED_SPAN`
+    (or ``tol`` if larger): the output weights differ from their values at
+    0 by about the squared distances, so the cost of so small a layout
+    hardly changes however the points move, and an unchanged cost is not
+    convergence.
     """
     return squared_span_bound(Y) < squared_span and bool(np.any(np.ptp(Y, axis=0)))
 
