@@ -55,8 +55,10 @@ def test_perplexity_knn_default_k_and_rows(iris, fast):
 
 
 def test_perplexity_knn_rejects_bad_k(iris):
-    with pytest.raises(ValueError, match="perplexity must be at most n_neighbors"):
+    with pytest.raises(ValueError, match="perplexity must be at most n_neighbors") as err:
         conditional_perplexity_knn(iris, 20.0, kernels(False), n_neighbors=10)
+    # the default perplexity is not the user's: the message says what to pass either way
+    assert "pass perplexity at most 10, or n_neighbors at least 20" in str(err.value)
     with pytest.raises(ValueError, match="n_neighbors"):
         conditional_perplexity_knn(iris, 20.0, kernels(False), n_neighbors=150)
 

@@ -731,7 +731,9 @@ def check_perplexity_neighbors(perplexity, n_neighbors, n_samples, knn=None):
     n_neighbors = check_integer(n_neighbors, "n_neighbors", 1, n_samples - 1)
     if perplexity > n_neighbors:
         raise ParameterError(
-            f"perplexity must be at most n_neighbors = {n_neighbors}; got {perplexity}",
+            f"perplexity must be at most n_neighbors = {n_neighbors}; got {perplexity:g} "
+            f"(yours, or the method's default): pass perplexity at most {n_neighbors}, "
+            f"or n_neighbors at least {int(np.ceil(perplexity))}",
             ("perplexity", "n_neighbors"))
     width = None if knn is None else _knn_width(knn)
     if width is not None and width < n_neighbors:
