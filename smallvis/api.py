@@ -556,7 +556,8 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
         default ``optimizer_defaults["learning_rate"]``, and "auto" is
         ``METHODS[method].auto_learning_rate(n_samples, exaggeration)``
         (for a ``P`` that sums to 1, ``max(n_samples / exaggeration / 4,
-        50)``, as scikit-learn; docs/theory.md §5).
+        50)`` as scikit-learn with t-SNE's exaggeration, and without the
+        floor for the methods without exaggeration; docs/theory.md §5).
     n_iter : int, default=1000
         Number of iterations of the exact optimizer.
     exaggeration : float, optional

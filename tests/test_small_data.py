@@ -18,6 +18,7 @@ import pytest
 import smallvis
 from conftest import one_method_per_kind
 from smallvis.cli import build_parser, main
+from smallvis.method_spec import joint_auto_learning_rate, unfloored_auto_learning_rate
 from smallvis.metrics import knn_accuracy
 
 IRIS, IRIS_LABELS = smallvis.datasets.load("iris")
@@ -157,6 +158,39 @@ def test_largevis_default_rate_needs_no_recovery_on_a_few_random_points():
                 result = smallvis.embed(X, "largevis", fast=True, random_state=seed,
                                         return_result=True)
             assert result.params["learning_rate"] == pytest.approx(n / 6)
+            assert not result.recoveries, (n, seed, result.recoveries)
+
+
+NO_EXAGGERATION_UNFLOORED = sorted(
+    name for name, m in smallvis.METHODS.items()
+    if m.optimizer_defaults.get("exaggeration", 1.0) == 1.0
+    and m.auto_learning_rate is unfloored_auto_learning_rate)
+
+
+def test_the_methods_without_exaggeration_take_t_snes_rule_without_its_floor():
+    # the floor of 50 is scikit-learn's, for t-SNE's exaggeration of 12,
+    # where it binds up to 2,400 points; without exaggeration it binds below
+    # 200 only, and there it made runs on a few points diverge
+    joint = {name for name, m in smallvis.METHODS.items()
+             if m.auto_learning_rate is joint_auto_learning_rate}
+    assert all(smallvis.METHODS[name].optimizer_defaults["exaggeration"] > 1.0
+               for name in joint), joint
+    assert {"pstsne", "rklsne", "ntumap", "skdtsne", "tmsne", "hlsne"} <= set(
+        NO_EXAGGERATION_UNFLOORED)
+
+
+@pytest.mark.parametrize("method", NO_EXAGGERATION_UNFLOORED)
+def test_default_rates_need_no_recovery_on_a_few_random_points(method):
+    # with the floor of 50 every one of these runs of pstsne, rklsne, ntumap
+    # and skdtsne needed the divergence guard (and warned about a default
+    # of ours), and some of tmsne and hlsne
+    for n in (10, 16):
+        for seed in (0, 3):
+            X = np.random.default_rng(seed).normal(size=(n, 5))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the lowered perplexity's warning
+                result = smallvis.embed(X, method, fast=True, random_state=seed,
+                                        return_result=True)
             assert not result.recoveries, (n, seed, result.recoveries)
 
 

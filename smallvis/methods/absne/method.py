@@ -2,7 +2,7 @@
 
 from ..._validation import ParameterError, check_number
 from ...families import JOINT, PERPLEXITY_SIZE, joint_affinities, joint_case
-from ...method_spec import Method, joint_auto_learning_rate
+from ...method_spec import Method, unfloored_auto_learning_rate
 from .unit import ABSNEUnit
 
 
@@ -46,7 +46,7 @@ METHOD = Method(
     cost_params={"alpha": 1.0, "beta": 0.0},
     resolve_cost=resolve_cost,
     optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
-    auto_learning_rate=joint_auto_learning_rate,
+    auto_learning_rate=unfloored_auto_learning_rate,
     p_family=JOINT,
     normalised_units={"absne": ABSNEUnit},
     case_affinities=joint_case("absne", "tsne"),

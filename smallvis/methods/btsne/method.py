@@ -1,7 +1,7 @@
 """btsne's registry entry: t-SNE's joint P, the Cauchy Q over all pairs of each row's precision."""
 
 from ...families import JOINT, PERPLEXITY_SIZE, joint_affinities_and_bandwidths, joint_case
-from ...method_spec import FROM_INPUT, Method, joint_auto_learning_rate
+from ...method_spec import FROM_INPUT, Method, unfloored_auto_learning_rate
 from ..basne.method import check_bandwidth
 from .unit import BTSNEUnit
 
@@ -25,7 +25,7 @@ METHOD = Method(
     # small data spread within a few steps and the twins' runs part
     # (docs/experiments.md, 2026-12-02)
     optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
-    auto_learning_rate=joint_auto_learning_rate,
+    auto_learning_rate=unfloored_auto_learning_rate,
     p_family=JOINT,
     normalised_units={"btsne": BTSNEUnit},
     case_affinities=joint_case("btsne", "tsne"),

@@ -1,7 +1,7 @@
 """cetsne's registry entry: t-SNE's joint P, the Cauchy Q over all pairs, UMAP's cross-entropy."""
 
 from ...families import JOINT, PERPLEXITY_SIZE, joint_affinities, joint_case
-from ...method_spec import Confusion, Method, joint_auto_learning_rate
+from ...method_spec import Confusion, Method, unfloored_auto_learning_rate
 from .unit import CETSNEUnit
 
 METHOD = Method(
@@ -15,7 +15,7 @@ METHOD = Method(
     # R smallvis's exaggeration (none): on digits the map is as good without
     # t-SNE's factor of 12 (docs/experiments.md, 2026-12-02)
     optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
-    auto_learning_rate=joint_auto_learning_rate,
+    auto_learning_rate=unfloored_auto_learning_rate,
     p_family=JOINT,
     normalised_units={"cetsne": CETSNEUnit},
     constant_term="memberships",

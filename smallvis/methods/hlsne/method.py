@@ -1,7 +1,7 @@
 """hlsne's registry entry: t-SNE's joint P, the Cauchy Q over all pairs, the Hellinger distance."""
 
 from ...families import JOINT, PERPLEXITY_SIZE, joint_affinities, joint_case
-from ...method_spec import Method, joint_auto_learning_rate
+from ...method_spec import Method, unfloored_auto_learning_rate
 from .unit import HLSNEUnit
 
 METHOD = Method(
@@ -14,7 +14,7 @@ METHOD = Method(
     # R smallvis's exaggeration (none): the Hellinger attraction grows as
     # the square root of P, so t-SNE's factor of 12 is not its equivalent
     optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
-    auto_learning_rate=joint_auto_learning_rate,
+    auto_learning_rate=unfloored_auto_learning_rate,
     p_family=JOINT,
     normalised_units={"hlsne": HLSNEUnit},
     case_affinities=joint_case("hlsne", "tsne"),

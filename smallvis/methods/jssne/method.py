@@ -1,7 +1,7 @@
 """jssne's registry entry: t-SNE's joint P, the Cauchy Q over all pairs, the Jensen-Shannon divergence."""
 
 from ...families import JOINT, PERPLEXITY_SIZE, joint_affinities, joint_case
-from ...method_spec import Method, joint_auto_learning_rate
+from ...method_spec import Method, unfloored_auto_learning_rate
 from .unit import JSSNEUnit
 
 METHOD = Method(
@@ -14,7 +14,7 @@ METHOD = Method(
     # R smallvis's exaggeration (none): the Jensen-Shannon attraction is
     # bounded in log(p / z), so t-SNE's factor of 12 is not its equivalent
     optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
-    auto_learning_rate=joint_auto_learning_rate,
+    auto_learning_rate=unfloored_auto_learning_rate,
     p_family=JOINT,
     normalised_units={"jssne": JSSNEUnit},
     case_affinities=joint_case("jssne", "tsne"),

@@ -2,7 +2,7 @@
 
 from ...families import (FUZZY_GRAPH_PARAMS, FUZZY_GRAPH_SIZE, NORMALISED_FUZZY,
                          check_fuzzy_graph, graph_case, normalised_fuzzy_graph_affinities)
-from ...method_spec import Confusion, Method, joint_auto_learning_rate
+from ...method_spec import Confusion, Method, unfloored_auto_learning_rate
 from .unit import NTUMAPUnit
 
 METHOD = Method(
@@ -15,7 +15,7 @@ METHOD = Method(
     sized_params={"n_neighbors": FUZZY_GRAPH_SIZE},
     check_affinity_params=check_fuzzy_graph,
     optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
-    auto_learning_rate=joint_auto_learning_rate,
+    auto_learning_rate=unfloored_auto_learning_rate,
     p_family=NORMALISED_FUZZY,
     normalised_units={"ntumap": NTUMAPUnit},
     constant_term="memberships",

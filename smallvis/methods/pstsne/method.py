@@ -5,7 +5,7 @@ import math
 import numpy as np
 
 from ...families import JOINT, PERPLEXITY_SIZE, joint_affinities, joint_case
-from ...method_spec import LearnedRule, Method, joint_auto_learning_rate
+from ...method_spec import LearnedRule, Method, unfloored_auto_learning_rate
 from .unit import PSTSNEUnit
 
 
@@ -43,7 +43,7 @@ METHOD = Method(
     # R smallvis's exaggeration (none): the start Z = N^2 already weakens
     # the repulsion for the first epoch
     optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
-    auto_learning_rate=joint_auto_learning_rate,
+    auto_learning_rate=unfloored_auto_learning_rate,
     p_family=JOINT,
     pair_units={"pstsne": PSTSNEUnit},
     case_affinities=joint_case("ssne", "tsne"),

@@ -2,7 +2,7 @@
 
 from ..._validation import ParameterError, check_number
 from ...families import JOINT, PERPLEXITY_SIZE, joint_affinities, joint_case
-from ...method_spec import Method, joint_auto_learning_rate
+from ...method_spec import Method, unfloored_auto_learning_rate
 from .unit import R_P_FLOOR, RKLSNEUnit
 
 
@@ -35,7 +35,7 @@ METHOD = Method(
     # start of P's graph: from scaled PCA, points whose neighbours the
     # floored P cannot tell apart stay between classes (docs/experiments.md)
     optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spectral"},
-    auto_learning_rate=joint_auto_learning_rate,
+    auto_learning_rate=unfloored_auto_learning_rate,
     p_family=JOINT,
     normalised_units={"rklsne": RKLSNEUnit},
     case_affinities=joint_case("rklsne", "tsne"),

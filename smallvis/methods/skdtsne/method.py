@@ -2,7 +2,7 @@
 
 from ...families import (FUZZY_GRAPH_PARAMS, FUZZY_GRAPH_SIZE, NORMALISED_FUZZY,
                          check_fuzzy_graph, graph_case, normalised_fuzzy_graph_affinities)
-from ...method_spec import Method, joint_auto_learning_rate
+from ...method_spec import Method, unfloored_auto_learning_rate
 from .unit import SKDTSNEUnit
 
 METHOD = Method(
@@ -15,7 +15,7 @@ METHOD = Method(
     check_affinity_params=check_fuzzy_graph,
     # R smallvis's exaggeration (none; docs/experiments.md, 2026-12-02)
     optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
-    auto_learning_rate=joint_auto_learning_rate,
+    auto_learning_rate=unfloored_auto_learning_rate,
     p_family=NORMALISED_FUZZY,
     normalised_units={"skdtsne": SKDTSNEUnit},
     constant_term="entropy",

@@ -2,7 +2,7 @@
 
 from ...families import (GAUSSIAN_WEIGHTS_OVER_PAIRS, PERPLEXITY_SIZE,
                          gaussian_weights_affinities, pairs_case)
-from ...method_spec import Method, joint_auto_learning_rate
+from ...method_spec import Method, unfloored_auto_learning_rate
 from .unit import TMSNEUnit
 
 METHOD = Method(
@@ -16,7 +16,7 @@ METHOD = Method(
     symmetric=False,
     # R smallvis's exaggeration (none), as trmsne's
     optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
-    auto_learning_rate=joint_auto_learning_rate,
+    auto_learning_rate=unfloored_auto_learning_rate,
     p_family=GAUSSIAN_WEIGHTS_OVER_PAIRS,
     normalised_units={"tmsne": TMSNEUnit},
     # over its row and column, against the fit's normaliser over all pairs:

@@ -2,7 +2,7 @@
 
 from ...families import (CONDITIONAL_OVER_PAIRS, PERPLEXITY_SIZE,
                          conditional_affinities_over_pairs, pairs_case)
-from ...method_spec import Method, joint_auto_learning_rate
+from ...method_spec import Method, unfloored_auto_learning_rate
 from .unit import TRMSNEUnit
 
 METHOD = Method(
@@ -18,7 +18,7 @@ METHOD = Method(
     # runs part within 60 iterations, as t-SNE's own do (docs/experiments.md,
     # 2026-12-02)
     optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
-    auto_learning_rate=joint_auto_learning_rate,
+    auto_learning_rate=unfloored_auto_learning_rate,
     p_family=CONDITIONAL_OVER_PAIRS,
     normalised_units={"trmsne": TRMSNEUnit},
     case_affinities=pairs_case("trmsne"),

@@ -1,7 +1,7 @@
 """usne's registry entry: t-SNE's joint P and KL divergence, UMAP's output curve over all pairs."""
 
 from ...families import JOINT, PERPLEXITY_SIZE, joint_affinities, joint_case
-from ...method_spec import Confusion, Method, eps_smooths, joint_auto_learning_rate
+from ...method_spec import Confusion, Method, eps_smooths, unfloored_auto_learning_rate
 from ...output_curve import output_curve
 from ..._validation import check_number
 from .unit import USNEUnit
@@ -27,7 +27,7 @@ METHOD = Method(
     cost_params={"a": None, "b": None, "spread": 1.0, "min_dist": 0.001, "eps": 0.0},
     resolve_cost=resolve_cost,
     optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
-    auto_learning_rate=joint_auto_learning_rate,
+    auto_learning_rate=unfloored_auto_learning_rate,
     p_family=JOINT,
     normalised_units={"usne": USNEUnit},
     fitted_params=("a", "b"),

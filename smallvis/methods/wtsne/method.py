@@ -6,7 +6,7 @@ import numpy as np
 
 from ..._validation import ParameterError
 from ...families import JOINT, PERPLEXITY_SIZE, joint_affinities_and_degrees, joint_case
-from ...method_spec import FROM_INPUT, Method, joint_auto_learning_rate
+from ...method_spec import FROM_INPUT, Method, unfloored_auto_learning_rate
 from .unit import WTSNEUnit
 
 
@@ -58,7 +58,7 @@ METHOD = Method(
     # runs on small data spread within a few steps and the twins' runs part
     # (docs/experiments.md, 2026-12-02)
     optimizer_defaults={"learning_rate": "auto", "exaggeration": 1.0, "init": "spca"},
-    auto_learning_rate=joint_auto_learning_rate,
+    auto_learning_rate=unfloored_auto_learning_rate,
     p_family=JOINT,
     normalised_units={"wtsne": WTSNEUnit},
     case_affinities=joint_case("ssne", "tsne"),
