@@ -428,7 +428,8 @@ def build_parser():
                          help="use the Cython kernels (the default)")
     backend.add_argument("--reference", dest="fast", action="store_false",
                          help="use the NumPy reference kernels instead: the formulas "
-                              "written out, the same numbers to rounding, much slower")
+                              "written out, the same costs and gradients to rounding "
+                              "(a whole run can still settle elsewhere), much slower")
     e.set_defaults(fast=True)
     used = {n: m.affinity_params["perplexity"] for n, m in METHODS.items()
             if m.affinity_params.get("perplexity") is not None}
