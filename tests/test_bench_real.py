@@ -204,23 +204,8 @@ def test_children_run_on_one_thread_or_at_the_libraries_defaults(bench_real, mon
     assert set(_thread_caps_seen_by_a_child(bench_real, "defaults").values()) == {None}
 
 
-def test_both_modes_are_run_side_by_side(bench_real, tmp_path, monkeypatch):
-    data, labels = tmp_path / "X.npy", tmp_path / "labels.npy"
-    np.save(data, np.zeros((4, 2)))
-    np.save(labels, np.zeros(4))
-    calls = []
-    monkeypatch.setattr(bench_real, "run_method",
-                        lambda method, seed, args, work, r_input, mode="one":
-                        calls.append((method, mode)) or {"error": "skipped"})
-    monkeypatch.setattr(sys, "argv", ["bench_real.py", str(data), str(labels),
-                                      "--methods", "largevis", "umap-learn",
-                                      "--threads", "both"])
-    bench_real.main()
-    assert calls == [("largevis", "one"), ("largevis", "defaults"),
-                     ("umap-learn", "one"), ("umap-learn", "defaults")]
-
-
-def test_a_seeds_two_modes_follow_one_another(bench_real, tmp_path, monkeypatch):
+def _runs_of_main(bench_real, tmp_path, monkeypatch, *options):
+    """The (method, seed, mode) of each run ``main`` asks for with ``options``, in order."""
     data, labels = tmp_path / "X.npy", tmp_path / "labels.npy"
     np.save(data, np.zeros((4, 2)))
     np.save(labels, np.zeros(4))
@@ -228,10 +213,21 @@ def test_a_seeds_two_modes_follow_one_another(bench_real, tmp_path, monkeypatch)
     monkeypatch.setattr(bench_real, "run_method",
                         lambda method, seed, args, work, r_input, mode="one":
                         calls.append((method, seed, mode)) or {"error": "skipped"})
-    monkeypatch.setattr(sys, "argv", ["bench_real.py", str(data), str(labels),
-                                      "--methods", "largevis", "--threads", "both",
-                                      "--repeats", "2"])
+    monkeypatch.setattr(sys, "argv", ["bench_real.py", str(data), str(labels), *options])
     bench_real.main()
+    return calls
+
+
+def test_both_modes_are_run_side_by_side(bench_real, tmp_path, monkeypatch):
+    calls = _runs_of_main(bench_real, tmp_path, monkeypatch,
+                          "--methods", "largevis", "umap-learn", "--threads", "both")
+    assert calls == [("largevis", 0, "one"), ("largevis", 0, "defaults"),
+                     ("umap-learn", 0, "one"), ("umap-learn", 0, "defaults")]
+
+
+def test_a_seeds_two_modes_follow_one_another(bench_real, tmp_path, monkeypatch):
+    calls = _runs_of_main(bench_real, tmp_path, monkeypatch,
+                          "--methods", "largevis", "--threads", "both", "--repeats", "2")
     assert calls == [("largevis", 0, "one"), ("largevis", 0, "defaults"),
                      ("largevis", 1, "one"), ("largevis", 1, "defaults")]
 
