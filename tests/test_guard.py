@@ -17,8 +17,8 @@ import scipy.sparse as sp
 import smallvis
 from smallvis._validation import coordinate_span_overflows
 from smallvis.engines.optim import (RISE_FLOOR, RISE_ONCE, RISE_PATIENCE, RISE_TWICE,
-                                    DivergenceError,
-                                   OptimizerSettings, _DivergenceWatch, optimize_exact)
+                                    DivergenceError, OptimizerSettings, _DivergenceWatch,
+                                    optimize_exact)
 
 from smallvis.engines.init import initialize
 
