@@ -90,14 +90,26 @@ def _scalar_fit(pairs):
     return k, (res / scale if scale > 0 else np.inf)
 
 
+def _fit_tol(trials):
+    """:data:`FIT_TOL`, or 100 epsilons of what ``fn`` returned if that is coarser.
+
+    A float32 gradient is a constant multiple of the reference only to some
+    tens of its epsilons, and how many depends on the BLAS kernels that
+    rounded it (OpenBLAS's generic ones on a CPU it does not know).
+    """
+    return max(FIT_TOL, 100 * _user_eps(trials))
+
+
 def _gradient_factor(good, m):
     # each case weighs the same, whatever the size of its gradient
     pairs = [(t.grad_user / np.linalg.norm(t.grad_ref), t.grad_ref / np.linalg.norm(t.grad_ref))
              for t in good if np.any(t.grad_ref)]
     k, res = _scalar_fit(pairs)
-    if k is None or res > FIT_TOL or abs(k - 1) <= 1e-6:
+    tol = _fit_tol(good)
+    if k is None or res > tol or abs(k - 1) <= tol:
         return None, k
-    name = _name_factor(k, _NAMED_FACTORS) or _parameter_factor(k, good)
+    name = (_name_factor(k, _NAMED_FACTORS, rtol=tol)
+            or _parameter_factor(k, good, rtol=tol))
     if k == 0.25 or abs(k - 0.25) <= 1e-6 * 0.25:
         if not m.factor_4_convention:
             name = "a factor 1/4"
@@ -232,7 +244,7 @@ def _term_split(trials, m, fn, sparse, call_user):
     coef, *_ = np.linalg.lstsq(M, rhs, rcond=None)
     residual = np.linalg.norm(M @ coef - rhs) / max(np.linalg.norm(rhs), 1e-300)
     alpha, beta = coef
-    if residual <= FIT_TOL and not (abs(alpha - 1) <= 1e-6 and abs(beta - 1) <= 1e-6):
+    if residual <= _fit_tol([t]) and not (abs(alpha - 1) <= 1e-6 and abs(beta - 1) <= 1e-6):
         if abs(alpha - beta) <= 1e-6 * max(abs(alpha), 1):
             return []  # a plain constant factor, reported already
         parts = []
