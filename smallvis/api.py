@@ -557,7 +557,10 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
         ``METHODS[method].auto_learning_rate(n_samples, exaggeration)``
         (for a ``P`` that sums to 1, ``max(n_samples / exaggeration / 4,
         50)`` as scikit-learn with t-SNE's exaggeration, and without the
-        floor for the methods without exaggeration; docs/theory.md §5).
+        floor for the methods without exaggeration), then lowered where a
+        floor would take P's stiffest row beyond reach
+        (:func:`smallvis.plans.stiffest_row_learning_rate`; docs/theory.md
+        §5).  ``result.params["learning_rate"]`` is the rate used.
     n_iter : int, default=1000
         Number of iterations of the exact optimizer.
     exaggeration : float, optional

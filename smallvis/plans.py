@@ -280,6 +280,13 @@ class ExactPlan(_Start):
         # method's units: P sums to 1, fuzzy weights, distances in their
         # mean's units), so rounding is small against their sum
         s = replace(s, cost_scale=float(np.sum(np.abs(objective.triplet[2]))))
+        if self.auto_learning_rate:
+            rate = stiffest_row_learning_rate(s.learning_rate, s.exaggeration, Y.shape[0],
+                                              objective.triplet)
+            if rate != s.learning_rate:
+                _progress.say(f"learning rate {rate:g}: the auto rate {s.learning_rate:g} "
+                              "lowered to the reach of P's stiffest row")
+                s = replace(s, learning_rate=rate)
         if self.auto_learning_rate and s.late_exaggeration > 1.0:
             s = replace(s, late_learning_rate=late_learning_rate(
                 s.learning_rate, s.late_exaggeration, Y.shape[0],
@@ -446,6 +453,58 @@ def check_late_exaggeration(late_exaggeration, late_exaggeration_iter, n_iter):
                 "iteration would be exaggerated; lower late_exaggeration_iter= or raise n_iter=",
                 ("late_exaggeration_iter", "n_iter"))
     return late_exaggeration, late_exaggeration_iter
+
+
+#: The largest product of the "auto" step, 4 times the exaggeration and the
+#: largest row sum of ``P`` that :func:`stiffest_row_learning_rate` allows.
+#: t-SNE maps of documents whose short rows are near every row (the
+#: product 129 to 499 at the floor of 50) were thrown apart on 1 to 6 seeds
+#: of 6; at 32, 48 and 64 none was; at 96 two sets of five still were.  The
+#: evaluation panel reaches 34 (the ``hubs`` set; iris 22, digits 2.5), so
+#: no map of it changes (docs/experiments.md, 2026-12-06).
+STIFFEST_ROW_STEP = 48.0
+
+
+def stiffest_row_learning_rate(learning_rate, exaggeration, n_samples, triplet):
+    r"""The "auto" learning rate, kept within reach of ``P``'s stiffest row.
+
+    Point :math:`i`'s exaggerated attraction pulls it toward its neighbours
+    with a stiffness of about :math:`4 \alpha \sum_j p_{ij}`.  The "auto"
+    rules suit the average row, :math:`\sum_j p_{ij} = \sum P / N`, but a
+    floor (t-SNE's 50) lifts the step above it on small data, and a row
+    that many others count as a neighbour (a hub) can be a hundred times
+    as stiff as the average: each step throws it past its neighbours, and
+    it drags the map apart.  A rate above the average row's
+    :math:`N / (4 \alpha \sum P)` is therefore lowered, at most to that
+    value, until
+
+    .. math::
+
+        \eta \cdot 4 \alpha \max_i \sum_j p_{ij} \le
+        \texttt{STIFFEST\_ROW\_STEP}.
+
+    A rate at or below the average row's is returned as it is, so the
+    rules without a floor, and t-SNE above 2,400 points, never change.
+
+    Parameters
+    ----------
+    learning_rate : float
+        The rate the method's "auto" rule gave.
+    exaggeration : float
+        The early exaggeration :math:`\alpha` (1: none).
+    n_samples : int
+    triplet : (indptr, indices, data)
+        ``P`` as compressed rows.
+    """
+    indptr, _, data = triplet
+    sums = np.concatenate([[0.0], np.cumsum(np.abs(data), dtype=np.float64)])
+    row_sums = sums[np.asarray(indptr)[1:]] - sums[np.asarray(indptr)[:-1]]
+    largest, total = float(row_sums.max(initial=0.0)), float(sums[-1])
+    if largest <= 0.0:
+        return learning_rate
+    average_row = n_samples / (4.0 * exaggeration * total)
+    stiffest_row = STIFFEST_ROW_STEP / (4.0 * exaggeration * largest)
+    return min(learning_rate, max(average_row, stiffest_row))
 
 
 def late_learning_rate(learning_rate, late_exaggeration, n_samples, p_sum):
