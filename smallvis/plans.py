@@ -501,7 +501,9 @@ def stiffest_row_learning_rate(learning_rate, exaggeration, n_samples, triplet):
     if not total > 0.0:
         return learning_rate
     average_row = n_samples / (4.0 * exaggeration * total)
-    if learning_rate <= average_row:  # no floor: nothing to bound (nor rows to sum)
+    # no floor, nothing to bound (nor rows to sum): N / (4 alpha) for a P
+    # whose sum is 1 to rounding keeps its bits
+    if learning_rate <= average_row * (1.0 + 1e-9):
         return learning_rate
     sums = np.concatenate([[0.0], np.cumsum(np.abs(data), dtype=np.float64)])
     indptr = np.asarray(indptr)

@@ -41,6 +41,21 @@ def test_a_rate_at_or_below_the_average_rows_is_kept():
         assert stiffest_row_learning_rate(rate, 12.0, 100, csr_triplet(P)) == rate
 
 
+def test_the_rate_of_a_p_that_sums_to_1_to_rounding_keeps_its_bits():
+    # above 2,400 points t-SNE's rate is N / 48, the average row's, and a
+    # sum of P a rounding above 1 must not lower it by a rounding, even
+    # with a stiff row (here row and column 0, about 100 times the average)
+    n = 3000
+    rng = np.random.default_rng(0)
+    P = sp.random(n, n, density=0.01, random_state=rng, format="lil")
+    P[0, :] = 1.0
+    P = sp.csr_matrix(P + P.T)
+    P.data /= P.data.sum()
+    P.data *= 1.0 + 4e-16
+    rate = n / 48
+    assert stiffest_row_learning_rate(rate, 12.0, n, csr_triplet(P)) == rate
+
+
 @pytest.mark.parametrize("hub_share", [0.05, 0.2, 0.5])
 def test_a_lowered_rate_keeps_the_stiffest_row_in_reach_or_stops_at_the_average_row(hub_share):
     n, exaggeration = 200, 12.0
