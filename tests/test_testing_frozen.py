@@ -90,7 +90,7 @@ RECORDED_BLAS_CORES = ("SkylakeX", "Cooperlake", "SapphireRapids")
 
 
 def _blas_cores():
-    """The core types numpy's OpenBLAS chose, or None where that cannot be read."""
+    """The core types of the OpenBLAS libraries loaded (numpy's, scipy's); None if unknown."""
     try:
         from threadpoolctl import threadpool_info
     except ImportError:
