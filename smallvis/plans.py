@@ -282,7 +282,7 @@ class ExactPlan(_Start):
         s = replace(s, cost_scale=float(np.sum(np.abs(objective.triplet[2]))))
         if self.auto_learning_rate:
             rate = stiffest_row_learning_rate(s.learning_rate, s.exaggeration, Y.shape[0],
-                                              objective.triplet)
+                                              objective.triplet, s.cost_scale)
             if rate != s.learning_rate:
                 _progress.say(f"learning rate {rate:g}: the auto rate {s.learning_rate:g} "
                               "lowered to the reach of P's stiffest row")
@@ -465,7 +465,7 @@ def check_late_exaggeration(late_exaggeration, late_exaggeration_iter, n_iter):
 STIFFEST_ROW_STEP = 48.0
 
 
-def stiffest_row_learning_rate(learning_rate, exaggeration, n_samples, triplet):
+def stiffest_row_learning_rate(learning_rate, exaggeration, n_samples, triplet, total):
     r"""The "auto" learning rate, kept within reach of ``P``'s stiffest row.
 
     Point :math:`i`'s exaggerated attraction pulls it toward its neighbours
@@ -495,9 +495,11 @@ def stiffest_row_learning_rate(learning_rate, exaggeration, n_samples, triplet):
     n_samples : int
     triplet : (indptr, indices, data)
         ``P`` as compressed rows.
+    total : float
+        The sum of the absolute values of ``P``'s entries (the exact plan's
+        ``cost_scale``, computed once).
     """
     indptr, _, data = triplet
-    total = float(np.sum(np.abs(data)))
     if not total > 0.0:
         return learning_rate
     average_row = n_samples / (4.0 * exaggeration * total)
@@ -505,9 +507,7 @@ def stiffest_row_learning_rate(learning_rate, exaggeration, n_samples, triplet):
     # whose sum is 1 to rounding keeps its bits
     if learning_rate <= average_row * (1.0 + 1e-9):
         return learning_rate
-    sums = np.concatenate([[0.0], np.cumsum(np.abs(data), dtype=np.float64)])
-    indptr = np.asarray(indptr)
-    largest = float(np.max(sums[indptr[1:]] - sums[indptr[:-1]]))
+    largest = float(np.max(_sgd._row_sums(np.asarray(indptr), np.abs(data))))
     stiffest_row = STIFFEST_ROW_STEP / (4.0 * exaggeration * largest)
     return min(learning_rate, max(average_row, stiffest_row))
 
