@@ -464,3 +464,27 @@ def test_the_escape_finder_tells_escaped_backslashes_apart():
     assert _LETTER_ESCAPE.search(r'"""a \\\nu here"""')
     assert not _LETTER_ESCAPE.search(r'"""the weight \\beta"""')
     assert not _LETTER_ESCAPE.search(r'"""no escape at all"""')
+
+
+def test_a_unit_member_named_for_a_function_of_its_module_gets_that_function_s_code(ext):
+    # jse's unit says ``cost = jse_cost``: the entry of ``cost`` has no
+    # [source] link of its own, so the page documents jse_cost itself
+    page = ext.method_page(smallvis.METHODS["jse"], "jse.png")
+    for name in ("cost", "offset", "force"):
+        assert f"``JSEUnit.{name}`` is :func:`smallvis.methods.jse.unit.jse_{name}`" in page
+        assert f".. autofunction:: smallvis.methods.jse.unit.jse_{name}\n" in page
+    assert ".. autofunction::" not in ext.method_page(smallvis.METHODS["tsne"], "tsne.png")
+
+
+@pytest.mark.parametrize("name", list(smallvis.METHODS))
+def test_a_method_page_s_figure_call_is_the_one_its_optimizer_reads(ext, name):
+    # the stochastic optimizer ignores n_iter: a page whose figure runs it
+    # shows the call without n_iter and names the epochs instead
+    from smallvis.engines.sgd import choose_optimizer
+
+    method = smallvis.METHODS[name]
+    caption = next(line for line in ext.method_page(method, "x.png").splitlines()
+                   if "A small map" in line)
+    stochastic = choose_optimizer(method, "auto", ext.FIGURE_POINTS) == "sgd"
+    assert ("n_iter=" in caption) is not stochastic
+    assert ("epochs" in caption) is stochastic

@@ -124,14 +124,27 @@ def method_page(method, figure_name, documented=None):
     ``documented`` collects the shared functions its units take from other
     modules, for the page of shared pieces (:func:`_shared_members`).
     """
+    from smallvis.engines.sgd import choose_optimizer
+
     page_text, unit_classes, source_module = method_sources(method)
     source_path = source_module.replace(".", "/") + ".py"
     # the page that sphinx.ext.viewcode writes for the module, from this page
     source_url = "../../_modules/" + source_module.replace(".", "/") + ".html"
-    optimizers = "exact (full gradient)"
+    optimizers = "exact (full-batch gradient descent, ``optimizer=\"exact\"``)"
     if method.sgd is not None:
-        optimizers += " and stochastic (``optimizer=\"sgd\"``)"
-    gradients = ", ".join(f"``{g}``" for g in ("exact", *method.approximations))
+        optimizers += (" and stochastic (``optimizer=\"sgd\"``); "
+                       f"``optimizer=\"auto\"`` (the default) {_auto_optimizer(method.sgd)}")
+    figure_optimizer = choose_optimizer(method, "auto", FIGURE_POINTS)
+    figure_call = (f"smallvis.embed(X, method=\"{method.name}\", n_iter={FIGURE_ITERATIONS}, "
+                   "random_state=0)" if figure_optimizer == "exact" else
+                   f"smallvis.embed(X, method=\"{method.name}\", random_state=0)")
+    figure_cut = ("The points and iterations are cut so that every method's page is drawn in "
+                  "seconds when the site is built; the full data and the default 1000 "
+                  "iterations give a tighter map." if figure_optimizer == "exact" else
+                  f"At {FIGURE_POINTS} points ``optimizer=\"auto\"`` runs the stochastic "
+                  f"optimizer, its default {method.sgd.n_epochs(FIGURE_POINTS)} epochs; the "
+                  "points are cut so that every method's page is drawn in seconds when the "
+                  "site is built.")
     lines = [
         f".. _method-{method.name}:\n",
         _title(f"{method.name}", "="),
@@ -139,17 +152,13 @@ def method_page(method, figure_name, documented=None):
         f".. figure:: {figure_name}\n   :alt: {method.name} map of 300 handwritten digits, "
         "coloured by digit\n   :width: 420px\n\n"
         f"   A small map: {FIGURE_POINTS} images of :func:`digits <smallvis.datasets.load>` "
-        f"embedded by ``smallvis.embed(X, method=\"{method.name}\", "
-        f"n_iter={FIGURE_ITERATIONS}, random_state=0)``, every other setting at its default; "
-        "colours are the digit labels.  The points and iterations are cut so that every "
-        "method's page is drawn in seconds when the site is built; the full data and "
-        "the default 1000 iterations give a tighter map.\n",
+        f"embedded by ``{figure_call}``, every other setting at its default; "
+        f"colours are the digit labels.  {figure_cut}\n",
         _title("Use", "-"),
         f".. code-block:: python\n\n"
         f"   import smallvis\n   X, labels = smallvis.datasets.load(\"digits\")\n"
         f"   Y = smallvis.embed(X, method=\"{method.name}\", random_state=0)\n",
-        f"Optimizers: {optimizers}.  Gradients (``gradient=``): {gradients} (``exact``: "
-        "the sums over every pair, no approximation of them).  "
+        f"Optimizers: {optimizers}.  {_gradients_sentence(method)}  "
         f"Input affinities: :doc:`{_family_title(method.p_family)} "
         f"<families/{_family_slug(method.p_family)}>`.\n",
         _title("Parameters", "-"),
@@ -186,9 +195,10 @@ def _shared_members(unit_classes, documented):
     A unit's ``cost = kl_cost`` has no source of its own: the autoclass
     entry above shows it, but the code is in the module that defines it
     (``smallvis/methods/_common.py``, or another method's unit).  Each such
-    function is documented once, on the page of shared pieces
-    (:func:`shared_page`), whose ``[source]`` links reach its code;
-    ``documented`` collects them.
+    function is documented once, with a ``[source]`` link to its code: on
+    the page of the method whose unit module defines it under another name
+    (:func:`_module_function_members`), else on the page of shared pieces
+    (:func:`shared_page`); ``documented`` collects them all.
     """
     shared = {}
     for cls in unit_classes:
@@ -199,11 +209,22 @@ def _shared_members(unit_classes, documented):
                 shared.setdefault(f"{module}.{value.__qualname__}", []).append(
                     f"``{cls.__qualname__}.{name}``")
     inherited = _inherited_members(unit_classes)
+    local = _module_function_members(unit_classes)
     lines = []
+    if local:
+        # the autoclass entry shows ``cost`` but has no code of its own to
+        # link: the function it names is documented here, with its code
+        lines += ["Members written as functions of the unit's module, each with its code "
+                  "below:\n"]
+        lines += [f"* ``{member}`` is :func:`{target}`" for member, target in local]
+        lines += [""]
+        lines += [f".. autofunction:: {target}\n"
+                  for target in dict.fromkeys(target for _, target in local)]
     if shared:
         documented.update(shared)
-        lines += ["Members that other units share, each with its code on "
-                  ":doc:`the page of shared pieces </_generated/shared_pieces>`:\n"]
+        lines += ["Members that other units share, each linked to its entry and code (on "
+                  ":doc:`the page of shared pieces </_generated/shared_pieces>`, or on the "
+                  "page of the method whose unit defines it):\n"]
         lines += [f"* {', '.join(users)} is :func:`{target}`"
                   for target, users in shared.items()]
         lines += [""]
@@ -214,6 +235,22 @@ def _shared_members(unit_classes, documented):
                   f":class:`{base}`" for (cls, base), names in inherited.items()]
         lines += [""]
     return ["\n".join(lines)] if lines else []
+
+
+def _module_function_members(unit_classes):
+    """``[(member, function)]``: a unit's members that name a function of its own module.
+
+    jse's unit says ``cost = jse_cost``: the autoclass entry shows ``cost``,
+    but its ``[source]`` link exists only for ``jse_cost``'s own entry.
+    """
+    local = []
+    for cls in unit_classes:
+        for name, value in vars(cls).items():
+            if (callable(value) and not name.startswith("_") and not isinstance(value, type)
+                    and getattr(value, "__module__", None) == cls.__module__
+                    and getattr(value, "__name__", name) != name):
+                local.append((f"{cls.__qualname__}.{name}", f"{cls.__module__}.{value.__name__}"))
+    return local
 
 
 def _inherited_members(unit_classes):
@@ -251,6 +288,30 @@ def shared_page(targets):
     return "\n".join(lines)
 
 
+def _auto_optimizer(spec):
+    """Where ``optimizer="auto"`` takes a method's stochastic form ``spec``, as a clause."""
+    if not spec.auto_min_n:
+        return "chooses the stochastic one at every size"
+    line = (f", and for a map of ``n_components=1`` above {spec.auto_min_n_line:,}"
+            if spec.auto_min_n_line is not None else "")
+    return f"chooses the stochastic one above {spec.auto_min_n:,} points{line}"
+
+
+def _gradients_sentence(method):
+    """What ``gradient=`` offers the exact optimizer, and what ``"auto"`` takes."""
+    if not method.approximations:
+        return ("The exact optimizer's gradient (``gradient=``): ``\"exact\"`` only, the sums "
+                "over every pair with no approximation.")
+    text = ("The exact optimizer's gradient (``gradient=``): ``\"exact\"``, the sums over "
+            "every pair with no approximation")
+    for name, approx in method.approximations.items():
+        dims = " and ".join(f"{d}-D" for d in approx.dimensions)
+        text += (f"; or ``\"{name}\"``, for {dims} maps: {approx.summary.rstrip('.')}, "
+                 f"which ``gradient=\"auto\"`` (the default) takes above "
+                 f"{approx.auto_min_n:,} points")
+    return text + "."
+
+
 #: Sizes at which a method page gives the stochastic optimizer's default epochs.
 EPOCH_SIZES = (10_000, 100_000, 1_000_000)
 
@@ -272,7 +333,6 @@ def _stochastic_defaults(method):
         **{name: _default(value) for name, value in spec.param_defaults.items()},
     }
     body = "\n".join(f"   * - ``{name}``\n     - {value}" for name, value in rows.items())
-    when = (f"above {spec.auto_min_n:,} points" if spec.auto_min_n else "at every size")
     negatives = (f"{spec.n_negative:g} negatives per positive sample"
                  + (" on average, fewer early and more late (NCVis's cubic schedule)"
                     if spec.noise_schedule == "cubic" else
@@ -281,7 +341,7 @@ def _stochastic_defaults(method):
     clip = (f"clips each component of a step to ±{spec.clip:g}" if spec.clip_after_step
             else f"clips each component of a sample's gradient to ±{spec.clip:g} before "
                  "the step")
-    return [f"With ``optimizer=\"sgd\"`` (which ``optimizer=\"auto\"`` chooses {when}) these "
+    return [f"With ``optimizer=\"sgd\"`` (``optimizer=\"auto\"`` {_auto_optimizer(spec)}) these "
             f"defaults replace those above; the optimizer draws {negatives}, and {clip}.\n",
             f".. list-table:: Stochastic optimizer defaults\n   :header-rows: 1\n"
             f"   :widths: 30 70\n\n   * - parameter\n     - default\n{body}\n"]
@@ -421,14 +481,17 @@ def draw_figure(method, path):
     import matplotlib.pyplot as plt
     import numpy as np
     import smallvis
+    from smallvis.engines.sgd import choose_optimizer
 
     X, labels = smallvis.datasets.load("digits")
     rows = np.random.default_rng(0).choice(len(X), FIGURE_POINTS, replace=False)
     with warnings.catch_warnings():
         # a figure of small data: its notes about small data are not the page's
         warnings.simplefilter("ignore")
-        Y = smallvis.embed(X[rows], method=method.name, n_iter=FIGURE_ITERATIONS,
-                           random_state=0)
+        # the call the page's caption shows: n_iter where the exact optimizer runs
+        stochastic = choose_optimizer(method, "auto", FIGURE_POINTS) == "sgd"
+        cut = {} if stochastic else {"n_iter": FIGURE_ITERATIONS}
+        Y = smallvis.embed(X[rows], method=method.name, random_state=0, **cut)
     fig, ax = plt.subplots(figsize=(5.2, 4.2), dpi=100)
     smallvis.plot(Y, labels[rows], ax=ax, title=method.name, s=10, legend=True)
     ax.set_xticks([])
@@ -526,13 +589,16 @@ def generate(app, config=None):
     import smallvis
 
     methods_dir = GENERATED / "methods"
-    index, documented = [], set()
+    index, documented, on_own_page = [], set(), set()
     for name, method in smallvis.METHODS.items():
         figure = f"{name}.png"
         draw_figure(method, methods_dir / figure)
         _write(methods_dir / f"{name}.rst", method_page(method, figure, documented))
         index.append((name, method.summary))
-    _write(GENERATED / "shared_pieces.rst", shared_page(documented))
+        on_own_page.update(target for _, target in
+                           _module_function_members(method_sources(method)[1]))
+    # a function that its own method's page documents is not documented twice
+    _write(GENERATED / "shared_pieces.rst", shared_page(documented - on_own_page))
     aliases = [(a.name, m.name, a.summary) for m in smallvis.METHODS.values()
                for a in m.aliases]
     _write(methods_dir / "index.rst", methods_index(index, aliases))
