@@ -81,3 +81,12 @@ def test_every_benchmark_reports_its_provenance_in_main(script):
     calls = [node for node in ast.walk(main) if isinstance(node, ast.Call)
              and isinstance(node.func, ast.Attribute) and node.func.attr == "report_provenance"]
     assert calls, f"{script.name}: main() does not call _common.report_provenance"
+
+
+@pytest.mark.parametrize("script", sorted(p for p in BENCHMARKS.glob("*.py")
+                                          if not p.name.startswith("_")), ids=lambda p: p.name)
+def test_every_script_is_named_in_the_table_of_the_benchmarks_page(script):
+    page = (BENCHMARKS.parent / "docs" / "project" / "benchmarks.md").read_text(encoding="utf-8")
+    rows = [line for line in page.splitlines() if line.startswith("| ")]
+    assert any(f"`{script.name}`" in row.split(" | ")[0] for row in rows), (
+        f"docs/project/benchmarks.md: the table of scripts does not name {script.name}")
