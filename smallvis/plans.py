@@ -469,18 +469,18 @@ def stiffest_row_learning_rate(learning_rate, exaggeration, n_samples, triplet, 
     r"""The "auto" learning rate, kept within reach of ``P``'s stiffest row.
 
     Point :math:`i`'s exaggerated attraction pulls it toward its neighbours
-    with a stiffness of about :math:`4 \alpha \sum_j p_{ij}`.  The "auto"
+    with a stiffness of about :math:`4 \rho \sum_j p_{ij}`.  The "auto"
     rules suit the average row, :math:`\sum_j p_{ij} = \sum P / N`, but a
     floor (t-SNE's 50) lifts the step above it on small data, and a row
     that many others count as a neighbour (a hub) can be a hundred times
     as stiff as the average: each step throws it past its neighbours, and
     it drags the map apart.  A rate above the average row's
-    :math:`N / (4 \alpha \sum P)` is therefore lowered, at most to that
+    :math:`N / (4 \rho \sum P)` is therefore lowered, at most to that
     value, until
 
     .. math::
 
-        \eta \cdot 4 \alpha \max_i \sum_j p_{ij} \le
+        \eta \cdot 4 \rho \max_i \sum_j p_{ij} \le
         \texttt{STIFFEST\_ROW\_STEP}.
 
     A rate at or below the average row's is returned as it is, so the
@@ -491,7 +491,7 @@ def stiffest_row_learning_rate(learning_rate, exaggeration, n_samples, triplet, 
     learning_rate : float
         The rate the method's "auto" rule gave.
     exaggeration : float
-        The early exaggeration :math:`\alpha` (1: none).
+        The early exaggeration :math:`\rho` (1: none).
     n_samples : int
     triplet : (indptr, indices, data)
         ``P`` as compressed rows.
