@@ -488,3 +488,15 @@ def test_a_method_page_s_figure_call_is_the_one_its_optimizer_reads(ext, name):
     stochastic = choose_optimizer(method, "auto", ext.FIGURE_POINTS) == "sgd"
     assert ("n_iter=" in caption) is not stochastic
     assert ("epochs" in caption) is stochastic
+
+
+def test_a_notebook_figure_s_alt_text_keeps_the_braces_of_a_plain_string(ext):
+    # TeX's p_{ij} in a plain string is text, not an f-string's field;
+    # a raw string's backslashes stay, a plain one's escapes are read
+    code = ('ax.set_title("attraction $4F^{att}d$ (per unit $p_{ij}$)")\n'
+            'ax.set_title(r"$\\gamma$ scales it")\n'
+            'ax.set_title("dashed: $\\\\gamma$=1")\n'
+            'ax.set_title(f"{{x}} at {n:d}")')
+    assert ext.figure_alt_from_code(code, "T") == (
+        "Figure: attraction $4F^{att}d$ (per unit $p_{ij}$); $\\gamma$ scales it; "
+        "dashed: $\\gamma$=1; {x} at n")

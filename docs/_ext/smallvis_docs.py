@@ -19,6 +19,7 @@ rewritten only when its text changes, so that an unchanged page is not
 read again.
 """
 
+import ast
 import functools
 import hashlib
 import importlib
@@ -717,7 +718,25 @@ def thumbnail_alt_text(app, doctree):
 
 
 _TITLE_IN_CODE = re.compile(
-    r"""(?:suptitle|set_title|title)\s*(?:=|\()\s*f?(["'])(.+?)\1""")
+    r"""(?:suptitle|set_title|title)\s*(?:=|\()\s*([rRfF]{0,2})(["'])(.+?)(?<!\\)\2""")
+
+#: An f-string's doubled brace, or a field (its expression kept, its format dropped).
+_FSTRING_PART = re.compile(r"\{\{|\}\}|\{([^{}:!]+)(?:[:!][^{}]*)?\}")
+
+
+def _title_text(prefix, quote, body):
+    """The text of a title's string literal: escapes read, an f-string's fields by name.
+
+    Only an f-string has fields: braces in a plain string (TeX's
+    ``$p_{ij}$``) are text.
+    """
+    if "f" in prefix.lower():
+        body = _FSTRING_PART.sub(lambda m: m.group(1) or m.group(0)[0], body)
+        prefix = prefix.replace("f", "").replace("F", "")
+    try:
+        return ast.literal_eval(prefix + quote + body + quote)
+    except (SyntaxError, ValueError):
+        return body
 
 
 def figure_alt_from_code(code, page_title):
@@ -728,8 +747,7 @@ def figure_alt_from_code(code, page_title):
     without braces or formats); a cell that sets none gets "A figure of
     <page title>, drawn by the code above".
     """
-    titles = [re.sub(r"\{([^{}:!]+)(?:[:!][^{}]*)?\}", r"\1", match.group(2))
-              for match in _TITLE_IN_CODE.finditer(code or "")]
+    titles = [_title_text(*match.groups()) for match in _TITLE_IN_CODE.finditer(code or "")]
     if titles:
         shown = "; ".join(dict.fromkeys(titles))
         return f"Figure: {shown}"
