@@ -497,7 +497,8 @@ def build_parser():
                         "/dev/stdout writes CSV to standard output")
     e.add_argument("--plot", default=None,
                    help=f"write a scatter plot to this file; the format follows the "
-                        f"extension ({', '.join(PLOT_FORMATS)})")
+                        f"extension ({', '.join(PLOT_FORMATS)}); of y1 and y2 when "
+                        f"--n-components is above 2")
     e.add_argument("--animate", default=None, metavar="RUN.gif|RUN.mp4",
                    help="also write an animation of the run: its layouts as the "
                         "optimizer passes through them, turned onto the final one and "

@@ -134,7 +134,8 @@ def plot(Y, labels=None, ax=None, title=None, s=None, cmap=None,
          legend="auto"):
     """Scatter plot of an embedding.
 
-    The first two columns of `Y` are plotted.  A 1-D embedding (shape
+    The first two columns of `Y` are plotted; with more than two, the
+    axes are labelled as coordinates 1 and 2 of them.  A 1-D embedding (shape
     ``(n,)`` or ``(n, 1)``) is plotted along the x axis with every y
     coordinate set to zero.
 
@@ -205,6 +206,7 @@ def plot(Y, labels=None, ax=None, title=None, s=None, cmap=None,
         )
     XY = _as_embedding(Y)
     n = XY.shape[0]
+    n_columns = np.shape(Y)[1] if np.ndim(Y) == 2 else 1
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 6))
     if s is None:
@@ -280,6 +282,10 @@ def plot(Y, labels=None, ax=None, title=None, s=None, cmap=None,
         ax.set_title(title)
     ax.set_xticks([])
     ax.set_yticks([])
+    if n_columns > 2:
+        # a map of more dimensions shows a projection: say which, on the picture
+        ax.set_xlabel(f"coordinate 1 of {n_columns}")
+        ax.set_ylabel(f"coordinate 2 of {n_columns}")
     return ax
 
 
@@ -543,10 +549,10 @@ def save_plot(Y, path, labels=None, title=None, format=None):
     import matplotlib.pyplot as plt
 
     format = _plot_format(path, format)
-    XY = _as_embedding(Y)  # before anything is drawn or written
+    _as_embedding(Y)  # refused before anything is drawn or written
     fig, ax = plt.subplots(figsize=(6, 6))
     try:
-        plot(XY, labels=labels, ax=ax, title=title)
+        plot(Y, labels=labels, ax=ax, title=title)
         legend_outside(ax)
         if isinstance(path, (str, os.PathLike)):
             write_output(path, lambda fh: fig.savefig(fh, format=format, dpi=100,

@@ -69,10 +69,22 @@ def test_plot_uses_first_two_columns_and_1d():
     Y3 = np.arange(30.0).reshape(10, 3)
     ax = plotting.plot(Y3)
     np.testing.assert_allclose(ax.collections[0].get_offsets(), Y3[:, :2])
+    # the picture says it is a projection of a 3-D map
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("coordinate 1 of 3", "coordinate 2 of 3")
+    assert plotting.plot(Y3[:, :2]).get_xlabel() == ""
     ax = plotting.plot(np.arange(10.0))
+    assert ax.get_xlabel() == ""
     offsets = np.asarray(ax.collections[0].get_offsets())
     np.testing.assert_allclose(offsets[:, 0], np.arange(10.0))
     np.testing.assert_allclose(offsets[:, 1], 0.0)
+
+
+def test_a_saved_plot_of_three_coordinates_labels_its_axes(tmp_path, monkeypatch):
+    seen = []
+    real = plotting.plot
+    monkeypatch.setattr(plotting, "plot", lambda *a, **k: seen.append(real(*a, **k)) or seen[-1])
+    plotting.save_plot(np.arange(30.0).reshape(10, 3), tmp_path / "y.png")
+    assert seen[0].get_xlabel() == "coordinate 1 of 3"
 
 
 def test_plot_bad_inputs(embedding):
