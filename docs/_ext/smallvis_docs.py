@@ -125,8 +125,6 @@ def method_page(method, figure_name, documented=None):
     ``documented`` collects the shared functions its units take from other
     modules, for the page of shared pieces (:func:`_shared_members`).
     """
-    from smallvis.engines.sgd import choose_optimizer
-
     page_text, unit_classes, source_module = method_sources(method)
     source_path = source_module.replace(".", "/") + ".py"
     # the page that sphinx.ext.viewcode writes for the module, from this page
@@ -135,13 +133,13 @@ def method_page(method, figure_name, documented=None):
     if method.sgd is not None:
         optimizers += (" and stochastic (``optimizer=\"sgd\"``); "
                        f"``optimizer=\"auto\"`` (the default) {_auto_optimizer(method.sgd)}")
-    figure_optimizer = choose_optimizer(method, "auto", FIGURE_POINTS)
-    figure_call = (f"smallvis.embed(X, method=\"{method.name}\", n_iter={FIGURE_ITERATIONS}, "
-                   "random_state=0)" if figure_optimizer == "exact" else
-                   f"smallvis.embed(X, method=\"{method.name}\", random_state=0)")
+    stochastic = _figure_is_stochastic(method)
+    figure_call = (f"smallvis.embed(X, method=\"{method.name}\", random_state=0)" if stochastic
+                   else f"smallvis.embed(X, method=\"{method.name}\", n_iter={FIGURE_ITERATIONS}, "
+                   "random_state=0)")
     figure_cut = ("The points and iterations are cut so that every method's page is drawn in "
                   "seconds when the site is built; the full data and the default 1000 "
-                  "iterations give a tighter map." if figure_optimizer == "exact" else
+                  "iterations give a tighter map." if not stochastic else
                   f"At {FIGURE_POINTS} points ``optimizer=\"auto\"`` runs the stochastic "
                   f"optimizer, its default {method.sgd.n_epochs(FIGURE_POINTS)} epochs; the "
                   "points are cut so that every method's page is drawn in seconds when the "
@@ -287,6 +285,13 @@ def shared_page(targets):
              "their code.\n"]
     lines += [f".. autofunction:: {target}\n" for target in sorted(targets)]
     return "\n".join(lines)
+
+
+def _figure_is_stochastic(method):
+    """Whether ``optimizer="auto"`` runs the stochastic optimizer for the page's figure."""
+    from smallvis.engines.sgd import choose_optimizer
+
+    return choose_optimizer(method, "auto", FIGURE_POINTS) == "sgd"
 
 
 def _auto_optimizer(spec):
@@ -482,7 +487,6 @@ def draw_figure(method, path):
     import matplotlib.pyplot as plt
     import numpy as np
     import smallvis
-    from smallvis.engines.sgd import choose_optimizer
 
     X, labels = smallvis.datasets.load("digits")
     rows = np.random.default_rng(0).choice(len(X), FIGURE_POINTS, replace=False)
@@ -490,8 +494,7 @@ def draw_figure(method, path):
         # a figure of small data: its notes about small data are not the page's
         warnings.simplefilter("ignore")
         # the call the page's caption shows: n_iter where the exact optimizer runs
-        stochastic = choose_optimizer(method, "auto", FIGURE_POINTS) == "sgd"
-        cut = {} if stochastic else {"n_iter": FIGURE_ITERATIONS}
+        cut = {} if _figure_is_stochastic(method) else {"n_iter": FIGURE_ITERATIONS}
         Y = smallvis.embed(X[rows], method=method.name, random_state=0, **cut)
     fig, ax = plt.subplots(figsize=(5.2, 4.2), dpi=100)
     smallvis.plot(Y, labels[rows], ax=ax, title=method.name, s=10, legend=True)
