@@ -80,11 +80,17 @@ def test_plot_uses_first_two_columns_and_1d():
 
 
 def test_a_saved_plot_of_three_coordinates_labels_its_axes(tmp_path, monkeypatch):
-    seen = []
-    real = plotting.plot
-    monkeypatch.setattr(plotting, "plot", lambda *a, **k: seen.append(real(*a, **k)) or seen[-1])
+    # save_plot closes its figure: keep the axes it drew into
+    drawn = []
+    real_plot = plotting.plot
+
+    def recording_plot(*args, **kwargs):
+        drawn.append(real_plot(*args, **kwargs))
+        return drawn[-1]
+
+    monkeypatch.setattr(plotting, "plot", recording_plot)
     plotting.save_plot(np.arange(30.0).reshape(10, 3), tmp_path / "y.png")
-    assert seen[0].get_xlabel() == "coordinate 1 of 3"
+    assert drawn[0].get_xlabel() == "coordinate 1 of 3"
 
 
 def test_plot_bad_inputs(embedding):
