@@ -33,7 +33,7 @@ from .engines.optim import DivergenceError
 from .method_spec import FROM_INPUT
 from .families import distance_unit, start_in_distance_unit
 from ._validation.errors import ParameterError
-from .plans import (Objective, kept_start_check, make_plan, method_keywords,
+from .plans import (EXACT_N_ITER, Objective, kept_start_check, make_plan, method_keywords,
                     warn_if_flung, warn_if_points_merged, warn_if_start_kept)
 # the merged-points warning's thresholds, documented under these names
 from .plans import MERGED_SHARE, ONE_SPOT  # noqa: F401
@@ -450,7 +450,7 @@ def cost_and_gradient(method, P, Y, *, fast=False, n_threads=None, return_learne
 @_blas_held_to_n_threads
 def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
           perplexity=None, optimizer="auto", gradient="auto", n_epochs=None,
-          learning_rate=None, n_iter=1000, exaggeration=None,
+          learning_rate=None, n_iter=EXACT_N_ITER, exaggeration=None,
           exaggeration_iter=250, late_exaggeration=1.0, late_exaggeration_iter=None,
           momentum=0.5, final_momentum=0.8,
           momentum_switch_iter=250, min_gain=0.01, tol=1e-7, cost_every=50,
@@ -521,10 +521,12 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
         methods whose registry entry has a stochastic form (``sgd`` not
         None); asking for it with another method is a ValueError.  "auto":
         "sgd" for those methods when ``n_samples > 5000``
-        (``smallvis.engines.sgd.AUTO_SGD_MIN_N``), and for umap and tumap in
-        one dimension (``n_components=1``) above 15 points (the exact
-        optimizer cannot move points past one another on a line), "exact"
-        otherwise.  With "sgd"
+        (``smallvis.engines.sgd.AUTO_SGD_MIN_N``); for umap and tumap above
+        1000 points (``smallvis.methods.umap.method.FUZZY_AUTO_SGD_MIN_N``:
+        above it their exact optimizer breaks classes into more pieces than
+        umap-learn's sampled loop), and in one dimension
+        (``n_components=1``) above 15 points (the exact optimizer cannot move
+        points past one another on a line); "exact" otherwise.  With "sgd"
         the method takes its stochastic form's defaults
         (``METHODS[method].sgd``, including ``param_defaults`` such as
         largevis's ``gamma``; module docstring of :mod:`smallvis.engines.sgd`).
@@ -562,7 +564,9 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
         (:func:`smallvis.plans.stiffest_row_learning_rate`; docs/theory.md
         §5).  ``result.params["learning_rate"]`` is the rate used.
     n_iter : int, default=1000
-        Number of iterations of the exact optimizer.
+        Number of iterations of the exact optimizer.  The stochastic
+        optimizer runs ``n_epochs`` instead; when ``optimizer="auto"``
+        chooses it, another ``n_iter`` than 1000 warns that it is ignored.
     exaggeration : float, optional
         Factor multiplying ``P`` for the first ``exaggeration_iter``
         iterations.  Default: the method's ``optimizer_defaults["exaggeration"]``

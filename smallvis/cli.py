@@ -53,6 +53,7 @@ from .inputs.neighbors import check_fit_input
 from ._validation import spell_options
 from .exceptions import KernelsNotBuiltError
 from .api import embed
+from .plans import EXACT_N_ITER
 from .engines.init import GRAPH_INITS, INIT_NAME_CHOICES, INIT_NAMES, check_init_name
 from .registry import ALIASES, DEFAULT_METHOD, METHODS, knn_only_methods
 
@@ -444,9 +445,10 @@ def build_parser():
                    help="output dimension (default: 2)")
     e.add_argument("--optimizer", default="auto", choices=["auto", "exact", "sgd"],
                    help="exact (full gradient) or sgd (edge sampling); auto: sgd above "
-                        "5000 points for the methods that have it")
-    e.add_argument("--n-iter", type=int, default=1000,
-                   help="iterations of the exact optimizer (default: 1000)")
+                        "5000 points for the methods that have it (umap and tumap: "
+                        "above 1000)")
+    e.add_argument("--n-iter", type=int, default=EXACT_N_ITER,
+                   help=f"iterations of the exact optimizer (default: {EXACT_N_ITER})")
     e.add_argument("--n-epochs", type=int, default=None,
                    help="epochs of the sgd optimizer (default: the method's)")
     e.add_argument("--learning-rate", default=None,

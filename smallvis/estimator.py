@@ -34,6 +34,7 @@ import scipy.sparse as sp
 
 from . import _progress
 from .api import CheckedInput, embed
+from .plans import EXACT_N_ITER
 from .registry import DEFAULT_METHOD, METHODS, get_method
 from .exceptions import NotFittedError
 from .transform import (TRANSFORM_LEARNING_RATE, TRANSFORM_N_ITER, build_training_map,
@@ -129,7 +130,8 @@ class Embedding:
     """
 
     def __init__(self, method=DEFAULT_METHOD, *, n_components=2, fast=True, optimizer="auto",
-                 gradient="auto", init=None, perplexity=None, n_iter=1000, n_epochs=None, learning_rate=None,
+                 gradient="auto", init=None, perplexity=None, n_iter=EXACT_N_ITER, n_epochs=None,
+                 learning_rate=None,
                  exaggeration=None, exaggeration_iter=250, late_exaggeration=1.0,
                  late_exaggeration_iter=None, momentum=0.5, final_momentum=0.8,
                  momentum_switch_iter=250, min_gain=0.01, tol=1e-7, cost_every=50,

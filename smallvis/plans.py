@@ -40,6 +40,8 @@ from .engines.sampled_cost import RowSampledCost, SampledCost
 from .engines.sampled_cost import supports as supports_sampled_cost
 from .engines.init import check_init, count_merged_rows, describe_init, initialize, sized_init
 
+#: The exact optimizer's iterations when ``n_iter`` is not given.
+EXACT_N_ITER = 1000
 
 @dataclass
 class Objective:
@@ -216,7 +218,8 @@ class ExactPlan(_Start):
 
     @classmethod
     def build(cls, method, n_samples, keywords, *, init=None, learning_rate=None,
-              n_iter=1000, exaggeration=None, exaggeration_iter=250, late_exaggeration=1.0,
+              n_iter=EXACT_N_ITER, exaggeration=None, exaggeration_iter=250,
+              late_exaggeration=1.0,
               late_exaggeration_iter=None, momentum=0.5, final_momentum=0.8,
               momentum_switch_iter=250, min_gain=0.01, tol=1e-7, cost_every=50,
               gradient="exact"):
@@ -548,6 +551,15 @@ def make_plan(method, n_samples, optimizer, keywords, *, init, learning_rate, n_
                 f"late_exaggeration={late:g} is ignored: {method.name} runs the stochastic "
                 "optimizer (optimizer='sgd'), and late exaggeration belongs to the exact "
                 "one; pass optimizer='exact' to use it"))
+        n_iter = exact_settings.get("n_iter", EXACT_N_ITER)
+        if optimizer == "auto" and n_iter != EXACT_N_ITER:
+            # the size chose the optimizer, so the user may not know that
+            # their iterations do not run
+            warn_from_caller(UserWarning(
+                f"n_iter={n_iter} is ignored: at {n_samples:,} points optimizer='auto' runs "
+                f"{method.name}'s stochastic optimizer, which runs n_epochs epochs instead; "
+                "pass optimizer='exact' to run n_iter iterations, or n_epochs= to set the "
+                "epochs"))
         return SgdPlan.build(method, n_samples, keywords, init=init,
                              learning_rate=learning_rate, n_epochs=n_epochs)
     if n_epochs is not None:

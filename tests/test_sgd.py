@@ -1,6 +1,7 @@
 """The stochastic optimizer: random numbers, twin parity, seeds, quality, inputs."""
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ from smallvis.backends import _kernels
 from smallvis.backends import _sgd_reference
 from smallvis.backends import reference
 from smallvis.registry import METHODS
+from smallvis.methods.umap.method import FUZZY_AUTO_SGD_MIN_N
 from smallvis.metrics import knn_accuracy, knn_preservation
 
 from conftest import digits_sample, example_params
@@ -414,14 +416,31 @@ def test_quality_floor_on_digits(digits, name):
 
 def test_auto_chooses_by_size_and_method():
     for name, m in METHODS.items():
-        # the engine's limit, or the spec's own (0: stochastic at every size)
+        # the engine's limit, or the spec's own (0: stochastic at every size;
+        # umap's and tumap's: their exact maps break classes from 1,000 on)
         limit = sgd.AUTO_SGD_MIN_N if m.sgd is None else m.sgd.auto_min_n
-        assert limit in (sgd.AUTO_SGD_MIN_N, 0), name
+        own = FUZZY_AUTO_SGD_MIN_N if name in ("umap", "tumap") else sgd.AUTO_SGD_MIN_N
+        assert limit in (own, 0), name
         if limit:
             assert sgd.choose_optimizer(m, "auto", limit) == "exact"
         big = sgd.choose_optimizer(m, "auto", limit + 1)
         assert big == ("sgd" if m.sgd is not None else "exact")
         assert sgd.choose_optimizer(m, "exact", 10 ** 6) == "exact"
+
+
+def test_iterations_the_size_s_choice_does_not_run_are_named():
+    # all 1,797 digits: "auto" runs umap's stochastic form, which has no n_iter
+    X, _ = smallvis.datasets.load("digits")
+    assert len(X) > FUZZY_AUTO_SGD_MIN_N
+    with pytest.warns(UserWarning, match="n_iter=50 is ignored: at 1,797 points"):
+        result = smallvis.embed(X, "umap", n_iter=50, n_epochs=2, random_state=0,
+                                return_result=True)
+    assert result.optimizer == "sgd"
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message="n_iter")
+        # asked for by name, or n_iter left alone: nothing to say
+        smallvis.embed(X, "umap", optimizer="sgd", n_iter=50, n_epochs=2, random_state=0)
+        smallvis.embed(X, "umap", n_epochs=2, random_state=0)
 
 
 def test_auto_draws_lines_of_umap_and_tumap_stochastically():

@@ -34,6 +34,17 @@ def sgd_params(a, b, spread, min_dist, eps):
     return {"a": a, "b": b, "gamma": SGD_GAMMA, "eps": check_number(eps, "eps", low=0)}
 
 
+#: ``optimizer="auto"`` runs the stochastic form above this many points
+#: (umap and tumap).  The exact optimizer minimises the cross-entropy over
+#: every pair, whose repulsion is far stronger than the sampled repulsion
+#: of umap-learn's loop; above a thousand points its maps broke classes
+#: into more pieces (on 3,000 image-like rows 6.4 per class against 1.7, on
+#: a Swiss roll 7.2 against 2.0) and threw points out of their class, and
+#: the stochastic form drew umap-learn's map, three times as fast.  Up to
+#: a few hundred points the exact optimizer scored as high or higher
+#: (docs/experiments.md, 2026-12-06).
+FUZZY_AUTO_SGD_MIN_N = 1000
+
 #: ``optimizer="auto"`` runs the stochastic form for one-dimensional maps
 #: above this many points: there the exact optimizer left digits at a 10-NN
 #: accuracy of 0.11 (the stochastic form: 0.98), and from 20 points on
@@ -46,7 +57,7 @@ AUTO_SGD_MIN_N_LINE = 15
 SGD = dict(coefficient="umap", scheme="epochs_per_sample", noise="uniform",
            n_epochs=n_epochs, n_negative=5, clip=4.0, learning_rate=1.0,
            init="spectral", param_defaults={"n_trees": SGD_ANNOY_TREES},
-           auto_min_n_line=AUTO_SGD_MIN_N_LINE)
+           auto_min_n=FUZZY_AUTO_SGD_MIN_N, auto_min_n_line=AUTO_SGD_MIN_N_LINE)
 
 #: What umap and tumap share: the fuzzy graph, its validation and defaults.
 FUZZY_METHOD = dict(
