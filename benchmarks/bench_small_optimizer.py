@@ -10,16 +10,23 @@ real data) and not on one set.  Each call is::
     smallvis.embed(X, method, optimizer=o, random_state=seed, metric=m,
                    return_result=True)
 
-on the machine's default threads (``--threads`` to pin them), with
-``metric="cosine"`` for sparse data.  umap-learn's ``UMAP(random_state=
-seed)`` (``metric="cosine"`` for sparse data) runs on the same data beside
-``umap``, when it is installed (its loops compiled first, untimed).
+with ``metric="cosine"`` for sparse data, on ``--threads`` threads.  Its
+default, None, is the package's default (the cores the process may use)
+only when the script runs with ``SMALLVIS_BENCH_DEFAULT_THREADS=1`` in the
+environment; without it the benchmarks' one-thread cap
+(``benchmarks/_common.py``) makes it 1.  The output's first lines say how
+many ran.  umap-learn's ``UMAP(random_state=seed)`` (``metric="cosine"``
+for sparse data; a seed makes it run on one thread) runs on the same data
+beside ``umap``, when it is installed, its loops compiled first (untimed)
+on both metrics.  With the seed-free ``spca`` start of dense data, the
+exact optimizer draws the same map on every seed.
 
 Data (``--data``, comma-separated):
 
 * ``iris``, ``digits``, ``s1k``: the bundled sets;
-* ``NAME:N``: the first ``N`` rows of a stratified shuffle of ``NAME``
-  (seeded), for the small sets where the rule's lower end is decided;
+* ``NAME:N``: ``N`` rows of ``NAME`` taken from its classes in turn
+  (:func:`balanced_head`; the same rows for every seed), for the small
+  sets where the rule's lower end is decided;
 * any other name: ``DIR/NAME.npy`` (dense) or ``DIR/NAME.npz`` (sparse,
   :func:`scipy.sparse.save_npz`) with ``DIR/NAME_labels.npy``, as written
   by ``make_image_data.py``, ``make_text_data.py`` and
@@ -53,6 +60,7 @@ from scipy.spatial import cKDTree
 
 import smallvis
 from smallvis import datasets
+from smallvis._threads import default_threads
 from smallvis.metrics import knn_accuracy, knn_preservation
 from bench_real import pieces_per_class
 
@@ -62,8 +70,12 @@ OPTIMIZERS = ("exact", "sgd")
 STRAY_FACTOR = 3.0
 
 
-def stratified_head(labels, n, seed):
-    """``n`` rows in a seeded shuffle whose every prefix samples each class evenly."""
+def balanced_head(labels, n, seed):
+    """``n`` rows taken from the classes in turn, each class's rows in a seeded shuffle.
+
+    A class runs out before the others only when it has fewer than
+    ``n / n_classes`` rows, so small classes are over-represented.
+    """
     rng = np.random.default_rng(seed)
     per_class = [rng.permutation(np.flatnonzero(labels == c)) for c in np.unique(labels)]
     order = [rows[i] for i in range(max(map(len, per_class)))
@@ -83,7 +95,7 @@ def load(name, data_dir):
             X = sp.load_npz(f"{data_dir}/{base}.npz").tocsr()
         labels = np.load(f"{data_dir}/{base}_labels.npy")
     if size:
-        rows = stratified_head(labels, int(size), 0)
+        rows = balanced_head(labels, int(size), 0)
         X, labels = X[rows], labels[rows]
     metric = "cosine" if sp.issparse(X) else "euclidean"
     return X, labels, metric
@@ -145,13 +157,19 @@ def main():
     parser.add_argument("--threads", type=int, default=None)
     args = parser.parse_args()
     _common.report_provenance()
+    threads = args.threads if args.threads is not None else default_threads()
+    print(f"# threads: smallvis {threads}", flush=True)
     # small sets lower n_neighbors with a warning, and umap-learn warns
     # that a seed turns its threads off: the table says what ran
     warnings.simplefilter("ignore")
     try:
         import umap
-        # numba compiles umap-learn's loops on the first call: not timed
-        umap.UMAP(n_epochs=2).fit_transform(np.random.default_rng(0).normal(size=(300, 5)))
+        # numba compiles umap-learn's loops on the first call of each kind
+        # (seeded, each metric and input type): not timed
+        warm = np.abs(np.random.default_rng(0).normal(size=(300, 20)))
+        umap.UMAP(n_epochs=2, random_state=0).fit_transform(warm)
+        umap.UMAP(n_epochs=2, random_state=0, metric="cosine").fit_transform(
+            sp.csr_matrix(warm))
         peer = True
     except ImportError:
         peer = False

@@ -533,7 +533,8 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
         Each optimizer reads and validates only its own keywords
         (:mod:`smallvis.plans`): with "sgd", ``n_iter``, ``exaggeration*``,
         ``momentum*``, ``min_gain``, ``tol`` and ``cost_every`` are ignored;
-        with "exact", ``n_epochs`` (though a bad value is still refused).
+        with "exact", ``n_epochs`` (a bad ``n_iter`` or ``n_epochs`` is still
+        refused).
     gradient : str, default="auto"
         The gradient of the exact optimizer: "exact" (all pairs, O(N^2) per
         iteration), or one of the method's approximations

@@ -551,15 +551,16 @@ def make_plan(method, n_samples, optimizer, keywords, *, init, learning_rate, n_
                 f"late_exaggeration={late:g} is ignored: {method.name} runs the stochastic "
                 "optimizer (optimizer='sgd'), and late exaggeration belongs to the exact "
                 "one; pass optimizer='exact' to use it"))
-        n_iter = exact_settings.get("n_iter", EXACT_N_ITER)
+        n_iter = check_iterations(exact_settings.get("n_iter", EXACT_N_ITER), "n_iter",
+                                  low=0)
         if optimizer == "auto" and n_iter != EXACT_N_ITER:
-            # the size chose the optimizer, so the user may not know that
+            # "auto" chose the optimizer, so the user may not know that
             # their iterations do not run
             warn_from_caller(UserWarning(
-                f"n_iter={n_iter} is ignored: at {n_samples:,} points optimizer='auto' runs "
-                f"{method.name}'s stochastic optimizer, which runs n_epochs epochs instead; "
-                "pass optimizer='exact' to run n_iter iterations, or n_epochs= to set the "
-                "epochs"))
+                f"n_iter={n_iter} is ignored: optimizer='auto' chose {method.name}'s "
+                f"stochastic optimizer here ({n_samples:,} points, n_components="
+                f"{n_components}), which runs n_epochs epochs instead; pass "
+                "optimizer='exact' to run n_iter iterations, or n_epochs= to set the epochs"))
         return SgdPlan.build(method, n_samples, keywords, init=init,
                              learning_rate=learning_rate, n_epochs=n_epochs)
     if n_epochs is not None:
@@ -649,9 +650,10 @@ def warn_if_start_kept(Y, start, name):
 #: with an ``eps`` in their repulsion have faded long before (``1 / (1 +
 #: d^2)`` is 1e-8 at 1e4), and their default maps of the test data lie
 #: within a few hundred units, while exact umap, tumap and largevis runs
-#: on digits with ``eps=0`` from the default start ended at radii of 3e5
-#: to 2e6 (docs/experiments.md, 2026-12-04, the exact UMAP-type optimizer
-#: on small data; eps=0).
+#: on digits with ``eps=0`` from the exact optimizer's default start (the
+#: ``spca`` spread of 1e-4) ended at radii of 3e5 to 2e6
+#: (docs/experiments.md, 2026-12-04, the exact UMAP-type optimizer on
+#: small data; eps=0).
 FLUNG_RADIUS = 1e4
 
 

@@ -415,12 +415,13 @@ def test_quality_floor_on_digits(digits, name):
 
 
 def test_auto_chooses_by_size_and_method():
+    # the documented limits (docs/guide/methods.md): 1,000 points for umap
+    # and tumap, whose exact maps break classes above; every size for
+    # infonce; 5,000 for the others
+    documented = {"umap": 1000, "tumap": 1000, "infonce": 0}
     for name, m in METHODS.items():
-        # the engine's limit, or the spec's own (0: stochastic at every size;
-        # umap's and tumap's: their exact maps break classes from 1,000 on)
         limit = sgd.AUTO_SGD_MIN_N if m.sgd is None else m.sgd.auto_min_n
-        own = FUZZY_AUTO_SGD_MIN_N if name in ("umap", "tumap") else sgd.AUTO_SGD_MIN_N
-        assert limit in (own, 0), name
+        assert limit == documented.get(name, 5000), name
         if limit:
             assert sgd.choose_optimizer(m, "auto", limit) == "exact"
         big = sgd.choose_optimizer(m, "auto", limit + 1)
@@ -428,11 +429,18 @@ def test_auto_chooses_by_size_and_method():
         assert sgd.choose_optimizer(m, "exact", 10 ** 6) == "exact"
 
 
+def test_umap_and_tumap_switch_after_1000_points_in_two_and_three_dimensions():
+    for name in ("umap", "tumap"):
+        for dim in (2, 3):
+            assert sgd.choose_optimizer(METHODS[name], "auto", 1000, n_components=dim) == "exact"
+            assert sgd.choose_optimizer(METHODS[name], "auto", 1001, n_components=dim) == "sgd"
+
+
 def test_iterations_the_size_s_choice_does_not_run_are_named():
     # all 1,797 digits: "auto" runs umap's stochastic form, which has no n_iter
     X, _ = smallvis.datasets.load("digits")
     assert len(X) > FUZZY_AUTO_SGD_MIN_N
-    with pytest.warns(UserWarning, match="n_iter=50 is ignored: at 1,797 points"):
+    with pytest.warns(UserWarning, match=r"n_iter=50 is ignored: .*\(1,797 points"):
         result = smallvis.embed(X, "umap", n_iter=50, n_epochs=2, random_state=0,
                                 return_result=True)
     assert result.optimizer == "sgd"
@@ -441,6 +449,9 @@ def test_iterations_the_size_s_choice_does_not_run_are_named():
         # asked for by name, or n_iter left alone: nothing to say
         smallvis.embed(X, "umap", optimizer="sgd", n_iter=50, n_epochs=2, random_state=0)
         smallvis.embed(X, "umap", n_epochs=2, random_state=0)
+    # not run, but a bad value is refused as the exact optimizer refuses it
+    with pytest.raises(ValueError, match="n_iter"):
+        smallvis.embed(X, "umap", n_iter=-5, n_epochs=2)
 
 
 def test_auto_draws_lines_of_umap_and_tumap_stochastically():

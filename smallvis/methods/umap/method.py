@@ -36,13 +36,11 @@ def sgd_params(a, b, spread, min_dist, eps):
 
 #: ``optimizer="auto"`` runs the stochastic form above this many points
 #: (umap and tumap).  The exact optimizer minimises the cross-entropy over
-#: every pair, whose repulsion is far stronger than the sampled repulsion
-#: of umap-learn's loop; above a thousand points its maps broke classes
-#: into more pieces (on 3,000 image-like rows 6.4 per class against 1.7, on
-#: a Swiss roll 7.2 against 2.0) and threw points out of their class, and
-#: the stochastic form drew umap-learn's map, three times as fast.  Up to
-#: a few hundred points the exact optimizer scored as high or higher
-#: (docs/experiments.md, 2026-12-06).
+#: every pair, whose repulsion is far stronger than that of umap-learn's
+#: sampled loop; above about a thousand points its maps break classes into
+#: islands and throw points out, where the sampled maps are umap-learn's.
+#: On fewer points the exact one scores as high or higher (the panel:
+#: docs/experiments.md, 2026-12-06).
 FUZZY_AUTO_SGD_MIN_N = 1000
 
 #: ``optimizer="auto"`` runs the stochastic form for one-dimensional maps
