@@ -131,11 +131,10 @@ class Embedding:
 
     def __init__(self, method=DEFAULT_METHOD, *, n_components=2, fast=True, optimizer="auto",
                  gradient="auto", init=None, perplexity=None, n_iter=EXACT_N_ITER, n_epochs=None,
-                 learning_rate=None,
-                 exaggeration=None, exaggeration_iter=250, late_exaggeration=1.0,
-                 late_exaggeration_iter=None, momentum=0.5, final_momentum=0.8,
-                 momentum_switch_iter=250, min_gain=0.01, tol=1e-7, cost_every=50,
-                 random_state=None, n_threads=None, verbose=False, callback=None,
+                 learning_rate=None, exaggeration=None, exaggeration_iter=250,
+                 late_exaggeration=1.0, late_exaggeration_iter=None, momentum=0.5,
+                 final_momentum=0.8, momentum_switch_iter=250, min_gain=0.01, tol=1e-7,
+                 cost_every=50, random_state=None, n_threads=None, verbose=False, callback=None,
                  method_params=None, transform_n_iter=TRANSFORM_N_ITER,
                  transform_learning_rate=TRANSFORM_LEARNING_RATE, pca=None):
         self.method = method

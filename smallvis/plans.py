@@ -43,6 +43,7 @@ from .engines.init import check_init, count_merged_rows, describe_init, initiali
 #: The exact optimizer's iterations when ``n_iter`` is not given.
 EXACT_N_ITER = 1000
 
+
 @dataclass
 class Objective:
     """The method's cost and gradient on one ``P``: exact, or approximate.
@@ -219,10 +220,9 @@ class ExactPlan(_Start):
     @classmethod
     def build(cls, method, n_samples, keywords, *, init=None, learning_rate=None,
               n_iter=EXACT_N_ITER, exaggeration=None, exaggeration_iter=250,
-              late_exaggeration=1.0,
-              late_exaggeration_iter=None, momentum=0.5, final_momentum=0.8,
-              momentum_switch_iter=250, min_gain=0.01, tol=1e-7, cost_every=50,
-              gradient="exact"):
+              late_exaggeration=1.0, late_exaggeration_iter=None, momentum=0.5,
+              final_momentum=0.8, momentum_switch_iter=250, min_gain=0.01, tol=1e-7,
+              cost_every=50, gradient="exact"):
         """Validate the exact optimizer's keywords; defaults from the registry.
 
         ``gradient`` is already resolved (:func:`smallvis.registry.choose_gradient`).

@@ -436,7 +436,7 @@ def test_umap_and_tumap_switch_after_1000_points_in_two_and_three_dimensions():
             assert sgd.choose_optimizer(METHODS[name], "auto", 1001, n_components=dim) == "sgd"
 
 
-def test_iterations_the_size_s_choice_does_not_run_are_named():
+def test_iterations_that_auto_s_choice_does_not_run_are_named():
     # all 1,797 digits: "auto" runs umap's stochastic form, which has no n_iter
     X, _ = smallvis.datasets.load("digits")
     assert len(X) > FUZZY_AUTO_SGD_MIN_N
