@@ -524,9 +524,13 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
         (``smallvis.engines.sgd.AUTO_SGD_MIN_N``); for umap and tumap above
         1000 points (``smallvis.methods.umap.method.FUZZY_AUTO_SGD_MIN_N``:
         above it their exact optimizer breaks classes into more pieces than
-        umap-learn's sampled loop), and in one dimension
-        (``n_components=1``) above 15 points (the exact optimizer cannot move
-        points past one another on a line); "exact" otherwise.  With "sgd"
+        umap-learn's sampled loop), for ncvis above 1000 points
+        (``smallvis.methods.ncvis.method.NCVIS_AUTO_SGD_MIN_N``: above it
+        the exact optimizer's maps keep fewer neighbours than the NCVis
+        reference loop's and take far longer), and for umap and tumap in
+        one dimension (``n_components=1``) above 15 points (the exact
+        optimizer cannot move points past one another on a line); "exact"
+        otherwise.  With "sgd"
         the method takes its stochastic form's defaults
         (``METHODS[method].sgd``, including ``param_defaults`` such as
         largevis's ``gamma``; module docstring of :mod:`smallvis.engines.sgd`).

@@ -445,8 +445,8 @@ def build_parser():
                    help="output dimension (default: 2)")
     e.add_argument("--optimizer", default="auto", choices=["auto", "exact", "sgd"],
                    help="exact (full gradient) or sgd (edge sampling); auto: sgd above "
-                        "5000 points for the methods that have it (umap and tumap: "
-                        "above 1000)")
+                        "5000 points for the methods that have it (umap, tumap and "
+                        "ncvis: above 1000)")
     e.add_argument("--n-iter", type=int, default=EXACT_N_ITER,
                    help=f"iterations of the exact optimizer (default: {EXACT_N_ITER})")
     e.add_argument("--n-epochs", type=int, default=None,

@@ -16,7 +16,6 @@ import smallvis
 from smallvis.engines import sgd
 from smallvis.backends import reference
 from smallvis.inputs.neighbors import EXACT_MAX_N
-from smallvis.methods.umap.method import FUZZY_AUTO_SGD_MIN_N
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -83,11 +82,12 @@ def test_limits_quoted_in_the_docs_are_the_code_s():
     assert f"above {_number(dense_limit)} points" in table
     assert f"exact up to {_number(sgd.AUTO_SGD_MIN_N)} points; stochastic above" in table
     rows = _table_rows(_section(METHODS_PAGE, "What each method is"))
-    for name in ("umap", "tumap"):
-        assert f"exact up to {_number(FUZZY_AUTO_SGD_MIN_N)} points; stochastic above" \
-            in rows[name], name
-    assert (f"exact up to {_number(sgd.AUTO_SGD_MIN_N)} points (umap and tumap: "
-            f"{_number(FUZZY_AUTO_SGD_MIN_N)}), stochastic above") in _read("README.md")
+    lower = {name: smallvis.METHODS[name].sgd.auto_min_n for name in ("umap", "tumap", "ncvis")}
+    for name, limit in lower.items():
+        assert f"exact up to {_number(limit)} points; stochastic above" in rows[name], name
+    (limit,) = set(lower.values())  # the README's row names one lower limit for the three
+    assert (f"exact up to {_number(sgd.AUTO_SGD_MIN_N)} points (umap, tumap and ncvis: "
+            f"{_number(limit)}), stochastic above") in _read("README.md")
     neighbours = _flat(_section(METHODS_PAGE, "Nearest neighbours"))
     assert f"exact up to {_number(EXACT_MAX_N)} points" in neighbours
     assert f"exact cost of the final Y up to {_number(sgd.SGD_COST_MAX_N)} points" \

@@ -416,9 +416,10 @@ def test_quality_floor_on_digits(digits, name):
 
 def test_auto_chooses_by_size_and_method():
     # the documented limits (docs/guide/methods.md): 1,000 points for umap
-    # and tumap, whose exact maps break classes above; every size for
-    # infonce; 5,000 for the others
-    documented = {"umap": 1000, "tumap": 1000, "infonce": 0}
+    # and tumap, whose exact maps break classes above, and for ncvis, whose
+    # exact maps keep fewer neighbours above; every size for infonce; 5,000
+    # for the others
+    documented = {"umap": 1000, "tumap": 1000, "ncvis": 1000, "infonce": 0}
     for name, m in METHODS.items():
         limit = sgd.AUTO_SGD_MIN_N if m.sgd is None else m.sgd.auto_min_n
         assert limit == documented.get(name, 5000), name
@@ -429,8 +430,8 @@ def test_auto_chooses_by_size_and_method():
         assert sgd.choose_optimizer(m, "exact", 10 ** 6) == "exact"
 
 
-def test_umap_and_tumap_switch_after_1000_points_in_two_and_three_dimensions():
-    for name in ("umap", "tumap"):
+def test_umap_tumap_and_ncvis_switch_after_1000_points_in_two_and_three_dimensions():
+    for name in ("umap", "tumap", "ncvis"):
         for dim in (2, 3):
             assert sgd.choose_optimizer(METHODS[name], "auto", 1000, n_components=dim) == "exact"
             assert sgd.choose_optimizer(METHODS[name], "auto", 1001, n_components=dim) == "sgd"

@@ -32,6 +32,18 @@ def sgd_params(Q, nu, a, b, spread, min_dist, correct_q):
     return {"a": a, "b": b, "n_negative": nu}
 
 
+#: ``optimizer="auto"`` runs the stochastic form above this many points.
+#: The exact optimizer is slow to settle: on digits, after its 1,000
+#: iterations, the NCE cost of its map at the best Q was higher than that
+#: of the reference loop's map (0.839 against 0.827).  From 1,000 points
+#: on, its maps kept fewer of each point's neighbours on every set of a
+#: varied panel and took six to fifty times as long (docs/experiments.md,
+#: 2026-12-06).  Up to 1,000 points, umap's switch, the exact optimizer
+#: stays: at 500 the sampled maps scored higher on three sets of four, at
+#: 200 and fewer neither form won throughout.
+NCVIS_AUTO_SGD_MIN_N = 1000
+
+
 def n_epochs(n_samples):
     """The NCVis reference's default: 50 epochs."""
     return 50
@@ -64,7 +76,8 @@ METHOD = Method(
                 n_negative=5, clip=4.0, learning_rate=1.0, move_negatives=True,
                 clip_after_step=True, init="power", decay="quadratic",
                 noise_schedule="cubic", q_learning_rate=1.0,
-                param_defaults={"n_trees": SGD_ANNOY_TREES}),
+                param_defaults={"n_trees": SGD_ANNOY_TREES},
+                auto_min_n=NCVIS_AUTO_SGD_MIN_N),
     pair_units={NCVisUnit.kernel: NCVisUnit},
     fitted_params=("nu", "a", "b"),
     fit_inputs=("spread", "min_dist"),
