@@ -82,12 +82,16 @@ def test_limits_quoted_in_the_docs_are_the_code_s():
     assert f"above {_number(dense_limit)} points" in table
     assert f"exact up to {_number(sgd.AUTO_SGD_MIN_N)} points; stochastic above" in table
     rows = _table_rows(_section(METHODS_PAGE, "What each method is"))
-    lower = {name: smallvis.METHODS[name].sgd.auto_min_n for name in ("umap", "tumap", "ncvis")}
-    for name, limit in lower.items():
+    # each method's row quotes its own switch (infonce's, at every size, in words)
+    limits = {name: m.sgd.auto_min_n for name, m in smallvis.METHODS.items()
+              if m.sgd is not None and m.sgd.auto_min_n}
+    for name, limit in limits.items():
         assert f"exact up to {_number(limit)} points; stochastic above" in rows[name], name
-    (limit,) = set(lower.values())  # the README's row names one lower limit for the three
+    lower = {name: limit for name, limit in limits.items() if limit != sgd.AUTO_SGD_MIN_N}
+    assert sorted(lower) == ["ncvis", "tumap", "umap"], lower
+    assert len(set(lower.values())) == 1, lower  # the README's row names one lower limit
     assert (f"exact up to {_number(sgd.AUTO_SGD_MIN_N)} points (umap, tumap and ncvis: "
-            f"{_number(limit)}), stochastic above") in _read("README.md")
+            f"{_number(lower['umap'])}), stochastic above") in _read("README.md")
     neighbours = _flat(_section(METHODS_PAGE, "Nearest neighbours"))
     assert f"exact up to {_number(EXACT_MAX_N)} points" in neighbours
     assert f"exact cost of the final Y up to {_number(sgd.SGD_COST_MAX_N)} points" \

@@ -437,22 +437,23 @@ def test_umap_tumap_and_ncvis_switch_after_1000_points_in_two_and_three_dimensio
             assert sgd.choose_optimizer(METHODS[name], "auto", 1001, n_components=dim) == "sgd"
 
 
-def test_iterations_that_auto_s_choice_does_not_run_are_named():
-    # all 1,797 digits: "auto" runs umap's stochastic form, which has no n_iter
+@pytest.mark.parametrize("name", ["umap", "ncvis"])
+def test_iterations_that_auto_s_choice_does_not_run_are_named(name):
+    # all 1,797 digits: "auto" runs the stochastic form, which has no n_iter
     X, _ = smallvis.datasets.load("digits")
-    assert len(X) > FUZZY_AUTO_SGD_MIN_N
+    assert FUZZY_AUTO_SGD_MIN_N < len(X) <= sgd.AUTO_SGD_MIN_N
     with pytest.warns(UserWarning, match=r"n_iter=50 is ignored: .*\(1,797 points"):
-        result = smallvis.embed(X, "umap", n_iter=50, n_epochs=2, random_state=0,
+        result = smallvis.embed(X, name, n_iter=50, n_epochs=2, random_state=0,
                                 return_result=True)
     assert result.optimizer == "sgd"
     with warnings.catch_warnings():
         warnings.filterwarnings("error", message="n_iter")
         # asked for by name, or n_iter left alone: nothing to say
-        smallvis.embed(X, "umap", optimizer="sgd", n_iter=50, n_epochs=2, random_state=0)
-        smallvis.embed(X, "umap", n_epochs=2, random_state=0)
+        smallvis.embed(X, name, optimizer="sgd", n_iter=50, n_epochs=2, random_state=0)
+        smallvis.embed(X, name, n_epochs=2, random_state=0)
     # not run, but a bad value is refused as the exact optimizer refuses it
     with pytest.raises(ValueError, match="n_iter"):
-        smallvis.embed(X, "umap", n_iter=-5, n_epochs=2)
+        smallvis.embed(X, name, n_iter=-5, n_epochs=2)
 
 
 def test_auto_draws_lines_of_umap_and_tumap_stochastically():

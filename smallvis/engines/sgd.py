@@ -133,8 +133,8 @@ SGD_STEPS = {**SGD_COEFFICIENTS, **SGD_GROUPS}
 
 #: ``optimizer="auto"`` uses the exact optimizer up to this many points and
 #: the stochastic one above: the default of :attr:`SgdSpec.auto_min_n`,
-#: which a method's stochastic form may set otherwise (umap and tumap:
-#: 1,000; infonce: 0).
+#: which a method's stochastic form may set otherwise (umap, tumap and
+#: ncvis: 1,000; infonce: 0).
 AUTO_SGD_MIN_N = 5000
 
 #: With the stochastic optimizer the exact cost of the final ``Y`` (an

@@ -33,14 +33,15 @@ def sgd_params(Q, nu, a, b, spread, min_dist, correct_q):
 
 
 #: ``optimizer="auto"`` runs the stochastic form above this many points.
-#: The exact optimizer is slow to settle: on digits, after its 1,000
-#: iterations, the NCE cost of its map at the best Q was higher than that
-#: of the reference loop's map (0.839 against 0.827).  From 1,000 points
-#: on, its maps kept fewer of each point's neighbours on every set of a
-#: varied panel and took six to fifty times as long (docs/experiments.md,
-#: 2026-12-06).  Up to 1,000 points, umap's switch, the exact optimizer
-#: stays: at 500 the sampled maps scored higher on three sets of four, at
-#: 200 and fewer neither form won throughout.
+#: From 1,000 points on, the exact optimizer's maps kept fewer of each
+#: point's neighbours than the NCVis reference loop's on every set of a
+#: varied panel, and took 6.5 to 50 times as long (docs/experiments.md,
+#: 2026-12-06).  More iterations lower its NCE cost below the loop's but
+#: leave its map behind: on digits, 2,000 iterations kept 0.521 of the
+#: 15 neighbours against the loop's 0.545.  The loop scored higher at 500
+#: points too; the switch sits at umap's 1,000 so that one number serves
+#: the three methods and the bundled s1k and hubs sets (1,000 points)
+#: keep the exact optimizer.
 NCVIS_AUTO_SGD_MIN_N = 1000
 
 
