@@ -62,8 +62,8 @@ coordinates, the method's settings) and places new points into it with
 When the fit used the stochastic optimizer (``optimizer="sgd"``, the
 default of every method with a stochastic form above its spec's
 ``auto_min_n``: 5,000 points for largevis and negtsne, 1,000 for umap,
-tumap and ncvis, any size for infonce), the new points are placed by the fit's stochastic
-engine instead
+tumap and ncvis, any size for infonce), the new points are placed by the
+fit's stochastic engine instead
 (:meth:`TrainingMap._place_sgd`: :func:`smallvis.engines.sgd.optimize_sgd` on the
 problem of :func:`smallvis.engines.sgd.prepare_frozen`, umap-learn's transform:
 edge samples and uniform negatives from the training points, the training

@@ -14,7 +14,6 @@ from smallvis.backends import _kernels
 from smallvis.backends import _sgd_reference
 from smallvis.backends import reference
 from smallvis.registry import METHODS
-from smallvis.methods.umap.method import FUZZY_AUTO_SGD_MIN_N
 from smallvis.metrics import knn_accuracy, knn_preservation
 
 from conftest import digits_sample, example_params
@@ -441,7 +440,7 @@ def test_umap_tumap_and_ncvis_switch_after_1000_points_in_two_and_three_dimensio
 def test_iterations_that_auto_s_choice_does_not_run_are_named(name):
     # all 1,797 digits: "auto" runs the stochastic form, which has no n_iter
     X, _ = smallvis.datasets.load("digits")
-    assert FUZZY_AUTO_SGD_MIN_N < len(X) <= sgd.AUTO_SGD_MIN_N
+    assert METHODS[name].sgd.auto_min_n < len(X) <= sgd.AUTO_SGD_MIN_N
     with pytest.warns(UserWarning, match=r"n_iter=50 is ignored: .*\(1,797 points"):
         result = smallvis.embed(X, name, n_iter=50, n_epochs=2, random_state=0,
                                 return_result=True)
