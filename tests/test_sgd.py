@@ -429,18 +429,30 @@ def test_auto_chooses_by_size_and_method():
         assert sgd.choose_optimizer(m, "exact", 10 ** 6) == "exact"
 
 
-def test_umap_tumap_and_ncvis_switch_after_1000_points_in_two_and_three_dimensions():
-    for name in ("umap", "tumap", "ncvis"):
+def test_auto_switches_after_each_method_s_limit_in_two_and_three_dimensions():
+    for name, m in METHODS.items():
+        if m.sgd is None or not m.sgd.auto_min_n:
+            continue
+        limit = m.sgd.auto_min_n
         for dim in (2, 3):
-            assert sgd.choose_optimizer(METHODS[name], "auto", 1000, n_components=dim) == "exact"
-            assert sgd.choose_optimizer(METHODS[name], "auto", 1001, n_components=dim) == "sgd"
+            assert sgd.choose_optimizer(m, "auto", limit, n_components=dim) == "exact", name
+            assert sgd.choose_optimizer(m, "auto", limit + 1, n_components=dim) == "sgd", name
 
 
-@pytest.mark.parametrize("name", ["umap", "ncvis"])
+#: The methods whose stochastic form "auto" chooses on all 1,797 digits.
+STOCHASTIC_ON_DIGITS = [name for name, m in METHODS.items()
+                        if m.sgd is not None and m.sgd.auto_min_n < 1797]
+
+
+def test_some_methods_run_stochastically_on_digits():
+    assert STOCHASTIC_ON_DIGITS  # the test below has methods to check
+
+
+@pytest.mark.parametrize("name", STOCHASTIC_ON_DIGITS)
 def test_iterations_that_auto_s_choice_does_not_run_are_named(name):
     # all 1,797 digits: "auto" runs the stochastic form, which has no n_iter
     X, _ = smallvis.datasets.load("digits")
-    assert METHODS[name].sgd.auto_min_n < len(X) <= sgd.AUTO_SGD_MIN_N
+    assert sgd.choose_optimizer(METHODS[name], "auto", len(X)) == "sgd"
     with pytest.warns(UserWarning, match=r"n_iter=50 is ignored: .*\(1,797 points"):
         result = smallvis.embed(X, name, n_iter=50, n_epochs=2, random_state=0,
                                 return_result=True)
