@@ -16,9 +16,9 @@ import scipy.sparse as sp
 
 import smallvis
 from smallvis._validation import coordinate_span_overflows
-from smallvis.engines.optim import (RISE_FLOOR, RISE_ONCE, RISE_PATIENCE, RISE_TWICE,
-                                    DivergenceError, OptimizerSettings, _DivergenceWatch,
-                                    optimize_exact)
+from smallvis.engines.optim import (MAX_RESTARTS, RISE_FLOOR, RISE_ONCE, RISE_PATIENCE,
+                                    RISE_TWICE, DivergenceError, OptimizerSettings,
+                                    _DivergenceWatch, optimize_exact)
 
 from smallvis.engines.init import initialize
 
@@ -292,6 +292,129 @@ def test_the_docs_state_the_rise_rule_the_code_applies():
     assert f"more than {RISE_TWICE:.0%} above the best cost" in section
     assert RISE_ONCE == 1.0 and "doubles at one" in section
     assert "1% above" not in section
+
+
+# --- runs that early exaggeration throws apart ------------------------------
+
+#: the collapsed map's cost in the scripted runs below
+COLLAPSED = 2.0
+
+
+def _scripted_exaggerated_run(final_costs, n_iter=300, late_exaggeration=1.0):
+    """A run with early exaggeration (iterations 1 to 100) whose ``r``-th attempt ends at
+    ``final_costs[r]`` (the last one repeated), its other evaluations at 3.0.
+
+    The gradient is zero, so nothing but the guard acts; the map with every
+    point on one spot costs :data:`COLLAPSED`.  Returns the trace and the
+    warnings' messages.
+    """
+    evaluations = n_iter // 50  # an attempt's: iterations 50, 100, ..., n_iter
+    calls = [0]
+
+    def gradient(Y, learned, exaggeration, out):
+        out[...] = 0.0
+
+    def cost(Y, learned):
+        if not Y.any():
+            return COLLAPSED
+        attempt, position = divmod(calls[0], evaluations)
+        calls[0] += 1
+        if position < evaluations - 1:
+            return 3.0
+        return final_costs[min(attempt, len(final_costs) - 1)]
+
+    s = OptimizerSettings(learning_rate=8.0, n_iter=n_iter, exaggeration=4.0,
+                          exaggeration_iter=100, late_exaggeration=late_exaggeration,
+                          tol=0, cost_every=50)
+    Y = np.random.default_rng(0).standard_normal((5, 2))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        trace = optimize_exact(Y, gradient, cost, s)
+    return trace, [str(w.message) for w in caught]
+
+
+def test_a_run_that_ends_thrown_apart_starts_again_with_half_the_learning_rate():
+    # the first attempt ends 20% above the collapsed map, the second far below
+    trace, messages = _scripted_exaggerated_run([1.2 * COLLAPSED, 0.5])
+    assert len(trace.recoveries) == 1
+    recovery = trace.recoveries[0]
+    # from the very start (every state of the attempt is suspect), the whole
+    # run again, to n_iter
+    assert recovery["iteration"] == 300 and recovery["restart"] == 0
+    assert recovery["learning_rate"] == 4.0
+    assert "every point on one spot" in recovery["reason"]
+    assert trace.n_iter == 300 and trace.costs[-1] == 0.5
+    assert trace.iterations == [50, 100, 150, 200, 250, 300]
+    assert len(messages) == 1 and "recovered 1 time" in messages[0]
+
+
+def test_a_run_still_thrown_apart_after_its_restarts_warns_and_is_returned():
+    trace, messages = _scripted_exaggerated_run([1.5 * COLLAPSED])
+    assert len(trace.recoveries) == MAX_RESTARTS
+    assert trace.n_iter == 300 and trace.costs[-1] == 1.5 * COLLAPSED
+    thrown = [m for m in messages if "every point on one spot after" in m]
+    assert len(thrown) == 1
+    assert "learning_rate=" in thrown[0] and "exaggeration=1" in thrown[0]
+
+
+@pytest.mark.parametrize("final", [0.5, (1.0 + RISE_TWICE) * COLLAPSED - 1e-9])
+def test_a_run_that_ends_at_most_a_tenth_above_the_collapsed_map_is_left_alone(final):
+    trace, messages = _scripted_exaggerated_run([final])
+    assert not trace.recoveries and not messages
+
+
+def test_a_run_that_ends_under_late_exaggeration_is_not_judged_by_the_collapsed_map():
+    # late exaggeration raises the true cost on purpose, to the end
+    trace, messages = _scripted_exaggerated_run([1.5 * COLLAPSED], late_exaggeration=2.0)
+    assert not trace.recoveries and not messages
+
+
+def test_thrown_apart_needs_early_exaggeration_and_a_collapsed_cost():
+    watch = _DivergenceWatch(OptimizerSettings(learning_rate=1.0, exaggeration=12.0))
+    assert watch.thrown_apart(1000, 10.0) is None  # no collapsed cost known
+    watch.collapsed = COLLAPSED
+    assert "every point on one spot" in watch.thrown_apart(1000, 1.2 * COLLAPSED)
+    assert watch.thrown_apart(100, 1.2 * COLLAPSED) is None  # still exaggerated
+    watch.restarts = MAX_RESTARTS
+    assert watch.thrown_apart(1000, 1.2 * COLLAPSED) is None
+
+
+def _word_counts_with_empty_documents():
+    """500 documents of about 15 words from 2,000, in three topics, three of them empty.
+
+    The empty rows are every short document's nearest neighbours, so each
+    holds about a tenth of P (the average row a five-hundredth).
+    """
+    rng = np.random.default_rng(0)
+    n, d = 500, 2000
+    labels = np.arange(n) % 3
+    X = np.zeros((n, d))
+    for i in range(n):
+        p = np.full(d, 0.2 / d)
+        p[labels[i] * 600:(labels[i] + 1) * 600] += 0.8 / 600
+        X[i] = np.bincount(rng.choice(d, size=rng.poisson(15), p=p), minlength=d)
+    X[[5, 17, 100]] = 0.0
+    return X, labels
+
+
+def test_default_tsne_of_documents_with_empty_rows_is_not_returned_thrown_apart():
+    # t-SNE's early exaggeration threw this map apart at its default
+    # learning rate: the run ended at a KL of 2.77, above the 2.27 of every
+    # point on one spot, with the topics mixed (docs/experiments.md, 2026-12-06)
+    X, labels = _word_counts_with_empty_documents()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = smallvis.embed(X, "tsne", random_state=0, return_result=True,
+                             keep_affinities=True)
+    P = res.P.toarray() if sp.issparse(res.P) else np.asarray(res.P)
+    n = X.shape[0]
+    # KL(P || Q) for the uniform Q of a map with every point on one spot
+    nonzero = P[P > 0]
+    collapsed = float(np.sum(nonzero * np.log(nonzero * n * (n - 1))))
+    warned = any("every point on one spot" in str(w.message) for w in caught)
+    assert res.cost < collapsed or warned
+    if not warned:
+        assert smallvis.metrics.knn_accuracy(res.Y, labels, 10) > 0.8
 
 
 # --- starting layouts too small for float64 ---------------------------------

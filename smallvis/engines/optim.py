@@ -73,6 +73,20 @@ After :data:`MAX_RECOVERIES` halvings the run stops with
 :class:`DivergenceError`, which names the iteration and the setting to
 change.
 
+A run with early exaggeration is also judged by where it ends.  On some
+data (rows that most others count as their nearest, such as empty
+documents among word counts) exaggeration's first steps throw the map
+apart, unseen by the rise rule, and the run ends in a map that costs more
+than every point on one spot.  So a run with early exaggeration first
+evaluates the cost of that collapsed map (``np.zeros_like(Y)``), and a run
+that ends (at ``n_iter``, or stopped by ``tol``) with ``P`` no longer
+exaggerated and its cost more than :data:`RISE_TWICE` above it is started
+again from the start with half the learning rate, recorded as a recovery.
+Only the end is judged: small maps on the way can cost more than the
+collapsed one for hundreds of iterations and then fall far below it.
+After :data:`MAX_RESTARTS` restarts a run still thrown apart is returned
+with a ``RuntimeWarning``.
+
 Collapsed layouts
 -----------------
 A start whose rows differ but whose squared distances all underflow
@@ -163,6 +177,10 @@ RISE_PATIENCE = 50
 RISE_FLOOR = 1e-10
 #: Halvings of the learning rate before the run gives up.
 MAX_RECOVERIES = 20
+#: Runs started again from the start with half the learning rate because
+#: they ended thrown apart (:meth:`_DivergenceWatch.thrown_apart`); a run
+#: still thrown apart after them ends with a warning.
+MAX_RESTARTS = 2
 
 
 class DivergenceError(RuntimeError, FloatingPointError):
@@ -341,12 +359,17 @@ class _DivergenceWatch:
     ``best`` is the lowest cost seen while ``P`` is not exaggerated;
     ``rising_since`` the iteration of the first evaluation of the current
     stretch more than :data:`RISE_TWICE` above it (None outside one).
+    ``collapsed`` is the cost of the map with every point on one spot in a
+    run with early exaggeration (:func:`_collapsed_cost`; else None), and
+    ``restarts`` counts the runs started again for ending above it.
     """
 
     def __init__(self, settings):
         self.settings = settings
         self.best = None
         self.rising_since = None
+        self.collapsed = None
+        self.restarts = 0
 
     def judges(self, it):
         """Whether the rise rule applies at iteration ``it`` (``P`` not exaggerated)."""
@@ -367,6 +390,31 @@ class _DivergenceWatch:
             self.reset(cost)
             return None
         return self._judge_rise(it, cost)
+
+    def above_collapsed(self, cost):
+        """Whether ``cost`` is more than :data:`RISE_TWICE` above the collapsed map's."""
+        if self.collapsed is None:
+            return False
+        scale = max(abs(self.collapsed), RISE_FLOOR * self.settings.cost_scale, 1e-300)
+        return (cost - self.collapsed) / scale > RISE_TWICE
+
+    def thrown_apart(self, it, cost):
+        """A reason string when a run with early exaggeration ends at ``cost`` thrown apart.
+
+        Early exaggeration is judged by no rise rule, and on some data
+        (rows that most others count as their nearest, such as empty
+        documents among word counts) its steps throw the map apart, and
+        the run ends in a map that costs more than every point on one
+        spot.  Such a run is started again (:data:`MAX_RESTARTS` times at
+        most).  Small maps on the way can cost more than the collapsed map
+        for hundreds of iterations before they fall far below it, so only
+        the cost a run ends at is judged, with ``P`` no longer exaggerated.
+        """
+        if (self.restarts >= MAX_RESTARTS or not self.judges(it)
+                or not self.above_collapsed(cost)):
+            return None
+        return (f"the run ended at a cost of {cost:.6g}, more than {RISE_TWICE:.0%} above "
+                f"the {self.collapsed:.6g} of a map with every point on one spot")
 
     def _judge_rise(self, it, cost):
         """The rise rule for a cost above ``best``: a reason string, or None."""
@@ -398,6 +446,16 @@ def check_starting_layout(Y, name="the initial layout (init)", remedy=None):
     """
     if coordinate_span_underflows(Y):
         raise ValueError(tiny_span_message(Y, name, array=False, remedy=remedy))
+
+
+def _collapsed_cost(Y, learned, cost, settings):
+    """The cost of the map with every point of ``Y`` on one spot, in a run with early
+    exaggeration that evaluates its cost; None otherwise, or where it is not finite."""
+    if not settings.exaggeration_ends() or settings.cost_every is None:
+        return None
+    with _judged_by_the_guard():
+        collapsed = float(cost(np.zeros_like(Y), learned.copy()))
+    return collapsed if np.isfinite(collapsed) else None
 
 
 def _starting_cost(Y, learned, cost, watch, settings):
@@ -533,7 +591,9 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
     tol_from = max(s.exaggeration_ends(), 0 if late is None else late) + TOL_WAIT
     learning_rate = _learning_rates(s, row_learning_rate, Y, Lv.size)
     watch = _DivergenceWatch(s)
+    watch.collapsed = _collapsed_cost(Y, learned, cost, s)
     good = _Checkpoint(0, theta, _starting_cost(Y, learned, cost, watch, s))
+    first = good
     it = 0
     while it < s.n_iter:
         it += 1
@@ -544,6 +604,7 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
             G[Y.size:] = 0.0 if rule is not None else g_learned
         diverged = _nonfinite_gradient(G) if s.check_gradient else None
         current = None
+        back_to = good  # where a recovery goes back to
         if diverged is None:
             mu = s.momentum if it <= s.momentum_switch_iter else s.final_momentum
             rate = (learning_rate * late_rate_scale if late is not None and it > late
@@ -559,14 +620,22 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
             with _judged_by_the_guard():
                 current = cost(Y, learned)
             diverged = watch.check(it, current)
+            if diverged is None and s.recover and (
+                    it == s.n_iter or _tol_stops(s, it, current, previous_cost, tol_from, Y)):
+                diverged = watch.thrown_apart(it, current)
+                if diverged is not None:
+                    # the run's states are all suspect: it starts again
+                    back_to = first
+                    watch.restarts += 1
         if diverged is not None:
             if not s.recover:
                 error = DivergenceError(f"the optimisation diverged at iteration {it} "
                                         f"({diverged})")
                 error.iteration, error.reason = it, diverged
                 raise error
-            learning_rate = _recover(trace, it, diverged, good, theta, step, learning_rate,
+            learning_rate = _recover(trace, it, diverged, back_to, theta, step, learning_rate,
                                      watch, verbose)
+            good = back_to
             it, previous_cost = good.iteration, good.cost
             continue
 
@@ -580,15 +649,11 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
                 good = _Checkpoint(it, theta, current)
             if verbose:
                 _progress(it, s.n_iter, current, start)
-            if previous_cost is not None and s.tol > 0 and it > tol_from:
-                scale = min(abs(current), abs(previous_cost))
-                change = abs(current - previous_cost) / scale if scale > 0 else 0.0
-                if (change / s.cost_every < s.tol and current <= previous_cost
-                        and not _collapsed(Y, max(TOL_MIN_SQUARED_SPAN, s.tol))):
-                    trace.stopped_early = True
-                    if callback is not None:
-                        callback(it, Y, current)
-                    break
+            if _tol_stops(s, it, current, previous_cost, tol_from, Y):
+                trace.stopped_early = True
+                if callback is not None:
+                    callback(it, Y, current)
+                break
             previous_cost = current
         if rule is not None and (it % rule.every == 0 or it == s.n_iter):
             with _judged_by_the_guard():
@@ -600,7 +665,37 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
     if s.check_collapse:
         _warn_if_collapsed(Y, trace.n_iter)
     _warn_if_recovered(trace, s.learning_rate)
+    _warn_if_thrown_apart(trace, watch)
     return trace
+
+
+def _tol_stops(s, it, current, previous_cost, tol_from, Y):
+    """Whether ``tol`` stops the run at this evaluation (module docstring, step 5)."""
+    if previous_cost is None or not s.tol > 0 or it <= tol_from:
+        return False
+    scale = min(abs(current), abs(previous_cost))
+    change = abs(current - previous_cost) / scale if scale > 0 else 0.0
+    return (change / s.cost_every < s.tol and current <= previous_cost
+            and not _collapsed(Y, max(TOL_MIN_SQUARED_SPAN, s.tol)))
+
+
+def _warn_if_thrown_apart(trace, watch):
+    """One ``RuntimeWarning`` for a run still thrown apart after its restarts.
+
+    Its map costs more than every point on one spot
+    (:meth:`_DivergenceWatch.thrown_apart`), and it is returned as it is.
+    """
+    if (watch.restarts < MAX_RESTARTS or not trace.costs
+            or trace.iterations[-1] != trace.n_iter or not watch.judges(trace.n_iter)
+            or not watch.above_collapsed(trace.costs[-1])):
+        return
+    warning = RuntimeWarning(
+        f"the map's cost, {trace.costs[-1]:.6g}, is still more than {RISE_TWICE:.0%} above "
+        f"the {watch.collapsed:.6g} of a map with every point on one spot after "
+        f"{MAX_RESTARTS} restarts with half the learning rate: early exaggeration threw "
+        f"it apart; pass a smaller learning_rate=, or exaggeration=1")
+    warning.options = ("learning_rate", "exaggeration")
+    warn_from_caller(warning)
 
 
 def _judged_by_the_guard():
