@@ -235,6 +235,14 @@ class Embedding:
     # ---- fit -------------------------------------------------------------
 
     def _check_fit_data(self, X):
+        if X is None:
+            # smallvis.embed takes X=None beside knn= or affinities=; an
+            # estimator keeps its training input for transform, so it needs one
+            raise ValueError(
+                "X is None: an estimator fits training data, which transform needs; to fit a "
+                "kNN graph, pass it as X (a sparse matrix of distances) with "
+                "method_params={'metric': 'precomputed'}, or call smallvis.embed(None, "
+                "method, knn=...) for the coordinates alone")
         arr = _check_array(X)
         if arr.ndim == 2 and arr.shape[0] < 2:
             raise ValueError(f"n_samples = {arr.shape[0]}: an embedding needs at least 2 "

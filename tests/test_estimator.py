@@ -361,6 +361,15 @@ def test_transform_of_a_fit_made_from_a_knn_graph_says_why_first():
             model.training_map_.transform(X_new)
 
 
+def test_a_fit_of_no_data_says_how_to_fit_a_knn_graph():
+    # embed(None, knn=...) embeds a graph alone; an estimator needs its X
+    X = np.random.default_rng(3).normal(size=(40, 3))
+    knn = smallvis.inputs.neighbors.nearest_neighbors(X, 12)
+    for method_params in ({"knn": knn}, {}):
+        with pytest.raises(ValueError, match="X is None.*'metric': 'precomputed'.*knn="):
+            smallvis.UMAP(method_params=method_params).fit(None)
+
+
 # ---- one fast default: embed, the estimators and the command line ------------
 
 def test_embed_and_the_estimators_have_the_same_defaults():

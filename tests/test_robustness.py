@@ -325,8 +325,10 @@ def _write(path, content):
     ("one.csv", "1,2\n", "at least 2 rows"),
     ("text.csv", "x,y\n1,a\n2,b\n", "non-numeric value 'a'"),
     ("trailing.csv", "1,2,\n3,4,\n", "non-numeric value ''"),
-    ("empty.npy", b"", "cannot read 'empty.npy' as a .npy array"),
+    ("empty.npy", b"", "cannot read 'empty.npy' as a .npy array: the file ends before"),
     ("junk.npy", b"\x93NUMPY garbage", "cannot read 'junk.npy' as a .npy array"),
+    # NumPy takes any other file for a pickle and suggests allow_pickle=
+    ("text.npy", b"abc\n", "'text.npy' as a .npy array: it is not a .npy file"),
     ("data.xls", "1\t2\n", "unsupported file type '.xls'"),
 ])
 def test_cli_unreadable_input_exits_2(tmp_path, monkeypatch, capsys, name, content, match):
@@ -342,14 +344,17 @@ def test_cli_npy_variants_exit_2(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     np.save("vec.npy", np.ones(5))
     np.save("cplx.npy", np.ones((5, 2), dtype=complex))
+    np.save("objects.npy", np.array([{"a": 1}, None], dtype=object), allow_pickle=True)
     np.savez("arch.npz", a=np.ones(3))
     (tmp_path / "arch.npz").rename(tmp_path / "arch.npy")
     (tmp_path / "folder.csv").mkdir()
     for name, match in [("vec.npy", "2-D array"), ("cplx.npy", "complex"),
-                        ("arch.npy", ".npz archive"), ("folder.csv", "cannot read")]:
+                        ("arch.npy", ".npz archive"), ("folder.csv", "cannot read"),
+                        ("objects.npy", "it holds Python objects")]:
         assert main(["embed", name, "--quiet"]) == 2
         err = capsys.readouterr().err.strip()
         assert match in err and len(err.splitlines()) == 1, err
+        assert "allow_pickle" not in err  # no option of the command line
 
 
 @pytest.mark.parametrize("option,value,match", [
