@@ -73,24 +73,6 @@ After :data:`MAX_RECOVERIES` halvings the run stops with
 :class:`DivergenceError`, which names the iteration and the setting to
 change.
 
-A run with early exaggeration is also judged as exaggeration ends.  On
-some data (rows that most others count as their nearest, such as empty
-documents among word counts) exaggeration's first steps throw the map
-apart, unseen by the rise rule, and it does not gather again in the
-iterations left.  So the first evaluation after early exaggeration
-compares the cost with that of the map with every point on one spot
-(``np.zeros_like(Y)``, with the learned scalars as they are): more than
-:data:`RISE_ONCE` (a doubling) above it, the run starts again from the
-start with half the learning rate, as a recovery, :data:`MAX_RESTARTS`
-times at most, and a run thrown apart after those goes on and ends with
-a ``RuntimeWarning``.  Only where the collapsed map is far from ``P``
-(its cost at least :data:`THROWN_APART_MIN_COST` times ``cost_scale``):
-where ``P`` is close to uniform (a perplexity near a third of N or more,
-on a few dozen points) the collapsed map is close to the best one, and
-the maps leaving exaggeration cost several times more before they fall
-below it.  Late exaggeration that follows early exaggeration at once
-leaves no evaluation to judge.
-
 Collapsed layouts
 -----------------
 A start whose rows differ but whose squared distances all underflow
@@ -181,17 +163,6 @@ RISE_PATIENCE = 50
 RISE_FLOOR = 1e-10
 #: Halvings of the learning rate before the run gives up.
 MAX_RECOVERIES = 20
-#: Runs started again because early exaggeration threw them apart
-#: (:meth:`_DivergenceWatch.thrown_apart`); a run thrown apart after them
-#: goes on, with a warning.
-MAX_RESTARTS = 2
-#: A run is judged against the map with every point on one spot only where
-#: that map's cost is at least this times ``cost_scale`` (for a ``P`` that
-#: sums to 1, 1 nat of KL from the uniform ``Q``).  Below it the collapsed
-#: map is near the best one: on 40 and 50 points at t-SNE's defaults (cost
-#: 0.21 to 0.45) the maps leaving exaggeration cost 2.1 to 3.8 times more,
-#: and most end far below it (docs/experiments.md, 2026-12-06).
-THROWN_APART_MIN_COST = 1.0
 
 
 class DivergenceError(RuntimeError, FloatingPointError):
@@ -370,17 +341,12 @@ class _DivergenceWatch:
     ``best`` is the lowest cost seen while ``P`` is not exaggerated;
     ``rising_since`` the iteration of the first evaluation of the current
     stretch more than :data:`RISE_TWICE` above it (None outside one).
-    ``restarts`` counts the runs started again because early exaggeration
-    threw them apart, and ``thrown`` holds the last verdict of
-    :meth:`thrown_apart` that did not count (none left), for the warning.
     """
 
     def __init__(self, settings):
         self.settings = settings
         self.best = None
         self.rising_since = None
-        self.restarts = 0
-        self.thrown = None
 
     def judges(self, it):
         """Whether the rise rule applies at iteration ``it`` (``P`` not exaggerated)."""
@@ -401,38 +367,6 @@ class _DivergenceWatch:
             self.reset(cost)
             return None
         return self._judge_rise(it, cost)
-
-    def leaves_exaggeration(self, it):
-        """Whether an evaluation at ``it`` is the first after early exaggeration.
-
-        ``best`` is set by the first evaluation with the true ``P``; a run
-        with early exaggeration has none before it (nor after going back
-        into exaggeration).
-        """
-        ends = self.settings.exaggeration_ends()
-        return ends > 0 and it > ends and self.best is None and self.judges(it)
-
-    def thrown_apart(self, cost, collapsed):
-        """A reason string when the run leaves early exaggeration thrown apart, else None.
-
-        ``collapsed`` is the cost of the map with every point on one spot;
-        ``cost`` more than :data:`RISE_ONCE` above it, where it is at least
-        :data:`THROWN_APART_MIN_COST` times ``cost_scale``, is thrown
-        apart.  Once :data:`MAX_RESTARTS` runs have started again the
-        verdict is kept in ``thrown`` instead.
-        """
-        scale = max(abs(collapsed), RISE_FLOOR * self.settings.cost_scale, 1e-300)
-        if (not np.isfinite(collapsed)
-                or collapsed < THROWN_APART_MIN_COST * self.settings.cost_scale
-                or (cost - collapsed) / scale <= RISE_ONCE):
-            return None
-        reason = (f"the cost left early exaggeration at {cost:.6g}, more than "
-                  f"{RISE_ONCE:.0%} above the {collapsed:.6g} of a map with every point "
-                  "on one spot")
-        if self.restarts >= MAX_RESTARTS:
-            self.thrown = reason
-            return None
-        return reason
 
     def _judge_rise(self, it, cost):
         """The rise rule for a cost above ``best``: a reason string, or None."""
@@ -464,13 +398,6 @@ def check_starting_layout(Y, name="the initial layout (init)", remedy=None):
     """
     if coordinate_span_underflows(Y):
         raise ValueError(tiny_span_message(Y, name, array=False, remedy=remedy))
-
-
-def _collapsed_cost(Y, learned, cost):
-    """The cost of the map with every point of ``Y`` on one spot (``learned`` as they are)."""
-    with _judged_by_the_guard():
-        # the cost may keep what it is given; the run's own learned scalars go on
-        return float(cost(np.zeros_like(Y), learned.copy()))
 
 
 def _starting_cost(Y, learned, cost, watch, settings):
@@ -607,7 +534,6 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
     learning_rate = _learning_rates(s, row_learning_rate, Y, Lv.size)
     watch = _DivergenceWatch(s)
     good = _Checkpoint(0, theta, _starting_cost(Y, learned, cost, watch, s))
-    first = good
     it = 0
     while it < s.n_iter:
         it += 1
@@ -618,7 +544,6 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
             G[Y.size:] = 0.0 if rule is not None else g_learned
         diverged = _nonfinite_gradient(G) if s.check_gradient else None
         current = None
-        back_to = good  # where a recovery goes back to
         if diverged is None:
             mu = s.momentum if it <= s.momentum_switch_iter else s.final_momentum
             rate = (learning_rate * late_rate_scale if late is not None and it > late
@@ -633,23 +558,15 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
             learned[...] = Lv
             with _judged_by_the_guard():
                 current = cost(Y, learned)
-            if np.isfinite(current) and watch.leaves_exaggeration(it):
-                diverged = watch.thrown_apart(current, _collapsed_cost(Y, learned, cost))
-                if diverged is not None:
-                    # every state since the start is suspect: the run starts again
-                    back_to = first
-                    watch.restarts += 1
-            if diverged is None:
-                diverged = watch.check(it, current)
+            diverged = watch.check(it, current)
         if diverged is not None:
             if not s.recover:
                 error = DivergenceError(f"the optimisation diverged at iteration {it} "
                                         f"({diverged})")
                 error.iteration, error.reason = it, diverged
                 raise error
-            learning_rate = _recover(trace, it, diverged, back_to, theta, step, learning_rate,
+            learning_rate = _recover(trace, it, diverged, good, theta, step, learning_rate,
                                      watch, verbose)
-            good = back_to
             it, previous_cost = good.iteration, good.cost
             continue
 
@@ -683,20 +600,7 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
     if s.check_collapse:
         _warn_if_collapsed(Y, trace.n_iter)
     _warn_if_recovered(trace, s.learning_rate)
-    _warn_if_thrown_apart(watch)
     return trace
-
-
-def _warn_if_thrown_apart(watch):
-    """One ``RuntimeWarning`` for a run that early exaggeration threw apart after its restarts."""
-    if watch.thrown is None:
-        return
-    warning = RuntimeWarning(
-        f"early exaggeration threw the map apart again after {MAX_RESTARTS} restarts with "
-        f"half the learning rate ({watch.thrown}), and the run went on from there; pass a "
-        f"smaller learning_rate=, or exaggeration=1")
-    warning.options = ("learning_rate", "exaggeration")
-    warn_from_caller(warning)
 
 
 def _judged_by_the_guard():
