@@ -17,10 +17,12 @@ import os
 import re
 import shlex
 import warnings
+import zipfile
 
 import numpy as np
 
 from . import datasets
+from .model_io.archive import NPY_MAGIC
 
 #: Extensions accepted as input files: tables first, then arrays.
 TABLE_FORMATS = (".csv", ".tsv", ".txt")
@@ -692,43 +694,43 @@ def _load_sparse_npz(source):
                        ) from None
 
 
-#: The first bytes of every .npy file (NumPy's format, and of an .npz archive: a zip).
-_NPY_MAGIC, _ZIP_MAGIC = b"\x93NUMPY", b"PK\x03\x04"
-
-
 def _load_npy(source):
     try:
-        X = np.load(source, allow_pickle=False)
-    except (OSError, ValueError, EOFError) as exc:  # EOFError: empty/truncated file
+        # our own handle: NumPy leaves its own open when a damaged zip fails
+        with open(source, "rb") as handle:
+            X = np.load(handle, allow_pickle=False)
+            if not isinstance(X, np.ndarray):  # an .npz archive under a .npy name
+                X.close()
+                raise CLIError(f"cannot read {source!r} as a .npy array: it is an .npz "
+                               "archive")
+    # EOFError: empty/truncated file; BadZipFile: a damaged zip, which NumPy takes for .npz
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
         raise CLIError(f"cannot read {source!r} as a .npy array: "
                        f"{_npy_problem(source, exc)}") from None
-    if not isinstance(X, np.ndarray):  # an .npz archive under a .npy name
-        X.close()
-        raise CLIError(f"cannot read {source!r} as a .npy array: it is an .npz archive")
     return X
 
 
 def _npy_problem(source, exc):
     """Why ``np.load`` refused ``source``, in a command-line user's terms.
 
-    NumPy reads any file that is neither .npy nor a zip as a pickle and
-    then advises ``allow_pickle=``, which the command line does not offer
-    (and a pickle may run code, so it reads none).
+    NumPy reads any file that is not a .npy file (nor a zip) as a pickle
+    and then advises ``allow_pickle=``, which the command line does not
+    offer (and a pickle may run code, so it reads none).
     """
-    try:
-        with open(source, "rb") as handle:
-            head = handle.read(len(_NPY_MAGIC))
-    except OSError:
-        return str(exc) or type(exc).__name__
-    if head.startswith(_NPY_MAGIC[:len(head)]) and len(head) < len(_NPY_MAGIC):
-        return "the file ends before the header of a .npy file"
-    if head != _NPY_MAGIC and not head.startswith(_ZIP_MAGIC):
-        return ("it is not a .npy file (which np.save writes, beginning with the bytes "
-                "\\x93NUMPY)")
     if "Object arrays" in str(exc):
         return ("it holds Python objects, which are read only by unpickling, and that can "
                 "run code; save a numeric array")
-    return str(exc) or type(exc).__name__
+    try:
+        with open(source, "rb") as handle:
+            head = handle.read(len(NPY_MAGIC))
+    except OSError:
+        return str(exc) or type(exc).__name__
+    if head == NPY_MAGIC:
+        return str(exc) or type(exc).__name__
+    if NPY_MAGIC.startswith(head):
+        return "the file ends before the header of a .npy file"
+    return ("it is not a .npy file (which np.save writes, beginning with the bytes "
+            "\\x93NUMPY)")
 
 
 #: Most column names a message lists in full; a longer list (a table of

@@ -329,6 +329,7 @@ def _write(path, content):
     ("junk.npy", b"\x93NUMPY garbage", "cannot read 'junk.npy' as a .npy array"),
     # NumPy takes any other file for a pickle and suggests allow_pickle=
     ("text.npy", b"abc\n", "'text.npy' as a .npy array: it is not a .npy file"),
+    ("zip.npy", b"PK\x03\x04junk", "'zip.npy' as a .npy array: it is not a .npy file"),
     ("data.xls", "1\t2\n", "unsupported file type '.xls'"),
 ])
 def test_cli_unreadable_input_exits_2(tmp_path, monkeypatch, capsys, name, content, match):

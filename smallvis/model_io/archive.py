@@ -43,15 +43,19 @@ def fail(file, why):
                          "are written by smallvis.save_model or `smallvis embed --save-model`")
 
 
+#: The first bytes of every ``.npy`` file.
+NPY_MAGIC = b"\x93NUMPY"
+
+
 def starts_like_npy(file):
     """Whether ``file`` begins with the ``.npy`` magic string (a path or a seekable file)."""
     try:
         if isinstance(file, (str, os.PathLike)):
             with open(file, "rb") as fh:
-                return fh.read(6) == b"\x93NUMPY"
+                return fh.read(len(NPY_MAGIC)) == NPY_MAGIC
         position = file.tell()
         try:
-            return file.read(6) == b"\x93NUMPY"
+            return file.read(len(NPY_MAGIC)) == NPY_MAGIC
         finally:
             file.seek(position)
     except (OSError, AttributeError, ValueError):
