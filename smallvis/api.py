@@ -568,7 +568,10 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
         floor would take P's stiffest row beyond reach
         (:func:`smallvis.plans.stiffest_row_learning_rate`; docs/theory.md
         §5); under exaggeration a row stiffer still takes a smaller step of
-        its own.  ``result.params["learning_rate"]`` is the rate used.
+        its own (``result.params["rows_damped"]`` rows).
+        ``result.params["learning_rate"]`` is the rate used; a rate given
+        here damps no row, so "auto" repeats a damped run and that rate
+        does not.
     n_iter : int, default=1000
         Number of iterations of the exact optimizer.  The stochastic
         optimizer runs ``n_epochs`` instead; when ``optimizer="auto"``

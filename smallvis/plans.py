@@ -294,21 +294,22 @@ class ExactPlan(_Start):
             s = replace(s, late_learning_rate=late_learning_rate(
                 s.learning_rate, s.late_exaggeration, Y.shape[0],
                 float(np.sum(objective.triplet[2]))))
-        # the run's largest rate: the guard's halvings only lower it
-        damping = (_RowDamping.of(objective.triplet,
-                                  max(s.learning_rate, s.late_learning_rate or 0.0))
-                   if self.auto_learning_rate else None)
+        damping = (_RowDamping.of(objective.triplet)
+                   if self.auto_learning_rate
+                   and max(s.exaggeration, s.late_exaggeration) > 1.0 else None)
+        if damping is not None and s.exaggeration > 1.0:
+            n_damped = damping.count(s.exaggeration, s.learning_rate)
+            if n_damped:
+                _progress.say(f"{n_damped} rows of P beyond the rate's reach take a smaller "
+                              "step of their own under exaggeration")
 
         def gradient(Ycur, lcur, exaggeration, out):
-            learned_gradient = objective.gradient(Ycur, lcur, out, scaled_p(exaggeration))
-            scale = None if damping is None else damping(exaggeration)
-            if scale is not None:
-                out *= scale
-            return learned_gradient
+            return objective.gradient(Ycur, lcur, out, scaled_p(exaggeration))
 
         rule = _LearnedRuleStep(method, objective, s.n_iter)
         trace = optimize_exact(Y, gradient, objective.cost, s, learned=objective.learned,
-                               callback=callback, verbose=verbose, rule=rule or None)
+                               callback=callback, verbose=verbose, rule=rule or None,
+                               row_damping=damping)
         if rule:
             _progress.say(f"{method.name}: {rule.rule.summary or 'learned by its rule'}; "
                           "fitted " + ", ".join(f"{k} = {v:.6g}" for k, v in
@@ -322,6 +323,7 @@ class ExactPlan(_Start):
             "momentum_switch_iter", "min_gain", "tol", "cost_every")}
         settings["late_exaggeration_iter"] = settings.pop("late_start")
         settings["gradient"] = self.gradient
+        settings["rows_damped"] = 0 if damping is None else damping.most
         # an approximate gradient's run monitors (tol, progress, divergence)
         # and reports its approximate cost: O(N) where the exact one is O(N^2)
         return RunOutcome(trace.n_iter, final_cost, trace.costs, trace.iterations,
@@ -523,11 +525,11 @@ def stiffest_row_learning_rate(learning_rate, exaggeration, n_samples, triplet, 
     return min(learning_rate, max(average_row, stiffest_row))
 
 
-#: The largest product of the "auto" step, 4 times the exaggeration and
-#: one row's sum of ``P``, that any single row is given (:class:`_RowDamping`).
-#: Of 260 sets of 300 to 800 documents with empty rows, default t-SNE threw
-#: 11 apart without it; with a limit of 48, 4 of the first 100; at 24 and
-#: 12, none (docs/experiments.md, 2026-12-06).
+#: The largest product of the step, 4 times the exaggeration and one
+#: row's sum of ``P``, that any single row is given at an "auto" rate
+#: (:class:`_RowDamping`).  Of 260 sets of 300 to 800 documents with empty
+#: rows, default t-SNE threw 11 apart without it and none with it
+#: (docs/experiments.md, 2026-12-06).
 ROW_STEP = 24.0
 
 
@@ -538,48 +540,57 @@ class _RowDamping:
     further than the average row's, so a row of ``P`` that is stiffer still
     (a hub, which many rows count as a neighbour) is thrown past its
     neighbours at each exaggerated step.  Here such a row alone takes a
-    smaller step: under an exaggeration :math:`\rho > 1` (early or late)
-    its gradient is multiplied by
+    smaller step: at an iteration with exaggeration :math:`\rho > 1` (early
+    or late) and learning rate :math:`\eta` (the rate in use then: the late
+    phase's, or one the divergence guard halved), its gradient is
+    multiplied by
 
     .. math::
 
         f_i = \min\left(1, \frac{\texttt{ROW\_STEP}}
               {4 \rho \eta \sum_j |p_{ij}|}\right),
 
-    which is the same as giving row :math:`i` the rate :math:`f_i \eta`:
-    the gains see only the gradient's signs.  Iterations without
-    exaggeration keep every row's step, so the methods without it never
-    change, and a row damped under early exaggeration takes its full step
-    afterwards.  The cost and its minima are unchanged; only the path
-    toward them is.
+    which is the same as giving row :math:`i` the rate :math:`f_i \eta`
+    (:func:`smallvis.engines.optim.optimize_exact`, ``row_damping``).
+    Iterations without exaggeration keep every row's step.  The cost and
+    its minima are unchanged; only the path toward them is.
 
     Parameters
     ----------
     row_sums : ndarray of shape (n_samples,)
         :math:`\sum_j |p_{ij}|` for each row.
-    learning_rate : float
-        :math:`\eta`, the largest rate of the run.
+
+    Attributes
+    ----------
+    most : int
+        The most rows damped at any one iteration so far.
     """
 
-    def __init__(self, row_sums, learning_rate):
-        self.stiffness = 4.0 * learning_rate * row_sums
-        self.exaggeration, self.scale = None, None
+    def __init__(self, row_sums):
+        self.stiffness = 4.0 * row_sums
+        self.key, self.scale, self.most = None, None, 0
 
     @classmethod
-    def of(cls, triplet, learning_rate):
+    def of(cls, triplet):
         """The damping of ``P`` given as compressed rows ``(indptr, indices, data)``."""
         indptr, _, data = triplet
-        return cls(_sgd._row_sums(np.asarray(indptr), np.abs(data)), learning_rate)
+        return cls(_sgd._row_sums(np.asarray(indptr), np.abs(data)))
 
-    def __call__(self, exaggeration):
+    def count(self, exaggeration, learning_rate):
+        """How many rows are damped at this exaggeration and rate."""
+        return int(np.count_nonzero(exaggeration * learning_rate * self.stiffness > ROW_STEP))
+
+    def __call__(self, exaggeration, learning_rate):
         """The factors as a column of shape (n_samples, 1), or None where all are 1."""
         if not exaggeration > 1.0:
             return None
-        if exaggeration != self.exaggeration:
-            product = exaggeration * self.stiffness
+        if (exaggeration, learning_rate) != self.key:
+            product = (exaggeration * learning_rate) * self.stiffness
+            n_damped = int(np.count_nonzero(product > ROW_STEP))
             self.scale = ((ROW_STEP / np.maximum(product, ROW_STEP))[:, None]
-                          if np.max(product, initial=0.0) > ROW_STEP else None)
-            self.exaggeration = exaggeration
+                          if n_damped else None)
+            self.most = max(self.most, n_damped)
+            self.key = (exaggeration, learning_rate)
         return self.scale
 
 

@@ -134,28 +134,31 @@ def test_only_exaggerated_rows_beyond_the_limit_are_damped_and_to_the_limit():
     n, rate = 50, 10.0
     rng = np.random.default_rng(1)
     P = rng.random((n, n))
-    P[0, :] += 2.0 * P.sum() / n  # row 0 about three times the average row
+    P[0, :] += 2.0 * P.sum() / n  # row 0 about a hundred times the others
     P /= P.sum()
     row_sums = P.sum(axis=1)
-    damping = _RowDamping.of(csr_triplet(P), rate)
+    damping = _RowDamping.of(csr_triplet(P))
     # the exaggeration at which row 0 (only) reaches the limit
     at_limit = ROW_STEP / (4 * rate * row_sums[0])
     assert (4 * rate * at_limit * row_sums[1:]).max() < ROW_STEP
-    assert damping(0.9 * at_limit) is None
-    factors = damping(2.0 * at_limit)
+    assert damping(0.9 * at_limit, rate) is None
+    factors = damping(2.0 * at_limit, rate)
     assert factors.shape == (n, 1)
     assert factors[0, 0] == pytest.approx(0.5, rel=1e-12)
     assert np.all(factors[1:] == 1.0)
+    # the rate in use counts as the exaggeration does: half the rate, no damping
+    assert damping(2.0 * at_limit, rate / 2.0) is None
     # every damped row's product is the limit, and every row within it keeps its step
-    exaggeration = 30 * at_limit
+    exaggeration = 100 * at_limit  # the other rows on both sides of the limit
     product = 4 * exaggeration * rate * row_sums
-    factors = damping(exaggeration)[:, 0]
+    factors = damping(exaggeration, rate)[:, 0]
     assert np.allclose((factors * product)[product > ROW_STEP], ROW_STEP, rtol=1e-12)
     assert np.all(factors[product <= ROW_STEP] == 1.0)
+    assert 1 < np.sum(product > ROW_STEP) < n
+    assert damping.count(exaggeration, rate) == damping.most == np.sum(product > ROW_STEP)
     # iterations without exaggeration keep every row's step, however stiff
-    stiff = _RowDamping.of(csr_triplet(P), 1e6)
-    assert stiff(1.0) is None
-    assert stiff(1.5) is not None
+    assert damping(1.0, 1e6) is None
+    assert damping(1.5, 1e6) is not None
 
 
 def test_a_damped_row_steps_as_with_a_rate_of_its_own():
@@ -182,8 +185,23 @@ def test_a_damped_row_steps_as_with_a_rate_of_its_own():
     by_gradient = Y0.copy()
     optimize_exact(by_gradient, lambda Y, L, e, out: gradient(Y, L, e, out, factors),
                    cost, settings)
+    by_damping = Y0.copy()
+    optimize_exact(by_damping, gradient, cost, settings,
+                   row_damping=lambda exaggeration, rate: factors[:, None])
     assert not np.allclose(by_rows, Y0)
     np.testing.assert_allclose(by_gradient, by_rows, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(by_damping, by_rows, rtol=1e-12, atol=1e-14)
+
+
+def test_the_damping_is_asked_with_each_phases_exaggeration_and_rate():
+    asked = []
+    settings = OptimizerSettings(learning_rate=0.1, n_iter=12, exaggeration=4.0,
+                                 exaggeration_iter=3, late_exaggeration=2.0,
+                                 late_exaggeration_iter=8, late_learning_rate=0.025,
+                                 tol=0.0, check_collapse=False, cost_every=None)
+    optimize_exact(np.ones((3, 2)) + np.arange(6).reshape(3, 2), lambda Y, L, e, out: out.fill(1.0),
+                   None, settings, row_damping=lambda e, rate: asked.append((e, rate)))
+    assert asked == [(4.0, 0.1)] * 3 + [(1.0, 0.1)] * 5 + [(2.0, 0.025)] * 4
 
 
 def test_a_rate_given_by_the_user_damps_no_row(monkeypatch):
@@ -192,10 +210,13 @@ def test_a_rate_given_by_the_user_damps_no_row(monkeypatch):
     monkeypatch.setattr(_RowDamping, "of",
                         classmethod(lambda cls, *a: made.append(a) or original(cls, *a)))
     X = documents_with_empty_rows(100, 2, seed=0)
-    smallvis.embed(X, "tsne", n_iter=5, learning_rate=10.0, random_state=0)
+    given = smallvis.embed(X, "tsne", n_iter=5, learning_rate=10.0, random_state=0,
+                           return_result=True)
     assert made == []
-    smallvis.embed(X, "tsne", n_iter=5, random_state=0)
+    assert given.params["rows_damped"] == 0
+    auto = smallvis.embed(X, "tsne", n_iter=5, random_state=0, return_result=True)
     assert len(made) == 1
+    assert auto.params["rows_damped"] > 0
 
 
 @pytest.mark.parametrize("method, n, n_empty, seed", [

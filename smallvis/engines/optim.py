@@ -461,7 +461,7 @@ def _evaluates_cost(settings, it):
 
 
 def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
-                   verbose=False, row_learning_rate=None, rule=None):
+                   verbose=False, row_learning_rate=None, rule=None, row_damping=None):
     """Run delta-bar-delta gradient descent in place on ``Y`` (and ``learned``).
 
     Parameters
@@ -494,6 +494,14 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
         ``rule.every`` iterations and at the last one; they are then not
         descended (module docstring, "Scalars set by a rule").  None: the
         learned scalars are descended with ``Y``.
+    row_damping : callable or None
+        ``row_damping(exaggeration, learning_rate)`` returns one factor per
+        row of ``Y`` (an array of shape (n_samples, 1)), or None for none;
+        each iteration's gradient in ``Y`` is multiplied by the factors for
+        that iteration's exaggeration and learning rate (halvings and the
+        late phase's rate included) before the step, which is the same as
+        a rate per row (the gains see only the gradient's signs).  Not with
+        ``row_learning_rate``.
 
     Returns
     -------
@@ -503,7 +511,7 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
     ------
     ValueError
         ``row_learning_rate`` has the wrong shape or comes with
-        ``settings.recover=True``.
+        ``settings.recover=True`` or ``row_damping``.
     DivergenceError
         The run diverged again after :data:`MAX_RECOVERIES` halvings of the
         learning rate (module docstring, "Divergence guard"), or at all with
@@ -532,6 +540,8 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
     # tol never stops a run before late exaggeration has started and settled
     tol_from = max(s.exaggeration_ends(), 0 if late is None else late) + TOL_WAIT
     learning_rate = _learning_rates(s, row_learning_rate, Y, Lv.size)
+    if row_damping is not None and row_learning_rate is not None:
+        raise ValueError("row_damping and row_learning_rate cannot be combined")
     watch = _DivergenceWatch(s)
     good = _Checkpoint(0, theta, _starting_cost(Y, learned, cost, watch, s))
     it = 0
@@ -548,6 +558,10 @@ def optimize_exact(Y, gradient, cost, settings, *, learned=None, callback=None,
             mu = s.momentum if it <= s.momentum_switch_iter else s.final_momentum
             rate = (learning_rate * late_rate_scale if late is not None and it > late
                     else learning_rate)
+            factors = (None if row_damping is None
+                       else row_damping(s.exaggeration_at(it), rate))
+            if factors is not None:
+                GY *= factors
             with _judged_by_the_guard():
                 theta += step(G, rate, mu)
                 if s.recentre:
