@@ -297,11 +297,6 @@ class ExactPlan(_Start):
         damping = (_RowDamping.of(objective.triplet)
                    if self.auto_learning_rate
                    and max(s.exaggeration, s.late_exaggeration) > 1.0 else None)
-        if damping is not None and s.exaggeration > 1.0:
-            n_damped = damping.count(s.exaggeration, s.learning_rate)
-            if n_damped:
-                _progress.say(f"{n_damped} rows of P beyond the rate's reach take a smaller "
-                              "step of their own under exaggeration")
 
         def gradient(Ycur, lcur, exaggeration, out):
             return objective.gradient(Ycur, lcur, out, scaled_p(exaggeration))
@@ -310,6 +305,9 @@ class ExactPlan(_Start):
         trace = optimize_exact(Y, gradient, objective.cost, s, learned=objective.learned,
                                callback=callback, verbose=verbose, rule=rule or None,
                                row_damping=damping)
+        if damping is not None and damping.most:
+            _progress.say(f"{damping.most} row{'s' if damping.most > 1 else ''} of P beyond "
+                          "the rate's reach took a smaller step of their own under exaggeration")
         if rule:
             _progress.say(f"{method.name}: {rule.rule.summary or 'learned by its rule'}; "
                           "fitted " + ", ".join(f"{k} = {v:.6g}" for k, v in
@@ -575,10 +573,6 @@ class _RowDamping:
         """The damping of ``P`` given as compressed rows ``(indptr, indices, data)``."""
         indptr, _, data = triplet
         return cls(_sgd._row_sums(np.asarray(indptr), np.abs(data)))
-
-    def count(self, exaggeration, learning_rate):
-        """How many rows are damped at this exaggeration and rate."""
-        return int(np.count_nonzero(exaggeration * learning_rate * self.stiffness > ROW_STEP))
 
     def __call__(self, exaggeration, learning_rate):
         """The factors as a column of shape (n_samples, 1), or None where all are 1."""

@@ -155,7 +155,7 @@ def test_only_exaggerated_rows_beyond_the_limit_are_damped_and_to_the_limit():
     assert np.allclose((factors * product)[product > ROW_STEP], ROW_STEP, rtol=1e-12)
     assert np.all(factors[product <= ROW_STEP] == 1.0)
     assert 1 < np.sum(product > ROW_STEP) < n
-    assert damping.count(exaggeration, rate) == damping.most == np.sum(product > ROW_STEP)
+    assert damping.most == np.sum(product > ROW_STEP)
     # iterations without exaggeration keep every row's step, however stiff
     assert damping(1.0, 1e6) is None
     assert damping(1.5, 1e6) is not None
@@ -222,10 +222,9 @@ def test_a_rate_given_by_the_user_damps_no_row(monkeypatch):
 @pytest.mark.parametrize("method, n, n_empty, seed", [
     ("tsne", 500, 3, 142), ("tsne", 300, 2, 104), ("tsne", 800, 5, 109), ("dhssne", 300, 2, 124)])
 def test_default_maps_of_documents_with_empty_rows_stay_together(method, n, n_empty, seed):
-    # Without each row's own step these default maps (the stiffest row at
-    # 48 to 54 times the rate, at or beyond the reach of the rate's rule)
-    # ended 55 to 160 units wide with their topics mixed; with it, none of
-    # 260 such sets for t-SNE (11 without) nor of 100 for dhssne (11 without)
+    # Without each row's own step these default maps ended 59 to 161 units
+    # wide with their topics mixed; with it, none of 260 such sets for
+    # t-SNE (11 without) nor of 100 for dhssne (11 without)
     X = documents_with_empty_rows(n, n_empty, seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
