@@ -530,6 +530,11 @@ def stiffest_row_learning_rate(learning_rate, exaggeration, n_samples, triplet, 
 #: (docs/experiments.md, 2026-12-06).
 ROW_STEP = 24.0
 
+#: A row is damped only when it is also this many times as stiff as the
+#: median row: where every row is about as stiff (small sets at the
+#: floor), the rate's own rule governs them all.
+HUB_RATIO = 2.0
+
 
 class _RowDamping:
     r"""One factor per row that keeps each row's exaggerated step within reach.
@@ -545,13 +550,17 @@ class _RowDamping:
 
     .. math::
 
-        f_i = \min\left(1, \frac{\texttt{ROW\_STEP}}
-              {4 \rho \eta \sum_j |p_{ij}|}\right),
+        f_i = \min\left(1, \frac{L}{K_i}\right), \qquad
+        K_i = 4 \rho \eta \sum_j |p_{ij}|, \qquad
+        L = \max\left(\texttt{ROW\_STEP},\;
+            \texttt{HUB\_RATIO} \cdot \operatorname{median}_j K_j\right),
 
     which is the same as giving row :math:`i` the rate :math:`f_i \eta`
-    (:func:`smallvis.engines.optim.optimize_exact`, ``row_damping``).
-    Iterations without exaggeration keep every row's step.  The cost and
-    its minima are unchanged; only the path toward them is.
+    (:func:`smallvis.engines.optim.optimize_exact`, ``row_damping``).  The
+    median keeps small sets at t-SNE's floor, whose rows are all about as
+    stiff, as they were: the rate's own rule governs them.  Iterations
+    without exaggeration keep every row's step.  The cost and its minima
+    are unchanged; only the path toward them is.
 
     Parameters
     ----------
@@ -566,6 +575,7 @@ class _RowDamping:
 
     def __init__(self, row_sums):
         self.stiffness = 4.0 * row_sums
+        self.typical = float(np.median(self.stiffness)) if len(row_sums) else 0.0
         self.key, self.scale, self.most = None, None, 0
 
     @classmethod
@@ -580,8 +590,9 @@ class _RowDamping:
             return None
         if (exaggeration, learning_rate) != self.key:
             product = (exaggeration * learning_rate) * self.stiffness
-            n_damped = int(np.count_nonzero(product > ROW_STEP))
-            self.scale = ((ROW_STEP / np.maximum(product, ROW_STEP))[:, None]
+            limit = max(ROW_STEP, HUB_RATIO * (exaggeration * learning_rate) * self.typical)
+            n_damped = int(np.count_nonzero(product > limit))
+            self.scale = ((limit / np.maximum(product, limit))[:, None]
                           if n_damped else None)
             self.most = max(self.most, n_damped)
             self.key = (exaggeration, learning_rate)

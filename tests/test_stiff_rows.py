@@ -17,7 +17,8 @@ import scipy.sparse as sp
 import smallvis
 from smallvis import plans
 from smallvis.engines.optim import OptimizerSettings, optimize_exact
-from smallvis.plans import ROW_STEP, STIFFEST_ROW_STEP, _RowDamping, stiffest_row_learning_rate
+from smallvis.plans import (HUB_RATIO, ROW_STEP, STIFFEST_ROW_STEP, _RowDamping,
+                            stiffest_row_learning_rate)
 
 
 def documents_of_unequal_length(n=400, n_words=2000, mean_words=20, seed=1):
@@ -148,17 +149,51 @@ def test_only_exaggerated_rows_beyond_the_limit_are_damped_and_to_the_limit():
     assert np.all(factors[1:] == 1.0)
     # the rate in use counts as the exaggeration does: half the rate, no damping
     assert damping(2.0 * at_limit, rate / 2.0) is None
-    # every damped row's product is the limit, and every row within it keeps its step
-    exaggeration = 100 * at_limit  # the other rows on both sides of the limit
-    product = 4 * exaggeration * rate * row_sums
-    factors = damping(exaggeration, rate)[:, 0]
-    assert np.allclose((factors * product)[product > ROW_STEP], ROW_STEP, rtol=1e-12)
-    assert np.all(factors[product <= ROW_STEP] == 1.0)
-    assert 1 < np.sum(product > ROW_STEP) < n
-    assert damping.most == np.sum(product > ROW_STEP)
     # iterations without exaggeration keep every row's step, however stiff
     assert damping(1.0, 1e6) is None
     assert damping(1.5, 1e6) is not None
+
+
+def rows_weighted(weights, seed=0):
+    """A P (summing to 1) whose row i sums to weights[i] / sum(weights)."""
+    weights = np.asarray(weights, dtype=float)
+    P = np.random.default_rng(seed).random((weights.size, weights.size))
+    P *= (weights / P.sum(axis=1))[:, None]
+    return P / P.sum()
+
+
+def test_every_damped_row_steps_at_the_limit_and_the_others_keep_their_step():
+    # rows 100, 30, 20 and 10 times as stiff as the 46 others; at a product
+    # of 1 for those, the limit is ROW_STEP (24): rows 0 and 1 are damped
+    P = rows_weighted([100, 30, 20, 10] + [1] * 46)
+    damping = _RowDamping.of(csr_triplet(P))
+    rate = 1.0
+    exaggeration = 1.0 / (4 * rate * P.sum(axis=1)[-1])
+    product = 4 * exaggeration * rate * P.sum(axis=1)
+    assert product[-1] == pytest.approx(1.0) and ROW_STEP == 24.0
+    factors = damping(exaggeration, rate)[:, 0]
+    np.testing.assert_allclose(factors * product, np.minimum(product, 24.0), rtol=1e-12)
+    assert np.all(factors[2:] == 1.0) and np.all(factors[:2] < 1.0)
+    assert damping.most == 2
+
+
+def test_rows_about_as_stiff_as_the_median_row_are_not_damped():
+    # small sets at t-SNE's floor: every row near the product the rate's
+    # rule allows (48), above ROW_STEP, yet no row is a hub
+    P = rows_weighted([1.0, 0.9, 1.1, 1.05, 0.95] * 10)
+    damping = _RowDamping.of(csr_triplet(P))
+    exaggeration = 48.0 / (4 * P.sum(axis=1).max())
+    assert damping(exaggeration, 1.0) is None
+    # a hub among them is damped to twice the median row's product (HUB_RATIO),
+    # the larger limit here, and the others keep their step
+    P = rows_weighted([40.0] + [1.0, 0.9, 1.1, 1.05, 0.95] * 10)
+    damping = _RowDamping.of(csr_triplet(P))
+    product = 4 * exaggeration * P.sum(axis=1)
+    limit = 2.0 * np.median(product)
+    assert HUB_RATIO == 2.0 and limit > ROW_STEP
+    factors = damping(exaggeration, 1.0)[:, 0]
+    assert factors[0] * product[0] == pytest.approx(limit, rel=1e-12)
+    assert np.all(factors[1:] == 1.0)
 
 
 def test_a_damped_row_steps_as_with_a_rate_of_its_own():
