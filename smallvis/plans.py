@@ -283,9 +283,11 @@ class ExactPlan(_Start):
         # method's units: P sums to 1, fuzzy weights, distances in their
         # mean's units), so rounding is small against their sum
         s = replace(s, cost_scale=float(np.sum(np.abs(objective.triplet[2]))))
+        # both "auto" rules read the rows' sums of |P|: summed once
+        row_sums = absolute_row_sums(objective.triplet) if self.auto_learning_rate else None
         if self.auto_learning_rate:
             rate = stiffest_row_learning_rate(s.learning_rate, s.exaggeration, Y.shape[0],
-                                              objective.triplet, s.cost_scale)
+                                              row_sums, s.cost_scale)
             if rate != s.learning_rate:
                 _progress.say(f"learning rate {rate:g}: the auto rate {s.learning_rate:g} "
                               "lowered to the reach of P's stiffest row")
@@ -294,7 +296,7 @@ class ExactPlan(_Start):
             s = replace(s, late_learning_rate=late_learning_rate(
                 s.learning_rate, s.late_exaggeration, Y.shape[0],
                 float(np.sum(objective.triplet[2]))))
-        damping = (_RowDamping.of(objective.triplet)
+        damping = (_RowDamping(row_sums)
                    if self.auto_learning_rate
                    and max(s.exaggeration, s.late_exaggeration) > 1.0 else None)
 
@@ -476,7 +478,13 @@ def check_late_exaggeration(late_exaggeration, late_exaggeration_iter, n_iter):
 STIFFEST_ROW_STEP = 48.0
 
 
-def stiffest_row_learning_rate(learning_rate, exaggeration, n_samples, triplet, total):
+def absolute_row_sums(triplet):
+    """:math:`\\sum_j |p_{ij}|` for each row of ``P`` given as ``(indptr, indices, data)``."""
+    indptr, _, data = triplet
+    return _sgd._row_sums(np.asarray(indptr), np.abs(data))
+
+
+def stiffest_row_learning_rate(learning_rate, exaggeration, n_samples, row_sums, total):
     r"""The "auto" learning rate, kept within reach of ``P``'s stiffest row.
 
     Point :math:`i`'s exaggerated attraction pulls it toward its neighbours
@@ -504,13 +512,12 @@ def stiffest_row_learning_rate(learning_rate, exaggeration, n_samples, triplet, 
     exaggeration : float
         The early exaggeration :math:`\rho` (1: none).
     n_samples : int
-    triplet : (indptr, indices, data)
-        ``P`` as compressed rows.
+    row_sums : ndarray of shape (n_samples,)
+        :math:`\sum_j |p_{ij}|` for each row (:func:`absolute_row_sums`).
     total : float
         The sum of the absolute values of ``P``'s entries (the exact plan's
         ``cost_scale``, computed once).
     """
-    indptr, _, data = triplet
     if not total > 0.0:
         return learning_rate
     average_row = n_samples / (4.0 * exaggeration * total)
@@ -518,7 +525,7 @@ def stiffest_row_learning_rate(learning_rate, exaggeration, n_samples, triplet, 
     # whose sum is 1 to rounding keeps its bits
     if learning_rate <= average_row * (1.0 + 1e-9):
         return learning_rate
-    largest = float(np.max(_sgd._row_sums(np.asarray(indptr), np.abs(data))))
+    largest = float(np.max(row_sums))
     stiffest_row = STIFFEST_ROW_STEP / (4.0 * exaggeration * largest)
     return min(learning_rate, max(average_row, stiffest_row))
 
@@ -565,7 +572,7 @@ class _RowDamping:
     Parameters
     ----------
     row_sums : ndarray of shape (n_samples,)
-        :math:`\sum_j |p_{ij}|` for each row.
+        :math:`\sum_j |p_{ij}|` for each row (:func:`absolute_row_sums`).
 
     Attributes
     ----------
@@ -577,12 +584,6 @@ class _RowDamping:
         self.stiffness = 4.0 * row_sums
         self.typical = float(np.median(self.stiffness)) if len(row_sums) else 0.0
         self.key, self.scale, self.most = None, None, 0
-
-    @classmethod
-    def of(cls, triplet):
-        """The damping of ``P`` given as compressed rows ``(indptr, indices, data)``."""
-        indptr, _, data = triplet
-        return cls(_sgd._row_sums(np.asarray(indptr), np.abs(data)))
 
     def __call__(self, exaggeration, learning_rate):
         """The factors as a column of shape (n_samples, 1), or None where all are 1."""

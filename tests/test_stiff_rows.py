@@ -18,7 +18,7 @@ import smallvis
 from smallvis import plans
 from smallvis.engines.optim import OptimizerSettings, optimize_exact
 from smallvis.plans import (HUB_RATIO, ROW_STEP, STIFFEST_ROW_STEP, _RowDamping,
-                            stiffest_row_learning_rate)
+                            absolute_row_sums, stiffest_row_learning_rate)
 
 
 def documents_of_unequal_length(n=400, n_words=2000, mean_words=20, seed=1):
@@ -40,7 +40,7 @@ def csr_triplet(P):
 
 def lowered(rate, exaggeration, n, P):
     triplet = csr_triplet(P)
-    return stiffest_row_learning_rate(rate, exaggeration, n, triplet,
+    return stiffest_row_learning_rate(rate, exaggeration, n, absolute_row_sums(triplet),
                                       float(np.sum(np.abs(triplet[2]))))
 
 
@@ -138,7 +138,7 @@ def test_only_exaggerated_rows_beyond_the_limit_are_damped_and_to_the_limit():
     P[0, :] += 2.0 * P.sum() / n  # row 0 about a hundred times the others
     P /= P.sum()
     row_sums = P.sum(axis=1)
-    damping = _RowDamping.of(csr_triplet(P))
+    damping = _RowDamping(absolute_row_sums(csr_triplet(P)))
     # the exaggeration at which row 0 (only) reaches the limit
     at_limit = ROW_STEP / (4 * rate * row_sums[0])
     assert (4 * rate * at_limit * row_sums[1:]).max() < ROW_STEP
@@ -166,7 +166,7 @@ def test_every_damped_row_steps_at_the_limit_and_the_others_keep_their_step():
     # rows 100, 30, 20 and 10 times as stiff as the 46 others; at a product
     # of 1 for those, the limit is ROW_STEP (24): rows 0 and 1 are damped
     P = rows_weighted([100, 30, 20, 10] + [1] * 46)
-    damping = _RowDamping.of(csr_triplet(P))
+    damping = _RowDamping(absolute_row_sums(csr_triplet(P)))
     rate = 1.0
     exaggeration = 1.0 / (4 * rate * P.sum(axis=1)[-1])
     product = 4 * exaggeration * rate * P.sum(axis=1)
@@ -181,13 +181,13 @@ def test_rows_about_as_stiff_as_the_median_row_are_not_damped():
     # small sets at t-SNE's floor: every row near the product the rate's
     # rule allows (48), above ROW_STEP, yet no row is a hub
     P = rows_weighted([1.0, 0.9, 1.1, 1.05, 0.95] * 10)
-    damping = _RowDamping.of(csr_triplet(P))
+    damping = _RowDamping(absolute_row_sums(csr_triplet(P)))
     exaggeration = 48.0 / (4 * P.sum(axis=1).max())
     assert damping(exaggeration, 1.0) is None
     # a hub among them is damped to twice the median row's product (HUB_RATIO),
     # the larger limit here, and the others keep their step
     P = rows_weighted([40.0] + [1.0, 0.9, 1.1, 1.05, 0.95] * 10)
-    damping = _RowDamping.of(csr_triplet(P))
+    damping = _RowDamping(absolute_row_sums(csr_triplet(P)))
     product = 4 * exaggeration * P.sum(axis=1)
     limit = 2.0 * np.median(product)
     assert HUB_RATIO == 2.0 and limit > ROW_STEP
@@ -241,9 +241,13 @@ def test_the_damping_is_asked_with_each_phases_exaggeration_and_rate():
 
 def test_a_rate_given_by_the_user_damps_no_row(monkeypatch):
     made = []
-    original = _RowDamping.of.__func__
-    monkeypatch.setattr(_RowDamping, "of",
-                        classmethod(lambda cls, *a: made.append(a) or original(cls, *a)))
+
+    class Recorded(_RowDamping):
+        def __init__(self, row_sums):
+            made.append(row_sums)
+            super().__init__(row_sums)
+
+    monkeypatch.setattr(plans, "_RowDamping", Recorded)
     X = documents_with_empty_rows(100, 2, seed=0)
     given = smallvis.embed(X, "tsne", n_iter=5, learning_rate=10.0, random_state=0,
                            return_result=True)
