@@ -119,9 +119,16 @@ class EmbedResult:
 
     @property
     def Q(self):
-        """The learned log-normaliser ``Q`` (ncvis; pstsne's ``log Z``), None for other methods.
+        r"""The learned log-normaliser ``Q`` (ncvis; pstsne's ``log Z``), None for other methods.
 
         Every learned scalar, such as dhssne's ``alpha``, is in :attr:`learned`.
+        ncvis's stochastic loop with ``correct_q=False`` (its default, as the
+        NCVis reference code) learns one scalar that stands for
+        :math:`Q + \log p_i^-`, which depends on the row (docs/theory.md
+        §4.4 and §4.5): it is returned here as it is, far below the exact
+        objective's ``Q``, and :attr:`cost` is evaluated with it, so it is
+        far above the cost of a map as good at its own ``Q``.  With
+        ``correct_q=True`` the loop learns ``Q`` itself.
         """
         return self.learned.get("Q")
 

@@ -135,3 +135,49 @@ Next section
 def test_a_module_alias_is_covered_by_its_real_name(name):
     real = getattr(smallvis, name).__name__
     assert missing_names(smallvis, [name], [real]) == []
+
+
+#: A dotted name of the package as the prose writes it: ``smallvis.x.y``
+#: inside backquotes (Markdown's one, reStructuredText's two, a role's).
+QUOTED_NAME = re.compile(r"`(smallvis(?:\.[A-Za-z_]\w*)+)")
+
+
+def quoted_names(text):
+    """The dotted ``smallvis.…`` names that ``text`` quotes as code."""
+    return QUOTED_NAME.findall(text)
+
+
+def _prose_files():
+    docs = [p for p in (ROOT / "docs").rglob("*")
+            if p.suffix in (".md", ".rst", ".py")
+            and not {"_build", "_generated"} & set(p.relative_to(ROOT / "docs").parts)]
+    package = [p for p in (ROOT / "smallvis").rglob("*") if p.suffix in (".py", ".pyx", ".pxi", ".h")]
+    extra = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "tutorials").glob("*.ipynb")),
+             *sorted((ROOT / "benchmarks").glob("*.py"))]
+    return sorted(docs + package + [p for p in extra if p.exists()])
+
+
+def _resolves(dotted):
+    try:
+        resolve(dotted)
+    except (ImportError, AttributeError):
+        return False
+    return True
+
+
+def test_the_name_finder_reads_each_quoting_and_tells_a_missing_name():
+    text = ("`smallvis.embed`, ``smallvis.output_curve.MAX_CURVE_B``, "
+            ":func:`smallvis.registry.check_learned`, `smallvis.registry.NO_SUCH_NAME`")
+    names = quoted_names(text)
+    assert names == ["smallvis.embed", "smallvis.output_curve.MAX_CURVE_B",
+                     "smallvis.registry.check_learned", "smallvis.registry.NO_SUCH_NAME"]
+    assert [_resolves(n) for n in names] == [True, True, True, False]
+
+
+def test_every_package_name_the_docs_and_docstrings_quote_exists():
+    # a constant or function renamed or moved leaves the prose that cites it
+    # pointing nowhere; Sphinx checks its own roles, not Markdown's quotes
+    missing = sorted({(str(p.relative_to(ROOT)), name) for p in _prose_files()
+                      for name in quoted_names(p.read_text(encoding="utf-8"))
+                      if not _resolves(name)})
+    assert not missing, "names that do not exist: " + "; ".join(f"{f}: {n}" for f, n in missing)

@@ -291,7 +291,7 @@ def leaf_order(S, kernels, leaf_size=LEAF_SIZE, n_threads=1):
     S : ndarray of shape (n_samples, r)
         Finite coordinates (the projection's scores, or the scaled rows), ``r >= 1``.
     kernels : module
-        The twin kernels (:func:`smallvis.backends.select_kernels`).
+        The twin kernels (:func:`smallvis.backends._backend.kernels`).
     leaf_size : int
         Most rows per part, ``>= 1``.
     n_threads : int

@@ -21,7 +21,7 @@ typedef struct {
 } smallvis_negtsne_params;
 
 /* The fields of the NumPy unit (NegTSNE: z_bar, m), in order, into the
- * struct, with the same operations as NegTSNE.noise and NegTSNE.sgd_unit. */
+ * struct, with the same operations as NegTSNEUnit.noise and NegTSNEUnit.sgd_unit. */
 static const char smallvis_negtsne_fields[] = "z_bar m";
 static inline void smallvis_negtsne_load(const double *f, double n_others,
                                          smallvis_negtsne_params *k)

@@ -21,7 +21,7 @@ summing to 1, the expected negative-sampling loss is
 :math:`\bar Z` adds repulsion (t-SNE-like near t-SNE's partition function
 :math:`\sum_{k \ne l} \phi_{kl}`).  :math:`\xi` depends on the number of
 points, so the engines pass :math:`\gamma = m \xi` as the pairs' ``noise``
-(:meth:`NegTSNE.noise`), as they pass NCVis's noise.
+(:meth:`NegTSNEUnit.noise`), as they pass NCVis's noise.
 """
 
 from typing import NamedTuple
