@@ -83,15 +83,26 @@ def test_a_return_value_that_is_not_a_real_cost_and_gradient_fails(method, spoil
     assert "point -1" not in str(report)
 
 
-@pytest.mark.parametrize("spoil", [
-    lambda c, g: (np.nan, g),
-    lambda c, g: (c, np.full_like(g, np.inf)),
+@pytest.mark.parametrize("spoil, what", [
+    (lambda c, g: (np.nan, g), "non-finite cost"),
+    (lambda c, g: (c, np.full_like(g, np.inf)), "non-finite gradient"),
+    (lambda c, g: (np.inf, np.full_like(g, np.nan)), "non-finite cost and gradient"),
 ])
-def test_a_non_finite_cost_or_gradient_fails(spoil):
+def test_a_non_finite_cost_or_gradient_fails(spoil, what):
     report = _check("tsne", _spoiled("tsne", spoil))
     assert not report.ok
-    assert all("non-finite" in c.problem for c in report.cases)
+    assert all(c.problem == what for c in report.cases)
     assert "point -1" not in str(report)
+    # NaN in every case is no matter of distances: no advice about them
+    text = "\n".join(report.diagnoses)
+    assert f"{what} in every case" in text
+    assert "log-sum-exp" not in text and "coincident" not in text
+
+
+def test_a_third_value_is_refused_for_a_method_that_learns_no_scalar():
+    report = _check("tsne", _spoiled("tsne", lambda c, g: (c, g, 0.0)))
+    assert not report.ok
+    assert all("three values" in c.problem for c in report.cases)
 
 
 @pytest.mark.parametrize("shape", [(1,), (1, 1), (1, 1, 1)])

@@ -60,6 +60,9 @@ def call_user(fn, P, Y, learned, sparse, *, precision=False):
         raise UserOutputError("fn must return (cost, gradient)"
                               + (" or (cost, gradient, dcost_dQ)" if learned else "")
                               + f"; got {type(out).__name__}")
+    if len(out) == 3 and not learned:
+        raise UserOutputError("fn returned three values, but the method learns no scalar "
+                              "(such as ncvis's Q): return (cost, gradient)")
     cost = _real_array(out[0], "the cost")
     if cost.ndim != 0:
         raise UserOutputError(f"the cost must be a scalar; got an array of shape {cost.shape}")

@@ -339,15 +339,24 @@ def _non_finite(trials):
     bad = [t for t in trials if not t.finite and "non-finite" in t.result.problem]
     if not bad:
         return []
+    # what was not finite: "cost", "gradient" or both, over the failing cases
+    what = " and ".join(w for w in ("cost", "gradient")
+                        if any(w in t.result.problem for t in bad))
+    if len(bad) == len(trials):
+        # every case, near and far points alike: not a matter of distances
+        return [f"non-finite {what} in every case, whatever the distances: look for a NaN "
+                "or infinity that your function makes from P or Y everywhere (an "
+                "uninitialised array, a division by a quantity that is always 0, a log of 0)"]
     names = ", ".join(f"'{t.case.name}'" for t in bad)
     hints = []
     if any("scale 1000" in t.case.name for t in bad):
-        hints.append("at large distances exp(-d^2) underflows to 0 (0/0): subtract the "
+        hints.append("at large distances a weight underflows to 0 (0/0 in a normaliser) "
+                     "or a power of d overflows; with an exponential weight, subtract the "
                      "smallest distance first (log-sum-exp)")
     if any("coincident" in t.case.name for t in bad):
         hints.append("for (near-)coincident points a division by d^2 or a power of d with a "
                      "negative exponent overflows")
-    return [f"non-finite cost or gradient in {names}" + (": " + "; ".join(hints) if hints else "")]
+    return [f"non-finite {what} in {names}" + (": " + "; ".join(hints) if hints else "")]
 
 
 def _self_consistency(trials, any_reference_failure):

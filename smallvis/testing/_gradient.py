@@ -165,8 +165,10 @@ def _run_case(m, fn, case, fixed_params, learned_override, sparse, rtol, exact, 
         return trial
     trial.cost_user, trial.grad_user = c_user, g_user
     result.cost = c_user
-    if not (np.isfinite(c_user) and np.all(np.isfinite(g_user))):
-        result.problem = "non-finite cost or gradient"
+    bad = [what for what, finite in (("cost", np.isfinite(c_user)),
+                                     ("gradient", np.all(np.isfinite(g_user)))) if not finite]
+    if bad:
+        result.problem = "non-finite " + " and ".join(bad)
         return trial
     trial.finite = True
     cost_scale = max(abs(c_ref), float(np.sum(case.P)))
