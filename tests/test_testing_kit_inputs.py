@@ -93,10 +93,27 @@ def test_a_non_finite_cost_or_gradient_fails(spoil, what):
     assert not report.ok
     assert all(c.problem == what for c in report.cases)
     assert "point -1" not in str(report)
-    # NaN in every case is no matter of distances: no advice about them
+    assert f"{what} in " in "\n".join(report.diagnoses)
+
+
+def test_non_finite_output_in_the_whole_battery_is_not_blamed_on_distances():
+    # the battery has far points and a near-coincident pair: NaN in all of
+    # them, ordinary ones too, is no underflow or overflow of distances
+    report = check_gradient("tsne", _spoiled("tsne", lambda c, g: (np.nan, g)))
     text = "\n".join(report.diagnoses)
-    assert f"{what} in every case" in text
-    assert "log-sum-exp" not in text and "coincident" not in text
+    assert "non-finite cost in every case" in text
+    assert "log-sum-exp" not in text and "coincident points" not in text
+
+
+def test_non_finite_output_in_every_case_of_a_far_battery_keeps_the_far_advice():
+    # every case the user gave is far: underflow stays the likely cause
+    Y = np.random.default_rng(0).normal(size=(12, 2)) * 1000.0
+    P = np.full((12, 12), 1.0 / 132)
+    np.fill_diagonal(P, 0.0)
+    report = check_gradient("tsne", _spoiled("tsne", lambda c, g: (np.nan, g)),
+                            cases=[(P, Y)])
+    text = "\n".join(report.diagnoses)
+    assert "every case" not in text
 
 
 def test_a_third_value_is_refused_for_a_method_that_learns_no_scalar():

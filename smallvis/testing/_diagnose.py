@@ -339,13 +339,17 @@ def _non_finite(trials):
     bad = [t for t in trials if not t.finite and "non-finite" in t.result.problem]
     if not bad:
         return []
-    # what was not finite: "cost", "gradient" or both, over the failing cases
-    what = " and ".join(w for w in ("cost", "gradient")
-                        if any(w in t.result.problem for t in bad))
-    if len(bad) == len(trials):
-        # every case, near and far points alike: not a matter of distances
-        return [f"non-finite {what} in every case, whatever the distances: look for a NaN "
-                "or infinity that your function makes from P or Y everywhere (an "
+    # what was not finite: one answer when every failing case says the same
+    problems = {t.result.problem for t in bad}
+    what = problems.pop()[len("non-finite "):] if len(problems) == 1 else "cost or gradient"
+    names = {t.case.name for t in trials}
+    # every case, the far ones and the near-coincident pair among them: the
+    # distances are not what makes it (a battery of the user's own may lack both)
+    if (len(bad) == len(trials) and any("scale 1000" in n for n in names)
+            and any("coincident" in n for n in names)
+            and any("scale 1000" not in n and "coincident" not in n for n in names)):
+        return [f"non-finite {what} in every case, near, far and ordinary distances alike: "
+                "look for a NaN or infinity that your function makes whatever Y is (an "
                 "uninitialised array, a division by a quantity that is always 0, a log of 0)"]
     names = ", ".join(f"'{t.case.name}'" for t in bad)
     hints = []

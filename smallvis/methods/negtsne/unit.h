@@ -20,7 +20,7 @@ typedef struct {
     double c, gamma;
 } smallvis_negtsne_params;
 
-/* The fields of the NumPy unit (NegTSNE: z_bar, m), in order, into the
+/* The fields of the NumPy unit (NegTSNEUnit: z_bar, m), in order, into the
  * struct, with the same operations as NegTSNEUnit.noise and NegTSNEUnit.sgd_unit. */
 static const char smallvis_negtsne_fields[] = "z_bar m";
 static inline void smallvis_negtsne_load(const double *f, double n_others,
