@@ -762,3 +762,33 @@ def test_cli_fit_of_a_knn_graph_saves_a_model_that_transform_explains(data, tmp_
     assert main(["transform", "three.csv", "--model", "m.npz", "--out", "Y_new.csv"]) == 2
     err = capsys.readouterr().err
     assert re.search(NO_PLACEMENT, err) and "columns" not in err
+
+
+STRESS_METHODS = [name for name, m in smallvis.METHODS.items()
+                  if m.p_family.units == "equivariant" and m.name == name]
+
+
+@pytest.mark.parametrize("method", STRESS_METHODS)
+@pytest.mark.parametrize("metric, scale", [("cosine", 1.0), ("euclidean", 1e-3),
+                                           ("euclidean", 1e6)])
+def test_a_stress_map_in_any_units_saves_and_loads(method, metric, scale, data):
+    # a stress stores one over its mean input distance, which the units set:
+    # cosine distances and small data put it above 1, where load_model once
+    # refused the file as a normalised P's sum would be
+    X, X_new = data
+    model = smallvis.Embedding(method, random_state=0, n_iter=20,
+                               method_params={"metric": metric})
+    loaded = _load(_saved(model, X * scale))
+    np.testing.assert_array_equal(loaded.embedding_, model.embedding_)
+    np.testing.assert_array_equal(loaded.transform(X_new * scale),
+                                  model.transform(X_new * scale))
+
+
+@pytest.mark.parametrize("value", [0.0, -1.0, float("inf"), float("nan"), 1e-310])
+def test_a_stress_row_scale_that_is_not_a_positive_normal_number_is_refused(value, data):
+    X, _ = data
+    members = _members(_saved(smallvis.Embedding("mmds", random_state=0, n_iter=20), X))
+    header = _header(members)
+    _set(("reference", "row_scale"), value)(header)
+    with pytest.raises(smallvis.ModelFileError, match="row_scale"):
+        _load(_archive(_with_header(members, header)))

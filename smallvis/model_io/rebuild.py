@@ -98,13 +98,24 @@ def _check_estimator(model, n_samples):
 
 
 def _check_row_scale(row_scale, method, n_samples):
-    """``row_scale``: 1 for fuzzy memberships, else ``sum(P) / n_samples``.
+    """``row_scale`` as :func:`smallvis.transform.build_training_map` stores it.
+
+    1 for fuzzy memberships, one over the distance unit for a stress, else
+    ``sum(P) / n_samples``.
 
     A normalised ``P`` sums to 1 (``asne``'s conditional one to
     ``n_samples``), so the value lies in ``[1 / n_samples, 1]`` up to
-    rounding (:func:`smallvis.transform.build_training_map`).
+    rounding (:func:`smallvis.transform.build_training_map`).  A stress
+    of input distances stores one over their mean
+    (:func:`smallvis.families.distance_unit`), which the data's units set:
+    any positive normal number.
     """
     row_scale = check_number(row_scale, "row_scale", low=0, low_open=True)
+    if method.p_family.units == "equivariant":
+        if not np.finfo(np.float64).tiny <= row_scale < np.inf:
+            raise ValueError(f"row_scale must be a positive normal number for "
+                             f"{method.name}; got {row_scale!r}")
+        return row_scale
     if method.fuzzy and row_scale != 1.0:
         raise ValueError(f"row_scale must be 1 for {method.name} (fuzzy memberships are "
                          f"not scaled); got {row_scale!r}")
