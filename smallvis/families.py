@@ -171,8 +171,9 @@ def _check_dense_size(n_samples):
             f"n_samples = {n_samples} is too large for a dense perplexity calibration: "
             f"it needs O(N^2) memory, about {need / 1024**3:.1f} GiB (limit "
             f"{aff.MAX_DENSE_AFFINITY_BYTES / 1024**3:.0f} GiB, n_samples <= {n_max}); "
-            "use a method that calibrates over nearest neighbours at this size "
-            "(smallvis.registry.knn_only_methods() lists them)"
+            "use tsne, whose P comes from each point's nearest neighbours above "
+            "4,096 points, or a method whose P is a nearest-neighbour graph at any size "
+            "(umap, largevis, ...: smallvis.registry.knn_only_methods() lists them)"
         ) from None
 
 
