@@ -739,8 +739,11 @@ def _geodesic(R, nearest, lengths):
             G[missing] = np.max(G[~missing])
             return G
         warnings.warn(f"the {k}-NN graph has {n_parts} connected components: the pairs it "
-                      "does not connect keep their input distance (raise n_neighbors to "
-                      "connect them)", RuntimeWarning, stacklevel=4)
+                      "does not connect keep their input distance (as R smallvis fills them), "
+                      "which can be shorter than the paths inside a component, so the "
+                      "components may overlap in the map; raise n_neighbors until the graph "
+                      "is connected, or map the input distances themselves (mmds)",
+                      RuntimeWarning, stacklevel=4)
         G[missing] = R[missing]
     return G
 

@@ -112,3 +112,26 @@ def test_symmetrised_rows_are_the_bits_of_symmetrize(n):
 
     R = np.random.default_rng(n).random((n, n - 1))
     assert np.array_equal(_symmetrized_rows(R), symmetrize(_with_zero_diagonal(R)))
+
+
+def _clusters_with_copies(n_copies, n_rows=60, seed=1):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(4, 6))[rng.integers(0, 4, n_rows)] * 5 + rng.normal(size=(n_rows, 6))
+    return np.vstack([X] * n_copies)
+
+
+@pytest.mark.parametrize("method", ["umap", "tumap"])
+def test_many_duplicated_rows_are_warned_about_for_the_fuzzy_graph(method):
+    X = _clusters_with_copies(3)
+    with pytest.warns(RuntimeWarning, match=f"{len(X)} of {len(X)} rows of X have an identical row"):
+        smallvis.affinities(X, method)
+
+
+def test_a_few_duplicated_rows_are_not_warned_about():
+    X = _clusters_with_copies(1)
+    # 4 rows of 64 (6%) have a copy: below DUPLICATE_ROWS_WARN_FRACTION
+    X = np.vstack([X, X[:2]])
+    assert 4 < smallvis.inputs.affinities.DUPLICATE_ROWS_WARN_FRACTION * len(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        smallvis.affinities(X, "umap")

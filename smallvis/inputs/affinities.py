@@ -18,7 +18,7 @@ from ..backends.reference import CALIBRATION_BLOCK
 from .._memory import release_free_heap, release_pages
 from .._numeric import SAFE_EXPONENT, in_units, power_of_two_exponent
 from .._validation import (ParameterError, _as_array, check_integer, check_knn_pair, check_number,
-                           check_threads)
+                           check_threads, warn_from_caller)
 
 PERPLEXITY_TOL = 1e-5
 PERPLEXITY_MAX_TRIES = 50
@@ -996,6 +996,26 @@ def check_fuzzy_graph_params(n_samples, n_neighbors, local_connectivity=1.0, ban
             check_number(set_op_mix_ratio, "set_op_mix_ratio", low=0, high=1))
 
 
+#: :func:`fuzzy_memberships` warns when at least this share of the rows has
+#: an identical row among its neighbours (distance 0): a few copies are
+#: harmless, but with every row three times over the copies come loose
+#: from their classes (docs/experiments.md, 2026-12-07).
+DUPLICATE_ROWS_WARN_FRACTION = 0.1
+
+
+def _warn_duplicate_rows(distances, n_neighbors):
+    """Warn when many rows have an identical row among their neighbours (see the constant)."""
+    n = distances.shape[0]
+    n_dup = int(np.count_nonzero(distances[:, 0] == 0.0)) if distances.shape[1] else 0
+    if n and n_dup >= DUPLICATE_ROWS_WARN_FRACTION * n:
+        warn_from_caller(RuntimeWarning(
+            f"{n_dup} of {n} rows of X have an identical row among their {n_neighbors - 1} "
+            "nearest others: the fuzzy memberships give copies weight 1 to each other and "
+            "little to their other neighbours, so groups of copies come loose and classes "
+            "can spread into scattered clumps; map the distinct rows "
+            "(np.unique(X, axis=0, return_inverse=True)) and give each copy its row's place"))
+
+
 def fuzzy_memberships(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwidth=1.0,
                       knn=None, knn_method="auto", random_state=None, n_threads=None,
                       n_trees=None, metric="euclidean"):
@@ -1019,6 +1039,7 @@ def fuzzy_memberships(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwi
         n, n_neighbors, local_connectivity, bandwidth)
     indices, distances = _knn(X, n_neighbors - 1, knn, knn_method, random_state, n_threads,
                               n_trees, kernels, metric)
+    _warn_duplicate_rows(distances, n_neighbors)
     unit, sigma, rho, e, _ = _smooth_knn_unit(distances, kernels,
                                               local_connectivity=local_connectivity,
                                               bandwidth=bandwidth)
