@@ -656,3 +656,17 @@ def test_identical_rows_are_called_a_map_without_information(init):
         Y = smallvis.embed(X, "tsne", init=init, n_iter=20, random_state=0,
                            perplexity=5)
     assert np.all(np.isfinite(Y))
+
+
+@pytest.mark.parametrize("method", [name for name, m in smallvis.METHODS.items()
+                                    if m.sgd is not None])
+def test_identical_rows_are_called_a_map_without_information_by_a_start_from_p(method):
+    # their starts are laid out from P (spectral, power iteration), not from
+    # X's principal components, which were the only ones to say so (once)
+    X = np.tile(np.arange(4.0), (30, 1))
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        Y = smallvis.embed(X, method, n_iter=20, n_epochs=5, random_state=0)
+    said = [w for w in record if "every row of X is the same point" in str(w.message)]
+    assert len(said) == 1
+    assert np.all(np.isfinite(Y))

@@ -874,6 +874,13 @@ def check_not_degenerate(Y, name="init"):
     return Y
 
 
+def _all_rows_equal(X):
+    """True for two rows or more, all equal (dense ``X`` with columns; False otherwise)."""
+    if sp.issparse(X) or X.ndim != 2 or X.shape[0] < 2 or X.shape[1] == 0:
+        return False
+    return not np.any(X != X[0])
+
+
 def _named_init(init, X, n_components, rng, P, seed=RANDOMISED_PCA_SEED, kernels=None,
                 n_threads=1):
     """The layout of a named initialisation (``initialize`` checks it).
@@ -883,6 +890,11 @@ def _named_init(init, X, n_components, rng, P, seed=RANDOMISED_PCA_SEED, kernels
     computed only by the layouts that need them.
     """
     n = X.shape[0]
+    if (split_init(init)[0] in GRAPH_INITS or init == "power") and _all_rows_equal(X):
+        # the PCA starts say so below; the starts made from P must too
+        warn_from_caller(RuntimeWarning(
+            "every row of X is the same point (X has no variance), so the map carries "
+            "no information"))
     if split_init(init)[0] in GRAPH_INITS:
         _check_graph_input(init, P, n)
         return _graph_init(init, lambda: data_coordinates(X, seed), n_components, rng, P,
