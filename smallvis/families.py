@@ -717,9 +717,9 @@ def _geodesic(R, nearest, lengths):
 
     ``nearest`` holds each point's nearest others (a row of indices per
     point) and ``lengths`` their distances; the graph joins them both
-    ways.  A pair the graph does not connect (disconnected components, or
-    rows at distance 0, which the graph does not store) keeps its input
-    distance ``R``, as R smallvis's ``geodesic`` fills it, with a warning;
+    ways.  A pair the graph does not connect (disconnected components)
+    keeps its input distance ``R``, as R smallvis's ``geodesic`` fills it,
+    with a warning;
     without ``R`` (a kNN graph given alone) it takes the largest geodesic
     distance, with a warning.
     """

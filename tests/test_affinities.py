@@ -123,7 +123,7 @@ def _clusters_with_copies(n_copies, n_rows=60, seed=1):
 @pytest.mark.parametrize("method", ["umap", "tumap"])
 def test_many_duplicated_rows_are_warned_about_for_the_fuzzy_graph(method):
     X = _clusters_with_copies(3)
-    with pytest.warns(RuntimeWarning, match=f"{len(X)} of {len(X)} rows of X have an identical row"):
+    with pytest.warns(RuntimeWarning, match=f"{len(X)} of {len(X)} rows have a neighbour at distance 0"):
         smallvis.affinities(X, method)
 
 

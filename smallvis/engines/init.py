@@ -874,11 +874,18 @@ def check_not_degenerate(Y, name="init"):
     return Y
 
 
+#: Rows compared at once by :func:`_all_rows_equal` (a boolean block of
+#: at most this many rows, not one of X's size).
+_EQUAL_ROWS_BLOCK = 4096
+
+
 def _all_rows_equal(X):
     """True for two rows or more, all equal (dense ``X`` with columns; False otherwise)."""
     if sp.issparse(X) or X.ndim != 2 or X.shape[0] < 2 or X.shape[1] == 0:
         return False
-    return not np.any(X != X[0])
+    # data whose second row differs, nearly all, cost one row's comparison
+    return all(not np.any(X[start:start + _EQUAL_ROWS_BLOCK] != X[0])
+               for start in range(1, X.shape[0], _EQUAL_ROWS_BLOCK))
 
 
 def _named_init(init, X, n_components, rng, P, seed=RANDOMISED_PCA_SEED, kernels=None,

@@ -997,7 +997,7 @@ def check_fuzzy_graph_params(n_samples, n_neighbors, local_connectivity=1.0, ban
 
 
 #: :func:`fuzzy_memberships` warns when at least this share of the rows has
-#: an identical row among its neighbours (distance 0): a few copies are
+#: a neighbour at distance 0 (a copy, for most metrics): a few copies are
 #: harmless, but with every row three times over the copies come loose
 #: from their classes (docs/experiments.md, 2026-12-07).
 DUPLICATE_ROWS_WARN_FRACTION = 0.1
@@ -1009,11 +1009,12 @@ def _warn_duplicate_rows(distances, n_neighbors):
     n_dup = int(np.count_nonzero(distances[:, 0] == 0.0)) if distances.shape[1] else 0
     if n and n_dup >= DUPLICATE_ROWS_WARN_FRACTION * n:
         warn_from_caller(RuntimeWarning(
-            f"{n_dup} of {n} rows of X have an identical row among their {n_neighbors - 1} "
-            "nearest others: the fuzzy memberships give copies weight 1 to each other and "
-            "little to their other neighbours, so groups of copies come loose and classes "
-            "can spread into scattered clumps; map the distinct rows "
-            "(np.unique(X, axis=0, return_inverse=True)) and give each copy its row's place"))
+            f"{n_dup} of {n} rows have a neighbour at distance 0 among their "
+            f"{n_neighbors - 1} nearest others (an identical row, or one the metric does not "
+            "tell apart): the fuzzy memberships give such rows weight 1 to each other and "
+            "little to their other neighbours, so groups of them come loose and classes can "
+            "spread into scattered clumps; map each distinct row once (for dense X, "
+            "np.unique(X, axis=0, return_inverse=True)) and give its copies its place"))
 
 
 def fuzzy_memberships(X, n_neighbors, kernels, *, local_connectivity=1.0, bandwidth=1.0,
