@@ -883,7 +883,7 @@ def _all_rows_equal(X):
     """True for two rows or more, all equal (dense ``X`` with columns; False otherwise)."""
     if sp.issparse(X) or X.ndim != 2 or X.shape[0] < 2 or X.shape[1] == 0:
         return False
-    # data whose second row differs, nearly all, cost one row's comparison
+    # nearly all data differ within the first block: one block's comparison
     return all(not np.any(X[start:start + _EQUAL_ROWS_BLOCK] != X[0])
                for start in range(1, X.shape[0], _EQUAL_ROWS_BLOCK))
 
