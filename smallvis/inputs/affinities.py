@@ -1004,7 +1004,7 @@ DUPLICATE_ROWS_WARN_FRACTION = 0.1
 
 
 def _warn_duplicate_rows(distances, n_neighbors):
-    """Warn when many rows have an identical row among their neighbours (see the constant)."""
+    """Warn when many rows have a neighbour at distance 0 (see the constant)."""
     n = distances.shape[0]
     n_dup = int(np.count_nonzero(distances[:, 0] == 0.0)) if distances.shape[1] else 0
     if n and n_dup >= DUPLICATE_ROWS_WARN_FRACTION * n:

@@ -342,16 +342,16 @@ def _non_finite(trials):
     # what was not finite: one answer when every failing case says the same
     problems = {t.result.problem for t in bad}
     what = problems.pop()[len("non-finite "):] if len(problems) == 1 else "cost or gradient"
-    names = {t.case.name for t in trials}
+    case_names = {t.case.name for t in trials}
     # every case, the far ones and the near-coincident pair among them: the
     # distances are not what makes it (a battery of the user's own may lack both)
-    if (len(bad) == len(trials) and any("scale 1000" in n for n in names)
-            and any("coincident" in n for n in names)
-            and any("scale 1000" not in n and "coincident" not in n for n in names)):
+    if (len(bad) == len(trials) and any("scale 1000" in n for n in case_names)
+            and any("coincident" in n for n in case_names)
+            and any("scale 1000" not in n and "coincident" not in n for n in case_names)):
         return [f"non-finite {what} in every case, near, far and ordinary distances alike: "
                 "look for a NaN or infinity that your function makes whatever Y is (an "
                 "uninitialised array, a division by a quantity that is always 0, a log of 0)"]
-    names = ", ".join(f"'{t.case.name}'" for t in bad)
+    failing = ", ".join(f"'{t.case.name}'" for t in bad)
     hints = []
     if any("scale 1000" in t.case.name for t in bad):
         hints.append("at large distances a weight underflows to 0 (0/0 in a normaliser) "
@@ -360,7 +360,7 @@ def _non_finite(trials):
     if any("coincident" in t.case.name for t in bad):
         hints.append("for (near-)coincident points a division by d^2 or a power of d with a "
                      "negative exponent overflows")
-    return [f"non-finite {what} in {names}" + (": " + "; ".join(hints) if hints else "")]
+    return [f"non-finite {what} in {failing}" + (": " + "; ".join(hints) if hints else "")]
 
 
 def _self_consistency(trials, any_reference_failure):
