@@ -874,6 +874,10 @@ def check_not_degenerate(Y, name="init"):
     return Y
 
 
+#: What every start says of an X whose rows are all one point.
+NO_VARIANCE = ("every row of X is the same point (X has no variance), so the map carries "
+               "no information")
+
 #: Rows compared at once by :func:`_all_rows_equal` (a boolean block of
 #: at most this many rows, not one of X's size).
 _EQUAL_ROWS_BLOCK = 4096
@@ -899,9 +903,7 @@ def _named_init(init, X, n_components, rng, P, seed=RANDOMISED_PCA_SEED, kernels
     n = X.shape[0]
     if (split_init(init)[0] in GRAPH_INITS or init == "power") and _all_rows_equal(X):
         # the PCA starts say so below; the starts made from P must too
-        warn_from_caller(RuntimeWarning(
-            "every row of X is the same point (X has no variance), so the map carries "
-            "no information"))
+        warn_from_caller(RuntimeWarning(NO_VARIANCE))
     if split_init(init)[0] in GRAPH_INITS:
         _check_graph_input(init, P, n)
         return _graph_init(init, lambda: data_coordinates(X, seed), n_components, rng, P,
@@ -926,14 +928,12 @@ def _named_init(init, X, n_components, rng, P, seed=RANDOMISED_PCA_SEED, kernels
         scores = np.ldexp(scores, e)
         if not np.any(scores):
             warn_from_caller(RuntimeWarning(
-                "every row of X is the same point (X has no variance), so the map carries no "
-                "information: PCA initialisation replaced by random"))
+                f"{NO_VARIANCE}: PCA initialisation replaced by random"))
             return rng.normal(0.0, SMALL_SD, size=(n, n_components))
         return check_coordinate_span(scores, "init='pca'")
     sd = scores[:, 0].std()
     if sd == 0:
         warn_from_caller(RuntimeWarning(
-            "every row of X is the same point (X has no variance), so the map carries no "
-            "information: scaled PCA initialisation replaced by random"))
+            f"{NO_VARIANCE}: scaled PCA initialisation replaced by random"))
         return rng.normal(0.0, SMALL_SD, size=(n, n_components))
     return scores * (SMALL_SD / sd)
