@@ -38,12 +38,13 @@ is the same cost with UMAP's fuzzy graph, normalised, as ``P``.
 
 The cost is exact and keeps its constant terms :math:`\sum [p \log p +
 (1 - p) \log(1 - p)]`: R smallvis (``cetsne`` in ``R/sne.R``) floors
-``P`` and ``Q`` at machine epsilon inside its logs and adds it to
-:math:`1 - q`; nothing is floored here.  The default ``exaggeration`` is
-1, R smallvis's.  A new point is placed with its own row's normalisation,
-as for t-SNE, and its row of ``P`` normalised to sum 1 as that row of
-``q``: unlike the KL divergence, the cross-entropy's minimiser depends on
-the scale of ``P``.  It has no stochastic form, as in R.
+``P`` at its ``eps`` in the constant terms and adds ``eps`` to
+:math:`1 - q` (``Q`` itself is not floored); nothing is floored here.
+The default ``exaggeration`` is 1, R smallvis's.  A new point is placed
+with its own row's normalisation, as for t-SNE, and its row of ``P``
+normalised to sum 1 as that row of ``q``: unlike the KL divergence, the
+cross-entropy's minimiser depends on the scale of ``P``.  It has no
+stochastic form, as in R.
 
 Files: ``unit.py`` and ``unit.h`` (the maths, NumPy and C), ``method.py``
 (the registry entry), ``golden.json`` and ``golden.npz`` (its golden case).

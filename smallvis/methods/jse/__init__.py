@@ -32,10 +32,10 @@ scaled by 4.  ``sjse`` is the same cost with the joint ``P`` and ``Q``
 normalised over all pairs.
 
 The cost is the paper's, exactly: R smallvis (``jse`` in ``R/jse.R``)
-floors ``P`` and ``Z`` at machine epsilon and clamps :math:`\kappa` to
-:math:`[10^{-5}, 1 - 10^{-5}]`; here :math:`0 < \kappa < 1` is required
-and nothing is floored, so the reported cost is the divergence itself.
-It has no stochastic form, as in R.
+floors ``P``, ``Q`` and ``Z`` at machine epsilon and clamps
+:math:`\kappa` to :math:`[10^{-5}, 1 - 10^{-5}]`; here
+:math:`0 < \kappa < 1` is required and nothing is floored, so the
+reported cost is the divergence itself.  It has no stochastic form, as in R.
 
 Files: ``unit.py`` and ``unit.h`` (the maths, NumPy and C), ``method.py``
 (the registry entry), ``golden.json`` and ``golden.npz`` (its golden case).

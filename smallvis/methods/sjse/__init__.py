@@ -24,8 +24,8 @@ symmetric ``P``,
 
 :math:`\kappa \to 0` tends to ssne.  A new point is placed with its own
 row's normalisation, as for ssne.  As for jse, the cost is the paper's
-exactly (R smallvis's ``sjse`` floors ``P`` and ``Z`` at machine epsilon
-and clamps :math:`\kappa`), and there is no stochastic form.
+exactly (R smallvis's ``sjse`` floors ``P``, ``Q`` and ``Z`` at machine
+epsilon and clamps :math:`\kappa`), and there is no stochastic form.
 
 Files: ``unit.py`` and ``unit.h`` (jse's units, NumPy and C, with its cost over
 all pairs), ``method.py`` (the registry entry), ``golden.json`` and

@@ -41,8 +41,9 @@ The products :math:`\beta_i d_{ij}^2` are taken in the calibration's
 units, so ``P`` does not depend on the units of ``X``
 (:func:`smallvis.inputs.affinities.gaussian_weights_over_pairs`).  A row
 whose calibration failed has mass 1, as R's fallback row.  No ``eps``
-floors the logs (R smallvis adds machine epsilon); exaggeration 1, R's,
-as trmsne's; no stochastic form, as in R.
+floors the logs (R smallvis floors ``P`` at its ``eps`` in
+:math:`p \log p`); exaggeration 1, R's, as trmsne's; no stochastic
+form, as in R.
 
 Files: ``unit.py`` and ``unit.h`` (the maths, NumPy and C), ``method.py``
 (the registry entry), ``golden.json`` and ``golden.npz`` (its golden case).
