@@ -37,6 +37,7 @@ import csv
 import functools
 import io
 import os
+import re
 import signal
 import stat
 import sys
@@ -280,6 +281,17 @@ def _stochastic_defaults_text(param):
     return f"; under the sgd optimizer: {', '.join(parts)}" if parts else ""
 
 
+def _auto_optimizer_text():
+    """'sgd for infonce; above 1000 points for umap, ...' from the registry's sgd forms."""
+    above = {}
+    for name, m in METHODS.items():
+        if m.sgd is not None:
+            above.setdefault(m.sgd.auto_min_n, []).append(name)
+    parts = [f"{'always' if n == 0 else f'above {n} points'} for {', '.join(names)}"
+             for n, names in sorted(above.items())]
+    return "sgd " + "; ".join(parts)
+
+
 def _flag(param):
     return "--" + param.replace("_", "-")
 
@@ -366,7 +378,15 @@ def cli_message(exc_or_warning):
     options = getattr(exc_or_warning, "options", ())
     flags = [flag for flag in map(option_flag, options) if flag is not None]
     text = spell_options(text, options, option_flag)
+    if _ROW_NUMBER.search(text):
+        # the package numbers rows as Python does; a reader of a file counts
+        # lines from 1, past a header
+        text += " (rows are counted from 0: row 0 is the first row of data)"
     return f"{', '.join(flags)}: {text}" if flags else text
+
+
+#: A row number in a message of the package ("row 5", "rows 3 and 7").
+_ROW_NUMBER = re.compile(r"\brows? \d")
 
 
 #: Help of ``--drop`` (embed and transform).
@@ -444,9 +464,8 @@ def build_parser():
     e.add_argument("--n-components", type=int, default=2,
                    help="output dimension (default: 2)")
     e.add_argument("--optimizer", default="auto", choices=["auto", "exact", "sgd"],
-                   help="exact (full gradient) or sgd (edge sampling); auto: sgd above "
-                        "5000 points for the methods that have it (umap, tumap and "
-                        "ncvis: above 1000)")
+                   help="exact (full gradient) or sgd (edge sampling); auto: "
+                        f"{_auto_optimizer_text()}; exact for the others")
     e.add_argument("--n-iter", type=int, default=EXACT_N_ITER,
                    help=f"iterations of the exact optimizer (default: {EXACT_N_ITER})")
     e.add_argument("--n-epochs", type=int, default=None,

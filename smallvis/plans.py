@@ -650,7 +650,19 @@ def make_plan(method, n_samples, optimizer, keywords, *, init, learning_rate, n_
                              learning_rate=learning_rate, n_epochs=n_epochs)
     if n_epochs is not None:
         # not used by the exact optimizer, but a bad value is still refused
-        check_iterations(n_epochs, "n_epochs", low=1)
+        n_epochs = check_iterations(n_epochs, "n_epochs", low=1)
+        if optimizer == "auto":
+            # as for n_iter above: nobody asked for the exact optimizer by
+            # name, so the user may not know that their epochs do not run
+            if method.sgd is None:
+                why = (f"{method.name} has no stochastic optimizer, and its exact one runs "
+                       "n_iter iterations (n_iter= sets them)")
+            else:
+                why = (f"optimizer='auto' chose {method.name}'s exact optimizer here "
+                       f"({n_samples:,} points, n_components={n_components}), which runs "
+                       "n_iter iterations instead; pass optimizer='sgd' to run n_epochs "
+                       "epochs, or n_iter= to set the iterations")
+            warn_from_caller(UserWarning(f"n_epochs={n_epochs} is ignored: {why}"))
     sgd_only = [k for k in (method.sgd.sgd_only_params if method.sgd is not None else ())
                 if keywords.get(k) is not None]
     if sgd_only:

@@ -134,8 +134,9 @@ def plot(Y, labels=None, ax=None, title=None, s=None, cmap=None,
          legend="auto"):
     """Scatter plot of an embedding.
 
-    The first two columns of `Y` are plotted; with more than two, the
-    axes are labelled as coordinates 1 and 2 of them.  A 1-D embedding (shape
+    The first two columns of `Y` are plotted, on one scale across and up
+    (a map three times as wide as it is tall is drawn so); with more than
+    two, the axes are labelled as coordinates 1 and 2 of them.  A 1-D embedding (shape
     ``(n,)`` or ``(n, 1)``) is plotted along the x axis with every y
     coordinate set to zero.
 
@@ -282,6 +283,10 @@ def plot(Y, labels=None, ax=None, title=None, s=None, cmap=None,
         ax.set_title(title)
     ax.set_xticks([])
     ax.set_yticks([])
+    if n_columns >= 2:
+        # a map's distances are what it shows: one unit is as long across as
+        # up, and the axes keep their box (the data limits give way)
+        ax.set_aspect("equal", adjustable="datalim")
     if n_columns > 2:
         # a map of more dimensions shows a projection: say which, on the picture
         ax.set_xlabel(f"coordinate 1 of {n_columns}")

@@ -667,3 +667,17 @@ def test_a_table_with_no_number_in_it_says_so(iris, capsys):
     _write("x.csv", ["a", "b", "cls"], [["f1", "g2", "x"], ["f3", "g4", "y"]])
     assert main(["embed", "x.csv", *RUN, "--labels", "3", "--out", "y.csv"]) == 2
     one_error_line(capsys, "no cell reads as a number (line 2:", "f1")
+
+
+def test_row_numbers_in_messages_say_they_count_from_zero(iris, capsys):
+    # the package's messages number rows as Python does, the files' readers
+    # from 1: a user editing "row 5" of a CSV must know which row that is
+    X, _ = iris
+    X = X[:40].copy()
+    X[5] = 0.0
+    _write("zero.csv", NAMES, X)
+    assert main(["embed", "zero.csv", *RUN, "--metric", "cosine", "--out", "z.csv"]) == 2
+    one_error_line(capsys, "(first: row 5)", "counted from 0: row 0 is the first row of data")
+    # a message without a row number gets no note
+    assert main(["embed", "zero.csv", *RUN, "--perplexity", "-1"]) == 2
+    assert "counted from 0" not in capsys.readouterr().err

@@ -93,6 +93,23 @@ def test_a_saved_plot_of_three_coordinates_labels_its_axes(tmp_path, monkeypatch
     assert drawn[0].get_xlabel() == "coordinate 1 of 3"
 
 
+def test_a_map_is_drawn_on_one_scale_across_and_up():
+    # three round blobs in a row, 40 units wide and 3 tall: stretching each
+    # axis to the square would draw them as tall stripes
+    rng = np.random.default_rng(0)
+    Y = np.concatenate([rng.normal(size=(50, 2)) + [20 * c, 0] for c in range(3)])
+    fig, ax = plt.subplots(figsize=(6, 6))
+    plotting.plot(Y, np.repeat([0, 1, 2], 50), ax=ax)
+    fig.canvas.draw()
+    (x0, y0), (x1, y1) = ax.transData.transform([[0, 0], [1, 1]])
+    assert abs(x1 - x0) == pytest.approx(abs(y1 - y0), rel=1e-6)
+    # the data limits give way, not the axes' box: every point is in view
+    lo, hi = np.array([ax.get_xlim()[0], ax.get_ylim()[0]]), \
+        np.array([ax.get_xlim()[1], ax.get_ylim()[1]])
+    assert np.all(Y >= lo) and np.all(Y <= hi)
+    plt.close(fig)
+
+
 def test_plot_bad_inputs(embedding):
     Y, labels = embedding
     with pytest.raises(ValueError, match="labels must be a 1-D array"):

@@ -467,6 +467,33 @@ def test_iterations_that_auto_s_choice_does_not_run_are_named(name):
         smallvis.embed(X, name, n_iter=-5, n_epochs=2)
 
 
+#: The methods whose exact form "auto" chooses on 60 points, with a stochastic
+#: form that n_epochs would set.
+EXACT_ON_SIXTY = [name for name, m in METHODS.items()
+                  if m.sgd is not None and m.sgd.auto_min_n >= 60]
+
+
+def test_some_stochastic_methods_run_exactly_on_sixty_points():
+    assert EXACT_ON_SIXTY and any(m.sgd is None for m in METHODS.values())
+
+
+@pytest.mark.parametrize("name", EXACT_ON_SIXTY + ["tsne"])
+def test_epochs_that_auto_s_choice_does_not_run_are_named(name):
+    # the mirror of the test above: a user's n_epochs with the exact
+    # optimizer chosen for them (or a method that has no other)
+    X = np.random.default_rng(0).normal(size=(60, 4))
+    assert sgd.choose_optimizer(METHODS[name], "auto", len(X)) == "exact"
+    why = ("has no stochastic optimizer" if METHODS[name].sgd is None
+           else r"optimizer='auto' chose .*\(60 points")
+    with pytest.warns(UserWarning, match=rf"n_epochs=5 is ignored: .*{why}"):
+        smallvis.embed(X, name, n_epochs=5, n_iter=3, random_state=0)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message="n_epochs")
+        # asked for by name, or n_epochs left alone: nothing to say
+        smallvis.embed(X, name, optimizer="exact", n_epochs=5, n_iter=3, random_state=0)
+        smallvis.embed(X, name, n_iter=3, random_state=0)
+
+
 def test_auto_draws_lines_of_umap_and_tumap_stochastically():
     # one dimension: the exact optimizer cannot move a point past the others
     # (umap's repulsion, which grows without bound, is the case that needs it)
