@@ -901,7 +901,10 @@ def _named_init(init, X, n_components, rng, P, seed=RANDOMISED_PCA_SEED, kernels
     computed only by the layouts that need them.
     """
     n = X.shape[0]
-    if (split_init(init)[0] in GRAPH_INITS or init == "power") and _all_rows_equal(X):
+    # compared exactly: centring rows that are all one float leaves rounding
+    # residues (1e-17) that scaled PCA would blow up into a start
+    same = init != "random" and _all_rows_equal(X)
+    if same and (split_init(init)[0] in GRAPH_INITS or init == "power"):
         # the PCA starts say so below; the starts made from P must too
         warn_from_caller(RuntimeWarning(NO_VARIANCE))
     if split_init(init)[0] in GRAPH_INITS:
@@ -913,6 +916,11 @@ def _named_init(init, X, n_components, rng, P, seed=RANDOMISED_PCA_SEED, kernels
             raise ValueError("init='power' needs the input affinities: pass P to initialize()")
         return power_iteration_layout(P, n_components, rng)
     if init == "random":
+        return rng.normal(0.0, SMALL_SD, size=(n, n_components))
+    if same:
+        name = "PCA" if init == "pca" else "scaled PCA"
+        warn_from_caller(RuntimeWarning(f"{NO_VARIANCE}: {name} initialisation replaced by "
+                                        "random"))
         return rng.normal(0.0, SMALL_SD, size=(n, n_components))
     X = data_coordinates(X, seed)
     # PCA of X / 2**e with max|X / 2**e| in [0.5, 1): exact for normal numbers
