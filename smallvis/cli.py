@@ -496,9 +496,9 @@ def build_parser():
                    help="threads of the Cython kernels (-1: all available cores; default: "
                         "the cores this process may use, at most OMP_NUM_THREADS)")
     e.add_argument("--labels", default=None, metavar="COLUMN|FILE",
-                   help="colour the plot by labels: a column of the CSV, by header "
-                        "name or by number (1 = first, -1 = last), which is then not a "
-                        "feature; or a file with one label per row (.npy, or text with "
+                   help="colour the plot by labels: a column of the input (of a table "
+                        "by header name or by number, of an array by number; 1 = first, "
+                        "-1 = last), which is then not a feature; or a file with one label per row (.npy, or text with "
                         "one label per line and an optional header line, see "
                         "--labels-header); a legend for at most 20 classes, a colour "
                         "scale for numbers of more values")
@@ -717,7 +717,11 @@ def run_embed(args, tracker):
         _write_model(args, X, result, names)
         tracker.written.append(f"model -> {args.save_model}")
     if not args.quiet:
-        print(f"smallvis: {args.method} finished in {result.elapsed:.2f}s, "
+        # the last progress line may give an ETA for iterations that never ran
+        settled = (f" after {result.n_iter} of {args.n_iter} iterations (the cost had "
+                   "settled: its change per iteration fell below tol)"
+                   if result.stopped_early and result.optimizer == "exact" else "")
+        print(f"smallvis: {args.method} finished in {result.elapsed:.2f}s{settled}, "
               f"{_cost_text(result, digits=6)}"
               + _written_text(tracker.written, ("--out", "--plot", "--animate", "--save-model")),
               file=sys.stderr)

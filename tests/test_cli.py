@@ -55,6 +55,22 @@ def test_bad_csv_exits_2_with_one_line(tmp_path, capsys, content, match):
     assert match in err and len(err.splitlines()) == 1 and "Traceback" not in err
 
 
+def test_a_run_that_tol_ends_says_so_in_its_last_line(tmp_path, capsys):
+    # the last progress line gave an ETA for iterations that never ran
+    out = tmp_path / "y.csv"
+    assert main(["embed", "iris", "--method", "mmds", "--random-state", "1",
+                 "--out", str(out)]) == 0
+    result = smallvis.embed(smallvis.datasets.load("iris")[0], "mmds", random_state=1,
+                            return_result=True)
+    assert result.stopped_early and result.n_iter < 1000  # the case shows the message
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert f"after {result.n_iter} of 1000 iterations (the cost had settled" in last
+    # a run to its end says nothing of the kind
+    assert main(["embed", "iris", "--method", "tsne", "--n-iter", "60", "--random-state", "1",
+                 "--out", str(out)]) == 0
+    assert "settled" not in capsys.readouterr().err
+
+
 def test_missing_file_and_bad_parameter_exit_2(capsys):
     assert main(["embed", "no-such-file.csv"]) == 2
     assert "neither an existing file nor a built-in dataset" in capsys.readouterr().err
