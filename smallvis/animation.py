@@ -278,6 +278,9 @@ def _render(frames, steps, labels, title, zoom, size, dpi):
     canvas = FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     plot(frames[0], labels=labels, ax=ax, title="")
+    # the square limits below keep the aspect on this square figure; plot's
+    # own equal aspect would move them frame by frame
+    ax.set_aspect("auto")
     points = ax.collections[0]
     overall = _square_limits(np.vstack(frames))
     images = []

@@ -165,6 +165,17 @@ def test_gif_has_the_frame_count_and_rate_asked_and_nothing_else_is_written(tmp_
     assert image.info["duration"] == 200
 
 
+def test_frames_keep_the_square_limits_they_are_given(caplog):
+    # plot() draws a map on one scale across and up by moving its data
+    # limits; the animation sets square limits itself on a square figure,
+    # which that would override (matplotlib says so) and move frame by frame
+    rng = np.random.default_rng(3)
+    layouts = [rng.normal(size=(40, 2)) * [10.0 + k, 1.0] for k in range(3)]
+    with caplog.at_level("WARNING", logger="matplotlib"):
+        smallvis.animate(layouts, fps=4, **SMALL)
+    assert not [r for r in caplog.records if "Ignoring fixed" in r.getMessage()]
+
+
 def test_gif_colours_follow_the_labels():
     rng = np.random.default_rng(2)
     layouts = [rng.normal(size=(40, 2)) for _ in range(3)]
