@@ -562,7 +562,9 @@ def embed(X, method=DEFAULT_METHOD, *, fast=True, n_components=2, init=None,
         listing what exists.
     n_epochs : int, optional
         Epochs of the stochastic optimizer; default: the method's,
-        ``METHODS[method].sgd.n_epochs(n_samples)``.
+        ``METHODS[method].sgd.n_epochs(n_samples)``.  When
+        ``optimizer="auto"`` chooses the exact optimizer (or the method has
+        no other), a given ``n_epochs`` warns that it is ignored.
     learning_rate : float or "auto", optional
         Step size.  With the stochastic optimizer: the initial rate
         ``alpha_0`` of the decay; default (and "auto") the reference code's,

@@ -282,13 +282,19 @@ def _stochastic_defaults_text(param):
 
 
 def _auto_optimizer_text():
-    """'sgd for infonce; above 1000 points for umap, ...' from the registry's sgd forms."""
+    """'sgd always for infonce; above 1000 points for umap, ...' from the registry."""
     above = {}
     for name, m in METHODS.items():
         if m.sgd is not None:
             above.setdefault(m.sgd.auto_min_n, []).append(name)
     parts = [f"{'always' if n == 0 else f'above {n} points'} for {', '.join(names)}"
              for n, names in sorted(above.items())]
+    lines = {}
+    for name, m in METHODS.items():
+        if m.sgd is not None and m.sgd.auto_min_n_line is not None:
+            lines.setdefault(m.sgd.auto_min_n_line, []).append(name)
+    parts += [f"with --n-components 1, above {n} points for {', '.join(names)}"
+              for n, names in sorted(lines.items())]
     return "sgd " + "; ".join(parts)
 
 
@@ -372,13 +378,17 @@ def cli_message(exc_or_warning):
     A message about parameters (``options`` on a ParameterError or
     SmallDataWarning) starts with their command-line options
     (``--n-neighbors: n_neighbors must be ...``), and its keyword forms
-    (``pass n_neighbors= to ...``) are written as the options.
+    (``pass n_neighbors= to ...``) are written as the options.  A message
+    of the package that numbers rows ("first: row 5") says that they count
+    from 0; the command line's own messages (:class:`CLIError`, which may
+    quote what the user typed) count lines and columns from 1 and get no
+    such note.
     """
     text = " ".join(str(exc_or_warning).split())
     options = getattr(exc_or_warning, "options", ())
     flags = [flag for flag in map(option_flag, options) if flag is not None]
     text = spell_options(text, options, option_flag)
-    if _ROW_NUMBER.search(text):
+    if not isinstance(exc_or_warning, CLIError) and _ROW_NUMBER.search(text):
         # the package numbers rows as Python does; a reader of a file counts
         # lines from 1, past a header
         text += " (rows are counted from 0: row 0 is the first row of data)"
@@ -497,8 +507,8 @@ def build_parser():
                         "the cores this process may use, at most OMP_NUM_THREADS)")
     e.add_argument("--labels", default=None, metavar="COLUMN|FILE",
                    help="colour the plot by labels: a column of the input (of a table "
-                        "by header name or by number, of an array by number; 1 = first, "
-                        "-1 = last), which is then not a feature; or a file with one label per row (.npy, or text with "
+                        "by header name or by number, of a dense .npy array by number; "
+                        "1 = first, -1 = last), which is then not a feature; or a file with one label per row (.npy, or text with "
                         "one label per line and an optional header line, see "
                         "--labels-header); a legend for at most 20 classes, a colour "
                         "scale for numbers of more values")
@@ -719,7 +729,7 @@ def run_embed(args, tracker):
     if not args.quiet:
         # the last progress line may give an ETA for iterations that never ran
         settled = (f" after {result.n_iter} of {args.n_iter} iterations (the cost had "
-                   "settled: its change per iteration fell below tol)"
+                   "settled)"
                    if result.stopped_early and result.optimizer == "exact" else "")
         print(f"smallvis: {args.method} finished in {result.elapsed:.2f}s{settled}, "
               f"{_cost_text(result, digits=6)}"

@@ -135,8 +135,11 @@ def plot(Y, labels=None, ax=None, title=None, s=None, cmap=None,
     """Scatter plot of an embedding.
 
     The first two columns of `Y` are plotted, on one scale across and up
-    (a map three times as wide as it is tall is drawn so); with more than
-    two, the axes are labelled as coordinates 1 and 2 of them.  A 1-D embedding (shape
+    (a map three times as wide as it is tall is drawn so: the data limits
+    widen, or the axes' box narrows where they share both limits with other
+    axes; to set limits of your own afterwards, call
+    ``ax.set_aspect("auto")`` first); with more than two, the axes are
+    labelled as coordinates 1 and 2 of them.  A 1-D embedding (shape
     ``(n,)`` or ``(n, 1)``) is plotted along the x axis with every y
     coordinate set to zero.
 
@@ -285,8 +288,12 @@ def plot(Y, labels=None, ax=None, title=None, s=None, cmap=None,
     ax.set_yticks([])
     if n_columns >= 2:
         # a map's distances are what it shows: one unit is as long across as
-        # up, and the axes keep their box (the data limits give way)
-        ax.set_aspect("equal", adjustable="datalim")
+        # up, and the axes keep their box (the data limits give way); axes
+        # that share both limits with others cannot move them, so their box
+        # gives way instead
+        shared = (len(ax.get_shared_x_axes().get_siblings(ax)) > 1
+                  and len(ax.get_shared_y_axes().get_siblings(ax)) > 1)
+        ax.set_aspect("equal", adjustable="box" if shared else "datalim")
     if n_columns > 2:
         # a map of more dimensions shows a projection: say which, on the picture
         ax.set_xlabel(f"coordinate 1 of {n_columns}")

@@ -678,6 +678,11 @@ def test_row_numbers_in_messages_say_they_count_from_zero(iris, capsys):
     _write("zero.csv", NAMES, X)
     assert main(["embed", "zero.csv", *RUN, "--metric", "cosine", "--out", "z.csv"]) == 2
     one_error_line(capsys, "(first: row 5)", "counted from 0: row 0 is the first row of data")
-    # a message without a row number gets no note
+    # a message without a row number gets no note, nor one of the command
+    # line's own, which counts from 1 and may quote what the user typed
     assert main(["embed", "zero.csv", *RUN, "--perplexity", "-1"]) == 2
+    assert "counted from 0" not in capsys.readouterr().err
+    assert main(["embed", "zero.csv", *RUN, "--labels", "row 2", "--out", "z.csv"]) == 2
+    one_error_line(capsys, "'row 2'")
+    assert main(["embed", "zero.csv", *RUN, "--labels", "row 2", "--out", "z.csv"]) == 2
     assert "counted from 0" not in capsys.readouterr().err

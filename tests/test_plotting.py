@@ -110,6 +110,18 @@ def test_a_map_is_drawn_on_one_scale_across_and_up():
     plt.close(fig)
 
 
+def test_axes_that_share_both_limits_narrow_their_box_instead():
+    # matplotlib refuses to move the data limits of axes shared both ways
+    Y = np.random.default_rng(1).normal(size=(60, 2)) * [8.0, 1.0]
+    fig, axes = plt.subplots(1, 2, sharex=True, sharey=True)
+    for ax in axes:
+        plotting.plot(Y, ax=ax)
+    fig.canvas.draw()
+    (x0, y0), (x1, y1) = axes[0].transData.transform([[0, 0], [1, 1]])
+    assert abs(x1 - x0) == pytest.approx(abs(y1 - y0), rel=1e-6)
+    plt.close(fig)
+
+
 def test_plot_bad_inputs(embedding):
     Y, labels = embedding
     with pytest.raises(ValueError, match="labels must be a 1-D array"):

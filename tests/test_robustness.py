@@ -666,12 +666,15 @@ def test_identical_rows_are_called_a_map_without_information(init, row):
 
 @pytest.mark.parametrize("method", smallvis.list_methods())
 @pytest.mark.parametrize("row", REPEATED_ROWS)
+@pytest.mark.parametrize("sparse", [False, True])
 def test_identical_rows_are_called_a_map_without_information_by_every_default_start(
-        method, row):
+        method, row, sparse):
     # the starts laid out from P (spectral, power iteration) said nothing,
     # and scaled PCA of a repeated float row drew a start from rounding
-    # residues; each method's default start says so, once
+    # residues; each method's default start says so, once, of dense and
+    # of sparse X (whose rows do not store the whole-number row's 0)
     X = np.tile(row, (30, 1))
+    X = sp.csr_matrix(X) if sparse else X
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
         Y = smallvis.embed(X, method, n_iter=20, random_state=0)

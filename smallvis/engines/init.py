@@ -884,9 +884,28 @@ _EQUAL_ROWS_BLOCK = 4096
 
 
 def _all_rows_equal(X):
-    """True for two rows or more, all equal (dense ``X`` with columns; False otherwise)."""
-    if sp.issparse(X) or X.ndim != 2 or X.shape[0] < 2 or X.shape[1] == 0:
+    """True for two rows or more, all equal (``X`` with columns; False otherwise).
+
+    A sparse ``X`` counts as its stored entries say: rows that store their
+    entries in other orders, or store explicit zeros, count as different
+    (no warning, never a wrong one).
+    """
+    if X.ndim != 2 or X.shape[0] < 2 or X.shape[1] == 0:
         return False
+    if sp.issparse(X):
+        if X.format != "csr":
+            return False
+        counts = np.diff(X.indptr)
+        if np.any(counts != counts[0]):
+            return False
+        # every row stores as many entries: compare them as a dense table
+        k = int(counts[0])
+        if k == 0:  # every row empty: all zero
+            return True
+        start = int(X.indptr[0])
+        indices = X.indices[start:start + X.shape[0] * k].reshape(-1, k)
+        data = X.data[start:start + X.shape[0] * k].reshape(-1, k)
+        return _all_rows_equal(indices) and _all_rows_equal(data)
     # nearly all data differ within the first block: one block's comparison
     return all(not np.any(X[start:start + _EQUAL_ROWS_BLOCK] != X[0])
                for start in range(1, X.shape[0], _EQUAL_ROWS_BLOCK))
