@@ -490,7 +490,9 @@ def distance_unit(P):
     serves every stress) and returns its map times :math:`s`: the map of
     ``c X`` is ``c`` times the map of ``X``.  1 when every distance is 0
     (identical rows: every point maps to one place) or there are not two
-    points.
+    points.  A mean below the smallest normal double is refused: its
+    reciprocal, stored in a model file, would be infinite, and the
+    distances have lost digits already.
     """
     n = P.shape[0]
     total = float(P.sum())
@@ -500,7 +502,12 @@ def distance_unit(P):
             return 1.0
         # the sum overflowed: the mean of the entries in a power of two's units
         return float(np.ldexp(np.ldexp(P, -e).sum() / (n * (n - 1.0)), e))
-    return total / (n * (n - 1.0))
+    mean = total / (n * (n - 1.0))
+    if mean < np.finfo(np.float64).tiny:
+        raise ValueError(f"the mean input distance is {mean:.3g}, below the smallest normal "
+                         "double (2.2e-308), where distances keep only some of their "
+                         "digits: multiply X (or the distances) by a large factor")
+    return mean
 
 
 def start_in_distance_unit(Y, P):

@@ -784,6 +784,17 @@ def test_a_stress_map_in_any_units_saves_and_loads(method, metric, scale, data):
                                   model.transform(X_new * scale))
 
 
+@pytest.mark.parametrize("method", STRESS_METHODS)
+def test_a_stress_of_distances_below_the_normal_doubles_is_refused_at_the_fit(method, data):
+    # their mean's reciprocal, the unit a model file stores, would be
+    # infinite; one step up, the same data fit and reload
+    X, _ = data
+    with pytest.raises(ValueError, match="smallest normal double"):
+        smallvis.embed(X * 1e-309, method, random_state=0, n_iter=5)
+    model = smallvis.Embedding(method, random_state=0, n_iter=5)
+    _load(_saved(model, X * 1e-300))
+
+
 @pytest.mark.parametrize("value", [0.0, -1.0, float("inf"), float("nan"), 1e-310])
 def test_a_stress_row_scale_that_is_not_a_positive_normal_number_is_refused(value, data):
     X, _ = data
