@@ -508,7 +508,8 @@ def build_parser():
     e.add_argument("--labels", default=None, metavar="COLUMN|FILE",
                    help="colour the plot by labels: a column of the input (of a table "
                         "by header name or by number, of a dense .npy array by number; "
-                        "1 = first, -1 = last), which is then not a feature; or a file with one label per row (.npy, or text with "
+                        "1 = first, -1 = last), which is then not a feature; or a file "
+                        "with one label per row (.npy, or text with "
                         "one label per line and an optional header line, see "
                         "--labels-header); a legend for at most 20 classes, a colour "
                         "scale for numbers of more values")
