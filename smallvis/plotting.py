@@ -507,16 +507,24 @@ def _plot_format(path, format):
 
 
 def legend_outside(ax):
-    """Move the legend of ``ax``, if any, to the right of the axes.
+    """Move the legend of ``ax``, if any, to the right of the axes (below them beside a colour bar).
 
     A saved figure (``bbox_inches="tight"``) grows to hold it, so that no
-    label, however long, covers points of the map.
+    label, however long, covers points of the map.  Continuous labels put
+    their colour bar to the right, where the legend of their missing
+    values would cover it: that legend goes under the map instead.
     """
     legend = ax.get_legend()
     if legend is None:
         return
+    beside_bar = any(getattr(c, "colorbar", None) is not None for c in ax.collections)
+    if beside_bar:
+        # under the axis label, if the map has one (more than two coordinates)
+        anchor = (0.0, -0.1 if ax.get_xlabel() else -0.02)
+    else:
+        anchor = (1.01, 1.0)
     ax.legend(handles=legend.legend_handles, labels=[t.get_text() for t in legend.get_texts()],
-              loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
+              loc="upper left", bbox_to_anchor=anchor, borderaxespad=0.0,
               fontsize="small", frameon=False)
 
 

@@ -122,6 +122,25 @@ def test_axes_that_share_both_limits_narrow_their_box_instead():
     plt.close(fig)
 
 
+def test_a_saved_map_s_legend_of_missing_labels_leaves_the_colour_bar_clear():
+    # continuous labels with NaNs: a colour bar and a "no label" legend,
+    # which save_plot moved onto the bar, to the right of the map
+    rng = np.random.default_rng(4)
+    labels = rng.normal(size=150)
+    labels[::10] = np.nan
+    for n_columns in (2, 3):
+        fig, ax = plt.subplots(figsize=(6, 6))
+        plotting.plot(rng.normal(size=(150, n_columns)), labels, ax=ax)
+        plotting.legend_outside(ax)
+        fig.canvas.draw()
+        bar = [other for other in fig.axes if other is not ax]
+        assert len(bar) == 1
+        legend = ax.get_legend().get_window_extent()
+        assert not legend.overlaps(bar[0].get_window_extent())
+        assert not legend.overlaps(ax.get_window_extent())
+        plt.close(fig)
+
+
 def test_plot_bad_inputs(embedding):
     Y, labels = embedding
     with pytest.raises(ValueError, match="labels must be a 1-D array"):
