@@ -283,16 +283,14 @@ def _stochastic_defaults_text(param):
 
 def _auto_optimizer_text():
     """'sgd always for infonce; above 1000 points for umap, ...' from the registry."""
-    above = {}
+    above, lines = {}, {}  # threshold -> the methods whose stochastic form starts there
     for name, m in METHODS.items():
         if m.sgd is not None:
             above.setdefault(m.sgd.auto_min_n, []).append(name)
+            if m.sgd.auto_min_n_line is not None:
+                lines.setdefault(m.sgd.auto_min_n_line, []).append(name)
     parts = [f"{'always' if n == 0 else f'above {n} points'} for {', '.join(names)}"
              for n, names in sorted(above.items())]
-    lines = {}
-    for name, m in METHODS.items():
-        if m.sgd is not None and m.sgd.auto_min_n_line is not None:
-            lines.setdefault(m.sgd.auto_min_n_line, []).append(name)
     parts += [f"with --n-components 1, above {n} points for {', '.join(names)}"
               for n, names in sorted(lines.items())]
     return "sgd " + "; ".join(parts)

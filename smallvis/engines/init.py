@@ -936,11 +936,9 @@ def _named_init(init, X, n_components, rng, P, seed=RANDOMISED_PCA_SEED, kernels
         return power_iteration_layout(P, n_components, rng)
     if init == "random":
         return rng.normal(0.0, SMALL_SD, size=(n, n_components))
+    pca_name = "PCA" if init == "pca" else "scaled PCA"
     if same:
-        name = "PCA" if init == "pca" else "scaled PCA"
-        warn_from_caller(RuntimeWarning(f"{NO_VARIANCE}: {name} initialisation replaced by "
-                                        "random"))
-        return rng.normal(0.0, SMALL_SD, size=(n, n_components))
+        return _random_for_no_variance(pca_name, n, n_components, rng)
     X = data_coordinates(X, seed)
     # PCA of X / 2**e with max|X / 2**e| in [0.5, 1): exact for normal numbers
     # and safe from overflow (data near 1e300) and underflow (near 1e-300) in
@@ -953,14 +951,17 @@ def _named_init(init, X, n_components, rng, P, seed=RANDOMISED_PCA_SEED, kernels
         scores = pca_scores(np.ldexp(X, -e), n_components, n_threads)
     if init == "pca":
         scores = np.ldexp(scores, e)
-        if not np.any(scores):
-            warn_from_caller(RuntimeWarning(
-                f"{NO_VARIANCE}: PCA initialisation replaced by random"))
-            return rng.normal(0.0, SMALL_SD, size=(n, n_components))
+        if not np.any(scores):  # rows the comparison above could not tell equal
+            return _random_for_no_variance(pca_name, n, n_components, rng)
         return check_coordinate_span(scores, "init='pca'")
     sd = scores[:, 0].std()
     if sd == 0:
-        warn_from_caller(RuntimeWarning(
-            f"{NO_VARIANCE}: scaled PCA initialisation replaced by random"))
-        return rng.normal(0.0, SMALL_SD, size=(n, n_components))
+        return _random_for_no_variance(pca_name, n, n_components, rng)
     return scores * (SMALL_SD / sd)
+
+
+def _random_for_no_variance(pca_name, n, n_components, rng):
+    """The random start that replaces a PCA start of rows that are all one point, and its warning."""
+    warn_from_caller(RuntimeWarning(f"{NO_VARIANCE}: {pca_name} initialisation replaced by "
+                                    "random"))
+    return rng.normal(0.0, SMALL_SD, size=(n, n_components))
