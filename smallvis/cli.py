@@ -364,10 +364,25 @@ def option_flag(keyword):
 
 
 @functools.lru_cache(maxsize=None)
-def _embed_flags():
-    """Every option string of ``smallvis embed`` (the parser is built once)."""
+def _embed_flags(valued=False):
+    """Every option string of ``smallvis embed`` (the parser is built once).
+
+    With ``valued``, only those that take a value: ``n_iter=300`` reads as
+    ``--n-iter 300``, but ``fast=False`` has no such form.
+    """
     embed_parser = build_parser()._subparsers._group_actions[0].choices["embed"]
-    return frozenset(s for action in embed_parser._actions for s in action.option_strings)
+    return frozenset(s for action in embed_parser._actions for s in action.option_strings
+                     if not valued or action.nargs != 0)
+
+
+def _keyword_flag(keyword):
+    """The option that sets ``keyword`` to a value written after it, or None."""
+    flag = _RENAMED_OPTIONS.get(keyword, _flag(keyword))
+    return flag if flag in _embed_flags(valued=True) else None
+
+
+#: A keyword form in a message (``pass n_epochs= to set``, ``optimizer='exact'``).
+_KEYWORD_FORM = re.compile(r"(?<![\w.-])([a-z][a-z0-9_]*)=")
 
 
 def cli_message(exc_or_warning):
@@ -376,7 +391,9 @@ def cli_message(exc_or_warning):
     A message about parameters (``options`` on a ParameterError or
     SmallDataWarning) starts with their command-line options
     (``--n-neighbors: n_neighbors must be ...``), and its keyword forms
-    (``pass n_neighbors= to ...``) are written as the options.  A message
+    (``pass n_neighbors= to ...``) are written as the options, as are those
+    of any other message of the package that set an option taking a value
+    (``pass optimizer='exact'`` reads ``pass --optimizer 'exact'``).  A message
     of the package that numbers rows ("first: row 5") says that they count
     from 0; the command line's own messages (:class:`CLIError`, which may
     quote what the user typed) count lines and columns from 1 and get no
@@ -386,6 +403,10 @@ def cli_message(exc_or_warning):
     options = getattr(exc_or_warning, "options", ())
     flags = [flag for flag in map(option_flag, options) if flag is not None]
     text = spell_options(text, options, option_flag)
+    if not isinstance(exc_or_warning, CLIError):
+        # advice in any other message of the package ("pass optimizer='exact'")
+        # names what to type too; the command line's own may quote the user
+        text = spell_options(text, dict.fromkeys(_KEYWORD_FORM.findall(text)), _keyword_flag)
     if not isinstance(exc_or_warning, CLIError) and _ROW_NUMBER.search(text):
         # the package numbers rows as Python does; a reader of a file counts
         # lines from 1, past a header

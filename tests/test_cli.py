@@ -450,6 +450,27 @@ def test_the_recovery_warning_names_the_command_line_option():
     assert "learning_rate=" not in text
 
 
+def test_a_warning_s_advice_is_spelled_as_options(tmp_path, capsys):
+    """A warning of the package that says which keyword to pass (``optimizer='sgd'``,
+    ``n_iter=``) names the option a command-line user types instead."""
+    assert main(["embed", "iris", "--method", "umap", "--n-epochs", "5", "--n-iter", "20",
+                 "--random-state", "0", "--quiet"]) == 0
+    err = capsys.readouterr().err
+    warning = [line for line in err.splitlines() if "is ignored" in line]
+    assert len(warning) == 1, err
+    assert "--n-epochs 5 is ignored" in warning[0]
+    assert "pass --optimizer 'sgd' to run n_epochs epochs, or --n-iter to set" in warning[0]
+    assert "=" not in warning[0]
+
+
+def test_keyword_forms_of_switches_and_unknown_names_are_left_alone():
+    """Only options that take a value are rewritten: ``fast=False`` has no ``--fast False``."""
+    text = cli.cli_message(UserWarning("pass fast=False, axis=0 or n_neighbors=30"))
+    assert text == "pass fast=False, axis=0 or --n-neighbors 30"
+    assert cli.cli_message(cli.CLIError("--labels 'n_iter=3' is not a column")) == (
+        "--labels 'n_iter=3' is not a column")
+
+
 def test_a_run_without_outputs_says_that_nothing_was_written(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert main(["embed", "iris", "--n-iter", "20", "--random-state", "0"]) == 0
