@@ -127,6 +127,41 @@ def test_many_duplicated_rows_are_warned_about_for_the_fuzzy_graph(method):
         smallvis.affinities(X, method)
 
 
+def _documents_with_empty_rows(n_empty, n_docs=300, seed=0):
+    """Sparse rows of length 1 in three topics (8 of a topic's 40 words each), then
+    ``n_empty`` empty rows, at distance 1 from every document: nearer than the
+    documents' own neighbours (about 1.3)."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    words = rng.integers(0, 3, n_docs)[:, None] * 40 + rng.integers(0, 40, (n_docs, 8))
+    X = sp.csr_matrix((np.ones(words.size), words.ravel(), np.arange(0, words.size + 1, 8)),
+                      shape=(n_docs, 120))
+    X.sum_duplicates()
+    X = sp.csr_matrix(X.multiply(1.0 / np.sqrt(X.multiply(X).sum(axis=1))))
+    return sp.vstack([X, sp.csr_matrix((n_empty, 120))]).tocsr()
+
+
+# umap: the kNN graph; largevis: perplexity over the kNN; tsne: over all pairs
+@pytest.mark.parametrize("method", ["umap", "largevis", "tsne"])
+def test_rows_that_join_every_neighbourhood_are_warned_about(method):
+    X = _documents_with_empty_rows(3)
+    with pytest.warns(RuntimeWarning, match=r"1 point\(s\) are among the 3 nearest others of "
+                                            r"at least half of the 303 rows \(rows 300 and 2 "
+                                            r"other\(s\) of the same values: .*np.diff\(X.indptr\) == 0"):
+        smallvis.affinities(X, method)
+
+
+@pytest.mark.parametrize("method", ["umap", "largevis", "tsne"])
+def test_documents_and_the_hubs_of_high_dimensional_data_are_not_warned_about(method):
+    """The natural hubs of 50-dimensional data (the ``hubs`` set) and the documents
+    without their empty rows do not warn."""
+    for X in (smallvis.datasets.load("hubs")[0], _documents_with_empty_rows(0)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            smallvis.affinities(X, method)
+
+
 def test_a_few_duplicated_rows_are_not_warned_about():
     X = _clusters_with_copies(1)
     # 4 rows of 64 (6%) have a copy: below DUPLICATE_ROWS_WARN_FRACTION

@@ -360,6 +360,7 @@ def _dense_rows(X, perplexity, kernels, tol=PERPLEXITY_TOL,
         D2, e = _scaled_squared_distances(X, metric, kernels)
         D2 = np.ascontiguousarray(_off_diagonal(D2))
         n = D2.shape[0]
+        _warn_hub_rows_of(D2)
         # the rows fill the first n (n - 1) entries of an n x n buffer.  At
         # P's own size, glibc serves it by mmap like P, and freeing it gives
         # the memory back to the system; one row smaller, it stayed in the
@@ -535,8 +536,89 @@ def _knn(X, k, knn, knn_method, random_state, n_threads, n_trees=None, kernels=N
                 "X spans too wide a range: distances between its rows overflow float64 "
                 "(more than about 1.8e308); rescale X"
             )
+        _warn_hub_rows(indices, distances)
         return indices, distances
     return check_knn(knn, n, k)
+
+
+#: :func:`_knn` and the dense calibration warn when one row is among the
+#: :data:`HUB_NEAREST` nearest others of at least this share of the rows.
+#: The usual such row is an all-zero row of sparse text whose other rows
+#: have length 1: at distance 1 from each, it is nearer than their own
+#: neighbours, and three such rows among 3,000 documents mixed six clean
+#: topics into one.  The hubs of high-dimensional data are far from it:
+#: among the 3 nearest of at most 12% of the rows in the ``hubs`` data set
+#: and 9% of 2,000 Gaussian points in 1,000 dimensions, against 100% for the
+#: empty rows (docs/experiments.md, 2026-12-07).
+HUB_ROWS_WARN_FRACTION = 0.5
+
+#: How near a row must be to count toward :data:`HUB_ROWS_WARN_FRACTION`.
+HUB_NEAREST = 3
+
+#: Fewer rows than this are not checked for hubs: in a handful of rows, one
+#: may rightly be near most of the others.
+HUB_MIN_ROWS = 50
+
+
+def _warn_hub_rows(indices, distances):
+    """Warn when one point is among the nearest others of most rows (see the constants).
+
+    ``indices`` and ``distances``: each row's nearest others, nearest first
+    (or, in the first :data:`HUB_NEAREST` columns, in any order).  Rows at
+    distance 0 from each other there count as one point: the thirty empty
+    rows of a text set share its neighbourhoods between them, and each
+    alone may be among the nearest of few rows.
+    """
+    from scipy.sparse.csgraph import connected_components
+
+    n = indices.shape[0]
+    if n < HUB_MIN_ROWS or indices.shape[1] < HUB_NEAREST:
+        return
+    near = np.asarray(indices[:, :HUB_NEAREST], dtype=np.int64)
+    copies = np.asarray(distances[:, :HUB_NEAREST]) == 0
+    heads = np.repeat(np.arange(n), HUB_NEAREST)[copies.ravel()]
+    graph = sp.csr_matrix((np.ones(len(heads)), (heads, near[copies])), shape=(n, n))
+    _, point = connected_components(graph, directed=False)
+    # each row counts each point among its nearest once, and not its own
+    points = np.sort(point[near], axis=1)
+    first_of_point = np.ones(points.shape, dtype=bool)
+    first_of_point[:, 1:] = points[:, 1:] != points[:, :-1]
+    counted = points[first_of_point & (points != point[:, None])]
+    counts = np.bincount(counted, minlength=n)
+    hubs = np.flatnonzero(counts >= HUB_ROWS_WARN_FRACTION * n)
+    if hubs.size:
+        top = hubs[np.argmax(counts[hubs])]
+        rows = np.flatnonzero(point == top)
+        which = (f"row {rows[0]}" if len(rows) == 1 else
+                 f"rows {rows[0]} and {len(rows) - 1:,} other(s) of the same values")
+        warn_from_caller(RuntimeWarning(
+            f"{hubs.size} point(s) are among the {HUB_NEAREST} nearest others of at least "
+            f"half of the {n:,} rows ({which}: of {int(counts[top]):,} of them): a point "
+            "nearer to every row than the rows are to their own neighbours joins every "
+            "neighbourhood and draws the groups of the map into one; an all-zero row of "
+            "sparse data whose other rows have length 1, at distance 1 from each, is one; "
+            "drop such rows (the empty rows of a CSR X are where np.diff(X.indptr) == 0)"))
+
+
+#: Rows of the off-diagonal distances whose nearest others are found at once.
+HUB_BLOCK = 256
+
+
+def _warn_hub_rows_of(D2):
+    """:func:`_warn_hub_rows` for the off-diagonal rows ``D2`` (``(n, n - 1)``) of all pairs."""
+    n = D2.shape[0]
+    if n < HUB_MIN_ROWS:
+        return
+    k = HUB_NEAREST
+    indices = np.empty((n, k), dtype=np.int64)
+    distances = np.empty((n, k))
+    for start in range(0, n, HUB_BLOCK):
+        block = D2[start:start + HUB_BLOCK]
+        nearest = np.argpartition(block, k - 1, axis=1)[:, :k]
+        distances[start:start + len(block)] = np.take_along_axis(block, nearest, axis=1)
+        rows = np.arange(start, start + len(block))[:, None]
+        indices[start:start + len(block)] = nearest + (nearest >= rows)  # skip the diagonal
+    _warn_hub_rows(indices, distances)
 
 
 def knn_arrays(knn):

@@ -223,11 +223,17 @@ def unit_length_rows(R, metric, name="X"):
         top = np.max(np.abs(R), axis=1) if R.shape[1] else np.zeros(R.shape[0])
     empty = ~(top > 0)
     if empty.any():
-        what = "all zeros" if metric == "cosine" else "constant"
+        if metric == "cosine":
+            what, advice = "all zeros", (
+                "drop them (of a CSR X, keep the rows where np.diff(X.indptr) > 0): under "
+                "another metric an empty row of rows scaled to length 1 is at distance 1 "
+                "from every row, nearer than most rows' own neighbours")
+        else:
+            what, advice = "constant", "drop them or use another metric"
         raise ValueError(
             f"{name} has {int(empty.sum())} row(s) that are {what} (first: row "
-            f"{int(np.flatnonzero(empty)[0])}); their {metric} distance is undefined; drop "
-            "them or use another metric")
+            f"{int(np.flatnonzero(empty)[0])}); their {metric} distance is undefined; "
+            + advice)
     if sparse:
         lengths = np.diff(R.indptr)
         R.data /= np.repeat(top, lengths)
