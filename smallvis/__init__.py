@@ -26,7 +26,7 @@ from .model_io import ModelFileError, load_model, save_model
 from .registry import METHODS as _METHODS
 from .engines.optim import DivergenceError
 from ._validation import SmallDataWarning
-from .plotting import plot, plot_costs, plot_every
+from .plotting import plot, plot_costs, plot_every, save_plot
 from .animation import Recorder, animate
 from ._threads import default_threads
 
@@ -67,5 +67,17 @@ __all__ = [
     "plot_every",
     "reference",
     "save_model",
+    "save_plot",
 ]
 __all__ += [_cls.__name__ for _cls in _METHOD_CLASSES.values()]
+
+
+def __getattr__(name):
+    """A missing name; a method's estimator asked for in another case is named."""
+    # the classes are the methods' names in capitals (LARGEVIS, NCVIS,
+    # TUMAP), which a reader of the papers writes LargeVis, NCVis, t-UMAP
+    for method, cls in _METHOD_CLASSES.items():
+        if name.lower() in (cls.__name__.lower(), method):
+            raise AttributeError(f"module 'smallvis' has no attribute {name!r}; the estimator "
+                                 f"of method {method!r} is smallvis.{cls.__name__}")
+    raise AttributeError(f"module 'smallvis' has no attribute {name!r}")

@@ -133,7 +133,9 @@ def method_keywords(method, perplexity, method_params, defaults=None):
     params = {**(defaults or {}), **method_params}
     if perplexity is not None:
         if "perplexity" not in method.affinity_params:
-            raise ValueError(f"method {method.name!r} does not take a perplexity")
+            valid = ", ".join(sorted({*method.affinity_params, *method.cost_params})) or "none"
+            raise ValueError(f"method {method.name!r} does not take a perplexity; valid method "
+                             f"parameters: {valid}")
         params["perplexity"] = perplexity
     return params
 

@@ -118,6 +118,24 @@ def _written_classes(module):
     return [node.name for node in tree.body if isinstance(node, ast.ClassDef)]
 
 
+@pytest.mark.parametrize("name, cls", [("LargeVis", "LARGEVIS"), ("NCVis", "NCVIS"),
+                                       ("tumap", "TUMAP"), ("Tsne", "TSNE")])
+def test_an_estimator_in_another_case_is_named(name, cls):
+    """smallvis.LargeVis (as the paper writes it) says which class is meant."""
+    with pytest.raises(AttributeError, match=rf"no attribute '{name}'; the estimator of "
+                                             rf"method '{cls.lower()}' is smallvis\.{cls}$"):
+        getattr(smallvis, name)
+    with pytest.raises(AttributeError, match=r"no attribute 'nothing_here'$"):
+        smallvis.nothing_here
+    assert not hasattr(smallvis, "LargeVis")
+
+
+def test_save_plot_is_where_plot_s_docstring_points():
+    """plot's docstring says "use save_plot": it is smallvis.save_plot."""
+    assert "save_plot" in smallvis.plot.__doc__
+    assert smallvis.save_plot is smallvis.plotting.save_plot
+
+
 def test_the_estimator_classes_are_written_out_for_editors():
     """``class UMAP`` is a statement that an editor and a type checker can read.
 

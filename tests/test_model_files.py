@@ -646,6 +646,15 @@ def test_special_files_are_refused_without_reading(kind, tmp_path):
         smallvis.load_model(path)
 
 
+def test_a_missing_model_file_is_not_called_a_bad_one(tmp_path):
+    """As open() says it: FileNotFoundError, not ModelFileError's "not a smallvis model file"."""
+    path = tmp_path / "missing.npz"
+    with pytest.raises(FileNotFoundError, match="no such model file") as caught:
+        smallvis.load_model(path)
+    assert not isinstance(caught.value, smallvis.ModelFileError)
+    assert caught.value.filename == str(path)
+
+
 def test_a_model_fitted_on_precomputed_neighbours_loads(data):
     """``method_params={"knn": ...}`` arrays pass the builder's own ``knn`` check on load."""
     X, X_new = data

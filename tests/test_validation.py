@@ -74,6 +74,10 @@ def test_unknown_keyword_lists_valid_ones():
         smallvis.embed(IRIS, method="tsne", gamma=1)
     with pytest.raises(ValueError, match=r"unknown parameter\(s\) 'perplexity' for the cost of 'tsne'"):
         smallvis.cost_and_gradient("tsne", np.zeros((2, 2)), np.zeros((2, 2)), perplexity=3)
+    # perplexity, a keyword of embed itself, is refused by a method without one alike
+    with pytest.raises(ValueError, match=r"method 'umap' does not take a perplexity; valid method "
+                                         r"parameters: a, b, bandwidth, eps, knn, "):
+        smallvis.embed(IRIS, method="umap", perplexity=5)
 
 
 @pytest.mark.parametrize("kwargs,match", [

@@ -9,6 +9,7 @@ chunks, with their CRC checked.  Every failure is a
 :class:`ModelFileError` naming the member.
 """
 
+import errno
 import io
 import math
 import os
@@ -170,6 +171,9 @@ def check_regular_file(file):
         return  # a file object: the caller's
     try:
         mode = os.stat(file).st_mode
+    except FileNotFoundError:
+        # a missing file is not a bad model file: the error open() gives
+        raise FileNotFoundError(errno.ENOENT, "no such model file", os.fsdecode(file)) from None
     except OSError as exc:
         fail(file, f"cannot be read: {exc}")
     if not stat.S_ISREG(mode):

@@ -269,6 +269,8 @@ def load_model(file):
 
     Raises
     ------
+    FileNotFoundError
+        No file of that name.
     ModelFileError
         (a ``ValueError``) The file is not an ``.npz`` archive, is truncated
         or damaged, is not a smallvis model of a version this smallvis reads,
