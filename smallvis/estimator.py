@@ -553,6 +553,15 @@ def method_estimator(cls):
         raise ValueError(f"method_estimator: the method {name!r} has a class already, "
                          f"{METHOD_CLASSES[name].__qualname__}")
     cls._method = name
-    cls.__doc__ = f"{METHODS[name].summary}.\n\n    {inspect.cleandoc(cls.__doc__ or '')}\n"
+    m = METHODS[name]
+    params = ", ".join(f"``{k}={v!r}``" for k, v in {**m.affinity_params,
+                                                       **m.cost_params}.items()) or "none"
+    cls.__doc__ = (
+        f"{m.summary}.\n\n    {inspect.cleandoc(cls.__doc__ or '')}\n\n"
+        f"    The method's parameters (``method_params=``"
+        + (", or ``perplexity=``" if "perplexity" in m.affinity_params else "")
+        + f") and their defaults: {params}.  A default of None, here or in the signature "
+        "(``learning_rate``, ``n_epochs``, ``exaggeration``, ...), is chosen for the data by "
+        f"the method's own rule: :doc:`its page </_generated/methods/{name}>`.\n")
     METHOD_CLASSES[name] = cls
     return cls

@@ -155,11 +155,27 @@ def _blobs(n, dim=5, seed=2026):
 
 
 def default_cases(method):
-    """The kit's battery of cases for ``method``.
+    """The kit's battery of cases for ``method``: what :func:`check_gradient` tries by default.
+
+    Small, varied and deterministic: the smallest problems (2 points, 3
+    points in one dimension), 30 iris rows with a dense ``P`` and with a kNN
+    ``P``, 36 digits in three dimensions, 24 points of two blobs with their
+    map at scales 1e-3 to 1e3 (where a gradient's far-field or
+    near-field mistakes show), and a pair of points 1e-7 apart.  A method
+    with a learned normalisation (ncvis's ``Q``) gets cases at other values
+    of it.
+
+    Parameters
+    ----------
+    method : str
+        A registered method or alias (:func:`smallvis.list_methods`).
 
     Returns
     -------
     list of GradientCase
+        Each with its ``P``, ``Y``, parameters and a name that reports use;
+        pass a part of it, or cases of your own (:func:`make_case`), as
+        ``cases=`` to :func:`check_gradient`.
     """
     m = get_method(method)
     q = "Q" in m.learned
