@@ -40,7 +40,10 @@ refused and reported:
   is a TeX error;
 * the search finds "perplexity", "UMAP" and a method's name;
 * at a phone's width (390 px) the front page, a method page and the theory
-  do not scroll sideways and their text stays at a readable size.
+  do not scroll sideways and their text stays at a readable size;
+* at a laptop's width (1280 px) no display formula of the theory or of any
+  method page is wider than its column, where a reader would have to
+  scroll it to read its end.
 
 Screenshots of each page go to ``docs/_build/screenshots/`` (``--screenshots``),
 the narrow ones as ``*_narrow.png``, to look at.
@@ -84,6 +87,8 @@ OPTIONAL_PAGES = [
 #: the pages shown at a phone's width
 NARROW_PAGES = ("front", "method", "theory")
 NARROW_VIEWPORT = {"width": 390, "height": 844}
+#: the window of every other check
+LAPTOP_VIEWPORT = {"width": 1280, "height": 900}
 #: words the search must find; a method's name is added from the site
 SEARCH_WORDS = ("perplexity", "UMAP")
 
@@ -452,6 +457,36 @@ def check_page(context, base, name, path, shots):
 #: the smallest body text a phone's reader should get, in CSS pixels
 MIN_FONT_PX = 14
 
+#: The display formulas wider than the text column beside them, by the start
+#: of their TeX (MathJax's ``mjx-math`` has the formula's own width).
+WIDE_FORMULAS = """() => Array.from(document.querySelectorAll('div.math')).filter(d => {
+    const m = d.querySelector('mjx-container mjx-math');
+    return m && m.getBoundingClientRect().width > d.getBoundingClientRect().width + 1;
+}).map(d => d.getAttribute('data-tex') || d.textContent.trim().slice(0, 60))"""
+
+
+def wide_formula_pages(site: Path):
+    """Every method page and the theory: the pages whose formulas a reader studies."""
+    methods = sorted(p.relative_to(site).as_posix()
+                     for p in (site / "_generated" / "methods").glob("*.html")
+                     if p.name != "index.html")
+    return [("theory", "theory.html")] + [(Path(p).stem, p) for p in methods]
+
+
+def check_formula_widths(context, base, pages):
+    """At a laptop's width no display formula runs past its column (it would scroll)."""
+    problems = []
+    for name, path in pages:
+        page, _, errors, refused = _open(context, base, path)
+        _wait_for_maths(page)
+        wide = page.evaluate(WIDE_FORMULAS)
+        page.close()
+        problems += [f"{name}: {e}" for e in errors]
+        problems += [f"{name}: a formula wider than the text column at "
+                     f"{LAPTOP_VIEWPORT['width']} px: {tex!r}" for tex in wide]
+    return problems, (f"formula widths: {len(pages)} pages (every method and the theory), "
+                      f"{len(problems)} wider than their column")
+
 
 def check_narrow(context, base, name, path, shots):
     """At a phone's width the page does not scroll sideways and its text stays readable."""
@@ -541,12 +576,15 @@ def main(argv=None):
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=find_browser(args.browser),
                                                  headless=True)
-            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            context = browser.new_context(viewport=LAPTOP_VIEWPORT)
             pages = site_pages(site)
             for name, path in pages:
                 page_problems_, line = check_page(context, base, name, path, shots)
                 problems += page_problems_
                 lines.append(line)
+            width_problems, line = check_formula_widths(context, base, wide_formula_pages(site))
+            problems += width_problems
+            lines.append(line)
             search_problems, line = check_search(context, base, shots, words)
             problems += search_problems
             lines.append(line)

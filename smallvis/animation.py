@@ -261,6 +261,11 @@ def _pick(count, n_frames):
     return np.round(np.linspace(0, count - 1, n_frames)).astype(int)
 
 
+#: Width of an animation with a legend, in units of its height: the map's
+#: square box and, right of it, the legend's strip.
+LEGEND_STRIP = 1.3
+
+
 def _square_limits(XY, margin=0.05):
     """Square axis limits around ``XY`` (aspect kept on a square figure)."""
     low, high = XY.min(axis=0), XY.max(axis=0)
@@ -278,9 +283,20 @@ def _render(frames, steps, labels, title, zoom, size, dpi):
     canvas = FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     plot(frames[0], labels=labels, ax=ax, title="")
-    # the square limits below keep the aspect on this square figure; plot's
-    # own equal aspect would move them frame by frame
+    # the square limits below keep the aspect on a square box; plot's own
+    # equal aspect would move them frame by frame
     ax.set_aspect("auto")
+    legend = ax.get_legend()
+    if legend is not None:
+        # inside the map, the legend's best place moves from frame to frame
+        # as the points do, and it covers some of them: it goes to a strip
+        # on the right, and the map keeps a square box of the same size
+        fig.set_size_inches(size * LEGEND_STRIP, size)
+        ax.set_position([0.05 / LEGEND_STRIP, 0.04, 0.88 / LEGEND_STRIP, 0.88])
+        ax.legend(handles=legend.legend_handles,
+                  labels=[t.get_text() for t in legend.get_texts()], loc="upper left",
+                  bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize="small",
+                  frameon=False)
     points = ax.collections[0]
     overall = _square_limits(np.vstack(frames))
     images = []
@@ -384,7 +400,9 @@ def animate(frames, labels=None, path=None, *, fps=10, n_frames=None, format=Non
         picture as the final one does; False: one view for all frames,
         which shows the layout growing.
     size : float, default=5.0
-        Width and height of a frame, in inches.
+        Height of a frame, in inches, and its width; with categorical
+        labels, :data:`LEGEND_STRIP` times as wide, the legend right of the
+        square map, where it stays put and covers no point.
     dpi : float, default=80
         Pixels per inch.
 

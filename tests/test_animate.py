@@ -189,6 +189,32 @@ def test_gif_colours_follow_the_labels():
         assert np.min(np.abs(pixels - rgb).sum(axis=1)) < 30, colour
 
 
+def test_a_legend_stays_put_beside_a_square_map():
+    """Categories' legend sits in a strip right of the map, the same in every frame
+    (inside, its best place moved as the points did), and the map keeps a square box."""
+    from PIL import ImageSequence
+
+    from smallvis.animation import LEGEND_STRIP
+
+    rng = np.random.default_rng(4)
+    layouts = [rng.normal(size=(60, 2)) * (1 + k) + [3 * k, 0] for k in range(4)]
+    labels = np.repeat(["a", "b", "c"], 20)
+    image = _gif(smallvis.animate(layouts, labels=labels, fps=4, **SMALL))
+    frames = [np.asarray(f.convert("RGB")).astype(int) for f in ImageSequence.Iterator(image)]
+    height, width = frames[0].shape[:2]
+    assert width == pytest.approx(LEGEND_STRIP * height, abs=2)
+    strip = slice(int(width * 0.8), width)  # right of the map's box
+    # the same up to each frame's own palette (a GIF's 256 colours): a legend
+    # that moved would put a marker where another frame has white
+    assert all(np.abs(f[:, strip] - frames[0][:, strip]).sum(axis=2).max() < 120
+               for f in frames[1:])
+    assert np.any(frames[0][:, strip] < 200)  # the legend is drawn there
+    # the map's frame (its dark axis lines) is as tall as it is wide
+    dark = np.argwhere(frames[-1][:, : int(width * 0.75)].sum(axis=2) < 150)
+    rows, cols = np.ptp(dark[:, 0]), np.ptp(dark[:, 1])
+    assert rows == pytest.approx(cols, abs=3)
+
+
 @pytest.mark.parametrize("kwargs,match", [
     ({"fps": 0}, "fps"), ({"fps": -2}, "fps"), ({"fps": float("nan")}, "fps"),
     ({"fps": 60}, "fps"),  # faster than a GIF plays

@@ -476,6 +476,23 @@ def test_a_unit_member_named_for_a_function_of_its_module_gets_that_function_s_c
     assert ".. autofunction::" not in ext.method_page(smallvis.METHODS["tsne"], "tsne.png")
 
 
+def test_a_method_page_shows_its_unit_s_own_maths(ext):
+    """The unit module's derivations (jse's f(p, q), InfoNCE's quadrature) are on the
+    page, above the classes; a numpydoc section title in them becomes a rubric."""
+    import inspect
+
+    for name in smallvis.METHODS:
+        unit = importlib.import_module(f"smallvis.methods.{name}.unit")
+        page = ext.method_page(smallvis.METHODS[name], "x.png")
+        first = inspect.getdoc(unit).splitlines()[0]
+        assert first in page, name
+        assert page.index(first) < page.index(".. autoclass::"), name
+    jse = ext.method_page(smallvis.METHODS["jse"], "x.png")
+    assert r"\frac{p}{1 - \kappa} \log \frac{p}{z}" in jse
+    unit = ext.unit_text("smallvis.methods.umap.unit", "smallvis.methods.umap")
+    assert ".. rubric:: References\n\nL. McInnes" in unit and "\n---" not in unit
+
+
 @pytest.mark.parametrize("name", list(smallvis.METHODS))
 def test_a_method_page_s_figure_call_is_the_one_its_optimizer_reads(ext, name):
     # the stochastic optimizer ignores n_iter: a page whose figure runs it

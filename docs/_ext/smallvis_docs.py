@@ -41,8 +41,12 @@ FIGURE_POINTS = 300
 #: is 1000).  The slowest exact methods (the generic normalised engine) take
 #: about 1.7 s of CPU for such a map, the pair methods 0.05-0.4 s.
 FIGURE_ITERATIONS = 500
+#: The method folders, whose C units the pages show.
+METHODS_SOURCE = DOCS.parent / "smallvis" / "methods"
 #: Changing the recipe of the figures (below) redraws them: bump this.
-FIGURE_RECIPE = 2
+FIGURE_RECIPE = 3
+#: Most frames of a method's animation (the recorder keeps half to all of them).
+FIGURE_FRAMES = 30
 
 
 # -- where a method's text and unit live -------------------------------------------------
@@ -119,6 +123,25 @@ def _parameter_table(title, params):
             f"   * - parameter\n     - default\n{rows}\n")
 
 
+#: A numpydoc section title in a unit's docstring ("References" over dashes).
+_SECTION = re.compile(r"^(\S[^\n]*)\n-{3,}$", re.M)
+
+
+def unit_text(source_module, page_module):
+    """The docstring of a method folder's ``unit`` module, for its page.
+
+    The unit's own derivations (the engine's hooks, a stochastic form's
+    coefficients, a quadrature) are the readable form of the page's maths,
+    so the page shows them above the classes; a section title becomes a
+    rubric under the page's own.  Empty when the units live in the page's
+    module itself.
+    """
+    if source_module == page_module:
+        return ""
+    text = inspect.getdoc(importlib.import_module(source_module)) or ""
+    return _SECTION.sub(r".. rubric:: \1\n", text)
+
+
 def method_page(method, figure_name, documented=None):
     """The reStructuredText of one method's page.
 
@@ -153,6 +176,12 @@ def method_page(method, figure_name, documented=None):
         f"   A small map: {FIGURE_POINTS} images of :func:`digits <smallvis.datasets.load>` "
         f"embedded by ``{figure_call}``, every other setting at its default; "
         f"colours are the digit labels.  {figure_cut}\n",
+        f".. figure:: {Path(figure_name).with_suffix('.gif').name}\n"
+        f"   :alt: {method.name} learning the map above, up to its last "
+        f"{'epoch' if stochastic else 'iteration'}\n   :width: 400px\n\n"
+        f"   The same run as it learns: up to {FIGURE_FRAMES} layouts spread evenly over it, "
+        "the last one the map above, each turned onto the last and fitted to the frame "
+        "(:class:`smallvis.Recorder` and :func:`smallvis.animate`).\n",
         _title("Use", "-"),
         f".. code-block:: python\n\n"
         f"   import smallvis\n   X, labels = smallvis.datasets.load(\"digits\")\n"
@@ -171,11 +200,13 @@ def method_page(method, figure_name, documented=None):
         _title("Maths", "-"),
         page_text + "\n",
         *_alias_sections(method),
-        "The papers cited are listed in full under :ref:`References <theory-references>` on the "
-        "theory page.\n",
+        "The papers are listed in full under References above; the derivations that "
+        "several methods share are on the theory page, with its own "
+        ":ref:`References <theory-references>`.\n",
         _title("The NumPy unit", "-"),
         f"The readable form of the maths above: `{source_path} <{source_url}>`_ "
         "(the ``[source]`` links below go to each function).\n",
+        unit_text(source_module, f"smallvis.methods.{method.name}") + "\n",
     ]
     # indexed: this page is the units' only home, and the ``[source]`` pages
     # link back to each unit's anchor here
@@ -185,6 +216,14 @@ def method_page(method, figure_name, documented=None):
         lines.append(f".. autoclass:: {cls.__module__}.{cls.__qualname__}\n"
                      "   :members:\n   :inherited-members: tuple\n")
     lines += _shared_members(unit_classes, set() if documented is None else documented)
+    header = METHODS_SOURCE / method.name / "unit.h"
+    if header.is_file():
+        # the compiled twin of the unit above, from the same folder
+        lines += [_title("The C unit", "-"),
+                  f"The same hooks in C, ``smallvis/methods/{method.name}/unit.h``, which the "
+                  "Cython kernels compile in; the tests hold the two to rounding.\n",
+                  f".. literalinclude:: /../smallvis/methods/{method.name}/unit.h\n"
+                  "   :language: c\n"]
     return "\n".join(lines)
 
 
@@ -477,10 +516,15 @@ def _figure_key(method):
 
 
 def draw_figure(method, path):
-    """Draw one method's map of digits into ``path`` (PNG), unless a current one is there."""
+    """Draw one method's map of digits into ``path`` (PNG) and its run into a GIF beside it.
+
+    Nothing is drawn when current ones are there.
+    """
     key_path = path.with_suffix(".key")
+    gif_path = path.with_suffix(".gif")
     key = _figure_key(method)
-    if path.exists() and key_path.exists() and key_path.read_text() == key:
+    if (path.exists() and gif_path.exists() and key_path.exists()
+            and key_path.read_text() == key):
         return
     import matplotlib
     matplotlib.use("Agg")
@@ -494,8 +538,11 @@ def draw_figure(method, path):
         # a figure of small data: its notes about small data are not the page's
         warnings.simplefilter("ignore")
         # the call the page's caption shows: n_iter where the exact optimizer runs
-        cut = {} if _figure_is_stochastic(method) else {"n_iter": FIGURE_ITERATIONS}
-        Y = smallvis.embed(X[rows], method=method.name, random_state=0, **cut)
+        stochastic = _figure_is_stochastic(method)
+        cut = {} if stochastic else {"n_iter": FIGURE_ITERATIONS}
+        recorder = smallvis.Recorder(n_frames=FIGURE_FRAMES)
+        Y = smallvis.embed(X[rows], method=method.name, random_state=0, callback=recorder,
+                           **cut)
     fig, ax = plt.subplots(figsize=(5.2, 4.2), dpi=100)
     smallvis.plot(Y, labels[rows], ax=ax, title=method.name, s=10, legend=True)
     ax.set_xticks([])
@@ -507,6 +554,8 @@ def draw_figure(method, path):
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)
     plt.close(fig)
+    smallvis.animate(recorder, labels[rows], gif_path, fps=6, size=4.0, dpi=60,
+                     title=f"{method.name}, {'epoch' if stochastic else 'iteration'} {{step}}")
     key_path.write_text(key)
 
 
@@ -610,7 +659,7 @@ def generate(app, config=None):
     for slug, text in families.items():
         _write(methods_dir / "families" / f"{slug}.rst", text)
     for stale in set(p.stem for p in methods_dir.glob("*.rst")) - {n for n, _ in index} - {"index"}:
-        for suffix in (".rst", ".png", ".key"):
+        for suffix in (".rst", ".png", ".gif", ".key"):
             (methods_dir / f"{stale}{suffix}").unlink(missing_ok=True)
     for stale in set(p.stem for p in (methods_dir / "families").glob("*.rst")) - set(families):
         (methods_dir / "families" / f"{stale}.rst").unlink()

@@ -9,9 +9,9 @@ Amari (2011), as Narayan, Punjani & Abbeel (2015) generalise t-SNE; with
 
     C = \frac{1}{\alpha \beta \lambda} \sum_{i \ne j} \bigl(\alpha\, p_{ij}^\lambda
         + \beta\, q_{ij}^\lambda - \lambda\, p_{ij}^\alpha q_{ij}^\beta\bigr),
-    \qquad
+
     q_{ij} = \frac{w_{ij}}{\sum_{k \ne l} w_{kl}},
-    \qquad
+
     w_{ij} = \frac{1}{1 + \|y_i - y_j\|^2},
 
 and, at :math:`\beta = 0` (its limit),
@@ -30,7 +30,7 @@ the gradient
 
     c_{ij} = \frac{w_{ij}}{\alpha} \Bigl(p_{ij}^\alpha q_{ij}^\beta - q_{ij}^\lambda
         - q_{ij} \sum_{k \ne l} \bigl(p_{kl}^\alpha q_{kl}^\beta - q_{kl}^\lambda\bigr)\Bigr),
-    \qquad
+
     \frac{\partial C}{\partial y_i} = 4 \sum_{j \ne i} c_{ij} (y_i - y_j).
 
 :math:`\alpha = 1, \beta = 0` is the KL divergence: with ``P`` summing to

@@ -9,7 +9,7 @@ normalised engine, with :math:`\lambda = \alpha + \beta`,
     f(p, q) = \frac{\alpha\, p^\lambda + \beta\, q^\lambda
         - \lambda\, p^\alpha q^\beta}{\alpha \beta \lambda}
     \quad (\beta \ne 0),
-    \qquad
+
     f(p, q) = \frac{1}{\alpha^2}\Bigl(p^\alpha \log \frac{p^\alpha}{q^\alpha}
         - p^\alpha + q^\alpha\Bigr)
     \quad (\beta = 0),

@@ -9,9 +9,9 @@ Barnes--Hut), normalised over all pairs:
 .. math::
 
     w_{ij} = \bigl(1 + \alpha \beta_i \|y_i - y_j\|^2\bigr)^{-1/\alpha},
-    \qquad
+
     q_{ij} = \frac{w_{ij}}{\sum_{k \ne l} w_{kl}},
-    \qquad
+
     C = \sum_{i \ne j} p_{ij} \log \frac{p_{ij}}{q_{ij}}.
 
 Since :math:`-\partial \log w_{ij} / \partial d_{ij}^2 = \beta_i /

@@ -12,9 +12,9 @@ after (:func:`smallvis.methods._common.row_bandwidths`), so the hooks see
 .. math::
 
     \log w = -\frac{1}{\alpha} \log(1 + \alpha u),
-    \qquad
+
     -\frac{\partial \log w}{\partial u} = \frac{1}{1 + \alpha u} = w^{\alpha},
-    \qquad
+
     c_{ij} = \frac{\partial C}{\partial d_{ij}^2}
            = \beta_i\, w_{ij}^{\alpha} (p_{ij} - q_{ij}).
 

@@ -8,7 +8,7 @@ asne's,
 .. math::
 
     q_{j|i} = \frac{\exp(-\beta_i \|y_i - y_j\|^2)}{\sum_{k \ne i} \exp(-\beta_i \|y_i - y_k\|^2)},
-    \qquad
+
     C = \sum_i \Bigl[\lambda \sum_{j \ne i} p_{j|i} \log \frac{p_{j|i}}{q_{j|i}}
         + (1 - \lambda) \sum_{j \ne i} q_{j|i}
           \log \frac{q_{j|i}}{\max(p_{j|i}, p_\text{floor})}\Bigr].
@@ -19,7 +19,7 @@ and each row's reverse divergence :math:`R_i = \sum_k q_{k|i} \ell_{ik}`,
 .. math::
 
     \frac{\partial C}{\partial y_i} = 2 \sum_{j \ne i} (k_{ij} + k_{ji})(y_i - y_j),
-    \qquad
+
     k_{ij} = \beta_i \bigl[\lambda (p_{j|i} - q_{j|i})
              + (1 - \lambda)\, q_{j|i} (R_i - \ell_{ij})\bigr],
 

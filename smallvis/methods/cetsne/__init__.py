@@ -9,9 +9,9 @@ t-SNE's probabilities as R smallvis's "CE t-SNE"):
 
     C = \sum_{i \ne j} \Bigl[ p_{ij} \log \frac{p_{ij}}{q_{ij}}
         + (1 - p_{ij}) \log \frac{1 - p_{ij}}{1 - q_{ij}} \Bigr],
-    \qquad
+
     q_{ij} = \frac{w_{ij}}{\sum_{k \ne l} w_{kl}},
-    \qquad
+
     w_{ij} = \frac{1}{1 + \|y_i - y_j\|^2}.
 
 Each summand is the KL divergence of two Bernoulli distributions, so
@@ -24,9 +24,9 @@ engine's chain rule through the one normaliser gives, for a symmetric
 .. math::
 
     c_{ij} = \Bigl(\frac{p_{ij} - q_{ij}}{1 - q_{ij}} + S\, q_{ij}\Bigr) w_{ij},
-    \qquad
+
     S = \sum_{k \ne l} \frac{q_{kl} - p_{kl}}{1 - q_{kl}},
-    \qquad
+
     \frac{\partial C}{\partial y_i} = 4 \sum_{j \ne i} c_{ij} (y_i - y_j),
 
 R smallvis's ``4 W (C - sum(C) Q)`` with :math:`C = (P - Q) / (1 - Q)`.

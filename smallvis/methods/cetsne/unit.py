@@ -7,7 +7,7 @@ cross-entropy of two normalised probabilities (a Bernoulli KL divergence),
 .. math::
 
     f(p, q) = p \log \frac{p}{q} + (1 - p) \log \frac{1 - p}{1 - q},
-    \qquad
+
     q\, \frac{\partial f}{\partial q} = \frac{q - p}{1 - q}.
 
 The engine's hooks (:func:`smallvis.backends.reference.normalised_cost`

@@ -12,6 +12,16 @@ cross-entropy of picking :math:`j` among the :math:`m + 1` candidates
     \qquad \phi_{ij} = \frac{1}{1 + d_{ij}^2},
 
 :math:`S_i` the sum of :math:`m` draws from :math:`\{\phi_{ik}: k \ne i\}`.
+With :math:`D = \phi_{ij} + \sum_l \phi_{i k_l}`, a sample's loss
+:math:`\ell = -\log \phi_{ij} + \log D` has the gradient
+
+.. math::
+
+    \frac{\partial \ell}{\partial y_i} = 2 \phi_{ij} \Bigl(1 - \frac{\phi_{ij}}{D}\Bigr)(y_i - y_j)
+        - 2 \sum_{l=1}^m \frac{\phi_{i k_l}^2}{D} (y_i - y_{k_l}),
+
+the step of the stochastic form; the exact gradient is the expectation of
+such gradients over the draws.
 The exact cost evaluates the expectation by quadrature on a lattice of
 about 200 nodes for every pair, :math:`O(N^2 T)` per evaluation with
 :math:`T \approx 200` (some 200 times the cost of a t-SNE gradient), so

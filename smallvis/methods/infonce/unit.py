@@ -101,17 +101,18 @@ class InfoNCEUnit(NamedTuple):
 
             C_i = \sum_j p_{ij} \Bigl[-\log \tilde\phi_{ij} + h \sum_u
                   \bigl(\mathrm{expm1}(-t) - \mathrm{expm1}(-\tilde\phi_{ij} t + m \lambda(t))\bigr)\Bigr],
-            \qquad \lambda(t) = \log M(t) = \mathrm{log1p}\Bigl(\frac{1}{n_o}\sum_k
+
+            \lambda(t) = \log M(t) = \mathrm{log1p}\Bigl(\frac{1}{n_o}\sum_k
                   \mathrm{expm1}(-\tilde\phi_k t)\Bigr),
 
         with :math:`\tilde\phi = \phi / s`, :math:`s = \max_k \phi_k`, and
 
         .. math::
 
-            \frac{\partial C_i}{\partial \phi_k} = \frac{1}{s}\Bigl[
+            \frac{\partial C_i}{\partial \phi_k} &= \frac{1}{s}\Bigl[
               [k \in \mathrm{pos}]\, p_{ik}\Bigl(-\frac{1}{\tilde\phi_k}
-                + h \sum_u t\, e^{-\tilde\phi_k t} M^m\Bigr)
-              + \frac{m}{n_o} h \sum_u t \sum_j p_{ij} e^{-\tilde\phi_{ij} t} M^{m-1}
+                + h \sum_u t\, e^{-\tilde\phi_k t} M^m\Bigr) \\
+              &\qquad + \frac{m}{n_o} h \sum_u t \sum_j p_{ij} e^{-\tilde\phi_{ij} t} M^{m-1}
                 e^{-\tilde\phi_k t}\Bigr].
 
         Parameters
@@ -161,7 +162,7 @@ class InfoNCEUnit(NamedTuple):
         r"""The grouped step of one sample: descent on its loss :math:`\ell`.
 
         With :math:`D = \phi_{ij} + \sum_l \phi_{ik_l}` (all at the current
-        ``Y``), the head moves by :math:`\alpha c (y_i - y_{other})`:
+        ``Y``), the head moves by :math:`\rho c (y_i - y_{other})` (:math:`\rho` the step size):
 
         .. math::
 

@@ -9,9 +9,9 @@ Kullback-Leibler divergences to the mixture :math:`Z_i = \kappa P_i + (1 -
 
     C = \sum_i \Bigl[\frac{1}{1 - \kappa} \mathrm{KL}(P_i \| Z_i)
         + \frac{1}{\kappa} \mathrm{KL}(Q_i \| Z_i)\Bigr],
-    \qquad
+
     z_{j|i} = \kappa\, p_{j|i} + (1 - \kappa)\, q_{j|i},
-    \qquad
+
     q_{j|i} = \frac{\exp(-\|y_i - y_j\|^2)}{\sum_{k \ne i} \exp(-\|y_i - y_k\|^2)}.
 
 With :math:`f(p, q)` the summand, :math:`\partial f / \partial q =
@@ -23,7 +23,7 @@ coefficient and the gradient
 
     c_{ij} = -\frac{q_{j|i}}{\kappa} \Bigl(\log \frac{q_{j|i}}{z_{j|i}}
         - \sum_{k \ne i} q_{k|i} \log \frac{q_{k|i}}{z_{k|i}}\Bigr),
-    \qquad
+
     \frac{\partial C}{\partial y_i} = 2 \sum_{j \ne i} (c_{ij} + c_{ji})(y_i - y_j).
 
 :math:`\kappa \to 0` tends to asne's :math:`\mathrm{KL}(P \| Q)`; the

@@ -8,11 +8,11 @@ f-divergences of Im, Verma & Branson (2018):
 
     C = \frac{1}{2} \sum_{i \ne j} \Bigl(p_{ij} \log \frac{p_{ij}}{z_{ij}}
         + q_{ij} \log \frac{q_{ij}}{z_{ij}}\Bigr),
-    \qquad
+
     z_{ij} = \frac{p_{ij} + q_{ij}}{2},
-    \qquad
+
     q_{ij} = \frac{w_{ij}}{\sum_{k \ne l} w_{kl}},
-    \qquad
+
     w_{ij} = \frac{1}{1 + \|y_i - y_j\|^2}.
 
 The derivative of the summand in :math:`q` is :math:`\frac{1}{2}
@@ -24,7 +24,7 @@ pair coefficient and the gradient
 
     c_{ij} = \frac{q_{ij}}{2} \Bigl(\sum_{k \ne l} q_{kl} \log \frac{q_{kl}}{z_{kl}}
         - \log \frac{q_{ij}}{z_{ij}}\Bigr)\, w_{ij},
-    \qquad
+
     \frac{\partial C}{\partial y_i} = 4 \sum_{j \ne i} c_{ij} (y_i - y_j).
 
 A pair attracts while :math:`q < p` more than on average, and repels

@@ -11,6 +11,16 @@ reported cost is :math:`-J`; docs/theory.md §3.8), is
     J = \sum_{i \ne j} p_{ij} \log \frac{q_{ij}}{q_{ij} + \nu p_n(i)}
       + \nu \sum_{i \ne j} p_n(i) \log \frac{\nu p_n(i)}{q_{ij} + \nu p_n(i)}.
 
+With :math:`r_i = \nu p_n(i)`, :math:`s_{ij} = q_{ij} + r_i` and
+:math:`G_{ij} = \frac{r_i}{s_{ij}} (p_{ij} - q_{ij})\, a b\,
+d_{ij}^{2(b-1)} / (1 + a d_{ij}^{2b})`, the gradient of the cost is
+
+.. math::
+
+    \frac{\partial(-J)}{\partial y_i} = 2 \sum_{j \ne i} (G_{ij} + G_{ji})(y_i - y_j),
+
+    \frac{\partial(-J)}{\partial Q} = \sum_{i \ne j} \frac{r_i}{s_{ij}} (p_{ij} - q_{ij}).
+
 The stochastic form is the reference code's: 50 epochs, every edge once
 per epoch, a cubic noise schedule, the step :math:`\rho_0 (1 - (e/E)^2)`
 in epoch :math:`e` of :math:`E`, and :math:`Q` updated after every sample.

@@ -8,11 +8,11 @@ smallvis's ``ntumap``):
 
     C = \sum_{i \ne j} \Bigl[ p_{ij} \log \frac{p_{ij}}{q_{ij}}
         + (1 - p_{ij}) \log \frac{1 - p_{ij}}{1 - q_{ij}} \Bigr],
-    \qquad
+
     p_{ij} = \frac{v_{ij}}{\sum_{k \ne l} v_{kl}},
-    \qquad
+
     q_{ij} = \frac{w_{ij}}{\sum_{k \ne l} w_{kl}},
-    \qquad
+
     w_{ij} = \frac{1}{1 + \|y_i - y_j\|^2},
 
 with :math:`v` UMAP's fuzzy union of smooth kNN memberships (``n_neighbors``
@@ -23,9 +23,9 @@ so are its pair coefficient and gradient,
 .. math::
 
     c_{ij} = \Bigl(\frac{p_{ij} - q_{ij}}{1 - q_{ij}} + S\, q_{ij}\Bigr) w_{ij},
-    \qquad
+
     S = \sum_{k \ne l} \frac{q_{kl} - p_{kl}}{1 - q_{kl}},
-    \qquad
+
     \frac{\partial C}{\partial y_i} = 4 \sum_{j \ne i} c_{ij} (y_i - y_j),
 
 R smallvis's ``4 W (C - sum(C) Q)`` with :math:`C = (P - Q) / (1 - Q)`.

@@ -7,9 +7,9 @@ Gaussian weight normalised over all pairs, and one mixture
 .. math::
 
     C = \frac{1}{1 - \kappa} \mathrm{KL}(P \| Z) + \frac{1}{\kappa} \mathrm{KL}(Q \| Z),
-    \qquad
+
     z_{ij} = \kappa\, p_{ij} + (1 - \kappa)\, q_{ij},
-    \qquad
+
     q_{ij} = \frac{\exp(-\|y_i - y_j\|^2)}{\sum_{k \ne l} \exp(-\|y_k - y_l\|^2)}.
 
 The engine's chain rule through the one normaliser gives, for a
@@ -19,7 +19,7 @@ symmetric ``P``,
 
     c_{ij} = -\frac{q_{ij}}{\kappa} \Bigl(\log \frac{q_{ij}}{z_{ij}}
         - \sum_{k \ne l} q_{kl} \log \frac{q_{kl}}{z_{kl}}\Bigr),
-    \qquad
+
     \frac{\partial C}{\partial y_i} = 4 \sum_{j \ne i} c_{ij} (y_i - y_j).
 
 :math:`\kappa \to 0` tends to ssne.  A new point is placed with its own

@@ -9,7 +9,7 @@ normalised over all pairs (symmetric SNE's),
     C = \lambda \sum_{i \ne j} p_{ij} \log \frac{p_{ij}}{q_{ij}}
         + (1 - \lambda) \sum_{i \ne j} q_{ij}
           \log \frac{q_{ij}}{\max(p_{ij}, p_\text{floor})},
-    \qquad
+
     q_{ij} = \frac{\exp(-\|y_i - y_j\|^2)}{\sum_{k \ne l} \exp(-\|y_k - y_l\|^2)},
 
 with :math:`p_{ij} = (p_{j|i} + p_{i|j}) / 2N`.  :math:`\lambda = 1` is
@@ -20,7 +20,7 @@ q_{kl} \ell_{kl}`,
 .. math::
 
     \frac{\partial C}{\partial y_i} = 4 \sum_{j \ne i} k_{ij}\, (y_i - y_j),
-    \qquad
+
     k_{ij} = \lambda (p_{ij} - q_{ij}) + (1 - \lambda)\, q_{ij} (R - \ell_{ij}),
 
 R smallvis's gradient (``snerv`` in ``R/nerv.R``: ``K = 4 lambda (P - Q)

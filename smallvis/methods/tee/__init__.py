@@ -11,14 +11,18 @@ form:
 .. math::
 
     C = \frac{1}{N} \sum_{i \ne j} \Bigl(v_{ij} \log \frac{v_{ij}}{w_{ij}}
-        - \lambda v_{ij} + \lambda w_{ij}\Bigr)
-      = \sum_{i \ne j} \Bigl(p_{ij} \log(N p_{ij}) - \lambda p_{ij}
-        + p_{ij} \log(1 + d_{ij}^2) + \frac{\lambda}{N} w_{ij}\Bigr),
-    \qquad
+        - \lambda v_{ij} + \lambda w_{ij}\Bigr),
+
     w_{ij} = \frac{1}{1 + \|y_i - y_j\|^2},
 
-with ``P`` t-SNE's joint affinities (summing to 1).  The cost is not
-normalised: a sum over pairs, whose gradient is
+that is, with ``P`` t-SNE's joint affinities (summing to 1),
+
+.. math::
+
+    C = \sum_{i \ne j} \Bigl(p_{ij} \log(N p_{ij}) - \lambda p_{ij}
+        + p_{ij} \log(1 + d_{ij}^2) + \frac{\lambda}{N} w_{ij}\Bigr).
+
+The cost is not normalised: a sum over pairs, whose gradient is
 
 .. math::
 

@@ -7,9 +7,9 @@ between :math:`V = N P` and :math:`\lambda`-weighted weights, scaled by
 
 .. math::
 
-    C = \frac{1}{N} \sum_{i \ne j} \Bigl(v_{ij} \log \frac{v_{ij}}{w_{ij}}
-        - \lambda v_{ij} + \lambda w_{ij}\Bigr)
-      = \sum_{i \ne j} \Bigl(p_{ij} \log(N p_{ij}) - \lambda p_{ij}
+    C &= \frac{1}{N} \sum_{i \ne j} \Bigl(v_{ij} \log \frac{v_{ij}}{w_{ij}}
+        - \lambda v_{ij} + \lambda w_{ij}\Bigr) \\
+      &= \sum_{i \ne j} \Bigl(p_{ij} \log(N p_{ij}) - \lambda p_{ij}
         + p_{ij} \log(1 + d_{ij}^2) + \frac{\lambda}{N} w_{ij}\Bigr).
 
 The repulsion weight :math:`\lambda / N` depends on the number of points,

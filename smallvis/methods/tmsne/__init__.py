@@ -8,17 +8,17 @@ pairs:
 .. math::
 
     p_{ij} = \frac{v_{ij}}{\sum_{k \ne l} v_{kl}},
-    \qquad
+
     v_{ij} = \exp(-\beta_i \|x_i - x_j\|^2),
-    \qquad
+
     q_{ij} = \frac{w_{ij}}{\sum_{k \ne l} w_{kl}},
-    \qquad
+
     w_{ij} = \frac{1}{1 + \|y_i - y_j\|^2},
 
 .. math::
 
     C = \sum_{i \ne j} p_{ij} \log \frac{p_{ij}}{q_{ij}},
-    \qquad
+
     \frac{\partial C}{\partial y_i} =
     2 \sum_{j \ne i} (p_{ij} + p_{ji} - 2 q_{ij})\, w_{ij}\, (y_i - y_j),
 

@@ -9,11 +9,11 @@ symmetrised, and each row normalised again,
 
     p_{ij} = \frac{v_{ij}}{\sum_k v_{ik}}, \quad
     v_{ij} = \frac{p_{j|i} + p_{i|j}}{2};
-    \qquad
+
     C = \sum_i \sum_{j \ne i} p_{ij} \log \frac{p_{ij}}{q_{ij}},
-    \qquad
+
     q_{ij} = \frac{w_{ij}}{\sum_{k \ne i} w_{ik}},
-    \quad
+
     w_{ij} = \frac{1}{1 + \|y_i - y_j\|^2}.
 
 The normalised engine's chain rule through each row's normaliser gives
@@ -21,7 +21,7 @@ The normalised engine's chain rule through each row's normaliser gives
 .. math::
 
     c_{ij} = (p_{ij} - q_{ij})\, w_{ij},
-    \qquad
+
     \frac{\partial C}{\partial y_i} = 2 \sum_{j \ne i} (c_{ij} + c_{ji}) (y_i - y_j).
 
 R smallvis's comment calls it an experiment that "might work a tiny bit

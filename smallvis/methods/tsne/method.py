@@ -136,7 +136,8 @@ TSNEU = Alias(
             "(R smallvis): tsne itself",
     page=r"""
     R smallvis's ``tsneu`` keeps the symmetrised row-normalised affinities
-    :math:`V` with their sum :math:`S = \sum V` (:math:`N`) and writes
+    :math:`V` (each row of which sums to 1 before the symmetrising) with their
+    sum :math:`S = \sum_{ij} v_{ij}`, which is :math:`N`, and writes
     t-SNE's gradient as
 
     .. math::
