@@ -28,7 +28,12 @@ def _folders_on_disk():
 
 
 def test_the_registry_collects_every_folder_and_nothing_else():
-    assert sorted(FOLDERS) == _folders_on_disk()
+    on_disk = _folders_on_disk()
+    unlisted = sorted(set(on_disk) - set(FOLDERS))
+    assert not unlisted, f"add {unlisted} to FOLDERS in smallvis/registry.py"
+    gone = sorted(set(FOLDERS) - set(on_disk))
+    assert not gone, f"FOLDERS in smallvis/registry.py names {gone}, which have no folder"
+    assert sorted(FOLDERS) == on_disk, "FOLDERS names a folder twice"
     assert list(METHODS) == list(FOLDERS)
 
 
