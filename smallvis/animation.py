@@ -28,7 +28,7 @@ import numpy as np
 
 from ._outputs import check_output, is_stream, write_output
 from ._validation import check_integer
-from .plotting import _as_embedding, plot
+from .plotting import _as_embedding, _typed, plot
 
 __all__ = ["Recorder", "align_frames", "animate", "check_animation", "ANIMATION_FORMATS"]
 
@@ -261,9 +261,45 @@ def _pick(count, n_frames):
     return np.round(np.linspace(0, count - 1, n_frames)).astype(int)
 
 
-#: Width of an animation with a legend, in units of its height: the map's
-#: square box and, right of it, the legend's strip.
+#: Least width of an animation with a legend, in units of its height: the
+#: map's square box and, right of it, the legend's strip (wider when the
+#: legend needs it).
 LEGEND_STRIP = 1.3
+
+
+def _legend_beside(fig, ax, canvas, size):
+    """Move the legend of ``ax`` to a strip right of a square map of ``size`` inches.
+
+    Inside the map, the legend's best place moves from frame to frame as the
+    points do, and it covers some of them.  The strip is
+    :data:`LEGEND_STRIP` times the height, or as wide as the legend needs.
+    """
+    legend = ax.get_legend()
+    legend = ax.legend(handles=legend.legend_handles,
+                       labels=[t.get_text() for t in legend.get_texts()], loc="upper left",
+                       bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize="small",
+                       frameon=False)
+    left, bottom, side = 0.05 * size, 0.04 * size, 0.88 * size  # the map's box, inches
+    width = size * LEGEND_STRIP
+    for _ in range(2):  # the legend's width, measured where it is drawn
+        fig.set_size_inches(width, size)
+        ax.set_position([left / width, bottom / size, side / width, side / size])
+        canvas.draw()
+        right = legend.get_window_extent().x1 / fig.dpi + 0.05 * size
+        width = max(size * LEGEND_STRIP, right)
+
+
+def _scatter_rows(labels, n):
+    """The rows of each scatter that :func:`smallvis.plot` draws, in its order.
+
+    The points of missing (NaN) labels are one grey scatter, drawn first;
+    the others are one scatter after it.
+    """
+    if labels is None:
+        return [np.arange(n)]
+    labels = _typed(np.asarray(labels))  # as plot reads them
+    missing = np.isnan(labels) if labels.dtype.kind in "fc" else np.zeros(n, dtype=bool)
+    return [rows for rows in (np.flatnonzero(missing), np.flatnonzero(~missing)) if rows.size]
 
 
 def _square_limits(XY, margin=0.05):
@@ -286,22 +322,15 @@ def _render(frames, steps, labels, title, zoom, size, dpi):
     # the square limits below keep the aspect on a square box; plot's own
     # equal aspect would move them frame by frame
     ax.set_aspect("auto")
-    legend = ax.get_legend()
-    if legend is not None:
-        # inside the map, the legend's best place moves from frame to frame
-        # as the points do, and it covers some of them: it goes to a strip
-        # on the right, and the map keeps a square box of the same size
-        fig.set_size_inches(size * LEGEND_STRIP, size)
-        ax.set_position([0.05 / LEGEND_STRIP, 0.04, 0.88 / LEGEND_STRIP, 0.88])
-        ax.legend(handles=legend.legend_handles,
-                  labels=[t.get_text() for t in legend.get_texts()], loc="upper left",
-                  bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize="small",
-                  frameon=False)
-    points = ax.collections[0]
+    if ax.get_legend() is not None:
+        _legend_beside(fig, ax, canvas, size)
+    # plot draws the points of missing labels first, in grey, then the others
+    scatters = list(zip(ax.collections, _scatter_rows(labels, len(frames[0]))))
     overall = _square_limits(np.vstack(frames))
     images = []
     for XY, step in zip(frames, steps):
-        points.set_offsets(XY)
+        for points, rows in scatters:
+            points.set_offsets(XY[rows])
         xlim, ylim = _square_limits(XY) if zoom else overall
         ax.set_xlim(*xlim)
         ax.set_ylim(*ylim)

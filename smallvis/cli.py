@@ -382,7 +382,11 @@ def _keyword_flag(keyword):
 
 
 #: A keyword form in a message (``pass n_epochs= to set``, ``optimizer='exact'``).
-_KEYWORD_FORM = re.compile(r"(?<![\w.-])([a-z][a-z0-9_]*)=")
+_KEYWORD_FORM = re.compile(r"(?<![\w./\\'\"-])([a-z][a-z0-9_]*)=")
+
+#: A quoted value in a message (a file name, a column, a keyword's value),
+#: which a message's own apostrophes ("umap's") do not open.
+_QUOTED = re.compile(r"(?<!\w)'[^'\n]*'" r'|(?<!\w)"[^"\n]*"')
 
 
 def cli_message(exc_or_warning):
@@ -405,8 +409,12 @@ def cli_message(exc_or_warning):
     text = spell_options(text, options, option_flag)
     if not isinstance(exc_or_warning, CLIError):
         # advice in any other message of the package ("pass optimizer='exact'")
-        # names what to type too; the command line's own may quote the user
+        # names what to type too; the command line's own may quote the user,
+        # and so may the package, in quotes ('runs/perplexity=30/x.csv')
+        quoted = _QUOTED.findall(text)
+        text = _QUOTED.sub("\0", text)
         text = spell_options(text, dict.fromkeys(_KEYWORD_FORM.findall(text)), _keyword_flag)
+        text = re.sub("\0", lambda _: quoted.pop(0), text)
     if not isinstance(exc_or_warning, CLIError) and _ROW_NUMBER.search(text):
         # the package numbers rows as Python does; a reader of a file counts
         # lines from 1, past a header

@@ -148,7 +148,8 @@ def test_rows_that_join_every_neighbourhood_are_warned_about(method):
     X = _documents_with_empty_rows(3)
     with pytest.warns(RuntimeWarning, match=r"1 point\(s\) are among the 3 nearest others of "
                                             r"at least half of the 303 rows \(rows 300 and 2 "
-                                            r"other\(s\) of the same values: .*np.diff\(X.indptr\) == 0"):
+                                            r"other\(s\) with the same values: among those of "
+                                            r".*np.diff\(X.indptr\) == 0"):
         smallvis.affinities(X, method)
 
 

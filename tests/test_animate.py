@@ -189,6 +189,16 @@ def test_gif_colours_follow_the_labels():
         assert np.min(np.abs(pixels - rgb).sum(axis=1)) < 30, colour
 
 
+def _box_side(frame):
+    """The height and width in pixels of the map's frame: the rows and columns that its
+    (grey) axis lines cross from side to side, left of the legend's strip."""
+    h, w = frame.shape[:2]
+    line = frame.sum(axis=2) < 600
+    rows = np.flatnonzero(line.sum(axis=1) > 0.5 * h)
+    cols = np.flatnonzero(line.sum(axis=0) > 0.5 * h)
+    return np.ptp(rows), np.ptp(cols)
+
+
 def test_a_legend_stays_put_beside_a_square_map():
     """Categories' legend sits in a strip right of the map, the same in every frame
     (inside, its best place moved as the points did), and the map keeps a square box."""
@@ -199,7 +209,7 @@ def test_a_legend_stays_put_beside_a_square_map():
     rng = np.random.default_rng(4)
     layouts = [rng.normal(size=(60, 2)) * (1 + k) + [3 * k, 0] for k in range(4)]
     labels = np.repeat(["a", "b", "c"], 20)
-    image = _gif(smallvis.animate(layouts, labels=labels, fps=4, **SMALL))
+    image = _gif(smallvis.animate(layouts, labels=labels, fps=4, size=3.0, dpi=50))
     frames = [np.asarray(f.convert("RGB")).astype(int) for f in ImageSequence.Iterator(image)]
     height, width = frames[0].shape[:2]
     assert width == pytest.approx(LEGEND_STRIP * height, abs=2)
@@ -209,10 +219,43 @@ def test_a_legend_stays_put_beside_a_square_map():
     assert all(np.abs(f[:, strip] - frames[0][:, strip]).sum(axis=2).max() < 120
                for f in frames[1:])
     assert np.any(frames[0][:, strip] < 200)  # the legend is drawn there
-    # the map's frame (its dark axis lines) is as tall as it is wide
-    dark = np.argwhere(frames[-1][:, : int(width * 0.75)].sum(axis=2) < 150)
-    rows, cols = np.ptp(dark[:, 0]), np.ptp(dark[:, 1])
-    assert rows == pytest.approx(cols, abs=3)
+    side_down, side_across = _box_side(frames[-1])
+    assert side_down > 0.8 * height
+    assert side_down == pytest.approx(side_across, abs=2)
+
+
+def test_a_long_legend_widens_the_strip_instead_of_being_cut():
+    from PIL import ImageSequence
+
+    rng = np.random.default_rng(5)
+    layouts = [rng.normal(size=(40, 2)) for _ in range(2)]
+    labels = np.repeat(["a", "a category with a long name indeed"], 20)
+    image = _gif(smallvis.animate(layouts, labels=labels, fps=4, size=3.0, dpi=50))
+    frame = np.asarray(next(ImageSequence.Iterator(image)).convert("RGB")).astype(int)
+    height, width = frame.shape[:2]
+    assert width > 1.5 * height
+    assert np.all(frame[:, -3:] > 240)  # white at the right edge: no text cut there
+    side_down, side_across = _box_side(frame)
+    assert side_down == pytest.approx(side_across, abs=2)
+
+
+def test_points_of_missing_labels_and_the_others_both_move():
+    """plot draws the NaN labels' points as a grey scatter first: every scatter follows
+    the frames (the coloured points stood still at the first frame)."""
+    import matplotlib.colors as mcolors
+    from PIL import ImageSequence
+
+    rng = np.random.default_rng(6)
+    start = rng.normal(size=(40, 2)) * 0.3
+    layouts = [start, start + [10.0, 0.0]]  # everything moves right
+    labels = np.r_[np.full(10, np.nan), np.zeros(30)]
+    # neither turned onto the last frame (which would undo the move) nor zoomed
+    image = _gif(smallvis.animate(layouts, labels=labels, fps=4, align=False, zoom=False,
+                                  size=3.0, dpi=50, title=""))
+    last = np.asarray(list(ImageSequence.Iterator(image))[-1].convert("RGB")).astype(int)
+    blue = np.array(mcolors.to_rgb("tab:blue")) * 255
+    columns = np.flatnonzero((np.abs(last - blue).sum(axis=2) < 40).any(axis=0))
+    assert columns.size and columns.min() > 0.45 * last.shape[1]
 
 
 @pytest.mark.parametrize("kwargs,match", [

@@ -469,6 +469,11 @@ def test_keyword_forms_of_switches_and_unknown_names_are_left_alone():
     assert text == "pass fast=False, axis=0 or --n-neighbors 30"
     assert cli.cli_message(cli.CLIError("--labels 'n_iter=3' is not a column")) == (
         "--labels 'n_iter=3' is not a column")
+    # the package quotes what the user named (a path of a parameter sweep)
+    path = "'runs/perplexity=30/data.csv', column 1 counts the rows"
+    assert cli.cli_message(UserWarning(path)) == path
+    assert cli.cli_message(UserWarning("umap's optimizer='sgd' in runs/n_iter=3")) == (
+        "umap's --optimizer 'sgd' in runs/n_iter=3")
 
 
 def test_a_run_without_outputs_says_that_nothing_was_written(tmp_path, monkeypatch, capsys):

@@ -139,7 +139,9 @@ def unit_text(source_module, page_module):
     if source_module == page_module:
         return ""
     text = inspect.getdoc(importlib.import_module(source_module)) or ""
-    return _SECTION.sub(r".. rubric:: \1\n", text)
+    # its short references (:func:`quadrature_nodes`) are to its own module
+    return (f".. currentmodule:: {source_module}\n\n"
+            + _SECTION.sub(r".. rubric:: \1\n", text))
 
 
 def method_page(method, figure_name, documented=None):
@@ -178,7 +180,7 @@ def method_page(method, figure_name, documented=None):
         f"colours are the digit labels.  {figure_cut}\n",
         f".. figure:: {Path(figure_name).with_suffix('.gif').name}\n"
         f"   :alt: {method.name} learning the map above, up to its last "
-        f"{'epoch' if stochastic else 'iteration'}\n   :width: 400px\n\n"
+        f"{'epoch' if stochastic else 'iteration'}\n   :width: 390px\n\n"
         f"   The same run as it learns: up to {FIGURE_FRAMES} layouts spread evenly over it, "
         "the last one the map above, each turned onto the last and fitted to the frame "
         "(:class:`smallvis.Recorder` and :func:`smallvis.animate`).\n",
@@ -507,11 +509,15 @@ def _figure_key(method):
     digest = hashlib.sha256()
     import smallvis
     digest.update(f"{smallvis.__version__} {FIGURE_RECIPE} {FIGURE_POINTS} "
-                  f"{FIGURE_ITERATIONS}".encode())
+                  f"{FIGURE_ITERATIONS} {FIGURE_FRAMES}".encode())
     digest.update(repr(sorted(method.affinity_params.items())).encode())
     digest.update(repr(sorted(method.cost_params.items())).encode())
     source = inspect.getsourcefile(importlib.import_module(source_module))
     digest.update(Path(source).read_bytes())
+    # the code that draws them
+    for drawing in ("plotting", "animation"):
+        digest.update(Path(inspect.getsourcefile(
+            importlib.import_module(f"smallvis.{drawing}"))).read_bytes())
     return digest.hexdigest()
 
 
@@ -554,7 +560,7 @@ def draw_figure(method, path):
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)
     plt.close(fig)
-    smallvis.animate(recorder, labels[rows], gif_path, fps=6, size=4.0, dpi=60,
+    smallvis.animate(recorder, labels[rows], gif_path, fps=6, size=4.0, dpi=75,
                      title=f"{method.name}, {'epoch' if stochastic else 'iteration'} {{step}}")
     key_path.write_text(key)
 

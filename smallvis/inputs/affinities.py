@@ -590,14 +590,15 @@ def _warn_hub_rows(indices, distances):
         top = hubs[np.argmax(counts[hubs])]
         rows = np.flatnonzero(point == top)
         which = (f"row {rows[0]}" if len(rows) == 1 else
-                 f"rows {rows[0]} and {len(rows) - 1:,} other(s) of the same values")
+                 f"rows {rows[0]} and {len(rows) - 1:,} other(s) with the same values")
         warn_from_caller(RuntimeWarning(
             f"{hubs.size} point(s) are among the {HUB_NEAREST} nearest others of at least "
-            f"half of the {n:,} rows ({which}: of {int(counts[top]):,} of them): a point "
-            "nearer to every row than the rows are to their own neighbours joins every "
-            "neighbourhood and draws the groups of the map into one; an all-zero row of "
-            "sparse data whose other rows have length 1, at distance 1 from each, is one; "
-            "drop such rows (the empty rows of a CSR X are where np.diff(X.indptr) == 0)"))
+            f"half of the {n:,} rows ({which}: among those of {int(counts[top]):,} rows): "
+            "a point nearer to every row than the rows are to their own neighbours joins "
+            "every neighbourhood and draws the groups of the map into one; an all-zero row "
+            "of sparse data whose other rows have length 1, at distance 1 from each, is "
+            "one; drop such rows (the empty rows of a CSR X are where "
+            "np.diff(X.indptr) == 0)"))
 
 
 #: Rows of the off-diagonal distances whose nearest others are found at once.

@@ -5,8 +5,9 @@ trusted: each member's ``.npy`` header (dtype, shape) is read first and
 checked against the zip directory's sizes and against what deflate can
 produce (:data:`DEFLATE_MAX_RATIO`), so the memory a read allocates follows
 what the file declares and can hold; the data are then read in bounded
-chunks, with their CRC checked.  Every failure is a
-:class:`ModelFileError` naming the member.
+chunks, with their CRC checked.  Every failure of the file is a
+:class:`ModelFileError` naming the member; a path that names no file is
+a ``FileNotFoundError``, as ``open`` gives.
 """
 
 import errno

@@ -20,8 +20,9 @@ With :math:`D = \phi_{ij} + \sum_l \phi_{i k_l}`, a sample's loss
     \frac{\partial \ell}{\partial y_i} = 2 \phi_{ij} \Bigl(1 - \frac{\phi_{ij}}{D}\Bigr)(y_i - y_j)
         - 2 \sum_{l=1}^m \frac{\phi_{i k_l}^2}{D} (y_i - y_{k_l}),
 
-the step of the stochastic form; the exact gradient is the expectation of
-such gradients over the draws.
+the step of the stochastic form (the tail and the negatives move the
+other way); the exact gradient is the expected step over the draws, with
+each point in all three roles.
 The exact cost evaluates the expectation by quadrature on a lattice of
 about 200 nodes for every pair, :math:`O(N^2 T)` per evaluation with
 :math:`T \approx 200` (some 200 times the cost of a t-SNE gradient), so
