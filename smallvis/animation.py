@@ -28,7 +28,7 @@ import numpy as np
 
 from ._outputs import check_output, is_stream, write_output
 from ._validation import check_integer
-from .plotting import _as_embedding, _typed, plot
+from .plotting import _as_embedding, _typed, legend_outside, plot
 
 __all__ = ["Recorder", "align_frames", "animate", "check_animation", "ANIMATION_FORMATS"]
 
@@ -274,11 +274,8 @@ def _legend_beside(fig, ax, canvas, size):
     points do, and it covers some of them.  The strip is
     :data:`LEGEND_STRIP` times the height, or as wide as the legend needs.
     """
+    legend_outside(ax)  # as a saved plot places it
     legend = ax.get_legend()
-    legend = ax.legend(handles=legend.legend_handles,
-                       labels=[t.get_text() for t in legend.get_texts()], loc="upper left",
-                       bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize="small",
-                       frameon=False)
     left, bottom, side = 0.05 * size, 0.04 * size, 0.88 * size  # the map's box, inches
     width = size * LEGEND_STRIP
     for _ in range(2):  # the legend's width, measured where it is drawn
